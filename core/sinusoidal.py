@@ -1,0 +1,169 @@
+r"""The sinusoidal encoding of Vaswani et al. (2017), and the tensor2tensor/fairseq variant.
+
+The paper defines, for position $p$ and pair index $i$,
+
+$$PE_{p,2i} = \sin(p\,\omega_i), \qquad PE_{p,2i+1} = \cos(p\,\omega_i), \qquad
+\omega_i = \text{base}^{-2i/d}.$$
+
+Column $j$ therefore uses the angular frequency $\text{base}^{-2\lfloor j/2\rfloor/d}$, which is
+also how an odd `d_model` is handled: the last column is a sine with no cosine partner.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
+Layout = Literal["interleaved", "concat"]
+LAYOUTS: tuple[str, ...] = ("interleaved", "concat")
+
+
+def _check(max_len: int, d_model: int, base: float) -> None:
+    if int(d_model) != d_model or d_model < 1:
+        raise ValueError(f"d_model must be a whole number of at least 1, got {d_model!r}.")
+    if int(max_len) != max_len or max_len < 0:
+        raise ValueError(f"max_len must be a whole number of at least 0, got {max_len!r}.")
+    if not np.isfinite(base) or base <= 0:
+        raise ValueError(f"base must be a positive finite number, got {base!r}.")
+
+
+def _check_layout(layout: str) -> None:
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}.")
+
+
+def pair_frequencies(d_model: int, base: float = 10_000.0) -> np.ndarray:
+    r"""Angular frequency of each sin/cos pair, $\omega_i = \text{base}^{-2i/d}$ for
+    $i = 0 \dots \lceil d/2 \rceil - 1$ (the last "pair" is a lone sine when d is odd).
+
+    Returns (ceil(d/2),), fastest first: omega_0 = 1 rad per position.
+    """
+    _check(0, d_model, base)
+    i = np.arange((d_model + 1) // 2, dtype=np.float64)
+    return np.power(float(base), -2.0 * i / d_model)
+
+
+def wavelengths(d_model: int, base: float = 10_000.0) -> np.ndarray:
+    r"""Wavelength in positions of each pair, $\lambda_i = 2\pi / \omega_i$: from $2\pi$ up to
+    nearly $2\pi \cdot \text{base}$. Returns (ceil(d/2),)."""
+    return 2.0 * np.pi / pair_frequencies(d_model, base)
+
+
+def layout_permutation(d_model: int, layout: Layout = "interleaved") -> np.ndarray:
+    """Column order of `layout` in terms of the interleaved (paper) columns.
+
+    "interleaved" is the identity; "concat" lists the sine columns 0, 2, 4, ... first and
+    then the cosine columns 1, 3, 5, ...; so enc(layout) = enc("interleaved")[:, perm].
+    Returns (d,) int.
+    """
+    _check_layout(layout)
+    j = np.arange(d_model)
+    if layout == "interleaved":
+        return j
+    return np.concatenate([j[0::2], j[1::2]])
+
+
+def column_info(d_model: int, base: float = 10_000.0, layout: Layout = "interleaved") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each column of the encoding in `layout`: its pair index i, its angular frequency,
+    and whether it is a cosine. Returns three (d,) arrays (int, float64, bool)."""
+    paper_col = layout_permutation(d_model, layout)  # (d,)
+    pair = paper_col // 2
+    return pair, pair_frequencies(d_model, base)[pair], paper_col % 2 == 1
+
+
+def sinusoidal_encoding(
+    max_len: int,
+    d_model: int,
+    base: float = 10_000.0,
+    *,
+    layout: Layout = "interleaved",
+    positions: np.ndarray | None = None,
+    dims: np.ndarray | None = None,
+) -> np.ndarray:
+    r"""The paper's encoding, $PE_{p,j} = \sin(p\,\omega_{\lfloor j/2 \rfloor} + \tfrac{\pi}{2}[j \text{ odd}])$.
+
+    Rows are positions 0 .. max_len-1, or exactly `positions` when given (any 1-D array: huge
+    or fractional positions are evaluated alone, nothing else is built). Columns are all
+    d_model dimensions in `layout`, or only `dims` (indices in that layout) when given.
+    Returns (L, d) float64, or (len(positions), len(dims)).
+    """
+    _check(max_len, d_model, base)
+    if positions is None:
+        pos = np.arange(max_len, dtype=np.float64)
+    else:
+        pos = np.asarray(positions, dtype=np.float64).reshape(-1)
+        if not np.all(np.isfinite(pos)):
+            raise ValueError("positions must be finite numbers.")
+    pair, omega, is_cos = column_info(d_model, base, layout)
+    if dims is not None:
+        dims = np.asarray(dims, dtype=np.int64).reshape(-1)
+        if dims.size and (dims.min() < 0 or dims.max() >= d_model):
+            raise ValueError(f"dims must lie in 0 .. {d_model - 1}.")
+        omega, is_cos = omega[dims], is_cos[dims]
+    angle = pos[:, None] * omega[None, :]  # (L, d)
+    return np.where(is_cos[None, :], np.cos(angle), np.sin(angle))
+
+
+def rotation_matrix(offset: float, d_model: int, base: float = 10_000.0, *, layout: Layout = "interleaved") -> np.ndarray:
+    r"""The matrix $M_k$ with $PE(p + k) = M_k\,PE(p)$ for every p: block-diagonal, one 2x2
+    rotation per (sin, cos) pair,
+
+    $$\begin{pmatrix}\sin((p+k)\omega)\\ \cos((p+k)\omega)\end{pmatrix} =
+    \begin{pmatrix}\cos k\omega & \sin k\omega\\ -\sin k\omega & \cos k\omega\end{pmatrix}
+    \begin{pmatrix}\sin p\omega\\ \cos p\omega\end{pmatrix}.$$
+
+    It depends on k only, not on p. For odd d_model the lone last sine has no cosine to
+    rotate with; its diagonal entry is set to cos(k omega), the best a linear map can do, so
+    the identity holds only approximately in that column. Returns (d, d) in `layout`.
+    """
+    _check(0, d_model, base)
+    omega = pair_frequencies(d_model, base)
+    c, s = np.cos(offset * omega), np.sin(offset * omega)
+    m = np.zeros((d_model, d_model))
+    n_full = d_model // 2
+    idx = np.arange(n_full)
+    m[2 * idx, 2 * idx] = c[:n_full]
+    m[2 * idx, 2 * idx + 1] = s[:n_full]
+    m[2 * idx + 1, 2 * idx] = -s[:n_full]
+    m[2 * idx + 1, 2 * idx + 1] = c[:n_full]
+    if d_model % 2:
+        m[-1, -1] = c[-1]
+    perm = layout_permutation(d_model, layout)
+    return m[np.ix_(perm, perm)]
+
+
+def t2t_frequencies(channels: int, *, min_timescale: float = 1.0, max_timescale: float = 1.0e4) -> np.ndarray:
+    r"""Inverse timescales of tensor2tensor's `get_timing_signal_1d` (and fairseq's
+    `SinusoidalPositionalEmbedding`): n = channels // 2 frequencies spaced geometrically from
+    1/min_timescale down to exactly 1/max_timescale, i.e. exponent step log(max/min)/(n-1),
+    where the paper steps by log(base)*2/d and never reaches 1/base. Returns (channels // 2,)."""
+    if int(channels) != channels or channels < 1:
+        raise ValueError(f"channels must be a whole number of at least 1, got {channels!r}.")
+    if not (0 < min_timescale <= max_timescale) or not np.isfinite(max_timescale):
+        raise ValueError("timescales must satisfy 0 < min_timescale <= max_timescale < inf.")
+    n = channels // 2
+    log_increment = np.log(max_timescale / min_timescale) / max(n - 1, 1)
+    return min_timescale * np.exp(-log_increment * np.arange(n, dtype=np.float64))
+
+
+def t2t_timing_signal(
+    length: int,
+    channels: int,
+    *,
+    min_timescale: float = 1.0,
+    max_timescale: float = 1.0e4,
+    start_index: int = 0,
+) -> np.ndarray:
+    """tensor2tensor's `get_timing_signal_1d` / fairseq's sinusoidal table: all sines, then
+    all cosines of the `t2t_frequencies`, and a zero column appended when channels is odd.
+    Position p is start_index + row. Returns (length, channels) float64."""
+    if int(length) != length or length < 0:
+        raise ValueError(f"length must be a whole number of at least 0, got {length!r}.")
+    inv = t2t_frequencies(channels, min_timescale=min_timescale, max_timescale=max_timescale)
+    pos = np.arange(start_index, start_index + length, dtype=np.float64)
+    scaled = pos[:, None] * inv[None, :]  # (L, channels // 2)
+    signal = np.concatenate([np.sin(scaled), np.cos(scaled)], axis=1)
+    if channels % 2:
+        signal = np.pad(signal, ((0, 0), (0, 1)))
+    return signal
