@@ -10,6 +10,7 @@ sentence and its shuffle give the same outputs in a different order.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 import re
 
 import numpy as np
@@ -83,3 +84,69 @@ def sentence_inputs(words: list[str], d_model: int) -> np.ndarray:
     """Word vectors scaled by sqrt(d_model), as the Transformer paper scales its embeddings,
     so words (norm ~ sqrt(d)) and the sinusoid (norm sqrt(d/2)) are of similar size. Returns (T, d)."""
     return embed(words, d_model) * np.sqrt(d_model)
+
+
+@dataclass(frozen=True)
+class ShuffleDemo:
+    """Attention on a sentence and on a shuffle of it, without and with the sinusoid added.
+
+    weights_* are (T, T) attention matrices in the original token order: the shuffled run's
+    rows and columns are put back (un-permuted) so the two can be compared cell by cell.
+    residual_* are max |output difference| after un-permuting.
+    """
+
+    words: list[str]
+    perm: np.ndarray  # (T,) shuffled position k holds original token perm[k]
+    weights_plain: np.ndarray
+    weights_plain_shuffled: np.ndarray
+    weights_pe: np.ndarray
+    weights_pe_shuffled: np.ndarray
+    residual_plain: float
+    residual_pe: float
+
+
+def shuffle_perm(n: int, seed: int) -> np.ndarray:
+    """A seeded permutation of n tokens that moves at least one token when n > 1. Returns (n,)."""
+    rng = np.random.default_rng(seed)
+    for _ in range(100):
+        perm = rng.permutation(n)
+        if n < 2 or not np.array_equal(perm, np.arange(n)):
+            return perm
+    return np.roll(np.arange(n), 1)
+
+
+def shuffle_demo(words: list[str], d_model: int, pe: np.ndarray, seed: int = 0) -> ShuffleDemo:
+    """Run self-attention (seeded projections) on `words` and on a seeded shuffle, without and
+    with `pe` (T, d) added, and measure how far the shuffled outputs are from the originals."""
+    x = sentence_inputs(words, d_model)
+    proj = random_projections(d_model)
+    perm = shuffle_perm(len(words), seed)
+    inverse = np.argsort(perm)
+    results = {}
+    for name, pos in (("plain", np.zeros_like(x)), ("pe", pe)):
+        out, w = self_attention(x + pos, proj)
+        out_s, w_s = self_attention(x[perm] + pos, proj)
+        results[name] = (w, w_s[np.ix_(inverse, inverse)], float(np.abs(out_s[inverse] - out).max()))
+    return ShuffleDemo(words, perm, results["plain"][0], results["plain"][1], results["pe"][0], results["pe"][1], results["plain"][2], results["pe"][2])
+
+
+@dataclass(frozen=True)
+class BagOfWords:
+    """Mean-pooled self-attention outputs of two sentences with the same words in another order."""
+
+    cosine_plain: float
+    cosine_pe: float
+    distance_plain: float  # ||a - b|| / ||a||
+    distance_pe: float
+
+
+def bag_of_words(words_a: list[str], words_b: list[str], d_model: int, pe: np.ndarray) -> BagOfWords:
+    """Compare the pooled sentence vectors of two word orders, without and with `pe` (T, d)."""
+    if sorted(words_a) != sorted(words_b):
+        raise ValueError("The two sentences must use the same words in a different order.")
+    proj = random_projections(d_model)
+    a, b = sentence_inputs(words_a, d_model), sentence_inputs(words_b, d_model)
+    pa, pb = pooled_output(a, None, proj), pooled_output(b, None, proj)
+    qa, qb = pooled_output(a, pe, proj), pooled_output(b, pe, proj)
+    rel = lambda u, v: float(np.linalg.norm(u - v) / np.linalg.norm(u))  # noqa: E731
+    return BagOfWords(cosine(pa, pb), cosine(qa, qb), rel(pa, pb), rel(qa, qb))

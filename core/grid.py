@@ -58,3 +58,22 @@ def _ordinal(n: int) -> str:
     else:
         suffix = {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n:,}{suffix}"
+
+
+def envelope(y: np.ndarray, max_points: int) -> tuple[np.ndarray, np.ndarray]:
+    """Shrink a long series for drawing without losing its extremes: split it into
+    max_points // 2 buckets and keep each bucket's minimum and maximum, in index order.
+    Returns (indices, values), both at most max_points long; short series come back whole."""
+    y = np.asarray(y)
+    n = y.size
+    if n <= max_points:
+        return np.arange(n), y
+    buckets = max(1, max_points // 2)
+    edges = np.linspace(0, n, buckets + 1).astype(np.int64)
+    idx: list[int] = []
+    for b in range(buckets):
+        seg = y[edges[b] : edges[b + 1]]
+        i_lo, i_hi = edges[b] + int(np.argmin(seg)), edges[b] + int(np.argmax(seg))
+        idx.extend(sorted({i_lo, i_hi}))
+    keep = np.asarray(idx, dtype=np.int64)
+    return keep, y[keep]

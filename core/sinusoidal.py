@@ -105,32 +105,30 @@ def sinusoidal_encoding(
     return np.where(is_cos[None, :], np.cos(angle), np.sin(angle))
 
 
-def rotation_matrix(offset: float, d_model: int, base: float = 10_000.0, *, layout: Layout = "interleaved") -> np.ndarray:
-    r"""The matrix $M_k$ with $PE(p + k) = M_k\,PE(p)$ for every p: block-diagonal, one 2x2
-    rotation per (sin, cos) pair,
+def rotation_matrix(offset: float, d_model: int, base: float = 10_000.0, *, layout: Layout = "interleaved", dims: np.ndarray | None = None) -> np.ndarray:
+    r"""The matrix $M_k$ with $PE(p + k) = M_k\,PE(p)$ for every p: one 2x2 rotation per
+    (sin, cos) pair, zero elsewhere,
 
     $$\begin{pmatrix}\sin((p+k)\omega)\\ \cos((p+k)\omega)\end{pmatrix} =
     \begin{pmatrix}\cos k\omega & \sin k\omega\\ -\sin k\omega & \cos k\omega\end{pmatrix}
     \begin{pmatrix}\sin p\omega\\ \cos p\omega\end{pmatrix}.$$
 
     It depends on k only, not on p. For odd d_model the lone last sine has no cosine to
-    rotate with; its diagonal entry is set to cos(k omega), the best a linear map can do, so
-    the identity holds only approximately in that column. Returns (d, d) in `layout`.
+    rotate with; its diagonal entry is cos(k omega), so the identity holds only approximately
+    in that column. Rows and columns are in `layout`; `dims` (indices in that layout)
+    restricts both to a sub-block, so a large d never builds the full matrix.
+    Returns (d, d), or (len(dims), len(dims)).
     """
     _check(0, d_model, base)
-    omega = pair_frequencies(d_model, base)
-    c, s = np.cos(offset * omega), np.sin(offset * omega)
-    m = np.zeros((d_model, d_model))
-    n_full = d_model // 2
-    idx = np.arange(n_full)
-    m[2 * idx, 2 * idx] = c[:n_full]
-    m[2 * idx, 2 * idx + 1] = s[:n_full]
-    m[2 * idx + 1, 2 * idx] = -s[:n_full]
-    m[2 * idx + 1, 2 * idx + 1] = c[:n_full]
-    if d_model % 2:
-        m[-1, -1] = c[-1]
-    perm = layout_permutation(d_model, layout)
-    return m[np.ix_(perm, perm)]
+    cols = layout_permutation(d_model, layout)
+    if dims is not None:
+        cols = cols[np.asarray(dims, dtype=np.int64)]
+    pair, is_cos = cols // 2, cols % 2 == 1
+    angle = offset * pair_frequencies(d_model, base)[pair]
+    c, s = np.cos(angle), np.sin(angle)  # (n,) per row
+    same_pair = pair[:, None] == pair[None, :]  # (n, n)
+    value = np.where(is_cos[:, None] == is_cos[None, :], c[:, None], np.where(is_cos[:, None], -s[:, None], s[:, None]))
+    return np.where(same_pair, value, 0.0)
 
 
 def t2t_frequencies(channels: int, *, min_timescale: float = 1.0, max_timescale: float = 1.0e4) -> np.ndarray:
@@ -154,14 +152,19 @@ def t2t_timing_signal(
     min_timescale: float = 1.0,
     max_timescale: float = 1.0e4,
     start_index: int = 0,
+    positions: np.ndarray | None = None,
 ) -> np.ndarray:
     """tensor2tensor's `get_timing_signal_1d` / fairseq's sinusoidal table: all sines, then
     all cosines of the `t2t_frequencies`, and a zero column appended when channels is odd.
-    Position p is start_index + row. Returns (length, channels) float64."""
+    Position p is start_index + row, or exactly `positions` when given (then length is
+    ignored). Returns (length, channels) float64, or (len(positions), channels)."""
     if int(length) != length or length < 0:
         raise ValueError(f"length must be a whole number of at least 0, got {length!r}.")
     inv = t2t_frequencies(channels, min_timescale=min_timescale, max_timescale=max_timescale)
-    pos = np.arange(start_index, start_index + length, dtype=np.float64)
+    if positions is None:
+        pos = np.arange(start_index, start_index + length, dtype=np.float64)
+    else:
+        pos = np.asarray(positions, dtype=np.float64).reshape(-1)
     scaled = pos[:, None] * inv[None, :]  # (L, channels // 2)
     signal = np.concatenate([np.sin(scaled), np.cos(scaled)], axis=1)
     if channels % 2:

@@ -1,0 +1,247 @@
+"""Plotly figure builders. Pages pass arrays and words; these return finished figures.
+
+One diverging, colour-blind-safe scale (ColorBrewer RdBu, blue negative, red positive,
+white at zero) for every signed quantity, and one sequential scale (viridis) for quantities
+that cannot be negative. Every figure gets a title saying what it shows, labelled axes, and
+the sampling note when it shows a sample.
+
+Heatmaps stay small on the wire: up to HEATMAP_CELLS cells they are sent as numbers (exact
+values on hover); beyond that they are coloured here and sent as one PNG image.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.colors import get_colorscale, sample_colorscale
+from plotly.subplots import make_subplots
+
+from core.grid import Sample
+
+DIVERGING = "RdBu_r"
+SEQUENTIAL = "Viridis"
+HEATMAP_CELLS = 65_536  # 256 x 256: beyond this a heatmap is sent as an image
+LINE_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")  # Okabe-Ito
+FONT = dict(family="Inter, Source Sans Pro, sans-serif", size=13)
+
+
+def _frame(fig: go.Figure, title: str, note: str, height: int, top: int = 0) -> go.Figure:
+    """Title (with the sampling note under it), size, margins, font and template."""
+    full = title if not note else f"{title}<br><sup>{note}</sup>"
+    fig.update_layout(
+        title=dict(text=full, x=0.0, xanchor="left"),
+        height=height,
+        margin=dict(l=60, r=20, t=(70 if note else 50) + top, b=50),
+        font=FONT,
+        template="plotly_white",
+    )
+    return fig
+
+
+def _layout(fig: go.Figure, title: str, x_title: str, y_title: str, note: str = "", height: int = 380) -> go.Figure:
+    fig.update_xaxes(title_text=x_title)
+    fig.update_yaxes(title_text=y_title)
+    return _frame(fig, title, note, height)
+
+
+def _colour_lut(scale: str, n: int = 256) -> np.ndarray:
+    """n RGB colours along a named Plotly scale. Returns (n, 3) uint8."""
+    colours = sample_colorscale(get_colorscale(scale), np.linspace(0, 1, n), colortype="tuple")
+    return np.round(np.asarray(colours) * 255).astype(np.uint8)
+
+
+def _png(rgb: np.ndarray) -> str:
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.fromarray(rgb, mode="RGB").save(buffer, format="PNG", optimize=False, compress_level=6)
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def heatmap_trace(z: np.ndarray, x: Sample, y: Sample, *, zmin: float, zmax: float, scale: str, colorbar_title: str = "", hover: str = "value", showscale: bool = True) -> list:
+    """Traces that draw z (rows = y indices, columns = x indices) with the given colour range:
+    a go.Heatmap when small, else an image plus an invisible trace that carries the colour bar."""
+    xs, ys = x.indices, y.indices
+    if z.size <= HEATMAP_CELLS:
+        return [
+            go.Heatmap(
+                z=z.astype(np.float32),
+                x=xs,
+                y=ys,
+                zmin=zmin,
+                zmax=zmax,
+                colorscale=scale,
+                showscale=showscale,
+                colorbar=dict(title=dict(text=colorbar_title)),
+                hovertemplate=f"x %{{x}}<br>y %{{y}}<br>{hover} %{{z:.6g}}<extra></extra>",
+            )
+        ]
+    lut = _colour_lut(scale)
+    level = np.clip((z - zmin) / (zmax - zmin if zmax > zmin else 1.0), 0, 1)
+    rgb = lut[np.round(level * 255).astype(np.int64)]  # (rows, cols, 3)
+    image = go.Image(source=_png(rgb), x0=float(xs[0]), dx=float(x.step), y0=float(ys[0]), dy=float(y.step), hoverinfo="x+y")
+    bar = go.Scatter(
+        x=[None],
+        y=[None],
+        mode="markers",
+        showlegend=False,
+        hoverinfo="skip",
+        marker=dict(colorscale=scale, cmin=zmin, cmax=zmax, color=[zmin], showscale=showscale, colorbar=dict(title=dict(text=colorbar_title))),
+    )
+    return [image, bar]
+
+
+def heatmap(
+    z: np.ndarray,
+    x: Sample,
+    y: Sample,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    signed: bool = True,
+    zmin: float | None = None,
+    zmax: float | None = None,
+    colorbar_title: str = "",
+    note: str = "",
+    height: int = 420,
+) -> go.Figure:
+    """A heatmap of z, rows along y (drawn top to bottom) and columns along x.
+    Signed data use the diverging scale centred on zero."""
+    if signed:
+        bound = float(np.nanmax(np.abs(z))) if zmax is None else zmax
+        bound = bound if bound > 0 else 1.0
+        zmin, zmax = -bound, bound
+    else:
+        zmin = float(np.nanmin(z)) if zmin is None else zmin
+        zmax = float(np.nanmax(z)) if zmax is None else zmax
+    fig = go.Figure(heatmap_trace(z, x, y, zmin=zmin, zmax=zmax, scale=DIVERGING if signed else SEQUENTIAL, colorbar_title=colorbar_title))
+    fig.update_yaxes(autorange="reversed")
+    return _layout(fig, title, x_title, y_title, note, height)
+
+
+def lines(
+    series: Sequence[tuple[str, np.ndarray, np.ndarray]],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    note: str = "",
+    log_x: bool = False,
+    log_y: bool = False,
+    markers: bool = False,
+    height: int = 380,
+) -> go.Figure:
+    """One line per (name, x, y) in Okabe-Ito colours."""
+    fig = go.Figure()
+    for k, (name, xs, ys) in enumerate(series):
+        fig.add_trace(
+            go.Scatter(
+                x=np.asarray(xs),
+                y=np.asarray(ys),
+                name=name,
+                mode="lines+markers" if markers else "lines",
+                line=dict(color=LINE_COLOURS[k % len(LINE_COLOURS)], width=2),
+                marker=dict(size=5),
+            )
+        )
+    fig.update_xaxes(type="log" if log_x else "linear")
+    fig.update_yaxes(type="log" if log_y else "linear")
+    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0))
+    return _layout(fig, title, x_title, y_title, note, height)
+
+
+def mark_x(fig: go.Figure, x: float, text: str, colour: str = "#555555") -> go.Figure:
+    """A dashed vertical marker with a label."""
+    fig.add_vline(x=x, line=dict(color=colour, dash="dash", width=1.5), annotation_text=text, annotation_position="top")
+    return fig
+
+
+def mark_y(fig: go.Figure, y: float, text: str, colour: str = "#555555") -> go.Figure:
+    """A dashed horizontal marker with a label."""
+    fig.add_hline(y=y, line=dict(color=colour, dash="dash", width=1.5), annotation_text=text, annotation_position="top left")
+    return fig
+
+
+def spectrum(wavelength: np.ndarray, max_len: int, *, title: str, note: str = "") -> go.Figure:
+    """Wavelength (positions per cycle) of each sin/cos pair on a log scale, with max_len
+    marked; pairs above the line never complete a cycle inside the context."""
+    pair = np.arange(wavelength.size)
+    longer = wavelength > max_len
+    fig = go.Figure()
+    for mask, name, colour in ((~longer, "completes a cycle within max_len", LINE_COLOURS[0]), (longer, "wavelength > max_len", LINE_COLOURS[1])):
+        if mask.any():
+            fig.add_trace(
+                go.Scatter(
+                    x=pair[mask],
+                    y=wavelength[mask],
+                    mode="markers",
+                    name=name,
+                    marker=dict(color=colour, size=5),
+                    customdata=(2 * np.pi / wavelength[mask]),
+                    hovertemplate="pair %{x}<br>wavelength %{y:.6g} positions<br>frequency %{customdata:.6g} rad/position<extra></extra>",
+                )
+            )
+    fig.update_yaxes(type="log")
+    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0))
+    mark_y(fig, max_len, f"max_len = {max_len:,}")
+    return _layout(fig, title, "pair index i (dimensions 2i, 2i+1)", "wavelength 2π/ω_i (positions, log scale)", note)
+
+
+def phase_circle(sin_values: np.ndarray, cos_values: np.ndarray, positions: np.ndarray, *, title: str, note: str = "") -> go.Figure:
+    """The point (sin pω, cos pω) for each position, coloured by position: the pair turns
+    by the same angle ω at every step."""
+    fig = go.Figure(
+        go.Scatter(
+            x=sin_values,
+            y=cos_values,
+            mode="markers+lines",
+            line=dict(color="rgba(120,120,120,0.3)", width=1),
+            marker=dict(color=positions, colorscale=SEQUENTIAL, size=7, showscale=True, colorbar=dict(title=dict(text="position"))),
+            customdata=positions,
+            hovertemplate="position %{customdata}<br>sin %{x:.6f}<br>cos %{y:.6f}<extra></extra>",
+        )
+    )
+    fig.update_xaxes(range=[-1.15, 1.15], scaleanchor="y", scaleratio=1)
+    fig.update_yaxes(range=[-1.15, 1.15])
+    return _layout(fig, title, "sin(p ω) (even dimension)", "cos(p ω) (odd dimension)", note, height=440)
+
+
+def side_by_side_heatmaps(
+    panels: Sequence[tuple[str, np.ndarray, Sample, Sample]],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    signed: bool = True,
+    zmin: float | None = None,
+    zmax: float | None = None,
+    note: str = "",
+    height: int = 400,
+    x_ticks: Sequence[Sequence[str]] | None = None,
+    y_ticks: Sequence[Sequence[str]] | None = None,
+) -> go.Figure:
+    """Several heatmaps in one row with one shared colour scale (so equal colours mean equal values)."""
+    if signed:
+        bound = zmax if zmax is not None else max(float(np.nanmax(np.abs(z))) for _, z, _, _ in panels) or 1.0
+        zmin, zmax = -bound, bound
+    else:
+        zmin = min(float(np.nanmin(z)) for _, z, _, _ in panels) if zmin is None else zmin
+        zmax = max(float(np.nanmax(z)) for _, z, _, _ in panels) if zmax is None else zmax
+    fig = make_subplots(rows=1, cols=len(panels), subplot_titles=[p[0] for p in panels], horizontal_spacing=0.08)
+    for k, (_, z, xs, ys) in enumerate(panels):
+        for trace in heatmap_trace(z, xs, ys, zmin=zmin, zmax=zmax, scale=DIVERGING if signed else SEQUENTIAL, showscale=k == len(panels) - 1):
+            fig.add_trace(trace, row=1, col=k + 1)
+        fig.update_xaxes(title_text=x_title, row=1, col=k + 1)
+        fig.update_yaxes(autorange="reversed", row=1, col=k + 1)
+        if x_ticks is not None:
+            fig.update_xaxes(tickmode="array", tickvals=list(xs.indices), ticktext=list(x_ticks[k]), row=1, col=k + 1)
+        if y_ticks is not None:
+            fig.update_yaxes(tickmode="array", tickvals=list(ys.indices), ticktext=list(y_ticks[k]), row=1, col=k + 1)
+    fig.update_yaxes(title_text=y_title, row=1, col=1)
+    fig.update_annotations(font=dict(size=13))
+    return _frame(fig, title, note, height, top=20)

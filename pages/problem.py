@@ -1,0 +1,176 @@
+"""Page `/`: the position problem. Attention is blind to order; naive fixes and why they fail."""
+
+import numpy as np
+import streamlit as st
+
+from core import attention, charts, naive
+from core.grid import strided
+from core.sinusoidal import sinusoidal_encoding
+from ui.shared import current_settings, guarded, plot
+
+DEMO_WIDTH = 512  # the attention demo's width cap: it builds three d x d projections
+MAX_WORDS = 64
+
+st.title("The position problem")
+s = current_settings()
+width = min(s.d_model, DEMO_WIDTH)
+st.markdown(
+    "Self-attention compares every word with every other word, but nothing in that comparison "
+    "says *where* a word stands. Below, word vectors are fixed pseudo-random vectors (the same "
+    "word always gets the same one) and attention uses fixed random projections, so every "
+    "number is reproducible."
+)
+if s.d_model > DEMO_WIDTH:
+    st.info(f"This page's attention demo uses width {DEMO_WIDTH} (d_model is {s.d_model:,}): it builds three d x d projection matrices.", icon=":material/info:")
+
+
+@st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
+def shuffle_result(words: tuple[str, ...], width: int, base: float, seed: int) -> attention.ShuffleDemo:
+    pe = sinusoidal_encoding(len(words), width, base)
+    return attention.shuffle_demo(list(words), width, pe, seed)
+
+
+@st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
+def bag_result(width: int, base: float) -> attention.BagOfWords:
+    return attention.bag_of_words(["dog", "bites", "man"], ["man", "bites", "dog"], width, sinusoidal_encoding(3, width, base))
+
+
+# --- 1. Shuffling the words only shuffles the outputs -------------------------------------
+st.header("1. Shuffle the words, get the same outputs shuffled")
+sentence = st.text_input("A sentence", value="the cat sat on the mat", key="problem_sentence", max_chars=2000)
+if "problem_seed" not in st.session_state:
+    st.session_state.problem_seed = 1
+if st.button("Shuffle again", key="problem_shuffle", icon=":material/shuffle:"):
+    st.session_state.problem_seed += 1
+words = attention.tokenize(sentence)
+if len(words) < 2:
+    st.warning("Type at least two words (letters or digits, any script) to have something to shuffle.", icon=":material/edit:")
+    st.stop()
+if len(words) > MAX_WORDS:
+    st.info(f"Using the first {MAX_WORDS} of {len(words):,} words.", icon=":material/content_cut:")
+    words = words[:MAX_WORDS]
+
+demo = guarded(shuffle_result, tuple(words), width, s.base, st.session_state.problem_seed)
+shuffled = [words[i] for i in demo.perm]
+st.markdown(f"Shuffled: **{' '.join(shuffled)}**")
+c1, c2 = st.columns(2)
+c1.metric("Without positions: max |output difference| after un-shuffling", f"{demo.residual_plain:.1e}")
+c2.metric("With the sinusoid added: max |output difference|", f"{demo.residual_pe:.3g}")
+ticks = [f"{i}:{w}" for i, w in enumerate(words)]
+tok = strided(len(words), MAX_WORDS)
+plot(
+    charts.side_by_side_heatmaps(
+        [
+            ("no positions: original", demo.weights_plain, tok, tok),
+            ("no positions: shuffled, put back", demo.weights_plain_shuffled, tok, tok),
+            ("with sinusoid: original", demo.weights_pe, tok, tok),
+            ("with sinusoid: shuffled, put back", demo.weights_pe_shuffled, tok, tok),
+        ],
+        title="Attention weights (row: query word, column: key word)",
+        x_title="key",
+        y_title="query",
+        signed=False,
+        zmin=0.0,
+        zmax=1.0,
+        x_ticks=[ticks] * 4,
+        y_ticks=[ticks] * 4,
+        height=380,
+    ),
+    key="problem_attention",
+)
+st.caption(
+    "What to look for: without positions the two left panels are identical: attention on the "
+    "shuffled sentence, once its rows and columns are put back in the original order, is the "
+    "same matrix up to rounding (~1e-16). Attention is *permutation-equivariant*: it cannot tell "
+    "the orders apart. With the sinusoid added the two right panels differ, because each word now "
+    "carries the position it sits at."
+)
+
+# --- 2. A bag of words ------------------------------------------------------------------
+st.header("2. 'dog bites man' = 'man bites dog'?")
+bag = guarded(bag_result, width, s.base)
+st.dataframe(
+    {
+        "": ["without positions", "with the sinusoid added"],
+        "cosine of the two sentence vectors": [f"{bag.cosine_plain:.6f}", f"{bag.cosine_pe:.6f}"],
+        "relative distance ||a - b|| / ||a||": [f"{bag.distance_plain:.1e}", f"{bag.distance_pe:.4f}"],
+    },
+    hide_index=True,
+)
+st.caption(
+    "Each sentence vector is the mean of the self-attention outputs. Without positions the two "
+    "orders give the same vector (cosine 1.000000, distance at rounding level): the model sees a "
+    "bag of words. With the sinusoid added before attention they differ. Note that the sinusoid "
+    "alone is not enough: the mean of (word + position) over the sentence is the same for both "
+    "orders; the difference appears because attention mixes words according to where they are."
+)
+
+# --- 3. Naive fixes ----------------------------------------------------------------------
+st.header("3. Naive fixes, and why each fails")
+L = s.max_len
+col_a, col_b = st.columns(2)
+with col_a:
+    pos = strided(L, 2000)
+    fig = charts.lines(
+        [("position code p", pos.indices, naive.integer_positions(L)[pos.indices, 0])],
+        title="Raw integer positions: the code grows without bound",
+        x_title="position p",
+        y_title="value added to each feature",
+        note=pos.note("position"),
+    )
+    charts.mark_y(fig, 1.0, "typical size of a word feature (~1)")
+    plot(fig, key="naive_integer")
+    st.caption(f"Adding p itself: at position {L - 1:,} the code is {L - 1:,}, and the word it is added to is lost in it.")
+with col_b:
+    lengths = sorted({n for n in (4, 8, 16, max(L, 2)) if n <= max(L, 16)})
+    fig = charts.lines(
+        [(f"sentence of {n:,} words", np.arange(min(n, 17)), naive.fraction_positions(n)[:17, 0]) for n in lengths],
+        title="Position / length: the same position, different codes",
+        x_title="position p",
+        y_title="code p / L",
+        markers=True,
+        note="first 17 positions of each sentence",
+    )
+    charts.mark_x(fig, 3, "position 3")
+    fig.update_xaxes(range=[-0.5, 16.5])
+    plot(fig, key="naive_fraction")
+    codes = ", ".join(f"{3 / n:.3f} (L={n})" for n in lengths if n > 3)
+    st.caption(f"Bounded, but position 3 is coded {codes}: the model cannot learn what 'third word' means.")
+col_c, col_d = st.columns(2)
+with col_c:
+    n_bin = min(max(L, 2), 64)
+    bits = naive.binary_positions(n_bin)
+    sin_ref = sinusoidal_encoding(n_bin, 2 * bits.shape[1], s.base)
+    fig = charts.lines(
+        [
+            ("binary code", np.arange(n_bin - 1), naive.neighbour_distances(bits)),
+            (f"sinusoid, d = {2 * bits.shape[1]}", np.arange(n_bin - 1), naive.neighbour_distances(sin_ref)),
+        ],
+        title="Binary codes: distance between neighbours p and p+1",
+        x_title="position p",
+        y_title="||code(p+1) - code(p)||",
+        markers=True,
+    )
+    plot(fig, key="naive_binary")
+    st.caption("Bounded and unique, but neighbours are sometimes 1 bit apart and sometimes many (7 -> 8 flips four bits), so distance jumps. The sinusoid moves the same distance at every step.")
+with col_d:
+    n_hot = min(max(L, 2), 32)
+    one_hot = naive.one_hot_positions(n_hot)
+    ax = strided(n_hot, n_hot)
+    plot(
+        charts.heatmap(
+            one_hot @ one_hot.T,
+            ax,
+            ax,
+            title="One-hot positions: similarity between positions",
+            x_title="position",
+            y_title="position",
+            signed=False,
+            zmin=0.0,
+            zmax=1.0,
+            colorbar_title="dot product",
+            note=f"first {n_hot} positions" if L > n_hot else "",
+        ),
+        key="naive_one_hot",
+    )
+    st.caption(f"Every position is equally unlike every other (0 off the diagonal): position 5 is no closer to 6 than to 30. The table needs {L:,} dimensions for max_len = {L:,}, and position {L:,} has no code at all.")

@@ -1,0 +1,160 @@
+"""Page `similarity`: how alike two positions' vectors are, and the structure behind it."""
+
+import numpy as np
+import streamlit as st
+
+from core import charts, similarity, sinusoidal
+from core.grid import Sample, envelope, strided
+from ui.shared import current_settings, plot, position_window
+
+MATRIX_GRID = 250  # positions per similarity matrix panel
+LINE_POINTS = 2000
+ELEMENTS = 1_000_000  # budget of encoding values per measured quantity (positions x d)
+MAP_DIMS = 64  # dimensions of M_k drawn
+
+st.title("Similarity between positions")
+s = current_settings()
+d, L, base = s.d_model, s.max_len, s.base
+st.markdown(
+    "Because every (sin, cos) pair contributes cos((p − q)·ω) to the dot product PE(p)·PE(q), "
+    "the similarity of two positions depends on how far apart they are, not on where they are. "
+    "All numbers here are computed from that offset function or measured from encoding rows."
+)
+
+
+@st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
+def closest(max_len: int, d_model: int, base: float) -> similarity.Closest | None:
+    return similarity.closest_pair(max_len, d_model, base)
+
+
+@st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
+def profile(reference: int, max_len: int, d_model: int, base: float) -> np.ndarray:
+    return similarity.dot_profile(reference, max_len, d_model, base)
+
+
+def measured_positions(stop: int) -> Sample:
+    """Positions at which a quantity is measured from full rows, within the element budget."""
+    return strided(stop, max(16, ELEMENTS // d))
+
+
+# --- matrices --------------------------------------------------------------------------
+st.header("Similarity matrices")
+start, stop = position_window(L, "sim_window")
+grid = strided(stop, MATRIX_GRID, start=start)
+dot = similarity.similarity_matrix(grid.start, grid.step, grid.count, d, base, kind="dot")
+cos = similarity.similarity_matrix(grid.start, grid.step, grid.count, d, base, kind="cosine")
+plot(
+    charts.side_by_side_heatmaps(
+        [(f"dot product PE(p)·PE(q) (max {dot.max():.4g})", dot / max(np.abs(dot).max(), 1e-300), grid, grid), ("cosine similarity", cos, grid, grid)],
+        title=f"Similarity between positions {start:,} to {stop - 1:,} (dot product scaled by its maximum, so both share one scale)",
+        x_title="position q",
+        y_title="position p",
+        zmax=1.0,
+        note=grid.note("position"),
+        height=470,
+    ),
+    key="sim_matrices",
+)
+st.caption(
+    "What to look for: a bright diagonal (every position is most like itself) and bands parallel to it: "
+    "each diagonal has one colour along its whole length, because the value depends only on p − q "
+    f"(a Toeplitz matrix). For even d the dot product equals the cosine times d/2 = {d / 2:g}."
+)
+
+# --- profile ---------------------------------------------------------------------------
+st.header("Similarity to one position")
+ref = st.number_input("Reference position", 0, L - 1, min(L // 2, L - 1), key="reference", bind="query-params")
+prof = profile(int(ref), L, d, base)
+cos_prof = prof / (similarity.row_norm(np.array([ref]), d, base)[0] * similarity.row_norm(np.arange(L), d, base))
+idx, vals = envelope(cos_prof, LINE_POINTS)
+fig = charts.lines(
+    [("cosine(PE(ref), PE(p))", idx, vals)],
+    title=f"Cosine similarity of every position to position {ref:,}",
+    x_title="position p",
+    y_title="cosine similarity",
+    note=f"{L:,} positions drawn as the minimum and maximum of each of {LINE_POINTS // 2:,} buckets" if idx.size < L else "",
+)
+charts.mark_x(fig, ref, "reference")
+plot(fig, key="sim_profile")
+near = cos_prof[max(ref - 1, 0)] if ref > 0 else cos_prof[min(ref + 1, L - 1)]
+st.caption(
+    f"Similarity is 1 at the reference and falls off with distance (next position: {near:.6f}), with ripples from the "
+    "faster pairs falling in and out of step. It does not keep falling: far away it wanders around a floor, "
+    "so the sinusoid tells near from far much better than far from farther."
+)
+
+# --- consecutive distances -------------------------------------------------------------
+st.header("Every step is the same size")
+if L >= 2:
+    cons_pos = measured_positions(L - 1)
+    dist = similarity.consecutive_distances(cons_pos.indices, d, base)
+    c1, c2 = st.columns(2)
+    c1.metric("||PE(p+1) − PE(p)||, smallest measured", f"{dist.min():.12f}")
+    c2.metric("largest − smallest", f"{dist.max() - dist.min():.2e}")
+    plot(
+        charts.lines([("distance to the next position", cons_pos.indices, dist)], title="Distance between consecutive positions", x_title="position p", y_title="||PE(p+1) − PE(p)||", note=cons_pos.note("position")),
+        key="sim_consecutive",
+    )
+    st.caption(
+        "The distance from each position to the next is the same everywhere (up to rounding) for even d: stepping by one turns "
+        "every pair by its own fixed angle, wherever you start." + (" For odd d the lone last sine adds a small wobble." if d % 2 else "")
+    )
+else:
+    st.info("max_len = 1 has no consecutive positions.")
+
+# --- linear map ------------------------------------------------------------------------
+st.header("Shifting by k is one linear map")
+k = st.number_input("Offset k", 0, 1_000_000, 5, key="offset", bind="query-params")
+paper_cols = np.arange(min(d, MAP_DIMS))
+layout_of = np.argsort(sinusoidal.layout_permutation(d, "interleaved"))[paper_cols]
+m = sinusoidal.rotation_matrix(k, d, base, dims=layout_of)
+ax = strided(len(paper_cols), len(paper_cols))
+plot(
+    charts.side_by_side_heatmaps(
+        [(f"M_{k}", m, ax, ax)],
+        title=f"M_{k}: PE(p + {k}) = M_{k} · PE(p), one 2×2 rotation per pair",
+        x_title="input dimension",
+        y_title="output dimension",
+        zmax=1.0,
+        note=f"first {len(paper_cols)} of {d:,} dimensions" if d > MAP_DIMS else "",
+        height=480,
+    ),
+    key="sim_rotation",
+)
+res_pos = measured_positions(L)
+resid = similarity.rotation_residual(k, res_pos.indices, d, base)
+c1, c2 = st.columns(2)
+c1.metric(f"max |PE(p+{k}) − M_{k}·PE(p)|", f"{resid.max():.2e}")
+c2.metric("positions checked", f"{res_pos.count:,}" + (f" (every {res_pos.step:,}th)" if res_pos.is_sample else " (all)"))
+st.caption(
+    "The matrix is block-diagonal: each block rotates one (sin, cos) pair by k·ω_i. It contains k but not p, so one matrix "
+    "moves every position k steps forward; attention can learn to look 'k words back' as a linear function of the vectors. "
+    + ("For odd d the last sine has no cosine partner, so no matrix shifts it exactly: that column sets the residual above." if d % 2 else "The residual is rounding error.")
+)
+
+# --- uniqueness ------------------------------------------------------------------------
+st.header("Is every position unique?")
+best = closest(L, d, base)
+if best is None:
+    st.info("With max_len = 1 there is only one position.")
+else:
+    pair_text = f"positions {best.p:,} and {best.q:,}" + (f" (any two positions {best.q - best.p:,} apart)" if d % 2 == 0 else "")
+    st.metric("smallest distance between two distinct positions", f"{best.distance:.6g}", help="Exact search over all offsets (and, for odd d, all positions).")
+    st.markdown(f"Closest pair: {pair_text}." + ("" if best.exact else " (odd-d search stopped at its candidate limit: this is an upper bound.)"))
+    st.caption(
+        "If this number were 0, two positions would share a vector and the model could not tell them apart. "
+        "It shrinks when max_len grows past the slowest wavelength or when d_model is tiny: try d_model = 2 with a long context."
+    )
+
+# --- norms -----------------------------------------------------------------------------
+st.header("Every row has the same length")
+norm_pos = measured_positions(L)
+rows = sinusoidal.sinusoidal_encoding(L, d, base, positions=norm_pos.indices)
+norms = np.linalg.norm(rows, axis=1)
+fig = charts.lines([("||PE(p)||", norm_pos.indices, norms)], title="Norm of each position vector", x_title="position p", y_title="||PE(p)||", note=norm_pos.note("position"))
+charts.mark_y(fig, np.sqrt(d // 2) if d % 2 == 0 else np.sqrt((d - 1) / 2), f"√({d // 2 if d % 2 == 0 else f'({d}−1)/2'})")
+plot(fig, key="sim_norms")
+if d % 2 == 0:
+    st.caption(f"Each pair contributes sin² + cos² = 1, so every row has norm √(d/2) = {np.sqrt(d / 2):.12f}; measured spread {norms.max() - norms.min():.1e}.")
+else:
+    st.caption(f"Odd d: {(d - 1) // 2} full pairs give (d − 1)/2, and the lone sine adds sin²(p·ω), so the norm wanders between √((d−1)/2) = {np.sqrt((d - 1) / 2):.6f} and √((d+1)/2) = {np.sqrt((d + 1) / 2):.6f}.")

@@ -1,0 +1,173 @@
+"""Page `sinusoidal`: the encoding itself: heatmap, waves, spectrum, phase, binary analogy, exact values."""
+
+import numpy as np
+import streamlit as st
+
+from core import charts, naive, sinusoidal
+from core.grid import strided
+from ui.shared import current_settings, plot, position_window
+
+GRID = 500  # at most this many positions and dimensions per heatmap
+SMALL_GRID = 160  # per panel when heatmaps stand side by side
+LINE_POINTS = 2000
+
+st.title("The sinusoidal encoding")
+s = current_settings()
+d, L, base = s.d_model, s.max_len, s.base
+omega = sinusoidal.pair_frequencies(d, base)
+wl = sinusoidal.wavelengths(d, base)
+base_tex = f"{base:,.6g}".replace(",", "{,}")
+st.markdown("Each position p becomes a vector of d_model numbers: sines and cosines of p at frequencies that fall geometrically from 1 radian per position down to almost 1/base.")
+st.latex(
+    rf"PE_{{(p,\,2i)}} = \sin\!\left(\frac{{p}}{{{base_tex}^{{\,2i/{d}}}}}\right),\qquad "
+    rf"PE_{{(p,\,2i+1)}} = \cos\!\left(\frac{{p}}{{{base_tex}^{{\,2i/{d}}}}}\right),\qquad i = 0,\dots,{(d + 1) // 2 - 1}"
+)
+if d % 2:
+    st.caption(f"d_model = {d} is odd: the last column ({d - 1}) is a sine whose cosine partner would be column {d}, which does not exist.")
+
+# --- heatmap ---------------------------------------------------------------------------
+st.header("The encoding as a picture")
+layout = st.segmented_control(
+    "Column layout",
+    sinusoidal.LAYOUTS,
+    default="interleaved",
+    required=True,
+    key="layout",
+    bind="query-params",
+    format_func={"interleaved": "interleaved (paper: sin, cos, sin, cos, ...)", "concat": "sines first, then cosines"}.get,
+)
+start, stop = position_window(L, "sin_window")
+rows, cols = strided(stop, GRID, start=start), strided(d, GRID)
+enc = sinusoidal.sinusoidal_encoding(L, d, base, layout=layout, positions=rows.indices, dims=cols.indices)
+note = "; ".join(n for n in (rows.note("position"), cols.note("dimension")) if n)
+plot(
+    charts.heatmap(enc, cols, rows, title=f"PE(p, j) for positions {start:,} to {stop - 1:,}, d_model = {d:,}, base = {base:,.6g}", x_title="dimension j", y_title="position p", colorbar_title="value", note=note, height=520),
+    key="sin_heatmap",
+)
+st.caption(
+    "What to look for: the left columns (fast pairs) change from one row to the next; columns to the "
+    "right change ever more slowly, until the last ones are almost constant over the whole context. "
+    "Every row is a different mix, which is what makes positions distinguishable. "
+    + ("With the sines-first layout the same columns are regrouped: sines on the left half, cosines on the right." if layout == "concat" else "")
+)
+
+# --- waves -----------------------------------------------------------------------------
+st.header("Each dimension is a wave")
+default_dims = sorted({0, 1, min(d - 1, 2 * (d // 16)), min(d - 1, 2 * (d // 4))})
+chosen = st.multiselect("Dimensions to draw", list(range(d)) if d <= 4096 else default_dims + list(range(0, d, max(1, d // 512))), default=default_dims, key="sin_dims", max_selections=8)
+pos = strided(stop, LINE_POINTS, start=start)
+if chosen:
+    chosen = sorted(chosen)
+    values = sinusoidal.sinusoidal_encoding(L, d, base, layout=layout, positions=pos.indices, dims=np.asarray(chosen))
+    pair_of, _, is_cos = sinusoidal.column_info(d, base, layout)
+    fig = charts.lines(
+        [(f"dim {j} ({'cos' if is_cos[j] else 'sin'}, λ = {wl[pair_of[j]]:,.1f})", pos.indices, values[:, k]) for k, j in enumerate(chosen)],
+        title="PE(p, j) against position for the chosen dimensions",
+        x_title="position p",
+        y_title="PE(p, j)",
+        note=pos.note("position") + (" (fast waves alias when sampled: narrow the window)" if pos.is_sample else ""),
+    )
+    for k, j in enumerate(chosen):
+        if start + wl[pair_of[j]] < stop:
+            charts.mark_x(fig, start + wl[pair_of[j]], f"λ(dim {j})", charts.LINE_COLOURS[k % len(charts.LINE_COLOURS)])
+    plot(fig, key="sin_waves")
+    st.caption("Dimension j repeats every λ = 2π·base^(2i/d) positions (dashed lines, measured from the window's start), with i = j // 2 in the paper's layout. A sine and the cosine beside it share a wavelength, a quarter cycle apart.")
+else:
+    st.info("Pick at least one dimension to draw its wave.")
+
+# --- spectrum --------------------------------------------------------------------------
+st.header("Frequencies and wavelengths")
+n_long = int((wl > L).sum())
+c1, c2, c3 = st.columns(3)
+c1.metric("sin/cos pairs", f"{omega.size:,}")
+c2.metric("fastest / slowest wavelength", f"{wl[0]:.4g} / {wl[-1]:,.6g}")
+c3.metric("pairs with wavelength > max_len", f"{n_long:,}", help="These never complete a cycle inside the context.")
+plot(charts.spectrum(wl, L, title=f"Wavelength of each pair, d_model = {d:,}, base = {base:,.6g}"), key="sin_spectrum")
+st.caption(
+    f"The wavelengths form a straight line on this log scale: each pair is {base ** (2 / d):.6g}× slower than the one before. "
+    f"{n_long:,} of {omega.size:,} pairs lie above the max_len line: across {L:,} positions they cover less than one cycle, "
+    "so they act as slowly drifting coarse position signals rather than repeating ones."
+)
+
+# --- phase circle ----------------------------------------------------------------------
+st.header("One pair traces a circle")
+n_full = d // 2
+if n_full == 0:
+    st.info("d_model = 1 has no complete sin/cos pair.")
+else:
+    pair = st.number_input("Pair i", 0, n_full - 1, min(1, n_full - 1), key="pair", bind="query-params", help="Dimensions 2i (sin) and 2i+1 (cos) in the paper's layout.")
+    circ = strided(stop, 400, start=start)
+    both = sinusoidal.sinusoidal_encoding(L, d, base, positions=circ.indices, dims=np.array([2 * pair, 2 * pair + 1]))
+    step_deg = np.degrees(omega[pair]) % 360
+    plot(charts.phase_circle(both[:, 0], both[:, 1], circ.indices, title=f"(sin pω, cos pω) for pair {pair}: ω = {omega[pair]:.6g} rad per position", note=circ.note("position")), key="sin_circle")
+    st.caption(f"Each step in position turns the point by the same angle, {step_deg:.4g}°. That fixed turn is why PE(p + k) is a rotation of PE(p), the same for every p (see the similarity page).")
+
+# --- binary analogy --------------------------------------------------------------------
+st.header("Like counting in binary, but smooth")
+n_pos = min(L, 64)
+bits = naive.binary_positions(max(n_pos, 2))[:n_pos]
+n_bits = bits.shape[1]
+pairs = np.unique(np.round(np.linspace(0, omega.size - 1, n_bits)).astype(int))
+sines = sinusoidal.sinusoidal_encoding(n_pos, d, base, dims=2 * pairs[2 * pairs < d])
+pos_b = strided(n_pos, n_pos)
+plot(
+    charts.side_by_side_heatmaps(
+        [("bits of p (+1 = 1, -1 = 0), lowest first", 2 * bits - 1, strided(n_bits, n_bits), pos_b), ("sin(p·ω_i), fast pairs to slow", sines, strided(sines.shape[1], sines.shape[1]), pos_b)],
+        title=f"Positions 0 to {n_pos - 1}: binary digits beside the sine of {sines.shape[1]} pairs",
+        x_title="bit / pair (fast to slow)",
+        y_title="position p",
+        zmax=1.0,
+        x_ticks=[[f"bit {b}" for b in range(n_bits)], [f"pair {i}" for i in pairs[2 * pairs < d]]],
+        height=460,
+    ),
+    key="sin_binary",
+)
+st.caption("The lowest bit flips every position, the next every two, the next every four: fast to slow, like the columns on the right. The sinusoid makes the same kind of fast-to-slow code with smooth values, so neighbouring positions stay close, and it keeps going past any fixed number of bits.")
+
+# --- exact vector ----------------------------------------------------------------------
+st.header("A position's exact vector")
+p = st.number_input("Position p", 0, max(L - 1, 0), min(10, L - 1), key="position", bind="query-params")
+pair_of, freq, is_cos = sinusoidal.column_info(d, base, layout)
+row = sinusoidal.sinusoidal_encoding(L, d, base, layout=layout, positions=np.array([p]))[0]
+st.dataframe(
+    {"dimension j": np.arange(d), "pair i": pair_of, "function": np.where(is_cos, "cos", "sin"), "ω_i (rad/position)": freq, "angle p·ω_i (rad)": p * freq, f"PE({p}, j)": row},
+    hide_index=True,
+    height=280,
+    column_config={f"PE({p}, j)": st.column_config.NumberColumn(format="%.12f"), "ω_i (rad/position)": st.column_config.NumberColumn(format="%.6e")},
+)
+st.caption(f"All {d:,} values, in the {layout} layout, to 12 decimals. Its norm is {np.linalg.norm(row):.12f}.")
+
+# --- t2t / fairseq ---------------------------------------------------------------------
+st.header("The tensor2tensor / fairseq convention")
+t2t_rows, t2t_cols = strided(stop, SMALL_GRID, start=start), strided(d, SMALL_GRID)
+paper_concat = sinusoidal.sinusoidal_encoding(L, d, base, layout="concat", positions=t2t_rows.indices, dims=t2t_cols.indices)
+t2t = sinusoidal.t2t_timing_signal(0, d, max_timescale=base, positions=t2t_rows.indices)[:, t2t_cols.indices]
+plot(
+    charts.side_by_side_heatmaps(
+        [("paper, sines first", paper_concat, t2t_cols, t2t_rows), ("tensor2tensor / fairseq", t2t, t2t_cols, t2t_rows), ("difference", t2t - paper_concat, t2t_cols, t2t_rows)],
+        title="The paper's encoding (sines-first layout) beside the tensor2tensor/fairseq table",
+        x_title="dimension",
+        y_title="position p",
+        zmax=1.0 if d > 1 else None,
+        note="; ".join(n for n in (t2t_rows.note("position"), t2t_cols.note("dimension")) if n),
+        height=460,
+    ),
+    key="sin_t2t",
+)
+half = np.arange(d // 2)
+plot(
+    charts.lines(
+        [("paper: base^(-2i/d)", half, omega[: d // 2]), ("t2t/fairseq: exp(-i·ln(base)/(d/2 - 1))", half, sinusoidal.t2t_frequencies(d, max_timescale=base))],
+        title="Frequency of each pair in the two conventions",
+        x_title="pair index i",
+        y_title="ω_i (rad per position, log scale)",
+        log_y=True,
+    ),
+    key="sin_t2t_freq",
+)
+st.caption(
+    "Two differences: tensor2tensor and fairseq put all sines before all cosines (like the sines-first layout), and they "
+    "space the d/2 frequencies so the last one is exactly 1/base (step ln(base)/(d/2 − 1)) where the paper steps by 2·ln(base)/d "
+    "and stops short of 1/base; for odd widths they pad a zero column where the paper adds one more sine. "
+    "A model trained with one convention needs that same table at inference."
+)

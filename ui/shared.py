@@ -1,0 +1,137 @@
+"""The shared sidebar (d_model, max_len, base), bound to the URL, and small page helpers.
+
+Each setting has two widgets: a log-spaced slider for quick moves and an exact number
+entry (key = the setting's name, as DESIGN.md fixes). The number entry holds the value;
+the slider follows it. On a session's first run the values are read from the URL through
+`core.params.parse_param`, so a bad value becomes a notice and a fallback, never an
+exception; on every run the current values are written back, so the address bar is always
+a link to the view on screen, after a page switch too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from core.params import BASE, D_MODEL, MAX_LEN, SHARED_PARAMS, ParamSpec, log_ticks, parse_param
+
+NOTICES_KEY = "_url_notices"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The shared settings as plain values."""
+
+    d_model: int
+    max_len: int
+    base: float
+
+
+def _slider_key(spec: ParamSpec) -> str:
+    return f"{spec.name}_slider"
+
+
+def _stops(spec: ParamSpec, value: float) -> list[float]:
+    """The slider's stops: the log-spaced ones plus the exact current value."""
+    return sorted(set(log_ticks(spec)) | {value})
+
+
+def _from_slider(spec: ParamSpec) -> None:
+    st.session_state[spec.name] = st.session_state[_slider_key(spec)]
+    st.session_state[NOTICES_KEY] = []
+
+
+def _from_number(spec: ParamSpec) -> None:
+    st.session_state[_slider_key(spec)] = st.session_state[spec.name]
+    st.session_state[NOTICES_KEY] = []
+
+
+def _read_url_once() -> None:
+    """On the first run of a session, seed every setting from the URL and keep the notices."""
+    if all(spec.name in st.session_state for spec in SHARED_PARAMS):
+        return
+    notices = []
+    for spec in SHARED_PARAMS:
+        parsed = parse_param(st.query_params.get(spec.name), spec)
+        st.session_state[spec.name] = parsed.value
+        st.session_state[_slider_key(spec)] = parsed.value
+        if parsed.notice:
+            notices.append(parsed.notice)
+    st.session_state[NOTICES_KEY] = notices
+
+
+def _control(spec: ParamSpec, label: str, help_text: str) -> float:
+    value = st.session_state[spec.name]
+    fmt = spec.format
+    st.select_slider(
+        label,
+        options=_stops(spec, value),
+        format_func=lambda v: f"{fmt(v)}" if spec.integer else f"{v:,.6g}",
+        key=_slider_key(spec),
+        on_change=_from_slider,
+        args=(spec,),
+        help=help_text,
+    )
+    st.number_input(
+        f"exact {spec.name}",
+        min_value=int(spec.lo) if spec.integer else float(spec.lo),
+        max_value=int(spec.hi) if spec.integer else float(spec.hi),
+        step=1 if spec.integer else 1000.0,
+        format=None if spec.integer else "%.6g",
+        key=spec.name,
+        on_change=_from_number,
+        args=(spec,),
+    )
+    return st.session_state[spec.name]
+
+
+def shared_controls() -> Settings:
+    """Draw the sidebar settings, write them to the URL, and return them."""
+    _read_url_once()
+    with st.sidebar:
+        st.markdown("**Shared settings**")
+        d_model = _control(D_MODEL, "d_model: width of each position vector", "2 to 8192; any whole number in the box below.")
+        max_len = _control(MAX_LEN, "max_len: number of positions", "1 to 131072; any whole number in the box below.")
+        base = _control(BASE, "base: sets the slowest wavelength", "2 to 100,000,000; the paper uses 10,000.")
+    settings = Settings(int(d_model), int(max_len), float(base))
+    st.query_params.update({spec.name: spec.format(getattr(settings, spec.name)) for spec in SHARED_PARAMS})
+    return settings
+
+
+def show_url_notices() -> None:
+    """Show, at the top of the page, what was wrong with the link this session was opened with."""
+    for notice in st.session_state.get(NOTICES_KEY, []):
+        st.warning(notice, icon=":material/link_off:")
+
+
+def current_settings() -> Settings:
+    """The shared settings as set by the sidebar on this run (pages call this)."""
+    return Settings(int(st.session_state[D_MODEL.name]), int(st.session_state[MAX_LEN.name]), float(st.session_state[BASE.name]))
+
+
+def plot(fig, *, key: str | None = None) -> None:
+    """Send a finished core.charts figure, styled as built (no Streamlit theme override)."""
+    st.plotly_chart(fig, theme=None, key=key, config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}})
+
+
+def guarded(func, *args, **kwargs):
+    """Call a core function; a ValueError (bad input, in words) becomes an in-page error and
+    the page stops there instead of showing a stack trace."""
+    try:
+        return func(*args, **kwargs)
+    except ValueError as err:
+        st.error(str(err), icon=":material/error:")
+        st.stop()
+
+
+def position_window(max_len: int, key: str, label: str = "Positions shown") -> tuple[int, int]:
+    """A two-thumb slider choosing [start, stop) within 0 .. max_len; the whole range by default."""
+    if max_len < 2:
+        return 0, max_len
+    if key in st.session_state:
+        lo, hi = st.session_state[key]
+        if hi > max_len - 1 or lo > hi:  # max_len shrank since the window was chosen
+            st.session_state[key] = (min(lo, max_len - 1), max_len - 1)
+    start, last = st.slider(label, 0, max_len - 1, (0, max_len - 1), key=key, help="Narrow the window to see every position, with exact values on hover.")
+    return int(start), int(last) + 1
