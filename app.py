@@ -1,7 +1,12 @@
 """Positional Encoding Explorer: the entry point.
 
-Page config, the navigation over pages/ with stable URL paths, and the shared sidebar.
+Page config, the navigation over app_pages/ with stable URL paths, and the shared sidebar.
 Run with `streamlit run app.py`.
+
+The page scripts live in app_pages/, not pages/: with a folder named pages/ beside the entry
+script, Streamlit starts in its legacy multipage mode, and the first visitor of a fresh
+server who opens a deep link (say /sinusoidal) gets that page run without this file, so
+without the sidebar. tests/app/test_shell.py guards the name.
 """
 
 import streamlit as st
@@ -11,9 +16,9 @@ from ui.shared import shared_controls, show_url_notices
 st.set_page_config(page_title="Positional Encoding Explorer", page_icon=":material/waves:", layout="wide")
 
 PAGES = [
-    st.Page("pages/problem.py", title="The position problem", icon=":material/help:", default=True),
-    st.Page("pages/sinusoidal.py", title="Sinusoidal encoding", icon=":material/waves:", url_path="sinusoidal"),
-    st.Page("pages/similarity.py", title="Similarity between positions", icon=":material/grid_on:", url_path="similarity"),
+    st.Page("app_pages/problem.py", title="The position problem", icon=":material/help:", default=True),
+    st.Page("app_pages/sinusoidal.py", title="Sinusoidal encoding", icon=":material/waves:", url_path="sinusoidal"),
+    st.Page("app_pages/similarity.py", title="Similarity between positions", icon=":material/grid_on:", url_path="similarity"),
 ]
 
 page = st.navigation(PAGES)

@@ -35,7 +35,7 @@ def _frame(fig: go.Figure, title: str, note: str, height: int, top: int = 0) -> 
     fig.update_layout(
         title=dict(text=full, x=0.0, xanchor="left"),
         height=height,
-        margin=dict(l=60, r=20, t=(70 if note else 50) + top, b=50),
+        margin=dict(l=60, r=20, t=(70 if note else 50) + top, b=50 if not fig.layout.showlegend else 90),
         font=FONT,
         template="plotly_white",
     )
@@ -134,9 +134,11 @@ def lines(
     log_x: bool = False,
     log_y: bool = False,
     markers: bool = False,
+    y_range: tuple[float, float] | None = None,
     height: int = 380,
 ) -> go.Figure:
-    """One line per (name, x, y) in Okabe-Ito colours."""
+    """One line per (name, x, y) in Okabe-Ito colours; the legend sits under the plot.
+    `y_range` fixes the y axis, so rounding noise on a constant is not blown up to full height."""
     fig = go.Figure()
     for k, (name, xs, ys) in enumerate(series):
         fig.add_trace(
@@ -150,9 +152,13 @@ def lines(
             )
         )
     fig.update_xaxes(type="log" if log_x else "linear")
-    fig.update_yaxes(type="log" if log_y else "linear")
-    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0))
-    return _layout(fig, title, x_title, y_title, note, height)
+    fig.update_yaxes(type="log" if log_y else "linear", range=y_range)
+    _legend_below(fig, show=len(series) > 1)
+    return _layout(fig, title, x_title, y_title, note, height + (40 if len(series) > 1 else 0))
+
+
+def _legend_below(fig: go.Figure, show: bool = True) -> None:
+    fig.update_layout(showlegend=show, legend=dict(orientation="h", yanchor="top", y=-0.22, xanchor="left", x=0.0))
 
 
 def mark_x(fig: go.Figure, x: float, text: str, colour: str = "#555555") -> go.Figure:
@@ -161,9 +167,10 @@ def mark_x(fig: go.Figure, x: float, text: str, colour: str = "#555555") -> go.F
     return fig
 
 
-def mark_y(fig: go.Figure, y: float, text: str, colour: str = "#555555") -> go.Figure:
-    """A dashed horizontal marker with a label."""
-    fig.add_hline(y=y, line=dict(color=colour, dash="dash", width=1.5), annotation_text=text, annotation_position="top left")
+def mark_y(fig: go.Figure, y: float, text: str, colour: str = "#555555", *, log: bool = False) -> go.Figure:
+    """A dashed horizontal marker with a label; on a log y axis pass log=True (Plotly places
+    shapes on log axes by the exponent)."""
+    fig.add_hline(y=float(np.log10(y)) if log else y, line=dict(color=colour, dash="dash", width=1.5), annotation_text=text, annotation_position="top left")
     return fig
 
 
@@ -187,9 +194,9 @@ def spectrum(wavelength: np.ndarray, max_len: int, *, title: str, note: str = ""
                 )
             )
     fig.update_yaxes(type="log")
-    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0))
-    mark_y(fig, max_len, f"max_len = {max_len:,}")
-    return _layout(fig, title, "pair index i (dimensions 2i, 2i+1)", "wavelength 2π/ω_i (positions, log scale)", note)
+    _legend_below(fig)
+    mark_y(fig, max_len, f"max_len = {max_len:,}", log=True)
+    return _layout(fig, title, "pair index i (dimensions 2i, 2i+1)", "wavelength 2π/ω_i (positions, log scale)", note, height=420)
 
 
 def phase_circle(sin_values: np.ndarray, cos_values: np.ndarray, positions: np.ndarray, *, title: str, note: str = "") -> go.Figure:

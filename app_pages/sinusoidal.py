@@ -67,11 +67,13 @@ if chosen:
         y_title="PE(p, j)",
         note=pos.note("position") + (" (fast waves alias when sampled: narrow the window)" if pos.is_sample else ""),
     )
+    marked = set()
     for k, j in enumerate(chosen):
-        if start + wl[pair_of[j]] < stop:
-            charts.mark_x(fig, start + wl[pair_of[j]], f"λ(dim {j})", charts.LINE_COLOURS[k % len(charts.LINE_COLOURS)])
+        if start + wl[pair_of[j]] < stop and pair_of[j] not in marked:
+            marked.add(pair_of[j])
+            charts.mark_x(fig, start + wl[pair_of[j]], f"λ{pair_of[j]}", charts.LINE_COLOURS[k % len(charts.LINE_COLOURS)])
     plot(fig, key="sin_waves")
-    st.caption("Dimension j repeats every λ = 2π·base^(2i/d) positions (dashed lines, measured from the window's start), with i = j // 2 in the paper's layout. A sine and the cosine beside it share a wavelength, a quarter cycle apart.")
+    st.caption("Dimension j repeats every λ_i = 2π·base^(2i/d) positions (dashed lines λ_i, measured from the window's start), with i = j // 2 in the paper's layout. A sine and the cosine beside it share a wavelength, a quarter cycle apart.")
 else:
     st.info("Pick at least one dimension to draw its wave.")
 
@@ -95,7 +97,8 @@ n_full = d // 2
 if n_full == 0:
     st.info("d_model = 1 has no complete sin/cos pair.")
 else:
-    pair = st.number_input("Pair i", 0, n_full - 1, min(1, n_full - 1), key="pair", bind="query-params", help="Dimensions 2i (sin) and 2i+1 (cos) in the paper's layout.")
+    near_32 = int(np.argmin(np.abs(np.log(wl[:n_full] / 32.0))))  # a pair that takes ~32 positions per turn
+    pair = st.number_input("Pair i", 0, n_full - 1, near_32, key="pair", bind="query-params", help="Dimensions 2i (sin) and 2i+1 (cos) in the paper's layout.")
     circ = strided(stop, 400, start=start)
     both = sinusoidal.sinusoidal_encoding(L, d, base, positions=circ.indices, dims=np.array([2 * pair, 2 * pair + 1]))
     step_deg = np.degrees(omega[pair]) % 360
@@ -107,22 +110,23 @@ st.header("Like counting in binary, but smooth")
 n_pos = min(L, 64)
 bits = naive.binary_positions(max(n_pos, 2))[:n_pos]
 n_bits = bits.shape[1]
-pairs = np.unique(np.round(np.linspace(0, omega.size - 1, n_bits)).astype(int))
-sines = sinusoidal.sinusoidal_encoding(n_pos, d, base, dims=2 * pairs[2 * pairs < d])
+periods = 2.0 ** np.arange(1, n_bits + 1)  # bit b repeats every 2^(b+1) positions
+pairs = np.unique(np.argmin(np.abs(np.log(wl[None, :] / periods[:, None])), axis=1))  # nearest wavelength per bit
+sines = sinusoidal.sinusoidal_encoding(n_pos, d, base, dims=2 * pairs)
 pos_b = strided(n_pos, n_pos)
 plot(
     charts.side_by_side_heatmaps(
-        [("bits of p (+1 = 1, -1 = 0), lowest first", 2 * bits - 1, strided(n_bits, n_bits), pos_b), ("sin(p·ω_i), fast pairs to slow", sines, strided(sines.shape[1], sines.shape[1]), pos_b)],
+        [("bits of p (+1 = 1, -1 = 0), lowest first", 2 * bits - 1, strided(n_bits, n_bits), pos_b), ("sin(p·ω_i) of the pairs nearest each bit's period", sines, strided(sines.shape[1], sines.shape[1]), pos_b)],
         title=f"Positions 0 to {n_pos - 1}: binary digits beside the sine of {sines.shape[1]} pairs",
         x_title="bit / pair (fast to slow)",
         y_title="position p",
         zmax=1.0,
-        x_ticks=[[f"bit {b}" for b in range(n_bits)], [f"pair {i}" for i in pairs[2 * pairs < d]]],
+        x_ticks=[[f"bit {b}" for b in range(n_bits)], [f"pair {i} (λ {wl[i]:.3g})" for i in pairs]],
         height=460,
     ),
     key="sin_binary",
 )
-st.caption("The lowest bit flips every position, the next every two, the next every four: fast to slow, like the columns on the right. The sinusoid makes the same kind of fast-to-slow code with smooth values, so neighbouring positions stay close, and it keeps going past any fixed number of bits.")
+st.caption("Bit b repeats every 2^(b+1) positions; beside each, the sine whose wavelength is nearest (the fastest sine repeats every 2π ≈ 6.3 positions, so the two fastest bits share it). The lowest bit flips every position, the next every two, the next every four: fast to slow, like the columns on the right. The sinusoid makes the same kind of fast-to-slow code with smooth values, so neighbouring positions stay close, and it keeps going past any fixed number of bits.")
 
 # --- exact vector ----------------------------------------------------------------------
 st.header("A position's exact vector")

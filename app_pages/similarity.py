@@ -92,7 +92,7 @@ if L >= 2:
     c1.metric("||PE(p+1) − PE(p)||, smallest measured", f"{dist.min():.12f}")
     c2.metric("largest − smallest", f"{dist.max() - dist.min():.2e}")
     plot(
-        charts.lines([("distance to the next position", cons_pos.indices, dist)], title="Distance between consecutive positions", x_title="position p", y_title="||PE(p+1) − PE(p)||", note=cons_pos.note("position")),
+        charts.lines([("distance to the next position", cons_pos.indices, dist)], title="Distance between consecutive positions", x_title="position p", y_title="||PE(p+1) − PE(p)||", note=cons_pos.note("position"), y_range=(0.0, 1.15 * dist.max())),
         key="sim_consecutive",
     )
     st.caption(
@@ -151,7 +151,7 @@ st.header("Every row has the same length")
 norm_pos = measured_positions(L)
 rows = sinusoidal.sinusoidal_encoding(L, d, base, positions=norm_pos.indices)
 norms = np.linalg.norm(rows, axis=1)
-fig = charts.lines([("||PE(p)||", norm_pos.indices, norms)], title="Norm of each position vector", x_title="position p", y_title="||PE(p)||", note=norm_pos.note("position"))
+fig = charts.lines([("||PE(p)||", norm_pos.indices, norms)], title="Norm of each position vector", x_title="position p", y_title="||PE(p)||", note=norm_pos.note("position"), y_range=(0.0, 1.15 * norms.max()))
 charts.mark_y(fig, np.sqrt(d // 2) if d % 2 == 0 else np.sqrt((d - 1) / 2), f"√({d // 2 if d % 2 == 0 else f'({d}−1)/2'})")
 plot(fig, key="sim_norms")
 if d % 2 == 0:

@@ -58,31 +58,31 @@ c1.metric("Without positions: max |output difference| after un-shuffling", f"{de
 c2.metric("With the sinusoid added: max |output difference|", f"{demo.residual_pe:.3g}")
 ticks = [f"{i}:{w}" for i, w in enumerate(words)]
 tok = strided(len(words), MAX_WORDS)
-plot(
-    charts.side_by_side_heatmaps(
-        [
-            ("no positions: original", demo.weights_plain, tok, tok),
-            ("no positions: shuffled, put back", demo.weights_plain_shuffled, tok, tok),
-            ("with sinusoid: original", demo.weights_pe, tok, tok),
-            ("with sinusoid: shuffled, put back", demo.weights_pe_shuffled, tok, tok),
-        ],
-        title="Attention weights (row: query word, column: key word)",
-        x_title="key",
-        y_title="query",
-        signed=False,
-        zmin=0.0,
-        zmax=1.0,
-        x_ticks=[ticks] * 4,
-        y_ticks=[ticks] * 4,
-        height=380,
-    ),
-    key="problem_attention",
-)
+top = float(max(demo.weights_plain.max(), demo.weights_pe.max()))
+for name, panels in (
+    ("Without positions", [("original order", demo.weights_plain), ("shuffled, then put back", demo.weights_plain_shuffled)]),
+    ("With the sinusoid added", [("original order", demo.weights_pe), ("shuffled, then put back", demo.weights_pe_shuffled)]),
+):
+    plot(
+        charts.side_by_side_heatmaps(
+            [(title, w, tok, tok) for title, w in panels],
+            title=f"{name}: attention weights (row: query word, column: key word)",
+            x_title="key",
+            y_title="query",
+            signed=False,
+            zmin=0.0,
+            zmax=top,
+            x_ticks=[ticks] * 2,
+            y_ticks=[ticks] * 2,
+            height=400,
+        ),
+        key=f"problem_attention_{name.split()[0].lower()}",
+    )
 st.caption(
-    "What to look for: without positions the two left panels are identical: attention on the "
+    "What to look for: without positions the two panels are identical: attention on the "
     "shuffled sentence, once its rows and columns are put back in the original order, is the "
     "same matrix up to rounding (~1e-16). Attention is *permutation-equivariant*: it cannot tell "
-    "the orders apart. With the sinusoid added the two right panels differ, because each word now "
+    "the orders apart. With the sinusoid added the two panels differ, because each word now "
     "carries the position it sits at."
 )
 

@@ -1,0 +1,122 @@
+"""Browser tests: a real Streamlit server started here, driven by Playwright in Debian's Chromium.
+
+These tests never skip: if the browser or the server cannot start, they fail, so CI cannot
+pass without having run them. Screenshots go to artifacts/screenshots/ (ignored by git).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "artifacts" / "screenshots"
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 90.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with code {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                if resp.read().decode().strip() == "ok":
+                    return
+        except OSError:
+            pass
+        time.sleep(0.3)
+    raise RuntimeError(f"streamlit did not answer {url}/_stcore/health within {timeout:.0f} s")
+
+
+@pytest.fixture(scope="session")
+def app_url() -> str:
+    """The app's base URL: E2E_URL if set (a server started elsewhere, e.g. a container),
+    otherwise a server started here for this test session."""
+    if os.environ.get("E2E_URL"):
+        url = os.environ["E2E_URL"].rstrip("/")
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=10) as resp:
+            assert resp.read().decode().strip() == "ok"
+        yield url
+        return
+    port = _free_port()
+    (ROOT / "artifacts").mkdir(exist_ok=True)
+    log = open(ROOT / "artifacts" / "e2e-server.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, proc)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium not found at {CHROMIUM}: install Debian's chromium (apt-get install -y chromium); browser tests must run.")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture()
+def context(browser):
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    yield ctx
+    ctx.close()
+
+
+def wait_ready(page, timeout: float = 60_000) -> None:
+    """Wait until the app is connected, the script has finished, and nothing is still loading."""
+    page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']", timeout=timeout)
+    page.wait_for_function(
+        """() => {
+            const app = document.querySelector("[data-testid='stApp']");
+            return app && app.getAttribute('data-test-script-state') === 'notRunning'
+                && document.querySelectorAll("[data-testid='stSkeleton']").length === 0;
+        }""",
+        timeout=timeout,
+    )
+    page.wait_for_timeout(300)  # let Plotly finish drawing after the last delta
+
+
+def screenshot(page, name: str) -> Path:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path

@@ -1,0 +1,89 @@
+"""End to end, in headless Chromium: every page renders its charts; a shared slider redraws
+the chart and rewrites the URL; that URL reopens the same view in a fresh browser."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from tests.e2e.conftest import screenshot, wait_ready
+
+PAGES = {"": 5, "sinusoidal": 7, "similarity": 5}  # url path -> charts the page draws at the defaults
+
+
+def chart_titles(page) -> list[str]:
+    return page.eval_on_selector_all("[data-testid='stPlotlyChart'] .gtitle", "els => els.map(e => e.textContent)")
+
+
+def drawn_charts(page) -> int:
+    """Charts that Plotly has actually drawn: a main SVG with at least one trace or image in it."""
+    return page.eval_on_selector_all(
+        "[data-testid='stPlotlyChart'] .js-plotly-plot",
+        "els => els.filter(e => e.querySelector('.main-svg') && (e.querySelector('.trace, .hm, image, .heatmaplayer *, .imagelayer *, .scatterlayer *'))).length",
+    )
+
+
+def query(page) -> dict[str, str]:
+    return {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
+
+
+@pytest.mark.parametrize("path", list(PAGES))
+def test_page_renders_its_charts(context, app_url, path):
+    page = context.new_page()
+    page.goto(f"{app_url}/{path}")
+    wait_ready(page)
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.wait_for_function(f"document.querySelectorAll(\"[data-testid='stPlotlyChart'] .main-svg\").length >= {PAGES[path]}", timeout=30_000)
+    assert drawn_charts(page) >= PAGES[path]
+    assert all(title.strip() for title in chart_titles(page))
+    screenshot(page, f"page-{path or 'problem'}")
+    assert query(page) == {"d_model": "128", "max_len": "256", "base": "10000"}
+
+
+def test_slider_redraws_and_url_reopens_same_view(browser, context, app_url):
+    page = context.new_page()
+    page.goto(f"{app_url}/sinusoidal")
+    wait_ready(page)
+    assert "d_model = 128" in chart_titles(page)[0]
+    thumb = page.locator(".st-key-d_model_slider input[type='range']")
+    thumb.focus()
+    thumb.press("ArrowRight")  # next stop after 128 is 256
+    page.wait_for_function("document.location.search.includes('d_model=256')", timeout=30_000)
+    wait_ready(page)
+    assert "d_model = 256" in chart_titles(page)[0]
+    assert page.locator(".st-key-d_model input").input_value() == "256"
+    screenshot(page, "sinusoidal-d256")
+    shared = page.url
+
+    # switch page through the sidebar: the settings stay in the URL and on screen
+    page.locator("[data-testid='stSidebarNav'] a", has_text="Similarity").click()
+    page.wait_for_url(re.compile(r".*/similarity\?.*"), timeout=30_000)
+    wait_ready(page)
+    assert query(page)["d_model"] == "256"
+    assert page.locator(".st-key-d_model input").input_value() == "256"
+
+    # the copied link opens the same view in a fresh browser context
+    fresh = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        other = fresh.new_page()
+        other.goto(shared)
+        wait_ready(other)
+        assert other.locator(".st-key-d_model input").input_value() == "256"
+        assert "d_model = 256" in chart_titles(other)[0]
+        assert query(other)["d_model"] == "256"
+    finally:
+        fresh.close()
+
+
+def test_bad_link_shows_notice_and_falls_back(context, app_url):
+    page = context.new_page()
+    page.goto(f"{app_url}/similarity?d_model=abc&max_len=-5&base=inf")
+    wait_ready(page)
+    assert page.locator("[data-testid='stException']").count() == 0
+    alerts = " ".join(page.locator("[data-testid='stAlert']").all_inner_texts())
+    assert "d_model" in alerts and "max_len" in alerts and "base" in alerts
+    page.wait_for_function("document.location.search.includes('max_len=1')", timeout=30_000)
+    assert query(page) == {"d_model": "128", "max_len": "1", "base": "10000"}
+    screenshot(page, "similarity-bad-link")
