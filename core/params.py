@@ -46,8 +46,8 @@ def parse_param(raw: str | None, spec: ParamSpec) -> Parsed:
     """Read `raw` (a query-parameter string, or None when absent) as a value of `spec`.
 
     Absent -> default, no notice. Not a number, nan, inf, or a fraction for an integer
-    setting -> default, with a notice. A finite number outside [lo, hi] -> clamped to the
-    nearest end, with a notice. Never raises.
+    setting -> default, with a notice. A number outside [lo, hi] (also one like 1e400 that
+    overflows a float) -> clamped to the nearest end, with a notice. Never raises.
     """
     if raw is None:
         return Parsed(spec.default)
@@ -60,6 +60,8 @@ def parse_param(raw: str | None, spec: ParamSpec) -> Parsed:
         number = float(text)
     except (ValueError, OverflowError):
         return Parsed(spec.default, f"`{spec.name}={shown}` in the link is not {kind}; using {default}.")
+    if math.isinf(number) and text.lower().lstrip("+-") not in ("inf", "infinity"):
+        number = math.copysign(spec.hi * 2, number)  # a finite number too big for a float: out of range
     if not math.isfinite(number):
         return Parsed(spec.default, f"`{spec.name}={shown}` in the link is not a finite number; using {default}.")
     if spec.integer and not number.is_integer():

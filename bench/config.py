@@ -1,0 +1,84 @@
+"""What the benchmark measures: the pages, the settings and the targets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.params import BASE, D_MODEL, MAX_LEN
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = ROOT / "app.py"
+APP_TIMEOUT_S = 120.0  # AppTest's limit for one script run
+
+DEFAULT_RUNS = 5
+
+# Targets (from the issue).
+DEFAULTS_RUN_MS = 150.0  # script run at the default setting
+ANY_RUN_MS = 1000.0  # script run at every setting
+FIGURE_BYTES = 1_000_000  # each figure's JSON, at every setting
+
+# A naive rendering is built for real only if none of its matrices exceeds this many cells.
+NAIVE_CELL_LIMIT = 4_000_000
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of the app: its short name, its script, and the title it shows."""
+
+    name: str
+    script: str  # path relative to ROOT, as st.Page and AppTest.switch_page take it
+    title: str
+    default: bool = False  # served at `/`: reached by the first run, no switch needed
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One value of the shared sidebar settings, given to the app through the URL."""
+
+    name: str
+    d_model: int
+    max_len: int
+    base: float
+
+    def query_params(self) -> dict[str, str]:
+        """The settings as the URL carries them (strings, in the app's own format)."""
+        return {
+            D_MODEL.name: D_MODEL.format(self.d_model),
+            MAX_LEN.name: MAX_LEN.format(self.max_len),
+            BASE.name: BASE.format(self.base),
+        }
+
+    def describe(self) -> str:
+        """'d_model=128, max_len=256, base=10000'."""
+        return ", ".join(f"{key}={value}" for key, value in self.query_params().items())
+
+
+PAGES: tuple[Page, ...] = (
+    Page("problem", "app_pages/problem.py", "The position problem", default=True),
+    Page("sinusoidal", "app_pages/sinusoidal.py", "The sinusoidal encoding"),
+    Page("similarity", "app_pages/similarity.py", "Similarity between positions"),
+)
+
+DEFAULTS = Setting("defaults", int(D_MODEL.default), int(MAX_LEN.default), float(BASE.default))
+SETTINGS: tuple[Setting, ...] = (
+    DEFAULTS,
+    Setting("extremes", 8192, 131_072, 1e8),
+    Setting("odd", 8191, 131_072, 2.0),
+)
+
+# Run once before measuring so that imports are not counted; small, so it warms no cache
+# entry a measured setting would use.
+WARM_UP = Setting("warm-up", 6, 16, 100.0)
+
+
+def by_name(items: tuple, names: list[str] | None, kind: str) -> list:
+    """The items (pages or settings) whose names are listed, in the listed order; all when
+    names is None. Raises ValueError on an unknown name."""
+    if names is None:
+        return list(items)
+    known = {item.name: item for item in items}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ValueError(f"unknown {kind} {', '.join(unknown)}; choose from {', '.join(known)}")
+    return [known[n] for n in names]

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The project's test command (README): installs what the tests need, then runs all of them,
+# browser tests included. Browser tests use Debian's Chromium; if it is missing this script
+# installs it (as root, or with sudo), and if it still cannot, the tests fail rather than skip.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+
+if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
+  echo "Installing Debian's chromium for the browser tests..."
+  if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+fi
+
+python -m pytest "$@"

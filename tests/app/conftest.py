@@ -1,0 +1,60 @@
+"""AppTest helpers: open the app on a page with given URL parameters, read its figures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE_FILES = {"problem": None, "sinusoidal": "app_pages/sinusoidal.py", "similarity": "app_pages/similarity.py"}
+DEFAULTS = {"d_model": "128", "max_len": "256", "base": "10000"}
+EXTREMES = {"d_model": "8192", "max_len": "131072", "base": "100000000"}
+
+
+def open_page(page: str, **params: str) -> AppTest:
+    """Run app.py with `params` in the URL, then switch to `page` (the default page needs no switch)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    for name, value in params.items():
+        at.query_params[name] = value
+    at.run()
+    if PAGE_FILES[page]:
+        at.switch_page(PAGE_FILES[page]).run()
+    return at
+
+
+def figures(at: AppTest) -> list[dict]:
+    """The Plotly figures the page sent, as the JSON the browser receives."""
+    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+
+
+def figure_bytes(at: AppTest) -> list[int]:
+    return [len(el.proto.spec.encode()) for el in at.get("plotly_chart")]
+
+
+def assert_clean(at: AppTest) -> None:
+    """No exception box, no error box."""
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+@pytest.fixture()
+def page_at():
+    return open_page
+
+
+def decode(array) -> "np.ndarray":
+    """A Plotly JSON array back to numpy: plotly 7 sends typed arrays as {dtype, bdata, shape}."""
+    import base64
+
+    import numpy as np
+
+    if isinstance(array, dict) and "bdata" in array:
+        values = np.frombuffer(base64.b64decode(array["bdata"]), dtype=np.dtype(array["dtype"]))
+        shape = array.get("shape")
+        if shape:
+            values = values.reshape([int(n) for n in str(shape).split(",")])
+        return values
+    return np.asarray(array)
