@@ -147,6 +147,7 @@ with col_c:
             (f"sinusoid, d = {2 * bits.shape[1]}", np.arange(n_bin - 1), naive.neighbour_distances(sin_ref)),
         ],
         title="Binary codes: distance between neighbours p and p+1",
+        y_range=(0.0, 2.7),
         x_title="position p",
         y_title="||code(p+1) - code(p)||",
         markers=True,

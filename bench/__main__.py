@@ -14,7 +14,7 @@ from bench.app_run import measure_page, open_page, warm_up
 from bench.config import DEFAULT_RUNS, PAGES, SETTINGS, WARM_UP, Page, Setting, by_name
 from bench.naive import measure_naive
 from bench.profiling import Profile, profile_rerun
-from bench.report import Row, machine, report, to_json, write_json
+from bench.report import Row, load_average, machine, report, to_json, write_json
 from bench.targets import RUN_ANY, RUN_DEFAULTS, check, failures
 
 
@@ -71,13 +71,14 @@ def profile_slow(rows: list[Row], pages: list[Page], settings: list[Setting]) ->
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    info = machine()
     progress("warming up (imports, first use) ...")
     warm_up(args.pages, WARM_UP)
     for page in args.pages:
         measure_naive(page.name, WARM_UP, 1)
     rows = measure(args.pages, args.settings, args.runs)
     profiles = profile_slow(rows, args.pages, args.settings) if args.profile else {}
-    info = machine()
+    info["load_at_end"] = load_average()
     print(report(info, args.settings, args.runs, rows, profiles))
     if args.json:
         write_json(args.json, to_json(info, args.settings, args.runs, rows, profiles))

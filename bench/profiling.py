@@ -1,24 +1,22 @@
 """Where a page's script run spends its time: cProfile around one rerun.
 
 AppTest runs the script in a thread of its own, and cProfile only sees the thread it was
-enabled in, so the profiler is switched on inside that thread: Streamlit's
-`LocalScriptRunner._run_script` is wrapped for the duration of the profiled run.
+enabled in, so the profiler is switched on inside that thread (bench.script_thread).
+cProfile's own cost is charged to every call, so the profiled times are larger than the
+measured ones: read the shares, not the absolute numbers.
 """
 
 from __future__ import annotations
 
 import cProfile
 import pstats
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from unittest import mock
 
-from streamlit.testing.v1.local_script_runner import LocalScriptRunner
 from streamlit.testing.v1 import AppTest
 
 from bench.config import ROOT
+from bench.script_thread import around_script_runs
 
 OWN_CODE = ("core", "app_pages", "ui")  # folders under ROOT whose functions are listed
 
@@ -37,24 +35,9 @@ class Line:
 class Profile:
     """The profile of one script run."""
 
-    total_ms: float  # time inside the script thread's run
+    total_ms: float  # profiled time inside the script thread's run
     own_code: list[Line]  # the project's functions, by cumulative time
     hot_spots: list[Line]  # any function, by own time
-
-
-@contextmanager
-def _profiling_script_thread(profiler: cProfile.Profile) -> Iterator[None]:
-    original = LocalScriptRunner._run_script
-
-    def run_script(self: LocalScriptRunner, rerun_data: object) -> None:
-        profiler.enable()
-        try:
-            original(self, rerun_data)
-        finally:
-            profiler.disable()
-
-    with mock.patch.object(LocalScriptRunner, "_run_script", run_script):
-        yield
 
 
 def _where(filename: str, line: int, name: str) -> str:
@@ -72,7 +55,7 @@ def _is_own(filename: str) -> bool:
 def profile_rerun(at: AppTest, top: int = 8) -> Profile:
     """Rerun the current page of `at` once under cProfile."""
     profiler = cProfile.Profile()
-    with _profiling_script_thread(profiler):
+    with around_script_runs(profiler.enable, profiler.disable):
         at.run()
     raw = pstats.Stats(profiler).stats  # (file, line, name) -> (primitive calls, calls, own s, cumulative s, callers)
     lines = [(key, Line(_where(*key), calls, own * 1000.0, cum * 1000.0)) for key, (_, calls, own, cum, _) in raw.items()]

@@ -116,7 +116,14 @@ def wait_ready(page, timeout: float = 60_000) -> None:
 
 
 def screenshot(page, name: str) -> Path:
+    """Save the whole page: Streamlit scrolls inside its main container, so the viewport is
+    first stretched to that container's height, then restored."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
+    size = page.viewport_size
+    height = page.evaluate("() => { const m = document.querySelector(\"[data-testid='stMain']\"); return m ? m.scrollHeight : 0; }")
+    page.set_viewport_size({"width": size["width"], "height": max(size["height"], min(int(height), 12_000))})
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(path))
+    page.set_viewport_size(size)
     return path

@@ -10,7 +10,7 @@ import pytest
 
 from tests.e2e.conftest import screenshot, wait_ready
 
-PAGES = {"": 5, "sinusoidal": 7, "similarity": 5}  # url path -> charts the page draws at the defaults
+PAGES = {"": 6, "sinusoidal": 7, "similarity": 5}  # url path -> charts the page draws at the defaults
 
 
 def chart_titles(page) -> list[str]:
@@ -27,6 +27,18 @@ def drawn_charts(page) -> int:
 
 def query(page) -> dict[str, str]:
     return {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
+
+
+def test_deep_link_on_a_fresh_server_runs_the_whole_app(context, app_url):
+    # first request of this server's life goes straight to a page with settings in the URL
+    page = context.new_page()
+    page.goto(f"{app_url}/similarity?d_model=64&max_len=100&base=500")
+    wait_ready(page)
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert page.locator(".st-key-d_model input").input_value() == "64"
+    assert page.locator(".st-key-base input").input_value() == "500"
+    assert query(page) == {"d_model": "64", "max_len": "100", "base": "500"}
+    assert "positions 0 to 99" in chart_titles(page)[0]
 
 
 @pytest.mark.parametrize("path", list(PAGES))
