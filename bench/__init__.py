@@ -1,5 +1,7 @@
 """Performance benchmark of the Positional Encoding Explorer: run `python -m bench` from the repo root.
 
+Options: --runs N, --pages a,b, --settings a,b, --json PATH, --profile (see --help).
+
 For each page and each setting of the shared sidebar it measures, with Streamlit's AppTest,
 the page's script run time on the server and the size of every Plotly figure sent to the
 browser, and compares them with a "naive" rendering of the same main view done directly in
@@ -11,6 +13,7 @@ Modules:
 - app_run: the AppTest measurement of one page at one setting.
 - naive: the naive renderings, built and timed, or estimated when they cannot be built.
 - targets: the PASS/FAIL checks.
-- profiling: cProfile of one script run, reduced to the project's own functions.
+- script_thread: hooks around the script runs AppTest makes (timing, profiling).
+- profiling: cProfile of one script run, reduced to the project's own functions and calls.
 - report: the header, the tables and the JSON document.
 """

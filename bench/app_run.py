@@ -22,7 +22,6 @@ from bench.config import APP, APP_TIMEOUT_S, Page, Setting
 from bench.script_thread import ScriptClock
 
 
-
 class _NoBareModeWarning(logging.Filter):
     """Drop Streamlit's 'missing ScriptRunContext' warning: AppTest runs without a server,
     and Streamlit says so on every new session. (A filter, because Streamlit resets its
@@ -36,7 +35,7 @@ logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").add
 
 
 @dataclass(frozen=True)
-class Figure:
+class ChartSize:
     """One Plotly chart of a page: its widget key and the size of the JSON sent for it."""
 
     key: str
@@ -52,7 +51,7 @@ class AppResult:
     first_visit_ms: float
     run_ms: list[float]  # wall time of each timed at.run()
     script_ms: list[float]  # time inside the script thread during each of them
-    figures: list[Figure]
+    figures: list[ChartSize]
     errors: list[str] = field(default_factory=list)  # exceptions, wrong page or wrong settings
 
     @property
@@ -96,9 +95,9 @@ def timed_run(at: AppTest) -> tuple[float, float]:
     return wall, sum(clock.durations_ms)
 
 
-def figures(at: AppTest) -> list[Figure]:
+def figures(at: AppTest) -> list[ChartSize]:
     """The Plotly charts of the last run, with the byte size of each one's JSON spec."""
-    return [Figure(el.key or el.proto.id, len(el.proto.spec.encode())) for el in at.get("plotly_chart")]
+    return [ChartSize(el.key or el.proto.id, len(el.proto.spec.encode())) for el in at.get("plotly_chart")]
 
 
 def problems(at: AppTest, page: Page, setting: Setting) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from core.params import BASE, D_MODEL, MAX_LEN
 
@@ -72,7 +73,10 @@ SETTINGS: tuple[Setting, ...] = (
 WARM_UP = Setting("warm-up", 6, 16, 100.0)
 
 
-def by_name(items: tuple, names: list[str] | None, kind: str) -> list:
+Named = TypeVar("Named", Page, Setting)
+
+
+def by_name(items: tuple[Named, ...], names: list[str] | None, kind: str) -> list[Named]:
     """The items (pages or settings) whose names are listed, in the listed order; all when
     names is None. Raises ValueError on an unknown name."""
     if names is None:

@@ -32,19 +32,34 @@ class Line:
 
 
 @dataclass(frozen=True)
+class Call:
+    """Calls from one of the project's functions into a library function, with their cumulative time."""
+
+    caller: str
+    callee: str
+    calls: int
+    cumulative_ms: float
+
+
+@dataclass(frozen=True)
 class Profile:
     """The profile of one script run."""
 
     total_ms: float  # profiled time inside the script thread's run
     own_code: list[Line]  # the project's functions, by cumulative time
-    hot_spots: list[Line]  # any function, by own time
+    calls_out: list[Call]  # the project's calls into libraries (plotly, streamlit, numpy), by cumulative time
 
 
 def _where(filename: str, line: int, name: str) -> str:
-    """'core/charts.py:61 heatmap_trace' for the project's files, the full path otherwise."""
+    """'core/charts.py:61 heatmap_trace' for the project's files, 'plotly/...' for installed
+    packages, the full path otherwise."""
     path = Path(filename)
-    shown = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else filename
-    return f"{shown}:{line} {name}"
+    if path.is_relative_to(ROOT):
+        return f"{path.relative_to(ROOT)}:{line} {name}"
+    parts = path.parts
+    if "site-packages" in parts:
+        return f"{Path(*parts[parts.index('site-packages') + 1 :])}:{line} {name}"
+    return f"{filename}:{line} {name}"
 
 
 def _is_own(filename: str) -> bool:
@@ -52,14 +67,27 @@ def _is_own(filename: str) -> bool:
     return path == ROOT / "app.py" or any(path.is_relative_to(ROOT / folder) for folder in OWN_CODE)
 
 
+def _calls_out(raw: dict) -> list[Call]:
+    """Every (project function -> library function) edge of the call graph, skipping the
+    page runs that Streamlit makes on app.py's behalf (they contain the whole page)."""
+    calls = []
+    for callee, (_, _, _, _, callers) in raw.items():
+        if _is_own(callee[0]):
+            continue
+        for caller, (_, n_calls, _, cumulative) in callers.items():
+            if _is_own(caller[0]) and not (caller[0].endswith("app.py") and callee[2] == "run"):
+                calls.append(Call(_where(*caller), _where(*callee), n_calls, cumulative * 1000.0))
+    return sorted(calls, key=lambda c: c.cumulative_ms, reverse=True)
+
+
 def profile_rerun(at: AppTest, top: int = 8) -> Profile:
     """Rerun the current page of `at` once under cProfile."""
     profiler = cProfile.Profile()
     with around_script_runs(profiler.enable, profiler.disable):
         at.run()
-    raw = pstats.Stats(profiler).stats  # (file, line, name) -> (primitive calls, calls, own s, cumulative s, callers)
-    lines = [(key, Line(_where(*key), calls, own * 1000.0, cum * 1000.0)) for key, (_, calls, own, cum, _) in raw.items()]
-    own_code = sorted((line for key, line in lines if _is_own(key[0])), key=lambda l: l.cumulative_ms, reverse=True)
-    hot = sorted((line for _, line in lines), key=lambda l: l.own_ms, reverse=True)
-    total = sum(line.own_ms for _, line in lines)
-    return Profile(total, own_code[:top], hot[:top])
+    # Stats.stats (not in the type stubs): (file, line, name) -> (primitive calls, calls, own s, cumulative s, callers)
+    raw = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    own_code = [Line(_where(*key), calls, own * 1000.0, cum * 1000.0) for key, (_, calls, own, cum, _) in raw.items() if _is_own(key[0])]
+    own_code.sort(key=lambda line: line.cumulative_ms, reverse=True)
+    total = sum(own for _, _, own, _, _ in raw.values()) * 1000.0
+    return Profile(total, own_code[:top], _calls_out(raw)[:top])

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from unittest import mock
 
+from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
 from streamlit.testing.v1.local_script_runner import LocalScriptRunner
 
 
@@ -22,7 +23,7 @@ def around_script_runs(before: Callable[[], None], after: Callable[[], None]) ->
     """Call `before` and `after` in the script thread around every script run inside the block."""
     original = LocalScriptRunner._run_script
 
-    def run_script(self: LocalScriptRunner, rerun_data: object) -> None:
+    def run_script(self: LocalScriptRunner, rerun_data: RerunData) -> None:
         before()
         try:
             original(self, rerun_data)
