@@ -48,28 +48,29 @@ st.caption(
     "What to look for: the left columns (fast pairs) change from one row to the next; columns to the "
     "right change ever more slowly, until the last ones are almost constant over the whole context. "
     "Every row is a different mix, which is what makes positions distinguishable. "
-    + ("With the sines-first layout the same columns are regrouped: sines on the left half, cosines on the right." if layout == "concat" else "")
+    + ("With the sines-first layout the same columns are regrouped: sines on the left half, cosines on the right. " if layout == "concat" else "")
+    + (f"This picture samples every {rows.step:,}th position: columns faster than that stride alias into moiré patterns that are not in the encoding; narrow the window to see every position." if rows.is_sample else "")
 )
 
 # --- waves -----------------------------------------------------------------------------
 st.header("Each dimension is a wave")
 default_dims = sorted({0, 1, min(d - 1, 2 * (d // 16)), min(d - 1, 2 * (d // 4))})
 chosen = st.multiselect("Dimensions to draw", list(range(d)) if d <= 4096 else default_dims + list(range(0, d, max(1, d // 512))), default=default_dims, key="sin_dims", max_selections=8)
-pos = strided(stop, LINE_POINTS, start=start)
+pos = strided(min(stop, start + LINE_POINTS), LINE_POINTS, start=start)  # consecutive positions: no aliasing
 if chosen:
     chosen = sorted(chosen)
     values = sinusoidal.sinusoidal_encoding(L, d, base, layout=layout, positions=pos.indices, dims=np.asarray(chosen))
     pair_of, _, is_cos = sinusoidal.column_info(d, base, layout)
     fig = charts.lines(
         [(f"dim {j} ({'cos' if is_cos[j] else 'sin'}, λ = {wl[pair_of[j]]:,.1f})", pos.indices, values[:, k]) for k, j in enumerate(chosen)],
-        title="PE(p, j) against position for the chosen dimensions",
+        title=f"PE(p, j) against position for the chosen dimensions, positions {start:,} to {pos.stop - 1:,}",
         x_title="position p",
         y_title="PE(p, j)",
-        note=pos.note("position") + (" (fast waves alias when sampled: narrow the window)" if pos.is_sample else ""),
+        note=f"the first {LINE_POINTS:,} positions of the window" if stop - start > LINE_POINTS else "",
     )
     marked = set()
     for k, j in enumerate(chosen):
-        if start + wl[pair_of[j]] < stop and pair_of[j] not in marked:
+        if 0.02 * pos.total <= wl[pair_of[j]] < pos.total and pair_of[j] not in marked:
             marked.add(pair_of[j])
             charts.mark_x(fig, start + wl[pair_of[j]], f"λ{pair_of[j]}", charts.LINE_COLOURS[k % len(charts.LINE_COLOURS)])
     plot(fig, key="sin_waves")

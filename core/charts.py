@@ -18,15 +18,18 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import get_colorscale, sample_colorscale
-from plotly.subplots import make_subplots
 
 from core.grid import Sample
 
 DIVERGING = "RdBu_r"
 SEQUENTIAL = "Viridis"
-HEATMAP_CELLS = 65_536  # 256 x 256: beyond this a heatmap is sent as an image
+HEATMAP_CELLS = 65_536  # 256 x 256 per figure: beyond this heatmaps are sent as images
 LINE_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")  # Okabe-Ito
 FONT = dict(family="Inter, Source Sans Pro, sans-serif", size=13)
+_AXIS = dict(gridcolor="#EBEDF0", zerolinecolor="#C9CED6", linecolor="#C9CED6", showline=True, ticks="outside", tickcolor="#C9CED6", automargin=True)
+# A small template of our own: passing Plotly's named "plotly_white" to every figure costs
+# ~10 ms per figure (it validates a deep copy of a large template); this one costs ~0.5 ms.
+TEMPLATE = go.layout.Template(layout=dict(paper_bgcolor="white", plot_bgcolor="white", font=FONT, colorway=list(LINE_COLOURS), xaxis=_AXIS, yaxis=_AXIS, hoverlabel=dict(font=dict(size=12))))
 
 
 def _frame(fig: go.Figure, title: str, note: str, height: int, top: int = 0) -> go.Figure:
@@ -36,8 +39,7 @@ def _frame(fig: go.Figure, title: str, note: str, height: int, top: int = 0) -> 
         title=dict(text=full, x=0.0, xanchor="left"),
         height=height,
         margin=dict(l=60, r=20, t=(70 if note else 50) + top, b=50 if not fig.layout.showlegend else 90),
-        font=FONT,
-        template="plotly_white",
+        template=TEMPLATE,
     )
     return fig
 
@@ -54,19 +56,24 @@ def _colour_lut(scale: str, n: int = 256) -> np.ndarray:
     return np.round(np.asarray(colours) * 255).astype(np.uint8)
 
 
-def _png(rgb: np.ndarray) -> str:
+def _png(levels: np.ndarray, lut: np.ndarray) -> str:
+    """An 8-bit palette PNG: one byte per pixel (a colour index) plus the 256-colour palette,
+    a third of the size of RGB for the same picture, so even noise-like data stay well under 1 MB."""
     from PIL import Image
 
+    image = Image.fromarray(levels.astype(np.uint8), mode="P")
+    image.putpalette(lut.reshape(-1).tolist())
     buffer = io.BytesIO()
-    Image.fromarray(rgb, mode="RGB").save(buffer, format="PNG", optimize=False, compress_level=6)
+    image.save(buffer, format="PNG", compress_level=6)
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def heatmap_trace(z: np.ndarray, x: Sample, y: Sample, *, zmin: float, zmax: float, scale: str, colorbar_title: str = "", hover: str = "value", showscale: bool = True) -> list:
+def heatmap_trace(z: np.ndarray, x: Sample, y: Sample, *, zmin: float, zmax: float, scale: str, colorbar_title: str = "", hover: str = "value", showscale: bool = True, numeric: bool | None = None) -> list:
     """Traces that draw z (rows = y indices, columns = x indices) with the given colour range:
-    a go.Heatmap when small, else an image plus an invisible trace that carries the colour bar."""
+    a go.Heatmap (exact values on hover) when `numeric` (default: z has at most HEATMAP_CELLS
+    cells), else an image plus an invisible trace that carries the colour bar."""
     xs, ys = x.indices, y.indices
-    if z.size <= HEATMAP_CELLS:
+    if z.size <= HEATMAP_CELLS if numeric is None else numeric:
         return [
             go.Heatmap(
                 z=z.astype(np.float32),
@@ -80,10 +87,8 @@ def heatmap_trace(z: np.ndarray, x: Sample, y: Sample, *, zmin: float, zmax: flo
                 hovertemplate=f"x %{{x}}<br>y %{{y}}<br>{hover} %{{z:.6g}}<extra></extra>",
             )
         ]
-    lut = _colour_lut(scale)
     level = np.clip((z - zmin) / (zmax - zmin if zmax > zmin else 1.0), 0, 1)
-    rgb = lut[np.round(level * 255).astype(np.int64)]  # (rows, cols, 3)
-    image = go.Image(source=_png(rgb), x0=float(xs[0]), dx=float(x.step), y0=float(ys[0]), dy=float(y.step), hoverinfo="x+y")
+    image = go.Image(source=_png(np.round(level * 255), _colour_lut(scale)), x0=float(xs[0]), dx=float(x.step), y0=float(ys[0]), dy=float(y.step), hoverinfo="x+y")
     bar = go.Scatter(
         x=[None],
         y=[None],
@@ -120,7 +125,7 @@ def heatmap(
         zmin = float(np.nanmin(z)) if zmin is None else zmin
         zmax = float(np.nanmax(z)) if zmax is None else zmax
     fig = go.Figure(heatmap_trace(z, x, y, zmin=zmin, zmax=zmax, scale=DIVERGING if signed else SEQUENTIAL, colorbar_title=colorbar_title))
-    fig.update_yaxes(autorange="reversed")
+    fig.update_yaxes(autorange="reversed", scaleanchor=False)  # images would otherwise keep pixels square in data units
     return _layout(fig, title, x_title, y_title, note, height)
 
 
@@ -239,16 +244,23 @@ def side_by_side_heatmaps(
     else:
         zmin = min(float(np.nanmin(z)) for _, z, _, _ in panels) if zmin is None else zmin
         zmax = max(float(np.nanmax(z)) for _, z, _, _ in panels) if zmax is None else zmax
-    fig = make_subplots(rows=1, cols=len(panels), subplot_titles=[p[0] for p in panels], horizontal_spacing=0.08)
-    for k, (_, z, xs, ys) in enumerate(panels):
-        for trace in heatmap_trace(z, xs, ys, zmin=zmin, zmax=zmax, scale=DIVERGING if signed else SEQUENTIAL, showscale=k == len(panels) - 1):
-            fig.add_trace(trace, row=1, col=k + 1)
-        fig.update_xaxes(title_text=x_title, row=1, col=k + 1)
-        fig.update_yaxes(autorange="reversed", row=1, col=k + 1)
+    n, gap = len(panels), 0.08
+    numeric = sum(z.size for _, z, _, _ in panels) <= HEATMAP_CELLS  # the budget is per figure
+    width = (1.0 - gap * (n - 1)) / n
+    traces, layout, titles = [], {}, []
+    for k, (panel_title, z, xs, ys) in enumerate(panels):
+        suffix = "" if k == 0 else str(k + 1)
+        left = k * (width + gap)
+        for trace in heatmap_trace(z, xs, ys, zmin=zmin, zmax=zmax, scale=DIVERGING if signed else SEQUENTIAL, showscale=k == n - 1, numeric=numeric):
+            trace.update(xaxis=f"x{suffix}", yaxis=f"y{suffix}")
+            traces.append(trace)
+        x_axis = dict(domain=[left, left + width], anchor=f"y{suffix}", title_text=x_title)
+        y_axis = dict(anchor=f"x{suffix}", autorange="reversed", scaleanchor=False, title_text=y_title if k == 0 else None)
         if x_ticks is not None:
-            fig.update_xaxes(tickmode="array", tickvals=list(xs.indices), ticktext=list(x_ticks[k]), row=1, col=k + 1)
+            x_axis.update(tickmode="array", tickvals=list(xs.indices), ticktext=list(x_ticks[k]))
         if y_ticks is not None:
-            fig.update_yaxes(tickmode="array", tickvals=list(ys.indices), ticktext=list(y_ticks[k]), row=1, col=k + 1)
-    fig.update_yaxes(title_text=y_title, row=1, col=1)
-    fig.update_annotations(font=dict(size=13))
+            y_axis.update(tickmode="array", tickvals=list(ys.indices), ticktext=list(y_ticks[k]))
+        layout[f"xaxis{suffix}"], layout[f"yaxis{suffix}"] = x_axis, y_axis
+        titles.append(dict(text=panel_title, x=left + width / 2, y=1.0, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=13)))
+    fig = go.Figure(data=traces, layout=dict(layout, annotations=titles))
     return _frame(fig, title, note, height, top=20)

@@ -63,3 +63,13 @@ def test_side_by_side_panels_share_one_scale():
     fig = charts.side_by_side_heatmaps([("a", a, ax, ax), ("b", b, ax, ax)], title="t", x_title="x", y_title="y")
     assert {(t.zmin, t.zmax) for t in fig.data} == {(-2.0, 2.0)}
     assert [t.showscale for t in fig.data] == [False, True]
+
+
+def test_side_by_side_cell_budget_is_per_figure():
+    small, big = strided(100, 100), strided(250, 250)
+    z_small, z_big = np.zeros((100, 100)), np.ones((250, 250))
+    fig = charts.side_by_side_heatmaps([("a", z_small, small, small), ("b", z_small, small, small)], title="t", x_title="x", y_title="y")
+    assert [t.type for t in fig.data] == ["heatmap", "heatmap"]
+    fig = charts.side_by_side_heatmaps([("a", z_big, big, big), ("b", z_big, big, big)], title="t", x_title="x", y_title="y")
+    assert [t.type for t in fig.data] == ["image", "scatter", "image", "scatter"]
+    assert fig.data[2].xaxis == "x2" and fig.layout.xaxis2.domain[0] > fig.layout.xaxis.domain[1]
