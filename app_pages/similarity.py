@@ -5,7 +5,7 @@ import streamlit as st
 
 from core import charts, similarity, sinusoidal
 from core.grid import Sample, envelope, strided
-from ui.shared import current_settings, plot, position_window
+from ui.shared import current_settings, follow_default, plot, position_window
 
 MATRIX_GRID = 250  # positions per similarity matrix panel
 LINE_POINTS = 2000
@@ -63,7 +63,7 @@ st.caption(
 
 # --- profile ---------------------------------------------------------------------------
 st.header("Similarity to one position")
-ref = st.number_input("Reference position", 0, L - 1, min(L // 2, L - 1), key="reference", bind="query-params")
+ref = st.number_input("Reference position", 0, L - 1, follow_default("reference", L // 2), key="reference", bind="query-params")
 prof = profile(int(ref), L, d, base)
 cos_prof = prof / (similarity.row_norm(np.array([ref]), d, base)[0] * similarity.row_norm(np.arange(L), d, base))
 idx, vals = envelope(cos_prof, LINE_POINTS)

@@ -117,16 +117,7 @@ def heatmap(
 ) -> go.Figure:
     """A heatmap of z, rows along y (drawn top to bottom) and columns along x.
     Signed data use the diverging scale centred on zero."""
-    if signed:
-        bound = float(np.nanmax(np.abs(z))) if zmax is None else zmax
-        bound = bound if bound > 0 else 1.0
-        zmin, zmax = -bound, bound
-    else:
-        zmin = float(np.nanmin(z)) if zmin is None else zmin
-        zmax = float(np.nanmax(z)) if zmax is None else zmax
-    fig = go.Figure(heatmap_trace(z, x, y, zmin=zmin, zmax=zmax, scale=DIVERGING if signed else SEQUENTIAL, colorbar_title=colorbar_title))
-    fig.update_yaxes(autorange="reversed", scaleanchor=False)  # images would otherwise keep pixels square in data units
-    return _layout(fig, title, x_title, y_title, note, height)
+    return side_by_side_heatmaps([("", z, x, y)], title=title, x_title=x_title, y_title=y_title, signed=signed, zmin=zmin, zmax=zmax, colorbar_title=colorbar_title, note=note, height=height)
 
 
 def lines(
@@ -232,14 +223,18 @@ def side_by_side_heatmaps(
     signed: bool = True,
     zmin: float | None = None,
     zmax: float | None = None,
+    colorbar_title: str = "",
     note: str = "",
     height: int = 400,
     x_ticks: Sequence[Sequence[str]] | None = None,
     y_ticks: Sequence[Sequence[str]] | None = None,
 ) -> go.Figure:
-    """Several heatmaps in one row with one shared colour scale (so equal colours mean equal values)."""
+    """Several heatmaps in one row (titled panels) with one shared colour scale, so equal
+    colours mean equal values. Signed data use the diverging scale centred on zero: the range
+    is +-zmax, or +-the largest |value| when zmax is None."""
     if signed:
-        bound = zmax if zmax is not None else max(float(np.nanmax(np.abs(z))) for _, z, _, _ in panels) or 1.0
+        bound = zmax if zmax is not None else max(float(np.nanmax(np.abs(z))) for _, z, _, _ in panels)
+        bound = bound if bound > 0 else 1.0
         zmin, zmax = -bound, bound
     else:
         zmin = min(float(np.nanmin(z)) for _, z, _, _ in panels) if zmin is None else zmin
@@ -251,7 +246,7 @@ def side_by_side_heatmaps(
     for k, (panel_title, z, xs, ys) in enumerate(panels):
         suffix = "" if k == 0 else str(k + 1)
         left = k * (width + gap)
-        for trace in heatmap_trace(z, xs, ys, zmin=zmin, zmax=zmax, scale=DIVERGING if signed else SEQUENTIAL, showscale=k == n - 1, numeric=numeric):
+        for trace in heatmap_trace(z, xs, ys, zmin=zmin, zmax=zmax, scale=DIVERGING if signed else SEQUENTIAL, colorbar_title=colorbar_title, showscale=k == n - 1, numeric=numeric):
             trace.update(xaxis=f"x{suffix}", yaxis=f"y{suffix}")
             traces.append(trace)
         x_axis = dict(domain=[left, left + width], anchor=f"y{suffix}", title_text=x_title)
@@ -261,6 +256,7 @@ def side_by_side_heatmaps(
         if y_ticks is not None:
             y_axis.update(tickmode="array", tickvals=list(ys.indices), ticktext=list(y_ticks[k]))
         layout[f"xaxis{suffix}"], layout[f"yaxis{suffix}"] = x_axis, y_axis
-        titles.append(dict(text=panel_title, x=left + width / 2, y=1.0, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=13)))
+        if panel_title:
+            titles.append(dict(text=panel_title, x=left + width / 2, y=1.0, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=13)))
     fig = go.Figure(data=traces, layout=dict(layout, annotations=titles))
-    return _frame(fig, title, note, height, top=20)
+    return _frame(fig, title, note, height, top=20 if titles else 0)

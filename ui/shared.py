@@ -125,13 +125,24 @@ def guarded(func, *args, **kwargs):
         st.stop()
 
 
+def follow_default(key: str, default):
+    """For a page control whose default depends on the shared settings (a window over
+    max_len, the dimensions drawn for d_model): while the user has not moved it, it follows
+    its default when the settings change, so a link with the same settings reopens the same
+    view. Once moved, it keeps the user's value. Returns `default`, for the widget call."""
+    marker = f"_default_{key}"
+    if key in st.session_state and marker in st.session_state:
+        untouched = st.session_state[key] == st.session_state[marker]
+        if untouched and default != st.session_state[marker]:
+            del st.session_state[key]  # the widget starts again from its (new) default
+    st.session_state[marker] = default
+    return default
+
+
 def position_window(max_len: int, key: str, label: str = "Positions shown") -> tuple[int, int]:
     """A two-thumb slider choosing [start, stop) within 0 .. max_len; the whole range by default."""
     if max_len < 2:
         return 0, max_len
-    if key in st.session_state:
-        lo, hi = st.session_state[key]
-        if hi > max_len - 1 or lo > hi:  # max_len shrank since the window was chosen
-            st.session_state[key] = (min(lo, max_len - 1), max_len - 1)
-    start, last = st.slider(label, 0, max_len - 1, (0, max_len - 1), key=key, help="Narrow the window to see every position, with exact values on hover.")
+    default = follow_default(key, (0, max_len - 1))
+    start, last = st.slider(label, 0, max_len - 1, default, key=key, help="Narrow the window to see every position, with exact values on hover.")
     return int(start), int(last) + 1

@@ -147,3 +147,17 @@ def test_similarity_reference_and_offset_controls():
     titles = [f["layout"]["title"]["text"] for f in figures(at)]
     assert any("to position 0" in t for t in titles)
     assert any("M_40" in t for t in titles)
+
+
+def test_untouched_page_controls_follow_the_shared_settings_moved_ones_stay():
+    at = open_page("sinusoidal", max_len="256", d_model="128")
+    assert at.slider(key="sin_window").value == (0, 255)
+    at.number_input(key="max_len").set_value(512).run()
+    assert at.slider(key="sin_window").value == (0, 511)  # untouched: follows, as a fresh link would show
+    assert at.multiselect(key="sin_dims").value == [0, 1, 16, 64]
+    at.number_input(key="d_model").set_value(256).run()
+    assert at.multiselect(key="sin_dims").value == [0, 1, 32, 128]
+    at.slider(key="sin_window").set_value((10, 99)).run()
+    at.number_input(key="max_len").set_value(1000).run()
+    assert at.slider(key="sin_window").value == (10, 99)  # moved by the user: kept
+    assert_clean(at)

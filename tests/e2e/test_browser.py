@@ -54,27 +54,36 @@ def test_page_renders_its_charts(context, app_url, path):
     assert query(page) == {"d_model": "128", "max_len": "256", "base": "10000"}
 
 
-def test_slider_redraws_and_url_reopens_same_view(browser, context, app_url):
+def chart_signature(page) -> str:
+    """What the browser is drawing: every chart's data as JSON (a redraw with new numbers changes it)."""
+    return page.evaluate("() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(p => JSON.stringify(p.data)).join('|')")
+
+
+@pytest.mark.parametrize(("path", "setting", "after"), [("", "d_model", "256"), ("sinusoidal", "d_model", "256"), ("similarity", "max_len", "512")])
+def test_slider_redraws_and_url_reopens_same_view(browser, context, app_url, path, setting, after):
     page = context.new_page()
-    page.goto(f"{app_url}/sinusoidal")
+    page.goto(f"{app_url}/{path}")
     wait_ready(page)
-    assert "d_model = 128" in chart_titles(page)[0]
-    thumb = page.locator(".st-key-d_model_slider input[type='range']")
+    before = chart_signature(page)
+    thumb = page.locator(f".st-key-{setting}_slider input[type='range']")
     thumb.focus()
-    thumb.press("ArrowRight")  # next stop after 128 is 256
-    page.wait_for_function("document.location.search.includes('d_model=256')", timeout=30_000)
+    thumb.press("ArrowRight")  # the next log-spaced stop: 128 -> 256, 256 -> 512
+    page.wait_for_function(f"document.location.search.includes('{setting}={after}')", timeout=30_000)
     wait_ready(page)
-    assert "d_model = 256" in chart_titles(page)[0]
-    assert page.locator(".st-key-d_model input").input_value() == "256"
-    screenshot(page, "sinusoidal-d256")
+    assert page.locator(f".st-key-{setting} input").input_value() == after
+    moved = chart_signature(page)
+    assert moved != before
+    assert page.locator("[data-testid='stException']").count() == 0
+    screenshot(page, f"{path or 'problem'}-{setting}-{after}")
     shared = page.url
 
     # switch page through the sidebar: the settings stay in the URL and on screen
-    page.locator("[data-testid='stSidebarNav'] a", has_text="Similarity").click()
-    page.wait_for_url(re.compile(r".*/similarity\?.*"), timeout=30_000)
+    target = "Sinusoidal" if path != "sinusoidal" else "Similarity"
+    page.locator("[data-testid='stSidebarNav'] a", has_text=target).click()
+    page.wait_for_url(re.compile(rf".*/{target.lower()}\?.*"), timeout=30_000)
     wait_ready(page)
-    assert query(page)["d_model"] == "256"
-    assert page.locator(".st-key-d_model input").input_value() == "256"
+    assert query(page)[setting] == after
+    assert page.locator(f".st-key-{setting} input").input_value() == after
 
     # the copied link opens the same view in a fresh browser context
     fresh = browser.new_context(viewport={"width": 1400, "height": 1000})
@@ -82,9 +91,9 @@ def test_slider_redraws_and_url_reopens_same_view(browser, context, app_url):
         other = fresh.new_page()
         other.goto(shared)
         wait_ready(other)
-        assert other.locator(".st-key-d_model input").input_value() == "256"
-        assert "d_model = 256" in chart_titles(other)[0]
-        assert query(other)["d_model"] == "256"
+        assert other.locator(f".st-key-{setting} input").input_value() == after
+        assert query(other)[setting] == after
+        assert chart_signature(other) == moved  # the same numbers drawn as before the page switch
     finally:
         fresh.close()
 
