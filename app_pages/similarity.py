@@ -63,7 +63,7 @@ st.caption(
 
 # --- profile ---------------------------------------------------------------------------
 st.header("Similarity to one position")
-ref = st.number_input("Reference position", 0, L - 1, follow_default("reference", L // 2), key="reference", bind="query-params")
+ref = st.number_input("Reference position", 0, L - 1, follow_default("reference", L // 2, lambda r: r < L), key="reference", bind="query-params")
 prof = profile(int(ref), L, d, base)
 cos_prof = prof / (similarity.row_norm(np.array([ref]), d, base)[0] * similarity.row_norm(np.arange(L), d, base))
 idx, vals = envelope(cos_prof, LINE_POINTS)

@@ -55,7 +55,9 @@ st.caption(
 # --- waves -----------------------------------------------------------------------------
 st.header("Each dimension is a wave")
 default_dims = sorted({0, 1, min(d - 1, 2 * (d // 16)), min(d - 1, 2 * (d // 4))})
-chosen = st.multiselect("Dimensions to draw", list(range(d)) if d <= 4096 else default_dims + list(range(0, d, max(1, d // 512))), default=follow_default("sin_dims", default_dims), key="sin_dims", max_selections=8)
+dims_value = follow_default("sin_dims", default_dims, lambda dims: all(j < d for j in dims))
+dims_options = range(d) if d <= 4096 else sorted(set(range(0, d, d // 512)) | set(default_dims) | set(dims_value))  # a long list stays usable
+chosen = st.multiselect("Dimensions to draw", list(dims_options), default=dims_value, key="sin_dims", max_selections=8)
 pos = strided(min(stop, start + LINE_POINTS), LINE_POINTS, start=start)  # consecutive positions: no aliasing
 if chosen:
     chosen = sorted(chosen)
@@ -99,7 +101,7 @@ if n_full == 0:
     st.info("d_model = 1 has no complete sin/cos pair.")
 else:
     near_32 = int(np.argmin(np.abs(np.log(wl[:n_full] / 32.0))))  # a pair that takes ~32 positions per turn
-    pair = st.number_input("Pair i", 0, n_full - 1, follow_default("pair", near_32), key="pair", bind="query-params", help="Dimensions 2i (sin) and 2i+1 (cos) in the paper's layout.")
+    pair = st.number_input("Pair i", 0, n_full - 1, follow_default("pair", near_32, lambda i: i < n_full), key="pair", bind="query-params", help="Dimensions 2i (sin) and 2i+1 (cos) in the paper's layout.")
     circ = strided(stop, 400, start=start)
     both = sinusoidal.sinusoidal_encoding(L, d, base, positions=circ.indices, dims=np.array([2 * pair, 2 * pair + 1]))
     step_deg = np.degrees(omega[pair]) % 360
@@ -131,7 +133,7 @@ st.caption("Bit b repeats every 2^(b+1) positions; beside each, the sine whose w
 
 # --- exact vector ----------------------------------------------------------------------
 st.header("A position's exact vector")
-p = st.number_input("Position p", 0, max(L - 1, 0), follow_default("position", min(10, L - 1)), key="position", bind="query-params")
+p = st.number_input("Position p", 0, max(L - 1, 0), follow_default("position", min(10, L - 1), lambda q: q < L), key="position", bind="query-params")
 pair_of, freq, is_cos = sinusoidal.column_info(d, base, layout)
 row = sinusoidal.sinusoidal_encoding(L, d, base, layout=layout, positions=np.array([p]))[0]
 st.dataframe(

@@ -10,6 +10,7 @@ a link to the view on screen, after a page switch too.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import streamlit as st
@@ -125,24 +126,30 @@ def guarded(func, *args, **kwargs):
         st.stop()
 
 
-def follow_default(key: str, default):
-    """For a page control whose default depends on the shared settings (a window over
-    max_len, the dimensions drawn for d_model): while the user has not moved it, it follows
-    its default when the settings change, so a link with the same settings reopens the same
-    view. Once moved, it keeps the user's value. Returns `default`, for the widget call."""
+def follow_default(key: str, default, fits: Callable[[object], bool] = lambda value: True):
+    """The value to create a page control with, when its default depends on the shared
+    settings (a window over max_len, the dimensions drawn for d_model).
+
+    While the user has not moved the control it follows its default, so a link with the same
+    settings reopens the same view. Once moved, it keeps the user's value as long as that
+    still `fits` the new settings (Streamlit rebuilds a widget whose range changed, so the
+    value is handed over explicitly); otherwise it starts again from the default."""
     marker = f"_default_{key}"
+    value = default
     if key in st.session_state and marker in st.session_state:
-        untouched = st.session_state[key] == st.session_state[marker]
-        if untouched and default != st.session_state[marker]:
-            del st.session_state[key]  # the widget starts again from its (new) default
+        current = st.session_state[key]
+        if current != st.session_state[marker] and fits(current):
+            value = current
+        elif default != st.session_state[marker] or not fits(current):
+            del st.session_state[key]
     st.session_state[marker] = default
-    return default
+    return value
 
 
 def position_window(max_len: int, key: str, label: str = "Positions shown") -> tuple[int, int]:
     """A two-thumb slider choosing [start, stop) within 0 .. max_len; the whole range by default."""
     if max_len < 2:
         return 0, max_len
-    default = follow_default(key, (0, max_len - 1))
-    start, last = st.slider(label, 0, max_len - 1, default, key=key, help="Narrow the window to see every position, with exact values on hover.")
+    value = follow_default(key, (0, max_len - 1), lambda window: window[1] <= max_len - 1)
+    start, last = st.slider(label, 0, max_len - 1, value, key=key, help="Narrow the window to see every position, with exact values on hover.")
     return int(start), int(last) + 1
