@@ -117,8 +117,8 @@ with col_a:
         x_title="position p",
         y_title="value added to each feature",
         note=pos.note("position"),
+        y_marks=[(1.0, "typical size of a word feature (~1)")],
     )
-    charts.mark_y(fig, 1.0, "typical size of a word feature (~1)")
     plot(fig, key="naive_integer")
     st.caption(f"Adding p itself: at position {L - 1:,} the code is {L - 1:,}, and the word it is added to is lost in it.")
 with col_b:
@@ -130,9 +130,9 @@ with col_b:
         y_title="code p / L",
         markers=True,
         note="first 17 positions of each sentence",
+        x_range=(-0.5, 16.5),
+        x_marks=[(3, "position 3")],
     )
-    charts.mark_x(fig, 3, "position 3")
-    fig.update_xaxes(range=[-0.5, 16.5])
     plot(fig, key="naive_fraction")
     codes = ", ".join(f"{3 / n:.3f} (L={n})" for n in lengths if n > 3)
     st.caption(f"Bounded, but position 3 is coded {codes}: the model cannot learn what 'third word' means.")

@@ -73,8 +73,8 @@ fig = charts.lines(
     x_title="position p",
     y_title="cosine similarity",
     note=f"{L:,} positions drawn as the minimum and maximum of each of {LINE_POINTS // 2:,} buckets" if idx.size < L else "",
+    x_marks=[(ref, "reference")],
 )
-charts.mark_x(fig, ref, "reference")
 plot(fig, key="sim_profile")
 near = cos_prof[max(ref - 1, 0)] if ref > 0 else cos_prof[min(ref + 1, L - 1)]
 st.caption(
@@ -151,8 +151,16 @@ st.header("Every row has the same length")
 norm_pos = measured_positions(L)
 rows = sinusoidal.sinusoidal_encoding(L, d, base, positions=norm_pos.indices)
 norms = np.linalg.norm(rows, axis=1)
-fig = charts.lines([("||PE(p)||", norm_pos.indices, norms)], title="Norm of each position vector", x_title="position p", y_title="||PE(p)||", note=norm_pos.note("position"), y_range=(0.0, 1.15 * norms.max()))
-charts.mark_y(fig, np.sqrt(d // 2) if d % 2 == 0 else np.sqrt((d - 1) / 2), f"√({d // 2 if d % 2 == 0 else f'({d}−1)/2'})")
+floor = (np.sqrt(d / 2), f"√(d/2) = √{d // 2}") if d % 2 == 0 else (np.sqrt((d - 1) / 2), f"√((d−1)/2) = √{(d - 1) // 2}")
+fig = charts.lines(
+    [("||PE(p)||", norm_pos.indices, norms)],
+    title="Norm of each position vector",
+    x_title="position p",
+    y_title="||PE(p)||",
+    note=norm_pos.note("position"),
+    y_range=(0.0, 1.15 * norms.max()),
+    y_marks=[floor],
+)
 plot(fig, key="sim_norms")
 if d % 2 == 0:
     st.caption(f"Each pair contributes sin² + cos² = 1, so every row has norm √(d/2) = {np.sqrt(d / 2):.12f}; measured spread {norms.max() - norms.min():.1e}.")

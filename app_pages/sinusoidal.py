@@ -63,18 +63,20 @@ if chosen:
     chosen = sorted(chosen)
     values = sinusoidal.sinusoidal_encoding(L, d, base, layout=layout, positions=pos.indices, dims=np.asarray(chosen))
     pair_of, _, is_cos = sinusoidal.column_info(d, base, layout)
+    marks, marked = [], set()
+    for k, j in enumerate(chosen):  # one dashed line per pair whose wavelength fits the span readably
+        i = pair_of[j]
+        if 0.02 * pos.total <= wl[i] < pos.total and i not in marked:
+            marked.add(i)
+            marks.append((start + wl[i], f"λ{i}", charts.LINE_COLOURS[k % len(charts.LINE_COLOURS)]))
     fig = charts.lines(
         [(f"dim {j} ({'cos' if is_cos[j] else 'sin'}, λ = {wl[pair_of[j]]:,.1f})", pos.indices, values[:, k]) for k, j in enumerate(chosen)],
         title=f"PE(p, j) against position for the chosen dimensions, positions {start:,} to {pos.stop - 1:,}",
         x_title="position p",
         y_title="PE(p, j)",
         note=f"the first {LINE_POINTS:,} positions of the window" if stop - start > LINE_POINTS else "",
+        x_marks=marks,
     )
-    marked = set()
-    for k, j in enumerate(chosen):
-        if 0.02 * pos.total <= wl[pair_of[j]] < pos.total and pair_of[j] not in marked:
-            marked.add(pair_of[j])
-            charts.mark_x(fig, start + wl[pair_of[j]], f"λ{pair_of[j]}", charts.LINE_COLOURS[k % len(charts.LINE_COLOURS)])
     plot(fig, key="sin_waves")
     st.caption("Dimension j repeats every λ_i = 2π·base^(2i/d) positions (dashed lines λ_i, measured from the window's start), with i = j // 2 in the paper's layout. A sine and the cosine beside it share a wavelength, a quarter cycle apart.")
 else:

@@ -32,22 +32,66 @@ _AXIS = dict(gridcolor="#EBEDF0", zerolinecolor="#C9CED6", linecolor="#C9CED6", 
 TEMPLATE = go.layout.Template(layout=dict(paper_bgcolor="white", plot_bgcolor="white", font=FONT, colorway=list(LINE_COLOURS), xaxis=_AXIS, yaxis=_AXIS, hoverlabel=dict(font=dict(size=12))))
 
 
-def _frame(fig: go.Figure, title: str, note: str, height: int, top: int = 0) -> go.Figure:
-    """Title (with the sampling note under it), size, margins, font and template."""
+Mark = tuple  # (value, label) or (value, label, colour): a dashed reference line
+
+
+def _marks(x_marks: Sequence[Mark], y_marks: Sequence[Mark], *, log_y: bool = False) -> tuple[list[dict], list[dict]]:
+    """Dashed lines across the plot with a small label, as plain layout shapes and annotations
+    (Plotly's add_vline/add_hline re-validate the whole figure each call: ~10 ms apiece).
+    On a log y axis plotly.js places a shape at the data value but an annotation at its
+    exponent, hence `log_y`."""
+    shapes, labels = [], []
+    for axis, marks in (("x", x_marks), ("y", y_marks)):
+        for value, text, *rest in marks:
+            colour = rest[0] if rest else "#555555"
+            line = dict(color=colour, dash="dash", width=1.5)
+            if axis == "x":
+                shapes.append(dict(type="line", xref="x", yref="paper", x0=value, x1=value, y0=0, y1=1, line=line))
+                labels.append(dict(xref="x", yref="paper", x=value, y=1.0, text=text, showarrow=False, yanchor="bottom", font=dict(size=11, color=colour)))
+            else:
+                shapes.append(dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=value, y1=value, line=line))
+                labels.append(dict(xref="paper", yref="y", x=0.0, y=float(np.log10(value)) if log_y else value, text=text, showarrow=False, xanchor="left", yanchor="bottom", font=dict(size=11, color=colour)))
+    return shapes, labels
+
+
+def _figure(
+    traces: list,
+    *,
+    title: str,
+    note: str = "",
+    height: int = 380,
+    x_title: str | None = None,
+    y_title: str | None = None,
+    legend: bool = False,
+    x_marks: Sequence[Mark] = (),
+    y_marks: Sequence[Mark] = (),
+    top: int = 0,
+    **layout,
+) -> go.Figure:
+    """Build the figure in one go: title (with the sampling note under it), axis titles, size,
+    margins, our template, optional legend under the plot and reference marks. `layout` adds
+    or overrides layout keys (axes are merged). One go.Figure call validates once, instead
+    of once per update_* call."""
     full = title if not note else f"{title}<br><sup>{note}</sup>"
-    fig.update_layout(
+    shapes, labels = _marks(x_marks, y_marks, log_y=layout.get("yaxis", {}).get("type") == "log")
+    base: dict = dict(
         title=dict(text=full, x=0.0, xanchor="left"),
-        height=height,
-        margin=dict(l=60, r=20, t=(70 if note else 50) + top, b=50 if not fig.layout.showlegend else 90),
+        height=height + (40 if legend else 0),
+        margin=dict(l=60, r=20, t=(70 if note else 50) + top, b=90 if legend else 50),
         template=TEMPLATE,
+        showlegend=legend,
+        shapes=shapes,
+        annotations=labels + list(layout.pop("annotations", [])),
     )
-    return fig
-
-
-def _layout(fig: go.Figure, title: str, x_title: str, y_title: str, note: str = "", height: int = 380) -> go.Figure:
-    fig.update_xaxes(title_text=x_title)
-    fig.update_yaxes(title_text=y_title)
-    return _frame(fig, title, note, height)
+    if legend:
+        base["legend"] = dict(orientation="h", yanchor="top", y=-0.22, xanchor="left", x=0.0)
+    for axis, text in (("xaxis", x_title), ("yaxis", y_title)):
+        merged = dict(layout.pop(axis, {}))
+        if text is not None:
+            merged["title"] = dict(text=text)
+        base[axis] = merged
+    base.update(layout)
+    return go.Figure(data=traces, layout=base)
 
 
 def _colour_lut(scale: str, n: int = 256) -> np.ndarray:
@@ -130,44 +174,39 @@ def lines(
     log_x: bool = False,
     log_y: bool = False,
     markers: bool = False,
+    x_range: tuple[float, float] | None = None,
     y_range: tuple[float, float] | None = None,
+    x_marks: Sequence[Mark] = (),
+    y_marks: Sequence[Mark] = (),
     height: int = 380,
 ) -> go.Figure:
-    """One line per (name, x, y) in Okabe-Ito colours; the legend sits under the plot.
-    `y_range` fixes the y axis, so rounding noise on a constant is not blown up to full height."""
-    fig = go.Figure()
-    for k, (name, xs, ys) in enumerate(series):
-        fig.add_trace(
-            go.Scatter(
-                x=np.asarray(xs),
-                y=np.asarray(ys),
-                name=name,
-                mode="lines+markers" if markers else "lines",
-                line=dict(color=LINE_COLOURS[k % len(LINE_COLOURS)], width=2),
-                marker=dict(size=5),
-            )
+    """One line per (name, x, y) in Okabe-Ito colours; the legend sits under the plot when
+    there is more than one. `y_range` fixes the y axis, so rounding noise on a constant is not
+    blown up to full height. Marks are dashed reference lines (value, label[, colour])."""
+    traces = [
+        go.Scatter(
+            x=np.asarray(xs),
+            y=np.asarray(ys),
+            name=name,
+            mode="lines+markers" if markers else "lines",
+            line=dict(color=LINE_COLOURS[k % len(LINE_COLOURS)], width=2),
+            marker=dict(size=5),
         )
-    fig.update_xaxes(type="log" if log_x else "linear")
-    fig.update_yaxes(type="log" if log_y else "linear", range=y_range)
-    _legend_below(fig, show=len(series) > 1)
-    return _layout(fig, title, x_title, y_title, note, height + (40 if len(series) > 1 else 0))
-
-
-def _legend_below(fig: go.Figure, show: bool = True) -> None:
-    fig.update_layout(showlegend=show, legend=dict(orientation="h", yanchor="top", y=-0.22, xanchor="left", x=0.0))
-
-
-def mark_x(fig: go.Figure, x: float, text: str, colour: str = "#555555") -> go.Figure:
-    """A dashed vertical marker with a label."""
-    fig.add_vline(x=x, line=dict(color=colour, dash="dash", width=1.5), annotation_text=text, annotation_position="top")
-    return fig
-
-
-def mark_y(fig: go.Figure, y: float, text: str, colour: str = "#555555", *, log: bool = False) -> go.Figure:
-    """A dashed horizontal marker with a label; on a log y axis pass log=True (Plotly places
-    shapes on log axes by the exponent)."""
-    fig.add_hline(y=float(np.log10(y)) if log else y, line=dict(color=colour, dash="dash", width=1.5), annotation_text=text, annotation_position="top left")
-    return fig
+        for k, (name, xs, ys) in enumerate(series)
+    ]
+    return _figure(
+        traces,
+        title=title,
+        note=note,
+        height=height,
+        x_title=x_title,
+        y_title=y_title,
+        legend=len(series) > 1,
+        x_marks=x_marks,
+        y_marks=y_marks,
+        xaxis=dict(type="log" if log_x else "linear", range=x_range),
+        yaxis=dict(type="log" if log_y else "linear", range=y_range),
+    )
 
 
 def spectrum(wavelength: np.ndarray, max_len: int, *, title: str, note: str = "") -> go.Figure:
@@ -175,43 +214,54 @@ def spectrum(wavelength: np.ndarray, max_len: int, *, title: str, note: str = ""
     marked; pairs above the line never complete a cycle inside the context."""
     pair = np.arange(wavelength.size)
     longer = wavelength > max_len
-    fig = go.Figure()
-    for mask, name, colour in ((~longer, "completes a cycle within max_len", LINE_COLOURS[0]), (longer, "wavelength > max_len", LINE_COLOURS[1])):
-        if mask.any():
-            fig.add_trace(
-                go.Scatter(
-                    x=pair[mask],
-                    y=wavelength[mask],
-                    mode="markers",
-                    name=name,
-                    marker=dict(color=colour, size=5),
-                    customdata=(2 * np.pi / wavelength[mask]),
-                    hovertemplate="pair %{x}<br>wavelength %{y:.6g} positions<br>frequency %{customdata:.6g} rad/position<extra></extra>",
-                )
-            )
-    fig.update_yaxes(type="log")
-    _legend_below(fig)
-    mark_y(fig, max_len, f"max_len = {max_len:,}", log=True)
-    return _layout(fig, title, "pair index i (dimensions 2i, 2i+1)", "wavelength 2π/ω_i (positions, log scale)", note, height=420)
+    traces = [
+        go.Scatter(
+            x=pair[mask],
+            y=wavelength[mask],
+            mode="markers",
+            name=name,
+            marker=dict(color=colour, size=5),
+            customdata=(2 * np.pi / wavelength[mask]),
+            hovertemplate="pair %{x}<br>wavelength %{y:.6g} positions<br>frequency %{customdata:.6g} rad/position<extra></extra>",
+        )
+        for mask, name, colour in ((~longer, "completes a cycle within max_len", LINE_COLOURS[0]), (longer, "wavelength > max_len", LINE_COLOURS[1]))
+        if mask.any()
+    ]
+    return _figure(
+        traces,
+        title=title,
+        note=note,
+        height=420,
+        x_title="pair index i (dimensions 2i, 2i+1)",
+        y_title="wavelength 2π/ω_i (positions, log scale)",
+        legend=True,
+        y_marks=[(max_len, f"max_len = {max_len:,}")],
+        yaxis=dict(type="log"),
+    )
 
 
 def phase_circle(sin_values: np.ndarray, cos_values: np.ndarray, positions: np.ndarray, *, title: str, note: str = "") -> go.Figure:
     """The point (sin pω, cos pω) for each position, coloured by position: the pair turns
     by the same angle ω at every step."""
-    fig = go.Figure(
-        go.Scatter(
-            x=sin_values,
-            y=cos_values,
-            mode="markers+lines",
-            line=dict(color="rgba(120,120,120,0.3)", width=1),
-            marker=dict(color=positions, colorscale=SEQUENTIAL, size=7, showscale=True, colorbar=dict(title=dict(text="position"))),
-            customdata=positions,
-            hovertemplate="position %{customdata}<br>sin %{x:.6f}<br>cos %{y:.6f}<extra></extra>",
-        )
+    trace = go.Scatter(
+        x=sin_values,
+        y=cos_values,
+        mode="markers+lines",
+        line=dict(color="rgba(120,120,120,0.3)", width=1),
+        marker=dict(color=positions, colorscale=SEQUENTIAL, size=7, showscale=True, colorbar=dict(title=dict(text="position"))),
+        customdata=positions,
+        hovertemplate="position %{customdata}<br>sin %{x:.6f}<br>cos %{y:.6f}<extra></extra>",
     )
-    fig.update_xaxes(range=[-1.15, 1.15], scaleanchor="y", scaleratio=1)
-    fig.update_yaxes(range=[-1.15, 1.15])
-    return _layout(fig, title, "sin(p ω) (even dimension)", "cos(p ω) (odd dimension)", note, height=440)
+    return _figure(
+        [trace],
+        title=title,
+        note=note,
+        height=440,
+        x_title="sin(p ω) (even dimension)",
+        y_title="cos(p ω) (odd dimension)",
+        xaxis=dict(range=[-1.15, 1.15], scaleanchor="y", scaleratio=1),
+        yaxis=dict(range=[-1.15, 1.15]),
+    )
 
 
 def side_by_side_heatmaps(
@@ -258,5 +308,4 @@ def side_by_side_heatmaps(
         layout[f"xaxis{suffix}"], layout[f"yaxis{suffix}"] = x_axis, y_axis
         if panel_title:
             titles.append(dict(text=panel_title, x=left + width / 2, y=1.0, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=13)))
-    fig = go.Figure(data=traces, layout=dict(layout, annotations=titles))
-    return _frame(fig, title, note, height, top=20 if titles else 0)
+    return _figure(traces, title=title, note=note, height=height, top=20 if titles else 0, annotations=titles, **layout)

@@ -63,12 +63,10 @@ def _read_url_once() -> None:
 
 
 def _control(spec: ParamSpec, label: str, help_text: str) -> float:
-    value = st.session_state[spec.name]
-    fmt = spec.format
     st.select_slider(
         label,
-        options=_stops(spec, value),
-        format_func=lambda v: f"{fmt(v)}" if spec.integer else f"{v:,.6g}",
+        options=_stops(spec, st.session_state[spec.name]),
+        format_func=spec.format if spec.integer else (lambda v: f"{v:,.6g}"),
         key=_slider_key(spec),
         on_change=_from_slider,
         args=(spec,),
