@@ -19,6 +19,7 @@ PAGES = [
     st.Page("app_pages/problem.py", title="The position problem", icon=":material/help:", default=True),
     st.Page("app_pages/sinusoidal.py", title="Sinusoidal encoding", icon=":material/waves:", url_path="sinusoidal"),
     st.Page("app_pages/similarity.py", title="Similarity between positions", icon=":material/grid_on:", url_path="similarity"),
+    st.Page("app_pages/attention.py", title="Attention with and without positions", icon=":material/visibility:", url_path="attention"),
 ]
 
 page = st.navigation(PAGES)

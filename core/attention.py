@@ -150,3 +150,199 @@ def bag_of_words(words_a: list[str], words_b: list[str], d_model: int, pe: np.nd
     qa, qb = pooled_output(a, pe, proj), pooled_output(b, pe, proj)
     rel = lambda u, v: float(np.linalg.norm(u - v) / np.linalg.norm(u))  # noqa: E731
     return BagOfWords(cosine(pa, pb), cosine(qa, qb), rel(pa, pb), rel(qa, qb))
+
+
+# --- multi-head attention (the `attention` page) ----------------------------------------
+
+
+def _check_heads(width: int, n_heads: int) -> int:
+    if int(n_heads) != n_heads or n_heads < 1:
+        raise ValueError(f"The number of heads must be a whole number of at least 1, got {n_heads!r}.")
+    if width % n_heads:
+        raise ValueError(f"A width of {width} does not split into {n_heads} equal heads: pick a head count that divides it.")
+    return width // n_heads
+
+
+def multi_head_attention(
+    x: np.ndarray,
+    n_heads: int = 1,
+    projections: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    *,
+    causal: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""Scaled dot-product self-attention with H heads of width d/H, in numpy:
+    $\text{softmax}(Q_h K_h^\top / \sqrt{d/H} + M)\,V_h$ per head, heads concatenated.
+    Q = K = V = x when `projections` is None. A causal mask M puts -inf above the diagonal
+    (key after query). Returns (outputs (T, d), weights (H, T, T))."""
+    t, d = x.shape
+    hd = _check_heads(d, n_heads)
+    q, k, v = (x, x, x) if projections is None else (x @ projections[0], x @ projections[1], x @ projections[2])
+    q, k, v = (a.reshape(t, n_heads, hd).transpose(1, 0, 2) for a in (q, k, v))  # (H, T, hd)
+    scores = q @ k.transpose(0, 2, 1) / np.sqrt(hd)  # (H, T, T)
+    if causal:
+        scores = np.where(np.triu(np.ones((t, t), dtype=bool), 1), -np.inf, scores)
+    weights = softmax(scores)
+    out = (weights @ v).transpose(1, 0, 2).reshape(t, d)  # (T, d)
+    return out, weights
+
+
+def multi_head_attention_torch(
+    x: np.ndarray,
+    n_heads: int = 1,
+    projections: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    *,
+    causal: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The same computation as `multi_head_attention`, in torch (float64, CPU), the way a
+    model runs it; numpy in and out so callers and caches stay torch-free. torch is imported
+    here, on first use, not when core is imported. Returns (outputs (T, d), weights (H, T, T))."""
+    import torch
+
+    t, d = x.shape
+    hd = _check_heads(d, n_heads)
+    xt = torch.from_numpy(np.ascontiguousarray(x, dtype=np.float64))
+    if projections is None:
+        q = k = v = xt
+    else:
+        q, k, v = (xt @ torch.from_numpy(np.ascontiguousarray(w)) for w in projections)
+    q, k, v = (a.view(t, n_heads, hd).transpose(0, 1) for a in (q, k, v))  # (H, T, hd)
+    scores = q @ k.transpose(1, 2) / hd**0.5  # (H, T, T)
+    if causal:
+        scores = scores.masked_fill(torch.triu(torch.ones(t, t, dtype=torch.bool), 1), float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    out = (weights @ v).transpose(0, 1).reshape(t, d)  # (T, d)
+    return out.numpy(), weights.numpy()
+
+
+def row_distance(a: np.ndarray, b: np.ndarray) -> float:
+    """Mean total-variation distance between matching attention rows of a and b (..., T, T):
+    0 for identical patterns, 1 for rows that attend to disjoint keys."""
+    return float(0.5 * np.abs(a - b).sum(axis=-1).mean())
+
+
+@dataclass(frozen=True)
+class AttentionStudy:
+    """Everything the `attention` page shows for one sentence and one setting.
+
+    weights_* are (H, T, T); the *_shuffled ones are put back in the original order.
+    residual_*: max |output difference| between the shuffled run, put back, and the original.
+    repeat_spread_*: largest difference between attention rows of identical tokens (0 when
+    the sentence has no repeated word). word_norm, position_norm: (T,) per token.
+    """
+
+    words: list[str]
+    perm: np.ndarray
+    weights_plain: np.ndarray
+    weights_pe: np.ndarray
+    weights_plain_shuffled: np.ndarray
+    weights_pe_shuffled: np.ndarray
+    residual_plain: float
+    residual_pe: float
+    repeat_spread_plain: float
+    repeat_spread_pe: float
+    word_norm: np.ndarray
+    position_norm: np.ndarray
+
+
+def _repeat_spread(words: list[str], weights: np.ndarray) -> float:
+    """Max over pairs of identical words of max |row_i - row_j| in any head."""
+    spread = 0.0
+    for word in set(words):
+        rows = [i for i, w in enumerate(words) if w == word]
+        if len(rows) > 1:
+            block = weights[:, rows, :]  # (H, r, T)
+            spread = max(spread, float(np.ptp(block, axis=1).max()))
+    return spread
+
+
+def attention_study(
+    words: list[str],
+    pe: np.ndarray,
+    *,
+    n_heads: int = 1,
+    project: bool = True,
+    causal: bool = False,
+    scale_words: bool = True,
+    seed: int = 0,
+    backend=multi_head_attention_torch,
+) -> AttentionStudy:
+    """Attention on `words` without and with `pe` (T, d) added, and on a seeded shuffle of the
+    words (positions stay where they are: position k is still position k)."""
+    d = pe.shape[1]
+    x = embed(words, d) * (np.sqrt(d) if scale_words else 1.0)
+    proj = random_projections(d) if project else None
+    perm = shuffle_perm(len(words), seed)
+    inverse = np.argsort(perm)
+    runs = {}
+    for name, pos in (("plain", np.zeros_like(x)), ("pe", pe)):
+        out, w = backend(x + pos, n_heads, proj, causal=causal)
+        out_s, w_s = backend(x[perm] + pos, n_heads, proj, causal=causal)
+        runs[name] = (w, w_s[:, inverse][:, :, inverse], float(np.abs(out_s[inverse] - out).max()))
+    return AttentionStudy(
+        words,
+        perm,
+        runs["plain"][0],
+        runs["pe"][0],
+        runs["plain"][1],
+        runs["pe"][1],
+        runs["plain"][2],
+        runs["pe"][2],
+        _repeat_spread(words, runs["plain"][0]),
+        _repeat_spread(words, runs["pe"][0]),
+        np.linalg.norm(x, axis=1),
+        np.linalg.norm(pe, axis=1),
+    )
+
+
+def score_shares(
+    words: list[str],
+    pe: np.ndarray,
+    factors: np.ndarray,
+    *,
+    project: bool = True,
+    scale_words: bool = True,
+) -> np.ndarray:
+    r"""Where the attention scores come from, as the position part is scaled by f.
+
+    With inputs x + f·p the scores split exactly into four terms,
+    $(x + fp)W_QW_K^\top(x + fp)^\top = xAx^\top + f\,(xAp^\top + pAx^\top) + f^2\,pAp^\top$
+    with $A = W_QW_K^\top$ (the identity without projections): content with content, the
+    cross terms, position with position. Returns (F, 3): each term's Frobenius norm as a
+    share of their sum, columns (content, cross, position)."""
+    d = pe.shape[1]
+    x = embed(words, d) * (np.sqrt(d) if scale_words else 1.0)
+    a = np.eye(d) if not project else random_projections(d)[0] @ random_projections(d)[1].T
+    content = np.linalg.norm(x @ a @ x.T)
+    cross = np.linalg.norm(x @ a @ pe.T + pe @ a @ x.T)
+    position = np.linalg.norm(pe @ a @ pe.T)
+    f = np.asarray(factors, dtype=np.float64)
+    terms = np.stack([np.full(f.shape, content), f * cross, f**2 * position], axis=1)  # (F, 3)
+    return terms / terms.sum(axis=1, keepdims=True)
+
+
+@dataclass(frozen=True)
+class AddVersusConcat:
+    """Both ways of combining words and positions: does the shuffle change the outputs, and
+    what does the wider input cost (parameters of the Q, K, V projections)."""
+
+    residual_add: float
+    residual_concat: float
+    width_add: int
+    width_concat: int
+    params_add: int
+    params_concat: int
+
+
+def add_versus_concat(words: list[str], pe: np.ndarray, *, seed: int = 0) -> AddVersusConcat:
+    """Shuffle test for x + pe (width d) and for [x, pe] (width 2d), with seeded projections."""
+    d = pe.shape[1]
+    x = sentence_inputs(words, d)
+    perm = shuffle_perm(len(words), seed)
+    added = permutation_residual(x, perm, pe, random_projections(d))
+    wide = np.concatenate([x, pe], axis=1)  # (T, 2d)
+    wide_shuffled = np.concatenate([x[perm], pe], axis=1)
+    proj = random_projections(2 * d)
+    out, _ = self_attention(wide, proj)
+    out_s, _ = self_attention(wide_shuffled, proj)
+    concat = float(np.abs(out_s[np.argsort(perm)] - out).max())
+    return AddVersusConcat(added, concat, d, 2 * d, 3 * d * d, 3 * (2 * d) ** 2)

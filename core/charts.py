@@ -289,7 +289,7 @@ def side_by_side_heatmaps(
     else:
         zmin = min(float(np.nanmin(z)) for _, z, _, _ in panels) if zmin is None else zmin
         zmax = max(float(np.nanmax(z)) for _, z, _, _ in panels) if zmax is None else zmax
-    n, gap = len(panels), 0.08
+    n, gap = len(panels), 0.08 if y_ticks is None else 0.16  # word ticks need room between panels
     numeric = sum(z.size for _, z, _, _ in panels) <= HEATMAP_CELLS  # the budget is per figure
     width = (1.0 - gap * (n - 1)) / n
     traces, layout, titles = [], {}, []

@@ -1,0 +1,210 @@
+"""Page `attention`: attention with and without positional encoding, side by side, live."""
+
+import numpy as np
+import streamlit as st
+
+from core import attention, charts
+from core.grid import strided
+from core.registry import SCHEMES, positional_schemes
+from ui.shared import current_settings, guarded, plot
+
+WIDTH_CAP = 512  # the page builds d x d projections and (H, T, T) weights for three runs
+MAX_TOKENS = 256
+TICK_LIMIT = 40  # above this many tokens the axes show positions instead of words
+PRESETS = {
+    "dog bites man": "dog bites man",
+    "man bites dog": "man bites dog",
+    "the cat sat on the mat": "the cat sat on the mat",
+    "one word repeated": "the the the the the the",
+    "a long sentence": (
+        "when the quick brown fox finally jumped over the lazy dog the dog woke up looked around "
+        "and wondered why every sentence about foxes ends with a sleeping dog in the sun"
+    ),
+}
+CUSTOM = "your own sentence"
+FACTORS = np.linspace(0.0, 4.0, 33)  # position factors for the score-share curve
+
+st.title("Attention with and without positions")
+s = current_settings()
+width = min(s.d_model, WIDTH_CAP)
+if s.d_model > WIDTH_CAP:
+    st.info(f"This page uses width {WIDTH_CAP} (d_model is {s.d_model:,}): it computes d x d projections and every attention weight live.", icon=":material/info:")
+st.markdown(
+    "Words become fixed pseudo-random vectors (the same word always gets the same vector), attention runs in "
+    "torch with fixed random projections standing in for trained ones, and a positional encoding is applied "
+    "the way a model applies it. Compare what attention sees with and without it."
+)
+
+# --- controls ----------------------------------------------------------------------------
+c1, c2 = st.columns([2, 3])
+preset = c1.selectbox("Sentence", [*PRESETS, CUSTOM], key="sentence", bind="query-params")
+text = c2.text_input("Your sentence", value="the quick brown fox", key="att_text", max_chars=100_000, disabled=preset != CUSTOM)
+words = attention.tokenize(PRESETS.get(preset, text))
+if not words:
+    st.warning("There are no words to attend over: type some letters or digits (any script).", icon=":material/edit:")
+    st.stop()
+if len(words) > MAX_TOKENS:
+    st.info(f"Using the first {MAX_TOKENS} of {len(words):,} words.", icon=":material/content_cut:")
+    words = words[:MAX_TOKENS]
+
+names = positional_schemes()
+c1, c2, c3, c4 = st.columns(4)
+scheme = SCHEMES[c1.selectbox("Positional encoding", names, format_func=lambda n: SCHEMES[n].label, key="scheme", bind="query-params")]
+heads = c2.selectbox("Heads", [1, 2, 4, 8], key="heads", bind="query-params")
+project = c3.toggle("Random Q, K, V projections", value=True, key="project", bind="query-params", help="Off: Q = K = V = the input vectors.")
+causal = c4.toggle("Causal mask", value=False, key="causal", bind="query-params", help="Each word attends only to itself and earlier words.")
+c1, c2, c3 = st.columns([1, 1, 2])
+scale_words = c1.toggle("Scale words by √d_model", value=True, key="scale_words", bind="query-params", help="As the Transformer paper does, so words and positions have similar size.")
+pe_scale = c2.slider("Position factor", 0.0, 4.0, 1.0, 0.25, key="pe_scale", bind="query-params", help="Multiplies the positional encoding before it is applied.")
+if "att_seed" not in st.session_state:
+    st.session_state.att_seed = 1
+if c3.button("Shuffle the words", key="shuffle", icon=":material/shuffle:"):
+    st.session_state.att_seed += 1
+
+
+@st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
+def study(words: tuple[str, ...], width: int, base: float, scheme: str, heads: int, project: bool, causal: bool, scale_words: bool, pe_scale: float, seed: int) -> attention.AttentionStudy:
+    pe = pe_scale * SCHEMES[scheme].encode(len(words), width, base)
+    return attention.attention_study(list(words), pe, n_heads=heads, project=project, causal=causal, scale_words=scale_words, seed=seed)
+
+
+res = guarded(study, tuple(words), width, s.base, scheme.name, heads, project, causal, scale_words, pe_scale, st.session_state.att_seed)
+
+# --- side by side ------------------------------------------------------------------------
+st.header("Side by side")
+head = st.selectbox("Head shown", list(range(heads)), key="head", format_func=lambda h: f"head {h + 1} of {heads}") if heads > 1 else 0
+n = len(words)
+ax = strided(n, MAX_TOKENS)
+ticks = [[f"{i}:{w}" for i, w in enumerate(words)]] * 2 if n <= TICK_LIMIT else None
+axis_title = "key word" if n <= TICK_LIMIT else "key position"
+col_a, col_b = st.columns([2, 1])
+with col_a:
+    plot(
+        charts.side_by_side_heatmaps(
+            [("without positions", res.weights_plain[head], ax, ax), (f"with {scheme.label}", res.weights_pe[head], ax, ax)],
+            title=f"Attention weights, head {head + 1} (row: query, column: key)",
+            x_title=axis_title,
+            y_title=axis_title.replace("key", "query"),
+            signed=False,
+            zmin=0.0,
+            zmax=float(max(res.weights_plain[head].max(), res.weights_pe[head].max())),
+            x_ticks=ticks,
+            y_ticks=ticks,
+            height=460,
+        ),
+        key="att_side_by_side",
+    )
+with col_b:
+    diff = res.weights_pe[head] - res.weights_plain[head]
+    plot(
+        charts.side_by_side_heatmaps(
+            [("with − without", diff, ax, ax)],
+            title="Difference",
+            x_title=axis_title,
+            y_title=axis_title.replace("key", "query"),
+            x_ticks=ticks[:1] if ticks else None,
+            y_ticks=ticks[:1] if ticks else None,
+            height=460,
+        ),
+        key="att_difference",
+    )
+st.caption(
+    f"The encoding is {scheme.applied}. Without it, a word's attention depends only on which words are present: "
+    "identical words get identical rows, and the pattern moves with the words when they are shuffled. With it, "
+    "where a word stands changes whom it attends to (red: more attention than without positions, blue: less)."
+    + (" The causal mask hides later words (the upper triangle), and that alone already depends on order." if causal else "")
+)
+
+# --- permutation test --------------------------------------------------------------------
+st.header("The permutation test")
+shuffled = [words[i] for i in res.perm]
+st.markdown(f"Shuffled sentence: **{' '.join(shuffled[:60])}{' ...' if n > 60 else ''}**")
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("shuffle residual, no positions", f"{res.residual_plain:.1e}", help="max |output difference| between the shuffled run, put back in order, and the original")
+m2.metric("shuffle residual, with positions", f"{res.residual_pe:.3g}", help=f"the same, with {scheme.label}")
+m3.metric("same-word rows, no positions", f"{res.repeat_spread_plain:.1e}", help="largest difference between the attention rows of two identical words")
+m4.metric("same-word rows, with positions", f"{res.repeat_spread_pe:.3g}", help=f"the same, with {scheme.label}")
+notes = []
+if causal:
+    notes.append("With the causal mask even attention without positions is not shuffle-proof: the mask itself encodes order (a known reason decoder-only models can work without any positional encoding).")
+if len(set(words)) == n:
+    notes.append("This sentence has no repeated word, so the identical-word check has nothing to compare: try 'one word repeated'.")
+if len(set(words)) == 1:
+    notes.append("Every word is the same, so the shuffled sentence is the same sentence and the shuffle test says little here; the same-word rows are the test that matters.")
+st.caption(
+    "Shuffle the words but keep positions 0, 1, 2, ... where they are, run attention, and put the outputs back in the "
+    "original word order. Without positions they match the unshuffled outputs up to rounding (~1e-16): attention is "
+    "permutation-equivariant. With positions they do not. " + " ".join(notes)
+)
+
+
+@st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
+def bag(width: int, base: float, scheme: str) -> attention.BagOfWords:
+    return attention.bag_of_words(["dog", "bites", "man"], ["man", "bites", "dog"], width, SCHEMES[scheme].encode(3, width, base))
+
+
+b = guarded(bag, width, s.base, scheme.name)
+st.markdown(
+    f"'dog bites man' against 'man bites dog', mean of the attention outputs: cosine **{b.cosine_plain:.6f}** without positions, "
+    f"**{b.cosine_pe:.6f}** with {scheme.label} (relative distance {b.distance_plain:.1e} against {b.distance_pe:.4f})."
+)
+
+# --- magnitude balance -------------------------------------------------------------------
+st.header("Words against positions: who drives attention?")
+tok = np.arange(n)
+col_a, col_b = st.columns(2)
+with col_a:
+    plot(
+        charts.lines(
+            [("word part ||x||", tok, res.word_norm), ("position part ||PE||", tok, res.position_norm)],
+            title="Size of each token's word part and position part",
+            x_title="token position",
+            y_title="vector norm",
+            markers=n <= 64,
+            y_range=(0.0, 1.1 * float(max(res.word_norm.max(), res.position_norm.max(), 1e-9))),
+        ),
+        key="att_norms",
+    )
+    st.caption(f"Mean ratio word : position = {res.word_norm.mean() / max(res.position_norm.mean(), 1e-300):.3g}. Without the √d_model scaling the word vectors have norm ≈ 1 while the sinusoid has norm √(d/2) = {np.sqrt(width / 2):.3g}.")
+
+
+@st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
+def shares(words: tuple[str, ...], width: int, base: float, scheme: str, project: bool, scale_words: bool) -> np.ndarray:
+    return attention.score_shares(list(words), SCHEMES[scheme].encode(len(words), width, base), FACTORS, project=project, scale_words=scale_words)
+
+
+with col_b:
+    share = shares(tuple(words), width, s.base, scheme.name, project, scale_words)
+    plot(
+        charts.lines(
+            [("content · content", FACTORS, share[:, 0]), ("content · position (cross)", FACTORS, share[:, 1]), ("position · position", FACTORS, share[:, 2])],
+            title="Where the attention scores come from",
+            x_title="position factor f (inputs x + f·PE)",
+            y_title="share of the score magnitude",
+            y_range=(0.0, 1.0),
+            x_marks=[(pe_scale, f"f = {pe_scale:g}")],
+        ),
+        key="att_shares",
+    )
+    st.caption("The scores split exactly into a content term, cross terms (growing with f) and a position term (growing with f²). Where the position term dominates, attention is driven by where words stand rather than what they are. Turn off the √d_model scaling to see positions take over at f = 1.")
+
+# --- add versus concatenate --------------------------------------------------------------
+
+
+@st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
+def add_concat(words: tuple[str, ...], width: int, base: float, scheme: str, seed: int) -> attention.AddVersusConcat:
+    return attention.add_versus_concat(list(words), SCHEMES[scheme].encode(len(words), width, base), seed=seed)
+
+
+st.header("Add or concatenate?")
+ac = guarded(add_concat, tuple(words), width, s.base, scheme.name, st.session_state.att_seed)
+st.dataframe(
+    {
+        "": ["add: x + PE", "concatenate: [x, PE]"],
+        "input width": [ac.width_add, ac.width_concat],
+        "Q, K, V parameters": [f"{ac.params_add:,}", f"{ac.params_concat:,}"],
+        "shuffle residual (order visible if > 0)": [f"{ac.residual_add:.3g}", f"{ac.residual_concat:.3g}"],
+    },
+    hide_index=True,
+)
+st.caption("Both make order visible. Concatenation keeps words and positions in separate dimensions but doubles the width, so every projection has four times the parameters; addition shares the space, and in high dimensions a random word vector and the sinusoid are nearly orthogonal, so little is lost.")

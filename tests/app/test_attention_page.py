@@ -1,0 +1,120 @@
+"""AppTest of the `attention` page: presets, shuffle, every scheme in the picker, and bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core import attention
+from core.registry import SCHEMES, positional_schemes
+from tests.app.conftest import assert_clean, decode, figures, open_page
+
+
+def metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+@pytest.mark.parametrize("preset", ["dog bites man", "man bites dog", "the cat sat on the mat", "one word repeated", "a long sentence"])
+def test_every_preset(preset):
+    at = open_page("attention")
+    at.selectbox(key="sentence").set_value(preset).run()
+    assert_clean(at)
+    m = metrics(at)
+    assert float(m["shuffle residual, no positions"]) < 1e-12
+    assert float(m["same-word rows, no positions"]) < 1e-12
+    assert len(figures(at)) == 4
+
+
+def test_side_by_side_weights_are_the_core_numbers():
+    at = open_page("attention", d_model="32")
+    at.selectbox(key="sentence").set_value("the cat sat on the mat").run()
+    words = attention.tokenize("the cat sat on the mat")
+    study = attention.attention_study(words, SCHEMES["sinusoidal"].encode(6, 32, 1e4), n_heads=1, seed=1)
+    data = figures(at)[0]["data"]
+    np.testing.assert_allclose(decode(data[0]["z"]), study.weights_plain[0], atol=1e-6)
+    np.testing.assert_allclose(decode(data[1]["z"]), study.weights_pe[0], atol=1e-6)
+    np.testing.assert_allclose(decode(figures(at)[1]["data"][0]["z"]), study.weights_pe[0] - study.weights_plain[0], atol=1e-6)
+
+
+def test_repeated_word_rows_identical_without_positions_distinct_with():
+    at = open_page("attention")
+    at.selectbox(key="sentence").set_value("one word repeated").run()
+    m = metrics(at)
+    assert float(m["same-word rows, no positions"]) < 1e-15
+    assert float(m["same-word rows, with positions"]) > 1e-3
+
+
+def test_shuffle_button_reshuffles():
+    at = open_page("attention")
+    at.selectbox(key="sentence").set_value("the cat sat on the mat").run()
+    before = [m.value for m in at.markdown if m.value.startswith("Shuffled")]
+    at.button(key="shuffle").click().run()
+    after = [m.value for m in at.markdown if m.value.startswith("Shuffled")]
+    assert before != after
+    assert float(metrics(at)["shuffle residual, no positions"]) < 1e-12
+    assert float(metrics(at)["shuffle residual, with positions"]) > 1e-3
+
+
+@pytest.mark.parametrize("scheme", positional_schemes())
+@pytest.mark.parametrize("heads", [1, 4])
+def test_every_scheme_in_the_picker(scheme, heads):
+    at = open_page("attention")
+    assert set(at.selectbox(key="scheme").options) == {SCHEMES[n].label for n in positional_schemes()}
+    at.selectbox(key="scheme").set_value(scheme).run()
+    at.selectbox(key="heads").set_value(heads).run()
+    assert_clean(at)
+    m = metrics(at)
+    assert float(m["shuffle residual, with positions"]) > 1e-3
+    if heads > 1:
+        at.selectbox(key="head").set_value(heads - 1).run()
+        assert f"head {heads}" in figures(at)[0]["layout"]["title"]["text"]
+
+
+def test_causal_mask_changes_the_story():
+    at = open_page("attention")
+    at.toggle(key="causal").set_value(True).run()
+    assert_clean(at)
+    assert float(metrics(at)["shuffle residual, no positions"]) > 1e-3
+    assert any("mask itself encodes order" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize(
+    ("text", "outcome"),
+    [("", "no words"), ("!!! ??? ...", "no words"), ("😀 🎉 👍", "no words"), ("Привет мир, 你好 世界 مرحبا", "ok"), ("word " * 10_000, "capped"), ("a", "ok")],
+)
+def test_custom_sentence_edge_cases(text, outcome):
+    at = open_page("attention")
+    at.selectbox(key="sentence").set_value("your own sentence").run()
+    at.text_input(key="att_text").input(text).run()
+    assert_clean(at)
+    if outcome == "no words":
+        assert any("no words" in w.value for w in at.warning)
+    elif outcome == "capped":
+        assert any("first 256" in i.value for i in at.info)
+        assert len(figures(at)) == 4
+        assert figures(at)[0]["data"][0]["type"] == "image"  # 2 x 256 x 256 weights: sent as an image
+    else:
+        assert len(figures(at)) == 4
+
+
+def test_heads_that_do_not_divide_the_width_get_a_message():
+    at = open_page("attention", d_model="6")
+    at.selectbox(key="heads").set_value(4).run()
+    assert not at.exception
+    assert any("does not split into 4 equal heads" in e.value for e in at.error)
+
+
+def test_width_is_capped_with_a_notice():
+    at = open_page("attention", d_model="8192")
+    assert_clean(at)
+    assert any("width 512" in i.value for i in at.info)
+
+
+def test_unscaled_words_shift_the_scores_to_positions():
+    at = open_page("attention")
+    shares_on = figures(at)[3]["data"][2]["y"]
+    at.toggle(key="scale_words").set_value(False).run()
+    shares_off = figures(at)[3]["data"][2]["y"]
+    assert_clean(at)
+    at_one = 8  # FACTORS = linspace(0, 4, 33): index 8 is f = 1
+    assert decode(shares_off)[at_one] > 0.5 > decode(shares_on)[at_one]
