@@ -6,7 +6,7 @@ import streamlit as st
 from core import attention, charts
 from core.grid import strided
 from core.registry import SCHEMES, positional_schemes
-from ui.shared import current_settings, guarded, plot
+from ui.shared import current_settings, guarded, keep_in_url, plot, url_choice
 
 WIDTH_CAP = 512  # the page builds d x d projections and (H, T, T) weights for three runs
 MAX_TOKENS = 256
@@ -38,7 +38,7 @@ st.markdown(
 # --- controls ----------------------------------------------------------------------------
 c1, c2 = st.columns([2, 3])
 preset = c1.selectbox("Sentence", [*PRESETS, CUSTOM], key="sentence", bind="query-params")
-text = c2.text_input("Your sentence", value="the quick brown fox", key="att_text", max_chars=100_000, disabled=preset != CUSTOM)
+text = c2.text_input("Your sentence", value="the quick brown fox", key="text", bind="query-params", max_chars=100_000, disabled=preset != CUSTOM)
 words = attention.tokenize(PRESETS.get(preset, text))
 if not words:
     st.warning("There are no words to attend over: type some letters or digits (any script).", icon=":material/edit:")
@@ -48,8 +48,12 @@ if len(words) > MAX_TOKENS:
     words = words[:MAX_TOKENS]
 
 names = positional_schemes()
+notice = url_choice("scheme", names, "sinusoidal")
+if notice:
+    st.warning(notice, icon=":material/link_off:")
 c1, c2, c3, c4 = st.columns(4)
-scheme = SCHEMES[c1.selectbox("Positional encoding", names, format_func=lambda n: SCHEMES[n].label, key="scheme", bind="query-params")]
+scheme = SCHEMES[c1.selectbox("Positional encoding", names, format_func=lambda n: SCHEMES[n].label, key="scheme")]
+keep_in_url("scheme")
 heads = c2.selectbox("Heads", [1, 2, 4, 8], key="heads", bind="query-params")
 project = c3.toggle("Random Q, K, V projections", value=True, key="project", bind="query-params", help="Off: Q = K = V = the input vectors.")
 causal = c4.toggle("Causal mask", value=False, key="causal", bind="query-params", help="Each word attends only to itself and earlier words.")
@@ -122,12 +126,13 @@ st.markdown(f"Shuffled sentence: **{' '.join(shuffled[:60])}{' ...' if n > 60 el
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("shuffle residual, no positions", f"{res.residual_plain:.1e}", help="max |output difference| between the shuffled run, put back in order, and the original")
 m2.metric("shuffle residual, with positions", f"{res.residual_pe:.3g}", help=f"the same, with {scheme.label}")
-m3.metric("same-word rows, no positions", f"{res.repeat_spread_plain:.1e}", help="largest difference between the attention rows of two identical words")
-m4.metric("same-word rows, with positions", f"{res.repeat_spread_pe:.3g}", help=f"the same, with {scheme.label}")
+repeated = len(set(words)) < n
+m3.metric("same-word rows, no positions", f"{res.repeat_spread_plain:.1e}" if repeated else "no repeats", help="largest difference between the attention rows of two identical words")
+m4.metric("same-word rows, with positions", f"{res.repeat_spread_pe:.3g}" if repeated else "no repeats", help=f"the same, with {scheme.label}")
 notes = []
 if causal:
     notes.append("With the causal mask even attention without positions is not shuffle-proof: the mask itself encodes order (a known reason decoder-only models can work without any positional encoding).")
-if len(set(words)) == n:
+if not repeated:
     notes.append("This sentence has no repeated word, so the identical-word check has nothing to compare: try 'one word repeated'.")
 if len(set(words)) == 1:
     notes.append("Every word is the same, so the shuffled sentence is the same sentence and the shuffle test says little here; the same-word rows are the test that matters.")

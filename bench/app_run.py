@@ -75,7 +75,7 @@ def open_page(page: Page, setting: Setting) -> tuple[AppTest, float]:
     """A new session opened with `setting` in the URL and showing `page`, and how long the
     run that brought the page up took, in ms."""
     at = AppTest.from_file(str(APP), default_timeout=APP_TIMEOUT_S)
-    for key, value in setting.query_params().items():
+    for key, value in (*setting.query_params().items(), *page.params):
         at.query_params[key] = value
     start = time.perf_counter()
     at.run()

@@ -31,6 +31,7 @@ class Page:
     script: str  # path relative to ROOT, as st.Page and AppTest.switch_page take it
     title: str
     default: bool = False  # served at `/`: reached by the first run, no switch needed
+    params: tuple[tuple[str, str], ...] = ()  # page controls set through the URL
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,13 @@ PAGES: tuple[Page, ...] = (
     Page("problem", "app_pages/problem.py", "The position problem", default=True),
     Page("sinusoidal", "app_pages/sinusoidal.py", "The sinusoidal encoding"),
     Page("similarity", "app_pages/similarity.py", "Similarity between positions"),
+    Page("attention", "app_pages/attention.py", "Attention with and without positions"),
+    Page(
+        "attention-256",
+        "app_pages/attention.py",
+        "Attention with and without positions",
+        params=(("sentence", "your own sentence"), ("text", " ".join(f"w{i}" for i in range(256))), ("heads", "8")),
+    ),
 )
 
 DEFAULTS = Setting("defaults", int(D_MODEL.default), int(MAX_LEN.default), float(BASE.default))
@@ -70,7 +78,7 @@ SETTINGS: tuple[Setting, ...] = (
 
 # Run once before measuring so that imports are not counted; small, so it warms no cache
 # entry a measured setting would use.
-WARM_UP = Setting("warm-up", 6, 16, 100.0)
+WARM_UP = Setting("warm-up", 8, 16, 100.0)  # d_model divisible by the 8 heads of attention-256
 
 
 Named = TypeVar("Named", Page, Setting)

@@ -145,6 +145,27 @@ def similarity_payload(s: Setting) -> Payload:
     return Payload(matrices=(L * s.d_model, L * L), sent=((L * L, FLOAT_BYTES),), sample=sample)
 
 
+def _attention_study(s: Setting, words: list[str], heads: int):
+    from core.attention import attention_study
+
+    return attention_study(words, sinusoidal_encoding(len(words), min(s.d_model, 512), s.base), n_heads=heads)
+
+
+def attention_views(words: list[str], heads: int) -> tuple[Callable[[Setting], list[go.Figure]], Callable[[Setting], Payload]]:
+    """Every head's weights without positions, with them, and their difference, each as a full
+    T x T heatmap: 3 x heads figures."""
+
+    def figures(s: Setting) -> list[go.Figure]:
+        study = _attention_study(s, words, heads)
+        return [_heatmap(m, "attention") for h in range(heads) for m in (study.weights_plain[h], study.weights_pe[h], study.weights_pe[h] - study.weights_plain[h])]
+
+    def payload(s: Setting) -> Payload:
+        t = len(words)
+        return Payload(matrices=(t * t,), sent=((t * t, FLOAT_BYTES),) * (3 * heads), sample=_attention_study(s, words, heads).weights_pe[0])
+
+    return figures, payload
+
+
 @dataclass(frozen=True)
 class NaiveView:
     """How to build a page's naive rendering, and what it holds."""
@@ -158,6 +179,8 @@ NAIVE_VIEWS: dict[str, NaiveView] = {
     "problem": NaiveView(problem_figures, problem_payload, 3),
     "sinusoidal": NaiveView(sinusoidal_figures, sinusoidal_payload, 1),
     "similarity": NaiveView(similarity_figures, similarity_payload, 1),
+    "attention": NaiveView(*attention_views(["dog", "bites", "man"], 1), 3),
+    "attention-256": NaiveView(*attention_views([f"w{i}" for i in range(256)], 8), 24),
 }
 
 

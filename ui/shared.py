@@ -151,3 +151,23 @@ def position_window(max_len: int, key: str, label: str = "Positions shown") -> t
     value = follow_default(key, (0, max_len - 1), lambda window: window[1] <= max_len - 1)
     start, last = st.slider(label, 0, max_len - 1, value, key=key, help="Narrow the window to see every position, with exact values on hover.")
     return int(start), int(last) + 1
+
+
+def url_choice(key: str, options: list[str], default: str) -> str | None:
+    """Seed a page's choice widget (keyed `key`) from the URL parameter of the same name, on
+    the first run of the session: the URL carries the plain option name (`scheme=t2t`), not
+    its display label. An unknown value gives a notice and the default. Call before creating
+    the widget; `keep_in_url` writes the choice back after it. Returns the notice, if any."""
+    if key in st.session_state:
+        return None
+    raw = st.query_params.get(key)
+    st.session_state[key] = raw if raw in options else default
+    if raw is None or raw in options:
+        return None
+    shown = repr(raw[:40])
+    return f"`{key}={shown}` in the link is not one of {', '.join(options)}; using {default}."
+
+
+def keep_in_url(key: str) -> None:
+    """Write a page choice to the URL, so the address bar links to it."""
+    st.query_params[key] = str(st.session_state[key])

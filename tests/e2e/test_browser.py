@@ -10,7 +10,7 @@ import pytest
 
 from tests.e2e.conftest import screenshot, wait_ready
 
-PAGES = {"": 6, "sinusoidal": 7, "similarity": 5}  # url path -> charts the page draws at the defaults
+PAGES = {"": 6, "sinusoidal": 7, "similarity": 5, "attention": 4}  # url path -> charts the page draws at the defaults
 
 
 def chart_titles(page) -> list[str]:
@@ -51,7 +51,7 @@ def test_page_renders_its_charts(context, app_url, path):
     assert drawn_charts(page) >= PAGES[path]
     assert all(title.strip() for title in chart_titles(page))
     screenshot(page, f"page-{path or 'problem'}")
-    assert query(page) == {"d_model": "128", "max_len": "256", "base": "10000"}
+    assert {k: query(page)[k] for k in ("d_model", "max_len", "base")} == {"d_model": "128", "max_len": "256", "base": "10000"}
 
 
 def chart_signature(page) -> str:
@@ -108,3 +108,22 @@ def test_bad_link_shows_notice_and_falls_back(context, app_url):
     page.wait_for_function("document.location.search.includes('max_len=1')", timeout=30_000)
     assert query(page) == {"d_model": "128", "max_len": "1", "base": "10000"}
     screenshot(page, "similarity-bad-link")
+
+
+def test_attention_sentence_change_redraws(context, app_url):
+    page = context.new_page()
+    page.goto(f"{app_url}/attention")
+    wait_ready(page)
+    before = chart_signature(page)
+    page.locator(".st-key-sentence").click()
+    page.get_by_role("option", name="your own sentence").click()
+    wait_ready(page)
+    box = page.locator(".st-key-text input")
+    box.fill("colourless green ideas sleep furiously")
+    box.press("Enter")
+    page.wait_for_function("document.location.search.includes('colourless')", timeout=30_000)
+    wait_ready(page)
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert chart_signature(page) != before
+    assert "4:furiously" in " ".join(page.eval_on_selector_all("[data-testid='stPlotlyChart'] .ytick text", "els => els.map(e => e.textContent)"))
+    screenshot(page, "attention-custom-sentence")
