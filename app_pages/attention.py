@@ -1,5 +1,7 @@
 """Page `attention`: attention with and without positional encoding, side by side, live."""
 
+from dataclasses import replace
+
 import numpy as np
 import streamlit as st
 
@@ -66,10 +68,14 @@ if c3.button("Shuffle the words", key="shuffle", icon=":material/shuffle:"):
     st.session_state.att_seed += 1
 
 
-@st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
+@st.cache_data(max_entries=16, ttl=3600, show_spinner=False)
 def study(words: tuple[str, ...], width: int, base: float, scheme: str, heads: int, project: bool, causal: bool, scale_words: bool, pe_scale: float, seed: int) -> attention.AttentionStudy:
+    """Cached per setting; the (H, T, T) weights are kept as float32 (at 256 tokens and 8
+    heads an entry is ~8 MB), so 16 entries stay near 130 MB at worst."""
     pe = pe_scale * SCHEMES[scheme].encode(len(words), width, base)
-    return attention.attention_study(list(words), pe, n_heads=heads, project=project, causal=causal, scale_words=scale_words, seed=seed)
+    result = attention.attention_study(list(words), pe, n_heads=heads, project=project, causal=causal, scale_words=scale_words, seed=seed)
+    weights = ("weights_plain", "weights_pe", "weights_plain_shuffled", "weights_pe_shuffled")
+    return replace(result, **{name: getattr(result, name).astype(np.float32) for name in weights})
 
 
 res = guarded(study, tuple(words), width, s.base, scheme.name, heads, project, causal, scale_words, pe_scale, st.session_state.att_seed)
