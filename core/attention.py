@@ -52,9 +52,8 @@ def random_projections(d_model: int, seed: int = 0) -> tuple[np.ndarray, np.ndar
 def self_attention(x: np.ndarray, projections: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Scaled dot-product self-attention, one head; Q = K = V = x when `projections` is None.
     Returns (outputs (T, d), weights (T, T))."""
-    q, k, v = (x, x, x) if projections is None else (x @ projections[0], x @ projections[1], x @ projections[2])
-    weights = softmax(q @ k.T / np.sqrt(x.shape[1]))  # (T, T)
-    return weights @ v, weights
+    out, weights = multi_head_attention(x, 1, projections)
+    return out, weights[0]
 
 
 def cosine(a: np.ndarray, b: np.ndarray) -> float:

@@ -25,13 +25,17 @@ def test_torch_matches_numpy(heads, causal, project):
     assert_close(w_t, w_np, atol=1e-12)
 
 
-def test_one_head_is_plain_self_attention():
+def test_one_head_matches_the_single_head_formula_by_hand():
+    # self_attention is now built on multi_head_attention, so compare against the formula itself
     x = np.random.default_rng(1).normal(size=(6, 8))
-    proj = at.random_projections(8)
-    out, w = at.multi_head_attention(x, 1, proj)
-    ref_out, ref_w = at.self_attention(x, proj)
-    assert_close(out, ref_out)
+    wq, wk, wv = at.random_projections(8)
+    scores = (x @ wq) @ (x @ wk).T / np.sqrt(8)
+    ref_w = np.exp(scores - scores.max(axis=1, keepdims=True))
+    ref_w /= ref_w.sum(axis=1, keepdims=True)
+    out, w = at.multi_head_attention(x, 1, (wq, wk, wv))
     assert_close(w[0], ref_w)
+    assert_close(out, ref_w @ (x @ wv))
+    assert_close(at.self_attention(x, (wq, wk, wv))[0], out, atol=0)
 
 
 def test_heads_attend_within_their_own_slice():
