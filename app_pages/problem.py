@@ -25,9 +25,10 @@ if s.d_model > DEMO_WIDTH:
 
 
 @st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
-def shuffle_result(words: tuple[str, ...], width: int, base: float, seed: int) -> attention.ShuffleDemo:
+def shuffle_result(words: tuple[str, ...], width: int, base: float, seed: int) -> attention.AttentionStudy:
+    """One head, seeded projections, words scaled by sqrt(d): the attention page's study at its defaults."""
     pe = sinusoidal_encoding(len(words), width, base)
-    return attention.shuffle_demo(list(words), width, pe, seed)
+    return attention.attention_study(list(words), pe, seed=seed, backend=attention.multi_head_attention)
 
 
 @st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
@@ -58,10 +59,10 @@ c1.metric("Without positions: max |output difference| after un-shuffling", f"{de
 c2.metric("With the sinusoid added: max |output difference|", f"{demo.residual_pe:.3g}")
 ticks = [f"{i}:{w}" for i, w in enumerate(words)]
 tok = strided(len(words), MAX_WORDS)
-top = float(max(demo.weights_plain.max(), demo.weights_pe.max()))
+top = float(max(demo.weights_plain[0].max(), demo.weights_pe[0].max()))
 for name, panels in (
-    ("Without positions", [("original order", demo.weights_plain), ("shuffled, then put back", demo.weights_plain_shuffled)]),
-    ("With the sinusoid added", [("original order", demo.weights_pe), ("shuffled, then put back", demo.weights_pe_shuffled)]),
+    ("Without positions", [("original order", demo.weights_plain[0]), ("shuffled, then put back", demo.weights_plain_shuffled[0])]),
+    ("With the sinusoid added", [("original order", demo.weights_pe[0]), ("shuffled, then put back", demo.weights_pe_shuffled[0])]),
 ):
     plot(
         charts.side_by_side_heatmaps(

@@ -85,25 +85,6 @@ def sentence_inputs(words: list[str], d_model: int) -> np.ndarray:
     return embed(words, d_model) * np.sqrt(d_model)
 
 
-@dataclass(frozen=True)
-class ShuffleDemo:
-    """Attention on a sentence and on a shuffle of it, without and with the sinusoid added.
-
-    weights_* are (T, T) attention matrices in the original token order: the shuffled run's
-    rows and columns are put back (un-permuted) so the two can be compared cell by cell.
-    residual_* are max |output difference| after un-permuting.
-    """
-
-    words: list[str]
-    perm: np.ndarray  # (T,) shuffled position k holds original token perm[k]
-    weights_plain: np.ndarray
-    weights_plain_shuffled: np.ndarray
-    weights_pe: np.ndarray
-    weights_pe_shuffled: np.ndarray
-    residual_plain: float
-    residual_pe: float
-
-
 def shuffle_perm(n: int, seed: int) -> np.ndarray:
     """A seeded permutation of n tokens that moves at least one token when n > 1. Returns (n,)."""
     rng = np.random.default_rng(seed)
@@ -112,21 +93,6 @@ def shuffle_perm(n: int, seed: int) -> np.ndarray:
         if n < 2 or not np.array_equal(perm, np.arange(n)):
             return perm
     return np.roll(np.arange(n), 1)
-
-
-def shuffle_demo(words: list[str], d_model: int, pe: np.ndarray, seed: int = 0) -> ShuffleDemo:
-    """Run self-attention (seeded projections) on `words` and on a seeded shuffle, without and
-    with `pe` (T, d) added, and measure how far the shuffled outputs are from the originals."""
-    x = sentence_inputs(words, d_model)
-    proj = random_projections(d_model)
-    perm = shuffle_perm(len(words), seed)
-    inverse = np.argsort(perm)
-    results = {}
-    for name, pos in (("plain", np.zeros_like(x)), ("pe", pe)):
-        out, w = self_attention(x + pos, proj)
-        out_s, w_s = self_attention(x[perm] + pos, proj)
-        results[name] = (w, w_s[np.ix_(inverse, inverse)], float(np.abs(out_s[inverse] - out).max()))
-    return ShuffleDemo(words, perm, results["plain"][0], results["plain"][1], results["pe"][0], results["pe"][1], results["plain"][2], results["pe"][2])
 
 
 @dataclass(frozen=True)

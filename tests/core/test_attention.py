@@ -80,9 +80,9 @@ def test_shuffle_perm_always_moves_something():
         assert list(perm) == [1, 0]
 
 
-def test_shuffle_demo_numbers():
+def test_shuffle_study_numbers():
     words = at.tokenize("the cat sat on the mat")
-    demo = at.shuffle_demo(words, 64, sinusoidal_encoding(len(words), 64), seed=3)
+    demo = at.attention_study(words, sinusoidal_encoding(len(words), 64), seed=3, backend=at.multi_head_attention)
     assert demo.residual_plain < 1e-13
     assert demo.residual_pe > 1e-3
     assert_close(demo.weights_plain_shuffled, demo.weights_plain, atol=1e-14)
