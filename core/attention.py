@@ -10,8 +10,8 @@ sentence and its shuffle give the same outputs in a different order.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 import re
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -79,10 +79,11 @@ def pooled_output(x: np.ndarray, pe: np.ndarray | None = None, projections: tupl
     return out.mean(axis=0)
 
 
-def sentence_inputs(words: list[str], d_model: int) -> np.ndarray:
+def sentence_inputs(words: list[str], d_model: int, *, scale: bool = True) -> np.ndarray:
     """Word vectors scaled by sqrt(d_model), as the Transformer paper scales its embeddings,
-    so words (norm ~ sqrt(d)) and the sinusoid (norm sqrt(d/2)) are of similar size. Returns (T, d)."""
-    return embed(words, d_model) * np.sqrt(d_model)
+    so words (norm ~ sqrt(d)) and the sinusoid (norm sqrt(d/2)) are of similar size; unscaled
+    (norm ~ 1) when `scale` is False. Returns (T, d)."""
+    return embed(words, d_model) * (np.sqrt(d_model) if scale else 1.0)
 
 
 def shuffle_perm(n: int, seed: int) -> np.ndarray:
@@ -179,12 +180,6 @@ def multi_head_attention_torch(
     return out.numpy(), weights.numpy()
 
 
-def row_distance(a: np.ndarray, b: np.ndarray) -> float:
-    """Mean total-variation distance between matching attention rows of a and b (..., T, T):
-    0 for identical patterns, 1 for rows that attend to disjoint keys."""
-    return float(0.5 * np.abs(a - b).sum(axis=-1).mean())
-
-
 @dataclass(frozen=True)
 class AttentionStudy:
     """Everything the `attention` page shows for one sentence and one setting.
@@ -234,7 +229,7 @@ def attention_study(
     """Attention on `words` without and with `pe` (T, d) added, and on a seeded shuffle of the
     words (positions stay where they are: position k is still position k)."""
     d = pe.shape[1]
-    x = embed(words, d) * (np.sqrt(d) if scale_words else 1.0)
+    x = sentence_inputs(words, d, scale=scale_words)
     proj = random_projections(d) if project else None
     perm = shuffle_perm(len(words), seed)
     inverse = np.argsort(perm)
@@ -275,8 +270,12 @@ def score_shares(
     cross terms, position with position. Returns (F, 3): each term's Frobenius norm as a
     share of their sum, columns (content, cross, position)."""
     d = pe.shape[1]
-    x = embed(words, d) * (np.sqrt(d) if scale_words else 1.0)
-    a = np.eye(d) if not project else random_projections(d)[0] @ random_projections(d)[1].T
+    x = sentence_inputs(words, d, scale=scale_words)
+    if project:
+        w_q, w_k, _ = random_projections(d)
+        a = w_q @ w_k.T
+    else:
+        a = np.eye(d)
     content = np.linalg.norm(x @ a @ x.T)
     cross = np.linalg.norm(x @ a @ pe.T + pe @ a @ x.T)
     position = np.linalg.norm(pe @ a @ pe.T)
@@ -304,10 +303,7 @@ def add_versus_concat(words: list[str], pe: np.ndarray, *, seed: int = 0) -> Add
     x = sentence_inputs(words, d)
     perm = shuffle_perm(len(words), seed)
     added = permutation_residual(x, perm, pe, random_projections(d))
-    wide = np.concatenate([x, pe], axis=1)  # (T, 2d)
-    wide_shuffled = np.concatenate([x[perm], pe], axis=1)
-    proj = random_projections(2 * d)
-    out, _ = self_attention(wide, proj)
-    out_s, _ = self_attention(wide_shuffled, proj)
-    concat = float(np.abs(out_s[np.argsort(perm)] - out).max())
+    # [x, PE] with the words shuffled is [x, 0][perm] + [0, PE]: the same test at width 2d
+    zeros = np.zeros_like(x)
+    concat = permutation_residual(np.concatenate([x, zeros], axis=1), perm, np.concatenate([zeros, pe], axis=1), random_projections(2 * d))  # (T, 2d)
     return AddVersusConcat(added, concat, d, 2 * d, 3 * d * d, 3 * (2 * d) ** 2)
