@@ -35,11 +35,11 @@ TEMPLATE = go.layout.Template(layout=dict(paper_bgcolor="white", plot_bgcolor="w
 Mark = tuple  # (value, label) or (value, label, colour): a dashed reference line
 
 
-def _marks(x_marks: Sequence[Mark], y_marks: Sequence[Mark], *, log_y: bool = False) -> tuple[list[dict], list[dict]]:
+def _marks(x_marks: Sequence[Mark], y_marks: Sequence[Mark], *, log_x: bool = False, log_y: bool = False) -> tuple[list[dict], list[dict]]:
     """Dashed lines across the plot with a small label, as plain layout shapes and annotations
     (Plotly's add_vline/add_hline re-validate the whole figure each call: ~10 ms apiece).
     On a log y axis plotly.js places a shape at the data value but an annotation at its
-    exponent, hence `log_y`."""
+    exponent, hence `log_x` and `log_y`."""
     shapes, labels = [], []
     for axis, marks in (("x", x_marks), ("y", y_marks)):
         for value, text, *rest in marks:
@@ -47,7 +47,7 @@ def _marks(x_marks: Sequence[Mark], y_marks: Sequence[Mark], *, log_y: bool = Fa
             line = dict(color=colour, dash="dash", width=1.5)
             if axis == "x":
                 shapes.append(dict(type="line", xref="x", yref="paper", x0=value, x1=value, y0=0, y1=1, line=line))
-                labels.append(dict(xref="x", yref="paper", x=value, y=1.0, text=text, showarrow=False, yanchor="bottom", font=dict(size=11, color=colour)))
+                labels.append(dict(xref="x", yref="paper", x=float(np.log10(value)) if log_x else value, y=1.0, text=text, showarrow=False, yanchor="bottom", font=dict(size=11, color=colour)))
             else:
                 shapes.append(dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=value, y1=value, line=line))
                 labels.append(dict(xref="paper", yref="y", x=0.0, y=float(np.log10(value)) if log_y else value, text=text, showarrow=False, xanchor="left", yanchor="bottom", font=dict(size=11, color=colour)))
@@ -73,7 +73,7 @@ def _figure(
     or overrides layout keys (axes are merged). One go.Figure call validates once, instead
     of once per update_* call."""
     full = title if not note else f"{title}<br><sup>{note}</sup>"
-    shapes, labels = _marks(x_marks, y_marks, log_y=layout.get("yaxis", {}).get("type") == "log")
+    shapes, labels = _marks(x_marks, y_marks, log_x=layout.get("xaxis", {}).get("type") == "log", log_y=layout.get("yaxis", {}).get("type") == "log")
     base: dict = dict(
         title=dict(text=full, x=0.0, xanchor="left"),
         height=height + (40 if legend else 0),
@@ -174,6 +174,7 @@ def lines(
     log_x: bool = False,
     log_y: bool = False,
     markers: bool = False,
+    points: bool = False,
     x_range: tuple[float, float] | None = None,
     y_range: tuple[float, float] | None = None,
     x_marks: Sequence[Mark] = (),
@@ -181,14 +182,14 @@ def lines(
     height: int = 380,
 ) -> go.Figure:
     """One line per (name, x, y) in Okabe-Ito colours; the legend sits under the plot when
-    there is more than one. `y_range` fixes the y axis, so rounding noise on a constant is not
+    there is more than one (`points`: markers only, for per-pair values). `y_range` fixes the y axis, so rounding noise on a constant is not
     blown up to full height. Marks are dashed reference lines (value, label[, colour])."""
     traces = [
         go.Scatter(
             x=np.asarray(xs),
             y=np.asarray(ys),
             name=name,
-            mode="lines+markers" if markers else "lines",
+            mode="markers" if points else "lines+markers" if markers else "lines",
             line=dict(color=LINE_COLOURS[k % len(LINE_COLOURS)], width=2),
             marker=dict(size=5),
         )
@@ -240,9 +241,20 @@ def spectrum(wavelength: np.ndarray, max_len: int, *, title: str, note: str = ""
     )
 
 
-def phase_circle(sin_values: np.ndarray, cos_values: np.ndarray, positions: np.ndarray, *, title: str, note: str = "") -> go.Figure:
+def phase_circle(
+    sin_values: np.ndarray,
+    cos_values: np.ndarray,
+    positions: np.ndarray,
+    *,
+    title: str,
+    note: str = "",
+    x_title: str = "sin(p ω) (even dimension)",
+    y_title: str = "cos(p ω) (odd dimension)",
+    limit: float = 1.15,
+) -> go.Figure:
     """The point (sin pω, cos pω) for each position, coloured by position: the pair turns
-    by the same angle ω at every step."""
+    by the same angle ω at every step. Any pair of coordinates works (a RoPE pair of a
+    rotated vector, say); the square axes run over ±limit."""
     trace = go.Scatter(
         x=sin_values,
         y=cos_values,
@@ -250,17 +262,17 @@ def phase_circle(sin_values: np.ndarray, cos_values: np.ndarray, positions: np.n
         line=dict(color="rgba(120,120,120,0.3)", width=1),
         marker=dict(color=positions, colorscale=SEQUENTIAL, size=7, showscale=True, colorbar=dict(title=dict(text="position"))),
         customdata=positions,
-        hovertemplate="position %{customdata}<br>sin %{x:.6f}<br>cos %{y:.6f}<extra></extra>",
+        hovertemplate="position %{customdata}<br>x %{x:.6f}<br>y %{y:.6f}<extra></extra>",
     )
     return _figure(
         [trace],
         title=title,
         note=note,
         height=440,
-        x_title="sin(p ω) (even dimension)",
-        y_title="cos(p ω) (odd dimension)",
-        xaxis=dict(range=[-1.15, 1.15], scaleanchor="y", scaleratio=1),
-        yaxis=dict(range=[-1.15, 1.15]),
+        x_title=x_title,
+        y_title=y_title,
+        xaxis=dict(range=[-limit, limit], scaleanchor="y", scaleratio=1),
+        yaxis=dict(range=[-limit, limit]),
     )
 
 
@@ -309,3 +321,102 @@ def side_by_side_heatmaps(
         if panel_title:
             titles.append(dict(text=panel_title, x=left + width / 2, y=1.0, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=13)))
     return _figure(traces, title=title, note=note, height=height, top=20 if titles else 0, annotations=titles, **layout)
+
+
+def small_multiples(
+    panels: Sequence[tuple[str, np.ndarray, Sample, Sample]],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    columns: int = 4,
+    note: str = "",
+    panel_height: int = 210,
+) -> go.Figure:
+    """A grid of small heatmaps, one per (panel title, z, x sample, y sample), each on the
+    diverging scale centred on zero with its own range ±max|z| (schemes differ by orders of
+    magnitude; the range goes in the panel title). Hover shows the true value. Axis titles
+    go on the outer panels only."""
+    n = len(panels)
+    rows = max(1, -(-n // columns))
+    x_gap, y_gap = 0.045, 0.5 / max(rows, 1) * 0.35
+    width = (1.0 - x_gap * (columns - 1)) / columns
+    height = (1.0 - y_gap * (rows - 1)) / rows
+    traces, layout, titles = [], {}, []
+    numeric = sum(z.size for _, z, _, _ in panels) <= HEATMAP_CELLS
+    for k, (panel_title, z, xs, ys) in enumerate(panels):
+        row, col = divmod(k, columns)
+        suffix = "" if k == 0 else str(k + 1)
+        left, top = col * (width + x_gap), 1.0 - row * (height + y_gap)
+        finite = z[np.isfinite(z)]
+        bound = float(np.abs(finite).max()) if finite.size else 1.0
+        bound = bound if bound > 0 else 1.0
+        for trace in heatmap_trace(z, xs, ys, zmin=-bound, zmax=bound, scale=DIVERGING, hover="value", showscale=False, numeric=numeric):
+            trace.update(xaxis=f"x{suffix}", yaxis=f"y{suffix}")
+            traces.append(trace)
+        layout[f"xaxis{suffix}"] = dict(domain=[left, left + width], anchor=f"y{suffix}", title_text=x_title if row == rows - 1 or k + columns >= n else None, tickfont=dict(size=10))
+        layout[f"yaxis{suffix}"] = dict(domain=[top - height, top], anchor=f"x{suffix}", autorange="reversed", title_text=y_title if col == 0 else None, tickfont=dict(size=10))
+        titles.append(dict(text=f"{panel_title}<br><span style='font-size:10px'>±{bound:.3g}</span>", x=left + width / 2, y=top, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=12)))
+    return _figure(traces, title=title, note=note, height=rows * panel_height + 40 * rows, top=20, annotations=titles, **layout)
+
+
+def position_paths(
+    panels: Sequence[tuple[str, np.ndarray, np.ndarray]],
+    *,
+    title: str,
+    axis_titles: Sequence[str] = ("PC 1", "PC 2", "PC 3"),
+    note: str = "",
+    height: int = 460,
+) -> go.Figure:
+    """The path of the positions through a few coordinates (say their first principal
+    components), one panel per (panel_title, coords (n, 2) or (n, 3), positions (n,)), side by
+    side: points coloured by position on the sequential scale, joined in position order by a
+    faint line. Two columns give flat panels with equal axis scales; three give 3-D scenes
+    (one WebGL context each, so keep the panels few)."""
+    n, gap = len(panels), 0.08
+    width = (1.0 - gap * (n - 1)) / n
+    three_d = panels[0][1].shape[1] == 3
+    lo = min(float(positions.min()) for _, _, positions in panels)
+    hi = max(float(positions.max()) for _, _, positions in panels)
+    traces, layout, titles = [], {}, []
+    for k, (panel_title, coords, positions) in enumerate(panels):
+        suffix = "" if k == 0 else str(k + 1)
+        left = k * (width + gap)
+        marker = dict(color=positions, colorscale=SEQUENTIAL, cmin=lo, cmax=hi, size=3 if three_d else 5, showscale=k == n - 1, colorbar=dict(title=dict(text="position")))
+        hover = "position %{customdata}<br>" + "<br>".join(f"{axis_titles[i]} %{{{c}:.4g}}" for i, c in enumerate("xyz"[: coords.shape[1]])) + "<extra></extra>"
+        if three_d:
+            traces.append(go.Scatter3d(x=coords[:, 0], y=coords[:, 1], z=coords[:, 2], mode="lines+markers", line=dict(color="rgba(120,120,120,0.35)", width=2), marker=marker, customdata=positions, hovertemplate=hover, showlegend=False, scene=f"scene{suffix}"))
+            layout[f"scene{suffix}"] = dict(domain=dict(x=[left, left + width], y=[0, 1]), xaxis=dict(title=dict(text=axis_titles[0])), yaxis=dict(title=dict(text=axis_titles[1])), zaxis=dict(title=dict(text=axis_titles[2])), aspectmode="data")
+        else:
+            traces.append(go.Scatter(x=coords[:, 0], y=coords[:, 1], mode="lines+markers", line=dict(color="rgba(120,120,120,0.3)", width=1), marker=marker, customdata=positions, hovertemplate=hover, showlegend=False, xaxis=f"x{suffix}", yaxis=f"y{suffix}"))
+            layout[f"xaxis{suffix}"] = dict(domain=[left, left + width], anchor=f"y{suffix}", title_text=axis_titles[0], constrain="domain")
+            layout[f"yaxis{suffix}"] = dict(anchor=f"x{suffix}", title_text=axis_titles[1], scaleanchor=f"x{suffix}", scaleratio=1, constrain="domain")
+        if panel_title:
+            titles.append(dict(text=panel_title, x=left + width / 2, y=1.0, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=13)))
+    return _figure(traces, title=title, note=note, height=height, top=20 if titles else 0, annotations=titles, **layout)
+
+
+def frequency_heatmaps(
+    panels: Sequence[tuple[str, np.ndarray, Sample]],
+    freqs: np.ndarray,
+    *,
+    title: str,
+    y_title: str,
+    zmax: float | None = None,
+    colorbar_title: str = "",
+    note: str = "",
+    height: int = 440,
+) -> go.Figure:
+    """Side-by-side heatmaps of a non-negative quantity over (row, frequency), e.g. each
+    dimension's power spectrum: z is (rows, len(freqs)) per panel, the x axis is labelled in
+    cycles per position at round frequencies (the cells are frequency bins), and one
+    sequential colour scale is shared, clipped at zmax when given."""
+    bins = Sample(0, len(freqs), 1)
+    fig = side_by_side_heatmaps([(name, z, bins, rows) for name, z, rows in panels], title=title, x_title="frequency (cycles per position)", y_title=y_title, signed=False, zmin=0.0, zmax=zmax, colorbar_title=colorbar_title, note=note, height=height)
+    top = float(freqs[-1]) if len(freqs) > 1 else 0.5
+    step = float(freqs[1] - freqs[0]) if len(freqs) > 1 else 1.0
+    nice = np.array([t for t in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5) if top / t <= 6][0] if top > 0 else 0.1)
+    values = np.arange(0.0, top + 1e-12, float(nice))
+    ticks = dict(tickmode="array", tickvals=list(values / step), ticktext=[f"{v:g}" for v in values])
+    fig.update_layout({f"xaxis{'' if k == 0 else k + 1}": ticks for k in range(len(panels))})
+    return fig

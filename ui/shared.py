@@ -171,3 +171,15 @@ def url_choice(key: str, options: list[str], default: str) -> str | None:
 def keep_in_url(key: str) -> None:
     """Write a page choice to the URL, so the address bar links to it."""
     st.query_params[key] = str(st.session_state[key])
+
+
+def check_url_value(key: str, accepted: Callable[[str], bool], expected: str) -> None:
+    """For a page control bound to the URL: Streamlit silently drops a URL value its widget
+    cannot take; say so instead, once per session, in the page."""
+    marker = f"_url_checked_{key}"
+    if marker in st.session_state:
+        return
+    st.session_state[marker] = True
+    raw = st.query_params.get(key)
+    if raw is not None and not accepted(raw):
+        st.warning(f"`{key}={raw[:40]!r}` in the link is not valid: {expected}. Using the default.", icon=":material/link_off:")
