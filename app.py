@@ -20,6 +20,7 @@ PAGES = [
     st.Page("app_pages/sinusoidal.py", title="Sinusoidal encoding", icon=":material/waves:", url_path="sinusoidal"),
     st.Page("app_pages/similarity.py", title="Similarity between positions", icon=":material/grid_on:", url_path="similarity"),
     st.Page("app_pages/attention.py", title="Attention with and without positions", icon=":material/visibility:", url_path="attention"),
+    st.Page("app_pages/model.py", title="A real model's positions", icon=":material/model_training:", url_path="model"),
 ]
 
 page = st.navigation(PAGES)

@@ -22,6 +22,7 @@ import numpy as np
 from core.grid import Sample, strided
 
 _TINY = 1e-300
+PCS_KEPT = 10  # principal components whose path an analysis keeps
 
 
 def _table(table: np.ndarray) -> np.ndarray:
@@ -164,6 +165,16 @@ def fit_sinusoid(values: np.ndarray, frequency: float, positions: np.ndarray) ->
     return fitted, (1.0 - float(((y - fitted) ** 2).sum() / spread) if spread > 0 else 1.0)
 
 
+def best_sinusoid(values: np.ndarray, positions: np.ndarray, frequency: float, spacing: float, *, tries: int = 41) -> tuple[float, np.ndarray, float]:
+    """`fit_sinusoid` at the best of `tries` frequencies within one bin `spacing` of
+    `frequency` (an FFT peak only locates a frequency to within a bin, 1/L cycles per position).
+    Returns (frequency, fitted (L,), r2)."""
+    candidates = np.linspace(max(frequency - spacing, 0.0), frequency + spacing, tries)
+    fits = [fit_sinusoid(values, f, positions) for f in candidates]
+    k = int(np.argmax([r2 for _, r2 in fits]))
+    return float(candidates[k]), fits[k][0], fits[k][1]
+
+
 @dataclass(frozen=True)
 class TableAnalysis:
     """Everything the model page draws about one table, measured once on `rows` (all
@@ -171,23 +182,30 @@ class TableAnalysis:
 
     rows: Sample  # the positions analysed
     cols: Sample  # the dimensions analysed
+    values: np.ndarray  # (n, d') the analysed rows and columns of the table
     norms: np.ndarray  # (n,) length of each analysed row
     cosine: np.ndarray  # (n, n)
     neighbour: np.ndarray  # (n - 1,) cosine between consecutive analysed rows
     offset_mean: np.ndarray  # (n,) mean cosine at offset k * rows.step
     offset_std: np.ndarray  # (n,)
     nearest: np.ndarray  # (n,) index (into rows) of the most similar other row
-    coords: np.ndarray  # (n, 3) PCA path
+    scores: np.ndarray  # (n, k) the path in the first k = max(3, min(r, PCS_KEPT)) principal directions
     explained: np.ndarray  # (r,) explained-variance ratio of every component
+    pc_dominant: np.ndarray  # (k,) dominant frequency of each kept component over position
     freqs: np.ndarray  # (n_freq,) cycles per position
     power_share: np.ndarray  # (d', n_freq) each dimension's power as a share of its total
     dominant: np.ndarray  # (d',) cycles per position
     peak: np.ndarray  # (d',) share of power at the dominant frequency (+-1 bin)
 
     @property
+    def coords(self) -> np.ndarray:
+        """The path in the first three principal directions. (n, 3)"""
+        return self.scores[:, :3]
+
+    @property
     def turns(self) -> float:
         """Windings of the PC1-PC2 path around its centre."""
-        return path_turns(self.coords[:, :2])
+        return path_turns(self.scores[:, :2])
 
     @property
     def nearest_is_adjacent(self) -> float:
@@ -204,24 +222,28 @@ def analyse(table: np.ndarray, *, max_rows: int = 1024, max_cols: int = 2048) ->
     Returned arrays are read-only, so a cached analysis cannot be changed by a caller."""
     table = _table(table)
     rows, cols = strided(table.shape[0], max_rows), strided(table.shape[1], max_cols)
-    x = table[rows.start : rows.stop : rows.step, cols.start : cols.stop : cols.step]  # (n, d')
+    x = table[rows.start : rows.stop : rows.step, cols.start : cols.stop : cols.step].copy()  # (n, d'), our own copy
     cos = cosine_similarity(x)
     mean, std = cosine_by_offset(cos)
     scores, explained = pca(x)
-    coords = np.pad(scores, ((0, 0), (0, max(0, 3 - scores.shape[1]))))[:, :3]  # (n, 3)
+    kept = max(3, min(scores.shape[1], PCS_KEPT))
+    scores = np.pad(scores, ((0, 0), (0, max(0, kept - scores.shape[1]))))[:, :kept]  # (n, kept)
+    pc_freqs, pc_power = dimension_spectrum(scores, step=rows.step)
     freqs, power = dimension_spectrum(x, step=rows.step)
     totals = power[:, 1:].sum(axis=1, keepdims=True)
     result = TableAnalysis(
         rows=rows,
         cols=cols,
+        values=x,
         norms=np.linalg.norm(x, axis=1),
         cosine=cos,
         neighbour=neighbour_cosine(x),
         offset_mean=mean,
         offset_std=std,
         nearest=nearest_other(cos),
-        coords=coords,
+        scores=scores,
         explained=explained,
+        pc_dominant=dominant_frequency(pc_freqs, pc_power),
         freqs=freqs,
         power_share=power / np.maximum(totals, _TINY),
         dominant=dominant_frequency(freqs, power),
