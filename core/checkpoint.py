@@ -54,7 +54,7 @@ SAFETENSORS_DTYPES: dict[str, str] = {
 UNSUPPORTED_DTYPES = ("BOOL", "F8_E4M3", "F8_E5M2", "F8_E8M0", "F6_E2M3", "F6_E3M2", "F4", "E8M0", "C64", "C128")
 
 WHY_NO_PICKLE = (
-    "Unpickling runs whatever code the file contains, so this app never opens pickles. "
+    "Unpickling can run arbitrary code hidden in the file, so this app never opens pickles. "
     "Export the table instead, for example "
     '`safetensors.torch.save_file({"pos": model.embeddings.position_embeddings.weight.contiguous()}, "pos.safetensors")` '
     'or `np.save("pos.npy", weight.detach().cpu().numpy())`, and upload that.'
@@ -314,7 +314,8 @@ def validate_table(values: np.ndarray, name: str = "the table") -> np.ndarray:
         raise ValueError(f"`{name}` is empty ({values.shape[0]} × {values.shape[1]}).")
     if values.dtype.kind not in "fiu":
         raise ValueError(f"`{name}` has dtype {values.dtype}, not numbers.")
-    table = values.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):  # out-of-range values become inf, counted below
+        table = values.astype(np.float64)
     bad = ~np.isfinite(table)
     if bad.any():
         n_nan, n_inf = int(np.isnan(table).sum()), int(np.isinf(table).sum())
