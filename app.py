@@ -6,7 +6,7 @@ Run with `streamlit run app.py`.
 The page scripts live in app_pages/, not pages/: with a folder named pages/ beside the entry
 script, Streamlit starts in its legacy multipage mode, and the first visitor of a fresh
 server who opens a deep link (say /sinusoidal) gets that page run without this file, so
-without the sidebar. tests/app/test_shell.py guards the name.
+without the sidebar. tests/app/test_pages.py guards the name.
 """
 
 import streamlit as st
@@ -20,6 +20,9 @@ PAGES = [
     st.Page("app_pages/sinusoidal.py", title="Sinusoidal encoding", icon=":material/waves:", url_path="sinusoidal"),
     st.Page("app_pages/similarity.py", title="Similarity between positions", icon=":material/grid_on:", url_path="similarity"),
     st.Page("app_pages/attention.py", title="Attention with and without positions", icon=":material/visibility:", url_path="attention"),
+    st.Page("app_pages/compare.py", title="Every scheme compared", icon=":material/view_module:", url_path="compare"),
+    st.Page("app_pages/rope.py", title="Rotary embeddings (RoPE)", icon=":material/rotate_right:", url_path="rope"),
+    st.Page("app_pages/relative.py", title="Relative biases (ALiBi, T5)", icon=":material/linear_scale:", url_path="relative"),
     st.Page("app_pages/model.py", title="A real model's positions", icon=":material/model_training:", url_path="model"),
 ]
 

@@ -7,7 +7,7 @@ import streamlit as st
 
 from core import attention, charts
 from core.grid import strided
-from core.registry import SCHEMES, positional_schemes
+from core.registry import ADDED, SCHEMES, Setting, positional_schemes
 from ui.shared import current_settings, guarded, keep_in_url, plot, url_choice
 
 WIDTH_CAP = 512  # the page builds d x d projections and (H, T, T) weights for three runs
@@ -72,8 +72,8 @@ if c3.button("Shuffle the words", key="shuffle", icon=":material/shuffle:"):
 def study(words: tuple[str, ...], width: int, base: float, scheme: str, heads: int, project: bool, causal: bool, scale_words: bool, pe_scale: float, seed: int) -> attention.AttentionStudy:
     """Cached per setting; the (H, T, T) weights are kept as float32 (at 256 tokens and 8
     heads an entry is ~8 MB), so 16 entries stay near 130 MB at worst."""
-    pe = pe_scale * SCHEMES[scheme].encode(len(words), width, base)
-    result = attention.attention_study(list(words), pe, n_heads=heads, project=project, causal=causal, scale_words=scale_words, seed=seed)
+    positions = SCHEMES[scheme].attention_positions(len(words), Setting(width, base, train_len=len(words), n_heads=heads), pe_scale)
+    result = attention.attention_study(list(words), positions, n_heads=heads, project=project, causal=causal, scale_words=scale_words, seed=seed, width=width)
     weights = ("weights_plain", "weights_pe", "weights_plain_shuffled", "weights_pe_shuffled")
     return replace(result, **{name: getattr(result, name).astype(np.float32) for name in weights})
 
@@ -140,6 +140,8 @@ if causal:
     notes.append("With the causal mask even attention without positions is not shuffle-proof: the mask itself encodes order (a known reason decoder-only models can work without any positional encoding).")
 if not repeated:
     notes.append("This sentence has no repeated word, so the identical-word check has nothing to compare: try 'one word repeated'.")
+if scheme.applied != ADDED and not causal and np.array_equal(res.perm, np.arange(n)[::-1]) and res.residual_pe < 1e-9:
+    notes.append(f"This shuffle reverses the sentence, and {scheme.label} here depends only on the distance |i − j|, which reversal leaves unchanged: the reversed sentence is attended to as a mirror image. Shuffle again, or turn on the causal mask.")
 if len(set(words)) == 1:
     notes.append("Every word is the same, so the shuffled sentence is the same sentence and the shuffle test says little here; the same-word rows are the test that matters.")
 st.caption(
@@ -151,7 +153,7 @@ st.caption(
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
 def bag(width: int, base: float, scheme: str) -> attention.BagOfWords:
-    return attention.bag_of_words(["dog", "bites", "man"], ["man", "bites", "dog"], width, SCHEMES[scheme].encode(3, width, base))
+    return attention.bag_of_words(["dog", "bites", "man"], ["man", "bites", "dog"], width, SCHEMES[scheme].attention_positions(3, Setting(width, base, train_len=3, n_heads=1)))
 
 
 b = guarded(bag, width, s.base, scheme.name)
@@ -181,10 +183,14 @@ with col_a:
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
 def shares(words: tuple[str, ...], width: int, base: float, scheme: str, project: bool, scale_words: bool) -> np.ndarray:
-    return attention.score_shares(list(words), SCHEMES[scheme].encode(len(words), width, base), FACTORS, project=project, scale_words=scale_words)
+    return attention.score_shares(list(words), SCHEMES[scheme].input_code(np.arange(len(words)), Setting(width, base, train_len=len(words))), FACTORS, project=project, scale_words=scale_words)
 
 
+added = scheme.applied == ADDED
 with col_b:
+    if not added:
+        st.info(f"{scheme.label} adds nothing to the word vectors ({scheme.applied}), so the position part above is zero and the scores do not split into word and position terms: position acts inside attention. Pick an added scheme to see the split.", icon=":material/info:")
+        st.stop()
     share = shares(tuple(words), width, s.base, scheme.name, project, scale_words)
     plot(
         charts.lines(
@@ -204,7 +210,7 @@ with col_b:
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
 def add_concat(words: tuple[str, ...], width: int, base: float, scheme: str, seed: int) -> attention.AddVersusConcat:
-    return attention.add_versus_concat(list(words), SCHEMES[scheme].encode(len(words), width, base), seed=seed)
+    return attention.add_versus_concat(list(words), SCHEMES[scheme].input_code(np.arange(len(words)), Setting(width, base, train_len=len(words))), seed=seed)
 
 
 st.header("Add or concatenate?")

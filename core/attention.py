@@ -11,9 +11,42 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+
+
+@dataclass(frozen=True)
+class Positions:
+    """How positions enter one attention call, in the three ways models use:
+    `added` (T, d) to the inputs; `rotate` applied to the queries and the keys of every head,
+    (H, T, head_dim) -> same; `bias` computed from the queries, (H, T, head_dim) -> (H, T, T),
+    added to the scores (most biases ignore the queries; Shaw's uses them). None = not used.
+    `core.registry.Scheme.attention_positions` builds one for any registered scheme."""
+
+    added: np.ndarray | None = None
+    rotate: Callable[[np.ndarray], np.ndarray] | None = None
+    bias: Callable[[np.ndarray], np.ndarray] | None = None
+
+    def inputs(self, x: np.ndarray) -> np.ndarray:
+        """x + the added part (x itself when nothing is added). Returns (T, d)."""
+        return x if self.added is None else x + self.added
+
+    @property
+    def added_norm(self) -> np.ndarray | None:
+        """Norm of the added part per token, (T,), or None."""
+        return None if self.added is None else np.linalg.norm(self.added, axis=1)
+
+
+NO_POSITIONS = Positions()
+
+
+def as_positions(pe: np.ndarray | Positions | None) -> Positions:
+    """An added (T, d) array, a Positions, or None (no positions) as a Positions."""
+    if pe is None:
+        return NO_POSITIONS
+    return pe if isinstance(pe, Positions) else Positions(added=np.asarray(pe, dtype=np.float64))
 
 
 def tokenize(text: str) -> list[str]:
@@ -72,10 +105,11 @@ def permutation_residual(x: np.ndarray, perm: np.ndarray, pe: np.ndarray | None 
     return float(np.abs(out_shuffled[inverse] - out).max())
 
 
-def pooled_output(x: np.ndarray, pe: np.ndarray | None = None, projections: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
-    """Mean over tokens of the self-attention outputs of x (+ pe): a bag-of-words sentence
-    vector when pe is None. Returns (d,)."""
-    out, _ = self_attention(x if pe is None else x + pe, projections)
+def pooled_output(x: np.ndarray, pe: np.ndarray | Positions | None = None, projections: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """Mean over tokens of the one-head self-attention outputs of x with positions `pe`
+    (added array or Positions): a bag-of-words sentence vector when pe is None. Returns (d,)."""
+    pos = as_positions(pe)
+    out, _ = multi_head_attention(pos.inputs(x), 1, projections, rotate=pos.rotate, bias=pos.bias)
     return out.mean(axis=0)
 
 
@@ -106,8 +140,9 @@ class BagOfWords:
     distance_pe: float
 
 
-def bag_of_words(words_a: list[str], words_b: list[str], d_model: int, pe: np.ndarray) -> BagOfWords:
-    """Compare the pooled sentence vectors of two word orders, without and with `pe` (T, d)."""
+def bag_of_words(words_a: list[str], words_b: list[str], d_model: int, pe: np.ndarray | Positions) -> BagOfWords:
+    """Compare the pooled sentence vectors of two word orders, without and with positions `pe`
+    (an added (T, d) array, or a one-head Positions)."""
     if sorted(words_a) != sorted(words_b):
         raise ValueError("The two sentences must use the same words in a different order.")
     proj = random_projections(d_model)
@@ -135,16 +170,23 @@ def multi_head_attention(
     projections: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
     *,
     causal: bool = False,
+    rotate: Callable[[np.ndarray], np.ndarray] | None = None,
+    bias: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     r"""Scaled dot-product self-attention with H heads of width d/H, in numpy:
-    $\text{softmax}(Q_h K_h^\top / \sqrt{d/H} + M)\,V_h$ per head, heads concatenated.
-    Q = K = V = x when `projections` is None. A causal mask M puts -inf above the diagonal
-    (key after query). Returns (outputs (T, d), weights (H, T, T))."""
+    $\text{softmax}(R(Q_h) R(K_h)^\top / \sqrt{d/H} + B(Q_h) + M)\,V_h$ per head, heads
+    concatenated. Q = K = V = x when `projections` is None. `rotate` (R, e.g. RoPE) turns the
+    queries and keys (H, T, hd); `bias` (B, e.g. ALiBi) maps the queries to (H, T, T) added to
+    the scores. A causal mask M puts -inf above the diagonal (key after query).
+    Returns (outputs (T, d), weights (H, T, T))."""
     t, d = x.shape
     hd = _check_heads(d, n_heads)
     q, k, v = (x, x, x) if projections is None else (x @ projections[0], x @ projections[1], x @ projections[2])
     q, k, v = (a.reshape(t, n_heads, hd).transpose(1, 0, 2) for a in (q, k, v))  # (H, T, hd)
-    scores = q @ k.transpose(0, 2, 1) / np.sqrt(hd)  # (H, T, T)
+    added = 0.0 if bias is None else bias(q)  # (H, T, T), from the unrotated queries
+    if rotate is not None:
+        q, k = rotate(q), rotate(k)
+    scores = q @ k.transpose(0, 2, 1) / np.sqrt(hd) + added  # (H, T, T)
     if causal:
         scores = np.where(np.triu(np.ones((t, t), dtype=bool), 1), -np.inf, scores)
     weights = softmax(scores)
@@ -158,9 +200,12 @@ def multi_head_attention_torch(
     projections: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
     *,
     causal: bool = False,
+    rotate: Callable[[np.ndarray], np.ndarray] | None = None,
+    bias: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The same computation as `multi_head_attention`, in torch (float64, CPU), the way a
-    model runs it; numpy in and out so callers and caches stay torch-free. torch is imported
+    model runs it; numpy in and out so callers and caches stay torch-free (`rotate` and `bias`
+    are core's numpy functions, applied to the heads' queries and keys). torch is imported
     here, on first use, not when core is imported. Returns (outputs (T, d), weights (H, T, T))."""
     import torch
 
@@ -172,7 +217,10 @@ def multi_head_attention_torch(
     else:
         q, k, v = (xt @ torch.from_numpy(np.ascontiguousarray(w)) for w in projections)
     q, k, v = (a.view(t, n_heads, hd).transpose(0, 1) for a in (q, k, v))  # (H, T, hd)
-    scores = q @ k.transpose(1, 2) / hd**0.5  # (H, T, T)
+    added = 0.0 if bias is None else torch.from_numpy(np.ascontiguousarray(bias(q.numpy())))  # (H, T, T)
+    if rotate is not None:
+        q, k = (torch.from_numpy(np.ascontiguousarray(rotate(a.numpy()))) for a in (q, k))
+    scores = q @ k.transpose(1, 2) / hd**0.5 + added  # (H, T, T)
     if causal:
         scores = scores.masked_fill(torch.triu(torch.ones(t, t, dtype=torch.bool), 1), float("-inf"))
     weights = torch.softmax(scores, dim=-1)
@@ -217,7 +265,7 @@ def _repeat_spread(words: list[str], weights: np.ndarray) -> float:
 
 def attention_study(
     words: list[str],
-    pe: np.ndarray,
+    pe: np.ndarray | Positions,
     *,
     n_heads: int = 1,
     project: bool = True,
@@ -225,18 +273,24 @@ def attention_study(
     scale_words: bool = True,
     seed: int = 0,
     backend=multi_head_attention_torch,
+    width: int | None = None,
 ) -> AttentionStudy:
-    """Attention on `words` without and with `pe` (T, d) added, and on a seeded shuffle of the
-    words (positions stay where they are: position k is still position k)."""
-    d = pe.shape[1]
+    """Attention on `words` without and with positions (an added (T, d) array, or a Positions
+    that may rotate queries and keys or bias the scores), and on a seeded shuffle of the words
+    (positions stay where they are: position k is still position k). `d_model` is the width
+    of `pe` when it is an array, else of `width`."""
+    positions = as_positions(pe)
+    d = width if positions.added is None else positions.added.shape[1]
+    if d is None:
+        raise ValueError("attention_study needs the width when nothing is added to the inputs.")
     x = sentence_inputs(words, d, scale=scale_words)
     proj = random_projections(d) if project else None
     perm = shuffle_perm(len(words), seed)
     inverse = np.argsort(perm)
     runs = {}
-    for name, pos in (("plain", np.zeros_like(x)), ("pe", pe)):
-        out, w = backend(x + pos, n_heads, proj, causal=causal)
-        out_s, w_s = backend(x[perm] + pos, n_heads, proj, causal=causal)
+    for name, pos in (("plain", NO_POSITIONS), ("pe", positions)):
+        out, w = backend(pos.inputs(x), n_heads, proj, causal=causal, rotate=pos.rotate, bias=pos.bias)
+        out_s, w_s = backend(pos.inputs(x[perm]), n_heads, proj, causal=causal, rotate=pos.rotate, bias=pos.bias)
         runs[name] = (w, w_s[:, inverse][:, :, inverse], float(np.abs(out_s[inverse] - out).max()))
     return AttentionStudy(
         words,
@@ -250,7 +304,7 @@ def attention_study(
         _repeat_spread(words, runs["plain"][0]),
         _repeat_spread(words, runs["pe"][0]),
         np.linalg.norm(x, axis=1),
-        np.linalg.norm(pe, axis=1),
+        np.zeros(len(words)) if positions.added is None else positions.added_norm,
     )
 
 

@@ -354,8 +354,8 @@ def small_multiples(
         for trace in heatmap_trace(z, xs, ys, zmin=-bound, zmax=bound, scale=DIVERGING, hover="value", showscale=False, numeric=numeric):
             trace.update(xaxis=f"x{suffix}", yaxis=f"y{suffix}")
             traces.append(trace)
-        layout[f"xaxis{suffix}"] = dict(domain=[left, left + width], anchor=f"y{suffix}", title_text=x_title if row == rows - 1 or k + columns >= n else None, tickfont=dict(size=10))
-        layout[f"yaxis{suffix}"] = dict(domain=[top - height, top], anchor=f"x{suffix}", autorange="reversed", title_text=y_title if col == 0 else None, tickfont=dict(size=10))
+        layout[f"xaxis{suffix}"] = dict(domain=[max(0.0, left), min(1.0, left + width)], anchor=f"y{suffix}", title_text=x_title if row == rows - 1 or k + columns >= n else None, tickfont=dict(size=10))
+        layout[f"yaxis{suffix}"] = dict(domain=[max(0.0, top - height), min(1.0, top)], anchor=f"x{suffix}", autorange="reversed", title_text=y_title if col == 0 else None, tickfont=dict(size=10))
         titles.append(dict(text=f"{panel_title}<br><span style='font-size:10px'>±{bound:.3g}</span>", x=left + width / 2, y=top, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=12)))
     return _figure(traces, title=title, note=note, height=rows * panel_height + 40 * rows, top=20, annotations=titles, **layout)
 
@@ -389,7 +389,7 @@ def position_paths(
             layout[f"scene{suffix}"] = dict(domain=dict(x=[left, left + width], y=[0, 1]), xaxis=dict(title=dict(text=axis_titles[0])), yaxis=dict(title=dict(text=axis_titles[1])), zaxis=dict(title=dict(text=axis_titles[2])), aspectmode="data")
         else:
             traces.append(go.Scatter(x=coords[:, 0], y=coords[:, 1], mode="lines+markers", line=dict(color="rgba(120,120,120,0.3)", width=1), marker=marker, customdata=positions, hovertemplate=hover, showlegend=False, xaxis=f"x{suffix}", yaxis=f"y{suffix}"))
-            layout[f"xaxis{suffix}"] = dict(domain=[left, left + width], anchor=f"y{suffix}", title_text=axis_titles[0], constrain="domain")
+            layout[f"xaxis{suffix}"] = dict(domain=[max(0.0, left), min(1.0, left + width)], anchor=f"y{suffix}", title_text=axis_titles[0], constrain="domain")
             layout[f"yaxis{suffix}"] = dict(anchor=f"x{suffix}", title_text=axis_titles[1], scaleanchor=f"x{suffix}", scaleratio=1, constrain="domain")
         if panel_title:
             titles.append(dict(text=panel_title, x=left + width / 2, y=1.0, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=13)))

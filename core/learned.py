@@ -46,26 +46,30 @@ def _position_indices(positions) -> np.ndarray:
     return f.astype(np.int64)
 
 
+def _row(position: int, d: int, seed: int, std: float) -> np.ndarray:
+    """Row `position` of the table: its own generator, seeded by (seed, position). Returns (d,)."""
+    return np.random.default_rng([seed, position]).normal(0.0, std, size=d)
+
+
 def learned_table(max_len: int, d_model: int, *, seed: int = 0, std: float = 0.02) -> np.ndarray:
-    r"""A freshly initialised position table, $P_{p,j} \sim \mathcal{N}(0, \text{std}^2)$ i.i.d.,
-    drawn by np.random.default_rng(seed) (PCG64) in row-major order: the same seed gives the same
-    table, and a shorter table is the first rows of a longer one with the same seed and width.
+    r"""A freshly initialised position table, $P_{p,j} \sim \mathcal{N}(0, \text{std}^2)$ i.i.d.
+    Row p is drawn by its own generator, np.random.default_rng([seed, p]) (PCG64 seeded by the
+    pair), so any row can be drawn alone (`learned_rows`), the same seed gives the same table,
+    and a shorter table is the first rows of a longer one with the same seed and width.
     Returns (L, d) float64.
     """
     length = _whole(max_len, "max_len", 1)
     d = _whole(d_model, "d_model", 1)
-    seed = _whole(seed, "seed", 0)
-    std = _check_std(std)
     if length * d > MAX_TABLE_VALUES:
         raise ValueError(f"A table of {length:,} positions x {d:,} dimensions is too large to build here; use learned_rows for the rows you draw.")
-    return np.random.default_rng(seed).normal(0.0, std, size=(length, d))
+    return learned_rows(np.arange(length), d, seed=seed, std=std)
 
 
 def learned_rows(positions, d_model: int, *, seed: int = 0, std: float = 0.02) -> np.ndarray:
     """Rows `positions` of `learned_table(max(positions) + 1, d_model, seed=seed, std=std)`,
-    without keeping the whole table: the generator is advanced block by block and only the wanted
-    rows are kept (rows are drawn in order, so they equal those of the full table). It does not
-    refuse large positions; a table's size limit is `LearnedTable.lookup`'s business.
+    without building the table: each row has its own seeded generator, so a row far down
+    (position 131071 at width 8192) costs what a row near the top costs. It does not refuse
+    large positions; a table's size limit is `LearnedTable.lookup`'s business.
     Returns positions.shape + (d,) float64.
     """
     d = _whole(d_model, "d_model", 1)
@@ -74,17 +78,8 @@ def learned_rows(positions, d_model: int, *, seed: int = 0, std: float = 0.02) -
     p = _position_indices(positions)
     flat = p.reshape(-1)
     out = np.empty((flat.size, d))
-    if flat.size:
-        rng = np.random.default_rng(seed)
-        order = np.argsort(flat, kind="stable")
-        block = max(1, 2**20 // d)  # rows drawn per step: about 8 MB at a time
-        start, i = 0, 0
-        while i < order.size:
-            rows = rng.normal(0.0, std, size=(block, d))  # (block, d): table rows start .. start+block-1
-            while i < order.size and flat[order[i]] < start + block:
-                out[order[i]] = rows[flat[order[i]] - start]
-                i += 1
-            start += block
+    for i, position in enumerate(flat.tolist()):
+        out[i] = _row(position, d, seed, std)
     return out.reshape(p.shape + (d,))  # (..., d)
 
 

@@ -7,6 +7,7 @@ import pytest
 
 from core import attention
 from core.registry import SCHEMES, positional_schemes
+from core.sinusoidal import sinusoidal_encoding
 from tests.app.conftest import assert_clean, decode, figures, open_page
 
 
@@ -34,7 +35,7 @@ def test_side_by_side_weights_are_the_core_numbers():
     at = open_page("attention", d_model="32")
     at.selectbox(key="sentence").set_value("the cat sat on the mat").run()
     words = attention.tokenize("the cat sat on the mat")
-    study = attention.attention_study(words, SCHEMES["sinusoidal"].encode(6, 32, 1e4), n_heads=1, seed=1)
+    study = attention.attention_study(words, sinusoidal_encoding(6, 32, 1e4), n_heads=1, seed=1)
     data = figures(at)[0]["data"]
     np.testing.assert_allclose(decode(data[0]["z"]), study.weights_plain[0], atol=1e-6)
     np.testing.assert_allclose(decode(data[1]["z"]), study.weights_pe[0], atol=1e-6)

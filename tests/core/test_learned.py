@@ -26,7 +26,8 @@ def test_initial_table_has_mean_0_and_std_0_02():
 
 
 def test_table_is_the_seeded_pcg64_normal_draw():
-    assert np.array_equal(lr.learned_table(7, 5, seed=42), np.random.default_rng(42).normal(0.0, 0.02, size=(7, 5)))
+    # row p comes from its own generator seeded by (seed, p)
+    assert np.array_equal(lr.learned_table(7, 5, seed=42), np.stack([np.random.default_rng([42, p]).normal(0.0, 0.02, size=5) for p in range(7)]))
     assert np.array_equal(lr.learned_table(7, 5, seed=3), lr.learned_table(7, 5, seed=3))
     assert not np.allclose(lr.learned_table(7, 5, seed=3), lr.learned_table(7, 5, seed=4))
     assert np.array_equal(lr.learned_table(40, 6, seed=9)[:13], lr.learned_table(13, 6, seed=9))  # shorter = first rows

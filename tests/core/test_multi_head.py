@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core import attention as at
-from core.registry import SCHEMES, positional_schemes
+from core.registry import SCHEMES, Setting, positional_schemes
 from core.sinusoidal import sinusoidal_encoding
 from tests.helpers import assert_close
 
@@ -67,13 +67,19 @@ def test_heads_must_divide_the_width():
 def test_without_positions_equivariant_with_each_scheme_not(n, seed, heads):
     rng = np.random.default_rng(seed)
     words = [f"w{i}" for i in rng.permutation(n)]
-    none = at.attention_study(words, SCHEMES["none"].encode(n, 32, 1e4), n_heads=heads, seed=seed, backend=at.multi_head_attention)
+    setting = Setting(32, 1e4, train_len=n, n_heads=heads)
+    none = at.attention_study(words, SCHEMES["none"].attention_positions(n, setting), n_heads=heads, seed=seed, backend=at.multi_head_attention, width=32)
     assert none.residual_plain < 1e-12 and none.residual_pe < 1e-12  # 'none' carries no position
-    for name in positional_schemes():
-        study = at.attention_study(words, SCHEMES[name].encode(n, 32, 1e4), n_heads=heads, seed=seed, backend=at.multi_head_attention)
+    for name in positional_schemes():  # added, rotary and bias schemes alike, each applied its own way
+        study = at.attention_study(words, SCHEMES[name].attention_positions(n, setting), n_heads=heads, seed=seed, backend=at.multi_head_attention, width=32)
         assert study.residual_plain < 1e-12
         assert_close(study.weights_plain_shuffled, study.weights_plain, atol=1e-12)
-        assert study.residual_pe > 1e-6, name
+        if name == "alibi" and np.array_equal(study.perm, np.arange(n)[::-1]):
+            # a symmetric distance penalty -m|i - j| is unchanged by reversing the sentence, so the
+            # reversed sentence is attended to exactly like the original, mirrored
+            assert study.residual_pe < 1e-12
+        else:
+            assert study.residual_pe > 1e-6, name
 
 
 def test_causal_mask_alone_breaks_equivariance():
@@ -121,9 +127,24 @@ def test_add_versus_concat_costs_and_order():
     assert result.residual_add > 1e-3 and result.residual_concat > 1e-3
 
 
-def test_registry_schemes_encode_their_reference():
-    assert SCHEMES["none"].carries_position is False and "none" not in positional_schemes()
-    assert_close(SCHEMES["sinusoidal"].encode(5, 8, 100.0), sinusoidal_encoding(5, 8, 100.0), atol=0)
-    assert SCHEMES["t2t"].encode(5, 8, 100.0)[:, :4].max() <= 1.0
-    for name, scheme in SCHEMES.items():
-        assert scheme.name == name and scheme.encode(4, 6, 1e4).shape == (4, 6)
+def test_torch_and_numpy_agree_with_rotary_and_bias_hooks():
+    words = ["the", "cat", "sat", "on", "the", "mat"]
+    setting = Setting(16, 1e4, train_len=6, n_heads=2)
+    for name in ("rope", "alibi", "t5", "shaw"):
+        pos = SCHEMES[name].attention_positions(6, setting)
+        x = at.sentence_inputs(words, 16)
+        proj = at.random_projections(16)
+        out_np, w_np = at.multi_head_attention(x, 2, proj, causal=True, rotate=pos.rotate, bias=pos.bias)
+        out_t, w_t = at.multi_head_attention_torch(x, 2, proj, causal=True, rotate=pos.rotate, bias=pos.bias)
+        assert_close(out_t, out_np, atol=1e-12)
+        assert_close(w_t, w_np, atol=1e-12)
+
+
+def test_bias_hook_adds_to_the_scores_by_hand():
+    """ALiBi with one head and Q = K = V = x: weights = softmax(x x^T / sqrt(d) - m |i - j|)."""
+    x = at.sentence_inputs(["a", "b", "c", "d"], 8)
+    pos = SCHEMES["alibi"].attention_positions(4, Setting(8, n_heads=1, train_len=4))
+    _, w = at.multi_head_attention(x, 1, None, bias=pos.bias)
+    i = np.arange(4)
+    expected = at.softmax(x @ x.T / np.sqrt(8) - (1 / 256) * np.abs(i[:, None] - i[None, :]))  # one head: slope 2^-8
+    assert_close(w[0], expected, atol=1e-14)

@@ -1,0 +1,142 @@
+"""Page `compare`: every scheme in the registry side by side, with properties measured from the arrays."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core import charts, properties
+from core.grid import strided
+from core.registry import BIAS, ROTARY, SCHEMES, Setting
+from ui.shared import current_settings, plot
+
+GRID = 40  # positions (and dimensions) per small panel
+HEADS = (1, 2, 4, 8, 16)
+
+st.title("Every scheme side by side")
+s = current_settings()
+d, L, base = s.d_model, s.max_len, s.base
+st.markdown(
+    "The same sidebar settings drive every scheme in the app's registry. Added schemes write a vector per "
+    "position; RoPE rotates queries and keys (here a single head of width d_model); bias schemes add a number per "
+    "distance to the attention scores. The table below measures each one from its own arrays."
+)
+c1, c2 = st.columns([3, 1])
+names = c1.multiselect("Schemes", list(SCHEMES), default=list(SCHEMES), format_func=lambda n: SCHEMES[n].label, key="schemes", bind="query-params")
+heads = c2.selectbox("Heads (bias schemes)", HEADS, index=HEADS.index(8), key="heads", bind="query-params")
+if not names:
+    st.info("Pick at least one scheme to compare.", icon=":material/info:")
+    st.stop()
+setting = Setting(width=d, base=base, train_len=L, n_heads=int(heads))
+
+
+@st.cache_data(max_entries=16, ttl=3600, show_spinner="Drawing every scheme…")
+def panels(names: tuple[str, ...], d: int, L: int, base: float, heads: int) -> dict[str, tuple[str, np.ndarray, np.ndarray, str]]:
+    """Per scheme: (what its map shows, map values, score matrix values, problem or '')."""
+    setting = Setting(width=d, base=base, train_len=L, n_heads=heads)
+    pos, dims = strided(L, GRID), strided(d, GRID)
+    out = {}
+    for name in names:
+        scheme = SCHEMES[name]
+        blank = np.full((pos.count, pos.count), np.nan)
+        try:
+            rows = scheme.max_position(setting)
+            shown = pos.indices[pos.indices < rows] if rows is not None else pos.indices
+            if scheme.applied == BIAS:
+                what, z = f"bias, mean of {heads} heads", scheme.score_bias(pos.indices, pos.indices, setting).mean(axis=0)
+            elif scheme.applied == ROTARY:
+                what, z = "a vector of ones, rotated", properties.code(scheme, pos.indices, setting)[:, dims.indices]
+            else:
+                what = "code added"
+                z = np.full((pos.count, dims.count), np.nan)
+                z[: shown.size] = scheme.input_code(shown, setting)[:, dims.indices]
+            score = np.full((pos.count, pos.count), np.nan)
+            score[: shown.size, : shown.size] = properties.score_matrix(scheme, shown, shown, setting)
+            problem = "" if shown.size == pos.count else f"no code past position {rows - 1:,}"
+            out[name] = (what, z, score, problem)
+        except ValueError as err:
+            out[name] = ("cannot run here", blank, blank, str(err))
+    return out
+
+
+@st.cache_data(max_entries=16, ttl=3600, show_spinner="Measuring properties…")
+def measured(names: tuple[str, ...], d: int, L: int, base: float, heads: int) -> dict:
+    return properties.measure_all(list(names), SCHEMES, Setting(width=d, base=base, train_len=L, n_heads=heads), L)
+
+
+pos, dims = strided(L, GRID), strided(d, GRID)
+drawn = panels(tuple(names), d, L, base, int(heads))
+note = "; ".join(n for n in (pos.note("position"), dims.note("dimension")) if n)
+
+st.header("What each scheme writes")
+code_panels = [(f"{SCHEMES[n].label}: {drawn[n][0]}", drawn[n][1], dims if drawn[n][0] in ("code added", "a vector of ones, rotated") else pos, pos) for n in names]
+plot(
+    charts.small_multiples(code_panels, title=f"Codes per position (rows) at d_model = {d:,}, max_len = {L:,}", x_title="dimension, or key position for biases", y_title="position", note=note),
+    key="compare_codes",
+)
+st.caption(
+    "What to look for: the integer code darkens steadily (its values grow with p), the fraction code is the same picture "
+    "with a smaller range, binary flips in blocks, one-hot is a single diagonal, the sinusoids make smooth stripes, the "
+    "learned table is noise until trained, RoPE turns a constant vector into sinusoid-like stripes, and the bias schemes "
+    "are constant along every diagonal because they depend only on the distance. Each panel has its own colour range (in its title)."
+)
+problems = {n: drawn[n][3] for n in names if drawn[n][3]}
+for n, problem in problems.items():
+    st.caption(f"**{SCHEMES[n].label}**: {problem}")
+
+st.header("What each scheme adds to the score between two positions")
+plot(
+    charts.small_multiples([(SCHEMES[n].label, drawn[n][2], pos, pos) for n in names], title="Score contribution S(m, n) between a query at m (rows) and a key at n (columns)", x_title="key position n", y_title="query position m", note=pos.note("position")),
+    key="compare_scores",
+)
+st.caption(
+    "Added schemes: PE(m)·PE(n). RoPE: the score of a fixed random query and key after rotating them to m and n. Bias schemes: the "
+    "bias averaged over heads. What to look for: a pattern that is constant along each diagonal depends only on the offset m − n "
+    "(the sinusoids, RoPE, the biases); the integer code's m·n grows towards the corner, and the learned table has no structure yet."
+)
+
+st.header("Properties, measured")
+rows = measured(tuple(names), d, L, base, int(heads))
+table = []
+notes = set()
+for n in names:
+    r = rows[n]
+    if isinstance(r, str):
+        table.append({"scheme": SCHEMES[n].label, "applied": SCHEMES[n].applied, "extrapolation": r})
+        continue
+    if r.sample_note:
+        notes.add(r.sample_note)
+    table.append(
+        {
+            "scheme": SCHEMES[n].label,
+            "applied": SCHEMES[n].applied,
+            "measured over": r.measured_over,
+            "bounded: max |value|": r.bounded,
+            "unique: smallest distance": r.unique,
+            "smooth: neighbour / mean distance": r.smooth,
+            "relative: departure from f(m − n)": r.relative,
+            "past max_len (up to 2 × max_len)": r.extrapolation,
+            "parameters": r.parameters,
+        }
+    )
+st.dataframe(
+    pd.DataFrame(table),
+    hide_index=True,
+    width="stretch",
+    column_config={
+        "bounded: max |value|": st.column_config.NumberColumn(format="%.4g"),
+        "unique: smallest distance": st.column_config.NumberColumn(format="%.4g"),
+        "smooth: neighbour / mean distance": st.column_config.NumberColumn(format="%.3f"),
+        "relative: departure from f(m − n)": st.column_config.NumberColumn(format="%.3g"),
+        "parameters": st.column_config.NumberColumn(format="%d"),
+    },
+    key="compare_table",
+)
+st.caption(
+    "How to read it. **Bounded**: the largest value a code takes inside max_len; it should not grow with the context. "
+    "**Unique**: the smallest distance between the codes of two different positions (distances for bias schemes); 0 means two "
+    "positions look the same. **Smooth**: neighbours' distance over the average distance; small means nearby positions look alike. "
+    "**Relative**: 0 when the score between two positions depends only on their offset, about 1 when the absolute position "
+    "matters as much. **Past max_len**: what the code does on positions max_len to 2·max_len − 1. **Parameters**: what a model "
+    "would learn for positions at these settings. Empty cells do not apply (no position, or nothing varies)."
+    + (f" Measured on {'; '.join(sorted(notes))}." if notes else "")
+)
