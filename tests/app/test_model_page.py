@@ -1,0 +1,228 @@
+"""AppTest of the `model` page: the bundled all-MiniLM-L6-v2 table drawn with the numbers of
+the committed file, its controls, and uploads through the real file_uploader widget (AppTest
+supports it in Streamlit 1.67): a good safetensors file, and every kind of bad file, each of
+which must end in a clear message, no exception and no figure."""
+
+from __future__ import annotations
+
+import io
+import pickle
+import struct
+
+import numpy as np
+import pytest
+import safetensors.numpy
+import torch
+from PIL import Image
+
+from core import position_analysis as pa
+from core.sinusoidal import sinusoidal_encoding
+from tests.app.conftest import ROOT, assert_clean, decode, figures, open_page
+
+TABLE = np.load(ROOT / "data" / "minilm_position_embeddings.npy").astype(np.float64)
+N_CHARTS = 11
+
+
+def by_title(at, start: str) -> dict:
+    matches = [f for f in figures(at) if f["layout"]["title"]["text"].startswith(start)]
+    assert len(matches) == 1, [f["layout"]["title"]["text"] for f in figures(at)]
+    return matches[0]
+
+
+def metric(at, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def upload_mode():
+    """The page with the upload source chosen (AppTest does not carry a bound widget's URL
+    value across the switch to a page, so the widget is set instead of ?source=upload)."""
+    at = open_page("model")
+    at.segmented_control(key="source").set_value("upload").run()
+    return at
+
+
+def upload(name: str, data: bytes):
+    at = upload_mode()
+    at.file_uploader(key="checkpoint").upload(name, data).run()
+    return at
+
+
+def npy(array: np.ndarray, **kwargs) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array, **kwargs)
+    return buffer.getvalue()
+
+
+# --- the bundled table -----------------------------------------------------------------
+
+def test_minilm_page_draws_every_figure_titled_and_labelled():
+    at = open_page("model")
+    assert_clean(at)
+    figs = figures(at)
+    assert len(figs) == N_CHARTS
+    for fig in figs:
+        layout = fig["layout"]
+        assert layout["title"]["text"]
+        if "scene" in layout:
+            assert all(layout["scene"][axis]["title"]["text"] for axis in ("xaxis", "yaxis", "zaxis"))
+        else:
+            assert layout["xaxis"]["title"]["text"] and (layout["yaxis"].get("title") or {}).get("text")
+    assert at.query_params.get("source") in (None, "minilm")
+
+
+def test_minilm_figures_carry_the_committed_tables_numbers():
+    at = open_page("model")
+    neighbour = by_title(at, "How alike each position is to the next")
+    np.testing.assert_allclose(decode(neighbour["data"][0]["y"]), pa.neighbour_cosine(TABLE), rtol=1e-12)
+    sinusoid = sinusoidal_encoding(512, 384, 10_000.0)
+    np.testing.assert_allclose(decode(neighbour["data"][1]["y"]), pa.neighbour_cosine(sinusoid), rtol=1e-12)
+    dimension = by_title(at, "Dimension ")
+    j = at.number_input(key="dim").value
+    np.testing.assert_array_equal(decode(dimension["data"][0]["y"]), TABLE[:, j])
+    assert metric(at, "row norm, position 0") == f"{np.linalg.norm(TABLE[0]):.3g}"
+    assert metric(at, "largest |value|") == f"{np.abs(TABLE).max():.3g}"
+    _, ratio = pa.pca_path(TABLE, 3)
+    assert metric(at, "variance in the first 3 components") == f"{ratio.sum():.1%}"
+
+
+def test_signed_heatmaps_use_the_diverging_scale_centred_on_zero():
+    at = open_page("model")
+    for start in ("all-MiniLM-L6-v2: value", "The sinusoid", "Cosine similarity between"):
+        fig = by_title(at, start)
+        bar = [t for t in fig["data"] if t.get("marker", {}).get("showscale") or t.get("showscale")]
+        assert bar, start
+        trace = bar[0]
+        lo, hi = (trace["marker"]["cmin"], trace["marker"]["cmax"]) if "marker" in trace else (trace["zmin"], trace["zmax"])
+        assert lo == -hi and hi > 0
+        scale = trace["marker"]["colorscale"] if "marker" in trace else trace["colorscale"]
+        assert scale[0][1] == "rgb(5,48,97)" and scale[-1][1] == "rgb(103,0,31)"  # RdBu reversed: blue negative, red positive
+
+
+def test_the_sidebar_base_sets_the_sinusoid():
+    at = open_page("model", base="100")
+    assert_clean(at)
+    assert "base 100" in by_title(at, "The sinusoid")["layout"]["title"]["text"]
+    neighbour = by_title(at, "How alike each position is to the next")
+    np.testing.assert_allclose(decode(neighbour["data"][1]["y"]), pa.neighbour_cosine(sinusoidal_encoding(512, 384, 100.0)), rtol=1e-12)
+
+
+def test_component_and_dimension_controls_redraw_their_figures():
+    at = open_page("model")
+    at.select_slider(key="pc").set_value(3).run()
+    assert "components 3 and 4" in by_title(at, "Each position's vector projected")["layout"]["title"]["text"]
+    at.number_input(key="dim").set_value(5).run()
+    np.testing.assert_array_equal(decode(by_title(at, "Dimension 5 ")["data"][0]["y"]), TABLE[:, 5])
+    assert_clean(at)
+
+
+# --- uploads ---------------------------------------------------------------------------
+
+def good_file() -> tuple[bytes, np.ndarray]:
+    table = np.random.default_rng(0).standard_normal((64, 16)).astype(np.float32)
+    data = safetensors.numpy.save({"bias": np.ones(16, np.float32), "w": np.ones((3, 16), np.float32), "enc.position_embeddings.weight": table})
+    return data, table
+
+
+def test_upload_waits_for_a_file_without_figures():
+    at = upload_mode()
+    assert_clean(at)
+    assert figures(at) == [] and at.info
+
+
+def test_a_real_safetensors_upload_lists_tables_position_first_and_is_drawn():
+    data, table = good_file()
+    at = upload("model.safetensors", data)
+    assert_clean(at)
+    assert at.selectbox(key="tensor").value == "enc.position_embeddings.weight"
+    assert at.selectbox(key="tensor").options == ["enc.position_embeddings.weight (64 × 16, F32)", "w (3 × 16, F32)"]
+    assert len(figures(at)) == N_CHARTS
+    neighbour = by_title(at, "How alike each position is to the next")
+    np.testing.assert_allclose(decode(neighbour["data"][0]["y"]), pa.neighbour_cosine(table.astype(np.float64)), rtol=1e-12)
+    assert "16 wide" in by_title(at, "The sinusoid")["layout"]["title"]["text"]
+
+    at.toggle(key="transpose").set_value(True).run()  # 16 positions x 64 dimensions
+    assert_clean(at)
+    assert "64 wide" in by_title(at, "The sinusoid")["layout"]["title"]["text"]
+    np.testing.assert_allclose(decode(by_title(at, "How alike")["data"][0]["y"]), pa.neighbour_cosine(table.T.astype(np.float64)), rtol=1e-12)
+
+    at.selectbox(key="tensor").set_value("w").run()  # a 3-row table still draws (no component slider)
+    assert_clean(at)
+    assert len(figures(at)) == N_CHARTS
+
+
+def test_a_long_upload_is_analysed_on_a_sample_and_says_so():
+    table = np.random.default_rng(1).standard_normal((3000, 8)).astype(np.float32)
+    at = upload("long.npy", npy(table))
+    assert_clean(at)
+    assert any("every 3rd position" in i.value for i in at.info)
+    assert "every 3rd position" in by_title(at, "Dimension ")["layout"]["title"]["text"]
+
+
+def torch_checkpoint() -> bytes:
+    buffer = io.BytesIO()
+    torch.save({"embeddings.position_embeddings.weight": torch.zeros(8, 4)}, buffer)
+    return buffer.getvalue()
+
+
+def truncated_safetensors() -> bytes:
+    data, _ = good_file()
+    return data[: len(data) - 100]
+
+
+def png_bytes() -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (8, 8), "blue").save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def with_nans() -> bytes:
+    table = np.ones((10, 4), np.float32)
+    table[2, 1] = np.nan
+    return safetensors.numpy.save({"pos": table})
+
+
+def object_npy() -> bytes:
+    objects = np.empty((2, 2), dtype=object)
+    return npy(objects, allow_pickle=True)
+
+
+BAD_UPLOADS = {
+    "torch.save .pt": ("model.pt", torch_checkpoint, "arbitrary code"),
+    "torch.save renamed .npz": ("model.npz", torch_checkpoint, "pickle"),
+    "pickle renamed .npy": ("pos.npy", lambda: pickle.dumps([[1.0, 2.0]]), "pickle"),
+    "pickle renamed .safetensors": ("pos.safetensors", lambda: pickle.dumps({"pos": 1}, protocol=4), "pickle"),
+    "truncated safetensors": ("model.safetensors", truncated_safetensors, "truncated"),
+    "empty file": ("empty.safetensors", lambda: b"", "empty"),
+    "only a 1-D tensor": ("bias.safetensors", lambda: safetensors.numpy.save({"bias": np.ones(8, np.float32)}), "no 2-D tensor"),
+    "NaN in the table": ("nan.safetensors", with_nans, "1 NaN"),
+    "object-dtype npy": ("objects.npy", object_npy, "object dtype"),
+    "PNG renamed .npy": ("picture.npy", png_bytes, "PNG image"),
+    "damaged header length": ("x.safetensors", lambda: struct.pack("<Q", 2**40) + b"{}", "more than"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_UPLOADS))
+def test_bad_uploads_get_a_clear_message_and_nothing_crashes(case):
+    name, make, needle = BAD_UPLOADS[case]
+    at = upload(name, make())
+    assert not at.exception, [e.value for e in at.exception]
+    messages = [e.value for e in at.error]
+    assert len(messages) == 1 and needle.lower() in messages[0].lower(), messages
+    assert figures(at) == []
+
+
+def test_an_upload_above_the_configured_limit_is_refused():
+    limit_mb = 20  # .streamlit/config.toml: server.maxUploadSize (AppTest does not enforce it; the page does)
+    at = upload("big.npy", bytes(limit_mb * 2**20 + 1))
+    assert not at.exception
+    assert "upload limit of 20 MB" in at.error[0].value
+    assert figures(at) == []
+
+
+def test_a_bad_file_then_a_good_one_recovers():
+    at = upload("model.pt", torch_checkpoint())
+    assert at.error
+    data, _ = good_file()
+    at.file_uploader(key="checkpoint").clear().upload("model.safetensors", data).run()
+    assert_clean(at)
+    assert len(figures(at)) == N_CHARTS
