@@ -68,12 +68,20 @@ drawn = panels(tuple(names), d, L, base, int(heads))
 note = "; ".join(n for n in (pos.note("position"), dims.note("dimension")) if n)
 
 st.header("What each scheme writes")
-code_panels = [(f"{SCHEMES[n].label}: {drawn[n][0]}", drawn[n][1], dims if drawn[n][0] in ("code added", "a vector of ones, rotated") else pos, pos) for n in names]
+code_panels = [(SCHEMES[n].label, drawn[n][1], dims if drawn[n][0] in ("code added", "a vector of ones, rotated") else pos, pos) for n in names]
 plot(
-    charts.small_multiples(code_panels, title=f"Codes per position (rows) at d_model = {d:,}, max_len = {L:,}", x_title="dimension, or key position for biases", y_title="position", note=note),
+    charts.small_multiples(
+        code_panels,
+        title=f"What each scheme writes at d_model = {d:,}, max_len = {L:,}",
+        x_title="dimension (biases: key position)",
+        y_title="position (biases: query)",
+        note=note,
+    ),
     key="compare_codes",
 )
 st.caption(
+    "Added schemes: the code of each position; RoPE: a vector of ones rotated to each position; bias schemes: the bias "
+    f"between query and key, averaged over the {heads} heads. "
     "What to look for: the integer code darkens steadily (its values grow with p), the fraction code is the same picture "
     "with a smaller range, binary flips in blocks, one-hot is a single diagonal, the sinusoids make smooth stripes, the "
     "learned table is noise until trained, RoPE turns a constant vector into sinusoid-like stripes, and the bias schemes "
@@ -97,46 +105,48 @@ st.caption(
 st.header("Properties, measured")
 rows = measured(tuple(names), d, L, base, int(heads))
 table = []
-notes = set()
+notes: set[str] = set()
 for n in names:
     r = rows[n]
     if isinstance(r, str):
-        table.append({"scheme": SCHEMES[n].label, "applied": SCHEMES[n].applied, "extrapolation": r})
+        table.append({"scheme": SCHEMES[n].label, "past max_len": r})
         continue
     if r.sample_note:
-        notes.add(r.sample_note)
+        notes.add(f"{SCHEMES[n].label}: {r.sample_note}")
     table.append(
         {
             "scheme": SCHEMES[n].label,
-            "applied": SCHEMES[n].applied,
-            "measured over": r.measured_over,
-            "bounded: max |value|": r.bounded,
-            "unique: smallest distance": r.unique,
-            "smooth: neighbour / mean distance": r.smooth,
-            "relative: departure from f(m − n)": r.relative,
-            "past max_len (up to 2 × max_len)": r.extrapolation,
-            "parameters": r.parameters,
+            "over": r.measured_over,
+            "max |value|": r.bounded,
+            "min distance": r.unique,
+            "neighbour / mean": r.smooth,
+            "relative departure": r.relative,
+            "past max_len": r.extrapolation,
+            "params": r.parameters,
         }
     )
 st.dataframe(
     pd.DataFrame(table),
     hide_index=True,
     width="stretch",
+    height=36 * (len(table) + 1) + 4,
     column_config={
-        "bounded: max |value|": st.column_config.NumberColumn(format="%.4g"),
-        "unique: smallest distance": st.column_config.NumberColumn(format="%.4g"),
-        "smooth: neighbour / mean distance": st.column_config.NumberColumn(format="%.3f"),
-        "relative: departure from f(m − n)": st.column_config.NumberColumn(format="%.3g"),
-        "parameters": st.column_config.NumberColumn(format="%d"),
+        "scheme": st.column_config.TextColumn(pinned=True),
+        "past max_len": st.column_config.TextColumn(width="large"),
+        "max |value|": st.column_config.NumberColumn(format="%.4g"),
+        "min distance": st.column_config.NumberColumn(format="%.4g"),
+        "neighbour / mean": st.column_config.NumberColumn(format="%.3f"),
+        "relative departure": st.column_config.NumberColumn(format="%.3g"),
+        "params": st.column_config.NumberColumn(format="%d"),
     },
     key="compare_table",
 )
 st.caption(
-    "How to read it. **Bounded**: the largest value a code takes inside max_len; it should not grow with the context. "
-    "**Unique**: the smallest distance between the codes of two different positions (distances for bias schemes); 0 means two "
-    "positions look the same. **Smooth**: neighbours' distance over the average distance; small means nearby positions look alike. "
-    "**Relative**: 0 when the score between two positions depends only on their offset, about 1 when the absolute position "
-    "matters as much. **Past max_len**: what the code does on positions max_len to 2·max_len − 1. **Parameters**: what a model "
-    "would learn for positions at these settings. Empty cells do not apply (no position, or nothing varies)."
-    + (f" Measured on {'; '.join(sorted(notes))}." if notes else "")
+    "How to read it. **max |value|** (bounded?): the largest value a code takes inside max_len; it should not grow with the context. "
+    "**min distance** (unique?): the smallest distance between the codes of two different positions (distances for bias schemes); 0 means two "
+    "positions look the same. **neighbour / mean** (smooth?): neighbours' distance over the average distance; small means nearby positions look alike. "
+    "**relative departure**: 0 when the score between two positions depends only on their offset, about 1 when the absolute position "
+    "matters as much. **past max_len** (extrapolation): what the code does on positions max_len to 2·max_len − 1. **params**: what a model "
+    "would learn for positions at these settings. **over**: codes of positions, or of distances for bias schemes, which store no absolute position. Empty cells do not apply (no position, or nothing varies)."
+    + (f" Measured on a sample or part of the context: {'; '.join(sorted(notes))}." if notes else "")
 )

@@ -42,6 +42,7 @@ plot(
         x_title="key position j",
         y_title="query position i",
         note="; ".join(notes),
+        columns=4,
     ),
     key="alibi_heads_map",
 )
@@ -138,6 +139,7 @@ plot(
         x_title="key position",
         y_title="query position",
         note="; ".join(n for n in ("illustrative bucket values (not a trained model): nearer buckets higher, heads forgetting at different rates", t_grid.note("position")) if n),
+        columns=4,
     ),
     key="t5_bias_map",
 )

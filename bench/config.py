@@ -67,6 +67,11 @@ PAGES: tuple[Page, ...] = (
         "Attention with and without positions",
         params=(("sentence", "your own sentence"), ("text", " ".join(f"w{i}" for i in range(256))), ("heads", "8")),
     ),
+    Page("compare", "app_pages/compare.py", "Every scheme side by side"),
+    Page("rope", "app_pages/rope.py", "Rotary position embeddings (RoPE)"),
+    Page("rope-256", "app_pages/rope.py", "Rotary position embeddings (RoPE)", params=(("head_dim", "256"), ("scaling", "llama3"), ("factor", "8"))),
+    Page("relative", "app_pages/relative.py", "Relative biases: ALiBi, T5 and Shaw"),
+    Page("relative-64", "app_pages/relative.py", "Relative biases: ALiBi, T5 and Shaw", params=(("alibi_heads", "64"), ("t5_buckets", "256"), ("t5_max_distance", "131072"), ("shaw_k", "64"))),
 )
 
 DEFAULTS = Setting("defaults", int(D_MODEL.default), int(MAX_LEN.default), float(BASE.default))

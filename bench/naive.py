@@ -191,9 +191,13 @@ def build_and_serialise(view: NaiveView, s: Setting) -> tuple[float, int]:
     return (time.perf_counter() - start) * 1000.0, size
 
 
-def measure_naive(page: str, s: Setting, runs: int) -> NaiveResult:
-    """Build and time the naive rendering `runs` times if it is small enough; else estimate it."""
-    view = NAIVE_VIEWS[page]
+def measure_naive(page: str, s: Setting, runs: int) -> NaiveResult | None:
+    """Build and time the naive rendering `runs` times if it is small enough; else estimate it.
+    None for pages without a naive counterpart (the scheme-zoo pages: their naive form would
+    be the same full-matrix heatmaps the foundation pages already compare against)."""
+    view = NAIVE_VIEWS.get(page)
+    if view is None:
+        return None
     payload = view.payload(s)
     estimate = payload.json_bytes(view.count)
     if payload.largest_matrix > NAIVE_CELL_LIMIT:

@@ -25,7 +25,7 @@ class Row:
     """Everything measured for one page at one setting."""
 
     app: AppResult
-    naive: NaiveResult
+    naive: NaiveResult | None
     checks: list[Check]
 
 
@@ -131,6 +131,8 @@ def naive_table(rows: list[Row]) -> str:
     body = []
     for row in rows:
         a, n = row.app, row.naive
+        if n is None:
+            continue
         time_ms = f"{n.median_ms:.1f}" if n.median_ms is not None else f"n/a (would need {n.memory_gb:,.1f} GB)"
         time_ratio = f"{n.median_ms / a.median_ms:.2f}x" if n.median_ms is not None else "n/a"
         approx = "" if n.built else "~"
@@ -145,7 +147,7 @@ def estimate_check(rows: list[Row]) -> list[str]:
     lines = []
     for row in rows:
         n = row.naive
-        if n.built:
+        if n is not None and n.built:
             lines.append(f"  {n.page}/{n.setting}: estimated {n.estimated_bytes:,} B, built {n.bytes:,} B ({(n.estimated_bytes - n.bytes) / n.bytes:+.1%})")
     return lines
 
@@ -198,8 +200,10 @@ def _result(row: Row) -> dict[str, object]:
     """One page at one setting as JSON: the raw measurements plus the derived numbers."""
     app: dict[str, object] = asdict(row.app)
     app.update(median_ms=row.app.median_ms, median_script_ms=row.app.median_script_ms, largest_bytes=row.app.largest_bytes, total_bytes=row.app.total_bytes)
-    naive: dict[str, object] = asdict(row.naive)
-    naive.update(median_ms=row.naive.median_ms)
+    naive: dict[str, object] | None = None
+    if row.naive is not None:
+        naive = asdict(row.naive)
+        naive.update(median_ms=row.naive.median_ms)
     return {"page": row.app.page, "setting": row.app.setting, "app": app, "naive": naive, "checks": [asdict(c) for c in row.checks]}
 
 

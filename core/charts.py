@@ -329,19 +329,22 @@ def small_multiples(
     title: str,
     x_title: str,
     y_title: str,
-    columns: int = 4,
+    columns: int = 3,
     note: str = "",
-    panel_height: int = 210,
+    panel_height: int = 220,
 ) -> go.Figure:
     """A grid of small heatmaps, one per (panel title, z, x sample, y sample), each on the
     diverging scale centred on zero with its own range ±max|z| (schemes differ by orders of
-    magnitude; the range goes in the panel title). Hover shows the true value. Axis titles
-    go on the outer panels only."""
+    magnitude; the range goes under the panel title). Hover shows the true value. Axis titles
+    go on the outer panels only. NaN cells (no code there) are left blank."""
     n = len(panels)
+    columns = max(1, min(columns, n))
     rows = max(1, -(-n // columns))
-    x_gap, y_gap = 0.045, 0.5 / max(rows, 1) * 0.35
+    gap_px = 70  # room for a two-line panel title and the tick labels of the panel above
+    plot_px = rows * panel_height + (rows - 1) * gap_px
+    x_gap = 0.06
     width = (1.0 - x_gap * (columns - 1)) / columns
-    height = (1.0 - y_gap * (rows - 1)) / rows
+    height, y_gap = panel_height / plot_px, gap_px / plot_px
     traces, layout, titles = [], {}, []
     numeric = sum(z.size for _, z, _, _ in panels) <= HEATMAP_CELLS
     for k, (panel_title, z, xs, ys) in enumerate(panels):
@@ -354,10 +357,11 @@ def small_multiples(
         for trace in heatmap_trace(z, xs, ys, zmin=-bound, zmax=bound, scale=DIVERGING, hover="value", showscale=False, numeric=numeric):
             trace.update(xaxis=f"x{suffix}", yaxis=f"y{suffix}")
             traces.append(trace)
-        layout[f"xaxis{suffix}"] = dict(domain=[max(0.0, left), min(1.0, left + width)], anchor=f"y{suffix}", title_text=x_title if row == rows - 1 or k + columns >= n else None, tickfont=dict(size=10))
+        bottom_row = k + columns >= n
+        layout[f"xaxis{suffix}"] = dict(domain=[max(0.0, left), min(1.0, left + width)], anchor=f"y{suffix}", title_text=x_title if bottom_row else None, tickfont=dict(size=10))
         layout[f"yaxis{suffix}"] = dict(domain=[max(0.0, top - height), min(1.0, top)], anchor=f"x{suffix}", autorange="reversed", title_text=y_title if col == 0 else None, tickfont=dict(size=10))
-        titles.append(dict(text=f"{panel_title}<br><span style='font-size:10px'>±{bound:.3g}</span>", x=left + width / 2, y=top, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=12)))
-    return _figure(traces, title=title, note=note, height=rows * panel_height + 40 * rows, top=20, annotations=titles, **layout)
+        titles.append(dict(text=f"<b>{panel_title}</b><br><span style='font-size:10px'>colour range ±{bound:.3g}</span>", x=left + width / 2, y=top, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=12)))
+    return _figure(traces, title=title, note=note, height=plot_px + 60, top=40, annotations=titles, **layout)
 
 
 def position_paths(

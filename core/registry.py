@@ -197,7 +197,7 @@ SCHEMES: dict[str, Scheme] = {
         Scheme("sinusoidal", "sinusoidal (paper)", "sinusoidal", ADDED, "The Transformer paper's sines and cosines of geometric frequencies.", encode=lambda p, s: sinusoidal_encoding(1, s.width, s.base, positions=p)),
         Scheme(
             "t2t",
-            "sinusoidal (tensor2tensor / fairseq)",
+            "sinusoidal (tensor2tensor)",
             "sinusoidal",
             ADDED,
             "The sinusoid as popular code writes it: sines then cosines, frequencies spaced over n − 1.",
