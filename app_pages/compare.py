@@ -7,7 +7,7 @@ import streamlit as st
 from core import charts, properties
 from core.grid import strided
 from core.registry import BIAS, ROTARY, SCHEMES, Setting
-from ui.shared import current_settings, plot
+from ui.shared import current_settings, keep_choices_in_url, plot, url_choices
 
 GRID = 40  # positions (and dimensions) per small panel
 HEADS = (1, 2, 4, 8, 16)
@@ -21,7 +21,11 @@ st.markdown(
     "distance to the attention scores. The table below measures each one from its own arrays."
 )
 c1, c2 = st.columns([3, 1])
-names = c1.multiselect("Schemes", list(SCHEMES), default=list(SCHEMES), format_func=lambda n: SCHEMES[n].label, key="schemes", bind="query-params")
+notice = url_choices("schemes", list(SCHEMES), list(SCHEMES))
+if notice:
+    st.warning(notice, icon=":material/link_off:")
+names = c1.multiselect("Schemes", list(SCHEMES), format_func=lambda n: SCHEMES[n].label, key="schemes")
+keep_choices_in_url("schemes")
 heads = c2.selectbox("Heads (bias schemes)", HEADS, index=HEADS.index(8), key="heads", bind="query-params")
 if not names:
     st.info("Pick at least one scheme to compare.", icon=":material/info:")

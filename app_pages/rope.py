@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from core import charts, rope
-from ui.shared import check_url_value, current_settings, follow_default, guarded, plot
+from ui.shared import check_url_value, current_settings, follow_default, guarded, keep_in_url, plot, url_choice
 
 HEAD_DIMS = (2, 4, 8, 16, 32, 64, 128, 256)
 KINDS = ("none", "linear", "ntk", "dynamic", "yarn", "llama3")
@@ -32,16 +32,19 @@ st.markdown(
 check_url_value("head_dim", lambda raw: raw in {str(h) for h in HEAD_DIMS}, f"RoPE rotates pairs of dimensions, so head_dim must be one of {', '.join(map(str, HEAD_DIMS))} (even)")
 c1, c2 = st.columns(2)
 head_dim = c1.select_slider("Head width (head_dim)", HEAD_DIMS, value=64, key="head_dim", bind="query-params", help="RoPE rotates pairs, so the width must be even.")
+for key, options, default in (("rope_layout", list(rope.LAYOUTS), "half"), ("scaling", list(KINDS), "yarn")):
+    notice = url_choice(key, options, default)
+    if notice:
+        st.warning(notice, icon=":material/link_off:")
 layout = c2.segmented_control(
     "Pair layout",
     rope.LAYOUTS,
-    default="half",
     required=True,
     key="rope_layout",
-    bind="query-params",
     format_func={"half": "half: i, i + d/2", "interleaved": "interleaved: 2i, 2i+1"}.get,
     help="half pairs dimension i with i + d/2 (rotate_half: Hugging Face Llama, GPT-NeoX); interleaved pairs 2i with 2i+1 (RoFormer, Meta's Llama, GPT-J).",
 )
+keep_in_url("rope_layout")
 theta = guarded(rope.default_frequencies, head_dim, base)
 rng = np.random.default_rng(PROBE_SEED)
 q, k = rng.standard_normal((2, head_dim))
@@ -141,7 +144,8 @@ st.markdown(
     "by changing its frequencies. Each method treats fast and slow pairs differently."
 )
 c1, c2, c3 = st.columns(3)
-kind = c1.selectbox("Scaling", KINDS, index=KINDS.index("yarn"), format_func=KIND_LABELS.get, key="scaling", bind="query-params")
+kind = c1.selectbox("Scaling", KINDS, format_func=KIND_LABELS.get, key="scaling")
+keep_in_url("scaling")
 factor = c2.number_input("Factor s", 0.0, 1024.0, 4.0, step=0.5, key="factor", bind="query-params", help="New context over original context; at least 1.")
 original = c3.number_input(
     "Original context (positions)",

@@ -5,7 +5,7 @@ import streamlit as st
 
 from core import charts, naive, sinusoidal
 from core.grid import strided
-from ui.shared import current_settings, follow_default, plot, position_window
+from ui.shared import current_settings, follow_default, keep_in_url, plot, position_window, url_choice
 
 GRID = 500  # at most this many positions and dimensions per heatmap
 SMALL_GRID = 160  # per panel when heatmaps stand side by side
@@ -27,15 +27,17 @@ if d % 2:
 
 # --- heatmap ---------------------------------------------------------------------------
 st.header("The encoding as a picture")
+notice = url_choice("layout", list(sinusoidal.LAYOUTS), "interleaved")  # plain names in the URL, not the labels
+if notice:
+    st.warning(notice, icon=":material/link_off:")
 layout = st.segmented_control(
     "Column layout",
     sinusoidal.LAYOUTS,
-    default="interleaved",
     required=True,
     key="layout",
-    bind="query-params",
     format_func={"interleaved": "interleaved (paper: sin, cos, sin, cos, ...)", "concat": "sines first, then cosines"}.get,
 )
+keep_in_url("layout")
 start, stop = position_window(L, "sin_window")
 rows, cols = strided(stop, GRID, start=start), strided(d, GRID)
 enc = sinusoidal.sinusoidal_encoding(L, d, base, layout=layout, positions=rows.indices, dims=cols.indices)

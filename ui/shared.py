@@ -183,3 +183,27 @@ def check_url_value(key: str, accepted: Callable[[str], bool], expected: str) ->
     raw = st.query_params.get(key)
     if raw is not None and not accepted(raw):
         st.warning(f"`{key}={raw[:40]!r}` in the link is not valid: {expected}. Using the default.", icon=":material/link_off:")
+
+
+def url_choices(key: str, options: list[str], default: list[str]) -> str | None:
+    """`url_choice` for a multiselect: the URL carries plain option names separated by commas
+    (`schemes=rope,alibi`). Unknown names are dropped with a notice. Call before creating the
+    widget; `keep_choices_in_url` writes the choice back. Returns the notice, if any."""
+    if key in st.session_state:
+        return None
+    raw = st.query_params.get(key)
+    if raw is None:
+        st.session_state[key] = list(default)
+        return None
+    names = [name for name in raw.split(",") if name]
+    known = [name for name in names if name in options]
+    unknown = [name for name in names if name not in options]
+    st.session_state[key] = known if known or not names else list(default)
+    if not unknown:
+        return None
+    return f"`{key}` in the link names {', '.join(repr(n[:40]) for n in unknown[:5])}, which {'is' if len(unknown) == 1 else 'are'} not among {', '.join(options)}; {'left out' if known else 'showing the default'}."
+
+
+def keep_choices_in_url(key: str) -> None:
+    """Write a multiselect's plain option names to the URL, comma-separated."""
+    st.query_params[key] = ",".join(st.session_state[key])
