@@ -160,6 +160,12 @@ b = guarded(bag, width, s.base, scheme.name)
 st.markdown(
     f"'dog bites man' against 'man bites dog', mean of the attention outputs: cosine **{b.cosine_plain:.6f}** without positions, "
     f"**{b.cosine_pe:.6f}** with {scheme.label} (relative distance {b.distance_plain:.1e} against {b.distance_pe:.4f})."
+    + (
+        f" {scheme.label} cannot tell these two apart: 'man bites dog' is 'dog bites man' reversed, and a bias that depends only on the distance "
+        "|i − j| is the same for a sentence and its reverse. Decoders apply ALiBi with a causal mask, which breaks the tie."
+        if b.distance_pe < 1e-9
+        else ""
+    )
 )
 
 # --- magnitude balance -------------------------------------------------------------------
@@ -178,7 +184,10 @@ with col_a:
         ),
         key="att_norms",
     )
-    st.caption(f"Mean ratio word : position = {res.word_norm.mean() / max(res.position_norm.mean(), 1e-300):.3g}. Without the √d_model scaling the word vectors have norm ≈ 1 while the sinusoid has norm √(d/2) = {np.sqrt(width / 2):.3g}.")
+    if res.position_norm.any():
+        st.caption(f"Mean ratio word : position = {res.word_norm.mean() / res.position_norm.mean():.3g}. Without the √d_model scaling the word vectors have norm ≈ 1 while the sinusoid has norm √(d/2) = {np.sqrt(width / 2):.3g}.")
+    else:
+        st.caption(f"{scheme.label} adds nothing to the inputs, so the position part is zero: its effect is on the scores, in the figures above.")
 
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
