@@ -17,7 +17,7 @@ import streamlit as st
 from core import charts, checkpoint, sinusoidal
 from core import position_analysis as pa
 from core.grid import Sample, strided
-from ui.shared import current_settings, follow_default, guarded, plot
+from ui.shared import check_url_value, current_settings, follow_default, guarded, keep_in_url, plot, url_choice
 
 MINILM = Path(__file__).resolve().parents[1] / "data" / "minilm_position_embeddings.npy"
 MINILM_NAME = "all-MiniLM-L6-v2"
@@ -222,7 +222,11 @@ st.markdown(
     "max_len × width numbers trained with the rest of the model. Here is such a table from a real model, measured with the same "
     "tools as the sinusoid of the same shape. Does training rediscover waves?"
 )
-source = st.segmented_control("Table", list(SOURCES), format_func=SOURCES.get, default="minilm", required=True, key="source", bind="query-params")
+notice = url_choice("source", list(SOURCES), "minilm")  # the URL carries the plain name: ?source=upload
+if notice:
+    st.warning(notice, icon=":material/link_off:")
+source = st.segmented_control("Table", list(SOURCES), format_func=SOURCES.get, required=True, key="source")
+keep_in_url("source")
 
 if source == "upload":
     key, name, shape, A = uploaded_table()
@@ -279,11 +283,13 @@ if far > 0:
 if "model_neighbour" in figs:
     plot(figs["model_neighbour"], key="model_neighbour")
     plot(figs["model_offset"], key="model_offset")
+odd = A.rows.indices[pa.outliers(A.neighbour, below=8.0)] if A.neighbour.size else []
 st.caption(
     "What to look for: both matrices have a bright diagonal, so nearby positions get similar vectors in the learned table too. "
     "For the sinusoid every diagonal has one colour (the similarity depends only on q − p, spread 0); a learned table need not be "
     "translation-invariant, and the spread along each diagonal measures how far it is. Dips in the neighbour curve mark positions "
-    "that training treated specially."
+    "that training treated specially"
+    + (f": here {', '.join(f'{p:,}' for p in odd[:8])}{' …' if len(odd) > 8 else ''} (far below the median similarity to the next position)." if len(odd) else ".")
 )
 
 # --- PCA path --------------------------------------------------------------------------
@@ -291,7 +297,8 @@ st.header("The path of the positions")
 kept = A.scores.shape[1]
 first = 1
 if kept > 3:
-    first = st.select_slider("First principal component drawn", options=list(range(1, kept - 1)), value=follow_default("pc", 1, lambda k: k <= kept - 2), key="pc", help="The figures show components k, k+1 (flat) and k, k+1, k+2 (3-D).")
+    check_url_value("pc", lambda raw: raw.isdigit() and 1 <= int(raw) <= kept - 2, f"a whole number from 1 to {kept - 2}")
+    first = st.select_slider("First principal component drawn", options=list(range(1, kept - 1)), value=follow_default("pc", 1, lambda k: k <= kept - 2), key="pc", bind="query-params", help="The figures show components k, k+1 (flat) and k, k+1, k+2 (3-D).")
 flat, solid = path_figures(key, base, int(first), name, sin_name, A, S)
 plot(flat, key="model_pca2d")
 plot(solid, key="model_pca3d")
@@ -300,6 +307,14 @@ c1, c2, c3 = st.columns(3)
 c1.metric("variance in the first 3 components", f"{A.explained[:3].sum():.1%}", delta=f"sinusoid {S.explained[:3].sum():.1%}", delta_color="off")
 c2.metric("components for 90% of the variance", f"{int(np.searchsorted(np.cumsum(A.explained), 0.9) + 1)}", delta=f"sinusoid {int(np.searchsorted(np.cumsum(S.explained), 0.9) + 1)}", delta_color="off")
 c3.metric("turns of the PC 1–2 path around its centre", f"{A.turns:.1f}", delta=f"sinusoid {S.turns:.1f}", delta_color="off")
+angle = pa.step_angle(A.scores[:, first - 1 : first + 1])
+if A.rows.count > 2:
+    st.markdown(
+        f"From one analysed position to the next, the path on PC {first} and PC {first + 1} turns by a median of **{angle:.1f}°**"
+        + (f", a full turn every **{360 / angle:,.1f}** rows" if angle > 0 else "")
+        + (f" of {A.rows.step} positions." if A.rows.step > 1 else ".")
+        + " For comparison, the sinusoid's fastest pair turns by 1 radian (57.3°) per position, a turn every 2π ≈ 6.28 positions."
+    )
 
 
 def period(f: float) -> str:
@@ -350,7 +365,37 @@ st.caption(
 )
 
 best = int(np.argmax(A.peak))
-j = st.number_input("Dimension", 0, A.cols.count - 1, follow_default("dim", best, lambda v: v < A.cols.count), key="dim", help=f"Starts at the most sinusoidal dimension ({A.cols.indices[best]}).")
+check_url_value("dim", lambda raw: raw.isdigit() and int(raw) < A.cols.count, f"a whole number from 0 to {A.cols.count - 1}")
+j = st.number_input("Dimension" + (" (index among the analysed ones)" if A.cols.is_sample else ""), 0, A.cols.count - 1, follow_default("dim", best, lambda v: v < A.cols.count), key="dim", bind="query-params", help=f"Starts at the most sinusoidal dimension ({A.cols.indices[best]}).")
 fig, freq, r2 = dimension_figure(key, int(j), name, A)
 plot(fig, key="model_dimension")
 st.caption(f"R² is the share of this dimension's variation that a single sinusoid at {freq:.4f} cycles per position (period {period(freq)} positions, searched within one frequency bin of the spectrum's peak) explains: 1 would be an exact wave.")
+
+# --- what the bundled model learned ----------------------------------------------------
+if source == "minilm":
+    st.header(f"What {MINILM_NAME} learned")
+    pc_angle = pa.step_angle(A.scores[:, :2])
+    cycles = sorted({int(round(f * L)) for f in A.pc_dominant[2:8]})
+    dim_cycles, dim_counts = np.unique(np.round(A.dominant[A.dominant < 0.1] * L).astype(int), return_counts=True)
+    slow = dim_cycles[np.argsort(dim_counts, kind="stable")[::-1][:4]]
+    slow_share = np.isin(np.round(A.dominant * L).astype(int), slow).mean()
+    st.markdown(
+        f"""
+- **A fast rotation.** PC 1 and PC 2 ({A.explained[0]:.0%} and {A.explained[1]:.0%} of the variance) trace a ring that turns by
+  about {pc_angle:.0f}° per position, a period of about {360 / pc_angle:.1f} positions ({A.turns:.0f} turns over {L} positions): a
+  sin/cos pair in disguise, at nearly the frequency of the sinusoid's fastest pair (57.3° per position).
+  {sum(abs(A.dominant * L - A.pc_dominant[0] * L) <= 3)} of the {d} dimensions have their strongest frequency within three bins of it.
+- **Slow waves.** The next components oscillate only {", ".join(str(c) for c in cycles)} times over the table, and {slow_share:.0%} of
+  the single dimensions are dominated by {", ".join(str(c) for c in sorted(slow))} cycles over the {L} positions. Together with the ring this makes a helix-like path
+  (a fast turn around a slowly bending axis): the 3-D view of PC 1 to 3 shows the ring stretched along PC 3.
+- **Few directions.** {int(np.searchsorted(np.cumsum(A.explained), 0.9) + 1)} components hold 90% of the variance between positions,
+  against {int(np.searchsorted(np.cumsum(S.explained), 0.9) + 1)} for the sinusoid of the same width: the model uses a small subspace of its 384
+  dimensions for position.
+- **Not translation-invariant, and some positions are special.** Similarity depends on where you are, not only on the offset
+  (spread {A.offset_std[far]:.2f} at an offset of {far}). Position 0, which always holds [CLS], has a vector {A.norms[0] / norm_median:.1f}× the typical
+  length and is unlike its neighbour; positions near 127 and the last few stand apart too. A plausible reason, not checked here: the
+  model card says fine-tuning cut sequences at 128 tokens, so rows 128 and up were never updated then while the row just before
+  often held the closing [SEP]; BERT-style pre-training also runs most of its steps on 128-token sequences.
+"""
+    )
+

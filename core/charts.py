@@ -375,8 +375,9 @@ def position_paths(
     """The path of the positions through a few coordinates (say their first principal
     components), one panel per (panel_title, coords (n, 2) or (n, 3), positions (n,)), side by
     side: points coloured by position on the sequential scale, joined in position order by a
-    faint line. Two columns give flat panels with equal axis scales; three give 3-D scenes
-    (one WebGL context each, so keep the panels few)."""
+    faint line. Two columns give flat panels with equal axis scales; three give 3-D scenes in
+    a cube (equal data scales squash a small third component into unreadable ticks), one
+    WebGL context each, so keep the panels few."""
     n, gap = len(panels), 0.08
     width = (1.0 - gap * (n - 1)) / n
     three_d = panels[0][1].shape[1] == 3
@@ -390,7 +391,7 @@ def position_paths(
         hover = "position %{customdata}<br>" + "<br>".join(f"{axis_titles[i]} %{{{c}:.4g}}" for i, c in enumerate("xyz"[: coords.shape[1]])) + "<extra></extra>"
         if three_d:
             traces.append(go.Scatter3d(x=coords[:, 0], y=coords[:, 1], z=coords[:, 2], mode="lines+markers", line=dict(color="rgba(120,120,120,0.35)", width=2), marker=marker, customdata=positions, hovertemplate=hover, showlegend=False, scene=f"scene{suffix}"))
-            layout[f"scene{suffix}"] = dict(domain=dict(x=[left, left + width], y=[0, 1]), xaxis=dict(title=dict(text=axis_titles[0])), yaxis=dict(title=dict(text=axis_titles[1])), zaxis=dict(title=dict(text=axis_titles[2])), aspectmode="data")
+            layout[f"scene{suffix}"] = dict(domain=dict(x=[left, left + width], y=[0, 1]), xaxis=dict(title=dict(text=axis_titles[0]), tickfont=dict(size=10)), yaxis=dict(title=dict(text=axis_titles[1]), tickfont=dict(size=10)), zaxis=dict(title=dict(text=axis_titles[2]), tickfont=dict(size=10)), aspectmode="cube", camera=dict(eye=dict(x=1.8, y=1.8, z=0.75)))  # a low, distant eye: the third axis upright, its ticks and title inside the scene
         else:
             traces.append(go.Scatter(x=coords[:, 0], y=coords[:, 1], mode="lines+markers", line=dict(color="rgba(120,120,120,0.3)", width=1), marker=marker, customdata=positions, hovertemplate=hover, showlegend=False, xaxis=f"x{suffix}", yaxis=f"y{suffix}"))
             layout[f"xaxis{suffix}"] = dict(domain=[max(0.0, left), min(1.0, left + width)], anchor=f"y{suffix}", title_text=axis_titles[0], constrain="domain")

@@ -118,6 +118,27 @@ def path_turns(coords: np.ndarray) -> float:
     return float(abs(angle[-1] - angle[0]) / (2 * np.pi))
 
 
+def step_angle(coords: np.ndarray) -> float:
+    """Median angle, in degrees, that a 2-D path turns around the origin from one point to the
+    next (0 .. 180): 360 / this is the period in rows of a steady rotation."""
+    coords = np.asarray(coords, dtype=np.float64)
+    if coords.shape[0] < 2:
+        return 0.0
+    turn = np.diff(np.unwrap(np.arctan2(coords[:, 1], coords[:, 0])))
+    return float(np.degrees(np.median(np.abs(turn))))
+
+
+def outliers(values: np.ndarray, *, below: float = 4.0) -> np.ndarray:
+    """Indices whose value lies more than `below` median absolute deviations under the median
+    (robust: a few odd values do not move the threshold). Returns (k,) int."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    median = np.median(values)
+    mad = np.median(np.abs(values - median))
+    return np.flatnonzero(values < median - below * max(mad, 1e-12))
+
+
 def dimension_spectrum(table: np.ndarray, step: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     r"""Power spectrum of each dimension over position, mean removed: power[j, k] =
     $|\text{rfft}(P_{:,j} - \bar P_j)_k|^2$, at k / (L·step) cycles per position (rows `step`

@@ -34,10 +34,10 @@ def metric(at, label: str) -> str:
 
 
 def upload_mode():
-    """The page with the upload source chosen (AppTest does not carry a bound widget's URL
-    value across the switch to a page, so the widget is set instead of ?source=upload)."""
-    at = open_page("model")
-    at.segmented_control(key="source").set_value("upload").run()
+    """The page with the upload source chosen by its link, ?source=upload."""
+    at = open_page("model", source="upload")
+    assert at.segmented_control(key="source").value == "upload"
+    assert at.query_params["source"] == "upload"
     return at
 
 
@@ -67,7 +67,22 @@ def test_minilm_page_draws_every_figure_titled_and_labelled():
             assert all(layout["scene"][axis]["title"]["text"] for axis in ("xaxis", "yaxis", "zaxis"))
         else:
             assert layout["xaxis"]["title"]["text"] and (layout["yaxis"].get("title") or {}).get("text")
-    assert at.query_params.get("source") in (None, "minilm")
+    assert at.query_params["source"] == "minilm"
+
+
+def test_a_link_with_an_unknown_source_gives_a_notice_and_the_bundled_table():
+    at = open_page("model", source="mystery")
+    assert not at.exception
+    assert len(at.warning) == 1 and "source='mystery'" in at.warning[0].value
+    assert at.segmented_control(key="source").value == "minilm"
+    assert len(figures(at)) == N_CHARTS
+
+
+def test_switching_the_source_widget_writes_the_link():
+    at = open_page("model")
+    at.segmented_control(key="source").set_value("upload").run()
+    assert at.query_params["source"] == "upload"
+    assert at.file_uploader(key="checkpoint") is not None and figures(at) == []
 
 
 def test_minilm_figures_carry_the_committed_tables_numbers():

@@ -200,3 +200,16 @@ def test_bad_tables_are_refused():
         pa.analyse(np.ones(5))
     with pytest.raises(ValueError, match="non-empty"):
         pa.cosine_similarity(np.ones((0, 3)))
+
+
+def test_step_angle_of_a_steady_rotation():
+    theta = np.radians(62.0) * np.arange(100)
+    assert pa.step_angle(np.column_stack([np.cos(theta), np.sin(theta)])) == pytest.approx(62.0)
+    assert pa.step_angle(np.zeros((1, 2))) == 0.0
+
+
+def test_outliers_are_the_values_far_below_the_rest():
+    values = np.full(50, 0.85) + np.linspace(-0.01, 0.01, 50)
+    values[[0, 20]] = [0.3, 0.5]
+    assert list(pa.outliers(values)) == [0, 20]
+    assert list(pa.outliers(np.ones(5))) == []
