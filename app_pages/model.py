@@ -17,7 +17,7 @@ import streamlit as st
 from core import charts, checkpoint, sinusoidal
 from core import position_analysis as pa
 from core.grid import Sample, strided
-from ui.shared import check_url_value, current_settings, follow_default, guarded, keep_in_url, plot, url_choice
+from ui.shared import current_settings, follow_default, guarded, keep_in_url, plot, url_choice
 
 MINILM = Path(__file__).resolve().parents[1] / "data" / "minilm_position_embeddings.npy"
 MINILM_NAME = "all-MiniLM-L6-v2"
@@ -175,25 +175,57 @@ def dimension_figure(key: tuple, j: int, name: str, _A: pa.TableAnalysis) -> tup
 
 # --- the upload ------------------------------------------------------------------------
 
+def from_link(key: str, accept, expected: str) -> int | None:
+    """A whole number for a page control from the link, read once per session (Streamlit's own
+    binding of an int widget raises on values such as -inf or 1e309, so it is read here): the
+    value if `accept`s it, else None with a notice naming the parameter."""
+    marker = f"_link_read_{key}"
+    if marker in st.session_state:
+        return None
+    st.session_state[marker] = True
+    raw = st.query_params.get(key)
+    if raw is None:
+        return None
+    if raw.isascii() and raw.isdigit() and accept(int(raw)):
+        return int(raw)
+    st.warning(f"`{key}={raw[:40]!r}` in the link is not valid: {expected}. Using the default.", icon=":material/link_off:")
+    return None
+
+
 def upload_limit_bytes() -> int:
     return int(st.get_option("server.maxUploadSize")) * 2**20
 
 
-def uploaded_table() -> tuple[tuple, str, tuple[int, int], pa.TableAnalysis]:
-    """The upload widgets; returns (cache key, name shown in titles, full shape, analysis), or
-    stops the page with a message saying what is wrong with the file."""
+def use_upload() -> None:
+    """A file was just chosen: show it (the uploader's on_change)."""
+    if st.session_state.get("checkpoint") is not None:
+        st.session_state["source"] = "upload"
+
+
+def checkpoint_widget():
+    """The file uploader (always on the page, folded away while the bundled table is shown).
+    Returns the UploadedFile or None."""
     limit = upload_limit_bytes()
-    file = st.file_uploader(
-        "A checkpoint: .safetensors, .npy or .npz",
-        key="checkpoint",
-        help=f"Up to {limit // 2**20} MB. Pickle-based files (.pt, .pth, .bin, .ckpt, .pkl) are refused: unpickling runs arbitrary code.",
-    )
-    st.caption(
-        "Nothing is unpickled: .pt/.bin checkpoints are refused, .npy/.npz are read without pickle. To bring a PyTorch model's table, export it: "
-        '`safetensors.torch.save_file({"pos": model.embeddings.position_embeddings.weight.contiguous()}, "pos.safetensors")` or `np.save("pos.npy", weight.detach().cpu().numpy())`.'
-    )
+    with st.expander("Your own checkpoint", expanded=st.session_state.get("source") == "upload", icon=":material/upload_file:"):
+        file = st.file_uploader(
+            "A checkpoint: .safetensors, .npy or .npz",
+            key="checkpoint",
+            on_change=use_upload,
+            help=f"Up to {limit // 2**20} MB. Pickle-based files (.pt, .pth, .bin, .ckpt, .pkl) are refused: unpickling can run arbitrary code.",
+        )
+        st.caption(
+            "Nothing is unpickled: .pt/.bin checkpoints are refused, .npy/.npz are read without pickle. To bring a PyTorch model's table, export it: "
+            '`safetensors.torch.save_file({"pos": model.embeddings.position_embeddings.weight.contiguous()}, "pos.safetensors")` or `np.save("pos.npy", weight.detach().cpu().numpy())`.'
+        )
+    return file
+
+
+def uploaded_table(file) -> tuple[tuple, str, tuple[int, int], pa.TableAnalysis]:
+    """The table chosen from the uploaded file; returns (cache key, name shown in titles, full
+    shape, analysis), or stops the page with a message saying what is wrong with the file."""
+    limit = upload_limit_bytes()
     if file is None:
-        st.info("Upload a file to see its position table here.", icon=":material/upload_file:")
+        st.info("Upload a file above to see its position table here.", icon=":material/upload_file:")
         st.stop()
     data = file.getvalue()
     if len(data) > limit:
@@ -227,10 +259,13 @@ if notice:
     st.warning(notice, icon=":material/link_off:")
 source = st.segmented_control("Table", list(SOURCES), format_func=SOURCES.get, required=True, key="source")
 keep_in_url("source")
+file = checkpoint_widget()
 
 if source == "upload":
-    key, name, shape, A = uploaded_table()
+    key, name, shape, A = uploaded_table(file)
 else:
+    if file is not None:
+        st.caption(f"`{file.name}` is uploaded; choose “your checkpoint” above to see it.")
     key, A = ("minilm",), minilm_analysis()
     name, shape = MINILM_NAME, (A.rows.total, A.cols.total)
     st.caption(
@@ -297,8 +332,10 @@ st.header("The path of the positions")
 kept = A.scores.shape[1]
 first = 1
 if kept > 3:
-    check_url_value("pc", lambda raw: raw.isdigit() and 1 <= int(raw) <= kept - 2, f"a whole number from 1 to {kept - 2}")
-    first = st.select_slider("First principal component drawn", options=list(range(1, kept - 1)), value=follow_default("pc", 1, lambda k: k <= kept - 2), key="pc", bind="query-params", help="The figures show components k, k+1 (flat) and k, k+1, k+2 (3-D).")
+    linked = from_link("pc", lambda k: 1 <= k <= kept - 2, f"a whole number from 1 to {kept - 2}")
+    value = follow_default("pc", 1, lambda k: k <= kept - 2)
+    first = st.select_slider("First principal component drawn", options=list(range(1, kept - 1)), value=value if linked is None else linked, key="pc", help="The figures show components k, k+1 (flat) and k, k+1, k+2 (3-D).")
+    keep_in_url("pc")
 flat, solid = path_figures(key, base, int(first), name, sin_name, A, S)
 plot(flat, key="model_pca2d")
 plot(solid, key="model_pca3d")
@@ -365,8 +402,10 @@ st.caption(
 )
 
 best = int(np.argmax(A.peak))
-check_url_value("dim", lambda raw: raw.isdigit() and int(raw) < A.cols.count, f"a whole number from 0 to {A.cols.count - 1}")
-j = st.number_input("Dimension" + (" (index among the analysed ones)" if A.cols.is_sample else ""), 0, A.cols.count - 1, follow_default("dim", best, lambda v: v < A.cols.count), key="dim", bind="query-params", help=f"Starts at the most sinusoidal dimension ({A.cols.indices[best]}).")
+linked = from_link("dim", lambda v: v < A.cols.count, f"a whole number from 0 to {A.cols.count - 1}")
+value = follow_default("dim", best, lambda v: v < A.cols.count)
+j = st.number_input("Dimension" + (" (index among the analysed ones)" if A.cols.is_sample else ""), 0, A.cols.count - 1, value if linked is None else linked, key="dim", help=f"Starts at the most sinusoidal dimension ({A.cols.indices[best]}).")
+keep_in_url("dim")
 fig, freq, r2 = dimension_figure(key, int(j), name, A)
 plot(fig, key="model_dimension")
 st.caption(f"R² is the share of this dimension's variation that a single sinusoid at {freq:.4f} cycles per position (period {period(freq)} positions, searched within one frequency bin of the spectrum's peak) explains: 1 would be an exact wave.")

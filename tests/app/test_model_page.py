@@ -78,6 +78,33 @@ def test_a_link_with_an_unknown_source_gives_a_notice_and_the_bundled_table():
     assert len(figures(at)) == N_CHARTS
 
 
+def test_uploading_on_the_bundled_view_switches_to_the_file():
+    data, table = good_file()
+    at = open_page("model")
+    at.file_uploader(key="checkpoint").upload("model.safetensors", data).run()  # the uploader is always on the page
+    assert_clean(at)
+    assert at.segmented_control(key="source").value == "upload" and at.query_params["source"] == "upload"
+    np.testing.assert_allclose(decode(by_title(at, "How alike")["data"][0]["y"]), pa.neighbour_cosine(table.astype(np.float64)), rtol=1e-12)
+    at.segmented_control(key="source").set_value("minilm").run()  # back to the bundled table, the file stays
+    assert_clean(at)
+    assert any("model.safetensors" in c.value for c in at.caption)
+    np.testing.assert_allclose(decode(by_title(at, "How alike")["data"][0]["y"]), pa.neighbour_cosine(TABLE), rtol=1e-12)
+
+
+def test_component_and_dimension_come_from_the_link_and_bad_ones_give_notices():
+    at = open_page("model", pc="3", dim="5")
+    assert_clean(at)
+    assert "components 3 and 4" in by_title(at, "Each position's vector projected")["layout"]["title"]["text"]
+    np.testing.assert_array_equal(decode(by_title(at, "Dimension 5 ")["data"][0]["y"]), TABLE[:, 5])
+    assert (at.query_params["pc"], at.query_params["dim"]) == ("3", "5")
+    for raw in ("-inf", "1e309", "9" * 400, "0.5", "384", "abc"):  # a bound int widget would raise on the first three
+        at = open_page("model", pc=raw, dim=raw)
+        assert not at.exception, raw
+        assert sorted(w.value.split("=")[0] for w in at.warning) == ["`dim", "`pc"], raw
+        assert at.number_input(key="dim").value == int(np.argmax(pa.analyse(TABLE).peak))
+        assert len(figures(at)) == N_CHARTS
+
+
 def test_switching_the_source_widget_writes_the_link():
     at = open_page("model")
     at.segmented_control(key="source").set_value("upload").run()
