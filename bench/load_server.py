@@ -1,0 +1,131 @@
+"""The server side of the load test: start a Streamlit server, find the process that serves a
+URL, and read its resident memory (RSS) from /proc."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import urlparse
+
+from bench.load_pages import ROOT
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def healthy(url: str, timeout: float = 2.0) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url.rstrip('/')}/_stcore/health", timeout=timeout) as resp:
+            return resp.read().decode().strip() == "ok"
+    except OSError:
+        return False
+
+
+def wait_healthy(url: str, proc: subprocess.Popen | None = None, timeout: float = 120.0) -> float:
+    """Seconds until GET /_stcore/health answers ok; raises if the server exits or never answers."""
+    start = time.monotonic()
+    while time.monotonic() - start < timeout:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"the server exited with code {proc.returncode}")
+        if healthy(url):
+            return time.monotonic() - start
+        time.sleep(0.25)
+    raise RuntimeError(f"{url}/_stcore/health did not answer ok within {timeout:.0f} s")
+
+
+class Server:
+    """`streamlit run app.py` on 127.0.0.1:port, as the e2e tests start it, with its log in a file."""
+
+    def __init__(self, port: int | None = None, log: Path | None = None, extra: list[str] | None = None, env: dict[str, str] | None = None) -> None:
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = log or ROOT / "artifacts" / f"load-server-{self.port}.log"
+        self.extra = extra or []
+        self.env = env  # added to this process's environment (e.g. STREAMLIT_SERVER_COOKIE_SECRET)
+        self.proc: subprocess.Popen | None = None
+        self.start_s = 0.0
+
+    def start(self) -> Server:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = open(self.log_path, "w")
+        cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(self.port),
+               "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none", *self.extra]
+        env = {**os.environ, **self.env} if self.env else None
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
+        log.close()
+        self.start_s = wait_healthy(self.url, self.proc)
+        return self
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc else None
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def __enter__(self) -> Server:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def rss_mb(pid: int) -> float | None:
+    """Resident set size of a process, in MB (10^6 bytes), or None if it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024 / 1e6
+    except OSError:
+        return None
+    return None
+
+
+def listening_pid(url: str) -> int | None:
+    """The process listening on the URL's TCP port on this machine (Linux /proc), if any.
+    Behind a proxy this is the proxy; pass the app servers' pids to the load test instead."""
+    parsed = urlparse(url)
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            local, state, inode = fields[1], fields[3], fields[9]
+            if state == "0A" and int(local.rsplit(":", 1)[1], 16) == port:  # 0A = LISTEN
+                inodes.add(f"socket:[{inode}]")
+    if not inodes:
+        return None
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            for fd in os.listdir(f"/proc/{entry}/fd"):
+                if os.readlink(f"/proc/{entry}/fd/{fd}") in inodes:
+                    return int(entry)
+        except OSError:
+            continue
+    return None
+
+
+def load_average() -> str:
+    """The machine's 1, 5 and 15 minute load averages and its core count, as `uptime` shows them."""
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
