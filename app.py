@@ -24,6 +24,7 @@ PAGES = [
     st.Page("app_pages/rope.py", title="Rotary embeddings (RoPE)", icon=":material/rotate_right:", url_path="rope"),
     st.Page("app_pages/relative.py", title="Relative biases (ALiBi, T5)", icon=":material/linear_scale:", url_path="relative"),
     st.Page("app_pages/model.py", title="A real model's positions", icon=":material/model_training:", url_path="model"),
+    st.Page("app_pages/lab.py", title="The lab: train and extrapolate", icon=":material/science:", url_path="lab"),
 ]
 
 page = st.navigation(PAGES)

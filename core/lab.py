@@ -34,26 +34,54 @@ from core.registry import SCHEMES, Setting
 IGNORE = -100  # target of positions that are not scored (torch's cross_entropy ignore_index)
 MAX_EVAL_FACTOR = 4  # evaluation lengths go up to 4 x the training length
 EVAL_BATCH = 64  # sequences per evaluation length
-LIMITS = dict(train_len=256, steps=20_000, batch=256, d_model=256, n_layers=4, vocab=256)  # a hosted demo's CPU and memory stay bounded
+LIMITS = dict(train_len=256, steps=20_000, batch=256, d_model=256, n_heads=16, n_layers=4, vocab=256)  # a hosted demo's CPU and memory stay bounded
+MAX_SCORES = 2**24  # attention scores held at once (batch x heads x length²): 64 MB in float32, a few times that with gradients
 
 
 @dataclass(frozen=True)
 class Task:
     """A synthetic task: `name` (the config's key), a label and one sentence for pages, the
-    shortest length it is defined for (`min_len(offset)`), and which positions are scored."""
+    shortest length it is defined for (`min_len(offset)`), and `source(length, offset)`: for
+    each position, the position of the token it must name, or -1 where nothing is scored."""
 
     name: str
     label: str
     summary: str
     min_len: Callable[[int], int]
+    source: Callable[[int, int], np.ndarray]
+
+
+def _kback_source(length: int, k: int) -> np.ndarray:
+    q = np.arange(length)
+    return np.where(q >= k, q - k, -1)  # (T,)
+
+
+def _after_separator(length: int, reverse: bool) -> np.ndarray:
+    """Copy or reverse of n = length // 2 symbols after an optional filler (see make_batch)."""
+    n, q = length // 2, np.arange(length)
+    start = length - n  # the first scored position: the separator
+    j = q - start  # index into the answer
+    return np.where(q >= start, (start - 1 - j if reverse else start - n + j), -1)  # (T,)
 
 
 TASKS: dict[str, Task] = {
     task.name: task
     for task in (
-        Task("kback", "the token k places back", "At every position, name the token that stood k places earlier: a fixed relative offset.", lambda k: k + 1),
-        Task("copy", "copy after a separator", "A random sequence, a separator, then the same sequence again: position n + j must fetch token j.", lambda k: 2),
-        Task("reverse", "reverse after a separator", "A random sequence, a separator, then the sequence backwards: position n + j must fetch token n − 1 − j.", lambda k: 2),
+        Task("kback", "the token k places back", "At every position, name the token that stood k places earlier: a fixed relative offset.", lambda k: k + 1, _kback_source),
+        Task(
+            "copy",
+            "copy after a separator",
+            "A random sequence, a separator, then the same sequence again: position n + j must fetch token j.",
+            lambda k: 2,
+            lambda length, k: _after_separator(length, False),
+        ),
+        Task(
+            "reverse",
+            "reverse after a separator",
+            "A random sequence, a separator, then the sequence backwards: position n + j must fetch token n − 1 − j.",
+            lambda k: 2,
+            lambda length, k: _after_separator(length, True),
+        ),
     )
 }
 
@@ -118,10 +146,16 @@ class LabConfig:
         _whole(self.seed, "The seed", 0, 2**31 - 1)
         _whole(self.vocab, "The vocabulary size", 2, LIMITS["vocab"])
         d = _whole(self.d_model, "The model width", 2, LIMITS["d_model"])
-        heads = _whole(self.n_heads, "The number of heads", 1, d)
+        heads = _whole(self.n_heads, "The number of heads", 1, LIMITS["n_heads"])
         if d % heads or (d // heads) % 2:
             raise ValueError(f"A width of {d} must split into {heads} heads of an even width (rotary embeddings turn pairs of dimensions).")
         _whole(self.n_layers, "The number of layers", 1, LIMITS["n_layers"])
+        scores = self.batch * heads * train_len**2
+        if scores > MAX_SCORES:
+            raise ValueError(
+                f"A batch of {self.batch} sequences of {train_len} tokens with {heads} heads holds {scores:,} attention scores per step, "
+                f"more than the lab allows ({MAX_SCORES:,}): use a smaller batch, fewer heads or a shorter training length."
+            )
         if isinstance(self.lr, bool) or not isinstance(self.lr, (int, float, np.integer, np.floating)) or not math.isfinite(self.lr) or not 0 < self.lr <= 1:
             raise ValueError(f"The learning rate must be a number above 0 and at most 1, got {self.lr!r}.")
         if not math.isfinite(self.base) or self.base <= 1:
@@ -130,7 +164,7 @@ class LabConfig:
             rows = _whole(self.table_len, "The table size", 1, MAX_EVAL_FACTOR * LIMITS["train_len"])
             if rows < train_len and SCHEMES[self.scheme].max_position(self.setting) is not None:
                 raise ValueError(
-                    f"The training length {train_len} is above the {SCHEMES[self.scheme].label} table size {rows}: "
+                    f"The training length {train_len} is above the table size {rows} of the {SCHEMES[self.scheme].label}: "
                     f"positions {rows} to {train_len - 1} would have no row. Make the table at least {train_len} rows, or train shorter."
                 )
         rows = SCHEMES[self.scheme].max_position(self.setting)

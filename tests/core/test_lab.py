@@ -50,6 +50,18 @@ def test_copy_and_reverse_by_hand(task, length):
     assert np.all(y[:, : fill + n] == IGNORE)
 
 
+@pytest.mark.parametrize("task", ["kback", "copy", "reverse"])
+@pytest.mark.parametrize("length", [7, 8, 13])
+def test_each_target_is_the_token_at_the_tasks_source_position(task, length):
+    config = LabConfig(task=task, offset=2)
+    x, y = make_batch(config, np.random.default_rng(2), 6, length)
+    source = lab.TASKS[task].source(length, 2)
+    scored = source >= 0
+    np.testing.assert_array_equal(scored, np.any(y != IGNORE, axis=0))
+    np.testing.assert_array_equal(y[:, scored], x[:, source[scored]])
+    assert np.all(source < np.arange(length))  # a causal model can see the answer
+
+
 def test_same_seed_same_data_other_seed_other_data():
     c = LabConfig()
     a = make_batch(c, np.random.default_rng([0, 1]), 4, 16)[0]
@@ -64,7 +76,7 @@ def test_same_seed_same_data_other_seed_other_data():
         (dict(eval_lens=(32, 0)), "Evaluation lengths must be at least 1 token, got 0"),
         (dict(eval_lens=()), "at least one evaluation length"),
         (dict(eval_lens=(129,)), r"more than 4 x the training length 32 \(at most 128\)"),
-        (dict(scheme="learned", train_len=64, table_len=32), "training length 64 is above the learned absolute table table size 32"),
+        (dict(scheme="learned", train_len=64, table_len=32), "training length 64 is above the table size 32 of the learned absolute table"),
         (dict(scheme="onehot", train_len=100, eval_lens=(100,)), "codes for positions 0 to 63 only at width 64"),
         (dict(scheme="fancy"), "Unknown scheme 'fancy'"),
         (dict(task="sort"), "Unknown task 'sort'"),
@@ -73,6 +85,7 @@ def test_same_seed_same_data_other_seed_other_data():
         (dict(lr=0.0), "learning rate must be a number above 0"),
         (dict(steps=2.5), "number of training steps must be a whole number"),
         (dict(train_len=1000), "training length must be between 2 and 256"),
+        (dict(batch=256, n_heads=16, train_len=256, eval_lens=(256,)), "holds 268,435,456 attention scores per step"),
     ],
 )
 def test_bad_configs_say_what_to_change(changes, message):

@@ -1,0 +1,117 @@
+"""AppTest of the lab page: nothing trains on load; a tiny configuration is driven to the end (the
+test waits for the background run, then reruns as the page's poller would) and the plots carry
+its numbers; a repeated run comes from the cache; Stop stops; bad settings give clear messages."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.app.conftest import assert_clean, decode, figures, open_page
+
+TINY = {"lab_train_len": 8, "lab_steps": 30}
+
+
+def tiny_page(schemes: list[str], **numbers: int):
+    at = open_page("lab")
+    for key, value in {**TINY, **numbers}.items():
+        at.number_input(key=key).set_value(value)
+    at.multiselect(key="lab_schemes").set_value(schemes)
+    return at.run()
+
+
+def train_to_the_end(at):
+    at.button(key="lab_train").click().run()
+    assert at.button(key="lab_train").disabled or at.session_state["lab_run"].done  # one run per session
+    assert at.session_state["lab_run"].wait(120)
+    return at.run()
+
+
+def test_nothing_trains_on_load():
+    at = open_page("lab")
+    assert_clean(at)
+    assert "lab_run" not in at.session_state
+    (task_map,) = figures(at)  # only the task's picture, no training
+    trained, tested = task_map["data"]
+    np.testing.assert_array_equal(decode(trained["x"]), np.arange(1, 32))  # kback, k = 1: every position from 1 on
+    np.testing.assert_array_equal(decode(tested["y"]), np.arange(127))  # reads the one before it
+    assert any("Nothing trained yet" in i.value for i in at.info)
+    assert not at.button(key="lab_train").disabled and at.button(key="lab_stop").disabled
+    assert at.text_input(key="lab_eval_lens").value == "32, 64, 96, 128"
+    assert "input :" in at.code[0].value and "target:" in at.code[0].value
+
+
+def test_a_tiny_configuration_runs_to_the_end_and_draws_its_results():
+    at = tiny_page(["none", "rope", "learned"])
+    assert at.text_input(key="lab_eval_lens").value == "8, 16, 24, 32"  # follows the training length
+    at = train_to_the_end(at)
+    assert_clean(at)
+    run = at.session_state["lab_run"]
+    assert [p.state for p in run.progress] == ["done", "done", "done"]
+    figs = figures(at)
+    titles = [f["layout"]["title"]["text"] for f in figs]
+    assert len(figs) == 6 and all(titles)
+    figs, titles = figs[1:], titles[1:]  # after the task's picture
+    assert titles[0].startswith("Accuracy against evaluation length: trained on 8 tokens")
+    accuracy = {t["name"]: (decode(t["x"]), decode(t["y"]).astype(float)) for t in figs[0]["data"]}
+    assert set(accuracy) == {"none (NoPE)", "rotary (RoPE)", "learned absolute table"}
+    np.testing.assert_array_equal(accuracy["rotary (RoPE)"][0], [8, 16, 24, 32])
+    np.testing.assert_allclose(accuracy["rotary (RoPE)"][1], [run.results[1].accuracy[n] for n in (8, 16, 24, 32)], rtol=1e-6)
+    learned = accuracy["learned absolute table"][1]
+    assert np.isfinite(learned[0]) and np.all(np.isnan(learned[1:]))  # no code past the table
+    assert figs[2]["layout"]["yaxis"]["type"] == "log" and len(figs[2]["data"]) == 3  # one loss curve per scheme
+    heat = figs[3]["data"][0]
+    assert heat["zmin"] == -heat["zmax"] and heat["colorscale"] == figs[4]["data"][0]["colorscale"]  # signed: centred on zero
+    assert "learned absolute table after 30 steps" in titles[3] and "Cosine similarity" in titles[4]
+    table = at.dataframe[0].value
+    assert list(table["scheme"]) == ["none (NoPE)", "rotary (RoPE)", "learned absolute table"]
+    assert "cannot extrapolate" in table["notes"][2]
+    assert not at.button(key="lab_train").disabled and at.button(key="lab_stop").disabled
+
+
+def test_the_same_configuration_again_comes_from_the_cache():
+    at = train_to_the_end(tiny_page(["alibi"], lab_seed=5))
+    first = at.session_state["lab_run"].results[0]
+    at = train_to_the_end(at)
+    again = at.session_state["lab_run"]
+    assert again.progress[0].state == "cached" and again.results[0] is first
+    assert_clean(at)
+
+
+def test_stop_ends_a_long_run_and_shows_where_it_stopped():
+    at = tiny_page(["none"], lab_steps=20_000)
+    at.button(key="lab_train").click().run()
+    assert not at.button(key="lab_stop").disabled and at.button(key="lab_train").disabled
+    at.button(key="lab_stop").click().run()
+    run = at.session_state["lab_run"]
+    assert run.wait(60) and run.progress[0].state == "stopped"
+    at.run()
+    assert_clean(at)
+    assert "stopped at step" in figures(at)[1]["layout"]["title"]["text"]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"lab_steps": 0}, "Training needs at least 1 step, got 0."),
+        ({"lab_eval_lens": "0, 8"}, "Evaluation lengths must be at least 1 token, got 0."),
+        ({"lab_eval_lens": "8, 40"}, "more than 4 x the training length 8 (at most 32)"),
+        ({"lab_eval_lens": "8, x"}, "'x' is not a whole number"),
+        ({"lab_table_len": 4}, "The training length 8 is above the table size 4 of the learned absolute table"),
+    ],
+)
+def test_bad_settings_get_a_clear_message_and_no_training(change, message):
+    at = tiny_page(["rope", "learned"])
+    for key, value in change.items():
+        (at.text_input if isinstance(value, str) else at.number_input)(key=key).set_value(value)
+    at.run()
+    assert not at.exception
+    assert any(message in e.value for e in at.error), [e.value for e in at.error]
+    assert at.button(key="lab_train").disabled
+
+
+def test_no_scheme_picked_is_a_notice():
+    at = open_page("lab")
+    at.multiselect(key="lab_schemes").set_value([]).run()
+    assert_clean(at)
+    assert any("Pick at least one scheme" in i.value for i in at.info)
