@@ -32,7 +32,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from core.lab import EVAL_BATCH, IGNORE, LabConfig, LabResult, make_batch
+from core.lab import EVAL_BATCH, IGNORE, MAX_SCORES, LabConfig, LabResult, make_batch
 from core.modules import LearnedPositionEmbedding, ShawRelativeKeys, T5RelativeBias
 from core.registry import SCHEMES, SHAW_CLIP, T5_BUCKETS, T5_MAX_DISTANCE, Scheme, Setting
 
@@ -206,15 +206,16 @@ def evaluate(model: TinyTransformer, config: LabConfig, length: int) -> tuple[fl
     position (T,) with NaN where nothing is scored, a note: why there is no accuracy, or that
     untrained table rows were used)."""
     inputs, targets = make_batch(config, np.random.default_rng([config.seed, 2, length]), EVAL_BATCH, length)
+    chunk = max(1, MAX_SCORES // (config.n_heads * length**2))  # sequences per forward pass: long ones a few at a time
     model.eval()
     try:
-        logits = model(torch.from_numpy(inputs))
+        predicted = np.concatenate([model(torch.from_numpy(inputs[i : i + chunk])).argmax(dim=-1).numpy() for i in range(0, EVAL_BATCH, chunk)])  # (B, T)
     except ValueError as err:  # a table with no row past its end
         return None, np.full(length, np.nan), str(err)
     finally:
         model.train()
     scored = targets != IGNORE
-    right = (logits.argmax(dim=-1).numpy() == targets) & scored  # (B, T)
+    right = (predicted == targets) & scored  # (B, T)
     per_position = np.where(scored.any(axis=0), right.sum(axis=0) / np.maximum(scored.sum(axis=0), 1), np.nan)
     rows = model.positions.rows
     note = f"positions {config.train_len} to {length - 1} use table rows that training never reached" if rows is not None and length > config.train_len else ""

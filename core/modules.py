@@ -14,6 +14,8 @@ Shapes: B batch, H heads, T (or L) positions, d width, hd head width.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 from torch import nn
@@ -166,9 +168,10 @@ class T5RelativeBias(nn.Module):
 
 
 class ShawRelativeKeys(nn.Module):
-    r"""Shaw et al.'s key term $q_i \cdot a^K_{\mathrm{clip}(j - i, k)}$: 2k+1 trainable vectors of
-    head width (nn.Embedding, initialised from `core.relative.shaw_table`), each scored against
-    the query once and then gathered by clipped distance (no (Lq, Lk, hd) array), as the
+    r"""Shaw et al.'s key term $q_i \cdot a^K_{\mathrm{clip}(j - i, k)} / \sqrt{d_h}$ (their eq. 5, the
+    part of $e_{ij} = q_i \cdot (k_j + a^K_{ij}) / \sqrt{d_h}$ that positions add): 2k+1 trainable
+    vectors of head width (nn.Embedding, initialised from `core.relative.shaw_table`), each scored
+    against the query once and then gathered by clipped distance (no (Lq, Lk, hd) array), as the
     registry's Shaw hook does."""
 
     def __init__(self, max_relative_position: int, head_dim: int, *, seed: int = 0, std: float = 0.02) -> None:
@@ -184,5 +187,5 @@ class ShawRelativeKeys(nn.Module):
         lq = q.shape[-2]
         k_len = lq if k_len is None else k_len
         ids = torch.from_numpy(relative.shaw_relative_positions(np.arange(lq), np.arange(k_len), self.k) + self.k)  # (Lq, Lk)
-        per_id = q @ self.table.weight.to(q.dtype).T  # (..., Lq, 2k+1)
+        per_id = q @ self.table.weight.to(q.dtype).T / math.sqrt(q.shape[-1])  # (..., Lq, 2k+1)
         return torch.gather(per_id, -1, ids.expand(*per_id.shape[:-1], k_len))  # (..., Lq, Lk)
