@@ -311,9 +311,9 @@ training length and beyond it. Measured with the defaults (seed 0, 300 steps, on
 | scheme | kback, k = 1 | kback, k = 3 | copy (2 layers) | reverse (2 layers) |
 |---|---|---|---|---|
 | none | 0.25 → 0.15 | 0.21 → 0.14 | 0.13 → 0.07 | 0.11 → 0.08 |
-| sinusoidal | 1.00 → 0.32 | 1.00 → 0.33 | 1.00 → 0.06 | 1.00 → 0.06 |
+| sinusoidal | 1.00 → 0.31 | 1.00 → 0.33 | 1.00 → 0.06 | 1.00 → 0.06 |
 | learned | 1.00 → no code | 1.00 → no code | 0.27 → no code | 0.21 → no code |
-| RoPE | 1.00 → 0.42 | 1.00 → 0.46 | 1.00 → 0.06 | 0.30 → 0.07 |
+| RoPE | 1.00 → 0.42 | 1.00 → 0.46 | 1.00 → 0.06 | 0.29 → 0.07 |
 | ALiBi | 0.88 → 0.81 | 0.65 → 0.55 | 0.12 → 0.07 | 0.11 → 0.07 |
 | T5 | 1.00 → 0.58 | 1.00 → 0.58 | 1.00 → 0.06 | 0.13 → 0.07 |
 
