@@ -8,10 +8,11 @@ import streamlit as st
 from core import attention, charts
 from core.grid import strided
 from core.registry import ADDED, SCHEMES, Setting, positional_schemes
-from ui.shared import current_settings, guarded, keep_in_url, plot, url_choice
+from ui.shared import check_url_value, current_settings, guarded, is_flag, keep_in_url, number_in, one_of, plot, url_choice
 
 WIDTH_CAP = 512  # the page builds d x d projections and (H, T, T) weights for three runs
 MAX_TOKENS = 256
+MAX_CHARS = 100_000  # the custom sentence box
 TICK_LIMIT = 40  # above this many tokens the axes show positions instead of words
 PRESETS = {
     "dog bites man": "dog bites man",
@@ -38,9 +39,11 @@ st.markdown(
 )
 
 # --- controls ----------------------------------------------------------------------------
+check_url_value("sentence", one_of([*PRESETS, CUSTOM]), "pick one of the preset sentences or 'your own sentence'")
+check_url_value("text", lambda raw: len(raw) <= MAX_CHARS, f"your sentence can be up to {MAX_CHARS:,} characters")
 c1, c2 = st.columns([2, 3])
 preset = c1.selectbox("Sentence", [*PRESETS, CUSTOM], key="sentence", bind="query-params")
-text = c2.text_input("Your sentence", value="the quick brown fox", key="text", bind="query-params", max_chars=100_000, disabled=preset != CUSTOM)
+text = c2.text_input("Your sentence", value="the quick brown fox", key="text", bind="query-params", max_chars=MAX_CHARS, disabled=preset != CUSTOM)
 words = attention.tokenize(PRESETS.get(preset, text))
 if not words:
     st.warning("There are no words to attend over: type some letters or digits (any script).", icon=":material/edit:")
@@ -53,6 +56,10 @@ names = positional_schemes()
 notice = url_choice("scheme", names, "sinusoidal")
 if notice:
     st.warning(notice, icon=":material/link_off:")
+for flag in ("project", "causal", "scale_words"):
+    check_url_value(flag, is_flag, "a switch is true or false")
+check_url_value("heads", one_of([1, 2, 4, 8]), "the head count is 1, 2, 4 or 8")
+check_url_value("pe_scale", number_in(0.0, 4.0), "the position factor is a number from 0 to 4")
 c1, c2, c3, c4 = st.columns(4)
 scheme = SCHEMES[c1.selectbox("Positional encoding", names, format_func=lambda n: SCHEMES[n].label, key="scheme")]
 keep_in_url("scheme")

@@ -7,7 +7,7 @@ import streamlit as st
 from core import charts, properties
 from core.grid import strided
 from core.registry import BIAS, ROTARY, SCHEMES, Setting
-from ui.shared import current_settings, keep_choices_in_url, plot, url_choices
+from ui.shared import check_url_value, current_settings, keep_choices_in_url, one_of, plot, url_choices
 
 GRID = 40  # positions (and dimensions) per small panel
 HEADS = (1, 2, 4, 8, 16)
@@ -20,6 +20,7 @@ st.markdown(
     "position; RoPE rotates queries and keys (here a single head of width d_model); bias schemes add a number per "
     "distance to the attention scores. The table below measures each one from its own arrays."
 )
+check_url_value("heads", one_of(HEADS), f"the head count is one of {', '.join(map(str, HEADS))}")
 c1, c2 = st.columns([3, 1])
 notice = url_choices("schemes", list(SCHEMES), list(SCHEMES))
 if notice:

@@ -6,7 +6,7 @@ import streamlit as st
 
 from core import alibi, charts, relative
 from core.grid import Sample, strided
-from ui.shared import check_url_value, current_settings, guarded, plot
+from ui.shared import check_url_value, current_settings, guarded, is_flag, plot, whole_in
 
 GRID = 48  # query and key positions per small bias panel
 MAX_PANELS = 16  # heads drawn as panels
@@ -25,6 +25,7 @@ st.markdown(
 # --- ALiBi ------------------------------------------------------------------------------
 st.header("ALiBi: a straight-line penalty per head")
 check_url_value("alibi_heads", lambda raw: raw in {str(h) for h in HEAD_CHOICES}, "ALiBi needs a whole number of heads from 1 to 64")
+check_url_value("alibi_causal", is_flag, "a switch is true or false")
 c1, c2 = st.columns(2)
 heads = c1.select_slider("Heads", HEAD_CHOICES, value=8, key="alibi_heads", bind="query-params", help="Powers of two get slopes 2^(−8/H), 2^(−16/H), …; other counts follow the paper's reference code.")
 causal = c2.toggle("Causal (a decoder: keys after the query are masked)", value=True, key="alibi_causal", bind="query-params")
@@ -96,7 +97,9 @@ st.caption(
 
 # --- T5 ---------------------------------------------------------------------------------
 st.header("T5: relative positions in buckets")
-check_url_value("t5_buckets", lambda raw: raw.isdigit() and 2 <= int(raw) <= 256, "the number of buckets must be a whole number from 2 to 256")
+check_url_value("t5_buckets", whole_in(2, 256), "the number of buckets must be a whole number from 2 to 256")
+check_url_value("t5_max_distance", whole_in(1, 131_072), "the max distance is a whole number from 1 to 131,072")
+check_url_value("t5_bidirectional", is_flag, "a switch is true or false")
 c1, c2, c3 = st.columns(3)
 num_buckets = c1.number_input("Buckets", 2, 256, 32, key="t5_buckets", bind="query-params")
 max_distance = c2.number_input("Max distance", 1, 131_072, 128, key="t5_max_distance", bind="query-params", help="Distances from here on share the last bucket.")
@@ -150,6 +153,7 @@ st.caption(
 
 # --- Shaw -------------------------------------------------------------------------------
 st.header("Shaw et al.: clipped relative positions")
+check_url_value("shaw_k", whole_in(0, 64), "the clipping distance is a whole number from 0 to 64")
 shaw_k = st.slider("Clipping distance k", 0, 64, 4, key="shaw_k", bind="query-params")
 n_show = int(min(L, 32))
 ids = relative.shaw_relative_positions(np.arange(n_show), np.arange(n_show), int(shaw_k)).astype(np.float64)

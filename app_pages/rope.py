@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from core import charts, rope
-from ui.shared import check_url_value, current_settings, follow_default, guarded, keep_in_url, plot, url_choice
+from ui.shared import check_url_value, current_settings, follow_default, guarded, keep_in_url, number_in, plot, url_choice, whole_in
 
 HEAD_DIMS = (2, 4, 8, 16, 32, 64, 128, 256)
 KINDS = ("none", "linear", "ntk", "dynamic", "yarn", "llama3")
@@ -51,7 +51,10 @@ q, k = rng.standard_normal((2, head_dim))
 
 # --- one pair ---------------------------------------------------------------------------
 st.header("One pair turns as the position advances")
-pair = st.slider("Pair i", 0, head_dim // 2 - 1, follow_default("rope_pair", head_dim // 8, lambda i: i < head_dim // 2), key="rope_pair")
+if head_dim > 2:
+    pair = st.slider("Pair i", 0, head_dim // 2 - 1, follow_default("rope_pair", head_dim // 8, lambda i: i < head_dim // 2), key="rope_pair")
+else:
+    pair = 0  # a single pair: nothing to choose
 steps = int(min(L, 64))
 positions = np.arange(steps, dtype=np.float64)
 unit = np.zeros(head_dim)
@@ -143,6 +146,8 @@ st.markdown(
     f"A model trained on an original context can be run on a longer one (here the sidebar's max_len = {L:,}) "
     "by changing its frequencies. Each method treats fast and slow pairs differently."
 )
+check_url_value("factor", number_in(0.0, 1024.0), "the factor is a number up to 1024 (at least 1 to scale)")
+check_url_value("original_len", whole_in(1, 131_072), "the original context is a whole number of positions from 1 to 131,072")
 c1, c2, c3 = st.columns(3)
 kind = c1.selectbox("Scaling", KINDS, format_func=KIND_LABELS.get, key="scaling")
 keep_in_url("scaling")
@@ -161,7 +166,7 @@ if original > L:
     st.stop()
 if kind == "ntk":
     guarded(rope.RopeScaling, "linear", factor, original)  # the same checks on the factor
-    new_base = rope.ntk_aware_base(base, factor, head_dim)
+    new_base = guarded(rope.ntk_aware_base, base, factor, head_dim)
     scaled = rope.default_frequencies(head_dim, new_base)
     attention_factor = 1.0
     ratio = scaled / theta

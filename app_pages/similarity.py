@@ -5,7 +5,7 @@ import streamlit as st
 
 from core import charts, similarity, sinusoidal
 from core.grid import Sample, envelope, strided
-from ui.shared import current_settings, follow_default, plot, position_window
+from ui.shared import check_url_value, current_settings, follow_default, plot, position_window, whole_in
 
 MATRIX_GRID = 250  # positions per similarity matrix panel
 LINE_POINTS = 2000
@@ -63,6 +63,7 @@ st.caption(
 
 # --- profile ---------------------------------------------------------------------------
 st.header("Similarity to one position")
+check_url_value("reference", whole_in(0, L - 1), f"the reference is a position from 0 to {L - 1:,}")
 ref = st.number_input("Reference position", 0, L - 1, follow_default("reference", L // 2, lambda r: r < L), key="reference", bind="query-params")
 prof = profile(int(ref), L, d, base)
 cos_prof = prof / (similarity.row_norm(np.array([ref]), d, base)[0] * similarity.row_norm(np.arange(L), d, base))
@@ -104,6 +105,7 @@ else:
 
 # --- linear map ------------------------------------------------------------------------
 st.header("Shifting by k is one linear map")
+check_url_value("offset", whole_in(0, 1_000_000), "the offset is a whole number from 0 to 1,000,000")
 k = st.number_input("Offset k", 0, 1_000_000, 5, key="offset", bind="query-params")
 paper_cols = np.arange(min(d, MAP_DIMS))
 layout_of = np.argsort(sinusoidal.layout_permutation(d, "interleaved"))[paper_cols]

@@ -5,7 +5,7 @@ import streamlit as st
 
 from core import charts, naive, sinusoidal
 from core.grid import strided
-from ui.shared import current_settings, follow_default, keep_in_url, plot, position_window, url_choice
+from ui.shared import check_url_value, current_settings, follow_default, keep_in_url, plot, position_window, url_choice, whole_in
 
 GRID = 500  # at most this many positions and dimensions per heatmap
 SMALL_GRID = 160  # per panel when heatmaps stand side by side
@@ -105,6 +105,7 @@ if n_full == 0:
     st.info("d_model = 1 has no complete sin/cos pair.")
 else:
     near_32 = int(np.argmin(np.abs(np.log(wl[:n_full] / 32.0))))  # a pair that takes ~32 positions per turn
+    check_url_value("pair", whole_in(0, n_full - 1), f"the pair is a whole number from 0 to {n_full - 1:,}")
     pair = st.number_input("Pair i", 0, n_full - 1, follow_default("pair", near_32, lambda i: i < n_full), key="pair", bind="query-params", help="Dimensions 2i (sin) and 2i+1 (cos) in the paper's layout.")
     circ = strided(stop, 400, start=start)
     both = sinusoidal.sinusoidal_encoding(L, d, base, positions=circ.indices, dims=np.array([2 * pair, 2 * pair + 1]))
@@ -137,6 +138,7 @@ st.caption("Bit b repeats every 2^(b+1) positions; beside each, the sine whose w
 
 # --- exact vector ----------------------------------------------------------------------
 st.header("A position's exact vector")
+check_url_value("position", whole_in(0, max(L - 1, 0)), f"the position is a whole number from 0 to {max(L - 1, 0):,}")
 p = st.number_input("Position p", 0, max(L - 1, 0), follow_default("position", min(10, L - 1), lambda q: q < L), key="position", bind="query-params")
 pair_of, freq, is_cos = sinusoidal.column_info(d, base, layout)
 row = sinusoidal.sinusoidal_encoding(L, d, base, layout=layout, positions=np.array([p]))[0]

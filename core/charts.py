@@ -100,15 +100,16 @@ def _colour_lut(scale: str, n: int = 256) -> np.ndarray:
     return np.round(np.asarray(colours) * 255).astype(np.uint8)
 
 
-def _png(levels: np.ndarray, lut: np.ndarray) -> str:
+def _png(levels: np.ndarray, lut: np.ndarray, *, transparent: int | None = None) -> str:
     """An 8-bit palette PNG: one byte per pixel (a colour index) plus the 256-colour palette,
-    a third of the size of RGB for the same picture, so even noise-like data stay well under 1 MB."""
+    a third of the size of RGB for the same picture, so even noise-like data stay well under 1 MB.
+    Pixels of palette index `transparent` are see-through."""
     from PIL import Image
 
     image = Image.fromarray(levels.astype(np.uint8), mode="P")
     image.putpalette(lut.reshape(-1).tolist())
     buffer = io.BytesIO()
-    image.save(buffer, format="PNG", compress_level=6)
+    image.save(buffer, format="PNG", compress_level=6, **({} if transparent is None else {"transparency": transparent}))
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
@@ -131,8 +132,11 @@ def heatmap_trace(z: np.ndarray, x: Sample, y: Sample, *, zmin: float, zmax: flo
                 hovertemplate=f"x %{{x}}<br>y %{{y}}<br>{hover} %{{z:.6g}}<extra></extra>",
             )
         ]
+    # 255 colour levels; palette index 255 is see-through, for NaN cells (no value there), as in a heatmap
     level = np.clip((z - zmin) / (zmax - zmin if zmax > zmin else 1.0), 0, 1)
-    image = go.Image(source=_png(np.round(level * 255), _colour_lut(scale)), x0=float(xs[0]), dx=float(x.step), y0=float(ys[0]), dy=float(y.step), hoverinfo="x+y")
+    index = np.where(np.isfinite(z), np.round(np.nan_to_num(level) * 254), 255)
+    lut = np.vstack([_colour_lut(scale, 255), [[255, 255, 255]]]).astype(np.uint8)
+    image = go.Image(source=_png(index, lut, transparent=255), x0=float(xs[0]), dx=float(x.step), y0=float(ys[0]), dy=float(y.step), hoverinfo="x+y")
     bar = go.Scatter(
         x=[None],
         y=[None],

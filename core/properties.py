@@ -133,11 +133,12 @@ def _extrapolation(scheme: Scheme, setting: Setting, within: np.ndarray, length:
     lo, hi = within.min(axis=0), within.max(axis=0)
     tol = 1e-9 * max(np.abs(within).max(), 1.0)
     unseen = ((beyond < lo - tol) | (beyond > hi + tol)).any(axis=0)
-    growth = np.abs(beyond).max() / max(np.abs(within).max(), 1e-300)
+    inside = float(np.abs(within).max())
     feature = "heads" if scheme.applied == BIAS else "dimensions"
     if not unseen.any():
         return f"defined; no {feature[:-1]} leaves the range seen within max_len"
-    return f"defined; {int(unseen.sum()):,} of {unseen.size:,} {feature} take values not seen within max_len; max |value| ×{growth:.3g}"
+    growth = f"max |value| ×{np.abs(beyond).max() / inside:.3g}" if inside > 0 else f"max |value| {np.abs(beyond).max():.3g} (0 within max_len)"
+    return f"defined; {int(unseen.sum()):,} of {unseen.size:,} {feature} take values not seen within max_len; {growth}"
 
 
 def measure(scheme: Scheme, setting: Setting, length: int) -> Properties:

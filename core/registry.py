@@ -18,6 +18,7 @@ table ends; None = any position), and `parameters(setting)` counts what a model 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -45,6 +46,15 @@ class Setting:
     seed: int = 0
 
     def __post_init__(self) -> None:
+        for name, words in (("width", "The width"), ("train_len", "The training length"), ("n_heads", "The number of heads"), ("seed", "The seed"), ("base", "The base")):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not math.isfinite(value):
+                kind = "a number above 1" if name == "base" else "a whole number"
+                raise ValueError(f"{words} must be {kind}, got {value!r}.")
+        if self.base <= 1:
+            raise ValueError(f"The base must be above 1, got {self.base!r}.")
+        if int(self.seed) != self.seed or self.seed < 0:
+            raise ValueError(f"The seed must be a whole number of at least 0, got {self.seed!r}.")
         if int(self.width) != self.width or self.width < 1:
             raise ValueError(f"The width must be a whole number of at least 1, got {self.width!r}.")
         if int(self.train_len) != self.train_len or self.train_len < 1:
@@ -141,6 +151,10 @@ def _binary(pos: np.ndarray, s: Setting) -> np.ndarray:
 
 
 def _one_hot(pos: np.ndarray, s: Setting) -> np.ndarray:
+    """Row p is e_p: 1 in column p. Positions must be whole numbers from 0 (a table has rows
+    0, 1, 2, ...; numpy would read -1 as the last column)."""
+    if pos.size and (np.any(pos < 0) or np.any(pos != np.round(pos))):
+        raise ValueError("One-hot codes exist only for whole positions 0, 1, 2, ...")
     code = np.zeros((pos.size, s.width))
     code[np.arange(pos.size), pos.astype(np.int64)] = 1.0
     return code
@@ -165,16 +179,17 @@ def _t5(qp: np.ndarray, kp: np.ndarray, s: Setting, q: np.ndarray | None) -> np.
 
 
 def _shaw(qp: np.ndarray, kp: np.ndarray, s: Setting, q: np.ndarray | None) -> np.ndarray:
-    r"""Shaw et al.'s key term $q_i \cdot a^K_{\mathrm{clip}(j-i, k)}$ per head, from a table of
+    r"""Shaw et al.'s key term $q_i \cdot a^K_{\mathrm{clip}(j-i, k)} / \sqrt{d_h}$ per head (scaled as
+    the content score it joins), from a table of
     2k+1 vectors of head width (at their initial values): each vector is scored against the
     query once, then indexed by clipped distance, so no (Lq, Lk, head_dim) array is built."""
     hd = s.head_width
     table = relative.shaw_table(SHAW_CLIP, hd, seed=s.seed)  # (2k+1, hd)
     ids = (relative.shaw_relative_positions(qp, kp, SHAW_CLIP) + SHAW_CLIP).astype(np.int64)  # (Lq, Lk)
     if q is None:
-        per_id = np.broadcast_to((table.sum(axis=1) / np.sqrt(hd))[None, None, :], (s.n_heads, qp.size, table.shape[0]))
-    else:
-        per_id = q @ table.T  # (H, Lq, 2k+1)
+        q = np.full((s.n_heads, qp.size, hd), 1.0 / np.sqrt(hd))  # a fixed unit query stands in
+    # Shaw et al. (eq. 5): e_ij = q_i·(k_j + a_ij) / sqrt(d_z); this is the a_ij part, with its 1/sqrt(d_z)
+    per_id = q @ table.T / np.sqrt(hd)  # (H, Lq, 2k+1)
     return np.take_along_axis(per_id, np.broadcast_to(ids[None], (s.n_heads,) + ids.shape), axis=2)  # (H, Lq, Lk)
 
 

@@ -36,19 +36,11 @@ BY_NAME = {page.name: page for page in PAGES}
 # themselves yet. test_bound_widgets_give_a_notice is a strict xfail for them: when a page
 # gets its notices, that test passes, fails as XPASS, and the page comes off this list.
 # A page not listed here must give the notice (the DESIGN.md contract).
-SILENT_BOUND_WIDGETS = {"sinusoidal", "similarity", "attention"}
+SILENT_BOUND_WIDGETS: set[str] = set()
 
 # Bad links that still break a page, found by this battery: (page, case) -> what happens.
 # Each is a strict xfail, so the fix shows up as XPASS and its line here is then removed.
-KNOWN_BUGS = {
-    ("sinusoidal", "empty"): "?layout= (empty) gives the bound segmented_control None; sinusoidal_encoding raises ValueError",
-    ("sinusoidal", "minus-inf"): "?pair=-inf / ?position=-inf: Streamlit's bound int number_input raises OverflowError",
-    ("sinusoidal", "overflow"): "?pair=1e309 / ?position=1e309: Streamlit's bound int number_input raises OverflowError",
-    ("sinusoidal", "huge-int"): "?pair=999...9 (400 digits): Streamlit's bound int number_input raises OverflowError",
-    ("similarity", "minus-inf"): "?reference=-inf / ?offset=-inf: Streamlit's bound int number_input raises OverflowError",
-    ("similarity", "overflow"): "?reference=1e309 / ?offset=1e309: Streamlit's bound int number_input raises OverflowError",
-    ("similarity", "huge-int"): "?reference=999...9 (400 digits): Streamlit's bound int number_input raises OverflowError",
-}
+KNOWN_BUGS: dict[tuple[str, str], str] = {}
 
 NOTICE_TYPES = ("warning", "error", "info", "toast")
 OPTION_WIDGETS = {"selectbox", "radio", "select_slider", "multiselect", "button_group", "segmented_control", "pills"}

@@ -248,10 +248,7 @@ def test_rope_bad_head_dim_in_the_link(raw):
     assert at.select_slider(key="head_dim").value == 64
 
 
-HEAD_DIM_2_BUG = "head_dim 2 (one of the offered widths) crashes the page: st.slider('Pair i', 0, head_dim // 2 - 1) gets min == max == 0 (StreamlitInvalidMinMaxError)"
-
-
-@pytest.mark.parametrize("head_dim", [pytest.param(2, marks=pytest.mark.xfail(strict=True, reason=HEAD_DIM_2_BUG)), 4, 8, 16, 32, 64, 128, 256])
+@pytest.mark.parametrize("head_dim", [2, 4, 8, 16, 32, 64, 128, 256])
 def test_rope_every_offered_head_width_renders(head_dim):
     at = open_page("rope", head_dim=str(head_dim))
     assert_clean(at)
@@ -260,7 +257,6 @@ def test_rope_every_offered_head_width_renders(head_dim):
     assert sum(int(metrics(at)[f"pairs {name}"]) for name in ("kept", "blended", "interpolated")) == head_dim // 2
 
 
-@pytest.mark.xfail(strict=True, reason=HEAD_DIM_2_BUG + "; past it, the ntk branch calls rope.ntk_aware_base unguarded, whose ValueError (head_dim must be at least 4) is not turned into st.error")
 def test_rope_ntk_at_head_dim_2_gives_a_message():
     at = open_page("rope", head_dim="2", scaling="ntk")
     assert not at.exception

@@ -239,7 +239,6 @@ def test_every_scheme_measures_without_surprises_smoke(name):
         assert r.parameters == SCHEMES[name].parameters(Setting(width=16, train_len=length, n_heads=4))
 
 
-@pytest.mark.xfail(strict=True, reason="at max_len = 1 every code inside is 0, and the growth is divided by 1e-300: the table says 'max |value| ×1e+300' (ALiBi: ×5e+299)")
 @pytest.mark.parametrize("name", ["integer", "fraction", "binary", "alibi"])
 def test_extrapolation_sentence_has_no_absurd_growth_at_length_one(name):
     sentence = measure(name, 1, width=4).extrapolation

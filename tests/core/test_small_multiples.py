@@ -156,7 +156,6 @@ def test_image_panels_colour_each_panel_on_its_own_range():
     assert fig.data[0].x0 == 0 and fig.data[0].dx == 1
 
 
-@pytest.mark.xfail(strict=True, reason="image panels turn NaN cells into an undefined palette index (numpy casts NaN to uint8, usually 0: the most negative colour) instead of leaving them blank")
 def test_nan_cells_of_an_image_panel_are_blank():
     grid = strided(300, 300)
     z = np.random.default_rng(2).standard_normal((300, 300))
