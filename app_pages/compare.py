@@ -49,7 +49,7 @@ def panels(names: tuple[str, ...], d: int, L: int, base: float, heads: int) -> d
             if scheme.applied == BIAS:
                 what, z = f"bias, mean of {heads} heads", scheme.score_bias(pos.indices, pos.indices, setting).mean(axis=0)
             elif scheme.applied == ROTARY:
-                what, z = "a vector of ones, rotated", properties.code(scheme, pos.indices, setting)[:, dims.indices]
+                what, z = "a unit vector of equal entries, rotated", properties.code(scheme, pos.indices, setting)[:, dims.indices]
             else:
                 what = "code added"
                 z = np.full((pos.count, dims.count), np.nan)
@@ -73,7 +73,7 @@ drawn = panels(tuple(names), d, L, base, int(heads))
 note = "; ".join(n for n in (pos.note("position"), dims.note("dimension")) if n)
 
 st.header("What each scheme writes")
-code_panels = [(SCHEMES[n].label, drawn[n][1], dims if drawn[n][0] in ("code added", "a vector of ones, rotated") else pos, pos) for n in names]
+code_panels = [(SCHEMES[n].label, drawn[n][1], dims if drawn[n][0] in ("code added", "a unit vector of equal entries, rotated") else pos, pos) for n in names]
 plot(
     charts.small_multiples(
         code_panels,
@@ -85,7 +85,7 @@ plot(
     key="compare_codes",
 )
 st.caption(
-    "Added schemes: the code of each position; RoPE: a vector of ones rotated to each position; bias schemes: the bias "
+    "Added schemes: the code of each position; RoPE: a unit vector of equal entries (1/√d each) rotated to each position; bias schemes: the bias "
     f"between query and key, averaged over the {heads} heads. "
     "What to look for: the integer code darkens steadily (its values grow with p), the fraction code is the same picture "
     "with a smaller range, binary flips in blocks, one-hot is a single diagonal, the sinusoids make smooth stripes, the "

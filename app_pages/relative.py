@@ -104,52 +104,57 @@ c1, c2, c3 = st.columns(3)
 num_buckets = c1.number_input("Buckets", 2, 256, 32, key="t5_buckets", bind="query-params")
 max_distance = c2.number_input("Max distance", 1, 131_072, 128, key="t5_max_distance", bind="query-params", help="Distances from here on share the last bucket.")
 bidirectional = c3.toggle("Bidirectional (encoder)", value=True, key="t5_bidirectional", bind="query-params", help="An encoder splits the buckets between keys before and after the query; a decoder uses them all for keys before.")
-ranges = guarded(relative.t5_bucket_ranges, bidirectional=bidirectional, num_buckets=int(num_buckets), max_distance=int(max_distance))
-reach = int(min(max(2 * max_distance, 64), 4096))
-rel = np.arange(-reach, reach + 1)
-buckets = relative.t5_relative_bucket(rel, bidirectional=bidirectional, num_buckets=int(num_buckets), max_distance=int(max_distance))
-kind_of = np.array([r.kind for r in ranges])[buckets]
-plot(
-    charts.lines(
-        [(f"{kind} buckets", rel[kind_of == kind], buckets[kind_of == kind]) for kind in ("exact", "log") if (kind_of == kind).any()],
-        title=f"Bucket of each relative position (key − query), {num_buckets} buckets, max distance {max_distance}",
-        x_title="relative position key − query (positions)",
-        y_title="bucket",
-        points=True,
-        x_marks=[(-max_distance, f"−{max_distance}"), (max_distance, f"{max_distance}")] if bidirectional else [(-max_distance, f"−{max_distance}")],
-    ),
-    key="t5_buckets_map",
-)
-exact = [r for r in ranges if r.kind == "exact"]
-used_log = [r for r in ranges if r.kind == "log"]
-st.caption(
-    f"What to look for: near the query every distance has its own bucket ({len(exact)} exact buckets); further out the buckets widen "
-    f"logarithmically ({len(used_log)} log buckets), and every distance from the last bucket's start on shares one value, so T5 "
-    "treats 200 and 20,000 positions back alike. "
-    + ("Keys after the query (right) get their own buckets." if bidirectional else "In the causal form all keys after the query fall in bucket 0, and the mask hides them.")
-)
-bucket_table = pd.DataFrame({"bucket": [r.bucket for r in ranges], "kind": [r.kind for r in ranges], "relative positions": [r.label for r in ranges]})
-with st.expander("Every bucket's range"):
-    st.dataframe(bucket_table, hide_index=True, width="stretch", key="t5_range_table")
+try:
+    ranges = relative.t5_bucket_ranges(bidirectional=bidirectional, num_buckets=int(num_buckets), max_distance=int(max_distance))
+except ValueError as err:
+    st.error(f"{err} The T5 views wait for a valid setting; the Shaw section below does not depend on it.", icon=":material/error:")
+    ranges = None
+if ranges is not None:
+    reach = int(min(max(2 * max_distance, 64), 4096))
+    rel = np.arange(-reach, reach + 1)
+    buckets = relative.t5_relative_bucket(rel, bidirectional=bidirectional, num_buckets=int(num_buckets), max_distance=int(max_distance))
+    kind_of = np.array([r.kind for r in ranges])[buckets]
+    plot(
+        charts.lines(
+            [(f"{kind} buckets", rel[kind_of == kind], buckets[kind_of == kind]) for kind in ("exact", "log") if (kind_of == kind).any()],
+            title=f"Bucket of each relative position (key − query), {num_buckets} buckets, max distance {max_distance}",
+            x_title="relative position key − query (positions)",
+            y_title="bucket",
+            points=True,
+            x_marks=[(-max_distance, f"−{max_distance}"), (max_distance, f"{max_distance}")] if bidirectional else [(-max_distance, f"−{max_distance}")],
+        ),
+        key="t5_buckets_map",
+    )
+    exact = [r for r in ranges if r.kind == "exact"]
+    used_log = [r for r in ranges if r.kind == "log"]
+    st.caption(
+        f"What to look for: near the query every distance has its own bucket ({len(exact)} exact buckets); further out the buckets widen "
+        f"logarithmically ({len(used_log)} log buckets), and every distance from the last bucket's start on shares one value, so T5 "
+        "treats 200 and 20,000 positions back alike. "
+        + ("Keys after the query (right) get their own buckets." if bidirectional else "In the causal form all keys after the query fall in bucket 0, and the mask hides them.")
+    )
+    bucket_table = pd.DataFrame({"bucket": [r.bucket for r in ranges], "kind": [r.kind for r in ranges], "relative positions": [r.label for r in ranges]})
+    with st.expander("Every bucket's range"):
+        st.dataframe(bucket_table, hide_index=True, width="stretch", key="t5_range_table")
 
-values = relative.t5_demo_bucket_values(int(num_buckets), 4, bidirectional=bidirectional, max_distance=int(max_distance))
-t_grid = strided(L, GRID)
-t5_bias = relative.t5_bias(values, t_grid.indices, t_grid.indices, bidirectional=bidirectional, max_distance=int(max_distance))  # (4, g, g)
-plot(
-    charts.small_multiples(
-        [(f"head {h}", t5_bias[h], t_grid, t_grid) for h in range(4)],
-        title="A T5 bias matrix from bucket values: each head looks up one number per bucket",
-        x_title="key position",
-        y_title="query position",
-        note="; ".join(n for n in ("illustrative bucket values (not a trained model): nearer buckets higher, heads forgetting at different rates", t_grid.note("position")) if n),
-        columns=4,
-    ),
-    key="t5_bias_map",
-)
-st.caption(
-    f"What to look for: like ALiBi the matrix is constant along diagonals, but in steps: a new colour only where a new bucket begins. "
-    f"Past max distance ({max_distance}) it is flat. T5 learns {num_buckets} numbers per head for this, shared by all layers."
-)
+    values = relative.t5_demo_bucket_values(int(num_buckets), 4, bidirectional=bidirectional, max_distance=int(max_distance))
+    t_grid = strided(L, GRID)
+    t5_bias = relative.t5_bias(values, t_grid.indices, t_grid.indices, bidirectional=bidirectional, max_distance=int(max_distance))  # (4, g, g)
+    plot(
+        charts.small_multiples(
+            [(f"head {h}", t5_bias[h], t_grid, t_grid) for h in range(4)],
+            title="A T5 bias matrix from bucket values: each head looks up one number per bucket",
+            x_title="key position",
+            y_title="query position",
+            note="; ".join(n for n in ("illustrative bucket values (not a trained model): nearer buckets higher, heads forgetting at different rates", t_grid.note("position")) if n),
+            columns=4,
+        ),
+        key="t5_bias_map",
+    )
+    st.caption(
+        f"What to look for: like ALiBi the matrix is constant along diagonals, but in steps: a new colour only where a new bucket begins. "
+        f"Past max distance ({max_distance}) it is flat. T5 learns {num_buckets} numbers per head for this, shared by all layers."
+    )
 
 # --- Shaw -------------------------------------------------------------------------------
 st.header("Shaw et al.: clipped relative positions")
