@@ -1,0 +1,215 @@
+"""Faults, in headless Chromium: a server restart, unknown page paths, oversized requests; and
+the static guard that keeps a public demo's memory bounded (every cache has max_entries).
+
+A restart loses the server's sessions; what a visitor needs to get the view back is in the
+URL. The restart test runs its own server (the shared one of the other browser tests must
+not go down). Not here, because the page does not exist yet: a disconnect in the middle of a
+training run on the lab page must free that run (to be added with the lab page).
+"""
+
+from __future__ import annotations
+
+import ast
+import signal
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from bench.load_pages import app_pages
+from tests.e2e.conftest import ROOT, _free_port, _wait_healthy, wait_ready
+
+SETTINGS = ("d_model", "max_len", "base")
+
+
+def _start(port: int, log: Path) -> subprocess.Popen:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=ROOT, stdout=open(log, "a"), stderr=subprocess.STDOUT,
+    )
+    _wait_healthy(f"http://127.0.0.1:{port}", proc)
+    return proc
+
+
+def _stop(proc: subprocess.Popen, sig: int = signal.SIGTERM) -> None:
+    if proc.poll() is None:
+        proc.send_signal(sig)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+class OwnServer:
+    """A server of a test's own on a free port, which the test may stop and start again."""
+
+    def __init__(self) -> None:
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        (ROOT / "artifacts").mkdir(exist_ok=True)
+        self.log = ROOT / "artifacts" / "e2e-restart-server.log"
+        self.log.write_text("")
+        self.proc = _start(self.port, self.log)
+
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        _stop(self.proc, sig)
+
+    def start(self) -> None:
+        self.proc = _start(self.port, self.log)
+
+
+@pytest.fixture()
+def own_server():
+    server = OwnServer()
+    yield server
+    server.stop()
+
+
+def shown(page) -> dict[str, str]:
+    return {name: page.locator(f".st-key-{name} input").input_value() for name in SETTINGS}
+
+
+def in_url(page) -> dict[str, str]:
+    query = parse_qs(urlparse(page.url).query)
+    return {name: query.get(name, [""])[0] for name in SETTINGS}
+
+
+def chart_data(page) -> str:
+    return page.evaluate("() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(p => JSON.stringify(p.data)).join('|')")
+
+
+def restart(server: OwnServer, page, sig: int) -> None:
+    """Stop the server, see the page notice it, start the server again on the same port, and
+    wait for Streamlit's frontend to reconnect (to a fresh session: a new process knows
+    nothing of the old one)."""
+    server.stop(sig)
+    page.wait_for_selector("[data-testid='stApp']:not([data-test-connection-state='CONNECTED'])", timeout=30_000)
+    server.start()
+    wait_ready(page, timeout=90_000)
+
+
+def test_server_restart_loses_nothing_the_url_cannot_give_back(browser, own_server):
+    link = f"{own_server.url}/similarity?d_model=64&max_len=100&base=500"
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        page = ctx.new_page()
+        page.goto(link)
+        wait_ready(page)
+        want = {"d_model": "64", "max_len": "100", "base": "500"}
+        assert shown(page) == want and in_url(page) == want
+        before = chart_data(page)
+
+        restart(own_server, page, signal.SIGKILL)  # the process dies with every session in it, then comes back
+        assert page.locator("[data-testid='stException']").count() == 0
+        assert shown(page) == want and in_url(page) == want  # the reconnected page still shows the view
+
+        page.reload()  # a fresh session on the new process, built from the URL alone
+        wait_ready(page)
+        assert shown(page) == want and in_url(page) == want
+        assert chart_data(page) == before  # the same numbers drawn as before the restart
+        assert page.locator("[data-testid='stException']").count() == 0
+    finally:
+        ctx.close()
+
+
+@pytest.mark.xfail(strict=True, reason="known bug: after a reconnection to a fresh server process the first slider move is undone "
+                   "(the new session seeds the settings from the URL over the moved widget); the second move works")
+def test_first_move_after_a_restart_is_kept(browser, own_server):
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        page = ctx.new_page()
+        page.goto(f"{own_server.url}/similarity?d_model=64&max_len=100&base=500")
+        wait_ready(page)
+        restart(own_server, page, signal.SIGTERM)
+        thumb = page.locator(".st-key-d_model_slider input[type='range']")
+        thumb.focus()
+        thumb.press("ArrowRight")  # 64 -> 128
+        page.wait_for_function("document.location.search.includes('d_model=128')", timeout=20_000)
+        wait_ready(page)
+        assert shown(page)["d_model"] == "128"
+    finally:
+        ctx.close()
+
+
+UNKNOWN_PATHS = ["/no-such-page", "/SINUSOIDAL", "/" + "a" * 3000, "/lab-not-yet?d_model=64"]
+
+
+def test_unknown_page_paths_show_a_notice_and_the_main_page(context, app_url):
+    default = next(p for p in app_pages() if p.default)
+    page = context.new_page()
+    for path in UNKNOWN_PATHS:
+        response = page.goto(f"{app_url}{path}")
+        assert response is not None and response.status == 200, path
+        wait_ready(page)
+        assert page.locator("[data-testid='stException']").count() == 0, path
+        assert default.title in page.locator("h1").first.inner_text(), path  # the main page ran
+        notices = " ".join(page.locator("[role='dialog'], [data-testid='stAlert'], [data-testid='stToast']").all_inner_texts())
+        assert "not found" in notices.lower() or "does not seem to exist" in notices.lower(), (path, notices)
+    assert in_url(page)["d_model"] == "64"  # the settings of a bad path's link still apply
+
+
+@pytest.mark.xfail(strict=True, reason="known Streamlit limitation: for a path of two segments (/sinusoidal/extra) the page's relative "
+                   "asset URLs (/sinusoidal/static/...) are answered with index.html, so the page stays blank, without a notice")
+def test_unknown_nested_path_shows_the_main_page(context, app_url):
+    page = context.new_page()
+    page.goto(f"{app_url}/sinusoidal/extra")
+    wait_ready(page, timeout=20_000)
+
+
+HOSTILE = {
+    "traversal-encoded": ("/..%2f..%2fetc%2fpasswd", {400, 404}),
+    "traversal-static": ("/static/../../app.py", {400, 404}),
+    "nul-byte": ("/%00", {400, 404}),
+    "unknown-endpoint": ("/_stcore/no-such-endpoint", {200, 404}),  # the app's index, or not found; never a file
+    "200kB-query": ("/?" + "x=" + "y" * 200_000, {200, 400, 414, 431}),
+}
+
+
+@pytest.mark.parametrize(("path", "allowed"), list(HOSTILE.values()), ids=list(HOSTILE))
+def test_hostile_requests_are_refused_and_the_server_stays_up(app_url, path, allowed):
+    try:
+        with urllib.request.urlopen(f"{app_url}{path}", timeout=30) as resp:
+            status, body = resp.status, resp.read(4096)
+    except urllib.error.HTTPError as err:
+        status = err.code
+        try:
+            body = err.read(4096)
+        except OSError:  # the server answered and hung up
+            body = b""
+    except (urllib.error.URLError, ConnectionError) as err:  # the server hung up on it: refused too
+        status, body = "closed", repr(err).encode()
+    assert status in allowed | {"closed"}, status
+    assert b"import streamlit" not in body and b"root:" not in body  # no source file, no system file
+    with urllib.request.urlopen(f"{app_url}/_stcore/health", timeout=10) as resp:
+        assert resp.read() == b"ok"
+
+
+def _is_cache(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr in ("cache_data", "cache_resource")
+
+
+def test_every_cache_is_bounded():
+    """A public demo's memory stays bounded however many settings visitors try: every
+    st.cache_data / st.cache_resource in the app (app.py, app_pages/, ui/) has max_entries."""
+    files = [ROOT / "app.py", *sorted((ROOT / "app_pages").glob("*.py")), *sorted((ROOT / "ui").glob("*.py"))]
+    found, unbounded = 0, []
+    for path in files:
+        where = path.relative_to(ROOT)
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.Call) and _is_cache(node.func):
+                found += 1
+                if "max_entries" not in {kw.arg for kw in node.keywords}:
+                    unbounded.append(f"{where}:{node.lineno} st.{node.func.attr}(...) without max_entries")
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for dec in node.decorator_list:
+                    if _is_cache(dec):  # a bare @st.cache_data: no limit at all
+                        found += 1
+                        unbounded.append(f"{where}:{dec.lineno} @st.{dec.attr} without max_entries")
+    assert found, "no cache found: has the app's layout changed?"
+    assert not unbounded, unbounded
