@@ -423,7 +423,9 @@ def test_relative_odd_buckets_with_bidirectional_give_a_clear_error():
     at.number_input(key="t5_buckets").set_value(33).run()
     assert not at.exception
     assert len(at.error) == 1 and "num_buckets must be even, got 33" in at.error[0].value
-    assert len(figures(at)) == 3  # the ALiBi figures are drawn; the page stops at T5
+    titles = [f["layout"]["title"]["text"] for f in figures(at)]
+    assert len(titles) == 4  # the three ALiBi figures and Shaw's; the T5 views wait for a valid setting
+    assert titles[-1].startswith("clip(j − i")
     at.toggle(key="t5_bidirectional").set_value(False).run()  # a decoder uses all 33
     assert_clean(at)
     assert len(figures(at)) == 6
