@@ -19,7 +19,9 @@ from core.sinusoidal import sinusoidal_encoding
 from ui.shared import follow_default, plot
 
 DEFAULT_SCHEMES = ["none", "sinusoidal", "learned", "rope", "alibi", "t5"]
-POLL_S = 0.5  # seconds between two looks at a running training
+POLL_S = 1.5  # seconds between two looks at a running training. Streamlit runs a full gc.collect() after every
+# script run, fragments included (runner.postScriptGC): ~0.2 s holding the GIL once torch is loaded, so polling
+# every 0.5 s slowed training threefold
 GRID = 128  # positions and dimensions drawn of a learned table
 RUN_KEY, SHOWN_KEY = "lab_run", "lab_shown"
 D = LabConfig()  # the defaults
@@ -134,7 +136,7 @@ if ready:
     st.caption("One training example (the first 24 tokens at most): `|` is the separator, `_` a filler, `·` a position that is not scored.")
     longest = max(configs[0].eval_lens)
     series = []
-    for name, length in ((f"trained on {train_len} tokens", train_len), (f"tested on {longest} tokens", longest)):
+    for name, length in ((f"tested on {longest} tokens", longest), (f"trained on {train_len} tokens", train_len)):  # the shorter drawn on top
         source = TASKS[task].source(length, offset)
         scored = np.flatnonzero(source >= 0)
         series.append((name, scored, source[scored]))
@@ -183,8 +185,9 @@ if run is not None:
     st.fragment(run_every=POLL_S if running else None)(progress_panel)()
     if running:
         st.caption("Training in the background: other pages and other visitors are not held up. Leave the page open; closing the tab stops the run.")
-if run is None or not run.done:
+if run is None:
     st.info("Nothing trained yet in this session: choose the schemes and press Train. A run of the defaults takes a few seconds per scheme.", icon=":material/science:")
+if run is None or not run.done:
     st.stop()
 
 # --- results -------------------------------------------------------------------------------
@@ -199,7 +202,17 @@ first = done[0][0]
 chance = 1.0 / first.vocab
 stopped_note = "; ".join(f"{label(c.scheme)} stopped at step {r.steps_done:,}" for c, r in done if r.stopped)
 st.header("Train short, test long")
-acc = [(label(c.scheme), np.array(c.eval_lens), np.array([np.nan if r.accuracy[n] is None else r.accuracy[n] for n in c.eval_lens])) for c, r in done]
+
+
+def named(c: LabConfig, r) -> str:
+    """The scheme's label, saying where it has no code."""
+    missing = [n for n in c.eval_lens if r.accuracy[n] is None]
+    return label(c.scheme) + (f" (no code at {missing[0]}+)" if missing else "")
+
+
+if run.configs != configs:
+    st.caption("The settings above have changed since this run; press Train to run them. The results below are the last run's.")
+acc = [(named(c, r), np.array(c.eval_lens), np.array([np.nan if r.accuracy[n] is None else r.accuracy[n] for n in c.eval_lens])) for c, r in done]
 plot(
     charts.lines(
         acc,
@@ -222,8 +235,9 @@ st.caption(
 longest = max(first.eval_lens)
 plot(
     charts.lines(
-        [(label(c.scheme), np.arange(longest), r.position_accuracy) for c, r in done],
+        [(named(c, r), np.arange(r.position_accuracy.size), r.position_accuracy) for c, r in done],
         title=f"Where it breaks: accuracy at each position of a {longest}-token sequence",
+        note="a scheme whose table ends is shown at the longest length it has codes for" if missing else "",
         x_title="position in the sequence",
         y_title="accuracy at that position",
         y_range=(0.0, 1.05),
@@ -253,8 +267,20 @@ for c, r in done:
     row.update({f"acc @ {n}": r.accuracy[n] for n in c.eval_lens})
     row["notes"] = "; ".join(f"{n}: {note}" for n, note in r.notes.items())
     rows.append(row)
-st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="lab_table", column_config={"seconds": st.column_config.NumberColumn(format="%.1f"), "tokens/s": st.column_config.NumberColumn(format="%.0f"), **{f"acc @ {n}": st.column_config.NumberColumn(format="%.3f") for n in first.eval_lens}})
-st.caption("Accuracy per evaluation length (empty: no code at that length). Cached runs report the time of the run that made them.")
+st.dataframe(
+    pd.DataFrame(rows),
+    hide_index=True,
+    width="stretch",
+    key="lab_table",
+    column_config={
+        "scheme": st.column_config.TextColumn(pinned=True),
+        "seconds": st.column_config.NumberColumn(format="%.1f"),
+        "tokens/s": st.column_config.NumberColumn(format="%.0f"),
+        "notes": st.column_config.TextColumn(width="large"),
+        **{f"acc @ {n}": st.column_config.NumberColumn(format="%.3f") for n in first.eval_lens},
+    },
+)
+st.caption("Accuracy per evaluation length (None: no code at that length). Seconds and tokens/s are for the training steps; a cached run reports the run that made it.")
 
 tables = [(c, r) for c, r in done if r.table is not None]
 if tables:

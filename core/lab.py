@@ -236,8 +236,8 @@ def make_batch(config: LabConfig, rng: np.random.Generator, batch: int, length: 
 class LabResult:
     """What one run gives. accuracy[L]: share of scored tokens right at evaluation length L, or
     None where the scheme has no code (notes[L] says why; notes also mark untrained rows).
-    position_accuracy: (max eval length,) accuracy per position there, NaN where nothing is
-    scored or the scheme has no code. table: the trained added table (rows, d) of a scheme
+    position_accuracy: accuracy per position at the longest evaluation length the scheme runs
+    at, (that length,), NaN where nothing is scored. table: the trained added table (rows, d) of a scheme
     that learns one, else None. losses: (steps run,) training loss per step."""
 
     config: LabConfig

@@ -248,12 +248,12 @@ def train(config: LabConfig, on_step: Callable[[int, float, float], None] | None
         if on_step is not None:
             on_step(step + 1, losses[-1], (step + 1) * tokens_per_step / (time.perf_counter() - start))
     seconds = time.perf_counter() - start
-    accuracy, notes, per_position = {}, {}, np.full(max(config.eval_lens), np.nan)
-    for length in config.eval_lens:
+    accuracy, notes, per_position = {}, {}, np.zeros(0)
+    for length in config.eval_lens:  # shortest first
         accuracy[length], positions, note = evaluate(model, config, length)
         if note:
             notes[length] = note
-        if length == max(config.eval_lens):
-            per_position = positions
+        if accuracy[length] is not None:
+            per_position = positions  # the longest length the scheme runs at
     table = model.positions.table.embedding.weight.detach().double().numpy().copy() if isinstance(model.positions, TrainedTable) else None
     return LabResult(config, np.asarray(losses), accuracy, notes, per_position, table, seconds, len(losses) * tokens_per_step / max(seconds, 1e-9), stopped)

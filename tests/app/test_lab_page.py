@@ -32,7 +32,7 @@ def test_nothing_trains_on_load():
     assert_clean(at)
     assert "lab_run" not in at.session_state
     (task_map,) = figures(at)  # only the task's picture, no training
-    trained, tested = task_map["data"]
+    tested, trained = task_map["data"]
     np.testing.assert_array_equal(decode(trained["x"]), np.arange(1, 32))  # kback, k = 1: every position from 1 on
     np.testing.assert_array_equal(decode(tested["y"]), np.arange(127))  # reads the one before it
     assert any("Nothing trained yet" in i.value for i in at.info)
@@ -54,11 +54,13 @@ def test_a_tiny_configuration_runs_to_the_end_and_draws_its_results():
     figs, titles = figs[1:], titles[1:]  # after the task's picture
     assert titles[0].startswith("Accuracy against evaluation length: trained on 8 tokens")
     accuracy = {t["name"]: (decode(t["x"]), decode(t["y"]).astype(float)) for t in figs[0]["data"]}
-    assert set(accuracy) == {"none (NoPE)", "rotary (RoPE)", "learned absolute table"}
+    assert set(accuracy) == {"none (NoPE)", "rotary (RoPE)", "learned absolute table (no code at 16+)"}
     np.testing.assert_array_equal(accuracy["rotary (RoPE)"][0], [8, 16, 24, 32])
     np.testing.assert_allclose(accuracy["rotary (RoPE)"][1], [run.results[1].accuracy[n] for n in (8, 16, 24, 32)], rtol=1e-6)
-    learned = accuracy["learned absolute table"][1]
+    learned = accuracy["learned absolute table (no code at 16+)"][1]
     assert np.isfinite(learned[0]) and np.all(np.isnan(learned[1:]))  # no code past the table
+    by_position = {t["name"]: decode(t["y"]) for t in figs[1]["data"]}
+    assert by_position["rotary (RoPE)"].size == 32 and by_position["learned absolute table (no code at 16+)"].size == 8  # stops where the table ends
     assert figs[2]["layout"]["yaxis"]["type"] == "log" and len(figs[2]["data"]) == 3  # one loss curve per scheme
     heat = figs[3]["data"][0]
     assert heat["zmin"] == -heat["zmax"] and heat["colorscale"] == figs[4]["data"][0]["colorscale"]  # signed: centred on zero
