@@ -71,6 +71,7 @@ PAGES: tuple[Page, ...] = (
     Page("rope", "app_pages/rope.py", "Rotary position embeddings (RoPE)"),
     Page("rope-256", "app_pages/rope.py", "Rotary position embeddings (RoPE)", params=(("head_dim", "256"), ("scaling", "llama3"), ("factor", "8"))),
     Page("relative", "app_pages/relative.py", "Relative biases: ALiBi, T5 and Shaw"),
+    Page("model", "app_pages/model.py", "A real model's positions"),
     Page("relative-64", "app_pages/relative.py", "Relative biases: ALiBi, T5 and Shaw", params=(("alibi_heads", "64"), ("t5_buckets", "256"), ("t5_max_distance", "131072"), ("shaw_k", "64"))),
 )
 
