@@ -194,22 +194,56 @@ def _is_cache(node: ast.AST) -> bool:
     return isinstance(node, ast.Attribute) and node.attr in ("cache_data", "cache_resource")
 
 
+def _module_dicts(tree: ast.Module) -> dict[str, set[str]]:
+    """Module-level `NAME = {...}` / `NAME = dict(...)`: the keys each one sets (for `**NAME`)."""
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = node.value
+            if isinstance(value, ast.Dict):
+                found[node.targets[0].id] = {k.value for k in value.keys if isinstance(k, ast.Constant)}
+            elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict":
+                found[node.targets[0].id] = {kw.arg for kw in value.keywords if kw.arg}
+    return found
+
+
+def _bounded(call: ast.Call, dicts: dict[str, set[str]]) -> bool:
+    keys = {kw.arg for kw in call.keywords if kw.arg}
+    for kw in call.keywords:
+        if kw.arg is None and isinstance(kw.value, ast.Name):  # **CACHE
+            keys |= dicts.get(kw.value.id, set())
+    return "max_entries" in keys
+
+
 def test_every_cache_is_bounded():
     """A public demo's memory stays bounded however many settings visitors try: every
-    st.cache_data / st.cache_resource in the app (app.py, app_pages/, ui/) has max_entries."""
+    st.cache_data / st.cache_resource in the app (app.py, app_pages/, ui/) has max_entries,
+    directly or through a module-level dict of options (**CACHE), unless the cached function
+    takes no argument (then it holds one entry)."""
     files = [ROOT / "app.py", *sorted((ROOT / "app_pages").glob("*.py")), *sorted((ROOT / "ui").glob("*.py"))]
     found, unbounded = 0, []
     for path in files:
         where = path.relative_to(ROOT)
-        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
-            if isinstance(node, ast.Call) and _is_cache(node.func):
-                found += 1
-                if "max_entries" not in {kw.arg for kw in node.keywords}:
-                    unbounded.append(f"{where}:{node.lineno} st.{node.func.attr}(...) without max_entries")
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        tree = ast.parse(path.read_text(), filename=str(path))
+        dicts = _module_dicts(tree)
+        decorators = set()
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                args = node.args
+                takes_nothing = not (args.posonlyargs or args.args or args.kwonlyargs or args.vararg or args.kwarg)
                 for dec in node.decorator_list:
-                    if _is_cache(dec):  # a bare @st.cache_data: no limit at all
-                        found += 1
-                        unbounded.append(f"{where}:{dec.lineno} @st.{dec.attr} without max_entries")
+                    call = dec if isinstance(dec, ast.Call) else None
+                    target = call.func if call else dec
+                    if not _is_cache(target):
+                        continue
+                    found += 1
+                    decorators.add(id(dec))
+                    if not takes_nothing and not (call and _bounded(call, dicts)):
+                        unbounded.append(f"{where}:{dec.lineno} {node.name}: st.{target.attr} without max_entries")
+        for node in ast.walk(tree):  # st.cache_data(func, ...) used as a plain call
+            if isinstance(node, ast.Call) and _is_cache(node.func) and id(node) not in decorators and node.args:
+                found += 1
+                if not _bounded(node, dicts):
+                    unbounded.append(f"{where}:{node.lineno} st.{node.func.attr}(...) without max_entries")
     assert found, "no cache found: has the app's layout changed?"
     assert not unbounded, unbounded
