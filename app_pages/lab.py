@@ -46,6 +46,9 @@ def session_alive() -> Callable[[], bool]:
 
 
 def start(configs: list[LabConfig]) -> None:
+    current = st.session_state.get(RUN_KEY)
+    if current is not None and current.running:
+        return  # one run per session (a double click lands here)
     st.session_state[RUN_KEY] = LabRun(configs, cache=result_cache(), alive=session_alive()).start()
 
 
