@@ -16,7 +16,7 @@ from core.grid import strided
 from core.lab import LIMITS, MAX_EVAL_FACTOR, TASKS, LabConfig, LabRun, ResultCache, make_batch, parse_lengths
 from core.registry import SCHEMES
 from core.sinusoidal import sinusoidal_encoding
-from ui.shared import follow_default, plot
+from ui.shared import check_url_value, follow_default, keep_choices_in_url, keep_in_url, number_in, one_of, plot, url_choice, url_choices, whole_in
 
 DEFAULT_SCHEMES = ["none", "sinusoidal", "learned", "rope", "alibi", "t5"]
 POLL_S = 1.5  # seconds between two looks at a running training. Streamlit runs a full gc.collect() after every
@@ -73,26 +73,47 @@ st.caption(
 )
 
 # --- controls ----------------------------------------------------------------------------
+# every control travels in the URL (choices by plain name), so a lab setting is a link
+for notice in (url_choices("lab_schemes", list(SCHEMES), DEFAULT_SCHEMES), url_choice("lab_task", list(TASKS), D.task)):
+    if notice:
+        st.warning(notice, icon=":material/link_off:")
+for key, accepted, expected in (
+    ("lab_train_len", whole_in(2, LIMITS["train_len"]), f"the training length is a whole number from 2 to {LIMITS['train_len']}"),
+    ("lab_steps", whole_in(0, LIMITS["steps"]), f"steps are a whole number from 0 to {LIMITS['steps']:,}"),
+    ("lab_seed", whole_in(0, 2**31 - 1), "the seed is a whole number from 0 to 2,147,483,647"),
+    ("lab_offset", whole_in(1, LIMITS["train_len"] - 1), f"k is a whole number from 1 to {LIMITS['train_len'] - 1}"),
+    ("lab_d_model", one_of([16, 32, 64, 128, 256]), "the width is 16, 32, 64, 128 or 256"),
+    ("lab_heads", one_of([1, 2, 4, 8, 16]), "the head count is 1, 2, 4, 8 or 16"),
+    ("lab_layers", one_of(range(1, LIMITS["n_layers"] + 1)), f"layers are 1 to {LIMITS['n_layers']}"),
+    ("lab_batch", whole_in(1, LIMITS["batch"]), f"the batch is a whole number from 1 to {LIMITS['batch']}"),
+    ("lab_lr", number_in(1e-5, 1.0), "the learning rate is a number from 0.00001 to 1"),
+    ("lab_vocab", whole_in(2, LIMITS["vocab"]), f"symbols are a whole number from 2 to {LIMITS['vocab']}"),
+    ("lab_table_len", whole_in(0, MAX_EVAL_FACTOR * LIMITS["train_len"]), f"table rows are a whole number from 0 to {MAX_EVAL_FACTOR * LIMITS['train_len']}"),
+    ("lab_eval_lens", lambda raw: len(raw) <= 200, "evaluation lengths are a short list of numbers"),
+):
+    check_url_value(key, accepted, expected)
 c1, c2 = st.columns([3, 1])
-names = c1.multiselect("Schemes", list(SCHEMES), default=DEFAULT_SCHEMES, format_func=label, key="lab_schemes")
+names = c1.multiselect("Schemes", list(SCHEMES), format_func=label, key="lab_schemes")
+keep_choices_in_url("lab_schemes")
 task = c2.selectbox("Task", list(TASKS), format_func=lambda t: TASKS[t].label, key="lab_task")
+keep_in_url("lab_task")
 c1, c2, c3, c4, c5 = st.columns(5)
-train_len = int(c1.number_input("Training length", 2, LIMITS["train_len"], D.train_len, key="lab_train_len", help="Every training sequence has this many tokens."))
+train_len = int(c1.number_input("Training length", 2, LIMITS["train_len"], D.train_len, key="lab_train_len", bind="query-params", help="Every training sequence has this many tokens."))
 default_lens = ", ".join(str(k * train_len) for k in range(1, MAX_EVAL_FACTOR + 1))
 eval_text = c2.text_input(
-    "Evaluation lengths", follow_default("lab_eval_lens", default_lens), key="lab_eval_lens", help=f"Whole numbers separated by commas, up to {MAX_EVAL_FACTOR} × the training length."
+    "Evaluation lengths", follow_default("lab_eval_lens", default_lens), key="lab_eval_lens", bind="query-params", help=f"Whole numbers separated by commas, up to {MAX_EVAL_FACTOR} × the training length."
 )
-steps = int(c3.number_input("Training steps", 0, LIMITS["steps"], D.steps, key="lab_steps", help=f"Each step is a batch of {D.batch} sequences by default."))
-seed = int(c4.number_input("Seed", 0, 2**31 - 1, D.seed, key="lab_seed", help="The same seed gives the same run, to the last digit."))
-offset = int(c5.number_input("k (places back)", 1, LIMITS["train_len"] - 1, D.offset, key="lab_offset", disabled=task != "kback", help="For the task 'the token k places back'."))
+steps = int(c3.number_input("Training steps", 0, LIMITS["steps"], D.steps, key="lab_steps", bind="query-params", help=f"Each step is a batch of {D.batch} sequences by default."))
+seed = int(c4.number_input("Seed", 0, 2**31 - 1, D.seed, key="lab_seed", bind="query-params", help="The same seed gives the same run, to the last digit."))
+offset = int(c5.number_input("k (places back)", 1, LIMITS["train_len"] - 1, D.offset, key="lab_offset", bind="query-params", disabled=task != "kback", help="For the task 'the token k places back'."))
 with st.expander("Model and optimiser"):
     m1, m2, m3, m4, m5, m6 = st.columns(6)
-    d_model = m1.selectbox("Width d_model", [16, 32, 64, 128, 256], index=2, key="lab_d_model")
-    heads = m2.selectbox("Heads", [1, 2, 4, 8, 16], index=2, key="lab_heads")
-    layers = m3.selectbox("Layers", list(range(1, LIMITS["n_layers"] + 1)), index=D.n_layers - 1, key="lab_layers")
-    batch = int(m4.number_input("Batch", 1, LIMITS["batch"], D.batch, key="lab_batch"))
-    lr = float(m5.number_input("Learning rate", 1e-5, 1.0, D.lr, format="%.4g", step=1e-3, key="lab_lr"))
-    vocab = int(m6.number_input("Symbols", 2, LIMITS["vocab"], D.vocab, key="lab_vocab", help="Tokens are drawn uniformly from this many symbols: chance is 1 / symbols."))
+    d_model = m1.selectbox("Width d_model", [16, 32, 64, 128, 256], index=2, key="lab_d_model", bind="query-params")
+    heads = m2.selectbox("Heads", [1, 2, 4, 8, 16], index=2, key="lab_heads", bind="query-params")
+    layers = m3.selectbox("Layers", list(range(1, LIMITS["n_layers"] + 1)), index=D.n_layers - 1, key="lab_layers", bind="query-params")
+    batch = int(m4.number_input("Batch", 1, LIMITS["batch"], D.batch, key="lab_batch", bind="query-params"))
+    lr = float(m5.number_input("Learning rate", 1e-5, 1.0, D.lr, format="%.4g", step=1e-3, key="lab_lr", bind="query-params"))
+    vocab = int(m6.number_input("Symbols", 2, LIMITS["vocab"], D.vocab, key="lab_vocab", bind="query-params", help="Tokens are drawn uniformly from this many symbols: chance is 1 / symbols."))
     table_len = int(
         st.number_input(
             "Rows of a position table (0 = the training length)",
@@ -100,6 +121,7 @@ with st.expander("Model and optimiser"):
             MAX_EVAL_FACTOR * LIMITS["train_len"],
             0,
             key="lab_table_len",
+            bind="query-params",
             help="A learned table normally ends where training did. Give it more rows and it runs on longer inputs with rows training never touched.",
         )
     )

@@ -117,3 +117,21 @@ def test_no_scheme_picked_is_a_notice():
     at.multiselect(key="lab_schemes").set_value([]).run()
     assert_clean(at)
     assert any("Pick at least one scheme" in i.value for i in at.info)
+
+
+def test_a_lab_link_reopens_the_same_settings():
+    at = open_page("lab", lab_schemes="rope,alibi", lab_task="copy", lab_train_len="16", lab_steps="40", lab_seed="7")
+    assert_clean(at)
+    assert not at.warning, [w.value for w in at.warning]
+    assert at.multiselect(key="lab_schemes").value == ["rope", "alibi"]
+    assert at.selectbox(key="lab_task").value == "copy"
+    assert (at.number_input(key="lab_train_len").value, at.number_input(key="lab_steps").value, at.number_input(key="lab_seed").value) == (16, 40, 7)
+    assert at.query_params["lab_schemes"] == "rope,alibi" and at.query_params["lab_task"] == "copy"
+
+
+def test_a_bad_lab_link_says_so():
+    at = open_page("lab", lab_schemes="rope,warp", lab_task="juggle", lab_steps="-3")
+    assert_clean(at)
+    text = " ".join(w.value for w in at.warning)
+    assert "lab_schemes" in text and "lab_task" in text and "lab_steps" in text
+    assert at.multiselect(key="lab_schemes").value == ["rope"]
