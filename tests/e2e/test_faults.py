@@ -2,15 +2,16 @@
 the static guard that keeps a public demo's memory bounded (every cache has max_entries).
 
 A restart loses the server's sessions; what a visitor needs to get the view back is in the
-URL. The restart test runs its own server (the shared one of the other browser tests must
-not go down). Not here, because the page does not exist yet: a disconnect in the middle of a
-training run on the lab page must free that run (to be added with the lab page).
+URL. The restart and the lab tests run their own server (the shared one of the other browser
+tests must not go down, and the lab test reads its server's CPU time).
 """
 
 from __future__ import annotations
 
 import ast
+import os
 import signal
+import time
 import subprocess
 import sys
 import urllib.error
@@ -135,6 +136,46 @@ def test_first_move_after_a_restart_is_kept(browser, own_server):
         assert shown(page)["d_model"] == "128"
     finally:
         ctx.close()
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far, from /proc/PID/stat."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_rate(pid: int, seconds: float = 2.0) -> float:
+    """CPU cores the process used on average over the next `seconds`."""
+    start, t0 = cpu_seconds(pid), time.monotonic()
+    time.sleep(seconds)
+    return (cpu_seconds(pid) - start) / (time.monotonic() - t0)
+
+
+def test_closing_the_tab_during_training_frees_its_run(browser, own_server):
+    # a long run (20,000 steps per scheme: minutes), started, then the visitor goes away
+    if not any(p.url_path == "lab" for p in app_pages()):
+        pytest.fail("app.py has no lab page: this test needs one (or goes with it)")
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = ctx.new_page()
+    page.goto(f"{own_server.url}/lab")
+    wait_ready(page)
+    idle = cpu_rate(own_server.proc.pid)
+    steps = page.locator(".st-key-lab_steps input")
+    steps.fill("20000")
+    steps.press("Enter")
+    wait_ready(page)
+    page.locator(".st-key-lab_train button").click()
+    page.wait_for_selector(".st-key-lab_stop button:not([disabled])", timeout=60_000)
+    training = cpu_rate(own_server.proc.pid, 3.0)
+    assert training > max(0.2, 3 * idle), f"training does not show in the server's CPU time ({training:.2f} cores, idle {idle:.2f})"
+    ctx.close()  # the websocket closes; the run asks every second whether its session is still there
+    deadline = time.monotonic() + 30
+    rates = []
+    while time.monotonic() < deadline:
+        rates.append(cpu_rate(own_server.proc.pid, 2.0))
+        if rates[-1] < max(0.1, training / 4):
+            break
+    assert rates[-1] < max(0.1, training / 4), f"the run kept going after the tab closed: {training:.2f} cores training, then {[round(r, 2) for r in rates]}"
 
 
 UNKNOWN_PATHS = ["/no-such-page", "/SINUSOIDAL", "/" + "a" * 3000, "/lab-not-yet?d_model=64"]
