@@ -10,7 +10,7 @@ import pytest
 
 from tests.e2e.conftest import screenshot, wait_ready
 
-PAGES = {"": 6, "sinusoidal": 7, "similarity": 5, "attention": 4, "compare": 2, "rope": 5, "relative": 6, "model": 11}  # url path -> charts the page draws at the defaults
+PAGES = {"": 6, "sinusoidal": 7, "similarity": 5, "attention": 4, "compare": 2, "rope": 5, "relative": 6, "model": 11, "lab": 1}  # url path -> charts the page draws at the defaults
 
 
 def chart_titles(page) -> list[str]:
@@ -18,10 +18,11 @@ def chart_titles(page) -> list[str]:
 
 
 def drawn_charts(page) -> int:
-    """Charts that Plotly has actually drawn: a main SVG with at least one trace or image in it."""
+    """Charts that Plotly has actually drawn: a main SVG with at least one trace or image in it,
+    or (3-D scenes) a WebGL canvas."""
     return page.eval_on_selector_all(
         "[data-testid='stPlotlyChart'] .js-plotly-plot",
-        "els => els.filter(e => e.querySelector('.main-svg') && (e.querySelector('.trace, .hm, image, .heatmaplayer *, .imagelayer *, .scatterlayer *'))).length",
+        "els => els.filter(e => e.querySelector('.main-svg') && (e.querySelector('.trace, .hm, image, .heatmaplayer *, .imagelayer *, .scatterlayer *, .gl-container canvas'))).length",
     )
 
 
