@@ -25,6 +25,7 @@ PAGES = [
     st.Page("app_pages/relative.py", title="Relative biases (ALiBi, T5)", icon=":material/linear_scale:", url_path="relative"),
     st.Page("app_pages/model.py", title="A real model's positions", icon=":material/model_training:", url_path="model"),
     st.Page("app_pages/lab.py", title="The lab: train and extrapolate", icon=":material/science:", url_path="lab"),
+    st.Page("app_pages/code.py", title="Code for these settings", icon=":material/code:", url_path="code"),
 ]
 
 page = st.navigation(PAGES)

@@ -73,6 +73,7 @@ PAGES: tuple[Page, ...] = (
     Page("relative", "app_pages/relative.py", "Relative biases: ALiBi, T5 and Shaw"),
     Page("model", "app_pages/model.py", "A real model's positions"),
     Page("relative-64", "app_pages/relative.py", "Relative biases: ALiBi, T5 and Shaw", params=(("alibi_heads", "64"), ("t5_buckets", "256"), ("t5_max_distance", "131072"), ("shaw_k", "64"))),
+    Page("code", "app_pages/code.py", "Code for these settings"),
 )
 
 DEFAULTS = Setting("defaults", int(D_MODEL.default), int(MAX_LEN.default), float(BASE.default))

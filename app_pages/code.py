@@ -1,0 +1,203 @@
+"""Page `code`: the NumPy function and the PyTorch module for the scheme and settings on screen,
+the current matrix as .npy and .csv (bounded), and the settings as a link."""
+
+from urllib.parse import urlencode
+
+import numpy as np
+import streamlit as st
+
+from core import charts, codegen, rope
+from core.grid import strided
+from core.params import BASE, D_MODEL, MAX_LEN
+from core.registry import BIAS, NOTHING, ROTARY, SCHEMES, Setting
+from ui.shared import check_url_value, current_settings, follow_default, guarded, keep_in_url, number_in, one_of, plot, url_choice, whole_in
+
+HEADS = (1, 2, 4, 8, 16)
+KINDS = ("none", "linear", "ntk", "dynamic", "yarn", "llama3")  # as on the rope page, same URL names
+KIND_LABELS = {"none": "none", "linear": "linear (position interpolation)", "ntk": "NTK-aware base change", "dynamic": "dynamic NTK", "yarn": "YaRN", "llama3": "Llama 3"}
+USES_ORIGINAL = ("dynamic", "yarn", "llama3")
+PREVIEW = 256  # positions (and dimensions) in the preview: 256 x 256 cells go as numbers, exact on hover
+
+st.title("Code for these settings")
+s = current_settings()
+d, L, base = s.d_model, s.max_len, s.base
+st.markdown(
+    "The code below computes exactly what the app draws for the scheme you pick and the sidebar's settings: a NumPy "
+    "function and a PyTorch module, each self-contained (it imports numpy, math and torch only), with the numbers written in. "
+    "The app's tests run this code for every scheme and compare it with the app's own arrays."
+)
+
+# --- controls -------------------------------------------------------------------------------
+notice = url_choice("scheme", list(SCHEMES), "sinusoidal")
+if notice:
+    st.warning(notice, icon=":material/link_off:")
+c1, c2 = st.columns([2, 3])
+name = c1.selectbox("Scheme", list(SCHEMES), format_func=lambda n: SCHEMES[n].label, key="scheme")
+keep_in_url("scheme")
+scheme = SCHEMES[name]
+heads, layout, kind, factor, original = 8, "half", "none", 1.0, L
+link = {D_MODEL.name: D_MODEL.format(d), MAX_LEN.name: MAX_LEN.format(L), BASE.name: BASE.format(base), "scheme": name}
+if scheme.applied == BIAS:
+    check_url_value("heads", one_of(HEADS), f"the head count is one of {', '.join(map(str, HEADS))}")
+    heads = int(c2.selectbox("Heads", HEADS, index=HEADS.index(8), key="heads", bind="query-params", width=200))
+    link["heads"] = str(heads)
+if scheme.applied == ROTARY:
+    for key, options, default in (("rope_layout", list(rope.LAYOUTS), "half"), ("scaling", list(KINDS), "none")):
+        notice = url_choice(key, options, default)
+        if notice:
+            st.warning(notice, icon=":material/link_off:")
+    layout = c2.segmented_control(
+        "Pair layout",
+        rope.LAYOUTS,
+        required=True,
+        key="rope_layout",
+        format_func={"half": "half: i, i + d/2", "interleaved": "interleaved: 2i, 2i+1"}.get,
+        help="half pairs dimension i with i + d/2 (rotate_half: Hugging Face Llama, GPT-NeoX); interleaved pairs 2i with 2i+1 (RoFormer, Meta's Llama, GPT-J).",
+    )
+    keep_in_url("rope_layout")
+    c3, c4, c5 = st.columns([2, 1.5, 1.5])
+    kind = c3.selectbox("Scaling", KINDS, format_func=KIND_LABELS.get, key="scaling")
+    keep_in_url("scaling")
+    link.update(rope_layout=layout, scaling=kind)
+    if kind != "none":
+        check_url_value("factor", number_in(0.0, 1024.0), "the factor is a number up to 1024 (at least 1 to scale)")
+        factor = float(c4.number_input("Factor s", 0.0, 1024.0, 4.0, step=0.5, key="factor", bind="query-params", help="New context over original context; at least 1."))
+        link["factor"] = str(int(factor)) if factor.is_integer() else repr(factor)
+    if kind in USES_ORIGINAL:
+        check_url_value("original_len", whole_in(1, 131_072), "the original context is a whole number of positions from 1 to 131,072")
+        original = int(
+            c5.number_input(
+                "Original context (positions)",
+                1,
+                131_072,
+                follow_default("original_len", max(1, int(L // max(factor, 1.0))), lambda v: True),
+                key="original_len",
+                bind="query-params",
+                help="The context the model was trained on.",
+            )
+        )
+        link["original_len"] = str(original)
+
+setting = Setting(width=d, base=base, train_len=L, n_heads=heads)
+scaling, ntk_factor = None, None
+if kind == "ntk":
+    guarded(rope.RopeScaling, "linear", factor, original)  # the same checks on the factor as the other kinds
+    ntk_factor = factor
+elif kind != "none":
+    scaling = guarded(rope.RopeScaling, kind, factor, original)
+if scheme.applied == ROTARY:
+    st.caption(f"RoPE rotates the queries and keys of one head; here the head is d_model = {d:,} wide (the sidebar's width).")
+
+
+@st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
+def code_for(name: str, d: int, L: int, base: float, heads: int, layout: str, kind: str, factor: float, original: int) -> codegen.GeneratedCode:
+    setting = Setting(width=d, base=base, train_len=L, n_heads=heads)
+    scaling = None if kind in ("none", "ntk") else rope.RopeScaling(kind, factor, original)
+    return codegen.generate(name, setting, layout=layout, scaling=scaling, ntk_factor=factor if kind == "ntk" else None)
+
+
+code = guarded(code_for, name, d, L, base, heads, layout, kind, factor, original)
+st.markdown(code.what)
+numpy_tab, torch_tab = st.tabs(["NumPy", "PyTorch"])
+numpy_tab.code(code.numpy_source, language="python", line_numbers=False)
+torch_tab.code(code.torch_source, language="python", line_numbers=False)
+st.caption("Copy a block with the icon at its top right. The tables a model learns (learned, T5, Shaw) are written at the values the app draws: their initialisation, or T5's illustrative values.")
+
+# --- preview --------------------------------------------------------------------------------
+if scheme.applied == BIAS:
+    what, unit = f"the bias of head 1 of {heads}", "query position"
+elif scheme.applied == ROTARY:
+    what, unit = "a unit vector of equal entries (1/√d each) rotated to each position", "position"
+else:
+    what, unit = "the code of each position", "position"
+rows = scheme.max_position(setting)
+shown_len = min(L, rows) if rows is not None else L
+pos = strided(shown_len, PREVIEW)
+dims = strided(d, PREVIEW)
+
+
+@st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
+def preview(name: str, d: int, L: int, base: float, heads: int, layout: str, kind: str, factor: float, original: int, shown_len: int) -> np.ndarray:
+    setting = Setting(width=d, base=base, train_len=L, n_heads=heads)
+    scaling = None if kind in ("none", "ntk") else rope.RopeScaling(kind, factor, original)
+    pos, dims = strided(shown_len, PREVIEW), strided(d, PREVIEW)
+    z = codegen.current_matrix(name, setting, pos.indices, layout=layout, scaling=scaling, ntk_factor=factor if kind == "ntk" else None)
+    return z[0] if z.ndim == 3 else z[:, dims.indices]
+
+
+st.header("What the code computes")
+if scheme.applied == NOTHING:
+    st.caption("Nothing to draw: this scheme adds zeros.")
+else:
+    z = guarded(preview, name, d, L, base, heads, layout, kind, factor, original, shown_len)
+    x = pos if scheme.applied == BIAS else dims
+    note = "; ".join(n for n in (pos.note(unit.split()[0]), "" if scheme.applied == BIAS else dims.note("dimension")) if n)
+    if rows is not None and rows < L:
+        note = "; ".join(n for n in (note, f"no code past position {rows - 1:,}") if n)
+    plot(
+        charts.heatmap(
+            z,
+            x,
+            pos,
+            title=f"{scheme.label}: {what}",
+            x_title="key position" if scheme.applied == BIAS else "dimension",
+            y_title=unit,
+            colorbar_title="bias" if scheme.applied == BIAS else "value",
+            note=note,
+            height=420,
+        ),
+        key="code_preview",
+    )
+    st.caption("Every figure in the app downloads as a PNG from the camera icon in its toolbar (top right of the figure, on hover).")
+
+# --- downloads ------------------------------------------------------------------------------
+st.header("Download the numbers")
+full = f"({heads} heads × {L:,} × {L:,})" if scheme.applied == BIAS else f"({shown_len:,} positions × {d:,})"
+st.markdown(
+    f"The current matrix {full}: "
+    + ("the bias between every query and key position" if scheme.applied == BIAS else what)
+    + (f" (RoPE's dynamic scaling at the whole context, {L:,} positions)" if kind == "dynamic" else "")
+    + "."
+)
+npy, csv = codegen.extent(name, setting, codegen.MAX_NPY_VALUES), codegen.extent(name, setting, codegen.MAX_CSV_VALUES)
+kw = dict(layout=layout, scaling=scaling, ntk_factor=ntk_factor)
+b1, b2 = st.columns(2)
+b1.download_button(
+    f".npy: {'all' if npy.complete else f'first {npy.positions:,}'} positions ({npy.values:,} values)",
+    data=lambda: codegen.to_npy(codegen.current_matrix(name, setting, np.arange(npy.positions), **kw)),
+    file_name=f"{name}_d{d}_L{L}{'' if npy.complete else f'_first{npy.positions}'}.npy",
+    mime="application/octet-stream",
+    key="download_npy",
+    on_click="ignore",
+    icon=":material/download:",
+)
+b2.download_button(
+    f".csv: {'all' if csv.complete else f'first {csv.positions:,}'} positions ({csv.values:,} values)",
+    data=lambda: codegen.to_csv(codegen.current_matrix(name, setting, np.arange(csv.positions), **kw)),
+    file_name=f"{name}_d{d}_L{L}{'' if csv.complete else f'_first{csv.positions}'}.csv",
+    mime="text/csv",
+    key="download_csv",
+    on_click="ignore",
+    icon=":material/download:",
+)
+if not (npy.complete and csv.complete):
+    kept = "queries and keys" if scheme.applied == BIAS else "positions"
+    held = " and ".join(f"the {kind_} holds {'all of it' if e.complete else f'the first {e.positions:,} {kept}'} (at most {limit:,} numbers)" for kind_, e, limit in ((".npy", npy, codegen.MAX_NPY_VALUES), (".csv", csv, codegen.MAX_CSV_VALUES)))
+    st.info(
+        f"The whole matrix is {npy.full_values:,} numbers: {held}, each exactly as the whole matrix has them. "
+        f"For all of it, run the code above on your machine, e.g. "
+        + (f"`attention_bias(np.arange({L}), np.arange({L}))`" if scheme.applied == BIAS else f"`rotate(np.full(({L}, {d}), 1 / np.sqrt({d})), np.arange({L}))`" if scheme.applied == ROTARY else f"`positional_encoding(np.arange({shown_len}))`")
+        + ".",
+        icon=":material/info:",
+    )
+st.caption(
+    ".npy opens with `np.load`; the .csv has one row per position"
+    + (" (per head and query: head, query, then one column per key)" if scheme.applied == BIAS else " (position, then one column per dimension)")
+    + ", every value written exactly."
+)
+
+# --- link -----------------------------------------------------------------------------------
+st.header("These settings as a link")
+address = f"{(st.context.url or '/code').rstrip('/')}?{urlencode(link)}"
+st.code(address, language=None)
+st.caption("Opening it shows this page with the same scheme and settings; the address bar holds the same link.")

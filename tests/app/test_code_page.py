@@ -1,0 +1,213 @@
+"""AppTest of the `code` page: every scheme renders its two code blocks with the sidebar's numbers,
+the code taken from the page runs and gives core's numbers, the downloads hold core's matrix
+(bounded at the extremes, with a notice saying what is offered instead), the settings link
+reopens the same view, and bad link values give notices."""
+
+from __future__ import annotations
+
+import io
+import time
+from unittest.mock import patch
+from urllib.parse import parse_qsl, urlsplit
+
+import numpy as np
+import pytest
+import torch
+from streamlit.runtime.media_file_manager import MediaFileManager
+
+from core import codegen, rope
+from core.registry import BIAS, ROTARY, SCHEMES, Setting
+from tests.app.conftest import EXTREMES, assert_clean, figures, open_page
+from tests.helpers import assert_close
+
+SMALL = {"d_model": "24", "max_len": "40", "base": "500"}
+
+
+def code_blocks(at) -> tuple[str, str]:
+    """The NumPy and the PyTorch source shown on the page."""
+    blocks = [c.value for c in at.code if c.language == "python"]
+    assert len(blocks) == 2, [c.language for c in at.code]
+    return blocks[0], blocks[1]
+
+
+def link(at) -> str:
+    (block,) = [c.value for c in at.code if c.language != "python"]
+    return block
+
+
+def run(source: str) -> dict:
+    namespace: dict = {"__name__": "copied_from_the_page"}
+    exec(compile(source, "<page>", "exec"), namespace)  # noqa: S102 - what a user does with the copied code
+    return namespace
+
+
+def downloads(at) -> dict[str, object]:
+    return {b.proto.id.rsplit("-download_", 1)[-1]: b for b in at.get("download_button")}
+
+
+@pytest.mark.parametrize("name", list(SCHEMES))
+def test_every_scheme_shows_its_code_with_the_sidebars_numbers(name):
+    at = open_page("code", scheme=name, **SMALL)
+    assert_clean(at)
+    assert not at.warning, [w.value for w in at.warning]
+    numpy_source, torch_source = code_blocks(at)
+    applied = SCHEMES[name].applied
+    expected = {ROTARY: ["HEAD_DIM = 24", "BASE = 500.0"], BIAS: ["N_HEADS = 8"]}.get(applied, ["D_MODEL = 24"])
+    expected += {"sinusoidal": ["BASE = 500.0"], "t2t": ["MAX_TIMESCALE = 500.0"], "fraction": ["MAX_LEN = 40"], "learned": ["MAX_LEN = 40"], "shaw": ["HEAD_DIM = 3"]}.get(name, [])
+    for text in expected:
+        assert text in numpy_source and text in torch_source, text
+    generated = codegen.generate(name, Setting(width=24, base=500.0, train_len=40, n_heads=8))
+    assert (numpy_source.strip(), torch_source.strip()) == (generated.numpy_source.strip(), generated.torch_source.strip())
+    assert set(downloads(at)) == {"npy", "csv"}
+    assert len(figures(at)) == (0 if name == "none" else 1)
+    assert {"scheme": name, **SMALL}.items() <= dict(parse_qsl(urlsplit(link(at)).query)).items()
+
+
+def test_code_copied_from_the_page_gives_cores_numbers():
+    at = open_page("code", scheme="t2t", d_model="7", max_len="30", base="321")
+    assert_clean(at)
+    numpy_source, torch_source = code_blocks(at)
+    s = Setting(width=7, base=321.0, train_len=30)
+    pos = np.arange(30.0)
+    expected = SCHEMES["t2t"].input_code(pos, s)
+    assert_close(run(numpy_source)["positional_encoding"](pos), expected, atol=0, rtol=0)
+    assert_close(run(torch_source)["TimingSignal"]()(torch.from_numpy(pos)).numpy(), expected)
+
+
+def test_rope_code_from_a_link_with_layout_and_scaling():
+    at = open_page("code", scheme="rope", rope_layout="interleaved", scaling="yarn", factor="8", original_len="64", d_model="32", max_len="512", base="10000")
+    assert_clean(at)
+    assert not at.warning
+    numpy_source, torch_source = code_blocks(at)
+    for text in ('LAYOUT = "interleaved"', "FACTOR = 8.0", "ORIGINAL_MAX_LEN = 64", "BETA_FAST = 32.0", "HEAD_DIM = 32"):
+        assert text in numpy_source and text in torch_source, text
+    scaling = rope.RopeScaling("yarn", 8.0, 64)
+    inv_freq, factor = rope.rope_frequencies(32, 10_000.0, scaling)
+    x = np.random.default_rng(0).standard_normal((4, 512, 32))
+    pos = np.arange(512.0)
+    expected = rope.apply_rope(x, pos, inv_freq, layout="interleaved", attention_factor=factor)
+    assert_close(run(numpy_source)["rotate"](x, pos), expected, atol=0, rtol=0)
+    assert_close(run(torch_source)["RotaryEmbedding"]()(torch.from_numpy(x)).numpy(), expected)
+    query = dict(parse_qsl(urlsplit(link(at)).query))
+    assert {"rope_layout": "interleaved", "scaling": "yarn", "factor": "8", "original_len": "64"}.items() <= query.items()
+
+
+@pytest.mark.parametrize("kind", ["ntk", "dynamic", "llama3", "linear"])
+def test_rope_scaling_chosen_on_the_page(kind):
+    at = open_page("code", scheme="rope", **SMALL)
+    at.selectbox(key="scaling").set_value(kind).run()
+    assert_clean(at)
+    numpy_source, _ = code_blocks(at)
+    assert "FACTOR = 4.0" in numpy_source
+    assert ("NTK_BASE = " in numpy_source) == (kind == "ntk")
+    assert ("ORIGINAL_MAX_LEN = 10" in numpy_source) == (kind in ("dynamic", "llama3"))  # default original: max_len // factor
+    assert at.query_params["scaling"] == kind
+
+
+def test_heads_for_bias_schemes():
+    at = open_page("code", scheme="alibi", heads="4", **SMALL)
+    assert_clean(at)
+    assert "N_HEADS = 4" in code_blocks(at)[0]
+    at.selectbox(key="heads").set_value(16).run()
+    numpy_source, _ = code_blocks(at)
+    assert "N_HEADS = 16" in numpy_source
+    slopes = run(numpy_source)["attention_bias"](np.arange(5), np.arange(5))
+    assert_close(slopes, SCHEMES["alibi"].score_bias(np.arange(5), np.arange(5), Setting(width=24, n_heads=16)), atol=0, rtol=0)
+    assert "heads=16" in link(at)
+
+
+def test_the_link_reopens_the_same_view():
+    at = open_page("code", scheme="rope", scaling="llama3", factor="2.5", original_len="20", **SMALL)
+    shown = code_blocks(at)
+    again = open_page("code", **dict(parse_qsl(urlsplit(link(at)).query)))
+    assert_clean(again)
+    assert code_blocks(again) == shown
+
+
+class RecordingMediaFileManager(MediaFileManager):
+    """AppTest's media file manager, kept so a test can press a deferred download button."""
+
+    last: RecordingMediaFileManager | None = None
+
+    def __init__(self, storage) -> None:
+        super().__init__(storage)
+        self.storage = storage
+        RecordingMediaFileManager.last = self
+
+    def download(self, button) -> bytes:
+        url = self.execute_deferred(button.proto.deferred_file_id)  # what a click runs
+        return self.storage.get_file(url.rsplit("/", 1)[-1]).content
+
+
+def open_recording(**params):
+    with patch("streamlit.testing.v1.app_test.MediaFileManager", RecordingMediaFileManager):
+        at = open_page("code", **params)
+    return at, RecordingMediaFileManager.last
+
+
+@pytest.mark.parametrize("name", ["sinusoidal", "rope", "t5"])
+def test_downloads_hold_cores_matrix(name):
+    at, files = open_recording(scheme=name, **SMALL)
+    assert_clean(at)
+    buttons = downloads(at)
+    s = Setting(width=24, base=500.0, train_len=40, n_heads=8)
+    expected = codegen.current_matrix(name, s, np.arange(40))
+    npy = np.load(io.BytesIO(files.download(buttons["npy"])))
+    assert_close(npy, expected, atol=0, rtol=0)
+    csv = np.loadtxt(io.StringIO(files.download(buttons["csv"]).decode()), delimiter=",", skiprows=1)
+    values = csv[:, 2:].reshape(expected.shape) if expected.ndim == 3 else csv[:, 1:]
+    assert_close(values, expected, atol=0, rtol=0)
+    assert not at.info  # everything fits: no notice about a shortened file
+
+
+@pytest.mark.parametrize("name", ["learned", "alibi", "rope", "onehot"])
+def test_extremes_render_fast_with_bounded_downloads(name):
+    at = open_page("code", scheme=name, **EXTREMES)
+    assert_clean(at)
+    started = time.perf_counter()
+    at.run()  # a rerun of the page at d_model 8192, max_len 131072
+    elapsed = time.perf_counter() - started
+    assert_clean(at)
+    assert elapsed < 3.0, elapsed  # ~0.3 s on an idle core; the bound leaves room for a shared machine
+    s = Setting(width=8192, base=1e8, train_len=131_072, n_heads=8)
+    npy, csv = codegen.extent(name, s, codegen.MAX_NPY_VALUES), codegen.extent(name, s, codegen.MAX_CSV_VALUES)
+    labels = {k: b.proto.label for k, b in downloads(at).items()}
+    assert f"first {npy.positions:,} positions" in labels["npy"] and f"first {csv.positions:,} positions" in labels["csv"]
+    assert npy.values <= codegen.MAX_NPY_VALUES and csv.values <= codegen.MAX_CSV_VALUES
+    if name == "onehot":  # a table of 8192 rows: the whole of it is offered where it fits
+        assert npy.total == 8192
+    (notice,) = [i.value for i in at.info]
+    assert "first" in notice and "run the code above" in notice
+
+
+def test_odd_width_for_rope_is_an_error_not_an_exception():
+    at = open_page("code", scheme="rope", d_model="7")
+    assert not at.exception
+    assert any("head_dim must be even" in e.value for e in at.error)
+
+
+def test_a_factor_below_one_is_an_error_not_an_exception():
+    at = open_page("code", scheme="rope", scaling="yarn", factor="0.5", **SMALL)
+    assert not at.exception
+    assert any("factor must be at least 1" in e.value for e in at.error)
+
+
+@pytest.mark.parametrize(
+    ("params", "named"),
+    [
+        ({"scheme": "xpos"}, "scheme"),
+        ({"scheme": "alibi", "heads": "3"}, "heads"),
+        ({"scheme": "shaw", "heads": "abc"}, "heads"),
+        ({"scheme": "rope", "rope_layout": "diagonal"}, "rope_layout"),
+        ({"scheme": "rope", "scaling": "quadratic"}, "scaling"),
+        ({"scheme": "rope", "scaling": "yarn", "factor": "abc"}, "factor"),
+        ({"scheme": "rope", "scaling": "yarn", "factor": "1e309"}, "factor"),
+        ({"scheme": "rope", "scaling": "llama3", "original_len": "-inf"}, "original_len"),
+        ({"scheme": "rope", "scaling": "dynamic", "original_len": "12.5"}, "original_len"),
+    ],
+)
+def test_bad_link_values_give_a_notice(params, named):
+    at = open_page("code", **params)
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(named in w.value for w in at.warning), [w.value for w in at.warning]
+    assert len(code_blocks(at)) == 2  # and the page carries on with the default
