@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from bench.load_pages import AppPage, app_pages
-from bench.load_server import Server, healthy, listening_pid, load_average, rss_mb
+from bench.load_server import CpuMeter, Server, healthy, listening_pid, load_average, rss_mb
 from bench.load_session import INIT_SCRIPT, WAIT_READY, SessionConfig, SessionResult, Visitor
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -136,7 +136,8 @@ async def load(browser, base_url: str, pages: list[AppPage], args: argparse.Name
     going for args.seconds more (so the whole run is at full concurrency)."""
     t0 = time.monotonic()
     ramp = args.ramp if args.ramp is not None else min(10.0, args.seconds / 4)
-    cfg = SessionConfig(base_url, pages, t0, think_s=args.think, backend_header=args.backend_header or "")
+    width, height = (int(n) for n in args.viewport.lower().split("x"))
+    cfg = SessionConfig(base_url, pages, t0, think_s=args.think, backend_header=args.backend_header or "", viewport=(width, height))
     timing: dict[str, float] = {}
     opened = 0
 
@@ -210,12 +211,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--ramp", type=float, help="seconds over which the sessions start (default min(10, seconds/4))")
     p.add_argument("--think", type=float, default=1.0, help="mean pause between a session's actions, in s (default 1.0; 0 hammers)")
     p.add_argument("--url", help="the app's base URL; default: start a server on a free port for this run")
+    p.add_argument("--server-arg", action="append", default=[], help="an option for the server this script starts (repeatable), e.g. --server-arg=--runner.postScriptGC=false")
     p.add_argument("--server-pid", type=int, action="append", default=[], help="pid of an app server whose RSS to report (repeatable); default: the server started here, or the process listening on --url's port")
     p.add_argument("--pages", help="comma-separated page names (default: every page of app.py)")
     p.add_argument("--sweep", type=int, default=0, help="before the load, open every page at this many distinct settings and report RSS (e.g. 50)")
     p.add_argument("--sweep-parallel", type=int, default=2, help="sessions used by the sweep (default 2)")
     p.add_argument("--settle", type=float, default=0, help="after closing the sessions, wait this long and sample RSS again (Streamlit drops a disconnected session after server.disconnectedSessionTTL, 120 s)")
     p.add_argument("--backend-header", help="response header that names the replica behind a proxy (e.g. X-Upstream); recorded per session")
+    p.add_argument("--viewport", default="1280x900", help="browser window of each session, WxH (default 1280x900)")
     p.add_argument("--p95-target", type=float, default=2.0, help="p95 redraw target in s (default 2)")
     p.add_argument("--allow-reconnects", action="store_true", help="a lost connection whose view comes back is not an error (for failover tests)")
     p.add_argument("--json", type=Path, help="write the full results as JSON here")
@@ -247,7 +250,7 @@ async def main_async(args: argparse.Namespace) -> int:
         pids = args.server_pid or [pid for pid in [listening_pid(base_url)] if pid]
     else:
         progress("starting a server ...")
-        server = Server().start()
+        server = Server(extra=args.server_arg).start()
         base_url, pids = server.url, [server.pid]
         progress(f"  {base_url} healthy after {server.start_s:.1f} s (log: {server.log_path})")
     memory = Memory(pids)
@@ -270,7 +273,10 @@ async def main_async(args: argparse.Namespace) -> int:
                 progress(f"sweep: {args.sweep} distinct settings x {len(pages)} pages, {args.sweep_parallel} at a time ...")
                 report["sweep"] = await sweep(browser, base_url, pages, distinct_settings(args.sweep), memory, args.sweep_parallel, every=10)
             progress(f"load: {args.sessions} sessions for {args.seconds:.0f} s over {len(pages)} pages ...")
+            meter = CpuMeter(pids)
+            meter.start()
             results, timing = await load(browser, base_url, pages, args)
+            report["cpu"] = meter.stop()
             memory.sample(f"after {args.sessions} sessions")
             report["load_during"] = load_average()
             await browser.close()
@@ -308,6 +314,8 @@ def render(report: dict, args: argparse.Namespace) -> str:
         f"Load test of {report['url']}: {s['sessions']} sessions x {args.seconds:.0f} s, think time {args.think:g} s, pages {', '.join(report['pages'])}",
         f"machine load (1/5/15 min): before {report['load_before']}; at the end {report['load_during']}",
         f"all sessions open after {report['timing'].get('all_open_s', float('nan')):.1f} s; total {report['timing']['elapsed_s']:.0f} s",
+        f"CPU used during the load: app server(s) {report['cpu']['server_cores']:.2f} cores, browser (Chromium, Playwright) "
+        f"{report['cpu']['browser_cores']:.2f} cores, of {report['cpu']['cores']:.0f}",
         "",
         f"sessions held         {s['held']} / {s['sessions']}",
         f"redraws               {s['redraws']}   p50 {fmt(s['redraw_p50_s'])}   p95 {fmt(s['redraw_p95_s'])}   max {fmt(s['redraw_max_s'])}",

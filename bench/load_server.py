@@ -129,3 +129,55 @@ def load_average() -> str:
     """The machine's 1, 5 and 15 minute load averages and its core count, as `uptime` shows them."""
     one, five, fifteen = os.getloadavg()
     return f"{one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time a process has used so far, in seconds (None if it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def descendants(root: int) -> list[int]:
+    """Every living process below `root` (children, grandchildren, ...)."""
+    parents: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                ppid = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            parents.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [root]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+class CpuMeter:
+    """CPU time used between start() and stop(): by the app server(s), and by this process's
+    descendants other than the servers (the browser: Playwright's driver and Chromium).
+    A process that exits in between takes its share with it, so the browser figure is a floor."""
+
+    def __init__(self, server_pids: list[int]) -> None:
+        self.server_pids = server_pids
+        self.before: dict[int, float] = {}
+        self.t0 = 0.0
+
+    def _sample(self) -> dict[int, float]:
+        pids = set(descendants(os.getpid())) | set(self.server_pids)
+        return {pid: t for pid in pids if (t := cpu_seconds(pid)) is not None}
+
+    def start(self) -> None:
+        self.before, self.t0 = self._sample(), time.monotonic()
+
+    def stop(self) -> dict[str, float]:
+        after, wall = self._sample(), time.monotonic() - self.t0
+        used = {pid: after[pid] - self.before.get(pid, 0.0) for pid in after}
+        server = sum(v for pid, v in used.items() if pid in self.server_pids)
+        browser = sum(v for pid, v in used.items() if pid not in self.server_pids)
+        return {"wall_s": wall, "server_cores": server / wall, "browser_cores": browser / wall, "cores": float(os.cpu_count() or 1)}
