@@ -10,11 +10,10 @@ from core import charts, codegen, rope
 from core.grid import strided
 from core.params import BASE, D_MODEL, MAX_LEN
 from core.registry import BIAS, NOTHING, ROTARY, SCHEMES, Setting
+from ui.rope_controls import pair_layout_control, scaling_kind_control
 from ui.shared import check_url_value, current_settings, follow_default, guarded, keep_in_url, number_in, one_of, plot, url_choice, whole_in
 
 HEADS = (1, 2, 4, 8, 16)
-KINDS = ("none", "linear", "ntk", "dynamic", "yarn", "llama3")  # as on the rope page, same URL names
-KIND_LABELS = {"none": "none", "linear": "linear (position interpolation)", "ntk": "NTK-aware base change", "dynamic": "dynamic NTK", "yarn": "YaRN", "llama3": "Llama 3"}
 USES_ORIGINAL = ("dynamic", "yarn", "llama3")
 PREVIEW = 256  # positions (and dimensions) in the preview: 256 x 256 cells go as numbers, exact on hover
 
@@ -42,22 +41,9 @@ if scheme.applied == BIAS:
     heads = int(c2.selectbox("Heads", HEADS, index=HEADS.index(8), key="heads", bind="query-params", width=200))
     link["heads"] = str(heads)
 if scheme.applied == ROTARY:
-    for key, options, default in (("rope_layout", list(rope.LAYOUTS), "half"), ("scaling", list(KINDS), "none")):
-        notice = url_choice(key, options, default)
-        if notice:
-            st.warning(notice, icon=":material/link_off:")
-    layout = c2.segmented_control(
-        "Pair layout",
-        rope.LAYOUTS,
-        required=True,
-        key="rope_layout",
-        format_func={"half": "half: i, i + d/2", "interleaved": "interleaved: 2i, 2i+1"}.get,
-        help="half pairs dimension i with i + d/2 (rotate_half: Hugging Face Llama, GPT-NeoX); interleaved pairs 2i with 2i+1 (RoFormer, Meta's Llama, GPT-J).",
-    )
-    keep_in_url("rope_layout")
+    layout = pair_layout_control(c2)
     c3, c4, c5 = st.columns([2, 1.5, 1.5])
-    kind = c3.selectbox("Scaling", KINDS, format_func=KIND_LABELS.get, key="scaling")
-    keep_in_url("scaling")
+    kind = scaling_kind_control(c3, default="none")
     link.update(rope_layout=layout, scaling=kind)
     if kind != "none":
         check_url_value("factor", number_in(0.0, 1024.0), "the factor is a number up to 1024 (at least 1 to scale)")

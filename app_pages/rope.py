@@ -4,18 +4,10 @@ import numpy as np
 import streamlit as st
 
 from core import charts, rope
-from ui.shared import check_url_value, current_settings, follow_default, guarded, keep_in_url, number_in, plot, url_choice, whole_in
+from ui.rope_controls import KIND_LABELS, pair_layout_control, scaling_kind_control
+from ui.shared import check_url_value, current_settings, follow_default, guarded, number_in, plot, whole_in
 
 HEAD_DIMS = (2, 4, 8, 16, 32, 64, 128, 256)
-KINDS = ("none", "linear", "ntk", "dynamic", "yarn", "llama3")
-KIND_LABELS = {
-    "none": "none",
-    "linear": "linear (position interpolation)",
-    "ntk": "NTK-aware base change",
-    "dynamic": "dynamic NTK",
-    "yarn": "YaRN",
-    "llama3": "Llama 3",
-}
 DENSE, SPARSE = 512, 1500  # offsets drawn: every one up to DENSE, then SPARSE log-spaced
 PROBE_SEED = 7
 REGION_COLOURS = {"kept": charts.LINE_COLOURS[0], "blended": charts.LINE_COLOURS[4], "interpolated": charts.LINE_COLOURS[1]}
@@ -32,19 +24,7 @@ st.markdown(
 check_url_value("head_dim", lambda raw: raw in {str(h) for h in HEAD_DIMS}, f"RoPE rotates pairs of dimensions, so head_dim must be one of {', '.join(map(str, HEAD_DIMS))} (even)")
 c1, c2 = st.columns(2)
 head_dim = c1.select_slider("Head width (head_dim)", HEAD_DIMS, value=64, key="head_dim", bind="query-params", help="RoPE rotates pairs, so the width must be even.")
-for key, options, default in (("rope_layout", list(rope.LAYOUTS), "half"), ("scaling", list(KINDS), "yarn")):
-    notice = url_choice(key, options, default)
-    if notice:
-        st.warning(notice, icon=":material/link_off:")
-layout = c2.segmented_control(
-    "Pair layout",
-    rope.LAYOUTS,
-    required=True,
-    key="rope_layout",
-    format_func={"half": "half: i, i + d/2", "interleaved": "interleaved: 2i, 2i+1"}.get,
-    help="half pairs dimension i with i + d/2 (rotate_half: Hugging Face Llama, GPT-NeoX); interleaved pairs 2i with 2i+1 (RoFormer, Meta's Llama, GPT-J).",
-)
-keep_in_url("rope_layout")
+layout = pair_layout_control(c2)
 theta = guarded(rope.default_frequencies, head_dim, base)
 rng = np.random.default_rng(PROBE_SEED)
 q, k = rng.standard_normal((2, head_dim))
@@ -149,8 +129,7 @@ st.markdown(
 check_url_value("factor", number_in(0.0, 1024.0), "the factor is a number up to 1024 (at least 1 to scale)")
 check_url_value("original_len", whole_in(1, 131_072), "the original context is a whole number of positions from 1 to 131,072")
 c1, c2, c3 = st.columns(3)
-kind = c1.selectbox("Scaling", KINDS, format_func=KIND_LABELS.get, key="scaling")
-keep_in_url("scaling")
+kind = scaling_kind_control(c1, default="yarn")
 factor = c2.number_input("Factor s", 0.0, 1024.0, 4.0, step=0.5, key="factor", bind="query-params", help="New context over original context; at least 1.")
 original = c3.number_input(
     "Original context (positions)",
