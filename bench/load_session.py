@@ -45,26 +45,37 @@ INIT_SCRIPT = """
       charts: document.querySelectorAll("[data-testid='stPlotlyChart'] .main-svg").length,
     };
   };
-  window.__ready = () => { const s = window.__state(); return s.conn === 'CONNECTED' && s.script === 'notRunning' && s.skeletons === 0; };
-  window.__sig = () => Array.from(document.querySelectorAll('.js-plotly-plot')).map(p => JSON.stringify(p.data)).join('|');
+  window.__ready = () => {
+    const app = document.querySelector("[data-testid='stApp']");
+    return !!app && app.getAttribute('data-test-connection-state') === 'CONNECTED'
+      && app.getAttribute('data-test-script-state') === 'notRunning' && !document.querySelector("[data-testid='stSkeleton']");
+  };
+  // what the charts draw: Plotly.react gives a plot a new data array when it draws new data, so
+  // comparing the arrays by identity tells a redraw without serialising megabytes each poll
+  window.__mark = () => { window.__marked = Array.from(document.querySelectorAll('.js-plotly-plot')).map(p => p.data); };
+  window.__redrawn = () => {
+    const now = Array.from(document.querySelectorAll('.js-plotly-plot')).map(p => p.data);
+    return now.length !== window.__marked.length || now.some((d, i) => d !== window.__marked[i]);
+  };
   window.__ranSince = (t) => window.__conn.some(([when, attr]) => when >= t && attr === 'data-test-script-state');
 })();
 """
 
 # After a key press at `since` (ms since the epoch) on the slider of `setting`: once the app
 # has taken the move (its URL parameter changed, or a script run started after the press) and
-# is ready again, {o: "done", t} when the charts' data differ from `before`, or {o: "same", t}
+# is ready again, {o: "done", t} when a chart has drawn new data since __mark(), or {o: "same", t}
 # when they stayed the same for 300 ms more (a setting this page does not draw, or a move the
 # app undid); "disconnected" when the connection is lost. t is when the redraw was seen
 # complete, in ms since the epoch. (The URL is watched as well as the script state because a
 # fast run can start and finish within one React render, leaving the attribute untouched.)
 WAIT_REDRAW = """
-([before, since, setting, urlBefore]) => {
-  const s = window.__state();
-  if (s.conn && s.conn !== 'CONNECTED') return 'disconnected';
+([since, setting, urlBefore]) => {
+  const app = document.querySelector("[data-testid='stApp']");
+  const conn = app && app.getAttribute('data-test-connection-state');
+  if (conn && conn !== 'CONNECTED') return 'disconnected';
   const taken = new URLSearchParams(location.search).get(setting) !== urlBefore || window.__ranSince(since);
   if (!taken || !window.__ready()) { window.__sameSince = null; return false; }
-  if (window.__sig() !== before) return {o: 'done', t: Date.now()};
+  if (window.__redrawn()) return {o: 'done', t: Date.now()};
   window.__sameSince = window.__sameSince || Date.now();
   return Date.now() - window.__sameSince > 300 ? {o: 'same', t: window.__sameSince} : false;
 }
@@ -105,6 +116,7 @@ class SessionResult:
     recoveries: list[Recovery] = field(default_factory=list)
     backends: list[str] = field(default_factory=list)  # the --backend-header value, at start and after each recovery
     undone_after_reconnect: int = 0  # first moves after a reconnection that the fresh session undid
+    unchanged_redraws: int = 0  # redraws of a page that does not draw the moved setting (counted in redraws_s)
     connected_at_end: bool = False
 
     @property
@@ -203,13 +215,12 @@ class Visitor:
             await self.recover("between actions")
         thumb = self.page.locator(f".st-key-{setting}_slider input[type='range']")
         await thumb.focus(timeout=10_000)
-        before = await self.page.evaluate("window.__sig()")
-        since = await self.page.evaluate("Date.now()")
+        since = await self.page.evaluate("window.__mark(), Date.now()")
         url_before = self.settings_in_url()[setting] or None
         start = time.monotonic()
         await thumb.press(key)
         try:
-            handle = await self.page.wait_for_function(WAIT_REDRAW, arg=[before, since, setting, url_before], polling=25, timeout=self.cfg.redraw_timeout_s * 1000)
+            handle = await self.page.wait_for_function(WAIT_REDRAW, arg=[since, setting, url_before], polling=40, timeout=self.cfg.redraw_timeout_s * 1000)
             outcome = await handle.json_value()
         except Exception as err:  # noqa: BLE001
             outcome = "timeout" if "Timeout" in type(err).__name__ else f"failed: {type(err).__name__}: {str(err)[:120]}"
@@ -220,6 +231,7 @@ class Visitor:
             moved = shown[setting] != self.expected.get(setting)
             if kind == "done" or moved:  # drawn anew, or the page does not draw this setting
                 self.result.redraws_s.append((outcome["t"] - since) / 1000)
+                self.result.unchanged_redraws += kind == "same"
                 self.expected = shown
                 self.after_recovery = False
                 await self.check_exceptions(where)
@@ -309,6 +321,8 @@ class Visitor:
                 if time.monotonic() < self.cfg.deadline and len(self.cfg.pages) > 1:
                     await self.switch_page()
                     await asyncio.sleep(self.rng.uniform(0.5, 1.5) * self.cfg.think_s)
+            if await self.lost_since() is not None:  # lost near the end, between two actions
+                await self.recover("near the end")
             self.result.connected_at_end = await self.page.evaluate("window.__state().conn === 'CONNECTED'")
         except Exception as err:  # noqa: BLE001 - one visitor's failure is a result, not a crash of the test
             self.error(f"session aborted: {type(err).__name__}: {str(err)[:200]}")

@@ -22,6 +22,7 @@ Playwright (as the browser tests). Not part of the test suite: CI has no nginx.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import secrets
@@ -37,7 +38,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.load_pages import app_pages  # noqa: E402
 from bench.load_server import Server, free_port, wait_healthy  # noqa: E402
+from bench.load_ws import warm_up  # noqa: E402
 
 TEMPLATE = ROOT / "deploy" / "nginx" / "sticky.conf.template"
 
@@ -74,7 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for name, r in zip("AB", replicas):
             r.start()
-            print(f"replica {name}: {r.url} pid {r.pid} (healthy after {r.start_s:.1f} s)")
+            # every page run once, as on a replica that has been serving for a while
+            warm_s = asyncio.run(warm_up(r.url, app_pages()))
+            print(f"replica {name}: {r.url} pid {r.pid} (healthy after {r.start_s:.1f} s, every page run once in {warm_s:.1f} s)")
         listen = args.port or free_port()
         conf = render_nginx(prefix, logs, listen, replicas)
         check = subprocess.run([nginx, "-t", "-c", str(conf), "-p", str(prefix)], capture_output=True, text=True)
