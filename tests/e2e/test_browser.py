@@ -10,7 +10,7 @@ import pytest
 
 from tests.e2e.conftest import screenshot, wait_ready
 
-PAGES = {"": 6, "sinusoidal": 7, "similarity": 5, "attention": 4, "compare": 2, "rope": 5, "relative": 6, "model": 11, "lab": 1}  # url path -> charts the page draws at the defaults
+PAGES = {"": 6, "sinusoidal": 7, "similarity": 5, "attention": 4, "compare": 2, "rope": 5, "relative": 6, "model": 11, "lab": 1, "code": 1}  # url path -> charts the page draws at the defaults
 
 
 def chart_titles(page) -> list[str]:
