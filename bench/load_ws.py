@@ -30,7 +30,7 @@ import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from bench.load import Memory, describe_rss, fmt, percentile, progress
+from bench.load import Memory, describe_rss, fmt, percentile
 from bench.load_pages import AppPage, app_pages
 from bench.load_server import CpuMeter, Server, healthy, listening_pid, load_average
 
