@@ -9,6 +9,8 @@ server who opens a deep link (say /sinusoidal) gets that page run without this f
 without the sidebar. tests/app/test_pages.py guards the name.
 """
 
+import pandas  # noqa: F401  imported here, once, before any session runs a page: the first visitors of a fresh
+import plotly.express  # noqa: F401  server arrive together, and a second session could see a half-imported module
 import streamlit as st
 
 from ui.shared import shared_controls, show_url_notices
