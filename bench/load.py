@@ -41,6 +41,19 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-component-update", "--disable-sync", "--disable-renderer-backgrounding", "--disable-background-timer-throttling"]
 
 
+def chromium_at(nice: int) -> str:
+    """Chromium's path, or at niceness > 0 a wrapper script that starts it under `nice` (its
+    renderers, forked from it, inherit the niceness)."""
+    if nice <= 0:
+        return CHROMIUM
+    import tempfile
+
+    wrapper = Path(tempfile.mkdtemp(prefix="bench-load-")) / "chromium"
+    wrapper.write_text(f'#!/bin/sh\nexec nice -n {int(nice)} "{CHROMIUM}" "$@"\n')
+    wrapper.chmod(0o755)
+    return str(wrapper)
+
+
 def percentile(values: list[float], q: float) -> float | None:
     """The q-th percentile (0..100) by linear interpolation; None for no values."""
     if not values:
@@ -170,6 +183,7 @@ async def load(browser, base_url: str, pages: list[AppPage], args: argparse.Name
 
 def summarise(results: list[SessionResult]) -> dict:
     redraws = [x for r in results for x in r.redraws_s]
+    server = [x for r in results for x in r.server_s]
     switches = [x for r in results for x in r.switches_s]
     firsts = [r.first_load_s for r in results if r.first_load_s is not None]
     recoveries = [rec for r in results for rec in r.recoveries]
@@ -182,6 +196,10 @@ def summarise(results: list[SessionResult]) -> dict:
         "redraw_p95_s": percentile(redraws, 95),
         "redraw_max_s": max(redraws, default=None),
         "redraw_mean_s": statistics.fmean(redraws) if redraws else None,
+        "server_timed": len(server),
+        "server_p50_s": percentile(server, 50),
+        "server_p95_s": percentile(server, 95),
+        "server_max_s": max(server, default=None),
         "switches": len(switches),
         "switch_p50_s": percentile(switches, 50),
         "switch_p95_s": percentile(switches, 95),
@@ -194,6 +212,12 @@ def summarise(results: list[SessionResult]) -> dict:
         "reconnect_p50_s": percentile([rec.seconds for rec in recoveries if rec.seconds is not None], 50),
         "reconnect_max_s": max((rec.seconds for rec in recoveries if rec.seconds is not None), default=None),
     }
+
+
+def cpu_per(report: dict, which: str, s: dict) -> str:
+    actions = s["redraws"] + s["switches"]
+    cpu = report["cpu"]
+    return "n/a" if not actions else f"{cpu[which] * cpu['wall_s'] / actions:.2f} s"
 
 
 def fmt(x: float | None, unit: str = "s") -> str:
@@ -221,6 +245,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--sweep-parallel", type=int, default=2, help="sessions used by the sweep (default 2)")
     p.add_argument("--settle", type=float, default=0, help="after closing the sessions, wait this long and sample RSS again (Streamlit drops a disconnected session after server.disconnectedSessionTTL, 120 s)")
     p.add_argument("--backend-header", help="response header that names the replica behind a proxy (e.g. X-Upstream); recorded per session")
+    p.add_argument("--browser-nice", type=int, default=0, help="run Chromium at this niceness (e.g. 10), so that on a shared machine the browsers yield the CPU to the app server (default 0)")
     p.add_argument("--viewport", default="1280x900", help="browser window of each session, WxH (default 1280x900)")
     p.add_argument("--p95-target", type=float, default=2.0, help="p95 redraw target in s (default 2)")
     p.add_argument("--allow-reconnects", action="store_true", help="a lost connection whose view comes back is not an error (for failover tests)")
@@ -262,7 +287,7 @@ async def main_async(args: argparse.Namespace) -> int:
     progress(f"machine load before: {report['load_before']}")
     try:
         async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            browser = await pw.chromium.launch(executable_path=chromium_at(args.browser_nice), args=CHROMIUM_ARGS, headless=True)
             # one throwaway visit so that the server's imports and first runs are not in "before"
             warm = await browser.new_context()
             await warm.add_init_script(INIT_SCRIPT)
@@ -312,7 +337,7 @@ async def main_async(args: argparse.Namespace) -> int:
 def render(report: dict, args: argparse.Namespace) -> str:
     s = report["summary"]
     lines = [
-        f"Load test of {report['url']}: {s['sessions']} sessions x {args.seconds:.0f} s, think time {args.think:g} s, pages {', '.join(report['pages'])}",
+        f"Load test of {report['url']}: {s['sessions']} sessions x {args.seconds:.0f} s, think time {args.think:g} s, browser niceness {args.browser_nice}, pages {', '.join(report['pages'])}",
         f"machine load (1/5/15 min): before {report['load_before']}; at the end {report['load_during']}",
         f"all sessions open after {report['timing'].get('all_open_s', float('nan')):.1f} s; total {report['timing']['elapsed_s']:.0f} s",
         f"CPU used during the load: app server(s) {report['cpu']['server_cores']:.2f} cores, browser (Chromium, Playwright) "
@@ -320,6 +345,8 @@ def render(report: dict, args: argparse.Namespace) -> str:
         "",
         f"sessions held         {s['held']} / {s['sessions']}",
         f"redraws               {s['redraws']} ({s['unchanged_redraws']} where the page does not draw the setting)   p50 {fmt(s['redraw_p50_s'])}   p95 {fmt(s['redraw_p95_s'])}   max {fmt(s['redraw_max_s'])}",
+        f"  the server's part   {s['server_timed']} timed off the wire (rerun request sent -> end of run received)   p50 {fmt(s['server_p50_s'])}   p95 {fmt(s['server_p95_s'])}   max {fmt(s['server_max_s'])}",
+        f"  CPU per redraw      browser {cpu_per(report, 'browser_cores', s)}   server {cpu_per(report, 'server_cores', s)}   (CPU-seconds over the load / redraws and page switches)",
         f"page switches         {s['switches']}   p50 {fmt(s['switch_p50_s'])}   p95 {fmt(s['switch_p95_s'])}",
         f"first page load       p50 {fmt(s['first_load_p50_s'])}   p95 {fmt(s['first_load_p95_s'])}",
         f"errors                {s['errors']}",

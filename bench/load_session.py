@@ -3,7 +3,10 @@ shared sliders and switches pages until its time is up, timing every redraw.
 
 A redraw is timed from the slider key press to the moment the app is back to
 script-state `notRunning`, connected, with no skeleton left, and the data drawn by the
-charts differs from before the press. The sliders are moved one stop and back (d_model,
+charts differs from before the press. Beside it, the server's part of the same redraw is
+read off the wire (`Wire`): from the rerun request the browser sent to the end-of-run
+message it received, as timed by the browser's network layer (Chrome DevTools Protocol),
+so it does not include the browser's own rendering, nor the wait for a busy renderer. The sliders are moved one stop and back (d_model,
 max_len, base in turn), so the settings stay at or next to the defaults; after every round
 the session goes to the next page through the sidebar.
 
@@ -16,6 +19,7 @@ test counts it separately (an error when nothing was supposed to fail).
 from __future__ import annotations
 
 import asyncio
+import base64
 import random
 import time
 from collections.abc import Callable
@@ -93,6 +97,51 @@ WAIT_READY = """
 """
 
 
+class Wire:
+    """The app's websocket as the browser's network layer sees it: when each rerun request
+    (BackMsg.rerun_script) left and each end-of-run message (ForwardMsg.script_finished)
+    arrived, in the browser's monotonic seconds. Frames are decoded with Streamlit's own
+    protobuf classes; a frame that does not decode is skipped."""
+
+    def __init__(self) -> None:
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        self._back, self._forward = BackMsg, ForwardMsg
+        self.reruns: list[float] = []
+        self.finished: list[float] = []
+
+    async def attach(self, ctx, page) -> None:
+        cdp = await ctx.new_cdp_session(page)
+        cdp.on("Network.webSocketFrameSent", lambda ev: self._frame(ev, self._back, "rerun_script", self.reruns))
+        cdp.on("Network.webSocketFrameReceived", lambda ev: self._frame(ev, self._forward, "script_finished", self.finished))
+        await cdp.send("Network.enable")
+
+    @staticmethod
+    def _frame(ev: dict, cls, field_name: str, into: list[float]) -> None:
+        frame = ev.get("response", {})
+        if frame.get("opcode") != 2:  # binary frames only: Streamlit's protocol
+            return
+        try:
+            msg = cls.FromString(base64.b64decode(frame.get("payloadData", "")))
+        except Exception:  # noqa: BLE001 - not ours, or cut short
+            return
+        if msg.WhichOneof("type") == field_name:
+            into.append(float(ev["timestamp"]))
+
+    def mark(self) -> int:
+        return len(self.reruns)
+
+    def server_seconds(self, mark: int) -> float | None:
+        """From the first rerun request sent after `mark` to the last end-of-run message
+        received since (a run cut short by a newer request ends with the newer one)."""
+        if len(self.reruns) <= mark:
+            return None
+        sent = self.reruns[mark]
+        ends = [t for t in self.finished if t >= sent]
+        return ends[-1] - sent if ends else None
+
+
 @dataclass
 class Recovery:
     """A lost connection and what came back."""
@@ -111,6 +160,7 @@ class SessionResult:
     start_page: str
     first_load_s: float | None = None
     redraws_s: list[float] = field(default_factory=list)
+    server_s: list[float] = field(default_factory=list)  # the server's part of each redraw, off the wire
     switches_s: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     recoveries: list[Recovery] = field(default_factory=list)
@@ -148,6 +198,7 @@ class Visitor:
         self.rng = random.Random(index)
         self.ctx = None
         self.page = None
+        self.wire: Wire | None = None
         self.seen = 0  # how many entries of window.__conn have been looked at
         self.after_recovery = False
 
@@ -194,6 +245,8 @@ class Visitor:
         self.ctx = await self.browser.new_context(viewport={"width": self.cfg.viewport[0], "height": self.cfg.viewport[1]})
         await self.ctx.add_init_script(INIT_SCRIPT)
         self.page = await self.ctx.new_page()
+        self.wire = Wire()
+        await self.wire.attach(self.ctx, self.page)
         self.page.on("pageerror", lambda exc: self.error(f"javascript error: {str(exc)[:200]}"))
         start = time.monotonic()
         await self.page.goto(self.cfg.pages[self.page_i].url(self.cfg.base_url), wait_until="domcontentloaded", timeout=60_000)
@@ -216,6 +269,7 @@ class Visitor:
         thumb = self.page.locator(f".st-key-{setting}_slider input[type='range']")
         await thumb.focus(timeout=10_000)
         since = await self.page.evaluate("window.__mark(), Date.now()")
+        wire_mark = self.wire.mark()
         url_before = self.settings_in_url()[setting] or None
         start = time.monotonic()
         await thumb.press(key)
@@ -231,6 +285,9 @@ class Visitor:
             moved = shown[setting] != self.expected.get(setting)
             if kind == "done" or moved:  # drawn anew, or the page does not draw this setting
                 self.result.redraws_s.append((outcome["t"] - since) / 1000)
+                server = self.wire.server_seconds(wire_mark)
+                if server is not None:
+                    self.result.server_s.append(server)
                 self.result.unchanged_redraws += kind == "same"
                 self.expected = shown
                 self.after_recovery = False
