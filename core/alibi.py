@@ -22,6 +22,8 @@ import math
 
 import numpy as np
 
+from core.checks import whole_number
+
 # A dense (H, L, L) float64 bias above this many values (1 GiB) is refused with a pointer to
 # `alibi_bias_window`, instead of exhausting a hosted demo's memory.
 MAX_DENSE_VALUES = 2**27
@@ -33,12 +35,6 @@ def _check_heads(n_heads: int) -> int:
     if n_heads < 1:
         raise ValueError(f"ALiBi needs at least one head, got {int(n_heads)}.")
     return int(n_heads)
-
-
-def _check_length(seq_len: int, name: str = "seq_len") -> int:
-    if isinstance(seq_len, bool) or not isinstance(seq_len, (int, np.integer, float, np.floating)) or not float(seq_len).is_integer() or seq_len < 1:
-        raise ValueError(f"{name} must be a whole number of at least 1, got {seq_len!r}.")
-    return int(seq_len)
 
 
 def _check_slopes(slopes: np.ndarray) -> np.ndarray:
@@ -137,7 +133,7 @@ def alibi_bias(n_heads: int, seq_len: int, *, causal: bool = True) -> np.ndarray
     Returns (H, L, L) float64.
     """
     n = _check_heads(n_heads)
-    length = _check_length(seq_len)
+    length = whole_number(seq_len, "seq_len", 1)
     if n * length * length > MAX_DENSE_VALUES:
         raise ValueError(
             f"A full ALiBi bias of {n} heads x {length:,} x {length:,} positions is too large to build; "
@@ -159,7 +155,7 @@ def alibi_attention_weights(slopes: np.ndarray, seq_len: int, *, distances: np.n
     Returns (H, L) float64, or (H, len(distances)); each full row sums to 1.
     """
     m = _check_slopes(slopes)
-    length = _check_length(seq_len)
+    length = whole_number(seq_len, "seq_len", 1)
     if distances is None:
         k = np.arange(length, dtype=np.float64)
     else:
@@ -187,7 +183,7 @@ def alibi_attention_span(slopes: np.ndarray, seq_len: int, mass: float = 0.9) ->
     Returns (H,) int64, each in 1 .. L.
     """
     m = _check_slopes(slopes)
-    length = _check_length(seq_len)
+    length = whole_number(seq_len, "seq_len", 1)
     if not np.isfinite(mass) or not 0.0 < mass <= 1.0:
         raise ValueError(f"mass must be a share of the attention above 0 and at most 1, got {mass!r}.")
 

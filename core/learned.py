@@ -17,14 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.checks import whole_number
+
 # A random table above this many float64 values (1 GiB) is refused instead of exhausting memory.
 MAX_TABLE_VALUES = 2**27
-
-
-def _whole(value, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer, float, np.floating)) or not float(value).is_integer() or value < minimum:
-        raise ValueError(f"{name} must be a whole number of at least {minimum}, got {value!r}.")
-    return int(value)
 
 
 def _check_std(std: float) -> float:
@@ -58,8 +54,8 @@ def learned_table(max_len: int, d_model: int, *, seed: int = 0, std: float = 0.0
     and a shorter table is the first rows of a longer one with the same seed and width.
     Returns (L, d) float64.
     """
-    length = _whole(max_len, "max_len", 1)
-    d = _whole(d_model, "d_model", 1)
+    length = whole_number(max_len, "max_len", 1)
+    d = whole_number(d_model, "d_model", 1)
     if length * d > MAX_TABLE_VALUES:
         raise ValueError(f"A table of {length:,} positions x {d:,} dimensions is too large to build here; use learned_rows for the rows you draw.")
     return learned_rows(np.arange(length), d, seed=seed, std=std)
@@ -72,8 +68,8 @@ def learned_rows(positions, d_model: int, *, seed: int = 0, std: float = 0.02) -
     large positions; a table's size limit is `LearnedTable.lookup`'s business.
     Returns positions.shape + (d,) float64.
     """
-    d = _whole(d_model, "d_model", 1)
-    seed = _whole(seed, "seed", 0)
+    d = whole_number(d_model, "d_model", 1)
+    seed = whole_number(seed, "seed", 0)
     std = _check_std(std)
     p = _position_indices(positions)
     flat = p.reshape(-1)

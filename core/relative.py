@@ -29,14 +29,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.checks import whole_number
+
 # (Lq, Lk, d) Shaw embeddings above this many float64 values (128 MiB) are refused.
 MAX_SHAW_VALUES = 2**24
-
-
-def _whole(value, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer, float, np.floating)) or not float(value).is_integer() or value < minimum:
-        raise ValueError(f"{name} must be a whole number of at least {minimum}, got {value!r}.")
-    return int(value)
 
 
 def _whole_array(values, name: str) -> np.ndarray:
@@ -65,7 +61,7 @@ def _positions(values, name: str) -> np.ndarray:
 def _t5_config(bidirectional: bool, num_buckets: int, max_distance: int) -> tuple[int, int, int]:
     """Validate T5's settings; return (buckets per direction N, exact buckets e, max_distance)."""
     if bidirectional:
-        num_buckets = _whole(num_buckets, "num_buckets", 4)
+        num_buckets = whole_number(num_buckets, "num_buckets", 4)
         if num_buckets % 2:
             raise ValueError(
                 f"Bidirectional T5 splits its buckets evenly between keys before and after the query, so num_buckets must be even, got {num_buckets} "
@@ -73,9 +69,9 @@ def _t5_config(bidirectional: bool, num_buckets: int, max_distance: int) -> tupl
             )
         per_side = num_buckets // 2
     else:
-        per_side = _whole(num_buckets, "num_buckets", 2)
+        per_side = whole_number(num_buckets, "num_buckets", 2)
     max_exact = per_side // 2
-    max_distance = _whole(max_distance, "max_distance", 1)
+    max_distance = whole_number(max_distance, "max_distance", 1)
     if max_distance <= max_exact:
         raise ValueError(
             f"max_distance must be larger than the {max_exact} distances that get a bucket each (half the buckets of a direction), got {max_distance}."
@@ -209,8 +205,8 @@ def t5_demo_bucket_values(num_buckets: int = 32, n_heads: int = 8, *, bidirectio
     Returns (H, num_buckets) float64.
     """
     per_side, max_exact, max_distance = _t5_config(bidirectional, num_buckets, max_distance)
-    heads = _whole(n_heads, "n_heads", 1)
-    seed = _whole(seed, "seed", 0)
+    heads = whole_number(n_heads, "n_heads", 1)
+    seed = whole_number(seed, "seed", 0)
     if not np.isfinite(noise) or noise < 0:
         raise ValueError(f"noise must be a finite standard deviation of at least 0, got {noise!r}.")
     b = np.arange(per_side, dtype=np.float64)
@@ -256,7 +252,7 @@ def shaw_relative_positions(query_positions, key_positions, max_relative_positio
     positions before the query". Add k for a row index 0 .. 2k into the table of `shaw_table`.
     Returns (Lq, Lk) int64 in [-k, k].
     """
-    k = _whole(max_relative_position, "max_relative_position", 0)
+    k = whole_number(max_relative_position, "max_relative_position", 0)
     q = _positions(query_positions, "query positions")
     j = _positions(key_positions, "key positions")
     return np.clip(j[None, :] - q[:, None], -k, k)  # (Lq, Lk)
@@ -268,9 +264,9 @@ def shaw_table(max_relative_position: int, d_model: int, *, seed: int = 0, std: 
     Untrained, so illustrative: Shaw et al. learn them (tensor2tensor uses its default initializer).
     Returns (2k+1, d) float64.
     """
-    k = _whole(max_relative_position, "max_relative_position", 0)
-    d = _whole(d_model, "d_model", 1)
-    seed = _whole(seed, "seed", 0)
+    k = whole_number(max_relative_position, "max_relative_position", 0)
+    d = whole_number(d_model, "d_model", 1)
+    seed = whole_number(seed, "seed", 0)
     if not np.isfinite(std) or std < 0:
         raise ValueError(f"std must be a finite standard deviation of at least 0, got {std!r}.")
     return np.random.default_rng(seed).normal(0.0, std, size=(2 * k + 1, d))
@@ -300,7 +296,7 @@ def shaw_distinct_ids(query_len: int, key_len: int, max_relative_position: int) 
 
     Returns an int.
     """
-    lq = _whole(query_len, "query_len", 1)
-    lk = _whole(key_len, "key_len", 1)
-    k = _whole(max_relative_position, "max_relative_position", 0)
+    lq = whole_number(query_len, "query_len", 1)
+    lk = whole_number(key_len, "key_len", 1)
+    k = whole_number(max_relative_position, "max_relative_position", 0)
     return min(k, lq - 1) + min(k, lk - 1) + 1

@@ -42,6 +42,8 @@ from typing import Literal, NamedTuple
 
 import numpy as np
 
+from core.checks import is_finite_number, whole_number
+
 Layout = Literal["half", "interleaved"]
 LAYOUTS: tuple[str, ...] = ("half", "interleaved")
 SCALING_KINDS: tuple[str, ...] = ("linear", "dynamic", "yarn", "llama3")
@@ -60,26 +62,15 @@ def _blocks(n: int, pairs: int) -> list[slice]:
 # Input checks: each raises ValueError with a sentence a user understands.
 
 
-def _is_finite_number(value: object) -> bool:
-    """A real, finite int or float (numpy scalars included); bools and strings are not numbers here."""
-    return not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating)) and bool(np.isfinite(value))
-
-
-def _check_whole(name: str, value: object, minimum: int) -> int:
-    if not _is_finite_number(value) or int(value) != value or value < minimum:
-        raise ValueError(f"{name} must be a whole number of at least {minimum}, got {value!r}.")
-    return int(value)
-
-
 def _check_head_dim(head_dim: int) -> int:
-    head_dim = _check_whole("head_dim", head_dim, 2)
+    head_dim = whole_number(head_dim, "head_dim", 2)
     if head_dim % 2:
         raise ValueError(f"head_dim must be even, got {head_dim}: RoPE rotates pairs of dimensions, so an odd width leaves one dimension without a partner.")
     return head_dim
 
 
 def _check_base(base: float) -> float:
-    if not _is_finite_number(base) or base <= 1:
+    if not is_finite_number(base) or base <= 1:
         raise ValueError(f"base must be a finite number above 1, got {base!r}: at base 1 or below the pairs would not slow down from one to the next.")
     return float(base)
 
@@ -90,7 +81,7 @@ def _check_layout(layout: str) -> None:
 
 
 def _check_finite(name: str, value: float) -> float:
-    if not _is_finite_number(value):
+    if not is_finite_number(value):
         raise ValueError(f"{name} must be a finite number, got {value!r}.")
     return float(value)
 
@@ -156,7 +147,7 @@ class RopeScaling:
             object.__setattr__(self, f.name, _check_finite(f.name, getattr(self, f.name)))
         if self.factor < 1:
             raise ValueError(f"factor must be at least 1, got {self.factor!r}: a scaling factor below 1 would shrink the context.")
-        object.__setattr__(self, "original_max_len", _check_whole("original_max_len", self.original_max_len, 1))
+        object.__setattr__(self, "original_max_len", whole_number(self.original_max_len, "original_max_len", 1))
         if self.kind == "yarn":
             if self.beta_slow <= 0:
                 raise ValueError(f"beta_slow must be above 0, got {self.beta_slow!r}: it counts rotations over the original context.")
@@ -242,7 +233,7 @@ def dynamic_base(head_dim: int, base: float, scaling: RopeScaling, seq_len: int 
     head_dim, base = _check_head_dim(head_dim), _check_base(base)
     original = scaling.original_max_len
     # n = max(seq_len, L): shorter sequences use the trained frequencies
-    n = original if seq_len is None else max(_check_whole("seq_len", seq_len, 1), original)
+    n = original if seq_len is None else max(whole_number(seq_len, "seq_len", 1), original)
     if head_dim == 2:
         return base
     # $b' = b\,(s n / L - (s - 1))^{d/(d-2)}$
@@ -357,7 +348,7 @@ def rope_frequencies(head_dim: int, base: float = 10_000.0, scaling: RopeScaling
     """
     head_dim, base = _check_head_dim(head_dim), _check_base(base)
     if seq_len is not None:
-        seq_len = _check_whole("seq_len", seq_len, 1)
+        seq_len = whole_number(seq_len, "seq_len", 1)
     if scaling is None:
         return default_frequencies(head_dim, base), 1.0
     if not isinstance(scaling, RopeScaling):
