@@ -40,6 +40,11 @@ def _stops(spec: ParamSpec, value: float) -> list[float]:
     return sorted(set(log_ticks(spec)) | {value})
 
 
+def _slider_label(spec: ParamSpec, value: float) -> str:
+    """How the slider shows a stop (and names it in the widget state the browser sends)."""
+    return spec.format(value) if spec.integer else f"{value:,.6g}"
+
+
 def _from_slider(spec: ParamSpec) -> None:
     st.session_state[spec.name] = st.session_state[_slider_key(spec)]
     st.session_state[NOTICES_KEY] = []
@@ -50,25 +55,107 @@ def _from_number(spec: ParamSpec) -> None:
     st.session_state[NOTICES_KEY] = []
 
 
+def _sent_by_browser() -> dict[str, object]:
+    """Values the browser sent with this rerun for keyed widgets this session has never drawn,
+    by widget key. Empty on a fresh page load, and for every widget the session already knows.
+
+    When the server process restarts, Streamlit's frontend reconnects to a new session and its
+    next rerun (the user's next move) carries every widget the page shows, the moved one
+    included. The new session has no metadata for them, so Streamlit runs no on_change
+    callback and cannot decode them yet: they wait, as `Serialized` protos, in
+    SessionState._new_widget_state under element ids "$$ID-<hash>-<key>", until the widgets
+    are drawn (streamlit 1.67; see streamlit/elements/lib/utils.py `_compute_element_id`).
+    Each becomes the plain value of its proto: int_value / double_value a number (number_input),
+    string_array_value a list of option labels (select_slider, multiselect, segmented_control),
+    string_value a label (selectbox, radio). A value set through st.session_state before the
+    widget is drawn overrides the sent one, so the URL seeding below asks here first.
+    On the browser's back/forward the URL is what the user asked for: nothing is returned,
+    as Streamlit lets the URL win over widgets bound to it then.
+    Private API: any failure gives {} and the URL alone seeds the session, as before."""
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+        from streamlit.runtime.state.common import GENERATED_ELEMENT_ID_PREFIX
+
+        ctx = get_script_run_ctx()
+        if ctx.is_history_navigation:
+            return {}
+        widgets = ctx.session_state._state._new_widget_state  # noqa: SLF001
+        sent: dict[str, object] = {}
+        for widget_id, state in list(widgets.states.items()):
+            prefix, _, rest = widget_id.partition("-")
+            _, _, key = rest.partition("-")
+            if prefix != GENERATED_ELEMENT_ID_PREFIX or not key or key == "None" or widget_id in widgets.widget_metadata:
+                continue
+            value = state.value
+            if hasattr(value, "WhichOneof"):  # a WidgetState proto, as the browser sent it
+                field = value.WhichOneof("value")
+                if field is None:
+                    continue
+                value = getattr(value, field)
+                if field.endswith("_array_value"):
+                    value = list(value.data)
+            sent[key] = value
+        return sent
+    except Exception:
+        return {}
+
+
+def _number_sent(spec: ParamSpec, raw: object) -> float | None:
+    """A number the browser sent for `spec`, checked and clamped by `parse_param`; None if not usable."""
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not math.isfinite(raw):
+        return None
+    if spec.integer and not float(raw).is_integer():
+        return None
+    return parse_param(str(raw), spec).value
+
+
+def _moved_before_first_run(spec: ParamSpec, url_value: float, sent: dict[str, object]) -> float | None:
+    """The value the user moved `spec` to, if the browser sent one that differs from the URL's
+    (the URL is written on every run, so it holds the value shown before the move): a new
+    number in the box, or a new stop on the slider, read against the stops the browser was
+    showing. None when nothing was moved (or on a fresh page load, which sends nothing).
+    A page link clicked first sends no query string: the values shown then differ from the
+    defaults and are kept, where seeding from the empty URL reset them."""
+    typed = _number_sent(spec, sent.get(spec.name))
+    if typed is not None and typed != url_value:
+        return typed
+    labels = sent.get(_slider_key(spec))
+    if isinstance(labels, list) and len(labels) == 1:
+        stop = {_slider_label(spec, v): v for v in _stops(spec, url_value)}.get(labels[0])
+        if stop is not None and stop != url_value:
+            return stop
+    return None
+
+
 def _read_url_once() -> None:
-    """On the first run of a session, seed every setting from the URL and keep the notices."""
+    """On the first run of a session, seed every setting from the URL and keep the notices.
+
+    A first run can also be a browser reconnecting to a restarted server, with the move that
+    sent it (see `_sent_by_browser`): that move is kept for both widgets, as the on_change
+    callbacks would have done, instead of being undone by the URL's older value."""
     if all(spec.name in st.session_state for spec in SHARED_PARAMS):
         return
-    notices = []
+    sent = _sent_by_browser()
+    notices, moved = [], False
     for spec in SHARED_PARAMS:
         parsed = parse_param(st.query_params.get(spec.name), spec)
-        st.session_state[spec.name] = parsed.value
-        st.session_state[_slider_key(spec)] = parsed.value
-        if parsed.notice:
-            notices.append(parsed.notice)
-    st.session_state[NOTICES_KEY] = notices
+        value = _moved_before_first_run(spec, parsed.value, sent)
+        if value is None:
+            value = parsed.value
+            if parsed.notice:
+                notices.append(parsed.notice)
+        else:
+            moved = True
+        st.session_state[spec.name] = value
+        st.session_state[_slider_key(spec)] = value
+    st.session_state[NOTICES_KEY] = [] if moved else notices  # a move clears the notices, as in _from_slider
 
 
 def _control(spec: ParamSpec, label: str, help_text: str) -> float:
     st.select_slider(
         label,
         options=_stops(spec, st.session_state[spec.name]),
-        format_func=spec.format if spec.integer else (lambda v: f"{v:,.6g}"),
+        format_func=lambda v: _slider_label(spec, v),
         key=_slider_key(spec),
         on_change=_from_slider,
         args=(spec,),
@@ -159,8 +246,10 @@ def url_choice(key: str, options: list[str], default: str) -> str | None:
     """Seed a page's choice widget (keyed `key`) from the URL parameter of the same name, on
     the first run of the session: the URL carries the plain option name (`scheme=t2t`), not
     its display label. An unknown value gives a notice and the default. Call before creating
-    the widget; `keep_in_url` writes the choice back after it. Returns the notice, if any."""
-    if key in st.session_state:
+    the widget; `keep_in_url` writes the choice back after it. Returns the notice, if any.
+    A browser reconnecting to a restarted server already shows the choice, perhaps just
+    changed (`_sent_by_browser`): the widget then takes the browser's value, not the URL's."""
+    if key in st.session_state or key in _sent_by_browser():
         return None
     raw = st.query_params.get(key)
     st.session_state[key] = raw if raw in options else default
@@ -250,8 +339,9 @@ def one_of(options) -> Callable[[str], bool]:
 def url_choices(key: str, options: list[str], default: list[str]) -> str | None:
     """`url_choice` for a multiselect: the URL carries plain option names separated by commas
     (`schemes=rope,alibi`). Unknown names are dropped with a notice. Call before creating the
-    widget; `keep_choices_in_url` writes the choice back. Returns the notice, if any."""
-    if key in st.session_state:
+    widget; `keep_choices_in_url` writes the choice back. Returns the notice, if any. As in
+    `url_choice`, a reconnecting browser's own value stands."""
+    if key in st.session_state or key in _sent_by_browser():
         return None
     raw = st.query_params.get(key)
     if raw is None:

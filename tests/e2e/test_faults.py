@@ -119,21 +119,67 @@ def test_server_restart_loses_nothing_the_url_cannot_give_back(browser, own_serv
         ctx.close()
 
 
-@pytest.mark.xfail(strict=True, reason="known bug: after a reconnection to a fresh server process the first slider move is undone "
-                   "(the new session seeds the settings from the URL over the moved widget); the second move works")
-def test_first_move_after_a_restart_is_kept(browser, own_server):
+def reconnected(browser, server: OwnServer, path: str):
+    """A page opened at `path`, then the server restarted under it and the page reconnected
+    (to a fresh session: its first run is the next move). Returns (context, page)."""
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = ctx.new_page()
+    page.goto(f"{server.url}{path}")
+    wait_ready(page)
+    restart(server, page, signal.SIGTERM)
+    return ctx, page
+
+
+def wait_for_param(page, name: str, value: str) -> None:
+    page.wait_for_function("([n, v]) => new URLSearchParams(document.location.search).get(n) === v", arg=[name, value], timeout=20_000)
+    wait_ready(page)
+
+
+# the first move after a restart, on the slider (one stop right) or typed into the exact box
+FIRST_MOVES = {
+    "d_model-slider": ("d_model", "slider", "128", "128"),  # 64 -> the next stop
+    "d_model-box": ("d_model", "box", "100", "100"),
+    "base-slider": ("base", "slider", "1000", "1,000"),  # 500 -> the next stop (a float setting)
+}
+
+
+@pytest.mark.parametrize(("setting", "widget", "want", "label"), list(FIRST_MOVES.values()), ids=list(FIRST_MOVES))
+def test_first_move_after_a_restart_is_kept(browser, own_server, setting, widget, want, label):
+    # the new session's first run carries the move; seeding it from the URL used to undo it
+    ctx, page = reconnected(browser, own_server, "/similarity?d_model=64&max_len=100&base=500")
     try:
-        page = ctx.new_page()
-        page.goto(f"{own_server.url}/similarity?d_model=64&max_len=100&base=500")
+        before = chart_data(page)
+        if widget == "slider":
+            thumb = page.locator(f".st-key-{setting}_slider input[type='range']")
+            thumb.focus()
+            thumb.press("ArrowRight")
+        else:
+            box = page.locator(f".st-key-{setting} input")
+            box.fill(want)
+            box.press("Enter")
+        wait_for_param(page, setting, want)
+        page.wait_for_timeout(500)  # a second run (an undo) would have started by now
         wait_ready(page)
-        restart(own_server, page, signal.SIGTERM)
-        thumb = page.locator(".st-key-d_model_slider input[type='range']")
-        thumb.focus()
-        thumb.press("ArrowRight")  # 64 -> 128
-        page.wait_for_function("document.location.search.includes('d_model=128')", timeout=20_000)
+        expected = {"d_model": "64", "max_len": "100", "base": "500", setting: want}
+        assert shown(page) == expected and in_url(page) == expected
+        assert label in page.locator(f".st-key-{setting}_slider").inner_text()  # the slider follows the box, and the reverse
+        assert chart_data(page) != before
+        assert page.locator("[data-testid='stException']").count() == 0
+    finally:
+        ctx.close()
+
+
+def test_first_page_control_move_after_a_restart_is_kept(browser, own_server):
+    # a page choice seeded from the URL by ui.shared.url_choice (the sinusoidal layout)
+    ctx, page = reconnected(browser, own_server, "/sinusoidal?d_model=64&max_len=100&base=500&layout=interleaved")
+    try:
+        page.locator(".st-key-layout button", has_text="sines first").click()
+        wait_for_param(page, "layout", "concat")
+        page.wait_for_timeout(500)
         wait_ready(page)
-        assert shown(page)["d_model"] == "128"
+        assert "layout=concat" in page.url
+        assert page.locator(".st-key-layout [aria-checked='true'], .st-key-layout [aria-pressed='true'], .st-key-layout [data-testid$='Active']").inner_text().startswith("sines first")
+        assert in_url(page) == {"d_model": "64", "max_len": "100", "base": "500"}
     finally:
         ctx.close()
 
