@@ -10,11 +10,12 @@ from core import charts, codegen, rope
 from core.grid import strided
 from core.params import BASE, D_MODEL, MAX_LEN
 from core.registry import BIAS, NOTHING, ROTARY, SCHEMES, Setting
-from ui.rope_controls import pair_layout_control, scaling_kind_control
-from ui.shared import check_url_value, current_settings, follow_default, guarded, keep_in_url, number_in, one_of, plot, url_choice, whole_in
+from ui.rope_controls import factor_control, original_len_control, pair_layout_control, scaling_kind_control
+from ui.shared import check_url_value, current_settings, follow_default, guarded, keep_in_url, one_of, plot, url_choice, whole_in
 
 HEADS = (1, 2, 4, 8, 16)
 USES_ORIGINAL = ("dynamic", "yarn", "llama3")
+MAX_HEAD_DIM = 8192
 PREVIEW = 256  # positions (and dimensions) in the preview: 256 x 256 cells go as numbers, exact on hover
 
 st.title("Code for these settings")
@@ -34,7 +35,7 @@ c1, c2 = st.columns([2, 3])
 name = c1.selectbox("Scheme", list(SCHEMES), format_func=lambda n: SCHEMES[n].label, key="scheme")
 keep_in_url("scheme")
 scheme = SCHEMES[name]
-heads, layout, kind, factor, original = 8, "half", "none", 1.0, L
+heads, layout, kind, factor, original, width = 8, "half", "none", 1.0, L, d
 link = {D_MODEL.name: D_MODEL.format(d), MAX_LEN.name: MAX_LEN.format(L), BASE.name: BASE.format(base), "scheme": name}
 if scheme.applied == BIAS:
     check_url_value("heads", one_of(HEADS), f"the head count is one of {', '.join(map(str, HEADS))}")
@@ -42,29 +43,30 @@ if scheme.applied == BIAS:
     link["heads"] = str(heads)
 if scheme.applied == ROTARY:
     layout = pair_layout_control(c2)
-    c3, c4, c5 = st.columns([2, 1.5, 1.5])
+    c6, c3, c4, c5 = st.columns([1.5, 2, 1.5, 1.5])
+    check_url_value("head_dim", whole_in(2, MAX_HEAD_DIM), f"the head width is a whole number from 2 to {MAX_HEAD_DIM:,} (even, for pairs)")
+    width = int(
+        c6.number_input(
+            "Head width (head_dim)",
+            2,
+            MAX_HEAD_DIM,
+            follow_default("head_dim", d, lambda v: True),
+            step=2,
+            key="head_dim",
+            bind="query-params",
+            help="RoPE rotates the queries and keys of one head. Until you change it, this is the sidebar's d_model.",
+        )
+    )
     kind = scaling_kind_control(c3, default="none")
-    link.update(rope_layout=layout, scaling=kind)
+    link.update(head_dim=str(width), rope_layout=layout, scaling=kind)
     if kind != "none":
-        check_url_value("factor", number_in(0.0, 1024.0), "the factor is a number up to 1024 (at least 1 to scale)")
-        factor = float(c4.number_input("Factor s", 0.0, 1024.0, 4.0, step=0.5, key="factor", bind="query-params", help="New context over original context; at least 1."))
+        factor = factor_control(c4)
         link["factor"] = str(int(factor)) if factor.is_integer() else repr(factor)
     if kind in USES_ORIGINAL:
-        check_url_value("original_len", whole_in(1, 131_072), "the original context is a whole number of positions from 1 to 131,072")
-        original = int(
-            c5.number_input(
-                "Original context (positions)",
-                1,
-                131_072,
-                follow_default("original_len", max(1, int(L // max(factor, 1.0))), lambda v: True),
-                key="original_len",
-                bind="query-params",
-                help="The context the model was trained on.",
-            )
-        )
+        original = original_len_control(c5, L, factor)
         link["original_len"] = str(original)
 
-setting = Setting(width=d, base=base, train_len=L, n_heads=heads)
+setting = Setting(width=width, base=base, train_len=L, n_heads=heads)
 scaling, ntk_factor = None, None
 if kind == "ntk":
     guarded(rope.RopeScaling, "linear", factor, original)  # the same checks on the factor as the other kinds
@@ -72,7 +74,7 @@ if kind == "ntk":
 elif kind != "none":
     scaling = guarded(rope.RopeScaling, kind, factor, original)
 if scheme.applied == ROTARY:
-    st.caption(f"RoPE rotates the queries and keys of one head; here the head is d_model = {d:,} wide (the sidebar's width).")
+    st.caption(f"RoPE rotates the queries and keys of one head; here the head is {width:,} wide" + (" (the sidebar's d_model)." if width == d else f" (the sidebar's d_model = {d:,} is the model's width, not used here)."))
 
 
 @st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
@@ -82,7 +84,7 @@ def code_for(name: str, d: int, L: int, base: float, heads: int, layout: str, ki
     return codegen.generate(name, setting, layout=layout, scaling=scaling, ntk_factor=factor if kind == "ntk" else None)
 
 
-code = guarded(code_for, name, d, L, base, heads, layout, kind, factor, original)
+code = guarded(code_for, name, width, L, base, heads, layout, kind, factor, original)
 st.markdown(code.what)
 numpy_tab, torch_tab = st.tabs(["NumPy", "PyTorch"])
 numpy_tab.code(code.numpy_source, language="python", line_numbers=False)
@@ -99,7 +101,7 @@ else:
 rows = scheme.max_position(setting)
 shown_len = min(L, rows) if rows is not None else L
 pos = strided(shown_len, PREVIEW)
-dims = strided(d, PREVIEW)
+dims = strided(width, PREVIEW)
 
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
@@ -115,7 +117,7 @@ st.header("What the code computes")
 if scheme.applied == NOTHING:
     st.caption("Nothing to draw: this scheme adds zeros.")
 else:
-    z = guarded(preview, name, d, L, base, heads, layout, kind, factor, original, shown_len)
+    z = guarded(preview, name, width, L, base, heads, layout, kind, factor, original, shown_len)
     x = pos if scheme.applied == BIAS else dims
     note = "; ".join(n for n in (pos.note(unit.split()[0]), "" if scheme.applied == BIAS else dims.note("dimension")) if n)
     if rows is not None and rows < L:
@@ -138,7 +140,7 @@ else:
 
 # --- downloads ------------------------------------------------------------------------------
 st.header("Download the numbers")
-full = f"({heads} heads × {L:,} × {L:,})" if scheme.applied == BIAS else f"({shown_len:,} positions × {d:,})"
+full = f"({heads} heads × {L:,} × {L:,})" if scheme.applied == BIAS else f"({shown_len:,} positions × {width:,})"
 st.markdown(
     f"The current matrix {full}: "
     + ("the bias between every query and key position" if scheme.applied == BIAS else what)
@@ -151,7 +153,7 @@ b1, b2 = st.columns(2)
 b1.download_button(
     f".npy: {'all' if npy.complete else f'first {npy.positions:,}'} positions ({npy.values:,} values)",
     data=lambda: codegen.to_npy(codegen.current_matrix(name, setting, np.arange(npy.positions), **kw)),
-    file_name=f"{name}_d{d}_L{L}{'' if npy.complete else f'_first{npy.positions}'}.npy",
+    file_name=f"{name}_d{width}_L{L}{'' if npy.complete else f'_first{npy.positions}'}.npy",
     mime="application/octet-stream",
     key="download_npy",
     on_click="ignore",
@@ -160,7 +162,7 @@ b1.download_button(
 b2.download_button(
     f".csv: {'all' if csv.complete else f'first {csv.positions:,}'} positions ({csv.values:,} values)",
     data=lambda: codegen.to_csv(codegen.current_matrix(name, setting, np.arange(csv.positions), **kw)),
-    file_name=f"{name}_d{d}_L{L}{'' if csv.complete else f'_first{csv.positions}'}.csv",
+    file_name=f"{name}_d{width}_L{L}{'' if csv.complete else f'_first{csv.positions}'}.csv",
     mime="text/csv",
     key="download_csv",
     on_click="ignore",
@@ -172,7 +174,7 @@ if not (npy.complete and csv.complete):
     st.info(
         f"The whole matrix is {npy.full_values:,} numbers: {held}, each exactly as the whole matrix has them. "
         f"For all of it, run the code above on your machine, e.g. "
-        + (f"`attention_bias(np.arange({L}), np.arange({L}))`" if scheme.applied == BIAS else f"`rotate(np.full(({L}, {d}), 1 / np.sqrt({d})), np.arange({L}))`" if scheme.applied == ROTARY else f"`positional_encoding(np.arange({shown_len}))`")
+        + (f"`attention_bias(np.arange({L}), np.arange({L}))`" if scheme.applied == BIAS else f"`rotate(np.full(({L}, {width}), 1 / np.sqrt({width})), np.arange({L}))`" if scheme.applied == ROTARY else f"`positional_encoding(np.arange({shown_len}))`")
         + ".",
         icon=":material/info:",
     )

@@ -1,13 +1,14 @@
-"""RoPE controls shared by the `rope` and `code` pages: the pair layout and the scaling kind,
-with plain names in the URL (`rope_layout=interleaved`, `scaling=llama3`), so a link made on
-one page opens the same choice on the other."""
+"""RoPE controls shared by the `rope` and `code` pages: the pair layout, the scaling kind, its
+factor and the original context, with the same keys and URL parameters on both pages (plain
+names for choices: `rope_layout=interleaved`, `scaling=llama3`), so a link made on one page
+opens the same choice on the other."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from core import rope
-from ui.shared import keep_in_url, url_choice
+from ui.shared import check_url_value, follow_default, keep_in_url, number_in, url_choice, whole_in
 
 KINDS = ("none", "linear", "ntk", "dynamic", "yarn", "llama3")  # "ntk" is the base change, not a RopeScaling kind
 KIND_LABELS = {
@@ -42,3 +43,37 @@ def scaling_kind_control(where=st, *, default: str) -> str:
     kind = where.selectbox("Scaling", KINDS, format_func=KIND_LABELS.get, key="scaling")
     keep_in_url("scaling")
     return kind
+
+
+MAX_FACTOR = 1024.0
+MAX_ORIGINAL = 131_072
+
+
+def check_scaling_urls() -> None:
+    """Check the URL's factor and original_len before their widgets exist (ui.shared.check_url_value)."""
+    check_url_value("factor", number_in(0.0, MAX_FACTOR), f"the factor is a number up to {MAX_FACTOR:g} (at least 1 to scale)")
+    check_url_value("original_len", whole_in(1, MAX_ORIGINAL), f"the original context is a whole number of positions from 1 to {MAX_ORIGINAL:,}")
+
+
+def factor_control(where=st) -> float:
+    """The scaling factor s (new context over original context), bound to the URL."""
+    check_scaling_urls()
+    return float(where.number_input("Factor s", 0.0, MAX_FACTOR, 4.0, step=0.5, key="factor", bind="query-params", help="New context over original context; at least 1."))
+
+
+def original_len_control(where, max_len: int, factor: float) -> int:
+    """The context the model was trained on, bound to the URL; until moved it follows
+    max_len / factor, so a link without it reopens the same view."""
+    check_scaling_urls()
+    default = max(1, int(max_len // max(factor, 1.0)))
+    return int(
+        where.number_input(
+            "Original context (positions)",
+            1,
+            MAX_ORIGINAL,
+            follow_default("original_len", default, lambda v: True),
+            key="original_len",
+            bind="query-params",
+            help="The context the model was trained on; at most max_len.",
+        )
+    )

@@ -5,6 +5,7 @@ reopens the same view, and bad link values give notices."""
 
 from __future__ import annotations
 
+import base64
 import io
 import time
 from unittest.mock import patch
@@ -211,3 +212,58 @@ def test_bad_link_values_give_a_notice(params, named):
     assert not at.exception, [e.value for e in at.exception]
     assert any(named in w.value for w in at.warning), [w.value for w in at.warning]
     assert len(code_blocks(at)) == 2  # and the page carries on with the default
+
+
+def rope_source_runs(at, width: int, base: float = 500.0) -> None:
+    """The page's RoPE code rotates a head of `width` exactly as core does."""
+    numpy_source, _ = code_blocks(at)
+    assert f"HEAD_DIM = {width}" in numpy_source
+    pos = np.arange(40.0)
+    x = np.random.default_rng(0).standard_normal((40, width))
+    expected = rope.apply_rope(x, pos, rope.default_frequencies(width, base))
+    assert_close(run(numpy_source)["rotate"](x, pos), expected, atol=1e-12, rtol=0)
+
+
+def test_rope_head_width_follows_d_model_until_set():
+    at = open_page("code", scheme="rope", **SMALL)
+    assert_clean(at)
+    assert at.number_input(key="head_dim").value == 24
+    rope_source_runs(at, 24)
+    at.number_input(key="d_model").set_value(32).run()  # not moved yet: it follows the sidebar
+    assert at.number_input(key="head_dim").value == 32
+    rope_source_runs(at, 32)
+    at.number_input(key="head_dim").set_value(8).run()  # moved: it stays when d_model moves
+    rope_source_runs(at, 8)
+    at.number_input(key="d_model").set_value(48).run()
+    assert_clean(at)
+    assert at.number_input(key="head_dim").value == 8
+    rope_source_runs(at, 8)
+    assert dict(parse_qsl(urlsplit(link(at)).query))["head_dim"] == "8"
+
+
+def test_rope_head_width_from_a_rope_page_link():
+    at = open_page("code", scheme="rope", head_dim="16", **SMALL)  # /rope writes head_dim into its links
+    assert_clean(at)
+    assert not at.warning, [w.value for w in at.warning]
+    rope_source_runs(at, 16)
+    (caption,) = [c.value for c in at.caption if "wide" in c.value]
+    assert "16 wide" in caption and "d_model = 24" in caption
+    (preview,) = figures(at)
+    x = preview["data"][0]["x"]  # plotly sends numpy arrays as base64 ("bdata") of their dtype
+    dims = np.frombuffer(base64.b64decode(x["bdata"]), dtype=x["dtype"]) if isinstance(x, dict) else np.asarray(x)
+    assert dims.tolist() == list(range(16))  # the preview's columns are the head's 16 dimensions
+
+
+@pytest.mark.parametrize("raw", ["abc", "1", "9000", "12.5", "-inf"])
+def test_a_bad_head_width_in_a_link_gives_a_notice(raw):
+    at = open_page("code", scheme="rope", head_dim=raw, **SMALL)
+    assert not at.exception
+    assert any("head_dim" in w.value for w in at.warning), [w.value for w in at.warning]
+    rope_source_runs(at, 24)  # the default: the sidebar's width
+
+
+def test_an_odd_head_width_typed_in_is_an_error_in_words():
+    at = open_page("code", scheme="rope", **SMALL)
+    at.number_input(key="head_dim").set_value(7).run()
+    assert not at.exception
+    assert any("head_dim must be even" in e.value for e in at.error)
