@@ -2,7 +2,10 @@
 
 Training runs in a background thread per session (core.lab.LabRun); a fragment polls it for the
 progress bars while it runs, and the whole page reruns once it ends to draw the results.
-Nothing trains until the Train button is pressed.
+Nothing trains until the Train button is pressed. At most PEE_LAB_MAX_RUNS runs (default 2) train
+at once in this server (core.lab.trainers()); a run past the cap waits in line and says where it
+stands, Stop takes it out, and closing the tab does too. A configuration already trained comes
+from the server's cache at once, without waiting.
 """
 
 from collections.abc import Callable
@@ -13,15 +16,16 @@ import streamlit as st
 
 from core import charts
 from core.grid import strided
-from core.lab import LIMITS, MAX_EVAL_FACTOR, TASKS, LabConfig, LabRun, ResultCache, make_batch, parse_lengths
+from core.lab import LIMITS, MAX_EVAL_FACTOR, TASKS, LabConfig, LabRun, ResultCache, make_batch, parse_lengths, trainers
 from core.registry import SCHEMES
 from core.sinusoidal import sinusoidal_encoding
 from ui.shared import check_url_value, follow_default, keep_choices_in_url, keep_in_url, number_in, one_of, plot, url_choice, url_choices, whole_in
 
 DEFAULT_SCHEMES = ["none", "sinusoidal", "learned", "rope", "alibi", "t5"]
-POLL_S = 1.5  # seconds between two looks at a running training. Streamlit runs a full gc.collect() after every
-# script run, fragments included (runner.postScriptGC): ~0.2 s holding the GIL once torch is loaded, so polling
-# every 0.5 s slowed training threefold
+POLL_S = 0.5  # seconds between two looks at a training run. With runner.postScriptGC = false (.streamlit/config.toml)
+# a poll costs the server 5-15 ms and polling every 0.25-1.5 s left training speed within the machine's noise;
+# with the post-run gc.collect() on, a poll took ~0.23 s of GIL and polling every 0.5 s halved it
+POLL_WAITING_S = 2.0  # while waiting in line: the line may be long, and a place in it changes slowly
 GRID = 128  # positions and dimensions drawn of a learned table
 RUN_KEY, SHOWN_KEY = "lab_run", "lab_shown"
 D = LabConfig()  # the defaults
@@ -49,7 +53,7 @@ def start(configs: list[LabConfig]) -> None:
     current = st.session_state.get(RUN_KEY)
     if current is not None and current.running:
         return  # one run per session (a double click lands here)
-    st.session_state[RUN_KEY] = LabRun(configs, cache=result_cache(), alive=session_alive()).start()
+    st.session_state[RUN_KEY] = LabRun(configs, cache=result_cache(), alive=session_alive(), slots=trainers()).start()
 
 
 def stop() -> None:
@@ -58,6 +62,17 @@ def stop() -> None:
 
 def label(name: str) -> str:
     return SCHEMES[name].label
+
+
+def ordinal(n: int) -> str:
+    """1 -> '1st', 2 -> '2nd', 11 -> '11th', 23 -> '23rd'."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def waiting_message(place: int, in_progress: int) -> str:
+    runs = f"{in_progress} run{'s' if in_progress != 1 else ''} in progress"
+    return f"Waiting for a free trainer: {runs}, you are {ordinal(place + 1)} in line. Training starts by itself when a trainer frees up; Stop leaves the line."
 
 
 st.title("The lab: train short, test long")
@@ -192,9 +207,16 @@ if run is not None and run.done:
     st.session_state[SHOWN_KEY] = run
 
 
-def progress_panel() -> None:
-    """One bar per scheme: step, loss, tokens per second. Reruns the page once the run ends."""
+def progress_panel(polled_as_waiting: bool = False) -> None:
+    """One bar per scheme: step, loss, tokens per second, and the place in line while the run
+    waits for a trainer. Reruns the page once the run ends, and once it leaves the line (to poll
+    at the training pace)."""
     current: LabRun = st.session_state[RUN_KEY]
+    queued = current.queued()
+    if queued is not None:
+        st.info(waiting_message(*queued), icon=":material/hourglass_top:")
+    elif polled_as_waiting and current.running:
+        st.rerun()
     for p in current.progress:
         text = f"**{label(p.scheme)}**: {p.state}, step {p.step:,} of {p.steps:,}"
         if p.step:
@@ -207,9 +229,10 @@ def progress_panel() -> None:
 
 
 if run is not None:
-    st.fragment(run_every=POLL_S if running else None)(progress_panel)()
+    waiting = run.queued() is not None
+    st.fragment(run_every=(POLL_WAITING_S if waiting else POLL_S) if running else None)(progress_panel)(waiting)
     if running:
-        st.caption("Training in the background: other pages and other visitors are not held up. Leave the page open; closing the tab stops the run.")
+        st.caption("Training in the background: other pages and other visitors are not held up. Leave the page open; closing the tab stops the run, or takes it out of the line.")
 if run is None:
     st.info("Nothing trained yet in this session: choose the schemes and press Train. A run of the defaults takes a few seconds per scheme.", icon=":material/science:")
 if run is None or not run.done:

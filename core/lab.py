@@ -3,9 +3,10 @@ r"""The lab: train a tiny transformer per scheme on short sequences, test it on 
 Everything here is plain Python and numpy, so `import core.lab` stays torch-free: the
 configuration (`LabConfig`, validated with sentences a user understands), the synthetic tasks
 (`make_batch`, numpy generators seeded per run, so a seed fixes the data), the result
-(`LabResult`), a bounded cache of finished results, and the background runner (`LabRun`) that a
-page starts, polls and stops. The model and the training loop are in `core.lab_model`, imported
-when a run starts.
+(`LabResult`), a bounded cache of finished results, the background runner (`LabRun`) that a
+page starts, polls and stops, and the server-wide cap on runs training at once (`Trainers`:
+at most `PEE_LAB_MAX_RUNS`, default 2, train; the others wait in line, first come first
+served). The model and the training loop are in `core.lab_model`, imported when a run starts.
 
 The default task is "kback": at every position i >= k, name the token that stood k places back,
 
@@ -20,10 +21,13 @@ a learned table has no row past its end; without positions the model cannot tell
 
 from __future__ import annotations
 
+import logging
 import math
+import os
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
+from collections.abc import Mapping
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -35,6 +39,8 @@ IGNORE = -100  # target of positions that are not scored (torch's cross_entropy 
 MAX_EVAL_FACTOR = 4  # evaluation lengths go up to 4 x the training length
 EVAL_BATCH = 64  # sequences per evaluation length
 LIMITS = dict(train_len=256, steps=20_000, batch=256, d_model=256, n_heads=16, n_layers=4, vocab=256)  # a hosted demo's CPU and memory stay bounded
+MAX_RUNS_ENV = "PEE_LAB_MAX_RUNS"  # how many runs may train at once in one server process
+DEFAULT_MAX_RUNS = 2  # the hosted demo's two cores: one run each (a run uses one torch thread)
 MAX_SCORES = 2**24  # attention scores held at once (batch x heads x length²): 64 MB in float32, a few times that with gradients
 
 
@@ -306,18 +312,145 @@ class Progress:
     message: str = ""
 
 
+def max_runs_from_env(environ: Mapping[str, str] | None = None) -> int:
+    """The cap on runs training at once: the whole number in PEE_LAB_MAX_RUNS (at least 1), or
+    DEFAULT_MAX_RUNS when it is unset; a value that is not a whole number of at least 1 is logged
+    and the default used (a typo in a deployment must not break the page)."""
+    raw = (os.environ if environ is None else environ).get(MAX_RUNS_ENV, "").strip()
+    if not raw:
+        return DEFAULT_MAX_RUNS
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        logging.getLogger(__name__).warning("%s=%r is not a whole number of at least 1; using %d.", MAX_RUNS_ENV, raw[:40], DEFAULT_MAX_RUNS)
+        return DEFAULT_MAX_RUNS
+    return value
+
+
+class Ticket:
+    """One run's place in a `Trainers` line, then its slot."""
+
+    __slots__ = ()
+
+
+class Trainers:
+    """A cap on the runs that train at once, shared by every session of a server.
+
+    At most `max_runs` tickets hold a slot; the others wait in line, first come first served:
+    `join()` takes a place at the end, `wait_turn()` blocks until the ticket is first in line and
+    a slot is free (then it holds the slot) or until `should_stop()` says the run is not wanted
+    any more (then it leaves the line). `cancel()` takes a ticket out of the line at once,
+    `release()` frees its slot; both may be called more than once. Thread-safe."""
+
+    def __init__(self, max_runs: int = DEFAULT_MAX_RUNS) -> None:
+        if isinstance(max_runs, bool) or not isinstance(max_runs, int) or max_runs < 0:
+            raise ValueError(f"max_runs must be a whole number of at least 0, got {max_runs!r}.")
+        self.max_runs = max_runs
+        self.peak = 0  # most slots ever held at once
+        self._cond = threading.Condition()
+        self._line: deque[Ticket] = deque()
+        self._active: set[Ticket] = set()
+
+    def join(self) -> Ticket:
+        ticket = Ticket()
+        with self._cond:
+            self._line.append(ticket)
+        return ticket
+
+    def wait_turn(self, ticket: Ticket, should_stop: Callable[[], bool] = lambda: False, every: float = 0.5) -> bool:
+        """Block until `ticket` holds a slot (True), or until it is cancelled or should_stop()
+        turns True (False, out of the line). should_stop is asked every `every` seconds and
+        outside the lock (it may ask a server whether a session is still there)."""
+        while True:
+            if should_stop():
+                self.cancel(ticket)
+                return False
+            with self._cond:
+                if ticket in self._active:
+                    return True
+                if ticket not in self._line:
+                    return False  # cancelled
+                if self._line[0] is ticket and len(self._active) < self.max_runs:
+                    self._line.popleft()
+                    self._active.add(ticket)
+                    self.peak = max(self.peak, len(self._active))
+                    self._cond.notify_all()  # the next in line may have a free slot too
+                    return True
+                self._cond.wait(every)
+
+    def acquire(self, should_stop: Callable[[], bool] = lambda: False, every: float = 0.5) -> Ticket | None:
+        """join() then wait_turn(): a ticket holding a slot, or None."""
+        ticket = self.join()
+        return ticket if self.wait_turn(ticket, should_stop, every) else None
+
+    def cancel(self, ticket: Ticket) -> bool:
+        """Take a waiting ticket out of the line; True if it was waiting (a ticket holding a slot keeps it)."""
+        with self._cond:
+            if ticket not in self._line:
+                return False
+            self._line.remove(ticket)
+            self._cond.notify_all()
+            return True
+
+    def release(self, ticket: Ticket) -> None:
+        """Free the ticket's slot (or its place in line) for the next in line."""
+        with self._cond:
+            self._active.discard(ticket)
+            if ticket in self._line:
+                self._line.remove(ticket)
+            self._cond.notify_all()
+
+    def status(self, ticket: Ticket) -> tuple[int, int] | None:
+        """(place in line, 0 = next; runs holding a slot) while the ticket waits, else None."""
+        with self._cond:
+            if ticket not in self._line:
+                return None
+            return self._line.index(ticket), len(self._active)
+
+    @property
+    def in_progress(self) -> int:
+        with self._cond:
+            return len(self._active)
+
+    @property
+    def waiting(self) -> int:
+        with self._cond:
+            return len(self._line)
+
+
+_trainers: Trainers | None = None
+_trainers_lock = threading.Lock()
+
+
+def trainers() -> Trainers:
+    """The process-wide cap on runs training at once (PEE_LAB_MAX_RUNS, read once)."""
+    global _trainers
+    with _trainers_lock:
+        if _trainers is None:
+            _trainers = Trainers(max_runs_from_env())
+        return _trainers
+
+
 @dataclass
 class LabRun:
     """A comparison: the configs trained one after the other in one background thread.
 
     `alive()` says whether whoever watches the run is still there (a page passes a check of its
     session); when it turns False, or `stop()` is called, the current run stops at its next step
-    and the rest are skipped. Finished results go into `cache` and are taken from it."""
+    and the rest are skipped. Finished results go into `cache` and are taken from it: configs
+    already there are taken by `start()` itself, and a run with nothing left to train is done
+    at once, without a thread or a slot. With `slots` (a `Trainers`), the thread waits in line
+    for a slot before it trains, holds it until it ends, and leaves the line when stopped or
+    when `alive()` turns False while it waits. `train_fn` replaces `train` (tests)."""
 
     configs: list[LabConfig]
     cache: ResultCache | None = None
     alive: Callable[[], bool] = lambda: True
     alive_every: float = 1.0  # seconds between two asks of alive()
+    slots: Trainers | None = None
+    train_fn: Callable[..., LabResult] | None = None
     progress: list[Progress] = field(default_factory=list)
     results: dict[int, LabResult] = field(default_factory=dict)
     started: float = 0.0
@@ -326,35 +459,61 @@ class LabRun:
     def __post_init__(self) -> None:
         self.progress = [Progress(c.scheme, c.steps) for c in self.configs]
         self._stop = threading.Event()
+        self._done = threading.Event()
         self._thread: threading.Thread | None = None
+        self._ticket: Ticket | None = None
         self._checked, self._alive = 0.0, True
 
     def start(self) -> LabRun:
+        if self.started:
+            raise RuntimeError("A LabRun starts once.")
         self.started = time.monotonic()
+        for i, config in enumerate(self.configs):
+            self._take_cached(i, config)
+        if len(self.results) == len(self.configs):  # everything cached: nothing to train, nothing to wait for
+            self._finish()
+            return self
+        if self.slots is not None:
+            self._ticket = self.slots.join()  # in line now, in the order Train was pressed
         self._thread = threading.Thread(target=self._work, name="lab-run", daemon=True)
-        self._thread.start()
+        try:
+            self._thread.start()
+        except BaseException:
+            if self._ticket is not None:
+                self.slots.release(self._ticket)
+            raise
         return self
 
     def stop(self) -> None:
+        """Stop training at the next step, or leave the line at once if still waiting for a slot."""
         self._stop.set()
+        if self._ticket is not None:
+            self.slots.cancel(self._ticket)
 
     @property
     def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        """Started and not finished: training, or waiting for a slot."""
+        return bool(self.started) and not self._done.is_set()
 
     @property
     def done(self) -> bool:
-        return self._thread is not None and not self._thread.is_alive()
+        return self._done.is_set()
 
     @property
     def stopped(self) -> bool:
         return self._stop.is_set()
 
+    def queued(self) -> tuple[int, int] | None:
+        """While waiting for a slot: (place in line, 0 = next; runs training now); else None."""
+        if self._ticket is None or self._done.is_set():
+            return None
+        return self.slots.status(self._ticket)
+
     def wait(self, timeout: float | None = None) -> bool:
-        """Wait for the thread; True when it has finished."""
-        if self._thread is not None:
-            self._thread.join(timeout)
-        return self.done
+        """Wait for the run to end; True when it has finished."""
+        if not self.started:
+            return False
+        return self._done.wait(timeout)
 
     def _should_stop(self) -> bool:
         if self._stop.is_set():
@@ -366,16 +525,47 @@ class LabRun:
                 self._stop.set()
         return self._stop.is_set()
 
+    def _take_cached(self, i: int, config: LabConfig) -> bool:
+        cached = self.cache.get(config) if self.cache is not None else None
+        if cached is None:
+            return False
+        p = self.progress[i]
+        self.results[i] = cached
+        last = float(cached.losses[-1]) if cached.losses.size else float("nan")
+        p.step, p.loss, p.tokens_per_s, p.state = cached.steps_done, last, cached.tokens_per_s, "cached"
+        return True
+
+    def _finish(self) -> None:
+        self.finished = time.monotonic()
+        self._done.set()
+
     def _work(self) -> None:
+        try:
+            if self._ticket is not None and not self.slots.wait_turn(self._ticket, self._should_stop, every=min(max(self.alive_every, 0.05), 1.0)):
+                for i, p in enumerate(self.progress):
+                    if i not in self.results:
+                        p.state = "stopped"  # left the line: stopped, or nobody watching
+                return
+            self._train_all()
+        except Exception as err:  # a failure is shown, never raised into the server  # noqa: BLE001
+            for p in self.progress:
+                if p.state in ("waiting", "training"):
+                    p.state, p.message = "failed", f"{type(err).__name__}: {err}"
+        finally:
+            if self._ticket is not None:
+                self.slots.release(self._ticket)  # even after an exception: the next in line goes on
+            self._finish()
+
+    def _train_all(self) -> None:
+        train_fn = self.train_fn or train
         for i, config in enumerate(self.configs):
+            if i in self.results:
+                continue  # taken from the cache by start()
             p = self.progress[i]
             if self._should_stop():
                 p.state = "stopped"
                 continue
-            cached = self.cache.get(config) if self.cache is not None else None
-            if cached is not None:
-                self.results[i] = cached
-                p.step, p.loss, p.tokens_per_s, p.state = cached.steps_done, float(cached.losses[-1]), cached.tokens_per_s, "cached"
+            if self._take_cached(i, config):  # another session may have finished it meanwhile
                 continue
             p.state = "training"
 
@@ -383,7 +573,7 @@ class LabRun:
                 p.step, p.loss, p.tokens_per_s = step, loss, rate
 
             try:
-                result = train(config, on_step=on_step, should_stop=self._should_stop)
+                result = train_fn(config, on_step=on_step, should_stop=self._should_stop)
             except Exception as err:  # a failed run is shown, never raised into the server  # noqa: BLE001
                 p.state, p.message = "failed", f"{type(err).__name__}: {err}"
                 continue
@@ -391,4 +581,3 @@ class LabRun:
             p.state = "stopped" if result.stopped else "done"
             if self.cache is not None:
                 self.cache.put(result)
-        self.finished = time.monotonic()

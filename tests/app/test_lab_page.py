@@ -1,12 +1,15 @@
 """AppTest of the lab page: nothing trains on load; a tiny configuration is driven to the end (the
 test waits for the background run, then reruns as the page's poller would) and the plots carry
-its numbers; a repeated run comes from the cache; Stop stops; bad settings give clear messages."""
+its numbers; a repeated run comes from the cache at once; Stop stops; a run past the server's cap
+on runs training at once waits in line, says so, and leaves the line on Stop; bad settings give
+clear messages."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from core import lab
 from tests.app.conftest import assert_clean, decode, figures, open_page
 
 TINY = {"lab_train_len": 8, "lab_steps": 30}
@@ -74,10 +77,11 @@ def test_a_tiny_configuration_runs_to_the_end_and_draws_its_results():
 def test_the_same_configuration_again_comes_from_the_cache():
     at = train_to_the_end(tiny_page(["alibi"], lab_seed=5))
     first = at.session_state["lab_run"].results[0]
-    at = train_to_the_end(at)
+    at.button(key="lab_train").click().run()
     again = at.session_state["lab_run"]
-    assert again.progress[0].state == "cached" and again.results[0] is first
+    assert again.done and again.progress[0].state == "cached" and again.results[0] is first  # no thread, no wait
     assert_clean(at)
+    assert len(figures(at)) == 4 and at.dataframe  # the results drawn by the click's own run
 
 
 def test_stop_ends_a_long_run_and_shows_where_it_stopped():
@@ -90,6 +94,65 @@ def test_stop_ends_a_long_run_and_shows_where_it_stopped():
     at.run()
     assert_clean(at)
     assert "stopped at step" in figures(at)[1]["layout"]["title"]["text"]
+
+
+@pytest.fixture()
+def trainers_busy():
+    """Every slot of the server's cap on runs training at once held by a fake run (through the
+    core API), released at the end; yields the process-wide Trainers and the held tickets."""
+    slots = lab.trainers()
+    held = [slots.acquire() for _ in range(slots.max_runs)]
+    try:
+        yield slots, held
+    finally:
+        for ticket in held:
+            slots.release(ticket)
+
+
+def test_a_run_past_the_cap_waits_in_line_and_stop_takes_it_out(trainers_busy):
+    slots, _ = trainers_busy
+    at = tiny_page(["none"], lab_seed=101)
+    at.button(key="lab_train").click().run()
+    assert_clean(at)
+    run = at.session_state["lab_run"]
+    assert run.running and run.queued() == (0, slots.max_runs) and run.progress[0].state == "waiting"
+    expected = f"Waiting for a free trainer: {slots.max_runs} runs in progress, you are 1st in line"
+    assert any(expected in i.value for i in at.info), [i.value for i in at.info]
+    assert at.button(key="lab_train").disabled and not at.button(key="lab_stop").disabled
+    at.button(key="lab_stop").click().run()
+    assert run.wait(10) and slots.waiting == 0 and run.progress[0].state == "stopped"
+    at.run()
+    assert_clean(at)
+    assert not any("Waiting for a free trainer" in i.value for i in at.info)
+    assert any("stopped before any scheme finished" in i.value for i in at.info)
+    assert not at.button(key="lab_train").disabled
+
+
+def test_a_waiting_run_trains_once_a_trainer_frees_up(trainers_busy):
+    slots, held = trainers_busy
+    at = tiny_page(["none"], lab_seed=102)
+    at.button(key="lab_train").click().run()
+    run = at.session_state["lab_run"]
+    assert run.queued() == (0, slots.max_runs)
+    slots.release(held[0])
+    assert run.wait(120) and run.progress[0].state == "done"
+    at.run()
+    assert_clean(at)
+    assert len(figures(at)) == 4 and not any("Waiting" in i.value for i in at.info)
+
+
+def test_two_sessions_in_line_each_see_their_place(trainers_busy):
+    slots, held = trainers_busy
+    first, second = tiny_page(["none"], lab_seed=103), tiny_page(["none"], lab_seed=104)
+    first.button(key="lab_train").click().run()
+    second.button(key="lab_train").click().run()
+    assert any(f"{slots.max_runs} runs in progress, you are 2nd in line" in i.value for i in second.info)
+    first.button(key="lab_stop").click().run()  # the first leaves the line: the second moves up
+    assert first.session_state["lab_run"].wait(10)
+    second.run()
+    assert any("you are 1st in line" in i.value for i in second.info), [i.value for i in second.info]
+    second.button(key="lab_stop").click().run()
+    assert second.session_state["lab_run"].wait(10) and slots.waiting == 0
 
 
 @pytest.mark.parametrize(

@@ -189,6 +189,7 @@ def test_background_run_trains_each_config_caches_and_stops():
     assert run.wait(60) and [p.state for p in run.progress] == ["done", "done"]
     assert run.progress[1].step == 5 and set(run.results) == {0, 1}
     again = LabRun(configs, cache=cache).start()
+    assert again.done  # everything cached: done at start(), no thread to wait for
     assert again.wait(60) and [p.state for p in again.progress] == ["cached", "cached"] and again.results[0] is run.results[0]
     slow = LabRun([LabConfig(scheme="none", **{**TINY, "steps": 20_000})]).start()
     time.sleep(0.3)
