@@ -9,13 +9,17 @@ server who opens a deep link (say /sinusoidal) gets that page run without this f
 without the sidebar. tests/app/test_pages.py guards the name.
 """
 
+from pathlib import Path
+
 import pandas  # noqa: F401  imported here, once, before any session runs a page: the first visitors of a fresh
 import plotly.express  # noqa: F401  server arrive together, and a second session could see a half-imported module
 import streamlit as st
 
 from ui.shared import shared_controls, show_url_notices
 
-st.set_page_config(page_title="Positional Encoding Explorer", page_icon=":material/waves:", layout="wide")
+FAVICON = Path(__file__).parent / "ui" / "assets" / "favicon.png"  # served by the app: no font server needed offline
+
+st.set_page_config(page_title="Positional Encoding Explorer", page_icon=str(FAVICON), layout="wide")
 
 PAGES = [
     st.Page("app_pages/problem.py", title="The position problem", icon=":material/help:", default=True),

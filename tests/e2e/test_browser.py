@@ -45,6 +45,9 @@ def test_deep_link_on_a_fresh_server_runs_the_whole_app(context, app_url):
 @pytest.mark.parametrize("path", list(PAGES))
 def test_page_renders_its_charts(context, app_url, path):
     page = context.new_page()
+    app_host = urlparse(app_url).netloc
+    elsewhere: list[str] = []  # a workshop laptop may have no network: nothing may come from another host
+    page.on("request", lambda r: elsewhere.append(r.url) if urlparse(r.url).scheme in ("http", "https", "ws", "wss") and urlparse(r.url).netloc != app_host else None)
     page.goto(f"{app_url}/{path}")
     wait_ready(page)
     assert page.locator("[data-testid='stException']").count() == 0
@@ -53,6 +56,8 @@ def test_page_renders_its_charts(context, app_url, path):
     assert all(title.strip() for title in chart_titles(page))
     screenshot(page, f"page-{path or 'problem'}")
     assert {k: query(page)[k] for k in ("d_model", "max_len", "base")} == {"d_model": "128", "max_len": "256", "base": "10000"}
+    assert page.evaluate("Array.from(document.querySelectorAll('link[rel~=icon]')).map(l => new URL(l.href).host)") == [app_host]  # the app serves its own icon
+    assert elsewhere == []
 
 
 def chart_signature(page) -> str:
