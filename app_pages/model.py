@@ -17,7 +17,7 @@ import streamlit as st
 from core import charts, checkpoint, sinusoidal
 from core import position_analysis as pa
 from core.grid import Sample, strided
-from ui.shared import current_settings, follow_default, guarded, keep_in_url, plot, url_choice
+from ui.shared import check_url_value, current_settings, follow_default, guarded, is_flag, keep_in_url, plot, url_choice
 
 MINILM = Path(__file__).resolve().parents[1] / "data" / "minilm_position_embeddings.npy"
 MINILM_NAME = "all-MiniLM-L6-v2"
@@ -136,7 +136,8 @@ def table_figures(key: tuple, base: float, name: str, sin_name: str, _A: pa.Tabl
 
 @st.cache_resource(**CACHE)
 def path_figures(key: tuple, base: float, first: int, name: str, sin_name: str, _A: pa.TableAnalysis, _S: pa.TableAnalysis) -> tuple[go.Figure, go.Figure]:
-    """The positions' path on principal components first, first+1 (flat) and first+2 (3-D)."""
+    """The positions' path on principal components first, first+1 (from above) and on
+    first, first+2 (from the side: how the ring moves along the third component)."""
     A, S = _A, _S
     pcs = [first - 1, first, first + 1]
     axis_titles = [f"PC {i + 1}" for i in pcs]
@@ -146,14 +147,28 @@ def path_figures(key: tuple, base: float, first: int, name: str, sin_name: str, 
         axis_titles=axis_titles[:2],
         note=A.rows.note("position"),
     )
-    solid = charts.position_paths(
+    side = charts.position_paths(
+        [(f"{name} ({A.explained[pcs[2]]:.0%} of variance on PC {pcs[2] + 1})", A.scores[:, [pcs[0], pcs[2]]], A.rows.indices), (f"{sin_name} ({S.explained[pcs[2]]:.0%})", S.scores[:, [pcs[0], pcs[2]]], S.rows.indices)],
+        title=f"The same path seen from the side: components {pcs[0] + 1} and {pcs[2] + 1}",
+        axis_titles=[axis_titles[0], axis_titles[2]],
+        note=A.rows.note("position"),
+    )
+    return flat, side
+
+
+@st.cache_resource(**CACHE)
+def solid_figure(key: tuple, base: float, first: int, name: str, sin_name: str, _A: pa.TableAnalysis, _S: pa.TableAnalysis) -> go.Figure:
+    """The path on components first, first+1, first+2 in 3-D (drawn only on request: two
+    WebGL scenes cost a browser without a graphics card about a second per redraw)."""
+    A, S = _A, _S
+    pcs = [first - 1, first, first + 1]
+    return charts.position_paths(
         [(name, A.scores[:, pcs], A.rows.indices), (sin_name, S.scores[:, pcs], S.rows.indices)],
         title=f"The same path in 3-D: components {pcs[0] + 1}, {pcs[1] + 1}, {pcs[2] + 1} (drag to turn)",
-        axis_titles=axis_titles,
+        axis_titles=[f"PC {i + 1}" for i in pcs],
         note=A.rows.note("position"),
         height=520,
     )
-    return flat, solid
 
 
 @st.cache_resource(**CACHE)
@@ -334,11 +349,14 @@ first = 1
 if kept > 3:
     linked = from_link("pc", lambda k: 1 <= k <= kept - 2, f"a whole number from 1 to {kept - 2}")
     value = follow_default("pc", 1, lambda k: k <= kept - 2)
-    first = st.select_slider("First principal component drawn", options=list(range(1, kept - 1)), value=value if linked is None else linked, key="pc", help="The figures show components k, k+1 (flat) and k, k+1, k+2 (3-D).")
+    first = st.select_slider("First principal component drawn", options=list(range(1, kept - 1)), value=value if linked is None else linked, key="pc", help="The figures show components k and k+1 (from above), k and k+2 (from the side), and k, k+1, k+2 in the 3-D view.")
     keep_in_url("pc")
-flat, solid = path_figures(key, base, int(first), name, sin_name, A, S)
+flat, side = path_figures(key, base, int(first), name, sin_name, A, S)
 plot(flat, key="model_pca2d")
-plot(solid, key="model_pca3d")
+plot(side, key="model_pca_side")
+check_url_value("pca3d", is_flag, "a switch is true or false")
+if st.toggle("Turn the path in 3-D", value=False, key="pca3d", bind="query-params", help="Two WebGL scenes you can drag: without a graphics card they take the browser about a second to draw, at every change of this page."):
+    plot(solid_figure(key, base, int(first), name, sin_name, A, S), key="model_pca3d")
 plot(figs["model_variance"], key="model_variance")
 c1, c2, c3 = st.columns(3)
 c1.metric("variance in the first 3 components", f"{A.explained[:3].sum():.1%}", delta=f"sinusoid {S.explained[:3].sum():.1%}", delta_color="off")
@@ -426,7 +444,7 @@ if source == "minilm":
   {sum(abs(A.dominant * L - A.pc_dominant[0] * L) <= 3)} of the {d} dimensions have their strongest frequency within three bins of it.
 - **Slow waves.** The next components oscillate only {", ".join(str(c) for c in cycles)} times over the table, and {slow_share:.0%} of
   the single dimensions are dominated by {", ".join(str(c) for c in sorted(slow))} cycles over the {L} positions. Together with the ring this makes a helix-like path
-  (a fast turn around a slowly bending axis): the 3-D view of PC 1 to 3 shows the ring stretched along PC 3.
+  (a fast turn around a slowly bending axis): seen from the side (PC 1 against PC 3), or turned in 3-D, the ring is stretched along PC 3.
 - **Few directions.** {int(np.searchsorted(np.cumsum(A.explained), 0.9) + 1)} components hold 90% of the variance between positions,
   against {int(np.searchsorted(np.cumsum(S.explained), 0.9) + 1)} for the sinusoid of the same width: the model uses a small subspace of its 384
   dimensions for position.

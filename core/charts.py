@@ -12,14 +12,16 @@ values on hover); beyond that they are coloured here and sent as one PNG image.
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
+import re
 from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import get_colorscale, sample_colorscale
 
-from core.grid import Sample
+from core.grid import Sample, _ordinal
 
 DIVERGING = "RdBu_r"
 SEQUENTIAL = "Viridis"
@@ -27,9 +29,16 @@ HEATMAP_CELLS = 65_536  # 256 x 256 per figure: beyond this heatmaps are sent as
 LINE_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")  # Okabe-Ito
 FONT = dict(family="Inter, Source Sans Pro, sans-serif", size=13)
 _AXIS = dict(gridcolor="#EBEDF0", zerolinecolor="#C9CED6", linecolor="#C9CED6", showline=True, ticks="outside", tickcolor="#C9CED6", automargin=True)
-# A small template of our own: passing Plotly's named "plotly_white" to every figure costs
-# ~10 ms per figure (it validates a deep copy of a large template); this one costs ~0.5 ms.
-TEMPLATE = go.layout.Template(layout=dict(paper_bgcolor="white", plot_bgcolor="white", font=FONT, colorway=list(LINE_COLOURS), xaxis=_AXIS, yaxis=_AXIS, hoverlabel=dict(font=dict(size=12))))
+# The style is written into each figure's layout, not carried by a template. Streamlit's
+# chart element re-sends a figure to plotly.js right after drawing it (a copy made through
+# JSON); plotly.js draws the whole figure again when the copy has a template (it cannot tell
+# a copied template from a new one) or a data array given as a typed array, unless
+# layout.datarevision says the data are the same. So figures carry no template, scatter
+# data go as plain lists (heatmaps keep their compact typed arrays and pay the second
+# drawing), and datarevision is a digest of the data.
+STYLE = dict(paper_bgcolor="white", plot_bgcolor="white", font=FONT, colorway=list(LINE_COLOURS), hoverlabel=dict(font=dict(size=12)))
+_NO_TEMPLATE = go.layout.Template()  # given at construction, so plotly.py does not apply its default (~10 ms), then removed
+_AXIS_KEY = re.compile(r"[xy]axis\d*$")
 
 
 Mark = tuple  # (value, label) or (value, label, colour): a dashed reference line
@@ -54,6 +63,77 @@ def _marks(x_marks: Sequence[Mark], y_marks: Sequence[Mark], *, log_x: bool = Fa
     return shapes, labels
 
 
+# Margins. Every axis keeps automargin (labels are never cut off), but plotly.js draws a
+# figure twice when the labels, the colour bar or the legend need more room than the margins
+# ask for: it measures them on a first pass, then draws everything again with wider margins.
+# That second pass was about half the browser's time per chart. So the margins asked for
+# here are estimates of what those parts need, a little generous, for a chart 820 pixels
+# wide (a 1280-pixel window with the sidebar open); when an estimate falls short (long
+# tick labels, a narrow window) plotly.js still widens the margin and draws twice.
+X_ROOM = 58  # pixels under the plot for x tick labels and the axis title (log axes: +6, superscripts)
+LEGEND_WIDTH = 740  # pixels a horizontal legend may fill before it wraps to another row
+CHAR_PX = 6.5  # width of an average character at the 13-pixel font (tick labels, names)
+# Every marker is an SVG element of its own, styled one by one, and a path of a few hundred
+# coloured dots cost more than the rest of its figure. Lines run through every point (hover
+# finds each one); plotly.js draws the dots of at most MAX_DOTS points per trace, evenly
+# spread, and all of them once the user zooms in far enough.
+MAX_DOTS = 128
+_HEATMAP_AXIS = dict(showgrid=False, zeroline=False)  # a heatmap covers its grid: drawing it is wasted work
+
+
+def _dot_stride(n: int) -> int:
+    """Every how many points plotly.js draws a dot when a trace of n points has MAX_DOTS."""
+    return max(1, -(-n // MAX_DOTS))
+
+
+def _dots_note(n: int, noun: str = "position") -> str:
+    """'dots on every 4th position (zoom in for all)', or '' when every point has its dot."""
+    stride = _dot_stride(n)
+    return "" if stride == 1 else f"dots on every {_ordinal(stride)} {noun}, the line through all (zoom in for every dot)"
+
+
+def _colour_bar_title(traces: Sequence) -> str | None:
+    """The title of the colour bar a figure shows ('' untitled), or None when it shows none."""
+    for trace in traces:
+        if trace.type == "heatmap" and trace.showscale is not False:
+            return trace.colorbar.title.text or ""
+        marker = getattr(trace, "marker", None)
+        if marker is not None and marker.showscale:
+            return marker.colorbar.title.text or ""
+    return None
+
+
+def _legend_rows(names: Sequence[str]) -> int:
+    """Rows a horizontal legend of these names fills, packed greedily into LEGEND_WIDTH."""
+    rows, used = 1, 0.0
+    for name in names:
+        width = 40 + CHAR_PX * len(name)  # the line sample, gaps, the text
+        if used and used + width > LEGEND_WIDTH:
+            rows, used = rows + 1, 0.0
+        used += width
+    return rows
+
+
+def _margins(traces: Sequence, axes: dict[str, dict], legend_names: Sequence[str], top: int) -> tuple[dict, float]:
+    """Margins that hold the tick labels, axis titles, colour bar and legend on the first
+    pass (see X_ROOM above), and the legend's height below the plot in pixels."""
+    y_axes = [a for k, a in axes.items() if k.startswith("yaxis")]
+    x_axes = [a for k, a in axes.items() if k.startswith("xaxis")]
+    left = 80 if any(a.get("type") == "log" for a in y_axes) else 76
+    words = [len(str(t)) for a in y_axes for t in (a.get("ticktext") or [])]
+    if words:
+        left = max(left, 40 + CHAR_PX * max(words))
+    bar = _colour_bar_title(traces)
+    right = 20 if bar is None else max(116, 50 + 8 * len(bar))
+    x_room = X_ROOM + (6 if any(a.get("type") == "log" for a in x_axes) else 0)
+    words = [len(str(t)) for a in x_axes for t in (a.get("ticktext") or [])]
+    if words:  # word ticks under narrow panels are turned by 30 degrees
+        x_room = max(x_room, 44 + 0.5 * CHAR_PX * max(words))
+    legend_px = 42 + 19 * (_legend_rows(legend_names) - 1) if legend_names else 0
+    bottom = x_room + legend_px + (4 if legend_names else 0)
+    return dict(l=round(left), r=round(right), t=top, b=round(bottom)), x_room
+
+
 def _figure(
     traces: list,
     *,
@@ -75,23 +155,86 @@ def _figure(
     full = title if not note else f"{title}<br><sup>{note}</sup>"
     shapes, labels = _marks(x_marks, y_marks, log_x=layout.get("xaxis", {}).get("type") == "log", log_y=layout.get("yaxis", {}).get("type") == "log")
     base: dict = dict(
+        STYLE,
         title=dict(text=full, x=0.0, xanchor="left"),
         height=height + (40 if legend else 0),
-        margin=dict(l=60, r=20, t=(70 if note else 50) + top, b=90 if legend else 50),
-        template=TEMPLATE,
+        template=_NO_TEMPLATE,
         showlegend=legend,
         shapes=shapes,
         annotations=labels + list(layout.pop("annotations", [])),
     )
-    if legend:
-        base["legend"] = dict(orientation="h", yanchor="top", y=-0.22, xanchor="left", x=0.0)
     for axis, text in (("xaxis", x_title), ("yaxis", y_title)):
         merged = dict(layout.pop(axis, {}))
         if text is not None:
             merged["title"] = dict(text=text)
         base[axis] = merged
     base.update(layout)
-    return go.Figure(data=traces, layout=base)
+    for key in [k for k in base if _AXIS_KEY.match(k)]:
+        base[key] = {**_AXIS, **base[key]}
+    names = [t.name or "" for t in traces if legend and t.showlegend is not False]
+    margin, x_room = _margins(traces, {k: v for k, v in base.items() if k[1:5] == "axis"}, names, (70 if note else 50) + top)
+    base["margin"] = margin
+    if legend:  # under the x axis title, the same distance whatever the height
+        plot_px = max(base["height"] - margin["t"] - margin["b"], 1)
+        base["legend"] = dict(orientation="h", yanchor="top", y=-x_room / plot_px, xanchor="left", x=0.0)
+    base["datarevision"] = _digest(traces)
+    fig = Figure(data=traces, layout=base)
+    fig.layout.template = None
+    return fig
+
+
+class Figure(go.Figure):
+    """A go.Figure whose scatter traces go to the browser with their arrays as plain JSON
+    lists, not typed arrays (see STYLE above); heatmaps and images as plotly.py sends them.
+    Values are the same: ints stay ints and float64 values are written exactly."""
+
+    def to_dict(self) -> dict:
+        spec = super().to_dict()  # typed arrays throughout: turn the scatter ones back
+        for trace in spec["data"]:
+            if trace.get("type") in ("scatter", "scatter3d"):
+                _lists(trace)
+        return spec
+
+
+def _lists(node) -> None:
+    """Typed-array specs ({dtype, bdata[, shape]}) inside a trace dict back to lists, in place."""
+    for key, value in node.items() if isinstance(node, dict) else ():
+        if isinstance(value, dict) and "bdata" in value and "dtype" in value:
+            array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+            if value.get("shape"):
+                array = array.reshape([int(n) for n in str(value["shape"]).split(",")])
+            node[key] = array.tolist()
+        elif isinstance(value, dict):
+            _lists(value)
+
+
+def _digest(traces) -> str:
+    """A short digest of everything the traces hold, for layout.datarevision: equal data give
+    equal digests (a rerun with the same figure keeps its chart), any change a new one."""
+    digest = hashlib.blake2b(digest_size=10)
+
+    def feed(value) -> None:
+        if isinstance(value, np.ndarray):
+            if value.dtype == object:
+                feed(value.tolist())
+            else:
+                digest.update(f"{value.dtype.str}{value.shape}".encode())
+                digest.update(np.ascontiguousarray(value).tobytes())
+        elif isinstance(value, dict):
+            for key in sorted(value):
+                digest.update(f"{key}:".encode())
+                feed(value[key])
+        elif isinstance(value, (list, tuple)):
+            digest.update(b"[")
+            for item in value:
+                feed(item)
+            digest.update(b"]")
+        else:
+            digest.update(f"{value!r};".encode())
+
+    for trace in traces:
+        feed(trace.to_plotly_json())
+    return digest.hexdigest()
 
 
 def _colour_lut(scale: str, n: int = 256) -> np.ndarray:
@@ -195,10 +338,12 @@ def lines(
             name=name,
             mode="markers" if points else "lines+markers" if markers else "lines",
             line=dict(color=LINE_COLOURS[k % len(LINE_COLOURS)], width=2),
-            marker=dict(size=5),
+            marker=dict(size=5, maxdisplayed=0 if points else MAX_DOTS),  # `points`: every dot is a value
         )
         for k, (name, xs, ys) in enumerate(series)
     ]
+    if markers and not points:
+        note = "; ".join(n for n in (note, _dots_note(max((len(xs) for _, xs, _ in series), default=0), "point")) if n)
     return _figure(
         traces,
         title=title,
@@ -264,14 +409,14 @@ def phase_circle(
         y=cos_values,
         mode="markers+lines",
         line=dict(color="rgba(120,120,120,0.3)", width=1),
-        marker=dict(color=positions, colorscale=SEQUENTIAL, size=7, showscale=True, colorbar=dict(title=dict(text="position"))),
+        marker=dict(color=positions, colorscale=SEQUENTIAL, size=7, showscale=True, colorbar=dict(title=dict(text="position")), maxdisplayed=MAX_DOTS),
         customdata=positions,
         hovertemplate="position %{customdata}<br>x %{x:.6f}<br>y %{y:.6f}<extra></extra>",
     )
     return _figure(
         [trace],
         title=title,
-        note=note,
+        note="; ".join(n for n in (note, _dots_note(len(positions), "point")) if n),
         height=440,
         x_title=x_title,
         y_title=y_title,
@@ -315,8 +460,8 @@ def side_by_side_heatmaps(
         for trace in heatmap_trace(z, xs, ys, zmin=zmin, zmax=zmax, scale=DIVERGING if signed else SEQUENTIAL, colorbar_title=colorbar_title, showscale=k == n - 1, numeric=numeric):
             trace.update(xaxis=f"x{suffix}", yaxis=f"y{suffix}")
             traces.append(trace)
-        x_axis = dict(domain=[left, left + width], anchor=f"y{suffix}", title_text=x_title)
-        y_axis = dict(anchor=f"x{suffix}", autorange="reversed", scaleanchor=False, title_text=y_title if k == 0 else None)
+        x_axis = dict(domain=[left, left + width], anchor=f"y{suffix}", title_text=x_title, **_HEATMAP_AXIS)
+        y_axis = dict(anchor=f"x{suffix}", autorange="reversed", scaleanchor=False, title_text=y_title if k == 0 else None, **_HEATMAP_AXIS)
         if x_ticks is not None:
             x_axis.update(tickmode="array", tickvals=list(xs.indices), ticktext=list(x_ticks[k]))
         if y_ticks is not None:
@@ -351,6 +496,10 @@ def small_multiples(
     height, y_gap = panel_height / plot_px, gap_px / plot_px
     traces, layout, titles = [], {}, []
     numeric = sum(z.size for _, z, _, _ in panels) <= HEATMAP_CELLS
+    # tick labels are most of a panel's cost: few per axis, and only on the outer panels when
+    # every panel has the same positions along that axis (hover still gives each cell's)
+    same_x = len({(xs.start, xs.stop, xs.step) for _, _, xs, _ in panels}) == 1
+    same_y = len({(ys.start, ys.stop, ys.step) for _, _, _, ys in panels}) == 1
     for k, (panel_title, z, xs, ys) in enumerate(panels):
         row, col = divmod(k, columns)
         suffix = "" if k == 0 else str(k + 1)
@@ -362,8 +511,9 @@ def small_multiples(
             trace.update(xaxis=f"x{suffix}", yaxis=f"y{suffix}")
             traces.append(trace)
         bottom_row = k + columns >= n
-        layout[f"xaxis{suffix}"] = dict(domain=[max(0.0, left), min(1.0, left + width)], anchor=f"y{suffix}", title_text=x_title if bottom_row else None, tickfont=dict(size=10))
-        layout[f"yaxis{suffix}"] = dict(domain=[max(0.0, top - height), min(1.0, top)], anchor=f"x{suffix}", autorange="reversed", title_text=y_title if col == 0 else None, tickfont=dict(size=10))
+        ticks = dict(tickfont=dict(size=10), nticks=4, **_HEATMAP_AXIS)
+        layout[f"xaxis{suffix}"] = dict(domain=[max(0.0, left), min(1.0, left + width)], anchor=f"y{suffix}", title_text=x_title if bottom_row else None, showticklabels=bottom_row or not same_x, **ticks)
+        layout[f"yaxis{suffix}"] = dict(domain=[max(0.0, top - height), min(1.0, top)], anchor=f"x{suffix}", autorange="reversed", title_text=y_title if col == 0 else None, showticklabels=col == 0 or not same_y, **ticks)
         titles.append(dict(text=f"<b>{panel_title}</b><br><span style='font-size:10px'>colour range ±{bound:.3g}</span>", x=left + width / 2, y=top, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=12)))
     return _figure(traces, title=title, note=note, height=plot_px + 60, top=40, annotations=titles, **layout)
 
@@ -392,6 +542,8 @@ def position_paths(
         suffix = "" if k == 0 else str(k + 1)
         left = k * (width + gap)
         marker = dict(color=positions, colorscale=SEQUENTIAL, cmin=lo, cmax=hi, size=3 if three_d else 5, showscale=k == n - 1, colorbar=dict(title=dict(text="position")))
+        if not three_d:  # (a 3-D scene draws its dots in WebGL, all of them)
+            marker["maxdisplayed"] = MAX_DOTS
         hover = "position %{customdata}<br>" + "<br>".join(f"{axis_titles[i]} %{{{c}:.4g}}" for i, c in enumerate("xyz"[: coords.shape[1]])) + "<extra></extra>"
         if three_d:
             traces.append(go.Scatter3d(x=coords[:, 0], y=coords[:, 1], z=coords[:, 2], mode="lines+markers", line=dict(color="rgba(120,120,120,0.35)", width=2), marker=marker, customdata=positions, hovertemplate=hover, showlegend=False, scene=f"scene{suffix}"))
@@ -402,6 +554,8 @@ def position_paths(
             layout[f"yaxis{suffix}"] = dict(anchor=f"x{suffix}", title_text=axis_titles[1], scaleanchor=f"x{suffix}", scaleratio=1, constrain="domain")
         if panel_title:
             titles.append(dict(text=panel_title, x=left + width / 2, y=1.0, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=13)))
+    if not three_d:
+        note = "; ".join(n for n in (note, _dots_note(max(len(positions) for _, _, positions in panels))) if n)
     return _figure(traces, title=title, note=note, height=height, top=20 if titles else 0, annotations=titles, **layout)
 
 

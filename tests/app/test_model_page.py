@@ -105,6 +105,25 @@ def test_component_and_dimension_come_from_the_link_and_bad_ones_give_notices():
         assert len(figures(at)) == N_CHARTS
 
 
+def test_the_3d_view_is_drawn_on_request_and_follows_the_link():
+    at = open_page("model")
+    assert not at.toggle(key="pca3d").value
+    assert not any("scene" in f["layout"] for f in figures(at))  # two WebGL scenes only on request
+    side = by_title(at, "The same path seen from the side")
+    np.testing.assert_allclose(decode(side["data"][0]["y"]), pa.analyse(TABLE).scores[:, 2], rtol=1e-12)
+    at.toggle(key="pca3d").set_value(True).run()
+    assert_clean(at)
+    assert len(figures(at)) == N_CHARTS + 1
+    solid = by_title(at, "The same path in 3-D")
+    assert solid["data"][0]["type"] == "scatter3d" and "scene" in solid["layout"]
+    linked = open_page("model", pca3d="true")
+    assert_clean(linked)
+    assert len(figures(linked)) == N_CHARTS + 1
+    bad = open_page("model", pca3d="maybe")
+    assert not bad.exception and len(bad.warning) == 1 and "pca3d" in bad.warning[0].value
+    assert len(figures(bad)) == N_CHARTS
+
+
 def test_switching_the_source_widget_writes_the_link():
     at = open_page("model")
     at.segmented_control(key="source").set_value("upload").run()

@@ -74,3 +74,69 @@ def test_side_by_side_cell_budget_is_per_figure():
     fig = charts.side_by_side_heatmaps([("a", z_big, big, big), ("b", z_big, big, big)], title="t", x_title="x", y_title="y")
     assert [t.type for t in fig.data] == ["image", "scatter", "image", "scatter"]
     assert fig.data[2].xaxis == "x2" and fig.layout.xaxis2.domain[0] > fig.layout.xaxis.domain[1]
+
+
+# --- cheap to draw: what keeps plotly.js from drawing a figure twice ----------------------
+
+def spec_of(fig) -> dict:
+    return json.loads(pio.to_json(fig, validate=False))  # what st.plotly_chart sends
+
+
+def test_figures_carry_no_template_but_keep_the_style():
+    fig = spec_of(charts.lines([("a", np.arange(3), np.ones(3))], title="t", x_title="x", y_title="y"))
+    layout = fig["layout"]
+    assert "template" not in layout  # plotly.js redraws a figure whose template was copied
+    assert layout["paper_bgcolor"] == "white" and layout["colorway"][0] == charts.LINE_COLOURS[0]
+    assert layout["xaxis"]["gridcolor"] == "#EBEDF0" and layout["yaxis"]["automargin"] is True
+    panels = spec_of(charts.side_by_side_heatmaps([("a", np.ones((2, 2)), strided(2, 2), strided(2, 2))] * 2, title="t", x_title="x", y_title="y"))["layout"]
+    assert panels["xaxis2"]["linecolor"] == "#C9CED6" and panels["xaxis2"]["showgrid"] is False  # every subplot axis styled, no grid under a heatmap
+
+
+def test_scatter_data_go_as_plain_lists_and_heatmaps_as_typed_arrays():
+    y = np.array([0.1, 1 / 3, -2.5e-9])
+    fig = spec_of(charts.lines([("a", np.arange(3), y)], title="t", x_title="x", y_title="y"))
+    assert fig["data"][0]["x"] == [0, 1, 2] and fig["data"][0]["y"] == y.tolist()  # exact float64
+    circle = spec_of(charts.phase_circle(np.zeros(3), np.ones(3), np.arange(3), title="c"))
+    assert circle["data"][0]["marker"]["color"] == [0, 1, 2] and circle["data"][0]["customdata"] == [0, 1, 2]
+    heat = spec_of(charts.heatmap(np.ones((2, 3)), strided(3, 3), strided(2, 2), title="t", x_title="x", y_title="y"))
+    assert "bdata" in heat["data"][0]["z"]
+
+
+def test_datarevision_follows_the_data():
+    def revision(y):
+        return spec_of(charts.lines([("a", np.arange(3), np.asarray(y, dtype=float))], title="t", x_title="x", y_title="y"))["layout"]["datarevision"]
+
+    assert revision([1, 2, 3]) == revision([1, 2, 3])  # a rerun sends the same figure: the chart stays
+    assert revision([1, 2, 3]) != revision([1, 2, 4])
+    z = np.zeros((2, 2))
+    heat = [charts.heatmap(v, strided(2, 2), strided(2, 2), title="t", x_title="x", y_title="y").layout.datarevision for v in (z, z + 1)]
+    assert heat[0] != heat[1]
+
+
+def test_margins_leave_room_for_colour_bar_legend_and_word_ticks():
+    heat = charts.heatmap(np.ones((2, 2)), strided(2, 2), strided(2, 2), title="t", x_title="x", y_title="y", colorbar_title="share of power")
+    assert heat.layout.margin.r >= 50 + 8 * len("share of power")
+    plain = charts.lines([("a", [0, 1], [1, 2])], title="t", x_title="x", y_title="y")
+    assert plain.layout.margin.r == 20 and plain.layout.margin.b < 70
+    two = charts.lines([("a", [0, 1], [1, 2]), ("b", [0, 1], [2, 3])], title="t", x_title="x", y_title="y")
+    assert two.layout.margin.b > plain.layout.margin.b + 40  # one legend row under the axis title
+    many = charts.lines([(f"a long series name number {k}", [0, 1], [1, 2]) for k in range(8)], title="t", x_title="x", y_title="y")
+    assert many.layout.margin.b > two.layout.margin.b  # the legend wraps
+    words = charts.side_by_side_heatmaps([("a", np.ones((2, 2)), strided(2, 2), strided(2, 2))], title="t", x_title="x", y_title="y", y_ticks=[["0:a rather long word", "1:b"]])
+    assert words.layout.margin.l >= 40 + charts.CHAR_PX * len("0:a rather long word")
+
+
+def test_long_paths_draw_a_sample_of_their_dots_and_say_so():
+    n = 512
+    coords = np.random.default_rng(0).standard_normal((n, 2))
+    fig = charts.position_paths([("a", coords, np.arange(n))], title="t")
+    trace = fig.data[0]
+    assert trace.mode == "lines+markers" and trace.marker.maxdisplayed == charts.MAX_DOTS
+    assert len(trace.x) == n  # the line and the hover keep every position
+    assert "dots on every 4th position" in fig.layout.title.text
+    short = charts.position_paths([("a", coords[:100], np.arange(100))], title="t")
+    assert "dots" not in short.layout.title.text
+    flat = charts.lines([("a", np.arange(n), np.ones(n))], title="t", x_title="x", y_title="y", markers=True)
+    assert flat.data[0].marker.maxdisplayed == charts.MAX_DOTS and "every 4th point" in flat.layout.title.text
+    points = charts.lines([("a", np.arange(n), np.ones(n))], title="t", x_title="x", y_title="y", points=True)
+    assert points.data[0].marker.maxdisplayed == 0  # markers that are the data are all drawn

@@ -164,3 +164,14 @@ def test_nan_cells_of_an_image_panel_are_blank():
     assert fig.data[0].type == "image"
     pixels = _image_pixels(fig.data[0])
     assert np.all(pixels[:10, :10, 3] == 0)  # transparent, as plotly leaves NaN heatmap cells
+
+
+def test_shared_axes_label_only_the_outer_panels_and_draw_no_grid():
+    fig = build(panels(5, size=4), columns=3)  # every panel on the same grid
+    x_labels = [fig.layout[f"xaxis{'' if k == 0 else k + 1}"].showticklabels for k in range(5)]
+    y_labels = [fig.layout[f"yaxis{'' if k == 0 else k + 1}"].showticklabels for k in range(5)]
+    assert x_labels == [False, False, True, True, True] and y_labels == [True, False, False, True, False]
+    assert all(fig.layout[f"xaxis{'' if k == 0 else k + 1}"].showgrid is False for k in range(5))
+    mixed = build([("a", np.ones((4, 4)), strided(4, 4), strided(4, 4)), ("b", np.ones((4, 8)), strided(8, 8), strided(4, 4))], columns=2)
+    assert mixed.layout.xaxis.showticklabels and mixed.layout.xaxis2.showticklabels  # different x in each panel: both labelled
+    assert mixed.layout.yaxis2.showticklabels is False
