@@ -183,27 +183,54 @@ def _figure(
     return fig
 
 
+LIST_CELLS = 20_000  # heatmap cells per figure sent as lists (~11 characters a cell) rather than typed arrays (~5.3)
+
+
 class Figure(go.Figure):
-    """A go.Figure whose scatter traces go to the browser with their arrays as plain JSON
-    lists, not typed arrays (see STYLE above); heatmaps and images as plotly.py sends them.
-    Values are the same: ints stay ints and float64 values are written exactly."""
+    """A go.Figure whose arrays go to the browser as plain JSON lists, not typed arrays (see
+    STYLE above): those of scatter traces, and those of heatmaps up to LIST_CELLS cells per
+    figure (bigger ones stay compact and are drawn twice). Ints stay ints, float64 values are
+    written exactly, and float32 heatmap values to 8 significant digits (float32 holds 7 to 8)."""
 
     def to_dict(self) -> dict:
-        spec = super().to_dict()  # typed arrays throughout: turn the scatter ones back
+        spec = super().to_dict()  # typed arrays throughout: turn these back
+        heatmaps = [t for t in spec["data"] if t.get("type") == "heatmap"]
+        small = sum(_typed(t.get("z")).size for t in heatmaps) <= LIST_CELLS
         for trace in spec["data"]:
-            if trace.get("type") in ("scatter", "scatter3d"):
+            if trace.get("type") in ("scatter", "scatter3d") or (small and trace.get("type") == "heatmap"):
                 _lists(trace)
         return spec
 
 
+def _typed(value) -> np.ndarray:
+    """A typed-array spec ({dtype, bdata[, shape]}) as a numpy array (empty if it is not one)."""
+    if not (isinstance(value, dict) and "bdata" in value and "dtype" in value):
+        return np.empty(0)
+    array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+    return array.reshape([int(n) for n in str(value["shape"]).split(",")]) if value.get("shape") else array
+
+
+def _short(array: np.ndarray) -> np.ndarray:
+    """float32 values as the float64 nearest to each one rounded to 8 significant digits,
+    so JSON writes them in at most 8 digits (a float32 printed as float64 takes ~17)."""
+    values = array.astype(np.float64)
+    finite = np.isfinite(values) & (values != 0)
+    exponent = np.zeros(values.shape)
+    exponent[finite] = np.floor(np.log10(np.abs(values[finite])))
+    digits = np.clip(7 - exponent, -300, 300)  # decimals that keep 8 significant digits
+    up = digits >= 0  # 10**digits is exact for the decimals a float32 needs: divide by it
+    out = values.copy()
+    out[up] = np.round(values[up] * 10.0 ** digits[up]) / 10.0 ** digits[up]
+    out[~up] = np.round(values[~up] / 10.0 ** -digits[~up]) * 10.0 ** -digits[~up]
+    return out
+
+
 def _lists(node) -> None:
-    """Typed-array specs ({dtype, bdata[, shape]}) inside a trace dict back to lists, in place."""
+    """Typed-array specs inside a trace dict back to lists, in place."""
     for key, value in node.items() if isinstance(node, dict) else ():
-        if isinstance(value, dict) and "bdata" in value and "dtype" in value:
-            array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-            if value.get("shape"):
-                array = array.reshape([int(n) for n in str(value["shape"]).split(",")])
-            node[key] = array.tolist()
+        array = _typed(value)
+        if array.size or (isinstance(value, dict) and "bdata" in value):
+            node[key] = (_short(array) if array.dtype == np.float32 else array).tolist()
         elif isinstance(value, dict):
             _lists(value)
 

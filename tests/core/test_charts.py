@@ -92,14 +92,22 @@ def test_figures_carry_no_template_but_keep_the_style():
     assert panels["xaxis2"]["linecolor"] == "#C9CED6" and panels["xaxis2"]["showgrid"] is False  # every subplot axis styled, no grid under a heatmap
 
 
-def test_scatter_data_go_as_plain_lists_and_heatmaps_as_typed_arrays():
+def test_scatter_data_and_small_heatmaps_go_as_plain_lists_big_heatmaps_as_typed_arrays():
     y = np.array([0.1, 1 / 3, -2.5e-9])
     fig = spec_of(charts.lines([("a", np.arange(3), y)], title="t", x_title="x", y_title="y"))
     assert fig["data"][0]["x"] == [0, 1, 2] and fig["data"][0]["y"] == y.tolist()  # exact float64
     circle = spec_of(charts.phase_circle(np.zeros(3), np.ones(3), np.arange(3), title="c"))
     assert circle["data"][0]["marker"]["color"] == [0, 1, 2] and circle["data"][0]["customdata"] == [0, 1, 2]
-    heat = spec_of(charts.heatmap(np.ones((2, 3)), strided(3, 3), strided(2, 2), title="t", x_title="x", y_title="y"))
-    assert "bdata" in heat["data"][0]["z"]
+    z = np.array([[np.nan, 1 / 3, -2.5e-9], [1e6 / 7, 0.0, -1.0]])
+    small = spec_of(charts.heatmap(z, strided(3, 3), strided(2, 2), title="t", x_title="x", y_title="y"))["data"][0]
+    assert small["x"] == [0, 1, 2] and small["y"] == [0, 1]
+    assert small["z"][0][0] is None  # a blank cell, as NaN in a typed array
+    sent = np.array(small["z"], dtype=np.float64)
+    np.testing.assert_allclose(sent[np.isfinite(z)], z[np.isfinite(z)], rtol=1e-7)  # float32 on the wire, to 8 digits
+    assert max(len(repr(float(v))) for v in sent[np.isfinite(z)]) <= 15  # short numbers, not float32 printed as float64
+    side = int(np.sqrt(charts.LIST_CELLS)) + 1
+    big = spec_of(charts.heatmap(np.ones((side, side)), strided(side, side), strided(side, side), title="t", x_title="x", y_title="y"))
+    assert "bdata" in big["data"][0]["z"]
 
 
 def test_datarevision_follows_the_data():
