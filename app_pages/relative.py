@@ -14,6 +14,15 @@ SPAN_MASS = 0.9
 WEIGHT_POINTS = 400
 HEAD_CHOICES = tuple(range(1, 65))
 
+
+
+def broken_runs(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """x, y with a NaN point wherever x skips a value, so a line drawn through them stops at
+    each gap instead of joining the runs on either side."""
+    cut = np.flatnonzero(np.diff(x) != 1) + 1
+    return np.insert(x.astype(np.float64), cut, np.nan), np.insert(y.astype(np.float64), cut, np.nan)
+
+
 st.title("Relative biases: ALiBi, T5 and Shaw")
 s = current_settings()
 L = s.max_len
@@ -116,11 +125,11 @@ if ranges is not None:
     kind_of = np.array([r.kind for r in ranges])[buckets]
     plot(
         charts.lines(
-            [(f"{kind} buckets", rel[kind_of == kind], buckets[kind_of == kind]) for kind in ("exact", "log") if (kind_of == kind).any()],
+            [(f"{kind} buckets", *broken_runs(rel[kind_of == kind], buckets[kind_of == kind])) for kind in ("exact", "log") if (kind_of == kind).any()],
             title=f"Bucket of each relative position (key − query), {num_buckets} buckets, max distance {max_distance}",
             x_title="relative position key − query (positions)",
             y_title="bucket",
-            points=True,
+            steps=True,  # a staircase: one dot per position (up to 8,193) cost the browser more than the rest of the page
             x_marks=[(-max_distance, f"−{max_distance}"), (max_distance, f"{max_distance}")] if bidirectional else [(-max_distance, f"−{max_distance}")],
         ),
         key="t5_buckets_map",

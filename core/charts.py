@@ -349,6 +349,7 @@ def lines(
     log_y: bool = False,
     markers: bool = False,
     points: bool = False,
+    steps: bool = False,
     x_range: tuple[float, float] | None = None,
     y_range: tuple[float, float] | None = None,
     x_marks: Sequence[Mark] = (),
@@ -356,15 +357,17 @@ def lines(
     height: int = 380,
 ) -> go.Figure:
     """One line per (name, x, y) in Okabe-Ito colours; the legend sits under the plot when
-    there is more than one (`points`: markers only, for per-pair values). `y_range` fixes the y axis, so rounding noise on a constant is not
-    blown up to full height. Marks are dashed reference lines (value, label[, colour])."""
+    there is more than one (`points`: markers only, for per-pair values; `steps`: a staircase,
+    each value held until the next x, for a step function; NaN breaks a line). `y_range` fixes
+    the y axis, so rounding noise on a constant is not blown up to full height. Marks are
+    dashed reference lines (value, label[, colour])."""
     traces = [
         go.Scatter(
             x=np.asarray(xs),
             y=np.asarray(ys),
             name=name,
             mode="markers" if points else "lines+markers" if markers else "lines",
-            line=dict(color=LINE_COLOURS[k % len(LINE_COLOURS)], width=2),
+            line=dict(color=LINE_COLOURS[k % len(LINE_COLOURS)], width=2, shape="hv" if steps else "linear"),
             marker=dict(size=5, maxdisplayed=0 if points else MAX_DOTS),  # `points`: every dot is a value
         )
         for k, (name, xs, ys) in enumerate(series)
