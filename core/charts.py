@@ -398,9 +398,10 @@ def spectrum(wavelength: np.ndarray, max_len: int, *, title: str, note: str = ""
         go.Scatter(
             x=pair[mask],
             y=wavelength[mask],
-            mode="markers",
+            mode="lines+markers",  # the line through every pair, dots on at most MAX_DOTS of them
             name=name,
-            marker=dict(color=colour, size=5),
+            line=dict(color=colour, width=1.5),
+            marker=dict(color=colour, size=5, maxdisplayed=MAX_DOTS),
             customdata=(2 * np.pi / wavelength[mask]),
             hovertemplate="pair %{x}<br>wavelength %{y:.6g} positions<br>frequency %{customdata:.6g} rad/position<extra></extra>",
         )
@@ -410,7 +411,7 @@ def spectrum(wavelength: np.ndarray, max_len: int, *, title: str, note: str = ""
     return _figure(
         traces,
         title=title,
-        note=note,
+        note="; ".join(n for n in (note, _dots_note(max(int((~longer).sum()), int(longer.sum())), "pair")) if n),
         height=420,
         x_title="pair index i (dimensions 2i, 2i+1)",
         y_title="wavelength 2π/ω_i (positions, log scale)",
