@@ -4,8 +4,8 @@ import numpy as np
 import streamlit as st
 
 from core import charts, rope
-from ui.rope_controls import KIND_LABELS, pair_layout_control, scaling_kind_control
-from ui.shared import check_url_value, current_settings, follow_default, guarded, number_in, plot, whole_in
+from ui.rope_controls import KIND_LABELS, factor_control, original_len_control, pair_layout_control, scaling_kind_control
+from ui.shared import check_url_value, current_settings, follow_default, guarded, plot
 
 HEAD_DIMS = (2, 4, 8, 16, 32, 64, 128, 256)
 DENSE, SPARSE = 512, 1500  # offsets drawn: every one up to DENSE, then SPARSE log-spaced
@@ -126,20 +126,10 @@ st.markdown(
     f"A model trained on an original context can be run on a longer one (here the sidebar's max_len = {L:,}) "
     "by changing its frequencies. Each method treats fast and slow pairs differently."
 )
-check_url_value("factor", number_in(0.0, 1024.0), "the factor is a number up to 1024 (at least 1 to scale)")
-check_url_value("original_len", whole_in(1, 131_072), "the original context is a whole number of positions from 1 to 131,072")
 c1, c2, c3 = st.columns(3)
 kind = scaling_kind_control(c1, default="yarn")
-factor = c2.number_input("Factor s", 0.0, 1024.0, 4.0, step=0.5, key="factor", bind="query-params", help="New context over original context; at least 1.")
-original = c3.number_input(
-    "Original context (positions)",
-    1,
-    131_072,
-    follow_default("original_len", max(1, int(L // max(factor, 1.0))), lambda v: True),
-    key="original_len",
-    bind="query-params",
-    help="The context the model was trained on; at most max_len.",
-)
+factor = factor_control(c2)
+original = original_len_control(c3, L, factor)
 if original > L:
     st.error(f"The original context ({original:,}) is longer than the target context max_len = {L:,}: there is nothing to extend. Lower it or raise max_len in the sidebar.", icon=":material/error:")
     st.stop()
