@@ -145,12 +145,16 @@ async def sweep(browser, base_url: str, pages: list[AppPage], settings: list[dic
 
 
 async def load(browser, base_url: str, pages: list[AppPage], args: argparse.Namespace, meter: CpuMeter) -> tuple[list[SessionResult], dict]:
-    """Start the sessions over the ramp; once every one has its first page up, all of them keep
-    going for args.seconds more (so the whole run is at full concurrency)."""
+    """Start the sessions over the ramp; once every one has its first page up, all of them move
+    sliders for args.seconds (with --no-barrier, a session starts moving as soon as its own page
+    is up, while the others are still loading theirs). The CPU is metered over the whole run and
+    over the moves alone."""
     t0 = time.monotonic()
     ramp = args.ramp if args.ramp is not None else min(10.0, args.seconds / 4)
     width, height = (int(n) for n in args.viewport.lower().split("x"))
     cfg = SessionConfig(base_url, pages, t0, think_s=args.think, backend_header=args.backend_header or "", viewport=(width, height))
+    cfg.started = None if args.no_barrier else asyncio.Event()
+    moves_meter = CpuMeter(meter.server_pids)
     timing: dict[str, float] = {}
     opened = 0
 
@@ -161,6 +165,9 @@ async def load(browser, base_url: str, pages: list[AppPage], args: argparse.Name
             now = time.monotonic()
             cfg.deadline = now + args.seconds
             timing["all_open_s"] = now - t0
+            moves_meter.start()
+            if cfg.started is not None:
+                cfg.started.set()
             progress(f"  all {args.sessions} sessions open after {now - t0:.1f} s; running {args.seconds:.0f} s more")
             if args.ready_file:
                 args.ready_file.write_text(f"{now - t0:.1f}\n")
@@ -176,6 +183,7 @@ async def load(browser, base_url: str, pages: list[AppPage], args: argparse.Name
     results = await asyncio.gather(*(start(v) for v in visitors))
     timing["elapsed_s"] = time.monotonic() - t0
     timing["cpu"] = meter.stop()  # before the contexts close: a renderer that exits takes its CPU time with it
+    timing["cpu_moves"] = moves_meter.stop() if "all_open_s" in timing else timing["cpu"]
     for v in visitors:
         await v.close()
     return list(results), timing
@@ -216,7 +224,7 @@ def summarise(results: list[SessionResult]) -> dict:
 
 def cpu_per(report: dict, which: str, s: dict) -> str:
     actions = s["redraws"] + s["switches"]
-    cpu = report["cpu"]
+    cpu = report["cpu_moves"]
     return "n/a" if not actions else f"{cpu[which] * cpu['wall_s'] / actions:.2f} s"
 
 
@@ -246,6 +254,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--settle", type=float, default=0, help="after closing the sessions, wait this long and sample RSS again (Streamlit drops a disconnected session after server.disconnectedSessionTTL, 120 s)")
     p.add_argument("--backend-header", help="response header that names the replica behind a proxy (e.g. X-Upstream); recorded per session")
     p.add_argument("--browser-nice", type=int, default=0, help="run Chromium at this niceness (e.g. 10), so that on a shared machine the browsers yield the CPU to the app server (default 0)")
+    p.add_argument("--no-barrier", action="store_true", help="each session starts moving once its own page is up, while others still load (default: all start together once every session is open)")
     p.add_argument("--viewport", default="1280x900", help="browser window of each session, WxH (default 1280x900)")
     p.add_argument("--p95-target", type=float, default=2.0, help="p95 redraw target in s (default 2)")
     p.add_argument("--allow-reconnects", action="store_true", help="a lost connection whose view comes back is not an error (for failover tests)")
@@ -302,7 +311,7 @@ async def main_async(args: argparse.Namespace) -> int:
                 report["sweep"] = await sweep(browser, base_url, pages, distinct_settings(args.sweep), memory, args.sweep_parallel, every=10)
             progress(f"load: {args.sessions} sessions for {args.seconds:.0f} s over {len(pages)} pages ...")
             results, timing = await load(browser, base_url, pages, args, CpuMeter(pids))
-            report["cpu"] = timing.pop("cpu")
+            report["cpu"], report["cpu_moves"] = timing.pop("cpu"), timing.pop("cpu_moves")
             memory.sample(f"after {args.sessions} sessions")
             report["load_during"] = load_average()
             await browser.close()
@@ -341,12 +350,13 @@ def render(report: dict, args: argparse.Namespace) -> str:
         f"machine load (1/5/15 min): before {report['load_before']}; at the end {report['load_during']}",
         f"all sessions open after {report['timing'].get('all_open_s', float('nan')):.1f} s; total {report['timing']['elapsed_s']:.0f} s",
         f"CPU used during the load: app server(s) {report['cpu']['server_cores']:.2f} cores, browser (Chromium, Playwright) "
-        f"{report['cpu']['browser_cores']:.2f} cores, of {report['cpu']['cores']:.0f}",
+        f"{report['cpu']['browser_cores']:.2f} cores, of {report['cpu']['cores']:.0f}; while the sessions moved: "
+        f"server {report['cpu_moves']['server_cores']:.2f}, browser {report['cpu_moves']['browser_cores']:.2f} cores",
         "",
         f"sessions held         {s['held']} / {s['sessions']}",
         f"redraws               {s['redraws']} ({s['unchanged_redraws']} where the page does not draw the setting)   p50 {fmt(s['redraw_p50_s'])}   p95 {fmt(s['redraw_p95_s'])}   max {fmt(s['redraw_max_s'])}",
         f"  the server's part   {s['server_timed']} timed off the wire (rerun request sent -> end of run received)   p50 {fmt(s['server_p50_s'])}   p95 {fmt(s['server_p95_s'])}   max {fmt(s['server_max_s'])}",
-        f"  CPU per redraw      browser {cpu_per(report, 'browser_cores', s)}   server {cpu_per(report, 'server_cores', s)}   (CPU-seconds over the load / redraws and page switches)",
+        f"  CPU per redraw      browser {cpu_per(report, 'browser_cores', s)}   server {cpu_per(report, 'server_cores', s)}   (CPU-seconds while the sessions moved / redraws and page switches)",
         f"page switches         {s['switches']}   p50 {fmt(s['switch_p50_s'])}   p95 {fmt(s['switch_p95_s'])}",
         f"first page load       p50 {fmt(s['first_load_p50_s'])}   p95 {fmt(s['first_load_p95_s'])}",
         f"errors                {s['errors']}",

@@ -182,6 +182,7 @@ class SessionConfig:
     t0: float  # time.monotonic() when the load started
     deadline: float = float("inf")  # time.monotonic() at which to stop: set once every session is open
     on_open: Callable[[], None] | None = None  # called by each session once its first page is up (or failed)
+    started: asyncio.Event | None = None  # if given, a session waits for it after opening: the moves begin together, at full concurrency
     think_s: float = 1.0  # mean pause between actions, like a person looking at the chart
     redraw_timeout_s: float = 30.0
     reconnect_timeout_s: float = 90.0
@@ -368,6 +369,8 @@ class Visitor:
             finally:
                 if self.cfg.on_open:
                     self.cfg.on_open()
+            if self.cfg.started is not None:  # no timed move competes with another session's first page load
+                await self.cfg.started.wait()
             plan = [(s, k) for s in SETTINGS for k in ("ArrowRight", "ArrowLeft")]
             while time.monotonic() < self.cfg.deadline:
                 for setting, key in plan:
