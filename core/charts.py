@@ -73,6 +73,8 @@ def _marks(x_marks: Sequence[Mark], y_marks: Sequence[Mark], *, log_x: bool = Fa
 X_ROOM = 58  # pixels under the plot for x tick labels and the axis title (log axes: +6, superscripts)
 LEGEND_WIDTH = 740  # pixels a horizontal legend may fill before it wraps to another row
 CHAR_PX = 6.5  # width of an average character at the 13-pixel font (tick labels, names)
+TITLE_CHARS = 72  # a title line's length: plotly.js does not wrap titles, and ~72 characters at its 18-pixel title font fit a 640-pixel chart (a 1,100-pixel window with the sidebar open)
+TITLE_LINE_PX = 23  # what each further title line adds to the top margin (the first line stays where a one-line title sits, the others hang below it)
 # Every marker is an SVG element of its own, styled one by one, and a path of a few hundred
 # coloured dots cost more than the rest of its figure. Lines run through every point (hover
 # finds each one); plotly.js draws the dots of at most MAX_DOTS points per trace, evenly
@@ -134,6 +136,28 @@ def _margins(traces: Sequence, axes: dict[str, dict], legend_names: Sequence[str
     return dict(l=round(left), r=round(right), t=top, b=round(bottom)), x_room
 
 
+def wrap_title(text: str, limit: int = TITLE_CHARS) -> list[str]:
+    """The title in as few lines of at most `limit` characters as it needs, broken at spaces
+    and balanced (no lone last word; a word longer than `limit` keeps a line to itself):
+    plotly.js would cut a long title off at the chart's right edge."""
+
+    def greedy(width: int) -> list[str]:
+        lines: list[str] = []
+        for word in text.split(" "):
+            if lines and len(lines[-1]) + 1 + len(word) <= width:
+                lines[-1] += " " + word
+            else:
+                lines.append(word)
+        return lines
+
+    fewest = greedy(limit)
+    for width in range(-(-len(text) // len(fewest)), limit):  # the narrowest width that needs no more lines
+        lines = greedy(width)
+        if len(lines) == len(fewest):
+            return lines
+    return fewest
+
+
 def _figure(
     traces: list,
     *,
@@ -152,11 +176,14 @@ def _figure(
     margins, our template, optional legend under the plot and reference marks. `layout` adds
     or overrides layout keys (axes are merged). One go.Figure call validates once, instead
     of once per update_* call."""
-    full = title if not note else f"{title}<br><sup>{note}</sup>"
+    lines = wrap_title(title)
+    full = "<br>".join(lines) + (f"<br><sup>{note}</sup>" if note else "")
+    first = 70 if note else 50  # the top margin of a one-line title, which plotly.js centres in it
+    top += first + TITLE_LINE_PX * (len(lines) - 1)
     shapes, labels = _marks(x_marks, y_marks, log_x=layout.get("xaxis", {}).get("type") == "log", log_y=layout.get("yaxis", {}).get("type") == "log")
     base: dict = dict(
         STYLE,
-        title=dict(text=full, x=0.0, xanchor="left"),
+        title=dict(text=full, x=0.0, xanchor="left", y=1.0 - first / 2 / (height + (40 if legend else 0)), yref="container", yanchor="middle"),
         height=height + (40 if legend else 0),
         template=_NO_TEMPLATE,
         showlegend=legend,
@@ -172,7 +199,7 @@ def _figure(
     for key in [k for k in base if _AXIS_KEY.match(k)]:
         base[key] = {**_AXIS, **base[key]}
     names = [t.name or "" for t in traces if legend and t.showlegend is not False]
-    margin, x_room = _margins(traces, {k: v for k, v in base.items() if k[1:5] == "axis"}, names, (70 if note else 50) + top)
+    margin, x_room = _margins(traces, {k: v for k, v in base.items() if k[1:5] == "axis"}, names, top)
     base["margin"] = margin
     if legend:  # under the x axis title, the same distance whatever the height
         plot_px = max(base["height"] - margin["t"] - margin["b"], 1)
@@ -491,7 +518,8 @@ def side_by_side_heatmaps(
         for trace in heatmap_trace(z, xs, ys, zmin=zmin, zmax=zmax, scale=DIVERGING if signed else SEQUENTIAL, colorbar_title=colorbar_title, showscale=k == n - 1, numeric=numeric):
             trace.update(xaxis=f"x{suffix}", yaxis=f"y{suffix}")
             traces.append(trace)
-        x_axis = dict(domain=[left, left + width], anchor=f"y{suffix}", title_text=x_title, **_HEATMAP_AXIS)
+        shared_x = n > 1 and x_ticks is None  # one x title under the row, not one per narrow panel (they run into each other)
+        x_axis = dict(domain=[left, left + width], anchor=f"y{suffix}", title_text=None if shared_x else x_title, **_HEATMAP_AXIS)
         y_axis = dict(anchor=f"x{suffix}", autorange="reversed", scaleanchor=False, title_text=y_title if k == 0 else None, **_HEATMAP_AXIS)
         if x_ticks is not None:
             x_axis.update(tickmode="array", tickvals=list(xs.indices), ticktext=list(x_ticks[k]))
@@ -500,7 +528,9 @@ def side_by_side_heatmaps(
         layout[f"xaxis{suffix}"], layout[f"yaxis{suffix}"] = x_axis, y_axis
         if panel_title:
             titles.append(dict(text=panel_title, x=left + width / 2, y=1.0, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=13)))
-    return _figure(traces, title=title, note=note, height=height, top=20 if titles else 0, annotations=titles, **layout)
+    if n > 1 and x_ticks is None:  # where plotly.js puts an axis title: under the tick labels, inside X_ROOM
+        titles.append(dict(text=x_title, x=0.5, y=0.0, xref="paper", yref="paper", xanchor="center", yanchor="top", yshift=-X_ROOM + 24, showarrow=False, font=dict(size=14), name="x_title"))
+    return _figure(traces, title=title, note=note, height=height, top=20 if any(t.get("name") != "x_title" for t in titles) else 0, annotations=titles, **layout)
 
 
 def small_multiples(

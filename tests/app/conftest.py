@@ -30,6 +30,13 @@ def figures(at: AppTest) -> list[dict]:
     return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
 
 
+def title_text(fig: dict) -> str:
+    """A figure's title on one line: the lines core.charts wraps a long title into, joined by
+    spaces (the small-print note stays after its <br><sup>)."""
+    head, sep, note = fig["layout"]["title"]["text"].partition("<br><sup>")
+    return head.replace("<br>", " ") + sep + note
+
+
 def figure_bytes(at: AppTest) -> list[int]:
     return [len(el.proto.spec.encode()) for el in at.get("plotly_chart")]
 

@@ -8,7 +8,7 @@ import pytest
 from core import attention
 from core.registry import SCHEMES, positional_schemes
 from core.sinusoidal import sinusoidal_encoding
-from tests.app.conftest import assert_clean, decode, figures, open_page
+from tests.app.conftest import assert_clean, decode, figures, open_page, title_text
 
 
 def metrics(at) -> dict[str, str]:
@@ -74,7 +74,7 @@ def test_every_scheme_in_the_picker(scheme, heads):
     assert float(m["shuffle residual, with positions"]) > 1e-3
     if heads > 1:
         at.selectbox(key="head").set_value(heads - 1).run()
-        assert f"head {heads}" in figures(at)[0]["layout"]["title"]["text"]
+        assert f"head {heads}" in title_text(figures(at)[0])
 
 
 def test_causal_mask_changes_the_story():

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from core import lab
-from tests.app.conftest import assert_clean, decode, figures, open_page
+from tests.app.conftest import assert_clean, decode, figures, open_page, title_text
 
 TINY = {"lab_train_len": 8, "lab_steps": 30}
 
@@ -52,7 +52,7 @@ def test_a_tiny_configuration_runs_to_the_end_and_draws_its_results():
     run = at.session_state["lab_run"]
     assert [p.state for p in run.progress] == ["done", "done", "done"]
     figs = figures(at)
-    titles = [f["layout"]["title"]["text"] for f in figs]
+    titles = [title_text(f) for f in figs]
     assert len(figs) == 6 and all(titles)
     figs, titles = figs[1:], titles[1:]  # after the task's picture
     assert titles[0].startswith("Accuracy against evaluation length: trained on 8 tokens")
@@ -93,7 +93,7 @@ def test_stop_ends_a_long_run_and_shows_where_it_stopped():
     assert run.wait(60) and run.progress[0].state == "stopped"
     at.run()
     assert_clean(at)
-    assert "stopped at step" in figures(at)[1]["layout"]["title"]["text"]
+    assert "stopped at step" in title_text(figures(at)[1])
 
 
 @pytest.fixture()

@@ -17,15 +17,15 @@ from PIL import Image
 
 from core import position_analysis as pa
 from core.sinusoidal import sinusoidal_encoding
-from tests.app.conftest import ROOT, assert_clean, decode, figures, open_page
+from tests.app.conftest import ROOT, assert_clean, decode, figures, open_page, title_text
 
 TABLE = np.load(ROOT / "data" / "minilm_position_embeddings.npy").astype(np.float64)
 N_CHARTS = 11
 
 
 def by_title(at, start: str) -> dict:
-    matches = [f for f in figures(at) if f["layout"]["title"]["text"].startswith(start)]
-    assert len(matches) == 1, [f["layout"]["title"]["text"] for f in figures(at)]
+    matches = [f for f in figures(at) if title_text(f).startswith(start)]
+    assert len(matches) == 1, [title_text(f) for f in figures(at)]
     return matches[0]
 
 
@@ -66,7 +66,8 @@ def test_minilm_page_draws_every_figure_titled_and_labelled():
         if "scene" in layout:
             assert all(layout["scene"][axis]["title"]["text"] for axis in ("xaxis", "yaxis", "zaxis"))
         else:
-            assert layout["xaxis"]["title"]["text"] and (layout["yaxis"].get("title") or {}).get("text")
+            shared_x = [a["text"] for a in layout.get("annotations", []) if a.get("name") == "x_title"]  # one x title under a row of panels
+            assert ((layout["xaxis"].get("title") or {}).get("text") or shared_x) and (layout["yaxis"].get("title") or {}).get("text")
     assert at.query_params["source"] == "minilm"
 
 
@@ -94,7 +95,7 @@ def test_uploading_on_the_bundled_view_switches_to_the_file():
 def test_component_and_dimension_come_from_the_link_and_bad_ones_give_notices():
     at = open_page("model", pc="3", dim="5")
     assert_clean(at)
-    assert "components 3 and 4" in by_title(at, "Each position's vector projected")["layout"]["title"]["text"]
+    assert "components 3 and 4" in title_text(by_title(at, "Each position's vector projected"))
     np.testing.assert_array_equal(decode(by_title(at, "Dimension 5 ")["data"][0]["y"]), TABLE[:, 5])
     assert (at.query_params["pc"], at.query_params["dim"]) == ("3", "5")
     for raw in ("-inf", "1e309", "9" * 400, "0.5", "384", "abc"):  # a bound int widget would raise on the first three
@@ -162,7 +163,7 @@ def test_signed_heatmaps_use_the_diverging_scale_centred_on_zero():
 def test_the_sidebar_base_sets_the_sinusoid():
     at = open_page("model", base="100")
     assert_clean(at)
-    assert "base 100" in by_title(at, "The sinusoid")["layout"]["title"]["text"]
+    assert "base 100" in title_text(by_title(at, "The sinusoid"))
     neighbour = by_title(at, "How alike each position is to the next")
     np.testing.assert_allclose(decode(neighbour["data"][1]["y"]), pa.neighbour_cosine(sinusoidal_encoding(512, 384, 100.0)), rtol=1e-12)
 
@@ -170,7 +171,7 @@ def test_the_sidebar_base_sets_the_sinusoid():
 def test_component_and_dimension_controls_redraw_their_figures():
     at = open_page("model")
     at.select_slider(key="pc").set_value(3).run()
-    assert "components 3 and 4" in by_title(at, "Each position's vector projected")["layout"]["title"]["text"]
+    assert "components 3 and 4" in title_text(by_title(at, "Each position's vector projected"))
     at.number_input(key="dim").set_value(5).run()
     np.testing.assert_array_equal(decode(by_title(at, "Dimension 5 ")["data"][0]["y"]), TABLE[:, 5])
     assert_clean(at)
@@ -199,11 +200,11 @@ def test_a_real_safetensors_upload_lists_tables_position_first_and_is_drawn():
     assert len(figures(at)) == N_CHARTS
     neighbour = by_title(at, "How alike each position is to the next")
     np.testing.assert_allclose(decode(neighbour["data"][0]["y"]), pa.neighbour_cosine(table.astype(np.float64)), rtol=1e-12)
-    assert "16 wide" in by_title(at, "The sinusoid")["layout"]["title"]["text"]
+    assert "16 wide" in title_text(by_title(at, "The sinusoid"))
 
     at.toggle(key="transpose").set_value(True).run()  # 16 positions x 64 dimensions
     assert_clean(at)
-    assert "64 wide" in by_title(at, "The sinusoid")["layout"]["title"]["text"]
+    assert "64 wide" in title_text(by_title(at, "The sinusoid"))
     np.testing.assert_allclose(decode(by_title(at, "How alike")["data"][0]["y"]), pa.neighbour_cosine(table.T.astype(np.float64)), rtol=1e-12)
 
     at.selectbox(key="tensor").set_value("w").run()  # a 3-row table still draws (no component slider)
@@ -216,7 +217,7 @@ def test_a_long_upload_is_analysed_on_a_sample_and_says_so():
     at = upload("long.npy", npy(table))
     assert_clean(at)
     assert any("every 3rd position" in i.value for i in at.info)
-    assert "every 3rd position" in by_title(at, "Dimension ")["layout"]["title"]["text"]
+    assert "every 3rd position" in title_text(by_title(at, "Dimension "))
 
 
 def torch_checkpoint() -> bytes:

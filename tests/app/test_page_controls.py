@@ -7,7 +7,7 @@ import pytest
 
 from core import sinusoidal
 from core.attention import tokenize
-from tests.app.conftest import assert_clean, decode, figures, open_page
+from tests.app.conftest import assert_clean, decode, figures, open_page, title_text
 
 
 def metric_values(at) -> list[str]:
@@ -114,7 +114,7 @@ def test_sinusoidal_window_narrows_the_heatmap():
     at.slider(key="sin_window").set_value((1000, 1099)).run()
     assert_clean(at)
     fig = figures(at)[0]
-    assert "positions 1,000 to 1,099" in fig["layout"]["title"]["text"]
+    assert "positions 1,000 to 1,099" in title_text(fig)
     assert fig["data"][0]["type"] == "heatmap"  # 100 x 128 cells: exact values on hover
 
 
@@ -144,7 +144,7 @@ def test_similarity_reference_and_offset_controls():
     at.number_input(key="reference").set_value(0).run()
     at.number_input(key="offset").set_value(40).run()
     assert_clean(at)
-    titles = [f["layout"]["title"]["text"] for f in figures(at)]
+    titles = [title_text(f) for f in figures(at)]
     assert any("to position 0" in t for t in titles)
     assert any("M_40" in t for t in titles)
 

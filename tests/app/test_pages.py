@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app.conftest import DEFAULTS, EXTREMES, PAGE_FILES, ROOT, assert_clean, figure_bytes, figures, open_page
+from tests.app.conftest import DEFAULTS, EXTREMES, PAGE_FILES, ROOT, assert_clean, figure_bytes, figures, open_page, title_text
 
 CHARTS = {"problem": 6, "sinusoidal": 7, "similarity": 5, "attention": 4, "compare": 2, "rope": 5, "relative": 6, "model": 11, "lab": 1, "code": 1}
 SETTINGS = {
@@ -27,7 +27,7 @@ def test_page_renders_at_setting(page, setting):
     figs = figures(at)
     expected = CHARTS[page] - (1 if page == "similarity" and SETTINGS[setting]["max_len"] == "1" else 0)
     assert len(figs) >= expected
-    assert all(fig["layout"]["title"]["text"] for fig in figs)
+    assert all(title_text(fig) for fig in figs)
     assert max(figure_bytes(at)) < 1_000_000
     assert shared_params(at) == SETTINGS[setting]
     assert at.number_input(key="d_model").value == int(SETTINGS[setting]["d_model"])
@@ -92,7 +92,7 @@ def test_settings_survive_a_page_switch():
     at.switch_page("app_pages/similarity.py").run()
     assert at.number_input(key="max_len").value == 1000
     assert at.query_params["max_len"] == "1000"
-    assert "999" in figures(at)[0]["layout"]["title"]["text"]  # positions 0 to 999
+    assert "999" in title_text(figures(at)[0])  # positions 0 to 999
     assert_clean(at)
 
 

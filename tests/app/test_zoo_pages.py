@@ -13,7 +13,7 @@ from core import alibi, properties, relative, rope
 from core.grid import strided
 from core.registry import SCHEMES, Setting
 from core.sinusoidal import sinusoidal_encoding
-from tests.app.conftest import assert_clean, decode, figures, open_page
+from tests.app.conftest import assert_clean, decode, figures, open_page, title_text
 
 # ======================================================================================
 # compare
@@ -206,7 +206,7 @@ def test_rope_pair_circle_by_hand(layout):
     np.testing.assert_allclose(decode(trace["x"]), np.cos(p * theta), atol=1e-6)
     np.testing.assert_allclose(decode(trace["y"]), np.sin(p * theta), atol=1e-6)
     dims = (3, 35) if layout == "half" else (6, 7)
-    assert f"dimensions {dims[0]} and {dims[1]}" in figures(at)[0]["layout"]["title"]["text"]
+    assert f"dimensions {dims[0]} and {dims[1]}" in title_text(figures(at)[0])
 
 
 def test_rope_yarn_attention_factor_is_core_and_by_hand():
@@ -379,7 +379,7 @@ def test_relative_many_heads_draw_sixteen_panels():
     at.select_slider(key="alibi_heads").set_value(40).run()
     assert_clean(at)
     assert len(figures(at)[0]["data"]) == 16
-    assert "the first 16 of 40 heads" in figures(at)[0]["layout"]["title"]["text"]
+    assert "the first 16 of 40 heads" in title_text(figures(at)[0])
 
 
 @pytest.mark.parametrize(("buckets", "max_distance", "bidirectional"), [(32, 128, True), (32, 128, False), (10, 20, True), (7, 5, False)])
@@ -427,7 +427,7 @@ def test_relative_odd_buckets_with_bidirectional_give_a_clear_error():
     at.number_input(key="t5_buckets").set_value(33).run()
     assert not at.exception
     assert len(at.error) == 1 and "num_buckets must be even, got 33" in at.error[0].value
-    titles = [f["layout"]["title"]["text"] for f in figures(at)]
+    titles = [title_text(f) for f in figures(at)]
     assert len(titles) == 4  # the three ALiBi figures and Shaw's; the T5 views wait for a valid setting
     assert titles[-1].startswith("clip(j − i")
     at.toggle(key="t5_bidirectional").set_value(False).run()  # a decoder uses all 33

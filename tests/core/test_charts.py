@@ -148,3 +148,34 @@ def test_long_paths_draw_a_sample_of_their_dots_and_say_so():
     assert flat.data[0].marker.maxdisplayed == charts.MAX_DOTS and "every 4th point" in flat.layout.title.text
     points = charts.lines([("a", np.arange(n), np.ones(n))], title="t", x_title="x", y_title="y", points=True)
     assert points.data[0].marker.maxdisplayed == 0  # markers that are the data are all drawn
+
+
+def test_long_titles_wrap_into_balanced_lines_and_push_the_plot_down():
+    text = "Power spectrum of each dimension over position (mean removed), dimensions sorted by their dominant frequency"
+    lines = charts.wrap_title(text)
+    assert " ".join(lines) == text  # every word kept, in order
+    assert len(lines) == 2 and all(len(line) <= charts.TITLE_CHARS for line in lines)
+    assert abs(len(lines[0]) - len(lines[1])) <= 10  # balanced: no lone word on the second line
+    assert charts.wrap_title("Dominant frequency of each dimension, dimensions sorted from slow to fast")[1] != "fast"
+    assert charts.wrap_title("short") == ["short"] and charts.wrap_title("") == [""]
+    assert charts.wrap_title("a " + "x" * 90 + " b") == ["a", "x" * 90, "b"]  # an over-long word keeps a line to itself
+
+    def figure(title, note=""):
+        return charts.lines([("a", np.arange(3), np.ones(3))], title=title, note=note, x_title="x", y_title="y")
+
+    short, wrapped = figure("t", note="n"), figure(text, note="n")
+    assert wrapped.layout.title.text == "<br>".join(lines) + "<br><sup>n</sup>"
+    assert short.layout.title.text == "t<br><sup>n</sup>"
+    assert wrapped.layout.margin.t == short.layout.margin.t + charts.TITLE_LINE_PX  # one more line, that much lower
+    assert wrapped.layout.title.y == short.layout.title.y  # the first line stays where a one-line title sits
+
+
+def test_panels_in_a_row_share_one_x_title_under_the_row():
+    panel = ("a", np.ones((2, 2)), strided(2, 2), strided(2, 2))
+    row = charts.side_by_side_heatmaps([panel, panel], title="t", x_title="frequency", y_title="y")
+    assert row.layout.xaxis.title.text is None and row.layout.xaxis2.title.text is None
+    under = [a for a in row.layout.annotations if a.text == "frequency"]
+    assert len(under) == 1 and under[0].x == 0.5 and under[0].yanchor == "top" and under[0].yshift < 0
+    assert row.layout.margin.t == charts.side_by_side_heatmaps([panel, panel], title="t", x_title="f", y_title="y").layout.margin.t
+    single = charts.side_by_side_heatmaps([panel], title="t", x_title="frequency", y_title="y")
+    assert single.layout.xaxis.title.text == "frequency" and not [a for a in single.layout.annotations if a.text == "frequency"]
