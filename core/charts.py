@@ -205,9 +205,30 @@ def _figure(
         plot_px = max(base["height"] - margin["t"] - margin["b"], 1)
         base["legend"] = dict(orientation="h", yanchor="top", y=-x_room / plot_px, xanchor="left", x=0.0)
     base["datarevision"] = _digest(traces)
-    fig = Figure(data=traces, layout=base)
+    # Built without plotly.py's validation, which took over half of a 12-panel figure's build
+    # (it checks every key of every axis against the schema): the traces were validated when
+    # they were made (go.Heatmap(...), go.Scatter(...)), and the layout is written here in
+    # plain nested keys (no "title_text" shorthand, no None; tests/core/test_charts.py checks
+    # the result against a validated build).
+    fig = Figure(data=traces, layout=_plain_layout(base), _validate=False)
     fig.layout.template = None
     return fig
+
+
+def _plain_layout(layout: dict) -> dict:
+    """The layout as plotly.js reads it: an axis's "title_text" shorthand as title.text, and
+    keys set to None or to an empty list dropped (what validation would do)."""
+    out = {}
+    for key, value in layout.items():
+        if value is None or (isinstance(value, list) and not value):
+            continue
+        if _AXIS_KEY.match(key) and isinstance(value, dict):
+            value = {k: v for k, v in value.items() if v is not None}
+            text = value.pop("title_text", None)
+            if text is not None:
+                value["title"] = {**value.get("title", {}), "text": text}
+        out[key] = value
+    return out
 
 
 LIST_CELLS = 20_000  # heatmap cells per figure sent as lists (~11 characters a cell) rather than typed arrays (~5.3)
@@ -221,6 +242,8 @@ class Figure(go.Figure):
 
     def to_dict(self) -> dict:
         spec = super().to_dict()  # typed arrays throughout: turn these back
+        if spec.get("layout", {}).get("template", 0) is None:  # unvalidated, a removed template stays as null
+            del spec["layout"]["template"]
         heatmaps = [t for t in spec["data"] if t.get("type") == "heatmap"]
         small = sum(_typed(t.get("z")).size for t in heatmaps) <= LIST_CELLS
         for trace in spec["data"]:

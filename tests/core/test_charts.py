@@ -179,3 +179,43 @@ def test_panels_in_a_row_share_one_x_title_under_the_row():
     assert row.layout.margin.t == charts.side_by_side_heatmaps([panel, panel], title="t", x_title="f", y_title="y").layout.margin.t
     single = charts.side_by_side_heatmaps([panel], title="t", x_title="frequency", y_title="y")
     assert single.layout.xaxis.title.text == "frequency" and not [a for a in single.layout.annotations if a.text == "frequency"]
+
+
+def _every_kind_of_figure() -> dict:
+    rng = np.random.default_rng(3)
+    x = np.arange(300)
+    z = rng.normal(size=(40, 30))
+    panel = ("p", z, strided(30, 30), strided(40, 40))
+    path = rng.normal(size=(50, 3))
+    return {
+        "lines": charts.lines([("a", x, np.sin(x / 5) + 1.5), ("b", x, np.cos(x / 7) + 1.5)], title="t " * 50, note="n", x_title="x", y_title="y", log_x=True, x_marks=[(10, "ten")]),
+        "heatmap": charts.heatmap(z, strided(30, 30), strided(40, 40), title="h", x_title="x", y_title="y"),
+        "image heatmap": charts.heatmap(rng.normal(size=(600, 600)).astype(np.float32), strided(600, 600), strided(600, 600), title="h", x_title="x", y_title="y"),
+        "side by side": charts.side_by_side_heatmaps([panel, panel], title="s", x_title="x", y_title="y"),
+        "word ticks": charts.side_by_side_heatmaps([("a", np.ones((2, 2)), strided(2, 2), strided(2, 2))] * 2, title="w", x_title="x", y_title="y", x_ticks=[["a", "b"]] * 2, y_ticks=[["c", "d"]] * 2),
+        "small multiples": charts.small_multiples([panel] * 5, title="m", x_title="x", y_title="y"),
+        "paths 3-D": charts.position_paths([("a", path, np.arange(50))] * 2, title="p"),
+        "paths": charts.position_paths([("a", path[:, :2], np.arange(50))] * 2, title="p", axis_titles=("PC 1", "PC 2")),
+        "frequencies": charts.frequency_heatmaps([("a", np.abs(z), strided(40, 40))], np.linspace(0, 0.5, 30), title="f", y_title="d"),
+        "spectrum": charts.spectrum(2 * np.pi * 10_000 ** (np.arange(64) / 64), 256, title="w"),
+        "phase": charts.phase_circle(np.sin(x / 5), np.cos(x / 5), x, title="c"),
+    }
+
+
+def test_figures_built_without_validation_equal_validated_ones(monkeypatch):
+    # core.charts builds figures without plotly.py's validation (too slow for 12-panel
+    # figures); built the validated way, every kind of figure must come out the same.
+    fast = {name: spec_of(fig) for name, fig in _every_kind_of_figure().items()}
+
+    class Validated(charts.Figure):
+        def __init__(self, *args, **kwargs):
+            kwargs.pop("_validate", None)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(charts, "Figure", Validated)
+    monkeypatch.setattr(charts, "_plain_layout", lambda layout: layout)
+    checked = {name: spec_of(fig) for name, fig in _every_kind_of_figure().items()}
+    assert checked.keys() == fast.keys()
+    for name in fast:
+        assert fast[name] == checked[name], name
+        assert "template" not in fast[name]["layout"]
