@@ -172,10 +172,10 @@ def _figure(
     top: int = 0,
     **layout,
 ) -> go.Figure:
-    """Build the figure in one go: title (with the sampling note under it), axis titles, size,
-    margins, our template, optional legend under the plot and reference marks. `layout` adds
-    or overrides layout keys (axes are merged). One go.Figure call validates once, instead
-    of once per update_* call."""
+    """Build the figure in one go: title (wrapped into lines, with the sampling note under it),
+    axis titles, size, margins, our style, optional legend under the plot and reference marks.
+    `layout` adds or overrides layout keys (axes are merged). One go.Figure call, without
+    plotly.py's validation (see below), instead of one per update_* call."""
     lines = wrap_title(title)
     full = "<br>".join(lines) + (f"<br><sup>{note}</sup>" if note else "")
     first = 70 if note else 50  # the top margin of a one-line title, which plotly.js centres in it
