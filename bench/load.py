@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from bench.load_pages import AppPage, app_pages
-from bench.load_server import CpuMeter, Server, healthy, listening_pid, load_average, rss_mb
+from bench.load_server import CpuMeter, load_average, rss_mb, server_under_test
 from bench.load_session import INIT_SCRIPT, WAIT_READY, SessionConfig, SessionResult, Visitor
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -279,17 +279,7 @@ async def main_async(args: argparse.Namespace) -> int:
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"Chromium not found at {CHROMIUM} (apt-get install -y chromium, or set CHROMIUM)")
 
-    server = None
-    if args.url:
-        base_url = args.url.rstrip("/")
-        if not healthy(base_url, timeout=10):
-            raise SystemExit(f"{base_url}/_stcore/health does not answer ok")
-        pids = args.server_pid or [pid for pid in [listening_pid(base_url)] if pid]
-    else:
-        progress("starting a server ...")
-        server = Server(extra=args.server_arg).start()
-        base_url, pids = server.url, [server.pid]
-        progress(f"  {base_url} healthy after {server.start_s:.1f} s (log: {server.log_path})")
+    server, base_url, pids = server_under_test(args.url, args.server_pid, args.server_arg, say=progress)
     memory = Memory(pids)
     report: dict = {"url": base_url, "pages": [p.name for p in pages], "server_pids": pids, "args": {k: str(v) for k, v in vars(args).items()}}
     report["load_before"] = load_average()

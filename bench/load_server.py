@@ -181,3 +181,18 @@ class CpuMeter:
         server = sum(v for pid, v in used.items() if pid in self.server_pids)
         browser = sum(v for pid, v in used.items() if pid not in self.server_pids)
         return {"wall_s": wall, "server_cores": server / wall, "browser_cores": browser / wall, "cores": float(os.cpu_count() or 1)}
+
+
+def server_under_test(url: str | None, server_pids: list[int], server_args: list[str], say=lambda line: None) -> tuple[Server | None, str, list[int]]:
+    """The server a load script drives: the one already answering at `url` (its pids as given,
+    or the process listening on its port), or a fresh one started here with `server_args`.
+    Returns (the started Server or None, its base URL, the pids whose memory and CPU to read)."""
+    if url:
+        base_url = url.rstrip("/")
+        if not healthy(base_url, timeout=10):
+            raise SystemExit(f"{base_url}/_stcore/health does not answer ok")
+        return None, base_url, server_pids or [pid for pid in [listening_pid(base_url)] if pid]
+    say("starting a server ...")
+    server = Server(extra=server_args).start()
+    say(f"  {server.url} healthy after {server.start_s:.1f} s (log: {server.log_path})")
+    return server, server.url, [server.pid]

@@ -142,6 +142,12 @@ class Wire:
         return ends[-1] - sent if ends else None
 
 
+NAV_LINKS = "[data-testid='stSidebarNav'] a"
+# the index among the sidebar's links of the one that leads to a path ("" for the root)
+NAV_LINK_INDEX = f"""(path) => [...document.querySelectorAll("{NAV_LINKS}")]
+    .findIndex(a => new URL(a.href).pathname.replace(/\\/+$/, '') === path)"""
+
+
 @dataclass
 class Recovery:
     """A lost connection and what came back."""
@@ -315,13 +321,19 @@ class Visitor:
     async def switch_page(self) -> None:
         self.page_i = (self.page_i + 1) % len(self.cfg.pages)
         target = self.cfg.pages[self.page_i]
+        # the page's path as the browser shows it (under any prefix a proxy serves the app at);
+        # its link is found by that path, since --pages may drive a subset of the sidebar's pages
+        path = urlparse(target.url(self.cfg.base_url)).path.rstrip("/")
         start = time.monotonic()
-        link = self.page.locator("[data-testid='stSidebarNav'] a").nth(self.page_i)
         try:
-            await link.click(timeout=10_000)
+            index = await self.page.evaluate(NAV_LINK_INDEX, path)
+            if index < 0:
+                self.error(f"switch to {target.name}: no link to {path or '/'} in the sidebar")
+                return
+            await self.page.locator(NAV_LINKS).nth(index).click(timeout=10_000)
             await self.page.wait_for_function(
-                "(path) => location.pathname.replace(/\\/+$/, '').endsWith(path) && window.__ready() && window.__state().charts > 0",
-                arg=f"/{target.url_path}".rstrip("/") if target.url_path else "",
+                "(path) => location.pathname.replace(/\\/+$/, '') === path && window.__ready() && window.__state().charts > 0",
+                arg=path,
                 polling=50,
                 timeout=self.cfg.redraw_timeout_s * 1000,
             )

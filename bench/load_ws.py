@@ -32,7 +32,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from bench.load import Memory, describe_rss, fmt, percentile
 from bench.load_pages import AppPage, app_pages
-from bench.load_server import CpuMeter, Server, healthy, listening_pid, load_average
+from bench.load_server import CpuMeter, load_average, server_under_test
 
 # each shared slider moves between its default stop and the next one, as the browser test does
 MOVES = {"d_model_slider": ("128", "256"), "max_len_slider": ("256", "512"), "base_slider": ("10,000", "20,000")}
@@ -144,15 +144,7 @@ async def main_async(args: argparse.Namespace) -> int:
     if args.pages:
         wanted = [n.strip() for n in args.pages.split(",") if n.strip()]
         pages = [p for p in pages if p.name in wanted]
-    server = None
-    if args.url:
-        base_url = args.url.rstrip("/")
-        if not healthy(base_url, timeout=10):
-            raise SystemExit(f"{base_url}/_stcore/health does not answer ok")
-        pids = args.server_pid or [pid for pid in [listening_pid(base_url)] if pid]
-    else:
-        server = Server(extra=args.server_arg).start()
-        base_url, pids = server.url, [server.pid]
+    server, base_url, pids = server_under_test(args.url, args.server_pid, args.server_arg)
     memory = Memory(pids)
     load_before = load_average()
     try:
