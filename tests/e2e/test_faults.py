@@ -212,6 +212,9 @@ def test_closing_the_tab_during_training_frees_its_run(browser, own_server):
     wait_ready(page)
     page.locator(".st-key-lab_train button").click()
     page.wait_for_selector(".st-key-lab_stop button:not([disabled])", timeout=60_000)
+    # measure once steps are being taken (a bar reports a loss): before that, the run may still be
+    # importing torch, which from a cold disk waits on reads more than it computes
+    page.locator("[data-testid='stProgress']", has_text="loss").first.wait_for(timeout=90_000)
     training = cpu_rate(own_server.proc.pid, 3.0)
     assert training > max(0.2, 3 * idle), f"training does not show in the server's CPU time ({training:.2f} cores, idle {idle:.2f})"
     ctx.close()  # the websocket closes; the run asks every second whether its session is still there
