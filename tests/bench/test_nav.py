@@ -32,7 +32,7 @@ def page():
     ("base", "path", "index"),
     [
         ("http://127.0.0.1:8501", "", 0),  # the default page, at "/"
-        ("http://127.0.0.1:8501", "/rope", 2),  # not the 2nd link, though rope is 2nd of --pages problem,rope
+        ("http://127.0.0.1:8501", "/rope", 2),  # not 1, rope's index in --pages problem,rope
         ("http://127.0.0.1:8501", "/lab", 3),  # a trailing slash in the link
         ("http://127.0.0.1:8501", "/ro", -1),  # a prefix of a path is not the path
         ("http://127.0.0.1:8501", "/compare", -1),

@@ -212,8 +212,8 @@ def test_closing_the_tab_during_training_frees_its_run(browser, own_server):
     wait_ready(page)
     page.locator(".st-key-lab_train button").click()
     page.wait_for_selector(".st-key-lab_stop button:not([disabled])", timeout=60_000)
-    # measure once steps are being taken (a bar reports a loss): before that, the run may still be
-    # importing torch, which from a cold disk waits on reads more than it computes
+    # measure once steps are being taken (a bar reports a loss): before that the run may still be
+    # starting up (importing torch, building the models), which need not keep a core busy
     page.locator("[data-testid='stProgress']", has_text="loss").first.wait_for(timeout=90_000)
     training = cpu_rate(own_server.proc.pid, 3.0)
     assert training > max(0.2, 3 * idle), f"training does not show in the server's CPU time ({training:.2f} cores, idle {idle:.2f})"
