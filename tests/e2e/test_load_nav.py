@@ -2,11 +2,8 @@
 page's path, so `--pages` can drive a subset of the app's pages (it once clicked the link at
 the page's index in the subset, which led to another page) and the app can sit under a prefix."""
 
-from pathlib import Path
-
 import pytest
 
-from bench.load import CHROMIUM, CHROMIUM_ARGS
 from bench.load_session import NAV_LINK_INDEX
 
 # the sidebar as Streamlit renders it: absolute links, the default page at the root
@@ -17,15 +14,10 @@ NAV = """<div data-testid="stSidebarNav">
 
 
 @pytest.fixture(scope="module")
-def page():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"Chromium not found at {CHROMIUM}: install Debian's chromium (apt-get install -y chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield browser.new_page()
-        browser.close()
+def page(browser):
+    page = browser.new_page()
+    yield page
+    page.close()
 
 
 @pytest.mark.parametrize(
