@@ -32,7 +32,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from bench.load_pages import AppPage, app_pages
+from bench.load_pages import AppPage, pages_named
 from bench.load_server import CpuMeter, load_average, rss_mb, server_under_test
 from bench.load_session import INIT_SCRIPT, WAIT_READY, SessionConfig, SessionResult, Visitor
 
@@ -269,13 +269,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 async def main_async(args: argparse.Namespace) -> int:
     from playwright.async_api import async_playwright
 
-    pages = app_pages()
-    if args.pages:
-        wanted = [n.strip() for n in args.pages.split(",") if n.strip()]
-        unknown = [n for n in wanted if n not in {p.name for p in pages}]
-        if unknown:
-            raise SystemExit(f"unknown page(s) {unknown}; app.py has {[p.name for p in pages]}")
-        pages = [p for p in pages if p.name in wanted]
+    pages = pages_named(args.pages)
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"Chromium not found at {CHROMIUM} (apt-get install -y chromium, or set CHROMIUM)")
 

@@ -72,6 +72,19 @@ def app_pages(app: Path = APP) -> list[AppPage]:
     return pages
 
 
+
+def pages_named(spec: str | None, app: Path = APP) -> list[AppPage]:
+    """The pages a comma-separated list of names picks (`--pages problem,lab`), in app.py's
+    order; every page when it is empty. An unknown name stops the script with the known ones."""
+    pages = app_pages(app)
+    wanted = [n.strip() for n in (spec or "").split(",") if n.strip()]
+    if not wanted:
+        return pages
+    unknown = [n for n in wanted if n not in {p.name for p in pages}]
+    if unknown:
+        raise SystemExit(f"unknown page(s) {unknown}; app.py has {[p.name for p in pages]}")
+    return [p for p in pages if p.name in wanted]
+
 if __name__ == "__main__":
     for page in app_pages():
         print(f"/{page.url_path:<12} {page.script:<28} {page.title}{'  (default)' if page.default else ''}")

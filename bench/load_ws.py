@@ -31,7 +31,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from bench.load import Memory, describe_rss, fmt, percentile
-from bench.load_pages import AppPage, app_pages
+from bench.load_pages import AppPage, pages_named
 from bench.load_server import CpuMeter, load_average, server_under_test
 
 # each shared slider moves between its default stop and the next one, as the browser test does
@@ -140,10 +140,7 @@ async def warm_up(base_url: str, pages: list[AppPage]) -> float:
 
 
 async def main_async(args: argparse.Namespace) -> int:
-    pages = app_pages()
-    if args.pages:
-        wanted = [n.strip() for n in args.pages.split(",") if n.strip()]
-        pages = [p for p in pages if p.name in wanted]
+    pages = pages_named(args.pages)
     server, base_url, pids = server_under_test(args.url, args.server_pid, args.server_arg)
     memory = Memory(pids)
     load_before = load_average()

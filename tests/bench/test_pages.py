@@ -1,0 +1,20 @@
+"""bench.load_pages.pages_named: the pages `--pages` picks for bench.load and bench.load_ws."""
+
+import pytest
+
+from bench.load_pages import app_pages, pages_named
+
+
+def test_no_names_pick_every_page():
+    assert pages_named(None) == pages_named("") == pages_named(" , ") == app_pages()
+
+
+def test_names_pick_those_pages_in_the_apps_order():
+    names = [p.name for p in app_pages()]
+    first, last = names[0], names[-1]
+    assert [p.name for p in pages_named(f" {last},{first} ")] == [first, last]
+
+
+def test_an_unknown_name_stops_the_script_and_lists_the_known_ones():
+    with pytest.raises(SystemExit, match=r"unknown page\(s\) \['labb'\].*'lab'"):
+        pages_named("problem,labb")
