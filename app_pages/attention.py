@@ -5,9 +5,10 @@ from dataclasses import replace
 import numpy as np
 import streamlit as st
 
-from core import attention, charts
-from core.grid import strided
-from core.registry import ADDED, SCHEMES, Setting, positional_schemes
+from core.analysis import attention
+from core.viz import charts
+from core.viz.grid import strided
+from core.schemes.registry import ADDED, SCHEMES, Setting, positional_schemes
 from ui.shared import check_url_value, current_settings, guarded, is_flag, keep_in_url, number_in, one_of, plot, url_choice
 
 WIDTH_CAP = 512  # the page builds d x d projections and (H, T, T) weights for three runs

@@ -6,10 +6,12 @@ from urllib.parse import urlencode
 import numpy as np
 import streamlit as st
 
-from core import charts, codegen, rope
-from core.grid import strided
-from core.params import BASE, D_MODEL, MAX_LEN
-from core.registry import BIAS, NOTHING, ROTARY, SCHEMES, Setting
+from core.files import codegen, downloads
+from core.schemes import rope
+from core.viz import charts
+from core.viz.grid import strided
+from ui.params import BASE, D_MODEL, MAX_LEN
+from core.schemes.registry import BIAS, NOTHING, ROTARY, SCHEMES, Setting
 from ui.rope_controls import factor_control, original_len_control, pair_layout_control, scaling_kind_control
 from ui.shared import check_url_value, current_settings, follow_default, guarded, keep_in_url, one_of, plot, url_choice, whole_in
 
@@ -109,7 +111,7 @@ def preview(name: str, d: int, L: int, base: float, heads: int, layout: str, kin
     setting = Setting(width=d, base=base, train_len=L, n_heads=heads)
     scaling = None if kind in ("none", "ntk") else rope.RopeScaling(kind, factor, original)
     pos, dims = strided(shown_len, PREVIEW), strided(d, PREVIEW)
-    z = codegen.current_matrix(name, setting, pos.indices, layout=layout, scaling=scaling, ntk_factor=factor if kind == "ntk" else None)
+    z = downloads.current_matrix(name, setting, pos.indices, layout=layout, scaling=scaling, ntk_factor=factor if kind == "ntk" else None)
     return z[0] if z.ndim == 3 else z[:, dims.indices]
 
 
@@ -147,12 +149,12 @@ st.markdown(
     + (f" (RoPE's dynamic scaling at the whole context, {L:,} positions)" if kind == "dynamic" else "")
     + "."
 )
-npy, csv = codegen.extent(name, setting, codegen.MAX_NPY_VALUES), codegen.extent(name, setting, codegen.MAX_CSV_VALUES)
+npy, csv = downloads.extent(name, setting, downloads.MAX_NPY_VALUES), downloads.extent(name, setting, downloads.MAX_CSV_VALUES)
 kw = dict(layout=layout, scaling=scaling, ntk_factor=ntk_factor)
 b1, b2 = st.columns(2)
 b1.download_button(
     f".npy: {'all' if npy.complete else f'first {npy.positions:,}'} positions ({npy.values:,} values)",
-    data=lambda: codegen.to_npy(codegen.current_matrix(name, setting, np.arange(npy.positions), **kw)),
+    data=lambda: downloads.to_npy(downloads.current_matrix(name, setting, np.arange(npy.positions), **kw)),
     file_name=f"{name}_d{width}_L{L}{'' if npy.complete else f'_first{npy.positions}'}.npy",
     mime="application/octet-stream",
     key="download_npy",
@@ -161,7 +163,7 @@ b1.download_button(
 )
 b2.download_button(
     f".csv: {'all' if csv.complete else f'first {csv.positions:,}'} positions ({csv.values:,} values)",
-    data=lambda: codegen.to_csv(codegen.current_matrix(name, setting, np.arange(csv.positions), **kw)),
+    data=lambda: downloads.to_csv(downloads.current_matrix(name, setting, np.arange(csv.positions), **kw)),
     file_name=f"{name}_d{width}_L{L}{'' if csv.complete else f'_first{csv.positions}'}.csv",
     mime="text/csv",
     key="download_csv",
@@ -170,7 +172,7 @@ b2.download_button(
 )
 if not (npy.complete and csv.complete):
     kept = "queries and keys" if scheme.applied == BIAS else "positions"
-    held = " and ".join(f"the {kind_} holds {'all of it' if e.complete else f'the first {e.positions:,} {kept}'} (at most {limit:,} numbers)" for kind_, e, limit in ((".npy", npy, codegen.MAX_NPY_VALUES), (".csv", csv, codegen.MAX_CSV_VALUES)))
+    held = " and ".join(f"the {kind_} holds {'all of it' if e.complete else f'the first {e.positions:,} {kept}'} (at most {limit:,} numbers)" for kind_, e, limit in ((".npy", npy, downloads.MAX_NPY_VALUES), (".csv", csv, downloads.MAX_CSV_VALUES)))
     st.info(
         f"The whole matrix is {npy.full_values:,} numbers: {held}, each exactly as the whole matrix has them. "
         f"For all of it, run the code above on your machine, e.g. "

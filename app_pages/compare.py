@@ -4,9 +4,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core import charts, properties
-from core.grid import strided
-from core.registry import BIAS, ROTARY, SCHEMES, Setting
+from core.analysis import properties
+from core.viz import charts
+from core.viz.grid import strided
+from core.schemes.registry import BIAS, ROTARY, SCHEMES, Setting
 from ui.shared import check_url_value, current_settings, keep_choices_in_url, one_of, plot, url_choices
 
 GRID = 40  # positions (and dimensions) per small panel

@@ -14,11 +14,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core import charts
-from core.grid import strided
-from core.lab import LIMITS, MAX_EVAL_FACTOR, TASKS, LabConfig, LabRun, ResultCache, make_batch, parse_lengths, trainers
-from core.registry import SCHEMES
-from core.sinusoidal import sinusoidal_encoding
+from core.viz import charts
+from core.viz.grid import strided
+from core.lab.config import LIMITS, MAX_EVAL_FACTOR, TASKS, LabConfig, make_batch, parse_lengths
+from core.lab.runner import LabRun, ResultCache, trainers
+from core.schemes.registry import SCHEMES
+from core.schemes.sinusoidal import sinusoidal_encoding
 from ui.shared import check_url_value, follow_default, keep_choices_in_url, keep_in_url, number_in, one_of, plot, url_choice, url_choices, whole_in
 
 DEFAULT_SCHEMES = ["none", "sinusoidal", "learned", "rope", "alibi", "t5"]

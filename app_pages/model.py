@@ -14,9 +14,11 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from core import charts, checkpoint, sinusoidal
-from core import position_analysis as pa
-from core.grid import Sample, strided
+from core.files import checkpoint
+from core.schemes import sinusoidal
+from core.viz import charts
+from core.analysis import position_analysis as pa
+from core.viz.grid import Sample, strided
 from ui.shared import check_url_value, current_settings, follow_default, guarded, is_flag, keep_in_url, plot, url_choice
 
 MINILM = Path(__file__).resolve().parents[1] / "data" / "minilm_position_embeddings.npy"

@@ -3,9 +3,11 @@
 import numpy as np
 import streamlit as st
 
-from core import attention, charts, naive
-from core.grid import strided
-from core.sinusoidal import sinusoidal_encoding
+from core.analysis import attention
+from core.schemes import naive
+from core.viz import charts
+from core.viz.grid import strided
+from core.schemes.sinusoidal import sinusoidal_encoding
 from ui.shared import current_settings, guarded, plot
 
 DEMO_WIDTH = 512  # the attention demo's width cap: it builds three d x d projections

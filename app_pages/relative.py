@@ -4,8 +4,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core import alibi, charts, relative
-from core.grid import Sample, strided
+from core.schemes import alibi, relative
+from core.viz import charts
+from core.viz.grid import Sample, strided
 from ui.shared import check_url_value, current_settings, guarded, is_flag, plot, whole_in
 
 GRID = 48  # query and key positions per small bias panel

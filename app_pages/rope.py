@@ -3,7 +3,8 @@
 import numpy as np
 import streamlit as st
 
-from core import charts, rope
+from core.schemes import rope
+from core.viz import charts
 from ui.rope_controls import KIND_LABELS, factor_control, original_len_control, pair_layout_control, scaling_kind_control
 from ui.shared import check_url_value, current_settings, follow_default, guarded, plot
 

@@ -3,8 +3,10 @@
 import numpy as np
 import streamlit as st
 
-from core import charts, similarity, sinusoidal
-from core.grid import Sample, envelope, strided
+from core.analysis import similarity
+from core.schemes import sinusoidal
+from core.viz import charts
+from core.viz.grid import Sample, envelope, strided
 from ui.shared import check_url_value, current_settings, follow_default, plot, position_window, whole_in
 
 MATRIX_GRID = 250  # positions per similarity matrix panel

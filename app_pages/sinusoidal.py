@@ -3,8 +3,9 @@
 import numpy as np
 import streamlit as st
 
-from core import charts, naive, sinusoidal
-from core.grid import strided
+from core.schemes import naive, sinusoidal
+from core.viz import charts
+from core.viz.grid import strided
 from ui.shared import check_url_value, current_settings, follow_default, keep_in_url, plot, position_window, url_choice, whole_in
 
 GRID = 500  # at most this many positions and dimensions per heatmap

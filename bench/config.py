@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from core.params import BASE, D_MODEL, MAX_LEN
+from ui.params import BASE, D_MODEL, MAX_LEN
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app.py"

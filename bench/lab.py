@@ -22,7 +22,8 @@ import sys
 import time
 from pathlib import Path
 
-from core.lab import LabConfig, LabRun, train
+from core.lab.config import LabConfig
+from core.lab.runner import LabRun, train
 
 ONE_SCHEME_S = 20.0
 ALL_SCHEMES_S = 120.0

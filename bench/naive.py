@@ -25,9 +25,9 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from bench.config import NAIVE_CELL_LIMIT, Setting
-from core import naive as naive_codes
-from core.grid import strided
-from core.sinusoidal import sinusoidal_encoding
+from core.schemes import naive as naive_codes
+from core.viz.grid import strided
+from core.schemes.sinusoidal import sinusoidal_encoding
 
 FLOAT_BYTES = 8  # float64
 SAMPLE_CELLS = 1_000_000  # at most this many values in the sample that measures escaping
@@ -146,7 +146,7 @@ def similarity_payload(s: Setting) -> Payload:
 
 
 def _attention_study(s: Setting, words: list[str], heads: int):
-    from core.attention import attention_study
+    from core.analysis.attention import attention_study
 
     return attention_study(words, sinusoidal_encoding(len(words), min(s.d_model, 512), s.base), n_heads=heads)
 

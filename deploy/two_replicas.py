@@ -38,9 +38,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.load_pages import app_pages  # noqa: E402
-from bench.load_server import Server, free_port, wait_healthy  # noqa: E402
-from bench.load_ws import warm_up  # noqa: E402
+from bench.load.pages import app_pages  # noqa: E402
+from bench.load.server import Server, free_port, wait_healthy  # noqa: E402
+from bench.load.ws import warm_up  # noqa: E402
 
 TEMPLATE = ROOT / "deploy" / "nginx" / "sticky.conf.template"
 

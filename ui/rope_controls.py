@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import rope
+from core.schemes import rope
 from ui.shared import check_url_value, follow_default, keep_in_url, number_in, url_choice, whole_in
 
 KINDS = ("none", "linear", "ntk", "dynamic", "yarn", "llama3")  # "ntk" is the base change, not a RopeScaling kind

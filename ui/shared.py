@@ -3,7 +3,7 @@
 Each setting has two widgets: a log-spaced slider for quick moves and an exact number
 entry (key = the setting's name, as DESIGN.md fixes). The number entry holds the value;
 the slider follows it. On a session's first run the values are read from the URL through
-`core.params.parse_param`, so a bad value becomes a notice and a fallback, never an
+`ui.params.parse_param`, so a bad value becomes a notice and a fallback, never an
 exception; on every run the current values are written back, so the address bar is always
 a link to the view on screen, after a page switch too.
 """
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from core.params import BASE, D_MODEL, MAX_LEN, SHARED_PARAMS, ParamSpec, log_ticks, parse_param
+from ui.params import BASE, D_MODEL, MAX_LEN, SHARED_PARAMS, ParamSpec, log_ticks, parse_param
 
 NOTICES_KEY = "_url_notices"
 
@@ -199,7 +199,7 @@ def current_settings() -> Settings:
 
 
 def plot(fig, *, key: str | None = None) -> None:
-    """Send a finished core.charts figure, styled as built (no Streamlit theme override)."""
+    """Send a finished core.viz.charts figure, styled as built (no Streamlit theme override)."""
     st.plotly_chart(fig, theme=None, key=key, config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}})
 
 

@@ -31,7 +31,7 @@ def figures(at: AppTest) -> list[dict]:
 
 
 def title_text(fig: dict) -> str:
-    """A figure's title on one line: the lines core.charts wraps a long title into, joined by
+    """A figure's title on one line: the lines core.viz.charts wraps a long title into, joined by
     spaces (the small-print note stays after its <br><sup>)."""
     head, sep, note = fig["layout"]["title"]["text"].partition("<br><sup>")
     return head.replace("<br>", " ") + sep + note

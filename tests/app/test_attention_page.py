@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core import attention
-from core.registry import SCHEMES, positional_schemes
-from core.sinusoidal import sinusoidal_encoding
+from core.analysis import attention
+from core.schemes.registry import SCHEMES, positional_schemes
+from core.schemes.sinusoidal import sinusoidal_encoding
 from tests.app.conftest import assert_clean, decode, figures, open_page, title_text
 
 

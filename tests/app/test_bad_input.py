@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from bench.load_pages import ROOT, AppPage, app_pages
-from core.params import SHARED_PARAMS
+from bench.load.pages import ROOT, AppPage, app_pages
+from ui.params import SHARED_PARAMS
 
 PAGES = app_pages()
 BY_NAME = {page.name: page for page in PAGES}

@@ -16,8 +16,10 @@ import pytest
 import torch
 from streamlit.runtime.media_file_manager import MediaFileManager
 
-from core import codegen, rope
-from core.registry import BIAS, ROTARY, SCHEMES, Setting
+from core.files import codegen
+from core.files import downloads as matrix_files
+from core.schemes import rope
+from core.schemes.registry import BIAS, ROTARY, SCHEMES, Setting
 from tests.app.conftest import EXTREMES, assert_clean, figures, open_page
 from tests.helpers import assert_close
 
@@ -152,7 +154,7 @@ def test_downloads_hold_cores_matrix(name):
     assert_clean(at)
     buttons = downloads(at)
     s = Setting(width=24, base=500.0, train_len=40, n_heads=8)
-    expected = codegen.current_matrix(name, s, np.arange(40))
+    expected = matrix_files.current_matrix(name, s, np.arange(40))
     npy = np.load(io.BytesIO(files.download(buttons["npy"])))
     assert_close(npy, expected, atol=0, rtol=0)
     csv = np.loadtxt(io.StringIO(files.download(buttons["csv"]).decode()), delimiter=",", skiprows=1)
@@ -171,10 +173,10 @@ def test_extremes_render_fast_with_bounded_downloads(name):
     assert_clean(at)
     assert elapsed < 3.0, elapsed  # ~0.3 s on an idle core; the bound leaves room for a shared machine
     s = Setting(width=8192, base=1e8, train_len=131_072, n_heads=8)
-    npy, csv = codegen.extent(name, s, codegen.MAX_NPY_VALUES), codegen.extent(name, s, codegen.MAX_CSV_VALUES)
+    npy, csv = matrix_files.extent(name, s, matrix_files.MAX_NPY_VALUES), matrix_files.extent(name, s, matrix_files.MAX_CSV_VALUES)
     labels = {k: b.proto.label for k, b in downloads(at).items()}
     assert f"first {npy.positions:,} positions" in labels["npy"] and f"first {csv.positions:,} positions" in labels["csv"]
-    assert npy.values <= codegen.MAX_NPY_VALUES and csv.values <= codegen.MAX_CSV_VALUES
+    assert npy.values <= matrix_files.MAX_NPY_VALUES and csv.values <= matrix_files.MAX_CSV_VALUES
     if name == "onehot":  # a table of 8192 rows: the whole of it is offered where it fits
         assert npy.total == 8192
     (notice,) = [i.value for i in at.info]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core import lab
+from core.lab import runner
 from tests.app.conftest import assert_clean, decode, figures, open_page, title_text
 
 TINY = {"lab_train_len": 8, "lab_steps": 30}
@@ -100,7 +100,7 @@ def test_stop_ends_a_long_run_and_shows_where_it_stopped():
 def trainers_busy():
     """Every slot of the server's cap on runs training at once held by a fake run (through the
     core API), released at the end; yields the process-wide Trainers and the held tickets."""
-    slots = lab.trainers()
+    slots = runner.trainers()
     held = [slots.acquire() for _ in range(slots.max_runs)]
     try:
         yield slots, held

@@ -15,8 +15,8 @@ import safetensors.numpy
 import torch
 from PIL import Image
 
-from core import position_analysis as pa
-from core.sinusoidal import sinusoidal_encoding
+from core.analysis import position_analysis as pa
+from core.schemes.sinusoidal import sinusoidal_encoding
 from tests.app.conftest import ROOT, assert_clean, decode, figures, open_page, title_text
 
 TABLE = np.load(ROOT / "data" / "minilm_position_embeddings.npy").astype(np.float64)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core import sinusoidal
-from core.attention import tokenize
+from core.schemes import sinusoidal
+from core.analysis.attention import tokenize
 from tests.app.conftest import assert_clean, decode, figures, open_page, title_text
 
 

@@ -9,10 +9,11 @@ import math
 import numpy as np
 import pytest
 
-from core import alibi, properties, relative, rope
-from core.grid import strided
-from core.registry import SCHEMES, Setting
-from core.sinusoidal import sinusoidal_encoding
+from core.analysis import properties
+from core.schemes import alibi, relative, rope
+from core.viz.grid import strided
+from core.schemes.registry import SCHEMES, Setting
+from core.schemes.sinusoidal import sinusoidal_encoding
 from tests.app.conftest import assert_clean, decode, figures, open_page, title_text
 
 # ======================================================================================

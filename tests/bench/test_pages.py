@@ -1,8 +1,8 @@
-"""bench.load_pages.pages_named: the pages `--pages` picks for bench.load and bench.load_ws."""
+"""bench.load.pages.pages_named: the pages `--pages` picks for bench.load and bench.load.ws."""
 
 import pytest
 
-from bench.load_pages import app_pages, pages_named
+from bench.load.pages import app_pages, pages_named
 
 
 def test_no_names_pick_every_page():

@@ -1,4 +1,4 @@
-"""bench.load_session.Wire: the server's part of a redraw, read off websocket frames."""
+"""bench.load.session.Wire: the server's part of a redraw, read off websocket frames."""
 
 import base64
 
@@ -7,8 +7,8 @@ import pytest
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from bench.load import percentile
-from bench.load_session import Wire
+from bench.load.browser import percentile
+from bench.load.session import Wire
 
 
 def frame(msg, t: float, opcode: int = 2) -> dict:

@@ -21,7 +21,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from bench.load_pages import app_pages
+from bench.load.pages import app_pages
 from tests.e2e.conftest import ROOT, _free_port, _wait_healthy, wait_ready
 
 SETTINGS = ("d_model", "max_len", "base")

@@ -1,10 +1,10 @@
-"""bench.load_session.NAV_LINK_INDEX: a session switching pages finds the sidebar link by the
+"""bench.load.session.NAV_LINK_INDEX: a session switching pages finds the sidebar link by the
 page's path, so `--pages` can drive a subset of the app's pages (it once clicked the link at
 the page's index in the subset, which led to another page) and the app can sit under a prefix."""
 
 import pytest
 
-from bench.load_session import NAV_LINK_INDEX
+from bench.load.session import NAV_LINK_INDEX
 
 # the sidebar as Streamlit renders it: absolute links, the default page at the root
 NAV = """<div data-testid="stSidebarNav">

@@ -1,0 +1,182 @@
+"""Properties of a positional scheme, measured from the arrays it produces (never typed in).
+
+Every scheme in the registry gets the same questions, asked of the same kind of array:
+
+- its *code*: what position p (or, for bias schemes, distance k) turns into. Added schemes:
+  the row PE(p) (width values); rotary: a fixed unit vector after rotation to position p
+  (width values); bias schemes: the bias at distance k in every head (H values), because
+  they store no absolute position at all, only distances;
+- its *pair score* S(m, n): what the scheme contributes to the attention score between a
+  query at m and a key at n. Added: PE(m)·PE(n); rotary: (R_m q)·(R_n k) for fixed random
+  unit q, k; bias: the bias averaged over heads; none: 0.
+
+From these: bounded (max |code|), unique (smallest distance between the codes of distinct
+positions), smooth (mean neighbour distance over mean distance), relative (how much S at a
+fixed offset varies with the absolute start, relative to how much S varies at all),
+extrapolation (what the code does on [L, 2L) compared with [0, L)), parameters.
+
+Long contexts are measured on a sample of positions (the first ones consecutively plus a
+strided rest); `Properties.sample_note` says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.schemes.registry import ADDED, BIAS, NOTHING, ROTARY, Scheme, Setting, with_length
+
+CONSECUTIVE = 128  # positions measured one after another (neighbour distances)
+STRIDED = 128  # further positions strided over the rest of the context
+STARTS, OFFSETS = 24, 24  # the grid of (start, offset) pairs for the relative measure
+PROBE_SEED = 12345  # the fixed random query and key used for rotary pair scores
+
+
+def sample_positions(length: int) -> np.ndarray:
+    """All positions when length <= CONSECUTIVE + STRIDED, else the first CONSECUTIVE plus
+    STRIDED evenly strided over the rest. Returns (n,) int64, sorted, distinct."""
+    if length <= CONSECUTIVE + STRIDED:
+        return np.arange(length, dtype=np.int64)
+    rest = np.linspace(CONSECUTIVE, length - 1, STRIDED).round().astype(np.int64)
+    return np.unique(np.concatenate([np.arange(CONSECUTIVE), rest]))
+
+
+def _probe(width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Fixed random unit query and key of `width` values."""
+    rng = np.random.default_rng(PROBE_SEED)
+    q, k = rng.standard_normal((2, width))
+    return q / np.linalg.norm(q), k / np.linalg.norm(k)
+
+
+def code(scheme: Scheme, positions: np.ndarray, setting: Setting) -> np.ndarray:
+    """What each position (or distance, for bias schemes) becomes. Returns (n, F)."""
+    pos = np.asarray(positions, dtype=np.float64)
+    if scheme.applied == ROTARY:
+        unit = np.full((pos.size, setting.width), 1.0 / np.sqrt(setting.width))
+        return scheme.rotate(unit, pos, setting)
+    if scheme.applied == BIAS:
+        return scheme.score_bias(pos, np.zeros(1), setting)[:, :, 0].T  # (n, H): query k places after the key
+    return scheme.input_code(pos, setting)
+
+
+def score_matrix(scheme: Scheme, rows: np.ndarray, cols: np.ndarray, setting: Setting) -> np.ndarray:
+    """S(m, n) for queries at `rows` and keys at `cols`. Returns (len(rows), len(cols))."""
+    rows, cols = np.asarray(rows, dtype=np.float64), np.asarray(cols, dtype=np.float64)
+    if scheme.applied == ROTARY:
+        q, k = _probe(setting.width)
+        rq = scheme.rotate(np.broadcast_to(q, (rows.size, q.size)), rows, setting)
+        rk = scheme.rotate(np.broadcast_to(k, (cols.size, k.size)), cols, setting)
+        return rq @ rk.T
+    if scheme.applied == BIAS:
+        return scheme.score_bias(rows, cols, setting).mean(axis=0)
+    if scheme.applied == NOTHING:
+        return np.zeros((rows.size, cols.size))
+    return scheme.input_code(rows, setting) @ scheme.input_code(cols, setting).T
+
+
+def _distances(codes: np.ndarray) -> np.ndarray:
+    """Euclidean distances between all rows, from the Gram matrix. Returns (n, n)."""
+    sq = np.einsum("ij,ij->i", codes, codes)
+    d2 = sq[:, None] + sq[None, :] - 2.0 * (codes @ codes.T)
+    return np.sqrt(np.maximum(d2, 0.0))
+
+
+def relative_departure(scheme: Scheme, setting: Setting, length: int) -> float:
+    r"""How far S(s, s + o) is from a function of the offset o alone:
+    $\operatorname{mean}_o \operatorname{std}_s S(s, s+o) / \operatorname{std}_{s,o} S$ over a grid of
+    starts s and offsets o inside [0, length). 0 for a purely relative scheme; near 1 when the
+    absolute start matters as much as the offset. NaN when S is constant (nothing to measure)."""
+    if length < 3:
+        return float("nan")
+    max_offset = max(1, (length - 1) // 2)
+    offsets = np.unique(np.linspace(0, max_offset, OFFSETS).round().astype(np.int64))
+    starts = np.unique(np.linspace(0, length - 1 - offsets[-1], STARTS).round().astype(np.int64))
+    keys = np.unique((starts[:, None] + offsets[None, :]).ravel())
+    s = score_matrix(scheme, starts, keys, setting)  # (A, K)
+    grid = s[np.arange(starts.size)[:, None], np.searchsorted(keys, starts[:, None] + offsets[None, :])]  # (A, B)
+    spread = grid.std()
+    scale = max(np.abs(grid).max(), 1e-300)
+    if spread <= 1e-12 * scale:
+        return float("nan")
+    return float(grid.std(axis=0).mean() / spread)
+
+
+@dataclass(frozen=True)
+class Properties:
+    """One row of the properties table. Floats are NaN where a question does not apply."""
+
+    name: str
+    measured_over: str  # "positions" or "distances"
+    bounded: float  # max |code| over [0, L)
+    unique: float  # smallest distance between codes of distinct positions
+    smooth: float  # mean neighbour distance / mean pairwise distance
+    relative: float  # relative_departure
+    extrapolation: str
+    parameters: int
+    sample_note: str
+
+
+def _extrapolation(scheme: Scheme, setting: Setting, within: np.ndarray, length: int) -> str:
+    """What happens on [L, 2L): no code; codes that depend on the length; values never seen
+    inside [0, L) (how many of the code's features, and how much max |value| grows)."""
+    rows = scheme.max_position(setting)
+    if rows is not None and rows < 2 * length:
+        return f"no code past position {rows - 1:,}"
+    beyond_pos = length + sample_positions(length)
+    beyond = code(scheme, beyond_pos, setting)
+    if scheme.applied == ADDED:
+        probe = np.array([length // 2])
+        before, after = code(scheme, probe, setting), code(scheme, probe, with_length(setting, 2 * length))
+        if not np.allclose(before, after):
+            return f"the code of position {length // 2:,} changes when the length doubles"
+    lo, hi = within.min(axis=0), within.max(axis=0)
+    tol = 1e-9 * max(np.abs(within).max(), 1.0)
+    unseen = ((beyond < lo - tol) | (beyond > hi + tol)).any(axis=0)
+    inside = float(np.abs(within).max())
+    feature = "heads" if scheme.applied == BIAS else "dimensions"
+    if not unseen.any():
+        return f"defined; no {feature[:-1]} leaves the range seen within max_len"
+    growth = f"max |value| ×{np.abs(beyond).max() / inside:.3g}" if inside > 0 else f"max |value| {np.abs(beyond).max():.3g} (0 within max_len)"
+    return f"defined; {int(unseen.sum()):,} of {unseen.size:,} {feature} take values not seen within max_len; {growth}"
+
+
+def measure(scheme: Scheme, setting: Setting, length: int) -> Properties:
+    """All properties of `scheme` at `setting` over positions [0, length)."""
+    pos = sample_positions(length)
+    over = "distances" if scheme.applied == BIAS else "positions"
+    note = "" if pos.size == length else f"{pos.size:,} of {length:,} {over} (the first {CONSECUTIVE} and {STRIDED} strided)"
+    params = scheme.parameters(setting)
+    rows = scheme.max_position(setting)
+    if rows is not None and rows < length:
+        # a table shorter than the context: measure what exists, say what does not
+        pos = pos[pos < rows]
+        note = f"codes exist for positions 0 to {rows - 1:,} only"
+    if not scheme.carries_position:
+        return Properties(scheme.name, over, 0.0, 0.0, float("nan"), float("nan"), "nothing to extrapolate", params, note)
+    codes = code(scheme, pos, setting)
+    bounded = float(np.abs(codes).max()) if codes.size else float("nan")
+    if pos.size >= 2:
+        dist = _distances(codes)
+        upper = dist[np.triu_indices(pos.size, 1)]
+        unique = float(upper.min())
+        consecutive = np.flatnonzero(np.diff(pos) == 1)
+        neighbour = float(dist[consecutive, consecutive + 1].mean()) if consecutive.size else float("nan")
+        smooth = neighbour / upper.mean() if upper.mean() > 0 else float("nan")
+    else:
+        unique = smooth = float("nan")
+    relative = relative_departure(scheme, setting, min(length, rows) if rows is not None else length)
+    extrapolation = _extrapolation(scheme, setting, codes, length)
+    return Properties(scheme.name, over, bounded, unique, float(smooth), relative, extrapolation, params, note)
+
+
+def measure_all(names: list[str], schemes: dict[str, Scheme], setting: Setting, length: int) -> dict[str, Properties | str]:
+    """`measure` for each named scheme; a scheme that cannot run at this setting (RoPE at an
+    odd width, say) gets the sentence that says why instead of a row of numbers."""
+    out: dict[str, Properties | str] = {}
+    for name in names:
+        try:
+            out[name] = measure(schemes[name], setting, length)
+        except ValueError as err:
+            out[name] = str(err)
+    return out

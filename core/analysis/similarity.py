@@ -1,0 +1,181 @@
+r"""Similarity and distance between sinusoidal position vectors, computed as functions of the offset.
+
+For the paper's encoding each (sin, cos) pair contributes
+$\sin p\omega \sin q\omega + \cos p\omega \cos q\omega = \cos((p-q)\omega)$ to the dot product,
+so with n = floor(d/2) full pairs
+
+$$PE(p)\cdot PE(q) = S(p-q) + [d\ \text{odd}]\,\sin p\omega_m \sin q\omega_m,\qquad S(\delta) = \sum_{i<n} \cos(\delta\,\omega_i).$$
+
+S is evaluated for many offsets at once without an L x L product: writing the offset as
+a*B + b, $e^{i(aB+b)\omega} = e^{iaB\omega}\,e^{ib\omega}$, so S over all offsets is the real part
+of one (L/B x n) @ (n x B) matrix product.
+All functions are layout-free: the layouts only permute columns, which changes no dot
+product, norm or distance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.schemes.sinusoidal import pair_frequencies, sinusoidal_encoding
+
+
+def cos_sum_arith(start: float, step: float, count: int, omega: np.ndarray) -> np.ndarray:
+    r"""$\sum_i \cos((\text{start} + m\,\text{step})\,\omega_i)$ for m = 0 .. count-1.
+
+    Cost is about (count/B + B) * n cosines plus one matrix product, B = ceil(sqrt(count)),
+    instead of count * n cosines. Returns (count,) float64.
+    """
+    omega = np.asarray(omega, dtype=np.float64)
+    if count <= 0:
+        return np.zeros(0)
+    if omega.size == 0:
+        return np.zeros(count)
+    block = int(np.ceil(np.sqrt(count)))
+    n_blocks = -(-count // block)
+    coarse = (start + np.arange(n_blocks) * block * step)[:, None] * omega[None, :]  # (A, n)
+    fine = (np.arange(block) * step)[:, None] * omega[None, :]  # (B, n)
+    # Re(e^{ia} e^{ib}) = cos a cos b - sin a sin b
+    total = np.cos(coarse) @ np.cos(fine).T - np.sin(coarse) @ np.sin(fine).T  # (A, B)
+    return total.reshape(-1)[:count]
+
+
+def _split(d_model: int, base: float) -> tuple[np.ndarray, float | None]:
+    """Frequencies of the full pairs, and the lone sine's frequency when d is odd."""
+    omega = pair_frequencies(d_model, base)
+    if d_model % 2:
+        return omega[:-1], float(omega[-1])
+    return omega, None
+
+
+def pair_dot_by_offset(max_offset: int, d_model: int, base: float = 10_000.0, *, step: int = 1) -> np.ndarray:
+    r"""$S(\delta)$ for $\delta = 0, \text{step}, 2\,\text{step}, \dots$ up to max_offset: the dot product
+    of two positions delta apart over the full pairs only (all of it when d is even).
+    Returns (max_offset // step + 1,)."""
+    omega, _ = _split(d_model, base)
+    return cos_sum_arith(0.0, float(step), max_offset // step + 1, omega)
+
+
+def row_norm(positions: np.ndarray, d_model: int, base: float = 10_000.0) -> np.ndarray:
+    r"""Closed-form norm of PE(p): $\sqrt{d/2}$ for even d; for odd d,
+    $\sqrt{(d-1)/2 + \sin^2(p\,\omega_m)}$, between $\sqrt{(d-1)/2}$ and $\sqrt{(d+1)/2}$. Returns (n,)."""
+    pos = np.asarray(positions, dtype=np.float64)
+    _, lone = _split(d_model, base)
+    sq = np.full(pos.shape, (d_model // 2) * 1.0)
+    if lone is not None:
+        sq = sq + np.sin(pos * lone) ** 2
+    return np.sqrt(sq)
+
+
+def similarity_matrix(sample_start: int, sample_step: int, count: int, d_model: int, base: float = 10_000.0, *, kind: str = "dot") -> np.ndarray:
+    """Dot-product ("dot") or cosine ("cosine") similarity between the positions
+    start, start+step, ..., taken from the offset function, not from an L x d product.
+    Returns (count, count)."""
+    if kind not in ("dot", "cosine"):
+        raise ValueError(f"kind must be 'dot' or 'cosine', got {kind!r}.")
+    pos = sample_start + sample_step * np.arange(count, dtype=np.float64)
+    s = pair_dot_by_offset((count - 1) * sample_step, d_model, base, step=sample_step)  # (count,)
+    k = np.arange(count)
+    sim = s[np.abs(k[:, None] - k[None, :])]  # (count, count), Toeplitz
+    _, lone = _split(d_model, base)
+    if lone is not None:
+        sim = sim + np.outer(np.sin(pos * lone), np.sin(pos * lone))
+    if kind == "cosine":
+        norm = row_norm(pos, d_model, base)
+        sim = sim / np.outer(norm, norm)
+    return sim
+
+
+def dot_profile(reference: int, max_len: int, d_model: int, base: float = 10_000.0) -> np.ndarray:
+    """PE(reference) . PE(p) for every p in 0 .. max_len-1, exact, from the offset function.
+    Returns (max_len,)."""
+    if not 0 <= reference < max_len:
+        raise ValueError(f"reference position must lie in 0 .. {max_len - 1}, got {reference}.")
+    p = np.arange(max_len)
+    s = pair_dot_by_offset(max(reference, max_len - 1 - reference), d_model, base)
+    prof = s[np.abs(p - reference)]
+    _, lone = _split(d_model, base)
+    if lone is not None:
+        prof = prof + np.sin(reference * lone) * np.sin(p * lone)
+    return prof
+
+
+def consecutive_distances(positions: np.ndarray, d_model: int, base: float = 10_000.0) -> np.ndarray:
+    r"""Measured $\lVert PE(p+1) - PE(p) \rVert$ at the given positions, from the encoding rows.
+    For even d it equals $2\sqrt{\sum_i \sin^2(\omega_i/2)}$ whatever p is. Returns (n,)."""
+    pos = np.asarray(positions, dtype=np.float64)
+    a = sinusoidal_encoding(0, d_model, base, positions=pos)
+    b = sinusoidal_encoding(0, d_model, base, positions=pos + 1)
+    return np.linalg.norm(b - a, axis=1)
+
+
+def rotation_residual(offset: int, positions: np.ndarray, d_model: int, base: float = 10_000.0) -> np.ndarray:
+    r"""Measured $\max_j |PE(p+k)_j - (M_k PE(p))_j|$ for each given p, applying $M_k$ pair by
+    pair (the same product as the block-diagonal matrix, without its zeros).
+    Near machine precision for even d; for odd d the lone sine column cannot be rotated
+    and the residual there is $|\sin((p+k)\omega_m) - \cos(k\omega_m)\sin(p\omega_m)|$. Returns (n,)."""
+    pos = np.asarray(positions, dtype=np.float64)
+    now = sinusoidal_encoding(0, d_model, base, positions=pos)  # (n, d) interleaved
+    later = sinusoidal_encoding(0, d_model, base, positions=pos + offset)
+    omega = pair_frequencies(d_model, base)
+    c, s = np.cos(offset * omega), np.sin(offset * omega)
+    n_full = d_model // 2
+    pred = np.empty_like(now)
+    sin_p, cos_p = now[:, 0 : 2 * n_full : 2], now[:, 1 : 2 * n_full : 2]
+    pred[:, 0 : 2 * n_full : 2] = c[:n_full] * sin_p + s[:n_full] * cos_p
+    pred[:, 1 : 2 * n_full : 2] = -s[:n_full] * sin_p + c[:n_full] * cos_p
+    if d_model % 2:
+        pred[:, -1] = c[-1] * now[:, -1]
+    return np.abs(later - pred).max(axis=1)
+
+
+@dataclass(frozen=True)
+class Closest:
+    """The two distinct positions p < q below max_len whose encodings are nearest."""
+
+    distance: float
+    p: int
+    q: int
+    exact: bool  # False only when an odd-d search had to stop at its candidate limit
+
+
+def closest_pair(max_len: int, d_model: int, base: float = 10_000.0, *, candidates: int = 64) -> Closest | None:
+    r"""Smallest $\lVert PE(p) - PE(q) \rVert$ over $0 \le p < q <$ max_len (None if max_len < 2).
+
+    Even d: the distance depends on the offset only, $D^2(\delta) = d - 2S(\delta)$; all offsets are
+    scanned with `pair_dot_by_offset` and the best few re-evaluated as
+    $\sum_i 4\sin^2(\delta\omega_i/2)$, which has no cancellation.
+    Odd d: the lone sine adds $(\sin q\omega_m - \sin p\omega_m)^2 \ge 0$, so offsets whose pair part
+    already exceeds the best value found at p = 0 are ruled out; the rest (up to
+    `candidates`) are searched over every p.
+    """
+    if max_len < 2:
+        return None
+    omega, lone = _split(d_model, base)
+    offsets = np.arange(1, max_len)
+    pair_sq = np.maximum(2.0 * omega.size - 2.0 * pair_dot_by_offset(max_len - 1, d_model, base)[1:], 0.0)
+
+    def exact_pair_sq(delta: np.ndarray) -> np.ndarray:
+        return (4.0 * np.sin(np.outer(delta, omega) / 2.0) ** 2).sum(axis=1)
+
+    if lone is None:
+        best = offsets[np.argsort(pair_sq, kind="stable")[:candidates]]
+        sq = exact_pair_sq(best)
+        i = int(np.argmin(sq))
+        return Closest(float(np.sqrt(sq[i])), 0, int(best[i]), True)
+
+    bound = pair_sq + np.sin(offsets * lone) ** 2  # value at p = 0, an upper bound per offset
+    ceiling = bound.min()
+    possible = offsets[pair_sq <= ceiling + 1e-12]
+    exact = possible.size <= candidates
+    order = np.argsort(pair_sq[possible - 1], kind="stable")[:candidates]
+    best_sq, best_p, best_q = np.inf, 0, 1
+    for delta, psq in zip(possible[order], exact_pair_sq(possible[order])):
+        p = np.arange(0, max_len - delta)
+        lone_sq = (np.sin((p + delta) * lone) - np.sin(p * lone)) ** 2
+        j = int(np.argmin(lone_sq))
+        if psq + lone_sq[j] < best_sq:
+            best_sq, best_p, best_q = psq + lone_sq[j], int(p[j]), int(p[j] + delta)
+    return Closest(float(np.sqrt(best_sq)), best_p, best_q, exact)

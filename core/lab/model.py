@@ -1,0 +1,259 @@
+r"""The lab's tiny transformer and its training loop (torch; imported only when a run starts).
+
+A pre-norm decoder (causal self-attention and an MLP per layer) whose attention applies a
+scheme the way models do, through the scheme's registry hooks and nothing else:
+
+$$x = E[\text{tokens}] + A, \qquad
+\text{scores}_h = \frac{R(q_h)\,R(k_h)^\top}{\sqrt{d_h}} + B_h(q_h) + M,$$
+
+with A what the scheme adds to the input, R its rotation of queries and keys, B its bias on
+the scores and M the causal mask. `position_hooks` builds A, R and B for any registry scheme:
+
+- a scheme with nothing to learn (`Scheme.parameters(setting) == 0`) is run from its numpy
+  hooks (`Scheme.attention_positions`), turned into tensors once per length: the added code,
+  the rotation as one (hd x hd) matrix per position (it is linear, so rotating the unit vectors
+  gives it), the bias;
+- a scheme that learns its positions gets trainable parameters that start where the registry's
+  hook starts: an added table from `Scheme.input_code` (a learned table), and for a bias one
+  entry of TRAINED_BIAS (T5's bucket scalars, Shaw's relative vectors, from core.schemes.torch).
+
+Parameters are initialised from a torch.Generator and the data come from a numpy Generator,
+both seeded by the config, and a run uses one thread: two runs with the same seed agree exactly.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from core.lab.config import EVAL_BATCH, IGNORE, MAX_SCORES, LabConfig, LabResult, make_batch
+from core.schemes.torch import LearnedPositionEmbedding, ShawRelativeKeys, T5RelativeBias
+from core.schemes.registry import SCHEMES, SHAW_CLIP, T5_BUCKETS, T5_MAX_DISTANCE, Scheme, Setting
+
+EMBED_STD = 0.3  # token vectors of norm ~0.3 sqrt(d): near the sinusoid's size (sqrt(d/2)), yet small enough that a learned
+# table starting at std 0.02 catches up within a few hundred steps (at std 1 it was still at 71 % after 400 steps)
+WEIGHT_STD = 0.02  # linear layers, as GPT-2
+T5_STD = 0.02  # T5's bucket scalars at the start
+
+
+def _tensor(array: np.ndarray) -> torch.Tensor:
+    return torch.from_numpy(np.ascontiguousarray(array, dtype=np.float32))
+
+
+class PositionHooks(nn.Module):
+    """How positions enter the model: `added(T)` (T, d) or None, `rotate(x)` on (B, H, T, hd),
+    `bias(q)` from the unrotated queries (B, H, T, hd) -> broadcastable to (B, H, T, T), or None."""
+
+    rows: int | None = None  # rows of a trainable table, where there is one
+
+    def added(self, length: int) -> torch.Tensor | None:
+        return None
+
+    def rotate(self, x: torch.Tensor) -> torch.Tensor:
+        return x
+
+    def bias(self, q: torch.Tensor) -> torch.Tensor | None:
+        return None
+
+
+class FixedPositions(PositionHooks):
+    """A scheme with nothing to learn, from its numpy registry hooks, cached per length."""
+
+    def __init__(self, scheme: Scheme, setting: Setting) -> None:
+        super().__init__()
+        self.scheme, self.setting = scheme, setting
+        self._cache: dict[int, tuple] = {}
+
+    def _hooks(self, length: int) -> tuple[torch.Tensor | None, torch.Tensor | None, torch.Tensor | None]:
+        if length not in self._cache:
+            pos = self.scheme.attention_positions(length, self.setting)  # refuses positions past a table
+            hd, heads = self.setting.width // self.setting.n_heads, self.setting.n_heads
+            added = None if pos.added is None else _tensor(pos.added)  # (T, d)
+            rotation = None
+            if pos.rotate is not None:
+                units = np.broadcast_to(np.eye(hd)[:, None, :], (hd, length, hd))  # unit vector e_i at every position
+                rotation = _tensor(pos.rotate(units).transpose(1, 0, 2))  # (T, hd_in, hd_out): row i is R_t e_i
+            bias = None if pos.bias is None else _tensor(pos.bias(np.zeros((heads, length, hd))))  # (H, T, T)
+            self._cache[length] = (added, rotation, bias)
+        return self._cache[length]
+
+    def added(self, length: int) -> torch.Tensor | None:
+        return self._hooks(length)[0]
+
+    def rotate(self, x: torch.Tensor) -> torch.Tensor:
+        rotation = self._hooks(x.shape[-2])[1]
+        return x if rotation is None else torch.einsum("bhti,tio->bhto", x, rotation)
+
+    def bias(self, q: torch.Tensor) -> torch.Tensor | None:
+        return self._hooks(q.shape[-2])[2]
+
+
+class TrainedTable(PositionHooks):
+    """A trainable added table, starting at the registry's code for rows 0 .. rows-1."""
+
+    def __init__(self, scheme: Scheme, setting: Setting, generator: torch.Generator) -> None:
+        super().__init__()
+        self.rows = scheme.max_position(setting)
+        self.table = LearnedPositionEmbedding.from_table(scheme.input_code(np.arange(self.rows), setting))
+
+    def added(self, length: int) -> torch.Tensor:
+        return self.table(torch.arange(length))  # (T, d); refuses positions past the table
+
+
+class TrainedBias(PositionHooks):
+    """A trainable bias on the scores: `module` maps the queries (B, H, T, hd) to the bias."""
+
+    def __init__(self, module: nn.Module, from_queries: Callable[[nn.Module, torch.Tensor], torch.Tensor]) -> None:
+        super().__init__()
+        self.module, self._from_queries = module, from_queries
+
+    def bias(self, q: torch.Tensor) -> torch.Tensor:
+        return self._from_queries(self.module, q)
+
+
+# The bias schemes that learn their values, by registry name: the registry's numpy hooks show
+# them at fixed values, so training needs their torch modules. The one place names are used.
+TRAINED_BIAS: dict[str, Callable[[Setting, torch.Generator], TrainedBias]] = {
+    "t5": lambda s, g: TrainedBias(T5RelativeBias(s.n_heads, T5_BUCKETS, T5_MAX_DISTANCE, bidirectional=False, std=T5_STD, generator=g), lambda m, q: m(q.shape[-2])),
+    "shaw": lambda s, g: TrainedBias(ShawRelativeKeys(SHAW_CLIP, s.width // s.n_heads, seed=s.seed), lambda m, q: m(q)),
+}
+
+
+def position_hooks(scheme: Scheme, setting: Setting, generator: torch.Generator) -> PositionHooks:
+    """The hooks of any registry scheme: fixed from its numpy hooks, or trainable (an added table
+    from its initial code, a bias from TRAINED_BIAS) when it learns position parameters."""
+    if scheme.parameters(setting) == 0:
+        return FixedPositions(scheme, setting)
+    if scheme.max_position(setting) is not None and scheme.encode is not None:
+        return TrainedTable(scheme, setting, generator)
+    if scheme.name in TRAINED_BIAS:
+        return TRAINED_BIAS[scheme.name](setting, generator)
+    raise ValueError(f"{scheme.label} learns its positions, but the lab has no trainable version of it yet.")
+
+
+class Block(nn.Module):
+    """Pre-norm causal self-attention with the scheme's hooks, then an MLP; both residual."""
+
+    def __init__(self, d: int, heads: int) -> None:
+        super().__init__()
+        self.heads = heads
+        self.norm1, self.norm2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv, self.out = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+
+    def forward(self, x: torch.Tensor, positions: PositionHooks) -> torch.Tensor:
+        b, t, d = x.shape
+        q, k, v = (a.view(b, t, self.heads, d // self.heads).transpose(1, 2) for a in self.qkv(self.norm1(x)).split(d, dim=2))  # (B, H, T, hd)
+        bias = positions.bias(q)  # from the unrotated queries, as the registry's Shaw hook
+        q, k = positions.rotate(q), positions.rotate(k)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(d // self.heads)  # (B, H, T, T)
+        if bias is not None:
+            scores = scores + bias
+        scores = scores.masked_fill(torch.ones(t, t, dtype=torch.bool).triu(1), float("-inf"))
+        y = (scores.softmax(dim=-1) @ v).transpose(1, 2).reshape(b, t, d)  # (B, T, d)
+        x = x + self.out(y)
+        return x + self.mlp(self.norm2(x))
+
+
+class TinyTransformer(nn.Module):
+    """Token embedding (+ the scheme's added code), `n_layers` blocks, a final norm and a
+    linear read-out over the vocabulary. forward: tokens (B, T) -> logits (B, T, tokens)."""
+
+    def __init__(self, config: LabConfig, generator: torch.Generator) -> None:
+        super().__init__()
+        d = config.d_model
+        self.embed = nn.Embedding(config.tokens, d)
+        self.blocks = nn.ModuleList(Block(d, config.n_heads) for _ in range(config.n_layers))
+        self.norm = nn.LayerNorm(d)
+        self.head = nn.Linear(d, config.tokens)
+        with torch.no_grad():  # the seeded generator, not torch's global one: runs in parallel threads stay reproducible
+            for module in self.modules():
+                if isinstance(module, nn.Linear):
+                    nn.init.normal_(module.weight, 0.0, WEIGHT_STD, generator=generator)
+                    nn.init.zeros_(module.bias)
+            nn.init.normal_(self.embed.weight, 0.0, EMBED_STD, generator=generator)
+        self.positions = position_hooks(SCHEMES[config.scheme], config.setting, generator).float()
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        x = self.embed(tokens)  # (B, T, d)
+        added = self.positions.added(tokens.shape[1])
+        if added is not None:
+            x = x + added
+        for block in self.blocks:
+            x = block(x, self.positions)
+        return self.head(self.norm(x))  # (B, T, tokens)
+
+
+def _learning_rate(config: LabConfig, step: int) -> float:
+    """Linear warm-up over the first 5 % of the steps, then cosine decay to a tenth."""
+    warm = max(1, config.steps // 20)
+    if step < warm:
+        return config.lr * (step + 1) / warm
+    progress = (step - warm) / max(1, config.steps - warm)
+    return config.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
+
+
+@torch.no_grad()
+def evaluate(model: TinyTransformer, config: LabConfig, length: int) -> tuple[float | None, np.ndarray, str]:
+    """Accuracy on EVAL_BATCH fresh sequences of `length` (data seeded by the config's seed and
+    the length). Returns (accuracy or None when the scheme has no code there, accuracy per
+    position (T,) with NaN where nothing is scored, a note: why there is no accuracy, or that
+    untrained table rows were used)."""
+    inputs, targets = make_batch(config, np.random.default_rng([config.seed, 2, length]), EVAL_BATCH, length)
+    chunk = max(1, MAX_SCORES // (config.n_heads * length**2))  # sequences per forward pass: long ones a few at a time
+    model.eval()
+    try:
+        predicted = np.concatenate([model(torch.from_numpy(inputs[i : i + chunk])).argmax(dim=-1).numpy() for i in range(0, EVAL_BATCH, chunk)])  # (B, T)
+    except ValueError as err:  # a table with no row past its end
+        return None, np.full(length, np.nan), str(err)
+    finally:
+        model.train()
+    scored = targets != IGNORE
+    right = (predicted == targets) & scored  # (B, T)
+    per_position = np.where(scored.any(axis=0), right.sum(axis=0) / np.maximum(scored.sum(axis=0), 1), np.nan)
+    rows = model.positions.rows
+    note = f"positions {config.train_len} to {length - 1} use table rows that training never reached" if rows is not None and length > config.train_len else ""
+    return float(right.sum() / scored.sum()), per_position, note
+
+
+def train(config: LabConfig, on_step: Callable[[int, float, float], None] | None = None, should_stop: Callable[[], bool] | None = None) -> LabResult:
+    """See core.lab.train."""
+    torch.set_num_threads(1)  # process-wide: several sessions' runs share the cores fairly
+    model = TinyTransformer(config, torch.Generator().manual_seed(config.seed))
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, betas=(0.9, 0.98), weight_decay=0.0)
+    rng = np.random.default_rng([config.seed, 1])  # the training data
+    losses: list[float] = []
+    stopped, start = False, time.perf_counter()
+    tokens_per_step = config.batch * config.train_len
+    for step in range(config.steps):
+        if should_stop is not None and should_stop():
+            stopped = True
+            break
+        inputs, targets = make_batch(config, rng, config.batch, config.train_len)
+        logits = model(torch.from_numpy(inputs))
+        loss = F.cross_entropy(logits.reshape(-1, config.tokens), torch.from_numpy(targets).reshape(-1), ignore_index=IGNORE)
+        for group in optimizer.param_groups:
+            group["lr"] = _learning_rate(config, step)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        losses.append(float(loss.detach()))
+        if on_step is not None:
+            on_step(step + 1, losses[-1], (step + 1) * tokens_per_step / (time.perf_counter() - start))
+    seconds = time.perf_counter() - start
+    accuracy, notes, per_position = {}, {}, np.zeros(0)
+    for length in config.eval_lens:  # shortest first
+        accuracy[length], positions, note = evaluate(model, config, length)
+        if note:
+            notes[length] = note
+        if accuracy[length] is not None:
+            per_position = positions  # the longest length the scheme runs at
+    table = model.positions.table.embedding.weight.detach().double().numpy().copy() if isinstance(model.positions, TrainedTable) else None
+    return LabResult(config, np.asarray(losses), accuracy, notes, per_position, table, seconds, len(losses) * tokens_per_step / max(seconds, 1e-9), stopped)

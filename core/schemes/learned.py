@@ -1,0 +1,144 @@
+r"""A learned absolute position table (BERT, GPT-2): one trainable vector per position.
+
+The model adds row p of a (max_len, d) table to the token at position p,
+
+$$x_p \leftarrow x_p + P_p, \qquad P \in \mathbb{R}^{L \times d}.$$
+
+Before training the rows are random: Hugging Face transformers initialises BERT's and GPT-2's
+position embeddings normal(0, initializer_range = 0.02) (`_init_weights`); the original BERT
+used a truncated normal of std 0.02, and the original GPT-2 code std 0.01 for `wpe`. Training
+gives the rows structure. A table has exactly L rows: there is no vector for position L or
+later, which is why a learned table cannot extrapolate to longer inputs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.schemes.checks import whole_number
+
+# A random table above this many float64 values (1 GiB) is refused instead of exhausting memory.
+MAX_TABLE_VALUES = 2**27
+
+
+def _check_std(std: float) -> float:
+    if isinstance(std, bool) or not isinstance(std, (int, float, np.integer, np.floating)) or not np.isfinite(std) or std < 0:
+        raise ValueError(f"std must be a finite standard deviation of at least 0, got {std!r}.")
+    return float(std)
+
+
+def _position_indices(positions) -> np.ndarray:
+    """Whole, non-negative positions (ints or floats holding whole numbers) as int64, same shape."""
+    p = np.asarray(positions)
+    if p.dtype.kind not in "iuf":
+        raise ValueError(f"positions must be whole numbers, got values of type {p.dtype}.")
+    f = p.astype(np.float64)
+    if not np.all(np.isfinite(f)) or np.any(f != np.round(f)):
+        raise ValueError("positions must be whole numbers (a table has one row per position 0, 1, 2, ...).")
+    if np.any(f < 0):
+        raise ValueError(f"positions start at 0; got {int(f[f < 0].flat[0])}.")
+    return f.astype(np.int64)
+
+
+def _row(position: int, d: int, seed: int, std: float) -> np.ndarray:
+    """Row `position` of the table: its own generator, seeded by (seed, position). Returns (d,)."""
+    return np.random.default_rng([seed, position]).normal(0.0, std, size=d)
+
+
+def learned_table(max_len: int, d_model: int, *, seed: int = 0, std: float = 0.02) -> np.ndarray:
+    r"""A freshly initialised position table, $P_{p,j} \sim \mathcal{N}(0, \text{std}^2)$ i.i.d.
+    Row p is drawn by its own generator, np.random.default_rng([seed, p]) (PCG64 seeded by the
+    pair), so any row can be drawn alone (`learned_rows`), the same seed gives the same table,
+    and a shorter table is the first rows of a longer one with the same seed and width.
+    Returns (L, d) float64.
+    """
+    length = whole_number(max_len, "max_len", 1)
+    d = whole_number(d_model, "d_model", 1)
+    if length * d > MAX_TABLE_VALUES:
+        raise ValueError(f"A table of {length:,} positions x {d:,} dimensions is too large to build here; use learned_rows for the rows you draw.")
+    return learned_rows(np.arange(length), d, seed=seed, std=std)
+
+
+def learned_rows(positions, d_model: int, *, seed: int = 0, std: float = 0.02) -> np.ndarray:
+    """Rows `positions` of `learned_table(max(positions) + 1, d_model, seed=seed, std=std)`,
+    without building the table: each row has its own seeded generator, so a row far down
+    (position 131071 at width 8192) costs what a row near the top costs. It does not refuse
+    large positions; a table's size limit is `LearnedTable.lookup`'s business.
+    Returns positions.shape + (d,) float64.
+    """
+    d = whole_number(d_model, "d_model", 1)
+    seed = whole_number(seed, "seed", 0)
+    std = _check_std(std)
+    p = _position_indices(positions)
+    flat = p.reshape(-1)
+    out = np.empty((flat.size, d))
+    for i, position in enumerate(flat.tolist()):
+        out[i] = _row(position, d, seed, std)
+    return out.reshape(p.shape + (d,))  # (..., d)
+
+
+@dataclass(frozen=True, eq=False)
+class LearnedTable:
+    """A position table (rows = positions 0 .. rows-1, columns = dimensions) and where it came
+    from (`source`, e.g. "gpt2 wpe" or "random init, seed 0"). The array is stored as a
+    read-only float64 copy; construction validates it like `load_table`."""
+
+    weights: np.ndarray
+    source: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "weights", _validated(self.weights))
+        if not isinstance(self.source, str) or not self.source.strip():
+            raise ValueError("Say where the table came from: source must be a non-empty text.")
+
+    @property
+    def rows(self) -> int:
+        """Number of positions the table has a vector for."""
+        return self.weights.shape[0]
+
+    @property
+    def d_model(self) -> int:
+        """Width of each position vector."""
+        return self.weights.shape[1]
+
+    def lookup(self, positions) -> np.ndarray:
+        """The vectors of `positions` (whole numbers from 0 to rows-1). A position at or beyond
+        the table's size has no vector, and asking for one is refused: a learned table cannot
+        extrapolate. Returns positions.shape + (d,) float64."""
+        p = _position_indices(positions)
+        beyond = p[p >= self.rows]
+        if beyond.size:
+            raise ValueError(
+                f"this learned table has {self.rows} rows (positions 0 to {self.rows - 1}); position {int(beyond.flat[0])} has no embedding — "
+                "a learned table cannot extrapolate"
+            )
+        return self.weights[p]  # (..., d)
+
+
+def _validated(array) -> np.ndarray:
+    a = np.asarray(array)
+    if a.dtype.kind not in "iuf":
+        raise ValueError(f"A position table must hold real numbers, got values of type {a.dtype}.")
+    if a.ndim != 2:
+        raise ValueError(f"A position table must be 2-D (positions x dimensions), got a {a.ndim}-D array of shape {a.shape}.")
+    if a.shape[0] < 1 or a.shape[1] < 1:
+        raise ValueError(f"The position table is empty (shape {a.shape}): it needs at least one row (position) and one column (dimension).")
+    a = np.array(a, dtype=np.float64)  # a copy: the caller's array may change later
+    bad = ~np.isfinite(a)
+    if bad.any():
+        row, col = np.argwhere(bad)[0]
+        n_nan, n_inf = int(np.isnan(a).sum()), int(np.isinf(a).sum())
+        raise ValueError(
+            f"The position table has {n_nan} NaN and {n_inf} infinite values (the first at position {row}, dimension {col}); a trained table must be finite."
+        )
+    a.setflags(write=False)
+    return a
+
+
+def load_table(array, source: str) -> LearnedTable:
+    """Wrap a trained position table (e.g. a checkpoint's `wpe.weight`, converted to numpy) after
+    checking it: 2-D (positions x dimensions), real numbers, every value finite, at least one row
+    and one column. Raises ValueError saying what is wrong. Returns a LearnedTable."""
+    return LearnedTable(array, source)

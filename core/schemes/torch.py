@@ -1,0 +1,191 @@
+r"""Torch modules for every positional scheme: thin wrappers around the numpy core.
+
+Each module computes its fixed values once with the numpy function that the rest of the app
+(and the tests) use, and registers them as buffers (labml style), so a module and the page that
+draws the same scheme cannot disagree. Trainable values (a learned table, T5's bucket scalars,
+Shaw's relative vectors) are parameters initialised from the same numpy functions. Everything
+is float64, like the numpy core; call `.float()` on a model to train in float32.
+
+This is the only core module that imports torch at the top: `import core` and
+`import core.schemes.registry` stay torch-free (tests/core/test_modules.py checks it).
+
+Shapes: B batch, H heads, T (or L) positions, d width, hd head width.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+from torch import nn
+
+from core.schemes import alibi, learned, relative, rope
+from core.schemes.sinusoidal import sinusoidal_encoding
+
+
+def _tensor(array: np.ndarray) -> torch.Tensor:
+    return torch.from_numpy(np.ascontiguousarray(array, dtype=np.float64))
+
+
+def _positions(positions, length: int) -> np.ndarray:
+    """positions as a 1-D float64 numpy array; 0 .. length-1 when None."""
+    if positions is None:
+        return np.arange(length, dtype=np.float64)
+    if isinstance(positions, torch.Tensor):
+        positions = positions.detach().cpu().numpy()
+    return np.asarray(positions, dtype=np.float64).reshape(-1)
+
+
+def refuse_beyond(rows: int, positions: np.ndarray) -> None:
+    """Raise core.schemes.learned's ValueError when a position has no row in a table of `rows` rows."""
+    p = np.asarray(positions).reshape(-1)
+    beyond = p[p >= rows]
+    if beyond.size:
+        raise ValueError(
+            f"this learned table has {rows} rows (positions 0 to {rows - 1}); position {int(beyond[0])} has no embedding — "
+            "a learned table cannot extrapolate"
+        )
+
+
+class SinusoidalEncoding(nn.Module):
+    r"""Adds the paper's table, $x_p \leftarrow x_p + PE_p$ (`core.schemes.sinusoidal.sinusoidal_encoding`),
+    kept as the buffer `pe` (max_len, d)."""
+
+    def __init__(self, d_model: int, max_len: int, base: float = 10_000.0) -> None:
+        super().__init__()
+        self.register_buffer("pe", _tensor(sinusoidal_encoding(max_len, d_model, base)))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """x (B, T, d) -> x + pe[:T]. T above max_len is refused (build a longer table)."""
+        t = x.shape[-2]
+        if t > self.pe.shape[0]:
+            raise ValueError(f"This encoding was built for {self.pe.shape[0]} positions; the input has {t}. Build it with a larger max_len.")
+        return x + self.pe[:t].to(x.dtype)
+
+
+class LearnedPositionEmbedding(nn.Module):
+    r"""A trainable row per position, $x_p \leftarrow x_p + P_p$: nn.Embedding(max_len, d) initialised
+    from `core.schemes.learned.learned_table` (normal, std 0.02, seeded per row). Positions at or beyond
+    max_len are refused with core.schemes.learned's message: a table cannot extrapolate."""
+
+    def __init__(self, max_len: int, d_model: int, *, std: float = 0.02, seed: int = 0) -> None:
+        super().__init__()
+        self.embedding = nn.Embedding(max_len, d_model, dtype=torch.float64)
+        with torch.no_grad():
+            self.embedding.weight.copy_(_tensor(learned.learned_table(max_len, d_model, seed=seed, std=std)))
+
+    @classmethod
+    def from_table(cls, table: np.ndarray) -> LearnedPositionEmbedding:
+        """A module whose initial rows are `table` (rows, d), e.g. a registry scheme's code."""
+        rows, d = np.shape(table)
+        module = cls(rows, d, std=0.0)
+        with torch.no_grad():
+            module.embedding.weight.copy_(_tensor(table))
+        return module
+
+    @property
+    def rows(self) -> int:
+        return self.embedding.num_embeddings
+
+    def forward(self, positions) -> torch.Tensor:
+        """positions (any shape, whole numbers) -> positions.shape + (d,)."""
+        p = positions if isinstance(positions, torch.Tensor) else torch.as_tensor(np.asarray(positions, dtype=np.int64))
+        refuse_beyond(self.rows, p.detach().cpu().numpy())
+        return self.embedding(p.long())
+
+
+class RotaryEmbedding(nn.Module):
+    r"""Rotates queries and keys, pair i of position m by $m\theta_i$ (`core.schemes.rope.apply_rope`), with
+    $\theta$ from `core.schemes.rope.rope_frequencies` kept as the buffer `inv_freq` (hd/2,). "dynamic"
+    scaling depends on the sequence length, so its frequencies are recomputed per call."""
+
+    def __init__(self, head_dim: int, base: float = 10_000.0, scaling: rope.RopeScaling | None = None, layout: str = "half") -> None:
+        super().__init__()
+        rope._check_layout(layout)
+        inv_freq, self.attention_factor = rope.rope_frequencies(head_dim, base, scaling)
+        self.register_buffer("inv_freq", _tensor(inv_freq))
+        self.head_dim, self.base, self.scaling, self.layout = head_dim, base, scaling, layout
+
+    def forward(self, x: torch.Tensor, positions=None) -> torch.Tensor:
+        """x (..., T, hd), positions (T,) (0 .. T-1 when None) -> the rotated x, same shape."""
+        pos = _positions(positions, x.shape[-2])
+        inv_freq, factor = self.inv_freq, self.attention_factor
+        if self.scaling is not None and self.scaling.kind == "dynamic":
+            freqs, factor = rope.rope_frequencies(self.head_dim, self.base, self.scaling, seq_len=int(pos.max(initial=0)) + 1)
+            inv_freq = _tensor(freqs)
+        angle = _tensor(pos)[:, None] * inv_freq[None, :]  # (T, hd/2)
+        cos, sin = (factor * torch.cos(angle)).to(x.dtype), (factor * torch.sin(angle)).to(x.dtype)
+        if self.layout == "half":
+            a, b = x.chunk(2, dim=-1)  # (..., T, hd/2) each
+            return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
+        a, b = x[..., 0::2], x[..., 1::2]
+        return torch.stack([a * cos - b * sin, a * sin + b * cos], dim=-1).flatten(-2)  # (..., T, hd)
+
+
+class ALiBiBias(nn.Module):
+    r"""$B_{h,i,j} = -m_h\,|i - j|$ with the slopes of `core.schemes.alibi.alibi_slopes` (buffer `slopes`, (H,)):
+    the registry's ALiBi hook; `causal=True` puts -inf above the diagonal (`core.schemes.alibi.alibi_bias`)."""
+
+    def __init__(self, n_heads: int) -> None:
+        super().__init__()
+        self.register_buffer("slopes", _tensor(alibi.alibi_slopes(n_heads)))
+
+    def forward(self, q_len: int, k_len: int | None = None, *, causal: bool = False) -> torch.Tensor:
+        """Queries at 0 .. q_len-1, keys at 0 .. k_len-1 -> (H, Lq, Lk)."""
+        k_len = q_len if k_len is None else k_len
+        i = torch.arange(q_len, dtype=self.slopes.dtype)[:, None]
+        j = torch.arange(k_len, dtype=self.slopes.dtype)[None, :]
+        bias = -self.slopes[:, None, None] * (i - j).abs()  # (H, Lq, Lk)
+        return bias.masked_fill(j > i, float("-inf")) if causal else bias
+
+
+class T5RelativeBias(nn.Module):
+    r"""T5's bias $B_{h,i,j} = v_{h,\,b(j - i)}$: one learned scalar per head and bucket, in an
+    nn.Embedding(num_buckets, H) as Hugging Face's `T5Attention.relative_attention_bias`; buckets
+    from `core.schemes.relative.t5_relative_bucket`. The values start normal with std `std`."""
+
+    def __init__(self, n_heads: int, num_buckets: int = 32, max_distance: int = 128, *, bidirectional: bool = True, std: float = 0.02, generator: torch.Generator | None = None) -> None:
+        super().__init__()
+        relative.t5_relative_bucket(0, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance)  # validates the settings
+        self.bias = nn.Embedding(num_buckets, n_heads, dtype=torch.float64)
+        nn.init.normal_(self.bias.weight, 0.0, std, generator=generator)
+        self.num_buckets, self.max_distance, self.bidirectional = num_buckets, max_distance, bidirectional
+        self._buckets: dict[tuple[int, int], torch.Tensor] = {}
+
+    def buckets(self, q_len: int, k_len: int) -> torch.Tensor:
+        """The bucket of every (query, key) pair, (Lq, Lk) int64, cached per size."""
+        if (q_len, k_len) not in self._buckets:
+            r = np.arange(k_len)[None, :] - np.arange(q_len)[:, None]  # key - query, (Lq, Lk)
+            b = relative.t5_relative_bucket(r, bidirectional=self.bidirectional, num_buckets=self.num_buckets, max_distance=self.max_distance)
+            self._buckets[(q_len, k_len)] = torch.from_numpy(b)
+        return self._buckets[(q_len, k_len)]
+
+    def forward(self, q_len: int, k_len: int | None = None) -> torch.Tensor:
+        """Queries at 0 .. q_len-1, keys at 0 .. k_len-1 -> (H, Lq, Lk)."""
+        k_len = q_len if k_len is None else k_len
+        return self.bias(self.buckets(q_len, k_len)).permute(2, 0, 1)  # (H, Lq, Lk)
+
+
+class ShawRelativeKeys(nn.Module):
+    r"""Shaw et al.'s key term $q_i \cdot a^K_{\mathrm{clip}(j - i, k)} / \sqrt{d_h}$ (their eq. 5, the
+    part of $e_{ij} = q_i \cdot (k_j + a^K_{ij}) / \sqrt{d_h}$ that positions add): 2k+1 trainable
+    vectors of head width (nn.Embedding, initialised from `core.schemes.relative.shaw_table`), each scored
+    against the query once and then gathered by clipped distance (no (Lq, Lk, hd) array), as the
+    registry's Shaw hook does."""
+
+    def __init__(self, max_relative_position: int, head_dim: int, *, seed: int = 0, std: float = 0.02) -> None:
+        super().__init__()
+        table = relative.shaw_table(max_relative_position, head_dim, seed=seed, std=std)
+        self.k = max_relative_position
+        self.table = nn.Embedding(table.shape[0], head_dim, dtype=torch.float64)
+        with torch.no_grad():
+            self.table.weight.copy_(_tensor(table))
+
+    def forward(self, q: torch.Tensor, k_len: int | None = None) -> torch.Tensor:
+        """q (..., Lq, hd) -> (..., Lq, Lk), for queries at 0 .. Lq-1 and keys at 0 .. Lk-1."""
+        lq = q.shape[-2]
+        k_len = lq if k_len is None else k_len
+        ids = torch.from_numpy(relative.shaw_relative_positions(np.arange(lq), np.arange(k_len), self.k) + self.k)  # (Lq, Lk)
+        per_id = q @ self.table.weight.to(q.dtype).T / math.sqrt(q.shape[-1])  # (..., Lq, 2k+1)
+        return torch.gather(per_id, -1, ids.expand(*per_id.shape[:-1], k_len))  # (..., Lq, Lk)

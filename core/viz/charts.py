@@ -1,0 +1,565 @@
+"""Plotly figure builders. Pages pass arrays and words; these return finished figures.
+
+One diverging, colour-blind-safe scale (ColorBrewer RdBu, blue negative, red positive,
+white at zero) for every signed quantity, and one sequential scale (viridis) for quantities
+that cannot be negative. Every figure gets a title saying what it shows, labelled axes, and
+the sampling note when it shows a sample.
+
+Heatmaps stay small on the wire: up to HEATMAP_CELLS cells they are sent as numbers (exact
+values on hover); beyond that they are coloured here and sent as one PNG image.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from core.viz import wire
+from core.viz.grid import Sample, ordinal
+
+DIVERGING = "RdBu_r"
+SEQUENTIAL = "Viridis"
+HEATMAP_CELLS = 65_536  # 256 x 256 per figure: beyond this heatmaps are sent as images
+LINE_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")  # Okabe-Ito
+FONT = dict(family="Inter, Source Sans Pro, sans-serif", size=13)
+_AXIS = dict(gridcolor="#EBEDF0", zerolinecolor="#C9CED6", linecolor="#C9CED6", showline=True, ticks="outside", tickcolor="#C9CED6", automargin=True)
+# The style is written into each figure's layout, not carried by a template. Streamlit's
+# chart element re-sends a figure to plotly.js right after drawing it (a copy made through
+# JSON); plotly.js draws the whole figure again when the copy has a template (it cannot tell
+# a copied template from a new one) or a data array given as a typed array, unless
+# layout.datarevision says the data are the same. So figures carry no template, scatter
+# data go as plain lists (heatmaps keep their compact typed arrays and pay the second
+# drawing), and datarevision is a digest of the data.
+STYLE = dict(paper_bgcolor="white", plot_bgcolor="white", font=FONT, colorway=list(LINE_COLOURS), hoverlabel=dict(font=dict(size=12)))
+_NO_TEMPLATE = go.layout.Template()  # given at construction, so plotly.py does not apply its default (~10 ms), then removed
+_AXIS_KEY = re.compile(r"[xy]axis\d*$")
+
+
+Mark = tuple  # (value, label) or (value, label, colour): a dashed reference line
+
+
+def _marks(x_marks: Sequence[Mark], y_marks: Sequence[Mark], *, log_x: bool = False, log_y: bool = False) -> tuple[list[dict], list[dict]]:
+    """Dashed lines across the plot with a small label, as plain layout shapes and annotations
+    (Plotly's add_vline/add_hline re-validate the whole figure each call: ~10 ms apiece).
+    On a log y axis plotly.js places a shape at the data value but an annotation at its
+    exponent, hence `log_x` and `log_y`."""
+    shapes, labels = [], []
+    for axis, marks in (("x", x_marks), ("y", y_marks)):
+        for value, text, *rest in marks:
+            colour = rest[0] if rest else "#555555"
+            line = dict(color=colour, dash="dash", width=1.5)
+            if axis == "x":
+                shapes.append(dict(type="line", xref="x", yref="paper", x0=value, x1=value, y0=0, y1=1, line=line))
+                labels.append(dict(xref="x", yref="paper", x=float(np.log10(value)) if log_x else value, y=1.0, text=text, showarrow=False, yanchor="bottom", font=dict(size=11, color=colour)))
+            else:
+                shapes.append(dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=value, y1=value, line=line))
+                labels.append(dict(xref="paper", yref="y", x=0.0, y=float(np.log10(value)) if log_y else value, text=text, showarrow=False, xanchor="left", yanchor="bottom", font=dict(size=11, color=colour)))
+    return shapes, labels
+
+
+# Margins. Every axis keeps automargin (labels are never cut off), but plotly.js draws a
+# figure twice when the labels, the colour bar or the legend need more room than the margins
+# ask for: it measures them on a first pass, then draws everything again with wider margins.
+# That second pass was about half the browser's time per chart. So the margins asked for
+# here are estimates of what those parts need, a little generous, for a chart 820 pixels
+# wide (a 1280-pixel window with the sidebar open); when an estimate falls short (long
+# tick labels, a narrow window) plotly.js still widens the margin and draws twice.
+X_ROOM = 58  # pixels under the plot for x tick labels and the axis title (log axes: +6, superscripts)
+LEGEND_WIDTH = 740  # pixels a horizontal legend may fill before it wraps to another row
+CHAR_PX = 6.5  # width of an average character at the 13-pixel font (tick labels, names)
+TITLE_CHARS = 72  # a title line's length: plotly.js does not wrap titles, and ~72 characters at its 18-pixel title font fit a 640-pixel chart (a 1,100-pixel window with the sidebar open)
+TITLE_LINE_PX = 23  # what each further title line adds to the top margin (the first line stays where a one-line title sits, the others hang below it)
+# Every marker is an SVG element of its own, styled one by one, and a path of a few hundred
+# coloured dots cost more than the rest of its figure. Lines run through every point (hover
+# finds each one); plotly.js draws the dots of at most MAX_DOTS points per trace, evenly
+# spread, and all of them once the user zooms in far enough.
+MAX_DOTS = 128
+_HEATMAP_AXIS = dict(showgrid=False, zeroline=False)  # a heatmap covers its grid: drawing it is wasted work
+
+
+def _dot_stride(n: int) -> int:
+    """Every how many points plotly.js draws a dot when a trace of n points has MAX_DOTS."""
+    return max(1, -(-n // MAX_DOTS))
+
+
+def _dots_note(n: int, noun: str = "position") -> str:
+    """'dots on every 4th position (zoom in for all)', or '' when every point has its dot."""
+    stride = _dot_stride(n)
+    return "" if stride == 1 else f"dots on every {ordinal(stride)} {noun}, the line through all (zoom in for every dot)"
+
+
+def _colour_bar_title(traces: Sequence) -> str | None:
+    """The title of the colour bar a figure shows ('' untitled), or None when it shows none."""
+    for trace in traces:
+        if trace.type == "heatmap" and trace.showscale is not False:
+            return trace.colorbar.title.text or ""
+        marker = getattr(trace, "marker", None)
+        if marker is not None and marker.showscale:
+            return marker.colorbar.title.text or ""
+    return None
+
+
+def _legend_rows(names: Sequence[str]) -> int:
+    """Rows a horizontal legend of these names fills, packed greedily into LEGEND_WIDTH."""
+    rows, used = 1, 0.0
+    for name in names:
+        width = 40 + CHAR_PX * len(name)  # the line sample, gaps, the text
+        if used and used + width > LEGEND_WIDTH:
+            rows, used = rows + 1, 0.0
+        used += width
+    return rows
+
+
+def _margins(traces: Sequence, axes: dict[str, dict], legend_names: Sequence[str], top: int) -> tuple[dict, float]:
+    """Margins that hold the tick labels, axis titles, colour bar and legend on the first
+    pass (see X_ROOM above), and the legend's height below the plot in pixels."""
+    y_axes = [a for k, a in axes.items() if k.startswith("yaxis")]
+    x_axes = [a for k, a in axes.items() if k.startswith("xaxis")]
+    left = 80 if any(a.get("type") == "log" for a in y_axes) else 76
+    words = [len(str(t)) for a in y_axes for t in (a.get("ticktext") or [])]
+    if words:
+        left = max(left, 40 + CHAR_PX * max(words))
+    bar = _colour_bar_title(traces)
+    right = 20 if bar is None else max(116, 50 + 8 * len(bar))
+    x_room = X_ROOM + (6 if any(a.get("type") == "log" for a in x_axes) else 0)
+    words = [len(str(t)) for a in x_axes for t in (a.get("ticktext") or [])]
+    if words:  # word ticks under narrow panels are turned by 30 degrees
+        x_room = max(x_room, 44 + 0.5 * CHAR_PX * max(words))
+    legend_px = 42 + 19 * (_legend_rows(legend_names) - 1) if legend_names else 0
+    bottom = x_room + legend_px + (4 if legend_names else 0)
+    return dict(l=round(left), r=round(right), t=top, b=round(bottom)), x_room
+
+
+def wrap_title(text: str, limit: int = TITLE_CHARS) -> list[str]:
+    """The title in as few lines of at most `limit` characters as it needs, broken at spaces
+    and balanced (no lone last word; a word longer than `limit` keeps a line to itself):
+    plotly.js would cut a long title off at the chart's right edge."""
+
+    def greedy(width: int) -> list[str]:
+        lines: list[str] = []
+        for word in text.split(" "):
+            if lines and len(lines[-1]) + 1 + len(word) <= width:
+                lines[-1] += " " + word
+            else:
+                lines.append(word)
+        return lines
+
+    fewest = greedy(limit)
+    for width in range(-(-len(text) // len(fewest)), limit):  # the narrowest width that needs no more lines
+        lines = greedy(width)
+        if len(lines) == len(fewest):
+            return lines
+    return fewest
+
+
+def _figure(
+    traces: list,
+    *,
+    title: str,
+    note: str = "",
+    height: int = 380,
+    x_title: str | None = None,
+    y_title: str | None = None,
+    legend: bool = False,
+    x_marks: Sequence[Mark] = (),
+    y_marks: Sequence[Mark] = (),
+    top: int = 0,
+    **layout,
+) -> go.Figure:
+    """Build the figure in one go: title (wrapped into lines, with the sampling note under it),
+    axis titles, size, margins, our style, optional legend under the plot and reference marks.
+    `layout` adds or overrides layout keys (axes are merged). One go.Figure call, without
+    plotly.py's validation (see below), instead of one per update_* call."""
+    lines = wrap_title(title)
+    full = "<br>".join(lines) + (f"<br><sup>{note}</sup>" if note else "")
+    first = 70 if note else 50  # the top margin of a one-line title, which plotly.js centres in it
+    top += first + TITLE_LINE_PX * (len(lines) - 1)
+    shapes, labels = _marks(x_marks, y_marks, log_x=layout.get("xaxis", {}).get("type") == "log", log_y=layout.get("yaxis", {}).get("type") == "log")
+    base: dict = dict(
+        STYLE,
+        title=dict(text=full, x=0.0, xanchor="left", y=1.0 - first / 2 / (height + (40 if legend else 0)), yref="container", yanchor="middle"),
+        height=height + (40 if legend else 0),
+        template=_NO_TEMPLATE,
+        showlegend=legend,
+        shapes=shapes,
+        annotations=labels + list(layout.pop("annotations", [])),
+    )
+    for axis, text in (("xaxis", x_title), ("yaxis", y_title)):
+        merged = dict(layout.pop(axis, {}))
+        if text is not None:
+            merged["title"] = dict(text=text)
+        base[axis] = merged
+    base.update(layout)
+    for key in [k for k in base if _AXIS_KEY.match(k)]:
+        base[key] = {**_AXIS, **base[key]}
+    names = [t.name or "" for t in traces if legend and t.showlegend is not False]
+    margin, x_room = _margins(traces, {k: v for k, v in base.items() if k[1:5] == "axis"}, names, top)
+    base["margin"] = margin
+    if legend:  # under the x axis title, the same distance whatever the height
+        plot_px = max(base["height"] - margin["t"] - margin["b"], 1)
+        base["legend"] = dict(orientation="h", yanchor="top", y=-x_room / plot_px, xanchor="left", x=0.0)
+    base["datarevision"] = wire.digest(traces)
+    # Built without plotly.py's validation, which took over half of a 12-panel figure's build
+    # (it checks every key of every axis against the schema): the traces were validated when
+    # they were made (go.Heatmap(...), go.Scatter(...)), and the layout is written here in
+    # plain nested keys (no "title_text" shorthand, no None; tests/core/test_charts.py checks
+    # the result against a validated build).
+    fig = wire.Figure(data=traces, layout=_plain_layout(base), _validate=False)
+    fig.layout.template = None
+    return fig
+
+
+def _plain_layout(layout: dict) -> dict:
+    """The layout as plotly.js reads it: an axis's "title_text" shorthand as title.text, and
+    keys set to None or to an empty list dropped (what validation would do)."""
+    out = {}
+    for key, value in layout.items():
+        if value is None or (isinstance(value, list) and not value):
+            continue
+        if _AXIS_KEY.match(key) and isinstance(value, dict):
+            value = {k: v for k, v in value.items() if v is not None}
+            text = value.pop("title_text", None)
+            if text is not None:
+                value["title"] = {**value.get("title", {}), "text": text}
+        out[key] = value
+    return out
+
+
+def heatmap_trace(z: np.ndarray, x: Sample, y: Sample, *, zmin: float, zmax: float, scale: str, colorbar_title: str = "", hover: str = "value", showscale: bool = True, numeric: bool | None = None) -> list:
+    """Traces that draw z (rows = y indices, columns = x indices) with the given colour range:
+    a go.Heatmap (exact values on hover) when `numeric` (default: z has at most HEATMAP_CELLS
+    cells), else an image plus an invisible trace that carries the colour bar."""
+    xs, ys = x.indices, y.indices
+    if z.size <= HEATMAP_CELLS if numeric is None else numeric:
+        return [
+            go.Heatmap(
+                z=z.astype(np.float32),
+                x=xs,
+                y=ys,
+                zmin=zmin,
+                zmax=zmax,
+                colorscale=scale,
+                showscale=showscale,
+                colorbar=dict(title=dict(text=colorbar_title)),
+                hovertemplate=f"x %{{x}}<br>y %{{y}}<br>{hover} %{{z:.6g}}<extra></extra>",
+            )
+        ]
+    # 255 colour levels; palette index 255 is see-through, for NaN cells (no value there), as in a heatmap
+    level = np.clip((z - zmin) / (zmax - zmin if zmax > zmin else 1.0), 0, 1)
+    index = np.where(np.isfinite(z), np.round(np.nan_to_num(level) * 254), 255)
+    lut = np.vstack([wire.colour_lut(scale, 255), [[255, 255, 255]]]).astype(np.uint8)
+    image = go.Image(source=wire.png(index, lut, transparent=255), x0=float(xs[0]), dx=float(x.step), y0=float(ys[0]), dy=float(y.step), hoverinfo="x+y")
+    bar = go.Scatter(
+        x=[None],
+        y=[None],
+        mode="markers",
+        showlegend=False,
+        hoverinfo="skip",
+        marker=dict(colorscale=scale, cmin=zmin, cmax=zmax, color=[zmin], showscale=showscale, colorbar=dict(title=dict(text=colorbar_title))),
+    )
+    return [image, bar]
+
+
+def heatmap(
+    z: np.ndarray,
+    x: Sample,
+    y: Sample,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    signed: bool = True,
+    zmin: float | None = None,
+    zmax: float | None = None,
+    colorbar_title: str = "",
+    note: str = "",
+    height: int = 420,
+) -> go.Figure:
+    """A heatmap of z, rows along y (drawn top to bottom) and columns along x.
+    Signed data use the diverging scale centred on zero."""
+    return side_by_side_heatmaps([("", z, x, y)], title=title, x_title=x_title, y_title=y_title, signed=signed, zmin=zmin, zmax=zmax, colorbar_title=colorbar_title, note=note, height=height)
+
+
+def lines(
+    series: Sequence[tuple[str, np.ndarray, np.ndarray]],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    note: str = "",
+    log_x: bool = False,
+    log_y: bool = False,
+    markers: bool = False,
+    points: bool = False,
+    steps: bool = False,
+    x_range: tuple[float, float] | None = None,
+    y_range: tuple[float, float] | None = None,
+    x_marks: Sequence[Mark] = (),
+    y_marks: Sequence[Mark] = (),
+    height: int = 380,
+) -> go.Figure:
+    """One line per (name, x, y) in Okabe-Ito colours; the legend sits under the plot when
+    there is more than one (`points`: markers only, for per-pair values; `steps`: a staircase,
+    each value held until the next x, for a step function; NaN breaks a line). `y_range` fixes
+    the y axis, so rounding noise on a constant is not blown up to full height. Marks are
+    dashed reference lines (value, label[, colour])."""
+    traces = [
+        go.Scatter(
+            x=np.asarray(xs),
+            y=np.asarray(ys),
+            name=name,
+            mode="markers" if points else "lines+markers" if markers else "lines",
+            line=dict(color=LINE_COLOURS[k % len(LINE_COLOURS)], width=2, shape="hv" if steps else "linear"),
+            marker=dict(size=5, maxdisplayed=0 if points else MAX_DOTS),  # `points`: every dot is a value
+        )
+        for k, (name, xs, ys) in enumerate(series)
+    ]
+    if markers and not points:
+        note = "; ".join(n for n in (note, _dots_note(max((len(xs) for _, xs, _ in series), default=0), "point")) if n)
+    return _figure(
+        traces,
+        title=title,
+        note=note,
+        height=height,
+        x_title=x_title,
+        y_title=y_title,
+        legend=len(series) > 1,
+        x_marks=x_marks,
+        y_marks=y_marks,
+        xaxis=dict(type="log" if log_x else "linear", range=x_range),
+        yaxis=dict(type="log" if log_y else "linear", range=y_range),
+    )
+
+
+def spectrum(wavelength: np.ndarray, max_len: int, *, title: str, note: str = "") -> go.Figure:
+    """Wavelength (positions per cycle) of each sin/cos pair on a log scale, with max_len
+    marked; pairs above the line never complete a cycle inside the context."""
+    pair = np.arange(wavelength.size)
+    longer = wavelength > max_len
+    traces = [
+        go.Scatter(
+            x=pair[mask],
+            y=wavelength[mask],
+            mode="lines+markers",  # the line through every pair, dots on at most MAX_DOTS of them
+            name=name,
+            line=dict(color=colour, width=1.5),
+            marker=dict(color=colour, size=5, maxdisplayed=MAX_DOTS),
+            customdata=(2 * np.pi / wavelength[mask]),
+            hovertemplate="pair %{x}<br>wavelength %{y:.6g} positions<br>frequency %{customdata:.6g} rad/position<extra></extra>",
+        )
+        for mask, name, colour in ((~longer, "completes a cycle within max_len", LINE_COLOURS[0]), (longer, "wavelength > max_len", LINE_COLOURS[1]))
+        if mask.any()
+    ]
+    return _figure(
+        traces,
+        title=title,
+        note="; ".join(n for n in (note, _dots_note(max(int((~longer).sum()), int(longer.sum())), "pair")) if n),
+        height=420,
+        x_title="pair index i (dimensions 2i, 2i+1)",
+        y_title="wavelength 2π/ω_i (positions, log scale)",
+        legend=True,
+        y_marks=[(max_len, f"max_len = {max_len:,}")],
+        yaxis=dict(type="log"),
+    )
+
+
+def phase_circle(
+    sin_values: np.ndarray,
+    cos_values: np.ndarray,
+    positions: np.ndarray,
+    *,
+    title: str,
+    note: str = "",
+    x_title: str = "sin(p ω) (even dimension)",
+    y_title: str = "cos(p ω) (odd dimension)",
+    limit: float = 1.15,
+) -> go.Figure:
+    """The point (sin pω, cos pω) for each position, coloured by position: the pair turns
+    by the same angle ω at every step. Any pair of coordinates works (a RoPE pair of a
+    rotated vector, say); the square axes run over ±limit."""
+    trace = go.Scatter(
+        x=sin_values,
+        y=cos_values,
+        mode="markers+lines",
+        line=dict(color="rgba(120,120,120,0.3)", width=1),
+        marker=dict(color=positions, colorscale=SEQUENTIAL, size=7, showscale=True, colorbar=dict(title=dict(text="position")), maxdisplayed=MAX_DOTS),
+        customdata=positions,
+        hovertemplate="position %{customdata}<br>x %{x:.6f}<br>y %{y:.6f}<extra></extra>",
+    )
+    return _figure(
+        [trace],
+        title=title,
+        note="; ".join(n for n in (note, _dots_note(len(positions), "point")) if n),
+        height=440,
+        x_title=x_title,
+        y_title=y_title,
+        xaxis=dict(range=[-limit, limit], scaleanchor="y", scaleratio=1),
+        yaxis=dict(range=[-limit, limit]),
+    )
+
+
+def side_by_side_heatmaps(
+    panels: Sequence[tuple[str, np.ndarray, Sample, Sample]],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    signed: bool = True,
+    zmin: float | None = None,
+    zmax: float | None = None,
+    colorbar_title: str = "",
+    note: str = "",
+    height: int = 400,
+    x_ticks: Sequence[Sequence[str]] | None = None,
+    y_ticks: Sequence[Sequence[str]] | None = None,
+) -> go.Figure:
+    """Several heatmaps in one row (titled panels) with one shared colour scale, so equal
+    colours mean equal values. Signed data use the diverging scale centred on zero: the range
+    is +-zmax, or +-the largest |value| when zmax is None."""
+    if signed:
+        bound = zmax if zmax is not None else max(float(np.nanmax(np.abs(z))) for _, z, _, _ in panels)
+        bound = bound if bound > 0 else 1.0
+        zmin, zmax = -bound, bound
+    else:
+        zmin = min(float(np.nanmin(z)) for _, z, _, _ in panels) if zmin is None else zmin
+        zmax = max(float(np.nanmax(z)) for _, z, _, _ in panels) if zmax is None else zmax
+    n, gap = len(panels), 0.08 if y_ticks is None else 0.16  # word ticks need room between panels
+    numeric = sum(z.size for _, z, _, _ in panels) <= HEATMAP_CELLS  # the budget is per figure
+    width = (1.0 - gap * (n - 1)) / n
+    traces, layout, titles = [], {}, []
+    for k, (panel_title, z, xs, ys) in enumerate(panels):
+        suffix = "" if k == 0 else str(k + 1)
+        left = k * (width + gap)
+        for trace in heatmap_trace(z, xs, ys, zmin=zmin, zmax=zmax, scale=DIVERGING if signed else SEQUENTIAL, colorbar_title=colorbar_title, showscale=k == n - 1, numeric=numeric):
+            trace.update(xaxis=f"x{suffix}", yaxis=f"y{suffix}")
+            traces.append(trace)
+        shared_x = n > 1 and x_ticks is None  # one x title under the row, not one per narrow panel (they run into each other)
+        x_axis = dict(domain=[left, left + width], anchor=f"y{suffix}", title_text=None if shared_x else x_title, **_HEATMAP_AXIS)
+        y_axis = dict(anchor=f"x{suffix}", autorange="reversed", scaleanchor=False, title_text=y_title if k == 0 else None, **_HEATMAP_AXIS)
+        if x_ticks is not None:
+            x_axis.update(tickmode="array", tickvals=list(xs.indices), ticktext=list(x_ticks[k]))
+        if y_ticks is not None:
+            y_axis.update(tickmode="array", tickvals=list(ys.indices), ticktext=list(y_ticks[k]))
+        layout[f"xaxis{suffix}"], layout[f"yaxis{suffix}"] = x_axis, y_axis
+        if panel_title:
+            titles.append(dict(text=panel_title, x=left + width / 2, y=1.0, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=13)))
+    if n > 1 and x_ticks is None:  # where plotly.js puts an axis title: under the tick labels, inside X_ROOM
+        titles.append(dict(text=x_title, x=0.5, y=0.0, xref="paper", yref="paper", xanchor="center", yanchor="top", yshift=-X_ROOM + 24, showarrow=False, font=dict(size=14), name="x_title"))
+    return _figure(traces, title=title, note=note, height=height, top=20 if any(t.get("name") != "x_title" for t in titles) else 0, annotations=titles, **layout)
+
+
+def small_multiples(
+    panels: Sequence[tuple[str, np.ndarray, Sample, Sample]],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    columns: int = 3,
+    note: str = "",
+    panel_height: int = 220,
+) -> go.Figure:
+    """A grid of small heatmaps, one per (panel title, z, x sample, y sample), each on the
+    diverging scale centred on zero with its own range ±max|z| (schemes differ by orders of
+    magnitude; the range goes under the panel title). Hover shows the true value. Axis titles
+    go on the outer panels only. NaN cells (no code there) are left blank."""
+    n = len(panels)
+    columns = max(1, min(columns, n))
+    rows = max(1, -(-n // columns))
+    gap_px = 70  # room for a two-line panel title and the tick labels of the panel above
+    plot_px = rows * panel_height + (rows - 1) * gap_px
+    x_gap = 0.06
+    width = (1.0 - x_gap * (columns - 1)) / columns
+    height, y_gap = panel_height / plot_px, gap_px / plot_px
+    traces, layout, titles = [], {}, []
+    numeric = sum(z.size for _, z, _, _ in panels) <= HEATMAP_CELLS
+    # tick labels are most of a panel's cost: few per axis, and only on the outer panels when
+    # every panel has the same positions along that axis (hover still gives each cell's)
+    same_x = len({(xs.start, xs.stop, xs.step) for _, _, xs, _ in panels}) == 1
+    same_y = len({(ys.start, ys.stop, ys.step) for _, _, _, ys in panels}) == 1
+    for k, (panel_title, z, xs, ys) in enumerate(panels):
+        row, col = divmod(k, columns)
+        suffix = "" if k == 0 else str(k + 1)
+        left, top = col * (width + x_gap), 1.0 - row * (height + y_gap)
+        finite = z[np.isfinite(z)]
+        bound = float(np.abs(finite).max()) if finite.size else 1.0
+        bound = bound if bound > 0 else 1.0
+        for trace in heatmap_trace(z, xs, ys, zmin=-bound, zmax=bound, scale=DIVERGING, hover="value", showscale=False, numeric=numeric):
+            trace.update(xaxis=f"x{suffix}", yaxis=f"y{suffix}")
+            traces.append(trace)
+        bottom_row = k + columns >= n
+        ticks = dict(tickfont=dict(size=10), nticks=4, **_HEATMAP_AXIS)
+        layout[f"xaxis{suffix}"] = dict(domain=[max(0.0, left), min(1.0, left + width)], anchor=f"y{suffix}", title_text=x_title if bottom_row else None, showticklabels=bottom_row or not same_x, **ticks)
+        layout[f"yaxis{suffix}"] = dict(domain=[max(0.0, top - height), min(1.0, top)], anchor=f"x{suffix}", autorange="reversed", title_text=y_title if col == 0 else None, showticklabels=col == 0 or not same_y, **ticks)
+        # plain text: a styled title (bold name, smaller range) cost plotly.js more than its panel
+        titles.append(dict(text=f"{panel_title}<br>colour range ±{bound:.3g}", x=left + width / 2, y=top, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=11)))
+    return _figure(traces, title=title, note=note, height=plot_px + 60, top=40, annotations=titles, **layout)
+
+
+def position_paths(
+    panels: Sequence[tuple[str, np.ndarray, np.ndarray]],
+    *,
+    title: str,
+    axis_titles: Sequence[str] = ("PC 1", "PC 2", "PC 3"),
+    note: str = "",
+    height: int = 460,
+) -> go.Figure:
+    """The path of the positions through a few coordinates (say their first principal
+    components), one panel per (panel_title, coords (n, 2) or (n, 3), positions (n,)), side by
+    side: points coloured by position on the sequential scale, joined in position order by a
+    faint line. Two columns give flat panels with equal axis scales; three give 3-D scenes in
+    a cube (equal data scales squash a small third component into unreadable ticks), one
+    WebGL context each, so keep the panels few."""
+    n, gap = len(panels), 0.08
+    width = (1.0 - gap * (n - 1)) / n
+    three_d = panels[0][1].shape[1] == 3
+    lo = min(float(positions.min()) for _, _, positions in panels)
+    hi = max(float(positions.max()) for _, _, positions in panels)
+    traces, layout, titles = [], {}, []
+    for k, (panel_title, coords, positions) in enumerate(panels):
+        suffix = "" if k == 0 else str(k + 1)
+        left = k * (width + gap)
+        marker = dict(color=positions, colorscale=SEQUENTIAL, cmin=lo, cmax=hi, size=3 if three_d else 5, showscale=k == n - 1, colorbar=dict(title=dict(text="position")))
+        if not three_d:  # (a 3-D scene draws its dots in WebGL, all of them)
+            marker["maxdisplayed"] = MAX_DOTS
+        hover = "position %{customdata}<br>" + "<br>".join(f"{axis_titles[i]} %{{{c}:.4g}}" for i, c in enumerate("xyz"[: coords.shape[1]])) + "<extra></extra>"
+        if three_d:
+            traces.append(go.Scatter3d(x=coords[:, 0], y=coords[:, 1], z=coords[:, 2], mode="lines+markers", line=dict(color="rgba(120,120,120,0.35)", width=2), marker=marker, customdata=positions, hovertemplate=hover, showlegend=False, scene=f"scene{suffix}"))
+            layout[f"scene{suffix}"] = dict(domain=dict(x=[left, left + width], y=[0, 1]), xaxis=dict(title=dict(text=axis_titles[0]), tickfont=dict(size=10)), yaxis=dict(title=dict(text=axis_titles[1]), tickfont=dict(size=10)), zaxis=dict(title=dict(text=axis_titles[2]), tickfont=dict(size=10)), aspectmode="cube", camera=dict(eye=dict(x=1.8, y=1.8, z=0.75)))  # a low, distant eye: the third axis upright, its ticks and title inside the scene
+        else:
+            traces.append(go.Scatter(x=coords[:, 0], y=coords[:, 1], mode="lines+markers", line=dict(color="rgba(120,120,120,0.3)", width=1), marker=marker, customdata=positions, hovertemplate=hover, showlegend=False, xaxis=f"x{suffix}", yaxis=f"y{suffix}"))
+            layout[f"xaxis{suffix}"] = dict(domain=[max(0.0, left), min(1.0, left + width)], anchor=f"y{suffix}", title_text=axis_titles[0], constrain="domain")
+            layout[f"yaxis{suffix}"] = dict(anchor=f"x{suffix}", title_text=axis_titles[1], scaleanchor=f"x{suffix}", scaleratio=1, constrain="domain")
+        if panel_title:
+            titles.append(dict(text=panel_title, x=left + width / 2, y=1.0, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=13)))
+    if not three_d:
+        note = "; ".join(n for n in (note, _dots_note(max(len(positions) for _, _, positions in panels))) if n)
+    return _figure(traces, title=title, note=note, height=height, top=20 if titles else 0, annotations=titles, **layout)
+
+
+def frequency_heatmaps(
+    panels: Sequence[tuple[str, np.ndarray, Sample]],
+    freqs: np.ndarray,
+    *,
+    title: str,
+    y_title: str,
+    zmax: float | None = None,
+    colorbar_title: str = "",
+    note: str = "",
+    height: int = 440,
+) -> go.Figure:
+    """Side-by-side heatmaps of a non-negative quantity over (row, frequency), e.g. each
+    dimension's power spectrum: z is (rows, len(freqs)) per panel, the x axis is labelled in
+    cycles per position at round frequencies (the cells are frequency bins), and one
+    sequential colour scale is shared, clipped at zmax when given."""
+    bins = Sample(0, len(freqs), 1)
+    fig = side_by_side_heatmaps([(name, z, bins, rows) for name, z, rows in panels], title=title, x_title="frequency (cycles per position)", y_title=y_title, signed=False, zmin=0.0, zmax=zmax, colorbar_title=colorbar_title, note=note, height=height)
+    top = float(freqs[-1]) if len(freqs) > 1 else 0.5
+    step = float(freqs[1] - freqs[0]) if len(freqs) > 1 else 1.0
+    nice = np.array([t for t in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5) if top / t <= 6][0] if top > 0 else 0.1)
+    values = np.arange(0.0, top + 1e-12, float(nice))
+    ticks = dict(tickmode="array", tickvals=list(values / step), ticktext=[f"{v:g}" for v in values])
+    fig.update_layout({f"xaxis{'' if k == 0 else k + 1}": ticks for k in range(len(panels))})
+    return fig

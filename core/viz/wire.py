@@ -1,0 +1,120 @@
+"""What the browser receives for a figure: the wire format.
+
+Streamlit's chart element re-sends a figure to plotly.js right after drawing it (a copy made
+through JSON); plotly.js draws the whole figure again when the copy has a template or a data
+array given as a typed array, unless layout.datarevision says the data are the same. So the
+figures core.viz.charts builds are `Figure`s whose arrays go as plain JSON lists where that is
+cheap, carry a `digest` of their data as datarevision, and big heatmaps go as one palette
+`png` instead of a cell-by-cell trace.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.colors import get_colorscale, sample_colorscale
+
+LIST_CELLS = 20_000  # heatmap cells per figure sent as lists (~11 characters a cell) rather than typed arrays (~5.3)
+
+
+class Figure(go.Figure):
+    """A go.Figure whose arrays go to the browser as plain JSON lists, not typed arrays (see the module
+    docstring): those of scatter traces, and those of heatmaps up to LIST_CELLS cells per
+    figure (bigger ones stay compact and are drawn twice). Ints stay ints, float64 values are
+    written exactly, and float32 heatmap values to 8 significant digits (float32 holds 7 to 8)."""
+
+    def to_dict(self) -> dict:
+        spec = super().to_dict()  # typed arrays throughout: turn these back
+        if spec.get("layout", {}).get("template", 0) is None:  # unvalidated, a removed template stays as null
+            del spec["layout"]["template"]
+        heatmaps = [t for t in spec["data"] if t.get("type") == "heatmap"]
+        small = sum(typed_array(t.get("z")).size for t in heatmaps) <= LIST_CELLS
+        for trace in spec["data"]:
+            if trace.get("type") in ("scatter", "scatter3d") or (small and trace.get("type") == "heatmap"):
+                as_lists(trace)
+        return spec
+
+
+def typed_array(value) -> np.ndarray:
+    """A typed-array spec ({dtype, bdata[, shape]}) as a numpy array (empty if it is not one)."""
+    if not (isinstance(value, dict) and "bdata" in value and "dtype" in value):
+        return np.empty(0)
+    array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+    return array.reshape([int(n) for n in str(value["shape"]).split(",")]) if value.get("shape") else array
+
+
+def short_floats(array: np.ndarray) -> np.ndarray:
+    """float32 values as the float64 nearest to each one rounded to 8 significant digits,
+    so JSON writes them in at most 8 digits (a float32 printed as float64 takes ~17)."""
+    values = array.astype(np.float64)
+    finite = np.isfinite(values) & (values != 0)
+    exponent = np.zeros(values.shape)
+    exponent[finite] = np.floor(np.log10(np.abs(values[finite])))
+    digits = np.clip(7 - exponent, -300, 300)  # decimals that keep 8 significant digits
+    up = digits >= 0  # 10**digits is exact for the decimals a float32 needs: divide by it
+    out = values.copy()
+    out[up] = np.round(values[up] * 10.0 ** digits[up]) / 10.0 ** digits[up]
+    out[~up] = np.round(values[~up] / 10.0 ** -digits[~up]) * 10.0 ** -digits[~up]
+    return out
+
+
+def as_lists(node) -> None:
+    """Typed-array specs inside a trace dict back to lists, in place."""
+    for key, value in node.items() if isinstance(node, dict) else ():
+        array = typed_array(value)
+        if array.size or (isinstance(value, dict) and "bdata" in value):
+            node[key] = (short_floats(array) if array.dtype == np.float32 else array).tolist()
+        elif isinstance(value, dict):
+            as_lists(value)
+
+
+def digest(traces) -> str:
+    """A short digest of everything the traces hold, for layout.datarevision: equal data give
+    equal digests (a rerun with the same figure keeps its chart), any change a new one."""
+    digest = hashlib.blake2b(digest_size=10)
+
+    def feed(value) -> None:
+        if isinstance(value, np.ndarray):
+            if value.dtype == object:
+                feed(value.tolist())
+            else:
+                digest.update(f"{value.dtype.str}{value.shape}".encode())
+                digest.update(np.ascontiguousarray(value).tobytes())
+        elif isinstance(value, dict):
+            for key in sorted(value):
+                digest.update(f"{key}:".encode())
+                feed(value[key])
+        elif isinstance(value, (list, tuple)):
+            digest.update(b"[")
+            for item in value:
+                feed(item)
+            digest.update(b"]")
+        else:
+            digest.update(f"{value!r};".encode())
+
+    for trace in traces:
+        feed(trace.to_plotly_json())
+    return digest.hexdigest()
+
+
+def colour_lut(scale: str, n: int = 256) -> np.ndarray:
+    """n RGB colours along a named Plotly scale. Returns (n, 3) uint8."""
+    colours = sample_colorscale(get_colorscale(scale), np.linspace(0, 1, n), colortype="tuple")
+    return np.round(np.asarray(colours) * 255).astype(np.uint8)
+
+
+def png(levels: np.ndarray, lut: np.ndarray, *, transparent: int | None = None) -> str:
+    """An 8-bit palette PNG: one byte per pixel (a colour index) plus the 256-colour palette,
+    a third of the size of RGB for the same picture, so even noise-like data stay well under 1 MB.
+    Pixels of palette index `transparent` are see-through."""
+    from PIL import Image
+
+    image = Image.fromarray(levels.astype(np.uint8), mode="P")
+    image.putpalette(lut.reshape(-1).tolist())
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", compress_level=6, **({} if transparent is None else {"transparency": transparent}))
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")

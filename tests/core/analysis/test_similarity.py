@@ -1,0 +1,103 @@
+"""core.analysis.similarity: the offset-function shortcuts against direct products on small L,
+and the properties they expose (Toeplitz, constant steps, constant norms, unique rows)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from core.analysis import similarity as sim
+from core.schemes.sinusoidal import pair_frequencies, sinusoidal_encoding
+from tests.helpers import assert_close
+
+
+@pytest.mark.parametrize("count", [1, 2, 10, 97, 1000])
+def test_cos_sum_arith_matches_direct_sum(count):
+    rng = np.random.default_rng(count)
+    omega = rng.uniform(0, 2, 17)
+    start, step = 3.5, 2.25
+    m = np.arange(count)
+    direct = np.cos(np.outer(start + m * step, omega)).sum(axis=1)
+    assert_close(sim.cos_sum_arith(start, step, count, omega), direct, atol=1e-11)
+
+
+@pytest.mark.parametrize("d_model", [2, 7, 16, 33])
+@pytest.mark.parametrize("kind", ["dot", "cosine"])
+def test_toeplitz_similarity_matches_direct_product(d_model, kind):
+    pe = sinusoidal_encoding(120, d_model, 50.0)
+    if kind == "cosine":
+        pe = pe / np.linalg.norm(pe, axis=1, keepdims=True)
+    direct = pe @ pe.T
+    assert_close(sim.similarity_matrix(0, 1, 120, d_model, 50.0, kind=kind), direct, atol=1e-12)
+    sampled = direct[5::7, 5::7]
+    assert_close(sim.similarity_matrix(5, 7, sampled.shape[0], d_model, 50.0, kind=kind), sampled, atol=1e-12)
+
+
+def test_even_width_similarity_depends_only_on_offset():
+    s = sim.similarity_matrix(0, 1, 60, 32, 1e4)
+    for k in range(-59, 60):
+        diagonal = np.diagonal(s, offset=k)
+        assert np.ptp(diagonal) < 1e-12
+
+
+@pytest.mark.parametrize("d_model", [6, 9])
+@pytest.mark.parametrize("reference", [0, 17, 79])
+def test_dot_profile_matches_direct(d_model, reference):
+    pe = sinusoidal_encoding(80, d_model, 30.0)
+    assert_close(sim.dot_profile(reference, 80, d_model, 30.0), pe @ pe[reference], atol=1e-12)
+
+
+def test_dot_profile_rejects_reference_outside_context():
+    with pytest.raises(ValueError, match="reference position"):
+        sim.dot_profile(80, 80, 8)
+
+
+@pytest.mark.parametrize("d_model", [4, 5, 64])
+def test_row_norm_closed_form_matches_measured(d_model):
+    pe = sinusoidal_encoding(300, d_model, 10.0)
+    assert_close(sim.row_norm(np.arange(300), d_model, 10.0), np.linalg.norm(pe, axis=1))
+    if d_model % 2 == 0:
+        assert_close(np.linalg.norm(pe, axis=1), np.full(300, math.sqrt(d_model / 2)))
+
+
+def test_consecutive_distance_is_constant_for_even_width():
+    d = 64
+    dist = sim.consecutive_distances(np.arange(0, 100_000, 997), d, 1e4)
+    omega = pair_frequencies(d, 1e4)
+    assert_close(dist, np.full(dist.shape, 2 * math.sqrt(np.sum(np.sin(omega / 2) ** 2))), atol=1e-10)
+
+
+def test_rotation_residual_is_rounding_for_even_width_and_exact_formula_for_odd():
+    pos = np.arange(0, 5000, 13, dtype=float)
+    assert sim.rotation_residual(7, pos, 32, 1e4).max() < 1e-11
+    omega_m = pair_frequencies(5, 10.0)[-1]
+    expected = np.abs(np.sin((pos + 7) * omega_m) - math.cos(7 * omega_m) * np.sin(pos * omega_m))
+    assert_close(sim.rotation_residual(7, pos, 5, 10.0), expected, atol=1e-12)
+
+
+def brute_force_closest(max_len: int, d_model: int, base: float) -> float:
+    pe = sinusoidal_encoding(max_len, d_model, base)
+    dist = np.linalg.norm(pe[:, None, :] - pe[None, :, :], axis=2)
+    dist[np.eye(max_len, dtype=bool)] = np.inf
+    return float(dist.min())
+
+
+@pytest.mark.parametrize(("max_len", "d_model", "base"), [(2, 2, 2.0), (300, 2, 2.0), (300, 3, 2.0), (200, 8, 1e4), (150, 9, 7.0), (400, 4, 3.0), (1, 4, 1e4)])
+def test_closest_pair_matches_brute_force(max_len, d_model, base):
+    found = sim.closest_pair(max_len, d_model, base)
+    if max_len < 2:
+        assert found is None
+        return
+    expected = brute_force_closest(max_len, d_model, base)
+    assert found.exact
+    assert_close(found.distance, expected, atol=1e-9)
+    pe = sinusoidal_encoding(max_len, d_model, base)
+    assert 0 <= found.p < found.q < max_len
+    assert_close(np.linalg.norm(pe[found.p] - pe[found.q]), found.distance, atol=1e-9)
+
+
+def test_aliasing_makes_tiny_widths_nearly_repeat():
+    # d = 2 has one pair with a 2*pi wavelength: positions 0 and 44 are 44 / (2 pi) = 7.003 turns apart
+    found = sim.closest_pair(300, 2, 2.0)
+    assert (found.q - found.p) == 44
+    assert found.distance < 0.02

@@ -1,0 +1,208 @@
+"""core.lab.Trainers and LabRun's place in it, with fake quick runs (no torch): the cap is never
+exceeded, the line is first come first served, a run leaves the line when stopped or when its
+watcher goes away, an exception frees the slot, a cached configuration waits for nothing, and
+PEE_LAB_MAX_RUNS sets the cap."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from core.lab import runner
+from core.lab.config import LabConfig, LabResult
+from core.lab.runner import LabRun, ResultCache, Trainers, max_runs_from_env
+
+WAIT = 10.0  # seconds any of these waits may take at most; each normally takes milliseconds
+
+
+def config(seed: int, steps: int = 3) -> LabConfig:
+    return LabConfig(scheme="none", steps=steps, seed=seed)
+
+
+def result(c: LabConfig, stopped: bool = False, steps: int | None = None) -> LabResult:
+    n = c.steps if steps is None else steps
+    return LabResult(c, np.ones(n), {n: 1.0 for n in c.eval_lens}, {}, np.ones(1), None, 0.01, 1.0, stopped)
+
+
+class FakeTrain:
+    """Stands in for core.runner.train: counts runs training at once, records the order they
+    started in (by seed), takes `pause` seconds a step, waits at `gate` before its first step,
+    raises for the seeds in `fail`."""
+
+    def __init__(self, pause: float = 0.002, fail: tuple[int, ...] = ()) -> None:
+        self.pause, self.fail = pause, fail
+        self.gate = threading.Event()
+        self.gate.set()
+        self.lock = threading.Lock()
+        self.now = self.peak = 0
+        self.order: list[int] = []
+
+    def __call__(self, c: LabConfig, on_step=None, should_stop=None) -> LabResult:
+        with self.lock:
+            self.now += 1
+            self.peak = max(self.peak, self.now)
+            self.order.append(c.seed)
+        try:
+            if c.seed in self.fail:
+                raise RuntimeError(f"seed {c.seed} breaks")
+            while not self.gate.wait(0.01):
+                if should_stop is not None and should_stop():
+                    return result(c, stopped=True, steps=0)
+            for step in range(c.steps):
+                if should_stop is not None and should_stop():
+                    return result(c, stopped=True, steps=step)
+                time.sleep(self.pause)
+                if on_step is not None:
+                    on_step(step + 1, 1.0, 100.0)
+            return result(c)
+        finally:
+            with self.lock:
+                self.now -= 1
+
+
+def until(check, timeout: float = WAIT) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if check():
+            return True
+        time.sleep(0.005)
+    return bool(check())
+
+
+def test_the_cap_is_never_exceeded():
+    slots, fake = Trainers(2), FakeTrain(pause=0.003)
+    runs = [LabRun([config(10 * i + j) for j in range(2)], slots=slots, train_fn=fake).start() for i in range(8)]
+    assert all(r.wait(WAIT) for r in runs)
+    assert fake.peak == 2 and slots.peak == 2  # two at once, never three
+    assert all(p.state == "done" for r in runs for p in r.progress) and len(fake.order) == 16
+    assert slots.in_progress == 0 and slots.waiting == 0
+
+
+def test_the_line_is_first_come_first_served_and_says_where_each_run_stands():
+    slots, fake = Trainers(1), FakeTrain()
+    held = slots.acquire()
+    runs = [LabRun([config(seed)], slots=slots, train_fn=fake).start() for seed in (5, 3, 9, 1, 7)]
+    assert [r.queued() for r in runs] == [(i, 1) for i in range(5)]  # places 0..4, one run training
+    assert all(r.running and not r.done for r in runs) and [p.state for r in runs for p in r.progress] == ["waiting"] * 5
+    time.sleep(0.05)
+    assert fake.order == []  # nobody trains while the slot is held
+    slots.release(held)
+    assert all(r.wait(WAIT) for r in runs)
+    assert fake.order == [5, 3, 9, 1, 7] and fake.peak == 1
+    assert all(r.queued() is None for r in runs)
+
+
+def test_stop_takes_a_waiting_run_out_of_the_line_at_once():
+    slots, fake = Trainers(1), FakeTrain()
+    held = slots.acquire()
+    first, second, third = (LabRun([config(seed)], slots=slots, train_fn=fake).start() for seed in (1, 2, 3))
+    second.stop()
+    assert second.queued() is None and third.queued() == (1, 1) and slots.waiting == 2  # out at once, not at the next poll
+    assert second.wait(WAIT) and second.progress[0].state == "stopped" and second.results == {}
+    slots.release(held)
+    assert first.wait(WAIT) and third.wait(WAIT)
+    assert fake.order == [1, 3]  # the cancelled run never trained
+
+
+def test_a_waiting_run_whose_watcher_goes_away_leaves_the_line():
+    slots, fake = Trainers(1), FakeTrain()
+    held = slots.acquire()
+    there = [True]
+    gone = LabRun([config(1)], slots=slots, train_fn=fake, alive=lambda: there[0], alive_every=0.01).start()
+    stays = LabRun([config(2)], slots=slots, train_fn=fake, alive_every=0.01).start()
+    assert gone.queued() == (0, 1) and stays.queued() == (1, 1)
+    there[0] = False  # the tab closed
+    assert gone.wait(WAIT) and gone.stopped and gone.progress[0].state == "stopped"
+    assert stays.queued() == (0, 1)  # moved up
+    slots.release(held)
+    assert stays.wait(WAIT) and fake.order == [2]
+
+
+def test_stopping_a_training_run_frees_its_slot_for_the_next():
+    slots, fake = Trainers(1), FakeTrain()
+    fake.gate.clear()  # the first run holds its slot until stopped
+    first = LabRun([config(1, steps=1000)], slots=slots, train_fn=fake).start()
+    nxt = LabRun([config(2)], slots=slots, train_fn=fake).start()
+    assert until(lambda: first.progress[0].state == "training") and nxt.queued() == (0, 1)
+    first.stop()
+    assert first.wait(WAIT) and first.progress[0].state == "stopped"
+    fake.gate.set()
+    assert nxt.wait(WAIT) and nxt.progress[0].state == "done" and fake.peak == 1
+
+
+def test_an_exception_in_a_run_frees_its_slot():
+    slots, fake = Trainers(1), FakeTrain(fail=(13,))
+    bad = LabRun([config(13), config(14)], slots=slots, train_fn=fake).start()
+    nxt = LabRun([config(15)], slots=slots, train_fn=fake).start()
+    assert bad.wait(WAIT) and nxt.wait(WAIT)
+    assert [p.state for p in bad.progress] == ["failed", "done"] and "seed 13 breaks" in bad.progress[0].message
+    assert nxt.progress[0].state == "done" and slots.in_progress == 0
+
+
+def test_an_exception_outside_training_frees_its_slot_too():
+    class BrokenCache(ResultCache):
+        def put(self, result):
+            raise OSError("disk full")
+
+    slots, fake = Trainers(1), FakeTrain()
+    bad = LabRun([config(21), config(22)], cache=BrokenCache(), slots=slots, train_fn=fake).start()
+    nxt = LabRun([config(23)], slots=slots, train_fn=fake).start()
+    assert bad.wait(WAIT) and nxt.wait(WAIT)
+    assert bad.progress[1].state == "failed" and "disk full" in bad.progress[1].message  # shown, not raised
+    assert nxt.progress[0].state == "done" and slots.in_progress == 0 and slots.waiting == 0
+
+
+def test_a_cached_configuration_waits_for_nothing():
+    cache, fake = ResultCache(), FakeTrain()
+    cached = config(31)
+    cache.put(result(cached))
+    slots = Trainers(0)  # nobody may train: a cached result must still come at once
+    run = LabRun([cached], cache=cache, slots=slots, train_fn=fake).start()
+    assert run.done and not run.running and run.wait(0)  # at start(), no thread
+    assert run.progress[0].state == "cached" and run.results[0] is cache.get(cached)
+    assert slots.waiting == 0 and fake.order == []
+    mixed = LabRun([cached, config(32)], cache=cache, slots=slots, train_fn=fake).start()
+    assert mixed.progress[0].state == "cached" and mixed.results[0] is cache.get(cached)  # shown while the rest waits
+    assert mixed.queued() == (0, 0) and mixed.progress[1].state == "waiting"
+    mixed.stop()
+    assert mixed.wait(WAIT) and mixed.progress[1].state == "stopped" and set(mixed.results) == {0}
+
+
+def test_a_config_cached_while_waiting_is_taken_from_the_cache():
+    cache, fake = ResultCache(), FakeTrain()
+    slots = Trainers(1)
+    held = slots.acquire()
+    c = config(41)
+    run = LabRun([c], cache=cache, slots=slots, train_fn=fake).start()
+    cache.put(result(c))  # another session finished the same configuration meanwhile
+    slots.release(held)
+    assert run.wait(WAIT) and run.progress[0].state == "cached" and fake.order == []
+
+
+def test_a_run_starts_once():
+    run = LabRun([config(1)], train_fn=FakeTrain()).start()
+    with pytest.raises(RuntimeError, match="starts once"):
+        run.start()
+    assert run.wait(WAIT)
+    assert not LabRun([config(2)]).wait(0)  # never started: not finished
+
+
+def test_trainers_refuse_a_negative_cap():
+    with pytest.raises(ValueError, match="at least 0"):
+        Trainers(-1)
+
+
+@pytest.mark.parametrize(("value", "expected"), [(None, 2), ("", 2), ("3", 3), (" 1 ", 1), ("0", 2), ("-4", 2), ("two", 2), ("2.5", 2)])
+def test_the_cap_comes_from_pee_lab_max_runs(value, expected, caplog):
+    environ = {} if value is None else {"PEE_LAB_MAX_RUNS": value}
+    with caplog.at_level(logging.WARNING, logger="core.lab.runner"):
+        assert max_runs_from_env(environ) == expected
+    assert bool(caplog.records) == (value is not None and value.strip() not in ("", "3", "1"))
+
+
+def test_the_process_wide_trainers_are_one_object():
+    assert runner.trainers() is runner.trainers() and runner.trainers().max_runs >= 1

@@ -1,0 +1,586 @@
+"""core.schemes.rope against the real Hugging Face transformers code (constants below, with the script that
+made them), hand-worked cases, and the properties that make RoPE what it is: rotations keep norms,
+scores depend only on the offset, the two layouts are one fixed permutation apart.
+
+Tolerances: frequencies from Hugging Face were computed in float32 (its `torch.arange(...).float()`),
+ours in float64, so they are compared with rtol 1e-6 (a few float32 ulps; the largest gap seen is
+3.2e-7, in Llama 3's blended band). The apply_rope references were computed in float64 from the same
+cos/sin, so they are compared at 1e-12.
+"""
+
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core.schemes import rope
+from core.schemes.rope import RopeScaling
+from tests.helpers import assert_close
+
+HF_RTOL = 1e-6  # float32 reference vs float64 implementation
+
+# ------------------------------------------------------------------------------------------------
+# Reference values from Hugging Face transformers 5.23.0 (torch 2.13.0 CPU), made by REGENERATE at
+# the bottom of this file. Frequencies: src/transformers/modeling_rope_utils.py (ROPE_INIT_FUNCTIONS)
+# and models/llama/modeling_llama.py (LlamaRotaryEmbedding.compute_default_rope_parameters, which is
+# where the old `_compute_default_rope_parameters` lives in transformers 5), called on a LlamaConfig
+# with head_dim and rope_parameters set. Each entry:
+# (id, head_dim, base, scaling, seq_len, attention_factor, {pair index: inv_freq}).
+# fmt: off
+HF_FREQUENCIES = [
+    # LlamaRotaryEmbedding.compute_default_rope_parameters
+    ("default-8-1e4", 8, 1e4, None, None, 1.0,
+        {0: 1.0, 1: 0.10000000149011612, 2: 0.009999999776482582, 3: 0.0010000000474974513}),
+    ("default-8-5e5", 8, 5e5, None, None, 1.0,
+        {0: 1.0, 1: 0.03760603070259094, 2: 0.001414213445968926, 3: 5.3182957344688475e-05}),
+    ("default-64-1e4", 64, 1e4, None, None, 1.0,
+        {0: 1.0, 1: 0.7498942017555237, 8: 0.10000000149011612, 16: 0.009999999776482582, 31: 0.0001333521504420787}),
+    ("default-64-5e5", 64, 5e5, None, None, 1.0,
+        {0: 1.0, 1: 0.663601279258728, 8: 0.03760603070259094, 16: 0.001414213445968926, 31: 3.01385807688348e-06}),
+    # _compute_linear_scaling_rope_parameters
+    ("linear-16-x4", 16, 1e4, RopeScaling("linear", 4.0, 2048), None, 1.0,
+        {0: 0.25, 1: 0.07905694097280502, 2: 0.02500000037252903, 3: 0.007905694656074047, 4: 0.0024999999441206455, 5: 0.0007905694656074047,
+         6: 0.0002500000118743628, 7: 7.905694656074047e-05}),
+    # _compute_dynamic_ntk_parameters(config, seq_len=...), max_position_embeddings=2048
+    ("dynamic-16-x2-seq-none", 16, 1e4, RopeScaling("dynamic", 2.0, 2048), None, 1.0,
+        {0: 1.0, 1: 0.3162277638912201, 2: 0.10000000149011612, 3: 0.03162277862429619, 4: 0.009999999776482582, 5: 0.003162277862429619,
+         6: 0.0010000000474974513, 7: 0.0003162277862429619}),
+    ("dynamic-16-x2-seq-1000", 16, 1e4, RopeScaling("dynamic", 2.0, 2048), 1000, 1.0,
+        {0: 1.0, 1: 0.3162277638912201, 2: 0.10000000149011612, 3: 0.03162277862429619, 4: 0.009999999776482582, 5: 0.003162277862429619,
+         6: 0.0010000000474974513, 7: 0.0003162277862429619}),
+    ("dynamic-16-x2-seq-2048", 16, 1e4, RopeScaling("dynamic", 2.0, 2048), 2048, 1.0,
+        {0: 1.0, 1: 0.3162277638912201, 2: 0.10000000149011612, 3: 0.03162277862429619, 4: 0.009999999776482582, 5: 0.003162277862429619,
+         6: 0.0010000000474974513, 7: 0.0003162277862429619}),
+    ("dynamic-16-x2-seq-3000", 16, 1e4, RopeScaling("dynamic", 2.0, 2048), 3000, 1.0,
+        {0: 1.0, 1: 0.28788307309150696, 2: 0.08287666738033295, 3: 0.02385879121720791, 4: 0.006868542637676001, 5: 0.001977337058633566,
+         6: 0.0005692418781109154, 7: 0.00016387512732762843}),
+    ("dynamic-16-x2-seq-8192", 16, 1e4, RopeScaling("dynamic", 2.0, 2048), 8192, 1.0,
+        {0: 1.0, 1: 0.2394813746213913, 2: 0.05735132098197937, 3: 0.013734571635723114, 4: 0.003289173822849989, 5: 0.0007876958698034286,
+         6: 0.00018863847071770579, 7: 4.517539491644129e-05}),
+    # _compute_yarn_parameters, max_position_embeddings = factor * original_max_position_embeddings
+    ("yarn-16-x4", 16, 1e4, RopeScaling("yarn", 4.0, 2048), None, 1.138629436111989,
+        {0: 1.0, 1: 0.3162277638912201, 2: 0.10000000149011612, 3: 0.025693506002426147, 4: 0.00624999962747097, 5: 0.0013834965648129582,
+         6: 0.0002500000118743628, 7: 7.905694656074047e-05}),
+    ("yarn-16-x4-no-truncate", 16, 1e4, RopeScaling("yarn", 4.0, 2048, truncate=False), None, 1.138629436111989,
+        {0: 1.0, 1: 0.3162277638912201, 2: 0.10000000149011612, 3: 0.02387019619345665, 4: 0.005056971684098244, 5: 0.0008112904615700245,
+         6: 0.0002500000118743628, 7: 7.905694656074047e-05}),
+    ("yarn-16-x4-beta-8-2-attention-1.5", 16, 1e4, RopeScaling("yarn", 4.0, 2048, beta_fast=8.0, beta_slow=2.0, attention_factor=1.5), None, 1.5,
+        {0: 1.0, 1: 0.3162277638912201, 2: 0.10000000149011612, 3: 0.03162277862429619, 4: 0.00624999962747097, 5: 0.0007905694656074047,
+         6: 0.0002500000118743628, 7: 7.905694656074047e-05}),
+    ("yarn-64-x8", 64, 1e4, RopeScaling("yarn", 8.0, 4096), None, 1.2079441541679836,
+        {0: 1.0, 10: 0.05623412877321243, 11: 0.039331309497356415, 12: 0.02736586518585682, 16: 0.0059615387581288815, 22: 0.0003419768181629479,
+         23: 0.00016669018077664077, 24: 0.0001250000059371814, 31: 1.666901880525984e-05}),
+    ("yarn-128-5e5-x4", 128, 5e5, RopeScaling("yarn", 4.0, 4096), None, 1.138629436111989,
+        {0: 1.0, 14: 0.05666961893439293, 15: 0.044240545481443405, 16: 0.03447219729423523, 24: 0.004254054743796587, 31: 0.0005063469870947301,
+         32: 0.0003535533614922315, 33: 0.0002880106621887535, 63: 6.137851755738666e-07}),
+    # _compute_llama3_parameters; the first case is Llama 3.1's own setting
+    ("llama3-128-5e5-x8", 128, 5e5, RopeScaling("llama3", 8.0, 8192, low_freq_factor=1.0, high_freq_factor=4.0), None, 1.0,
+        {0: 1.0, 28: 0.0032114461064338684, 29: 0.0021665706299245358, 30: 0.0013718936825171113, 31: 0.0008567514596506953,
+         32: 0.0005248460220173001, 33: 0.0003126936499029398, 34: 0.0001785077911335975, 35: 9.556212171446532e-05, 63: 3.068925877869333e-07}),
+    ("llama3-16-x8", 16, 1e4, RopeScaling("llama3", 8.0, 2048, low_freq_factor=1.0, high_freq_factor=4.0), None, 1.0,
+        {0: 1.0, 1: 0.3162277638912201, 2: 0.10000000149011612, 3: 0.03162277862429619, 4: 0.007840188220143318, 5: 0.0004236393142491579,
+         6: 0.0001250000059371814, 7: 3.9528473280370235e-05}),
+]
+
+APPLY_X = [
+    [-2.310411800234176, -0.3732508612577643, -1.0608166785462863, 0.9995093547811761,
+     -0.8840250045832653, -1.2755469302148053, -0.623224579866079, -0.8664416019125772],
+    [-1.2956271403277857, 1.52363162310635, 0.3236605664983738, 2.0177260314861085,
+     1.1357423400213507, -1.226881339001083, 0.07138847120511693, 0.3380174030507378],
+    [0.15351883531544036, -0.6332746088675096, -1.2609246557194385, -0.726951062065411,
+     -0.019964750907762653, 0.2102998901016947, 0.17718935139366584, -0.830510051008449],
+    [1.0111892074660187, -0.2426793824588577, -0.7730112772958181, -1.5951814880783068,
+     -0.6870036940435463, 1.4880743158106724, -0.4484158047114511, -0.8910030351707375],
+]
+APPLY_HALF = [
+    [-2.310411800234176, -0.3732508612577643, -1.0608166785462863, 0.9995093547811761,
+     -0.8840250045832653, -1.2755469302148053, -0.623224579866079, -0.8664416019125772],
+    [-1.6557245568102372, 1.8296227429536165, 0.3149166568125269, 2.0060299851343903,
+     -0.47658844052984795, -0.6922223352259484, 0.10334396638930234, 0.40164387415167063],
+    [0.024402804052290394, -0.20373911462894684, -1.1915145899438386, -0.5871143830070286,
+     -0.15287618267671335, -0.6354157278375276, -0.4490211972718642, -0.9346130176336953],
+    [-0.9859833065816549, 0.4934024481614442, 0.598984515277247, 1.2772415956773047,
+     0.7227133650815794, 1.424714875402902, 0.6632048847826828, -1.3065773206599296],
+]
+APPLY_INTERLEAVED = [
+    [-2.310411800234176, -0.3732508612577643, -1.0608166785462863, 0.9995093547811761,
+     -0.8840250045832653, -1.2755469302148053, -0.623224579866079, -0.8664416019125772],
+    [-1.9821221338442006, -0.2670109664574831, -0.3198677427578042, 2.018330777545087,
+     1.2525521148965693, -1.107367004373164, 0.06066551253884415, 0.3401055338781892],
+    [-0.5637149066355125, -0.326848997351716, 0.739953067293703, -1.2533388577084228,
+     -0.11834385532954718, 0.17498390486365623, 0.3057478009947314, -0.7922507767495408],
+    [-1.0018673666305513, 0.278673062291877, -1.438038583600421, -1.0364340050436058,
+     1.108911177944119, -1.2069197340484021, 0.9772756175390497, -0.19973860408582483],
+]
+APPLY_HALF_SCALED = [
+    [-3.465617700351264, -0.5598762918866464, -1.5912250178194294, 1.499264032171764,
+     -1.326037506874898, -1.913320395322208, -0.9348368697991185, -1.299662402868866],
+    [-2.483586835215356, 2.7444341144304247, 0.47237498521879034, 3.0090449777015857,
+     -0.7148826607947719, -1.0383335028389227, 0.1550159495839535, 0.602465811227506],
+    [0.03660420607843559, -0.30560867194342023, -1.787271884915758, -0.8806715745105427,
+     -0.22931427401506999, -0.9531235917562916, -0.6735317959077964, -1.4019195264505429],
+    [-1.4789749598724822, 0.7401036722421661, 0.8984767729158708, 1.915862393515957,
+     1.0840700476223688, 2.137072313104353, 0.9948073271740243, -1.9598659809898948],
+]
+APPLY_INTERLEAVED_SCALED = [
+    [-3.465617700351264, -0.5598762918866464, -1.5912250178194294, 1.499264032171764,
+     -1.326037506874898, -1.913320395322208, -0.9348368697991185, -1.299662402868866],
+    [-2.973183200766301, -0.4005164496862248, -0.4798016141367063, 3.0274961663176305,
+     1.878828172344854, -1.6610505065597463, 0.09099826880826622, 0.5101583008172837],
+    [-0.8455723599532687, -0.49027349602757403, 1.1099296009405546, -1.8800082865626342,
+     -0.17751578299432075, 0.2624758572954843, 0.458621701492097, -1.188376165124311],
+    [-1.5028010499458266, 0.41800959343781546, -2.157057875400631, -1.5546510075654085,
+     1.6633667669161785, -1.8103796010726034, 1.4659134263085747, -0.2996079061287372],
+]
+# fmt: on
+
+
+@pytest.mark.parametrize("case", HF_FREQUENCIES, ids=[c[0] for c in HF_FREQUENCIES])
+def test_frequencies_match_hugging_face(case):
+    _, head_dim, base, scaling, seq_len, attention_factor, expected = case
+    inv_freq, factor = rope.rope_frequencies(head_dim, base, scaling, seq_len=seq_len)
+    assert inv_freq.shape == (head_dim // 2,)
+    pairs = list(expected)
+    assert_close(inv_freq[pairs], [expected[i] for i in pairs], atol=0, rtol=HF_RTOL)
+    assert factor == pytest.approx(attention_factor, rel=1e-15)  # Python floats on both sides
+
+
+@pytest.mark.parametrize(
+    "layout, scale, expected",
+    [("half", 1.0, APPLY_HALF), ("interleaved", 1.0, APPLY_INTERLEAVED), ("half", 1.5, APPLY_HALF_SCALED), ("interleaved", 1.5, APPLY_INTERLEAVED_SCALED)],
+)
+def test_apply_rope_matches_hugging_face_llama_and_gptj(layout, scale, expected):
+    # half: transformers' Llama apply_rotary_pos_emb (rotate_half); interleaved: GPT-J's (rotate_every_two).
+    out = rope.apply_rope(np.array(APPLY_X), [0, 1, 5, 100000], rope.default_frequencies(8, 100.0), layout=layout, attention_factor=scale)
+    assert_close(out, expected, atol=1e-12)
+
+
+# ------------------------------------------------------------------------------------------------
+# Hand-worked cases
+
+
+def test_frequencies_by_hand_head_dim_4_base_100():
+    # theta_i = 100^(-2i/4): [100^0, 100^-0.5] = [1, 0.1]
+    inv_freq, factor = rope.rope_frequencies(4, 100.0)
+    assert_close(inv_freq, [1.0, 0.1], atol=0, rtol=1e-15)
+    assert factor == 1.0
+    assert_close(rope.rope_wavelengths(inv_freq), [2 * math.pi, 20 * math.pi])
+    assert_close(rope.rope_angles([0, 3, 2.5], inv_freq), [[0, 0], [3, 0.3], [2.5, 0.25]], atol=1e-15)
+    assert_close(rope.rope_frequencies(2)[0], [1.0], atol=0)  # one pair: theta_0 = 1 whatever the base
+
+
+def test_apply_rope_by_hand_head_dim_4():
+    inv_freq = rope.default_frequencies(4, 100.0)  # [1, 0.1]
+    # half layout pairs (0, 2) and (1, 3); e_0 at position 3 turns by 3 rad inside pair 0
+    out = rope.apply_rope(np.eye(4), [3, 3, 3, 3], inv_freq)
+    c0, s0, c1, s1 = math.cos(3), math.sin(3), math.cos(0.3), math.sin(0.3)
+    expected_half = [[c0, 0, s0, 0], [0, c1, 0, s1], [-s0, 0, c0, 0], [0, -s1, 0, c1]]
+    assert_close(out, expected_half, atol=1e-15)
+    # interleaved pairs (0, 1) and (2, 3)
+    out = rope.apply_rope(np.eye(4), [3, 3, 3, 3], inv_freq, layout="interleaved")
+    assert_close(out, [[c0, s0, 0, 0], [-s0, c0, 0, 0], [0, 0, c1, s1], [0, 0, -s1, c1]], atol=1e-15)
+
+
+@pytest.mark.parametrize("position, theta", [(2, 1.0), (2, 0.25), (-7, 0.5), (1e6 + 0.5, 1e-3)])
+def test_interleaved_at_d2_is_the_2x2_rotation_matrix(position, theta):
+    x = np.array([[3.0, 4.0]])
+    angle = position * theta
+    rotation = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
+    for layout in rope.LAYOUTS:  # at d = 2 both layouts pair dimension 0 with 1
+        assert_close(rope.apply_rope(x, [position], [theta], layout=layout)[0], rotation @ x[0], atol=1e-12)
+
+
+def test_linear_by_hand():
+    inv_freq, factor = rope.rope_frequencies(4, 100.0, RopeScaling("linear", 4.0, 512))
+    assert_close(inv_freq, [0.25, 0.025], atol=0, rtol=1e-15)
+    assert factor == 1.0
+
+
+def test_ntk_aware_base_by_hand_and_its_purpose():
+    assert rope.ntk_aware_base(1e4, 4.0, 4) == pytest.approx(1e4 * 4.0**2)  # exponent d/(d-2) = 2
+    assert rope.ntk_aware_base(1e4, 1.0, 64) == 1e4
+    # the slowest pair is divided by exactly the factor, the fastest is untouched
+    d, s = 64, 8.0
+    before, after = rope.default_frequencies(d, 1e4), rope.default_frequencies(d, rope.ntk_aware_base(1e4, s, d))
+    assert after[0] == before[0] == 1.0
+    assert_close(after[-1], before[-1] / s)
+
+
+def test_dynamic_is_the_ntk_base_of_a_growing_factor_and_unchanged_before_the_original_length():
+    scaling = RopeScaling("dynamic", 4.0, 1024)
+    # n = 4096 = 4 L: s n / L - (s - 1) = 16 - 3 = 13 = 1 + s (n/L - 1)
+    assert rope.dynamic_base(32, 1e4, scaling, 4096) == pytest.approx(rope.ntk_aware_base(1e4, 13.0, 32), rel=1e-15)
+    assert rope.dynamic_base(32, 1e4, scaling, 1280) == pytest.approx(rope.ntk_aware_base(1e4, 2.0, 32), rel=1e-15)  # 1 + 4 * 0.25
+    for seq_len in (None, 1, 1000, 1024):
+        assert rope.dynamic_base(32, 1e4, scaling, seq_len) == 1e4
+        assert_close(rope.rope_frequencies(32, 1e4, scaling, seq_len=seq_len)[0], rope.default_frequencies(32, 1e4), atol=0)
+    assert rope.dynamic_base(32, 1e4, scaling, 1025) > 1e4
+    # head_dim 2: one pair at frequency 1 whatever the base (Hugging Face divides by zero here)
+    assert_close(rope.rope_frequencies(2, 1e4, scaling, seq_len=10_000)[0], [1.0], atol=0)
+
+
+def test_yarn_by_hand_head_dim_16():
+    # find_correction_dim: i(r) = 16 ln(2048 / (2 pi r)) / (2 ln 1e4); i(32) = 2.016 -> floor 2, i(1) = 5.026 -> ceil 6
+    scaling = RopeScaling("yarn", 4.0, 2048)
+    assert rope.yarn_correction_range(16, 1e4, scaling) == (2.0, 6.0)
+    low = 16 * math.log(2048 / (2 * math.pi * 32)) / (2 * math.log(1e4))
+    high = 16 * math.log(2048 / (2 * math.pi)) / (2 * math.log(1e4))
+    assert rope.yarn_correction_range(16, 1e4, RopeScaling("yarn", 4.0, 2048, truncate=False)) == pytest.approx((low, high), rel=1e-15)
+    # ramp (i - 2) / 4 over pairs 0..7, ratio = 1 - ramp * (1 - 1/4)
+    ramp = np.clip((np.arange(8) - 2) / 4, 0, 1)
+    inv_freq, factor = rope.rope_frequencies(16, 1e4, scaling)
+    assert_close(inv_freq / rope.default_frequencies(16, 1e4), 1 - ramp * 0.75)
+    assert factor == pytest.approx(0.1 * math.log(4.0) + 1)
+    assert rope.rope_frequencies(16, 1e4, RopeScaling("yarn", 1.0, 2048))[1] == 1.0  # get_mscale(1) = 1
+
+
+def test_llama3_by_hand_head_dim_16():
+    # wavelengths 2 pi 10^(i/2); bands: below 2048/4 = 512 kept, above 2048/1 interpolated
+    scaling = RopeScaling("llama3", 8.0, 2048)
+    theta = rope.default_frequencies(16, 1e4)
+    wavelength = 2 * math.pi * 10 ** (np.arange(8) / 2)
+    assert_close(rope.rope_wavelengths(theta), wavelength)
+    g = (2048 / wavelength[4:6] - 1.0) / (4.0 - 1.0)  # pairs 4 and 5 lie between 512 and 2048
+    expected = np.concatenate([theta[:4], (1 - g) * theta[4:6] / 8 + g * theta[4:6], theta[6:] / 8])
+    inv_freq, factor = rope.rope_frequencies(16, 1e4, scaling)
+    assert_close(inv_freq, expected)
+    assert factor == 1.0
+
+
+# ------------------------------------------------------------------------------------------------
+# Properties
+
+
+rope_settings = st.tuples(st.sampled_from([2, 4, 8, 16, 64, 128, 256]), st.sampled_from([10.0, 1e4, 5e5, 1e8]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(dims=rope_settings, layout=st.sampled_from(rope.LAYOUTS), seed=st.integers(0, 10_000), far=st.floats(0, 1e9))
+def test_rotation_preserves_every_row_norm(dims, layout, seed, far):
+    head_dim, base = dims
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(5, head_dim))
+    positions = np.array([0.0, 1.0, 0.5, -3.0, far])
+    out = rope.apply_rope(x, positions, rope.default_frequencies(head_dim, base), layout=layout)
+    assert_close(np.linalg.norm(out, axis=1), np.linalg.norm(x, axis=1))
+
+
+@settings(max_examples=40, deadline=None)
+@given(dims=rope_settings, layout=st.sampled_from(rope.LAYOUTS), seed=st.integers(0, 10_000))
+def test_score_depends_only_on_the_offset(dims, layout, seed):
+    # q at m + s against k at n + s for shifts s up to 100000. Angles of ~1e5 rad carry ~1e-11 rad of
+    # float64 rounding, so scores agree to 1e-9 * |q| |k|.
+    head_dim, base = dims
+    rng = np.random.default_rng(seed)
+    q, k = rng.normal(size=(2, head_dim))
+    inv_freq = rope.default_frequencies(head_dim, base)
+    m, n = rng.integers(0, 50, size=(2, 8)).astype(float)
+    tol = 1e-9 * np.linalg.norm(q) * np.linalg.norm(k)
+
+    def scores(shift):
+        qm = rope.apply_rope(np.tile(q, (8, 1)), m + shift, inv_freq, layout=layout)
+        kn = rope.apply_rope(np.tile(k, (8, 1)), n + shift, inv_freq, layout=layout)
+        return np.sum(qm * kn, axis=1)
+
+    reference = scores(0.0)
+    for shift in (1.0, 7.5, 1234.0, 100_000.0):
+        assert_close(scores(shift), reference, atol=tol, rtol=0)
+    assert_close(reference, [rope.relative_score(q, k, inv_freq, [mi - ni], layout=layout)[0] for mi, ni in zip(m, n, strict=True)], atol=tol, rtol=0)
+
+
+@pytest.mark.parametrize("layout", rope.LAYOUTS)
+def test_score_by_offset_is_the_same_curve_from_any_start(layout):
+    rng = np.random.default_rng(3)
+    q, k = rng.normal(size=(2, 64))
+    inv_freq = rope.default_frequencies(64, 1e4)
+    offsets = np.arange(-300, 3000)
+    closed_form = rope.relative_score(q, k, inv_freq, offsets, layout=layout)
+    tol = 1e-9 * np.linalg.norm(q) * np.linalg.norm(k)  # as above: float64 rounding of angles near 1e5
+    for start in (0.0, 17.0, 100_000.0):
+        assert_close(rope.score_by_offset(q, k, inv_freq, offsets, start=start, layout=layout), closed_form, atol=tol, rtol=0)
+    # offset = query position - key position, with the key at start
+    by_hand = rope.apply_rope(q[None], [505.0], inv_freq, layout=layout)[0] @ rope.apply_rope(k[None], [500.0], inv_freq, layout=layout)[0]
+    assert_close(rope.score_by_offset(q, k, inv_freq, [5], start=500, layout=layout)[0], by_hand)
+
+
+def test_all_ones_decay_is_a_sum_of_cosines():
+    inv_freq = rope.default_frequencies(128, 1e4)
+    offsets = np.arange(0, 5000, 7.0)
+    ones = np.ones(128)
+    expected = 2 * np.cos(offsets[:, None] * inv_freq[None, :]).sum(axis=1)
+    for layout in rope.LAYOUTS:
+        assert_close(rope.relative_score(ones, ones, inv_freq, offsets, layout=layout), expected, atol=1e-10)
+    assert rope.relative_score(ones, ones, inv_freq, [0])[0] == pytest.approx(128)
+
+
+def test_relative_score_of_a_batch_is_the_mean_of_its_rows():
+    rng = np.random.default_rng(5)
+    q = rng.normal(size=(10, 32))
+    inv_freq = rope.default_frequencies(32, 500.0)
+    offsets = np.array([0.0, 1.0, 10.0, 1000.0])
+    rows = [rope.score_by_offset(q[b], q[b], inv_freq, offsets, start=40.0) for b in range(10)]
+    assert_close(rope.relative_score(q, q, inv_freq, offsets), np.mean(rows, axis=0), atol=1e-10)
+    assert_close(rope.relative_score(q, q, inv_freq, [0.0])[0], np.mean(np.sum(q * q, axis=1)))  # offset 0: mean |q|^2
+
+
+@settings(max_examples=40, deadline=None)
+@given(head_dim=st.sampled_from([2, 4, 6, 16, 64]), seed=st.integers(0, 10_000))
+def test_layouts_differ_by_the_fixed_permutation(head_dim, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(6, head_dim))
+    positions = rng.normal(scale=1000, size=6)
+    inv_freq = rope.default_frequencies(head_dim, 1e4)
+    perm = rope.layout_permutation(head_dim)
+    interleaved = rope.apply_rope(x, positions, inv_freq, layout="interleaved")
+    assert_close(rope.apply_rope(x[:, perm], positions, inv_freq, layout="half"), interleaved[:, perm], atol=0, rtol=0)
+    back = np.argsort(perm)
+    assert_close(rope.apply_rope(x[:, perm], positions, inv_freq, layout="half")[:, back], interleaved, atol=0, rtol=0)
+
+
+def test_layout_permutation_values():
+    assert list(rope.layout_permutation(8)) == [0, 2, 4, 6, 1, 3, 5, 7]
+    assert list(rope.layout_permutation(2)) == [0, 1]
+
+
+@pytest.mark.parametrize("layout", rope.LAYOUTS)
+def test_attention_factor_scales_outputs_and_scores(layout):
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(7, 16))
+    positions = np.arange(7) * 300.0
+    inv_freq, c = rope.rope_frequencies(16, 1e4, RopeScaling("yarn", 16.0, 256))
+    assert c == pytest.approx(0.1 * math.log(16) + 1)
+    assert_close(rope.apply_rope(x, positions, inv_freq, layout=layout, attention_factor=c), c * rope.apply_rope(x, positions, inv_freq, layout=layout))
+    offsets = np.arange(50.0)
+    assert_close(
+        rope.relative_score(x[0], x[1], inv_freq, offsets, layout=layout, attention_factor=c),
+        c**2 * rope.relative_score(x[0], x[1], inv_freq, offsets, layout=layout),
+        atol=1e-12,
+    )
+
+
+@pytest.mark.parametrize("factor", [1.0, 2.0, 4.0, 40.0])
+def test_linear_scaling_equals_dividing_positions(factor):
+    # angles p * (theta / s) vs (p / s) * theta differ by rounding only: ~1e-16 * 1e4 rad
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(50, 32))
+    positions = rng.uniform(0, 1e4, size=50)
+    scaled, _ = rope.rope_frequencies(32, 1e4, RopeScaling("linear", factor, 2048))
+    for layout in rope.LAYOUTS:
+        assert_close(
+            rope.apply_rope(x, positions, scaled, layout=layout),
+            rope.apply_rope(x, positions / factor, rope.default_frequencies(32, 1e4), layout=layout),
+            atol=1e-10,
+        )
+
+
+def test_batched_input_is_each_slice_rotated():
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(2, 3, 5, 8))  # (B, H, L, d)
+    positions = [0, 1, 2, 100, 1e5]
+    inv_freq = rope.default_frequencies(8, 1e4)
+    out = rope.apply_rope(x, positions, inv_freq, layout="interleaved")
+    assert out.shape == x.shape
+    assert_close(out[1, 2], rope.apply_rope(x[1, 2], positions, inv_freq, layout="interleaved"), atol=0)
+
+
+def test_long_input_is_stitched_exactly_across_blocks():
+    # head_dim 256 and 131072 positions: computed a block of positions at a time; rows at block edges
+    # and far positions equal the row rotated on its own.
+    rng = np.random.default_rng(6)
+    x = rng.normal(size=(131072, 256))
+    inv_freq = rope.default_frequencies(256, 1e4)
+    out = rope.apply_rope(x, np.arange(131072), inv_freq)
+    for row in (0, 1023, 1024, 65537, 131071):
+        assert_close(out[row], rope.apply_rope(x[row : row + 1], [row], inv_freq)[0], atol=0)
+    assert_close(np.linalg.norm(out[-3:], axis=1), np.linalg.norm(x[-3:], axis=1))
+
+
+# ------------------------------------------------------------------------------------------------
+# Scaling regions
+
+
+def test_scaling_regions_llama3_bands():
+    regions = rope.scaling_regions(128, 5e5, RopeScaling("llama3", 8.0, 8192))
+    assert regions.edges == (2048.0, 8192.0)  # L / high_freq_factor, L / low_freq_factor
+    labels = list(regions.label)
+    assert labels == ["kept"] * 29 + ["blended"] * 6 + ["interpolated"] * 29
+    assert np.all(regions.wavelength[:29] < 2048) and np.all(regions.wavelength[35:] > 8192)
+    assert_close(regions.ratio[35:], 1 / 8)
+    assert np.all((regions.ratio[29:35] > 1 / 8) & (regions.ratio[29:35] < 1))
+
+
+def test_scaling_regions_yarn_by_hand():
+    regions = rope.scaling_regions(16, 1e4, RopeScaling("yarn", 4.0, 2048))
+    assert list(regions.label) == ["kept"] * 3 + ["blended"] * 3 + ["interpolated"] * 2
+    assert_close(regions.ratio, [1, 1, 1, 0.8125, 0.625, 0.4375, 0.25, 0.25])
+    assert_close(regions.edges, [2 * math.pi * 10, 2 * math.pi * 1000])  # wavelengths of pairs 2 and 6
+    # without truncation the ends are where a pair turns beta_fast and beta_slow times over L
+    untruncated = rope.scaling_regions(16, 1e4, RopeScaling("yarn", 4.0, 2048, truncate=False))
+    assert_close(untruncated.edges, [2048 / 32, 2048 / 1])
+
+
+def test_scaling_regions_other_kinds():
+    none = rope.scaling_regions(16, 1e4)
+    assert set(none.label) == {"kept"} and none.edges == ()
+    assert_close(none.ratio, np.ones(8), atol=0)
+    linear = rope.scaling_regions(16, 1e4, RopeScaling("linear", 4.0, 2048))
+    assert set(linear.label) == {"interpolated"}
+    assert set(rope.scaling_regions(16, 1e4, RopeScaling("dynamic", 2.0, 2048)).label) == {"kept"}
+    # n = 3072: effective factor 1 + 2 (3072/2048 - 1) = 2, the NTK-aware base of factor 2
+    dynamic = rope.scaling_regions(16, 1e4, RopeScaling("dynamic", 2.0, 2048), seq_len=3072)
+    assert list(dynamic.label) == ["kept"] + ["blended"] * 6 + ["interpolated"]
+    assert_close(dynamic.ratio[-1], 0.5)
+    longer = rope.scaling_regions(16, 1e4, RopeScaling("dynamic", 2.0, 2048), seq_len=8192)  # factor 7: slow pairs / more than 2
+    assert list(longer.label) == ["kept"] + ["blended"] * 2 + ["interpolated"] * 5 and longer.ratio[-1] < 0.5
+    assert set(rope.scaling_regions(16, 1e4, RopeScaling("linear", 1.0, 2048)).label) == {"kept"}
+
+
+def test_importing_core_rope_does_not_import_torch():
+    code = "import sys, core.schemes.rope; assert 'torch' not in sys.modules and 'streamlit' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# ------------------------------------------------------------------------------------------------
+# Bad input: ValueError with a sentence
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(kind="ntk"), "choose one of linear, dynamic, yarn, llama3"),
+        (dict(kind="linear", factor=0.5), "would shrink the context"),
+        (dict(kind="linear", factor=float("nan")), "finite number"),
+        (dict(kind="yarn", factor=float("inf")), "finite number"),
+        (dict(kind="linear", original_max_len=0), "original_max_len must be a whole number of at least 1"),
+        (dict(kind="linear", original_max_len=100.5), "original_max_len must be a whole number"),
+        (dict(kind="yarn", beta_fast=1.0, beta_slow=1.0), "beta_fast must be greater than beta_slow"),
+        (dict(kind="yarn", beta_fast=1.0, beta_slow=32.0), "beta_fast must be greater than beta_slow"),
+        (dict(kind="yarn", beta_fast=32.0, beta_slow=0.0), "beta_slow must be above 0"),
+        (dict(kind="yarn", beta_fast=float("inf")), "beta_fast must be a finite number"),
+        (dict(kind="yarn", attention_factor=0.0), "attention_factor must be above 0"),
+        (dict(kind="yarn", attention_factor=float("nan")), "attention_factor must be a finite number"),
+        (dict(kind="llama3", low_freq_factor=4.0, high_freq_factor=4.0), "low_freq_factor must be below high_freq_factor"),
+        (dict(kind="llama3", low_freq_factor=5.0, high_freq_factor=4.0), "low_freq_factor must be below high_freq_factor"),
+        (dict(kind="llama3", low_freq_factor=0.0), "low_freq_factor must be above 0"),
+        (dict(kind="llama3", high_freq_factor=float("nan")), "high_freq_factor must be a finite number"),
+    ],
+)
+def test_bad_scaling_raises_value_error_with_a_sentence(kwargs, message):
+    full = dict(factor=4.0, original_max_len=2048) | kwargs
+    with pytest.raises(ValueError, match=message):
+        RopeScaling(**full)
+
+
+def test_scaling_checks_only_what_the_kind_uses():
+    RopeScaling("linear", 2.0, 100, beta_fast=1.0, beta_slow=2.0, low_freq_factor=9.0)  # yarn/llama3 fields unused
+    assert RopeScaling("linear", 2, 100.0).original_max_len == 100
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(head_dim=7), "RoPE rotates pairs of dimensions"),
+        (dict(head_dim=0), "head_dim must be a whole number of at least 2"),
+        (dict(head_dim=8.5), "head_dim must be a whole number"),
+        (dict(base=1.0), "base must be a finite number above 1"),
+        (dict(base=0.5), "base must be a finite number above 1"),
+        (dict(base=float("nan")), "base must be a finite number above 1"),
+        (dict(seq_len=0), "seq_len must be a whole number of at least 1"),
+        (dict(seq_len=2.5), "seq_len must be a whole number"),
+        (dict(scaling={"rope_type": "yarn"}), "scaling must be a RopeScaling or None"),
+    ],
+)
+def test_bad_frequency_arguments_raise_value_error_with_a_sentence(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        rope.rope_frequencies(**(dict(head_dim=8) | kwargs))
+
+
+def test_bad_ntk_and_layout_arguments():
+    with pytest.raises(ValueError, match="at least 4"):
+        rope.ntk_aware_base(1e4, 2.0, 2)
+    with pytest.raises(ValueError, match="shrink the context"):
+        rope.ntk_aware_base(1e4, 0.5, 8)
+    with pytest.raises(ValueError, match="pairs of dimensions"):
+        rope.layout_permutation(5)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda f: rope.apply_rope(np.ones((3, 8)), [0, 1, 2], f, layout="diagonal"), "layout must be one of"),
+        (lambda f: rope.apply_rope(np.ones((3, 6)), [0, 1, 2], f), "RoPE needs d = 2 \\* len\\(inv_freq\\)"),
+        (lambda f: rope.apply_rope(np.ones((3, 8)), [0, 1], f), "3 positions \\(rows\\) but 2 positions"),
+        (lambda f: rope.apply_rope(np.ones(8), [0], f), "shape \\(L, d\\)"),
+        (lambda f: rope.apply_rope(np.ones((2, 8)), [0, np.inf], f), "positions must be finite"),
+        (lambda f: rope.apply_rope(np.ones((2, 8)), [0, 1], f, attention_factor=float("nan")), "attention_factor must be a finite number"),
+        (lambda f: rope.score_by_offset(np.ones(8), np.ones(6), f, [0]), "same width"),
+        (lambda f: rope.relative_score(np.ones(6), np.ones(6), f, [0]), "d = 2 \\* len\\(inv_freq\\)"),
+        (lambda f: rope.rope_wavelengths([1.0, 0.0]), "positive"),
+    ],
+)
+def test_bad_apply_arguments_raise_value_error_with_a_sentence(call, message):
+    with pytest.raises(ValueError, match=message):
+        call(rope.default_frequencies(8, 1e4))
+
+
+# The script that made the constants above (run it with transformers installed, e.g. in a throwaway venv:
+#   python -m venv --system-site-packages /tmp/hfvenv && /tmp/hfvenv/bin/pip install transformers
+#   /tmp/hfvenv/bin/python -c "from tests.core.test_rope import REGENERATE; exec(REGENERATE)"
+# ). It prints the same numbers as flat lists per case; the tables above key them by pair index.
+REGENERATE = r"""
+import torch
+import transformers
+from transformers import LlamaConfig
+from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+from transformers.models.gptj.modeling_gptj import apply_rotary_pos_emb as gptj_apply
+from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
+
+def config(head_dim, base, max_pos=2048, rope_type="default", **params):
+    return LlamaConfig(hidden_size=2 * head_dim, num_attention_heads=2, head_dim=head_dim, max_position_embeddings=max_pos,
+                       rope_parameters={"rope_type": rope_type, "rope_theta": base, **params})
+
+def emit(name, inv_freq, attention_factor, keep=None):
+    values = [float(v) for v in inv_freq]
+    if keep is not None:
+        values = {i: values[i] for i in keep}
+    print(f"{name} = ({values!r}, {float(attention_factor)!r})")
+
+print("# transformers", transformers.__version__, "torch", torch.__version__)
+few = [0, 1, 8, 16, 31]
+for hd, base, keep in [(8, 1e4, None), (8, 5e5, None), (64, 1e4, few), (64, 5e5, few)]:
+    emit(f"DEFAULT_{hd}_{'5E5' if base == 5e5 else '1E4'}", *LlamaRotaryEmbedding.compute_default_rope_parameters(config(hd, base)), keep)
+emit("LINEAR_16_F4", *ROPE_INIT_FUNCTIONS["linear"](config(16, 1e4, rope_type="linear", factor=4.0)))
+for seq_len in [None, 1000, 2048, 3000, 8192]:
+    emit(f"DYNAMIC_16_F2_L2048_SEQ_{str(seq_len).upper()}", *ROPE_INIT_FUNCTIONS["dynamic"](config(16, 1e4, 2048, "dynamic", factor=2.0), seq_len=seq_len))
+for name, hd, base, f, orig, keep, extra in [
+    ("YARN_16_F4_L2048", 16, 1e4, 4.0, 2048, None, {}),
+    ("YARN_16_F4_L2048_NO_TRUNCATE", 16, 1e4, 4.0, 2048, None, {"truncate": False}),
+    ("YARN_16_F4_L2048_BETA_8_2_ATTN_1_5", 16, 1e4, 4.0, 2048, None, {"beta_fast": 8.0, "beta_slow": 2.0, "attention_factor": 1.5}),
+    ("YARN_64_F8_L4096", 64, 1e4, 8.0, 4096, [0, 10, 11, 12, 16, 22, 23, 24, 31], {}),
+    ("YARN_128_5E5_F4_L4096", 128, 5e5, 4.0, 4096, [0, 14, 15, 16, 24, 31, 32, 33, 63], {}),
+]:
+    emit(name,
+         *ROPE_INIT_FUNCTIONS["yarn"](config(hd, base, int(f * orig), "yarn", factor=f, original_max_position_embeddings=orig, **extra)), keep)
+for hd, base, orig, keep in [(128, 5e5, 8192, [0, 28, 29, 30, 31, 32, 33, 34, 35, 63]), (16, 1e4, 2048, None)]:
+    llama3 = config(hd, base, 16 * orig, "llama3", factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0, original_max_position_embeddings=orig)
+    emit(f"LLAMA3_{hd}_{'5E5' if base == 5e5 else '1E4'}_F8_L{orig}", *ROPE_INIT_FUNCTIONS["llama3"](llama3), keep)
+
+# apply_rotary_pos_emb (Llama, half layout) and GPT-J's (interleaved), fed float64 cos/sin built as
+# LlamaRotaryEmbedding.forward and GPT-J's create_sinusoidal_positions do, so only the rotation is compared.
+torch.manual_seed(0)
+x = torch.randn(4, 8, dtype=torch.float64)
+positions = torch.tensor([0.0, 1.0, 5.0, 100000.0], dtype=torch.float64)
+inv_freq = 1.0 / 100.0 ** (torch.arange(0, 8, 2, dtype=torch.float64) / 8)
+freqs = positions[:, None] * inv_freq[None, :]
+print("APPLY_X =", x.tolist())
+for c, suffix in [(1.0, ""), (1.5, "_SCALED")]:
+    emb = torch.cat((freqs, freqs), dim=-1)
+    half, _ = apply_rotary_pos_emb(x[None, None], x[None, None], (emb.cos() * c)[None], (emb.sin() * c)[None], unsqueeze_dim=1)  # cos, sin: (batch, seq, dim)
+    print(f"APPLY_HALF{suffix} =", half[0, 0].tolist())
+    inter = gptj_apply(x[None, :, None, :], (freqs.sin() * c)[None], (freqs.cos() * c)[None])
+    print(f"APPLY_INTERLEAVED{suffix} =", inter[0, :, 0, :].tolist())
+"""

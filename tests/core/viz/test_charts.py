@@ -1,0 +1,221 @@
+"""core.viz.charts: small heatmaps keep exact values, big ones become images under 1 MB,
+signed data use the one diverging scale centred on zero, and every figure is labelled."""
+
+import json
+
+import numpy as np
+import plotly.graph_objects as go
+import plotly.io as pio
+
+from core.viz import charts, wire
+from core.viz.grid import strided
+from core.schemes.sinusoidal import sinusoidal_encoding
+
+
+def test_small_heatmap_sends_exact_values_with_diverging_scale():
+    z = sinusoidal_encoding(64, 32)
+    fig = charts.heatmap(z, strided(32, 500), strided(64, 500), title="t", x_title="dimension j", y_title="position p")
+    trace = fig.data[0]
+    assert isinstance(trace, go.Heatmap)
+    assert np.allclose(np.asarray(trace.z), z, atol=1e-7)  # float32 on the wire
+    assert trace.zmin == -trace.zmax  # centred on zero
+    assert fig.layout.xaxis.title.text == "dimension j" and fig.layout.yaxis.title.text == "position p"
+    assert trace.colorscale == go.Heatmap(colorscale=charts.DIVERGING).colorscale
+
+
+def test_big_heatmap_becomes_image_under_one_megabyte_and_keeps_colour_bar():
+    rows, cols = strided(131072, 500), strided(8192, 500)
+    z = sinusoidal_encoding(0, 8192, 1e8, positions=rows.indices, dims=cols.indices)
+    fig = charts.heatmap(z, cols, rows, title="t", x_title="x", y_title="y", note=rows.note("position"))
+    assert isinstance(fig.data[0], go.Image)
+    assert fig.data[0].source.startswith("data:image/png;base64,")
+    assert fig.data[0].dx == cols.step and fig.data[0].dy == rows.step
+    assert fig.data[1].marker.showscale and fig.data[1].marker.cmin == -fig.data[1].marker.cmax
+    assert len(pio.to_json(fig)) < 1_000_000
+    assert "every 263rd position" in fig.layout.title.text
+
+
+def test_image_colours_follow_the_scale():
+    lut = wire.colour_lut(charts.DIVERGING)
+    assert lut.shape == (256, 3)
+    # RdBu reversed: low values blue, high values red, the middle nearly white
+    assert lut[0, 2] > lut[0, 0] and lut[-1, 0] > lut[-1, 2] and lut[128].min() > 200
+
+
+def test_lines_labels_and_legend():
+    fig = charts.lines([("a", [0, 1], [1, 2]), ("b", [0, 1], [2, 3])], title="T", x_title="position p", y_title="v", note="every 2nd position")
+    spec = json.loads(pio.to_json(fig))
+    assert spec["layout"]["showlegend"] is True
+    assert "every 2nd position" in spec["layout"]["title"]["text"]
+    single = charts.lines([("a", [0, 1], [1, 2])], title="T", x_title="x", y_title="y")
+    assert single.layout.showlegend is False
+
+
+def test_log_axis_marker_is_placed_by_exponent():
+    fig = charts.spectrum(np.array([6.28, 62.8, 628.0]), 100, title="s")
+    # plotly.js puts a shape on a log axis at the data value and its label at the exponent
+    assert fig.layout.shapes[0].y0 == 100 and fig.layout.annotations[0].y == 2.0
+    assert [t.name for t in fig.data] == ["completes a cycle within max_len", "wavelength > max_len"]
+
+
+def test_side_by_side_panels_share_one_scale():
+    a, b = np.full((3, 3), 0.5), np.full((3, 3), -2.0)
+    ax = strided(3, 3)
+    fig = charts.side_by_side_heatmaps([("a", a, ax, ax), ("b", b, ax, ax)], title="t", x_title="x", y_title="y")
+    assert {(t.zmin, t.zmax) for t in fig.data} == {(-2.0, 2.0)}
+    assert [t.showscale for t in fig.data] == [False, True]
+
+
+def test_side_by_side_cell_budget_is_per_figure():
+    small, big = strided(100, 100), strided(250, 250)
+    z_small, z_big = np.zeros((100, 100)), np.ones((250, 250))
+    fig = charts.side_by_side_heatmaps([("a", z_small, small, small), ("b", z_small, small, small)], title="t", x_title="x", y_title="y")
+    assert [t.type for t in fig.data] == ["heatmap", "heatmap"]
+    fig = charts.side_by_side_heatmaps([("a", z_big, big, big), ("b", z_big, big, big)], title="t", x_title="x", y_title="y")
+    assert [t.type for t in fig.data] == ["image", "scatter", "image", "scatter"]
+    assert fig.data[2].xaxis == "x2" and fig.layout.xaxis2.domain[0] > fig.layout.xaxis.domain[1]
+
+
+# --- cheap to draw: what keeps plotly.js from drawing a figure twice ----------------------
+
+def spec_of(fig) -> dict:
+    return json.loads(pio.to_json(fig, validate=False))  # what st.plotly_chart sends
+
+
+def test_figures_carry_no_template_but_keep_the_style():
+    fig = spec_of(charts.lines([("a", np.arange(3), np.ones(3))], title="t", x_title="x", y_title="y"))
+    layout = fig["layout"]
+    assert "template" not in layout  # plotly.js redraws a figure whose template was copied
+    assert layout["paper_bgcolor"] == "white" and layout["colorway"][0] == charts.LINE_COLOURS[0]
+    assert layout["xaxis"]["gridcolor"] == "#EBEDF0" and layout["yaxis"]["automargin"] is True
+    panels = spec_of(charts.side_by_side_heatmaps([("a", np.ones((2, 2)), strided(2, 2), strided(2, 2))] * 2, title="t", x_title="x", y_title="y"))["layout"]
+    assert panels["xaxis2"]["linecolor"] == "#C9CED6" and panels["xaxis2"]["showgrid"] is False  # every subplot axis styled, no grid under a heatmap
+
+
+def test_scatter_data_and_small_heatmaps_go_as_plain_lists_big_heatmaps_as_typed_arrays():
+    y = np.array([0.1, 1 / 3, -2.5e-9])
+    fig = spec_of(charts.lines([("a", np.arange(3), y)], title="t", x_title="x", y_title="y"))
+    assert fig["data"][0]["x"] == [0, 1, 2] and fig["data"][0]["y"] == y.tolist()  # exact float64
+    circle = spec_of(charts.phase_circle(np.zeros(3), np.ones(3), np.arange(3), title="c"))
+    assert circle["data"][0]["marker"]["color"] == [0, 1, 2] and circle["data"][0]["customdata"] == [0, 1, 2]
+    z = np.array([[np.nan, 1 / 3, -2.5e-9], [1e6 / 7, 0.0, -1.0]])
+    small = spec_of(charts.heatmap(z, strided(3, 3), strided(2, 2), title="t", x_title="x", y_title="y"))["data"][0]
+    assert small["x"] == [0, 1, 2] and small["y"] == [0, 1]
+    assert small["z"][0][0] is None  # a blank cell, as NaN in a typed array
+    sent = np.array(small["z"], dtype=np.float64)
+    np.testing.assert_allclose(sent[np.isfinite(z)], z[np.isfinite(z)], rtol=1e-7)  # float32 on the wire, to 8 digits
+    assert max(len(repr(float(v))) for v in sent[np.isfinite(z)]) <= 15  # short numbers, not float32 printed as float64
+    side = int(np.sqrt(wire.LIST_CELLS)) + 1
+    big = spec_of(charts.heatmap(np.ones((side, side)), strided(side, side), strided(side, side), title="t", x_title="x", y_title="y"))
+    assert "bdata" in big["data"][0]["z"]
+
+
+def test_datarevision_follows_the_data():
+    def revision(y):
+        return spec_of(charts.lines([("a", np.arange(3), np.asarray(y, dtype=float))], title="t", x_title="x", y_title="y"))["layout"]["datarevision"]
+
+    assert revision([1, 2, 3]) == revision([1, 2, 3])  # a rerun sends the same figure: the chart stays
+    assert revision([1, 2, 3]) != revision([1, 2, 4])
+    z = np.zeros((2, 2))
+    heat = [charts.heatmap(v, strided(2, 2), strided(2, 2), title="t", x_title="x", y_title="y").layout.datarevision for v in (z, z + 1)]
+    assert heat[0] != heat[1]
+
+
+def test_margins_leave_room_for_colour_bar_legend_and_word_ticks():
+    heat = charts.heatmap(np.ones((2, 2)), strided(2, 2), strided(2, 2), title="t", x_title="x", y_title="y", colorbar_title="share of power")
+    assert heat.layout.margin.r >= 50 + 8 * len("share of power")
+    plain = charts.lines([("a", [0, 1], [1, 2])], title="t", x_title="x", y_title="y")
+    assert plain.layout.margin.r == 20 and plain.layout.margin.b < 70
+    two = charts.lines([("a", [0, 1], [1, 2]), ("b", [0, 1], [2, 3])], title="t", x_title="x", y_title="y")
+    assert two.layout.margin.b > plain.layout.margin.b + 40  # one legend row under the axis title
+    many = charts.lines([(f"a long series name number {k}", [0, 1], [1, 2]) for k in range(8)], title="t", x_title="x", y_title="y")
+    assert many.layout.margin.b > two.layout.margin.b  # the legend wraps
+    words = charts.side_by_side_heatmaps([("a", np.ones((2, 2)), strided(2, 2), strided(2, 2))], title="t", x_title="x", y_title="y", y_ticks=[["0:a rather long word", "1:b"]])
+    assert words.layout.margin.l >= 40 + charts.CHAR_PX * len("0:a rather long word")
+
+
+def test_long_paths_draw_a_sample_of_their_dots_and_say_so():
+    n = 512
+    coords = np.random.default_rng(0).standard_normal((n, 2))
+    fig = charts.position_paths([("a", coords, np.arange(n))], title="t")
+    trace = fig.data[0]
+    assert trace.mode == "lines+markers" and trace.marker.maxdisplayed == charts.MAX_DOTS
+    assert len(trace.x) == n  # the line and the hover keep every position
+    assert "dots on every 4th position" in fig.layout.title.text
+    short = charts.position_paths([("a", coords[:100], np.arange(100))], title="t")
+    assert "dots" not in short.layout.title.text
+    flat = charts.lines([("a", np.arange(n), np.ones(n))], title="t", x_title="x", y_title="y", markers=True)
+    assert flat.data[0].marker.maxdisplayed == charts.MAX_DOTS and "every 4th point" in flat.layout.title.text
+    points = charts.lines([("a", np.arange(n), np.ones(n))], title="t", x_title="x", y_title="y", points=True)
+    assert points.data[0].marker.maxdisplayed == 0  # markers that are the data are all drawn
+
+
+def test_long_titles_wrap_into_balanced_lines_and_push_the_plot_down():
+    text = "Power spectrum of each dimension over position (mean removed), dimensions sorted by their dominant frequency"
+    lines = charts.wrap_title(text)
+    assert " ".join(lines) == text  # every word kept, in order
+    assert len(lines) == 2 and all(len(line) <= charts.TITLE_CHARS for line in lines)
+    assert abs(len(lines[0]) - len(lines[1])) <= 10  # balanced: no lone word on the second line
+    assert charts.wrap_title("Dominant frequency of each dimension, dimensions sorted from slow to fast")[1] != "fast"
+    assert charts.wrap_title("short") == ["short"] and charts.wrap_title("") == [""]
+    assert charts.wrap_title("a " + "x" * 90 + " b") == ["a", "x" * 90, "b"]  # an over-long word keeps a line to itself
+
+    def figure(title, note=""):
+        return charts.lines([("a", np.arange(3), np.ones(3))], title=title, note=note, x_title="x", y_title="y")
+
+    short, wrapped = figure("t", note="n"), figure(text, note="n")
+    assert wrapped.layout.title.text == "<br>".join(lines) + "<br><sup>n</sup>"
+    assert short.layout.title.text == "t<br><sup>n</sup>"
+    assert wrapped.layout.margin.t == short.layout.margin.t + charts.TITLE_LINE_PX  # one more line, that much lower
+    assert wrapped.layout.title.y == short.layout.title.y  # the first line stays where a one-line title sits
+
+
+def test_panels_in_a_row_share_one_x_title_under_the_row():
+    panel = ("a", np.ones((2, 2)), strided(2, 2), strided(2, 2))
+    row = charts.side_by_side_heatmaps([panel, panel], title="t", x_title="frequency", y_title="y")
+    assert row.layout.xaxis.title.text is None and row.layout.xaxis2.title.text is None
+    under = [a for a in row.layout.annotations if a.text == "frequency"]
+    assert len(under) == 1 and under[0].x == 0.5 and under[0].yanchor == "top" and under[0].yshift < 0
+    assert row.layout.margin.t == charts.side_by_side_heatmaps([panel, panel], title="t", x_title="f", y_title="y").layout.margin.t
+    single = charts.side_by_side_heatmaps([panel], title="t", x_title="frequency", y_title="y")
+    assert single.layout.xaxis.title.text == "frequency" and not [a for a in single.layout.annotations if a.text == "frequency"]
+
+
+def _every_kind_of_figure() -> dict:
+    rng = np.random.default_rng(3)
+    x = np.arange(300)
+    z = rng.normal(size=(40, 30))
+    panel = ("p", z, strided(30, 30), strided(40, 40))
+    path = rng.normal(size=(50, 3))
+    return {
+        "lines": charts.lines([("a", x, np.sin(x / 5) + 1.5), ("b", x, np.cos(x / 7) + 1.5)], title="t " * 50, note="n", x_title="x", y_title="y", log_x=True, x_marks=[(10, "ten")]),
+        "heatmap": charts.heatmap(z, strided(30, 30), strided(40, 40), title="h", x_title="x", y_title="y"),
+        "image heatmap": charts.heatmap(rng.normal(size=(600, 600)).astype(np.float32), strided(600, 600), strided(600, 600), title="h", x_title="x", y_title="y"),
+        "side by side": charts.side_by_side_heatmaps([panel, panel], title="s", x_title="x", y_title="y"),
+        "word ticks": charts.side_by_side_heatmaps([("a", np.ones((2, 2)), strided(2, 2), strided(2, 2))] * 2, title="w", x_title="x", y_title="y", x_ticks=[["a", "b"]] * 2, y_ticks=[["c", "d"]] * 2),
+        "small multiples": charts.small_multiples([panel] * 5, title="m", x_title="x", y_title="y"),
+        "paths 3-D": charts.position_paths([("a", path, np.arange(50))] * 2, title="p"),
+        "paths": charts.position_paths([("a", path[:, :2], np.arange(50))] * 2, title="p", axis_titles=("PC 1", "PC 2")),
+        "frequencies": charts.frequency_heatmaps([("a", np.abs(z), strided(40, 40))], np.linspace(0, 0.5, 30), title="f", y_title="d"),
+        "spectrum": charts.spectrum(2 * np.pi * 10_000 ** (np.arange(64) / 64), 256, title="w"),
+        "phase": charts.phase_circle(np.sin(x / 5), np.cos(x / 5), x, title="c"),
+    }
+
+
+def test_figures_built_without_validation_equal_validated_ones(monkeypatch):
+    # core.viz.charts builds figures without plotly.py's validation (too slow for 12-panel
+    # figures); built the validated way, every kind of figure must come out the same.
+    fast = {name: spec_of(fig) for name, fig in _every_kind_of_figure().items()}
+
+    class Validated(wire.Figure):
+        def __init__(self, *args, **kwargs):
+            kwargs.pop("_validate", None)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(wire, "Figure", Validated)
+    monkeypatch.setattr(charts, "_plain_layout", lambda layout: layout)
+    checked = {name: spec_of(fig) for name, fig in _every_kind_of_figure().items()}
+    assert checked.keys() == fast.keys()
+    for name in fast:
+        assert fast[name] == checked[name], name
+        assert "template" not in fast[name]["layout"]
