@@ -11,7 +11,7 @@ from core.schemes import rope
 from core.viz import charts
 from core.viz.grid import strided
 from ui.params import BASE, D_MODEL, MAX_LEN
-from core.schemes.registry import BIAS, NOTHING, ROTARY, SCHEMES, Setting
+from core.schemes.registry import SCHEMES, Setting
 from ui.rope_controls import factor_control, original_len_control, pair_layout_control, scaling_kind_control
 from ui.shared import check_url_value, current_settings, follow_default, guarded, keep_in_url, one_of, plot, url_choice, whole_in
 
@@ -39,11 +39,12 @@ keep_in_url("scheme")
 scheme = SCHEMES[name]
 heads, layout, kind, factor, original, width = 8, "half", "none", 1.0, L, d
 link = {D_MODEL.name: D_MODEL.format(d), MAX_LEN.name: MAX_LEN.format(L), BASE.name: BASE.format(base), "scheme": name}
-if scheme.applied == BIAS:
+rotary = "layout" in scheme.reads  # RoPE: a head width, a pair layout and a scaling of its own
+if "n_heads" in scheme.reads:
     check_url_value("heads", one_of(HEADS), f"the head count is one of {', '.join(map(str, HEADS))}")
     heads = int(c2.selectbox("Heads", HEADS, index=HEADS.index(8), key="heads", bind="query-params", width=200))
     link["heads"] = str(heads)
-if scheme.applied == ROTARY:
+if rotary:
     layout = pair_layout_control(c2)
     c6, c3, c4, c5 = st.columns([1.5, 2, 1.5, 1.5])
     check_url_value("head_dim", whole_in(2, MAX_HEAD_DIM), f"the head width is a whole number from 2 to {MAX_HEAD_DIM:,} (even, for pairs)")
@@ -68,25 +69,18 @@ if scheme.applied == ROTARY:
         original = original_len_control(c5, L, factor)
         link["original_len"] = str(original)
 
-setting = Setting(width=width, base=base, train_len=L, n_heads=heads)
-scaling, ntk_factor = None, None
-if kind == "ntk":
-    guarded(rope.RopeScaling, "linear", factor, original)  # the same checks on the factor as the other kinds
-    ntk_factor = factor
-elif kind != "none":
-    scaling = guarded(rope.RopeScaling, kind, factor, original)
-if scheme.applied == ROTARY:
+scaling = None if kind == "none" else guarded(rope.RopeScaling, kind, factor, original)
+setting = Setting(width=width, base=base, train_len=L, n_heads=heads, layout=layout, scaling=scaling)
+if rotary:
     st.caption(f"RoPE rotates the queries and keys of one head; here the head is {width:,} wide" + (" (the sidebar's d_model)." if width == d else f" (the sidebar's d_model = {d:,} is the model's width, not used here)."))
 
 
 @st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
-def code_for(name: str, d: int, L: int, base: float, heads: int, layout: str, kind: str, factor: float, original: int) -> codegen.GeneratedCode:
-    setting = Setting(width=d, base=base, train_len=L, n_heads=heads)
-    scaling = None if kind in ("none", "ntk") else rope.RopeScaling(kind, factor, original)
-    return codegen.generate(name, setting, layout=layout, scaling=scaling, ntk_factor=factor if kind == "ntk" else None)
+def code_for(name: str, setting: Setting) -> codegen.GeneratedCode:
+    return codegen.generate(name, setting)
 
 
-code = guarded(code_for, name, width, L, base, heads, layout, kind, factor, original)
+code = guarded(code_for, name, setting)
 st.markdown(code.what)
 numpy_tab, torch_tab = st.tabs(["NumPy", "PyTorch"])
 numpy_tab.code(code.numpy_source, language="python", line_numbers=False)
@@ -94,12 +88,6 @@ torch_tab.code(code.torch_source, language="python", line_numbers=False)
 st.caption("Copy a block with the icon at its top right. The tables a model learns (learned, T5, Shaw) are written at the values the app draws: their initialisation, or T5's illustrative values.")
 
 # --- preview --------------------------------------------------------------------------------
-if scheme.applied == BIAS:
-    what, unit = f"the bias of head 1 of {heads}", "query position"
-elif scheme.applied == ROTARY:
-    what, unit = "a unit vector of equal entries (1/√d each) rotated to each position", "position"
-else:
-    what, unit = "the code of each position", "position"
 rows = scheme.max_position(setting)
 shown_len = min(L, rows) if rows is not None else L
 pos = strided(shown_len, PREVIEW)
@@ -107,21 +95,22 @@ dims = strided(width, PREVIEW)
 
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
-def preview(name: str, d: int, L: int, base: float, heads: int, layout: str, kind: str, factor: float, original: int, shown_len: int) -> np.ndarray:
-    setting = Setting(width=d, base=base, train_len=L, n_heads=heads)
-    scaling = None if kind in ("none", "ntk") else rope.RopeScaling(kind, factor, original)
-    pos, dims = strided(shown_len, PREVIEW), strided(d, PREVIEW)
-    z = downloads.current_matrix(name, setting, pos.indices, layout=layout, scaling=scaling, ntk_factor=factor if kind == "ntk" else None)
-    return z[0] if z.ndim == 3 else z[:, dims.indices]
+def preview(name: str, setting: Setting, shown_len: int) -> tuple[np.ndarray, str]:
+    """The picture at the previewed positions: head 1's bias, or the drawn dimensions; and what it is."""
+    picture = SCHEMES[name].picture(strided(shown_len, PREVIEW).indices, setting)
+    z = picture.values[0] if picture.per == "pair" else picture.values[:, strided(setting.width, PREVIEW).indices]
+    return z, picture.what
 
 
 st.header("What the code computes")
-if scheme.applied == NOTHING:
+z, what = guarded(preview, name, setting, shown_len)
+pairs = scheme.per == "pair"
+if not scheme.carries_position:
     st.caption("Nothing to draw: this scheme adds zeros.")
 else:
-    z = guarded(preview, name, width, L, base, heads, layout, kind, factor, original, shown_len)
-    x = pos if scheme.applied == BIAS else dims
-    note = "; ".join(n for n in (pos.note(unit.split()[0]), "" if scheme.applied == BIAS else dims.note("dimension")) if n)
+    unit = "query position" if pairs else "position"
+    x = pos if pairs else dims
+    note = "; ".join(n for n in (pos.note(unit.split()[0]), "" if pairs else dims.note("dimension")) if n)
     if rows is not None and rows < L:
         note = "; ".join(n for n in (note, f"no code past position {rows - 1:,}") if n)
     plot(
@@ -129,10 +118,10 @@ else:
             z,
             x,
             pos,
-            title=f"{scheme.label}: {what}",
-            x_title="key position" if scheme.applied == BIAS else "dimension",
+            title=f"{scheme.label}: {f'the bias of head 1 of {heads}' if pairs else what}",
+            x_title="key position" if pairs else "dimension",
             y_title=unit,
-            colorbar_title="bias" if scheme.applied == BIAS else "value",
+            colorbar_title="bias" if pairs else "value",
             note=note,
             height=420,
         ),
@@ -142,19 +131,18 @@ else:
 
 # --- downloads ------------------------------------------------------------------------------
 st.header("Download the numbers")
-full = f"({heads} heads × {L:,} × {L:,})" if scheme.applied == BIAS else f"({shown_len:,} positions × {width:,})"
+full = f"({heads} heads × {L:,} × {L:,})" if pairs else f"({shown_len:,} positions × {width:,})"
 st.markdown(
     f"The current matrix {full}: "
-    + ("the bias between every query and key position" if scheme.applied == BIAS else what)
+    + ("the bias between every query and key position" if pairs else what)
     + (f" (RoPE's dynamic scaling at the whole context, {L:,} positions)" if kind == "dynamic" else "")
     + "."
 )
 npy, csv = downloads.extent(name, setting, downloads.MAX_NPY_VALUES), downloads.extent(name, setting, downloads.MAX_CSV_VALUES)
-kw = dict(layout=layout, scaling=scaling, ntk_factor=ntk_factor)
 b1, b2 = st.columns(2)
 b1.download_button(
     f".npy: {'all' if npy.complete else f'first {npy.positions:,}'} positions ({npy.values:,} values)",
-    data=lambda: downloads.to_npy(downloads.current_matrix(name, setting, np.arange(npy.positions), **kw)),
+    data=lambda: downloads.to_npy(downloads.current_matrix(name, setting, np.arange(npy.positions))),
     file_name=f"{name}_d{width}_L{L}{'' if npy.complete else f'_first{npy.positions}'}.npy",
     mime="application/octet-stream",
     key="download_npy",
@@ -163,7 +151,7 @@ b1.download_button(
 )
 b2.download_button(
     f".csv: {'all' if csv.complete else f'first {csv.positions:,}'} positions ({csv.values:,} values)",
-    data=lambda: downloads.to_csv(downloads.current_matrix(name, setting, np.arange(csv.positions), **kw)),
+    data=lambda: downloads.to_csv(downloads.current_matrix(name, setting, np.arange(csv.positions))),
     file_name=f"{name}_d{width}_L{L}{'' if csv.complete else f'_first{csv.positions}'}.csv",
     mime="text/csv",
     key="download_csv",
@@ -171,18 +159,22 @@ b2.download_button(
     icon=":material/download:",
 )
 if not (npy.complete and csv.complete):
-    kept = "queries and keys" if scheme.applied == BIAS else "positions"
+    kept = "queries and keys" if pairs else "positions"
     held = " and ".join(f"the {kind_} holds {'all of it' if e.complete else f'the first {e.positions:,} {kept}'} (at most {limit:,} numbers)" for kind_, e, limit in ((".npy", npy, downloads.MAX_NPY_VALUES), (".csv", csv, downloads.MAX_CSV_VALUES)))
     st.info(
         f"The whole matrix is {npy.full_values:,} numbers: {held}, each exactly as the whole matrix has them. "
         f"For all of it, run the code above on your machine, e.g. "
-        + (f"`attention_bias(np.arange({L}), np.arange({L}))`" if scheme.applied == BIAS else f"`rotate(np.full(({L}, {width}), 1 / np.sqrt({width})), np.arange({L}))`" if scheme.applied == ROTARY else f"`positional_encoding(np.arange({shown_len}))`")
+        + {
+            "attention_bias": f"`attention_bias(np.arange({L}), np.arange({L}))`",
+            "rotate": f"`rotate(np.full(({L}, {width}), 1 / np.sqrt({width})), np.arange({L}))`",
+            "positional_encoding": f"`positional_encoding(np.arange({shown_len}))`",
+        }[code.numpy_entry]
         + ".",
         icon=":material/info:",
     )
 st.caption(
     ".npy opens with `np.load`; the .csv has one row per position"
-    + (" (per head and query: head, query, then one column per key)" if scheme.applied == BIAS else " (position, then one column per dimension)")
+    + (" (per head and query: head, query, then one column per key)" if pairs else " (position, then one column per dimension)")
     + ", every value written exactly."
 )
 

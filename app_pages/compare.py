@@ -7,7 +7,7 @@ import streamlit as st
 from core.analysis import properties
 from core.viz import charts
 from core.viz.grid import strided
-from core.schemes.registry import BIAS, ROTARY, SCHEMES, Setting
+from core.schemes.registry import SCHEMES, Setting
 from ui.shared import check_url_value, current_settings, keep_choices_in_url, one_of, plot, url_choices
 
 GRID = 40  # positions (and dimensions) per small panel
@@ -37,7 +37,7 @@ setting = Setting(width=d, base=base, train_len=L, n_heads=int(heads))
 
 @st.cache_data(max_entries=16, ttl=3600, show_spinner="Drawing every scheme…")
 def panels(names: tuple[str, ...], d: int, L: int, base: float, heads: int) -> dict[str, tuple[str, np.ndarray, np.ndarray, str]]:
-    """Per scheme: (what its map shows, map values, score matrix values, problem or '')."""
+    """Per scheme: (what its picture is per: "position" or "pair", picture values, score matrix values, problem or '')."""
     setting = Setting(width=d, base=base, train_len=L, n_heads=heads)
     pos, dims = strided(L, GRID), strided(d, GRID)
     out = {}
@@ -47,20 +47,18 @@ def panels(names: tuple[str, ...], d: int, L: int, base: float, heads: int) -> d
         try:
             rows = scheme.max_position(setting)
             shown = pos.indices[pos.indices < rows] if rows is not None else pos.indices
-            if scheme.applied == BIAS:
-                what, z = f"bias, mean of {heads} heads", scheme.score_bias(pos.indices, pos.indices, setting).mean(axis=0)
-            elif scheme.applied == ROTARY:
-                what, z = "a unit vector of equal entries, rotated", properties.code(scheme, pos.indices, setting)[:, dims.indices]
+            picture = scheme.picture(shown, setting)
+            if picture.per == "pair":
+                z = picture.values.mean(axis=0)  # (n, n): the bias, averaged over heads
             else:
-                what = "code added"
                 z = np.full((pos.count, dims.count), np.nan)
-                z[: shown.size] = scheme.input_code(shown, setting)[:, dims.indices]
+                z[: shown.size] = picture.values[:, dims.indices]
             score = np.full((pos.count, pos.count), np.nan)
-            score[: shown.size, : shown.size] = properties.score_matrix(scheme, shown, shown, setting)
+            score[: shown.size, : shown.size] = scheme.pair_scores(shown, shown, setting)
             problem = "" if shown.size == pos.count else f"no code past position {rows - 1:,}"
-            out[name] = (what, z, score, problem)
+            out[name] = (picture.per, z, score, problem)
         except ValueError as err:
-            out[name] = ("cannot run here", blank, blank, str(err))
+            out[name] = ("pair", blank, blank, str(err))
     return out
 
 
@@ -74,7 +72,7 @@ drawn = panels(tuple(names), d, L, base, int(heads))
 note = "; ".join(n for n in (pos.note("position"), dims.note("dimension")) if n)
 
 st.header("What each scheme writes")
-code_panels = [(SCHEMES[n].label, drawn[n][1], dims if drawn[n][0] in ("code added", "a unit vector of equal entries, rotated") else pos, pos) for n in names]
+code_panels = [(SCHEMES[n].label, drawn[n][1], dims if drawn[n][0] == "position" else pos, pos) for n in names]
 plot(
     charts.small_multiples(
         code_panels,

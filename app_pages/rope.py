@@ -134,16 +134,7 @@ original = original_len_control(c3, L, factor)
 if original > L:
     st.error(f"The original context ({original:,}) is longer than the target context max_len = {L:,}: there is nothing to extend. Lower it or raise max_len in the sidebar.", icon=":material/error:")
     st.stop()
-if kind == "ntk":
-    guarded(rope.RopeScaling, "linear", factor, original)  # the same checks on the factor
-    new_base = guarded(rope.ntk_aware_base, base, factor, head_dim)
-    scaled = rope.default_frequencies(head_dim, new_base)
-    attention_factor = 1.0
-    ratio = scaled / theta
-    labels = np.where(ratio >= 1 - 1e-9, "kept", np.where(ratio <= (1 + 1e-9) / factor, "interpolated", "blended"))
-    edges: tuple[float, ...] = ()
-    how = f"the base becomes {base:,.6g} · s^(d/(d−2)) = {new_base:,.6g}: fast pairs barely change, the slowest is divided by s"
-elif kind == "none":
+if kind == "none":
     scaled, attention_factor, ratio, labels, edges = theta, 1.0, np.ones_like(theta), np.full(theta.size, "kept"), ()
     how = "no scaling: positions past the original context give angles the slow pairs never saw"
 else:
@@ -153,6 +144,7 @@ else:
     ratio, labels, edges = regions.ratio, regions.label, regions.edges
     how = {
         "linear": "every frequency is divided by s: positions are squeezed into the original range",
+        "ntk": f"the base becomes {base:,.6g} · s^(d/(d−2)) = {rope.ntk_aware_base(base, factor, head_dim):,.6g}: fast pairs barely change, the slowest is divided by s",
         "dynamic": f"the base grows with the sequence length (here {L:,}), as NTK does, only once it exceeds the original context",
         "yarn": "fast pairs are kept, slow ones divided by s, a linear ramp in between; cos and sin are multiplied by an attention factor",
         "llama3": "wavelengths below original/4 are kept, above original/1 divided by s, and the band between is blended smoothly",

@@ -10,7 +10,7 @@ import streamlit as st
 from core.schemes import rope
 from ui.shared import check_url_value, follow_default, keep_in_url, number_in, url_choice, whole_in
 
-KINDS = ("none", "linear", "ntk", "dynamic", "yarn", "llama3")  # "ntk" is the base change, not a RopeScaling kind
+KINDS = ("none",) + rope.SCALING_KINDS  # "none": no RopeScaling at all
 KIND_LABELS = {
     "none": "none",
     "linear": "linear (position interpolation)",

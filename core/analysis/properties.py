@@ -2,13 +2,13 @@
 
 Every scheme in the registry gets the same questions, asked of the same kind of array:
 
-- its *code*: what position p (or, for bias schemes, distance k) turns into. Added schemes:
-  the row PE(p) (width values); rotary: a fixed unit vector after rotation to position p
-  (width values); bias schemes: the bias at distance k in every head (H values), because
-  they store no absolute position at all, only distances;
-- its *pair score* S(m, n): what the scheme contributes to the attention score between a
-  query at m and a key at n. Added: PE(m)·PE(n); rotary: (R_m q)·(R_n k) for fixed random
-  unit q, k; bias: the bias averaged over heads; none: 0.
+- its *code*, `Scheme.codes`: what position p (or, for bias schemes, distance k) turns into.
+  Added schemes: the row PE(p) (width values); rotary: a fixed unit vector after rotation to
+  position p (width values); bias schemes: the bias at distance k in every head (H values),
+  because they store no absolute position at all, only distances;
+- its *pair score* S(m, n), `Scheme.pair_scores`: what the scheme contributes to the attention
+  score between a query at m and a key at n. Added: PE(m)·PE(n); rotary: (R_m q)·(R_n k) for
+  fixed random unit q, k; bias: the bias averaged over heads; none: 0.
 
 From these: bounded (max |code|), unique (smallest distance between the codes of distinct
 positions), smooth (mean neighbour distance over mean distance), relative (how much S at a
@@ -25,12 +25,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.schemes.registry import ADDED, BIAS, NOTHING, ROTARY, Scheme, Setting, with_length
+from core.schemes.registry import Scheme, Setting, with_length
 
 CONSECUTIVE = 128  # positions measured one after another (neighbour distances)
 STRIDED = 128  # further positions strided over the rest of the context
 STARTS, OFFSETS = 24, 24  # the grid of (start, offset) pairs for the relative measure
-PROBE_SEED = 12345  # the fixed random query and key used for rotary pair scores
 
 
 def sample_positions(length: int) -> np.ndarray:
@@ -40,39 +39,6 @@ def sample_positions(length: int) -> np.ndarray:
         return np.arange(length, dtype=np.int64)
     rest = np.linspace(CONSECUTIVE, length - 1, STRIDED).round().astype(np.int64)
     return np.unique(np.concatenate([np.arange(CONSECUTIVE), rest]))
-
-
-def _probe(width: int) -> tuple[np.ndarray, np.ndarray]:
-    """Fixed random unit query and key of `width` values."""
-    rng = np.random.default_rng(PROBE_SEED)
-    q, k = rng.standard_normal((2, width))
-    return q / np.linalg.norm(q), k / np.linalg.norm(k)
-
-
-def code(scheme: Scheme, positions: np.ndarray, setting: Setting) -> np.ndarray:
-    """What each position (or distance, for bias schemes) becomes. Returns (n, F)."""
-    pos = np.asarray(positions, dtype=np.float64)
-    if scheme.applied == ROTARY:
-        unit = np.full((pos.size, setting.width), 1.0 / np.sqrt(setting.width))
-        return scheme.rotate(unit, pos, setting)
-    if scheme.applied == BIAS:
-        return scheme.score_bias(pos, np.zeros(1), setting)[:, :, 0].T  # (n, H): query k places after the key
-    return scheme.input_code(pos, setting)
-
-
-def score_matrix(scheme: Scheme, rows: np.ndarray, cols: np.ndarray, setting: Setting) -> np.ndarray:
-    """S(m, n) for queries at `rows` and keys at `cols`. Returns (len(rows), len(cols))."""
-    rows, cols = np.asarray(rows, dtype=np.float64), np.asarray(cols, dtype=np.float64)
-    if scheme.applied == ROTARY:
-        q, k = _probe(setting.width)
-        rq = scheme.rotate(np.broadcast_to(q, (rows.size, q.size)), rows, setting)
-        rk = scheme.rotate(np.broadcast_to(k, (cols.size, k.size)), cols, setting)
-        return rq @ rk.T
-    if scheme.applied == BIAS:
-        return scheme.score_bias(rows, cols, setting).mean(axis=0)
-    if scheme.applied == NOTHING:
-        return np.zeros((rows.size, cols.size))
-    return scheme.input_code(rows, setting) @ scheme.input_code(cols, setting).T
 
 
 def _distances(codes: np.ndarray) -> np.ndarray:
@@ -93,7 +59,7 @@ def relative_departure(scheme: Scheme, setting: Setting, length: int) -> float:
     offsets = np.unique(np.linspace(0, max_offset, OFFSETS).round().astype(np.int64))
     starts = np.unique(np.linspace(0, length - 1 - offsets[-1], STARTS).round().astype(np.int64))
     keys = np.unique((starts[:, None] + offsets[None, :]).ravel())
-    s = score_matrix(scheme, starts, keys, setting)  # (A, K)
+    s = scheme.pair_scores(starts, keys, setting)  # (A, K)
     grid = s[np.arange(starts.size)[:, None], np.searchsorted(keys, starts[:, None] + offsets[None, :])]  # (A, B)
     spread = grid.std()
     scale = max(np.abs(grid).max(), 1e-300)
@@ -124,17 +90,17 @@ def _extrapolation(scheme: Scheme, setting: Setting, within: np.ndarray, length:
     if rows is not None and rows < 2 * length:
         return f"no code past position {rows - 1:,}"
     beyond_pos = length + sample_positions(length)
-    beyond = code(scheme, beyond_pos, setting)
-    if scheme.applied == ADDED:
+    beyond = scheme.codes(beyond_pos, setting)
+    if scheme.encode is not None:  # an added code may depend on the length it was built for
         probe = np.array([length // 2])
-        before, after = code(scheme, probe, setting), code(scheme, probe, with_length(setting, 2 * length))
+        before, after = scheme.codes(probe, setting), scheme.codes(probe, with_length(setting, 2 * length))
         if not np.allclose(before, after):
             return f"the code of position {length // 2:,} changes when the length doubles"
     lo, hi = within.min(axis=0), within.max(axis=0)
     tol = 1e-9 * max(np.abs(within).max(), 1.0)
     unseen = ((beyond < lo - tol) | (beyond > hi + tol)).any(axis=0)
     inside = float(np.abs(within).max())
-    feature = "heads" if scheme.applied == BIAS else "dimensions"
+    feature = "heads" if scheme.per == "pair" else "dimensions"
     if not unseen.any():
         return f"defined; no {feature[:-1]} leaves the range seen within max_len"
     growth = f"max |value| ×{np.abs(beyond).max() / inside:.3g}" if inside > 0 else f"max |value| {np.abs(beyond).max():.3g} (0 within max_len)"
@@ -144,7 +110,7 @@ def _extrapolation(scheme: Scheme, setting: Setting, within: np.ndarray, length:
 def measure(scheme: Scheme, setting: Setting, length: int) -> Properties:
     """All properties of `scheme` at `setting` over positions [0, length)."""
     pos = sample_positions(length)
-    over = "distances" if scheme.applied == BIAS else "positions"
+    over = "distances" if scheme.per == "pair" else "positions"
     note = "" if pos.size == length else f"{pos.size:,} of {length:,} {over} (the first {CONSECUTIVE} and {STRIDED} strided)"
     params = scheme.parameters(setting)
     rows = scheme.max_position(setting)
@@ -154,7 +120,7 @@ def measure(scheme: Scheme, setting: Setting, length: int) -> Properties:
         note = f"codes exist for positions 0 to {rows - 1:,} only"
     if not scheme.carries_position:
         return Properties(scheme.name, over, 0.0, 0.0, float("nan"), float("nan"), "nothing to extrapolate", params, note)
-    codes = code(scheme, pos, setting)
+    codes = scheme.codes(pos, setting)
     bounded = float(np.abs(codes).max()) if codes.size else float("nan")
     if pos.size >= 2:
         dist = _distances(codes)

@@ -8,8 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.schemes import rope
-from core.schemes.registry import BIAS, ROTARY, SCHEMES, Setting
+from core.schemes.registry import SCHEMES, Setting
 
 MAX_NPY_VALUES = 4_000_000  # 32 MB of float64
 MAX_CSV_VALUES = 1_000_000  # about 20 MB of text
@@ -32,10 +31,10 @@ class Extent:
 
 def extent(scheme_name: str, setting: Setting, limit: int) -> Extent:
     """The first positions of the current matrix (see `current_matrix`) that fit in `limit`
-    numbers: (n, width) for added schemes and RoPE, n at most the rows a table has;
-    (H, n, n) for bias schemes. At least one position. Returns an Extent."""
+    numbers: (n, width) per position, n at most the rows a table has; (H, n, n) for a picture
+    per pair (a bias). At least one position. Returns an Extent."""
     scheme = SCHEMES[scheme_name]
-    if scheme.applied == BIAS:
+    if scheme.per == "pair":
         total = setting.train_len
         per = setting.n_heads  # numbers per (query, key) pair
         n = max(1, min(total, int((limit // per) ** 0.5)))
@@ -46,38 +45,15 @@ def extent(scheme_name: str, setting: Setting, limit: int) -> Extent:
     return Extent(n, total, n * setting.width, total * setting.width)
 
 
-def current_matrix(
-    scheme_name: str,
-    setting: Setting,
-    positions,
-    *,
-    layout: str = "half",
-    scaling: rope.RopeScaling | None = None,
-    ntk_factor: float | None = None,
-):
-    """What the page draws and offers as a file, at whole `positions` (1-D), from core:
-
-    - added schemes: the code, input_code(positions) -> (n, width);
-    - RoPE: the unit vector of equal entries 1/sqrt(width) rotated to each position, with the
-      layout and scaling chosen (dynamic scaling at seq_len = setting.train_len, the whole
-      context) -> (n, width); the generated `rotate(x, np.arange(train_len))` gives the same rows;
-    - bias schemes: score_bias(positions, positions) -> (H, n, n).
-
-    Returns a float64 numpy array. Settings that core refuses raise its ValueError.
-    """
-    pos = np.asarray(positions, dtype=np.float64).reshape(-1)
-    scheme = SCHEMES[scheme_name]
-    if scheme.applied == BIAS:
-        return scheme.score_bias(pos, pos, setting)  # (H, n, n)
-    if scheme.applied != ROTARY:
-        return scheme.input_code(pos, setting)  # (n, width)
-    d = setting.width
-    if ntk_factor is not None:
-        inv_freq, factor = rope.default_frequencies(d, rope.ntk_aware_base(setting.base, ntk_factor, d)), 1.0
-    else:
-        inv_freq, factor = rope.rope_frequencies(d, setting.base, scaling, seq_len=setting.train_len)
-    unit = np.full((pos.size, d), 1.0 / np.sqrt(d))  # (n, width)
-    return rope.apply_rope(unit, pos, inv_freq, layout=layout, attention_factor=factor)
+def current_matrix(scheme_name: str, setting: Setting, positions) -> np.ndarray:
+    """What the page draws and offers as a file at whole `positions` (1-D): the scheme's
+    `picture` (`Scheme.picture`): the code of each position, or for RoPE the unit vector of
+    equal entries 1/sqrt(width) rotated to each position with the setting's layout and scaling
+    (dynamic at seq_len = setting.train_len, the whole context; the generated
+    `rotate(x, np.arange(train_len))` gives the same rows), (n, width); for a bias the bias
+    between every query and key, (H, n, n). Settings that core refuses raise its ValueError.
+    Returns a float64 numpy array."""
+    return SCHEMES[scheme_name].picture(positions, setting).values
 
 
 def to_npy(array) -> bytes:

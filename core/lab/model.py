@@ -14,8 +14,9 @@ the scores and M the causal mask. `position_hooks` builds A, R and B for any reg
   the rotation as one (hd x hd) matrix per position (it is linear, so rotating the unit vectors
   gives it), the bias;
 - a scheme that learns its positions gets trainable parameters that start where the registry's
-  hook starts: an added table from `Scheme.input_code` (a learned table), and for a bias one
-  entry of TRAINED_BIAS (T5's bucket scalars, Shaw's relative vectors, from core.schemes.torch).
+  hook starts: an added table from `Scheme.input_code` (a learned table), and for a bias the
+  scheme's own torch twin, `Scheme.trainable` (T5's bucket scalars, Shaw's relative vectors,
+  KERPLE's two numbers per head).
 
 Parameters are initialised from a torch.Generator and the data come from a numpy Generator,
 both seeded by the config, and a run uses one thread: two runs with the same seed agree exactly.
@@ -33,13 +34,12 @@ import torch.nn.functional as F
 from torch import nn
 
 from core.lab.config import EVAL_BATCH, IGNORE, MAX_SCORES, LabConfig, LabResult, make_batch
-from core.schemes.torch import LearnedPositionEmbedding, ShawRelativeKeys, T5RelativeBias
-from core.schemes.registry import SCHEMES, SHAW_CLIP, T5_BUCKETS, T5_MAX_DISTANCE, Scheme, Setting
+from core.schemes.torch import LearnedPositionEmbedding
+from core.schemes.registry import SCHEMES, Scheme, Setting
 
 EMBED_STD = 0.3  # token vectors of norm ~0.3 sqrt(d): near the sinusoid's size (sqrt(d/2)), yet small enough that a learned
 # table starting at std 0.02 catches up within a few hundred steps (at std 1 it was still at 71 % after 400 steps)
 WEIGHT_STD = 0.02  # linear layers, as GPT-2
-T5_STD = 0.02  # T5's bucket scalars at the start
 
 
 def _tensor(array: np.ndarray) -> torch.Tensor:
@@ -107,33 +107,26 @@ class TrainedTable(PositionHooks):
 
 
 class TrainedBias(PositionHooks):
-    """A trainable bias on the scores: `module` maps the queries (B, H, T, hd) to the bias."""
+    """A trainable bias on the scores: the scheme's torch twin (`Scheme.trainable`), whose
+    `from_queries` maps the queries (B, H, T, hd) to a bias broadcastable to (B, H, T, T)."""
 
-    def __init__(self, module: nn.Module, from_queries: Callable[[nn.Module, torch.Tensor], torch.Tensor]) -> None:
+    def __init__(self, module: nn.Module) -> None:
         super().__init__()
-        self.module, self._from_queries = module, from_queries
+        self.module = module
 
     def bias(self, q: torch.Tensor) -> torch.Tensor:
-        return self._from_queries(self.module, q)
-
-
-# The bias schemes that learn their values, by registry name: the registry's numpy hooks show
-# them at fixed values, so training needs their torch modules. The one place names are used.
-TRAINED_BIAS: dict[str, Callable[[Setting, torch.Generator], TrainedBias]] = {
-    "t5": lambda s, g: TrainedBias(T5RelativeBias(s.n_heads, T5_BUCKETS, T5_MAX_DISTANCE, bidirectional=False, std=T5_STD, generator=g), lambda m, q: m(q.shape[-2])),
-    "shaw": lambda s, g: TrainedBias(ShawRelativeKeys(SHAW_CLIP, s.width // s.n_heads, seed=s.seed), lambda m, q: m(q)),
-}
+        return self.module.from_queries(q)
 
 
 def position_hooks(scheme: Scheme, setting: Setting, generator: torch.Generator) -> PositionHooks:
     """The hooks of any registry scheme: fixed from its numpy hooks, or trainable (an added table
-    from its initial code, a bias from TRAINED_BIAS) when it learns position parameters."""
+    from its initial code, a bias from its torch twin) when it learns position parameters."""
     if scheme.parameters(setting) == 0:
         return FixedPositions(scheme, setting)
     if scheme.max_position(setting) is not None and scheme.encode is not None:
         return TrainedTable(scheme, setting, generator)
-    if scheme.name in TRAINED_BIAS:
-        return TRAINED_BIAS[scheme.name](setting, generator)
+    if scheme.trainable is not None:
+        return TrainedBias(scheme.trainable(setting, generator))
     raise ValueError(f"{scheme.label} learns its positions, but the lab has no trainable version of it yet.")
 
 

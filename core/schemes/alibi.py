@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 from core.schemes.checks import whole_number
+from core.schemes.formula import Formula
 
 # A dense (H, L, L) float64 bias above this many values (1 GiB) is refused with a pointer to
 # `alibi_bias_window`, instead of exhausting a hosted demo's memory.
@@ -199,3 +200,44 @@ def alibi_attention_span(slopes: np.ndarray, seq_len: int, mass: float = 0.9) ->
     n = np.where((n > 1) & (share(n - 1) >= mass), n - 1, n)
     n = np.where((n < length) & (share(n) < mass), n + 1, n)
     return n.astype(np.int64)
+
+# --- generated code (core.files.codegen puts it into its template) -------------------------------
+
+
+def source(n_heads: int) -> Formula:
+    """`alibi_slopes` and the symmetric bias -m_h |i - j| of the registry's hook, as generated code."""
+    return Formula(
+        "ALiBi, attention with linear biases (Press et al., 2022)",
+        """
+        bias[h, i, j] = -m_h |i - j|, one slope m_h per head: 2^(-8h / N_HEADS) for h = 1 .. N_HEADS when
+        N_HEADS is a power of two (otherwise as in the paper's get_slopes). A causal model masks j > i
+        anyway, where the paper's form is -m_h (i - j); without a mask the penalty is symmetric.
+        """,
+        (("N_HEADS", n_heads, ""),),
+        """
+        qp = np.asarray(q_positions, dtype=np.float64).reshape(-1)  # (Lq,)
+        kp = np.asarray(k_positions, dtype=np.float64).reshape(-1)  # (Lk,)
+        bias = -SLOPES[:, None, None] * np.abs(qp[None, :, None] - kp[None, None, :])  # (H, Lq, Lk)
+        """,
+        """
+        qp = torch.as_tensor(q_positions, dtype=torch.float64).reshape(-1)  # (Lq,)
+        kp = torch.as_tensor(k_positions, dtype=torch.float64).reshape(-1)  # (Lk,)
+        bias = -self.slopes[:, None, None] * (qp[None, :, None] - kp[None, None, :]).abs()  # (H, Lq, Lk)
+        """,
+        "ALiBiBias",
+        shared='''
+        def get_slopes(n):
+            """The head slopes of the ALiBi reference code (ofirpress/attention_with_linear_biases)."""
+
+            def power_of_2(n):
+                start = 2.0 ** (-(2.0 ** -(math.log2(n) - 3)))  # 2^(-8/n)
+                return [start * start**i for i in range(n)]
+
+            closest = 1 << (n.bit_length() - 1)  # the largest power of two <= n
+            if closest == n:
+                return power_of_2(n)
+            return power_of_2(closest) + power_of_2(2 * closest)[0::2][: n - closest]
+        ''',
+        numpy_helpers="SLOPES = np.array(get_slopes(N_HEADS))  # (H,)",
+        torch_init='self.register_buffer("slopes", torch.tensor(get_slopes(N_HEADS), dtype=torch.float64))  # (H,)',
+    )

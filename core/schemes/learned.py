@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.schemes.checks import whole_number
+from core.schemes.formula import Expr, Formula, table_checks
 
 # A random table above this many float64 values (1 GiB) is refused instead of exhausting memory.
 MAX_TABLE_VALUES = 2**27
@@ -142,3 +143,43 @@ def load_table(array, source: str) -> LearnedTable:
     checking it: 2-D (positions x dimensions), real numbers, every value finite, at least one row
     and one column. Raises ValueError saying what is wrong. Returns a LearnedTable."""
     return LearnedTable(array, source)
+
+# --- generated code (core.files.codegen puts it into its template) -------------------------------
+
+
+def source(d_model: int, max_len: int, seed: int, std: float = 0.02) -> Formula:
+    """`learned_rows` at initialisation, as generated code."""
+    return Formula(
+        "A learned absolute position table at its initialisation",
+        """
+        PE(p) = row p of a trainable (MAX_LEN, D_MODEL) table, drawn normal(0, STD) before training.
+        Row p is drawn by its own generator, np.random.default_rng([SEED, p]), so any row can be drawn
+        alone and the PyTorch module starts from exactly the same numbers. Training changes the rows;
+        positions from MAX_LEN on have no row: a table cannot extrapolate.
+        """,
+        (
+            ("D_MODEL", d_model, "width of each token vector"),
+            ("MAX_LEN", max_len, "rows of the table: positions 0 .. MAX_LEN-1"),
+            ("TABLE_ROWS", Expr("MAX_LEN"), "first position without a row"),
+            ("SEED", int(seed), ""),
+            ("STD", std, "Hugging Face's initializer_range for BERT and GPT-2"),
+        ),
+        """
+        code = np.empty((p.size, D_MODEL))
+        for row, position in enumerate(p.astype(np.int64).tolist()):
+            code[row] = table_row(position)
+        """,
+        "code = self.embedding(p.long())  # (L, D_MODEL)",
+        "LearnedPositionEmbedding",
+        shared='''
+        def table_row(position):
+            """Row `position` of the table at initialisation: its own generator, seeded by (SEED, position). Returns (D_MODEL,)."""
+            return np.random.default_rng([SEED, position]).normal(0.0, STD, size=D_MODEL)
+        ''',
+        torch_init="""
+        self.embedding = nn.Embedding(MAX_LEN, D_MODEL, dtype=torch.float64)
+        with torch.no_grad():  # the same draw as the NumPy version: MAX_LEN x D_MODEL numbers
+            self.embedding.weight.copy_(torch.from_numpy(np.stack([table_row(q) for q in range(MAX_LEN)])))
+        """,
+        **table_checks("learned absolute table"),
+    )

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.schemes.checks import whole_number
+from core.schemes.formula import Formula, WHOLE_POSITIONS_NP, WHOLE_POSITIONS_TORCH, code
 
 # (Lq, Lk, d) Shaw embeddings above this many float64 values (128 MiB) are refused.
 MAX_SHAW_VALUES = 2**24
@@ -300,3 +301,126 @@ def shaw_distinct_ids(query_len: int, key_len: int, max_relative_position: int) 
     lk = whole_number(key_len, "key_len", 1)
     k = whole_number(max_relative_position, "max_relative_position", 0)
     return min(k, lq - 1) + min(k, lk - 1) + 1
+
+# --- generated code (core.files.codegen puts it into its template) -------------------------------
+
+
+_T5_VALUES = '''
+def bucket_values():
+    """The (N_HEADS, NUM_BUCKETS) bias values the app draws. NOT trained: head h penalises bucket b by
+    -2^(-h/2) log(1 + nominal distance of b) plus normal noise of std NOISE, a shape trained T5 tables
+    tend to have. Put a trained model's values here (in Hugging Face: the first layer's
+    relative_attention_bias.weight.T)."""
+    per_side = NUM_BUCKETS // 2
+    max_exact = per_side // 2
+    b = np.arange(per_side, dtype=np.float64)
+    nominal = np.where(b < max_exact, b, max_exact * (MAX_DISTANCE / max_exact) ** ((b - max_exact) / (per_side - max_exact)))
+    nominal = np.concatenate([nominal, nominal])  # keys before, then after the query
+    strength = 2.0 ** (-np.arange(N_HEADS) / 2.0)  # (H,)
+    values = -strength[:, None] * np.log1p(nominal)[None, :]  # (H, NUM_BUCKETS)
+    return values + np.random.default_rng(SEED).normal(0.0, NOISE, size=values.shape)
+'''
+_T5_BUCKET_NP = '''
+def relative_position_bucket(relative_position):
+    """T5's bucket of r = key position - query position (bidirectional, Hugging Face
+    T5Attention._relative_position_bucket, in float64). Returns an int array of r's shape."""
+    per_side = NUM_BUCKETS // 2  # keys after the query use buckets per_side .. NUM_BUCKETS-1
+    max_exact = per_side // 2  # distances below this get a bucket each
+    offset = np.where(relative_position > 0, per_side, 0)
+    n = np.abs(relative_position)
+    scaled = np.log(np.maximum(n, max_exact) / max_exact) / math.log(MAX_DISTANCE / max_exact) * (per_side - max_exact)
+    large = np.minimum(max_exact + scaled.astype(np.int64), per_side - 1)  # log-spaced up to MAX_DISTANCE
+    return offset + np.where(n < max_exact, n, large)
+'''
+_T5_BUCKET_TORCH = '''
+def relative_position_bucket(relative_position):
+    """T5's bucket of r = key position - query position (bidirectional, Hugging Face
+    T5Attention._relative_position_bucket, in float64). Returns a long tensor of r's shape."""
+    per_side = NUM_BUCKETS // 2  # keys after the query use buckets per_side .. NUM_BUCKETS-1
+    max_exact = per_side // 2  # distances below this get a bucket each
+    offset = (relative_position > 0).long() * per_side
+    n = relative_position.abs()
+    scaled = torch.log(n.clamp(min=max_exact).double() / max_exact) / math.log(MAX_DISTANCE / max_exact) * (per_side - max_exact)
+    large = (max_exact + scaled.long()).clamp(max=per_side - 1)  # log-spaced up to MAX_DISTANCE
+    return offset + torch.where(n < max_exact, n, large)
+'''
+
+
+def t5_source(n_heads: int, num_buckets: int, max_distance: int, seed: int, noise: float = 0.1) -> Formula:
+    """T5's bidirectional bias at `t5_demo_bucket_values`, as generated code."""
+    return Formula(
+        "T5 relative position buckets (Raffel et al., 2020)",
+        """
+        bias[h, i, j] = v[h, bucket(j - i)]: one learned scalar per head and bucket. Distances below
+        NUM_BUCKETS / 4 get a bucket each, larger ones share log-spaced buckets up to MAX_DISTANCE, and
+        keys after the query use the second half of the buckets. The values here are illustrative.
+        """,
+        (
+            ("N_HEADS", n_heads, ""),
+            ("NUM_BUCKETS", num_buckets, "T5's default"),
+            ("MAX_DISTANCE", max_distance, "T5's default"),
+            ("SEED", int(seed), ""),
+            ("NOISE", noise, ""),
+        ),
+        code(WHOLE_POSITIONS_NP) + "\nbias = BUCKET_VALUES[:, relative_position_bucket(kp[None, :] - qp[:, None])]  # (H, Lq, Lk)",
+        code(WHOLE_POSITIONS_TORCH)
+        + "\nbuckets = relative_position_bucket(kp[None, :] - qp[:, None])  # (Lq, Lk)\nbias = self.relative_attention_bias(buckets).permute(2, 0, 1)  # (H, Lq, Lk)",
+        "T5RelativeBias",
+        shared=_T5_VALUES,
+        numpy_helpers=_T5_BUCKET_NP + "\n\nBUCKET_VALUES = bucket_values()  # (H, NUM_BUCKETS)",
+        torch_helpers=_T5_BUCKET_TORCH,
+        torch_init="""
+        self.relative_attention_bias = nn.Embedding(NUM_BUCKETS, N_HEADS, dtype=torch.float64)  # as Hugging Face's T5Attention
+        with torch.no_grad():  # the same values as the NumPy version
+            self.relative_attention_bias.weight.copy_(torch.from_numpy(bucket_values().T))
+        """,
+    )
+
+
+def shaw_source(n_heads: int, head_dim: int, k: int, seed: int, std: float = 0.02) -> Formula:
+    """Shaw et al.'s key term at `shaw_table`'s initial values, as generated code."""
+    return Formula(
+        "Shaw et al.'s relative position keys (2018)",
+        """
+        bias[h, i, j] = q_i . a_clip(j - i, K) / sqrt(HEAD_DIM), from 2K+1 trainable vectors a_-K .. a_K of head
+        width (row r + K of TABLE holds a_r), the part of e_ij = q_i . (k_j + a_ij) / sqrt(HEAD_DIM) that
+        positions add (their eq. 5). Each vector is scored against the query once, then indexed by
+        clipped distance. Without q, a fixed unit query of entries 1/sqrt(HEAD_DIM) stands in. TABLE holds
+        the vectors at their initialisation.
+        """,
+        (
+            ("N_HEADS", n_heads, ""),
+            ("HEAD_DIM", head_dim, "d_model // N_HEADS"),
+            ("K", k, "distances are clipped to -K .. K"),
+            ("SEED", int(seed), ""),
+            ("STD", std, ""),
+        ),
+        code(
+            WHOLE_POSITIONS_NP,
+            """
+        ids = np.clip(kp[None, :] - qp[:, None], -K, K) + K  # (Lq, Lk): row of TABLE
+        if q is None:
+            q = np.full((N_HEADS, qp.size, HEAD_DIM), 1.0 / np.sqrt(HEAD_DIM))  # a fixed unit query
+        per_id = q @ TABLE.T / np.sqrt(HEAD_DIM)  # (H, Lq, 2K+1)
+        bias = np.take_along_axis(per_id, np.broadcast_to(ids, per_id.shape[:-1] + ids.shape[-1:]), axis=-1)  # (H, Lq, Lk)
+        """,
+        ),
+        code(
+            WHOLE_POSITIONS_TORCH,
+            """
+        ids = (kp[None, :] - qp[:, None]).clamp(-K, K) + K  # (Lq, Lk): row of the table
+        if q is None:
+            q = torch.full((N_HEADS, qp.numel(), HEAD_DIM), 1.0 / math.sqrt(HEAD_DIM), dtype=torch.float64)  # a fixed unit query
+        per_id = q @ self.table.weight.T / math.sqrt(HEAD_DIM)  # (H, Lq, 2K+1)
+        bias = torch.gather(per_id, -1, ids.expand(*per_id.shape[:-1], ids.shape[-1]))  # (H, Lq, Lk)
+        """,
+        ),
+        "ShawRelativeKeys",
+        takes_queries=True,
+        shared="TABLE = np.random.default_rng(SEED).normal(0.0, STD, size=(2 * K + 1, HEAD_DIM))  # a_-K .. a_K at initialisation",
+        torch_init="""
+        self.table = nn.Embedding(2 * K + 1, HEAD_DIM, dtype=torch.float64)
+        with torch.no_grad():  # the same draw as the NumPy version
+            self.table.weight.copy_(torch.from_numpy(TABLE))
+        """,
+    )

@@ -25,6 +25,8 @@ follows the Hugging Face transformers rope types of the same names
 (`src/transformers/modeling_rope_utils.py`, checked against transformers 5.23.0):
 
 - "linear" (position interpolation, kaiokendev; Chen et al. 2023): every $\theta_i / s$;
+- "ntk" (NTK-aware, bloc97): a larger base, $b' = b\,s^{d/(d-2)}$, fixed (not a Hugging Face rope type:
+  their "dynamic" applies it per sequence length);
 - "dynamic" (dynamic NTK, bloc97 and emozilla): a larger base, growing with the sequence length;
 - "yarn" (Peng et al. 2023): slow pairs interpolated, fast pairs kept, a linear ramp between,
   and an attention factor $0.1 \ln s + 1$ on cos and sin;
@@ -36,6 +38,7 @@ All arrays are numpy float64 (Hugging Face computes the frequencies in float32).
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Literal, NamedTuple
@@ -43,10 +46,11 @@ from typing import Literal, NamedTuple
 import numpy as np
 
 from core.schemes.checks import is_finite_number, whole_number
+from core.schemes.formula import Constant, Expr, Formula, literal
 
 Layout = Literal["half", "interleaved"]
 LAYOUTS: tuple[str, ...] = ("half", "interleaved")
-SCALING_KINDS: tuple[str, ...] = ("linear", "dynamic", "yarn", "llama3")
+SCALING_KINDS: tuple[str, ...] = ("linear", "ntk", "dynamic", "yarn", "llama3")
 REGION_LABELS: tuple[str, ...] = ("kept", "blended", "interpolated")
 
 _BLOCK = 1 << 17  # angles per block (1 MB of float64): long inputs are processed a block of positions at a time
@@ -113,11 +117,11 @@ class RopeScaling:
     """How to stretch RoPE beyond the context it was trained on; the `rope_scaling` /
     `rope_parameters` dict of a Hugging Face config as a typed value.
 
-    kind: "linear", "dynamic", "yarn" or "llama3".
+    kind: "linear", "ntk", "dynamic", "yarn" or "llama3".
     factor: s, the new context length over the original one (s = 1 changes nothing).
     original_max_len: L, the context length the model was trained on; Hugging Face's
         `original_max_position_embeddings` (yarn, llama3), or `max_position_embeddings` for
-        dynamic, which scales against that.
+        dynamic, which scales against that. "linear" and "ntk" do not use it.
     beta_fast, beta_slow (yarn): a pair that turns more than beta_fast times over L keeps its
         frequency, one that turns fewer than beta_slow times is interpolated; 32 and 1 as in
         the YaRN paper.
@@ -216,6 +220,13 @@ def linear_frequencies(head_dim: int, base: float, scaling: RopeScaling, seq_len
     Returns ((head_dim // 2,), attention factor 1.0)."""
     # $\theta_i' = \theta_i / s$
     return default_frequencies(head_dim, base) / scaling.factor, 1.0
+
+
+def ntk_frequencies(head_dim: int, base: float, scaling: RopeScaling, seq_len: int | None = None) -> tuple[np.ndarray, float]:
+    r"""The NTK-aware base change as a fixed rule: the default frequencies with the base of
+    `ntk_aware_base`, $\theta_i' = b'^{-2i/d}$, $b' = b\,s^{d/(d-2)}$ (seq_len unused; "dynamic" is
+    the same change made per sequence length). Returns ((head_dim // 2,), attention factor 1.0)."""
+    return default_frequencies(head_dim, ntk_aware_base(base, scaling.factor, head_dim)), 1.0
 
 
 def dynamic_base(head_dim: int, base: float, scaling: RopeScaling, seq_len: int | None = None) -> float:
@@ -332,6 +343,7 @@ def llama3_frequencies(head_dim: int, base: float, scaling: RopeScaling, seq_len
 FrequencyRule = Callable[..., tuple[np.ndarray, float]]  # (head_dim, base, scaling, seq_len)
 SCALING_RULES: dict[str, FrequencyRule] = {
     "linear": linear_frequencies,
+    "ntk": ntk_frequencies,
     "dynamic": dynamic_frequencies,
     "yarn": yarn_frequencies,
     "llama3": llama3_frequencies,
@@ -540,3 +552,144 @@ def scaling_regions(head_dim: int, base: float = 10_000.0, scaling: RopeScaling 
         # $\lambda(i) = 2\pi\,b^{2i/d}$ at the ramp's ends
         edges = tuple(float(2 * np.pi * float(base) ** (2 * i / head_dim)) for i in (low, high))
     return ScalingRegions(ratio=ratio, label=label, wavelength=2 * np.pi / theta, edges=edges)
+
+
+# ----------------------------------------------------------------------------------------------
+# Generated code: each scaling rule as the `frequencies()` function the code page exports
+# (core.files.codegen wraps it in the rotation), written with the same float operations as the
+# rule above it, so tests/core/files/test_codegen.py finds the same numbers.
+
+_THETA = "theta = 1.0 / {base} ** (np.arange(0, HEAD_DIM, 2, dtype=np.float64) / HEAD_DIM)  # theta_i = base^(-2i / HEAD_DIM)"
+
+
+class CodeRule(NamedTuple):
+    """A frequency rule as code: its words, its constants and the body of `frequencies()`."""
+
+    words: str
+    constants: tuple[Constant, ...]
+    body: str
+    takes_seq_len: bool = False
+
+
+def _default_code(head_dim: int, scaling: RopeScaling | None) -> CodeRule:
+    return CodeRule("no scaling", (), _THETA.format(base="BASE") + "\nreturn theta, 1.0")
+
+
+def _linear_code(head_dim: int, scaling: RopeScaling) -> CodeRule:
+    return CodeRule(
+        "linear (position interpolation): theta_i' = theta_i / FACTOR",
+        (("FACTOR", scaling.factor, "s: new context over original context"),),
+        _THETA.format(base="BASE") + "\nreturn theta / FACTOR, 1.0",
+    )
+
+
+def _ntk_code(head_dim: int, scaling: RopeScaling) -> CodeRule:
+    return CodeRule(
+        "NTK-aware base change: base' = BASE * FACTOR^(HEAD_DIM / (HEAD_DIM - 2)); the slowest pair is divided by FACTOR, the fastest kept",
+        (("FACTOR", float(scaling.factor), "s: new context over original context"), ("NTK_BASE", Expr("BASE * FACTOR ** (HEAD_DIM / (HEAD_DIM - 2))"), "the enlarged base")),
+        _THETA.format(base="NTK_BASE") + "\nreturn theta, 1.0",
+    )
+
+
+def _dynamic_code(head_dim: int, scaling: RopeScaling) -> CodeRule:
+    constants = (("FACTOR", scaling.factor, "s"), ("ORIGINAL_MAX_LEN", scaling.original_max_len, "L: the context the model was trained on"))
+    if head_dim == 2:
+        body = "# a single pair turns at 1 radian per position whatever the base: nothing to rescale\n" + _THETA.format(base="BASE") + "\nreturn theta, 1.0"
+    else:
+        body = """
+        n = ORIGINAL_MAX_LEN if seq_len is None else max(seq_len, ORIGINAL_MAX_LEN)
+        base = BASE * ((FACTOR * n / ORIGINAL_MAX_LEN) - (FACTOR - 1)) ** (HEAD_DIM / (HEAD_DIM - 2))  # grows past L
+        """
+        body = textwrap.dedent(body).strip("\n") + "\n" + _THETA.format(base="base") + "\nreturn theta, 1.0"
+    return CodeRule(
+        "dynamic NTK: for a sequence of n = max(seq_len, L) positions, base' = BASE * (s n / L - (s - 1))^(HEAD_DIM / (HEAD_DIM - 2))",
+        constants,
+        body,
+        takes_seq_len=True,
+    )
+
+
+def _yarn_code(head_dim: int, scaling: RopeScaling) -> CodeRule:
+    attention = (
+        literal(scaling.attention_factor) if scaling.attention_factor is not None else ("1.0" if scaling.factor <= 1 else "0.1 * math.log(FACTOR) + 1.0")
+    )
+    rounding = "low, high = math.floor(low), math.ceil(high)  # whole pairs\n    " if scaling.truncate else ""
+    body = f'''
+    def correction_dim(rotations):
+        """The pair index that turns `rotations` times over ORIGINAL_MAX_LEN positions."""
+        return HEAD_DIM * math.log(ORIGINAL_MAX_LEN / (rotations * 2 * math.pi)) / (2 * math.log(BASE))
+
+    {_THETA.format(base="BASE")}
+    low, high = correction_dim(BETA_FAST), correction_dim(BETA_SLOW)
+    {rounding}low, high = max(low, 0), min(high, HEAD_DIM - 1)
+    if low == high:
+        high += 0.001  # no division by zero
+    ramp = np.clip((np.arange(HEAD_DIM // 2, dtype=np.float64) - low) / (high - low), 0.0, 1.0)  # gamma_i
+    keep = 1.0 - ramp
+    return (theta / FACTOR) * (1.0 - keep) + theta * keep, ATTENTION_FACTOR
+    '''
+    return CodeRule(
+        "YaRN: pairs turning more than BETA_FAST times over L keep theta_i, fewer than BETA_SLOW times get theta_i / s, a linear ramp between; "
+        "cos and sin are multiplied by ATTENTION_FACTOR",
+        (
+            ("FACTOR", scaling.factor, "s"),
+            ("ORIGINAL_MAX_LEN", scaling.original_max_len, "L: the context the model was trained on"),
+            ("BETA_FAST", scaling.beta_fast, ""),
+            ("BETA_SLOW", scaling.beta_slow, ""),
+            ("ATTENTION_FACTOR", Expr(attention), "on cos and sin"),
+        ),
+        textwrap.dedent(body).replace("\n    \n", "\n\n").strip("\n"),
+    )
+
+
+def _llama3_code(head_dim: int, scaling: RopeScaling) -> CodeRule:
+    body = f"""
+    {_THETA.format(base="BASE")}
+    wavelen = 2 * np.pi / theta
+    low_freq_wavelen, high_freq_wavelen = ORIGINAL_MAX_LEN / LOW_FREQ_FACTOR, ORIGINAL_MAX_LEN / HIGH_FREQ_FACTOR
+    smooth = (ORIGINAL_MAX_LEN / wavelen - LOW_FREQ_FACTOR) / (HIGH_FREQ_FACTOR - LOW_FREQ_FACTOR)
+    inv_freq = np.where(wavelen > low_freq_wavelen, theta / FACTOR, theta)  # long wavelengths interpolated
+    is_medium = ~(wavelen < high_freq_wavelen) & ~(wavelen > low_freq_wavelen)
+    inv_freq = np.where(is_medium, (1 - smooth) * theta / FACTOR + smooth * theta, inv_freq)  # blended between
+    return inv_freq, 1.0
+    """
+    return CodeRule(
+        "Llama 3: wavelengths below L / HIGH_FREQ_FACTOR keep theta_i, above L / LOW_FREQ_FACTOR get theta_i / s, blended smoothly between",
+        (
+            ("FACTOR", scaling.factor, "s"),
+            ("ORIGINAL_MAX_LEN", scaling.original_max_len, "L: the context the model was trained on"),
+            ("LOW_FREQ_FACTOR", scaling.low_freq_factor, ""),
+            ("HIGH_FREQ_FACTOR", scaling.high_freq_factor, ""),
+        ),
+        textwrap.dedent(body).strip("\n"),
+    )
+
+
+CODE_RULES: dict[str, Callable[[int, RopeScaling], CodeRule]] = {
+    "linear": _linear_code,
+    "ntk": _ntk_code,
+    "dynamic": _dynamic_code,
+    "yarn": _yarn_code,
+    "llama3": _llama3_code,
+}
+PAIR_WORDS = {"half": "dimension i with i + HEAD_DIM/2 (rotate_half: Hugging Face Llama, GPT-NeoX)", "interleaved": "dimension 2i with 2i+1 (RoFormer, Meta's Llama, GPT-J)"}
+
+
+def source(head_dim: int, base: float, layout: str = "half", scaling: RopeScaling | None = None) -> Formula:
+    """RoPE as generated code: the constants and the `frequencies()` function of the scaling rule
+    (core.files.codegen wraps them in `rotate` and `RotaryEmbedding`). Settings core refuses
+    raise its ValueError."""
+    _check_layout(layout)
+    rope_frequencies(head_dim, base, scaling)  # the same checks and messages as core
+    rule = (_default_code if scaling is None else CODE_RULES[scaling.kind])(head_dim, scaling)
+    constants = (("HEAD_DIM", head_dim, "width of one head's queries and keys"), ("BASE", float(base), ""), ("LAYOUT", layout, PAIR_WORDS[layout])) + rule.constants
+    arg = "seq_len=None" if rule.takes_seq_len else ""
+    frequencies = f'def frequencies({arg}):\n    """theta_i of each pair, (HEAD_DIM // 2,), and the factor on cos and sin."""\n' + textwrap.indent(rule.body, "    ")
+    formula = f"""
+    Pair i of a query or key at position m turns by the angle m * theta_i, theta_i = BASE^(-2i / HEAD_DIM):
+        a' = c (a cos(m theta_i) - b sin(m theta_i)),   b' = c (a sin(m theta_i) + b cos(m theta_i))
+    so q.k after rotation depends on the offset between the positions only.
+    Pairs: {PAIR_WORDS[layout]}.
+    Frequencies: {rule.words}.
+    """
+    return Formula("Rotary position embedding (RoPE, Su et al. 2021)", formula, constants, torch_class="RotaryEmbedding", shared=frequencies, takes_seq_len=rule.takes_seq_len, rule=rule.words)

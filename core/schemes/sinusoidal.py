@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
+from core.schemes.formula import Formula
 
 Layout = Literal["interleaved", "concat"]
 LAYOUTS: tuple[str, ...] = ("interleaved", "concat")
@@ -170,3 +171,79 @@ def t2t_timing_signal(
     if channels % 2:
         signal = np.pad(signal, ((0, 0), (0, 1)))
     return signal
+
+# --- generated code (core.files.codegen puts it into its template) -------------------------------
+
+
+def source(d_model: int, max_len: int, base: float) -> Formula:
+    """`sinusoidal_encoding` as generated code."""
+    return Formula(
+        "Sinusoidal positional encoding (Vaswani et al., 2017)",
+        """
+        PE(p)_2i   = sin(p * w_i),   w_i = BASE^(-2i / D_MODEL)
+        PE(p)_2i+1 = cos(p * w_i)
+        Column j uses w_(j // 2); with an odd D_MODEL the last column is a sine alone.
+        """,
+        (
+            ("D_MODEL", d_model, "width of each token vector"),
+            ("MAX_LEN", max_len, "the app draws positions 0 .. MAX_LEN-1; the formula takes any position"),
+            ("BASE", float(base), "sets the slowest wavelength, 2 pi BASE"),
+        ),
+        """
+        i = np.arange((D_MODEL + 1) // 2, dtype=np.float64)  # pair index
+        omega = np.power(BASE, -2.0 * i / D_MODEL)  # radians per position, fastest first
+        j = np.arange(D_MODEL)
+        angle = p[:, None] * omega[j // 2][None, :]  # (L, D_MODEL)
+        code = np.where(j % 2 == 1, np.cos(angle), np.sin(angle))  # sin in even columns, cos in odd
+        """,
+        """
+        angle = p[:, None] * self.omega[None, :]  # (L, D_MODEL)
+        code = torch.where(self.is_cos, torch.cos(angle), torch.sin(angle))
+        """,
+        "SinusoidalEncoding",
+        torch_init="""
+        i = torch.arange((D_MODEL + 1) // 2, dtype=torch.float64)  # pair index
+        j = torch.arange(D_MODEL)
+        self.register_buffer("omega", torch.pow(BASE, -2.0 * i / D_MODEL)[j // 2])  # (D_MODEL,) radians per position
+        self.register_buffer("is_cos", j % 2 == 1)  # sin in even columns, cos in odd
+        """,
+    )
+
+
+def t2t_source(d_model: int, max_len: int, base: float) -> Formula:
+    """`t2t_timing_signal` (max_timescale = base) as generated code."""
+    return Formula(
+        "Sinusoidal encoding as tensor2tensor and fairseq write it",
+        """
+        n = D_MODEL // 2 frequencies from 1/MIN_TIMESCALE down to exactly 1/MAX_TIMESCALE, spaced over n - 1:
+        inv_k = MIN_TIMESCALE * exp(-k * log(MAX_TIMESCALE / MIN_TIMESCALE) / (n - 1))
+        PE(p) = [sin(p * inv_0) .. sin(p * inv_n-1), cos(p * inv_0) .. cos(p * inv_n-1)] (+ a zero column if D_MODEL is odd)
+        """,
+        (
+            ("D_MODEL", d_model, "width of each token vector"),
+            ("MAX_LEN", max_len, "the app draws positions 0 .. MAX_LEN-1; the formula takes any position"),
+            ("MIN_TIMESCALE", 1.0, ""),
+            ("MAX_TIMESCALE", float(base), "the app's base"),
+        ),
+        """
+        n = D_MODEL // 2
+        log_increment = np.log(MAX_TIMESCALE / MIN_TIMESCALE) / max(n - 1, 1)
+        inv_timescales = MIN_TIMESCALE * np.exp(-log_increment * np.arange(n, dtype=np.float64))  # (n,)
+        scaled = p[:, None] * inv_timescales[None, :]  # (L, n)
+        code = np.concatenate([np.sin(scaled), np.cos(scaled)], axis=1)
+        if D_MODEL % 2:
+            code = np.pad(code, ((0, 0), (0, 1)))  # a zero column for an odd width
+        """,
+        """
+        scaled = p[:, None] * self.inv_timescales[None, :]  # (L, D_MODEL // 2)
+        code = torch.cat([torch.sin(scaled), torch.cos(scaled)], dim=1)
+        if D_MODEL % 2:
+            code = nn.functional.pad(code, (0, 1))  # a zero column for an odd width
+        """,
+        "TimingSignal",
+        torch_init="""
+        n = D_MODEL // 2
+        log_increment = math.log(MAX_TIMESCALE / MIN_TIMESCALE) / max(n - 1, 1)
+        self.register_buffer("inv_timescales", MIN_TIMESCALE * torch.exp(-log_increment * torch.arange(n, dtype=torch.float64)))  # (n,)
+        """,
+    )

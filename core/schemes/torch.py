@@ -166,6 +166,11 @@ class T5RelativeBias(nn.Module):
         k_len = q_len if k_len is None else k_len
         return self.bias(self.buckets(q_len, k_len)).permute(2, 0, 1)  # (H, Lq, Lk)
 
+    def from_queries(self, q: torch.Tensor) -> torch.Tensor:
+        """The self-attention bias for queries q (..., T, hd) at 0 .. T-1 (the values do not
+        depend on q): (H, T, T)."""
+        return self(q.shape[-2])
+
 
 class ShawRelativeKeys(nn.Module):
     r"""Shaw et al.'s key term $q_i \cdot a^K_{\mathrm{clip}(j - i, k)} / \sqrt{d_h}$ (their eq. 5, the
@@ -189,3 +194,30 @@ class ShawRelativeKeys(nn.Module):
         ids = torch.from_numpy(relative.shaw_relative_positions(np.arange(lq), np.arange(k_len), self.k) + self.k)  # (Lq, Lk)
         per_id = q @ self.table.weight.to(q.dtype).T / math.sqrt(q.shape[-1])  # (..., Lq, 2k+1)
         return torch.gather(per_id, -1, ids.expand(*per_id.shape[:-1], k_len))  # (..., Lq, Lk)
+
+    def from_queries(self, q: torch.Tensor) -> torch.Tensor:
+        """The self-attention bias for queries q (..., T, hd) at 0 .. T-1: (..., T, T)."""
+        return self(q)
+
+
+class FormulaBias(nn.Module):
+    r"""A bias written once for numpy and torch, `formula(**params, q_positions, k_positions, xp)`
+    -> (H, Lq, Lk) (e.g. `core.schemes.kerple.kerple_log_bias`), with its parameters trainable:
+    they start at `params` (the values the numpy hook draws), so the module starts where the
+    registry's picture is. A scheme whose bias is such a formula needs no module of its own."""
+
+    def __init__(self, params: dict[str, np.ndarray], formula) -> None:
+        super().__init__()
+        self.params = nn.ParameterDict({name: nn.Parameter(_tensor(value)) for name, value in params.items()})
+        self.formula = formula
+
+    def forward(self, q_len: int, k_len: int | None = None) -> torch.Tensor:
+        """Queries at 0 .. q_len-1, keys at 0 .. k_len-1 -> (H, Lq, Lk)."""
+        k_len = q_len if k_len is None else k_len
+        dtype = next(iter(self.params.values())).dtype
+        qp, kp = torch.arange(q_len, dtype=dtype), torch.arange(k_len, dtype=dtype)
+        return self.formula(**dict(self.params.items()), q_positions=qp, k_positions=kp, xp=torch)
+
+    def from_queries(self, q: torch.Tensor) -> torch.Tensor:
+        """The self-attention bias for queries q (..., T, hd) at 0 .. T-1: (H, T, T)."""
+        return self(q.shape[-2])

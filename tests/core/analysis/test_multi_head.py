@@ -74,9 +74,10 @@ def test_without_positions_equivariant_with_each_scheme_not(n, seed, heads):
         study = at.attention_study(words, SCHEMES[name].attention_positions(n, setting), n_heads=heads, seed=seed, backend=at.multi_head_attention, width=32)
         assert study.residual_plain < 1e-12
         assert_close(study.weights_plain_shuffled, study.weights_plain, atol=1e-12)
-        if name == "alibi" and np.array_equal(study.perm, np.arange(n)[::-1]):
-            # a symmetric distance penalty -m|i - j| is unchanged by reversing the sentence, so the
-            # reversed sentence is attended to exactly like the original, mirrored
+        bias = SCHEMES[name].score_bias(np.arange(n), np.arange(n), setting)  # (H, n, n)
+        if bias.any() and np.array_equal(bias, bias.transpose(0, 2, 1)) and np.array_equal(study.perm, np.arange(n)[::-1]):
+            # a symmetric distance penalty (ALiBi's -m|i - j|, KERPLE's -r1 log(1 + r2|i - j|)) is unchanged by
+            # reversing the sentence, so the reversed sentence is attended to exactly like the original, mirrored
             assert study.residual_pe < 1e-12
         else:
             assert study.residual_pe > 1e-6, name

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from core.analysis import properties as P
-from core.schemes.registry import SCHEMES, Setting
+from core.schemes.registry import PROBE_SEED, SCHEMES, Setting
 from tests.helpers import assert_close
 
 
@@ -65,7 +65,7 @@ def test_integer_code_by_hand(width, length):
 def test_integer_score_matrix_is_d_m_n():
     s = Setting(width=5)
     m, n = np.array([0, 1, 4, 9]), np.array([2, 3])
-    assert_close(P.score_matrix(SCHEMES["integer"], m, n, s), 5.0 * np.outer(m, n))
+    assert_close(SCHEMES["integer"].pair_scores(m, n, s), 5.0 * np.outer(m, n))
 
 
 # --- sinusoidal ----------------------------------------------------------------------------------
@@ -103,7 +103,7 @@ def test_none_measures_zeros_and_nan():
     assert (r.bounded, r.unique, r.parameters) == (0.0, 0.0, 0)
     assert np.isnan(r.smooth) and np.isnan(r.relative)
     assert r.extrapolation == "nothing to extrapolate"
-    assert np.array_equal(P.score_matrix(SCHEMES["none"], np.arange(4), np.arange(3), Setting(width=8)), np.zeros((4, 3)))
+    assert np.array_equal(SCHEMES["none"].pair_scores(np.arange(4), np.arange(3), Setting(width=8)), np.zeros((4, 3)))
     assert np.isnan(P.relative_departure(SCHEMES["none"], Setting(width=8), 40))
 
 
@@ -146,7 +146,7 @@ def test_alibi_over_distances(length):
 
 
 def test_alibi_code_is_minus_slope_times_distance():
-    code = P.code(SCHEMES["alibi"], np.arange(5), Setting(width=64, n_heads=8))
+    code = SCHEMES["alibi"].codes(np.arange(5), Setting(width=64, n_heads=8))
     assert_close(code, -np.arange(5)[:, None] * 2.0 ** -np.arange(1, 9)[None, :])
 
 
@@ -189,25 +189,25 @@ def _rotate_by_hand(v: np.ndarray, p: float, base: float) -> np.ndarray:
 
 def test_rope_score_matrix_is_the_rotated_probe_dot_product():
     width, base = 8, 100.0
-    rng = np.random.default_rng(P.PROBE_SEED)
+    rng = np.random.default_rng(PROBE_SEED)
     q, k = rng.standard_normal((2, width))
     q, k = q / np.linalg.norm(q), k / np.linalg.norm(k)
     rows, cols = np.array([0, 1, 5, 40]), np.array([0, 3, 17])
     expected = np.array([[_rotate_by_hand(q, m, base) @ _rotate_by_hand(k, n, base) for n in cols] for m in rows])
-    got = P.score_matrix(SCHEMES["rope"], rows, cols, Setting(width=width, base=base))
+    got = SCHEMES["rope"].pair_scores(rows, cols, Setting(width=width, base=base))
     assert_close(got, expected, atol=1e-14)
 
 
 def test_rope_code_and_properties():
     width = 8
     r = measure("rope", 60, width=width, base=100.0)
-    code = P.code(SCHEMES["rope"], np.array([0.0, 3.0]), Setting(width=width, base=100.0))
+    code = SCHEMES["rope"].codes(np.array([0.0, 3.0]), Setting(width=width, base=100.0))
     unit = np.full(width, 1 / np.sqrt(width))
     assert_close(code[0], unit)
     assert_close(code[1], _rotate_by_hand(unit, 3.0, 100.0))
     assert r.relative < 1e-9
     assert r.bounded <= np.sqrt(2 / width) + 1e-12  # a pair (a, a) turned: at most a√2
-    assert_close(np.linalg.norm(P.code(SCHEMES["rope"], np.arange(60.0), Setting(width=width, base=100.0)), axis=1), np.ones(60))
+    assert_close(np.linalg.norm(SCHEMES["rope"].codes(np.arange(60.0), Setting(width=width, base=100.0)), axis=1), np.ones(60))
 
 
 # --- relative_departure itself --------------------------------------------------------------------
@@ -224,9 +224,9 @@ def test_score_matrix_of_added_and_bias_schemes():
     s = Setting(width=16, n_heads=4)
     m, n = np.arange(6), np.arange(0, 20, 4)
     pe = SCHEMES["sinusoidal"].input_code
-    assert_close(P.score_matrix(SCHEMES["sinusoidal"], m, n, s), pe(m, s) @ pe(n, s).T)
+    assert_close(SCHEMES["sinusoidal"].pair_scores(m, n, s), pe(m, s) @ pe(n, s).T)
     mean_slope = (2.0 ** -np.arange(2, 10, 2)).mean()  # 4 heads: 1/4, 1/16, 1/64, 1/256
-    assert_close(P.score_matrix(SCHEMES["alibi"], m, n, s), -mean_slope * np.abs(m[:, None] - n[None, :]))
+    assert_close(SCHEMES["alibi"].pair_scores(m, n, s), -mean_slope * np.abs(m[:, None] - n[None, :]))
 
 
 @pytest.mark.parametrize("name", list(SCHEMES))

@@ -25,13 +25,13 @@ SETTINGS = {
     "onehot-short": Setting(width=32, base=12.5, train_len=10, n_heads=16),
 }
 ROPE_SCALINGS = {
-    "none": (None, None),
-    "ntk": (None, 4.0),
-    "linear": (rope.RopeScaling("linear", 4.0, 64), None),
-    "dynamic": (rope.RopeScaling("dynamic", 4.0, 64), None),
-    "yarn": (rope.RopeScaling("yarn", 8.0, 128), None),
-    "yarn-untruncated": (rope.RopeScaling("yarn", 3.0, 100, beta_fast=16.0, beta_slow=2.0, attention_factor=1.3, truncate=False), None),
-    "llama3": (rope.RopeScaling("llama3", 8.0, 256), None),
+    "none": None,
+    "ntk": rope.RopeScaling("ntk", 4.0, 64),
+    "linear": rope.RopeScaling("linear", 4.0, 64),
+    "dynamic": rope.RopeScaling("dynamic", 4.0, 64),
+    "yarn": rope.RopeScaling("yarn", 8.0, 128),
+    "yarn-untruncated": rope.RopeScaling("yarn", 3.0, 100, beta_fast=16.0, beta_slow=2.0, attention_factor=1.3, truncate=False),
+    "llama3": rope.RopeScaling("llama3", 8.0, 256),
 }
 
 
@@ -120,10 +120,11 @@ def test_onehot_rows_stop_at_the_width():
 # --- RoPE -------------------------------------------------------------------------------------
 
 
-def rope_reference(x, pos, head_dim, base, layout, scaling, ntk_factor):
-    """core.schemes.rope's rotation for the same settings (dynamic at seq_len = max position + 1)."""
-    if ntk_factor is not None:
-        inv_freq, factor = rope.default_frequencies(head_dim, rope.ntk_aware_base(base, ntk_factor, head_dim)), 1.0
+def rope_reference(x, pos, head_dim, base, layout, scaling):
+    """core.schemes.rope's rotation for the same settings (dynamic at seq_len = max position + 1;
+    "ntk" from the base change itself, not through the scaling kind)."""
+    if scaling is not None and scaling.kind == "ntk":
+        inv_freq, factor = rope.default_frequencies(head_dim, rope.ntk_aware_base(base, scaling.factor, head_dim)), 1.0
     else:
         inv_freq, factor = rope.rope_frequencies(head_dim, base, scaling, seq_len=int(pos.max()) + 1)
     return rope.apply_rope(x, pos, inv_freq, layout=layout, attention_factor=factor)
@@ -133,12 +134,12 @@ def rope_reference(x, pos, head_dim, base, layout, scaling, ntk_factor):
 @pytest.mark.parametrize("kind", list(ROPE_SCALINGS))
 @pytest.mark.parametrize("layout", rope.LAYOUTS)
 def test_rope_code_equals_core_rope(layout, kind, head_dim, base, length):
-    scaling, ntk_factor = ROPE_SCALINGS[kind]
-    code = generate("rope", Setting(width=head_dim, base=base), layout=layout, scaling=scaling, ntk_factor=ntk_factor)
+    scaling = ROPE_SCALINGS[kind]
+    code = generate("rope", Setting(width=head_dim, base=base, layout=layout, scaling=scaling))
     assert (code.numpy_entry, code.torch_entry, code.applied) == ("rotate", "RotaryEmbedding", ROTARY)
     x = np.random.default_rng(head_dim).standard_normal((2, 3, length, head_dim))  # (B, H, L, hd)
     pos = np.arange(length, dtype=np.float64) + 5  # a start past 0; dynamic sees length + 5 positions
-    expected = rope_reference(x, pos, head_dim, base, layout, scaling, ntk_factor)
+    expected = rope_reference(x, pos, head_dim, base, layout, scaling)
     assert_close(numpy_entry(code)(x, pos), expected, atol=0, rtol=0)
     assert_close(as_numpy(torch_entry(code)(torch.from_numpy(x), torch.from_numpy(pos))), expected)
 
@@ -154,7 +155,7 @@ def test_rope_default_is_the_registry_hook_and_positions_default_to_0_onwards():
 
 def test_rope_dynamic_frequencies_follow_the_sequence_length():
     scaling = rope.RopeScaling("dynamic", 4.0, 64)
-    code = generate("rope", Setting(width=16, base=10_000.0), scaling=scaling)
+    code = generate("rope", Setting(width=16, base=10_000.0, scaling=scaling))
     frequencies = run(code.numpy_source)["frequencies"]
     for seq_len in (None, 10, 64, 65, 1000):
         expected = rope.rope_frequencies(16, 10_000.0, scaling, seq_len=seq_len)
@@ -166,10 +167,10 @@ def test_rope_dynamic_frequencies_follow_the_sequence_length():
 @pytest.mark.parametrize("kind", ["dynamic", "yarn", "llama3", "linear"])
 def test_rope_at_head_dim_2(kind):
     scaling = rope.RopeScaling(kind, 4.0, 16)
-    code = generate("rope", Setting(width=2, base=10_000.0), scaling=scaling)
+    code = generate("rope", Setting(width=2, base=10_000.0, scaling=scaling))
     x = np.random.default_rng(1).standard_normal((30, 2))
     pos = np.arange(30.0)
-    assert_close(numpy_entry(code)(x, pos), rope_reference(x, pos, 2, 10_000.0, "half", scaling, None), atol=0, rtol=0)
+    assert_close(numpy_entry(code)(x, pos), rope_reference(x, pos, 2, 10_000.0, "half", scaling), atol=0, rtol=0)
 
 
 def test_rope_refusals_are_cores():
@@ -179,11 +180,11 @@ def test_rope_refusals_are_cores():
         rope.rope_frequencies(7)
     assert str(ours.value) == str(theirs.value)
     with pytest.raises(ValueError, match="at least 4 for an NTK-aware base"):
-        generate("rope", Setting(width=2), ntk_factor=2.0)
+        generate("rope", Setting(width=2, scaling=rope.RopeScaling("ntk", 2.0, 8)))
     with pytest.raises(ValueError, match="layout must be one of"):
-        generate("rope", Setting(width=8), layout="diagonal")
+        generate("rope", Setting(width=8, layout="diagonal"))
     with pytest.raises(ValueError, match="RoPE only"):
-        generate("sinusoidal", Setting(width=8), scaling=rope.RopeScaling("linear", 2.0, 8))
+        generate("sinusoidal", Setting(width=8, scaling=rope.RopeScaling("linear", 2.0, 8)))
     with pytest.raises(ValueError, match="Unknown scheme"):
         generate("xpos", Setting(width=8))
     numpy_rotate = numpy_entry(generate("rope", Setting(width=8)))
@@ -294,10 +295,10 @@ def test_sources_are_self_contained_and_carry_the_settings(name):
 
 
 def test_scaling_numbers_are_written_in():
-    code = generate("rope", Setting(width=128, base=500_000.0), layout="interleaved", scaling=rope.RopeScaling("llama3", 8.0, 8192))
+    code = generate("rope", Setting(width=128, base=500_000.0, layout="interleaved", scaling=rope.RopeScaling("llama3", 8.0, 8192)))
     for text in ("HEAD_DIM = 128", "BASE = 500000.0", 'LAYOUT = "interleaved"', "FACTOR = 8.0", "ORIGINAL_MAX_LEN = 8192", "LOW_FREQ_FACTOR = 1.0", "HIGH_FREQ_FACTOR = 4.0"):
         assert text in code.numpy_source and text in code.torch_source, text
-    ntk = generate("rope", Setting(width=64, base=10_000.0), ntk_factor=4.0)
+    ntk = generate("rope", Setting(width=64, base=10_000.0, scaling=rope.RopeScaling("ntk", 4.0, 64)))
     assert "NTK_BASE = BASE * FACTOR ** (HEAD_DIM / (HEAD_DIM - 2))" in ntk.numpy_source
 
 
@@ -333,11 +334,11 @@ def generated_matrix(code: GeneratedCode, s: Setting, n: int) -> np.ndarray:
 
 @pytest.mark.parametrize("kind", list(ROPE_SCALINGS))
 def test_the_rope_download_is_what_the_generated_code_computes(kind):
-    scaling, ntk_factor = ROPE_SCALINGS[kind]
-    s = Setting(width=16, base=10_000.0, train_len=300)
+    scaling = ROPE_SCALINGS[kind]
     for layout in rope.LAYOUTS:
-        code = generate("rope", s, layout=layout, scaling=scaling, ntk_factor=ntk_factor)
-        got = current_matrix("rope", s, np.arange(100), layout=layout, scaling=scaling, ntk_factor=ntk_factor)
+        s = Setting(width=16, base=10_000.0, train_len=300, layout=layout, scaling=scaling)
+        code = generate("rope", s)
+        got = current_matrix("rope", s, np.arange(100))
         assert_close(got, generated_matrix(code, s, 100), atol=0, rtol=0)
         factor = rope.rope_frequencies(16, 10_000.0, scaling)[1]  # the attention factor scales a unit vector
         assert_close(np.linalg.norm(got, axis=1), np.full(100, factor))

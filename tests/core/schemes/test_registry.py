@@ -56,7 +56,7 @@ def test_schemes_applied_partition_the_registry():
     groups = {how: schemes_applied(how) for how in (ADDED, ROTARY, BIAS, NOTHING)}
     assert groups[ADDED] == ["integer", "fraction", "binary", "onehot", "sinusoidal", "t2t", "learned"]
     assert groups[ROTARY] == ["rope"]
-    assert groups[BIAS] == ["alibi", "t5", "shaw"]
+    assert groups[BIAS] == ["alibi", "t5", "shaw", "kerple"]
     assert groups[NOTHING] == ["none"]
     assert sorted(sum(groups.values(), [])) == sorted(SCHEMES)
 
@@ -280,7 +280,7 @@ def test_shaw_term_enters_attention_as_in_shaw_et_al():
 def test_parameters_by_hand(width, train_len, heads):
     s = Setting(width=width, train_len=train_len, n_heads=heads)
     head_width = max(1, width // heads)
-    expected = {"learned": train_len * width, "t5": 32 * heads, "shaw": (2 * 16 + 1) * head_width}
+    expected = {"learned": train_len * width, "t5": 32 * heads, "shaw": (2 * 16 + 1) * head_width, "kerple": 2 * heads}  # KERPLE: r1 and r2 per head
     for name, scheme in SCHEMES.items():
         assert scheme.parameters(s) == expected.get(name, 0), name
     assert SCHEMES["shaw"].parameters(Setting(width=128, n_heads=8)) == 33 * 16 == 528

@@ -451,7 +451,7 @@ def test_importing_core_rope_does_not_import_torch():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(kind="ntk"), "choose one of linear, dynamic, yarn, llama3"),
+        (dict(kind="xpos"), "choose one of linear, ntk, dynamic, yarn, llama3"),
         (dict(kind="linear", factor=0.5), "would shrink the context"),
         (dict(kind="linear", factor=float("nan")), "finite number"),
         (dict(kind="yarn", factor=float("inf")), "finite number"),
