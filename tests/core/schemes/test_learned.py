@@ -1,9 +1,6 @@
 """core.schemes.learned: the initial table (normal, std 0.02, as Hugging Face initialises BERT's and GPT-2's
 position embeddings), its determinism, row lookups, and the refusals of a table that has run out."""
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -115,9 +112,3 @@ def test_load_table_refuses_what_is_not_a_table(array, words):
 def test_bad_arguments_raise_value_error_with_a_sentence(call, words):
     with pytest.raises(ValueError, match=words):
         call()
-
-
-def test_importing_core_learned_does_not_import_torch():
-    code = "import sys, core.schemes.learned; print('torch' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=dict(os.environ), cwd=ROOT)
-    assert out.stdout.strip() == "False"

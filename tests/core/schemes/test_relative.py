@@ -27,9 +27,6 @@ for name, lo, hi, kw in [
 ```
 """
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -280,9 +277,3 @@ def test_shaw_distinct_ids_closed_form(query_len, key_len, k):
 def test_bad_arguments_raise_value_error_with_a_sentence(call, words):
     with pytest.raises(ValueError, match=words):
         call()
-
-
-def test_importing_core_relative_does_not_import_torch():
-    code = "import sys, core.schemes.relative; print('torch' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=dict(os.environ), cwd=ROOT)
-    assert out.stdout.strip() == "False"
