@@ -4,6 +4,7 @@ URL, and read its resident memory (RSS) from /proc."""
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -54,8 +55,9 @@ class Server:
         self.start_s = 0.0
 
     def start(self) -> Server:
+        """Start the server (again, after `stop`, on the same port: the log goes on) and wait until it is healthy."""
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        log = open(self.log_path, "w")
+        log = open(self.log_path, "a" if self.proc is not None else "w")
         cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(self.port),
                "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none", *self.extra]
         env = {**os.environ, **self.env} if self.env else None
@@ -68,9 +70,10 @@ class Server:
     def pid(self) -> int | None:
         return self.proc.pid if self.proc else None
 
-    def stop(self) -> None:
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        """Stop the server with `sig` (SIGKILL: as if the process died), waiting up to 15 s before killing it."""
         if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
+            self.proc.send_signal(sig)
             try:
                 self.proc.wait(timeout=15)
             except subprocess.TimeoutExpired:

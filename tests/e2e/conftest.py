@@ -7,14 +7,11 @@ pass without having run them. Screenshots go to artifacts/screenshots/ (ignored 
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+
+from bench.load.server import Server, healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "artifacts" / "screenshots"
@@ -30,56 +27,18 @@ CHROMIUM_ARGS = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 90.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited with code {proc.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
-                if resp.read().decode().strip() == "ok":
-                    return
-        except OSError:
-            pass
-        time.sleep(0.3)
-    raise RuntimeError(f"streamlit did not answer {url}/_stcore/health within {timeout:.0f} s")
-
-
 @pytest.fixture(scope="session")
 def app_url() -> str:
     """The app's base URL: E2E_URL if set (a server started elsewhere, e.g. a container),
-    otherwise a server started here for this test session."""
+    otherwise a server started here for this test session (bench.load.server.Server, the same
+    start and health wait the load test uses; its log in artifacts/e2e-server.log)."""
     if os.environ.get("E2E_URL"):
         url = os.environ["E2E_URL"].rstrip("/")
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=10) as resp:
-            assert resp.read().decode().strip() == "ok"
+        assert healthy(url, timeout=10), f"{url}/_stcore/health does not answer ok"
         yield url
         return
-    port = _free_port()
-    (ROOT / "artifacts").mkdir(exist_ok=True)
-    log = open(ROOT / "artifacts" / "e2e-server.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, proc)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+    with Server(log=ROOT / "artifacts" / "e2e-server.log") as server:
+        yield server.url
 
 
 @pytest.fixture(scope="session")

@@ -12,62 +12,23 @@ import ast
 import os
 import signal
 import time
-import subprocess
-import sys
 import urllib.error
 import urllib.request
-from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 
 from bench.load.pages import app_pages
-from tests.e2e.conftest import ROOT, _free_port, _wait_healthy, wait_ready
+from bench.load.server import Server
+from tests.e2e.conftest import ROOT, wait_ready
 
 SETTINGS = ("d_model", "max_len", "base")
 
 
-def _start(port: int, log: Path) -> subprocess.Popen:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=open(log, "a"), stderr=subprocess.STDOUT,
-    )
-    _wait_healthy(f"http://127.0.0.1:{port}", proc)
-    return proc
-
-
-def _stop(proc: subprocess.Popen, sig: int = signal.SIGTERM) -> None:
-    if proc.poll() is None:
-        proc.send_signal(sig)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
-class OwnServer:
-    """A server of a test's own on a free port, which the test may stop and start again."""
-
-    def __init__(self) -> None:
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        (ROOT / "artifacts").mkdir(exist_ok=True)
-        self.log = ROOT / "artifacts" / "e2e-restart-server.log"
-        self.log.write_text("")
-        self.proc = _start(self.port, self.log)
-
-    def stop(self, sig: int = signal.SIGTERM) -> None:
-        _stop(self.proc, sig)
-
-    def start(self) -> None:
-        self.proc = _start(self.port, self.log)
-
-
 @pytest.fixture()
 def own_server():
-    server = OwnServer()
+    """A server of the test's own on a free port, which the test may stop and start again."""
+    server = Server(log=ROOT / "artifacts" / "e2e-restart-server.log").start()
     yield server
     server.stop()
 
@@ -85,7 +46,7 @@ def chart_data(page) -> str:
     return page.evaluate("() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(p => JSON.stringify(p.data)).join('|')")
 
 
-def restart(server: OwnServer, page, sig: int) -> None:
+def restart(server: Server, page, sig: int) -> None:
     """Stop the server, see the page notice it, start the server again on the same port, and
     wait for Streamlit's frontend to reconnect (to a fresh session: a new process knows
     nothing of the old one)."""
@@ -119,7 +80,7 @@ def test_server_restart_loses_nothing_the_url_cannot_give_back(browser, own_serv
         ctx.close()
 
 
-def reconnected(browser, server: OwnServer, path: str):
+def reconnected(browser, server: Server, path: str):
     """A page opened at `path`, then the server restarted under it and the page reconnected
     (to a fresh session: its first run is the next move). Returns (context, page)."""
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
