@@ -6,15 +6,14 @@ import numpy as np
 import streamlit as st
 
 from core.analysis import attention
-from core.viz import charts
-from core.viz.grid import strided
 from core.schemes.registry import ADDED, SCHEMES, Setting, positional_schemes
-from ui.shared import check_url_value, current_settings, guarded, is_flag, keep_in_url, number_in, one_of, plot, url_choice
+from core.viz import attention_figures as figs
+from ui.controls import Choice, Number, Text, Toggle, check_links
+from ui.shared import current_settings, guarded, plot
 
 WIDTH_CAP = 512  # the page builds d x d projections and (H, T, T) weights for three runs
-MAX_TOKENS = 256
+MAX_TOKENS = figs.MAX_TOKENS  # words attended over, each one drawn on the figures' axes
 MAX_CHARS = 100_000  # the custom sentence box
-TICK_LIMIT = 40  # above this many tokens the axes show positions instead of words
 PRESETS = {
     "dog bites man": "dog bites man",
     "man bites dog": "man bites dog",
@@ -32,7 +31,9 @@ st.title("Attention with and without positions")
 s = current_settings()
 width = min(s.d_model, WIDTH_CAP)
 if s.d_model > WIDTH_CAP:
-    st.info(f"This page uses width {WIDTH_CAP} (d_model is {s.d_model:,}): it computes d x d projections and every attention weight live.", icon=":material/info:")
+    st.info(
+        f"This page uses width {WIDTH_CAP} (d_model is {s.d_model:,}): it computes d x d projections and every attention weight live.", icon=":material/info:"
+    )
 st.markdown(
     "Words become fixed pseudo-random vectors (the same word always gets the same vector), attention runs in "
     "torch with fixed random projections standing in for trained ones, and a positional encoding is applied "
@@ -40,11 +41,12 @@ st.markdown(
 )
 
 # --- controls ----------------------------------------------------------------------------
-check_url_value("sentence", one_of([*PRESETS, CUSTOM]), "pick one of the preset sentences or 'your own sentence'")
-check_url_value("text", lambda raw: len(raw) <= MAX_CHARS, f"your sentence can be up to {MAX_CHARS:,} characters")
+SENTENCE = Choice("sentence", "Sentence", [*PRESETS, CUSTOM], next(iter(PRESETS)), expected="pick one of the preset sentences or 'your own sentence'")
+TEXT = Text("text", "Your sentence", "the quick brown fox", MAX_CHARS, expected="your sentence can be up to {longest:,} characters")
+check_links(SENTENCE, TEXT)
 c1, c2 = st.columns([2, 3])
-preset = c1.selectbox("Sentence", [*PRESETS, CUSTOM], key="sentence", bind="query-params")
-text = c2.text_input("Your sentence", value="the quick brown fox", key="text", bind="query-params", max_chars=MAX_CHARS, disabled=preset != CUSTOM)
+preset = SENTENCE.draw(c1)
+text = TEXT.draw(c2, disabled=preset != CUSTOM)
 words = attention.tokenize(PRESETS.get(preset, text))
 if not words:
     st.warning("There are no words to attend over: type some letters or digits (any script).", icon=":material/edit:")
@@ -54,22 +56,21 @@ if len(words) > MAX_TOKENS:
     words = words[:MAX_TOKENS]
 
 names = positional_schemes()
-notice = url_choice("scheme", names, "sinusoidal")
-if notice:
-    st.warning(notice, icon=":material/link_off:")
-for flag in ("project", "causal", "scale_words"):
-    check_url_value(flag, is_flag, "a switch is true or false")
-check_url_value("heads", one_of([1, 2, 4, 8]), "the head count is 1, 2, 4 or 8")
-check_url_value("pe_scale", number_in(0.0, 4.0), "the position factor is a number from 0 to 4")
+SCHEME = Choice("scheme", "Positional encoding", names, "sinusoidal", labels=lambda n: SCHEMES[n].label)
+PROJECT = Toggle("project", "Random Q, K, V projections", True, help="Off: Q = K = V = the input vectors.")
+CAUSAL = Toggle("causal", "Causal mask", False, help="Each word attends only to itself and earlier words.")
+SCALE_WORDS = Toggle("scale_words", "Scale words by √d_model", True, help="As the Transformer paper does, so words and positions have similar size.")
+HEADS = Choice("heads", "Heads", [1, 2, 4, 8], 1, expected="the head count is {options}")
+PE_SCALE = Number(
+    "pe_scale", "Position factor", 0.0, 4.0, 1.0, expected="the position factor is a number from {lo:g} to {hi:g}", step=0.25, slider=True,
+    help="Multiplies the positional encoding before it is applied.",
+)  # fmt: skip
+check_links(SCHEME, PROJECT, CAUSAL, SCALE_WORDS, HEADS, PE_SCALE)
 c1, c2, c3, c4 = st.columns(4)
-scheme = SCHEMES[c1.selectbox("Positional encoding", names, format_func=lambda n: SCHEMES[n].label, key="scheme")]
-keep_in_url("scheme")
-heads = c2.selectbox("Heads", [1, 2, 4, 8], key="heads", bind="query-params")
-project = c3.toggle("Random Q, K, V projections", value=True, key="project", bind="query-params", help="Off: Q = K = V = the input vectors.")
-causal = c4.toggle("Causal mask", value=False, key="causal", bind="query-params", help="Each word attends only to itself and earlier words.")
+scheme = SCHEMES[SCHEME.draw(c1)]
+heads, project, causal = HEADS.draw(c2), PROJECT.draw(c3), CAUSAL.draw(c4)
 c1, c2, c3 = st.columns([1, 1, 2])
-scale_words = c1.toggle("Scale words by √d_model", value=True, key="scale_words", bind="query-params", help="As the Transformer paper does, so words and positions have similar size.")
-pe_scale = c2.slider("Position factor", 0.0, 4.0, 1.0, 0.25, key="pe_scale", bind="query-params", help="Multiplies the positional encoding before it is applied.")
+scale_words, pe_scale = SCALE_WORDS.draw(c1), PE_SCALE.draw(c2)
 if "att_seed" not in st.session_state:
     st.session_state.att_seed = 1
 if c3.button("Shuffle the words", key="shuffle", icon=":material/shuffle:"):
@@ -77,7 +78,9 @@ if c3.button("Shuffle the words", key="shuffle", icon=":material/shuffle:"):
 
 
 @st.cache_data(max_entries=16, ttl=3600, show_spinner=False)
-def study(words: tuple[str, ...], width: int, base: float, scheme: str, heads: int, project: bool, causal: bool, scale_words: bool, pe_scale: float, seed: int) -> attention.AttentionStudy:
+def study(
+    words: tuple[str, ...], width: int, base: float, scheme: str, heads: int, project: bool, causal: bool, scale_words: bool, pe_scale: float, seed: int
+) -> attention.AttentionStudy:
     """Cached per setting; the (H, T, T) weights are kept as float32 (at 256 tokens and 8
     heads an entry is ~8 MB), so 16 entries stay near 130 MB at worst."""
     positions = SCHEMES[scheme].attention_positions(len(words), Setting(width, base, train_len=len(words), n_heads=heads), pe_scale)
@@ -92,40 +95,12 @@ res = guarded(study, tuple(words), width, s.base, scheme.name, heads, project, c
 st.header("Side by side")
 head = st.selectbox("Head shown", list(range(heads)), key="head", format_func=lambda h: f"head {h + 1} of {heads}") if heads > 1 else 0
 n = len(words)
-ax = strided(n, MAX_TOKENS)
-ticks = [[f"{i}:{w}" for i, w in enumerate(words)]] * 2 if n <= TICK_LIMIT else None
-axis_title = "key word" if n <= TICK_LIMIT else "key position"
+side, difference = figs.weight_figures(res, head, words, scheme.label)
 col_a, col_b = st.columns([2, 1])
 with col_a:
-    plot(
-        charts.side_by_side_heatmaps(
-            [("without positions", res.weights_plain[head], ax, ax), (f"with {scheme.label}", res.weights_pe[head], ax, ax)],
-            title=f"Attention weights, head {head + 1} (row: query, column: key)",
-            x_title=axis_title,
-            y_title=axis_title.replace("key", "query"),
-            signed=False,
-            zmin=0.0,
-            zmax=float(max(res.weights_plain[head].max(), res.weights_pe[head].max())),
-            x_ticks=ticks,
-            y_ticks=ticks,
-            height=460,
-        ),
-        key="att_side_by_side",
-    )
+    plot(side, key="att_side_by_side")
 with col_b:
-    diff = res.weights_pe[head] - res.weights_plain[head]
-    plot(
-        charts.side_by_side_heatmaps(
-            [("with − without", diff, ax, ax)],
-            title="Difference",
-            x_title=axis_title,
-            y_title=axis_title.replace("key", "query"),
-            x_ticks=ticks[:1] if ticks else None,
-            y_ticks=ticks[:1] if ticks else None,
-            height=460,
-        ),
-        key="att_difference",
-    )
+    plot(difference, key="att_difference")
 st.caption(
     f"The encoding is {scheme.applied}. Without it, a word's attention depends only on which words are present: "
     "identical words get identical rows, and the pattern moves with the words when they are shuffled. With it, "
@@ -138,20 +113,14 @@ st.header("The permutation test")
 shuffled = [words[i] for i in res.perm]
 st.markdown(f"Shuffled sentence: **{' '.join(shuffled[:60])}{' ...' if n > 60 else ''}**")
 m1, m2, m3, m4 = st.columns(4)
-m1.metric("shuffle residual, no positions", f"{res.residual_plain:.1e}", help="max |output difference| between the shuffled run, put back in order, and the original")
+residual_help = "max |output difference| between the shuffled run, put back in order, and the original"
+m1.metric("shuffle residual, no positions", f"{res.residual_plain:.1e}", help=residual_help)
 m2.metric("shuffle residual, with positions", f"{res.residual_pe:.3g}", help=f"the same, with {scheme.label}")
 repeated = len(set(words)) < n
-m3.metric("same-word rows, no positions", f"{res.repeat_spread_plain:.1e}" if repeated else "no repeats", help="largest difference between the attention rows of two identical words")
+spread_help = "largest difference between the attention rows of two identical words"
+m3.metric("same-word rows, no positions", f"{res.repeat_spread_plain:.1e}" if repeated else "no repeats", help=spread_help)
 m4.metric("same-word rows, with positions", f"{res.repeat_spread_pe:.3g}" if repeated else "no repeats", help=f"the same, with {scheme.label}")
-notes = []
-if causal:
-    notes.append("With the causal mask even attention without positions is not shuffle-proof: the mask itself encodes order (a known reason decoder-only models can work without any positional encoding).")
-if not repeated:
-    notes.append("This sentence has no repeated word, so the identical-word check has nothing to compare: try 'one word repeated'.")
-if scheme.applied != ADDED and not causal and np.array_equal(res.perm, np.arange(n)[::-1]) and res.residual_pe < 1e-9:
-    notes.append(f"This shuffle reverses the sentence, and {scheme.label} here depends only on the distance |i − j|, which reversal leaves unchanged: the reversed sentence is attended to as a mirror image. Shuffle again, or turn on the causal mask.")
-if len(set(words)) == 1:
-    notes.append("Every word is the same, so the shuffled sentence is the same sentence and the shuffle test says little here; the same-word rows are the test that matters.")
+notes = figs.shuffle_notes(res, words, scheme, causal)
 st.caption(
     "Shuffle the words but keep positions 0, 1, 2, ... where they are, run attention, and put the outputs back in the "
     "original word order. Without positions they match the unshuffled outputs up to rounding (~1e-16): attention is "
@@ -161,7 +130,9 @@ st.caption(
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
 def bag(width: int, base: float, scheme: str) -> attention.BagOfWords:
-    return attention.bag_of_words(["dog", "bites", "man"], ["man", "bites", "dog"], width, SCHEMES[scheme].attention_positions(3, Setting(width, base, train_len=3, n_heads=1)))
+    return attention.bag_of_words(
+        ["dog", "bites", "man"], ["man", "bites", "dog"], width, SCHEMES[scheme].attention_positions(3, Setting(width, base, train_len=3, n_heads=1))
+    )
 
 
 b = guarded(bag, width, s.base, scheme.name)
@@ -178,49 +149,44 @@ st.markdown(
 
 # --- magnitude balance -------------------------------------------------------------------
 st.header("Words against positions: who drives attention?")
-tok = np.arange(n)
 col_a, col_b = st.columns(2)
 with col_a:
-    plot(
-        charts.lines(
-            [("word part ||x||", tok, res.word_norm), ("position part ||PE||", tok, res.position_norm)],
-            title="Size of each token's word part and position part",
-            x_title="token position",
-            y_title="vector norm",
-            markers=n <= 64,
-            y_range=(0.0, 1.1 * float(max(res.word_norm.max(), res.position_norm.max(), 1e-9))),
-        ),
-        key="att_norms",
-    )
+    plot(figs.norms_figure(res), key="att_norms")
     if res.position_norm.any():
-        st.caption(f"Mean ratio word : position = {res.word_norm.mean() / res.position_norm.mean():.3g}. Without the √d_model scaling the word vectors have norm ≈ 1 while the sinusoid has norm √(d/2) = {np.sqrt(width / 2):.3g}.")
+        st.caption(
+            f"Mean ratio word : position = {res.word_norm.mean() / res.position_norm.mean():.3g}. "
+            f"Without the √d_model scaling the word vectors have norm ≈ 1 while the sinusoid has norm √(d/2) = {np.sqrt(width / 2):.3g}."
+        )
     else:
         st.caption(f"{scheme.label} adds nothing to the inputs, so the position part is zero: its effect is on the scores, in the figures above.")
 
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
 def shares(words: tuple[str, ...], width: int, base: float, scheme: str, project: bool, scale_words: bool) -> np.ndarray:
-    return attention.score_shares(list(words), SCHEMES[scheme].input_code(np.arange(len(words)), Setting(width, base, train_len=len(words))), FACTORS, project=project, scale_words=scale_words)
+    return attention.score_shares(
+        list(words),
+        SCHEMES[scheme].input_code(np.arange(len(words)), Setting(width, base, train_len=len(words))),
+        FACTORS,
+        project=project,
+        scale_words=scale_words,
+    )
 
 
 added = scheme.applied == ADDED
 with col_b:
     if not added:
-        st.info(f"{scheme.label} adds nothing to the word vectors ({scheme.applied}), so the position part above is zero and the scores do not split into word and position terms: position acts inside attention. Pick an added scheme to see the split.", icon=":material/info:")
+        st.info(
+            f"{scheme.label} adds nothing to the word vectors ({scheme.applied}), so the position part above is zero and the scores do not split "
+            "into word and position terms: position acts inside attention. Pick an added scheme to see the split.",
+            icon=":material/info:",
+        )
         st.stop()
     share = shares(tuple(words), width, s.base, scheme.name, project, scale_words)
-    plot(
-        charts.lines(
-            [("content · content", FACTORS, share[:, 0]), ("content · position (cross)", FACTORS, share[:, 1]), ("position · position", FACTORS, share[:, 2])],
-            title="Where the attention scores come from",
-            x_title="position factor f (inputs x + f·PE)",
-            y_title="share of the score magnitude",
-            y_range=(0.0, 1.0),
-            x_marks=[(pe_scale, f"f = {pe_scale:g}")],
-        ),
-        key="att_shares",
+    plot(figs.shares_figure(share, FACTORS, pe_scale), key="att_shares")
+    st.caption(
+        "The scores split exactly into a content term, cross terms (growing with f) and a position term (growing with f²). Where the position "
+        "term dominates, attention is driven by where words stand rather than what they are. Turn off the √d_model scaling to see positions take over at f = 1."
     )
-    st.caption("The scores split exactly into a content term, cross terms (growing with f) and a position term (growing with f²). Where the position term dominates, attention is driven by where words stand rather than what they are. Turn off the √d_model scaling to see positions take over at f = 1.")
 
 # --- add versus concatenate --------------------------------------------------------------
 
@@ -241,4 +207,7 @@ st.dataframe(
     },
     hide_index=True,
 )
-st.caption("Both make order visible. Concatenation keeps words and positions in separate dimensions but doubles the width, so every projection has four times the parameters; addition shares the space, and in high dimensions a random word vector and the sinusoid are nearly orthogonal, so little is lost.")
+st.caption(
+    "Both make order visible. Concatenation keeps words and positions in separate dimensions but doubles the width, so every projection has four "
+    "times the parameters; addition shares the space, and in high dimensions a random word vector and the sinusoid are nearly orthogonal, so little is lost."
+)

@@ -7,14 +7,14 @@ import streamlit as st
 from core.schemes import alibi, relative
 from core.viz import charts
 from core.viz.grid import Sample, strided
-from ui.shared import check_url_value, current_settings, guarded, is_flag, plot, whole_in
+from ui.controls import Choice, Number, Toggle, check_links, number
+from ui.shared import current_settings, guarded, plot
 
 GRID = 48  # query and key positions per small bias panel
 MAX_PANELS = 16  # heads drawn as panels
 SPAN_MASS = 0.9
 WEIGHT_POINTS = 400
 HEAD_CHOICES = tuple(range(1, 65))
-
 
 
 def broken_runs(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -34,11 +34,14 @@ st.markdown(
 
 # --- ALiBi ------------------------------------------------------------------------------
 st.header("ALiBi: a straight-line penalty per head")
-check_url_value("alibi_heads", lambda raw: raw in {str(h) for h in HEAD_CHOICES}, "ALiBi needs a whole number of heads from 1 to 64")
-check_url_value("alibi_causal", is_flag, "a switch is true or false")
+ALIBI_HEADS = Choice(
+    "alibi_heads", "Heads", HEAD_CHOICES, 8, expected="ALiBi needs a whole number of heads from {first} to {last}", widget="select_slider",
+    help="Powers of two get slopes 2^(−8/H), 2^(−16/H), …; other counts follow the paper's reference code.",
+)  # fmt: skip
+ALIBI_CAUSAL = Toggle("alibi_causal", "Causal (a decoder: keys after the query are masked)", True)
+check_links(ALIBI_HEADS, ALIBI_CAUSAL)
 c1, c2 = st.columns(2)
-heads = c1.select_slider("Heads", HEAD_CHOICES, value=8, key="alibi_heads", bind="query-params", help="Powers of two get slopes 2^(−8/H), 2^(−16/H), …; other counts follow the paper's reference code.")
-causal = c2.toggle("Causal (a decoder: keys after the query are masked)", value=True, key="alibi_causal", bind="query-params")
+heads, causal = ALIBI_HEADS.draw(c1), ALIBI_CAUSAL.draw(c2)
 slopes = guarded(alibi.alibi_slopes, int(heads))
 grid = strided(L, GRID)
 shown = min(int(heads), MAX_PANELS)
@@ -49,7 +52,8 @@ notes = [n for n in (grid.note("position"), f"the first {shown} of {heads} heads
 plot(
     charts.small_multiples(
         [(f"head {h}: slope {slopes[h]:.4g}", bias[h], grid, grid) for h in range(shown)],
-        title=f"ALiBi bias −m·(i − j) added to the score of query i and key j, per head, over {L:,} positions" + (" (blank: masked)" if causal else ", |i − j| both ways"),
+        title=f"ALiBi bias −m·(i − j) added to the score of query i and key j, per head, over {L:,} positions"
+        + (" (blank: masked)" if causal else ", |i − j| both ways"),
         x_title="key position j",
         y_title="query position i",
         note="; ".join(notes),
@@ -77,7 +81,12 @@ st.caption(
     "Slopes: "
     + ", ".join(f"2^−{e:.4g}" for e in exponents[:16])
     + (" …" if heads > 16 else "")
-    + (". With 8 heads these are exactly 1/2, 1/4, …, 1/256." if heads == 8 else ". A head count that is not a power of two takes the slopes of the next lower power of two and fills in with every other slope of the next higher one.")
+    + (
+        ". With 8 heads these are exactly 1/2, 1/4, …, 1/256."
+        if heads == 8
+        else ". A head count that is not a power of two takes the slopes of the next lower power of two and fills in with every other slope of the next "
+             "higher one."
+    )
 )
 
 st.subheader("What softmax makes of it: each head's attention span")
@@ -98,7 +107,13 @@ plot(
     key="alibi_weights",
 )
 table = pd.DataFrame({"head": np.arange(int(heads)), "slope": slopes, f"keys holding {SPAN_MASS:.0%} of the attention": span, "share of the context": span / L})
-st.dataframe(table, hide_index=True, width="stretch", column_config={"slope": st.column_config.NumberColumn(format="%.6g"), "share of the context": st.column_config.NumberColumn(format="%.3f")}, key="alibi_span_table")
+st.dataframe(
+    table,
+    hide_index=True,
+    width="stretch",
+    column_config={"slope": st.column_config.NumberColumn(format="%.6g"), "share of the context": st.column_config.NumberColumn(format="%.3f")},
+    key="alibi_span_table",
+)
 st.caption(
     f"What to look for: with equal content, the nearest {span[0]:,} keys hold {SPAN_MASS:.0%} of head 0's attention, while head "
     f"{int(heads) - 1} spreads over {span[-1]:,}. Content scores can overrule the bias, but these spans are the default reach of each head, "
@@ -107,13 +122,18 @@ st.caption(
 
 # --- T5 ---------------------------------------------------------------------------------
 st.header("T5: relative positions in buckets")
-check_url_value("t5_buckets", whole_in(2, 256), "the number of buckets must be a whole number from 2 to 256")
-check_url_value("t5_max_distance", whole_in(1, 131_072), "the max distance is a whole number from 1 to 131,072")
-check_url_value("t5_bidirectional", is_flag, "a switch is true or false")
+T5_BUCKETS = Number("t5_buckets", "Buckets", 2, 256, 32, expected="the number of buckets must be a whole number from {lo} to {hi}")
+T5_MAX_DISTANCE = Number(
+    "t5_max_distance", "Max distance", 1, 131_072, 128, expected="the max distance is a whole number from {lo} to {hi:,}",
+    help="Distances from here on share the last bucket.",
+)  # fmt: skip
+T5_BIDIRECTIONAL = Toggle(
+    "t5_bidirectional", "Bidirectional (encoder)", True,
+    help="An encoder splits the buckets between keys before and after the query; a decoder uses them all for keys before.",
+)  # fmt: skip
+check_links(T5_BUCKETS, T5_MAX_DISTANCE, T5_BIDIRECTIONAL)
 c1, c2, c3 = st.columns(3)
-num_buckets = c1.number_input("Buckets", 2, 256, 32, key="t5_buckets", bind="query-params")
-max_distance = c2.number_input("Max distance", 1, 131_072, 128, key="t5_max_distance", bind="query-params", help="Distances from here on share the last bucket.")
-bidirectional = c3.toggle("Bidirectional (encoder)", value=True, key="t5_bidirectional", bind="query-params", help="An encoder splits the buckets between keys before and after the query; a decoder uses them all for keys before.")
+num_buckets, max_distance, bidirectional = T5_BUCKETS.draw(c1), T5_MAX_DISTANCE.draw(c2), T5_BIDIRECTIONAL.draw(c3)
 try:
     ranges = relative.t5_bucket_ranges(bidirectional=bidirectional, num_buckets=int(num_buckets), max_distance=int(max_distance))
 except ValueError as err:
@@ -141,7 +161,11 @@ if ranges is not None:
         f"What to look for: near the query every distance has its own bucket ({len(exact)} exact buckets); further out the buckets widen "
         f"logarithmically ({len(used_log)} log buckets), and every distance from the last bucket's start on shares one value, so T5 "
         "treats 200 and 20,000 positions back alike. "
-        + ("Keys after the query (right) get their own buckets." if bidirectional else "In the causal form all keys after the query fall in bucket 0, and the mask hides them.")
+        + (
+            "Keys after the query (right) get their own buckets."
+            if bidirectional
+            else "In the causal form all keys after the query fall in bucket 0, and the mask hides them."
+        )
     )
     bucket_table = pd.DataFrame({"bucket": [r.bucket for r in ranges], "kind": [r.kind for r in ranges], "relative positions": [r.label for r in ranges]})
     with st.expander("Every bucket's range"):
@@ -156,7 +180,14 @@ if ranges is not None:
             title="A T5 bias matrix from bucket values: each head looks up one number per bucket",
             x_title="key position",
             y_title="query position",
-            note="; ".join(n for n in ("illustrative bucket values (not a trained model): nearer buckets higher, heads forgetting at different rates", t_grid.note("position")) if n),
+            note="; ".join(
+                n
+                for n in (
+                    "illustrative bucket values (not a trained model): nearer buckets higher, heads forgetting at different rates",
+                    t_grid.note("position"),
+                )
+                if n
+            ),
             columns=4,
         ),
         key="t5_bias_map",
@@ -168,8 +199,7 @@ if ranges is not None:
 
 # --- Shaw -------------------------------------------------------------------------------
 st.header("Shaw et al.: clipped relative positions")
-check_url_value("shaw_k", whole_in(0, 64), "the clipping distance is a whole number from 0 to 64")
-shaw_k = st.slider("Clipping distance k", 0, 64, 4, key="shaw_k", bind="query-params")
+shaw_k = number(st, "Clipping distance k", "shaw_k", 0, 64, 4, expected="the clipping distance is a whole number from {lo} to {hi}", slider=True)
 n_show = int(min(L, 32))
 ids = relative.shaw_relative_positions(np.arange(n_show), np.arange(n_show), int(shaw_k)).astype(np.float64)
 window = Sample(0, n_show, 1)

@@ -144,7 +144,9 @@ else:
     ratio, labels, edges = regions.ratio, regions.label, regions.edges
     how = {
         "linear": "every frequency is divided by s: positions are squeezed into the original range",
-        "ntk": f"the base becomes {base:,.6g} · s^(d/(d−2)) = {rope.ntk_aware_base(base, factor, head_dim):,.6g}: fast pairs barely change, the slowest is divided by s",
+        "ntk": f"the base becomes {base:,.6g} · s^(d/(d−2)) = {base * factor ** (head_dim / (head_dim - 2)):,.6g}: fast pairs barely change, the slowest is divided by s"
+        if kind == "ntk"
+        else "",
         "dynamic": f"the base grows with the sequence length (here {L:,}), as NTK does, only once it exceeds the original context",
         "yarn": "fast pairs are kept, slow ones divided by s, a linear ramp in between; cos and sin are multiplied by an attention factor",
         "llama3": "wavelengths below original/4 are kept, above original/1 divided by s, and the band between is blended smoothly",

@@ -7,7 +7,8 @@ from core.analysis import similarity
 from core.schemes import sinusoidal
 from core.viz import charts
 from core.viz.grid import Sample, envelope, strided
-from ui.shared import check_url_value, current_settings, follow_default, plot, position_window, whole_in
+from ui.controls import number
+from ui.shared import current_settings, plot, position_window
 
 MATRIX_GRID = 250  # positions per similarity matrix panel
 LINE_POINTS = 2000
@@ -65,8 +66,7 @@ st.caption(
 
 # --- profile ---------------------------------------------------------------------------
 st.header("Similarity to one position")
-check_url_value("reference", whole_in(0, L - 1), f"the reference is a position from 0 to {L - 1:,}")
-ref = st.number_input("Reference position", 0, L - 1, follow_default("reference", L // 2, lambda r: r < L), key="reference", bind="query-params")
+ref = number(st, "Reference position", "reference", 0, L - 1, L // 2, expected="the reference is a position from {lo} to {hi:,}", follow=True)
 prof = profile(int(ref), L, d, base)
 cos_prof = prof / (similarity.row_norm(np.array([ref]), d, base)[0] * similarity.row_norm(np.arange(L), d, base))
 idx, vals = envelope(cos_prof, LINE_POINTS)
@@ -95,7 +95,14 @@ if L >= 2:
     c1.metric("||PE(p+1) − PE(p)||, smallest measured", f"{dist.min():.12f}")
     c2.metric("largest − smallest", f"{dist.max() - dist.min():.2e}")
     plot(
-        charts.lines([("distance to the next position", cons_pos.indices, dist)], title="Distance between consecutive positions", x_title="position p", y_title="||PE(p+1) − PE(p)||", note=cons_pos.note("position"), y_range=(0.0, 1.15 * dist.max())),
+        charts.lines(
+            [("distance to the next position", cons_pos.indices, dist)],
+            title="Distance between consecutive positions",
+            x_title="position p",
+            y_title="||PE(p+1) − PE(p)||",
+            note=cons_pos.note("position"),
+            y_range=(0.0, 1.15 * dist.max()),
+        ),
         key="sim_consecutive",
     )
     st.caption(
@@ -107,8 +114,7 @@ else:
 
 # --- linear map ------------------------------------------------------------------------
 st.header("Shifting by k is one linear map")
-check_url_value("offset", whole_in(0, 1_000_000), "the offset is a whole number from 0 to 1,000,000")
-k = st.number_input("Offset k", 0, 1_000_000, 5, key="offset", bind="query-params")
+k = number(st, "Offset k", "offset", 0, 1_000_000, 5, expected="the offset is a whole number from {lo} to {hi:,}")
 paper_cols = np.arange(min(d, MAP_DIMS))
 layout_of = np.argsort(sinusoidal.layout_permutation(d, "interleaved"))[paper_cols]
 m = sinusoidal.rotation_matrix(k, d, base, dims=layout_of)
@@ -133,7 +139,11 @@ c2.metric("positions checked", f"{res_pos.count:,}" + (f" (every {res_pos.step:,
 st.caption(
     "The matrix is block-diagonal: each block rotates one (sin, cos) pair by k·ω_i. It contains k but not p, so one matrix "
     "moves every position k steps forward; attention can learn to look 'k words back' as a linear function of the vectors. "
-    + ("For odd d the last sine has no cosine partner, so no matrix shifts it exactly: that column sets the residual above." if d % 2 else "The residual is rounding error.")
+    + (
+        "For odd d the last sine has no cosine partner, so no matrix shifts it exactly: that column sets the residual above."
+        if d % 2
+        else "The residual is rounding error."
+    )
 )
 
 # --- uniqueness ------------------------------------------------------------------------
@@ -169,4 +179,7 @@ plot(fig, key="sim_norms")
 if d % 2 == 0:
     st.caption(f"Each pair contributes sin² + cos² = 1, so every row has norm √(d/2) = {np.sqrt(d / 2):.12f}; measured spread {norms.max() - norms.min():.1e}.")
 else:
-    st.caption(f"Odd d: {(d - 1) // 2} full pairs give (d − 1)/2, and the lone sine adds sin²(p·ω), so the norm wanders between √((d−1)/2) = {np.sqrt((d - 1) / 2):.6f} and √((d+1)/2) = {np.sqrt((d + 1) / 2):.6f}.")
+    st.caption(
+        f"Odd d: {(d - 1) // 2} full pairs give (d − 1)/2, and the lone sine adds sin²(p·ω), so the norm wanders between √((d−1)/2) = "
+        f"{np.sqrt((d - 1) / 2):.6f} and √((d+1)/2) = {np.sqrt((d + 1) / 2):.6f}."
+    )

@@ -6,7 +6,8 @@ import streamlit as st
 from core.schemes import naive, sinusoidal
 from core.viz import charts
 from core.viz.grid import strided
-from ui.shared import check_url_value, current_settings, follow_default, keep_in_url, plot, position_window, url_choice, whole_in
+from ui.controls import choice, number
+from ui.shared import current_settings, follow_default, plot, position_window
 
 GRID = 500  # at most this many positions and dimensions per heatmap
 SMALL_GRID = 160  # per panel when heatmaps stand side by side
@@ -18,7 +19,10 @@ d, L, base = s.d_model, s.max_len, s.base
 omega = sinusoidal.pair_frequencies(d, base)
 wl = sinusoidal.wavelengths(d, base)
 base_tex = f"{base:,.6g}".replace(",", "{,}")
-st.markdown("Each position p becomes a vector of d_model numbers: sines and cosines of p at frequencies that fall geometrically from 1 radian per position down to almost 1/base.")
+st.markdown(
+    "Each position p becomes a vector of d_model numbers: sines and cosines of p at frequencies that fall geometrically from 1 radian per position down to "
+    "almost 1/base."
+)
 st.latex(
     rf"PE_{{(p,\,2i)}} = \sin\!\left(\frac{{p}}{{{base_tex}^{{\,2i/{d}}}}}\right),\qquad "
     rf"PE_{{(p,\,2i+1)}} = \cos\!\left(\frac{{p}}{{{base_tex}^{{\,2i/{d}}}}}\right),\qquad i = 0,\dots,{(d + 1) // 2 - 1}"
@@ -28,23 +32,31 @@ if d % 2:
 
 # --- heatmap ---------------------------------------------------------------------------
 st.header("The encoding as a picture")
-notice = url_choice("layout", list(sinusoidal.LAYOUTS), "interleaved")  # plain names in the URL, not the labels
-if notice:
-    st.warning(notice, icon=":material/link_off:")
-layout = st.segmented_control(
+layout = choice(  # plain names in the URL, not the labels
+    st,
     "Column layout",
+    "layout",
     sinusoidal.LAYOUTS,
-    required=True,
-    key="layout",
-    format_func={"interleaved": "interleaved (paper: sin, cos, sin, cos, ...)", "concat": "sines first, then cosines"}.get,
+    "interleaved",
+    labels={"interleaved": "interleaved (paper: sin, cos, sin, cos, ...)", "concat": "sines first, then cosines"},
+    widget="segmented_control",
 )
-keep_in_url("layout")
 start, stop = position_window(L, "sin_window")
 rows, cols = strided(stop, GRID, start=start), strided(d, GRID)
 enc = sinusoidal.sinusoidal_encoding(L, d, base, layout=layout, positions=rows.indices, dims=cols.indices)
 note = "; ".join(n for n in (rows.note("position"), cols.note("dimension")) if n)
 plot(
-    charts.heatmap(enc, cols, rows, title=f"PE(p, j) for positions {start:,} to {stop - 1:,}, d_model = {d:,}, base = {base:,.6g}", x_title="dimension j", y_title="position p", colorbar_title="value", note=note, height=520),
+    charts.heatmap(
+        enc,
+        cols,
+        rows,
+        title=f"PE(p, j) for positions {start:,} to {stop - 1:,}, d_model = {d:,}, base = {base:,.6g}",
+        x_title="dimension j",
+        y_title="position p",
+        colorbar_title="value",
+        note=note,
+        height=520,
+    ),
     key="sin_heatmap",
 )
 st.caption(
@@ -52,7 +64,12 @@ st.caption(
     "right change ever more slowly, until the last ones are almost constant over the whole context. "
     "Every row is a different mix, which is what makes positions distinguishable. "
     + ("With the sines-first layout the same columns are regrouped: sines on the left half, cosines on the right. " if layout == "concat" else "")
-    + (f"This picture samples every {rows.step:,}th position: columns faster than that stride alias into moiré patterns that are not in the encoding; narrow the window to see every position." if rows.is_sample else "")
+    + (
+        f"This picture samples every {rows.step:,}th position: columns faster than that stride alias into moiré patterns that are not in the encoding; "
+        "narrow the window to see every position."
+        if rows.is_sample
+        else ""
+    )
 )
 
 # --- waves -----------------------------------------------------------------------------
@@ -81,7 +98,10 @@ if chosen:
         x_marks=marks,
     )
     plot(fig, key="sin_waves")
-    st.caption("Dimension j repeats every λ_i = 2π·base^(2i/d) positions (dashed lines λ_i, measured from the window's start), with i = j // 2 in the paper's layout. A sine and the cosine beside it share a wavelength, a quarter cycle apart.")
+    st.caption(
+        "Dimension j repeats every λ_i = 2π·base^(2i/d) positions (dashed lines λ_i, measured from the window's start), with i = j // 2 in the paper's "
+        "layout. A sine and the cosine beside it share a wavelength, a quarter cycle apart."
+    )
 else:
     st.info("Pick at least one dimension to draw its wave.")
 
@@ -106,13 +126,21 @@ if n_full == 0:
     st.info("d_model = 1 has no complete sin/cos pair.")
 else:
     near_32 = int(np.argmin(np.abs(np.log(wl[:n_full] / 32.0))))  # a pair that takes ~32 positions per turn
-    check_url_value("pair", whole_in(0, n_full - 1), f"the pair is a whole number from 0 to {n_full - 1:,}")
-    pair = st.number_input("Pair i", 0, n_full - 1, follow_default("pair", near_32, lambda i: i < n_full), key="pair", bind="query-params", help="Dimensions 2i (sin) and 2i+1 (cos) in the paper's layout.")
+    pair_help = "Dimensions 2i (sin) and 2i+1 (cos) in the paper's layout."
+    pair = number(st, "Pair i", "pair", 0, n_full - 1, near_32, expected="the pair is a whole number from {lo} to {hi:,}", follow=True, help=pair_help)
     circ = strided(stop, 400, start=start)
     both = sinusoidal.sinusoidal_encoding(L, d, base, positions=circ.indices, dims=np.array([2 * pair, 2 * pair + 1]))
     step_deg = np.degrees(omega[pair]) % 360
-    plot(charts.phase_circle(both[:, 0], both[:, 1], circ.indices, title=f"(sin pω, cos pω) for pair {pair}: ω = {omega[pair]:.6g} rad per position", note=circ.note("position")), key="sin_circle")
-    st.caption(f"Each step in position turns the point by the same angle, {step_deg:.4g}°. That fixed turn is why PE(p + k) is a rotation of PE(p), the same for every p (see the similarity page).")
+    plot(
+        charts.phase_circle(
+            both[:, 0], both[:, 1], circ.indices, title=f"(sin pω, cos pω) for pair {pair}: ω = {omega[pair]:.6g} rad per position", note=circ.note("position")
+        ),
+        key="sin_circle",
+    )
+    st.caption(
+        f"Each step in position turns the point by the same angle, {step_deg:.4g}°. That fixed turn is why PE(p + k) is a rotation of PE(p), the same for "
+        "every p (see the similarity page)."
+    )
 
 # --- binary analogy --------------------------------------------------------------------
 st.header("Like counting in binary, but smooth")
@@ -125,7 +153,10 @@ sines = sinusoidal.sinusoidal_encoding(n_pos, d, base, dims=2 * pairs)
 pos_b = strided(n_pos, n_pos)
 plot(
     charts.side_by_side_heatmaps(
-        [("bits of p (+1 = 1, -1 = 0), lowest first", 2 * bits - 1, strided(n_bits, n_bits), pos_b), ("sin(p·ω_i) of the pairs nearest each bit's period", sines, strided(sines.shape[1], sines.shape[1]), pos_b)],
+        [
+            ("bits of p (+1 = 1, -1 = 0), lowest first", 2 * bits - 1, strided(n_bits, n_bits), pos_b),
+            ("sin(p·ω_i) of the pairs nearest each bit's period", sines, strided(sines.shape[1], sines.shape[1]), pos_b),
+        ],
         title=f"Positions 0 to {n_pos - 1}: binary digits beside the sine of {sines.shape[1]} pairs",
         x_title="bit / pair (fast to slow)",
         y_title="position p",
@@ -135,16 +166,27 @@ plot(
     ),
     key="sin_binary",
 )
-st.caption("Bit b repeats every 2^(b+1) positions; beside each, the sine whose wavelength is nearest (the fastest sine repeats every 2π ≈ 6.3 positions, so the two fastest bits share it). The lowest bit flips every position, the next every two, the next every four: fast to slow, like the columns on the right. The sinusoid makes the same kind of fast-to-slow code with smooth values, so neighbouring positions stay close, and it keeps going past any fixed number of bits.")
+st.caption(
+    "Bit b repeats every 2^(b+1) positions; beside each, the sine whose wavelength is nearest (the fastest sine repeats every 2π ≈ 6.3 positions, so the "
+    "two fastest bits share it). The lowest bit flips every position, the next every two, the next every four: fast to slow, like the columns on the "
+    "right. The sinusoid makes the same kind of fast-to-slow code with smooth values, so neighbouring positions stay close, and it keeps going past any "
+    "fixed number of bits."
+)
 
 # --- exact vector ----------------------------------------------------------------------
 st.header("A position's exact vector")
-check_url_value("position", whole_in(0, max(L - 1, 0)), f"the position is a whole number from 0 to {max(L - 1, 0):,}")
-p = st.number_input("Position p", 0, max(L - 1, 0), follow_default("position", min(10, L - 1), lambda q: q < L), key="position", bind="query-params")
+p = number(st, "Position p", "position", 0, max(L - 1, 0), min(10, L - 1), expected="the position is a whole number from {lo} to {hi:,}", follow=True)
 pair_of, freq, is_cos = sinusoidal.column_info(d, base, layout)
 row = sinusoidal.sinusoidal_encoding(L, d, base, layout=layout, positions=np.array([p]))[0]
 st.dataframe(
-    {"dimension j": np.arange(d), "pair i": pair_of, "function": np.where(is_cos, "cos", "sin"), "ω_i (rad/position)": freq, "angle p·ω_i (rad)": p * freq, f"PE({p}, j)": row},
+    {
+        "dimension j": np.arange(d),
+        "pair i": pair_of,
+        "function": np.where(is_cos, "cos", "sin"),
+        "ω_i (rad/position)": freq,
+        "angle p·ω_i (rad)": p * freq,
+        f"PE({p}, j)": row,
+    },
     hide_index=True,
     height=280,
     column_config={f"PE({p}, j)": st.column_config.NumberColumn(format="%.12f"), "ω_i (rad/position)": st.column_config.NumberColumn(format="%.6e")},
@@ -158,7 +200,11 @@ paper_concat = sinusoidal.sinusoidal_encoding(L, d, base, layout="concat", posit
 t2t = sinusoidal.t2t_timing_signal(0, d, max_timescale=base, positions=t2t_rows.indices)[:, t2t_cols.indices]
 plot(
     charts.side_by_side_heatmaps(
-        [("paper, sines first", paper_concat, t2t_cols, t2t_rows), ("tensor2tensor / fairseq", t2t, t2t_cols, t2t_rows), ("difference", t2t - paper_concat, t2t_cols, t2t_rows)],
+        [
+            ("paper, sines first", paper_concat, t2t_cols, t2t_rows),
+            ("tensor2tensor / fairseq", t2t, t2t_cols, t2t_rows),
+            ("difference", t2t - paper_concat, t2t_cols, t2t_rows),
+        ],
         title="The paper's encoding (sines-first layout) beside the tensor2tensor/fairseq table",
         x_title="dimension",
         y_title="position p",

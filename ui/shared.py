@@ -11,12 +11,12 @@ a link to the view on screen, after a page switch too.
 from __future__ import annotations
 
 import math
-
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import streamlit as st
 
+from ui.internals import forget_initial_query_param, widget_values_sent_by_browser
 from ui.params import BASE, D_MODEL, MAX_LEN, SHARED_PARAMS, ParamSpec, log_ticks, parse_param
 
 NOTICES_KEY = "_url_notices"
@@ -55,51 +55,6 @@ def _from_number(spec: ParamSpec) -> None:
     st.session_state[NOTICES_KEY] = []
 
 
-def _sent_by_browser() -> dict[str, object]:
-    """Values the browser sent with this rerun for keyed widgets this session has never drawn,
-    by widget key. Empty on a fresh page load, and for every widget the session already knows.
-
-    When the server process restarts, Streamlit's frontend reconnects to a new session and its
-    next rerun (the user's next move) carries every widget the page shows, the moved one
-    included. The new session has no metadata for them, so Streamlit runs no on_change
-    callback and cannot decode them yet: they wait, as `Serialized` protos, in
-    SessionState._new_widget_state under element ids "$$ID-<hash>-<key>", until the widgets
-    are drawn (streamlit 1.67; see streamlit/elements/lib/utils.py `_compute_element_id`).
-    Each becomes the plain value of its proto: int_value / double_value a number (number_input),
-    string_array_value a list of option labels (select_slider, multiselect, segmented_control),
-    string_value a label (selectbox, radio). A value set through st.session_state before the
-    widget is drawn overrides the sent one, so the URL seeding below asks here first.
-    On the browser's back/forward the URL is what the user asked for: nothing is returned,
-    as Streamlit lets the URL win over widgets bound to it then.
-    Private API: any failure gives {} and the URL alone seeds the session, as before."""
-    try:
-        from streamlit.runtime.scriptrunner import get_script_run_ctx
-        from streamlit.runtime.state.common import GENERATED_ELEMENT_ID_PREFIX
-
-        ctx = get_script_run_ctx()
-        if ctx.is_history_navigation:
-            return {}
-        widgets = ctx.session_state._state._new_widget_state  # noqa: SLF001
-        sent: dict[str, object] = {}
-        for widget_id, state in list(widgets.states.items()):
-            prefix, _, rest = widget_id.partition("-")
-            _, _, key = rest.partition("-")
-            if prefix != GENERATED_ELEMENT_ID_PREFIX or not key or key == "None" or widget_id in widgets.widget_metadata:
-                continue
-            value = state.value
-            if hasattr(value, "WhichOneof"):  # a WidgetState proto, as the browser sent it
-                field = value.WhichOneof("value")
-                if field is None:
-                    continue
-                value = getattr(value, field)
-                if field.endswith("_array_value"):
-                    value = list(value.data)
-            sent[key] = value
-        return sent
-    except Exception:
-        return {}
-
-
 def _number_sent(spec: ParamSpec, raw: object) -> float | None:
     """A number the browser sent for `spec`, checked and clamped by `parse_param`; None if not usable."""
     if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not math.isfinite(raw):
@@ -131,11 +86,12 @@ def _read_url_once() -> None:
     """On the first run of a session, seed every setting from the URL and keep the notices.
 
     A first run can also be a browser reconnecting to a restarted server, with the move that
-    sent it (see `_sent_by_browser`): that move is kept for both widgets, as the on_change
-    callbacks would have done, instead of being undone by the URL's older value."""
+    sent it (see `ui.internals.widget_values_sent_by_browser`): that move is kept for both
+    widgets, as the on_change callbacks would have done, instead of being undone by the URL's
+    older value."""
     if all(spec.name in st.session_state for spec in SHARED_PARAMS):
         return
-    sent = _sent_by_browser()
+    sent = widget_values_sent_by_browser()
     notices, moved = [], False
     for spec in SHARED_PARAMS:
         parsed = parse_param(st.query_params.get(spec.name), spec)
@@ -248,8 +204,9 @@ def url_choice(key: str, options: list[str], default: str) -> str | None:
     its display label. An unknown value gives a notice and the default. Call before creating
     the widget; `keep_in_url` writes the choice back after it. Returns the notice, if any.
     A browser reconnecting to a restarted server already shows the choice, perhaps just
-    changed (`_sent_by_browser`): the widget then takes the browser's value, not the URL's."""
-    if key in st.session_state or key in _sent_by_browser():
+    changed (`ui.internals.widget_values_sent_by_browser`): the widget then takes the
+    browser's value, not the URL's."""
+    if key in st.session_state or key in widget_values_sent_by_browser():
         return None
     raw = st.query_params.get(key)
     st.session_state[key] = raw if raw in options else default
@@ -281,22 +238,13 @@ def check_url_value(key: str, accepted: Callable[[str], bool], expected: str) ->
         del st.query_params[key]
     except Exception:  # already bound to a widget: Streamlit ignores the value itself
         pass
-    _forget_initial_value(key)
-    st.warning(f"`{key}={raw[:40]!r}` in the link is not valid: {expected}. Using the default.", icon=":material/link_off:")
+    forget_initial_query_param(key)
+    st.warning(link_notice(key, raw, expected), icon=":material/link_off:")
 
 
-def _forget_initial_value(key: str) -> None:
-    """Streamlit seeds a bound widget from its own copy of the URL the session opened with,
-    not from st.query_params, and an int number_input seeded with -inf or 1e309 raises
-    OverflowError (streamlit 1.67). Drop the bad value from that copy too. It is private
-    API, so any failure leaves things as they were; tests/app/test_bad_input.py notices."""
-    try:
-        from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-        ctx = get_script_run_ctx()
-        ctx.session_state._state.query_params._initial_query_params.pop(key, None)  # noqa: SLF001
-    except Exception:
-        pass
+def link_notice(key: str, raw: str, expected: str) -> str:
+    """The notice for a link value a page control cannot take: what it was, what it should be."""
+    return f"`{key}={raw[:40]!r}` in the link is not valid: {expected}. Using the default."
 
 
 def whole_in(lo: int, hi: int) -> Callable[[str], bool]:
@@ -341,7 +289,7 @@ def url_choices(key: str, options: list[str], default: list[str]) -> str | None:
     (`schemes=rope,alibi`). Unknown names are dropped with a notice. Call before creating the
     widget; `keep_choices_in_url` writes the choice back. Returns the notice, if any. As in
     `url_choice`, a reconnecting browser's own value stands."""
-    if key in st.session_state or key in _sent_by_browser():
+    if key in st.session_state or key in widget_values_sent_by_browser():
         return None
     raw = st.query_params.get(key)
     if raw is None:
@@ -353,7 +301,9 @@ def url_choices(key: str, options: list[str], default: list[str]) -> str | None:
     st.session_state[key] = known if known or not names else list(default)
     if not unknown:
         return None
-    return f"`{key}` in the link names {', '.join(repr(n[:40]) for n in unknown[:5])}, which {'is' if len(unknown) == 1 else 'are'} not among {', '.join(options)}; {'left out' if known else 'showing the default'}."
+    named = ", ".join(repr(n[:40]) for n in unknown[:5])
+    verb, outcome = "is" if len(unknown) == 1 else "are", "left out" if known else "showing the default"
+    return f"`{key}` in the link names {named}, which {verb} not among {', '.join(options)}; {outcome}."
 
 
 def keep_choices_in_url(key: str) -> None:

@@ -21,7 +21,7 @@ a learned table has no row past its end; without positions the model cannot tell
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -65,7 +65,13 @@ def _after_separator(length: int, reverse: bool) -> np.ndarray:
 TASKS: dict[str, Task] = {
     task.name: task
     for task in (
-        Task("kback", "the token k places back", "At every position, name the token that stood k places earlier: a fixed relative offset.", lambda k: k + 1, _kback_source),
+        Task(
+            "kback",
+            "the token k places back",
+            "At every position, name the token that stood k places earlier: a fixed relative offset.",
+            lambda k: k + 1,
+            _kback_source,
+        ),
         Task(
             "copy",
             "copy after a separator",
@@ -89,7 +95,8 @@ class LabConfig:
     """One training run: a scheme from the registry on a task, and the tiny model that learns it.
 
     The model is small on purpose (64 wide, 4 heads, 1 layer: one attention layer is all the
-    kback task needs, and a run takes seconds on one core; bench/lab.py times it). `table_len` is the number of rows of a position table (a learned table, one-hot);
+    kback task needs, and a run takes seconds on one core; bench/lab.py times it). `table_len`
+    is the number of rows of a position table (a learned table, one-hot);
     None means the training length, so the table ends where training did. `offset` is the k
     of the kback task. Bad values raise ValueError with a sentence saying what to change."""
 
@@ -128,7 +135,10 @@ class LabConfig:
                 raise ValueError(f"Evaluation lengths must be at least 1 token, got {length}.")
             whole_number(length, "An evaluation length", 1)
             if length > MAX_EVAL_FACTOR * train_len:
-                raise ValueError(f"The evaluation length {length:,} is more than {MAX_EVAL_FACTOR} x the training length {train_len} (at most {MAX_EVAL_FACTOR * train_len:,}).")
+                raise ValueError(
+                    f"The evaluation length {length:,} is more than {MAX_EVAL_FACTOR} x the training length {train_len} "
+                    f"(at most {MAX_EVAL_FACTOR * train_len:,})."
+                )
             if length < task.min_len(offset):
                 raise ValueError(f"The evaluation length {length} is too short for the task '{task.label}': it needs at least {task.min_len(offset)} tokens.")
         object.__setattr__(self, "eval_lens", tuple(sorted({int(n) for n in lens})))
@@ -243,3 +253,22 @@ class LabResult:
     @property
     def steps_done(self) -> int:
         return int(self.losses.size)
+
+
+def configs_for(schemes: Sequence[str], eval_text: str, **fields: object) -> tuple[list[LabConfig], list[str]]:
+    """One LabConfig per scheme, with the evaluation lengths read from `eval_text`
+    (`parse_lengths`) and the same other `fields`, and the problems found, each sentence once.
+    A bad field usually fails every scheme alike; a scheme-specific one (a table shorter than
+    the training length) fails only the schemes it concerns. Returns (configs, problems)."""
+    try:
+        lengths = parse_lengths(eval_text)
+    except ValueError as err:
+        return [], [str(err)]
+    configs, problems = [], []
+    for scheme in schemes:
+        try:
+            configs.append(LabConfig(scheme=scheme, eval_lens=lengths, **fields))
+        except ValueError as err:
+            if str(err) not in problems:
+                problems.append(str(err))
+    return configs, problems

@@ -9,7 +9,18 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGE_FILES = {"problem": None, "sinusoidal": "app_pages/sinusoidal.py", "similarity": "app_pages/similarity.py", "attention": "app_pages/attention.py", "compare": "app_pages/compare.py", "rope": "app_pages/rope.py", "relative": "app_pages/relative.py", "model": "app_pages/model.py", "lab": "app_pages/lab.py", "code": "app_pages/code.py"}
+PAGE_FILES = {
+    "problem": None,
+    "sinusoidal": "app_pages/sinusoidal.py",
+    "similarity": "app_pages/similarity.py",
+    "attention": "app_pages/attention.py",
+    "compare": "app_pages/compare.py",
+    "rope": "app_pages/rope.py",
+    "relative": "app_pages/relative.py",
+    "model": "app_pages/model.py",
+    "lab": "app_pages/lab.py",
+    "code": "app_pages/code.py",
+}
 DEFAULTS = {"d_model": "128", "max_len": "256", "base": "10000"}
 EXTREMES = {"d_model": "8192", "max_len": "131072", "base": "100000000"}
 
@@ -65,3 +76,8 @@ def decode(array) -> "np.ndarray":
             values = values.reshape([int(n) for n in str(shape).split(",")])
         return values
     return np.asarray(array)
+
+
+def metric_values(at: AppTest) -> list[str]:
+    """The values of the page's st.metric elements, in page order."""
+    return [m.value for m in at.metric]

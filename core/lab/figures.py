@@ -1,0 +1,175 @@
+"""The lab page's pictures: one training example, where each answer stands, and the results of
+finished runs (accuracy by length and by position, the loss, the results table, a learned
+table beside the sinusoid). Each function takes configurations and results from core.lab.config
+and returns a core.viz.charts figure, text or plain rows; the page only places them.
+
+`done` is a run's finished schemes in the order chosen: a sequence of (LabConfig, LabResult).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from core.lab.config import TASKS, LabConfig, LabResult, make_batch
+from core.schemes.registry import SCHEMES
+from core.schemes.sinusoidal import sinusoidal_encoding
+from core.viz import charts
+from core.viz.grid import strided
+
+GRID = 128  # positions and dimensions drawn of a learned table
+EXAMPLE_TOKENS = 24  # tokens of the training example shown
+Done = Sequence[tuple[LabConfig, LabResult]]
+
+
+def label(name: str) -> str:
+    """A scheme's name as the page shows it."""
+    return SCHEMES[name].label
+
+
+# --- before training -------------------------------------------------------------------
+
+
+def example_text(config: LabConfig) -> str:
+    """The first tokens (EXAMPLE_TOKENS at most) of one training sequence, drawn with the
+    config's seed, and its targets, as two aligned lines: `|` the separator, `_` a filler, `·`
+    a position that is not scored."""
+    x, y = make_batch(config, np.random.default_rng(config.seed), 1, min(config.train_len, EXAMPLE_TOKENS))  # (1, T) each
+    v = config.vocab
+    shown = " ".join(f"{'|' if t == v else '_' if t == v + 1 else t:>2}" for t in x[0])
+    scored = " ".join(f"{'·' if t < 0 else str(t):>2}" for t in y[0])
+    return f"input : {shown}\ntarget: {scored}"
+
+
+def answer_map(config: LabConfig) -> go.Figure:
+    """For each query position, the position of the token it must name, at the longest
+    evaluation length and at the training length (drawn on top)."""
+    task, longest = TASKS[config.task], max(config.eval_lens)
+    series = []
+    for name, length in ((f"tested on {longest} tokens", longest), (f"trained on {config.train_len} tokens", config.train_len)):
+        source = task.source(length, config.offset)  # (length,)
+        scored = np.flatnonzero(source >= 0)
+        series.append((name, scored, source[scored]))
+    return charts.lines(
+        series,
+        title=f"Where each answer stands, task '{task.label}': the position a query has to read",
+        x_title="query position (where the answer is predicted)",
+        y_title="position of the answer token",
+        points=True,
+        x_marks=[(config.train_len - 0.5, "end of training length")],
+    )
+
+
+# --- results ---------------------------------------------------------------------------
+
+
+def named(config: LabConfig, result: LabResult) -> str:
+    """The scheme's label, saying from which length on it has no code."""
+    missing = [n for n in config.eval_lens if result.accuracy[n] is None]
+    return label(config.scheme) + (f" (no code at {missing[0]}+)" if missing else "")
+
+
+def stopped_note(done: Done) -> str:
+    """'ALiBi stopped at step 1,234; …' for the schemes that were stopped, else ''."""
+    return "; ".join(f"{label(c.scheme)} stopped at step {r.steps_done:,}" for c, r in done if r.stopped)
+
+
+def missing_codes(done: Done) -> dict[tuple[str, int], str]:
+    """Why a scheme has no accuracy at a length: (label, length) -> note."""
+    return {(label(c.scheme), n): r.notes[n] for c, r in done for n in c.eval_lens if r.accuracy[n] is None}
+
+
+def accuracy_by_length(done: Done) -> go.Figure:
+    """Accuracy against evaluation length, one line per scheme (NaN where it has no code)."""
+    first = done[0][0]
+    acc = [(named(c, r), np.array(c.eval_lens), np.array([np.nan if r.accuracy[n] is None else r.accuracy[n] for n in c.eval_lens])) for c, r in done]
+    return charts.lines(
+        acc,
+        title=f"Accuracy against evaluation length: trained on {first.train_len} tokens, task '{TASKS[first.task].label}'",
+        x_title="evaluation length (tokens)",
+        y_title="accuracy (share of scored tokens right)",
+        note=stopped_note(done),
+        markers=True,
+        y_range=(0.0, 1.05),
+        x_marks=[(first.train_len, "training length")],
+        y_marks=[(1.0 / first.vocab, f"chance 1/{first.vocab}")],
+    )
+
+
+def accuracy_by_position(done: Done) -> go.Figure:
+    """Accuracy at each position of the longest sequence each scheme has codes for."""
+    first = done[0][0]
+    return charts.lines(
+        [(named(c, r), np.arange(r.position_accuracy.size), r.position_accuracy) for c, r in done],
+        title=f"Where it breaks: accuracy at each position of a {max(first.eval_lens)}-token sequence",
+        note="a scheme whose table ends is shown at the longest length it has codes for" if missing_codes(done) else "",
+        x_title="position in the sequence",
+        y_title="accuracy at that position",
+        y_range=(0.0, 1.05),
+        x_marks=[(first.train_len - 0.5, "end of training length")],
+        y_marks=[(1.0 / first.vocab, "chance")],
+    )
+
+
+def loss_curves(done: Done) -> go.Figure:
+    """Training loss per step, log scale, with the loss of guessing (ln vocab)."""
+    first = done[0][0]
+    return charts.lines(
+        [(label(c.scheme), np.arange(1, r.steps_done + 1), r.losses) for c, r in done],
+        title="Training loss per step",
+        x_title="training step",
+        y_title="cross-entropy loss (log scale)",
+        log_y=True,
+        y_marks=[(float(np.log(first.vocab)), "guessing")],
+        note=stopped_note(done),
+    )
+
+
+def results_rows(done: Done) -> list[dict[str, object]]:
+    """One row per scheme: how it is applied, steps, seconds, tokens/s, accuracy per length
+    (None: no code), and the notes."""
+    rows = []
+    for c, r in done:
+        row = {"scheme": label(c.scheme), "applied": SCHEMES[c.scheme].applied, "steps": r.steps_done, "seconds": r.seconds, "tokens/s": r.tokens_per_s}
+        row.update({f"acc @ {n}": r.accuracy[n] for n in c.eval_lens})
+        row["notes"] = "; ".join(f"{n}: {note}" for n, note in r.notes.items())
+        rows.append(row)
+    return rows
+
+
+def _cosine(a: np.ndarray) -> np.ndarray:
+    """Cosine similarity between the rows of a (L, d): (L, L)."""
+    unit = a / np.maximum(np.linalg.norm(a, axis=1, keepdims=True), 1e-12)
+    return unit @ unit.T  # (L, L)
+
+
+def learned_table(config: LabConfig, result: LabResult) -> tuple[go.Figure, go.Figure]:
+    """The rows of a trained position table that training reached, beside the sinusoid of the
+    same shape: the values (the table scaled to ±1 by its largest |value|) and the cosine
+    similarity between positions, both on at most GRID positions and dimensions."""
+    trained = result.table[: config.train_len]  # (train_len, d): the rows training reached
+    sin = sinusoidal_encoding(config.train_len, config.d_model, config.base)  # (train_len, d)
+    pos, dims = strided(config.train_len, GRID), strided(config.d_model, GRID)
+    bound = float(np.abs(trained).max()) or 1.0
+    cells, pairs = np.ix_(pos.indices, dims.indices), np.ix_(pos.indices, pos.indices)
+    values = charts.side_by_side_heatmaps(
+        [(f"learned table after training (÷ {bound:.3g})", (trained / bound)[cells], dims, pos), ("sinusoid of the same width", sin[cells], dims, pos)],
+        title=f"{label(config.scheme)} after {result.steps_done:,} steps beside the sinusoid: {config.train_len} positions × {config.d_model} dimensions",
+        x_title="dimension",
+        y_title="position",
+        zmax=1.0,
+        colorbar_title="value",
+        note="; ".join(n for n in (pos.note("position"), dims.note("dimension")) if n),
+    )
+    similarity = charts.side_by_side_heatmaps(
+        [("learned table", _cosine(trained)[pairs], pos, pos), ("sinusoid", _cosine(sin)[pairs], pos, pos)],
+        title="Cosine similarity between the codes of two positions",
+        x_title="position",
+        y_title="position",
+        zmax=1.0,
+        colorbar_title="cosine",
+        note=pos.note("position"),
+    )
+    return values, similarity

@@ -1,0 +1,103 @@
+"""The attention page's pictures, from a core.analysis.attention.AttentionStudy of T words: the
+weights of one head with and without positions and their difference, the size of each token's
+word and position parts, where the scores come from as the position factor grows, and what the
+permutation test's numbers mean for this sentence, in words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from core.analysis.attention import AttentionStudy
+from core.schemes.registry import ADDED, Scheme
+from core.viz import charts
+from core.viz.grid import strided
+
+MAX_TOKENS = 256  # tokens drawn per axis
+TICK_LIMIT = 40  # above this many tokens the axes show positions instead of words
+
+
+def weight_figures(res: AttentionStudy, head: int, words: Sequence[str], label: str) -> tuple[go.Figure, go.Figure]:
+    """Head `head`'s (T, T) weights without positions and with the scheme named `label`, side by
+    side on one colour range from 0, and their difference (signed). Axes name the words up to
+    TICK_LIMIT tokens, positions beyond."""
+    n = len(words)
+    ax = strided(n, MAX_TOKENS)
+    ticks = [[f"{i}:{w}" for i, w in enumerate(words)]] * 2 if n <= TICK_LIMIT else None
+    axis_title = "key word" if n <= TICK_LIMIT else "key position"
+    plain, with_pe = res.weights_plain[head], res.weights_pe[head]  # (T, T) each
+    side = charts.side_by_side_heatmaps(
+        [("without positions", plain, ax, ax), (f"with {label}", with_pe, ax, ax)],
+        title=f"Attention weights, head {head + 1} (row: query, column: key)",
+        x_title=axis_title,
+        y_title=axis_title.replace("key", "query"),
+        signed=False,
+        zmin=0.0,
+        zmax=float(max(plain.max(), with_pe.max())),
+        x_ticks=ticks,
+        y_ticks=ticks,
+        height=460,
+    )
+    difference = charts.side_by_side_heatmaps(
+        [("with − without", with_pe - plain, ax, ax)],
+        title="Difference",
+        x_title=axis_title,
+        y_title=axis_title.replace("key", "query"),
+        x_ticks=ticks[:1] if ticks else None,
+        y_ticks=ticks[:1] if ticks else None,
+        height=460,
+    )
+    return side, difference
+
+
+def shuffle_notes(res: AttentionStudy, words: Sequence[str], scheme: Scheme, causal: bool) -> list[str]:
+    """Sentences that qualify the permutation test for this sentence, scheme and mask."""
+    n = len(words)
+    notes = []
+    if causal:
+        notes.append(
+            "With the causal mask even attention without positions is not shuffle-proof: the mask itself encodes order "
+            "(a known reason decoder-only models can work without any positional encoding)."
+        )
+    if len(set(words)) == n:
+        notes.append("This sentence has no repeated word, so the identical-word check has nothing to compare: try 'one word repeated'.")
+    if scheme.applied != ADDED and not causal and np.array_equal(res.perm, np.arange(n)[::-1]) and res.residual_pe < 1e-9:
+        notes.append(
+            f"This shuffle reverses the sentence, and {scheme.label} here depends only on the distance |i − j|, which reversal leaves unchanged: "
+            "the reversed sentence is attended to as a mirror image. Shuffle again, or turn on the causal mask."
+        )
+    if len(set(words)) == 1:
+        notes.append(
+            "Every word is the same, so the shuffled sentence is the same sentence and the shuffle test says little here; "
+            "the same-word rows are the test that matters."
+        )
+    return notes
+
+
+def norms_figure(res: AttentionStudy) -> go.Figure:
+    """The norm of each token's word part and position part, (T,) each."""
+    tok = np.arange(res.word_norm.size)
+    return charts.lines(
+        [("word part ||x||", tok, res.word_norm), ("position part ||PE||", tok, res.position_norm)],
+        title="Size of each token's word part and position part",
+        x_title="token position",
+        y_title="vector norm",
+        markers=tok.size <= 64,
+        y_range=(0.0, 1.1 * float(max(res.word_norm.max(), res.position_norm.max(), 1e-9))),
+    )
+
+
+def shares_figure(share: np.ndarray, factors: np.ndarray, pe_scale: float) -> go.Figure:
+    """The share of the score magnitude from content · content, the cross terms and
+    position · position (`share`: (F, 3)) at each position factor f (`factors`: (F,))."""
+    return charts.lines(
+        [("content · content", factors, share[:, 0]), ("content · position (cross)", factors, share[:, 1]), ("position · position", factors, share[:, 2])],
+        title="Where the attention scores come from",
+        x_title="position factor f (inputs x + f·PE)",
+        y_title="share of the score magnitude",
+        y_range=(0.0, 1.0),
+        x_marks=[(pe_scale, f"f = {pe_scale:g}")],
+    )

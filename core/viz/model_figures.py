@@ -1,0 +1,191 @@
+"""The model page's figures: a position table (a real model's, or an uploaded one) measured
+beside the sinusoid of the same shape (core.analysis.position_analysis.TableAnalysis `A` and
+`S`): the tables, similarity between positions, the positions' path by PCA, and the spectrum of
+each dimension. Titles name the table (`name`) and the sinusoid (`sin_name`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from core.analysis import position_analysis as pa
+from core.viz import charts
+from core.viz.grid import Sample, strided
+
+GRID = 512  # at most this many positions or dimensions per heatmap panel
+SHARE_CAP = 0.25  # colour limit of the spectrum heatmaps (share of a dimension's power)
+
+
+def compose(outer: Sample, inner: Sample) -> Sample:
+    """The original indices drawn when `inner` samples the rows already sampled by `outer`."""
+    return Sample(outer.start + inner.start * outer.step, outer.stop, outer.step * inner.step)
+
+
+def notes(*parts: str) -> str:
+    """The non-empty parts joined by '; '."""
+    return "; ".join(p for p in parts if p)
+
+
+def table_figures(A: pa.TableAnalysis, S: pa.TableAnalysis, name: str, sin_name: str) -> dict[str, go.Figure]:
+    """The figures that depend on the table `A` and the sinusoid `S` beside it only, by the page's
+    chart key: the table and the sinusoid, cosine similarity, neighbour and offset curves (from
+    two analysed positions on), explained variance, the spectrum and the dominant frequencies."""
+    rows, cols = strided(A.rows.count, GRID), strided(A.cols.count, GRID)
+    shown_rows, shown_cols = compose(A.rows, rows), compose(A.cols, cols)
+    grid_note = notes(shown_rows.note("position"), shown_cols.note("dimension"))
+    clip = float(np.quantile(np.abs(A.values), 0.999)) or 1.0
+    figs = {
+        "model_table": charts.heatmap(
+            A.values[:: rows.step, :: cols.step],
+            shown_cols,
+            shown_rows,
+            title=f"{name}: value of each position's vector",
+            x_title="dimension",
+            y_title="position",
+            zmax=clip,
+            colorbar_title="value",
+            note=notes(f"colours clipped at ±{clip:.3g} (99.9% of values lie within)", grid_note),
+            height=520,
+        ),
+        "model_sin_table": charts.heatmap(
+            S.values[:: rows.step, :: cols.step],
+            shown_cols,
+            shown_rows,
+            title=f"The {sin_name}",
+            x_title="dimension",
+            y_title="position",
+            zmax=1.0,
+            colorbar_title="value",
+            note=grid_note,
+            height=520,
+        ),
+    }
+    sim_rows = strided(A.rows.count, GRID)
+    sim_shown = compose(A.rows, sim_rows)
+    figs["model_cosine"] = charts.side_by_side_heatmaps(
+        [
+            (name, A.cosine[:: sim_rows.step, :: sim_rows.step], sim_shown, sim_shown),
+            (sin_name, S.cosine[:: sim_rows.step, :: sim_rows.step], sim_shown, sim_shown),
+        ],
+        title="Cosine similarity between the vectors of positions p and q",
+        x_title="position q",
+        y_title="position p",
+        zmax=1.0,
+        colorbar_title="cosine",
+        note=sim_shown.note("position"),
+        height=470,
+    )
+    if A.rows.count >= 2:
+        step = A.rows.step
+        figs["model_neighbour"] = charts.lines(
+            [(name, A.rows.indices[:-1], A.neighbour), (sin_name, A.rows.indices[:-1], S.neighbour)],
+            title=f"How alike each position is to the next: cosine(P(p), P(p + {step}))",
+            x_title="position p",
+            y_title="cosine similarity",
+            y_range=(min(-0.05, float(A.neighbour.min()) - 0.05), 1.05),
+        )
+        offsets = np.arange(A.offset_mean.size) * step
+        figs["model_offset"] = charts.lines(
+            [
+                (f"{name}: mean over p", offsets, A.offset_mean),
+                (f"{name}: mean + 1 std", offsets, A.offset_mean + A.offset_std),
+                (f"{name}: mean − 1 std", offsets, A.offset_mean - A.offset_std),
+                (sin_name, offsets, S.offset_mean),
+            ],
+            title="Cosine similarity as a function of the offset k = q − p, averaged over p",
+            x_title="offset k (positions)",
+            y_title="cosine similarity",
+            y_range=(-1.05, 1.05),
+        )
+    n_pc = min(A.explained.size, 64)
+    figs["model_variance"] = charts.lines(
+        [(name, np.arange(1, n_pc + 1), np.cumsum(A.explained[:n_pc])), (sin_name, np.arange(1, n_pc + 1), np.cumsum(S.explained[:n_pc]))],
+        title=f"Share of the variance between positions explained by the first k principal components (k up to {n_pc})",
+        x_title="number of components k",
+        y_title="cumulative explained variance",
+        y_range=(0.0, 1.02),
+        markers=True,
+    )
+    rank = strided(A.cols.count, A.cols.count)
+    figs["model_spectrum"] = charts.frequency_heatmaps(
+        [(name, A.power_share[np.argsort(A.dominant, kind="stable")], rank), (sin_name, S.power_share[np.argsort(S.dominant, kind="stable")], rank)],
+        A.freqs,
+        title="Power spectrum of each dimension over position (mean removed), dimensions sorted by their dominant frequency",
+        y_title="dimension, by dominant frequency",
+        zmax=SHARE_CAP,
+        colorbar_title="share of power",
+        note=notes(
+            f"each row is one dimension's share of power per frequency bin, colours clipped at {SHARE_CAP:.0%}",
+            A.rows.note("position"),
+            A.cols.note("dimension"),
+        ),
+        height=480,
+    )
+    ranks = np.arange(A.cols.count)
+    figs["model_dominant"] = charts.lines(
+        [(name, ranks, np.sort(A.dominant)), (sin_name, ranks, np.sort(S.dominant))],
+        title="Dominant frequency of each dimension, dimensions sorted from slow to fast",
+        x_title="dimension, by dominant frequency",
+        y_title="cycles per position (log scale)",
+        log_y=True,
+        markers=True,
+    )
+    return figs
+
+
+def path_figures(A: pa.TableAnalysis, S: pa.TableAnalysis, first: int, name: str, sin_name: str) -> tuple[go.Figure, go.Figure]:
+    """The positions' path on principal components first, first+1 (from above) and on
+    first, first+2 (from the side: how the ring moves along the third component)."""
+    pcs = [first - 1, first, first + 1]
+    axis_titles = [f"PC {i + 1}" for i in pcs]
+    flat = charts.position_paths(
+        [
+            (f"{name} ({A.explained[pcs[0]]:.0%} + {A.explained[pcs[1]]:.0%} of variance)", A.scores[:, pcs[:2]], A.rows.indices),
+            (f"{sin_name} ({S.explained[pcs[0]]:.0%} + {S.explained[pcs[1]]:.0%})", S.scores[:, pcs[:2]], S.rows.indices),
+        ],
+        title=f"Each position's vector projected on principal components {pcs[0] + 1} and {pcs[1] + 1}",
+        axis_titles=axis_titles[:2],
+        note=A.rows.note("position"),
+    )
+    side = charts.position_paths(
+        [
+            (f"{name} ({A.explained[pcs[2]]:.0%} of variance on PC {pcs[2] + 1})", A.scores[:, [pcs[0], pcs[2]]], A.rows.indices),
+            (f"{sin_name} ({S.explained[pcs[2]]:.0%})", S.scores[:, [pcs[0], pcs[2]]], S.rows.indices),
+        ],
+        title=f"The same path seen from the side: components {pcs[0] + 1} and {pcs[2] + 1}",
+        axis_titles=[axis_titles[0], axis_titles[2]],
+        note=A.rows.note("position"),
+    )
+    return flat, side
+
+
+def solid_figure(A: pa.TableAnalysis, S: pa.TableAnalysis, first: int, name: str, sin_name: str) -> go.Figure:
+    """The path on components first, first+1, first+2 in 3-D (drawn only on request: two
+    WebGL scenes cost a browser without a graphics card about a second per redraw)."""
+    pcs = [first - 1, first, first + 1]
+    return charts.position_paths(
+        [(name, A.scores[:, pcs], A.rows.indices), (sin_name, S.scores[:, pcs], S.rows.indices)],
+        title=f"The same path in 3-D: components {pcs[0] + 1}, {pcs[1] + 1}, {pcs[2] + 1} (drag to turn)",
+        axis_titles=[f"PC {i + 1}" for i in pcs],
+        note=A.rows.note("position"),
+        height=520,
+    )
+
+
+def dimension_figure(A: pa.TableAnalysis, j: int, name: str) -> tuple[go.Figure, float, float]:
+    """One dimension over position with the sinusoid at its dominant frequency that fits it
+    best. Returns (figure, frequency, R²)."""
+    spacing = float(A.freqs[1]) if A.freqs.size > 1 else 0.0
+    freq, fitted, r2 = pa.best_sinusoid(A.values[:, j], A.rows.indices, float(A.dominant[j]), spacing)
+    fig = charts.lines(
+        [
+            (f"{name}, dimension {A.cols.indices[j]}", A.rows.indices, A.values[:, j]),
+            (f"best sinusoid near its dominant frequency: {freq:.4f} cycles/position", A.rows.indices, fitted),
+        ],
+        title=f"Dimension {A.cols.indices[j]} over position, with the sinusoid that fits it best (R² = {r2:.2f})",
+        x_title="position p",
+        y_title="value",
+        note=A.rows.note("position"),
+    )
+    return fig, freq, r2

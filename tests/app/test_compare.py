@@ -1,0 +1,155 @@
+"""AppTest of the `compare` page: the properties table and the panels are the numbers of core at
+the same settings, worked by hand where that is short; bad settings give a message and no exception."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from core.analysis import properties
+from core.schemes import relative, rope
+from core.schemes.registry import SCHEMES, Setting
+from core.schemes.sinusoidal import sinusoidal_encoding
+from core.viz.grid import strided
+from tests.app.conftest import assert_clean, decode, figures, open_page
+
+TABLE_COLUMNS = {"max |value|": "bounded", "min distance": "unique", "neighbour / mean": "smooth", "relative departure": "relative"}
+
+
+def table_rows(at) -> dict[str, dict]:
+    """The properties table keyed by scheme label."""
+    frame = at.dataframe[0].value
+    return {row["scheme"]: row for row in frame.to_dict("records")}
+
+
+def check_table(at, names, d, L, base, heads):
+    rows = table_rows(at)
+    assert list(rows) == [SCHEMES[n].label for n in names]  # one row per selected scheme, in order
+    setting = Setting(width=d, base=base, train_len=L, n_heads=heads)
+    for n in names:
+        row = rows[SCHEMES[n].label]
+        try:
+            expected = properties.measure(SCHEMES[n], setting, L)
+        except ValueError as err:
+            assert row["past max_len"] == str(err)
+            continue
+        for column, field in TABLE_COLUMNS.items():
+            want = getattr(expected, field)
+            if math.isnan(want):
+                assert math.isnan(row[column]), (n, column)
+            else:
+                assert row[column] == pytest.approx(want, rel=1e-12, abs=1e-15), (n, column)
+        assert row["past max_len"] == expected.extrapolation
+        assert row["over"] == expected.measured_over
+        assert row["params"] == expected.parameters
+
+
+def test_compare_table_is_measure_at_the_same_settings():
+    at = open_page("compare", d_model="32", max_len="300", base="500")
+    assert_clean(at)
+    check_table(at, list(SCHEMES), 32, 300, 500.0, 8)
+    rows = table_rows(at)
+    assert rows["integer p"]["max |value|"] == 299  # by hand: the largest position
+    assert rows["ALiBi"]["max |value|"] == pytest.approx(0.5 * 299)  # slope 1/2 at distance 299
+    assert rows["learned absolute table"]["params"] == 300 * 32
+    assert any("256 of 300 positions" in c.value for c in at.caption)  # says it measured a sample
+
+
+def test_compare_table_follows_the_selection_and_the_heads():
+    at = open_page("compare", d_model="16", max_len="40")
+    at.multiselect(key="schemes").set_value(["shaw", "integer", "alibi", "t5"]).run()
+    assert_clean(at)
+    check_table(at, ["shaw", "integer", "alibi", "t5"], 16, 40, 10_000.0, 8)
+    at.selectbox(key="heads").set_value(2).run()
+    check_table(at, ["shaw", "integer", "alibi", "t5"], 16, 40, 10_000.0, 2)
+    rows = table_rows(at)
+    assert rows["T5 relative buckets"]["params"] == 32 * 2
+    assert rows["Shaw relative (clip 16)"]["params"] == 33 * 8  # head width 16 / 2
+    assert rows["ALiBi"]["min distance"] == pytest.approx(math.hypot(1 / 16, 1 / 256))  # 2 heads: slopes 2^-4, 2^-8
+
+
+def test_compare_schemes_from_the_link():
+    at = open_page("compare", d_model="16", max_len="40", schemes="integer,alibi")
+    assert_clean(at)
+    assert at.multiselect(key="schemes").value == ["integer", "alibi"]
+    assert list(table_rows(at)) == ["integer p", "ALiBi"]
+    assert len(figures(at)[0]["data"]) == 2
+
+
+def test_compare_at_an_odd_width_says_why_rope_cannot_run():
+    at = open_page("compare", d_model="7", max_len="40")
+    assert_clean(at)
+    check_table(at, list(SCHEMES), 7, 40, 10_000.0, 8)
+    assert "head_dim must be even, got 7" in table_rows(at)["rotary (RoPE)"]["past max_len"]
+    assert any(c.value.startswith("**rotary (RoPE)**: head_dim must be even") for c in at.caption)
+    rope_panel = figures(at)[0]["data"][list(SCHEMES).index("rope")]
+    assert np.isnan(decode(rope_panel["z"]).astype(float)).all()  # blank panel
+
+
+def test_compare_with_nothing_selected_says_so():
+    at = open_page("compare")
+    at.multiselect(key="schemes").set_value([]).run()
+    assert not at.exception
+    assert [i.value for i in at.info] == ["Pick at least one scheme to compare."]
+    assert figures(at) == [] and len(at.dataframe) == 0
+
+
+def panel(at, fig_index, name, names=tuple(SCHEMES)) -> dict:
+    return figures(at)[fig_index]["data"][list(names).index(name)]
+
+
+def test_compare_code_panel_of_the_sinusoid_is_its_sampled_table():
+    d, L = 128, 256
+    at = open_page("compare")
+    pos, dims = strided(L, 40), strided(d, 40)  # the page's GRID
+    trace = panel(at, 0, "sinusoidal")
+    assert np.array_equal(decode(trace["y"]), pos.indices) and np.array_equal(decode(trace["x"]), dims.indices)
+    expected = sinusoidal_encoding(L, d, 10_000.0)[np.ix_(pos.indices, dims.indices)]
+    np.testing.assert_allclose(decode(trace["z"]), expected, atol=1e-6)
+    # its score panel: PE(m)·PE(n), a function of m - n only
+    score = decode(panel(at, 1, "sinusoidal")["z"]).astype(np.float64)
+    pe = sinusoidal_encoding(L, d, 10_000.0)[pos.indices]
+    np.testing.assert_allclose(score, pe @ pe.T, atol=1e-4, rtol=1e-6)
+    np.testing.assert_allclose(score[0, 3], score[10, 13], atol=1e-4)
+
+
+def test_compare_integer_and_onehot_panels_by_hand():
+    d, L = 16, 40
+    at = open_page("compare", d_model=str(d), max_len=str(L))
+    pos, dims = strided(L, 40), strided(d, 40)
+    integer = decode(panel(at, 0, "integer")["z"])
+    assert np.array_equal(integer, np.repeat(pos.indices[:, None], dims.count, axis=1))
+    np.testing.assert_allclose(decode(panel(at, 1, "integer")["z"]), d * np.outer(pos.indices, pos.indices), rtol=1e-6)  # S = d m n
+    onehot = decode(panel(at, 0, "onehot")["z"]).astype(np.float64)
+    assert np.array_equal(onehot[:d], np.eye(d))  # identity rows up to the width
+    assert np.isnan(onehot[d:]).all()  # no code past position d - 1: blank
+    assert any(c.value == f"**one-hot**: no code past position {d - 1}" for c in at.caption)
+
+
+def test_compare_heads_change_the_bias_panels():
+    L = 40
+    at = open_page("compare", d_model="16", max_len=str(L))
+    i = np.arange(L)
+    dist = np.abs(i[:, None] - i[None, :])
+    before = decode(panel(at, 0, "alibi")["z"])
+    np.testing.assert_allclose(before, -np.mean(2.0 ** -np.arange(1, 9)) * dist, rtol=1e-6)
+    at.selectbox(key="heads").set_value(1).run()
+    assert_clean(at)
+    after = decode(panel(at, 0, "alibi")["z"])
+    np.testing.assert_allclose(after, -(2.0**-8) * dist, rtol=1e-6)  # one head: slope 2^-8
+    t5 = decode(panel(at, 0, "t5")["z"]).astype(np.float64)
+    values = relative.t5_demo_bucket_values(32, 1)
+    np.testing.assert_allclose(t5, relative.t5_bias(values, i, i)[0], atol=1e-6)
+    assert any("averaged over the 1 heads" in c.value for c in at.caption)
+
+
+def test_compare_rope_panel_is_the_rotated_constant_vector():
+    d, L = 32, 40
+    at = open_page("compare", d_model=str(d), max_len=str(L))
+    pos, dims = strided(L, 40), strided(d, 40)
+    got = decode(panel(at, 0, "rope")["z"]).astype(np.float64)
+    unit = np.full((pos.count, d), 1 / np.sqrt(d))
+    expected = rope.apply_rope(unit, pos.indices, rope.default_frequencies(d, 10_000.0))[:, dims.indices]
+    np.testing.assert_allclose(got, expected, atol=1e-6)

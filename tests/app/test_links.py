@@ -1,0 +1,48 @@
+"""AppTest across pages: page controls bound to the shared settings and to the URL (plain names
+for choices both ways, a notice for an unknown one)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.app.conftest import assert_clean, open_page
+
+
+def test_untouched_page_controls_follow_the_shared_settings_moved_ones_stay():
+    at = open_page("sinusoidal", max_len="256", d_model="128")
+    assert at.slider(key="sin_window").value == (0, 255)
+    at.number_input(key="max_len").set_value(512).run()
+    assert at.slider(key="sin_window").value == (0, 511)  # untouched: follows, as a fresh link would show
+    assert at.multiselect(key="sin_dims").value == [0, 1, 16, 64]
+    at.number_input(key="d_model").set_value(256).run()
+    assert at.multiselect(key="sin_dims").value == [0, 1, 32, 128]
+    at.slider(key="sin_window").set_value((10, 99)).run()
+    at.number_input(key="max_len").set_value(1000).run()
+    assert at.slider(key="sin_window").value == (10, 99)  # moved by the user: kept
+    assert_clean(at)
+
+
+@pytest.mark.parametrize(
+    ("page", "key", "value"),
+    [("sinusoidal", "layout", "concat"), ("rope", "rope_layout", "interleaved"), ("rope", "scaling", "llama3"), ("compare", "schemes", "rope,alibi")],
+)
+def test_choice_links_carry_plain_names(page, key, value):
+    """Choice widgets with display labels keep plain option names in the URL, both ways (a
+    widget bound by Streamlit would put its label there and drop a plain name)."""
+    at = open_page(page, **{key: value})
+    assert_clean(at)
+    assert not at.warning, [w.value for w in at.warning]
+    widget = at.multiselect(key=key) if key == "schemes" else at.get("button_group") if key.endswith("layout") else at.selectbox(key=key)
+    if key == "schemes":
+        assert widget.value == value.split(",")
+    elif key == "scaling":
+        assert widget.value == value
+    assert at.query_params[key] == value
+    assert at.session_state[key] == (value.split(",") if key == "schemes" else value)
+
+
+@pytest.mark.parametrize(("page", "key", "raw"), [("sinusoidal", "layout", "diagonal"), ("rope", "scaling", "magic"), ("compare", "schemes", "rope,nonsense")])
+def test_unknown_choice_in_link_gives_notice(page, key, raw):
+    at = open_page(page, **{key: raw})
+    assert_clean(at)
+    assert any(key in w.value for w in at.warning), [w.value for w in at.warning]

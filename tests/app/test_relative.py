@@ -1,0 +1,163 @@
+"""AppTest of the `relative` page (ALiBi, T5, Shaw): the figures and tables are the numbers of core
+at the same settings, worked by hand where that is short; bad settings give a message and no exception."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from core.schemes import alibi, relative
+from core.viz.grid import strided
+from tests.app.conftest import assert_clean, decode, figures, open_page, title_text
+
+
+@pytest.mark.parametrize("heads", [8, 12])
+def test_relative_slopes_chart_is_alibi_slopes(heads):
+    at = open_page("relative")
+    if heads != 8:
+        at.select_slider(key="alibi_heads").set_value(heads).run()
+    assert_clean(at)
+    trace = figures(at)[1]["data"][0]
+    got = decode(trace["y"]).astype(np.float64)
+    np.testing.assert_allclose(got, alibi.alibi_slopes(heads), rtol=1e-12)
+    by_hand = {
+        8: 2.0 ** -np.arange(1, 9),  # 1/2 .. 1/256
+        12: np.concatenate([2.0 ** -np.arange(1, 9), 2.0 ** -np.array([0.5, 1.5, 2.5, 3.5])]),  # 8 heads' slopes, then every other of 16 heads'
+    }[heads]
+    np.testing.assert_allclose(got, by_hand, rtol=1e-12)
+    assert np.array_equal(decode(trace["x"]), np.arange(heads))
+
+
+@pytest.mark.parametrize("heads", [8, 12])
+def test_relative_span_table_is_alibi_attention_span(heads):
+    at = open_page("relative", max_len="1000")
+    at.select_slider(key="alibi_heads").set_value(heads).run()
+    table = at.dataframe[0].value
+    slopes = alibi.alibi_slopes(heads)
+    span = alibi.alibi_attention_span(slopes, 1000, 0.9)
+    assert table["head"].tolist() == list(range(heads))
+    np.testing.assert_allclose(table["slope"], slopes, rtol=1e-12)
+    assert table["keys holding 90% of the attention"].tolist() == span.tolist()
+    np.testing.assert_allclose(table["share of the context"], span / 1000)
+    # head 0 (slope 1/2) by hand: the nearest n keys hold (1 - e^{-n/2}) / (1 - e^{-500}); 0.9 needs n = 5
+    assert span[0] == 5 == math.ceil(-math.log(0.1) / 0.5)
+
+
+def test_relative_alibi_panels_are_the_bias_causal_and_not():
+    L = 48
+    at = open_page("relative", max_len=str(L))
+    i = np.arange(L)
+    diff = (i[:, None] - i[None, :]).astype(np.float64)
+    slopes = alibi.alibi_slopes(8)
+    data = figures(at)[0]["data"]
+    assert len(data) == 8
+    for h in (0, 7):
+        z = decode(data[h]["z"]).astype(np.float64)
+        np.testing.assert_allclose(z[diff >= 0], (-slopes[h] * diff)[diff >= 0], rtol=1e-6)
+        assert np.isnan(z[diff < 0]).all()  # masked keys blank
+    at.toggle(key="alibi_causal").set_value(False).run()
+    z = decode(figures(at)[0]["data"][0]["z"]).astype(np.float64)
+    np.testing.assert_allclose(z, -0.5 * np.abs(diff), rtol=1e-6)
+
+
+def test_relative_many_heads_draw_sixteen_panels():
+    at = open_page("relative")
+    at.select_slider(key="alibi_heads").set_value(40).run()
+    assert_clean(at)
+    assert len(figures(at)[0]["data"]) == 16
+    assert "the first 16 of 40 heads" in title_text(figures(at)[0])
+
+
+@pytest.mark.parametrize(("buckets", "max_distance", "bidirectional"), [(32, 128, True), (32, 128, False), (10, 20, True), (7, 5, False)])
+def test_relative_t5_bucket_map_is_t5_relative_bucket(buckets, max_distance, bidirectional):
+    at = open_page("relative")
+    at.number_input(key="t5_buckets").set_value(buckets)
+    at.number_input(key="t5_max_distance").set_value(max_distance)
+    at.toggle(key="t5_bidirectional").set_value(bidirectional).run()
+    assert_clean(at)
+    traces = figures(at)[3]["data"]
+    assert all(t["line"]["shape"] == "hv" for t in traces)  # staircases, broken where a kind skips positions
+    x = np.concatenate([decode(t["x"]).astype(np.float64) for t in traces])
+    y = np.concatenate([decode(t["y"]).astype(np.float64) for t in traces])
+    assert np.array_equal(np.isnan(x), np.isnan(y))
+    x, y = x[~np.isnan(x)].astype(np.int64), y[~np.isnan(y)].astype(np.int64)
+    reach = min(max(2 * max_distance, 64), 4096)
+    assert np.array_equal(np.sort(x), np.arange(-reach, reach + 1))
+    assert np.array_equal(y, relative.t5_relative_bucket(x, bidirectional=bidirectional, num_buckets=buckets, max_distance=max_distance))
+    exact = decode(traces[0]["x"]).astype(np.float64)
+    exact = exact[~np.isnan(exact)].astype(np.int64)
+    if bidirectional:  # N = buckets / 2 per direction, the nearest N / 2 distances exact on both sides
+        assert np.abs(exact).max() < buckets // 4
+    else:  # every key after the query is in bucket 0; the nearest buckets / 2 distances before are exact
+        assert exact.min() > -(buckets // 2)
+        assert np.all(y[x > 0] == 0)
+    bucket_table = at.dataframe[1].value
+    assert bucket_table["bucket"].tolist() == list(range(buckets))
+
+
+def test_relative_t5_bias_panels_are_t5_bias():
+    L = 300
+    at = open_page("relative", max_len=str(L))
+    g = strided(L, 48)
+    values = relative.t5_demo_bucket_values(32, 4, bidirectional=True, max_distance=128)
+    expected = relative.t5_bias(values, g.indices, g.indices, bidirectional=True, max_distance=128)
+    data = figures(at)[4]["data"]
+    assert len(data) == 4
+    for h in range(4):
+        np.testing.assert_allclose(decode(data[h]["z"]), expected[h], atol=1e-6)
+        assert np.array_equal(decode(data[h]["x"]), g.indices)
+
+
+def test_relative_odd_buckets_with_bidirectional_give_a_clear_error():
+    at = open_page("relative")
+    at.number_input(key="t5_buckets").set_value(33).run()
+    assert not at.exception
+    assert len(at.error) == 1 and "num_buckets must be even, got 33" in at.error[0].value
+    titles = [title_text(f) for f in figures(at)]
+    assert len(titles) == 4  # the three ALiBi figures and Shaw's; the T5 views wait for a valid setting
+    assert titles[-1].startswith("clip(j − i")
+    at.toggle(key="t5_bidirectional").set_value(False).run()  # a decoder uses all 33
+    assert_clean(at)
+    assert len(figures(at)) == 6
+
+
+def test_relative_max_distance_inside_the_exact_buckets_gives_an_error():
+    at = open_page("relative")
+    at.number_input(key="t5_max_distance").set_value(8).run()  # 32 buckets: 8 exact per side
+    assert not at.exception
+    assert any("max_distance must be larger than the 8 distances" in e.value for e in at.error)
+
+
+@pytest.mark.parametrize("raw", ["0", "100", "abc", "2.5"])
+def test_relative_bad_alibi_heads_in_the_link(raw):
+    at = open_page("relative", alibi_heads=raw)
+    assert_clean(at)
+    assert len(at.warning) == 1 and "alibi_heads" in at.warning[0].value and "1 to 64" in at.warning[0].value
+    assert at.select_slider(key="alibi_heads").value == 8
+    np.testing.assert_allclose(decode(figures(at)[1]["data"][0]["y"]), 2.0 ** -np.arange(1, 9))
+
+
+@pytest.mark.parametrize("raw", ["1", "abc", "300"])
+def test_relative_bad_t5_buckets_in_the_link(raw):
+    at = open_page("relative", t5_buckets=raw)
+    assert not at.exception
+    assert len(at.warning) == 1 and "t5_buckets" in at.warning[0].value
+    assert at.number_input(key="t5_buckets").value == 32
+
+
+@pytest.mark.parametrize("k", [0, 4, 10, 64])
+def test_relative_shaw_heatmap_is_the_clipped_offset(k):
+    at = open_page("relative")
+    at.slider(key="shaw_k").set_value(k).run()
+    assert_clean(at)
+    fig = figures(at)[5]
+    z = decode(fig["data"][0]["z"]).astype(np.int64)
+    i = np.arange(32)
+    assert np.array_equal(z, np.clip(i[None, :] - i[:, None], -k, k))  # row = query i, column = key j
+    assert np.unique(z).size == min(2 * k + 1, 63)
+    assert fig["data"][0]["zmax"] == max(k, 1) and fig["data"][0]["zmin"] == -max(k, 1)
+    distinct = relative.shaw_distinct_ids(256, 256, k)
+    assert any(f"use {distinct:,} distinct vectors" in c.value for c in at.caption)
+    assert distinct == min(2 * k + 1, 2 * 255 + 1)

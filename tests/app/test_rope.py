@@ -1,0 +1,168 @@
+"""AppTest of the `rope` page: the metrics and figure data are the numbers of core at the same
+settings, worked by hand where that is short; bad settings give a message and no exception."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from core.schemes import rope
+from tests.app.conftest import assert_clean, decode, figures, open_page, title_text
+
+
+def metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_rope_offset_curves_coincide_and_are_the_closed_form():
+    at = open_page("rope")
+    assert_clean(at)
+    fig = figures(at)[1]
+    x0, y0 = decode(fig["data"][0]["x"]), decode(fig["data"][0]["y"]).astype(np.float64)
+    x1, y1 = decode(fig["data"][1]["x"]), decode(fig["data"][1]["y"]).astype(np.float64)
+    assert np.array_equal(x0, x1) and np.array_equal(x0, np.arange(256))  # every offset 0 .. max_len - 1
+    assert np.abs(y0 - y1).max() < 1e-6
+    assert fig["data"][1]["name"] == "key at position 2,560"  # default second start: 10 · max_len
+    q, k = np.random.default_rng(7).standard_normal((2, 64))  # the page's probe
+    closed = rope.relative_score(q, k, rope.default_frequencies(64, 10_000.0), x0)
+    np.testing.assert_allclose(y0, closed, atol=1e-5)
+
+
+def test_rope_offset_curves_at_a_far_start_and_long_context():
+    at = open_page("rope", max_len="4096")
+    at.number_input(key="rope_start").set_value(1_000_000).run()
+    fig = figures(at)[1]
+    y0, y1 = decode(fig["data"][0]["y"]).astype(np.float64), decode(fig["data"][1]["y"]).astype(np.float64)
+    assert np.abs(y0 - y1).max() < 1e-6
+    x = decode(fig["data"][0]["x"])
+    assert x[-1] == 4095 and x.size < 4096  # log-spaced past 512
+    assert fig["layout"]["xaxis"]["type"] == "log"
+
+
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+def test_rope_pair_circle_by_hand(layout):
+    at = open_page("rope")
+    if layout == "interleaved":
+        at.button_group(key="rope_layout").set_value("interleaved").run()
+    at.slider(key="rope_pair").set_value(3).run()
+    assert_clean(at)
+    trace = figures(at)[0]["data"][0]
+    p = np.arange(64)
+    theta = 10_000.0 ** (-2 * 3 / 64)
+    np.testing.assert_allclose(decode(trace["x"]), np.cos(p * theta), atol=1e-6)
+    np.testing.assert_allclose(decode(trace["y"]), np.sin(p * theta), atol=1e-6)
+    dims = (3, 35) if layout == "half" else (6, 7)
+    assert f"dimensions {dims[0]} and {dims[1]}" in title_text(figures(at)[0])
+
+
+def test_rope_yarn_attention_factor_is_core_and_by_hand():
+    at = open_page("rope")  # yarn, factor 4, original 256 // 4 = 64
+    assert at.selectbox(key="scaling").value == "yarn" and at.number_input(key="original_len").value == 64
+    _, factor = rope.rope_frequencies(64, 10_000.0, rope.RopeScaling("yarn", 4.0, 64), seq_len=256)
+    assert metrics(at)["attention factor (cos, sin ×)"] == f"{factor:.4f}" == f"{0.1 * math.log(4) + 1:.4f}" == "1.1386"
+
+
+def test_rope_factor_below_one_is_refused():
+    at = open_page("rope")
+    at.number_input(key="factor").set_value(0.5).run()
+    assert not at.exception
+    assert len(at.error) == 1 and "below 1" in at.error[0].value
+    assert len(figures(at)) == 3  # the page stops at the scaling section
+
+
+@pytest.mark.parametrize("kind", ["ntk", "linear"])
+def test_rope_factor_below_one_is_refused_for_every_kind(kind):
+    at = open_page("rope")
+    at.selectbox(key="scaling").set_value(kind).run()
+    at.number_input(key="factor").set_value(0.5).run()
+    assert not at.exception and any("below 1" in e.value for e in at.error)
+
+
+def test_rope_original_context_longer_than_target_is_refused():
+    at = open_page("rope")
+    at.number_input(key="original_len").set_value(300).run()
+    assert not at.exception
+    assert len(at.error) == 1 and "longer than the target" in at.error[0].value and "300" in at.error[0].value
+    assert not at.metric
+
+
+@pytest.mark.parametrize("raw", ["63", "abc", "512"])
+def test_rope_bad_head_dim_in_the_link(raw):
+    at = open_page("rope", head_dim=raw)
+    assert_clean(at)
+    assert len(at.warning) == 1 and "head_dim" in at.warning[0].value
+    assert at.select_slider(key="head_dim").value == 64
+
+
+@pytest.mark.parametrize("head_dim", [2, 4, 8, 16, 32, 64, 128, 256])
+def test_rope_every_offered_head_width_renders(head_dim):
+    at = open_page("rope", head_dim=str(head_dim))
+    assert_clean(at)
+    assert at.select_slider(key="head_dim").value == head_dim
+    assert len(figures(at)) == 5
+    assert sum(int(metrics(at)[f"pairs {name}"]) for name in ("kept", "blended", "interpolated")) == head_dim // 2
+
+
+def test_rope_ntk_at_head_dim_2_gives_a_message():
+    at = open_page("rope", head_dim="2", scaling="ntk")
+    assert not at.exception
+    assert any("at least 4" in e.value for e in at.error)
+
+
+def expected_counts(kind: str, head_dim: int, base: float, factor: float, original: int, L: int) -> dict[str, int]:
+    if kind == "none":
+        labels = np.full(head_dim // 2, "kept")
+    elif kind == "ntk":
+        theta = rope.default_frequencies(head_dim, base)
+        ratio = rope.default_frequencies(head_dim, rope.ntk_aware_base(base, factor, head_dim)) / theta
+        labels = np.where(ratio >= 1 - 1e-9, "kept", np.where(ratio <= (1 + 1e-9) / factor, "interpolated", "blended"))
+    else:
+        labels = rope.scaling_regions(head_dim, base, rope.RopeScaling(kind, factor, original), seq_len=L).label
+    return {name: int((labels == name).sum()) for name in ("kept", "blended", "interpolated")}
+
+
+@pytest.mark.parametrize("kind", ["none", "linear", "ntk", "dynamic", "yarn", "llama3"])
+@pytest.mark.parametrize("head_dim", [64, 128])
+def test_rope_every_scaling_kind_counts_pairs_as_core(kind, head_dim):
+    at = open_page("rope", max_len="8192")
+    at.select_slider(key="head_dim").set_value(head_dim).run()
+    at.selectbox(key="scaling").set_value(kind).run()
+    assert_clean(at)
+    original = at.number_input(key="original_len").value
+    assert original == 8192 // 4
+    m = metrics(at)
+    counts = {name: int(m[f"pairs {name}"]) for name in ("kept", "blended", "interpolated")}
+    assert counts == expected_counts(kind, head_dim, 10_000.0, 4.0, original, 8192)
+    assert sum(counts.values()) == head_dim // 2
+    # by hand where the rule is simple
+    if kind == "none":
+        assert counts == {"kept": head_dim // 2, "blended": 0, "interpolated": 0}
+    if kind == "linear":
+        assert counts == {"kept": 0, "blended": 0, "interpolated": head_dim // 2}
+    if kind == "ntk":  # ratio s^(-2i/(d-2)): pair 0 untouched, the last divided by exactly s
+        assert counts == {"kept": 1, "blended": head_dim // 2 - 2, "interpolated": 1}
+    expected_factor = 0.1 * math.log(4) + 1 if kind == "yarn" else 1.0
+    assert m["attention factor (cos, sin ×)"] == f"{expected_factor:.4f}"
+    assert len(figures(at)) == 5
+
+
+def test_rope_wavelength_chart_is_core_after_scaling():
+    at = open_page("rope")
+    at.selectbox(key="scaling").set_value("llama3").run()
+    series = {t["name"]: t for t in figures(at)[3]["data"]}
+    theta = rope.default_frequencies(64, 10_000.0)
+    np.testing.assert_allclose(decode(series["before: base 10,000"]["y"]), 2 * np.pi / theta, rtol=1e-6)
+    scaled, _ = rope.rope_frequencies(64, 10_000.0, rope.RopeScaling("llama3", 4.0, 64), seq_len=256)
+    for name in ("kept", "blended", "interpolated"):
+        if f"after: {name}" in series:
+            pairs = decode(series[f"after: {name}"]["x"]).astype(int)
+            np.testing.assert_allclose(decode(series[f"after: {name}"]["y"]), 2 * np.pi / scaled[pairs], rtol=1e-6)
+
+
+def test_rope_layout_residual_is_rounding():
+    at = open_page("rope")
+    text = next(m.value for m in at.markdown if "max |interleaved(x)[perm] − half(x[perm])|" in m.value)
+    residual = float(text.split("= **")[1].split("**")[0])
+    assert residual < 1e-9

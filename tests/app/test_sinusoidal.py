@@ -1,0 +1,57 @@
+"""AppTest of the `sinusoidal` page's own controls: what they change on screen, and bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from core.schemes import sinusoidal
+from tests.app.conftest import assert_clean, decode, figures, metric_values, open_page, title_text
+
+
+def test_sinusoidal_layout_toggle_changes_the_heatmap():
+    at = open_page("sinusoidal", d_model="8", max_len="16")
+    z = decode(figures(at)[0]["data"][0]["z"])
+    np.testing.assert_allclose(z, sinusoidal.sinusoidal_encoding(16, 8), atol=1e-7)
+    at.button_group(key="layout").set_value("concat").run()
+    assert_clean(at)
+    z = decode(figures(at)[0]["data"][0]["z"])
+    np.testing.assert_allclose(z, sinusoidal.sinusoidal_encoding(16, 8, layout="concat"), atol=1e-7)
+    assert "sines-first layout" in " ".join(c.value for c in at.caption)
+
+
+def test_sinusoidal_exact_vector_matches_core():
+    at = open_page("sinusoidal", d_model="6", max_len="50", base="100")
+    at.number_input(key="position").set_value(37).run()
+    assert_clean(at)
+    table = at.dataframe[0].value
+    np.testing.assert_allclose(table["PE(37, j)"].to_numpy(), sinusoidal.sinusoidal_encoding(50, 6, 100.0)[37], atol=1e-15)
+    assert list(table["function"]) == ["sin", "cos"] * 3
+
+
+def test_sinusoidal_counts_pairs_longer_than_context():
+    at = open_page("sinusoidal", d_model="128", max_len="256", base="10000")
+    expected = int((sinusoidal.wavelengths(128, 1e4) > 256).sum())
+    assert metric_values(at)[2] == f"{expected:,}"
+    assert expected == 38
+
+
+def test_sinusoidal_latex_shows_current_settings():
+    at = open_page("sinusoidal", d_model="64", base="500000")
+    latex = at.latex[0].value
+    assert "2i/64" in latex and "500{,}000" in latex
+
+
+def test_sinusoidal_waves_need_a_dimension():
+    at = open_page("sinusoidal")
+    at.multiselect(key="sin_dims").set_value([]).run()
+    assert_clean(at)
+    assert any("Pick at least one dimension" in i.value for i in at.info)
+
+
+def test_sinusoidal_window_narrows_the_heatmap():
+    at = open_page("sinusoidal", max_len="131072")
+    at.slider(key="sin_window").set_value((1000, 1099)).run()
+    assert_clean(at)
+    fig = figures(at)[0]
+    assert "positions 1,000 to 1,099" in title_text(fig)
+    assert fig["data"][0]["type"] == "heatmap"  # 100 x 128 cells: exact values on hover

@@ -1,0 +1,236 @@
+"""ui.internals: the private Streamlit structures it reads are still there and behave as relied
+on (these tests fail loudly on a Streamlit upgrade that moves one), and every function falls
+back to public behaviour when a structure is missing.
+
+Also checked: the private pieces of Streamlit that the tests and the bench use themselves
+(AppTest._tree and AppTest._run in tests/app, LocalScriptRunner._run_script in
+bench/script_thread.py, app_test.MediaFileManager in tests/app/test_code.py)."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from types import SimpleNamespace
+
+import pytest
+import streamlit
+from streamlit.proto.WidgetStates_pb2 import WidgetStates
+from streamlit.testing.v1 import AppTest
+
+from ui import internals
+
+UPGRADE = "re-check every structure named in ui/internals.py's docstring against this Streamlit, then update WRITTEN_FOR"
+
+
+def _probe_script() -> None:
+    """An app that reads every private structure ui.internals relies on, the way it does."""
+    import streamlit as st
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+    from streamlit.runtime.state.common import GENERATED_ELEMENT_ID_PREFIX
+
+    ctx = get_script_run_ctx()
+    state = ctx.session_state._state
+    widgets = state._new_widget_state
+    st.number_input("n", key="probe_n")
+    st.session_state["facts"] = {
+        "prefix": GENERATED_ELEMENT_ID_PREFIX,
+        "session_id": type(ctx.session_id).__name__,
+        "history": type(ctx.is_history_navigation).__name__,
+        "states": type(widgets.states).__name__,
+        "metadata": type(widgets.widget_metadata).__name__,
+        "initial": dict(state.query_params._initial_query_params),
+    }
+
+
+def _sent_script() -> None:
+    import streamlit as st
+
+    from ui.internals import widget_values_sent_by_browser
+
+    st.session_state["sent"] = widget_values_sent_by_browser()
+    if st.session_state.get("draw"):
+        st.number_input("drawn", key="drawn")
+
+
+def _forget_script() -> None:
+    import streamlit as st
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    from ui.internals import forget_initial_query_param
+
+    initial = get_script_run_ctx().session_state._state.query_params._initial_query_params
+    st.session_state["before"] = "n" in initial
+    try:
+        del st.query_params["n"]
+    except Exception:
+        pass
+    forget_initial_query_param("n")
+    st.session_state["after"] = "n" in initial
+    st.number_input("n", 0, 10, 3, key="n", bind="query-params")
+
+
+def _check_script() -> None:
+    import streamlit as st
+
+    from ui.internals import connection_check
+
+    st.session_state["connected"] = connection_check()()
+
+
+# --- the structures are there ----------------------------------------------------------
+
+
+def test_written_for_the_installed_streamlit():
+    assert streamlit.__version__ == internals.WRITTEN_FOR, UPGRADE
+
+
+def test_the_private_structures_exist_in_a_real_script_run():
+    at = AppTest.from_function(_probe_script)
+    at.query_params["x"] = "1"
+    at.run()
+    assert not at.exception, (UPGRADE, [e.value for e in at.exception])
+    facts = at.session_state["facts"]
+    assert facts == {"prefix": "$$ID", "session_id": "str", "history": "bool", "states": "dict", "metadata": "dict", "initial": {"x": ["1"]}}, UPGRADE
+    widget_id = at.number_input(key="probe_n").id
+    assert re.fullmatch(r"\$\$ID-[0-9a-f]+-probe_n", widget_id), (UPGRADE, widget_id)
+
+
+def test_the_runtime_answers_whether_a_session_is_connected():
+    from streamlit import runtime
+    from streamlit.runtime.runtime import Runtime
+    from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
+
+    assert callable(runtime.exists) and callable(runtime.get_instance), UPGRADE
+    assert list(inspect.signature(Runtime.is_active_session).parameters) == ["self", "session_id"], UPGRADE
+    assert "session_id" in inspect.signature(ScriptRunContext).parameters, UPGRADE
+
+
+def test_the_private_test_and_bench_hooks_exist():
+    from streamlit.testing.v1 import app_test
+    from streamlit.testing.v1.local_script_runner import LocalScriptRunner
+
+    assert "widget_state" in inspect.signature(AppTest._run).parameters, UPGRADE  # tests/app/test_reconnect.py
+    assert callable(LocalScriptRunner._run_script), UPGRADE  # bench/script_thread.py
+    assert hasattr(app_test, "MediaFileManager"), UPGRADE  # tests/app/test_code.py patches it there
+    at = AppTest.from_function(_check_script).run()
+    assert hasattr(at._tree, "get_widget_states"), UPGRADE  # tests/app: test_reconnect.py, test_bad_input.py
+
+
+# --- they behave as relied on ----------------------------------------------------------
+
+
+def _states(*widgets: tuple[str, str, object]) -> WidgetStates:
+    """Widget states as a browser sends them: (element id, proto field, value)."""
+    states = WidgetStates()
+    for widget_id, field, value in widgets:
+        widget = states.widgets.add()
+        widget.id = widget_id
+        if field == "string_array_value":
+            widget.string_array_value.data[:] = value
+        elif field:
+            setattr(widget, field, value)
+    return states
+
+
+def test_values_sent_for_widgets_not_drawn_yet_are_read_by_key():
+    at = AppTest.from_function(_sent_script)
+    at._run(
+        widget_state=_states(
+            ("$$ID-0123abcd-moved", "int_value", 7),
+            ("$$ID-0123abcd-width", "double_value", 2.5),
+            ("$$ID-0123abcd-labels", "string_array_value", ["a", "b"]),
+            ("$$ID-0123abcd-choice", "string_value", "rope"),
+            ("$$ID-0123abcd-empty", "", None),  # no value set: left out
+            ("$$ID-0123abcd-None", "int_value", 1),  # a widget without a key
+            ("something-else-key", "int_value", 1),  # not an element id
+        )
+    )
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["sent"] == {"moved": 7, "width": 2.5, "labels": ["a", "b"], "choice": "rope"}
+
+
+def test_widgets_the_session_has_drawn_are_not_reported():
+    at = AppTest.from_function(_sent_script)
+    at.session_state["draw"] = True
+    at.run()
+    at.number_input(key="drawn").set_value(5).run()
+    assert not at.exception
+    assert at.session_state["sent"] == {}
+
+
+def test_a_bad_initial_url_value_is_forgotten_before_its_widget_is_drawn():
+    at = AppTest.from_function(_forget_script)
+    at.query_params["n"] = "1e309"  # an int number_input seeded with it raises OverflowError
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["before"] and not at.session_state["after"]
+    assert at.number_input(key="n").value == 3
+
+
+def test_a_check_in_a_test_run_says_connected():
+    at = AppTest.from_function(_check_script).run()
+    assert not at.exception
+    assert at.session_state["connected"] is True
+
+
+def test_a_check_asks_the_runtime_about_this_session(monkeypatch):
+    from streamlit import runtime
+
+    connected = {"s1"}
+    monkeypatch.setattr(internals, "_script_context", lambda: SimpleNamespace(session_id="s1"))
+    monkeypatch.setattr(runtime, "exists", lambda: True)
+    monkeypatch.setattr(runtime, "get_instance", lambda: SimpleNamespace(is_active_session=lambda session: session in connected))
+    check = internals.connection_check()
+    assert check() is True
+    connected.clear()  # the tab is closed
+    assert check() is False
+
+
+# --- and fall back when they are missing -----------------------------------------------
+
+
+def test_outside_a_script_run_everything_falls_back():
+    assert internals.widget_values_sent_by_browser() == {}
+    internals.forget_initial_query_param("n")  # no exception
+    assert internals.connection_check()() is True
+
+
+@pytest.mark.parametrize(
+    "ctx",
+    [
+        SimpleNamespace(is_history_navigation=False, session_state=SimpleNamespace()),  # no SafeSessionState._state
+        SimpleNamespace(is_history_navigation=False, session_state=SimpleNamespace(_state=SimpleNamespace())),  # no _new_widget_state
+        SimpleNamespace(
+            is_history_navigation=False, session_state=SimpleNamespace(_state=SimpleNamespace(_new_widget_state=SimpleNamespace(states={"$$ID-1-k": 1})))
+        ),
+        SimpleNamespace(session_state=None),  # no is_history_navigation
+    ],
+)
+def test_missing_structures_give_public_behaviour(monkeypatch, ctx):
+    monkeypatch.setattr(internals, "_script_context", lambda: ctx)
+    assert internals.widget_values_sent_by_browser() == {}
+    internals.forget_initial_query_param("n")  # no exception: the URL's value stays, as without the call
+
+
+def test_back_and_forward_report_nothing(monkeypatch):
+    state = SimpleNamespace(_new_widget_state=SimpleNamespace(states={"$$ID-1-k": SimpleNamespace(value=1)}, widget_metadata={}))
+    ctx = SimpleNamespace(is_history_navigation=True, session_state=SimpleNamespace(_state=state))
+    monkeypatch.setattr(internals, "_script_context", lambda: ctx)
+    assert internals.widget_values_sent_by_browser() == {}
+    ctx.is_history_navigation = False
+    assert internals.widget_values_sent_by_browser() == {"k": 1}
+
+
+def test_a_runtime_that_cannot_answer_counts_as_connected(monkeypatch):
+    from streamlit import runtime
+
+    monkeypatch.setattr(internals, "_script_context", lambda: SimpleNamespace(session_id="s1"))
+    monkeypatch.setattr(runtime, "exists", lambda: True)
+    monkeypatch.setattr(runtime, "get_instance", lambda: SimpleNamespace())  # no is_active_session
+    assert internals.connection_check()() is True
+
+    def broken(session: str) -> bool:
+        raise RuntimeError("gone")
+
+    monkeypatch.setattr(runtime, "get_instance", lambda: SimpleNamespace(is_active_session=broken))
+    assert internals.connection_check()() is True

@@ -1,0 +1,99 @@
+"""The lab's training run on the page: the Train and Stop buttons, one progress bar per scheme
+while a run waits or trains, and the run kept in the session.
+
+Training runs in a background thread per session (core.lab.runner.LabRun); a fragment polls it
+for the progress bars while it runs, and the whole page reruns once it ends to draw the results.
+At most PEE_LAB_MAX_RUNS runs (default 2) train at once in this server (core.lab.runner.trainers());
+a run past the cap waits in line and says where it stands, Stop takes it out, and closing the
+tab does too (ui.internals.connection_check). A configuration already trained comes from the
+server's cache at once, without waiting.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core.lab.config import LabConfig
+from core.lab.runner import LabRun, ResultCache, trainers
+from core.schemes.registry import SCHEMES
+from core.viz.grid import ordinal
+from ui.internals import connection_check
+
+POLL_S = 0.5  # seconds between two looks at a training run. With runner.postScriptGC = false (.streamlit/config.toml)
+# a poll costs the server 5-15 ms and polling every 0.25-1.5 s left training speed within the machine's noise;
+# with the post-run gc.collect() on, a poll took ~0.23 s of GIL and polling every 0.5 s halved it
+POLL_WAITING_S = 2.0  # while waiting in line: the line may be long, and a place in it changes slowly
+RUN_KEY, SHOWN_KEY = "lab_run", "lab_shown"
+
+
+@st.cache_resource(show_spinner=False)
+def result_cache() -> ResultCache:
+    """Finished runs by configuration, shared by every session of this server (48 at most)."""
+    return ResultCache(max_entries=48)
+
+
+def start(configs: list[LabConfig]) -> None:
+    """Train's on_click: start a run of `configs`, unless this session's run is still going."""
+    current = st.session_state.get(RUN_KEY)
+    if current is not None and current.running:
+        return  # one run per session (a double click lands here)
+    st.session_state[RUN_KEY] = LabRun(configs, cache=result_cache(), alive=connection_check(), slots=trainers()).start()
+
+
+def stop() -> None:
+    st.session_state[RUN_KEY].stop()
+
+
+def waiting_message(place: int, in_progress: int) -> str:
+    """What a run waiting in line says: `place` 0 is first in line."""
+    runs = f"{in_progress} run{'s' if in_progress != 1 else ''} in progress"
+    return f"Waiting for a free trainer: {runs}, you are {ordinal(place + 1)} in line. Training starts by itself when a trainer frees up; Stop leaves the line."
+
+
+def progress_panel(polled_as_waiting: bool = False) -> None:
+    """One bar per scheme: step, loss, tokens per second, and the place in line while the run
+    waits for a trainer. Reruns the page once the run ends, and once it leaves the line (to poll
+    at the training pace)."""
+    current: LabRun = st.session_state[RUN_KEY]
+    queued = current.queued()
+    if queued is not None:
+        st.info(waiting_message(*queued), icon=":material/hourglass_top:")
+    elif polled_as_waiting and current.running:
+        st.rerun()
+    for p in current.progress:
+        text = f"**{SCHEMES[p.scheme].label}**: {p.state}, step {p.step:,} of {p.steps:,}"
+        if p.step:
+            text += f", loss {p.loss:.3f}, {p.tokens_per_s:,.0f} tokens/s"
+        if p.message:
+            text += f" ({p.message})"
+        st.progress(min(1.0, p.step / p.steps), text=text)
+    if current.done and st.session_state.get(SHOWN_KEY) is not current:
+        st.rerun()
+
+
+def run_panel(configs: list[LabConfig], ready: bool) -> LabRun:
+    """The buttons and the progress of this session's run; returns the run once it is done,
+    and stops the page before the results while there is none or it is still going."""
+    run: LabRun | None = st.session_state.get(RUN_KEY)
+    running = run is not None and run.running
+    b1, b2, _ = st.columns([1, 1, 4])
+    b1.button("Train", type="primary", icon=":material/play_arrow:", disabled=running or not ready, key="lab_train", on_click=start, args=(configs,))
+    b2.button("Stop", icon=":material/stop:", disabled=not running, key="lab_stop", on_click=stop)
+    if run is not None and run.done:
+        st.session_state[SHOWN_KEY] = run
+    if run is not None:
+        waiting = run.queued() is not None
+        st.fragment(run_every=(POLL_WAITING_S if waiting else POLL_S) if running else None)(progress_panel)(waiting)
+        if running:
+            st.caption(
+                "Training in the background: other pages and other visitors are not held up. "
+                "Leave the page open; closing the tab stops the run, or takes it out of the line."
+            )
+    if run is None:
+        st.info(
+            "Nothing trained yet in this session: choose the schemes and press Train. A run of the defaults takes a few seconds per scheme.",
+            icon=":material/science:",
+        )
+    if run is None or not run.done:
+        st.stop()
+    return run
