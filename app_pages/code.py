@@ -72,7 +72,10 @@ if rotary:
 scaling = None if kind == "none" else guarded(rope.RopeScaling, kind, factor, original)
 setting = Setting(width=width, base=base, train_len=L, n_heads=heads, layout=layout, scaling=scaling)
 if rotary:
-    st.caption(f"RoPE rotates the queries and keys of one head; here the head is {width:,} wide" + (" (the sidebar's d_model)." if width == d else f" (the sidebar's d_model = {d:,} is the model's width, not used here)."))
+    st.caption(
+        f"RoPE rotates the queries and keys of one head; here the head is {width:,} wide"
+        + (" (the sidebar's d_model)." if width == d else f" (the sidebar's d_model = {d:,} is the model's width, not used here).")
+    )
 
 
 @st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
@@ -85,7 +88,10 @@ st.markdown(code.what)
 numpy_tab, torch_tab = st.tabs(["NumPy", "PyTorch"])
 numpy_tab.code(code.numpy_source, language="python", line_numbers=False)
 torch_tab.code(code.torch_source, language="python", line_numbers=False)
-st.caption("Copy a block with the icon at its top right. The tables a model learns (learned, T5, Shaw) are written at the values the app draws: their initialisation, or T5's illustrative values.")
+st.caption(
+    "Copy a block with the icon at its top right. The tables a model learns (learned, T5, Shaw) are written at the values the app draws: their "
+    "initialisation, or T5's illustrative values."
+)
 
 # --- preview --------------------------------------------------------------------------------
 rows = scheme.max_position(setting)
@@ -160,7 +166,10 @@ b2.download_button(
 )
 if not (npy.complete and csv.complete):
     kept = "queries and keys" if pairs else "positions"
-    held = " and ".join(f"the {kind_} holds {'all of it' if e.complete else f'the first {e.positions:,} {kept}'} (at most {limit:,} numbers)" for kind_, e, limit in ((".npy", npy, downloads.MAX_NPY_VALUES), (".csv", csv, downloads.MAX_CSV_VALUES)))
+    held = " and ".join(
+        f"the {kind_} holds {'all of it' if e.complete else f'the first {e.positions:,} {kept}'} (at most {limit:,} numbers)"
+        for kind_, e, limit in ((".npy", npy, downloads.MAX_NPY_VALUES), (".csv", csv, downloads.MAX_CSV_VALUES))
+    )
     st.info(
         f"The whole matrix is {npy.full_values:,} numbers: {held}, each exactly as the whole matrix has them. "
         f"For all of it, run the code above on your machine, e.g. "

@@ -97,7 +97,13 @@ for n, problem in problems.items():
 
 st.header("What each scheme adds to the score between two positions")
 plot(
-    charts.small_multiples([(SCHEMES[n].label, drawn[n][2], pos, pos) for n in names], title="Score contribution S(m, n) between a query at m (rows) and a key at n (columns)", x_title="key position n", y_title="query position m", note=pos.note("position")),
+    charts.small_multiples(
+        [(SCHEMES[n].label, drawn[n][2], pos, pos) for n in names],
+        title="Score contribution S(m, n) between a query at m (rows) and a key at n (columns)",
+        x_title="key position n",
+        y_title="query position m",
+        note=pos.note("position"),
+    ),
     key="compare_scores",
 )
 st.caption(
@@ -151,6 +157,7 @@ st.caption(
     "positions look the same. **neighbour / mean** (smooth?): neighbours' distance over the average distance; small means nearby positions look alike. "
     "**relative departure**: 0 when the score between two positions depends only on their offset, about 1 when the absolute position "
     "matters as much. **past max_len** (extrapolation): what the code does on positions max_len to 2·max_len − 1. **params**: what a model "
-    "would learn for positions at these settings. **over**: codes of positions, or of distances for bias schemes, which store no absolute position. Empty cells do not apply (no position, or nothing varies)."
+    "would learn for positions at these settings. **over**: codes of positions, or of distances for bias schemes, which store no absolute position. "
+    "Empty cells do not apply (no position, or nothing varies)."
     + (f" Measured on a sample or part of the context: {'; '.join(sorted(notes))}." if notes else "")
 )

@@ -23,7 +23,9 @@ st.markdown(
     "number is reproducible."
 )
 if s.d_model > DEMO_WIDTH:
-    st.info(f"This page's attention demo uses width {DEMO_WIDTH} (d_model is {s.d_model:,}): it builds three d x d projection matrices.", icon=":material/info:")
+    st.info(
+        f"This page's attention demo uses width {DEMO_WIDTH} (d_model is {s.d_model:,}): it builds three d x d projection matrices.", icon=":material/info:"
+    )
 
 
 @st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
@@ -156,7 +158,10 @@ with col_c:
         markers=True,
     )
     plot(fig, key="naive_binary")
-    st.caption("Bounded and unique, but neighbours are sometimes 1 bit apart and sometimes many (7 -> 8 flips four bits), so distance jumps. The sinusoid moves the same distance at every step.")
+    st.caption(
+        "Bounded and unique, but neighbours are sometimes 1 bit apart and sometimes many (7 -> 8 flips four bits), so distance jumps. The sinusoid "
+        "moves the same distance at every step."
+    )
 with col_d:
     n_hot = min(max(L, 2), 32)
     one_hot = naive.one_hot_positions(n_hot)
@@ -177,4 +182,7 @@ with col_d:
         ),
         key="naive_one_hot",
     )
-    st.caption(f"Every position is equally unlike every other (0 off the diagonal): position 5 is no closer to 6 than to 30. The table needs {L:,} dimensions for max_len = {L:,}, and position {L:,} has no code at all.")
+    st.caption(
+        f"Every position is equally unlike every other (0 off the diagonal): position 5 is no closer to 6 than to 30. The table needs {L:,} "
+        f"dimensions for max_len = {L:,}, and position {L:,} has no code at all."
+    )

@@ -48,7 +48,13 @@ def one_scheme() -> dict:
     result = train(config)
     seconds = time.perf_counter() - start
     accuracy = result.accuracy[config.train_len]
-    return {"scheme": config.scheme, "steps": config.steps, "seconds": seconds, "accuracy_at_train_len": accuracy, "ok": accuracy >= TARGET_ACCURACY and seconds <= ONE_SCHEME_S}
+    return {
+        "scheme": config.scheme,
+        "steps": config.steps,
+        "seconds": seconds,
+        "accuracy_at_train_len": accuracy,
+        "ok": accuracy >= TARGET_ACCURACY and seconds <= ONE_SCHEME_S,
+    }
 
 
 def all_schemes(changes: dict | None = None) -> dict:
@@ -73,8 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     out: dict = {"load_average_before": os.getloadavg(), "cpus": os.cpu_count()}
     print(f"load average {out['load_average_before'][0]:.1f} on {out['cpus']} CPUs", file=sys.stderr, flush=True)
     out["one_scheme"] = one = one_scheme()
-    print(f"one scheme ({one['scheme']}, {one['steps']} steps): {one['seconds']:.1f} s, accuracy at the training length {one['accuracy_at_train_len']:.3f}  "
-          f"[target >= {TARGET_ACCURACY:.0%} within {ONE_SCHEME_S:.0f} s: {'ok' if one['ok'] else 'FAIL'}]")
+    print(
+        f"one scheme ({one['scheme']}, {one['steps']} steps): {one['seconds']:.1f} s, accuracy at the training length {one['accuracy_at_train_len']:.3f}  "
+        f"[target >= {TARGET_ACCURACY:.0%} within {ONE_SCHEME_S:.0f} s: {'ok' if one['ok'] else 'FAIL'}]"
+    )
     out["all_schemes"] = every = all_schemes()
     print(f"all schemes ({', '.join(DEFAULT_SCHEMES)}): {every['seconds']:.1f} s  [target {ALL_SCHEMES_S:.0f} s: {'ok' if every['ok'] else 'FAIL'}]")
     lens = LabConfig().eval_lens

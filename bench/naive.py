@@ -157,7 +157,9 @@ def attention_views(words: list[str], heads: int) -> tuple[Callable[[Setting], l
 
     def figures(s: Setting) -> list[go.Figure]:
         study = _attention_study(s, words, heads)
-        return [_heatmap(m, "attention") for h in range(heads) for m in (study.weights_plain[h], study.weights_pe[h], study.weights_pe[h] - study.weights_plain[h])]
+        return [
+            _heatmap(m, "attention") for h in range(heads) for m in (study.weights_plain[h], study.weights_pe[h], study.weights_pe[h] - study.weights_plain[h])
+        ]
 
     def payload(s: Setting) -> Payload:
         t = len(words)

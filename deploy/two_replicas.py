@@ -47,8 +47,13 @@ TEMPLATE = ROOT / "deploy" / "nginx" / "sticky.conf.template"
 
 def render_nginx(prefix: Path, logs: Path, listen: int, replicas: list[Server]) -> Path:
     servers = "\n".join(f"        server 127.0.0.1:{r.port} max_fails=3 fail_timeout=10s;" for r in replicas)
-    text = (TEMPLATE.read_text().replace("{{PREFIX}}", str(prefix)).replace("{{LOGS}}", str(logs))
-            .replace("{{LISTEN}}", f"127.0.0.1:{listen}").replace("{{SERVERS}}", servers))
+    text = (
+        TEMPLATE.read_text()
+        .replace("{{PREFIX}}", str(prefix))
+        .replace("{{LOGS}}", str(logs))
+        .replace("{{LISTEN}}", f"127.0.0.1:{listen}")
+        .replace("{{SERVERS}}", servers)
+    )
     conf = prefix / "nginx.conf"
     conf.write_text(text)
     return conf
@@ -94,8 +99,28 @@ def main(argv: list[str] | None = None) -> int:
         ramp = min(10.0, args.seconds / 4)
         kill_after = args.kill_after if args.kill_after is not None else args.seconds / 2
         ready = prefix / "all-sessions-open"
-        cmd = [sys.executable, "-m", "bench.load", "--url", url, "--sessions", str(args.sessions), "--seconds", str(args.seconds),
-               "--ramp", str(ramp), "--think", str(args.think), "--backend-header", "X-Upstream", "--allow-reconnects", "--json", str(args.json), "--ready-file", str(ready)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "bench.load",
+            "--url",
+            url,
+            "--sessions",
+            str(args.sessions),
+            "--seconds",
+            str(args.seconds),
+            "--ramp",
+            str(ramp),
+            "--think",
+            str(args.think),
+            "--backend-header",
+            "X-Upstream",
+            "--allow-reconnects",
+            "--json",
+            str(args.json),
+            "--ready-file",
+            str(ready),
+        ]
         for r in replicas:
             cmd += ["--server-pid", str(r.pid)]
         print("load:", " ".join(cmd[1:]))
@@ -162,12 +187,17 @@ def verdict(report: dict, replicas: list[Server], killed_s: float) -> int:
         rec = recs[0]
         ok = rec["view_restored"] and rec["backend_after"] == b and not s["errors"]
         took = f"{rec['seconds']:.1f} s" if rec["seconds"] is not None else "never"
-        print(f"  session {s['index']:>2} (A): lost at {rec['at_s']:.1f} s, back on {rec['backend_after'] or '?'} after {took}, "
-              f"view restored {rec['view_restored']}, redraws after: {sum(1 for _ in s['redraws_s'])} in total")
+        print(
+            f"  session {s['index']:>2} (A): lost at {rec['at_s']:.1f} s, back on {rec['backend_after'] or '?'} after {took}, "
+            f"view restored {rec['view_restored']}, redraws after: {sum(1 for _ in s['redraws_s'])} in total"
+        )
         if not ok:
             problems.append(f"session {s['index']} on A: restored={rec['view_restored']}, now on {rec['backend_after']!r}, errors {s['errors'][:2]}")
     b_redraws = [x for s in on_b for x in s["redraws_s"]]
-    print(f"sessions on B: {len(on_b)}, {len(b_redraws)} redraws, no reconnection: {all(not s['recoveries'] for s in on_b)}, no error: {all(not s['errors'] for s in on_b)}")
+    print(
+        f"sessions on B: {len(on_b)}, {len(b_redraws)} redraws, no reconnection: {all(not s['recoveries'] for s in on_b)}, no error: "
+        f"{all(not s['errors'] for s in on_b)}"
+    )
     print("RSS:", {moment: {k: (round(v) if v else v) for k, v in values.items()} for moment, values in report["memory"].items()})
     if problems:
         print("\nFAIL:\n  " + "\n  ".join(problems))

@@ -75,7 +75,9 @@ def installed_version(source: Path) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--source", type=Path, help=f"a folder where {PACKAGE} is installed (pip install --no-deps --target DIR); default: install into a temp dir")
+    parser.add_argument(
+        "--source", type=Path, help=f"a folder where {PACKAGE} is installed (pip install --no-deps --target DIR); default: install into a temp dir"
+    )
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
 

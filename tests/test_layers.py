@@ -73,7 +73,9 @@ def test_arrows_point_down(name):
         mine, own = rank(name)
         for dep in (d for d in GRAPH[name] if d.startswith("core.")):
             theirs, their_package = rank(dep)
-            assert theirs < mine or their_package == own or package(dep) == package(name), f"{name} ({own}) imports {dep} ({their_package}): an arrow up or sideways"
+            assert theirs < mine or their_package == own or package(dep) == package(name), (
+                f"{name} ({own}) imports {dep} ({their_package}): an arrow up or sideways"
+            )
 
 
 def test_no_import_circles():
@@ -83,7 +85,7 @@ def test_no_import_circles():
         state[name] = 1
         for dep in sorted(GRAPH[name]):
             if state.get(dep) == 1:
-                raise AssertionError("import circle: " + " -> ".join(path[path.index(dep):] + [name, dep]))
+                raise AssertionError("import circle: " + " -> ".join(path[path.index(dep) :] + [name, dep]))
             if dep not in state:
                 visit(dep, path + [name])
         state[name] = 2

@@ -37,8 +37,17 @@ from bench.load.server import CpuMeter, load_average, rss_mb, server_under_test
 from bench.load.session import INIT_SCRIPT, WAIT_READY, SessionConfig, SessionResult, Visitor
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--disable-renderer-backgrounding", "--disable-background-timer-throttling"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-renderer-backgrounding",
+    "--disable-background-timer-throttling",
+]
 
 
 def chromium_at(nice: int) -> str:
@@ -246,15 +255,43 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--ramp", type=float, help="seconds over which the sessions start (default min(10, seconds/4))")
     p.add_argument("--think", type=float, default=1.0, help="mean pause between a session's actions, in s (default 1.0; 0 hammers)")
     p.add_argument("--url", help="the app's base URL; default: start a server on a free port for this run")
-    p.add_argument("--server-arg", action="append", default=[], help="an option for the server this script starts (repeatable), e.g. --server-arg=--runner.postScriptGC=false")
-    p.add_argument("--server-pid", type=int, action="append", default=[], help="pid of an app server whose RSS to report (repeatable); default: the server started here, or the process listening on --url's port")
+    p.add_argument(
+        "--server-arg",
+        action="append",
+        default=[],
+        help="an option for the server this script starts (repeatable), e.g. --server-arg=--runner.postScriptGC=false",
+    )
+    p.add_argument(
+        "--server-pid",
+        type=int,
+        action="append",
+        default=[],
+        help="pid of an app server whose RSS to report (repeatable); default: the server started here, or the process listening on --url's port",
+    )
     p.add_argument("--pages", help="comma-separated page names (default: every page of app.py)")
     p.add_argument("--sweep", type=int, default=0, help="before the load, open every page at this many distinct settings and report RSS (e.g. 50)")
     p.add_argument("--sweep-parallel", type=int, default=2, help="sessions used by the sweep (default 2)")
-    p.add_argument("--settle", type=float, default=0, help="after closing the sessions, wait this long and sample RSS again (Streamlit drops a disconnected session after server.disconnectedSessionTTL, 120 s)")
+    p.add_argument(
+        "--settle",
+        type=float,
+        default=0,
+        help=(
+            "after closing the sessions, wait this long and sample RSS again (Streamlit drops a disconnected session after "
+            "server.disconnectedSessionTTL, 120 s)"
+        ),
+    )
     p.add_argument("--backend-header", help="response header that names the replica behind a proxy (e.g. X-Upstream); recorded per session")
-    p.add_argument("--browser-nice", type=int, default=0, help="run Chromium at this niceness (e.g. 10), so that on a shared machine the browsers yield the CPU to the app server (default 0)")
-    p.add_argument("--no-barrier", action="store_true", help="each session starts moving once its own page is up, while others still load (default: all start together once every session is open)")
+    p.add_argument(
+        "--browser-nice",
+        type=int,
+        default=0,
+        help="run Chromium at this niceness (e.g. 10), so that on a shared machine the browsers yield the CPU to the app server (default 0)",
+    )
+    p.add_argument(
+        "--no-barrier",
+        action="store_true",
+        help="each session starts moving once its own page is up, while others still load (default: all start together once every session is open)",
+    )
     p.add_argument("--viewport", default="1280x900", help="browser window of each session, WxH (default 1280x900)")
     p.add_argument("--p95-target", type=float, default=2.0, help="p95 redraw target in s (default 2)")
     p.add_argument("--allow-reconnects", action="store_true", help="a lost connection whose view comes back is not an error (for failover tests)")
@@ -330,7 +367,8 @@ async def main_async(args: argparse.Namespace) -> int:
 def render(report: dict, args: argparse.Namespace) -> str:
     s = report["summary"]
     lines = [
-        f"Load test of {report['url']}: {s['sessions']} sessions x {args.seconds:.0f} s, think time {args.think:g} s, browser niceness {args.browser_nice}, pages {', '.join(report['pages'])}",
+        f"Load test of {report['url']}: {s['sessions']} sessions x {args.seconds:.0f} s, think time {args.think:g} s, browser niceness "
+        f"{args.browser_nice}, pages {', '.join(report['pages'])}",
         f"machine load (1/5/15 min): before {report['load_before']}; at the end {report['load_during']}",
         f"all sessions open after {report['timing'].get('all_open_s', float('nan')):.1f} s; total {report['timing']['elapsed_s']:.0f} s",
         f"CPU used during the load: app server(s) {report['cpu']['server_cores']:.2f} cores, browser (Chromium, Playwright) "
@@ -338,9 +376,12 @@ def render(report: dict, args: argparse.Namespace) -> str:
         f"server {report['cpu_moves']['server_cores']:.2f}, browser {report['cpu_moves']['browser_cores']:.2f} cores",
         "",
         f"sessions held         {s['held']} / {s['sessions']}",
-        f"redraws               {s['redraws']} ({s['unchanged_redraws']} where the page does not draw the setting)   p50 {fmt(s['redraw_p50_s'])}   p95 {fmt(s['redraw_p95_s'])}   max {fmt(s['redraw_max_s'])}",
-        f"  the server's part   {s['server_timed']} timed off the wire (rerun request sent -> end of run received)   p50 {fmt(s['server_p50_s'])}   p95 {fmt(s['server_p95_s'])}   max {fmt(s['server_max_s'])}",
-        f"  CPU per redraw      browser {cpu_per(report, 'browser_cores', s)}   server {cpu_per(report, 'server_cores', s)}   (CPU-seconds while the sessions moved / redraws and page switches)",
+        f"redraws               {s['redraws']} ({s['unchanged_redraws']} where the page does not draw the setting)   p50 {fmt(s['redraw_p50_s'])}   "
+        f"p95 {fmt(s['redraw_p95_s'])}   max {fmt(s['redraw_max_s'])}",
+        f"  the server's part   {s['server_timed']} timed off the wire (rerun request sent -> end of run received)   p50 {fmt(s['server_p50_s'])}   "
+        f"p95 {fmt(s['server_p95_s'])}   max {fmt(s['server_max_s'])}",
+        f"  CPU per redraw      browser {cpu_per(report, 'browser_cores', s)}   server {cpu_per(report, 'server_cores', s)}   (CPU-seconds while the "
+        "sessions moved / redraws and page switches)",
         f"page switches         {s['switches']}   p50 {fmt(s['switch_p50_s'])}   p95 {fmt(s['switch_p95_s'])}",
         f"first page load       p50 {fmt(s['first_load_p50_s'])}   p95 {fmt(s['first_load_p95_s'])}",
         f"errors                {s['errors']}",
@@ -349,7 +390,10 @@ def render(report: dict, args: argparse.Namespace) -> str:
     ]
     if "sweep" in report:
         w = report["sweep"]
-        lines.append(f"settings sweep        {args.sweep} settings, {w['page_loads']} page loads, p50 {fmt(w['load_p50_s'])}, p95 {fmt(w['load_p95_s'])}, errors {len(w['errors'])}")
+        lines.append(
+            f"settings sweep        {args.sweep} settings, {w['page_loads']} page loads, p50 {fmt(w['load_p50_s'])}, p95 {fmt(w['load_p95_s'])}, "
+            f"errors {len(w['errors'])}"
+        )
     lines += ["", "server RSS:"]
     lines += [f"  {moment:<34} {describe_rss(values)}" for moment, values in report["memory"].items()]
     backends: dict[str, int] = {}
@@ -366,7 +410,10 @@ def render(report: dict, args: argparse.Namespace) -> str:
         lines += ["", "reconnections:"]
         for i, rec in recs[:40]:
             took = f"{rec['seconds']:.1f} s" if rec["seconds"] is not None else "never"
-            lines.append(f"  session {i}: lost at {rec['at_s']:.1f} s, back after {took}, view restored: {rec['view_restored']}, replica {rec['backend_before'] or '?'} -> {rec['backend_after'] or '?'}")
+            lines.append(
+                f"  session {i}: lost at {rec['at_s']:.1f} s, back after {took}, view restored: {rec['view_restored']}, replica "
+                f"{rec['backend_before'] or '?'} -> {rec['backend_after'] or '?'}"
+            )
     if "sweep" in report and report["sweep"]["errors"]:
         lines += ["", "sweep errors:"] + [f"  {e}" for e in report["sweep"]["errors"][:20]]
     lines += [""] + [f"{'PASS' if ok else 'FAIL'}  {name}" for name, ok in report["checks"].items()]

@@ -74,7 +74,9 @@ def cosine(a: np.ndarray, b: np.ndarray) -> float:
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
-def permutation_residual(x: np.ndarray, perm: np.ndarray, pe: np.ndarray | None = None, projections: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> float:
+def permutation_residual(
+    x: np.ndarray, perm: np.ndarray, pe: np.ndarray | None = None, projections: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+) -> float:
     r"""$\max |Attn(x_{perm} + PE)[\text{unshuffled}] - Attn(x + PE)|$: how far attention on the
     shuffled sentence is from the original outputs once they are put back in order.
     Without positions (pe None) this is rounding error (~1e-16): only the order changed."""

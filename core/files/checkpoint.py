@@ -83,6 +83,7 @@ class TensorInfo:
 
 # --- format detection ------------------------------------------------------------------
 
+
 def _suffix(filename: str) -> str:
     return PurePath(filename).suffix.lower()
 
@@ -134,7 +135,7 @@ def _torch_zip(data: bytes) -> bool:
 
 
 def detect_format(data: bytes, filename: str) -> str:
-    """"safetensors", "npy" or "npz" when the name and the content agree; otherwise a
+    """ "safetensors", "npy" or "npz" when the name and the content agree; otherwise a
     ValueError that says what the file is and what to upload instead."""
     suffix = _suffix(filename)
     if suffix in PICKLE_SUFFIXES:
@@ -162,6 +163,7 @@ def detect_format(data: bytes, filename: str) -> str:
 
 # --- safetensors -----------------------------------------------------------------------
 
+
 def _safetensors_header(data: bytes, filename: str) -> tuple[dict[str, dict], int]:
     """The parsed header (tensor entries only) and where the data buffer starts; every
     entry is checked against the buffer's bounds before anything is read."""
@@ -171,13 +173,18 @@ def _safetensors_header(data: bytes, filename: str) -> tuple[dict[str, dict], in
     if n == 0:
         raise ValueError(f"`{filename}` declares an empty safetensors header: it is damaged.")
     if n > HEADER_LIMIT:
-        raise ValueError(f"`{filename}` declares a safetensors header of {n:,} bytes, more than the {HEADER_LIMIT:,} this app reads: it is damaged or not a safetensors file.")
+        raise ValueError(
+            f"`{filename}` declares a safetensors header of {n:,} bytes, more than the {HEADER_LIMIT:,} this app reads: it is damaged or not a "
+            "safetensors file."
+        )
     if 8 + n > len(data):
         raise ValueError(f"`{filename}` is truncated: its header should be {n:,} bytes but only {len(data) - 8:,} bytes follow the length.")
     try:
         header = json.loads(data[8 : 8 + n].decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ValueError(f"`{filename}` has a safetensors header that is not valid JSON ({err.__class__.__name__}): it is damaged or not a safetensors file.") from None
+        raise ValueError(
+            f"`{filename}` has a safetensors header that is not valid JSON ({err.__class__.__name__}): it is damaged or not a safetensors file."
+        ) from None
     if not isinstance(header, dict):
         raise ValueError(f"`{filename}` has a safetensors header that is not a JSON object: it is damaged.")
     start, size = 8 + n, len(data) - 8 - n
@@ -193,11 +200,16 @@ def _safetensors_header(data: bytes, filename: str) -> tuple[dict[str, dict], in
         if not isinstance(offsets, list) or len(offsets) != 2 or not all(type(o) is int for o in offsets) or not 0 <= offsets[0] <= offsets[1]:
             raise ValueError(f"`{filename}`: tensor `{name}` has malformed data_offsets {offsets!r}.")
         if offsets[1] > size:
-            raise ValueError(f"`{filename}` is truncated: tensor `{name}` needs bytes {offsets[0]:,} to {offsets[1]:,} of the data, but the file holds only {size:,}.")
+            raise ValueError(
+                f"`{filename}` is truncated: tensor `{name}` needs bytes {offsets[0]:,} to {offsets[1]:,} of the data, but the file holds only {size:,}."
+            )
         if dtype in SAFETENSORS_DTYPES:
             expected = int(np.prod(shape, dtype=object)) * np.dtype(SAFETENSORS_DTYPES[dtype]).itemsize
             if offsets[1] - offsets[0] != expected:
-                raise ValueError(f"`{filename}`: tensor `{name}` ({dtype}, shape {shape}) should take {expected:,} bytes but its offsets span {offsets[1] - offsets[0]:,}: the file is damaged.")
+                raise ValueError(
+                    f"`{filename}`: tensor `{name}` ({dtype}, shape {shape}) should take {expected:,} bytes but its offsets span "
+                    f"{offsets[1] - offsets[0]:,}: the file is damaged."
+                )
         tensors[name] = {"dtype": dtype, "shape": tuple(shape), "offsets": (offsets[0], offsets[1])}
     spans = sorted(t["offsets"] for t in tensors.values() if t["offsets"][1] > t["offsets"][0])
     for (_, end), (begin, _) in zip(spans, spans[1:]):
@@ -224,6 +236,7 @@ def _safetensors_read(data: bytes, filename: str, name: str) -> np.ndarray:
 
 
 # --- npy / npz -------------------------------------------------------------------------
+
 
 def _npy_header(stream: io.IOBase, filename: str, member: str = "") -> tuple[tuple[int, ...], np.dtype, bool]:
     """Shape, dtype and Fortran order from an .npy header, without reading the data."""
@@ -292,16 +305,27 @@ def _npz_open(archive: zipfile.ZipFile, member: str, filename: str) -> io.BytesI
 
 # --- shared checks ---------------------------------------------------------------------
 
+
 def _check_dtype(dtype: str, name: str, filename: str) -> None:
     if dtype not in SAFETENSORS_DTYPES:
-        kind = "booleans" if dtype == "BOOL" else "an 8-bit or smaller float" if dtype.startswith(("F8", "F6", "F4", "E8")) else "complex numbers" if dtype.startswith("C") else "a type this app does not know"
+        kind = (
+            "booleans"
+            if dtype == "BOOL"
+            else "an 8-bit or smaller float"
+            if dtype.startswith(("F8", "F6", "F4", "E8"))
+            else "complex numbers"
+            if dtype.startswith("C")
+            else "a type this app does not know"
+        )
         raise ValueError(f"`{filename}`: tensor `{name}` has dtype {dtype} ({kind}); convert it to float32, float16 or bfloat16 before exporting.")
 
 
 def _check_size(shape: tuple[int, ...], name: str) -> None:
     count = int(np.prod(shape, dtype=object)) if shape else 1
     if count > MAX_ELEMENTS:
-        raise ValueError(f"Tensor `{name}` has {count:,} numbers, more than the {MAX_ELEMENTS:,} (e.g. 4096 × 1024) this app analyses; export just the position table.")
+        raise ValueError(
+            f"Tensor `{name}` has {count:,} numbers, more than the {MAX_ELEMENTS:,} (e.g. 4096 × 1024) this app analyses; export just the position table."
+        )
 
 
 def validate_table(values: np.ndarray, name: str = "the table") -> np.ndarray:
@@ -319,11 +343,15 @@ def validate_table(values: np.ndarray, name: str = "the table") -> np.ndarray:
     bad = ~np.isfinite(table)
     if bad.any():
         n_nan, n_inf = int(np.isnan(table).sum()), int(np.isinf(table).sum())
-        raise ValueError(f"`{name}` holds {n_nan:,} NaN and {n_inf:,} infinite value(s) out of {table.size:,}; a trained position table has none. Fix or drop them before uploading.")
+        raise ValueError(
+            f"`{name}` holds {n_nan:,} NaN and {n_inf:,} infinite value(s) out of {table.size:,}; a trained position table has none. Fix or drop "
+            "them before uploading."
+        )
     return table
 
 
 # --- the public readers ----------------------------------------------------------------
+
 
 def list_tensors(data: bytes, filename: str) -> list[TensorInfo]:
     """Every tensor in the file with its shape and dtype, read from the headers only.

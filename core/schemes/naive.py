@@ -59,6 +59,7 @@ def neighbour_distances(codes: np.ndarray) -> np.ndarray:
     """Euclidean distance between the codes of positions p and p+1. Returns (L-1,)."""
     return np.linalg.norm(np.diff(codes, axis=0), axis=1)
 
+
 # --- generated code (core.files.codegen puts it into its template) -------------------------------
 
 
@@ -66,7 +67,8 @@ def none_source(d_model: int) -> Formula:
     """NoPE: zeros, so code written for an added encoding still runs."""
     return Formula(
         "No positional encoding (NoPE)",
-        "PE(p) = 0: nothing is added, so attention sees a bag of words (a causal mask aside).\nThe function returns zeros so that code written for an added encoding still runs.",
+        "PE(p) = 0: nothing is added, so attention sees a bag of words (a causal mask aside).\nThe function returns zeros so that code written for "
+        "an added encoding still runs.",
         (("D_MODEL", d_model, "width of each token vector"),),
         "code = np.zeros((p.size, D_MODEL))",
         "code = torch.zeros(p.numel(), D_MODEL, dtype=torch.float64)",
@@ -103,7 +105,8 @@ def binary_source(d_model: int, max_len: int) -> Formula:
     """The bits of p (as the registry's binary hook), as generated code."""
     return Formula(
         "Binary positions",
-        "PE(p)_b = bit b of p, least significant first, in the first n_bits columns; zeros after.\nn_bits = min(D_MODEL, bits needed to count to max(MAX_LEN, largest position + 1) - 1).",
+        "PE(p)_b = bit b of p, least significant first, in the first n_bits columns; zeros after.\nn_bits = min(D_MODEL, bits needed to count to "
+        "max(MAX_LEN, largest position + 1) - 1).",
         (("D_MODEL", d_model, "width of each token vector"), ("MAX_LEN", max_len, "positions 0 .. MAX_LEN-1 set the number of bits")),
         """
         last = int(p.max(initial=0))
@@ -125,7 +128,8 @@ def one_hot_source(d_model: int, max_len: int) -> Formula:
     """One-hot rows e_p of a table of min(d_model, max_len) rows, as generated code."""
     return Formula(
         "One-hot positions",
-        "PE(p) = e_p, 1 in column p and 0 elsewhere: no two positions are nearer than any other,\nand positions from TABLE_ROWS = min(D_MODEL, MAX_LEN) on have no code.",
+        "PE(p) = e_p, 1 in column p and 0 elsewhere: no two positions are nearer than any other,\nand positions from TABLE_ROWS = min(D_MODEL, "
+        "MAX_LEN) on have no code.",
         (
             ("D_MODEL", d_model, "width of each token vector"),
             ("MAX_LEN", max_len, "positions the table was built for"),

@@ -323,7 +323,14 @@ def _kerple(qp: np.ndarray, kp: np.ndarray, s: Setting, q: np.ndarray | None) ->
     return kerple.kerple_log_bias(params["r1"], params["r2"], qp, kp)  # (H, Lq, Lk)
 
 
-WIDTH, BASE, LENGTH, HEADS, SEED, ROPE = frozenset({"width"}), frozenset({"base"}), frozenset({"train_len"}), frozenset({"n_heads"}), frozenset({"seed"}), frozenset({"layout", "scaling"})
+WIDTH, BASE, LENGTH, HEADS, SEED, ROPE = (
+    frozenset({"width"}),
+    frozenset({"base"}),
+    frozenset({"train_len"}),
+    frozenset({"n_heads"}),
+    frozenset({"seed"}),
+    frozenset({"layout", "scaling"}),
+)
 
 SCHEMES: dict[str, Scheme] = {
     scheme.name: scheme

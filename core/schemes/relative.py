@@ -191,7 +191,9 @@ def t5_bucket_ranges(*, bidirectional: bool = True, num_buckets: int = 32, max_d
     return ranges
 
 
-def t5_demo_bucket_values(num_buckets: int = 32, n_heads: int = 8, *, bidirectional: bool = True, max_distance: int = 128, seed: int = 0, noise: float = 0.1) -> np.ndarray:
+def t5_demo_bucket_values(
+    num_buckets: int = 32, n_heads: int = 8, *, bidirectional: bool = True, max_distance: int = 128, seed: int = 0, noise: float = 0.1
+) -> np.ndarray:
     r"""An illustrative (H, num_buckets) table of T5 bias values: NOT from a trained model.
 
     T5 learns these scalars; trained tables tend to favour nearby keys, with heads differing in
@@ -219,7 +221,9 @@ def t5_demo_bucket_values(num_buckets: int = 32, n_heads: int = 8, *, bidirectio
     return values + np.random.default_rng(seed).normal(0.0, noise, size=values.shape)
 
 
-def t5_bias(bucket_values: np.ndarray, query_positions, key_positions, *, bidirectional: bool = True, num_buckets: int | None = None, max_distance: int = 128) -> np.ndarray:
+def t5_bias(
+    bucket_values: np.ndarray, query_positions, key_positions, *, bidirectional: bool = True, num_buckets: int | None = None, max_distance: int = 128
+) -> np.ndarray:
     r"""T5's additive attention bias: $B_{h,a,c} = v_{h,\,b(\text{key}_c - \text{query}_a)}$,
     the learned scalar of head h for the bucket of the pair's relative position (as
     `T5Attention.compute_bias`, which looks the buckets up in an nn.Embedding(num_buckets, H)).
@@ -302,6 +306,7 @@ def shaw_distinct_ids(query_len: int, key_len: int, max_relative_position: int) 
     k = whole_number(max_relative_position, "max_relative_position", 0)
     return min(k, lq - 1) + min(k, lk - 1) + 1
 
+
 # --- generated code (core.files.codegen puts it into its template) -------------------------------
 
 
@@ -364,7 +369,8 @@ def t5_source(n_heads: int, num_buckets: int, max_distance: int, seed: int, nois
         ),
         code(WHOLE_POSITIONS_NP) + "\nbias = BUCKET_VALUES[:, relative_position_bucket(kp[None, :] - qp[:, None])]  # (H, Lq, Lk)",
         code(WHOLE_POSITIONS_TORCH)
-        + "\nbuckets = relative_position_bucket(kp[None, :] - qp[:, None])  # (Lq, Lk)\nbias = self.relative_attention_bias(buckets).permute(2, 0, 1)  # (H, Lq, Lk)",
+        + "\nbuckets = relative_position_bucket(kp[None, :] - qp[:, None])  # (Lq, Lk)"
+        + "\nbias = self.relative_attention_bias(buckets).permute(2, 0, 1)  # (H, Lq, Lk)",
         "T5RelativeBias",
         shared=_T5_VALUES,
         numpy_helpers=_T5_BUCKET_NP + "\n\nBUCKET_VALUES = bucket_values()  # (H, NUM_BUCKETS)",

@@ -43,8 +43,7 @@ def refuse_beyond(rows: int, positions: np.ndarray) -> None:
     beyond = p[p >= rows]
     if beyond.size:
         raise ValueError(
-            f"this learned table has {rows} rows (positions 0 to {rows - 1}); position {int(beyond[0])} has no embedding — "
-            "a learned table cannot extrapolate"
+            f"this learned table has {rows} rows (positions 0 to {rows - 1}); position {int(beyond[0])} has no embedding — a learned table cannot extrapolate"
         )
 
 
@@ -145,7 +144,16 @@ class T5RelativeBias(nn.Module):
     nn.Embedding(num_buckets, H) as Hugging Face's `T5Attention.relative_attention_bias`; buckets
     from `core.schemes.relative.t5_relative_bucket`. The values start normal with std `std`."""
 
-    def __init__(self, n_heads: int, num_buckets: int = 32, max_distance: int = 128, *, bidirectional: bool = True, std: float = 0.02, generator: torch.Generator | None = None) -> None:
+    def __init__(
+        self,
+        n_heads: int,
+        num_buckets: int = 32,
+        max_distance: int = 128,
+        *,
+        bidirectional: bool = True,
+        std: float = 0.02,
+        generator: torch.Generator | None = None,
+    ) -> None:
         super().__init__()
         relative.t5_relative_bucket(0, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance)  # validates the settings
         self.bias = nn.Embedding(num_buckets, n_heads, dtype=torch.float64)

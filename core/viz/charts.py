@@ -53,10 +53,33 @@ def _marks(x_marks: Sequence[Mark], y_marks: Sequence[Mark], *, log_x: bool = Fa
             line = dict(color=colour, dash="dash", width=1.5)
             if axis == "x":
                 shapes.append(dict(type="line", xref="x", yref="paper", x0=value, x1=value, y0=0, y1=1, line=line))
-                labels.append(dict(xref="x", yref="paper", x=float(np.log10(value)) if log_x else value, y=1.0, text=text, showarrow=False, yanchor="bottom", font=dict(size=11, color=colour)))
+                labels.append(
+                    dict(
+                        xref="x",
+                        yref="paper",
+                        x=float(np.log10(value)) if log_x else value,
+                        y=1.0,
+                        text=text,
+                        showarrow=False,
+                        yanchor="bottom",
+                        font=dict(size=11, color=colour),
+                    )
+                )
             else:
                 shapes.append(dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=value, y1=value, line=line))
-                labels.append(dict(xref="paper", yref="y", x=0.0, y=float(np.log10(value)) if log_y else value, text=text, showarrow=False, xanchor="left", yanchor="bottom", font=dict(size=11, color=colour)))
+                labels.append(
+                    dict(
+                        xref="paper",
+                        yref="y",
+                        x=0.0,
+                        y=float(np.log10(value)) if log_y else value,
+                        text=text,
+                        showarrow=False,
+                        xanchor="left",
+                        yanchor="bottom",
+                        font=dict(size=11, color=colour),
+                    )
+                )
     return shapes, labels
 
 
@@ -70,7 +93,9 @@ def _marks(x_marks: Sequence[Mark], y_marks: Sequence[Mark], *, log_x: bool = Fa
 X_ROOM = 58  # pixels under the plot for x tick labels and the axis title (log axes: +6, superscripts)
 LEGEND_WIDTH = 740  # pixels a horizontal legend may fill before it wraps to another row
 CHAR_PX = 6.5  # width of an average character at the 13-pixel font (tick labels, names)
-TITLE_CHARS = 72  # a title line's length: plotly.js does not wrap titles, and ~72 characters at its 18-pixel title font fit a 640-pixel chart (a 1,100-pixel window with the sidebar open)
+# a title line's length: plotly.js does not wrap titles, and ~72 characters at its 18-pixel title font fit
+# a 640-pixel chart (a 1,100-pixel window with the sidebar open)
+TITLE_CHARS = 72
 TITLE_LINE_PX = 23  # what each further title line adds to the top margin (the first line stays where a one-line title sits, the others hang below it)
 # Every marker is an SVG element of its own, styled one by one, and a path of a few hundred
 # coloured dots cost more than the rest of its figure. Lines run through every point (hover
@@ -228,7 +253,19 @@ def _plain_layout(layout: dict) -> dict:
     return out
 
 
-def heatmap_trace(z: np.ndarray, x: Sample, y: Sample, *, zmin: float, zmax: float, scale: str, colorbar_title: str = "", hover: str = "value", showscale: bool = True, numeric: bool | None = None) -> list:
+def heatmap_trace(
+    z: np.ndarray,
+    x: Sample,
+    y: Sample,
+    *,
+    zmin: float,
+    zmax: float,
+    scale: str,
+    colorbar_title: str = "",
+    hover: str = "value",
+    showscale: bool = True,
+    numeric: bool | None = None,
+) -> list:
     """Traces that draw z (rows = y indices, columns = x indices) with the given colour range:
     a go.Heatmap (exact values on hover) when `numeric` (default: z has at most HEATMAP_CELLS
     cells), else an image plus an invisible trace that carries the colour bar."""
@@ -280,7 +317,18 @@ def heatmap(
 ) -> go.Figure:
     """A heatmap of z, rows along y (drawn top to bottom) and columns along x.
     Signed data use the diverging scale centred on zero."""
-    return side_by_side_heatmaps([("", z, x, y)], title=title, x_title=x_title, y_title=y_title, signed=signed, zmin=zmin, zmax=zmax, colorbar_title=colorbar_title, note=note, height=height)
+    return side_by_side_heatmaps(
+        [("", z, x, y)],
+        title=title,
+        x_title=x_title,
+        y_title=y_title,
+        signed=signed,
+        zmin=zmin,
+        zmax=zmax,
+        colorbar_title=colorbar_title,
+        note=note,
+        height=height,
+    )
 
 
 def lines(
@@ -433,7 +481,9 @@ def side_by_side_heatmaps(
     for k, (panel_title, z, xs, ys) in enumerate(panels):
         suffix = "" if k == 0 else str(k + 1)
         left = k * (width + gap)
-        for trace in heatmap_trace(z, xs, ys, zmin=zmin, zmax=zmax, scale=DIVERGING if signed else SEQUENTIAL, colorbar_title=colorbar_title, showscale=k == n - 1, numeric=numeric):
+        for trace in heatmap_trace(
+            z, xs, ys, zmin=zmin, zmax=zmax, scale=DIVERGING if signed else SEQUENTIAL, colorbar_title=colorbar_title, showscale=k == n - 1, numeric=numeric
+        ):
             trace.update(xaxis=f"x{suffix}", yaxis=f"y{suffix}")
             traces.append(trace)
         shared_x = n > 1 and x_ticks is None  # one x title under the row, not one per narrow panel (they run into each other)
@@ -445,10 +495,38 @@ def side_by_side_heatmaps(
             y_axis.update(tickmode="array", tickvals=list(ys.indices), ticktext=list(y_ticks[k]))
         layout[f"xaxis{suffix}"], layout[f"yaxis{suffix}"] = x_axis, y_axis
         if panel_title:
-            titles.append(dict(text=panel_title, x=left + width / 2, y=1.0, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=13)))
+            titles.append(
+                dict(
+                    text=panel_title,
+                    x=left + width / 2,
+                    y=1.0,
+                    xref="paper",
+                    yref="paper",
+                    xanchor="center",
+                    yanchor="bottom",
+                    showarrow=False,
+                    font=dict(size=13),
+                )
+            )
     if n > 1 and x_ticks is None:  # where plotly.js puts an axis title: under the tick labels, inside X_ROOM
-        titles.append(dict(text=x_title, x=0.5, y=0.0, xref="paper", yref="paper", xanchor="center", yanchor="top", yshift=-X_ROOM + 24, showarrow=False, font=dict(size=14), name="x_title"))
-    return _figure(traces, title=title, note=note, height=height, top=20 if any(t.get("name") != "x_title" for t in titles) else 0, annotations=titles, **layout)
+        titles.append(
+            dict(
+                text=x_title,
+                x=0.5,
+                y=0.0,
+                xref="paper",
+                yref="paper",
+                xanchor="center",
+                yanchor="top",
+                yshift=-X_ROOM + 24,
+                showarrow=False,
+                font=dict(size=14),
+                name="x_title",
+            )
+        )
+    return _figure(
+        traces, title=title, note=note, height=height, top=20 if any(t.get("name") != "x_title" for t in titles) else 0, annotations=titles, **layout
+    )
 
 
 def small_multiples(
@@ -491,10 +569,35 @@ def small_multiples(
             traces.append(trace)
         bottom_row = k + columns >= n
         ticks = dict(tickfont=dict(size=10), nticks=4, **_HEATMAP_AXIS)
-        layout[f"xaxis{suffix}"] = dict(domain=[max(0.0, left), min(1.0, left + width)], anchor=f"y{suffix}", title_text=x_title if bottom_row else None, showticklabels=bottom_row or not same_x, **ticks)
-        layout[f"yaxis{suffix}"] = dict(domain=[max(0.0, top - height), min(1.0, top)], anchor=f"x{suffix}", autorange="reversed", title_text=y_title if col == 0 else None, showticklabels=col == 0 or not same_y, **ticks)
+        layout[f"xaxis{suffix}"] = dict(
+            domain=[max(0.0, left), min(1.0, left + width)],
+            anchor=f"y{suffix}",
+            title_text=x_title if bottom_row else None,
+            showticklabels=bottom_row or not same_x,
+            **ticks,
+        )
+        layout[f"yaxis{suffix}"] = dict(
+            domain=[max(0.0, top - height), min(1.0, top)],
+            anchor=f"x{suffix}",
+            autorange="reversed",
+            title_text=y_title if col == 0 else None,
+            showticklabels=col == 0 or not same_y,
+            **ticks,
+        )
         # plain text: a styled title (bold name, smaller range) cost plotly.js more than its panel
-        titles.append(dict(text=f"{panel_title}<br>colour range ±{bound:.3g}", x=left + width / 2, y=top, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=11)))
+        titles.append(
+            dict(
+                text=f"{panel_title}<br>colour range ±{bound:.3g}",
+                x=left + width / 2,
+                y=top,
+                xref="paper",
+                yref="paper",
+                xanchor="center",
+                yanchor="bottom",
+                showarrow=False,
+                font=dict(size=11),
+            )
+        )
     return _figure(traces, title=title, note=note, height=plot_px + 60, top=40, annotations=titles, **layout)
 
 
@@ -521,19 +624,66 @@ def position_paths(
     for k, (panel_title, coords, positions) in enumerate(panels):
         suffix = "" if k == 0 else str(k + 1)
         left = k * (width + gap)
-        marker = dict(color=positions, colorscale=SEQUENTIAL, cmin=lo, cmax=hi, size=3 if three_d else 5, showscale=k == n - 1, colorbar=dict(title=dict(text="position")))
+        marker = dict(
+            color=positions, colorscale=SEQUENTIAL, cmin=lo, cmax=hi, size=3 if three_d else 5, showscale=k == n - 1, colorbar=dict(title=dict(text="position"))
+        )
         if not three_d:  # (a 3-D scene draws its dots in WebGL, all of them)
             marker["maxdisplayed"] = MAX_DOTS
         hover = "position %{customdata}<br>" + "<br>".join(f"{axis_titles[i]} %{{{c}:.4g}}" for i, c in enumerate("xyz"[: coords.shape[1]])) + "<extra></extra>"
         if three_d:
-            traces.append(go.Scatter3d(x=coords[:, 0], y=coords[:, 1], z=coords[:, 2], mode="lines+markers", line=dict(color="rgba(120,120,120,0.35)", width=2), marker=marker, customdata=positions, hovertemplate=hover, showlegend=False, scene=f"scene{suffix}"))
-            layout[f"scene{suffix}"] = dict(domain=dict(x=[left, left + width], y=[0, 1]), xaxis=dict(title=dict(text=axis_titles[0]), tickfont=dict(size=10)), yaxis=dict(title=dict(text=axis_titles[1]), tickfont=dict(size=10)), zaxis=dict(title=dict(text=axis_titles[2]), tickfont=dict(size=10)), aspectmode="cube", camera=dict(eye=dict(x=1.8, y=1.8, z=0.75)))  # a low, distant eye: the third axis upright, its ticks and title inside the scene
+            traces.append(
+                go.Scatter3d(
+                    x=coords[:, 0],
+                    y=coords[:, 1],
+                    z=coords[:, 2],
+                    mode="lines+markers",
+                    line=dict(color="rgba(120,120,120,0.35)", width=2),
+                    marker=marker,
+                    customdata=positions,
+                    hovertemplate=hover,
+                    showlegend=False,
+                    scene=f"scene{suffix}",
+                )
+            )
+            layout[f"scene{suffix}"] = dict(
+                domain=dict(x=[left, left + width], y=[0, 1]),
+                xaxis=dict(title=dict(text=axis_titles[0]), tickfont=dict(size=10)),
+                yaxis=dict(title=dict(text=axis_titles[1]), tickfont=dict(size=10)),
+                zaxis=dict(title=dict(text=axis_titles[2]), tickfont=dict(size=10)),
+                aspectmode="cube",
+                camera=dict(eye=dict(x=1.8, y=1.8, z=0.75)),
+            )  # a low, distant eye: the third axis upright, its ticks and title inside the scene
         else:
-            traces.append(go.Scatter(x=coords[:, 0], y=coords[:, 1], mode="lines+markers", line=dict(color="rgba(120,120,120,0.3)", width=1), marker=marker, customdata=positions, hovertemplate=hover, showlegend=False, xaxis=f"x{suffix}", yaxis=f"y{suffix}"))
+            traces.append(
+                go.Scatter(
+                    x=coords[:, 0],
+                    y=coords[:, 1],
+                    mode="lines+markers",
+                    line=dict(color="rgba(120,120,120,0.3)", width=1),
+                    marker=marker,
+                    customdata=positions,
+                    hovertemplate=hover,
+                    showlegend=False,
+                    xaxis=f"x{suffix}",
+                    yaxis=f"y{suffix}",
+                )
+            )
             layout[f"xaxis{suffix}"] = dict(domain=[max(0.0, left), min(1.0, left + width)], anchor=f"y{suffix}", title_text=axis_titles[0], constrain="domain")
             layout[f"yaxis{suffix}"] = dict(anchor=f"x{suffix}", title_text=axis_titles[1], scaleanchor=f"x{suffix}", scaleratio=1, constrain="domain")
         if panel_title:
-            titles.append(dict(text=panel_title, x=left + width / 2, y=1.0, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=13)))
+            titles.append(
+                dict(
+                    text=panel_title,
+                    x=left + width / 2,
+                    y=1.0,
+                    xref="paper",
+                    yref="paper",
+                    xanchor="center",
+                    yanchor="bottom",
+                    showarrow=False,
+                    font=dict(size=13),
+                )
+            )
     if not three_d:
         note = "; ".join(n for n in (note, _dots_note(max(len(positions) for _, _, positions in panels))) if n)
     return _figure(traces, title=title, note=note, height=height, top=20 if titles else 0, annotations=titles, **layout)
@@ -555,7 +705,18 @@ def frequency_heatmaps(
     cycles per position at round frequencies (the cells are frequency bins), and one
     sequential colour scale is shared, clipped at zmax when given."""
     bins = Sample(0, len(freqs), 1)
-    fig = side_by_side_heatmaps([(name, z, bins, rows) for name, z, rows in panels], title=title, x_title="frequency (cycles per position)", y_title=y_title, signed=False, zmin=0.0, zmax=zmax, colorbar_title=colorbar_title, note=note, height=height)
+    fig = side_by_side_heatmaps(
+        [(name, z, bins, rows) for name, z, rows in panels],
+        title=title,
+        x_title="frequency (cycles per position)",
+        y_title=y_title,
+        signed=False,
+        zmin=0.0,
+        zmax=zmax,
+        colorbar_title=colorbar_title,
+        note=note,
+        height=height,
+    )
     top = float(freqs[-1]) if len(freqs) > 1 else 0.5
     step = float(freqs[1] - freqs[0]) if len(freqs) > 1 else 1.0
     nice = np.array([t for t in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5) if top / t <= 6][0] if top > 0 else 0.1)

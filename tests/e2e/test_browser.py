@@ -10,7 +10,18 @@ import pytest
 
 from tests.e2e.conftest import screenshot, wait_ready
 
-PAGES = {"": 6, "sinusoidal": 7, "similarity": 5, "attention": 4, "compare": 2, "rope": 5, "relative": 6, "model": 11, "lab": 1, "code": 1}  # url path -> charts the page draws at the defaults
+PAGES = {
+    "": 6,
+    "sinusoidal": 7,
+    "similarity": 5,
+    "attention": 4,
+    "compare": 2,
+    "rope": 5,
+    "relative": 6,
+    "model": 11,
+    "lab": 1,
+    "code": 1,
+}  # url path -> charts the page draws at the defaults
 
 
 def chart_titles(page) -> list[str]:
@@ -22,7 +33,8 @@ def drawn_charts(page) -> int:
     or (3-D scenes) a WebGL canvas."""
     return page.eval_on_selector_all(
         "[data-testid='stPlotlyChart'] .js-plotly-plot",
-        "els => els.filter(e => e.querySelector('.main-svg') && (e.querySelector('.trace, .hm, image, .heatmaplayer *, .imagelayer *, .scatterlayer *, .gl-container canvas'))).length",
+        "els => els.filter(e => e.querySelector('.main-svg') && (e.querySelector('.trace, .hm, image, .heatmaplayer *, .imagelayer *, .scatterlayer "
+        "*, .gl-container canvas'))).length",
     )
 
 
@@ -47,7 +59,10 @@ def test_page_renders_its_charts(context, app_url, path):
     page = context.new_page()
     app_host = urlparse(app_url).netloc
     elsewhere: list[str] = []  # a workshop laptop may have no network: nothing may come from another host
-    page.on("request", lambda r: elsewhere.append(r.url) if urlparse(r.url).scheme in ("http", "https", "ws", "wss") and urlparse(r.url).netloc != app_host else None)
+    page.on(
+        "request",
+        lambda r: elsewhere.append(r.url) if urlparse(r.url).scheme in ("http", "https", "ws", "wss") and urlparse(r.url).netloc != app_host else None,
+    )
     page.goto(f"{app_url}/{path}")
     wait_ready(page)
     assert page.locator("[data-testid='stException']").count() == 0

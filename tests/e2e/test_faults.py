@@ -139,7 +139,11 @@ def test_first_page_control_move_after_a_restart_is_kept(browser, own_server):
         page.wait_for_timeout(500)
         wait_ready(page)
         assert "layout=concat" in page.url
-        assert page.locator(".st-key-layout [aria-checked='true'], .st-key-layout [aria-pressed='true'], .st-key-layout [data-testid$='Active']").inner_text().startswith("sines first")
+        assert (
+            page.locator(".st-key-layout [aria-checked='true'], .st-key-layout [aria-pressed='true'], .st-key-layout [data-testid$='Active']")
+            .inner_text()
+            .startswith("sines first")
+        )
         assert in_url(page) == {"d_model": "64", "max_len": "100", "base": "500"}
     finally:
         ctx.close()
@@ -205,8 +209,11 @@ def test_unknown_page_paths_show_a_notice_and_the_main_page(context, app_url):
     assert in_url(page)["d_model"] == "64"  # the settings of a bad path's link still apply
 
 
-@pytest.mark.xfail(strict=True, reason="known Streamlit limitation: for a path of two segments (/sinusoidal/extra) the page's relative "
-                   "asset URLs (/sinusoidal/static/...) are answered with index.html, so the page stays blank, without a notice")
+@pytest.mark.xfail(
+    strict=True,
+    reason="known Streamlit limitation: for a path of two segments (/sinusoidal/extra) the page's relative "
+    "asset URLs (/sinusoidal/static/...) are answered with index.html, so the page stays blank, without a notice",
+)
 def test_unknown_nested_path_shows_the_main_page(context, app_url):
     page = context.new_page()
     page.goto(f"{app_url}/sinusoidal/extra")

@@ -45,7 +45,20 @@ def test_huge_value_is_echoed_shortened():
     assert parsed.value == 8192 and len(parsed.notice) < 200
 
 
-@pytest.mark.parametrize(("spec", "raw", "value"), [(D_MODEL, "7", 7), (D_MODEL, " 8192 ", 8192), (D_MODEL, "2", 2), (D_MODEL, "64.0", 64), (MAX_LEN, "1", 1), (MAX_LEN, "131072", 131072), (BASE, "2", 2.0), (BASE, "1e8", 1e8), (BASE, "500000.5", 500000.5)])
+@pytest.mark.parametrize(
+    ("spec", "raw", "value"),
+    [
+        (D_MODEL, "7", 7),
+        (D_MODEL, " 8192 ", 8192),
+        (D_MODEL, "2", 2),
+        (D_MODEL, "64.0", 64),
+        (MAX_LEN, "1", 1),
+        (MAX_LEN, "131072", 131072),
+        (BASE, "2", 2.0),
+        (BASE, "1e8", 1e8),
+        (BASE, "500000.5", 500000.5),
+    ],
+)
 def test_valid_values_including_both_ends_pass_silently(spec, raw, value):
     parsed = parse_param(raw, spec)
     assert parsed.value == value and parsed.notice is None

@@ -70,6 +70,7 @@ def refused(data: bytes, filename: str, *needles: str) -> str:
 
 # --- good files ------------------------------------------------------------------------
 
+
 def test_safetensors_written_by_the_library_lists_and_reads_back_exactly():
     tensors = {
         "embeddings.word_embeddings.weight": RNG.standard_normal((30, 16)).astype(np.float32),
@@ -93,7 +94,15 @@ def test_safetensors_written_by_the_library_lists_and_reads_back_exactly():
 
 
 def test_candidates_are_the_2d_tensors_with_position_names_first():
-    data = st_bytes({"a.weight": np.ones((3, 4), np.float32), "bias": np.ones(4, np.float32), "cube": np.ones((2, 2, 2), np.float32), "pos_emb.position": np.ones((5, 4), np.float32), "z": np.ones((4, 4), np.float32)})
+    data = st_bytes(
+        {
+            "a.weight": np.ones((3, 4), np.float32),
+            "bias": np.ones(4, np.float32),
+            "cube": np.ones((2, 2, 2), np.float32),
+            "pos_emb.position": np.ones((5, 4), np.float32),
+            "z": np.ones((4, 4), np.float32),
+        }
+    )
     names = [t.name for t in ck.table_candidates(ck.list_tensors(data, "x.safetensors"))]
     assert names[0] == "pos_emb.position"
     assert set(names) == {"pos_emb.position", "a.weight", "z"}
@@ -148,6 +157,7 @@ def test_upper_case_suffix_is_accepted():
 
 # --- pickles ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("suffix", [".pt", ".pth", ".bin", ".pkl", ".ckpt"])
 def test_pickle_suffixes_are_refused_by_name_with_the_reason_and_an_alternative(suffix):
     data = torch_save_bytes({"pos": torch.zeros(4, 4)})
@@ -183,6 +193,7 @@ def test_object_arrays_are_refused_without_unpickling():
 
 
 # --- damaged, truncated, empty, mislabelled --------------------------------------------
+
 
 @pytest.mark.parametrize("suffix", [".safetensors", ".npy", ".npz"])
 def test_empty_files_are_refused(suffix):
@@ -270,6 +281,7 @@ def test_npz_member_that_unpacks_too_big_is_refused_before_reading():
 
 
 # --- validation of the chosen table ----------------------------------------------------
+
 
 def test_one_dimensional_and_three_dimensional_tensors_are_not_tables():
     data = st_bytes({"bias": np.ones(8, np.float32), "cube": np.ones((2, 3, 4), np.float32)})

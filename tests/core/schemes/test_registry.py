@@ -10,7 +10,20 @@ import pytest
 
 from core.schemes import alibi, learned, relative, rope
 from core.analysis.attention import multi_head_attention, softmax
-from core.schemes.registry import ADDED, BIAS, NOTHING, ROTARY, SCHEMES, SHAW_CLIP, T5_BUCKETS, T5_MAX_DISTANCE, Setting, positional_schemes, schemes_applied, with_length
+from core.schemes.registry import (
+    ADDED,
+    BIAS,
+    NOTHING,
+    ROTARY,
+    SCHEMES,
+    SHAW_CLIP,
+    T5_BUCKETS,
+    T5_MAX_DISTANCE,
+    Setting,
+    positional_schemes,
+    schemes_applied,
+    with_length,
+)
 from core.schemes.sinusoidal import sinusoidal_encoding, t2t_timing_signal
 from tests.helpers import assert_close
 

@@ -137,7 +137,14 @@ def test_t2t_frequency_spacing_differs_from_paper():
 
 @pytest.mark.parametrize(
     "kwargs",
-    [dict(max_len=10, d_model=0), dict(max_len=-1, d_model=4), dict(max_len=10, d_model=4, base=0.0), dict(max_len=10, d_model=4, base=float("nan")), dict(max_len=10, d_model=4, layout="diagonal"), dict(max_len=10, d_model=2.5)],
+    [
+        dict(max_len=10, d_model=0),
+        dict(max_len=-1, d_model=4),
+        dict(max_len=10, d_model=4, base=0.0),
+        dict(max_len=10, d_model=4, base=float("nan")),
+        dict(max_len=10, d_model=4, layout="diagonal"),
+        dict(max_len=10, d_model=2.5),
+    ],
 )
 def test_bad_arguments_raise_value_error_with_a_sentence(kwargs):
     with pytest.raises(ValueError, match=r"\w+ \w+"):

@@ -78,6 +78,7 @@ def test_side_by_side_cell_budget_is_per_figure():
 
 # --- cheap to draw: what keeps plotly.js from drawing a figure twice ----------------------
 
+
 def spec_of(fig) -> dict:
     return json.loads(pio.to_json(fig, validate=False))  # what st.plotly_chart sends
 
@@ -130,7 +131,9 @@ def test_margins_leave_room_for_colour_bar_legend_and_word_ticks():
     assert two.layout.margin.b > plain.layout.margin.b + 40  # one legend row under the axis title
     many = charts.lines([(f"a long series name number {k}", [0, 1], [1, 2]) for k in range(8)], title="t", x_title="x", y_title="y")
     assert many.layout.margin.b > two.layout.margin.b  # the legend wraps
-    words = charts.side_by_side_heatmaps([("a", np.ones((2, 2)), strided(2, 2), strided(2, 2))], title="t", x_title="x", y_title="y", y_ticks=[["0:a rather long word", "1:b"]])
+    words = charts.side_by_side_heatmaps(
+        [("a", np.ones((2, 2)), strided(2, 2), strided(2, 2))], title="t", x_title="x", y_title="y", y_ticks=[["0:a rather long word", "1:b"]]
+    )
     assert words.layout.margin.l >= 40 + charts.CHAR_PX * len("0:a rather long word")
 
 
@@ -188,11 +191,23 @@ def _every_kind_of_figure() -> dict:
     panel = ("p", z, strided(30, 30), strided(40, 40))
     path = rng.normal(size=(50, 3))
     return {
-        "lines": charts.lines([("a", x, np.sin(x / 5) + 1.5), ("b", x, np.cos(x / 7) + 1.5)], title="t " * 50, note="n", x_title="x", y_title="y", log_x=True, x_marks=[(10, "ten")]),
+        "lines": charts.lines(
+            [("a", x, np.sin(x / 5) + 1.5), ("b", x, np.cos(x / 7) + 1.5)],
+            title="t " * 50,
+            note="n",
+            x_title="x",
+            y_title="y",
+            log_x=True,
+            x_marks=[(10, "ten")],
+        ),
         "heatmap": charts.heatmap(z, strided(30, 30), strided(40, 40), title="h", x_title="x", y_title="y"),
-        "image heatmap": charts.heatmap(rng.normal(size=(600, 600)).astype(np.float32), strided(600, 600), strided(600, 600), title="h", x_title="x", y_title="y"),
+        "image heatmap": charts.heatmap(
+            rng.normal(size=(600, 600)).astype(np.float32), strided(600, 600), strided(600, 600), title="h", x_title="x", y_title="y"
+        ),
         "side by side": charts.side_by_side_heatmaps([panel, panel], title="s", x_title="x", y_title="y"),
-        "word ticks": charts.side_by_side_heatmaps([("a", np.ones((2, 2)), strided(2, 2), strided(2, 2))] * 2, title="w", x_title="x", y_title="y", x_ticks=[["a", "b"]] * 2, y_ticks=[["c", "d"]] * 2),
+        "word ticks": charts.side_by_side_heatmaps(
+            [("a", np.ones((2, 2)), strided(2, 2), strided(2, 2))] * 2, title="w", x_title="x", y_title="y", x_ticks=[["a", "b"]] * 2, y_ticks=[["c", "d"]] * 2
+        ),
         "small multiples": charts.small_multiples([panel] * 5, title="m", x_title="x", y_title="y"),
         "paths 3-D": charts.position_paths([("a", path, np.arange(50))] * 2, title="p"),
         "paths": charts.position_paths([("a", path[:, :2], np.arange(50))] * 2, title="p", axis_titles=("PC 1", "PC 2")),
