@@ -28,6 +28,7 @@ PAGES = [
     st.Page("app_pages/attention.py", title="Attention with and without positions", icon=":material/visibility:", url_path="attention"),
     st.Page("app_pages/compare.py", title="Every scheme compared", icon=":material/view_module:", url_path="compare"),
     st.Page("app_pages/rope.py", title="Rotary embeddings (RoPE)", icon=":material/rotate_right:", url_path="rope"),
+    st.Page("app_pages/context.py", title="Long context in real models", icon=":material/width_full:", url_path="context"),
     st.Page("app_pages/relative.py", title="Relative biases (ALiBi, T5)", icon=":material/linear_scale:", url_path="relative"),
     st.Page("app_pages/model.py", title="A real model's positions", icon=":material/model_training:", url_path="model"),
     st.Page("app_pages/lab.py", title="The lab: train and extrapolate", icon=":material/science:", url_path="lab"),

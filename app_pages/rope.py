@@ -22,9 +22,15 @@ st.markdown(
     "on the difference of their angles, so the attention score sees the offset m − n, not m and n. "
     "This page uses the sidebar's base and max_len (the context); the head width is chosen here."
 )
-check_url_value("head_dim", lambda raw: raw in {str(h) for h in HEAD_DIMS}, f"RoPE rotates pairs of dimensions, so head_dim must be one of {', '.join(map(str, HEAD_DIMS))} (even)")
+check_url_value(
+    "head_dim",
+    lambda raw: raw in {str(h) for h in HEAD_DIMS},
+    f"RoPE rotates pairs of dimensions, so head_dim must be one of {', '.join(map(str, HEAD_DIMS))} (even)",
+)
 c1, c2 = st.columns(2)
-head_dim = c1.select_slider("Head width (head_dim)", HEAD_DIMS, value=64, key="head_dim", bind="query-params", help="RoPE rotates pairs, so the width must be even.")
+head_dim = c1.select_slider(
+    "Head width (head_dim)", HEAD_DIMS, value=64, key="head_dim", bind="query-params", help="RoPE rotates pairs, so the width must be even."
+)
 layout = pair_layout_control(c2)
 theta = guarded(rope.default_frequencies, head_dim, base)
 rng = np.random.default_rng(PROBE_SEED)
@@ -54,12 +60,22 @@ plot(
     ),
     key="rope_pair_circle",
 )
-st.caption("What to look for: each step turns the point by the same angle θᵢ, and its length never changes. Pair 0 turns by 1 radian per step; later pairs turn ever more slowly.")
+st.caption(
+    "What to look for: each step turns the point by the same angle θᵢ, and its length never changes. Pair 0 turns by 1 radian per step; later "
+    "pairs turn ever more slowly."
+)
 
 # --- relative property ------------------------------------------------------------------
 st.header("The score depends only on the offset")
 max_offset = max(1, L - 1)
-start_b = st.number_input("Second starting position", 0, 10**7, follow_default("rope_start", 10 * L, lambda v: True), key="rope_start", help="The key sits here; the first curve puts it at 0.")
+start_b = st.number_input(
+    "Second starting position",
+    0,
+    10**7,
+    follow_default("rope_start", 10 * L, lambda v: True),
+    key="rope_start",
+    help="The key sits here; the first curve puts it at 0.",
+)
 
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
@@ -82,7 +98,8 @@ plot(
         x_title="offset δ = query position − key position" + (" (log scale)" if sampled else ""),
         y_title="score q·k after rotation",
         log_x=sampled,
-        note=f"largest difference between the two curves: {gap:.3g}" + (f"; every offset up to {DENSE - 1}, then {SPARSE:,} log-spaced up to {max_offset:,}" if sampled else ""),
+        note=f"largest difference between the two curves: {gap:.3g}"
+        + (f"; every offset up to {DENSE - 1}, then {SPARSE:,} log-spaced up to {max_offset:,}" if sampled else ""),
     ),
     key="rope_relative",
 )
@@ -132,7 +149,11 @@ kind = scaling_kind_control(c1, default="yarn")
 factor = factor_control(c2)
 original = original_len_control(c3, L, factor)
 if original > L:
-    st.error(f"The original context ({original:,}) is longer than the target context max_len = {L:,}: there is nothing to extend. Lower it or raise max_len in the sidebar.", icon=":material/error:")
+    st.error(
+        f"The original context ({original:,}) is longer than the target context max_len = {L:,}: there is nothing to extend. Lower it or raise "
+        "max_len in the sidebar.",
+        icon=":material/error:",
+    )
     st.stop()
 if kind == "none":
     scaled, attention_factor, ratio, labels, edges = theta, 1.0, np.ones_like(theta), np.full(theta.size, "kept"), ()
@@ -144,7 +165,10 @@ else:
     ratio, labels, edges = regions.ratio, regions.label, regions.edges
     how = {
         "linear": "every frequency is divided by s: positions are squeezed into the original range",
-        "ntk": f"the base becomes {base:,.6g} · s^(d/(d−2)) = {base * factor ** (head_dim / (head_dim - 2)):,.6g}: fast pairs barely change, the slowest is divided by s"
+        "ntk": (
+            f"the base becomes {base:,.6g} · s^(d/(d−2)) = {base * factor ** (head_dim / (head_dim - 2)):,.6g}: fast pairs barely change, "
+            "the slowest is divided by s"
+        )
         if kind == "ntk"
         else "",
         "dynamic": f"the base grows with the sequence length (here {L:,}), as NTK does, only once it exceeds the original context",
@@ -166,7 +190,8 @@ plot(
         y_title="wavelength 2π/θᵢ (positions, log scale)",
         log_y=True,
         points=True,
-        y_marks=[(original, f"original context {original:,}", "#555555"), (L, f"target max_len {L:,}", charts.LINE_COLOURS[2])] + [(e, f"band edge {e:,.4g}", "#999999") for e in edges],
+        y_marks=[(original, f"original context {original:,}", "#555555"), (L, f"target max_len {L:,}", charts.LINE_COLOURS[2])]
+        + [(e, f"band edge {e:,.4g}", "#999999") for e in edges],
     ),
     key="rope_wavelengths",
 )

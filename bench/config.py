@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from core.schemes.rope_presets import PRESETS
 from ui.params import BASE, D_MODEL, MAX_LEN
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,9 +71,21 @@ PAGES: tuple[Page, ...] = (
     Page("compare", "app_pages/compare.py", "Every scheme side by side"),
     Page("rope", "app_pages/rope.py", "Rotary position embeddings (RoPE)"),
     Page("rope-256", "app_pages/rope.py", "Rotary position embeddings (RoPE)", params=(("head_dim", "256"), ("scaling", "llama3"), ("factor", "8"))),
+    Page("context", "app_pages/context.py", "Long context in real models"),
+    Page(
+        "context-all",
+        "app_pages/context.py",
+        "Long context in real models",
+        params=(("presets", ",".join(PRESETS)), ("ntk_growth", "8"), ("grid", "32")),  # every model in the table, the largest pitfall and grid
+    ),
     Page("relative", "app_pages/relative.py", "Relative biases: ALiBi, T5 and Shaw"),
     Page("model", "app_pages/model.py", "A real model's positions"),
-    Page("relative-64", "app_pages/relative.py", "Relative biases: ALiBi, T5 and Shaw", params=(("alibi_heads", "64"), ("t5_buckets", "256"), ("t5_max_distance", "131072"), ("shaw_k", "64"))),
+    Page(
+        "relative-64",
+        "app_pages/relative.py",
+        "Relative biases: ALiBi, T5 and Shaw",
+        params=(("alibi_heads", "64"), ("t5_buckets", "256"), ("t5_max_distance", "131072"), ("shaw_k", "64")),
+    ),
     Page("code", "app_pages/code.py", "Code for these settings"),
 )
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The project's test command (README): installs what the tests need, then runs all of them,
-# browser tests included. Browser tests use Debian's Chromium; if it is missing this script
+# The project's test command (README): installs what the tests need, runs the linter, then runs
+# all the tests, browser tests included. Browser tests use Debian's Chromium; if it is missing this script
 # installs it (as root, or with sudo), and if it still cannot, the tests fail rather than skip.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,4 +14,5 @@ if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
 
+python -m ruff check .  # lines within pyproject's 160 characters, no unused or undefined names: fails the run
 python -m pytest "$@"

@@ -1,16 +1,24 @@
-"""RoPE controls shared by the `rope` and `code` pages: the pair layout, the scaling kind, its
-factor and the original context, with the same keys and URL parameters on both pages (plain
-names for choices: `rope_layout=interleaved`, `scaling=llama3`), so a link made on one page
-opens the same choice on the other."""
+"""RoPE controls shared by the `rope`, `code` and `context` pages: the pair layout, the scaling kind,
+its factor and the original context, with the same keys and URL parameters on the rope and code
+pages (plain names for choices: `rope_layout=interleaved`, `scaling=llama3`), so a link made on one
+page opens the same choice on the other; and the model presets of the context page
+(`presets=llama-3.1-8b,phi-2`)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from core.schemes import rope
+from core.schemes.rope_presets import PRESETS
+from ui import controls
 from ui.shared import check_url_value, follow_default, keep_in_url, number_in, url_choice, whole_in
 
-KINDS = ("none",) + rope.SCALING_KINDS  # "none": no RopeScaling at all
+# The kinds a factor and an original context define. "longrope" (a factor per pair, two lists) and
+# "proportional" (a proportion of turning pairs) need more than these controls hold: they come
+# with the model presets of the context page, which exports their code itself.
+CONTROLLED_KINDS = ("linear", "ntk", "dynamic", "yarn", "llama3")
+KINDS = ("none",) + CONTROLLED_KINDS  # "none": no RopeScaling at all
+assert set(CONTROLLED_KINDS) <= set(rope.SCALING_KINDS)
 KIND_LABELS = {
     "none": "none",
     "linear": "linear (position interpolation)",
@@ -18,7 +26,11 @@ KIND_LABELS = {
     "dynamic": "dynamic NTK",
     "yarn": "YaRN",
     "llama3": "Llama 3",
+    "longrope": "LongRoPE",
+    "proportional": "proportional",
+    "default": "none",
 }
+DEFAULT_PRESETS = ("llama-3.1-8b", "phi-3-mini-128k-instruct-2404", "gpt-neox-20b")
 LAYOUT_LABELS = {"half": "half: i, i + d/2", "interleaved": "interleaved: 2i, 2i+1"}
 LAYOUT_HELP = "half pairs dimension i with i + d/2 (rotate_half: Hugging Face Llama, GPT-NeoX); interleaved pairs 2i with 2i+1 (RoFormer, Meta's Llama, GPT-J)."
 
@@ -58,7 +70,9 @@ def check_scaling_urls() -> None:
 def factor_control(where=st) -> float:
     """The scaling factor s (new context over original context), bound to the URL."""
     check_scaling_urls()
-    return float(where.number_input("Factor s", 0.0, MAX_FACTOR, 4.0, step=0.5, key="factor", bind="query-params", help="New context over original context; at least 1."))
+    return float(
+        where.number_input("Factor s", 0.0, MAX_FACTOR, 4.0, step=0.5, key="factor", bind="query-params", help="New context over original context; at least 1.")
+    )
 
 
 def original_len_control(where, max_len: int, factor: float) -> int:
@@ -76,4 +90,18 @@ def original_len_control(where, max_len: int, factor: float) -> int:
             bind="query-params",
             help="The context the model was trained on; at most max_len.",
         )
+    )
+
+
+def preset_control(where=st, default: tuple[str, ...] = DEFAULT_PRESETS) -> list[str]:
+    """The model presets to show (core.schemes.rope_presets.PRESETS), by their plain names in the URL
+    (`presets=llama-3.1-8b,phi-2`); unknown names are left out with a notice."""
+    return controls.choices(
+        where,
+        "Models",
+        "presets",
+        list(PRESETS),
+        list(default),
+        labels={name: preset.label for name, preset in PRESETS.items()},
+        help="Each model's RoPE as its published config sets it; every value is cited under 'Sources'.",
     )

@@ -86,7 +86,11 @@ def _imports(code: str, *, torch: bool) -> str:
 def _wrap(line: str, width: int = 108) -> str:
     """A long line of prose wrapped to `width`, continuation lines indented like the first."""
     indent = line[: len(line) - len(line.lstrip())]
-    return textwrap.fill(line, width, initial_indent="", subsequent_indent=indent + "  ", break_long_words=False, break_on_hyphens=False) if len(line) > width else line
+    return (
+        textwrap.fill(line, width, initial_indent="", subsequent_indent=indent + "  ", break_long_words=False, break_on_hyphens=False)
+        if len(line) > width
+        else line
+    )
 
 
 def _docstring(title: str, formula: str, settings: str, usage: str) -> str:
@@ -102,6 +106,7 @@ def _source(doc: str, body: str, *, torch: bool) -> str:
 # ============================================================================================
 # Added schemes (and "none"): positional_encoding(positions) -> (L, d)
 # ============================================================================================
+
 
 def _settings_line(f: Formula) -> str:
     return ", ".join(f"{name} = {literal(value)}" for name, value, _ in f.constants if not isinstance(value, Expr))
@@ -129,7 +134,11 @@ def _added(scheme: Scheme, s: Setting, f: Formula) -> GeneratedCode:
 
     torch_cls = _lines(
         f"class {f.torch_class}(nn.Module):",
-        f'    """{f.title}.\n\n    forward(positions) returns the (L, D_MODEL) code of each position; add it to the\n    token vectors: x = token_embedding(ids) + pe(torch.arange(T)).\n    """',
+        f'    """{f.title}.\n'
+        '\n'
+        '    forward(positions) returns the (L, D_MODEL) code of each position; add it to the\n'
+        '    token vectors: x = token_embedding(ids) + pe(torch.arange(T)).\n'
+        '    """',
         "\n    def __init__(self) -> None:",
         "        super().__init__()",
         _block(f.torch_init, 8),
@@ -159,10 +168,19 @@ def _added(scheme: Scheme, s: Setting, f: Formula) -> GeneratedCode:
 _PAIRS = {"half": "x[..., : HEAD_DIM // 2], x[..., HEAD_DIM // 2 :]", "interleaved": "x[..., 0::2], x[..., 1::2]"}
 
 
+_PARTIAL_PAIRS = {"half": "x[..., :n], x[..., n : 2 * n]", "interleaved": "x[..., 0 : 2 * n : 2], x[..., 1 : 2 * n : 2]"}
+
+
 def _rotary(scheme: Scheme, s: Setting, f: Formula) -> GeneratedCode:
+    """rotate() and RotaryEmbedding around the scheme's frequencies(). When the formula has a
+    ROTARY_DIM constant (partial rotary, `core.schemes.rope.source`), only the first 2 n dimensions
+    turn (n = the number of frequencies) and the others are copied through unchanged."""
     head_dim, layout = s.width, s.layout
     call = "frequencies(seq_len=int(pos.max(initial=0)) + 1)" if f.takes_seq_len else "frequencies()"
-    pairs = _PAIRS[layout]
+    partial = any(name == "ROTARY_DIM" for name, _, _ in f.constants)
+    pairs = _PARTIAL_PAIRS[layout] if partial else _PAIRS[layout]
+    width = "n" if partial else "HEAD_DIM // 2"
+    count = "\n        n = inv_freq.size  # turning pairs: the first 2n dimensions rotate, the rest pass through" if partial else ""
     numpy_fn = f'''
     def rotate(x, positions):
         """Queries or keys x (..., L, HEAD_DIM) at `positions` (L,), rotated: pair (a, b) of the row at
@@ -171,22 +189,39 @@ def _rotary(scheme: Scheme, s: Setting, f: Formula) -> GeneratedCode:
         pos = np.asarray(positions, dtype=np.float64).reshape(-1)  # (L,)
         if x.shape[-1] != HEAD_DIM or x.shape[-2] != pos.size:
             raise ValueError(f"x must be (..., {{pos.size}}, {{HEAD_DIM}}), got {{x.shape}}.")
-        inv_freq, c = {call}
-        angle = pos[:, None] * inv_freq[None, :]  # (L, HEAD_DIM // 2)
+        inv_freq, c = {call}{count}
+        angle = pos[:, None] * inv_freq[None, :]  # (L, {width})
         cos, sin = c * np.cos(angle), c * np.sin(angle)
         a, b = {pairs}  # the two members of every pair
-        out = np.empty_like(x)
+        out = {"x.copy()  # the dimensions that do not rotate keep their values" if partial else "np.empty_like(x)"}
         out_a, out_b = {pairs.replace("x[", "out[")}
         out_a[...] = a * cos - b * sin
         out_b[...] = a * sin + b * cos
         return out
     '''
-    if layout == "half":
+    if partial and layout == "half":
+        torch_pairs = (
+            "n = inv_freq.shape[0]  # turning pairs: the first 2n dimensions rotate, the rest pass through\n"
+            "        a, b = x[..., :n], x[..., n : 2 * n]  # (..., L, n) each\n"
+            "        return torch.cat([a * cos - b * sin, a * sin + b * cos, x[..., 2 * n :]], dim=-1)"
+        )
+    elif partial:
+        torch_pairs = (
+            "n = inv_freq.shape[0]  # turning pairs: the first 2n dimensions rotate, the rest pass through\n"
+            "        a, b = x[..., 0 : 2 * n : 2], x[..., 1 : 2 * n : 2]  # (..., L, n) each\n"
+            "        turned = torch.stack([a * cos - b * sin, a * sin + b * cos], dim=-1).flatten(-2)  # (..., L, 2n)\n"
+            "        return torch.cat([turned, x[..., 2 * n :]], dim=-1)"
+        )
+    elif layout == "half":
         torch_pairs = "a, b = x.chunk(2, dim=-1)  # (..., L, HEAD_DIM // 2) each\n        return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)"
     else:
-        torch_pairs = "a, b = x[..., 0::2], x[..., 1::2]  # (..., L, HEAD_DIM // 2) each\n        return torch.stack([a * cos - b * sin, a * sin + b * cos], dim=-1).flatten(-2)  # (..., L, HEAD_DIM)"
+        torch_pairs = (
+            "a, b = x[..., 0::2], x[..., 1::2]  # (..., L, HEAD_DIM // 2) each\n"
+            "        return torch.stack([a * cos - b * sin, a * sin + b * cos], dim=-1).flatten(-2)  # (..., L, HEAD_DIM)"
+        )
     per_call = (
-        f"        inv_freq, c = {call.replace('pos.max(initial=0)', 'pos.max()')}  # the base grows with the sequence length\n        inv_freq = torch.from_numpy(inv_freq)\n"
+        f"        inv_freq, c = {call.replace('pos.max(initial=0)', 'pos.max()')}  # they depend on the sequence length\n"
+        "        inv_freq = torch.from_numpy(inv_freq)\n"
         if f.takes_seq_len
         else "        inv_freq, c = self.inv_freq, self.attention_factor\n"
     )
@@ -197,19 +232,27 @@ def _rotary(scheme: Scheme, s: Setting, f: Formula) -> GeneratedCode:
     def __init__(self) -> None:
         super().__init__()
         inv_freq, self.attention_factor = frequencies()
-        self.register_buffer("inv_freq", torch.from_numpy(inv_freq))  # (HEAD_DIM // 2,)
+        self.register_buffer("inv_freq", torch.from_numpy(inv_freq))  # (turning pairs,)
 
     def forward(self, x: torch.Tensor, positions=None) -> torch.Tensor:
         """x (..., L, HEAD_DIM), positions (L,) (0 .. L-1 when None) -> the rotated x."""
         pos = torch.arange(x.shape[-2], dtype=torch.float64) if positions is None else torch.as_tensor(positions, dtype=torch.float64).reshape(-1)
-{per_call}        angle = pos[:, None] * inv_freq[None, :]  # (L, HEAD_DIM // 2)
+{per_call}        angle = pos[:, None] * inv_freq[None, :]  # (L, turning pairs)
         cos, sin = c * torch.cos(angle), c * torch.sin(angle)
         {torch_pairs}
 '''
     settings = _settings_line(f)
     shared = _join(_constants(f.constants), f.shared)
-    numpy_source = _source(_docstring(f.title, f.formula, settings, f"q = rotate(q, np.arange(L)); k = rotate(k, np.arange(L))  # q, k: (..., L, {head_dim})"), _join(shared, _block(numpy_fn, 0)), torch=False)
-    torch_source = _source(_docstring(f.title, f.formula, settings, "rope = RotaryEmbedding(); q, k = rope(q), rope(k)  # q, k: (B, H, T, HEAD_DIM)"), _join(shared, torch_cls), torch=True)
+    numpy_source = _source(
+        _docstring(f.title, f.formula, settings, f"q = rotate(q, np.arange(L)); k = rotate(k, np.arange(L))  # q, k: (..., L, {head_dim})"),
+        _join(shared, _block(numpy_fn, 0)),
+        torch=False,
+    )
+    torch_source = _source(
+        _docstring(f.title, f.formula, settings, "rope = RotaryEmbedding(); q, k = rope(q), rope(k)  # q, k: (B, H, T, HEAD_DIM)"),
+        _join(shared, torch_cls),
+        torch=True,
+    )
     what = (
         f"RoPE on a head of width {head_dim:,}, {layout} pair layout, {f.rule.split(':')[0]}. "
         f"NumPy: `rotate(x, positions)` for queries or keys (..., L, {head_dim}); PyTorch: `RotaryEmbedding()(x, positions)`, the same."
@@ -221,21 +264,33 @@ def _rotary(scheme: Scheme, s: Setting, f: Formula) -> GeneratedCode:
 # Bias schemes: attention_bias(q_positions, k_positions) -> (H, Lq, Lk)
 # ============================================================================================
 
+
 def _bias(scheme: Scheme, s: Setting, f: Formula) -> GeneratedCode:
     q_arg = ", q=None" if f.takes_queries else ""
     q_doc = "\n    q: the queries (H, Lq, HEAD_DIM), or None for a fixed unit query." if f.takes_queries else ""
+    q_doc_torch = q_doc.replace("\n    ", "\n        ")
     shared = _join(_constants(f.constants), _block(f.shared, 0))
     numpy_fn = (
-        f'def attention_bias(q_positions, k_positions{q_arg}):\n    """What is added to the attention scores of queries at q_positions and keys at k_positions.{q_doc}\n    Returns (N_HEADS, Lq, Lk) float64."""\n'
+        f'def attention_bias(q_positions, k_positions{q_arg}):\n'
+        f'    """What is added to the attention scores of queries at q_positions and keys at k_positions.{q_doc}\n'
+        '    Returns (N_HEADS, Lq, Lk) float64."""\n'
         + _block(f.numpy_body, 4)
         + "\n    return bias"
     )
     init = _block(f.torch_init, 8)
     torch_cls = (
-        f'class {f.torch_class}(nn.Module):\n    """{f.title}.\n\n    forward(q_positions, k_positions{q_arg}) returns the (N_HEADS, Lq, Lk) bias; add it to the\n    scores: q @ k.transpose(-2, -1) / math.sqrt(head_dim) + bias.\n    """\n\n'
+        f'class {f.torch_class}(nn.Module):\n'
+        f'    """{f.title}.\n'
+        '\n'
+        f'    forward(q_positions, k_positions{q_arg}) returns the (N_HEADS, Lq, Lk) bias; add it to the\n'
+        '    scores: q @ k.transpose(-2, -1) / math.sqrt(head_dim) + bias.\n'
+        '    """\n'
+        '\n'
         "    def __init__(self) -> None:\n        super().__init__()\n"
         + (init + "\n" if init else "")
-        + f'\n    def forward(self, q_positions, k_positions{q_arg}) -> torch.Tensor:\n        """Queries at q_positions (Lq,), keys at k_positions (Lk,) -> (N_HEADS, Lq, Lk).{q_doc.replace(chr(10) + "    ", chr(10) + "        ")}"""\n'
+        + "\n"
+        + f"    def forward(self, q_positions, k_positions{q_arg}) -> torch.Tensor:\n"
+        + f'        """Queries at q_positions (Lq,), keys at k_positions (Lk,) -> (N_HEADS, Lq, Lk).{q_doc_torch}"""\n'
         + _block(f.torch_body, 8)
         + "\n        return bias\n"
     )

@@ -29,8 +29,22 @@ follows the Hugging Face transformers rope types of the same names
   their "dynamic" applies it per sequence length);
 - "dynamic" (dynamic NTK, bloc97 and emozilla): a larger base, growing with the sequence length;
 - "yarn" (Peng et al. 2023): slow pairs interpolated, fast pairs kept, a linear ramp between,
-  and an attention factor $0.1 \ln s + 1$ on cos and sin;
-- "llama3" (Meta, Llama 3.1): the same idea with bands set by wavelength, a smooth blend between.
+  and an attention factor $0.1 \ln s + 1$ on cos and sin (DeepSeek's `mscale` / `mscale_all_dim`
+  ratio when both are set);
+- "llama3" (Meta, Llama 3.1): the same idea with bands set by wavelength, a smooth blend between;
+- "longrope" (Phi-3, Ding et al. 2024): one searched factor per pair, a short list up to the original
+  context and a long list beyond it, and an attention factor $\sqrt{1 + \ln s / \ln L}$;
+- "proportional" (Gemma 4's global layers): only the first $\lfloor p\,d/2 \rfloor$ pairs turn, with
+  exponents over the whole head; the others get frequency 0 and never turn.
+
+**Partial rotary** (`partial_rotary_factor` p, GPT-NeoX / Pythia 0.25, Phi-2 0.4): only the first
+$r = \lfloor p\,d \rfloor$ dimensions of a head rotate, with frequencies $\text{base}^{-2i/r}$ over
+that width, and every scaling rule works on $r$ instead of $d$. Hugging Face returns
+$\lceil r/2 \rceil$ frequencies and `apply_rope` turns the first $2\lceil r/2 \rceil$ dimensions
+(GPT-NeoX's `rotary_dim = cos.shape[-1]`): in the "half" layout dimension $i$ with $i + n$ for the
+$n$ frequencies, in the "interleaved" layout $2i$ with $2i + 1$ for $i < n$; the dimensions after them
+pass through unchanged, and the attention factor does not touch them (it multiplies cos and sin only).
+YaRN and LongRoPE need an even $r$ (Hugging Face fails on an odd one; here it is a ValueError).
 
 All arrays are numpy float64 (Hugging Face computes the frequencies in float32).
 """
@@ -40,7 +54,7 @@ from __future__ import annotations
 import math
 import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 import numpy as np
@@ -50,8 +64,8 @@ from core.schemes.formula import Constant, Expr, Formula, literal
 
 Layout = Literal["half", "interleaved"]
 LAYOUTS: tuple[str, ...] = ("half", "interleaved")
-SCALING_KINDS: tuple[str, ...] = ("linear", "ntk", "dynamic", "yarn", "llama3")
-REGION_LABELS: tuple[str, ...] = ("kept", "blended", "interpolated")
+SCALING_KINDS: tuple[str, ...] = ("linear", "ntk", "dynamic", "yarn", "llama3", "longrope", "proportional")
+REGION_LABELS: tuple[str, ...] = ("kept", "blended", "interpolated", "not rotated")
 
 _BLOCK = 1 << 17  # angles per block (1 MB of float64): long inputs are processed a block of positions at a time
 
@@ -108,6 +122,27 @@ def _as_positions(positions: np.ndarray, name: str = "positions") -> np.ndarray:
     return pos
 
 
+def _check_partial(partial_rotary_factor: float) -> float:
+    if not is_finite_number(partial_rotary_factor) or not 0 < partial_rotary_factor <= 1:
+        raise ValueError(
+            f"partial_rotary_factor must be a number above 0 and at most 1, got {partial_rotary_factor!r}: "
+            "it is the fraction of each head's dimensions that rotate (1: all of them)."
+        )
+    return float(partial_rotary_factor)
+
+
+def _factor_list(name: str, values: object) -> tuple[float, ...]:
+    """A LongRoPE factor list as a tuple of floats (hashable), each finite and above 0."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__") or not hasattr(values, "__iter__"):
+        raise ValueError(f"{name} must be a list of numbers, one per rotating pair, got {type(values).__name__}.")
+    out = tuple(values)
+    if not out:
+        raise ValueError(f"{name} must hold one number per rotating pair, got an empty list.")
+    if not all(is_finite_number(v) and v > 0 for v in out):
+        raise ValueError(f"{name} must hold finite numbers above 0 (each divides one pair's frequency).")
+    return tuple(float(v) for v in out)
+
+
 # ----------------------------------------------------------------------------------------------
 # Scaling configuration
 
@@ -115,21 +150,29 @@ def _as_positions(positions: np.ndarray, name: str = "positions") -> np.ndarray:
 @dataclass(frozen=True)
 class RopeScaling:
     """How to stretch RoPE beyond the context it was trained on; the `rope_scaling` /
-    `rope_parameters` dict of a Hugging Face config as a typed value.
+    `rope_parameters` dict of a Hugging Face config as a typed, hashable value.
 
-    kind: "linear", "ntk", "dynamic", "yarn" or "llama3".
-    factor: s, the new context length over the original one (s = 1 changes nothing).
+    kind: one of SCALING_KINDS: "linear", "ntk", "dynamic", "yarn", "llama3", "longrope", "proportional".
+    factor: s, the new context length over the original one (s = 1 changes nothing). Hugging Face
+        derives it as max_position_embeddings / original_max_position_embeddings when a yarn or
+        longrope config leaves it out; here it is always given.
     original_max_len: L, the context length the model was trained on; Hugging Face's
-        `original_max_position_embeddings` (yarn, llama3), or `max_position_embeddings` for
-        dynamic, which scales against that. "linear" and "ntk" do not use it.
+        `original_max_position_embeddings` (yarn, llama3, longrope), or `max_position_embeddings` for
+        dynamic, which scales against that. "linear", "ntk" and "proportional" do not use it.
     beta_fast, beta_slow (yarn): a pair that turns more than beta_fast times over L keeps its
         frequency, one that turns fewer than beta_slow times is interpolated; 32 and 1 as in
         the YaRN paper.
     low_freq_factor, high_freq_factor (llama3): pairs with a wavelength above L / low are
         interpolated, below L / high kept; 1 and 4 as in Llama 3.1.
-    attention_factor (yarn): multiplies cos and sin; None means 0.1 ln(s) + 1, as in the paper.
+    attention_factor (yarn, longrope): multiplies cos and sin; None means the kind's own rule
+        (`yarn_attention_factor`, `longrope_attention_factor`).
     truncate (yarn): round the ramp's ends outwards to whole pairs, as Hugging Face does by
         default (gpt-oss sets it to False).
+    mscale, mscale_all_dim (yarn, DeepSeek): when both are set (and attention_factor is not), the
+        attention factor is yarn_mscale(s, mscale) / yarn_mscale(s, mscale_all_dim); one alone is
+        ignored, as in Hugging Face.
+    short_factor, long_factor (longrope): one divisor per rotating pair (stored as tuples of floats);
+        the short list while the sequence fits in L, the long list once it is longer.
     """
 
     kind: str
@@ -141,17 +184,26 @@ class RopeScaling:
     high_freq_factor: float = 4.0
     attention_factor: float | None = None
     truncate: bool = True
+    mscale: float | None = None
+    mscale_all_dim: float | None = None
+    short_factor: tuple[float, ...] | None = None
+    long_factor: tuple[float, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in SCALING_KINDS:
             raise ValueError(f"Unknown RoPE scaling kind {self.kind!r}; choose one of {', '.join(SCALING_KINDS)}.")
-        for f in fields(self):
-            if f.name in ("kind", "original_max_len", "truncate") or (f.name == "attention_factor" and self.attention_factor is None):
-                continue
-            object.__setattr__(self, f.name, _check_finite(f.name, getattr(self, f.name)))
+        for name in ("factor", "beta_fast", "beta_slow", "low_freq_factor", "high_freq_factor", "attention_factor", "mscale", "mscale_all_dim"):
+            value = getattr(self, name)
+            if value is not None or name not in ("attention_factor", "mscale", "mscale_all_dim"):
+                object.__setattr__(self, name, _check_finite(name, value))
+        for name in ("short_factor", "long_factor"):
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, _factor_list(name, getattr(self, name)))
         if self.factor < 1:
             raise ValueError(f"factor must be at least 1, got {self.factor!r}: a scaling factor below 1 would shrink the context.")
         object.__setattr__(self, "original_max_len", whole_number(self.original_max_len, "original_max_len", 1))
+        if self.kind in ("yarn", "longrope") and self.attention_factor is not None and self.attention_factor <= 0:
+            raise ValueError(f"attention_factor must be above 0, got {self.attention_factor!r}.")
         if self.kind == "yarn":
             if self.beta_slow <= 0:
                 raise ValueError(f"beta_slow must be above 0, got {self.beta_slow!r}: it counts rotations over the original context.")
@@ -160,8 +212,9 @@ class RopeScaling:
                     f"beta_fast must be greater than beta_slow for yarn, got beta_fast={self.beta_fast!r} and beta_slow={self.beta_slow!r}: "
                     "pairs turning more than beta_fast times are kept, fewer than beta_slow times interpolated."
                 )
-            if self.attention_factor is not None and self.attention_factor <= 0:
-                raise ValueError(f"attention_factor must be above 0, got {self.attention_factor!r}.")
+            for name in ("mscale", "mscale_all_dim"):
+                if getattr(self, name) is not None and getattr(self, name) <= 0:
+                    raise ValueError(f"{name} must be above 0, got {getattr(self, name)!r}: it scales the 0.1 ln(s) term of YaRN's attention factor.")
         if self.kind == "llama3":
             if self.low_freq_factor <= 0:
                 raise ValueError(f"low_freq_factor must be above 0, got {self.low_freq_factor!r}: the band edge is original_max_len / low_freq_factor.")
@@ -170,10 +223,39 @@ class RopeScaling:
                     f"low_freq_factor must be below high_freq_factor for llama3, got {self.low_freq_factor!r} and {self.high_freq_factor!r}: "
                     "together they set the band of wavelengths that is blended."
                 )
+        if self.kind == "longrope":
+            if self.short_factor is None or self.long_factor is None:
+                raise ValueError(
+                    "longrope needs both short_factor and long_factor: one divisor per rotating pair, "
+                    "the short list used up to original_max_len positions and the long list beyond."
+                )
+            if len(self.short_factor) != len(self.long_factor):
+                raise ValueError(
+                    f"short_factor and long_factor must have the same length (one per rotating pair), got {len(self.short_factor)} and {len(self.long_factor)}."
+                )
 
 
 # ----------------------------------------------------------------------------------------------
 # Frequencies: the default one, then one rule per scaling kind (same signature, as in Hugging Face)
+
+
+def rotary_dim(head_dim: int, partial_rotary_factor: float = 1.0) -> int:
+    r"""How many dimensions of a head rotate: $r = \lfloor p\,d \rfloor$ (Hugging Face's
+    `int(head_dim * partial_rotary_factor)`, GPT-NeoX's `rotary_ndims`). Every scaling rule but
+    "proportional" computes its frequencies over r. Raises ValueError when fewer than 2 rotate.
+    Returns an int (odd values are possible: head_dim 64 at p = 0.4 gives 25)."""
+    head_dim, p = _check_head_dim(head_dim), _check_partial(partial_rotary_factor)
+    dim = int(head_dim * p)
+    if dim < 2:
+        raise ValueError(f"only int({head_dim} × {p:g}) = {dim} dimension(s) would rotate: RoPE needs at least one pair; raise partial_rotary_factor.")
+    return dim
+
+
+def _theta(dim: int, base: float) -> np.ndarray:
+    r"""$\theta_i = \text{base}^{-2i/r}$ for $i = 0 \dots \lceil r/2 \rceil - 1$ (Hugging Face's
+    `torch.arange(0, dim, 2) / dim`; r may be odd). Returns (ceil(dim / 2),)."""
+    # $\theta_i = \text{base}^{-2i/r}$
+    return 1.0 / base ** (np.arange(0, dim, 2, dtype=np.float64) / dim)
 
 
 def default_frequencies(head_dim: int, base: float = 10_000.0) -> np.ndarray:
@@ -183,8 +265,7 @@ def default_frequencies(head_dim: int, base: float = 10_000.0) -> np.ndarray:
     Returns (head_dim // 2,) radians per position, fastest first ($\theta_0 = 1$).
     """
     head_dim, base = _check_head_dim(head_dim), _check_base(base)
-    # $\theta_i = \text{base}^{-2i/d}$
-    return 1.0 / base ** (np.arange(0, head_dim, 2, dtype=np.float64) / head_dim)
+    return _theta(head_dim, base)
 
 
 def rope_wavelengths(inv_freq: np.ndarray) -> np.ndarray:
@@ -194,6 +275,13 @@ def rope_wavelengths(inv_freq: np.ndarray) -> np.ndarray:
     if np.any(inv_freq <= 0):
         raise ValueError("inv_freq must be positive to have a wavelength.")
     return 2.0 * np.pi / inv_freq
+
+
+def _ntk_base(base: float, factor: float, dim: int) -> float:
+    if dim < 4:
+        raise ValueError("head_dim must be at least 4 for an NTK-aware base: with a single pair the frequency is 1 whatever the base.")
+    # $b' = b\,s^{d/(d-2)}$
+    return base * factor ** (dim / (dim - 2))
 
 
 def ntk_aware_base(base: float, factor: float, head_dim: int) -> float:
@@ -207,71 +295,91 @@ def ntk_aware_base(base: float, factor: float, head_dim: int) -> float:
     factor = _check_finite("factor", factor)
     if factor < 1:
         raise ValueError(f"factor must be at least 1, got {factor!r}: a scaling factor below 1 would shrink the context.")
-    head_dim = _check_head_dim(head_dim)
-    if head_dim < 4:
-        raise ValueError("head_dim must be at least 4 for an NTK-aware base: with a single pair the frequency is 1 whatever the base.")
-    # $b' = b\,s^{d/(d-2)}$
-    return base * factor ** (head_dim / (head_dim - 2))
+    return _ntk_base(base, factor, _check_head_dim(head_dim))
 
 
-def linear_frequencies(head_dim: int, base: float, scaling: RopeScaling, seq_len: int | None = None) -> tuple[np.ndarray, float]:
+def linear_frequencies(
+    head_dim: int, base: float, scaling: RopeScaling, seq_len: int | None = None, partial_rotary_factor: float = 1.0
+) -> tuple[np.ndarray, float]:
     r"""Position interpolation: $\theta_i' = \theta_i / s$, the same as feeding positions $m / s$
     (Hugging Face `_compute_linear_scaling_rope_parameters`; seq_len is unused).
-    Returns ((head_dim // 2,), attention factor 1.0)."""
+    Returns ((ceil(r / 2),), attention factor 1.0), r = `rotary_dim`."""
     # $\theta_i' = \theta_i / s$
-    return default_frequencies(head_dim, base) / scaling.factor, 1.0
+    return _theta(rotary_dim(head_dim, partial_rotary_factor), base) / scaling.factor, 1.0
 
 
-def ntk_frequencies(head_dim: int, base: float, scaling: RopeScaling, seq_len: int | None = None) -> tuple[np.ndarray, float]:
+def ntk_frequencies(
+    head_dim: int, base: float, scaling: RopeScaling, seq_len: int | None = None, partial_rotary_factor: float = 1.0
+) -> tuple[np.ndarray, float]:
     r"""The NTK-aware base change as a fixed rule: the default frequencies with the base of
-    `ntk_aware_base`, $\theta_i' = b'^{-2i/d}$, $b' = b\,s^{d/(d-2)}$ (seq_len unused; "dynamic" is
-    the same change made per sequence length). Returns ((head_dim // 2,), attention factor 1.0)."""
-    return default_frequencies(head_dim, ntk_aware_base(base, scaling.factor, head_dim)), 1.0
+    `ntk_aware_base`, $\theta_i' = b'^{-2i/r}$, $b' = b\,s^{r/(r-2)}$ (seq_len unused; "dynamic" is
+    the same change made per sequence length). Returns ((ceil(r / 2),), attention factor 1.0)."""
+    dim = rotary_dim(head_dim, partial_rotary_factor)
+    return _theta(dim, _ntk_base(base, scaling.factor, dim)), 1.0
 
 
-def dynamic_base(head_dim: int, base: float, scaling: RopeScaling, seq_len: int | None = None) -> float:
+def dynamic_base(head_dim: int, base: float, scaling: RopeScaling, seq_len: int | None = None, partial_rotary_factor: float = 1.0) -> float:
     r"""The base that dynamic NTK scaling uses for a sequence of seq_len positions
-    (Hugging Face `_compute_dynamic_ntk_parameters`):
+    (Hugging Face `_compute_dynamic_ntk_parameters`), over the rotary width r = `rotary_dim`:
 
-    $$b' = b \left(\frac{s \cdot n}{L} - (s - 1)\right)^{d/(d-2)}, \qquad n = \max(\text{seq\_len}, L),$$
+    $$b' = b \left(\frac{s \cdot n}{L} - (s - 1)\right)^{r/(r-2)}, \qquad n = \max(\text{seq\_len}, L),$$
 
     that is `ntk_aware_base` for the effective factor $\alpha = 1 + s\,(n/L - 1)$: b' = b up to the
     trained length L (and when seq_len is None), and $\alpha$ grows by s for every further L
     positions (so the slowest pair is divided by exactly s at n = L (2s - 1) / s, not at n = s L).
-    head_dim 2 has one pair whose frequency is 1 whatever the base, so it returns b unchanged
+    r = 2 has one pair whose frequency is 1 whatever the base, so it returns b unchanged
     there (Hugging Face divides by zero). Returns a float.
     """
-    head_dim, base = _check_head_dim(head_dim), _check_base(base)
+    dim, base = rotary_dim(head_dim, partial_rotary_factor), _check_base(base)
     original = scaling.original_max_len
     # n = max(seq_len, L): shorter sequences use the trained frequencies
     n = original if seq_len is None else max(whole_number(seq_len, "seq_len", 1), original)
-    if head_dim == 2:
+    if dim == 2:
         return base
-    # $b' = b\,(s n / L - (s - 1))^{d/(d-2)}$
-    return base * ((scaling.factor * n / original) - (scaling.factor - 1)) ** (head_dim / (head_dim - 2))
+    # $b' = b\,(s n / L - (s - 1))^{r/(r-2)}$
+    return base * ((scaling.factor * n / original) - (scaling.factor - 1)) ** (dim / (dim - 2))
 
 
-def dynamic_frequencies(head_dim: int, base: float, scaling: RopeScaling, seq_len: int | None = None) -> tuple[np.ndarray, float]:
+def dynamic_frequencies(
+    head_dim: int, base: float, scaling: RopeScaling, seq_len: int | None = None, partial_rotary_factor: float = 1.0
+) -> tuple[np.ndarray, float]:
     r"""Dynamic NTK scaling: the default frequencies with the base $b'$ of `dynamic_base`,
-    $\theta_i' = b'^{-2i/d}$. Returns ((head_dim // 2,), attention factor 1.0)."""
-    return default_frequencies(head_dim, dynamic_base(head_dim, base, scaling, seq_len)), 1.0
+    $\theta_i' = b'^{-2i/r}$. Returns ((ceil(r / 2),), attention factor 1.0)."""
+    dim = rotary_dim(head_dim, partial_rotary_factor)
+    return _theta(dim, dynamic_base(head_dim, base, scaling, seq_len, partial_rotary_factor)), 1.0
+
+
+def yarn_mscale(factor: float, mscale: float = 1.0) -> float:
+    r"""YaRN's magnitude term (Hugging Face and DeepSeek `get_mscale`): $0.1\,m \ln s + 1$, and 1 when
+    $s \le 1$. Returns a float."""
+    # $0.1\,m \ln s + 1$
+    return 1.0 if factor <= 1 else 0.1 * mscale * math.log(factor) + 1.0
 
 
 def yarn_attention_factor(scaling: RopeScaling) -> float:
-    r"""YaRN's attention factor on cos and sin: the configured one, else
-    $\sqrt{1/t} = 0.1 \ln s + 1$ (YaRN eq. 22; 1 when s <= 1), Hugging Face `get_mscale`.
+    r"""YaRN's attention factor on cos and sin (Hugging Face `_compute_yarn_parameters`):
+
+    - the configured attention_factor, if any;
+    - else, when both mscale and mscale_all_dim are set (DeepSeek-V3),
+      $\text{yarn\_mscale}(s, \text{mscale}) / \text{yarn\_mscale}(s, \text{mscale\_all\_dim})$
+      (1 when they are equal: DeepSeek applies the mscale_all_dim term to the softmax scale instead);
+    - else $\sqrt{1/t} = 0.1 \ln s + 1$ (YaRN eq. 22; 1 when s <= 1). A lone mscale is ignored.
+
     Both q and k carry it, so scores scale by its square. Returns a float."""
     if scaling.attention_factor is not None:
         return float(scaling.attention_factor)
+    if scaling.mscale is not None and scaling.mscale_all_dim is not None:
+        # $\text{yarn\_mscale}(s, m) / \text{yarn\_mscale}(s, m_{all})$
+        return yarn_mscale(scaling.factor, scaling.mscale) / yarn_mscale(scaling.factor, scaling.mscale_all_dim)
     # $\sqrt{1/t} = 0.1 \ln s + 1$
-    return 1.0 if scaling.factor <= 1 else 0.1 * math.log(scaling.factor) + 1.0
+    return yarn_mscale(scaling.factor)
 
 
-def yarn_correction_range(head_dim: int, base: float, scaling: RopeScaling) -> tuple[float, float]:
+def yarn_correction_range(head_dim: int, base: float, scaling: RopeScaling, partial_rotary_factor: float = 1.0) -> tuple[float, float]:
     r"""The pair indices where YaRN's ramp starts and ends (Hugging Face `find_correction_range`).
 
     A pair that turns r times over the original context L has wavelength L / r; solving
-    $2\pi\,b^{2i/d} = L/r$ for i gives `find_correction_dim`,
+    $2\pi\,b^{2i/d} = L/r$ for i gives `find_correction_dim` (d the rotary width `rotary_dim`),
 
     $$i(r) = \frac{d \ln\!\big(L / (2\pi r)\big)}{2 \ln b},$$
 
@@ -279,20 +387,22 @@ def yarn_correction_range(head_dim: int, base: float, scaling: RopeScaling) -> t
     scaling.truncate, then clamped to [0, d - 1] (Hugging Face clamps at d - 1, not d/2 - 1).
     Returns (low, high) as floats.
     """
-    head_dim, base = _check_head_dim(head_dim), _check_base(base)
+    dim, base = rotary_dim(head_dim, partial_rotary_factor), _check_base(base)
     original = scaling.original_max_len
 
     def correction_dim(rotations: float) -> float:
         # $i(r) = d \ln(L / 2\pi r) / (2 \ln b)$
-        return head_dim * math.log(original / (rotations * 2 * math.pi)) / (2 * math.log(base))
+        return dim * math.log(original / (rotations * 2 * math.pi)) / (2 * math.log(base))
 
     low, high = correction_dim(scaling.beta_fast), correction_dim(scaling.beta_slow)
     if scaling.truncate:
         low, high = math.floor(low), math.ceil(high)
-    return float(max(low, 0)), float(min(high, head_dim - 1))
+    return float(max(low, 0)), float(min(high, dim - 1))
 
 
-def yarn_frequencies(head_dim: int, base: float, scaling: RopeScaling, seq_len: int | None = None) -> tuple[np.ndarray, float]:
+def yarn_frequencies(
+    head_dim: int, base: float, scaling: RopeScaling, seq_len: int | None = None, partial_rotary_factor: float = 1.0
+) -> tuple[np.ndarray, float]:
     r"""YaRN "NTK-by-parts" (Peng et al. 2023, Hugging Face `_compute_yarn_parameters`; seq_len unused).
 
     With the ramp $\gamma_i = \text{clip}\big((i - \text{low}) / (\text{high} - \text{low}), 0, 1\big)$
@@ -301,21 +411,24 @@ def yarn_frequencies(head_dim: int, base: float, scaling: RopeScaling, seq_len: 
     $$\theta_i' = \gamma_i\,\frac{\theta_i}{s} + (1 - \gamma_i)\,\theta_i,$$
 
     so fast pairs (i <= low) keep their frequency and slow pairs (i >= high) are interpolated.
-    Returns ((head_dim // 2,), attention factor from `yarn_attention_factor`).
+    Returns ((r // 2,), attention factor from `yarn_attention_factor`); r must be even.
     """
-    theta = default_frequencies(head_dim, base)
-    low, high = yarn_correction_range(head_dim, base, scaling)
+    dim = rotary_dim(head_dim, partial_rotary_factor)
+    theta = _theta(dim, base)
+    low, high = yarn_correction_range(head_dim, base, scaling, partial_rotary_factor)
     if low == high:
         high += 0.001  # Hugging Face: prevent a division by zero
     # $\gamma_i = \text{clip}((i - \text{low}) / (\text{high} - \text{low}), 0, 1)$
-    ramp = np.clip((np.arange(head_dim // 2, dtype=np.float64) - low) / (high - low), 0.0, 1.0)
+    ramp = np.clip((np.arange(dim // 2, dtype=np.float64) - low) / (high - low), 0.0, 1.0)
     keep = 1.0 - ramp  # Hugging Face's inv_freq_extrapolation_factor
     # $\theta_i' = \gamma_i\,\theta_i / s + (1 - \gamma_i)\,\theta_i$
     inv_freq = (theta / scaling.factor) * (1.0 - keep) + theta * keep
     return inv_freq, yarn_attention_factor(scaling)
 
 
-def llama3_frequencies(head_dim: int, base: float, scaling: RopeScaling, seq_len: int | None = None) -> tuple[np.ndarray, float]:
+def llama3_frequencies(
+    head_dim: int, base: float, scaling: RopeScaling, seq_len: int | None = None, partial_rotary_factor: float = 1.0
+) -> tuple[np.ndarray, float]:
     r"""Llama 3.1's frequency scaling (Meta's `apply_scaling`, Hugging Face `_compute_llama3_parameters`;
     seq_len unused). With wavelength $\lambda_i = 2\pi/\theta_i$ and bands
     $\lambda_{hi} = L / \text{high\_freq\_factor}$, $\lambda_{lo} = L / \text{low\_freq\_factor}$:
@@ -324,9 +437,9 @@ def llama3_frequencies(head_dim: int, base: float, scaling: RopeScaling, seq_len
     (1 - g_i)\,\theta_i / s + g_i\,\theta_i & \text{otherwise}, \end{cases} \qquad
     g_i = \frac{L/\lambda_i - \text{low\_freq\_factor}}{\text{high\_freq\_factor} - \text{low\_freq\_factor}}.$$
 
-    Returns ((head_dim // 2,), attention factor 1.0).
+    Returns ((ceil(r / 2),), attention factor 1.0).
     """
-    theta = default_frequencies(head_dim, base)
+    theta = _theta(rotary_dim(head_dim, partial_rotary_factor), base)
     s, original = scaling.factor, scaling.original_max_len
     low_freq_wavelen = original / scaling.low_freq_factor
     high_freq_wavelen = original / scaling.high_freq_factor
@@ -340,32 +453,115 @@ def llama3_frequencies(head_dim: int, base: float, scaling: RopeScaling, seq_len
     return inv_freq, 1.0
 
 
-FrequencyRule = Callable[..., tuple[np.ndarray, float]]  # (head_dim, base, scaling, seq_len)
+def longrope_attention_factor(scaling: RopeScaling) -> float:
+    r"""LongRoPE's attention factor on cos and sin (Hugging Face `_compute_longrope_parameters`): the
+    configured one, else
+
+    $$c = \sqrt{1 + \frac{\ln s}{\ln L}}$$
+
+    (1 when s <= 1). The same factor serves the short and the long list. Returns a float."""
+    if scaling.attention_factor is not None:
+        return float(scaling.attention_factor)
+    if scaling.factor <= 1:
+        return 1.0
+    # $c = \sqrt{1 + \ln s / \ln L}$
+    return math.sqrt(1 + math.log(scaling.factor) / math.log(scaling.original_max_len))
+
+
+def longrope_frequencies(
+    head_dim: int, base: float, scaling: RopeScaling, seq_len: int | None = None, partial_rotary_factor: float = 1.0
+) -> tuple[np.ndarray, float]:
+    r"""LongRoPE (Ding et al. 2024; Phi-3's "su"; Hugging Face `_compute_longrope_parameters`): each pair
+    divided by its own searched factor $\lambda_i$,
+
+    $$\theta_i' = \frac{1}{\lambda_i\,\text{base}^{2i/r}}, \qquad
+    \lambda = \begin{cases} \text{long\_factor} & \text{seq\_len} > L \\ \text{short\_factor} & \text{otherwise (or seq\_len None)}. \end{cases}$$
+
+    Hugging Face's forward switches the whole sequence to the long list as soon as
+    max(position_ids) + 1 > L, i.e. from seq_len = L + 1 on. Both lists must have r / 2 entries
+    (r even). Returns ((r // 2,), `longrope_attention_factor`).
+    """
+    dim = rotary_dim(head_dim, partial_rotary_factor)
+    for name in ("short_factor", "long_factor"):
+        if len(getattr(scaling, name)) != dim // 2:
+            raise ValueError(
+                f"longrope needs one factor per rotating pair: {dim // 2} for a rotary width of {dim}, "
+                f"but {name} has {len(getattr(scaling, name))} entries."
+            )
+    chosen = scaling.long_factor if seq_len is not None and seq_len > scaling.original_max_len else scaling.short_factor
+    ext = np.asarray(chosen, dtype=np.float64)
+    # $\theta_i' = 1 / (\lambda_i\,\text{base}^{2i/r})$
+    return 1.0 / (ext * base ** (np.arange(0, dim, 2, dtype=np.float64) / dim)), longrope_attention_factor(scaling)
+
+
+def proportional_frequencies(
+    head_dim: int, base: float, scaling: RopeScaling, seq_len: int | None = None, partial_rotary_factor: float = 1.0
+) -> tuple[np.ndarray, float]:
+    r"""Proportional RoPE (Gemma 4's global layers; Hugging Face `_compute_proportional_rope_parameters`;
+    seq_len unused): the first $k = \lfloor p\,d / 2 \rfloor$ pairs turn with the exponents of the
+    whole head, the rest have frequency 0 (they never turn: "NoPE" dimensions), all divided by s:
+
+    $$\theta_i' = \begin{cases} \text{base}^{-2i/d} / s & i < k \\ 0 & k \le i < d/2. \end{cases}$$
+
+    Unlike partial rotary, the turning pairs keep the frequencies they would have in a full
+    head (the slowest is $\text{base}^{-2(k-1)/d}$, not $\text{base}^{-(r-2)/r}$).
+    Returns ((head_dim // 2,), attention factor 1.0).
+    """
+    p = _check_partial(partial_rotary_factor)
+    # k = int(p d // 2), Hugging Face's rope_angles
+    turning = int(p * head_dim // 2)
+    inv_freq = np.zeros(head_dim // 2)
+    # $\theta_i' = \text{base}^{-2i/d} / s$ for the first k pairs
+    inv_freq[:turning] = 1.0 / base ** (np.arange(0, 2 * turning, 2, dtype=np.float64) / head_dim) / scaling.factor
+    return inv_freq, 1.0
+
+
+FrequencyRule = Callable[..., tuple[np.ndarray, float]]  # (head_dim, base, scaling, seq_len, partial_rotary_factor)
 SCALING_RULES: dict[str, FrequencyRule] = {
     "linear": linear_frequencies,
     "ntk": ntk_frequencies,
     "dynamic": dynamic_frequencies,
     "yarn": yarn_frequencies,
     "llama3": llama3_frequencies,
+    "longrope": longrope_frequencies,
+    "proportional": proportional_frequencies,
 }
+EVEN_ROTARY = ("yarn", "longrope")  # kinds whose rotary width must be even (Hugging Face fails on an odd one)
 
 
-def rope_frequencies(head_dim: int, base: float = 10_000.0, scaling: RopeScaling | None = None, *, seq_len: int | None = None) -> tuple[np.ndarray, float]:
-    r"""The frequencies $\theta_i$ of every pair and the attention factor that multiplies cos and sin,
-    as Hugging Face transformers computes them for rope type `scaling.kind` ("default" when
-    scaling is None). seq_len (the current sequence length, Hugging Face's max(position_ids) + 1)
-    matters for "dynamic" only.
+def rope_frequencies(
+    head_dim: int, base: float = 10_000.0, scaling: RopeScaling | None = None, *, seq_len: int | None = None, partial_rotary_factor: float = 1.0
+) -> tuple[np.ndarray, float]:
+    r"""The frequencies $\theta_i$ of every turning pair and the attention factor that multiplies cos
+    and sin, as Hugging Face transformers computes them for rope type `scaling.kind` ("default"
+    when scaling is None, with GPT-NeoX's and Phi's partial rotary). seq_len (the current sequence
+    length, Hugging Face's max(position_ids) + 1) matters for "dynamic" and "longrope" only.
 
-    Returns (inv_freq (head_dim // 2,), attention_factor float).
+    partial_rotary_factor p: only the first r = int(head_dim · p) dimensions rotate (`rotary_dim`);
+    the frequencies are computed over r. "proportional" reads p as its proportion of turning pairs.
+
+    Returns (inv_freq, attention_factor): inv_freq has ceil(r / 2) entries (head_dim // 2 when
+    p = 1; r / 2 for yarn and longrope, which need an even r), and head_dim // 2 for
+    "proportional", whose pairs past the first int(p · head_dim // 2) are 0. `apply_rope` rotates
+    the first 2 · len(inv_freq) dimensions and leaves the others as they are.
     """
     head_dim, base = _check_head_dim(head_dim), _check_base(base)
+    p = _check_partial(partial_rotary_factor)
     if seq_len is not None:
         seq_len = whole_number(seq_len, "seq_len", 1)
-    if scaling is None:
-        return default_frequencies(head_dim, base), 1.0
-    if not isinstance(scaling, RopeScaling):
+    if scaling is not None and not isinstance(scaling, RopeScaling):
         raise ValueError(f"scaling must be a RopeScaling or None, got {type(scaling).__name__}.")
-    return SCALING_RULES[scaling.kind](head_dim, base, scaling, seq_len)
+    if scaling is not None and scaling.kind == "proportional":
+        return proportional_frequencies(head_dim, base, scaling, seq_len, p)
+    dim = rotary_dim(head_dim, p)
+    if scaling is None:
+        return _theta(dim, base), 1.0
+    if scaling.kind in EVEN_ROTARY and dim % 2:
+        raise ValueError(
+            f"{scaling.kind} needs an even number of rotating dimensions, but int({head_dim} × {p:g}) = {dim} is odd: "
+            "its per-pair rule has r // 2 entries for ceil(r / 2) frequencies (Hugging Face fails here too)."
+        )
+    return SCALING_RULES[scaling.kind](head_dim, base, scaling, seq_len, p)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -394,12 +590,14 @@ def rope_angles(positions: np.ndarray, inv_freq: np.ndarray) -> np.ndarray:
     return _as_positions(positions)[:, None] * _as_inv_freq(inv_freq)[None, :]  # (L, d/2)
 
 
-def _pairs(x: np.ndarray, layout: str) -> tuple[np.ndarray, np.ndarray]:
-    """The two members (a, b) of every pair along the last axis: views, (..., d/2) each."""
+def _pairs(x: np.ndarray, layout: str, n: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The two members (a, b) of each of the first n pairs along the last axis (all d/2 when n is
+    None): "half" pairs i with i + n, "interleaved" 2i with 2i + 1, both within the first 2n
+    dimensions. Views, (..., n) each."""
+    n = x.shape[-1] // 2 if n is None else n
     if layout == "half":
-        h = x.shape[-1] // 2
-        return x[..., :h], x[..., h:]
-    return x[..., 0::2], x[..., 1::2]
+        return x[..., :n], x[..., n : 2 * n]
+    return x[..., 0 : 2 * n : 2], x[..., 1 : 2 * n : 2]
 
 
 def apply_rope(x: np.ndarray, positions: np.ndarray, inv_freq: np.ndarray, *, layout: Layout = "half", attention_factor: float = 1.0) -> np.ndarray:
@@ -411,7 +609,12 @@ def apply_rope(x: np.ndarray, positions: np.ndarray, inv_freq: np.ndarray, *, la
     `q * cos + rotate_half(q) * sin` with cos = cat(freqs, freqs) * c; for "interleaved" it is
     GPT-J's `rotate_every_two` (and Meta Llama's complex product $(a + ib)\,e^{im\theta_i}$).
 
-    x: (L, d) or (..., L, d); positions: (L,), any real numbers; inv_freq: (d/2,).
+    Partial rotary: with n = len(inv_freq) < d/2 only the first 2n dimensions rotate ("half":
+    i with i + n; "interleaved": 2i with 2i + 1, i < n), as GPT-NeoX's `apply_rotary_pos_emb` does
+    with `rotary_dim = cos.shape[-1]`; dimensions 2n .. d-1 are returned unchanged (not scaled by c).
+    A pair with frequency 0 ("proportional") is not turned either, but is scaled by c.
+
+    x: (L, d) or (..., L, d) with d >= 2 n; positions: (L,), any real numbers; inv_freq: (n,).
     Returns float64 of the same shape as x.
     """
     _check_layout(layout)
@@ -421,13 +624,18 @@ def apply_rope(x: np.ndarray, positions: np.ndarray, inv_freq: np.ndarray, *, la
     attention_factor = _check_finite("attention_factor", attention_factor)
     if x.ndim < 2:
         raise ValueError(f"x must have shape (L, d) or (..., L, d), got shape {x.shape}.")
-    if x.shape[-1] != 2 * inv_freq.size:
-        raise ValueError(f"x has {x.shape[-1]} dimensions but inv_freq has {inv_freq.size} pairs; RoPE needs d = 2 * len(inv_freq).")
+    n = inv_freq.size
+    if x.shape[-1] < 2 * n:
+        raise ValueError(
+            f"x has {x.shape[-1]} dimensions but inv_freq has {n} pairs; RoPE needs d = 2 * len(inv_freq) or more "
+            "(dimensions past the first 2 * len(inv_freq) pass through unrotated)."
+        )
     if x.shape[-2] != pos.size:
         raise ValueError(f"x has {x.shape[-2]} positions (rows) but {pos.size} positions were given.")
-    a, b = _pairs(x, layout)
+    a, b = _pairs(x, layout, n)
     out = np.empty(x.shape, dtype=np.float64)
-    out_a, out_b = _pairs(out, layout)
+    out[..., 2 * n :] = x[..., 2 * n :]  # partial rotary: the rest passes through
+    out_a, out_b = _pairs(out, layout, n)
     for rows in _blocks(pos.size, inv_freq.size):  # a block of positions at a time: temporaries stay small
         angle = pos[rows, None] * inv_freq[None, :]  # (block, d/2)
         cos, sin = attention_factor * np.cos(angle), attention_factor * np.sin(angle)
@@ -482,31 +690,36 @@ def relative_score(
     r"""The RoPE score as a function of the offset $\delta = m - n$ alone (query at m, key at n),
     averaged over the rows of q and k:
 
-    $$(R_m q)\cdot(R_n k) = c^2 \sum_i \big[(q_a k_a + q_b k_b)\cos\delta\theta_i + (q_a k_b - q_b k_a)\sin\delta\theta_i\big].$$
+    $$(R_m q)\cdot(R_n k) = c^2 \sum_i \big[(q_a k_a + q_b k_b)\cos\delta\theta_i + (q_a k_b - q_b k_a)\sin\delta\theta_i\big]
+    + \sum_{j \ge 2n} q_j k_j,$$
+
+    the last sum over the dimensions that do not rotate (partial rotary; none when d = 2n).
 
     The bracket is linear in the products, so the mean over rows is taken on the coefficients
     first; the cost is (n, d/2) whatever the number of rows. For q = k = all ones it is
     $\sum_i 2\cos\delta\theta_i$, RoFormer's long-distance decay curve; for random q = k the mean
     shows how the expected score falls with distance.
 
-    q, k: (d,) or (B, d), broadcast together; offsets: (n,). Returns (n,).
+    q, k: (d,) or (B, d), broadcast together, d >= 2 len(inv_freq); offsets: (n,). Returns (n,).
     """
     _check_layout(layout)
     q, k = np.broadcast_arrays(np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64))
     inv_freq = _as_inv_freq(inv_freq)
     offsets = _as_positions(offsets, "offsets")
     attention_factor = _check_finite("attention_factor", attention_factor)
-    if q.ndim not in (1, 2) or q.shape[-1] != 2 * inv_freq.size:
-        raise ValueError(f"q and k must have shape (d,) or (B, d) with d = 2 * len(inv_freq) = {2 * inv_freq.size}, got {q.shape}.")
-    qa, qb = _pairs(q, layout)
-    ka, kb = _pairs(k, layout)
-    cos_coef = (qa * ka + qb * kb).reshape(-1, inv_freq.size).mean(axis=0)  # (d/2,)
-    sin_coef = (qa * kb - qb * ka).reshape(-1, inv_freq.size).mean(axis=0)  # (d/2,)
+    n = inv_freq.size
+    if q.ndim not in (1, 2) or q.shape[-1] < 2 * n:
+        raise ValueError(f"q and k must have shape (d,) or (B, d) with d = 2 * len(inv_freq) = {2 * n} or more, got {q.shape}.")
+    qa, qb = _pairs(q, layout, n)
+    ka, kb = _pairs(k, layout, n)
+    cos_coef = (qa * ka + qb * kb).reshape(-1, n).mean(axis=0)  # (n,)
+    sin_coef = (qa * kb - qb * ka).reshape(-1, n).mean(axis=0)  # (n,)
+    still = float((q[..., 2 * n :] * k[..., 2 * n :]).reshape(-1, q.shape[-1] - 2 * n).sum(axis=1).mean()) if q.shape[-1] > 2 * n else 0.0
     out = np.empty(offsets.size)
-    for rows in _blocks(offsets.size, inv_freq.size):
-        angle = offsets[rows, None] * inv_freq[None, :]  # (block, d/2)
-        # $c^2 \sum_i [A_i \cos\delta\theta_i + B_i \sin\delta\theta_i]$
-        out[rows] = attention_factor**2 * (np.cos(angle) @ cos_coef + np.sin(angle) @ sin_coef)
+    for rows in _blocks(offsets.size, n):
+        angle = offsets[rows, None] * inv_freq[None, :]  # (block, n)
+        # $c^2 \sum_i [A_i \cos\delta\theta_i + B_i \sin\delta\theta_i] + \sum_{j \ge 2n} q_j k_j$
+        out[rows] = attention_factor**2 * (np.cos(angle) @ cos_coef + np.sin(angle) @ sin_coef) + still
     return out
 
 
@@ -515,51 +728,62 @@ def relative_score(
 
 
 class ScalingRegions(NamedTuple):
-    """What a scaling does to each pair (see `scaling_regions`)."""
+    """What a scaling does to each turning pair (see `scaling_regions`)."""
 
-    ratio: np.ndarray  # (d/2,) new inv_freq / old inv_freq: 1 kept, 1/s interpolated
-    label: np.ndarray  # (d/2,) str: "kept", "blended" or "interpolated"
-    wavelength: np.ndarray  # (d/2,) unscaled wavelength 2*pi/theta_i, in positions
+    ratio: np.ndarray  # (n,) new inv_freq / old inv_freq: 1 kept, 1/s interpolated, 0 never turns
+    label: np.ndarray  # (n,) str, one of REGION_LABELS: "kept", "blended", "interpolated", "not rotated"
+    wavelength: np.ndarray  # (n,) unscaled wavelength 2*pi/theta_i, in positions
     edges: tuple[float, ...]  # wavelengths (positions) where the rule changes; () if none
 
 
-def scaling_regions(head_dim: int, base: float = 10_000.0, scaling: RopeScaling | None = None, *, seq_len: int | None = None) -> ScalingRegions:
+def scaling_regions(
+    head_dim: int, base: float = 10_000.0, scaling: RopeScaling | None = None, *, seq_len: int | None = None, partial_rotary_factor: float = 1.0
+) -> ScalingRegions:
     r"""Per pair, the ratio $\theta_i'/\theta_i$ of scaled to unscaled frequency, and a label:
 
     - "kept": ratio 1, the pair extrapolates with its trained frequency;
-    - "interpolated": ratio at most 1/s, divided by the factor (dynamic divides the slowest pairs by
-      more than s once its effective factor, see `dynamic_base`, exceeds s);
-    - "blended": in between.
+    - "interpolated": ratio at most 1/s, divided by at least the factor (dynamic divides the slowest
+      pairs by more than s once its effective factor, see `dynamic_base`, exceeds s; a LongRoPE list
+      may hold divisors above s);
+    - "blended": any other ratio (in between, for every kind but LongRoPE, whose divisors are free);
+    - "not rotated": ratio 0, a "proportional" pair that never turns.
 
-    Ratios are compared with a relative tolerance of 1e-9. `edges` are the wavelengths where the
-    label changes: llama3 (L / high_freq_factor, L / low_freq_factor); yarn the wavelengths of
-    the pairs low and high of `yarn_correction_range` (L / beta_fast and L / beta_slow before
-    truncation and clamping); none for the other kinds. For "dynamic" the ratio depends on
-    seq_len (none or at most L: every pair is kept).
-    Returns a ScalingRegions of (head_dim // 2,) arrays.
+    The unscaled frequencies are those of the same rotary width (`rotary_dim`), or of the whole head
+    for "proportional". Ratios are compared with a relative tolerance of 1e-9. `edges` are the
+    wavelengths where the label changes: llama3 (L / high_freq_factor, L / low_freq_factor); yarn the
+    wavelengths of the pairs low and high of `yarn_correction_range` (L / beta_fast and L / beta_slow
+    before truncation and clamping); none for the other kinds. For "dynamic" and "longrope" the
+    ratio depends on seq_len (none or at most L: dynamic keeps every pair, longrope uses its short list).
+    Returns a ScalingRegions of (len(inv_freq),) arrays, as `rope_frequencies` returns them.
     """
-    theta = default_frequencies(head_dim, base)
-    inv_freq, _ = rope_frequencies(head_dim, base, scaling, seq_len=seq_len)
+    inv_freq, _ = rope_frequencies(head_dim, base, scaling, seq_len=seq_len, partial_rotary_factor=partial_rotary_factor)
+    proportional = scaling is not None and scaling.kind == "proportional"
+    dim = head_dim if proportional else rotary_dim(head_dim, partial_rotary_factor)
+    theta = _theta(dim, float(base))
     ratio = inv_freq / theta
     factor = 1.0 if scaling is None else scaling.factor
     tol = 1e-9
-    label = np.where(ratio >= 1 - tol, "kept", np.where(ratio <= (1 + tol) / factor, "interpolated", "blended"))
+    label = np.where(
+        ratio == 0, "not rotated", np.where(np.abs(ratio - 1) <= tol, "kept", np.where(ratio <= (1 + tol) / factor, "interpolated", "blended"))
+    )
     edges: tuple[float, ...] = ()
     if scaling is not None and scaling.kind == "llama3":
         edges = (scaling.original_max_len / scaling.high_freq_factor, scaling.original_max_len / scaling.low_freq_factor)
     elif scaling is not None and scaling.kind == "yarn":
-        low, high = yarn_correction_range(head_dim, base, scaling)
-        # $\lambda(i) = 2\pi\,b^{2i/d}$ at the ramp's ends
-        edges = tuple(float(2 * np.pi * float(base) ** (2 * i / head_dim)) for i in (low, high))
+        low, high = yarn_correction_range(head_dim, base, scaling, partial_rotary_factor)
+        # $\lambda(i) = 2\pi\,b^{2i/r}$ at the ramp's ends
+        edges = tuple(float(2 * np.pi * float(base) ** (2 * i / dim)) for i in (low, high))
     return ScalingRegions(ratio=ratio, label=label, wavelength=2 * np.pi / theta, edges=edges)
 
 
 # ----------------------------------------------------------------------------------------------
 # Generated code: each scaling rule as the `frequencies()` function the code page exports
 # (core.files.codegen wraps it in the rotation), written with the same float operations as the
-# rule above it, so tests/core/files/test_codegen.py finds the same numbers.
+# rule above it, so tests/core/files/test_codegen.py finds the same numbers. A rule is written
+# over the rotary width `D`: "HEAD_DIM" when every dimension rotates, "ROTARY_DIM" (partial rotary).
 
-_THETA = "theta = 1.0 / {base} ** (np.arange(0, HEAD_DIM, 2, dtype=np.float64) / HEAD_DIM)  # theta_i = base^(-2i / HEAD_DIM)"
+_THETA = "theta = 1.0 / {base} ** (np.arange(0, {D}, 2, dtype=np.float64) / {D})  # theta_i = base^(-2i / {D})"
+_WRAP = 6  # numbers per line of a written-out factor list
 
 
 class CodeRule(NamedTuple):
@@ -571,60 +795,77 @@ class CodeRule(NamedTuple):
     takes_seq_len: bool = False
 
 
-def _default_code(head_dim: int, scaling: RopeScaling | None) -> CodeRule:
-    return CodeRule("no scaling", (), _THETA.format(base="BASE") + "\nreturn theta, 1.0")
+def _number_list(values: tuple[float, ...]) -> Expr:
+    """A list of floats as source, _WRAP to a line, that reads back to exactly the same values."""
+    rows = [", ".join(literal(v) for v in values[i : i + _WRAP]) for i in range(0, len(values), _WRAP)]
+    return Expr("[\n    " + ",\n    ".join(rows) + ",\n]")
 
 
-def _linear_code(head_dim: int, scaling: RopeScaling) -> CodeRule:
+def _default_code(dim: int, scaling: RopeScaling | None, D: str) -> CodeRule:
+    return CodeRule("no scaling", (), _THETA.format(base="BASE", D=D) + "\nreturn theta, 1.0")
+
+
+def _linear_code(dim: int, scaling: RopeScaling, D: str) -> CodeRule:
     return CodeRule(
         "linear (position interpolation): theta_i' = theta_i / FACTOR",
         (("FACTOR", scaling.factor, "s: new context over original context"),),
-        _THETA.format(base="BASE") + "\nreturn theta / FACTOR, 1.0",
+        _THETA.format(base="BASE", D=D) + "\nreturn theta / FACTOR, 1.0",
     )
 
 
-def _ntk_code(head_dim: int, scaling: RopeScaling) -> CodeRule:
+def _ntk_code(dim: int, scaling: RopeScaling, D: str) -> CodeRule:
     return CodeRule(
-        "NTK-aware base change: base' = BASE * FACTOR^(HEAD_DIM / (HEAD_DIM - 2)); the slowest pair is divided by FACTOR, the fastest kept",
-        (("FACTOR", float(scaling.factor), "s: new context over original context"), ("NTK_BASE", Expr("BASE * FACTOR ** (HEAD_DIM / (HEAD_DIM - 2))"), "the enlarged base")),
-        _THETA.format(base="NTK_BASE") + "\nreturn theta, 1.0",
+        f"NTK-aware base change: base' = BASE * FACTOR^({D} / ({D} - 2)); the slowest pair is divided by FACTOR, the fastest kept",
+        (
+            ("FACTOR", float(scaling.factor), "s: new context over original context"),
+            ("NTK_BASE", Expr(f"BASE * FACTOR ** ({D} / ({D} - 2))"), "the enlarged base"),
+        ),
+        _THETA.format(base="NTK_BASE", D=D) + "\nreturn theta, 1.0",
     )
 
 
-def _dynamic_code(head_dim: int, scaling: RopeScaling) -> CodeRule:
+def _dynamic_code(dim: int, scaling: RopeScaling, D: str) -> CodeRule:
     constants = (("FACTOR", scaling.factor, "s"), ("ORIGINAL_MAX_LEN", scaling.original_max_len, "L: the context the model was trained on"))
-    if head_dim == 2:
-        body = "# a single pair turns at 1 radian per position whatever the base: nothing to rescale\n" + _THETA.format(base="BASE") + "\nreturn theta, 1.0"
+    if dim == 2:
+        body = "# a single pair turns at 1 radian per position whatever the base: nothing to rescale\n" + _THETA.format(base="BASE", D=D)
+        body += "\nreturn theta, 1.0"
     else:
-        body = """
+        body = f"""
         n = ORIGINAL_MAX_LEN if seq_len is None else max(seq_len, ORIGINAL_MAX_LEN)
-        base = BASE * ((FACTOR * n / ORIGINAL_MAX_LEN) - (FACTOR - 1)) ** (HEAD_DIM / (HEAD_DIM - 2))  # grows past L
+        base = BASE * ((FACTOR * n / ORIGINAL_MAX_LEN) - (FACTOR - 1)) ** ({D} / ({D} - 2))  # grows past L
         """
-        body = textwrap.dedent(body).strip("\n") + "\n" + _THETA.format(base="base") + "\nreturn theta, 1.0"
+        body = textwrap.dedent(body).strip("\n") + "\n" + _THETA.format(base="base", D=D) + "\nreturn theta, 1.0"
     return CodeRule(
-        "dynamic NTK: for a sequence of n = max(seq_len, L) positions, base' = BASE * (s n / L - (s - 1))^(HEAD_DIM / (HEAD_DIM - 2))",
+        f"dynamic NTK: for a sequence of n = max(seq_len, L) positions, base' = BASE * (s n / L - (s - 1))^({D} / ({D} - 2))",
         constants,
         body,
         takes_seq_len=True,
     )
 
 
-def _yarn_code(head_dim: int, scaling: RopeScaling) -> CodeRule:
-    attention = (
-        literal(scaling.attention_factor) if scaling.attention_factor is not None else ("1.0" if scaling.factor <= 1 else "0.1 * math.log(FACTOR) + 1.0")
-    )
+def _yarn_code(dim: int, scaling: RopeScaling, D: str) -> CodeRule:
+    mscales: tuple[Constant, ...] = ()
+    if scaling.attention_factor is not None:
+        attention = literal(scaling.attention_factor)
+    elif scaling.factor <= 1:
+        attention = "1.0"
+    elif scaling.mscale is not None and scaling.mscale_all_dim is not None:
+        attention = "(0.1 * MSCALE * math.log(FACTOR) + 1.0) / (0.1 * MSCALE_ALL_DIM * math.log(FACTOR) + 1.0)"
+        mscales = (("MSCALE", scaling.mscale, ""), ("MSCALE_ALL_DIM", scaling.mscale_all_dim, "DeepSeek: the ratio of the two mscale terms"))
+    else:
+        attention = "0.1 * math.log(FACTOR) + 1.0"
     rounding = "low, high = math.floor(low), math.ceil(high)  # whole pairs\n    " if scaling.truncate else ""
     body = f'''
     def correction_dim(rotations):
         """The pair index that turns `rotations` times over ORIGINAL_MAX_LEN positions."""
-        return HEAD_DIM * math.log(ORIGINAL_MAX_LEN / (rotations * 2 * math.pi)) / (2 * math.log(BASE))
+        return {D} * math.log(ORIGINAL_MAX_LEN / (rotations * 2 * math.pi)) / (2 * math.log(BASE))
 
-    {_THETA.format(base="BASE")}
+    {_THETA.format(base="BASE", D=D)}
     low, high = correction_dim(BETA_FAST), correction_dim(BETA_SLOW)
-    {rounding}low, high = max(low, 0), min(high, HEAD_DIM - 1)
+    {rounding}low, high = max(low, 0), min(high, {D} - 1)
     if low == high:
         high += 0.001  # no division by zero
-    ramp = np.clip((np.arange(HEAD_DIM // 2, dtype=np.float64) - low) / (high - low), 0.0, 1.0)  # gamma_i
+    ramp = np.clip((np.arange({D} // 2, dtype=np.float64) - low) / (high - low), 0.0, 1.0)  # gamma_i
     keep = 1.0 - ramp
     return (theta / FACTOR) * (1.0 - keep) + theta * keep, ATTENTION_FACTOR
     '''
@@ -636,15 +877,16 @@ def _yarn_code(head_dim: int, scaling: RopeScaling) -> CodeRule:
             ("ORIGINAL_MAX_LEN", scaling.original_max_len, "L: the context the model was trained on"),
             ("BETA_FAST", scaling.beta_fast, ""),
             ("BETA_SLOW", scaling.beta_slow, ""),
-            ("ATTENTION_FACTOR", Expr(attention), "on cos and sin"),
-        ),
+        )
+        + mscales
+        + (("ATTENTION_FACTOR", Expr(attention), "on cos and sin"),),
         textwrap.dedent(body).replace("\n    \n", "\n\n").strip("\n"),
     )
 
 
-def _llama3_code(head_dim: int, scaling: RopeScaling) -> CodeRule:
+def _llama3_code(dim: int, scaling: RopeScaling, D: str) -> CodeRule:
     body = f"""
-    {_THETA.format(base="BASE")}
+    {_THETA.format(base="BASE", D=D)}
     wavelen = 2 * np.pi / theta
     low_freq_wavelen, high_freq_wavelen = ORIGINAL_MAX_LEN / LOW_FREQ_FACTOR, ORIGINAL_MAX_LEN / HIGH_FREQ_FACTOR
     smooth = (ORIGINAL_MAX_LEN / wavelen - LOW_FREQ_FACTOR) / (HIGH_FREQ_FACTOR - LOW_FREQ_FACTOR)
@@ -665,31 +907,107 @@ def _llama3_code(head_dim: int, scaling: RopeScaling) -> CodeRule:
     )
 
 
-CODE_RULES: dict[str, Callable[[int, RopeScaling], CodeRule]] = {
+def _longrope_code(dim: int, scaling: RopeScaling, D: str) -> CodeRule:
+    if scaling.attention_factor is not None:
+        attention = literal(scaling.attention_factor)
+    else:
+        attention = "1.0" if scaling.factor <= 1 else "math.sqrt(1 + math.log(FACTOR) / math.log(ORIGINAL_MAX_LEN))"
+    body = f"""
+    chosen = LONG_FACTOR if seq_len is not None and seq_len > ORIGINAL_MAX_LEN else SHORT_FACTOR  # the whole sequence switches
+    ext = np.asarray(chosen, dtype=np.float64)
+    return 1.0 / (ext * BASE ** (np.arange(0, {D}, 2, dtype=np.float64) / {D})), ATTENTION_FACTOR
+    """
+    return CodeRule(
+        "LongRoPE: pair i divided by its own factor, SHORT_FACTOR[i] while the sequence fits in L = ORIGINAL_MAX_LEN positions, "
+        "LONG_FACTOR[i] once it is longer; cos and sin are multiplied by ATTENTION_FACTOR",
+        (
+            ("FACTOR", scaling.factor, "s: new context over original context"),
+            ("ORIGINAL_MAX_LEN", scaling.original_max_len, "L: the context the model was trained on"),
+            ("SHORT_FACTOR", _number_list(scaling.short_factor or ()), "one divisor per pair, up to L positions"),
+            ("LONG_FACTOR", _number_list(scaling.long_factor or ()), "one divisor per pair, past L positions"),
+            ("ATTENTION_FACTOR", Expr(attention), "on cos and sin, for both lists"),
+        ),
+        textwrap.dedent(body).strip("\n"),
+        takes_seq_len=True,
+    )
+
+
+def _proportional_code(dim: int, scaling: RopeScaling, D: str) -> CodeRule:
+    body = """
+    turning = int(PARTIAL_ROTARY_FACTOR * HEAD_DIM // 2)  # pairs that turn; the rest have frequency 0
+    inv_freq = np.zeros(HEAD_DIM // 2)
+    inv_freq[:turning] = 1.0 / BASE ** (np.arange(0, 2 * turning, 2, dtype=np.float64) / HEAD_DIM) / FACTOR
+    return inv_freq, 1.0
+    """
+    return CodeRule(
+        "proportional: the first int(PARTIAL_ROTARY_FACTOR * HEAD_DIM // 2) pairs keep theta_i = BASE^(-2i / HEAD_DIM) / FACTOR, "
+        "the others get frequency 0 and never turn",
+        (("FACTOR", scaling.factor, "s: every turning frequency is divided by it"),),
+        textwrap.dedent(body).strip("\n"),
+    )
+
+
+CODE_RULES: dict[str, Callable[[int, RopeScaling, str], CodeRule]] = {
     "linear": _linear_code,
     "ntk": _ntk_code,
     "dynamic": _dynamic_code,
     "yarn": _yarn_code,
     "llama3": _llama3_code,
+    "longrope": _longrope_code,
+    "proportional": _proportional_code,
 }
-PAIR_WORDS = {"half": "dimension i with i + HEAD_DIM/2 (rotate_half: Hugging Face Llama, GPT-NeoX)", "interleaved": "dimension 2i with 2i+1 (RoFormer, Meta's Llama, GPT-J)"}
+PAIR_WORDS = {
+    "half": "dimension i with i + HEAD_DIM/2 (rotate_half: Hugging Face Llama, GPT-NeoX)",
+    "interleaved": "dimension 2i with 2i+1 (RoFormer, Meta's Llama, GPT-J)",
+}
+PARTIAL_PAIR_WORDS = {
+    "half": "dimension i with i + n for the n turning pairs (GPT-NeoX's rotate_half on the first 2n dimensions)",
+    "interleaved": "dimension 2i with 2i+1 for the n turning pairs",
+}
 
 
-def source(head_dim: int, base: float, layout: str = "half", scaling: RopeScaling | None = None) -> Formula:
+def source(head_dim: int, base: float, layout: str = "half", scaling: RopeScaling | None = None, partial_rotary_factor: float = 1.0) -> Formula:
     """RoPE as generated code: the constants and the `frequencies()` function of the scaling rule
-    (core.files.codegen wraps them in `rotate` and `RotaryEmbedding`). Settings core refuses
-    raise its ValueError."""
+    (core.files.codegen wraps them in `rotate` and `RotaryEmbedding`). With partial rotary (p < 1,
+    any kind but "proportional") the constants gain PARTIAL_ROTARY_FACTOR and ROTARY_DIM, the rule
+    is written over ROTARY_DIM, and the rotation turns the first 2 n dimensions only (n frequencies).
+    Settings core refuses raise its ValueError."""
     _check_layout(layout)
-    rope_frequencies(head_dim, base, scaling)  # the same checks and messages as core
-    rule = (_default_code if scaling is None else CODE_RULES[scaling.kind])(head_dim, scaling)
-    constants = (("HEAD_DIM", head_dim, "width of one head's queries and keys"), ("BASE", float(base), ""), ("LAYOUT", layout, PAIR_WORDS[layout])) + rule.constants
+    rope_frequencies(head_dim, base, scaling, partial_rotary_factor=partial_rotary_factor)  # the same checks and messages as core
+    p = float(partial_rotary_factor)
+    proportional = scaling is not None and scaling.kind == "proportional"
+    partial = p < 1 and not proportional
+    D = "ROTARY_DIM" if partial else "HEAD_DIM"
+    dim = rotary_dim(head_dim, p) if partial else head_dim
+    rule = (_default_code if scaling is None else CODE_RULES[scaling.kind])(dim, scaling, D)
+    constants: tuple[Constant, ...] = (
+        ("HEAD_DIM", head_dim, "width of one head's queries and keys"),
+        ("BASE", float(base), ""),
+        ("LAYOUT", layout, PAIR_WORDS[layout]),
+    )
+    if partial:
+        constants += (
+            ("PARTIAL_ROTARY_FACTOR", p, "the fraction of each head's dimensions that rotate"),
+            ("ROTARY_DIM", Expr("int(HEAD_DIM * PARTIAL_ROTARY_FACTOR)"), "the first dimensions turn, the rest pass through unchanged"),
+        )
+    elif proportional:
+        constants += (("PARTIAL_ROTARY_FACTOR", p, "the proportion of pairs that turn"),)
+    constants += rule.constants
     arg = "seq_len=None" if rule.takes_seq_len else ""
-    frequencies = f'def frequencies({arg}):\n    """theta_i of each pair, (HEAD_DIM // 2,), and the factor on cos and sin."""\n' + textwrap.indent(rule.body, "    ")
+    frequencies = f'def frequencies({arg}):\n    """theta_i of each turning pair, and the factor on cos and sin."""\n' + textwrap.indent(rule.body, "    ")
+    pairs = PARTIAL_PAIR_WORDS[layout] if partial else PAIR_WORDS[layout]
+    extent = (
+        f"\n    Partial rotary (GPT-NeoX, Phi): only the first ROTARY_DIM = int(HEAD_DIM * PARTIAL_ROTARY_FACTOR) = {dim} dimensions rotate, with "
+        f"theta_i = BASE^(-2i / ROTARY_DIM); the other {head_dim - 2 * ((dim + 1) // 2)} pass through unchanged."
+        if partial
+        else ""
+    )
     formula = f"""
     Pair i of a query or key at position m turns by the angle m * theta_i, theta_i = BASE^(-2i / HEAD_DIM):
         a' = c (a cos(m theta_i) - b sin(m theta_i)),   b' = c (a sin(m theta_i) + b cos(m theta_i))
-    so q.k after rotation depends on the offset between the positions only.
-    Pairs: {PAIR_WORDS[layout]}.
+    so q.k after rotation depends on the offset between the positions only.{extent}
+    Pairs: {pairs}.
     Frequencies: {rule.words}.
     """
-    return Formula("Rotary position embedding (RoPE, Su et al. 2021)", formula, constants, torch_class="RotaryEmbedding", shared=frequencies, takes_seq_len=rule.takes_seq_len, rule=rule.words)
+    title = "Rotary position embedding (RoPE, Su et al. 2021)"
+    return Formula(title, formula, constants, torch_class="RotaryEmbedding", shared=frequencies, takes_seq_len=rule.takes_seq_len, rule=rule.words)

@@ -16,6 +16,7 @@ PAGE_FILES = {
     "attention": "app_pages/attention.py",
     "compare": "app_pages/compare.py",
     "rope": "app_pages/rope.py",
+    "context": "app_pages/context.py",
     "relative": "app_pages/relative.py",
     "model": "app_pages/model.py",
     "lab": "app_pages/lab.py",

@@ -17,6 +17,7 @@ PAGES = {
     "attention": 4,
     "compare": 2,
     "rope": 5,
+    "context": 5,
     "relative": 6,
     "model": 11,
     "lab": 1,

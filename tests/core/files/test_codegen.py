@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import ast
 import io
+import math
 
 import numpy as np
 import pytest
 import torch
 
-from core.schemes import relative, rope
 from core.files.codegen import GeneratedCode, generate, literal
 from core.files.downloads import MAX_CSV_VALUES, MAX_NPY_VALUES, current_matrix, extent, to_csv, to_npy
+from core.files.rope_code import rope_code  # the template around rope.source with a partial rotary factor (/context)
+from core.schemes import relative, rope
 from core.schemes.registry import ADDED, BIAS, NOTHING, ROTARY, SCHEMES, T5_BUCKETS, T5_MAX_DISTANCE, Setting
 from tests.helpers import assert_close
 
@@ -192,6 +194,87 @@ def test_rope_refusals_are_cores():
         numpy_rotate(np.zeros((3, 6)), np.arange(3))
 
 
+# --- RoPE: the kinds transformers added (longrope, proportional, YaRN's mscale) and partial rotary ----------
+
+
+def ramp(n: int, start: float, step: float) -> list[float]:
+    return [start + step * i for i in range(n)]
+
+
+LONGROPE_GIVEN = rope.RopeScaling("longrope", 4.0, 64, short_factor=ramp(8, 1, 0.1), long_factor=ramp(8, 2, 1), attention_factor=1.3)
+NEW_ROPE = {  # name: (head_dim, base, scaling, partial_rotary_factor)
+    "longrope": (16, 10_000.0, rope.RopeScaling("longrope", 32.0, 64, short_factor=ramp(8, 1.0, 0.05), long_factor=ramp(8, 1.0, 1.5)), 1.0),
+    "longrope-given-attention": (16, 10_000.0, LONGROPE_GIVEN, 1.0),
+    "longrope-partial": (64, 10_000.0, rope.RopeScaling("longrope", 32.0, 64, short_factor=ramp(16, 1.0, 0.05), long_factor=ramp(16, 1.0, 1.5)), 0.5),
+    "proportional": (32, 1e6, rope.RopeScaling("proportional", 2.0, 64), 0.25),
+    "proportional-full": (16, 1e6, rope.RopeScaling("proportional", 1.0, 64), 1.0),
+    "yarn-mscale": (64, 10_000.0, rope.RopeScaling("yarn", 40.0, 64, mscale=1.0, mscale_all_dim=0.5), 1.0),
+    "yarn-deepseek": (64, 10_000.0, rope.RopeScaling("yarn", 40.0, 64, mscale=1.0, mscale_all_dim=1.0), 1.0),
+    "yarn-partial": (128, 10_000.0, rope.RopeScaling("yarn", 4.0, 64), 0.25),
+    "partial-neox": (96, 10_000.0, None, 0.25),
+    "partial-phi2": (80, 10_000.0, None, 0.4),
+    "partial-odd-width": (64, 10_000.0, None, 0.4),  # int(64 * 0.4) = 25: 13 pairs, 26 dimensions turn
+    "partial-linear": (64, 10_000.0, rope.RopeScaling("linear", 4.0, 64), 0.4),
+    "partial-ntk": (48, 10_000.0, rope.RopeScaling("ntk", 4.0, 64), 0.5),
+    "partial-dynamic": (64, 10_000.0, rope.RopeScaling("dynamic", 4.0, 64), 0.25),
+    "partial-llama3": (64, 500_000.0, rope.RopeScaling("llama3", 8.0, 64), 0.5),
+}
+
+
+@pytest.mark.parametrize("length", [40, 300])  # within L = 64 and past it: longrope's two lists, dynamic's growing base
+@pytest.mark.parametrize("name", list(NEW_ROPE))
+@pytest.mark.parametrize("layout", rope.LAYOUTS)
+def test_new_rope_kinds_and_partial_rotary_code_equals_core(layout, name, length):
+    head_dim, base, scaling, p = NEW_ROPE[name]
+    code = rope_code(head_dim, base, layout, scaling, p)
+    x = np.random.default_rng(head_dim).standard_normal((2, length, head_dim))
+    pos = np.arange(length, dtype=np.float64) + 5
+    inv_freq, factor = rope.rope_frequencies(head_dim, base, scaling, seq_len=length + 5, partial_rotary_factor=p)
+    expected = rope.apply_rope(x, pos, inv_freq, layout=layout, attention_factor=factor)
+    assert_close(numpy_entry(code)(x, pos), expected, atol=0, rtol=0)  # the same float operations: bit for bit
+    assert_close(as_numpy(torch_entry(code)(torch.from_numpy(x), torch.from_numpy(pos))), expected)
+    still = np.arange(2 * inv_freq.size, head_dim)  # partial rotary: the rest is passed through untouched
+    assert_close(numpy_entry(code)(x, pos)[..., still], x[..., still], atol=0, rtol=0)
+    for source in (code.numpy_source, code.torch_source):
+        assert "core." not in source and ast.get_docstring(ast.parse(source))
+        assert ("ROTARY_DIM = int(HEAD_DIM * PARTIAL_ROTARY_FACTOR)" in source) == (p < 1 and (scaling is None or scaling.kind != "proportional"))
+
+
+def test_new_kinds_flow_through_generate_at_full_rotary():
+    # the registry's path (the /code page): p = 1, the scaling in the Setting
+    for name in ("longrope", "longrope-given-attention", "proportional-full", "yarn-mscale", "yarn-deepseek"):
+        head_dim, base, scaling, p = NEW_ROPE[name]
+        assert p == 1.0
+        code = generate("rope", Setting(width=head_dim, base=base, scaling=scaling))
+        assert code.numpy_source == rope_code(head_dim, base, "half", scaling).numpy_source
+        x = np.random.default_rng(3).standard_normal((70, head_dim))
+        pos = np.arange(70.0)
+        assert_close(numpy_entry(code)(x, pos), rope_reference(x, pos, head_dim, base, "half", scaling), atol=0, rtol=0)
+
+
+def test_longrope_code_switches_lists_at_original_plus_one_and_writes_them_exactly():
+    head_dim, base, scaling, _ = NEW_ROPE["longrope"]
+    code = rope_code(head_dim, base, "half", scaling)
+    namespace = run(code.numpy_source)
+    assert namespace["SHORT_FACTOR"] == list(scaling.short_factor) and namespace["LONG_FACTOR"] == list(scaling.long_factor)
+    for seq_len in (None, 1, 64, 65, 4096):
+        got, factor = namespace["frequencies"](seq_len=seq_len)
+        expected, core_factor = rope.rope_frequencies(head_dim, base, scaling, seq_len=seq_len)
+        assert_close(got, expected, atol=0, rtol=0) and factor == core_factor
+    assert namespace["ATTENTION_FACTOR"] == math.sqrt(1 + math.log(32) / math.log(64))
+    deepseek = run(rope_code(64, 1e4, "interleaved", NEW_ROPE["yarn-deepseek"][2]).numpy_source)
+    assert deepseek["ATTENTION_FACTOR"] == 1.0 and deepseek["MSCALE"] == deepseek["MSCALE_ALL_DIM"] == 1.0
+
+
+def test_new_kinds_refusals_are_cores():
+    with pytest.raises(ValueError, match="rotating dimensions, but int\\(64 × 0.4\\) = 25 is odd"):
+        rope_code(64, 1e4, "half", rope.RopeScaling("yarn", 4.0, 64), 0.4)
+    with pytest.raises(ValueError, match="one factor per rotating pair"):
+        generate("rope", Setting(width=32, scaling=NEW_ROPE["longrope"][2]))
+    with pytest.raises(ValueError, match="partial_rotary_factor must be"):
+        rope_code(64, 1e4, "half", None, 1.5)
+
+
 # --- bias schemes -----------------------------------------------------------------------------
 
 BIAS_SCHEMES = [name for name, scheme in SCHEMES.items() if scheme.applied == BIAS]
@@ -288,7 +371,13 @@ def test_sources_are_self_contained_and_carry_the_settings(name):
         ROTARY: ["HEAD_DIM = 96", "BASE = 12345.5"],
         BIAS: ["N_HEADS = 12"],
     }[applied]
-    expected += {"sinusoidal": ["BASE = 12345.5"], "t2t": ["MAX_TIMESCALE = 12345.5"], "learned": ["MAX_LEN = 777", "SEED = 3"], "shaw": ["HEAD_DIM = 8", "K = 16", "SEED = 3"], "t5": ["NUM_BUCKETS = 32", "MAX_DISTANCE = 128"]}.get(name, [])
+    expected += {
+        "sinusoidal": ["BASE = 12345.5"],
+        "t2t": ["MAX_TIMESCALE = 12345.5"],
+        "learned": ["MAX_LEN = 777", "SEED = 3"],
+        "shaw": ["HEAD_DIM = 8", "K = 16", "SEED = 3"],
+        "t5": ["NUM_BUCKETS = 32", "MAX_DISTANCE = 128"],
+    }.get(name, [])
     for text in expected:
         assert text in code.numpy_source and text in code.torch_source, (name, text)
     assert code.what
@@ -296,7 +385,15 @@ def test_sources_are_self_contained_and_carry_the_settings(name):
 
 def test_scaling_numbers_are_written_in():
     code = generate("rope", Setting(width=128, base=500_000.0, layout="interleaved", scaling=rope.RopeScaling("llama3", 8.0, 8192)))
-    for text in ("HEAD_DIM = 128", "BASE = 500000.0", 'LAYOUT = "interleaved"', "FACTOR = 8.0", "ORIGINAL_MAX_LEN = 8192", "LOW_FREQ_FACTOR = 1.0", "HIGH_FREQ_FACTOR = 4.0"):
+    for text in (
+        "HEAD_DIM = 128",
+        "BASE = 500000.0",
+        'LAYOUT = "interleaved"',
+        "FACTOR = 8.0",
+        "ORIGINAL_MAX_LEN = 8192",
+        "LOW_FREQ_FACTOR = 1.0",
+        "HIGH_FREQ_FACTOR = 4.0",
+    ):
         assert text in code.numpy_source and text in code.torch_source, text
     ntk = generate("rope", Setting(width=64, base=10_000.0, scaling=rope.RopeScaling("ntk", 4.0, 64)))
     assert "NTK_BASE = BASE * FACTOR ** (HEAD_DIM / (HEAD_DIM - 2))" in ntk.numpy_source
@@ -349,7 +446,9 @@ def test_the_download_is_what_the_generated_code_computes(name):
     s = Setting(width=12, base=300.0, train_len=50, n_heads=4, seed=1)
     n = extent(name, s, 10**6).positions
     expected = current_matrix(name, s, np.arange(n))
-    assert_close(generated_matrix(generate(name, s), s, n), expected, atol=0, rtol=0) if name != "shaw" else assert_close(generated_matrix(generate(name, s), s, n), expected)
+    assert_close(generated_matrix(generate(name, s), s, n), expected, atol=0, rtol=0) if name != "shaw" else assert_close(
+        generated_matrix(generate(name, s), s, n), expected
+    )
 
 
 @pytest.mark.parametrize("name", list(SCHEMES))

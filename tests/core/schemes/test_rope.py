@@ -8,7 +8,9 @@ ours in float64, so they are compared with rtol 1e-6 (a few float32 ulps; the la
 cos/sin, so they are compared at 1e-12.
 """
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -518,6 +520,240 @@ def test_bad_ntk_and_layout_arguments():
 def test_bad_apply_arguments_raise_value_error_with_a_sentence(call, message):
     with pytest.raises(ValueError, match=message):
         call(rope.default_frequencies(8, 1e4))
+
+
+# ------------------------------------------------------------------------------------------------
+# Every Hugging Face kind, with partial rotary: the grid of tests/core/schemes/data/rope_reference.json
+#
+# 163 cases made by scripts/make_rope_reference.py with transformers 5.23.0's own ROPE_INIT_FUNCTIONS (and the
+# default of LlamaRotaryEmbedding / GPTNeoXRotaryEmbedding): linear, dynamic, yarn (betas, truncate, mscale,
+# attention_factor), longrope (short / long switch, factor, attention_factor), llama3, proportional, each at
+# partial_rotary_factor 1, 0.5, 0.25 and 0.4 where transformers accepts it. The frequencies were computed in float32,
+# ours in float64: compared at rtol HF_RTOL (1e-6; the largest gap seen is 9.5e-7, case 144, a blended Llama 3 pair at
+# p = 0.4). Attention factors are Python floats on
+# both sides: rel 1e-12. The cases transformers fails on (an odd rotary width for yarn and longrope) must raise here.
+
+REFERENCE = json.loads((Path(__file__).parent / "data" / "rope_reference.json").read_text())
+GRID = REFERENCE["cases"]
+
+
+def scaling_of(case: dict) -> RopeScaling | None:
+    """The RopeScaling for a reference case: transformers' config keys, with the defaults it fills in
+    (factor = max_position_embeddings / original for yarn and longrope, original = max_position_embeddings)."""
+    kind, s, mpe = case["kind"], case["scaling"], case["max_position_embeddings"]
+    if kind == "default":
+        return None
+    original = s.get("original_max_position_embeddings", mpe)
+    factor = s.get("factor") or (mpe / original if kind in ("yarn", "longrope") else 1.0)
+    keys = ("beta_fast", "beta_slow", "low_freq_factor", "high_freq_factor", "attention_factor", "truncate", "mscale", "mscale_all_dim")
+    keys += ("short_factor", "long_factor")
+    extra = {k: s[k] for k in keys if k in s}
+    return RopeScaling(kind, factor, original, **extra)
+
+
+@pytest.mark.parametrize("case", GRID, ids=[f"{c['id']}-{c['kind']}-hd{c['head_dim']}-p{c['partial_rotary_factor']}-seq{c['seq_len']}" for c in GRID])
+def test_every_kind_and_partial_factor_matches_hugging_face(case):
+    inv_freq, factor = rope.rope_frequencies(
+        case["head_dim"], case["base"], scaling_of(case), seq_len=case["seq_len"], partial_rotary_factor=case["partial_rotary_factor"]
+    )
+    expected = np.array(case["inv_freq"])
+    assert inv_freq.shape == expected.shape == (case["n_freqs"],)
+    assert np.array_equal(inv_freq == 0, expected == 0)  # proportional: the same pairs never turn
+    assert_close(inv_freq, expected, atol=0, rtol=HF_RTOL)
+    assert factor == pytest.approx(case["attention_factor"], rel=1e-12)
+
+
+def test_the_reference_grid_covers_every_kind_with_partial_factors():
+    covered = {(c["kind"], c["partial_rotary_factor"]) for c in GRID}
+    for kind in ("linear", "dynamic", "yarn", "llama3", "longrope", "proportional", "default"):
+        assert {(kind, 1.0), (kind, 0.5), (kind, 0.25)} <= covered, kind
+    assert REFERENCE["transformers_version"] == "5.23.0" and len(GRID) == 163
+    assert set(REFERENCE["kinds_in_ROPE_INIT_FUNCTIONS"]) | {"ntk"} == set(rope.SCALING_KINDS)
+
+
+@pytest.mark.parametrize("case", REFERENCE["failed_cases"], ids=lambda c: f"{c['kind']}-hd{c['head_dim']}-p{c['partial_rotary_factor']}")
+def test_what_hugging_face_fails_on_is_a_value_error(case):
+    rope_params = {k: v for k, v in case["rope"].items() if k != "rope_type"}
+    mpe = 131_072
+    scaling = scaling_of({"kind": case["kind"], "scaling": rope_params, "max_position_embeddings": mpe})
+    with pytest.raises(ValueError, match="even number of rotating dimensions.*is odd"):
+        rope.rope_frequencies(case["head_dim"], case["base"], scaling, seq_len=case["seq_len"], partial_rotary_factor=case["partial_rotary_factor"])
+
+
+NEOX_APPLY = [c for c in REFERENCE["apply_cases"] if c["kind"] == "gpt-neox-partial"]
+
+
+@pytest.mark.parametrize("case", NEOX_APPLY, ids=lambda c: f"hd{c['head_dim']}-p{c['partial_rotary_factor']}")
+def test_partial_rotation_matches_gpt_neox(case):
+    # GPT-NeoX's apply_rotary_pos_emb, fed float64 cos/sin: only the rotation is compared (1e-12). Its
+    # rotary_dim = cos.shape[-1] = 2 * len(inv_freq): with an odd int(head_dim * p) one more dimension turns.
+    head_dim, p = case["head_dim"], case["partial_rotary_factor"]
+    ours, _ = rope.rope_frequencies(head_dim, case["base"], partial_rotary_factor=p)
+    assert_close(ours, case["inv_freq"], atol=0, rtol=HF_RTOL)
+    out = rope.apply_rope(np.array(case["x"]), case["positions"], case["inv_freq"], layout="half")
+    assert_close(out, case["out"], atol=1e-12)
+    turned = 2 * len(case["inv_freq"])
+    assert_close(out[:, turned:], np.array(case["x"])[:, turned:], atol=0, rtol=0)
+
+
+# ------------------------------------------------------------------------------------------------
+# New kinds and partial rotary by hand
+
+
+def test_partial_rotary_by_hand_head_dim_8():
+    # p = 0.5: r = 4 dimensions rotate with theta_i = 100^(-2i/4) = [1, 0.1]; dimensions 4..7 pass through
+    inv_freq, factor = rope.rope_frequencies(8, 100.0, partial_rotary_factor=0.5)
+    assert_close(inv_freq, [1.0, 0.1], atol=0, rtol=1e-15) and factor == 1.0
+    assert rope.rotary_dim(8, 0.5) == 4 and rope.rotary_dim(80, 0.4) == 32 and rope.rotary_dim(64, 0.4) == 25
+    c0, s0, c1, s1 = math.cos(3), math.sin(3), math.cos(0.3), math.sin(0.3)
+    x = np.eye(8)
+    half = rope.apply_rope(x, [3] * 8, inv_freq)  # pairs (0, 2), (1, 3)
+    assert_close(half[:4, :4], [[c0, 0, s0, 0], [0, c1, 0, s1], [-s0, 0, c0, 0], [0, -s1, 0, c1]], atol=1e-15)
+    inter = rope.apply_rope(x, [3] * 8, inv_freq, layout="interleaved")  # pairs (0, 1), (2, 3)
+    assert_close(inter[:4, :4], [[c0, s0, 0, 0], [-s0, c0, 0, 0], [0, 0, c1, s1], [0, 0, -s1, c1]], atol=1e-15)
+    for out in (half, inter):
+        assert_close(out[4:], x[4:], atol=0, rtol=0) and assert_close(out[:, 4:], x[:, 4:], atol=0, rtol=0)
+    scaled = rope.apply_rope(x, [3] * 8, inv_freq, attention_factor=2.0)  # c scales the turning part only
+    assert_close(scaled[:4], 2 * half[:4], atol=1e-15) and assert_close(scaled[4:], x[4:], atol=0, rtol=0)
+
+
+def test_partial_rotary_applies_to_every_kind():
+    # every rule works over r = int(d p): linear at p = 0.5 on d = 8 is the default of r = 4 divided by s
+    inv_freq, _ = rope.rope_frequencies(8, 100.0, RopeScaling("linear", 4.0, 16), partial_rotary_factor=0.5)
+    assert_close(inv_freq, [0.25, 0.025], atol=0, rtol=1e-15)
+    ntk, _ = rope.rope_frequencies(16, 1e4, RopeScaling("ntk", 4.0, 16), partial_rotary_factor=0.5)
+    assert_close(ntk, rope.default_frequencies(8, rope.ntk_aware_base(1e4, 4.0, 8)), atol=0, rtol=1e-15)
+    assert rope.dynamic_base(16, 1e4, RopeScaling("dynamic", 2.0, 100), 300, 0.5) == pytest.approx(1e4 * 5 ** (8 / 6), rel=1e-15)
+    assert rope.yarn_correction_range(128, 1e4, RopeScaling("yarn", 4.0, 4096), 0.25) == rope.yarn_correction_range(32, 1e4, RopeScaling("yarn", 4.0, 4096))
+
+
+def test_proportional_by_hand():
+    # d = 8, p = 0.5: k = int(0.5 * 8 // 2) = 2 pairs turn with 100^(-2i/8), divided by s = 2; pairs 2, 3 never turn
+    scaling = RopeScaling("proportional", 2.0, 1)
+    inv_freq, factor = rope.rope_frequencies(8, 100.0, scaling, partial_rotary_factor=0.5)
+    assert_close(inv_freq, [0.5, 100 ** -0.25 / 2, 0.0, 0.0], atol=0, rtol=1e-15) and factor == 1.0
+    # the turning pairs keep a full head's exponents, unlike partial rotary over r = 4
+    partial, _ = rope.rope_frequencies(8, 100.0, partial_rotary_factor=0.5)
+    assert inv_freq[1] * 2 > partial[1]
+    x = np.random.default_rng(4).standard_normal((5, 8))
+    out = rope.apply_rope(x, [0, 1, 2, 50, 1e5], inv_freq)
+    for d in (2, 3, 6, 7):  # pairs 2 and 3 of the half layout: dimensions 2, 3 and 6, 7 stay put
+        assert_close(out[:, d], x[:, d], atol=0, rtol=0)
+    assert_close(rope.rope_frequencies(8, 100.0, RopeScaling("proportional", 1.0, 1))[0], rope.default_frequencies(8, 100.0), atol=0)  # p = 1
+    regions = rope.scaling_regions(8, 100.0, scaling, partial_rotary_factor=0.5)
+    assert list(regions.label) == ["interpolated", "interpolated", "not rotated", "not rotated"]
+    assert_close(regions.ratio, [0.5, 0.5, 0, 0])
+
+
+def test_longrope_by_hand_and_its_switch_at_original_plus_one():
+    # d = 4, base 100: theta = [1, 0.1]; short factors [1, 2], long [3, 4]; L = 64, s = 16
+    scaling = RopeScaling("longrope", 16.0, 64, short_factor=[1.0, 2.0], long_factor=[3.0, 4.0])
+    c = math.sqrt(1 + math.log(16) / math.log(64))  # sqrt(1 + 4/6)
+    for seq_len in (None, 1, 63, 64):
+        inv_freq, factor = rope.rope_frequencies(4, 100.0, scaling, seq_len=seq_len)
+        assert_close(inv_freq, [1.0, 0.05], atol=0, rtol=1e-15) and factor == pytest.approx(c, rel=1e-15)
+    for seq_len in (65, 10_000):
+        inv_freq, factor = rope.rope_frequencies(4, 100.0, scaling, seq_len=seq_len)
+        assert_close(inv_freq, [1 / 3, 0.025], atol=0, rtol=1e-15) and factor == pytest.approx(c, rel=1e-15)
+    assert rope.longrope_attention_factor(RopeScaling("longrope", 1.0, 64, short_factor=[1.0], long_factor=[1.0])) == 1.0
+    given = RopeScaling("longrope", 16.0, 64, short_factor=[1.0, 2.0], long_factor=[3.0, 4.0], attention_factor=1.25)
+    assert rope.rope_frequencies(4, 100.0, given)[1] == 1.25
+    regions = rope.scaling_regions(4, 100.0, scaling, seq_len=65)
+    assert list(regions.label) == ["blended", "blended"] and regions.edges == ()
+    assert list(rope.scaling_regions(4, 100.0, RopeScaling("longrope", 2.0, 64, short_factor=[1.0, 4.0], long_factor=[1, 4])).label) == ["kept", "interpolated"]
+
+
+def test_yarn_mscale_and_mscale_all_dim():
+    s = 40.0
+    both = RopeScaling("yarn", s, 4096, mscale=1.0, mscale_all_dim=0.5)
+    assert rope.yarn_attention_factor(both) == pytest.approx((0.1 * math.log(s) + 1) / (0.05 * math.log(s) + 1), rel=1e-15)
+    assert rope.yarn_attention_factor(RopeScaling("yarn", s, 4096, mscale=1.0, mscale_all_dim=1.0)) == 1.0  # DeepSeek-V3
+    assert rope.yarn_attention_factor(RopeScaling("yarn", s, 4096, mscale=0.707)) == pytest.approx(0.1 * math.log(s) + 1, rel=1e-15)  # alone: ignored
+    assert rope.yarn_attention_factor(RopeScaling("yarn", s, 4096, mscale_all_dim=0.707)) == pytest.approx(0.1 * math.log(s) + 1, rel=1e-15)
+    assert rope.yarn_attention_factor(RopeScaling("yarn", s, 4096, mscale=1.0, mscale_all_dim=0.5, attention_factor=1.1)) == 1.1  # given wins
+    assert rope.yarn_mscale(40.0, 1.0) ** 2 == pytest.approx(1.8738542070926265, rel=1e-12)  # DeepSeek's softmax multiplier
+    assert rope.yarn_mscale(1.0, 5.0) == 1.0
+    # the frequencies do not depend on mscale
+    assert_close(rope.rope_frequencies(64, 1e4, both)[0], rope.rope_frequencies(64, 1e4, RopeScaling("yarn", s, 4096))[0], atol=0, rtol=0)
+
+
+def test_scaling_is_hashable_with_factor_lists():
+    a = RopeScaling("longrope", 2.0, 64, short_factor=[1, 2], long_factor=[3.0, 4.0])
+    b = RopeScaling("longrope", 2.0, 64, short_factor=(1.0, 2.0), long_factor=np.array([3.0, 4.0]))
+    assert a == b and hash(a) == hash(b) and a.short_factor == (1.0, 2.0) and type(a.long_factor[0]) is float
+    assert len({a, b, RopeScaling("yarn", 2.0, 64, mscale=1.0)}) == 2
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    head_dim=st.sampled_from([4, 8, 16, 64, 80, 96]),
+    p=st.sampled_from([0.25, 0.4, 0.5, 0.75, 1.0]),
+    layout=st.sampled_from(rope.LAYOUTS),
+    kind=st.sampled_from(["default", "linear", "dynamic", "llama3"]),
+    seed=st.integers(0, 1000),
+)
+def test_partial_rotary_properties(head_dim, p, layout, kind, seed):
+    if int(head_dim * p) < 2:
+        return
+    scaling = None if kind == "default" else RopeScaling(kind, 4.0, 32)
+    inv_freq, c = rope.rope_frequencies(head_dim, 1e4, scaling, seq_len=500, partial_rotary_factor=p)
+    n = inv_freq.size
+    assert n == -(-int(head_dim * p) // 2)  # ceil(r / 2), as Hugging Face
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((6, head_dim))
+    pos = rng.uniform(-1000, 1000, 6)
+    out = rope.apply_rope(x, pos, inv_freq, layout=layout, attention_factor=c)
+    turning = np.arange(2 * n)  # the first 2n dimensions, in both layouts
+    still = np.setdiff1d(np.arange(head_dim), turning)
+    assert_close(out[:, still], x[:, still], atol=0, rtol=0)  # untouched dims equal the input
+    assert_close(np.linalg.norm(out[:, turning], axis=1), c * np.linalg.norm(x[:, turning], axis=1), atol=1e-9)
+    # the score still depends on the offset only, the resting dimensions adding a constant
+    q, k = rng.standard_normal((2, head_dim))
+    offsets = np.array([0.0, 1.0, 17.0, 250.0])
+    direct = rope.score_by_offset(q, k, inv_freq, offsets, start=123.0, layout=layout, attention_factor=c)
+    assert_close(direct, rope.relative_score(q, k, inv_freq, offsets, layout=layout, attention_factor=c), atol=1e-9)
+
+
+def test_relative_score_of_resting_dimensions_is_a_constant():
+    ones = np.ones(8)
+    inv_freq, _ = rope.rope_frequencies(8, 100.0, partial_rotary_factor=0.5)  # 2 pairs turn, 4 dimensions rest
+    offsets = np.array([0.0, 1.0, 10.0])
+    assert_close(rope.relative_score(ones, ones, inv_freq, offsets), 4 + 2 * (np.cos(offsets * 1.0) + np.cos(offsets * 0.1)), atol=1e-12)
+    assert_close(rope.relative_score(ones, ones, inv_freq, offsets, attention_factor=2.0), 4 + 8 * (np.cos(offsets) + np.cos(offsets * 0.1)), atol=1e-12)
+
+
+LONG_8 = RopeScaling("longrope", 2.0, 8, short_factor=[1.0] * 8, long_factor=[1.0] * 8)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: rope.rope_frequencies(64, 1e4, RopeScaling("yarn", 4.0, 4096), partial_rotary_factor=0.4), "rotating dimensions, but int\\(64 × 0.4\\)"),
+        (lambda: rope.rope_frequencies(8, 1e4, RopeScaling("longrope", 2.0, 8, short_factor=[1.0] * 3, long_factor=[1.0] * 3)), "one factor per rotating pair"),
+        (lambda: rope.rope_frequencies(16, 1e4, LONG_8, partial_rotary_factor=0.5), "4 for a rotary width of 8"),
+        (lambda: rope.rope_frequencies(8, partial_rotary_factor=0.0), "partial_rotary_factor must be a number above 0 and at most 1"),
+        (lambda: rope.rope_frequencies(8, partial_rotary_factor=1.5), "partial_rotary_factor must be a number above 0 and at most 1"),
+        (lambda: rope.rope_frequencies(8, partial_rotary_factor=-0.25), "partial_rotary_factor must be a number above 0 and at most 1"),
+        (lambda: rope.rope_frequencies(8, partial_rotary_factor=float("nan")), "partial_rotary_factor must be a number above 0 and at most 1"),
+        (lambda: rope.rope_frequencies(8, partial_rotary_factor="half"), "partial_rotary_factor must be a number"),
+        (lambda: rope.rope_frequencies(8, partial_rotary_factor=0.2), "only int\\(8 × 0.2\\) = 1 dimension"),
+        (lambda: RopeScaling("longrope", 2.0, 8), "longrope needs both short_factor and long_factor"),
+        (lambda: RopeScaling("longrope", 2.0, 8, short_factor=[1.0]), "longrope needs both short_factor and long_factor"),
+        (lambda: RopeScaling("longrope", 2.0, 8, short_factor=[1.0], long_factor=[1.0, 2.0]), "same length"),
+        (lambda: RopeScaling("longrope", 2.0, 8, short_factor=[1.0, -1.0], long_factor=[1.0, 2.0]), "finite numbers above 0"),
+        (lambda: RopeScaling("longrope", 2.0, 8, short_factor=[1.0, float("inf")], long_factor=[1.0, 2.0]), "finite numbers above 0"),
+        (lambda: RopeScaling("longrope", 2.0, 8, short_factor="1, 2", long_factor=[1.0, 2.0]), "short_factor must be a list of numbers"),
+        (lambda: RopeScaling("longrope", 2.0, 8, short_factor=[], long_factor=[]), "got an empty list"),
+        (lambda: RopeScaling("longrope", 2.0, 8, short_factor=[1.0], long_factor=[1.0], attention_factor=0.0), "attention_factor must be above 0"),
+        (lambda: RopeScaling("yarn", 2.0, 8, mscale=0.0, mscale_all_dim=1.0), "mscale must be above 0"),
+        (lambda: RopeScaling("yarn", 2.0, 8, mscale=1.0, mscale_all_dim=float("nan")), "mscale_all_dim must be a finite number"),
+        (lambda: RopeScaling("proportional", 0.5, 8), "would shrink the context"),
+        (lambda: rope.apply_rope(np.ones((2, 3)), [0, 1], [1.0, 0.1]), "RoPE needs d = 2 \\* len\\(inv_freq\\) or more"),
+    ],
+)
+def test_bad_new_input_raises_value_error_with_a_sentence(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
 
 
 # The script that made the constants above (run it with transformers installed, e.g. in a throwaway venv:

@@ -1,0 +1,337 @@
+r"""What a real model's RoPE does at long context: the numbers behind the /context page.
+
+For one kind of layer of a preset (`core.schemes.rope_presets`):
+
+- `pair_view`: every pair of the head, fastest first, with its wavelength $2\pi/\theta_i$ before and
+  after scaling, what the scaling did to it ("kept", "blended", "interpolated") and the pairs that
+  never turn ("not rotated": the dimensions partial rotary leaves alone, and proportional RoPE's
+  zero frequencies); whether it completes a turn within the trained and the extended context.
+- `decay_curves`: the score of a query and key of all ones against the offset, before and after
+  scaling (`core.schemes.rope.relative_score`), divided by the head width.
+- `summary_rows`: one row per model and layer kind, for the side-by-side table.
+- `link_params`: the /rope and /code URL that opens the nearest setting those pages can show, and
+  what it leaves out.
+
+The dynamic-NTK pitfall (`dynamic_cache_error`): dynamic NTK changes the base with the sequence
+length, so keys cached while the sequence was short were rotated with another base than a query
+at a longer length; their score is not the one the model would compute from scratch.
+
+RoPE in 2-D (`patch_similarity` over `axial_angles`, `mrope_angles`, `flat_angles`): the angle of
+pair i of a patch at row r, column c is, for axial RoPE (Qwen2-VL's vision encoder),
+$r\,\phi_i$ for the first half of the pairs and $c\,\phi_i$ for the second, $\phi_i = b^{-4i/d}$;
+for M-RoPE (Qwen2-VL's text model) the pairs are cut into consecutive sections
+(temporal, height, width) = `mrope_section`, each turned by its own coordinate; for 1-D RoPE over
+the flattened patches, by the index $rW + c$. A query and key of all ones score
+$\frac{1}{d/2}\sum_i \cos(\alpha_i(p) - \alpha_i(p_0))$ between patch p and the query patch p_0.
+
+Imports core.schemes only; arrays are numpy float64.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import NamedTuple
+
+import numpy as np
+
+from core.schemes import rope
+from core.schemes.rope_presets import LayerRope, RopePreset
+
+ROPE_PAGE_HEAD_DIMS = (2, 4, 8, 16, 32, 64, 128, 256)  # the head widths /rope offers (app_pages/rope.py HEAD_DIMS; a test keeps them equal)
+LINKABLE_KINDS = ("linear", "ntk", "dynamic", "yarn", "llama3")  # the kinds /rope and /code build from factor and original_len alone
+MAX_LINK_LEN = 131_072  # the sidebar's largest max_len
+NOT_ROTATED = "not rotated"
+SCALED = ("kept", "blended", "interpolated")  # what a scaling did to a turning pair (core.schemes.rope.scaling_regions)
+
+
+class PairView(NamedTuple):
+    """Every pair of one layer's head (head_dim // 2 of them), fastest first."""
+
+    index: np.ndarray  # (P,) pair index
+    before: np.ndarray  # (P,) wavelength 2*pi/theta without scaling, positions; inf for a pair that never turns
+    after: np.ndarray  # (P,) wavelength at the extended context (longrope: its long list); inf likewise
+    short: np.ndarray | None  # (P,) longrope only: the wavelength with its short list (sequences up to the trained context)
+    label: np.ndarray  # (P,) str: "kept", "blended", "interpolated" or "not rotated"
+    attention_factor: float  # on cos and sin at the extended context
+    rotating: int  # how many dimensions turn: 2 * (pairs with a frequency), the rest are left as they are
+
+
+def unscaled(layer: LayerRope) -> LayerRope:
+    """The same layer without its scaling: no rope scaling, except that proportional RoPE keeps its
+    turning proportion and only loses its factor (dividing by s is its scaling)."""
+    if layer.scaling is not None and layer.scaling.kind == "proportional":
+        return replace(layer, scaling=replace(layer.scaling, factor=1.0))
+    return replace(layer, scaling=None)
+
+
+def _wavelengths(inv_freq: np.ndarray, pairs: int) -> np.ndarray:
+    r"""$2\pi/\theta_i$ for the given frequencies, inf for a zero one and for the pairs past them. Returns (pairs,)."""
+    out = np.full(pairs, np.inf)
+    turning = inv_freq > 0
+    out[: inv_freq.size][turning] = 2 * np.pi / inv_freq[turning]
+    return out
+
+
+def pair_view(layer: LayerRope, extended_context: int) -> PairView:
+    """Wavelengths and labels of every pair of `layer`'s head, before scaling and after it at
+    seq_len = extended_context (`core.schemes.rope.scaling_regions` for the turning pairs; the
+    pairs partial rotary leaves alone are "not rotated"). Returns a PairView."""
+    pairs = layer.head_dim // 2
+    before_freq, _ = unscaled(layer).frequencies()
+    after_freq, factor = layer.frequencies(seq_len=extended_context)
+    label = np.full(pairs, NOT_ROTATED, dtype=object)
+    if layer.scaling is None:
+        label[: before_freq.size] = np.where(before_freq > 0, "kept", NOT_ROTATED)
+    else:
+        regions = rope.scaling_regions(layer.head_dim, layer.base, layer.scaling, seq_len=extended_context, partial_rotary_factor=layer.partial_rotary_factor)
+        label[: regions.label.size] = regions.label
+    short = None
+    if layer.scaling is not None and layer.scaling.kind == "longrope":
+        short = _wavelengths(layer.frequencies(seq_len=None)[0], pairs)
+    rotating = 2 * int(np.count_nonzero(after_freq > 0))
+    return PairView(np.arange(pairs), _wavelengths(before_freq, pairs), _wavelengths(after_freq, pairs), short, label.astype(str), float(factor), rotating)
+
+
+def wavelength_series(view: PairView, scaled: bool, trained_context: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """The lines of a wavelength-per-pair figure, as (name, pair indices, wavelengths): the unscaled
+    wavelengths, LongRoPE's short list, and the scaled ones grouped by label; pairs that never turn
+    are left out (an infinite wavelength has no place on the axis). Returns a list of tuples."""
+    finite, turning = np.isfinite(view.before), np.isfinite(view.after)
+    series = [("before scaling" if scaled else "every turning pair", view.index[finite], view.before[finite])]
+    if view.short is not None:
+        series.append((f"short list (up to {trained_context:,} positions)", view.index[turning], view.short[turning]))
+    if scaled:
+        series += [(f"after: {name}", view.index[view.label == name], view.after[view.label == name]) for name in SCALED if (view.label == name).any()]
+    return series
+
+
+def counts(view: PairView, trained_context: int, extended_context: int) -> dict[str, int]:
+    """How many pairs complete a turn within the trained context (unscaled wavelength) and within
+    the extended one (scaled), and how many of each label. Returns a dict of ints."""
+    out = {
+        "turn within trained": int(np.count_nonzero(view.before <= trained_context)),
+        "turn within extended": int(np.count_nonzero(view.after <= extended_context)),
+    }
+    out |= {name: int(np.count_nonzero(view.label == name)) for name in rope.REGION_LABELS}
+    return out
+
+
+def decay_offsets(extended_context: int, points: int = 400) -> np.ndarray:
+    """0, then `points` log-spaced whole offsets from 1 to the extended context. Returns (n,) float64."""
+    return np.unique(np.concatenate([[0.0], np.geomspace(1, max(extended_context, 2), points).round()]))
+
+
+def decay_curves(layer: LayerRope, extended_context: int, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""The score of a query and key of all ones against the offset δ, divided by head_dim:
+    before scaling $\big(\sum_i 2\cos\delta\theta_i + (d - 2n)\big)/d$ (RoFormer's long-distance decay,
+    the resting dimensions adding a constant), and after scaling at seq_len = extended_context,
+    with the attention factor c on the turning pairs ($c^2$ on their part of the score).
+    Returns (before, after), (n,) each."""
+    ones = np.ones(layer.head_dim)
+    before_freq, before_c = unscaled(layer).frequencies()
+    after_freq, after_c = layer.frequencies(seq_len=extended_context)
+    before = rope.relative_score(ones, ones, before_freq, offsets, attention_factor=before_c) / layer.head_dim
+    after = rope.relative_score(ones, ones, after_freq, offsets, attention_factor=after_c) / layer.head_dim
+    return before, after
+
+
+def _scaling_words(scaling: rope.RopeScaling | None) -> str:
+    if scaling is None:
+        return "none"
+    return f"{scaling.kind} ×{scaling.factor:g}" if scaling.factor != 1 else scaling.kind
+
+
+def summary_rows(presets: list[RopePreset]) -> list[dict[str, object]]:
+    """One row per preset and kind of layer: its RoPE settings, attention factor and pair counts
+    (`pair_view`, `counts`), the slowest turning wavelength before and after scaling, and the
+    fields whose source could not be verified. Returns a list of dicts with the same keys."""
+    rows = []
+    for preset in presets:
+        for layer in preset.layers:
+            view = pair_view(layer, preset.extended_context)
+            turning = np.isfinite(view.after)
+            row: dict[str, object] = {
+                "model": preset.label,
+                "layers": layer.name,
+                "scaling": _scaling_words(layer.scaling),
+                "head_dim": layer.head_dim,
+                "rotating dims": view.rotating,
+                "base": layer.base,
+                "trained context": preset.trained_context,
+                "extended context": preset.extended_context,
+                "attention factor": view.attention_factor,
+                "pairs": layer.head_dim // 2,
+            }
+            row |= counts(view, preset.trained_context, preset.extended_context)
+            row["slowest wavelength before"] = float(view.before[turning].max()) if turning.any() else float("nan")
+            row["slowest wavelength after"] = float(view.after[turning].max()) if turning.any() else float("nan")
+            row["unverified"] = ", ".join(preset.unverified) or "none"
+            rows.append(row)
+    return rows
+
+
+# ----------------------------------------------------------------------------------------------
+# Links to /rope and /code
+
+
+class LinkPlan(NamedTuple):
+    """URL parameters for /rope (None when its head widths do not include the layer's) and /code,
+    and what they cannot carry, in words."""
+
+    rope: dict[str, str] | None
+    code: dict[str, str]
+    dropped: tuple[str, ...]
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def link_params(preset: RopePreset, layer: LayerRope) -> LinkPlan:
+    """The /rope and /code URL parameters (head_dim, rope_layout, scaling, factor, original_len,
+    base, max_len; /code also scheme=rope) that open the nearest setting those pages show, and
+    the parts of the preset they leave out. Returns a LinkPlan."""
+    dropped: list[str] = []
+    s = layer.scaling
+    kind = s.kind if s is not None and s.kind in LINKABLE_KINDS else "none"
+    if s is not None and kind == "none":
+        dropped.append(f"the {s.kind} scaling (those pages build a scaling from a factor and an original context only)")
+    if kind == "yarn":
+        if not s.truncate:
+            dropped.append("truncate=False (the pages round the ramp's ends)")
+        if (s.beta_fast, s.beta_slow) != (32.0, 1.0):
+            dropped.append(f"beta_fast {s.beta_fast:g} and beta_slow {s.beta_slow:g}")
+        if s.attention_factor is not None or (s.mscale is not None and s.mscale_all_dim is not None):
+            dropped.append(f"the attention factor {rope.yarn_attention_factor(s):.4g} (the pages use 0.1 ln s + 1)")
+    if kind == "llama3" and (s.low_freq_factor, s.high_freq_factor) != (1.0, 4.0):
+        dropped.append("low_freq_factor and high_freq_factor")
+    if layer.partial_rotary_factor < 1 and (s is None or s.kind != "proportional"):
+        dropped.append(f"partial rotary: only {rope.rotary_dim(layer.head_dim, layer.partial_rotary_factor)} of {layer.head_dim} dimensions turn here")
+    if preset.mrope_section is not None:
+        dropped.append("the M-RoPE sections (for text they change nothing)")
+    max_len = min(preset.extended_context, MAX_LINK_LEN)
+    if preset.extended_context > MAX_LINK_LEN:
+        dropped.append(f"the extended context {preset.extended_context:,} (the sidebar stops at {MAX_LINK_LEN:,})")
+    common = {"head_dim": str(layer.head_dim), "rope_layout": preset.layout, "scaling": kind, "base": _number(layer.base), "max_len": str(max_len)}
+    if kind != "none":
+        original = min(s.original_max_len, max_len)
+        common |= {"factor": _number(s.factor), "original_len": str(original)}
+    rope_params = dict(common) if layer.head_dim in ROPE_PAGE_HEAD_DIMS else None
+    code_params = {"scheme": "rope"} | common
+    return LinkPlan(rope_params, code_params, tuple(dropped))
+
+
+# ----------------------------------------------------------------------------------------------
+# The dynamic-NTK pitfall
+
+
+class CacheError(NamedTuple):
+    """Scores of one query against cached keys, consistent and stale (see `dynamic_cache_error`)."""
+
+    key_positions: np.ndarray  # (K,) positions of the cached keys
+    consistent: np.ndarray  # (K,) score with both rotated at the query's base
+    stale: np.ndarray  # (K,) score with the keys rotated at the base of the cache's length
+    query_position: int
+    base_cache: float  # the base the keys were rotated with
+    base_query: float  # the base the query is rotated with
+
+
+def dynamic_cache_error(
+    head_dim: int, base: float, scaling: rope.RopeScaling, cache_len: int, query_len: int, *, keys: int = 512, partial_rotary_factor: float = 1.0
+) -> CacheError:
+    r"""The dynamic-NTK cache pitfall. A prompt of `cache_len` tokens is encoded and its keys cached,
+    rotated with the base $b'(\text{cache\_len})$ (`core.schemes.rope.dynamic_base`); generation
+    goes on to `query_len` tokens, where the query at $m = \text{query\_len} - 1$ is rotated with
+    $b'(\text{query\_len})$. For a query and key of all ones the stale score is
+    $\frac{1}{d}\big(\sum_i 2\cos(m\theta_i' - n\theta_i) + (d - 2n_\theta)\big)$ against the consistent
+    $\frac{1}{d}\big(\sum_i 2\cos((m - n)\theta_i') + (d - 2n_\theta)\big)$ a fresh computation of the
+    whole sequence gives; the first depends on m and n, not only on m - n.
+
+    At most `keys` key positions, evenly strided over 0 .. cache_len - 1 (whole numbers).
+    Returns a CacheError.
+    """
+    if scaling.kind != "dynamic":
+        raise ValueError(f"the cache pitfall is about dynamic NTK scaling, got {scaling.kind!r}.")
+    if not 1 <= cache_len <= query_len:
+        raise ValueError(f"the cached length must be from 1 to the query's length, got {cache_len} and {query_len}.")
+    key_pos = np.unique(np.linspace(0, cache_len - 1, min(keys, cache_len)).round())
+    cache_freq, _ = rope.rope_frequencies(head_dim, base, scaling, seq_len=cache_len, partial_rotary_factor=partial_rotary_factor)
+    query_freq, _ = rope.rope_frequencies(head_dim, base, scaling, seq_len=query_len, partial_rotary_factor=partial_rotary_factor)
+    m = query_len - 1
+    ones = np.ones((1, head_dim))
+    q = rope.apply_rope(ones, [m], query_freq)[0]  # (d,)
+    fresh = rope.apply_rope(np.ones((key_pos.size, head_dim)), key_pos, query_freq)  # (K, d)
+    cached = rope.apply_rope(np.ones((key_pos.size, head_dim)), key_pos, cache_freq)  # (K, d)
+    base_cache = rope.dynamic_base(head_dim, base, scaling, cache_len, partial_rotary_factor)
+    base_query = rope.dynamic_base(head_dim, base, scaling, query_len, partial_rotary_factor)
+    return CacheError(key_pos, fresh @ q / head_dim, cached @ q / head_dim, m, base_cache, base_query)
+
+
+# ----------------------------------------------------------------------------------------------
+# RoPE in 2-D
+
+
+def grid_positions(rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column of every patch of a rows x cols grid, in row-major (raster) order. Returns ((N,), (N,))."""
+    r, c = np.divmod(np.arange(rows * cols), cols)
+    return r.astype(np.float64), c.astype(np.float64)
+
+
+def axial_frequencies(head_dim: int, base: float) -> np.ndarray:
+    r"""Axial 2-D RoPE's frequencies (Qwen2-VL's vision encoder, `compute_axial_rope_parameters`):
+    $\phi_i = b^{-2i/(d/2)}$ for $i < d/4$, used once for the rows and once for the columns.
+    head_dim must be a multiple of 4. Returns (head_dim // 4,)."""
+    if head_dim % 4:
+        raise ValueError(f"axial 2-D RoPE splits the pairs between rows and columns, so head_dim must be a multiple of 4, got {head_dim}.")
+    return rope.default_frequencies(head_dim // 2, base)
+
+
+def axial_angles(rows: np.ndarray, cols: np.ndarray, head_dim: int, base: float) -> np.ndarray:
+    r"""Angles of axial 2-D RoPE: pair i < d/4 turns by $r\,\phi_i$, pair d/4 + i by $c\,\phi_i$
+    (Qwen2-VL's vision `recomposition_frequencies`: cat(rows, columns)). Returns (N, head_dim // 2)."""
+    phi = axial_frequencies(head_dim, base)
+    return np.concatenate([rows[:, None] * phi[None, :], cols[:, None] * phi[None, :]], axis=1)  # (N, d/2)
+
+
+def mrope_axes(mrope_section: tuple[int, ...] | list[int]) -> np.ndarray:
+    """Which position stream (0 temporal, 1 height, 2 width) turns each pair: consecutive sections of
+    the frequencies, section i taking stream i % 3 (transformers' Qwen2-VL `recomposition_frequencies`).
+    Returns (sum(mrope_section),) int."""
+    section = [int(s) for s in mrope_section]
+    if any(s < 0 for s in section) or not section:
+        raise ValueError(f"mrope_section must be whole numbers of at least 0, got {list(mrope_section)}.")
+    return np.repeat(np.arange(len(section)) % 3, section)
+
+
+def mrope_angles(t: np.ndarray, h: np.ndarray, w: np.ndarray, head_dim: int, base: float, mrope_section: tuple[int, ...]) -> np.ndarray:
+    r"""Angles of M-RoPE: the default frequencies $\theta_i = b^{-2i/d}$, pair i turned by the
+    coordinate (t, h or w) of its section, `mrope_axes`. sum(mrope_section) must be head_dim / 2.
+    Returns (N, head_dim // 2)."""
+    theta = rope.default_frequencies(head_dim, base)
+    axes = mrope_axes(mrope_section)
+    if axes.size != theta.size:
+        raise ValueError(f"the M-RoPE sections must add up to head_dim / 2 = {theta.size}, got {list(mrope_section)} (sum {axes.size}).")
+    streams = np.stack([t, h, w])  # (3, N)
+    return streams[axes].T * theta[None, :]  # (N, d/2)
+
+
+def flat_angles(rows: np.ndarray, cols: np.ndarray, n_cols: int, head_dim: int, base: float) -> np.ndarray:
+    r"""Angles of 1-D RoPE over the flattened patches: position $rW + c$. Returns (N, head_dim // 2)."""
+    return rope.rope_angles(rows * n_cols + cols, rope.default_frequencies(head_dim, base))
+
+
+def patch_similarity(angles: np.ndarray, query: int) -> np.ndarray:
+    r"""The score of an all-ones query at patch `query` against an all-ones key at every patch,
+    divided by head_dim: $\frac{1}{P}\sum_i \cos(\alpha_i(p) - \alpha_i(p_0))$, 1 at the query itself.
+    angles: (N, P). Returns (N,)."""
+    return np.cos(angles - angles[query][None, :]).mean(axis=1)
+
+
+def centred_grid(angles: np.ndarray, query: int, rows: int, cols: int) -> tuple[np.ndarray, float]:
+    r"""`patch_similarity` on the grid, minus its mean over the grid: how much more (or less) than the
+    average patch each patch scores against the query patch. Slow pairs add nearly 1 to every score,
+    so the raw scores crowd near 1; centred, the shape shows on a diverging scale.
+    Returns ((rows, cols), the mean that was subtracted)."""
+    score = patch_similarity(angles, query).reshape(rows, cols)  # (rows, cols)
+    mean = float(score.mean())
+    return score - mean, mean

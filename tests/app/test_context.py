@@ -1,0 +1,223 @@
+"""AppTest of the `context` page: every preset renders, and its table, metrics and figure data are core's numbers
+(core.analysis.context); the links open /rope and /code cleanly with the preset's settings; the exported code runs and
+gives core's rotation; bad link values give notices, never an exception."""
+
+from __future__ import annotations
+
+import ast
+from urllib.parse import parse_qsl
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+import torch
+from streamlit.testing.v1 import AppTest
+
+from core.analysis import context as cx
+from core.files.rope_code import rope_code
+from core.schemes import rope
+from core.schemes.rope_presets import PRESETS, STATUSES
+from core.viz import charts
+from tests.app.conftest import ROOT, assert_clean, decode, figure_bytes, figures, open_page, title_text
+from tests.helpers import assert_close
+from ui.rope_controls import CONTROLLED_KINDS, DEFAULT_PRESETS
+
+PAGE = "app_pages/context.py"
+
+
+def open_context(**params: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    for name, value in params.items():
+        at.query_params[name] = value
+    at.run()
+    return at.switch_page(PAGE).run()
+
+
+def traces(fig: dict) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    return {t["name"]: (decode(t["x"]).astype(np.float64), decode(t["y"]).astype(np.float64)) for t in fig["data"] if "name" in t}
+
+
+def metrics(at) -> list[tuple[str, str]]:
+    return [(m.label, m.value) for m in at.metric]
+
+
+def check_layer_figures(wave: dict, decay: dict, preset, index: int) -> None:
+    """The wavelength and decay figures of one layer hold core's numbers."""
+    layer = preset.layers[index]
+    view = cx.pair_view(layer, preset.extended_context)
+    lines = traces(wave)
+    finite = np.isfinite(view.before)
+    name = "before scaling" if layer.scaling else "every turning pair"
+    assert_close(lines[name][0], view.index[finite], atol=0)
+    assert_close(lines[name][1], view.before[finite], rtol=1e-12)
+    for label in ("kept", "blended", "interpolated"):
+        if layer.scaling is not None and (view.label == label).any():
+            assert_close(lines[f"after: {label}"][1], view.after[view.label == label], rtol=1e-12)
+    offsets = cx.decay_offsets(preset.extended_context)
+    before, after = cx.decay_curves(layer, preset.extended_context, offsets)
+    curves = list(traces(decay).values())
+    assert_close(curves[0][0], offsets, atol=0)
+    assert_close(curves[0][1], before, rtol=1e-9, atol=1e-12)
+    assert_close(curves[-1][1], after if layer.scaling else before, rtol=1e-9, atol=1e-12)
+    assert str(layer.head_dim) in title_text(wave) and preset.label in title_text(decay)
+
+
+def test_default_page_shows_cores_numbers():
+    at = open_context()
+    assert_clean(at)
+    assert not at.warning, [w.value for w in at.warning]
+    assert at.title[0].value == "Long context in real models"
+    assert at.query_params["presets"] == ",".join(DEFAULT_PRESETS)
+    table = at.dataframe[0].value
+    expected = pd.DataFrame(cx.summary_rows([PRESETS[n] for n in DEFAULT_PRESETS]))
+    pd.testing.assert_frame_equal(table.reset_index(drop=True), expected, check_dtype=False)
+    figs = figures(at)
+    assert len(figs) == 5  # the open tab's two, the pitfall, the two grids
+    first = PRESETS[DEFAULT_PRESETS[0]]
+    check_layer_figures(figs[0], figs[1], first, 0)
+    view = cx.pair_view(first.layers[0], first.extended_context)
+    assert metrics(at)[0] == ("attention factor (cos, sin ×)", f"{view.attention_factor:.4g}")
+    assert metrics(at)[1][1] == f"{cx.counts(view, first.trained_context, first.extended_context)['turn within trained']} of 64"
+    # the pitfall: dynamic NTK x2 on the first model's head, keys of its trained context
+    pitfall = cx.dynamic_cache_error(128, 500_000.0, rope.RopeScaling("dynamic", 2.0, 8192), 8192, 16384)
+    lines = list(traces(figs[2]).values())
+    assert_close(lines[0][0], pitfall.key_positions, atol=0)
+    assert_close(lines[0][1], pitfall.consistent, atol=1e-12) and assert_close(lines[1][1], pitfall.stale, atol=1e-12)
+    assert_close(lines[2][1], pitfall.stale - pitfall.consistent, atol=1e-12)
+    assert f"{np.abs(pitfall.stale - pitfall.consistent).max():.3g}" in " ".join(m.value for m in at.markdown)
+    # RoPE in 2-D: 16 x 16 patches, query at (8, 8), base 10,000, head_dim 128
+    rows, cols = cx.grid_positions(16, 16)
+    expected_grids = [
+        cx.axial_angles(rows, cols, 128, 10_000.0),
+        cx.flat_angles(rows, cols, 16, 128, 10_000.0),
+        cx.mrope_angles(0 * rows, rows, cols, 128, 10_000.0, (16, 24, 24)),
+    ]
+    heatmaps = [t for t in figs[3]["data"] if t["type"] == "heatmap"]
+    for trace, angles in zip(heatmaps, expected_grids, strict=True):
+        assert_close(decode(trace["z"]).reshape(16, 16), cx.centred_grid(angles, 8 * 16 + 8, 16, 16)[0], atol=1e-6)
+        assert -trace["zmin"] == trace["zmax"] > 0  # centred on zero, one range for the three panels
+    assert len({(t["zmin"], t["zmax"]) for t in heatmaps}) == 1
+    assert f"{cx.centred_grid(expected_grids[0], 136, 16, 16)[1]:.3g}" in title_text(figs[3])  # the subtracted mean is said
+    splits = [t for t in figs[4]["data"] if t["type"] == "heatmap"]
+    for trace, split in zip(splits, ((16, 24, 24), (16, 8, 40), (16, 40, 8)), strict=True):
+        expected = cx.centred_grid(cx.mrope_angles(0 * rows, rows, cols, 128, 10_000.0, split), 136, 16, 16)[0]
+        assert_close(decode(trace["z"]).reshape(16, 16), expected, atol=1e-6)
+    diverging = [list(pair) for pair in go.Heatmap(colorscale=charts.DIVERGING).colorscale]
+    assert all([list(pair) for pair in t["colorscale"]] == diverging for t in heatmaps + splits)  # one diverging scale for signed scores
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_every_preset_renders_with_cores_numbers(name):
+    preset = PRESETS[name]
+    at = open_context(presets=name)
+    assert_clean(at)
+    assert not at.warning, [w.value for w in at.warning]
+    figs = figures(at)
+    assert len(figs) == 2 * len(preset.layers) + 3
+    assert all(title_text(fig) for fig in figs) and max(figure_bytes(at)) < 1_000_000
+    for index in range(len(preset.layers)):
+        check_layer_figures(figs[2 * index], figs[2 * index + 1], preset, index)
+    links = {link.proto.url.split("?")[0]: dict(parse_qsl(link.proto.url.split("?")[1])) for link in at.get("link_button")}
+    plans = [cx.link_params(preset, layer) for layer in preset.layers]
+    assert links["code"] == plans[-1].code
+    assert links.get("rope") == next((plan.rope for plan in reversed(plans) if plan.rope is not None), None)
+    sources = at.dataframe[1].value
+    assert len(sources) == len(preset.sources) and set(sources["status"]) <= set(STATUSES)
+    for field in preset.unverified:
+        assert sources.set_index("field").loc[field, "status"] in ("unverified", "partly verified")  # said on the page
+    never = metrics(at)[3][1]
+    assert never == str(cx.counts(cx.pair_view(preset.layers[0], preset.extended_context), 1, 1)[cx.NOT_ROTATED])
+
+
+def test_partial_rotary_pairs_that_never_turn_are_said_and_marked():
+    at = open_context(presets="gpt-neox-20b")
+    assert ("pairs that never turn", "36") in metrics(at)
+    wave = figures(at)[0]
+    assert "24 of 96 dimensions rotate" in title_text(wave) and "pairs 12–47 never turn" in title_text(wave)
+    assert any("from pair 12 on: never turn" in a.get("text", "") for a in wave["layout"]["annotations"])
+    assert any("96" in c.value and "/code" in c.value for c in at.caption)  # /rope does not offer head_dim 96: said, no link
+    assert [link.proto.url.split("?")[0] for link in at.get("link_button")] == ["code"]
+
+
+@pytest.mark.parametrize("name", ["phi-3-mini-128k-instruct-2404", "gpt-neox-20b", "deepseek-v3", "gemma-4-default"])
+def test_exported_code_runs_and_gives_cores_rotation(name):
+    preset = PRESETS[name]
+    at = open_context(presets=name)
+    at.session_state[f"context_code_{name}"] = True  # open the code expander
+    at.run()
+    assert_clean(at)
+    blocks = [c.value for c in at.code if c.language == "python"]
+    assert len(blocks) == 2 * len(preset.layers)
+    for layer, numpy_source, torch_source in zip(preset.layers, blocks[0::2], blocks[1::2], strict=True):
+        code = rope_code(layer.head_dim, layer.base, preset.layout, layer.scaling, layer.partial_rotary_factor)
+        assert (numpy_source.strip(), torch_source.strip()) == (code.numpy_source.strip(), code.torch_source.strip())
+        x = np.random.default_rng(1).standard_normal((2, 60, layer.head_dim))
+        pos = np.arange(60.0) + preset.trained_context - 20  # straddles the trained context: longrope switches lists
+        inv_freq, c = layer.frequencies(seq_len=preset.trained_context + 40)
+        expected = rope.apply_rope(x, pos, inv_freq, layout=preset.layout, attention_factor=c)
+        namespace: dict = {}
+        exec(compile(numpy_source, "<page>", "exec"), namespace)  # noqa: S102 - what a user does with the copied code
+        assert_close(namespace["rotate"](x, pos), expected, atol=0, rtol=0)
+        namespace = {}
+        exec(compile(torch_source, "<page>", "exec"), namespace)  # noqa: S102
+        assert_close(namespace["RotaryEmbedding"]()(torch.from_numpy(x), torch.from_numpy(pos)).numpy(), expected, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["llama-3.1-8b", "deepseek-v3", "gemma-3-4b", "mistral-7b-v0.3"])
+def test_links_fill_rope_and_code_without_a_notice(name):
+    preset = PRESETS[name]
+    layer = preset.layers[-1]
+    plan = cx.link_params(preset, layer)
+    at = open_page("rope", **plan.rope)
+    assert_clean(at)
+    assert not at.warning, [w.value for w in at.warning]
+    assert at.select_slider(key="head_dim").value == layer.head_dim and at.query_params["scaling"] == plan.rope["scaling"]
+    at = open_page("code", **plan.code)
+    assert_clean(at)
+    assert not at.warning, [w.value for w in at.warning]
+    numpy_source = next(c.value for c in at.code if c.language == "python")
+    if not plan.dropped:  # everything travelled: /code shows the very code the context page exports
+        assert numpy_source.strip() == rope_code(layer.head_dim, layer.base, preset.layout, layer.scaling).numpy_source.strip()
+    assert f"HEAD_DIM = {layer.head_dim}" in numpy_source and f'LAYOUT = "{preset.layout}"' in numpy_source
+
+
+def test_bad_links_give_notices_and_the_page_carries_on():
+    at = open_context(presets="no-such-model", ntk_growth="3", grid="1e9", grid_base="abc")
+    assert_clean(at)
+    notices = " ".join(w.value for w in at.warning)
+    for key in ("presets", "ntk_growth", "grid", "grid_base"):
+        assert key in notices, key
+    assert at.multiselect(key="presets").value == list(DEFAULT_PRESETS)
+    assert len(figures(at)) == 5
+    at = open_context(presets="phi-2,**not-a-model**")
+    assert at.multiselect(key="presets").value == ["phi-2"] and len(at.warning) == 1
+    assert_clean(at)
+
+
+def test_no_model_chosen_still_shows_the_pitfall_and_the_grids():
+    at = open_context(presets="")
+    assert_clean(at)
+    assert at.info and len(figures(at)) == 3
+    assert "Llama 2 7B" in title_text(figures(at)[0])
+
+
+def test_grid_controls_redraw_with_cores_numbers():
+    at = open_context(presets="phi-2")
+    at.select_slider(key="grid").set_value(8).run()
+    at.button_group(key="grid_base").set_value(1_000_000).run()
+    assert_clean(at)
+    rows, cols = cx.grid_positions(8, 8)
+    trace = next(t for t in figures(at)[3]["data"] if t["type"] == "heatmap")
+    expected = cx.centred_grid(cx.axial_angles(rows, cols, 128, 1e6), 4 * 8 + 4, 8, 8)[0]
+    assert_close(decode(trace["z"]).reshape(8, 8), expected, atol=1e-6)
+    at.select_slider(key="ntk_growth").set_value(8).run()
+    assert "×8" in title_text(figures(at)[2])
+
+
+def test_context_module_keeps_in_step_with_the_rope_page_and_controls():
+    tree = ast.parse((ROOT / "app_pages" / "rope.py").read_text())
+    head_dims = next(ast.literal_eval(n.value) for n in ast.walk(tree) if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "HEAD_DIMS")
+    assert tuple(head_dims) == cx.ROPE_PAGE_HEAD_DIMS
+    assert cx.LINKABLE_KINDS == CONTROLLED_KINDS
+    assert len((ROOT / PAGE).read_text().splitlines()) < 250

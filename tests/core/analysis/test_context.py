@@ -1,0 +1,154 @@
+"""core.analysis.context: pair views, decay, links, the dynamic-NTK cache pitfall and RoPE in 2-D, against hand-worked
+values, core.schemes.rope, and transformers 5.23.0's own Qwen2-VL M-RoPE and axial 2-D RoPE (cos of the angles, made by
+scripts/make_rope_reference.py: float32 there, so compared at 1e-6)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.analysis import context as cx
+from core.schemes import rope
+from core.schemes.rope_presets import PRESETS, LayerRope
+from tests.helpers import assert_close
+
+APPLY = {c["kind"]: c for c in json.loads((Path(__file__).parents[1] / "schemes" / "data" / "rope_reference.json").read_text())["apply_cases"]}
+
+
+def test_pair_view_of_partial_rotary_by_hand():
+    preset = PRESETS["gpt-neox-20b"]  # head_dim 96, p 0.25: 24 dimensions, 12 pairs turn with base^(-2i/24)
+    view = cx.pair_view(preset.layers[0], preset.extended_context)
+    assert view.index.size == 48 and view.rotating == 24
+    assert_close(view.before[:12], 2 * np.pi * 1e4 ** (np.arange(12) * 2 / 24), rtol=1e-12)
+    assert np.all(np.isinf(view.before[12:])) and np.all(np.isinf(view.after[12:]))
+    assert list(view.label) == ["kept"] * 12 + [cx.NOT_ROTATED] * 36 and view.short is None
+    counts = cx.counts(view, 2048, 2048)
+    assert counts["turn within trained"] == int(np.sum(2 * np.pi * 1e4 ** (np.arange(12) / 12) <= 2048)) == 8
+    assert counts[cx.NOT_ROTATED] == 36 and counts["kept"] == 12
+
+
+def test_pair_view_of_scaled_kinds():
+    llama = PRESETS["llama-3.1-8b"]
+    view = cx.pair_view(llama.layers[0], llama.extended_context)
+    assert list(view.label) == ["kept"] * 29 + ["blended"] * 6 + ["interpolated"] * 29  # as core.schemes.rope.scaling_regions
+    assert_close(view.after[35:], 8 * view.before[35:], rtol=1e-12)
+    phi3 = PRESETS["phi-3-mini-128k-instruct-2404"]
+    view = cx.pair_view(phi3.layers[0], phi3.extended_context)
+    long_freq, c = rope.rope_frequencies(96, 1e4, phi3.scaling, seq_len=4097)
+    short_freq, _ = rope.rope_frequencies(96, 1e4, phi3.scaling)
+    assert_close(view.after, 2 * np.pi / long_freq, rtol=1e-12) and assert_close(view.short, 2 * np.pi / short_freq, rtol=1e-12)
+    assert view.attention_factor == pytest.approx(math.sqrt(1 + math.log(32) / math.log(4096)), rel=1e-15) == c
+    gemma4 = PRESETS["gemma-4-default"].layers[1]  # proportional: 64 of 256 pairs turn, with a full head's exponents
+    view = cx.pair_view(gemma4, 131_072)
+    assert view.rotating == 128 and list(view.label) == ["kept"] * 64 + [cx.NOT_ROTATED] * 192
+    assert_close(view.before[:64], 2 * np.pi * 1e6 ** (np.arange(64) * 2 / 512), rtol=1e-12)
+    assert cx.unscaled(gemma4).scaling.kind == "proportional" and cx.unscaled(PRESETS["gpt-oss-20b"].layers[0]).scaling is None
+
+
+@pytest.mark.parametrize("name", ["llama-2-7b", "gpt-neox-20b", "gpt-oss-20b", "deepseek-v3", "gemma-4-default"])
+def test_decay_curves_by_hand_at_offset_zero_and_against_relative_score(name):
+    preset = PRESETS[name]
+    for layer in preset.layers:
+        offsets = cx.decay_offsets(preset.extended_context, points=50)
+        assert offsets[0] == 0 and offsets[-1] == preset.extended_context and np.all(np.diff(offsets) > 0)
+        before, after = cx.decay_curves(layer, preset.extended_context, offsets)
+        inv_freq, c = layer.frequencies(seq_len=preset.extended_context)
+        turning = 2 * inv_freq.size  # every all-ones pair scores 2 cos(0) = 2, each resting dimension 1
+        assert before[0] == pytest.approx(1.0, rel=1e-12)
+        assert after[0] == pytest.approx((c**2 * turning + layer.head_dim - turning) / layer.head_dim, rel=1e-12)
+        ones = np.ones(layer.head_dim)
+        assert_close(after, rope.relative_score(ones, ones, inv_freq, offsets, attention_factor=c) / layer.head_dim, rtol=1e-12, atol=1e-12)
+
+
+def test_summary_rows():
+    rows = cx.summary_rows([PRESETS["llama-3.1-8b"], PRESETS["gemma-3-4b"]])
+    assert [r["layers"] for r in rows] == ["all layers", "local (sliding window)", "global (full attention)"]
+    first = rows[0]
+    assert (first["kept"], first["blended"], first["interpolated"], first["not rotated"], first["pairs"]) == (29, 6, 29, 0, 64)
+    assert first["scaling"] == "llama3 ×8" and first["attention factor"] == 1.0 and first["unverified"] == "none"
+    assert first["slowest wavelength after"] == pytest.approx(8 * first["slowest wavelength before"], rel=1e-12)
+    assert rows[2]["scaling"] == "linear ×8" and rows[2]["interpolated"] == 128 and rows[1]["scaling"] == "none"
+    assert "trained_context" in rows[1]["unverified"]
+
+
+def test_link_params():
+    llama = PRESETS["llama-3.1-8b"]
+    plan = cx.link_params(llama, llama.layers[0])
+    expected = {"head_dim": "128", "rope_layout": "half", "scaling": "llama3", "base": "500000", "max_len": "131072", "factor": "8", "original_len": "8192"}
+    assert plan.rope == expected and plan.code == {"scheme": "rope"} | expected and plan.dropped == ()
+    phi3 = PRESETS["phi-3-mini-128k-instruct-2404"]
+    plan = cx.link_params(phi3, phi3.layers[0])
+    assert plan.rope is None and plan.code["head_dim"] == "96" and plan.code["scaling"] == "none" and "longrope" in plan.dropped[0]
+    deepseek = PRESETS["deepseek-v3"]
+    plan = cx.link_params(deepseek, deepseek.layers[0])
+    assert plan.rope["max_len"] == "131072" and plan.rope["rope_layout"] == "interleaved" and plan.rope["factor"] == "40"
+    assert any("163,840" in d for d in plan.dropped) and any("attention factor 1" in d for d in plan.dropped)
+    assert any("truncate=False" in d for d in cx.link_params(PRESETS["gpt-oss-20b"], PRESETS["gpt-oss-20b"].layers[0]).dropped)
+    assert any("24 of 96" in d for d in cx.link_params(PRESETS["gpt-neox-20b"], PRESETS["gpt-neox-20b"].layers[0]).dropped)
+    gemma3 = PRESETS["gemma-3-4b"]
+    assert cx.link_params(gemma3, gemma3.layers[1]).rope == {
+        "head_dim": "256", "rope_layout": "half", "scaling": "linear", "base": "1000000", "max_len": "131072", "factor": "8", "original_len": "16384"
+    }  # fmt: skip
+
+
+def test_dynamic_cache_error_by_hand():
+    scaling = rope.RopeScaling("dynamic", 2.0, 64)
+    result = cx.dynamic_cache_error(4, 100.0, scaling, 64, 128, keys=64)
+    assert_close(result.key_positions, np.arange(64.0), atol=0)
+    theta = rope.default_frequencies(4, 100.0)  # the cache's base is the original one: 64 <= L
+    new = rope.default_frequencies(4, rope.dynamic_base(4, 100.0, scaling, 128))
+    m, n = 127, np.arange(64.0)
+    assert result.base_cache == 100.0 and result.base_query == rope.dynamic_base(4, 100.0, scaling, 128) > 100.0
+    stale = sum(2 * np.cos(m * new[i] - n * theta[i]) for i in range(2)) / 4
+    fresh = sum(2 * np.cos((m - n) * new[i]) for i in range(2)) / 4
+    assert_close(result.stale, stale, atol=1e-12) and assert_close(result.consistent, fresh, atol=1e-12)
+    assert result.stale[0] == pytest.approx(result.consistent[0], abs=1e-12)  # the first key has angle 0 under any base
+    assert np.abs(result.stale - result.consistent).max() > 0.1
+    same = cx.dynamic_cache_error(16, 1e4, scaling, 32, 64)  # both within L: one base, no error
+    assert_close(same.stale, same.consistent, atol=0, rtol=0)
+    partial = cx.dynamic_cache_error(96, 1e4, rope.RopeScaling("dynamic", 2.0, 2048), 2048, 4096, partial_rotary_factor=0.25)
+    assert partial.consistent[-1] == pytest.approx(cx.decay_curves(LayerRope("x", 96, partial.base_query, None, 0.25), 1, np.array([2048.0]))[0][0], rel=1e-9)
+    assert partial.key_positions.size == 512 and partial.key_positions[-1] == 2047
+    with pytest.raises(ValueError, match="dynamic NTK"):
+        cx.dynamic_cache_error(8, 1e4, rope.RopeScaling("linear", 2.0, 8), 8, 16)
+    with pytest.raises(ValueError, match="cached length"):
+        cx.dynamic_cache_error(8, 1e4, scaling, 32, 16)
+
+
+def test_mrope_and_axial_angles_match_transformers_qwen2_vl():
+    case = APPLY["qwen2-vl-mrope"]  # head_dim 16, base 1e4, sections [2, 3, 3]
+    t, h, w = (np.array(s, dtype=np.float64) for s in case["position_ids"])
+    angles = cx.mrope_angles(t, h, w, case["head_dim"], case["base"], tuple(case["mrope_section"]))
+    assert_close(np.cos(np.concatenate([angles, angles], axis=1)), case["cos"], atol=1e-6)
+    assert_close(np.sin(np.concatenate([angles, angles], axis=1)), case["sin"], atol=1e-6)
+    assert list(cx.mrope_axes([2, 3, 3])) == [0, 0, 1, 1, 1, 2, 2, 2] and list(cx.mrope_axes([16, 24, 24])[[0, 15, 16, 39, 40, 63]]) == [0, 0, 1, 1, 2, 2]
+    axial = APPLY["qwen2-vl-vision-axial"]  # head_dim 16: 4 frequencies for rows, the same 4 for columns
+    pos = np.array(axial["positions"], dtype=np.float64)
+    assert_close(cx.axial_frequencies(16, axial["base"]), axial["inv_freq"], rtol=1e-6)
+    angles = cx.axial_angles(pos[:, 0], pos[:, 1], 16, axial["base"])
+    assert_close(np.cos(np.concatenate([angles, angles], axis=1)), axial["cos"], atol=1e-6)
+
+
+def test_2d_properties():
+    rows, cols = cx.grid_positions(5, 7)
+    assert (rows[8], cols[8]) == (1, 1) and rows.size == 35
+    text = np.arange(10.0)  # for text t = h = w: M-RoPE is plain RoPE
+    assert_close(cx.mrope_angles(text, text, text, 128, 1e6, (16, 24, 24)), rope.rope_angles(text, rope.default_frequencies(128, 1e6)), atol=0)
+    assert_close(cx.flat_angles(rows, cols, 7, 8, 100.0), rope.rope_angles(rows * 7 + cols, rope.default_frequencies(8, 100.0)), atol=0)
+    query = 2 * 7 + 3
+    for angles in (cx.axial_angles(rows, cols, 16, 1e4), cx.mrope_angles(0 * rows, rows, cols, 16, 1e4, (2, 3, 3))):
+        sim = cx.patch_similarity(angles, query).reshape(5, 7)
+        assert sim[2, 3] == pytest.approx(1.0) and np.all(np.abs(sim) <= 1 + 1e-12)
+        assert_close(sim[1, 3], sim[3, 3], atol=1e-12) and assert_close(sim[2, 2], sim[2, 4], atol=1e-12)  # depends on the offsets only
+    z, mean = cx.centred_grid(cx.axial_angles(rows, cols, 16, 1e4), query, 5, 7)
+    assert z.shape == (5, 7) and abs(z.mean()) < 1e-12 and z[2, 3] == pytest.approx(1 - mean) and z.max() == z[2, 3]
+    with pytest.raises(ValueError, match="multiple of 4"):
+        cx.axial_frequencies(6, 1e4)
+    with pytest.raises(ValueError, match="add up to head_dim / 2 = 8"):
+        cx.mrope_angles(rows, rows, cols, 16, 1e4, (2, 2, 2))
+    with pytest.raises(ValueError, match="at least 0"):
+        cx.mrope_axes([2, -1, 3])

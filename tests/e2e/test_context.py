@@ -1,0 +1,47 @@
+"""The `context` page in headless Chromium: every model preset draws all its charts without an exception, the
+preset names travel in the URL, and the links to /rope and /code open those pages with the preset's settings."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from core.schemes.rope_presets import PRESETS
+from tests.e2e.conftest import screenshot, wait_ready
+from tests.e2e.test_browser import chart_titles, drawn_charts
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_every_preset_draws_its_charts(context, app_url, name):
+    page = context.new_page()
+    page.goto(f"{app_url}/context?presets={name}")
+    wait_ready(page)
+    assert page.locator("[data-testid='stException']").count() == 0
+    charts = 2 * len(PRESETS[name].layers) + 3  # per layer kind: wavelengths and decay; the pitfall; two grids
+    page.wait_for_function(f"document.querySelectorAll(\"[data-testid='stPlotlyChart'] .main-svg\").length >= {charts}", timeout=30_000)
+    assert drawn_charts(page) >= charts
+    assert all(title.strip() for title in chart_titles(page))
+    assert parse_qs(urlparse(page.url).query)["presets"] == [name]
+    if name == "gemma-3-4b":
+        screenshot(page, "page-context-gemma-3-4b")
+
+
+def test_link_opens_rope_in_a_new_tab_with_the_presets_settings(context, app_url):
+    page = context.new_page()
+    page.goto(f"{app_url}/context?presets=llama-3.1-8b")
+    wait_ready(page)
+    screenshot(page, "page-context")
+    with context.expect_page() as opened:  # a new tab: a fresh session that reads the whole URL, shared settings included
+        page.get_by_text("Open Llama 3.1 8B in /rope").click()
+    rope_page = opened.value
+    rope_page.wait_for_load_state()
+    wait_ready(rope_page)
+    assert urlparse(rope_page.url).path.endswith("/rope")
+    assert rope_page.locator("[data-testid='stException']").count() == 0 and rope_page.locator("[data-testid='stAlert']").count() == 0
+    assert rope_page.locator(".st-key-max_len input").input_value() == "131072"
+    assert rope_page.locator(".st-key-base input").input_value() == "500000"
+    got = {k: v[0] for k, v in parse_qs(urlparse(rope_page.url).query).items()}
+    assert {k: got[k] for k in ("head_dim", "scaling", "factor", "original_len", "base", "max_len")} == {
+        "head_dim": "128", "scaling": "llama3", "factor": "8", "original_len": "8192", "base": "500000", "max_len": "131072"
+    }  # fmt: skip
