@@ -8,8 +8,10 @@ import streamlit as st
 from core.analysis import attention
 from core.schemes.registry import ADDED, SCHEMES, Setting, positional_schemes
 from core.viz import attention_figures as figs
+from core.viz import charts
 from ui.controls import Choice, Number, Text, Toggle, check_links
-from ui.shared import current_settings, guarded, plot
+from ui.path import next_link
+from ui.shared import current_settings, guarded, plot, quoted
 
 WIDTH_CAP = 512  # the page builds d x d projections and (H, T, T) weights for three runs
 MAX_TOKENS = figs.MAX_TOKENS  # words attended over, each one drawn on the figures' axes
@@ -44,6 +46,17 @@ st.markdown(
 SENTENCE = Choice("sentence", "Sentence", [*PRESETS, CUSTOM], next(iter(PRESETS)), expected="pick one of the preset sentences or 'your own sentence'")
 TEXT = Text("text", "Your sentence", "the quick brown fox", MAX_CHARS, expected="your sentence can be up to {longest:,} characters")
 check_links(SENTENCE, TEXT)
+
+
+def locality_band() -> None:
+    """The preset where positions alone drive attention: one word repeated, Q = K = V, words unscaled (norm ~1 against the sinusoid's √(d/2))."""
+    st.session_state.update(sentence="one word repeated", project=False, scale_words=False, causal=False, heads=1, scheme="sinusoidal", pe_scale=1.0)
+
+
+st.button(
+    "Show the locality band", on_click=locality_band, key="locality", icon=":material/blur_linear:",
+    help="One word repeated, no projections (Q = K = V), words unscaled: only positions tell the tokens apart, and attention falls off with distance.",
+)  # fmt: skip
 c1, c2 = st.columns([2, 3])
 preset = SENTENCE.draw(c1)
 text = TEXT.draw(c2, disabled=preset != CUSTOM)
@@ -111,11 +124,11 @@ st.caption(
 # --- permutation test --------------------------------------------------------------------
 st.header("The permutation test")
 shuffled = [words[i] for i in res.perm]
-st.markdown(f"Shuffled sentence: **{' '.join(shuffled[:60])}{' ...' if n > 60 else ''}**")
+st.markdown(f"Shuffled sentence: {quoted(' '.join(shuffled[:60]), limit=1000)}{' ...' if n > 60 else ''}")  # the visitor's words, as text
 m1, m2, m3, m4 = st.columns(4)
 residual_help = "max |output difference| between the shuffled run, put back in order, and the original"
 m1.metric("shuffle residual, no positions", f"{res.residual_plain:.1e}", help=residual_help)
-m2.metric("shuffle residual, with positions", f"{res.residual_pe:.3g}", help=f"the same, with {scheme.label}")
+m2.metric("shuffle residual, with positions", charts.number(res.residual_pe), help=f"the same, with {scheme.label}: {res.residual_pe!r}")
 repeated = len(set(words)) < n
 spread_help = "largest difference between the attention rows of two identical words"
 m3.metric("same-word rows, no positions", f"{res.repeat_spread_plain:.1e}" if repeated else "no repeats", help=spread_help)
@@ -137,8 +150,8 @@ def bag(width: int, base: float, scheme: str) -> attention.BagOfWords:
 
 b = guarded(bag, width, s.base, scheme.name)
 st.markdown(
-    f"'dog bites man' against 'man bites dog', mean of the attention outputs: cosine **{b.cosine_plain:.6f}** without positions, "
-    f"**{b.cosine_pe:.6f}** with {scheme.label} (relative distance {b.distance_plain:.1e} against {b.distance_pe:.4f})."
+    f"'dog bites man' against 'man bites dog', mean of the attention outputs: cosine **{charts.number(b.cosine_plain)}** without positions, "
+    f"**{charts.number(b.cosine_pe)}** with {scheme.label} (relative distance {b.distance_plain:.1e} against {charts.number(b.distance_pe)})."
     + (
         f" {scheme.label} cannot tell these two apart: 'man bites dog' is 'dog bites man' reversed, and a bias that depends only on the distance "
         "|i − j| is the same for a sentence and its reverse. Decoders apply ALiBi with a causal mask, which breaks the tie."
@@ -157,6 +170,11 @@ with col_a:
             f"Mean ratio word : position = {res.word_norm.mean() / res.position_norm.mean():.3g}. "
             f"Without the √d_model scaling the word vectors have norm ≈ 1 while the sinusoid has norm √(d/2) = {np.sqrt(width / 2):.3g}."
         )
+        far = min(5, n - 1)
+        codes = pe_scale * scheme.input_code(np.array([0, far]), Setting(width, s.base, train_len=n))
+        same = attention.same_word_cosine(words[0], width, codes, scale=scale_words)[1] if far else 1.0
+        st.metric(f"the word ‘{words[0][:30]}’ at positions 0 and {far}: cosine of word + position", charts.number(same))
+        st.caption("1 would mean the word looks the same wherever it stands; the lower it is, the more the position part changes what attention sees.")
     else:
         st.caption(f"{scheme.label} adds nothing to the inputs, so the position part is zero: its effect is on the scores, in the figures above.")
 
@@ -180,13 +198,14 @@ with col_b:
             "into word and position terms: position acts inside attention. Pick an added scheme to see the split.",
             icon=":material/info:",
         )
-        st.stop()
-    share = shares(tuple(words), width, s.base, scheme.name, project, scale_words)
-    plot(figs.shares_figure(share, FACTORS, pe_scale), key="att_shares")
-    st.caption(
-        "The scores split exactly into a content term, cross terms (growing with f) and a position term (growing with f²). Where the position "
-        "term dominates, attention is driven by where words stand rather than what they are. Turn off the √d_model scaling to see positions take over at f = 1."
-    )
+    else:
+        share = shares(tuple(words), width, s.base, scheme.name, project, scale_words)
+        plot(figs.shares_figure(share, FACTORS, pe_scale), key="att_shares")
+        st.caption(
+            "The scores split exactly into a content term, cross terms (growing with f) and a position term (growing with f²). Where the position "
+            "term dominates, attention is driven by where words stand rather than what they are. Turn off the √d_model scaling to see positions take "
+            "over at f = 1."
+        )
 
 # --- add versus concatenate --------------------------------------------------------------
 
@@ -196,18 +215,21 @@ def add_concat(words: tuple[str, ...], width: int, base: float, scheme: str, see
     return attention.add_versus_concat(list(words), SCHEMES[scheme].input_code(np.arange(len(words)), Setting(width, base, train_len=len(words))), seed=seed)
 
 
-st.header("Add or concatenate?")
-ac = guarded(add_concat, tuple(words), width, s.base, scheme.name, st.session_state.att_seed)
-st.dataframe(
-    {
-        "": ["add: x + PE", "concatenate: [x, PE]"],
-        "input width": [ac.width_add, ac.width_concat],
-        "Q, K, V parameters": [f"{ac.params_add:,}", f"{ac.params_concat:,}"],
-        "shuffle residual (order visible if > 0)": [f"{ac.residual_add:.3g}", f"{ac.residual_concat:.3g}"],
-    },
-    hide_index=True,
-)
-st.caption(
-    "Both make order visible. Concatenation keeps words and positions in separate dimensions but doubles the width, so every projection has four "
-    "times the parameters; addition shares the space, and in high dimensions a random word vector and the sinusoid are nearly orthogonal, so little is lost."
-)
+if added:  # only an added code can be concatenated instead
+    st.header("Add or concatenate?")
+    ac = guarded(add_concat, tuple(words), width, s.base, scheme.name, st.session_state.att_seed)
+    st.dataframe(
+        {
+            "": ["add: x + PE", "concatenate: [x, PE]"],
+            "input width": [ac.width_add, ac.width_concat],
+            "Q, K, V parameters": [f"{ac.params_add:,}", f"{ac.params_concat:,}"],
+            "shuffle residual (order visible if > 0)": [f"{ac.residual_add:.3g}", f"{ac.residual_concat:.3g}"],
+        },
+        hide_index=True,
+    )
+    st.caption(
+        "Both make order visible. Concatenation keeps words and positions in separate dimensions but doubles the width, so every projection has four "
+        "times the parameters; addition shares the space, and in high dimensions a random word vector and the sinusoid are nearly orthogonal, "
+        "so little is lost."
+    )
+next_link("attention")

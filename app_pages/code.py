@@ -8,12 +8,13 @@ import streamlit as st
 
 from core.files import codegen, downloads
 from core.schemes import rope
-from core.viz import charts
-from core.viz.grid import strided
-from ui.params import BASE, D_MODEL, MAX_LEN
 from core.schemes.registry import SCHEMES, Setting
+from core.viz import charts
+from core.viz.columns import columns
+from core.viz.grid import strided, window
+from ui.params import BASE, D_MODEL, MAX_LEN
 from ui.rope_controls import factor_control, original_len_control, pair_layout_control, scaling_kind_control
-from ui.shared import check_url_value, current_settings, follow_default, guarded, keep_in_url, one_of, plot, url_choice, whole_in
+from ui.shared import check_url_value, current_settings, follow_default, guarded, keep_in_url, keep_valid, one_of, plot, url_choice, whole_in
 
 HEADS = (1, 2, 4, 8, 16)
 USES_ORIGINAL = ("dynamic", "yarn", "llama3")
@@ -41,12 +42,14 @@ heads, layout, kind, factor, original, width = 8, "half", "none", 1.0, L, d
 link = {D_MODEL.name: D_MODEL.format(d), MAX_LEN.name: MAX_LEN.format(L), BASE.name: BASE.format(base), "scheme": name}
 rotary = "layout" in scheme.reads  # RoPE: a head width, a pair layout and a scaling of its own
 if "n_heads" in scheme.reads:
+    keep_valid("heads", lambda v: v in HEADS)  # another page's heads may be a number this page does not offer
     check_url_value("heads", one_of(HEADS), f"the head count is one of {', '.join(map(str, HEADS))}")
     heads = int(c2.selectbox("Heads", HEADS, index=HEADS.index(8), key="heads", bind="query-params", width=200))
     link["heads"] = str(heads)
 if rotary:
     layout = pair_layout_control(c2)
     c6, c3, c4, c5 = st.columns([1.5, 2, 1.5, 1.5])
+    keep_valid("head_dim", lambda v: isinstance(v, int) and 2 <= v <= MAX_HEAD_DIM)
     check_url_value("head_dim", whole_in(2, MAX_HEAD_DIM), f"the head width is a whole number from 2 to {MAX_HEAD_DIM:,} (even, for pairs)")
     width = int(
         c6.number_input(
@@ -96,20 +99,20 @@ st.caption(
 # --- preview --------------------------------------------------------------------------------
 rows = scheme.max_position(setting)
 shown_len = min(L, rows) if rows is not None else L
-pos = strided(shown_len, PREVIEW)
-dims = strided(width, PREVIEW)
+pos = window(shown_len, PREVIEW) if scheme.discrete else strided(shown_len, PREVIEW)  # bits and one-hot rows: consecutive
+dims = columns(scheme, setting, PREVIEW)  # whole (sin, cos) pairs of the sinusoids and RoPE
 
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
-def preview(name: str, setting: Setting, shown_len: int) -> tuple[np.ndarray, str]:
+def preview(name: str, setting: Setting, positions: tuple[int, ...], dims: tuple[int, ...]) -> tuple[np.ndarray, str]:
     """The picture at the previewed positions: head 1's bias, or the drawn dimensions; and what it is."""
-    picture = SCHEMES[name].picture(strided(shown_len, PREVIEW).indices, setting)
-    z = picture.values[0] if picture.per == "pair" else picture.values[:, strided(setting.width, PREVIEW).indices]
+    picture = SCHEMES[name].picture(np.asarray(positions), setting)
+    z = picture.values[0] if picture.per == "pair" else picture.values[:, list(dims)]
     return z, picture.what
 
 
 st.header("What the code computes")
-z, what = guarded(preview, name, setting, shown_len)
+z, what = guarded(preview, name, setting, tuple(pos.indices.tolist()), tuple(dims.indices.tolist()))
 pairs = scheme.per == "pair"
 if not scheme.carries_position:
     st.caption("Nothing to draw: this scheme adds zeros.")

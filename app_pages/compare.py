@@ -5,9 +5,12 @@ import pandas as pd
 import streamlit as st
 
 from core.analysis import properties
-from core.viz import charts
-from core.viz.grid import strided
 from core.schemes.registry import SCHEMES, Setting
+from core.viz import charts
+from core.viz.columns import columns
+from core.viz.grid import Picked, Sample, window
+from ui.controls import number
+from ui.path import next_link
 from ui.shared import check_url_value, current_settings, keep_choices_in_url, one_of, plot, url_choices
 
 GRID = 40  # positions (and dimensions) per small panel
@@ -18,8 +21,9 @@ s = current_settings()
 d, L, base = s.d_model, s.max_len, s.base
 st.markdown(
     "The same sidebar settings drive every scheme in the app's registry. Added schemes write a vector per "
-    "position; RoPE rotates queries and keys (here a single head of width d_model); bias schemes add a number per "
-    "distance to the attention scores. The table below measures each one from its own arrays."
+    "position; RoPE rotates queries and keys (here a single head of width d_model); bias schemes add a number to the score of "
+    "every pair of positions (set by their distance for ALiBi, T5 and KERPLE; Shaw's also depends on the query). "
+    "The table below measures each one from its own arrays."
 )
 check_url_value("heads", one_of(HEADS), f"the head count is one of {', '.join(map(str, HEADS))}")
 c1, c2 = st.columns([3, 1])
@@ -36,10 +40,10 @@ setting = Setting(width=d, base=base, train_len=L, n_heads=int(heads))
 
 
 @st.cache_data(max_entries=16, ttl=3600, show_spinner="Drawing every scheme…")
-def panels(names: tuple[str, ...], d: int, L: int, base: float, heads: int) -> dict[str, tuple[str, np.ndarray, np.ndarray, str]]:
-    """Per scheme: (what its picture is per: "position" or "pair", picture values, score matrix values, problem or '')."""
-    setting = Setting(width=d, base=base, train_len=L, n_heads=heads)
-    pos, dims = strided(L, GRID), strided(d, GRID)
+def panels(names: tuple[str, ...], setting: Setting, start: int) -> dict[str, tuple[Sample | Picked, np.ndarray, np.ndarray, str]]:
+    """Per scheme, over GRID consecutive positions from `start`: (its columns drawn: dimensions, or
+    key positions for a bias; its picture there; its score matrix there; a problem or '')."""
+    pos = window(setting.train_len, GRID, start=start)
     out = {}
     for name in names:
         scheme = SCHEMES[name]
@@ -48,17 +52,19 @@ def panels(names: tuple[str, ...], d: int, L: int, base: float, heads: int) -> d
             rows = scheme.max_position(setting)
             shown = pos.indices[pos.indices < rows] if rows is not None else pos.indices
             picture = scheme.picture(shown, setting)
+            cols = pos if picture.per == "pair" else columns(scheme, setting, GRID, start=pos.start)
             if picture.per == "pair":
-                z = picture.values.mean(axis=0)  # (n, n): the bias, averaged over heads
+                z = np.full((pos.count, pos.count), np.nan)
+                z[: shown.size, : shown.size] = picture.values.mean(axis=0)  # the bias, averaged over heads
             else:
-                z = np.full((pos.count, dims.count), np.nan)
-                z[: shown.size] = picture.values[:, dims.indices]
+                z = np.full((pos.count, cols.count), np.nan)
+                z[: shown.size] = picture.values[:, cols.indices]
             score = np.full((pos.count, pos.count), np.nan)
             score[: shown.size, : shown.size] = scheme.pair_scores(shown, shown, setting)
             problem = "" if shown.size == pos.count else f"no code past position {rows - 1:,}"
-            out[name] = (picture.per, z, score, problem)
+            out[name] = (cols, z, score, problem)
         except ValueError as err:
-            out[name] = ("pair", blank, blank, str(err))
+            out[name] = (pos, blank, blank, str(err))
     return out
 
 
@@ -67,19 +73,19 @@ def measured(names: tuple[str, ...], d: int, L: int, base: float, heads: int) ->
     return properties.measure_all(list(names), SCHEMES, Setting(width=d, base=base, train_len=L, n_heads=heads), L)
 
 
-pos, dims = strided(L, GRID), strided(d, GRID)
-drawn = panels(tuple(names), d, L, base, int(heads))
-note = "; ".join(n for n in (pos.note("position"), dims.note("dimension")) if n)
+start = number(st, "First position drawn", "compare_start", 0, max(L - GRID, 0), 0, expected="the first position is a whole number from {lo} to {hi:,}")
+pos = window(L, GRID, start=start)
+drawn = panels(tuple(names), setting, pos.start)
 
 st.header("What each scheme writes")
-code_panels = [(SCHEMES[n].label, drawn[n][1], dims if drawn[n][0] == "position" else pos, pos) for n in names]
+code_panels = [(SCHEMES[n].label, drawn[n][1], drawn[n][0], pos) for n in names]
 plot(
     charts.small_multiples(
         code_panels,
-        title=f"What each scheme writes at d_model = {d:,}, max_len = {L:,}",
+        title=f"What each scheme writes at positions {pos.start:,} to {pos.stop - 1:,}, d_model = {d:,}, max_len = {L:,}",
         x_title="dimension (biases: key position)",
         y_title="position (biases: query)",
-        note=note,
+        note=pos.note("position") + "; whole (sin, cos) pairs of the sinusoids and RoPE, the first columns of binary and one-hot codes",
     ),
     key="compare_codes",
 )
@@ -89,7 +95,8 @@ st.caption(
     "What to look for: the integer code darkens steadily (its values grow with p), the fraction code is the same picture "
     "with a smaller range, binary flips in blocks, one-hot is a single diagonal, the sinusoids make smooth stripes, the "
     "learned table is noise until trained, RoPE turns a constant vector into sinusoid-like stripes, and the bias schemes "
-    "are constant along every diagonal because they depend only on the distance. Each panel has its own colour range (in its title)."
+    "are constant along every diagonal (Shaw's drawn with a fixed unit query). Each panel has its own colour range (in its title): "
+    "the schemes differ by orders of magnitude. Consecutive positions are drawn, so every bit flip and every one-hot row is there."
 )
 problems = {n: drawn[n][3] for n in names if drawn[n][3]}
 for n, problem in problems.items():
@@ -109,7 +116,8 @@ plot(
 st.caption(
     "Added schemes: PE(m)·PE(n). RoPE: the score of a fixed random query and key after rotating them to m and n. Bias schemes: the "
     "bias averaged over heads. What to look for: a pattern that is constant along each diagonal depends only on the offset m − n "
-    "(the sinusoids, RoPE, the biases); the integer code's m·n grows towards the corner, and the learned table has no structure yet."
+    "(the sinusoids, RoPE, the biases); the integer code's m·n grows towards the corner. The learned table at its initialisation stands "
+    "out only on its diagonal, each row with itself: off the diagonal its rows are unrelated noise, with no trace of distance."
 )
 
 st.header("Properties, measured")
@@ -123,9 +131,11 @@ for n in names:
         continue
     if r.sample_note:
         notes.add(f"{SCHEMES[n].label}: {r.sample_note}")
+    marks = properties.checklist(r)
     table.append(
         {
             "scheme": SCHEMES[n].label,
+            "checklist": " ".join(properties.MARKS[marks[name][0]] for name, _ in properties.CHECKLIST),
             "over": r.measured_over,
             "max |value|": r.bounded,
             "min distance": r.unique,
@@ -145,14 +155,16 @@ st.dataframe(
         "past max_len": st.column_config.TextColumn(width="large"),
         "max |value|": st.column_config.NumberColumn(format="%.4g"),
         "min distance": st.column_config.NumberColumn(format="%.4g"),
-        "neighbour / mean": st.column_config.NumberColumn(format="%.3f"),
-        "relative departure": st.column_config.NumberColumn(format="%.3g"),
+        "neighbour / mean": st.column_config.NumberColumn(format="%.4g"),
+        "relative departure": st.column_config.NumberColumn(format="%.4g"),
         "params": st.column_config.NumberColumn(format="%d"),
     },
     key="compare_table",
 )
 st.caption(
-    "How to read it. **max |value|** (bounded?): the largest value a code takes inside max_len; it should not grow with the context. "
+    "How to read it. **checklist**: the roadmap's six questions in order (unique, bounded, smooth, relative, extrapolates, cheap), ✓ holds, "
+    "✗ does not, – does not apply, scored from the numbers beside it. "
+    "**max |value|** (bounded?): the largest value a code takes inside max_len; it should not grow with the context. "
     "**min distance** (unique?): the smallest distance between the codes of two different positions (distances for bias schemes); 0 means two "
     "positions look the same. **neighbour / mean** (smooth?): neighbours' distance over the average distance; small means nearby positions look alike. "
     "**relative departure**: 0 when the score between two positions depends only on their offset, about 1 when the absolute position "
@@ -161,3 +173,4 @@ st.caption(
     "Empty cells do not apply (no position, or nothing varies)."
     + (f" Measured on a sample or part of the context: {'; '.join(sorted(notes))}." if notes else "")
 )
+next_link("compare")

@@ -14,6 +14,7 @@ from core.schemes.rope_presets import PRESETS
 from core.viz import charts
 from core.viz.grid import strided
 from ui import controls
+from ui.path import next_link
 from ui.rope_controls import KIND_LABELS, preset_control
 from ui.shared import guarded, plot
 
@@ -239,3 +240,4 @@ st.caption(
     "so the temporal pairs add a constant. Height gets the faster pairs after them and width the slowest, so the scores change more "
     "along a column than along a row; moving pairs between the two sections moves that difference."
 )
+next_link("context")

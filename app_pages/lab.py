@@ -13,6 +13,7 @@ from core.lab import figures as figs
 from core.lab.config import TASKS
 from ui.lab_controls import lab_controls
 from ui.lab_run import run_panel
+from ui.path import next_link
 from ui.shared import plot
 
 st.title("The lab: train short, test long")
@@ -34,10 +35,9 @@ st.caption(f"**Task**: {TASKS[chosen.task].summary}")
 
 if not chosen.schemes:
     st.info("Pick at least one scheme to train.", icon=":material/info:")
-    st.stop()
 for problem in chosen.problems:
     st.error(problem, icon=":material/error:")
-ready = not chosen.problems
+ready = bool(chosen.schemes) and not chosen.problems
 
 if ready:
     st.code(figs.example_text(chosen.configs[0]), language=None)
@@ -49,61 +49,70 @@ if ready:
         "separator moves) has to be relearned for every length."
     )
 
-# --- run -----------------------------------------------------------------------------------
-run = run_panel(chosen.configs, ready)  # stops here until a run is done
-
 # --- results -------------------------------------------------------------------------------
-done = [(c, run.results[i]) for i, c in enumerate(run.configs) if i in run.results]
-for p in run.progress:
-    if p.state == "failed":
-        st.error(f"{figs.label(p.scheme)} failed: {p.message}", icon=":material/error:")
-if not done:
-    st.info("The run was stopped before any scheme finished.", icon=":material/info:")
-    st.stop()
-first = done[0][0]
-st.header("Train short, test long")
-if run.configs != chosen.configs:
-    st.caption("The settings above have changed since this run; press Train to run them. The results below are the last run's.")
-plot(figs.accuracy_by_length(done), key="lab_accuracy")
-missing = figs.missing_codes(done)
-st.caption(
-    "Each point is the share of scored tokens predicted right on 64 fresh sequences of that length. "
-    + (f"Missing points: the scheme has no code there ({next(iter(missing.values()))})." if missing else "")
-)
-plot(figs.accuracy_by_position(done), key="lab_by_position")
-st.caption("Positions left of the dashed line were seen in training; everything to the right is new. A line that stops has no code past that point.")
 
-st.header("Training")
-plot(figs.loss_curves(done), key="lab_loss")
-st.dataframe(
-    pd.DataFrame(figs.results_rows(done)),
-    hide_index=True,
-    width="stretch",
-    key="lab_table",
-    column_config={
-        "scheme": st.column_config.TextColumn(pinned=True),
-        "seconds": st.column_config.NumberColumn(format="%.1f"),
-        "tokens/s": st.column_config.NumberColumn(format="%.0f"),
-        "notes": st.column_config.TextColumn(width="large"),
-        **{f"acc @ {n}": st.column_config.NumberColumn(format="%.3f") for n in first.eval_lens},
-    },
-)
-st.caption(
-    "Accuracy per evaluation length (None: no code at that length). Seconds and tokens/s are for the training steps; a cached run reports the run that made it."
-)
 
-tables = [(c, r) for c, r in done if r.table is not None]
-if tables:
-    st.header("What the learned table learned: does it make waves?")
-    values, similarity = figs.learned_table(*tables[0])
-    plot(values, key="lab_table_heatmap")
-    plot(similarity, key="lab_table_similarity")
+def results(run) -> None:
+    """What a finished run found: accuracy against length and position, the training, the learned table."""
+    done = [(c, run.results[i]) for i, c in enumerate(run.configs) if i in run.results]
+    for p in run.progress:
+        if p.state == "failed":
+            st.error(f"{figs.label(p.scheme)} failed: {p.message}", icon=":material/error:")
+    if not done:
+        st.info("The run was stopped before any scheme finished.", icon=":material/info:")
+        return
+    first = done[0][0]
+    st.header("Train short, test long")
+    if run.configs != chosen.configs:
+        st.caption("The settings above have changed since this run; press Train to run them. The results below are the last run's.")
+    plot(figs.accuracy_by_length(done), key="lab_accuracy")
+    missing = figs.missing_codes(done)
     st.caption(
-        "The learned table starts as noise (normal, std 0.02). What the task rewards is telling positions apart, so a band "
-        "along the diagonal of the similarity matrix (neighbours alike, far positions different) means it found a notion of "
-        "nearness; stripes in the table that run smoothly down the positions are waves. The sinusoid has both by construction. "
-        "Train longer or on the copy task and compare."
+        "Each point is the share of scored tokens predicted right on 64 fresh sequences of that length. "
+        + (f"Missing points: the scheme has no code there ({next(iter(missing.values()))})." if missing else "")
     )
+    plot(figs.accuracy_by_position(done), key="lab_by_position")
+    st.caption("Positions left of the dashed line were seen in training; everything to the right is new. A line that stops has no code past that point.")
+
+    st.header("Training")
+    plot(figs.loss_curves(done), key="lab_loss")
+    st.dataframe(
+        pd.DataFrame(figs.results_rows(done)),
+        hide_index=True,
+        width="stretch",
+        key="lab_table",
+        column_config={
+            "scheme": st.column_config.TextColumn(pinned=True),
+            "seconds": st.column_config.NumberColumn(format="%.1f"),
+            "tokens/s": st.column_config.NumberColumn(format="%.0f"),
+            "notes": st.column_config.TextColumn(width="large"),
+            **{f"acc @ {n}": st.column_config.NumberColumn(format="%.3f") for n in first.eval_lens},
+        },
+    )
+    st.caption(
+        "Accuracy per evaluation length (None: no code at that length). Seconds and tokens/s are for the training steps; "
+        "a cached run reports the run that made it."
+    )
+
+    tables = [(c, r) for c, r in done if r.table is not None]
+    if tables:
+        st.header("What the learned table learned: does it make waves?")
+        values, similarity = figs.learned_table(*tables[0])
+        plot(values, key="lab_table_heatmap")
+        plot(similarity, key="lab_table_similarity")
+        st.caption(
+            "The learned table starts as noise (normal, std 0.02). What the task rewards is telling positions apart, so a band "
+            "along the diagonal of the similarity matrix (neighbours alike, far positions different) means it found a notion of "
+            "nearness; stripes in the table that run smoothly down the positions are waves. The sinusoid has both by construction. "
+            "Train longer or on the copy task and compare."
+        )
+
+
+# --- run -----------------------------------------------------------------------------------
+run = run_panel(chosen.configs, ready)  # None until a run is done
+if run is not None:
+    results(run)
+
 
 with st.expander("Why this task"):
     st.markdown(
@@ -130,3 +139,4 @@ end. Copy and reverse need the offset to the separator, which changes with the l
 beyond the training length, so they separate nothing out there.
 """
     )
+next_link("lab")

@@ -19,7 +19,9 @@ from core.analysis import table_summary as ts
 from core.schemes import sinusoidal
 from core.viz import model_figures as mf
 from ui.controls import choice, linked_number, toggle
-from ui.shared import current_settings, plot
+from ui.metrics import metric
+from ui.path import next_link
+from ui.shared import current_settings, plot, quoted
 from ui.upload import checkpoint_widget, uploaded_table
 
 MINILM = Path(__file__).resolve().parents[1] / "data" / "minilm_position_embeddings.npy"
@@ -78,7 +80,7 @@ if source == "upload":
     key, name, shape, A = uploaded_table(file)
 else:
     if file is not None:
-        st.caption(f"`{file.name}` is uploaded; choose “your checkpoint” above to see it.")
+        st.caption(f"{quoted(file.name)} is uploaded; choose “your checkpoint” above to see it.")
     key, A = ("minilm",), minilm_analysis()
     name, shape = MINILM_NAME, (A.rows.total, A.cols.total)
     st.caption(
@@ -112,7 +114,7 @@ c1, c2, c3, c4 = st.columns(4)
 c1.metric("largest |value|", f"{largest:.3g}", help=f"at position {at_position:,}, dimension {at_dimension:,}")
 c2.metric("typical |value| (median)", f"{np.median(np.abs(A.values)):.3g}", help="The sinusoid's values fill −1 to 1.")
 c3.metric("row norm, median", f"{norm_median:.3g}", help=f"Every row of the sinusoid has norm √(d/2) = {np.sqrt(d / 2):.3g} (even d).")
-c4.metric("row norm, position 0", f"{A.norms[0]:.3g}", delta=f"{A.norms[0] / norm_median:.2g}× the median", delta_color="off")
+metric(c4, "row norm, position 0", f"{A.norms[0]:.3g}", f"{A.norms[0] / norm_median:.2g}× the median")
 st.caption(
     "What to look for: the sinusoid's columns are smooth waves, fast on the left, slow on the right. A learned table has no column order to respect: "
     "whatever structure it has is spread across dimensions, in directions training found useful, so the picture looks like noise with faint "
@@ -125,29 +127,25 @@ plot(figs["model_cosine"], key="model_cosine")
 step = A.rows.step
 far = ts.far_offset(A)
 c1, c2, c3, c4 = st.columns(4)
-c1.metric(
+metric(
+    c1,
     f"cosine of p and p+{step}, median",
     f"{np.median(A.neighbour):.3f}" if A.neighbour.size else "–",
-    delta=f"sinusoid {np.median(S.neighbour):.3f}" if S.neighbour.size else None,
-    delta_color="off",
+    f"sinusoid {np.median(S.neighbour):.3f}" if S.neighbour.size else None,
 )
-c2.metric("closest other position is a neighbour", f"{A.nearest_is_adjacent:.0%}", delta=f"sinusoid {S.nearest_is_adjacent:.0%}", delta_color="off")
+metric(c2, "closest other position is a neighbour", f"{A.nearest_is_adjacent:.0%}", f"sinusoid {S.nearest_is_adjacent:.0%}")
 if far > 0:
-    c3.metric(f"mean cosine {far * step:,} apart", f"{A.offset_mean[far]:.3f}", delta=f"sinusoid {S.offset_mean[far]:.3f}", delta_color="off")
-    c4.metric(
-        f"spread {far * step:,} apart (std over p)",
-        f"{A.offset_std[far]:.3f}",
-        delta=f"sinusoid {S.offset_std[far]:.1e}",
-        delta_color="off",
-        help="0 means the similarity depends only on the offset, as for the sinusoid.",
-    )
+    metric(c3, f"mean cosine {far * step:,} apart", f"{A.offset_mean[far]:.3f}", f"sinusoid {S.offset_mean[far]:.3f}")
+    spread_help = "0 means the similarity depends only on the offset, as for the sinusoid."
+    metric(c4, f"spread {far * step:,} apart (std over p)", f"{A.offset_std[far]:.3f}", f"sinusoid {S.offset_std[far]:.1e}", help=spread_help)
 if "model_neighbour" in figs:
     plot(figs["model_neighbour"], key="model_neighbour")
     plot(figs["model_offset"], key="model_offset")
 odd = A.rows.indices[pa.outliers(A.neighbour, below=8.0)] if A.neighbour.size else []
 odd_shown = ", ".join(f"{p:,}" for p in odd[:8]) + (" …" if len(odd) > 8 else "")
 st.caption(
-    "What to look for: both matrices have a bright diagonal, so nearby positions get similar vectors in the learned table too. "
+    "What to look for: both matrices have a dark red diagonal (cosine 1) with red around it, so nearby positions get similar vectors in the "
+    "learned table too. "
     "For the sinusoid every diagonal has one colour (the similarity depends only on q − p, spread 0); a learned table need not be "
     "translation-invariant, and the spread along each diagonal measures how far it is. Dips in the neighbour curve mark positions "
     "that training treated specially" + (f": here {odd_shown} (far below the median similarity to the next position)." if len(odd) else ".")
@@ -168,9 +166,9 @@ if toggle(st, "Turn the path in 3-D", "pca3d", False, help=solid_help):
     plot(solid_figure(key, base, int(first), name, sin_name, A, S), key="model_pca3d")
 plot(figs["model_variance"], key="model_variance")
 c1, c2, c3 = st.columns(3)
-c1.metric("variance in the first 3 components", f"{A.explained[:3].sum():.1%}", delta=f"sinusoid {S.explained[:3].sum():.1%}", delta_color="off")
-c2.metric("components for 90% of the variance", f"{ts.components_for(A.explained)}", delta=f"sinusoid {ts.components_for(S.explained)}", delta_color="off")
-c3.metric("turns of the PC 1–2 path around its centre", f"{A.turns:.1f}", delta=f"sinusoid {S.turns:.1f}", delta_color="off")
+metric(c1, "variance in the first 3 components", f"{A.explained[:3].sum():.1%}", f"sinusoid {S.explained[:3].sum():.1%}")
+metric(c2, "components for 90% of the variance", f"{ts.components_for(A.explained)}", f"sinusoid {ts.components_for(S.explained)}")
+metric(c3, "turns of the PC 1–2 path around its centre", f"{A.turns:.1f}", f"sinusoid {S.turns:.1f}")
 angle = pa.step_angle(A.scores[:, first - 1 : first + 1])
 if A.rows.count > 2:
     st.markdown(
@@ -195,14 +193,9 @@ plot(figs["model_spectrum"], key="model_spectrum")
 plot(figs["model_dominant"], key="model_dominant")
 freq_values, counts = ts.common_frequencies(A.dominant)
 c1, c2, c3 = st.columns(3)
-c1.metric(
-    "power at the dominant frequency (±1 bin), median",
-    f"{np.median(A.peak):.0%}",
-    delta=f"sinusoid {np.median(S.peak):.0%}",
-    delta_color="off",
-    help="About 100% for a pure sinusoid, a few % for noise.",
-)
-c2.metric("most common dominant frequency", f"{freq_values[0]:.4f} cycles/position", help=f"period {ts.period(freq_values[0])} positions")
+peak_help = "About 100% for a pure sinusoid, a few % for noise."
+metric(c1, "power at the dominant frequency (±1 bin), median", f"{np.median(A.peak):.0%}", f"sinusoid {np.median(S.peak):.0%}", help=peak_help)
+c2.metric("most common dominant frequency", f"{freq_values[0]:.4g} cycles/position", help=f"period {ts.period(freq_values[0])} positions")
 c3.metric("dimensions that share it", f"{counts[0]} of {A.cols.count}")
 st.dataframe(ts.frequency_columns(freq_values, counts, L), hide_index=True)
 st.caption(
@@ -245,3 +238,4 @@ if source == "minilm":
   often held the closing [SEP]; BERT-style pre-training also runs most of its steps on 128-token sequences.
 """
     )
+next_link("model")

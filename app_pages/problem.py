@@ -3,36 +3,34 @@
 import numpy as np
 import streamlit as st
 
-from core.analysis import attention
+from core.analysis import attention, properties
 from core.schemes import naive
+from core.schemes.registry import Setting
+from core.schemes.sinusoidal import sinusoidal_encoding
 from core.viz import charts
 from core.viz.grid import strided
-from core.schemes.sinusoidal import sinusoidal_encoding
+from ui.path import STEPS, next_link
+from ui.scorecard import scorecard
 from ui.shared import current_settings, guarded, plot
 
 DEMO_WIDTH = 512  # the attention demo's width cap: it builds three d x d projections
-MAX_WORDS = 64
 
 st.title("The position problem")
 s = current_settings()
 width = min(s.d_model, DEMO_WIDTH)
 st.markdown(
-    "Self-attention compares every word with every other word, but nothing in that comparison "
-    "says *where* a word stands. Below, word vectors are fixed pseudo-random vectors (the same "
-    "word always gets the same one) and attention uses fixed random projections, so every "
-    "number is reproducible."
+    "A transformer reads a sentence all at once. Self-attention compares every word with every other word, but nothing in that comparison "
+    "says *where* a word stands: without help, ‘dog bites man’ and ‘man bites dog’ look the same to it. A **positional encoding** is that "
+    "help. This app shows what each kind of encoding does, live, with the numbers behind every picture."
 )
+st.subheader("What a good encoding needs")
+st.markdown("\n".join(f"- **{name}**: {words}" for name, words in properties.CHECKLIST))
+st.caption("Every scheme page scores its schemes on this list, measured from their own arrays at the sidebar's settings; the compare page scores them all.")
+st.subheader("A path through the app")
+for k, step in enumerate(STEPS, 1):
+    st.page_link(step.script, label=f"{k}. {step.title}: {step.pitch}", icon=step.icon)
 if s.d_model > DEMO_WIDTH:
-    st.info(
-        f"This page's attention demo uses width {DEMO_WIDTH} (d_model is {s.d_model:,}): it builds three d x d projection matrices.", icon=":material/info:"
-    )
-
-
-@st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
-def shuffle_result(words: tuple[str, ...], width: int, base: float, seed: int) -> attention.AttentionStudy:
-    """One head, seeded projections, words scaled by sqrt(d): the attention page's study at its defaults."""
-    pe = sinusoidal_encoding(len(words), width, base)
-    return attention.attention_study(list(words), pe, seed=seed, backend=attention.multi_head_attention)
+    st.info(f"The attention demo below uses width {DEMO_WIDTH} (d_model is {s.d_model:,}): it builds d x d projection matrices.", icon=":material/info:")
 
 
 @st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
@@ -40,78 +38,29 @@ def bag_result(width: int, base: float) -> attention.BagOfWords:
     return attention.bag_of_words(["dog", "bites", "man"], ["man", "bites", "dog"], width, sinusoidal_encoding(3, width, base))
 
 
-# --- 1. Shuffling the words only shuffles the outputs -------------------------------------
-st.header("1. Shuffle the words, get the same outputs shuffled")
-sentence = st.text_input("A sentence", value="the cat sat on the mat", key="problem_sentence", max_chars=2000)
-if "problem_seed" not in st.session_state:
-    st.session_state.problem_seed = 1
-if st.button("Shuffle again", key="problem_shuffle", icon=":material/shuffle:"):
-    st.session_state.problem_seed += 1
-words = attention.tokenize(sentence)
-if len(words) < 2:
-    st.warning("Type at least two words (letters or digits, any script) to have something to shuffle.", icon=":material/edit:")
-    st.stop()
-if len(words) > MAX_WORDS:
-    st.info(f"Using the first {MAX_WORDS} of {len(words):,} words.", icon=":material/content_cut:")
-    words = words[:MAX_WORDS]
-
-demo = guarded(shuffle_result, tuple(words), width, s.base, st.session_state.problem_seed)
-shuffled = [words[i] for i in demo.perm]
-st.markdown(f"Shuffled: **{' '.join(shuffled)}**")
-c1, c2 = st.columns(2)
-c1.metric("Without positions: max |output difference| after un-shuffling", f"{demo.residual_plain:.1e}")
-c2.metric("With the sinusoid added: max |output difference|", f"{demo.residual_pe:.3g}")
-ticks = [f"{i}:{w}" for i, w in enumerate(words)]
-tok = strided(len(words), MAX_WORDS)
-top = float(max(demo.weights_plain[0].max(), demo.weights_pe[0].max()))
-for name, panels in (
-    ("Without positions", [("original order", demo.weights_plain[0]), ("shuffled, then put back", demo.weights_plain_shuffled[0])]),
-    ("With the sinusoid added", [("original order", demo.weights_pe[0]), ("shuffled, then put back", demo.weights_pe_shuffled[0])]),
-):
-    plot(
-        charts.side_by_side_heatmaps(
-            [(title, w, tok, tok) for title, w in panels],
-            title=f"{name}: attention weights (row: query word, column: key word)",
-            x_title="key",
-            y_title="query",
-            signed=False,
-            zmin=0.0,
-            zmax=top,
-            x_ticks=[ticks] * 2,
-            y_ticks=[ticks] * 2,
-            height=400,
-        ),
-        key=f"problem_attention_{name.split()[0].lower()}",
-    )
-st.caption(
-    "What to look for: without positions the two panels are identical: attention on the "
-    "shuffled sentence, once its rows and columns are put back in the original order, is the "
-    "same matrix up to rounding (~1e-16). Attention is *permutation-equivariant*: it cannot tell "
-    "the orders apart. With the sinusoid added the two panels differ, because each word now "
-    "carries the position it sits at."
-)
-
 # --- 2. A bag of words ------------------------------------------------------------------
-st.header("2. 'dog bites man' = 'man bites dog'?")
+st.header("1. 'dog bites man' = 'man bites dog'?")
 bag = guarded(bag_result, width, s.base)
 st.dataframe(
     {
         "": ["without positions", "with the sinusoid added"],
-        "cosine of the two sentence vectors": [f"{bag.cosine_plain:.6f}", f"{bag.cosine_pe:.6f}"],
-        "relative distance ||a - b|| / ||a||": [f"{bag.distance_plain:.1e}", f"{bag.distance_pe:.4f}"],
+        "cosine of the two sentence vectors": [charts.number(bag.cosine_plain), charts.number(bag.cosine_pe)],
+        "relative distance ‖a − b‖ / ‖a‖": [f"{bag.distance_plain:.1e}", charts.number(bag.distance_pe)],
     },
     hide_index=True,
 )
 st.caption(
     "Each sentence vector is the mean of the self-attention outputs. Without positions the two "
-    "orders give the same vector (cosine 1.000000, distance at rounding level): the model sees a "
+    "orders give the same vector (cosine 1.000, distance at rounding level): the model sees a "
     "bag of words. With the sinusoid added before attention they differ. Note that the sinusoid "
     "alone is not enough: the mean of (word + position) over the sentence is the same for both "
-    "orders; the difference appears because attention mixes words according to where they are."
+    "orders; the difference appears because attention mixes words according to where they are. "
+    "Word vectors here are fixed pseudo-random vectors (the same word always gets the same one) and attention uses fixed random "
+    "projections, so every number is reproducible. The attention page shows the weights, shuffles any sentence, and applies every scheme."
 )
 
 # --- 3. Naive fixes ----------------------------------------------------------------------
-st.header("3. Naive fixes, and why each fails")
+st.header("2. Naive fixes, and why each fails")
 L = s.max_len
 col_a, col_b = st.columns(2)
 with col_a:
@@ -186,3 +135,7 @@ with col_d:
         f"Every position is equally unlike every other (0 off the diagonal): position 5 is no closer to 6 than to 30. The table needs {L:,} "
         f"dimensions for max_len = {L:,}, and position {L:,} has no code at all."
     )
+
+st.subheader("The naive fixes against the checklist")
+scorecard(["integer", "fraction", "binary", "onehot"], Setting(width=s.d_model, base=s.base, train_len=L), L, key="naive_scorecard")
+next_link("")

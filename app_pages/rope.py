@@ -4,9 +4,12 @@ import numpy as np
 import streamlit as st
 
 from core.schemes import rope
+from core.schemes.registry import Setting
 from core.viz import charts
-from ui.rope_controls import KIND_LABELS, factor_control, original_len_control, pair_layout_control, scaling_kind_control
-from ui.shared import check_url_value, current_settings, follow_default, guarded, plot
+from ui.path import next_link
+from ui.rope_controls import KIND_LABELS, factor_control, original_len_control, pair_layout_control, scaling_kind_control, scaling_words
+from ui.scorecard import scorecard
+from ui.shared import check_url_value, current_settings, follow_default, guarded, keep_valid, plot
 
 HEAD_DIMS = (2, 4, 8, 16, 32, 64, 128, 256)
 DENSE, SPARSE = 512, 1500  # offsets drawn: every one up to DENSE, then SPARSE log-spaced
@@ -16,6 +19,11 @@ REGION_COLOURS = {"kept": charts.LINE_COLOURS[0], "blended": charts.LINE_COLOURS
 st.title("Rotary position embeddings (RoPE)")
 s = current_settings()
 L, base = s.max_len, s.base
+st.info(
+    "On the similarity page, shifting the sinusoid by k positions was one matrix Mₖ made of 2×2 rotations. That Mₖ is a rotation: "
+    "RoPE applies it to the queries and keys of every attention layer instead of adding a vector to the words.",
+    icon=":material/rotate_right:",
+)
 st.markdown(
     "RoPE adds nothing to the token vectors. It rotates every pair of query and key dimensions by an angle "
     "proportional to the position, p·θᵢ with θᵢ = base^(−2i/d). A dot product of two rotated vectors depends only "
@@ -27,6 +35,7 @@ check_url_value(
     lambda raw: raw in {str(h) for h in HEAD_DIMS},
     f"RoPE rotates pairs of dimensions, so head_dim must be one of {', '.join(map(str, HEAD_DIMS))} (even)",
 )
+keep_valid("head_dim", lambda v: v in HEAD_DIMS)  # /code leaves any width under this key
 c1, c2 = st.columns(2)
 head_dim = c1.select_slider(
     "Head width (head_dim)", HEAD_DIMS, value=64, key="head_dim", bind="query-params", help="RoPE rotates pairs, so the width must be even."
@@ -48,15 +57,18 @@ unit = np.zeros(head_dim)
 a_dim, b_dim = (pair, pair + head_dim // 2) if layout == "half" else (2 * pair, 2 * pair + 1)
 unit[a_dim] = 1.0
 turned = rope.apply_rope(np.broadcast_to(unit, (steps, head_dim)), positions, theta, layout=layout)
+arc = np.linspace(0.0, min(steps - 1, 2 * np.pi / theta[pair]), 720)  # the path between the dots, at fractional positions
+path = rope.apply_rope(np.broadcast_to(unit, (arc.size, head_dim)), arc, theta, layout=layout)
 plot(
     charts.phase_circle(
         turned[:, a_dim],
         turned[:, b_dim],
         positions,
+        path=(path[:, a_dim], path[:, b_dim]),
         title=f"The vector (1, 0) in pair {pair} (dimensions {a_dim} and {b_dim}) rotated to positions 0 to {steps - 1}",
         x_title=f"dimension {a_dim}",
         y_title=f"dimension {b_dim}",
-        note=f"θ_{pair} = {theta[pair]:.6g} rad per position: one turn every {2 * np.pi / theta[pair]:,.6g} positions",
+        note=f"θ{charts.subscript(pair)} = {charts.number(theta[pair])} rad per position: one turn every {charts.number(2 * np.pi / theta[pair])} positions",
     ),
     key="rope_pair_circle",
 )
@@ -94,7 +106,7 @@ sampled = offsets.size < max_offset + 1
 plot(
     charts.lines(
         [("key at position 0", offsets, at_zero), (f"key at position {int(start_b):,}", offsets, at_b)],
-        title="(R_{n+δ} q)·(R_n k) for a fixed random q and k, against the offset δ, for two absolute positions n",
+        title="(Rₙ₊δ q)·(Rₙ k) for a fixed random q and k, against the offset δ, for two absolute positions n",
         x_title="offset δ = query position − key position" + (" (log scale)" if sampled else ""),
         y_title="score q·k after rotation",
         log_x=sampled,
@@ -163,22 +175,11 @@ else:
     scaled, attention_factor = guarded(rope.rope_frequencies, head_dim, base, scaling, seq_len=L)
     regions = rope.scaling_regions(head_dim, base, scaling, seq_len=L)
     ratio, labels, edges = regions.ratio, regions.label, regions.edges
-    how = {
-        "linear": "every frequency is divided by s: positions are squeezed into the original range",
-        "ntk": (
-            f"the base becomes {base:,.6g} · s^(d/(d−2)) = {base * factor ** (head_dim / (head_dim - 2)):,.6g}: fast pairs barely change, "
-            "the slowest is divided by s"
-        )
-        if kind == "ntk"
-        else "",
-        "dynamic": f"the base grows with the sequence length (here {L:,}), as NTK does, only once it exceeds the original context",
-        "yarn": "fast pairs are kept, slow ones divided by s, a linear ramp in between; cos and sin are multiplied by an attention factor",
-        "llama3": "wavelengths below original/4 are kept, above original/1 divided by s, and the band between is blended smoothly",
-    }[kind]
+    how = scaling_words(kind, base, factor, head_dim, L)
 st.caption(f"**{KIND_LABELS[kind]}**: {how}.")
 pairs = np.arange(theta.size)
 wave_before, wave_after = 2 * np.pi / theta, 2 * np.pi / scaled
-series = [("before: base " + f"{base:,.6g}", pairs, wave_before)]
+series = [(f"before: base {base:,.6g}", pairs, wave_before)]
 if base != 500_000.0:
     series.append(("base 500,000 (no scaling)", pairs, 2 * np.pi / rope.default_frequencies(head_dim, 500_000.0)))
 series += [(f"after: {name}", pairs[labels == name], wave_after[labels == name]) for name in ("kept", "blended", "interpolated") if (labels == name).any()]
@@ -199,7 +200,7 @@ m1, m2, m3, m4 = st.columns(4)
 m1.metric("pairs kept", int((labels == "kept").sum()))
 m2.metric("pairs blended", int((labels == "blended").sum()))
 m3.metric("pairs interpolated", int((labels == "interpolated").sum()))
-m4.metric("attention factor (cos, sin ×)", f"{attention_factor:.4f}")
+m4.metric("attention factor (cos, sin ×)", charts.number(attention_factor), help=f"exactly {attention_factor!r}")
 plot(
     charts.lines(
         [("new θᵢ / old θᵢ", wave_before, ratio)],
@@ -238,3 +239,6 @@ st.markdown(
     "the query and key dimensions differs."
 )
 st.caption(f"The layout chosen above ({layout}) is the one the pair picture and the offset curves use; the wavelength and decay views do not depend on it.")
+st.subheader("RoPE against the checklist")
+scorecard(["rope"], Setting(width=head_dim, base=base, train_len=L, layout=layout), L, key="rope_scorecard")
+next_link("rope")

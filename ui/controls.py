@@ -16,6 +16,7 @@ control's own range: `{lo}`, `{hi}` for a number, `{options}` ("1, 2, 4 or 8"), 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -26,6 +27,8 @@ from ui.shared import (
     check_url_value,
     follow_default,
     is_flag,
+    is_one_of,
+    keep_valid,
     keep_choices_in_url,
     keep_in_url,
     link_notice,
@@ -83,7 +86,14 @@ class Number:
     def whole(self) -> bool:
         return all(isinstance(v, int) and not isinstance(v, bool) for v in (self.lo, self.hi, self.default))
 
+    def fits(self, value: object) -> bool:
+        """A value this control can show: a finite number from lo to hi (whole for a whole-number control)."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or not self.lo <= value <= self.hi:
+            return False
+        return float(value).is_integer() if self.whole else True
+
     def check(self) -> None:
+        keep_valid(self.key, self.fits)  # every run: a value another page left under this key
         accepted = whole_in(self.lo, self.hi) if self.whole else number_in(self.lo, self.hi)
         check_url_value(self.key, accepted, self.expected.format(lo=self.lo, hi=self.hi))
 
@@ -130,6 +140,7 @@ class Choice:
 
     def check(self) -> None:
         if self.labels is None:
+            keep_valid(self.key, lambda value: is_one_of(value, self.options))
             words = dict(options=_listed(self.options), first=self.options[0], last=self.options[-1])
             check_url_value(self.key, one_of(self.options), self.expected.format(**words))
         else:
@@ -184,6 +195,7 @@ class Toggle:
     help: str | None = None
 
     def check(self) -> None:
+        keep_valid(self.key, lambda value: isinstance(value, bool))
         check_url_value(self.key, is_flag, "a switch is true or false")
 
     def draw(self, where: Any = st) -> bool:
@@ -206,6 +218,7 @@ class Text:
     follow: bool = False
 
     def check(self) -> None:
+        keep_valid(self.key, lambda value: isinstance(value, str) and (len(value) <= self.longest or not self.cap_typing))
         check_url_value(self.key, lambda raw: len(raw) <= self.longest, self.expected.format(longest=self.longest))
 
     def draw(self, where: Any = st, *, default: str | None = None, disabled: bool = False) -> str:
@@ -247,8 +260,9 @@ def text(where: Any, label: str, key: str, default: str, longest: int, expected:
 
 
 def _whole_from_link(raw: str, lo: int, hi: int) -> int | None:
-    """A plain run of digits from lo to hi ('12'; not '12.0', '-1', '1e3'), else None."""
-    if raw.isascii() and raw.isdigit() and lo <= int(raw) <= hi:
+    """A plain run of digits from lo to hi ('12'; not '12.0', '-1', '1e3'), else None. A run
+    longer than hi's digits is out of range without reading it (int() refuses 4,300 digits)."""
+    if raw.isascii() and raw.isdigit() and len(raw.lstrip("0")) <= len(str(hi)) and lo <= int(raw) <= hi:
         return int(raw)
     return None
 
@@ -260,6 +274,7 @@ def linked_number(where: Any, label: str, key: str, lo: int, hi: int, default: i
     has not moved it, and the value is written to the URL on every run (`keep_in_url`).
     A bad link value gives a notice and the default. Drawn as a number_input, or a
     select_slider over lo..hi."""
+    keep_valid(key, lambda v: isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi)
     marker = f"_link_read_{key}"
     linked = None
     if marker not in st.session_state:

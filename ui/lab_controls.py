@@ -1,7 +1,9 @@
 """The lab page's controls, each bound to the URL (choices by plain name), so a lab setting is a
 link: the schemes and the task, the training run (length, evaluation lengths, steps, seed, k),
 and the model and optimiser (folded away). `lab_controls()` draws them and returns the
-configurations they describe, one per scheme, with the problems found in words."""
+configurations they describe, one per scheme, with the problems found in words: a bad setting,
+or a run over the lab's budget of time and memory (core.lab.config.over_budget), which the page
+then refuses to start."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from core.lab.config import LIMITS, MAX_EVAL_FACTOR, TASKS, LabConfig, configs_for
+from core.lab.config import LIMITS, MAX_EVAL_FACTOR, TASKS, LabConfig, configs_for, over_budget
 from core.schemes.registry import SCHEMES
 from ui.controls import Choice, Choices, Number, Text, check_links
 
@@ -100,4 +102,5 @@ def lab_controls() -> LabChoice:
         n_layers=int(layers),
         table_len=table_len or None,
     )
-    return LabChoice(schemes, task, configs, problems)
+    budget = None if problems else over_budget(configs)  # the whole run, every scheme: refused before it starts
+    return LabChoice(schemes, task, configs, problems + ([budget] if budget else []))

@@ -71,9 +71,9 @@ def progress_panel(polled_as_waiting: bool = False) -> None:
         st.rerun()
 
 
-def run_panel(configs: list[LabConfig], ready: bool) -> LabRun:
+def run_panel(configs: list[LabConfig], ready: bool) -> LabRun | None:
     """The buttons and the progress of this session's run; returns the run once it is done,
-    and stops the page before the results while there is none or it is still going."""
+    None while there is none or it is still going (the page then draws no results)."""
     run: LabRun | None = st.session_state.get(RUN_KEY)
     running = run is not None and run.running
     b1, b2, _ = st.columns([1, 1, 4])
@@ -94,6 +94,4 @@ def run_panel(configs: list[LabConfig], ready: bool) -> LabRun:
             "Nothing trained yet in this session: choose the schemes and press Train. A run of the defaults takes a few seconds per scheme.",
             icon=":material/science:",
         )
-    if run is None or not run.done:
-        st.stop()
-    return run
+    return run if run is not None and run.done else None

@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from core.schemes.checks import inert
+
 
 @dataclass(frozen=True)
 class ParamSpec:
@@ -42,6 +44,14 @@ class Parsed:
     notice: str | None = None
 
 
+def link_value(key: str, raw: str, limit: int = 40) -> str:
+    """How a notice names a link's value: `key='value'` (`'value'` without a key) as a code span, at most `limit`
+    characters of the value, every character that could form Markdown, LaTeX, a link, an image,
+    an icon or HTML written as an escape (core.schemes.checks.inert), so the value reads as the
+    text it is and nothing else."""
+    return f"`{key + '=' if key else ''}'{inert(raw[:limit], in_code=True)}{'…' if len(raw) > limit else ''}'`"
+
+
 def parse_param(raw: str | None, spec: ParamSpec) -> Parsed:
     """Read `raw` (a query-parameter string, or None when absent) as a value of `spec`.
 
@@ -52,24 +62,24 @@ def parse_param(raw: str | None, spec: ParamSpec) -> Parsed:
     if raw is None:
         return Parsed(spec.default)
     text = str(raw).strip()
-    shown = repr(text) if len(text) <= 40 else repr(text[:40] + "...")
+    shown = link_value(spec.name, text)
     default = spec.format(spec.default)
     kind = "a whole number" if spec.integer else "a number"
     rng = f"{spec.format(spec.lo)} to {spec.format(spec.hi)}"
     try:
         number = float(text)
     except (ValueError, OverflowError):
-        return Parsed(spec.default, f"`{spec.name}={shown}` in the link is not {kind}; using {default}.")
+        return Parsed(spec.default, f"{shown} in the link is not {kind}; using {default}.")
     if math.isinf(number) and text.lower().lstrip("+-") not in ("inf", "infinity"):
         number = math.copysign(spec.hi * 2, number)  # a finite number too big for a float: out of range
     if not math.isfinite(number):
-        return Parsed(spec.default, f"`{spec.name}={shown}` in the link is not a finite number; using {default}.")
+        return Parsed(spec.default, f"{shown} in the link is not a finite number; using {default}.")
     if spec.integer and not number.is_integer():
-        return Parsed(spec.default, f"`{spec.name}={shown}` in the link is not a whole number; using {default}.")
+        return Parsed(spec.default, f"{shown} in the link is not a whole number; using {default}.")
     if number < spec.lo or number > spec.hi:
         clamped = min(max(number, spec.lo), spec.hi)
         value = int(clamped) if spec.integer else float(clamped)
-        return Parsed(value, f"`{spec.name}={shown}` is outside {rng}; using {spec.format(value)}.")
+        return Parsed(value, f"{shown} is outside {rng}; using {spec.format(value)}.")
     return Parsed(int(number) if spec.integer else number)
 
 

@@ -105,3 +105,18 @@ def preset_control(where=st, default: tuple[str, ...] = DEFAULT_PRESETS) -> list
         labels={name: preset.label for name, preset in PRESETS.items()},
         help="Each model's RoPE as its published config sets it; every value is cited under 'Sources'.",
     )
+
+
+def scaling_words(kind: str, base: float, factor: float, head_dim: int, max_len: int) -> str:
+    """What a scaling kind does, in one sentence for the rope page (the numbers of this setting written in)."""
+    if kind == "none":
+        return "no scaling: positions past the original context give angles the slow pairs never saw"
+    if kind == "ntk":
+        new_base = base * factor ** (head_dim / (head_dim - 2))  # the page shows this only once core accepted the setting (head_dim >= 4)
+        return f"the base becomes {base:,.6g} · s^(d/(d−2)) = {new_base:,.6g}: fast pairs barely change, the slowest is divided by s"
+    return {
+        "linear": "every frequency is divided by s: positions are squeezed into the original range",
+        "dynamic": f"the base grows with the sequence length (here {max_len:,}), as NTK does, only once it exceeds the original context",
+        "yarn": "fast pairs are kept, slow ones divided by s, a linear ramp in between; cos and sin are multiplied by an attention factor",
+        "llama3": "wavelengths below original/4 are kept, above original/1 divided by s, and the band between is blended smoothly",
+    }[kind]

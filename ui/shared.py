@@ -17,9 +17,11 @@ from dataclasses import dataclass
 import streamlit as st
 
 from ui.internals import forget_initial_query_param, widget_values_sent_by_browser
-from ui.params import BASE, D_MODEL, MAX_LEN, SHARED_PARAMS, ParamSpec, log_ticks, parse_param
+from core.schemes.checks import quoted  # noqa: F401  for pages too: the one way a visitor's text is echoed
+from ui.params import BASE, D_MODEL, MAX_LEN, SHARED_PARAMS, ParamSpec, link_value, log_ticks, parse_param
 
 NOTICES_KEY = "_url_notices"
+MAX_LISTED = 2  # a list in a link (schemes=a,b,...) is read up to this many names per option, distinct or not
 
 
 @dataclass(frozen=True)
@@ -107,7 +109,9 @@ def _read_url_once() -> None:
     st.session_state[NOTICES_KEY] = [] if moved else notices  # a move clears the notices, as in _from_slider
 
 
-def _control(spec: ParamSpec, label: str, help_text: str) -> float:
+def _control(spec: ParamSpec, label: str, help_text: str, used: bool = True) -> float:
+    if not used:  # still shown and still in the link, for the pages that use it
+        label, help_text = f"{label} (not used on this page)", f"This page does not use {spec.name}; the pages that do keep its value. {help_text}"
     st.select_slider(
         label,
         options=_stops(spec, st.session_state[spec.name]),
@@ -130,14 +134,15 @@ def _control(spec: ParamSpec, label: str, help_text: str) -> float:
     return st.session_state[spec.name]
 
 
-def shared_controls() -> Settings:
-    """Draw the sidebar settings, write them to the URL, and return them."""
+def shared_controls(uses: frozenset[str] = frozenset({"d_model", "max_len", "base"})) -> Settings:
+    """Draw the sidebar settings, write them to the URL, and return them. A setting the page
+    does not use (`uses` names those it does) is marked so in its label."""
     _read_url_once()
     with st.sidebar:
-        st.markdown("**Shared settings**")
-        d_model = _control(D_MODEL, "d_model: width of each position vector", "2 to 8192; any whole number in the box below.")
-        max_len = _control(MAX_LEN, "max_len: number of positions", "1 to 131072; any whole number in the box below.")
-        base = _control(BASE, "base: sets the slowest wavelength", "2 to 100,000,000; the paper uses 10,000.")
+        st.markdown("**Shared settings**" if uses else "**Shared settings** (none is used on this page)")
+        d_model = _control(D_MODEL, "d_model: width of each position vector", "2 to 8192; any whole number in the box below.", "d_model" in uses)
+        max_len = _control(MAX_LEN, "max_len: number of positions", "1 to 131072; any whole number in the box below.", "max_len" in uses)
+        base = _control(BASE, "base: sets the slowest wavelength", "2 to 100,000,000; the paper uses 10,000.", "base" in uses)
     settings = Settings(int(d_model), int(max_len), float(base))
     st.query_params.update({spec.name: spec.format(getattr(settings, spec.name)) for spec in SHARED_PARAMS})
     return settings
@@ -181,20 +186,27 @@ def follow_default(key: str, default, fits: Callable[[object], bool] = lambda va
     value = default
     if key in st.session_state and marker in st.session_state:
         current = st.session_state[key]
-        if current != st.session_state[marker] and fits(current):
+        try:
+            fitting = bool(fits(current))
+        except Exception:  # a value of another kind entirely (another page's, a crafted one): it does not fit
+            fitting = False
+        if current != st.session_state[marker] and fitting:
             value = current
-        elif default != st.session_state[marker] or not fits(current):
+        elif default != st.session_state[marker] or not fitting:
             del st.session_state[key]
     st.session_state[marker] = default
     return value
 
 
-def position_window(max_len: int, key: str, label: str = "Positions shown") -> tuple[int, int]:
-    """A two-thumb slider choosing [start, stop) within 0 .. max_len; the whole range by default."""
+def position_window(max_len: int, key: str, label: str = "Positions shown", span: int | None = None, help: str | None = None) -> tuple[int, int]:
+    """A two-thumb slider choosing [start, stop) within 0 .. max_len; the whole range by
+    default, or the first `span` positions."""
     if max_len < 2:
         return 0, max_len
-    value = follow_default(key, (0, max_len - 1), lambda window: window[1] <= max_len - 1)
-    start, last = st.slider(label, 0, max_len - 1, value, key=key, help="Narrow the window to see every position, with exact values on hover.")
+    default = (0, max_len - 1 if span is None else min(max_len, span) - 1)
+    value = follow_default(key, default, lambda window: window[1] <= max_len - 1)
+    help = help or "Narrow the window to see every position, with exact values on hover."
+    start, last = st.slider(label, 0, max_len - 1, value, key=key, help=help)
     return int(start), int(last) + 1
 
 
@@ -205,15 +217,45 @@ def url_choice(key: str, options: list[str], default: str) -> str | None:
     the widget; `keep_in_url` writes the choice back after it. Returns the notice, if any.
     A browser reconnecting to a restarted server already shows the choice, perhaps just
     changed (`ui.internals.widget_values_sent_by_browser`): the widget then takes the
-    browser's value, not the URL's."""
-    if key in st.session_state or key in widget_values_sent_by_browser():
+    browser's value, not the URL's.
+    A value another page left under the same key (its options differ: `/code?scheme=alibi`,
+    then the attention page) is not one of `options`: it is replaced, silently, by the link's
+    value or the default, so a page never draws a choice it does not offer."""
+    if key in st.session_state:
+        current, raw = st.session_state[key], st.query_params.get(key)
+        # set again even when it fits: a widget of another page under this key leaves its value but not its widget,
+        # and a widget created without the value set through session state starts from its own default
+        st.session_state[key] = current if is_one_of(current, options) else raw if is_one_of(raw, options) else default
+        return None
+    if key in widget_values_sent_by_browser():
         return None
     raw = st.query_params.get(key)
-    st.session_state[key] = raw if raw in options else default
-    if raw is None or raw in options:
+    st.session_state[key] = raw if is_one_of(raw, options) else default
+    if raw is None or is_one_of(raw, options):
         return None
-    shown = repr(raw[:40])
-    return f"`{key}={shown}` in the link is not one of {', '.join(options)}; using {default}."
+    return f"{link_value(key, raw)} in the link is not one of {', '.join(map(str, options))}; using {default}."
+
+
+def is_one_of(value: object, options) -> bool:
+    """`value` is one of `options`, of the same type (True is not 1, '1' is not 1)."""
+    return any(type(value) is type(option) and value == option for option in options)
+
+
+def keep_valid(key: str, fits: Callable[[object], bool]) -> None:
+    """Drop this session's value under `key` unless it `fits` the control about to be drawn.
+
+    Streamlit keeps a value set through st.session_state across pages, and two pages may use
+    one key for different controls (`heads` is 1 to 16 on /code, 1 to 8 on /attention;
+    `head_dim` any width on /code, a power of two on /rope). A page calls this for every value
+    it reads from session state before it draws the widget, which then starts from its own
+    default (or the link) instead of raising or showing a value it does not offer."""
+    if key in st.session_state:
+        try:
+            ok = bool(fits(st.session_state[key]))
+        except Exception:  # a value of another type entirely: it does not fit
+            ok = False
+        if not ok:
+            del st.session_state[key]
 
 
 def keep_in_url(key: str) -> None:
@@ -227,7 +269,7 @@ def check_url_value(key: str, accepted: Callable[[str], bool], expected: str) ->
     int input given -inf or 1e309) even raise. So, once per session, a value that is not
     `accepted` is taken out of the URL before the widget sees it (the widget is not bound yet
     on the session's first run), and the page says what was wrong."""
-    marker = f"_url_checked_{key}"
+    marker = f"_url_checked_{key}:{expected}"  # per range: another page's control under the same key checks again
     if marker in st.session_state:
         return
     st.session_state[marker] = True
@@ -243,8 +285,9 @@ def check_url_value(key: str, accepted: Callable[[str], bool], expected: str) ->
 
 
 def link_notice(key: str, raw: str, expected: str) -> str:
-    """The notice for a link value a page control cannot take: what it was, what it should be."""
-    return f"`{key}={raw[:40]!r}` in the link is not valid: {expected}. Using the default."
+    """The notice for a link value a page control cannot take: what it was (as inert text,
+    `ui.params.link_value`), what it should be."""
+    return f"{link_value(key, raw)} in the link is not valid: {expected}. Using the default."
 
 
 def whole_in(lo: int, hi: int) -> Callable[[str], bool]:
@@ -288,20 +331,34 @@ def url_choices(key: str, options: list[str], default: list[str]) -> str | None:
     """`url_choice` for a multiselect: the URL carries plain option names separated by commas
     (`schemes=rope,alibi`). Unknown names are dropped with a notice. Call before creating the
     widget; `keep_choices_in_url` writes the choice back. Returns the notice, if any. As in
-    `url_choice`, a reconnecting browser's own value stands."""
-    if key in st.session_state or key in widget_values_sent_by_browser():
+    `url_choice`, a reconnecting browser's own value stands, and a value another page left
+    under the key is kept only as far as its names are among `options`.
+    A name given twice counts once, and a link naming more names than there are options is
+    read only up to that many distinct ones: its cost does not grow with the link."""
+    if key in st.session_state:
+        current = st.session_state[key]
+        if isinstance(current, list) and all(is_one_of(name, options) for name in current) and len(set(current)) == len(current):
+            st.session_state[key] = current  # set again, as in url_choice
+            return None
+        known = list(dict.fromkeys(n for n in current if is_one_of(n, options))) if isinstance(current, (list, tuple)) else []
+        st.session_state[key] = known or list(default)
+        return None
+    if key in widget_values_sent_by_browser():
         return None
     raw = st.query_params.get(key)
     if raw is None:
         st.session_state[key] = list(default)
         return None
-    names = [name for name in raw.split(",") if name]
-    known = [name for name in names if name in options]
-    unknown = [name for name in names if name not in options]
-    st.session_state[key] = known if known or not names else list(default)
+    names: list[str] = []
+    unknown: list[str] = []
+    for name in raw.split(",", MAX_LISTED * len(options)):  # at most that many pieces are ever looked at
+        if name and name not in names and name not in unknown:
+            (names if is_one_of(name, options) else unknown).append(name)
+    known = names
+    st.session_state[key] = known if known or not (names or unknown) else list(default)
     if not unknown:
         return None
-    named = ", ".join(repr(n[:40]) for n in unknown[:5])
+    named = ", ".join(link_value("", n) for n in unknown[:3]) + (f" and {len(unknown) - 3:,} more" if len(unknown) > 3 else "")
     verb, outcome = "is" if len(unknown) == 1 else "are", "left out" if known else "showing the default"
     return f"`{key}` in the link names {named}, which {verb} not among {', '.join(options)}; {outcome}."
 

@@ -9,14 +9,16 @@ there. The analysis is cached by the file's sha256, so Streamlit never hashes th
 from __future__ import annotations
 
 import hashlib
+import html
 
 import numpy as np
 import streamlit as st
 
 from core.analysis import position_analysis as pa
 from core.files import checkpoint
-from ui.shared import guarded
+from ui.shared import guarded, keep_valid, quoted
 
+MIN_SIDE = 3  # positions and dimensions a table needs: the path figures draw three principal components
 SOURCE_KEY = "source"  # the page's choice between the bundled table and the upload
 Upload = tuple[tuple, str, tuple[int, int], pa.TableAnalysis]  # (cache key, name in titles, full shape, analysis)
 
@@ -51,12 +53,25 @@ def checkpoint_widget():
 
 
 @st.cache_resource(max_entries=4, ttl=900, show_spinner=False)
+def upload_tensors(digest: str, filename: str, _data: bytes) -> list[checkpoint.TensorInfo]:
+    """What the file holds, read from its headers once per file (keyed by its sha256, never by
+    the bytes): a header of thousands of tensors is parsed once, not on every rerun."""
+    return checkpoint.list_tensors(_data, filename)
+
+
+@st.cache_resource(max_entries=4, ttl=900, show_spinner=False)
 def upload_analysis(digest: str, filename: str, tensor: str, transpose: bool, _data: bytes) -> tuple[tuple[int, int], pa.TableAnalysis]:
     """One tensor of an uploaded file, validated and measured; keyed by the file's sha256, so the
     bytes themselves are never hashed by Streamlit. Returns (full shape, analysis)."""
     table: np.ndarray = checkpoint.load_tensor(_data, filename, tensor)  # (L, d), or (d, L) when transposed
     table = table.T if transpose else table
     return table.shape, pa.analyse(table)
+
+
+def plotly_text(text: str) -> str:
+    """A name from a file as a Plotly title shows it, literally: Plotly draws <a href>, <b>, <br> and
+    entities in titles, and $...$ as LaTeX; escaped, they are text."""
+    return html.escape(text, quote=False).replace("$", "&#36;")
 
 
 def _stop_with(message: str, icon: str = ":material/error:") -> None:
@@ -74,16 +89,26 @@ def uploaded_table(file) -> Upload:
         st.stop()
     data = file.getvalue()
     if len(data) > limit:
-        _stop_with(f"`{file.name}` is {len(data) / 2**20:.1f} MB, above this server's upload limit of {limit // 2**20} MB; export only the position table.")
-    infos = guarded(checkpoint.list_tensors, data, file.name)
+        size = f"{len(data) / 2**20:.1f} MB"
+        _stop_with(f"{quoted(file.name)} is {size}, above this server's upload limit of {limit // 2**20} MB; export only the position table.")
+    digest = hashlib.sha256(data).hexdigest()
+    infos = guarded(upload_tensors, digest, file.name, data)
     tables = checkpoint.table_candidates(infos)
     if not tables:
-        shown = ", ".join(t.label for t in infos[:5]) + (" …" if len(infos) > 5 else "")
-        _stop_with(f"`{file.name}` has no 2-D tensor (positions × width) to analyse. It holds: {shown}.")
+        shown = ", ".join(quoted(t.label, 60) for t in infos[:5]) + (" …" if len(infos) > 5 else "")
+        _stop_with(f"{quoted(file.name)} has no 2-D tensor (positions × width) to analyse. It holds: {shown}.")
     labels = {t.name: t.label for t in tables}
+    keep_valid("tensor", lambda v: v in labels)
     left, right = st.columns([3, 1])
     name = left.selectbox(f"Tensor ({len(tables)} of {len(infos)} are 2-D; names with 'position' first)", list(labels), format_func=labels.get, key="tensor")
     transpose = right.toggle("Rows are dimensions", key="transpose", help="Turn on if the table is stored width × positions.")
-    digest = hashlib.sha256(data).hexdigest()
+    if name is None or name not in labels:  # a value another file (or page) left under the key
+        name = next(iter(labels))
+    rows, cols = next(t.shape for t in tables if t.name == name)
+    if min(rows, cols) < MIN_SIDE:
+        _stop_with(
+            f"{quoted(name)} is {rows:,} × {cols:,}: this page needs at least {MIN_SIDE} positions and {MIN_SIDE} dimensions "
+            "(it draws the path of the positions on three principal components). Pick another tensor, or upload a larger table."
+        )
     shape, analysis = guarded(upload_analysis, digest, file.name, name, transpose, data)
-    return ("upload", digest, name, transpose), f"`{name}`", shape, analysis
+    return ("upload", digest, name, transpose), plotly_text(name), shape, analysis

@@ -102,6 +102,16 @@ def sentence_inputs(words: list[str], d_model: int, *, scale: bool = True) -> np
     return embed(words, d_model) * (np.sqrt(d_model) if scale else 1.0)
 
 
+def same_word_cosine(word: str, d_model: int, positions: np.ndarray, *, scale: bool = True) -> np.ndarray:
+    """How alike one word looks at different positions once a code is added: the cosine between
+    x + positions[0] and x + positions[k] for each k, x the word's vector (scaled as
+    `sentence_inputs`) and `positions` (n, d) the codes added at the positions compared.
+    1 for every k when nothing is added. Returns (n,)."""
+    x = sentence_inputs([word], d_model, scale=scale)[0]  # (d,)
+    v = x[None, :] + np.asarray(positions, dtype=np.float64)  # (n, d)
+    return (v @ v[0]) / (np.linalg.norm(v, axis=1) * np.linalg.norm(v[0]))
+
+
 def shuffle_perm(n: int, seed: int) -> np.ndarray:
     """A seeded permutation of n tokens that moves at least one token when n > 1. Returns (n,)."""
     rng = np.random.default_rng(seed)

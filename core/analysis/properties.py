@@ -81,30 +81,64 @@ class Properties:
     extrapolation: str
     parameters: int
     sample_note: str
+    growth: float = float("nan")  # max |code| over [L, 2L) / max |code| over [0, L); NaN where there is no code past L
+    defined_past: bool = False  # a code exists for every position of [L, 2L) and does not depend on the length it was built for
 
 
-def _extrapolation(scheme: Scheme, setting: Setting, within: np.ndarray, length: int) -> str:
+MARKS = {True: "✓", False: "✗", None: "–"}  # holds, does not hold, does not apply
+CHECKLIST = (
+    ("unique", "distinct positions get distinct codes"),
+    ("bounded", "codes stay in one range as the context grows"),
+    ("smooth", "neighbouring positions get similar codes"),
+    ("relative", "the score of two positions depends on their offset only"),
+    ("extrapolates", "a fixed code exists past max_len (how well a trained model uses it, the lab measures)"),
+    ("cheap", "nothing to learn"),
+)
+SMOOTH_BELOW = 0.5  # neighbour distance / mean distance: nearer positions look alike below this
+RELATIVE_BELOW = 0.01  # relative departure: 0 for a purely relative scheme, about 1 when the start matters as much
+
+
+def checklist(p: Properties) -> dict[str, tuple[bool | None, str]]:
+    """The checklist a good encoding should meet, scored from the measured numbers: per property
+    (CHECKLIST), whether it holds (None: does not apply) and the number it rests on, in words."""
+    if p.extrapolation == "nothing to extrapolate":  # no position at all
+        return {name: (None, "no position") for name, _ in CHECKLIST[:-1]} | {"cheap": (True, "0 parameters")}
+    scale = max(abs(p.bounded), 1e-300)
+    growth = p.growth
+    return {
+        "unique": (bool(p.unique > 1e-9 * scale), f"closest codes {p.unique:.4g} apart"),
+        "bounded": (None, "no code past max_len") if np.isnan(growth) else (bool(growth <= 1 + 1e-9), f"max |value| ×{growth:.4g} on [L, 2L)"),
+        "smooth": (None, "–") if np.isnan(p.smooth) else (bool(p.smooth < SMOOTH_BELOW), f"neighbour / mean distance {p.smooth:.4g}"),
+        "relative": (None, "nothing varies") if np.isnan(p.relative) else (bool(p.relative < RELATIVE_BELOW), f"departure {p.relative:.3g}"),
+        "extrapolates": (p.defined_past, p.extrapolation.split(";")[0]),
+        "cheap": (p.parameters == 0, f"{p.parameters:,} parameters"),
+    }
+
+
+def _extrapolation(scheme: Scheme, setting: Setting, within: np.ndarray, length: int) -> tuple[str, float, bool]:
     """What happens on [L, 2L): no code; codes that depend on the length; values never seen
-    inside [0, L) (how many of the code's features, and how much max |value| grows)."""
+    inside [0, L) (how many of the code's features, and how much max |value| grows).
+    Returns (the sentence, the growth of max |value|, whether a fixed code exists there)."""
     rows = scheme.max_position(setting)
     if rows is not None and rows < 2 * length:
-        return f"no code past position {rows - 1:,}"
+        return f"no code past position {rows - 1:,}", float("nan"), False
     beyond_pos = length + sample_positions(length)
     beyond = scheme.codes(beyond_pos, setting)
+    inside = float(np.abs(within).max())
+    growth = float(np.abs(beyond).max() / inside) if inside > 0 else float("inf") if np.abs(beyond).max() > 0 else 1.0
     if scheme.encode is not None:  # an added code may depend on the length it was built for
         probe = np.array([length // 2])
         before, after = scheme.codes(probe, setting), scheme.codes(probe, with_length(setting, 2 * length))
         if not np.allclose(before, after):
-            return f"the code of position {length // 2:,} changes when the length doubles"
+            return f"the code of position {length // 2:,} changes when the length doubles", growth, False
     lo, hi = within.min(axis=0), within.max(axis=0)
     tol = 1e-9 * max(np.abs(within).max(), 1.0)
     unseen = ((beyond < lo - tol) | (beyond > hi + tol)).any(axis=0)
-    inside = float(np.abs(within).max())
     feature = "heads" if scheme.per == "pair" else "dimensions"
     if not unseen.any():
-        return f"defined; no {feature[:-1]} leaves the range seen within max_len"
-    growth = f"max |value| ×{np.abs(beyond).max() / inside:.3g}" if inside > 0 else f"max |value| {np.abs(beyond).max():.3g} (0 within max_len)"
-    return f"defined; {int(unseen.sum()):,} of {unseen.size:,} {feature} take values not seen within max_len; {growth}"
+        return f"defined; no {feature[:-1]} leaves the range seen within max_len", growth, True
+    grown = f"max |value| ×{growth:.3g}" if inside > 0 else f"max |value| {np.abs(beyond).max():.3g} (0 within max_len)"
+    return f"defined; {int(unseen.sum()):,} of {unseen.size:,} {feature} take values not seen within max_len; {grown}", growth, True
 
 
 def measure(scheme: Scheme, setting: Setting, length: int) -> Properties:
@@ -132,8 +166,8 @@ def measure(scheme: Scheme, setting: Setting, length: int) -> Properties:
     else:
         unique = smooth = float("nan")
     relative = relative_departure(scheme, setting, min(length, rows) if rows is not None else length)
-    extrapolation = _extrapolation(scheme, setting, codes, length)
-    return Properties(scheme.name, over, bounded, unique, float(smooth), relative, extrapolation, params, note)
+    extrapolation, growth, defined = _extrapolation(scheme, setting, codes, length)
+    return Properties(scheme.name, over, bounded, unique, float(smooth), relative, extrapolation, params, note, growth, defined)
 
 
 def measure_all(names: list[str], schemes: dict[str, Scheme], setting: Setting, length: int) -> dict[str, Properties | str]:

@@ -88,6 +88,20 @@ def similarity_matrix(sample_start: int, sample_step: int, count: int, d_model: 
     return sim
 
 
+def sines_only_cosine(positions: np.ndarray, d_model: int, base: float = 10_000.0) -> np.ndarray:
+    r"""The counter-example: cosine similarity between positions when every pair keeps only its
+    sine, $v(p) = (\sin p\omega_0, \sin p\omega_1, \dots)$ with the sinusoid's frequencies. Then
+    $v(p)\cdot v(q) = \sum_i \sin p\omega_i \sin q\omega_i = \tfrac12\sum_i [\cos (p-q)\omega_i - \cos (p+q)\omega_i]$:
+    the second sum depends on where the positions are, so the matrix is no longer constant along
+    its diagonals, and no matrix maps v(p) to v(p + k) for every p. Position 0 is the zero vector:
+    its row and column are NaN. Returns (n, n)."""
+    pos = np.asarray(positions, dtype=np.float64)
+    v = np.sin(pos[:, None] * pair_frequencies(d_model, base)[None, :])  # (n, ceil(d/2))
+    norm = np.linalg.norm(v, axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (v @ v.T) / np.outer(norm, norm)
+
+
 def dot_profile(reference: int, max_len: int, d_model: int, base: float = 10_000.0) -> np.ndarray:
     """PE(reference) . PE(p) for every p in 0 .. max_len-1, exact, from the offset function.
     Returns (max_len,)."""

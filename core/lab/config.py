@@ -26,11 +26,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from core.schemes.checks import whole_number
+from core.schemes.checks import quoted, shown, whole_number
 from core.schemes.registry import SCHEMES, Setting
 
 IGNORE = -100  # target of positions that are not scored (torch's cross_entropy ignore_index)
 MAX_EVAL_FACTOR = 4  # evaluation lengths go up to 4 x the training length
+MAX_EVAL_LENS = 12  # evaluation lengths in one run
 EVAL_BATCH = 64  # sequences per evaluation length
 LIMITS = dict(train_len=256, steps=20_000, batch=256, d_model=256, n_heads=16, n_layers=4, vocab=256)  # a hosted demo's CPU and memory stay bounded
 MAX_SCORES = 2**24  # attention scores held at once (batch x heads x length²): 64 MB in float32, a few times that with gradients
@@ -118,9 +119,9 @@ class LabConfig:
 
     def __post_init__(self) -> None:
         if self.scheme not in SCHEMES:
-            raise ValueError(f"Unknown scheme {self.scheme!r}; choose one of {', '.join(SCHEMES)}.")
+            raise ValueError(f"Unknown scheme {shown(self.scheme)}; choose one of {', '.join(SCHEMES)}.")
         if self.task not in TASKS:
-            raise ValueError(f"Unknown task {self.task!r}; choose one of {', '.join(TASKS)}.")
+            raise ValueError(f"Unknown task {shown(self.task)}; choose one of {', '.join(TASKS)}.")
         if isinstance(self.steps, (int, np.integer)) and not isinstance(self.steps, bool) and self.steps < 1:
             raise ValueError(f"Training needs at least 1 step, got {self.steps}.")
         whole_number(self.steps, "The number of training steps", 1, LIMITS["steps"])
@@ -157,9 +158,9 @@ class LabConfig:
                 f"more than the lab allows ({MAX_SCORES:,}): use a smaller batch, fewer heads or a shorter training length."
             )
         if isinstance(self.lr, bool) or not isinstance(self.lr, (int, float, np.integer, np.floating)) or not math.isfinite(self.lr) or not 0 < self.lr <= 1:
-            raise ValueError(f"The learning rate must be a number above 0 and at most 1, got {self.lr!r}.")
-        if not math.isfinite(self.base) or self.base <= 1:
-            raise ValueError(f"The base must be a finite number above 1, got {self.base!r}.")
+            raise ValueError(f"The learning rate must be a number above 0 and at most 1, got {shown(self.lr)}.")
+        if isinstance(self.base, bool) or not isinstance(self.base, (int, float, np.integer, np.floating)) or not math.isfinite(self.base) or self.base <= 1:
+            raise ValueError(f"The base must be a finite number above 1, got {shown(self.base)}.")
         if self.table_len is not None:
             rows = whole_number(self.table_len, "The table size", 1, MAX_EVAL_FACTOR * LIMITS["train_len"])
             if rows < train_len and SCHEMES[self.scheme].max_position(self.setting) is not None:
@@ -191,17 +192,173 @@ class LabConfig:
 
 
 def parse_lengths(text: str) -> tuple[int, ...]:
-    """'32, 64 128' -> (32, 64, 128). Raises ValueError naming the first entry that is not a whole number."""
-    parts = [p for p in text.replace(",", " ").split() if p]
+    """'32, 64 128' -> (32, 64, 128). Raises ValueError naming the first entry that is not a whole
+    number (plain ASCII digits, at most 7 of them: int() would take '١٢' and choke on 5,000
+    digits), or when there are more than MAX_EVAL_LENS entries; the text is read only that far."""
+    parts = [p for p in text[: 16 * MAX_EVAL_LENS].replace(",", " ").split() if p]
     if not parts:
         raise ValueError("Give at least one evaluation length, e.g. 32, 64, 128.")
+    if len(parts) > MAX_EVAL_LENS or len(text) > 16 * MAX_EVAL_LENS:
+        raise ValueError(f"Give at most {MAX_EVAL_LENS} evaluation lengths, e.g. 32, 64, 128.")
     lengths = []
     for part in parts:
-        try:
-            lengths.append(int(part))
-        except ValueError:
-            raise ValueError(f"'{part[:20]}' is not a whole number: write evaluation lengths like 32, 64, 128.") from None
+        digits = part.removeprefix("+")
+        if not (digits.isascii() and digits.isdigit() and len(digits) <= 7):
+            raise ValueError(f"{quoted(part, 20)} is not a whole number: write evaluation lengths like 32, 64, 128.")
+        lengths.append(int(digits))
     return tuple(lengths)
+
+
+# --- the budget: what a run costs, estimated from its whole configuration ---------------------
+# A hosted demo trains in its server process, so a link must not be able to start a run that holds
+# a core for hours or the memory of several runs. `estimate` says, before anything trains, how long a
+# config takes and how much memory it adds, from the sizes that drive them (the constants below were
+# fitted to runs timed and measured on the development machine: scripts/lab_budget.py repeats that);
+# `over_budget` refuses, in a sentence, a run (every scheme of it) above RUN_SECONDS, a config above
+# RUN_BYTES, or one whose single training step or evaluation pass would outlast STEP_SECONDS (Stop and a
+# closed tab are noticed between two of them). The runner also stops any run at WALL_SECONDS.
+
+RUN_SECONDS = 180.0  # estimated seconds of training and evaluation for all the schemes of one run
+WALL_SECONDS = 300.0  # a run still going this long after it started training is stopped (a loaded machine runs slower than estimated)
+RUN_BYTES = 400 * 2**20  # estimated memory one config adds while it trains or is evaluated (two runs train at once)
+STEP_SECONDS = 0.5  # estimated seconds of one training step, or of one evaluation pass (Stop is noticed between two)
+EVAL_SCORES = 2**22  # attention scores per layer in one evaluation pass (sequences are evaluated a few at a time)
+FLOP_S = 2.3e-11  # seconds per floating-point operation of the model's matrix products (one thread, ~22 GFLOP/s)
+SCORE_S = 2.6e-8  # seconds per attention score per layer for a training step (forward and backward: scale, mask, softmax, bias)
+FORMULA_S = 1.0e-7  # seconds per (H, T, T) entry of a learned bias computed at every pass (T5, KERPLE), forward and backward
+EVAL_FLOP_S = 2.3e-11  # as FLOP_S, for an evaluation pass
+EVAL_SCORE_S = 1.3e-8  # seconds per attention score per layer in an evaluation pass (forward only)
+EVAL_FORMULA_S = 1.1e-8  # as FORMULA_S, forward only
+STEP_OVERHEAD_S = 4.6e-3  # seconds of every training step beyond its arithmetic (Python, the optimiser)
+BASE_BYTES = 120 * 2**20  # what the first run of a process adds however small it is (torch's buffers and thread pools)
+SCORE_BYTES = 17  # bytes per attention score per layer held for the backward pass
+ACTIVATION_BYTES = 135  # bytes per number of width d per token per layer held for the backward pass
+EVAL_ACTIVATION_BYTES = 60  # bytes per number of width d per token in one evaluation pass
+EVAL_SCORE_BYTES = 20  # bytes per attention score of one evaluation pass (a few float32 copies of one layer's scores)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What one config costs, estimated: seconds of training (`train_s`) and of evaluation
+    (`eval_s`), the longest single step or evaluation pass (`step_s`, `pass_s`), and the memory it
+    adds at its peak (`peak_bytes`)."""
+
+    train_s: float
+    eval_s: float
+    step_s: float
+    pass_s: float
+    peak_bytes: int
+
+    @property
+    def seconds(self) -> float:
+        return self.train_s + self.eval_s
+
+
+def _flops(config: LabConfig, batch: int, length: int) -> float:
+    """Multiply-adds x 2 of one forward pass of `batch` sequences of `length`: per layer the four d x d
+    projections and the 4d MLP (24 d² per token), scores and weighted values (4 T d per token), a
+    rotation of queries and keys by (hd x hd) matrices where the scheme rotates; then the read-out."""
+    d, hd, tokens = config.d_model, config.d_model // config.n_heads, batch * length
+    rotate = 4 * d * hd if SCHEMES[config.scheme].rotation is not None else 0
+    return config.n_layers * tokens * (24 * d * d + 4 * length * d + rotate) + 2 * tokens * d * config.tokens
+
+
+def _bias_passes(config: LabConfig) -> float:
+    """Extra passes over the (B, H, T, T) scores a scheme's bias costs: none without a bias, one to add a
+    fixed or formula bias, three for Shaw's, gathered per query in float64."""
+    scheme = SCHEMES[config.scheme]
+    if scheme.bias is None:
+        return 0.0
+    return 3.0 if scheme.name == "shaw" else 1.0
+
+
+def _formula_bias(config: LabConfig) -> float:
+    """1 for a learned bias computed afresh, (H, T, T), at every forward pass whatever the batch
+    (T5's buckets, KERPLE's logarithm), else 0; Shaw's is per query, counted in `_bias_passes`."""
+    scheme = SCHEMES[config.scheme]
+    return 1.0 if scheme.bias is not None and scheme.parameters(config.setting) and scheme.name != "shaw" else 0.0
+
+
+def _hook_bytes(config: LabConfig, length: int) -> tuple[int, int]:
+    """Memory of a fixed scheme's hooks at `length`: (kept, while built). They are made once per
+    length and kept, float32: the rotation as a matrix per position (T x hd x hd), the bias
+    (H x T x T), the added code (T x d); while being built from the numpy hooks in float64 they take
+    several times that (the rotation of every unit vector at every position, its temporaries)."""
+    scheme, hd = SCHEMES[config.scheme], config.d_model // config.n_heads
+    if scheme.parameters(config.setting) != 0:
+        return 0, 0
+    if scheme.rotation is not None:
+        return 4 * length * hd * hd, 16 * length * hd * hd
+    if scheme.bias is not None:
+        return 4 * config.n_heads * length * length, 20 * config.n_heads * length * length
+    return 4 * length * config.d_model, 20 * length * config.d_model
+
+
+def estimate(config: LabConfig) -> Estimate:
+    """How long the config trains and is evaluated, its longest step or pass, and the memory it adds."""
+    layers, heads, bias, formula = config.n_layers, config.n_heads, _bias_passes(config), _formula_bias(config)
+    scores = layers * config.batch * heads * config.train_len**2  # per step, all layers
+    step_s = (
+        3 * FLOP_S * _flops(config, config.batch, config.train_len)
+        + SCORE_S * scores * (1 + bias / 2)
+        + FORMULA_S * layers * heads * config.train_len**2 * formula
+        + STEP_OVERHEAD_S
+    )
+    acts = layers * config.batch * config.train_len * config.d_model
+    kept, building = _hook_bytes(config, config.train_len)
+    train_bytes = SCORE_BYTES * scores * (1 + bias / 3) + ACTIVATION_BYTES * acts + max(kept, building)
+    eval_s, pass_s, eval_bytes = 0.0, 0.0, 0
+    for length in config.eval_lens:
+        chunk = max(1, min(EVAL_BATCH, EVAL_SCORES // (heads * length**2)))
+        passes = -(-EVAL_BATCH // chunk)
+        one = (
+            EVAL_FLOP_S * _flops(config, chunk, length)
+            + EVAL_SCORE_S * layers * chunk * heads * length**2 * (1 + bias / 2)
+            + EVAL_FORMULA_S * layers * heads * length**2 * formula
+        )
+        eval_s += passes * one
+        pass_s = max(pass_s, one)
+        hooks, building = _hook_bytes(config, length)
+        one_pass = EVAL_SCORE_BYTES * chunk * heads * length**2 * (1 + bias / 3) + EVAL_ACTIVATION_BYTES * chunk * length * config.d_model
+        eval_bytes = max(eval_bytes, kept + building, kept + hooks + int(one_pass))
+        kept += hooks  # the hooks of every length evaluated so far stay cached
+    # what training took is not all given back before evaluation allocates: the peak is near the sum
+    return Estimate(config.steps * step_s, eval_s, step_s, pass_s, BASE_BYTES + int(train_bytes + eval_bytes))
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:,.0f} s" if seconds < 120 else f"{seconds / 60:,.0f} min" if seconds < 7200 else f"{seconds / 3600:,.1f} h"
+
+
+def over_budget(configs: Sequence[LabConfig]) -> str | None:
+    """Why this run (its configs, one per scheme) is not allowed, in a sentence with what to change;
+    None when it is within the budget."""
+    if not configs:
+        return None
+    costs = [estimate(c) for c in configs]
+    total = sum(c.seconds for c in costs)
+    worst = max(costs, key=lambda c: c.peak_bytes)
+    slowest = max(max(c.step_s, c.pass_s) for c in costs)
+    first = configs[0]
+    size = f"width {first.d_model}, {first.n_heads} head{'s' if first.n_heads > 1 else ''}, {first.n_layers} layer{'s' if first.n_layers > 1 else ''}"
+    if worst.peak_bytes > RUN_BYTES:
+        return (
+            f"This run would need about {worst.peak_bytes / 2**20:,.0f} MB of memory ({size}, batch {first.batch} at length {first.train_len}, "
+            f"evaluated up to {max(first.eval_lens):,} tokens); the lab allows {RUN_BYTES / 2**20:,.0f} MB per run on this server. "
+            "Use a smaller batch, fewer heads or layers, a narrower model, or shorter training and evaluation lengths."
+        )
+    if slowest > STEP_SECONDS:
+        return (
+            f"One training step or evaluation pass of this run would take about {slowest:.1f} s ({size}); the lab allows {STEP_SECONDS:g} s, "
+            "so that Stop, or closing the tab, is noticed at once. Use a smaller batch, a narrower or shallower model, or shorter lengths."
+        )
+    if total > RUN_SECONDS:
+        return (
+            f"This run would take about {_duration(total)} ({len(configs)} scheme{'s' if len(configs) > 1 else ''} × {first.steps:,} steps, {size}, "
+            f"length {first.train_len}); the lab allows about {_duration(RUN_SECONDS)} per run on this server. "
+            "Use fewer steps or schemes, a smaller model, or shorter lengths."
+        )
+    return None
 
 
 # --- the tasks ------------------------------------------------------------------------------

@@ -57,6 +57,7 @@ def answer_map(config: LabConfig) -> go.Figure:
         title=f"Where each answer stands, task '{task.label}': the position a query has to read",
         x_title="query position (where the answer is predicted)",
         y_title="position of the answer token",
+        integer_y=True,
         points=True,
         x_marks=[(config.train_len - 0.5, "end of training length")],
     )

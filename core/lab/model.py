@@ -33,7 +33,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from core.lab.config import EVAL_BATCH, IGNORE, MAX_SCORES, LabConfig, LabResult, make_batch
+from core.lab.config import EVAL_BATCH, EVAL_SCORES, IGNORE, LabConfig, LabResult, estimate, make_batch
 from core.schemes.torch import LearnedPositionEmbedding
 from core.schemes.registry import SCHEMES, Scheme, Setting
 
@@ -192,21 +192,32 @@ def _learning_rate(config: LabConfig, step: int) -> float:
     return config.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
 
 
+NOT_EVALUATED = "not evaluated: the run was stopped"
+QUICK_EVAL_S = 1.0  # a run stopped while training is still evaluated, if that is estimated to take at most this long
+
+
 @torch.no_grad()
-def evaluate(model: TinyTransformer, config: LabConfig, length: int) -> tuple[float | None, np.ndarray, str]:
+def evaluate(model: TinyTransformer, config: LabConfig, length: int, should_stop: Callable[[], bool] | None = None) -> tuple[float | None, np.ndarray, str]:
     """Accuracy on EVAL_BATCH fresh sequences of `length` (data seeded by the config's seed and
     the length). Returns (accuracy or None when the scheme has no code there, accuracy per
     position (T,) with NaN where nothing is scored, a note: why there is no accuracy, or that
-    untrained table rows were used)."""
+    untrained table rows were used). should_stop() is asked before every forward pass (a few
+    sequences at a time: at most EVAL_SCORES attention scores per layer, a pass the lab's budget keeps
+    short), and when it says stop the result is (None, NaN, NOT_EVALUATED)."""
     inputs, targets = make_batch(config, np.random.default_rng([config.seed, 2, length]), EVAL_BATCH, length)
-    chunk = max(1, MAX_SCORES // (config.n_heads * length**2))  # sequences per forward pass: long ones a few at a time
+    chunk = max(1, EVAL_SCORES // (config.n_heads * length**2))  # sequences per forward pass: long ones a few at a time
     model.eval()
+    parts = []
     try:
-        predicted = np.concatenate([model(torch.from_numpy(inputs[i : i + chunk])).argmax(dim=-1).numpy() for i in range(0, EVAL_BATCH, chunk)])  # (B, T)
+        for i in range(0, EVAL_BATCH, chunk):
+            if should_stop is not None and should_stop():
+                return None, np.full(length, np.nan), NOT_EVALUATED
+            parts.append(model(torch.from_numpy(inputs[i : i + chunk])).argmax(dim=-1).numpy())  # (chunk, T)
     except ValueError as err:  # a table with no row past its end
         return None, np.full(length, np.nan), str(err)
     finally:
         model.train()
+    predicted = np.concatenate(parts)  # (B, T)
     scored = targets != IGNORE
     right = (predicted == targets) & scored  # (B, T)
     per_position = np.where(scored.any(axis=0), right.sum(axis=0) / np.maximum(scored.sum(axis=0), 1), np.nan)
@@ -241,9 +252,20 @@ def train(config: LabConfig, on_step: Callable[[int, float, float], None] | None
         if on_step is not None:
             on_step(step + 1, losses[-1], (step + 1) * tokens_per_step / (time.perf_counter() - start))
     seconds = time.perf_counter() - start
+    # Evaluation is stoppable too, between forward passes. A run stopped while training (Stop pressed,
+    # the tab closed, the time limit) is evaluated where it stopped only when that is quick; its
+    # stop has already been asked for, so a quick evaluation runs to its end, a long one not at all.
+    quick = estimate(config).eval_s <= QUICK_EVAL_S
+    halt = should_stop if not stopped else None
+    halted = stopped and not quick
     accuracy, notes, per_position = {}, {}, np.zeros(0)
     for length in config.eval_lens:  # shortest first
-        accuracy[length], positions, note = evaluate(model, config, length)
+        if halted:
+            accuracy[length], positions, note = None, np.full(length, np.nan), NOT_EVALUATED
+        else:
+            accuracy[length], positions, note = evaluate(model, config, length, halt)
+        if note == NOT_EVALUATED:
+            stopped = halted = True
         if note:
             notes[length] = note
         if accuracy[length] is not None:

@@ -17,7 +17,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from core.lab.config import LabConfig, LabResult
+from core.lab.config import WALL_SECONDS, LabConfig, LabResult, over_budget
 
 MAX_RUNS_ENV = "PEE_LAB_MAX_RUNS"  # how many runs may train at once in one server process
 DEFAULT_MAX_RUNS = 2  # the hosted demo's two cores: one run each (a run uses one torch thread)
@@ -205,7 +205,12 @@ class LabRun:
     already there are taken by `start()` itself, and a run with nothing left to train is done
     at once, without a thread or a slot. With `slots` (a `Trainers`), the thread waits in line
     for a slot before it trains, holds it until it ends, and leaves the line when stopped or
-    when `alive()` turns False while it waits. `train_fn` replaces `train` (tests)."""
+    when `alive()` turns False while it waits. `train_fn` replaces `train` (tests).
+
+    A run over the lab's budget (`core.lab.config.over_budget`) is refused by `start()`: it is done
+    at once, every scheme "failed" with the sentence saying why, without a thread or a slot. A run
+    still going `wall_seconds` after it started training is stopped (`timed_out`), whatever it
+    is doing: training and evaluation both ask `should_stop` at least once a second."""
 
     configs: list[LabConfig]
     cache: ResultCache | None = None
@@ -213,6 +218,7 @@ class LabRun:
     alive_every: float = 1.0  # seconds between two asks of alive()
     slots: Trainers | None = None
     train_fn: Callable[..., LabResult] | None = None
+    wall_seconds: float = WALL_SECONDS
     progress: list[Progress] = field(default_factory=list)
     results: dict[int, LabResult] = field(default_factory=dict)
     started: float = 0.0
@@ -225,11 +231,19 @@ class LabRun:
         self._thread: threading.Thread | None = None
         self._ticket: Ticket | None = None
         self._checked, self._alive = 0.0, True
+        self._deadline = float("inf")  # set when training starts
+        self.timed_out = False
+        self.refused = over_budget(self.configs)
 
     def start(self) -> LabRun:
         if self.started:
             raise RuntimeError("A LabRun starts once.")
         self.started = time.monotonic()
+        if self.refused:  # over budget: refused before anything trains
+            for p in self.progress:
+                p.state, p.message = "failed", self.refused
+            self._finish()
+            return self
         for i, config in enumerate(self.configs):
             self._take_cached(i, config)
         if len(self.results) == len(self.configs):  # everything cached: nothing to train, nothing to wait for
@@ -281,6 +295,10 @@ class LabRun:
         if self._stop.is_set():
             return True
         now = time.monotonic()
+        if now > self._deadline:
+            self.timed_out = True
+            self._stop.set()
+            return True
         if now - self._checked >= self.alive_every:
             self._checked, self._alive = now, bool(self.alive())
             if not self._alive:
@@ -308,6 +326,7 @@ class LabRun:
                     if i not in self.results:
                         p.state = "stopped"  # left the line: stopped, or nobody watching
                 return
+            self._deadline = time.monotonic() + self.wall_seconds  # the time limit counts from the start of training
             self._train_all()
         except Exception as err:  # a failure is shown, never raised into the server  # noqa: BLE001
             for p in self.progress:
@@ -326,6 +345,8 @@ class LabRun:
             p = self.progress[i]
             if self._should_stop():
                 p.state = "stopped"
+                if self.timed_out:
+                    p.message = f"not started: this server's time limit of {self.wall_seconds:,.0f} s per run was reached"
                 continue
             if self._take_cached(i, config):  # another session may have finished it meanwhile
                 continue
@@ -341,5 +362,7 @@ class LabRun:
                 continue
             self.results[i] = result
             p.state = "stopped" if result.stopped else "done"
+            if self.timed_out:
+                p.message = f"stopped at this server's time limit of {self.wall_seconds:,.0f} s per run"
             if self.cache is not None:
                 self.cache.put(result)

@@ -147,7 +147,9 @@ def torch_twin(name: str, *args, **kwargs) -> Any:
 class Scheme:
     """One positional encoding: its hooks, its picture, its code and its twin (module docstring).
     `family` groups pickers; `summary` is one sentence for pages; `reads` names the Setting
-    fields the scheme uses."""
+    fields the scheme uses. For drawing its picture without changing it: `pair_columns` gives
+    the (sin, cos) column pairs of a sinusoid-like picture (a figure keeps whole pairs), and a
+    `discrete` code (bits, one-hot) is drawn as a window of consecutive positions and columns."""
 
     name: str
     label: str
@@ -163,6 +165,8 @@ class Scheme:
     count: Callable[[Setting], int] = lambda s: 0
     trainable: Callable[[Setting, Any], Any] | None = None
     carries_position: bool = True
+    pair_columns: Callable[[Setting], tuple[np.ndarray, np.ndarray]] | None = None
+    discrete: bool = False
 
     def max_position(self, setting: Setting) -> int | None:
         """First position without a code (positions >= this are refused), or None."""
@@ -291,6 +295,14 @@ def _rope(x: np.ndarray, pos: np.ndarray, s: Setting) -> np.ndarray:
     return rope.apply_rope(x, pos, inv_freq, layout=s.layout, attention_factor=factor)
 
 
+def _rope_pairs(s: Setting) -> tuple[np.ndarray, np.ndarray]:
+    """The two members of every rotated pair in the setting's layout: (i, i + d/2) or (2i, 2i + 1)."""
+    half = s.width // 2
+    if s.layout == "half":
+        return np.arange(half), half + np.arange(half)
+    return np.arange(0, 2 * half, 2), np.arange(1, 2 * half, 2)
+
+
 def _alibi(qp: np.ndarray, kp: np.ndarray, s: Setting, q: np.ndarray | None) -> np.ndarray:
     """-m_h |i - j|: the causal form -m_h (i - j) on and below the diagonal; a causal model's
     mask hides the rest, a bidirectional one sees the symmetric distance penalty."""
@@ -374,6 +386,7 @@ SCHEMES: dict[str, Scheme] = {
             WIDTH | LENGTH,
             lambda s: naive.binary_source(s.width, s.train_len),
             encode=_binary,
+            discrete=True,
         ),
         Scheme(
             "onehot",
@@ -385,6 +398,7 @@ SCHEMES: dict[str, Scheme] = {
             lambda s: naive.one_hot_source(s.width, s.train_len),
             encode=_one_hot,
             table_rows=lambda s: min(s.width, s.train_len),
+            discrete=True,
         ),
         Scheme(
             "sinusoidal",
@@ -395,6 +409,7 @@ SCHEMES: dict[str, Scheme] = {
             WIDTH | BASE,
             lambda s: sinusoidal.source(s.width, s.train_len, s.base),
             encode=lambda p, s: sinusoidal.sinusoidal_encoding(1, s.width, s.base, positions=p),
+            pair_columns=lambda s: (np.arange(0, s.width, 2), np.arange(1, s.width, 2)),  # sin 2i, cos 2i+1
         ),
         Scheme(
             "t2t",
@@ -405,6 +420,7 @@ SCHEMES: dict[str, Scheme] = {
             WIDTH | BASE,
             lambda s: sinusoidal.t2t_source(s.width, s.train_len, s.base),
             encode=lambda p, s: sinusoidal.t2t_timing_signal(0, s.width, max_timescale=s.base, positions=p),
+            pair_columns=lambda s: (np.arange(s.width // 2), s.width // 2 + np.arange(s.width // 2)),  # sines, then cosines
         ),
         Scheme(
             "learned",
@@ -427,6 +443,7 @@ SCHEMES: dict[str, Scheme] = {
             WIDTH | BASE | ROPE,
             lambda s: rope.source(s.width, s.base, s.layout, s.scaling),
             rotation=_rope,
+            pair_columns=_rope_pairs,
         ),
         Scheme(
             "alibi",

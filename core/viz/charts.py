@@ -18,7 +18,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.viz import wire
-from core.viz.grid import Sample, ordinal
+from core.viz.grid import Picked, Sample, ordinal
 
 DIVERGING = "RdBu_r"
 SEQUENTIAL = "Viridis"
@@ -103,6 +103,76 @@ TITLE_LINE_PX = 23  # what each further title line adds to the top margin (the f
 # spread, and all of them once the user zooms in far enough.
 MAX_DOTS = 128
 _HEATMAP_AXIS = dict(showgrid=False, zeroline=False)  # a heatmap covers its grid: drawing it is wasted work
+TICKS = 8  # tick labels per axis at most; on a small panel, 4
+
+
+_SUBSCRIPTS = str.maketrans("0123456789+-=()abcdeghijklmnoprstuvxyzδ", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐbcdₑgₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓyzδ")
+
+
+def subscript(text: object) -> str:
+    """Plain text as Unicode subscripts, for titles and captions (which do not render TeX):
+    subscript(5) -> '₅', subscript("n+δ") -> 'ₙ₊δ'. Characters without a subscript form stay as they are."""
+    return str(text).translate(_SUBSCRIPTS)
+
+
+def number(x: float, digits: int = 4) -> str:
+    """A number on screen: `digits` significant digits, thousands separated, no exponent between
+    1e-4 and 1e15 (60,610 rather than 6.061e+04); the exact value belongs in a hover or a table."""
+    x = float(x)
+    if not np.isfinite(x) or x == 0:
+        return "0" if x == 0 else str(x)
+    exponent = int(np.floor(np.log10(abs(x))))
+    if not -4 <= exponent < 15:
+        return f"{x:.{digits - 1}e}"
+    decimals = digits - 1 - exponent
+    rounded = round(x, decimals)
+    if rounded and int(np.floor(np.log10(abs(rounded)))) > exponent:  # 0.99999 rounds up to 1.000, one digit fewer after the point
+        decimals -= 1
+        rounded = round(x, decimals)
+    return f"{rounded:,.{max(decimals, 0)}f}"
+
+
+def nice_step(span: float, most: int = TICKS) -> int:
+    """The smallest whole step of the form 1, 2 or 5 x 10^k that cuts `span` into at most `most` parts."""
+    step = 1
+    while span / step > most:
+        for factor in (2, 5 / 2, 2):  # 1 -> 2 -> 5 -> 10 -> 20 ...
+            step = int(round(step * factor))
+            if span / step <= most:
+                break
+    return step
+
+
+def integer_ticks(lo: float, hi: float, most: int = TICKS) -> list[int]:
+    """Whole-number tick values in [lo, hi], multiples of a nice step (positions, dimensions,
+    heads and tokens never sit at 0.5)."""
+    lo, hi = int(np.ceil(lo)), int(np.floor(hi))
+    if hi < lo:
+        return []
+    step = nice_step(hi - lo, most)
+    first = -(-lo // step) * step
+    return list(range(first, hi + 1, step))
+
+
+def index_axis(sample: Sample | Picked, most: int = TICKS, *, image: bool = False) -> dict:
+    """Axis settings for a heatmap axis of indices: whole-number ticks within the drawn indices
+    and their own labels (131,072 rather than 131k). A Picked sample (whole pairs) is drawn in
+    equal-width slots, one per chosen index, labelled with the index itself: a category axis for
+    a heatmap trace, slots 0, 1, 2, ... for an `image`."""
+    if not sample.uniform:
+        labels = [str(i) for i in sample.indices]
+        slots = np.unique(np.linspace(0, len(labels) - 1, min(most, len(labels))).round().astype(int))
+        text = [f"{sample.indices[k]:,}" for k in slots]
+        if image:
+            return dict(tickmode="array", tickvals=[int(k) for k in slots], ticktext=text)
+        return dict(type="category", tickmode="array", tickvals=[labels[k] for k in slots], ticktext=text)
+    values = integer_ticks(sample.start, sample.stop - 1, most) if sample.count else []
+    return dict(tickmode="array", tickvals=values, ticktext=[f"{v:,}" for v in values])
+
+
+def _coords(sample: Sample | Picked) -> np.ndarray | list[str]:
+    """Where a heatmap puts its cells along an axis: at the indices, or in labelled slots."""
+    return sample.indices if sample.uniform else [str(i) for i in sample.indices]
 
 
 def _dot_stride(n: int) -> int:
@@ -269,7 +339,7 @@ def heatmap_trace(
     """Traces that draw z (rows = y indices, columns = x indices) with the given colour range:
     a go.Heatmap (exact values on hover) when `numeric` (default: z has at most HEATMAP_CELLS
     cells), else an image plus an invisible trace that carries the colour bar."""
-    xs, ys = x.indices, y.indices
+    xs, ys = _coords(x), _coords(y)
     if z.size <= HEATMAP_CELLS if numeric is None else numeric:
         return [
             go.Heatmap(
@@ -288,7 +358,11 @@ def heatmap_trace(
     level = np.clip((z - zmin) / (zmax - zmin if zmax > zmin else 1.0), 0, 1)
     index = np.where(np.isfinite(z), np.round(np.nan_to_num(level) * 254), 255)
     lut = np.vstack([wire.colour_lut(scale, 255), [[255, 255, 255]]]).astype(np.uint8)
-    image = go.Image(source=wire.png(index, lut, transparent=255), x0=float(xs[0]), dx=float(x.step), y0=float(ys[0]), dy=float(y.step), hoverinfo="x+y")
+    # an image is evenly spaced: a Picked axis is drawn in slots 0, 1, 2, ... (its ticks carry the indices), without a hover
+    x0, dx = (float(x.indices[0]), float(x.step)) if x.uniform else (0.0, 1.0)
+    y0, dy = (float(y.indices[0]), float(y.step)) if y.uniform else (0.0, 1.0)
+    hover = "x+y" if x.uniform and y.uniform else "none"
+    image = go.Image(source=wire.png(index, lut, transparent=255), x0=x0, dx=dx, y0=y0, dy=dy, hoverinfo=hover)
     bar = go.Scatter(
         x=[None],
         y=[None],
@@ -348,12 +422,18 @@ def lines(
     x_marks: Sequence[Mark] = (),
     y_marks: Sequence[Mark] = (),
     height: int = 380,
+    integer_x: bool | None = None,
+    integer_y: bool = False,
+    dots: Sequence[tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> go.Figure:
     """One line per (name, x, y) in Okabe-Ito colours; the legend sits under the plot when
     there is more than one (`points`: markers only, for per-pair values; `steps`: a staircase,
     each value held until the next x, for a step function; NaN breaks a line). `y_range` fixes
     the y axis, so rounding noise on a constant is not blown up to full height. Marks are
-    dashed reference lines (value, label[, colour])."""
+    dashed reference lines (value, label[, colour]). An axis of whole numbers (positions, heads,
+    buckets: `integer_x`, by default when every x is whole; `integer_y`) gets whole-number ticks.
+    `dots`, one (x, y) per series, puts markers at those points only (the integer positions of a
+    curve drawn through fractional ones)."""
     traces = [
         go.Scatter(
             x=np.asarray(xs),
@@ -365,6 +445,23 @@ def lines(
         )
         for k, (name, xs, ys) in enumerate(series)
     ]
+    if dots is not None:
+        for k, (xs, ys) in enumerate(dots):
+            colour = LINE_COLOURS[k % len(LINE_COLOURS)]
+            traces.append(go.Scatter(x=np.asarray(xs), y=np.asarray(ys), mode="markers", marker=dict(color=colour, size=6), showlegend=False, hoverinfo="x+y"))
+    if integer_x is None:
+        integer_x = not log_x and all(np.all(np.asarray(xs, dtype=np.float64)[np.isfinite(np.asarray(xs, dtype=np.float64))] % 1 == 0) for _, xs, _ in series)
+    x_axis: dict = dict(type="log" if log_x else "linear", range=x_range)
+    y_axis: dict = dict(type="log" if log_y else "linear", range=y_range)
+    for axis, wanted, values in (
+        (x_axis, integer_x and not log_x, [xs for _, xs, _ in series]),
+        (y_axis, integer_y and not log_y, [ys for _, _, ys in series]),
+    ):
+        finite = np.concatenate([np.asarray(v, dtype=np.float64).ravel() for v in values] or [np.zeros(0)])
+        finite = finite[np.isfinite(finite)]
+        if wanted and finite.size:
+            span = (axis["range"][1] - axis["range"][0]) if axis.get("range") else float(finite.max() - finite.min())
+            axis.update(tick0=0, dtick=nice_step(span), tickformat=",d")
     if markers and not points:
         note = "; ".join(n for n in (note, _dots_note(max((len(xs) for _, xs, _ in series), default=0), "point")) if n)
     return _figure(
@@ -377,8 +474,8 @@ def lines(
         legend=len(series) > 1,
         x_marks=x_marks,
         y_marks=y_marks,
-        xaxis=dict(type="log" if log_x else "linear", range=x_range),
-        yaxis=dict(type="log" if log_y else "linear", range=y_range),
+        xaxis=x_axis,
+        yaxis=y_axis,
     )
 
 
@@ -407,9 +504,10 @@ def spectrum(wavelength: np.ndarray, max_len: int, *, title: str, note: str = ""
         note="; ".join(n for n in (note, _dots_note(max(int((~longer).sum()), int(longer.sum())), "pair")) if n),
         height=420,
         x_title="pair index i (dimensions 2i, 2i+1)",
-        y_title="wavelength 2π/ω_i (positions, log scale)",
+        y_title="wavelength 2π/ωᵢ (positions, log scale)",
         legend=True,
         y_marks=[(max_len, f"max_len = {max_len:,}")],
+        xaxis=dict(tick0=0, dtick=nice_step(max(pair.size - 1, 1)), tickformat=",d"),
         yaxis=dict(type="log"),
     )
 
@@ -424,21 +522,30 @@ def phase_circle(
     x_title: str = "sin(p ω) (even dimension)",
     y_title: str = "cos(p ω) (odd dimension)",
     limit: float = 1.15,
+    path: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> go.Figure:
     """The point (sin pω, cos pω) for each position, coloured by position: the pair turns
     by the same angle ω at every step. Any pair of coordinates works (a RoPE pair of a
-    rotated vector, say); the square axes run over ±limit."""
-    trace = go.Scatter(
-        x=sin_values,
-        y=cos_values,
-        mode="markers+lines",
-        line=dict(color="rgba(120,120,120,0.3)", width=1),
-        marker=dict(color=positions, colorscale=SEQUENTIAL, size=7, showscale=True, colorbar=dict(title=dict(text="position")), maxdisplayed=MAX_DOTS),
-        customdata=positions,
-        hovertemplate="position %{customdata}<br>x %{x:.6f}<br>y %{y:.6f}<extra></extra>",
+    rotated vector, say); the square axes run over ±limit. `path`, the same coordinates at
+    fractional positions in between, is drawn as a thin line along the arc the point travels
+    (joining the dots themselves would draw chords, a star when the steps are large)."""
+    traces = []
+    if path is not None:
+        traces.append(go.Scatter(x=path[0], y=path[1], mode="lines", line=dict(color="rgba(120,120,120,0.45)", width=1), hoverinfo="skip", showlegend=False))
+    traces.append(
+        go.Scatter(
+            x=sin_values,
+            y=cos_values,
+            mode="markers" if path is not None else "markers+lines",
+            line=dict(color="rgba(120,120,120,0.3)", width=1),
+            marker=dict(color=positions, colorscale=SEQUENTIAL, size=7, showscale=True, colorbar=dict(title=dict(text="position")), maxdisplayed=MAX_DOTS),
+            customdata=positions,
+            hovertemplate="position %{customdata}<br>x %{x:.4g}<br>y %{y:.4g}<extra></extra>",
+            showlegend=False,
+        )
     )
     return _figure(
-        [trace],
+        traces,
         title=title,
         note="; ".join(n for n in (note, _dots_note(len(positions), "point")) if n),
         height=440,
@@ -489,6 +596,9 @@ def side_by_side_heatmaps(
         shared_x = n > 1 and x_ticks is None  # one x title under the row, not one per narrow panel (they run into each other)
         x_axis = dict(domain=[left, left + width], anchor=f"y{suffix}", title_text=None if shared_x else x_title, **_HEATMAP_AXIS)
         y_axis = dict(anchor=f"x{suffix}", autorange="reversed", scaleanchor=False, title_text=y_title if k == 0 else None, **_HEATMAP_AXIS)
+        most = TICKS if n < 3 else 5
+        x_axis.update(index_axis(xs, most, image=not numeric))
+        y_axis.update(index_axis(ys, TICKS, image=not numeric))
         if x_ticks is not None:
             x_axis.update(tickmode="array", tickvals=list(xs.indices), ticktext=list(x_ticks[k]))
         if y_ticks is not None:
@@ -538,12 +648,17 @@ def small_multiples(
     columns: int = 3,
     note: str = "",
     panel_height: int = 220,
+    shared_range: bool = False,
 ) -> go.Figure:
-    """A grid of small heatmaps, one per (panel title, z, x sample, y sample), each on the
-    diverging scale centred on zero with its own range ±max|z| (schemes differ by orders of
-    magnitude; the range goes under the panel title). Hover shows the true value. Axis titles
-    go on the outer panels only. NaN cells (no code there) are left blank."""
+    """A grid of small heatmaps, one per (panel title, z, x sample, y sample), on the diverging
+    scale centred on zero. Panels meant to be compared (`shared_range`: the heads of one scheme)
+    share one range ±max|z| over all panels and one colour bar, so equal colours mean equal
+    values; otherwise each panel has its own range ±max|z| (schemes differ by orders of
+    magnitude), written under its title. Hover shows the true value. Axis titles go on the
+    outer panels only. NaN cells (no code there) are left blank. layout.meta records which."""
     n = len(panels)
+    finite_all = [z[np.isfinite(z)] for _, z, _, _ in panels]
+    common = max((float(np.abs(f).max()) for f in finite_all if f.size), default=1.0) or 1.0
     columns = max(1, min(columns, n))
     rows = max(1, -(-n // columns))
     gap_px = 70  # room for a two-line panel title and the tick labels of the panel above
@@ -555,26 +670,28 @@ def small_multiples(
     numeric = sum(z.size for _, z, _, _ in panels) <= HEATMAP_CELLS
     # tick labels are most of a panel's cost: few per axis, and only on the outer panels when
     # every panel has the same positions along that axis (hover still gives each cell's)
-    same_x = len({(xs.start, xs.stop, xs.step) for _, _, xs, _ in panels}) == 1
-    same_y = len({(ys.start, ys.stop, ys.step) for _, _, _, ys in panels}) == 1
+    same_x = len({tuple(xs.indices) for _, _, xs, _ in panels}) == 1
+    same_y = len({tuple(ys.indices) for _, _, _, ys in panels}) == 1
     for k, (panel_title, z, xs, ys) in enumerate(panels):
         row, col = divmod(k, columns)
         suffix = "" if k == 0 else str(k + 1)
         left, top = col * (width + x_gap), 1.0 - row * (height + y_gap)
         finite = z[np.isfinite(z)]
         bound = float(np.abs(finite).max()) if finite.size else 1.0
-        bound = bound if bound > 0 else 1.0
-        for trace in heatmap_trace(z, xs, ys, zmin=-bound, zmax=bound, scale=DIVERGING, hover="value", showscale=False, numeric=numeric):
+        bound = common if shared_range else bound if bound > 0 else 1.0
+        show = shared_range and k == n - 1  # one colour bar for a shared range
+        for trace in heatmap_trace(z, xs, ys, zmin=-bound, zmax=bound, scale=DIVERGING, hover="value", showscale=show, numeric=numeric):
             trace.update(xaxis=f"x{suffix}", yaxis=f"y{suffix}")
             traces.append(trace)
         bottom_row = k + columns >= n
-        ticks = dict(tickfont=dict(size=10), nticks=4, **_HEATMAP_AXIS)
+        ticks = dict(tickfont=dict(size=10), **_HEATMAP_AXIS)
         layout[f"xaxis{suffix}"] = dict(
             domain=[max(0.0, left), min(1.0, left + width)],
             anchor=f"y{suffix}",
             title_text=x_title if bottom_row else None,
             showticklabels=bottom_row or not same_x,
             **ticks,
+            **index_axis(xs, 4, image=not numeric),
         )
         layout[f"yaxis{suffix}"] = dict(
             domain=[max(0.0, top - height), min(1.0, top)],
@@ -583,11 +700,12 @@ def small_multiples(
             title_text=y_title if col == 0 else None,
             showticklabels=col == 0 or not same_y,
             **ticks,
+            **index_axis(ys, 4, image=not numeric),
         )
         # plain text: a styled title (bold name, smaller range) cost plotly.js more than its panel
         titles.append(
             dict(
-                text=f"{panel_title}<br>colour range ±{bound:.3g}",
+                text=panel_title if shared_range else f"{panel_title}<br>colour range ±{bound:.3g}",
                 x=left + width / 2,
                 y=top,
                 xref="paper",
@@ -598,7 +716,11 @@ def small_multiples(
                 font=dict(size=11),
             )
         )
-    return _figure(traces, title=title, note=note, height=plot_px + 60, top=40, annotations=titles, **layout)
+    note = "; ".join(
+        n for n in (note, f"one colour range for every panel, ±{number(common, 3)}" if shared_range else "each panel has its own colour range") if n
+    )
+    meta = dict(ranges="shared" if shared_range else "per panel")
+    return _figure(traces, title=title, note=note, height=plot_px + 60, top=40, annotations=titles, meta=meta, **layout)
 
 
 def position_paths(

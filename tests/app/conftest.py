@@ -20,6 +20,7 @@ PAGE_FILES = {
     "relative": "app_pages/relative.py",
     "model": "app_pages/model.py",
     "lab": "app_pages/lab.py",
+    "practice": "app_pages/practice.py",
     "code": "app_pages/code.py",
 }
 DEFAULTS = {"d_model": "128", "max_len": "256", "base": "10000"}
@@ -40,6 +41,19 @@ def open_page(page: str, **params: str) -> AppTest:
 def figures(at: AppTest) -> list[dict]:
     """The Plotly figures the page sent, as the JSON the browser receives."""
     return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+
+
+def figure(at: AppTest, key: str) -> dict:
+    """The figure the page sent under the chart key `key` (plot(..., key=...))."""
+    for el in at.get("plotly_chart"):
+        if el.proto.id.endswith(f"-{key}"):
+            return json.loads(el.proto.spec)
+    raise KeyError(f"no chart with key {key!r}")
+
+
+def chart_keys(at: AppTest) -> list[str]:
+    """The chart keys of the figures the page sent, in page order."""
+    return [el.proto.id.split("-", 2)[-1] for el in at.get("plotly_chart")]
 
 
 def title_text(fig: dict) -> str:

@@ -12,7 +12,8 @@ from core.analysis import properties
 from core.schemes import relative, rope
 from core.schemes.registry import SCHEMES, Setting
 from core.schemes.sinusoidal import sinusoidal_encoding
-from core.viz.grid import strided
+from core.viz.columns import columns
+from core.viz.grid import strided, window
 from tests.app.conftest import assert_clean, decode, figures, open_page
 
 TABLE_COLUMNS = {"max |value|": "bounded", "min distance": "unique", "neighbour / mean": "smooth", "relative departure": "relative"}
@@ -100,12 +101,15 @@ def panel(at, fig_index, name, names=tuple(SCHEMES)) -> dict:
     return figures(at)[fig_index]["data"][list(names).index(name)]
 
 
-def test_compare_code_panel_of_the_sinusoid_is_its_sampled_table():
+def test_compare_code_panel_of_the_sinusoid_is_its_table_at_whole_pairs():
     d, L = 128, 256
     at = open_page("compare")
-    pos, dims = strided(L, 40), strided(d, 40)  # the page's GRID
+    pos = window(L, 40)  # the page's GRID consecutive positions
+    dims = columns(SCHEMES["sinusoidal"], Setting(width=d, train_len=L), 40)
     trace = panel(at, 0, "sinusoidal")
-    assert np.array_equal(decode(trace["y"]), pos.indices) and np.array_equal(decode(trace["x"]), dims.indices)
+    x = np.asarray(trace["x"]).astype(np.int64)  # a category axis of whole pairs: the dimension numbers as labels
+    assert np.array_equal(decode(trace["y"]), pos.indices) and np.array_equal(x, dims.indices)
+    assert all(j + 1 in set(x) for j in x if j % 2 == 0) and all(j - 1 in set(x) for j in x if j % 2 == 1)  # every sin with its cos
     expected = sinusoidal_encoding(L, d, 10_000.0)[np.ix_(pos.indices, dims.indices)]
     np.testing.assert_allclose(decode(trace["z"]), expected, atol=1e-6)
     # its score panel: PE(m)·PE(n), a function of m - n only

@@ -161,7 +161,7 @@ def test_two_sessions_in_line_each_see_their_place(trainers_busy):
         ({"lab_steps": 0}, "Training needs at least 1 step, got 0."),
         ({"lab_eval_lens": "0, 8"}, "Evaluation lengths must be at least 1 token, got 0."),
         ({"lab_eval_lens": "8, 40"}, "more than 4 x the training length 8 (at most 32)"),
-        ({"lab_eval_lens": "8, x"}, "'x' is not a whole number"),
+        ({"lab_eval_lens": "8, x"}, "`x` is not a whole number"),
         ({"lab_table_len": 4}, "The training length 8 is above the table size 4 of the learned absolute table"),
     ],
 )

@@ -9,7 +9,8 @@ import pytest
 from tests.app.conftest import DEFAULTS, EXTREMES, PAGE_FILES, ROOT, assert_clean, figure_bytes, figures, open_page, title_text
 
 CHARTS = {
-    "problem": 6, "sinusoidal": 7, "similarity": 5, "attention": 4, "compare": 2, "rope": 5, "context": 5, "relative": 6, "model": 11, "lab": 1, "code": 1,
+    "problem": 4, "sinusoidal": 8, "similarity": 5, "attention": 4, "compare": 2, "rope": 5,
+    "context": 5, "relative": 8, "model": 11, "lab": 1, "practice": 0, "code": 1,
 }  # fmt: skip
 SETTINGS = {
     "defaults": DEFAULTS,

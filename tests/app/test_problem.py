@@ -1,54 +1,40 @@
-"""AppTest of the `problem` page's own controls: what they change on screen, and bad input."""
+"""AppTest of the `problem` page (`/`): the roadmap, the bag-of-words numbers, the naive codes
+scored against the checklist, and the width cap."""
 
 from __future__ import annotations
 
-import pytest
+from core.analysis import properties
+from tests.app.conftest import assert_clean, open_page
+from ui.path import STEPS
 
-from core.analysis.attention import tokenize
-from tests.app.conftest import assert_clean, figures, metric_values, open_page
 
-
-def test_problem_shows_the_residuals_and_bag_of_words_numbers():
+def test_the_roadmap_lists_the_checklist_and_every_page_in_path_order():
     at = open_page("problem")
     assert_clean(at)
-    plain, with_pe = metric_values(at)[:2]
-    assert float(plain) < 1e-13 and float(with_pe) > 1e-3
+    links = [el for el in at.get("page_link")]
+    labels = [el.proto.label for el in links]
+    assert labels[: len(STEPS)] == [f"{k}. {step.title}: {step.pitch}" for k, step in enumerate(STEPS, 1)]
+    assert labels[-1].startswith(f"Next: {STEPS[1].title}")
+    checklist = next(m.value for m in at.markdown if m.value.startswith("- **unique**"))
+    assert [line.split("**")[1] for line in checklist.splitlines()] == [name for name, _ in properties.CHECKLIST]
+
+
+def test_problem_shows_the_bag_of_words_numbers():
+    at = open_page("problem")
     table = at.dataframe[0].value
-    assert table.iloc[0, 1] == "1.000000"  # cosine without positions
+    assert table.iloc[0, 1] == "1.000"  # cosine without positions, 4 significant digits
+    assert float(table.iloc[0, 2]) < 1e-12  # distance at rounding level
     assert float(table.iloc[1, 1]) < 1.0
 
 
-def test_problem_shuffle_button_changes_the_order():
-    at = open_page("problem")
-    shuffled = [m.value for m in at.markdown if m.value.startswith("Shuffled")]
-    at.button(key="problem_shuffle").click().run()
-    after = [m.value for m in at.markdown if m.value.startswith("Shuffled")]
-    assert shuffled and after and shuffled != after
-    assert float(metric_values(at)[0]) < 1e-13
-
-
-@pytest.mark.parametrize(
-    ("sentence", "outcome"),
-    [
-        ("", "warning"),
-        ("!!! ... ???", "warning"),
-        ("😀 🎉", "warning"),
-        ("word", "warning"),
-        ("Привет мир, 你好 世界", "ok"),
-        (" ".join(["tok"] * 10_000), "info"),
-    ],
-)
-def test_problem_sentence_input_edge_cases(sentence, outcome):
-    at = open_page("problem")
-    at.text_input(key="problem_sentence").input(sentence[:2000]).run()
-    assert_clean(at)
-    if outcome == "warning":
-        assert any("at least two words" in w.value for w in at.warning)
-    elif outcome == "info":
-        assert any("first 64" in i.value for i in at.info)
-        assert len(figures(at)) >= 2
-    else:
-        assert len(tokenize(sentence)) == 4 and len(figures(at)) >= 2
+def test_the_naive_codes_are_scored_from_their_measurements():
+    at = open_page("problem", max_len="256")
+    card = at.dataframe[-1].value  # the scorecard closes the page
+    rows = {row["property"].split(":")[0]: row for _, row in card.iterrows()}
+    assert rows["bounded"]["integer p"].startswith("✗") and rows["bounded"]["binary bits of p"].startswith("✓")
+    assert rows["smooth"]["binary bits of p"].startswith("✗") and rows["smooth"]["integer p"].startswith("✓")
+    assert rows["extrapolates"]["one-hot"].startswith("✗") and rows["extrapolates"]["fraction p / L"].startswith("✗")
+    assert all(cell.startswith("✓") for cell in list(rows["cheap"])[1:])
 
 
 def test_problem_caps_the_demo_width_with_a_notice():

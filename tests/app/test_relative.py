@@ -10,7 +10,7 @@ import pytest
 
 from core.schemes import alibi, relative
 from core.viz.grid import strided
-from tests.app.conftest import assert_clean, decode, figures, open_page, title_text
+from tests.app.conftest import assert_clean, chart_keys, decode, figure, figures, open_page, title_text
 
 
 @pytest.mark.parametrize("heads", [8, 12])
@@ -19,7 +19,7 @@ def test_relative_slopes_chart_is_alibi_slopes(heads):
     if heads != 8:
         at.select_slider(key="alibi_heads").set_value(heads).run()
     assert_clean(at)
-    trace = figures(at)[1]["data"][0]
+    trace = figure(at, "alibi_slopes")["data"][0]
     got = decode(trace["y"]).astype(np.float64)
     np.testing.assert_allclose(got, alibi.alibi_slopes(heads), rtol=1e-12)
     by_hand = {
@@ -51,14 +51,14 @@ def test_relative_alibi_panels_are_the_bias_causal_and_not():
     i = np.arange(L)
     diff = (i[:, None] - i[None, :]).astype(np.float64)
     slopes = alibi.alibi_slopes(8)
-    data = figures(at)[0]["data"]
+    data = figure(at, "alibi_heads_map")["data"]
     assert len(data) == 8
     for h in (0, 7):
         z = decode(data[h]["z"]).astype(np.float64)
         np.testing.assert_allclose(z[diff >= 0], (-slopes[h] * diff)[diff >= 0], rtol=1e-6)
         assert np.isnan(z[diff < 0]).all()  # masked keys blank
     at.toggle(key="alibi_causal").set_value(False).run()
-    z = decode(figures(at)[0]["data"][0]["z"]).astype(np.float64)
+    z = decode(figure(at, "alibi_heads_map")["data"][0]["z"]).astype(np.float64)
     np.testing.assert_allclose(z, -0.5 * np.abs(diff), rtol=1e-6)
 
 
@@ -66,8 +66,8 @@ def test_relative_many_heads_draw_sixteen_panels():
     at = open_page("relative")
     at.select_slider(key="alibi_heads").set_value(40).run()
     assert_clean(at)
-    assert len(figures(at)[0]["data"]) == 16
-    assert "the first 16 of 40 heads" in title_text(figures(at)[0])
+    assert len(figure(at, "alibi_heads_map")["data"]) == 16
+    assert "the first 16 of 40 heads" in title_text(figure(at, "alibi_heads_map"))
 
 
 @pytest.mark.parametrize(("buckets", "max_distance", "bidirectional"), [(32, 128, True), (32, 128, False), (10, 20, True), (7, 5, False)])
@@ -77,7 +77,7 @@ def test_relative_t5_bucket_map_is_t5_relative_bucket(buckets, max_distance, bid
     at.number_input(key="t5_max_distance").set_value(max_distance)
     at.toggle(key="t5_bidirectional").set_value(bidirectional).run()
     assert_clean(at)
-    traces = figures(at)[3]["data"]
+    traces = figure(at, "t5_buckets_map")["data"]
     assert all(t["line"]["shape"] == "hv" for t in traces)  # staircases, broken where a kind skips positions
     x = np.concatenate([decode(t["x"]).astype(np.float64) for t in traces])
     y = np.concatenate([decode(t["y"]).astype(np.float64) for t in traces])
@@ -103,7 +103,7 @@ def test_relative_t5_bias_panels_are_t5_bias():
     g = strided(L, 48)
     values = relative.t5_demo_bucket_values(32, 4, bidirectional=True, max_distance=128)
     expected = relative.t5_bias(values, g.indices, g.indices, bidirectional=True, max_distance=128)
-    data = figures(at)[4]["data"]
+    data = figure(at, "t5_bias_map")["data"]
     assert len(data) == 4
     for h in range(4):
         np.testing.assert_allclose(decode(data[h]["z"]), expected[h], atol=1e-6)
@@ -115,12 +115,12 @@ def test_relative_odd_buckets_with_bidirectional_give_a_clear_error():
     at.number_input(key="t5_buckets").set_value(33).run()
     assert not at.exception
     assert len(at.error) == 1 and "num_buckets must be even, got 33" in at.error[0].value
-    titles = [title_text(f) for f in figures(at)]
-    assert len(titles) == 4  # the three ALiBi figures and Shaw's; the T5 views wait for a valid setting
-    assert titles[-1].startswith("clip(j − i")
+    keys = chart_keys(at)  # the T5 views wait for a valid setting; the others are drawn
+    assert keys == ["alibi_heads_map", "alibi_lines", "alibi_slopes", "alibi_weights", "shaw_clip", "kerple_lines"]
+    assert title_text(figure(at, "shaw_clip")).startswith("clip(j − i")
     at.toggle(key="t5_bidirectional").set_value(False).run()  # a decoder uses all 33
     assert_clean(at)
-    assert len(figures(at)) == 6
+    assert len(figures(at)) == 8  # now with the two T5 views
 
 
 def test_relative_max_distance_inside_the_exact_buckets_gives_an_error():
@@ -136,7 +136,7 @@ def test_relative_bad_alibi_heads_in_the_link(raw):
     assert_clean(at)
     assert len(at.warning) == 1 and "alibi_heads" in at.warning[0].value and "1 to 64" in at.warning[0].value
     assert at.select_slider(key="alibi_heads").value == 8
-    np.testing.assert_allclose(decode(figures(at)[1]["data"][0]["y"]), 2.0 ** -np.arange(1, 9))
+    np.testing.assert_allclose(decode(figure(at, "alibi_slopes")["data"][0]["y"]), 2.0 ** -np.arange(1, 9))
 
 
 @pytest.mark.parametrize("raw", ["1", "abc", "300"])
@@ -152,7 +152,7 @@ def test_relative_shaw_heatmap_is_the_clipped_offset(k):
     at = open_page("relative")
     at.slider(key="shaw_k").set_value(k).run()
     assert_clean(at)
-    fig = figures(at)[5]
+    fig = figure(at, "shaw_clip")
     z = decode(fig["data"][0]["z"]).astype(np.int64)
     i = np.arange(32)
     assert np.array_equal(z, np.clip(i[None, :] - i[:, None], -k, k))  # row = query i, column = key j

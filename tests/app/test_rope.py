@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from core.schemes import rope
+from core.viz import charts
 from tests.app.conftest import assert_clean, decode, figures, open_page, title_text
 
 
@@ -48,11 +49,13 @@ def test_rope_pair_circle_by_hand(layout):
         at.button_group(key="rope_layout").set_value("interleaved").run()
     at.slider(key="rope_pair").set_value(3).run()
     assert_clean(at)
-    trace = figures(at)[0]["data"][0]
+    path, trace = figures(at)[0]["data"]  # the arc between the positions, then a dot at each position
     p = np.arange(64)
     theta = 10_000.0 ** (-2 * 3 / 64)
     np.testing.assert_allclose(decode(trace["x"]), np.cos(p * theta), atol=1e-6)
     np.testing.assert_allclose(decode(trace["y"]), np.sin(p * theta), atol=1e-6)
+    assert trace["mode"] == "markers" and path["mode"] == "lines"  # no chords between far-apart dots
+    np.testing.assert_allclose(np.hypot(decode(path["x"]), decode(path["y"])), 1.0, atol=1e-6)  # the arc stays on the unit circle
     dims = (3, 35) if layout == "half" else (6, 7)
     assert f"dimensions {dims[0]} and {dims[1]}" in title_text(figures(at)[0])
 
@@ -61,7 +64,7 @@ def test_rope_yarn_attention_factor_is_core_and_by_hand():
     at = open_page("rope")  # yarn, factor 4, original 256 // 4 = 64
     assert at.selectbox(key="scaling").value == "yarn" and at.number_input(key="original_len").value == 64
     _, factor = rope.rope_frequencies(64, 10_000.0, rope.RopeScaling("yarn", 4.0, 64), seq_len=256)
-    assert metrics(at)["attention factor (cos, sin ×)"] == f"{factor:.4f}" == f"{0.1 * math.log(4) + 1:.4f}" == "1.1386"
+    assert metrics(at)["attention factor (cos, sin ×)"] == f"{factor:.4g}" == f"{0.1 * math.log(4) + 1:.4g}" == "1.139"  # 4 significant digits on screen
 
 
 def test_rope_factor_below_one_is_refused():
@@ -144,7 +147,7 @@ def test_rope_every_scaling_kind_counts_pairs_as_core(kind, head_dim):
     if kind == "ntk":  # ratio s^(-2i/(d-2)): pair 0 untouched, the last divided by exactly s
         assert counts == {"kept": 1, "blended": head_dim // 2 - 2, "interpolated": 1}
     expected_factor = 0.1 * math.log(4) + 1 if kind == "yarn" else 1.0
-    assert m["attention factor (cos, sin ×)"] == f"{expected_factor:.4f}"
+    assert m["attention factor (cos, sin ×)"] == charts.number(expected_factor)  # 4 significant digits on screen
     assert len(figures(at)) == 5
 
 

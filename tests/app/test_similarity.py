@@ -30,4 +30,4 @@ def test_similarity_reference_and_offset_controls():
     assert_clean(at)
     titles = [title_text(f) for f in figures(at)]
     assert any("to position 0" in t for t in titles)
-    assert any("M_40" in t for t in titles)
+    assert any("M₄₀" in t for t in titles)  # Unicode, not raw TeX

@@ -11,16 +11,17 @@ import pytest
 from tests.e2e.conftest import screenshot, wait_ready
 
 PAGES = {
-    "": 6,
-    "sinusoidal": 7,
+    "": 4,
+    "sinusoidal": 8,
     "similarity": 5,
     "attention": 4,
     "compare": 2,
     "rope": 5,
     "context": 5,
-    "relative": 6,
+    "relative": 8,
     "model": 11,
     "lab": 1,
+    "practice": 0,
     "code": 1,
 }  # url path -> charts the page draws at the defaults
 

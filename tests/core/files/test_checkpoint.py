@@ -340,3 +340,121 @@ def test_random_garbage_never_raises_anything_but_valueerror():
                     ck.load_tensor(bytes(data), name, info.name)
             except ValueError:
                 pass
+
+
+# --- hostile files (issue 16): every failure of a parser is a sentence ------------------
+
+
+def _npz_member_patched(compressed: bool = False, **fields) -> bytes:
+    """A real .npz of one member, pos.npy, with fields of its local and central headers
+    overwritten: flags, method, crc, compressed / uncompressed size (zip's own offsets)."""
+    data = bytearray(npz_bytes(compressed, pos=POS))
+    local, central = data.index(b"PK\x03\x04"), data.index(b"PK\x01\x02")
+    offsets = {"flags": (6, 8, "<H"), "method": (8, 10, "<H"), "crc": (14, 16, "<I"), "compressed": (18, 20, "<I"), "size": (22, 24, "<I")}
+    for name, value in fields.items():
+        at_local, at_central, fmt = offsets[name]
+        struct.pack_into(fmt, data, local + at_local, value)
+        struct.pack_into(fmt, data, central + at_central, value)
+    return bytes(data)
+
+
+def _nesting_bomb(depth: int = 100_000) -> bytes:
+    header = b'{"a":' + b"[" * depth + b"]" * depth + b"}"
+    return struct.pack("<Q", len(header)) + header
+
+
+def _npy_with_header(header: str) -> bytes:
+    body = header.encode("latin1")
+    body += b" " * (-(10 + len(body) + 1) % 64) + b"\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(body)) + body
+
+
+HOSTILE_FILES = {
+    "safetensors JSON nesting bomb": ("bomb.safetensors", _nesting_bomb()),
+    "safetensors nesting inside an entry": (
+        "nest.safetensors",
+        raw_safetensors({"t": {"dtype": "F32", "shape": [[[[[[2]]]]]], "data_offsets": [0, 8]}}, bytes(8)),
+    ),
+    "npy header nesting bomb": ("bomb.npy", _npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': " + "(" * 5000 + ")" * 5000 + ", }")),
+    "npz member with the encrypted flag": ("enc.npz", _npz_member_patched(flags=0x1)),
+    "npz member with an unknown compression method": ("method.npz", _npz_member_patched(method=99)),
+    "npz member compressed with bzip2": ("bzip.npz", _npz_member_patched(method=12)),
+    "npz member whose size lies (smaller)": ("small.npz", _npz_member_patched(size=100)),
+    "npz member whose size lies (larger)": ("large.npz", _npz_member_patched(compressed=True, size=len(npy_bytes(POS)) + 1000)),
+    "npz member whose size lies (smaller, deflated)": ("small2.npz", _npz_member_patched(compressed=True, size=100)),
+    "npz member with a wrong CRC": ("crc.npz", _npz_member_patched(crc=0x12345678)),
+    "npz member whose compressed size lies": ("csize.npz", _npz_member_patched(compressed=7)),
+    "safetensors with too many tensors": ("many.safetensors", st_bytes({f"t{i}": np.zeros(1, np.float32) for i in range(ck.MAX_TENSORS + 1)})),
+    "npz with too many members": ("many.npz", npz_bytes(**{f"a{i}": np.zeros(1) for i in range(ck.MAX_TENSORS + 1)})),
+}
+
+
+READ_ANYWAY = {"npz member whose size lies (larger)", "npz member whose compressed size lies"}
+
+
+@pytest.mark.parametrize("kind", list(HOSTILE_FILES))
+def test_hostile_files_are_refused_with_a_sentence(kind):
+    filename, data = HOSTILE_FILES[kind]
+    try:  # listed (headers only) and then read, as the model page does
+        tables = [ck.load_tensor(data, filename, info.name) for info in ck.list_tensors(data, filename)]
+    except ValueError as err:
+        message = str(err)
+        assert isinstance(err, ck.Refusal) and message.endswith(".") and len(message) < 600, message
+        assert f"`{filename}`" in message or "Tensor" in message, message
+    else:  # numpy reads only the bytes the header's shape needs: a size that lies upwards changes nothing it reads
+        assert kind in READ_ANYWAY, f"{kind} was read"
+        np.testing.assert_array_equal(tables[0], POS)
+
+
+def test_every_failure_inside_a_library_becomes_a_refusal(monkeypatch):
+    # whatever a parser raises on a file no one foresaw (not only the kinds above), the reader says it in a sentence
+    for error in (RecursionError("maximum recursion depth exceeded"), MemoryError(), RuntimeError("x"), NotImplementedError("y"), zipfile.BadZipFile("z")):
+
+        def broken(*args, error=error, **kwargs):
+            raise error
+
+        monkeypatch.setattr(np.lib.format, "read_magic", broken)
+        with pytest.raises(ck.Refusal, match="could not be read|damaged"):
+            ck.list_tensors(npy_bytes(POS), "pos.npy")
+
+
+def test_random_damage_to_npz_never_raises_anything_but_valueerror():
+    rng = np.random.default_rng(11)
+    base = npz_bytes(compressed=True, pos=POS, other=np.ones((3, 3)))
+    for trial in range(300):
+        data = bytearray(base)
+        for _ in range(rng.integers(1, 8)):
+            data[rng.integers(0, len(data))] = rng.integers(0, 256)
+        try:
+            for info in ck.table_candidates(ck.list_tensors(bytes(data), "x.npz")):
+                ck.load_tensor(bytes(data), "x.npz", info.name)
+        except ValueError:
+            pass
+
+
+def test_names_from_a_file_are_echoed_inert():
+    hostile = "`[Login](https://evil.example)` $\\color{red}{x}$ :material/skull: <img src=x>"
+    with pytest.raises(ValueError) as err:
+        ck.load_tensor(st_bytes({hostile: np.zeros(3, np.float32)}), f"{hostile}.safetensors", hostile)
+    message = str(err.value)
+    for raw in ("](", "$\\", ":material", "<img"):
+        assert raw not in message, message
+
+
+def test_safetensors_are_read_by_the_safetensors_library(monkeypatch):
+    import safetensors
+
+    opened = []
+    real = safetensors.safe_open
+
+    def spy(path, framework, *args, **kwargs):
+        opened.append(framework)
+        return real(path, framework, *args, **kwargs)
+
+    monkeypatch.setattr(safetensors, "safe_open", spy)
+    ck.load_tensor(st_bytes({"pos": POS}), "x.safetensors", "pos")
+    assert opened and set(opened) == {"numpy"}
+    import safetensors.torch
+
+    ck.load_tensor(safetensors.torch.save({"pos": torch.randn(4, 3).to(torch.bfloat16)}), "bf.safetensors", "pos")
+    assert "pt" in opened  # bfloat16 through torch

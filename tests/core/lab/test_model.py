@@ -97,7 +97,7 @@ def test_config_sorts_lengths_and_knows_its_table():
 
 def test_parse_lengths():
     assert parse_lengths("32, 64 128,") == (32, 64, 128)
-    with pytest.raises(ValueError, match="'x' is not a whole number"):
+    with pytest.raises(ValueError, match="`x` is not a whole number"):
         parse_lengths("32, x")
     with pytest.raises(ValueError, match="at least one evaluation length"):
         parse_lengths(" , ")

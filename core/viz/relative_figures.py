@@ -1,0 +1,155 @@
+"""The figures of the relative-bias page (ALiBi, T5, Shaw, KERPLE), each true at every setting.
+
+Heads of one scheme share one colour range (they are meant to be compared: a per-head range
+makes every ALiBi head look alike); attention weights go on a linear axis (a log axis down to
+1e-300 hides the region that matters); the T5 staircase breaks where a bucket kind skips
+positions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from core.schemes import alibi, kerple, relative
+from core.viz import charts
+from core.viz.grid import Sample, strided, window
+
+GRID = 48  # query and key positions per small bias panel
+MAX_PANELS = 16  # heads drawn as panels
+WEIGHT_POINTS = 400
+
+
+def alibi_heads(n_heads: int, max_len: int, causal: bool) -> go.Figure:
+    """The bias of each head (the first MAX_PANELS) over a strided grid of positions, one colour range."""
+    slopes = alibi.alibi_slopes(n_heads)
+    grid = strided(max_len, GRID)
+    shown = min(n_heads, MAX_PANELS)
+    bias = alibi.alibi_bias_window(n_heads, grid.indices, grid.indices, causal=causal)[:shown]  # (shown, g, g)
+    if causal:
+        bias = np.where(np.isfinite(bias), bias, np.nan)  # masked keys drawn blank
+    notes = [n for n in (grid.note("position"), f"the first {shown} of {n_heads} heads" if shown < n_heads else "") if n]
+    return charts.small_multiples(
+        [(f"head {h}: slope {charts.number(slopes[h])}", bias[h], grid, grid) for h in range(shown)],
+        title=f"ALiBi bias −m·(i − j) added to the score of query i and key j, per head, over {max_len:,} positions"
+        + (" (blank: masked)" if causal else ", |i − j| both ways"),
+        x_title="key position j",
+        y_title="query position i",
+        note="; ".join(notes),
+        columns=4,
+        shared_range=True,
+    )
+
+
+def bias_by_distance(name: str, bias: np.ndarray, distances: np.ndarray, *, title: str, note: str = "") -> go.Figure:
+    """The bias (H, n) of every head against the distance to the key (linear axes), one line per head."""
+    return charts.lines(
+        [(f"head {h}", distances, bias[h]) for h in range(bias.shape[0])],
+        title=title,
+        x_title="distance to the key, query − key (positions)",
+        y_title=f"{name} bias added to the score",
+        note=note,
+        integer_x=True,
+    )
+
+
+def alibi_lines(n_heads: int, max_len: int) -> go.Figure:
+    """−mₕ·k against the distance k, one straight line per head (the first 8)."""
+    slopes = alibi.alibi_slopes(n_heads)[:8]
+    k = np.unique(np.linspace(0, max(max_len - 1, 1), 200).round())
+    note = f"the first 8 of {n_heads} heads" if n_heads > 8 else ""
+    return bias_by_distance(
+        "ALiBi", -slopes[:, None] * k[None, :], k, title="ALiBi's bias against distance: one straight line per head, each its own slope", note=note
+    )
+
+
+def alibi_weights(slopes: np.ndarray, max_len: int, span: np.ndarray, heads: np.ndarray) -> go.Figure:
+    """Attention of the last query over max_len keys with equal content (only the bias counts),
+    for the chosen heads, on a linear weight axis against a log distance axis."""
+    distances = np.unique(np.geomspace(1, max(max_len, 1), WEIGHT_POINTS).round().astype(np.int64) - 1)
+    weights = alibi.alibi_attention_weights(slopes, max_len, distances=distances)
+    return charts.lines(
+        [(f"head {h} (span {span[h]:,})", distances + 1, weights[h]) for h in heads],
+        title=f"Attention of the last query over {max_len:,} keys when all content scores are equal: only the bias counts",
+        x_title="distance to the key + 1 (positions, log scale)",
+        y_title="attention weight",
+        log_x=True,
+        note=f"heads {', '.join(map(str, heads))} of {slopes.size}" if heads.size < slopes.size else "",
+    )
+
+
+def _broken_runs(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """x, y with a NaN point wherever x skips a value, so a line drawn through them stops at each gap."""
+    cut = np.flatnonzero(np.diff(x) != 1) + 1
+    return np.insert(x.astype(np.float64), cut, np.nan), np.insert(y.astype(np.float64), cut, np.nan)
+
+
+def t5_bucket_map(num_buckets: int, max_distance: int, bidirectional: bool, ranges: list[relative.BucketRange]) -> go.Figure:
+    """T5's bucket of each relative position, as a staircase per kind of bucket (exact, log)."""
+    reach = int(min(max(2 * max_distance, 64), 4096))
+    rel = np.arange(-reach, reach + 1)
+    buckets = relative.t5_relative_bucket(rel, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance)
+    kind_of = np.array([r.kind for r in ranges])[buckets]
+    return charts.lines(
+        [(f"{kind} buckets", *_broken_runs(rel[kind_of == kind], buckets[kind_of == kind])) for kind in ("exact", "log") if (kind_of == kind).any()],
+        title=f"Bucket of each relative position (key − query), {num_buckets} buckets, max distance {max_distance}",
+        x_title="relative position key − query (positions)",
+        y_title="bucket",
+        steps=True,  # a staircase: one dot per position (up to 8,193) cost the browser more than the rest of the page
+        integer_x=True,
+        integer_y=True,
+        x_marks=[(-max_distance, f"−{max_distance}"), (max_distance, f"{max_distance}")] if bidirectional else [(-max_distance, f"−{max_distance}")],
+    )
+
+
+def t5_heads(num_buckets: int, max_distance: int, bidirectional: bool, max_len: int) -> go.Figure:
+    """A T5 bias matrix for 4 heads from illustrative bucket values, one colour range."""
+    values = relative.t5_demo_bucket_values(num_buckets, 4, bidirectional=bidirectional, max_distance=max_distance)
+    grid = strided(max_len, GRID)
+    bias = relative.t5_bias(values, grid.indices, grid.indices, bidirectional=bidirectional, max_distance=max_distance)  # (4, g, g)
+    note = "; ".join(
+        n for n in ("illustrative bucket values (not a trained model): nearer buckets higher, heads forgetting at different rates", grid.note("position")) if n
+    )
+    return charts.small_multiples(
+        [(f"head {h}", bias[h], grid, grid) for h in range(4)],
+        title="A T5 bias matrix from bucket values: each head looks up one number per bucket",
+        x_title="key position",
+        y_title="query position",
+        note=note,
+        columns=4,
+        shared_range=True,
+    )
+
+
+def shaw_clip(k: int, max_len: int) -> tuple[go.Figure, Sample]:
+    """clip(j − i, −k, k) for the first 32 positions (consecutive: a stride would skip the clipping)."""
+    rows = window(max_len, 32)
+    ids = relative.shaw_relative_positions(rows.indices, rows.indices, k).astype(np.float64)
+    figure = charts.heatmap(
+        ids,
+        rows,
+        rows,
+        title=f"clip(j − i, −{k}, {k}): which of the {2 * k + 1} learned vectors the pair (query i, key j) uses",
+        x_title="key position j",
+        y_title="query position i",
+        colorbar_title="clipped j − i",
+        zmax=max(k, 1),
+        note=rows.note("position"),
+        height=460,
+    )
+    return figure, rows
+
+
+def kerple_lines(n_heads: int, max_len: int, seed: int = 0) -> go.Figure:
+    """KERPLE's −r₁·log(1 + r₂·k) at its initial values beside ALiBi's −m·k, per head, against the distance."""
+    params = kerple.kerple_parameters(n_heads, seed=seed)
+    k = np.unique(np.linspace(0, max(max_len - 1, 1), 200).round())
+    bias = kerple.kerple_log_bias(params["r1"], params["r2"], k, np.zeros(1))[:, :, 0]  # (H, n): a query k places after its key
+    shown = min(n_heads, 8)
+    return bias_by_distance(
+        "KERPLE",
+        bias[:shown],
+        k,
+        title="KERPLE's bias against distance, at its initial r₁ and r₂: a logarithm per head",
+        note=f"the first {shown} of {n_heads} heads" if shown < n_heads else "",
+    )

@@ -1,0 +1,245 @@
+"""Every figure on every page tells the truth at every setting in range.
+
+Settings are drawn by hypothesis across the whole ranges (the extremes, odd widths, tiny and huge
+max_len, base 2 and 1e8). Each page is run through AppTest and each figure is read as the
+browser receives it, then checked for what the page claims, not only for its numbers:
+
+- generic, every figure: a title and labelled axes; whole-number ticks on every axis of
+  positions, dimensions, heads, buckets or distances; a log axis spans at most 12 decades of
+  its data (the region that matters is not squeezed into a strip); heatmap panels of one figure
+  share one colour range unless the figure says each panel has its own;
+- by chart key, what that figure's caption says: a sampled sinusoid shows both members of
+  every (sin, cos) pair; discrete codes (binary, one-hot) are drawn over consecutive positions,
+  so bit 0 alternates and every one-hot row has its single 1; the heads of one scheme share one
+  colour range; attention weights sit on a linear axis; the similarity page's two panels are
+  not the same picture; a pair's circle joins its dots along the arc, not by chords; waves put a
+  dot on whole positions only.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.app.conftest import assert_clean, decode, open_page
+
+WIDTHS = st.one_of(st.sampled_from([2, 3, 16, 17, 128, 511, 512, 8191, 8192]), st.integers(2, 8192))
+LENGTHS = st.one_of(st.sampled_from([1, 2, 3, 40, 64, 100, 256, 2048, 131072]), st.integers(1, 131072))
+BASES = st.one_of(st.sampled_from([2.0, 100.0, 10_000.0, 500_000.0, 1e8]), st.floats(2.0, 1e8))
+SETTINGS = st.fixed_dictionaries({"d_model": WIDTHS, "max_len": LENGTHS, "base": BASES})
+INTEGER_TITLE = re.compile(
+    r"^(query |key |token |input |output )?(position|dimension|word)(?! factor| \d)|^pair index|^head\b|^bucket|^relative position|^offset|^distance|"
+    r"^evaluation length|^number of components|^bit / pair"
+)
+SHARED_RANGE = {"alibi_heads_map", "t5_bias_map", "sim_matrices", "sin_t2t", "sin_binary", "model_cosine"}  # panels meant to be compared
+
+
+def params(setting: dict) -> dict[str, str]:
+    return {"d_model": str(setting["d_model"]), "max_len": str(setting["max_len"]), "base": repr(float(setting["base"]))}
+
+
+def charts(at) -> dict[str, dict]:
+    """Every figure the page sent, by its chart key."""
+    import json
+
+    return {el.proto.id.split("-", 2)[-1]: json.loads(el.proto.spec) for el in at.get("plotly_chart")}
+
+
+def axes(fig: dict) -> dict[str, dict]:
+    return {k: v for k, v in fig["layout"].items() if re.fullmatch(r"[xy]axis\d*", k)}
+
+
+def axis_title(fig: dict, name: str, axis: dict) -> str:
+    """The axis title, or the shared title written under a row of panels."""
+    text = (axis.get("title") or {}).get("text") or ""
+    if not text and name.startswith("x"):
+        shared = [a.get("text", "") for a in fig["layout"].get("annotations", []) if a.get("name") == "x_title"]
+        text = shared[0] if shared else ""
+    return text
+
+
+def traces_on(fig: dict, name: str) -> list[dict]:
+    """The traces drawn on axis `name` (xaxis2 -> x2)."""
+    ref = name[0] + name[5:]
+    return [t for t in fig["data"] if t.get(f"{name[0]}axis", name[0]) == ref]
+
+
+def check_generic(key: str, fig: dict) -> None:
+    layout = fig["layout"]
+    assert layout.get("title", {}).get("text"), f"{key}: no title"
+    cartesian = axes(fig)
+    if cartesian and not any(t.get("type") in ("scatter3d",) for t in fig["data"]):
+        titled = [name for name, axis in cartesian.items() if axis_title(fig, name, axis)]
+        assert any(n.startswith("x") for n in titled) and any(n.startswith("y") for n in titled), f"{key}: unlabelled axes"
+    for name, axis in cartesian.items():
+        title, kind = axis_title(fig, name, axis), axis.get("type", "linear")
+        if INTEGER_TITLE.search(title) and kind not in ("log", "category") and axis.get("showticklabels", True) and traces_on(fig, name):
+            if "tickvals" in axis and "ticktext" not in axis or "tickvals" in axis and all(re.fullmatch(r"-?[\d,]+", str(t)) for t in axis["ticktext"]):
+                assert all(float(v).is_integer() for v in axis["tickvals"]), f"{key}: {title!r} has ticks between whole numbers {axis['tickvals']}"
+            elif "tickvals" not in axis:
+                assert "dtick" in axis and float(axis["dtick"]).is_integer() and axis["dtick"] >= 1, f"{key}: {title!r} may get ticks at 0.5"
+        if kind == "log":
+            values = np.concatenate([np.abs(decode(t.get(name[0], [])).astype(np.float64)).ravel() for t in traces_on(fig, name)] or [np.zeros(0)])
+            values = values[np.isfinite(values) & (values > 0)]
+            if values.size:
+                assert values.max() / values.min() <= 1e12 * (1 + 1e-9), f"{key}: the log axis {title!r} spans {values.max() / values.min():.3g}"
+    heat = [t for t in fig["data"] if t.get("type") == "heatmap"] + [t for t in fig["data"] if t.get("marker", {}).get("cmin") is not None]
+    ranges = {(round(t.get("zmin", t.get("marker", {}).get("cmin")), 9), round(t.get("zmax", t.get("marker", {}).get("cmax")), 9)) for t in heat}
+    if len(ranges) > 1:
+        assert layout.get("meta", {}).get("ranges") == "per panel", f"{key}: panels on different colour ranges without saying so"
+    if key in SHARED_RANGE:
+        assert len(ranges) <= 1 and layout.get("meta", {}).get("ranges") != "per panel", f"{key}: panels meant to be compared on different ranges"
+
+
+def columns_of(trace: dict) -> np.ndarray:
+    return np.asarray(decode(trace["x"])).astype(np.float64).astype(np.int64)
+
+
+def check_pairs(key: str, cols: np.ndarray, d: int, layout: str) -> None:
+    """Every drawn column comes with its (sin, cos) partner."""
+    kept = set(cols.tolist())
+    for j in kept:
+        if layout == "interleaved":
+            partner = j + 1 if j % 2 == 0 else j - 1
+        else:  # sines first: sine i at column i, its cosine at ceil(d/2) + i
+            half = (d + 1) // 2
+            partner = j + half if j < half else j - half
+        if 0 <= partner < d and not (layout == "interleaved" and d % 2 and j == d - 1):
+            assert partner in kept, f"{key}: column {j} is drawn without its partner {partner}"
+
+
+def check_claims(page: str, figs: dict[str, dict], setting: dict) -> None:
+    d, L = setting["d_model"], setting["max_len"]
+    if page == "sinusoidal":
+        heat = figs["sin_heatmap"]["data"][0]
+        if heat["type"] == "heatmap":
+            check_pairs("sin_heatmap", columns_of(heat), d, "interleaved")
+            z = decode(heat["z"]).astype(np.float64)
+            assert L < 2 or np.ptp(z) > 0, "sin_heatmap: a constant picture of a varying encoding"
+        else:  # an image: its ticks name the columns of the slots
+            labels = [int(str(t).replace(",", "")) for t in figs["sin_heatmap"]["layout"]["xaxis"].get("ticktext", [])]
+            assert labels == sorted(labels)
+        t2t = figs["sin_t2t"]["data"][0]
+        if t2t["type"] == "heatmap":
+            check_pairs("sin_t2t", columns_of(t2t), d, "concat")
+        waves = figs.get("sin_waves")
+        if waves:
+            dots = [t for t in waves["data"] if t.get("mode") == "markers"]
+            assert dots and all(np.all(decode(t["x"]).astype(np.float64) % 1 == 0) for t in dots), "sin_waves: dots off whole positions"
+            assert waves["layout"]["yaxis"]["range"] == [-1.1, 1.1]
+        circle = figs.get("sin_circle")
+        if circle:
+            path, dots = circle["data"]
+            assert path["mode"] == "lines" and dots["mode"] == "markers", "sin_circle: the dots are joined by chords"
+            assert np.all(np.diff(decode(dots["customdata"]).astype(np.float64)) == 1), "sin_circle: positions are not consecutive"
+    if page == "compare":
+        names = [a["text"].split("<br>")[0] for a in figs["compare_codes"]["layout"]["annotations"] if "colour range" in a.get("text", "")]
+        panels = dict(zip(names, [t for t in figs["compare_codes"]["data"] if t.get("type") == "heatmap"]))
+        for name, trace in panels.items():
+            rows = decode(trace["y"]).astype(np.float64)
+            assert np.all(np.diff(rows) == 1), f"compare {name}: positions are not consecutive"
+        if "binary bits of p" in panels and L >= 2:
+            z = decode(panels["binary bits of p"]["z"]).astype(np.float64)
+            assert columns_of(panels["binary bits of p"])[0] == 0, "compare: bit 0 is not drawn"
+            assert np.all(np.diff(z[:, 0]) != 0), "compare: bit 0 does not flip at every position"
+        if "one-hot" in panels:
+            z = decode(panels["one-hot"]["z"]).astype(np.float64)
+            rows = ~np.isnan(z).all(axis=1)
+            assert np.all(np.nansum(z[rows] == 1, axis=1) <= 1) and (not rows.any() or np.nansum(z[rows] == 1) >= 1), "compare: one-hot rows lost their 1"
+        if "sinusoidal (paper)" in panels:
+            check_pairs("compare sinusoid", columns_of(panels["sinusoidal (paper)"]), d, "interleaved")
+    if page == "relative":
+        assert figs["alibi_weights"]["layout"]["yaxis"]["type"] == "linear", "alibi_weights: weights on a log axis"
+    if page == "similarity" and L >= 3:
+        left, right = [t for t in figs["sim_matrices"]["data"] if t.get("type") == "heatmap"] or [None, None]
+        if left is not None:
+            a, b = decode(left["z"]).astype(np.float64), decode(right["z"]).astype(np.float64)
+            assert not np.allclose(np.nan_to_num(a), np.nan_to_num(b), atol=1e-6), "sim_matrices: the two panels show the same picture"
+
+
+def run_page(page: str, setting: dict) -> None:
+    at = open_page(page, **params(setting))
+    assert_clean(at)
+    figs = charts(at)
+    for key, fig in figs.items():
+        check_generic(key, fig)
+    check_claims(page, figs, setting)
+
+
+SLOW = settings(max_examples=6, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+FEW = settings(max_examples=2, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+
+
+@SLOW
+@given(SETTINGS)
+def test_sinusoidal(setting):
+    run_page("sinusoidal", setting)
+
+
+@SLOW
+@given(SETTINGS)
+def test_similarity(setting):
+    run_page("similarity", setting)
+
+
+@SLOW
+@given(SETTINGS)
+def test_compare(setting):
+    run_page("compare", setting)
+
+
+@SLOW
+@given(SETTINGS)
+def test_problem(setting):
+    run_page("problem", setting)
+
+
+@SLOW
+@given(SETTINGS)
+def test_attention(setting):
+    run_page("attention", setting)
+
+
+@SLOW
+@given(SETTINGS)
+def test_relative(setting):
+    run_page("relative", setting)
+
+
+@SLOW
+@given(SETTINGS)
+def test_rope(setting):
+    run_page("rope", setting)
+
+
+@SLOW
+@given(SETTINGS)
+def test_code(setting):
+    run_page("code", setting)
+
+
+@FEW
+@given(SETTINGS)
+def test_context(setting):
+    run_page("context", setting)
+
+
+@FEW
+@given(SETTINGS)
+def test_model(setting):
+    run_page("model", setting)
+
+
+@FEW
+@given(SETTINGS)
+def test_lab(setting):
+    run_page("lab", setting)
+
+
+@FEW
+@given(SETTINGS)
+def test_practice(setting):
+    run_page("practice", setting)

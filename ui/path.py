@@ -1,0 +1,93 @@
+"""The pages as a path for a learner: their order in the navigation, what each is for, which
+shared settings each one uses, and the "Next" link at the end of each page.
+
+app.py builds the navigation from `STEPS`; the roadmap on `/` lists them; the sidebar marks the
+shared settings a page ignores. URL paths never change (handouts link to them); the order may.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+ALL = frozenset({"d_model", "max_len", "base"})
+
+
+@dataclass(frozen=True)
+class Step:
+    """One page: its script, stable URL path ("" for `/`), title, icon, what a learner finds
+    there (one sentence for the roadmap) and the shared settings it uses."""
+
+    script: str
+    url_path: str
+    title: str
+    icon: str
+    pitch: str
+    uses: frozenset[str] = ALL
+
+
+STEPS: tuple[Step, ...] = (
+    Step("app_pages/problem.py", "", "The position problem", ":material/help:", "why attention needs positions at all, and why the obvious fixes fail"),
+    Step("app_pages/sinusoidal.py", "sinusoidal", "Sinusoidal encoding", ":material/waves:", "the Transformer paper's sines and cosines, and a learned table"),
+    Step("app_pages/similarity.py", "similarity", "Similarity between positions", ":material/grid_on:", "why the sinusoid's similarity depends on distance"),
+    Step(
+        "app_pages/rope.py",
+        "rope",
+        "Rotary embeddings (RoPE)",
+        ":material/rotate_right:",
+        "the same rotation applied to queries and keys",
+        frozenset({"max_len", "base"}),
+    ),
+    Step(
+        "app_pages/context.py",
+        "context",
+        "Long context in real models",
+        ":material/width_full:",
+        "what real models' RoPE settings do to long inputs",
+        frozenset(),
+    ),
+    Step(
+        "app_pages/relative.py",
+        "relative",
+        "Relative biases (ALiBi, T5)",
+        ":material/linear_scale:",
+        "biases on the scores instead of codes",
+        frozenset({"max_len"}),
+    ),
+    Step("app_pages/compare.py", "compare", "Every scheme compared", ":material/view_module:", "every scheme side by side, its properties measured"),
+    Step(
+        "app_pages/attention.py",
+        "attention",
+        "Attention with and without positions",
+        ":material/visibility:",
+        "what attention sees with each scheme",
+        frozenset({"d_model", "base"}),
+    ),
+    Step("app_pages/lab.py", "lab", "The lab: train and extrapolate", ":material/science:", "train tiny models, then test them on longer inputs", frozenset()),
+    Step("app_pages/model.py", "model", "A real model's positions", ":material/model_training:", "a trained model's learned table", frozenset({"base"})),
+    Step(
+        "app_pages/practice.py",
+        "practice",
+        "Misconceptions and practice",
+        ":material/quiz:",
+        "common mistakes, and exercises to predict then check",
+        frozenset(),
+    ),
+    Step("app_pages/code.py", "code", "Code for these settings", ":material/code:", "NumPy and PyTorch code for what you saw, and the numbers"),
+)
+BY_PATH = {step.url_path: step for step in STEPS}
+
+
+def pages() -> list:
+    """The st.Page of every step, in path order; `/` is the default."""
+    return [st.Page(s.script, title=s.title, icon=s.icon, **({"default": True} if s.url_path == "" else {"url_path": s.url_path})) for s in STEPS]
+
+
+def next_link(current: str) -> None:
+    """At the end of a page: a link to the next page on the path (none after the last)."""
+    index = [s.url_path for s in STEPS].index(current)
+    if index + 1 < len(STEPS):
+        step = STEPS[index + 1]
+        st.divider()
+        st.page_link(step.script, label=f"Next: {step.title}, {step.pitch}", icon=":material/arrow_forward:")

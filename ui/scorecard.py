@@ -1,0 +1,35 @@
+"""The checklist a good encoding should meet (unique, bounded, smooth, relative, extrapolates,
+cheap), scored for the schemes a page is about from their measured properties
+(core.analysis.properties.checklist), so every scheme page answers the roadmap's questions."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core.analysis import properties
+from core.schemes.registry import SCHEMES, Setting
+
+
+@st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
+def _measured(names: tuple[str, ...], setting: Setting, length: int) -> dict:
+    return properties.measure_all(list(names), SCHEMES, setting, length)
+
+
+def scorecard(names: list[str], setting: Setting, length: int, *, key: str) -> None:
+    """A table: one row per property, one column per scheme, each cell a mark (✓ holds, ✗ does
+    not, – does not apply) and the number it rests on; a scheme that cannot run here says why."""
+    rows = {label: [] for label, _ in properties.CHECKLIST}
+    columns = []
+    for name, measured in _measured(tuple(names), setting, length).items():
+        columns.append(SCHEMES[name].label)
+        scored = None if isinstance(measured, str) else properties.checklist(measured)
+        for label, _ in properties.CHECKLIST:
+            mark, evidence = scored[label] if scored else (None, measured)
+            rows[label].append(f"{properties.MARKS[mark]} {evidence}")
+    table = {"property": [f"{label}: {words}" for label, words in properties.CHECKLIST]}
+    table |= {column: [rows[label][k] for label, _ in properties.CHECKLIST] for k, column in enumerate(columns)}
+    st.dataframe(table, hide_index=True, width="stretch", key=key)
+    st.caption(
+        f"Measured at these settings over positions 0 to {length - 1:,} (a sample of them for long contexts), as the compare page measures every scheme. "
+        "✓ holds, ✗ does not, – does not apply."
+    )
