@@ -7,8 +7,10 @@ import numpy as np
 import streamlit as st
 
 from core.files import codegen, downloads
+from core.files.rope_code import rope_code
 from core.schemes import rope
 from core.schemes.registry import SCHEMES, Setting
+from core.schemes.rope_presets import PRESETS
 from core.viz import charts
 from core.viz.columns import columns
 from core.viz.grid import strided, window
@@ -91,6 +93,28 @@ st.markdown(code.what)
 numpy_tab, torch_tab = st.tabs(["NumPy", "PyTorch"])
 numpy_tab.code(code.numpy_source, language="python", line_numbers=False)
 torch_tab.code(code.torch_source, language="python", line_numbers=False)
+if rotary:  # a real model's RoPE, exactly: what the controls above cannot hold (LongRoPE's lists, partial rotary, mscale)
+    notice = url_choice("preset", ["none", *PRESETS], "none")
+    if notice:
+        st.warning(notice, icon=":material/link_off:")
+    chosen = st.selectbox(
+        "Or a real model's RoPE, exactly as its config sets it",
+        ["none", *PRESETS],
+        format_func=lambda n: "none (the controls above)" if n == "none" else PRESETS[n].label,
+        key="preset",
+        help="The presets of the Long context page (/context), each value cited there; the code is exact, every layer kind.",
+    )
+    keep_in_url("preset")
+    if chosen != "none":
+        preset = PRESETS[chosen]
+        link["preset"] = chosen
+        for layer in preset.layers:
+            exact = guarded(rope_code, layer.head_dim, layer.base, preset.layout, layer.scaling, layer.partial_rotary_factor)
+            st.markdown(f"**{preset.label}, {layer.name}**: head_dim {layer.head_dim}, base {layer.base:,.10g}, {preset.layout} pairs. {exact.what}")
+            numpy_exact, torch_exact = st.tabs(["NumPy", "PyTorch"])
+            numpy_exact.code(exact.numpy_source, language="python", line_numbers=False)
+            torch_exact.code(exact.torch_source, language="python", line_numbers=False)
+        st.caption("The preview and downloads below follow the controls above, not the preset; /context draws the preset pair by pair.")
 st.caption(
     "Copy a block with the icon at its top right. The tables a model learns (learned, T5, Shaw) are written at the values the app draws: their "
     "initialisation, or T5's illustrative values."

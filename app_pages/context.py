@@ -128,7 +128,11 @@ for preset, tab in zip(presets, tabs):
             else:
                 links[0].caption(f"/rope offers head widths {', '.join(map(str, cx.ROPE_PAGE_HEAD_DIMS))}, not {layer.head_dim}: open it in /code.")
             links[1].link_button(f"Open {which} in /code", f"code?{urlencode(plan.code)}", icon=":material/code:")
-            left_out = f" They cannot hold everything here and leave out {'; '.join(plan.dropped)}; the exact code is below." if plan.dropped else ""
+            left_out = (
+                f" Their controls cannot hold everything here and leave out {'; '.join(plan.dropped)}; /code also shows this preset's exact code."
+                if plan.dropped
+                else ""
+            )
             st.caption("Each link opens a new tab whose address holds the whole setting, the sidebar's base and max_len included." + left_out)
         st.caption(
             "What to look for: pairs whose wavelength lies below the trained context completed turns in training and are kept; "

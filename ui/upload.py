@@ -104,7 +104,10 @@ def uploaded_table(file) -> Upload:
     transpose = right.toggle("Rows are dimensions", key="transpose", help="Turn on if the table is stored width × positions.")
     if name is None or name not in labels:  # a value another file (or page) left under the key
         name = next(iter(labels))
-    rows, cols = next(t.shape for t in tables if t.name == name)
+    table = next(t for t in tables if t.name == name)
+    if table.dtype == "object":  # refused whatever its size: reading it would mean unpickling
+        _stop_with(f"{quoted(file.name)}: array {quoted(name)} has object dtype, which can only be loaded by unpickling. {checkpoint.WHY_NO_PICKLE}")
+    rows, cols = table.shape
     if min(rows, cols) < MIN_SIDE:
         _stop_with(
             f"{quoted(name)} is {rows:,} × {cols:,}: this page needs at least {MIN_SIDE} positions and {MIN_SIDE} dimensions "

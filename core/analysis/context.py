@@ -189,8 +189,9 @@ def _number(value: float) -> str:
 
 def link_params(preset: RopePreset, layer: LayerRope) -> LinkPlan:
     """The /rope and /code URL parameters (head_dim, rope_layout, scaling, factor, original_len,
-    base, max_len; /code also scheme=rope) that open the nearest setting those pages show, and
-    the parts of the preset they leave out. Returns a LinkPlan."""
+    base, max_len; /code also scheme=rope, and preset=, under which it shows the preset's exact code
+    as well) that open the nearest setting those pages show, and the parts of the preset the
+    nearest setting leaves out. Returns a LinkPlan."""
     dropped: list[str] = []
     s = layer.scaling
     kind = s.kind if s is not None and s.kind in LINKABLE_KINDS else "none"
@@ -217,7 +218,7 @@ def link_params(preset: RopePreset, layer: LayerRope) -> LinkPlan:
         original = min(s.original_max_len, max_len)
         common |= {"factor": _number(s.factor), "original_len": str(original)}
     rope_params = dict(common) if layer.head_dim in ROPE_PAGE_HEAD_DIMS else None
-    code_params = {"scheme": "rope"} | common
+    code_params = {"scheme": "rope"} | common | {"preset": preset.name}
     return LinkPlan(rope_params, code_params, tuple(dropped))
 
 

@@ -213,6 +213,7 @@ def test_a_factor_below_one_is_an_error_not_an_exception():
         ({"scheme": "rope", "scaling": "yarn", "factor": "1e309"}, "factor"),
         ({"scheme": "rope", "scaling": "llama3", "original_len": "-inf"}, "original_len"),
         ({"scheme": "rope", "scaling": "dynamic", "original_len": "12.5"}, "original_len"),
+        ({"scheme": "rope", "preset": "[gpt-5](https://evil.example)"}, "preset"),
     ],
 )
 def test_bad_link_values_give_a_notice(params, named):
@@ -220,6 +221,13 @@ def test_bad_link_values_give_a_notice(params, named):
     assert not at.exception, [e.value for e in at.exception]
     assert any(named in w.value for w in at.warning), [w.value for w in at.warning]
     assert len(code_blocks(at)) == 2  # and the page carries on with the default
+
+
+def test_a_preset_link_on_another_scheme_changes_nothing():
+    at = open_page("code", scheme="alibi", preset="phi-2")  # the preset choice belongs to RoPE: not drawn, not read
+    assert_clean(at)
+    assert len(code_blocks(at)) == 2 and at.selectbox(key="scheme").value == "alibi"
+    assert all("preset" not in (s.key or "") for s in at.selectbox)
 
 
 def rope_source_runs(at, width: int, base: float = 500.0) -> None:

@@ -164,15 +164,16 @@ def test_exported_code_runs_and_gives_cores_rotation(name):
         assert_close(namespace["RotaryEmbedding"]()(torch.from_numpy(x), torch.from_numpy(pos)).numpy(), expected, atol=1e-12)
 
 
-@pytest.mark.parametrize("name", ["llama-3.1-8b", "deepseek-v3", "gemma-3-4b", "mistral-7b-v0.3"])
+@pytest.mark.parametrize("name", ["llama-3.1-8b", "deepseek-v3", "gemma-3-4b", "mistral-7b-v0.3", "phi-3-mini-128k-instruct-2404", "gpt-neox-20b"])
 def test_links_fill_rope_and_code_without_a_notice(name):
     preset = PRESETS[name]
     layer = preset.layers[-1]
     plan = cx.link_params(preset, layer)
-    at = open_page("rope", **plan.rope)
-    assert_clean(at)
-    assert not at.warning, [w.value for w in at.warning]
-    assert at.select_slider(key="head_dim").value == layer.head_dim and at.query_params["scaling"] == plan.rope["scaling"]
+    if plan.rope is not None:  # /rope offers the head widths of ROPE_PAGE_HEAD_DIMS only
+        at = open_page("rope", **plan.rope)
+        assert_clean(at)
+        assert not at.warning, [w.value for w in at.warning]
+        assert at.select_slider(key="head_dim").value == layer.head_dim and at.query_params["scaling"] == plan.rope["scaling"]
     at = open_page("code", **plan.code)
     assert_clean(at)
     assert not at.warning, [w.value for w in at.warning]
@@ -180,6 +181,12 @@ def test_links_fill_rope_and_code_without_a_notice(name):
     if not plan.dropped:  # everything travelled: /code shows the very code the context page exports
         assert numpy_source.strip() == rope_code(layer.head_dim, layer.base, preset.layout, layer.scaling).numpy_source.strip()
     assert f"HEAD_DIM = {layer.head_dim}" in numpy_source and f'LAYOUT = "{preset.layout}"' in numpy_source
+    # and under preset=, the exact code of every layer kind, nothing dropped (LongRoPE's lists, partial rotary, mscale)
+    shown = [c.value.strip() for c in at.code if c.language == "python"]
+    for each in preset.layers:
+        exact = rope_code(each.head_dim, each.base, preset.layout, each.scaling, each.partial_rotary_factor)
+        assert exact.numpy_source.strip() in shown and exact.torch_source.strip() in shown
+    assert at.query_params["preset"] == [name] or at.query_params["preset"] == name
 
 
 def test_bad_links_give_notices_and_the_page_carries_on():

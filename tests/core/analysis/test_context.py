@@ -79,7 +79,7 @@ def test_link_params():
     llama = PRESETS["llama-3.1-8b"]
     plan = cx.link_params(llama, llama.layers[0])
     expected = {"head_dim": "128", "rope_layout": "half", "scaling": "llama3", "base": "500000", "max_len": "131072", "factor": "8", "original_len": "8192"}
-    assert plan.rope == expected and plan.code == {"scheme": "rope"} | expected and plan.dropped == ()
+    assert plan.rope == expected and plan.code == {"scheme": "rope"} | expected | {"preset": "llama-3.1-8b"} and plan.dropped == ()
     phi3 = PRESETS["phi-3-mini-128k-instruct-2404"]
     plan = cx.link_params(phi3, phi3.layers[0])
     assert plan.rope is None and plan.code["head_dim"] == "96" and plan.code["scaling"] == "none" and "longrope" in plan.dropped[0]
