@@ -362,7 +362,8 @@ def heatmap_trace(
     x0, dx = (float(x.indices[0]), float(x.step)) if x.uniform else (0.0, 1.0)
     y0, dy = (float(y.indices[0]), float(y.step)) if y.uniform else (0.0, 1.0)
     hover = "x+y" if x.uniform and y.uniform else "none"
-    image = go.Image(source=wire.png(index, lut, transparent=255), x0=x0, dx=dx, y0=y0, dy=dy, hoverinfo=hover)
+    drawn = dict(x=[int(i) for i in x.indices], y=[int(i) for i in y.indices])  # which indices the slots are: what a test checks
+    image = go.Image(source=wire.png(index, lut, transparent=255), x0=x0, dx=dx, y0=y0, dy=dy, hoverinfo=hover, meta=drawn)
     bar = go.Scatter(
         x=[None],
         y=[None],
@@ -556,6 +557,11 @@ def phase_circle(
     )
 
 
+def _panel_title(text: str, x: float, y: float, size: int) -> dict:
+    """A panel's title: plain text centred above the panel at paper coordinates (x, y)."""
+    return dict(text=text, x=x, y=y, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=size))
+
+
 def side_by_side_heatmaps(
     panels: Sequence[tuple[str, np.ndarray, Sample, Sample]],
     *,
@@ -605,19 +611,7 @@ def side_by_side_heatmaps(
             y_axis.update(tickmode="array", tickvals=list(ys.indices), ticktext=list(y_ticks[k]))
         layout[f"xaxis{suffix}"], layout[f"yaxis{suffix}"] = x_axis, y_axis
         if panel_title:
-            titles.append(
-                dict(
-                    text=panel_title,
-                    x=left + width / 2,
-                    y=1.0,
-                    xref="paper",
-                    yref="paper",
-                    xanchor="center",
-                    yanchor="bottom",
-                    showarrow=False,
-                    font=dict(size=13),
-                )
-            )
+            titles.append(_panel_title(panel_title, left + width / 2, 1.0, 13))
     if n > 1 and x_ticks is None:  # where plotly.js puts an axis title: under the tick labels, inside X_ROOM
         titles.append(
             dict(
@@ -703,19 +697,7 @@ def small_multiples(
             **index_axis(ys, 4, image=not numeric),
         )
         # plain text: a styled title (bold name, smaller range) cost plotly.js more than its panel
-        titles.append(
-            dict(
-                text=panel_title if shared_range else f"{panel_title}<br>colour range ±{bound:.3g}",
-                x=left + width / 2,
-                y=top,
-                xref="paper",
-                yref="paper",
-                xanchor="center",
-                yanchor="bottom",
-                showarrow=False,
-                font=dict(size=11),
-            )
-        )
+        titles.append(_panel_title(panel_title if shared_range else f"{panel_title}<br>colour range ±{bound:.3g}", left + width / 2, top, 11))
     note = "; ".join(
         n for n in (note, f"one colour range for every panel, ±{number(common, 3)}" if shared_range else "each panel has its own colour range") if n
     )
@@ -793,19 +775,7 @@ def position_paths(
             layout[f"xaxis{suffix}"] = dict(domain=[max(0.0, left), min(1.0, left + width)], anchor=f"y{suffix}", title_text=axis_titles[0], constrain="domain")
             layout[f"yaxis{suffix}"] = dict(anchor=f"x{suffix}", title_text=axis_titles[1], scaleanchor=f"x{suffix}", scaleratio=1, constrain="domain")
         if panel_title:
-            titles.append(
-                dict(
-                    text=panel_title,
-                    x=left + width / 2,
-                    y=1.0,
-                    xref="paper",
-                    yref="paper",
-                    xanchor="center",
-                    yanchor="bottom",
-                    showarrow=False,
-                    font=dict(size=13),
-                )
-            )
+            titles.append(_panel_title(panel_title, left + width / 2, 1.0, 13))
     if not three_d:
         note = "; ".join(n for n in (note, _dots_note(max(len(positions) for _, _, positions in panels))) if n)
     return _figure(traces, title=title, note=note, height=height, top=20 if titles else 0, annotations=titles, **layout)

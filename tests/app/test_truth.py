@@ -119,12 +119,12 @@ def check_claims(page: str, figs: dict[str, dict], setting: dict) -> None:
             check_pairs("sin_heatmap", columns_of(heat), d, "interleaved")
             z = decode(heat["z"]).astype(np.float64)
             assert L < 2 or np.ptp(z) > 0, "sin_heatmap: a constant picture of a varying encoding"
-        else:  # an image: its ticks name the columns of the slots
+        else:  # an image: its meta names the column of every slot, and its ticks name some of them, in order
+            check_pairs("sin_heatmap", np.asarray(heat["meta"]["x"]), d, "interleaved")
             labels = [int(str(t).replace(",", "")) for t in figs["sin_heatmap"]["layout"]["xaxis"].get("ticktext", [])]
-            assert labels == sorted(labels)
+            assert labels == sorted(labels) and set(labels) <= set(heat["meta"]["x"])
         t2t = figs["sin_t2t"]["data"][0]
-        if t2t["type"] == "heatmap":
-            check_pairs("sin_t2t", columns_of(t2t), d, "concat")
+        check_pairs("sin_t2t", columns_of(t2t) if t2t["type"] == "heatmap" else np.asarray(t2t["meta"]["x"]), d, "concat")
         waves = figs.get("sin_waves")
         if waves:
             dots = [t for t in waves["data"] if t.get("mode") == "markers"]

@@ -11,20 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from bench.load.browser import CHROMIUM, CHROMIUM_ARGS  # the browser the load bench drives, started the same way
 from bench.load.server import Server, healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "artifacts" / "screenshots"
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 @pytest.fixture(scope="session")
