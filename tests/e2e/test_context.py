@@ -38,7 +38,9 @@ def test_link_opens_rope_in_a_new_tab_with_the_presets_settings(context, app_url
     rope_page.wait_for_load_state()
     wait_ready(rope_page)
     assert urlparse(rope_page.url).path.endswith("/rope")
-    assert rope_page.locator("[data-testid='stException']").count() == 0 and rope_page.locator("[data-testid='stAlert']").count() == 0
+    assert rope_page.locator("[data-testid='stException']").count() == 0
+    alerts = rope_page.locator("[data-testid='stAlert']").all_inner_texts()  # the page's own info boxes, but no link notice (icon link_off)
+    assert not any("link_off" in text or "in the link" in text for text in alerts), alerts
     assert rope_page.locator(".st-key-max_len input").input_value() == "131072"
     assert rope_page.locator(".st-key-base input").input_value() == "500000"
     got = {k: v[0] for k, v in parse_qs(urlparse(rope_page.url).query).items()}
