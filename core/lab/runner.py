@@ -207,7 +207,7 @@ class LabRun:
     for a slot before it trains, holds it until it ends, and leaves the line when stopped or
     when `alive()` turns False while it waits. `train_fn` replaces `train` (tests).
 
-    A run over the lab's budget (`core.lab.config.over_budget`) is refused by `start()`: it is done
+    A run over the lab's budget (`budget`, by default `core.lab.config.over_budget`) is refused by `start()`: it is done
     at once, every scheme "failed" with the sentence saying why, without a thread or a slot. A run
     still going `wall_seconds` after it started training is stopped (`timed_out`), whatever it
     is doing: training and evaluation both ask `should_stop` at least once a second."""
@@ -219,6 +219,7 @@ class LabRun:
     slots: Trainers | None = None
     train_fn: Callable[..., LabResult] | None = None
     wall_seconds: float = WALL_SECONDS
+    budget: Callable[[list], str | None] = over_budget  # why a run is refused, or None (the real-text task has its own)
     progress: list[Progress] = field(default_factory=list)
     results: dict[int, LabResult] = field(default_factory=dict)
     started: float = 0.0
@@ -233,7 +234,7 @@ class LabRun:
         self._checked, self._alive = 0.0, True
         self._deadline = float("inf")  # set when training starts
         self.timed_out = False
-        self.refused = over_budget(self.configs)
+        self.refused = self.budget(self.configs)
 
     def start(self) -> LabRun:
         if self.started:
