@@ -232,7 +232,8 @@ def config_from(values: dict[str, object], scheme: str) -> LMConfig:
 class LMResult:
     """What one run gives: perplexity[n] on held-out windows of n characters, or None where the
     scheme has no code (notes[n] says why) or the run was stopped; losses (steps run,) the
-    training loss per step; seconds of training and of evaluation."""
+    training loss per step; wall seconds of training and of evaluation, and CPU seconds of both
+    (the run's thread: what other work on the machine does not inflate)."""
 
     config: LMConfig
     losses: np.ndarray
@@ -242,6 +243,7 @@ class LMResult:
     eval_seconds: float
     tokens_per_s: float
     stopped: bool
+    cpu_seconds: float = float("nan")
 
     @property
     def steps_done(self) -> int:

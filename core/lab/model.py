@@ -332,7 +332,7 @@ def train_lm(config: LMConfig, on_step: Callable[[int, float, float], None] | No
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, betas=(0.9, 0.98), weight_decay=0.0)
     rng = np.random.default_rng([config.seed, 1])
     losses: list[float] = []
-    stopped, start = False, time.perf_counter()
+    stopped, start, cpu = False, time.perf_counter(), time.thread_time()
     for step in range(config.steps):
         if should_stop is not None and should_stop():
             stopped = True
@@ -362,4 +362,5 @@ def train_lm(config: LMConfig, on_step: Callable[[int, float, float], None] | No
         if note:
             notes[length] = note
     rate = len(losses) * config.batch * config.train_len / max(seconds, 1e-9)
-    return LMResult(config, np.asarray(losses), ppl, notes, seconds, time.perf_counter() - evaluating, rate, stopped)
+    cpu = time.thread_time() - cpu  # this thread's CPU seconds, training and evaluation: what a busy machine does not inflate
+    return LMResult(config, np.asarray(losses), ppl, notes, seconds, time.perf_counter() - evaluating, rate, stopped, cpu)
