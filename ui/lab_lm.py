@@ -72,12 +72,15 @@ def shipped_results() -> None:
     )
 
 
-def _progress() -> None:
-    """One bar per scheme while the live run waits or trains; reruns the page when it ends."""
+def _progress(polled_as_waiting: bool = False) -> None:
+    """One bar per scheme while the live run waits or trains; reruns the page when it ends, and
+    when it leaves the line (to poll at the training pace)."""
     run: LabRun = st.session_state[RUN_KEY]
     queued = run.queued()
     if queued is not None:
         st.info(waiting_message(*queued), icon=":material/hourglass_top:")
+    elif polled_as_waiting and run.running:
+        st.rerun()
     for p in run.progress:
         text = f"**{SCHEMES[p.scheme].label}**: {p.state}, step {p.step:,} of {p.steps:,}"
         if p.step:
@@ -124,7 +127,8 @@ def live_run() -> None:
         return
     if run.done:
         st.session_state[SHOWN_KEY] = run
-    st.fragment(run_every=(POLL_WAITING_S if run.queued() is not None else POLL_S) if running else None)(_progress)()
+    waiting = run.queued() is not None
+    st.fragment(run_every=(POLL_WAITING_S if waiting else POLL_S) if running else None)(_progress)(waiting)
     if not run.done:
         st.caption("Training in the background; closing the tab stops the run.")
         return
