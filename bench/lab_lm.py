@@ -2,7 +2,7 @@
 
 Trains the lab's tiny model once per scheme on 64-character windows of Jane Austen
 (core.lab.lm.LMConfig's defaults, seed 0), the way the page's "Run it yourself" does (one
-background core.lab.runner.LabRun, train_fn core.lab.lm.train_lm, no cache), then prints the
+background core.lab.runner.LabRun, train_fn core.lab.runner.train_lm, no cache), then prints the
 held-out perplexity at L, 2L, 4L, 8L, the ratio ppl(4L) / ppl(L) per scheme, the seconds of each
 scheme and of the whole comparison, and the peak memory (RSS of this process), against the
 targets: one scheme at most 60 s, the whole comparison at most 6 minutes, under 1.5 GB.
@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 from core.lab import lm
-from core.lab.runner import LabRun
+from core.lab.runner import LabRun, train_lm
 
 ONE_SCHEME_S = 60.0
 ALL_SCHEMES_S = 360.0
@@ -43,7 +43,7 @@ def peak_rss_mb() -> float:
 def run(configs: list[lm.LMConfig]) -> tuple[LabRun, float, float]:
     """One background LabRun of `configs`, as the page runs it: (run, wall seconds, CPU seconds)."""
     start, cpu = time.perf_counter(), time.process_time()
-    job = LabRun(configs, train_fn=lm.train_lm, budget=lm.over_budget, wall_seconds=float("inf")).start()
+    job = LabRun(configs, train_fn=train_lm, budget=lm.over_budget, wall_seconds=float("inf")).start()
     job.wait()
     return job, time.perf_counter() - start, time.process_time() - cpu
 

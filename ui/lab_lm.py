@@ -2,7 +2,7 @@
 
 Shows the shipped results at once (data/lab_lm_results.json, written by `python -m bench.lab_lm`,
 marked as precomputed), the paper's own numbers beside them, and "Run it yourself": the same
-training live, through the lab's runner (core.lab.runner.LabRun with core.lab.lm.train_lm): a
+training live, through the lab's runner (core.lab.runner.LabRun with core.lab.runner.train_lm): a
 progress bar per scheme, the server's cap on runs training at once and its line, Stop, and the
 shared cache of finished runs (ui.lab_run.result_cache).
 """
@@ -14,7 +14,7 @@ import streamlit as st
 
 from core.lab import lm
 from core.lab import lm_figures as figs
-from core.lab.runner import LabRun, trainers
+from core.lab.runner import LabRun, train_lm, trainers
 from core.schemes.registry import SCHEMES
 from ui.controls import Choices, Number, check_links
 from ui.internals import connection_check
@@ -97,7 +97,7 @@ def _start(configs: list[lm.LMConfig]) -> None:
     if current is not None and current.running:
         return
     st.session_state[RUN_KEY] = LabRun(
-        configs, cache=result_cache(), alive=connection_check(), slots=trainers(), train_fn=lm.train_lm, budget=lm.over_budget, wall_seconds=lm.LM_WALL_SECONDS
+        configs, cache=result_cache(), alive=connection_check(), slots=trainers(), train_fn=train_lm, budget=lm.over_budget, wall_seconds=lm.LM_WALL_SECONDS
     ).start()
 
 

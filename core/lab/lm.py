@@ -14,7 +14,7 @@ sinusoid's and rotary's perplexity rise past L, T5's bias holds, ALiBi's even fa
 This module is the data (the corpus, its split, the windows), what a run is (`LMConfig`), what
 it gives (`LMResult`), its budget, the shipped results (`data/lab_lm_results.json`, written by
 `python -m bench.lab_lm`) and the paper's own numbers. The training loop is
-`core.lab.model.train_lm` (torch), called through `train_lm` here when a run starts.
+`core.lab.model.train_lm` (torch), called through `core.lab.runner.train_lm` when a run starts.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import hashlib
 import json
 import math
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
@@ -258,14 +258,6 @@ def ratio(perplexity: dict[int, float | None], train_len: int, factor: int = 4) 
     """ppl(factor x L) / ppl(L) from a {length: perplexity} dict, None where either is missing."""
     base, far = perplexity.get(train_len), perplexity.get(factor * train_len)
     return None if base is None or far is None else far / base
-
-
-def train_lm(config: LMConfig, on_step: Callable[[int, float, float], None] | None = None, should_stop: Callable[[], bool] | None = None) -> LMResult:
-    """Train and evaluate one scheme (torch, one thread; imported here, when a run starts): see
-    core.lab.model.train_lm. A runner's `train_fn`."""
-    from core.lab import model
-
-    return model.train_lm(config, on_step=on_step, should_stop=should_stop)
 
 
 # --- the budget -------------------------------------------------------------------------------

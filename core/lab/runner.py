@@ -32,6 +32,14 @@ def train(config: LabConfig, on_step: Callable[[int, float, float], None] | None
     return model.train(config, on_step=on_step, should_stop=should_stop)
 
 
+def train_lm(config, on_step: Callable[[int, float, float], None] | None = None, should_stop: Callable[[], bool] | None = None):
+    """Train and evaluate one real-text run (a core.lab.lm.LMConfig; torch, one thread, imported
+    here when a run starts): see core.lab.model.train_lm. The real-text LabRun's `train_fn`."""
+    from core.lab import model
+
+    return model.train_lm(config, on_step=on_step, should_stop=should_stop)
+
+
 class ResultCache:
     """Finished results by configuration, at most `max_entries` (the oldest used goes first);
     safe to share between sessions' threads."""

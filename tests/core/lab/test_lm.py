@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from core.lab import lm
-from core.lab.runner import LabRun, ResultCache
+from core.lab.runner import LabRun, ResultCache, train_lm as run_lm
 
 SHIPPED_GZ_SHA256 = "d1ea56496b1194d865644877606bc6ad4637eb6732c2668db4d7da06ee1cc796"  # data/README.md
 TINY = dict(train_len=8, steps=12, batch=4, d_model=16, n_heads=2, n_layers=1, eval_chars=256)
@@ -146,7 +146,7 @@ def test_a_bad_corpus_file_gets_a_clear_message(tmp_path, content, message):
 def test_a_bad_corpus_fails_the_run_with_its_message_not_a_crash(tmp_path):
     path = tmp_path / "bad.txt.gz"
     path.write_bytes(b"\x1f\x8b garbage")
-    run = LabRun([lm.LMConfig(scheme="alibi", corpus=str(path), **TINY)], train_fn=lm.train_lm, budget=lm.over_budget).start()
+    run = LabRun([lm.LMConfig(scheme="alibi", corpus=str(path), **TINY)], train_fn=run_lm, budget=lm.over_budget).start()
     assert run.wait(60)
     assert run.progress[0].state == "failed" and "is not a readable gzip file" in run.progress[0].message
 
@@ -179,13 +179,13 @@ def test_a_live_run_through_the_runner_gives_the_bench_numbers(two_alphabets):
 
     configs = [lm.LMConfig(scheme=s, corpus=two_alphabets, **TINY) for s in ("alibi", "learned", "t5")]
     cache = ResultCache()
-    run = LabRun(configs, cache=cache, train_fn=lm.train_lm, budget=lm.over_budget, wall_seconds=lm.LM_WALL_SECONDS).start()
+    run = LabRun(configs, cache=cache, train_fn=run_lm, budget=lm.over_budget, wall_seconds=lm.LM_WALL_SECONDS).start()
     assert run.wait(120) and [p.state for p in run.progress] == ["done"] * 3
     for i, config in enumerate(configs):
         direct = train_lm(config)
         assert run.results[i].perplexity == direct.perplexity
         np.testing.assert_array_equal(run.results[i].losses, direct.losses)
-    again = LabRun(configs, cache=cache, train_fn=lm.train_lm, budget=lm.over_budget).start()
+    again = LabRun(configs, cache=cache, train_fn=run_lm, budget=lm.over_budget).start()
     assert again.done and [p.state for p in again.progress] == ["cached"] * 3
 
 
