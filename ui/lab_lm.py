@@ -116,14 +116,15 @@ def live_run() -> None:
         st.error(problem, icon=":material/error:")
     run: LabRun | None = st.session_state.get(RUN_KEY)
     running = run is not None and run.running
-    b1, b2, _ = st.columns([1, 1, 4])
+    b1, b2, _ = st.columns([2, 1, 3])
     b1.button(
         "Train on Austen", type="primary", icon=":material/play_arrow:", disabled=running or bool(problem), key="lab_lm_train", on_click=_start, args=(configs,)
     )
     b2.button("Stop", icon=":material/stop:", disabled=not running, key="lab_lm_stop", on_click=_stop)
     if run is None:
-        st.caption(f"About a minute per scheme on one core: {len(configs)} scheme{'s' if len(configs) != 1 else ''} take about "
-                   f"{sum(lm.estimate(c).seconds for c in configs) / 60:,.0f} min. The default settings reproduce the shipped numbers.")  # fmt: skip
+        st.caption(f"About a minute per scheme on one free core: {len(configs)} scheme{'s' if len(configs) != 1 else ''} take about "
+                   f"{sum(lm.estimate(c).seconds for c in configs) / 60:,.0f} min, longer when the server is busy. "
+                   "The default settings reproduce the shipped numbers.")  # fmt: skip
         return
     if run.done:
         st.session_state[SHOWN_KEY] = run

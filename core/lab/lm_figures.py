@@ -20,6 +20,16 @@ from core.viz import charts
 Series = Sequence[tuple[str, dict[int, float | None]]]
 
 
+def _colour_by_scheme(fig: go.Figure, schemes: Sequence[str]) -> go.Figure:
+    """One colour per scheme in every figure of the section (its place in DEFAULT_SCHEMES), whatever is drawn."""
+    order = list(lm.DEFAULT_SCHEMES) + [s for s in SCHEMES if s not in lm.DEFAULT_SCHEMES]
+    for trace, scheme in zip(fig.data, schemes):
+        colour = charts.LINE_COLOURS[order.index(scheme) % len(charts.LINE_COLOURS)]
+        trace.line.color = colour
+        trace.marker.color = colour
+    return fig
+
+
 def named(scheme: str, perplexity: dict[int, float | None], train_len: int) -> str:
     """The scheme's label, saying where its line stops when it has no code past the table."""
     missing = [n for n, v in sorted(perplexity.items()) if v is None]
@@ -34,30 +44,32 @@ def perplexity_by_length(series: Series, train_len: int, *, what: str) -> go.Fig
     for scheme, ppl in series:
         lengths = sorted(ppl)
         lines.append((named(scheme, ppl, train_len), np.array(lengths), np.array([np.nan if ppl[n] is None else ppl[n] for n in lengths], dtype=float)))
-    return charts.lines(
+    fig = charts.lines(
         lines,
         title=f"Held-out perplexity of Jane Austen against evaluation length, trained on {train_len} characters ({what})",
         x_title="evaluation length (characters, whole non-overlapping windows)",
-        y_title="perplexity per character (log scale, lower is better)",
+        y_title="perplexity per character (log)",
         log_y=True,
         markers=True,
         x_marks=[(train_len, f"training length L = {train_len}")],
     )
+    return _colour_by_scheme(fig, [scheme for scheme, _ in series])
 
 
 def paper_figure() -> go.Figure:
     """The ALiBi paper's own numbers (core.lab.lm.PAPER): WikiText-103, trained on 512 tokens."""
     lines = [(SCHEMES[s].label, np.array(sorted(v)), np.array([v[n] for n in sorted(v)], dtype=float)) for s, v in lm.PAPER.items()]
-    return charts.lines(
+    fig = charts.lines(
         lines,
         title="The paper's numbers: WikiText-103 perplexity against evaluation length, trained on L = 512 tokens (Press et al. 2022, Table 2)",
         x_title="evaluation length (tokens)",
-        y_title="perplexity per token (log scale, lower is better)",
+        y_title="perplexity per token (log)",
         log_y=True,
         markers=True,
         x_marks=[(lm.PAPER_TRAIN_LEN, f"training length L = {lm.PAPER_TRAIN_LEN}")],
         note="values quoted from the paper's appendix Table 2, not re-run here; T5's row is not drawn",
     )
+    return _colour_by_scheme(fig, list(lm.PAPER))
 
 
 def ratio_text(series: Series, train_len: int) -> str:
