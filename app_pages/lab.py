@@ -2,8 +2,9 @@
 
 The controls (ui.lab_controls) describe one configuration per scheme; Train runs them in the
 background (ui.lab_run: progress bars while it runs, a line to wait in when the server's
-trainers are busy); once the run is done the page draws its results (core.lab.figures).
-Nothing trains until the Train button is pressed.
+trainers are busy); once the run is done the page draws its results (core.lab.figures). Below, the real-text section
+(ui.lab_lm) shows the shipped perplexity curves at once and retrains them on demand.
+Nothing trains until a Train button is pressed.
 """
 
 import pandas as pd
@@ -12,6 +13,7 @@ import streamlit as st
 from core.lab import figures as figs
 from core.lab.config import TASKS
 from ui.lab_controls import lab_controls
+from ui.lab_lm import lm_section
 from ui.lab_run import run_panel
 from ui.path import next_link
 from ui.shared import plot
@@ -139,4 +141,7 @@ end. Copy and reverse need the offset to the separator, which changes with the l
 beyond the training length, so they separate nothing out there.
 """
     )
+
+# --- real text: the ALiBi paper's experiment (ui.lab_lm: precomputed results at once, a live run on demand) ---
+lm_section()
 next_link("lab")

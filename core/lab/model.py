@@ -1,4 +1,6 @@
-r"""The lab's tiny transformer and its training loop (torch; imported only when a run starts).
+r"""The lab's tiny transformer and its training loops (torch; imported only when a run starts):
+`train` for the synthetic tasks (core.lab.config), `train_lm` for language modelling on real text
+(core.lab.lm).
 
 A pre-norm decoder (causal self-attention and an MLP per layer) whose attention applies a
 scheme the way models do, through the scheme's registry hooks and nothing else:
@@ -33,9 +35,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from core.lab import lm
 from core.lab.config import EVAL_BATCH, EVAL_SCORES, IGNORE, LabConfig, LabResult, estimate, make_batch
-from core.schemes.torch import LearnedPositionEmbedding
-from core.schemes.registry import SCHEMES, Scheme, Setting
+from core.lab.lm import LMConfig, LMResult
+from core.schemes.registry import SCHEMES, T5_BUCKETS, T5_STD, Scheme, Setting
+from core.schemes.torch import LearnedPositionEmbedding, T5RelativeBias
 
 EMBED_STD = 0.3  # token vectors of norm ~0.3 sqrt(d): near the sinusoid's size (sqrt(d/2)), yet small enough that a learned
 # table starting at std 0.02 catches up within a few hundred steps (at std 1 it was still at 71 % after 400 steps)
@@ -158,7 +162,7 @@ class TinyTransformer(nn.Module):
     """Token embedding (+ the scheme's added code), `n_layers` blocks, a final norm and a
     linear read-out over the vocabulary. forward: tokens (B, T) -> logits (B, T, tokens)."""
 
-    def __init__(self, config: LabConfig, generator: torch.Generator) -> None:
+    def __init__(self, config: LabConfig, generator: torch.Generator, positions: Callable[[torch.Generator], PositionHooks] | None = None) -> None:
         super().__init__()
         d = config.d_model
         self.embed = nn.Embedding(config.tokens, d)
@@ -171,7 +175,8 @@ class TinyTransformer(nn.Module):
                     nn.init.normal_(module.weight, 0.0, WEIGHT_STD, generator=generator)
                     nn.init.zeros_(module.bias)
             nn.init.normal_(self.embed.weight, 0.0, EMBED_STD, generator=generator)
-        self.positions = position_hooks(SCHEMES[config.scheme], config.setting, generator).float()
+        hooks = positions(generator) if positions is not None else position_hooks(SCHEMES[config.scheme], config.setting, generator)
+        self.positions = hooks.float()  # built last, from the same generator: a `positions` override draws where the registry's would
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         x = self.embed(tokens)  # (B, T, d)
@@ -272,3 +277,90 @@ def train(config: LabConfig, on_step: Callable[[int, float, float], None] | None
             per_position = positions  # the longest length the scheme runs at
     table = model.positions.table.embedding.weight.detach().double().numpy().copy() if isinstance(model.positions, TrainedTable) else None
     return LabResult(config, np.asarray(losses), accuracy, notes, per_position, table, seconds, len(losses) * tokens_per_step / max(seconds, 1e-9), stopped)
+
+
+# --- language modelling on real text (core.lab.lm) ---------------------------------------------
+
+
+def lm_positions(config: LMConfig) -> Callable[[torch.Generator], PositionHooks] | None:
+    """The LM task's one departure from the registry: T5's causal buckets with max_distance
+    config.t5_max_distance (L/2 by default) instead of T5's 128, so that every bucket is reached by
+    training on L characters (see LMConfig). None (the registry's hooks) for every other scheme."""
+    if config.scheme != "t5":
+        return None
+    return lambda g: TrainedBias(T5RelativeBias(config.n_heads, T5_BUCKETS, config.t5_max_distance, bidirectional=False, std=T5_STD, generator=g))
+
+
+@torch.no_grad()
+def perplexity(
+    model: TinyTransformer, config: LMConfig, held: np.ndarray, length: int, should_stop: Callable[[], bool] | None = None
+) -> tuple[float | None, str]:
+    """exp(mean negative log-likelihood) of the first config.eval_chars held-out characters, in
+    non-overlapping windows of `length` run whole (core.lab.lm.eval_windows), a few windows per
+    forward pass (at most EVAL_SCORES attention scores per layer). Returns (perplexity, ''), or
+    (None, why): no code at this length (a table's end), or the run was stopped."""
+    data = torch.from_numpy(lm.eval_windows(held, length, config.eval_chars))  # (N, length + 1)
+    chunk = max(1, EVAL_SCORES // (config.n_heads * length**2))
+    total = 0.0
+    model.eval()
+    try:
+        for i in range(0, data.shape[0], chunk):
+            if should_stop is not None and should_stop():
+                return None, NOT_EVALUATED
+            x = data[i : i + chunk]
+            logits = model(x[:, :-1])  # (n, length, tokens)
+            total += F.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1), reduction="sum").item()
+    except ValueError as err:  # a table with no row past its end
+        return None, str(err)
+    finally:
+        model.train()
+    return math.exp(total / (data.shape[0] * length)), ""
+
+
+def train_lm(config: LMConfig, on_step: Callable[[int, float, float], None] | None = None, should_stop: Callable[[], bool] | None = None) -> LMResult:
+    """Train the config's model on random windows of config.train_len + 1 training characters
+    (numpy Generator seeded [seed, 1]; parameters from a torch Generator seeded by the seed; one
+    thread: the same seed gives the same numbers), then its perplexity at every evaluation length.
+    on_step(step, loss, characters_per_s) after each step; should_stop() before each step and each
+    evaluation pass. A stopped run is not evaluated (its perplexities are None)."""
+    corpus = lm.load_corpus(config.corpus)
+    if len(corpus.train) < config.train_len + 2:
+        raise ValueError(f"The training text ({len(corpus.train):,} characters) is shorter than one training window of {config.train_len + 1}.")
+    lm.eval_windows(corpus.held, max(config.eval_lens), config.eval_chars)  # refuses a held-out part too short, before training
+    torch.set_num_threads(1)
+    model = TinyTransformer(config, torch.Generator().manual_seed(config.seed), positions=lm_positions(config))
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, betas=(0.9, 0.98), weight_decay=0.0)
+    rng = np.random.default_rng([config.seed, 1])
+    losses: list[float] = []
+    stopped, start, cpu = False, time.perf_counter(), time.thread_time()
+    for step in range(config.steps):
+        if should_stop is not None and should_stop():
+            stopped = True
+            break
+        x = torch.from_numpy(lm.train_batch(corpus.train, rng, config.batch, config.train_len))  # (B, L + 1)
+        logits = model(x[:, :-1])  # (B, L, tokens)
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1))
+        for group in optimizer.param_groups:
+            group["lr"] = _learning_rate(config, step)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        losses.append(float(loss.detach()))
+        if on_step is not None:
+            on_step(step + 1, losses[-1], (step + 1) * config.batch * config.train_len / (time.perf_counter() - start))
+    seconds = time.perf_counter() - start
+    ppl: dict[int, float | None] = {}
+    notes: dict[int, str] = {}
+    evaluating = time.perf_counter()
+    for length in config.eval_lens:
+        if stopped:
+            ppl[length], note = None, NOT_EVALUATED
+        else:
+            ppl[length], note = perplexity(model, config, corpus.held, length, should_stop)
+            stopped = note == NOT_EVALUATED
+        if note:
+            notes[length] = note
+    rate = len(losses) * config.batch * config.train_len / max(seconds, 1e-9)
+    cpu = time.thread_time() - cpu  # this thread's CPU seconds, training and evaluation: what a busy machine does not inflate
+    return LMResult(config, np.asarray(losses), ppl, notes, seconds, time.perf_counter() - evaluating, rate, stopped, cpu)

@@ -32,6 +32,14 @@ def train(config: LabConfig, on_step: Callable[[int, float, float], None] | None
     return model.train(config, on_step=on_step, should_stop=should_stop)
 
 
+def train_lm(config, on_step: Callable[[int, float, float], None] | None = None, should_stop: Callable[[], bool] | None = None):
+    """Train and evaluate one real-text run (a core.lab.lm.LMConfig; torch, one thread, imported
+    here when a run starts): see core.lab.model.train_lm. The real-text LabRun's `train_fn`."""
+    from core.lab import model
+
+    return model.train_lm(config, on_step=on_step, should_stop=should_stop)
+
+
 class ResultCache:
     """Finished results by configuration, at most `max_entries` (the oldest used goes first);
     safe to share between sessions' threads."""
@@ -207,7 +215,7 @@ class LabRun:
     for a slot before it trains, holds it until it ends, and leaves the line when stopped or
     when `alive()` turns False while it waits. `train_fn` replaces `train` (tests).
 
-    A run over the lab's budget (`core.lab.config.over_budget`) is refused by `start()`: it is done
+    A run over the lab's budget (`budget`, by default `core.lab.config.over_budget`) is refused by `start()`: it is done
     at once, every scheme "failed" with the sentence saying why, without a thread or a slot. A run
     still going `wall_seconds` after it started training is stopped (`timed_out`), whatever it
     is doing: training and evaluation both ask `should_stop` at least once a second."""
@@ -219,6 +227,7 @@ class LabRun:
     slots: Trainers | None = None
     train_fn: Callable[..., LabResult] | None = None
     wall_seconds: float = WALL_SECONDS
+    budget: Callable[[list], str | None] = over_budget  # why a run is refused, or None (the real-text task has its own)
     progress: list[Progress] = field(default_factory=list)
     results: dict[int, LabResult] = field(default_factory=dict)
     started: float = 0.0
@@ -233,7 +242,7 @@ class LabRun:
         self._checked, self._alive = 0.0, True
         self._deadline = float("inf")  # set when training starts
         self.timed_out = False
-        self.refused = over_budget(self.configs)
+        self.refused = self.budget(self.configs)
 
     def start(self) -> LabRun:
         if self.started:

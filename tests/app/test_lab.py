@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from core.lab import runner
-from tests.app.conftest import assert_clean, decode, figures, open_page, title_text
+from tests.app.conftest import assert_clean, decode, figure, figures, open_page, title_text
 
 TINY = {"lab_train_len": 8, "lab_steps": 30}
 
@@ -34,7 +34,8 @@ def test_nothing_trains_on_load():
     at = open_page("lab")
     assert_clean(at)
     assert "lab_run" not in at.session_state
-    (task_map,) = figures(at)  # only the task's picture, no training
+    assert len(figures(at)) == 3  # the task's picture, and the real-text section's precomputed curves and the paper's: no training
+    task_map = figure(at, "lab_task_map")
     tested, trained = task_map["data"]
     np.testing.assert_array_equal(decode(trained["x"]), np.arange(1, 32))  # kback, k = 1: every position from 1 on
     np.testing.assert_array_equal(decode(tested["y"]), np.arange(127))  # reads the one before it
@@ -53,7 +54,7 @@ def test_a_tiny_configuration_runs_to_the_end_and_draws_its_results():
     assert [p.state for p in run.progress] == ["done", "done", "done"]
     figs = figures(at)
     titles = [title_text(f) for f in figs]
-    assert len(figs) == 6 and all(titles)
+    assert len(figs) == 8 and all(titles)  # with the real-text section's two (after these)
     figs, titles = figs[1:], titles[1:]  # after the task's picture
     assert titles[0].startswith("Accuracy against evaluation length: trained on 8 tokens")
     accuracy = {t["name"]: (decode(t["x"]), decode(t["y"]).astype(float)) for t in figs[0]["data"]}
@@ -81,7 +82,7 @@ def test_the_same_configuration_again_comes_from_the_cache():
     again = at.session_state["lab_run"]
     assert again.done and again.progress[0].state == "cached" and again.results[0] is first  # no thread, no wait
     assert_clean(at)
-    assert len(figures(at)) == 4 and at.dataframe  # the results drawn by the click's own run
+    assert len(figures(at)) == 6 and at.dataframe  # the results drawn by the click's own run (and the real-text section's two)
 
 
 def test_stop_ends_a_long_run_and_shows_where_it_stopped():
@@ -138,7 +139,7 @@ def test_a_waiting_run_trains_once_a_trainer_frees_up(trainers_busy):
     assert run.wait(120) and run.progress[0].state == "done"
     at.run()
     assert_clean(at)
-    assert len(figures(at)) == 4 and not any("Waiting" in i.value for i in at.info)
+    assert len(figures(at)) == 6 and not any("Waiting" in i.value for i in at.info)
 
 
 def test_two_sessions_in_line_each_see_their_place(trainers_busy):
@@ -198,3 +199,62 @@ def test_a_bad_lab_link_says_so():
     text = " ".join(w.value for w in at.warning)
     assert "lab_schemes" in text and "lab_task" in text and "lab_steps" in text
     assert at.multiselect(key="lab_schemes").value == ["rope"]
+
+
+# --- the real-text section (issue 19) ------------------------------------------------------------
+
+
+def test_the_real_text_section_shows_the_shipped_curves_and_the_paper_on_load_without_training():
+    from core.lab import lm
+
+    at = open_page("lab")
+    assert_clean(at)
+    assert "lab_lm_run" not in at.session_state and "lab_run" not in at.session_state  # nothing trains on load
+    ship = lm.load_shipped()
+    shipped, paper = figure(at, "lab_lm_shipped"), figure(at, "lab_lm_paper")
+    assert "precomputed, seed 0" in title_text(shipped) and "trained on 64 characters" in title_text(shipped)
+    lines = {t["name"]: (decode(t["x"]), decode(t["y"]).astype(float)) for t in shipped["data"]}
+    assert len(lines) == 6
+    alibi = lines["ALiBi"] if "ALiBi" in lines else next(v for k, v in lines.items() if k.startswith("ALiBi"))
+    np.testing.assert_array_equal(alibi[0], [64, 128, 256, 512])
+    np.testing.assert_allclose(alibi[1], [ship.perplexity["alibi"][n] for n in (64, 128, 256, 512)], rtol=1e-9)
+    learned = next(v for k, v in lines.items() if "no code past 64" in k)
+    assert np.isfinite(learned[1][0]) and np.all(np.isnan(learned[1][1:]))  # the line stops at L
+    assert shipped["layout"]["yaxis"]["type"] == "log" and shipped["layout"]["shapes"][0]["x0"] == 64  # training length marked
+    sinusoid = next(t for t in paper["data"] if t["name"].startswith("sinusoidal"))
+    np.testing.assert_allclose(decode(sinusoid["y"]).astype(float), [20.05, 43.54, 132.41])
+    assert paper["layout"]["shapes"][0]["x0"] == 512
+    captions = " ".join(c.value for c in at.caption)
+    assert "**Precomputed** by `python -m bench.lab_lm" in captions and "Press, Smith & Lewis (2022)" in captions
+    for scheme in ("sinusoidal", "alibi"):
+        assert f"{lm.ratio(ship.perplexity[scheme], 64, 4):.3f}" in captions  # the ratio ppl(4L)/ppl(L) on the page
+    table = next(d.value for d in at.dataframe if "4L / L" in d.value.columns)
+    assert list(table.columns[:5]) == ["scheme", "ppl @ 64", "ppl @ 128", "ppl @ 256", "ppl @ 512"]
+    assert not at.button(key="lab_lm_train").disabled and at.button(key="lab_lm_stop").disabled
+
+
+def test_run_it_yourself_trains_live_and_draws_its_run():
+    at = open_page("lab")
+    at.multiselect(key="lab_lm_schemes").set_value(["learned"])
+    at.number_input(key="lab_lm_steps").set_value(2).run()
+    at.button(key="lab_lm_train").click().run()
+    run = at.session_state["lab_lm_run"]
+    assert run.wait(120) and run.progress[0].state == "done"
+    at.run()
+    assert_clean(at)
+    live = figure(at, "lab_lm_live")
+    assert "your run, seed 0, 2 steps" in title_text(live)
+    (trace,) = live["data"]
+    assert decode(trace["y"]).astype(float)[0] == pytest.approx(run.results[0].perplexity[64], rel=1e-9)
+    assert not at.button(key="lab_lm_train").disabled
+
+
+def test_a_bad_real_text_link_says_so_and_no_scheme_is_a_message():
+    at = open_page("lab", lab_lm_steps="lots", lab_lm_schemes="rope,warp")
+    assert_clean(at)
+    text = " ".join(w.value for w in at.warning)
+    assert "lab_lm_steps" in text and "lab_lm_schemes" in text
+    assert at.multiselect(key="lab_lm_schemes").value == ["rope"]
+    at.multiselect(key="lab_lm_schemes").set_value([]).run()
+    assert any("Pick at least one scheme to train" in e.value for e in at.error)
+    assert at.button(key="lab_lm_train").disabled

@@ -10,7 +10,7 @@ from tests.app.conftest import DEFAULTS, EXTREMES, PAGE_FILES, ROOT, assert_clea
 
 CHARTS = {
     "problem": 4, "sinusoidal": 8, "similarity": 5, "attention": 4, "compare": 2, "rope": 5,
-    "context": 5, "relative": 8, "model": 11, "lab": 1, "practice": 0, "code": 1,
+    "context": 5, "relative": 8, "model": 11, "lab": 3, "practice": 0, "code": 1,
 }  # fmt: skip
 SETTINGS = {
     "defaults": DEFAULTS,

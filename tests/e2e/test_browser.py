@@ -20,7 +20,7 @@ PAGES = {
     "context": 5,
     "relative": 8,
     "model": 11,
-    "lab": 1,
+    "lab": 3,
     "practice": 0,
     "code": 1,
 }  # url path -> charts the page draws at the defaults

@@ -1,0 +1,160 @@
+"""`python -m bench.lab_lm`: the real-text comparison (issue 19), and the results the lab ships.
+
+Trains the lab's tiny model once per scheme on 64-character windows of Jane Austen
+(core.lab.lm.LMConfig's defaults, seed 0), the way the page's "Run it yourself" does (one
+background core.lab.runner.LabRun, train_fn core.lab.runner.train_lm, no cache), then prints the
+held-out perplexity at L, 2L, 4L, 8L, the ratio ppl(4L) / ppl(L) per scheme, the seconds of each
+scheme and of the whole comparison, and the peak memory (RSS of this process), against the
+targets: one scheme at most 60 s, the whole comparison at most 6 minutes, under 1.5 GB.
+
+    python -m bench.lab_lm                          # the comparison; writes data/lab_lm_results.json
+    python -m bench.lab_lm --out /tmp/x.json        # somewhere else
+    python -m bench.lab_lm --check alibi            # retrain one scheme live, compare with the shipped numbers
+
+Times depend on what else the machine runs: the load average and CPU seconds are recorded too.
+Exits with status 1 when a target (or a --check) fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import resource
+import sys
+import time
+from pathlib import Path
+
+from core.lab import lm
+from core.lab.runner import LabRun, train_lm
+
+ONE_SCHEME_S = 60.0
+ALL_SCHEMES_S = 360.0
+PEAK_RSS_MB = 1536.0
+CHECK_RTOL = 1e-6  # a live retrain with the same seed on the same machine and torch agrees to the last digits
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux reports kB
+
+
+def run(configs: list[lm.LMConfig]) -> tuple[LabRun, float, float]:
+    """One background LabRun of `configs`, as the page runs it: (run, wall seconds, CPU seconds)."""
+    start, cpu = time.perf_counter(), time.process_time()
+    job = LabRun(configs, train_fn=train_lm, budget=lm.over_budget, wall_seconds=float("inf")).start()
+    job.wait()
+    return job, time.perf_counter() - start, time.process_time() - cpu
+
+
+def _ppl(value: float | None) -> str:
+    return "no code" if value is None else f"{value:8.3f}"
+
+
+def compare(configs: list[lm.LMConfig], out: Path | None, command: str) -> int:
+    load_before = os.getloadavg()
+    print(f"load average {load_before[0]:.1f} on {os.cpu_count()} CPUs; {len(configs)} schemes, {configs[0].steps} steps each", file=sys.stderr, flush=True)
+    job, wall, cpu = run(configs)
+    failed = [p for p in job.progress if p.state != "done"]
+    for p in failed:
+        print(f"{p.scheme}: {p.state} {p.message}")
+    results = {}
+    for i, c in enumerate(configs):
+        r = job.results.get(i)
+        if r is None:
+            continue
+        results[c.scheme] = {
+            "perplexity": {str(n): r.perplexity[n] for n in c.eval_lens},
+            "ratio_4L": r.ratio(4),
+            "ratio_8L": r.ratio(8),
+            "notes": {str(n): note for n, note in r.notes.items()},
+            "train_seconds": round(r.seconds, 2),
+            "eval_seconds": round(r.eval_seconds, 2),
+            "cpu_seconds": round(r.cpu_seconds, 2),
+            "final_train_loss": round(float(r.losses[-20:].mean()), 4),
+            "steps": r.steps_done,
+        }
+        print(
+            f"{c.scheme:11s} train {r.seconds:5.1f} s eval {r.eval_seconds:4.1f} s (CPU {r.cpu_seconds:5.1f} s)  "
+            + " ".join(f"{n}: {_ppl(r.perplexity[n])}" for n in c.eval_lens)
+            + f"  4L/L {'-' if r.ratio(4) is None else f'{r.ratio(4):.3f}'}",
+            flush=True,
+        )
+    slowest = max((v["train_seconds"] + v["eval_seconds"] for v in results.values()), default=float("nan"))
+    rss = peak_rss_mb()
+    ok_one, ok_all, ok_rss = slowest <= ONE_SCHEME_S, wall <= ALL_SCHEMES_S, rss <= PEAK_RSS_MB
+    print(f"slowest scheme {slowest:.1f} s  [target {ONE_SCHEME_S:.0f} s: {'ok' if ok_one else 'FAIL'}]")
+    print(f"whole comparison {wall:.1f} s (CPU {cpu:.1f} s)  [target {ALL_SCHEMES_S:.0f} s: {'ok' if ok_all else 'FAIL'}]")
+    print(f"peak RSS {rss:.0f} MB  [target {PEAK_RSS_MB:.0f} MB: {'ok' if ok_rss else 'FAIL'}]")
+    if out is not None and not failed:
+        import torch
+
+        corpus = lm.load_corpus(configs[0].corpus)
+        data = {
+            "command": command,
+            "schemes": [c.scheme for c in configs],
+            "config": configs[0].fields(),
+            "corpus": {"file": lm.CORPUS_PATH.name if not configs[0].corpus else configs[0].corpus, "text_sha256": corpus.sha256,
+                       "train_chars": len(corpus.train), "held_out_chars": len(corpus.held), "vocabulary": corpus.tokens},
+            "results": results,
+            "total_seconds": round(wall, 1),
+            "total_cpu_seconds": round(cpu, 1),
+            "peak_rss_mb": round(rss),
+            "load_average_before": [round(x, 2) for x in load_before],
+            "load_average_after": [round(x, 2) for x in os.getloadavg()],
+            "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "torch": torch.__version__, "platform": platform.platform()},
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        }  # fmt: skip
+        out.write_text(json.dumps(data, indent=1) + "\n")
+        print(f"wrote {out}")
+    return 0 if ok_one and ok_all and ok_rss and not failed else 1
+
+
+def check(scheme: str, shipped_path: Path | None) -> int:
+    """Retrain `scheme` from the shipped configuration through a LabRun and compare its perplexities."""
+    shipped = lm.load_shipped(shipped_path)
+    if scheme not in shipped.perplexity:
+        print(f"{scheme} is not in the shipped results ({', '.join(shipped.perplexity)}).")
+        return 1
+    config = shipped.config_for(scheme)
+    job, wall, _ = run([config])
+    result = job.results.get(0)
+    if result is None:
+        print(f"{scheme}: {job.progress[0].state} {job.progress[0].message}")
+        return 1
+    worst = 0.0
+    for n in config.eval_lens:
+        live, ref = result.perplexity[n], shipped.perplexity[scheme][n]
+        if (live is None) != (ref is None):
+            print(f"{n}: live {live} shipped {ref}: one has no value")
+            return 1
+        if live is not None:
+            worst = max(worst, abs(live - ref) / ref)
+        print(f"{n:5d}: live {_ppl(live)}  shipped {_ppl(ref)}")
+    ok = worst <= CHECK_RTOL
+    print(f"{scheme}: live retrain in {wall:.1f} s; largest relative difference {worst:.2e}  [at most {CHECK_RTOL:g}: {'ok' if ok else 'FAIL'}]")
+    return 0 if ok else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.lab_lm", description=__doc__.splitlines()[0])
+    parser.add_argument("--schemes", nargs="+", default=list(lm.DEFAULT_SCHEMES), help="registry names (default: the six the page shows)")
+    parser.add_argument("--steps", type=int, default=lm.LMConfig().steps)
+    parser.add_argument("--seed", type=int, default=lm.LMConfig().seed)
+    parser.add_argument("--out", type=Path, default=lm.RESULTS_PATH, help="where to write the results (default: the shipped file)")
+    parser.add_argument("--no-write", action="store_true", help="print only")
+    parser.add_argument("--check", metavar="SCHEME", help="retrain one scheme with the shipped configuration and compare")
+    args = parser.parse_args(argv)
+    if args.check:
+        return check(args.check, None)
+    try:
+        configs = [lm.LMConfig(scheme=s, steps=args.steps, seed=args.seed) for s in args.schemes]
+    except ValueError as err:
+        parser.error(str(err))
+    command = "python -m bench.lab_lm" + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:]))
+    return compare(configs, None if args.no_write else args.out, command)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""The real-text lab's pictures (core.lab.lm): perplexity against evaluation length, one line per
+scheme with the training length marked, the ALiBi paper's own numbers beside it, and the rows of
+the results table. Each function takes plain {length: perplexity} dicts, so the shipped results
+and a live run draw the same way.
+
+`series` is a sequence of (scheme, {length: perplexity or None}), in the order to draw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from core.lab import lm
+from core.schemes.registry import SCHEMES
+from core.viz import charts
+
+Series = Sequence[tuple[str, dict[int, float | None]]]
+
+
+def _colour_by_scheme(fig: go.Figure, schemes: Sequence[str]) -> go.Figure:
+    """One colour per scheme in every figure of the section (its place in DEFAULT_SCHEMES), whatever is drawn."""
+    order = list(lm.DEFAULT_SCHEMES) + [s for s in SCHEMES if s not in lm.DEFAULT_SCHEMES]
+    for trace, scheme in zip(fig.data, schemes):
+        colour = charts.LINE_COLOURS[order.index(scheme) % len(charts.LINE_COLOURS)]
+        trace.line.color = colour
+        trace.marker.color = colour
+    return fig
+
+
+def named(scheme: str, perplexity: dict[int, float | None], train_len: int) -> str:
+    """The scheme's label, saying where its line stops when it has no code past the table."""
+    missing = [n for n, v in sorted(perplexity.items()) if v is None]
+    return SCHEMES[scheme].label + (f" (no code past {train_len}: the line stops)" if missing else "")
+
+
+def perplexity_by_length(series: Series, train_len: int, *, what: str) -> go.Figure:
+    """Held-out perplexity against evaluation length (log y: the sinusoid's rise and ALiBi's flat
+    line on one scale), one line per scheme, the training length marked. `what` says whose numbers
+    these are ("precomputed, seed 0", "your run")."""
+    lines = []
+    for scheme, ppl in series:
+        lengths = sorted(ppl)
+        lines.append((named(scheme, ppl, train_len), np.array(lengths), np.array([np.nan if ppl[n] is None else ppl[n] for n in lengths], dtype=float)))
+    fig = charts.lines(
+        lines,
+        title=f"Held-out perplexity of Jane Austen against evaluation length, trained on {train_len} characters ({what})",
+        x_title="evaluation length (characters, whole non-overlapping windows)",
+        y_title="perplexity per character (log)",
+        log_y=True,
+        markers=True,
+        x_marks=[(train_len, f"training length L = {train_len}")],
+    )
+    return _colour_by_scheme(fig, [scheme for scheme, _ in series])
+
+
+def paper_figure() -> go.Figure:
+    """The ALiBi paper's own numbers (core.lab.lm.PAPER): WikiText-103, trained on 512 tokens."""
+    lines = [(SCHEMES[s].label, np.array(sorted(v)), np.array([v[n] for n in sorted(v)], dtype=float)) for s, v in lm.PAPER.items()]
+    fig = charts.lines(
+        lines,
+        title="The paper's numbers: WikiText-103 perplexity against evaluation length, trained on L = 512 tokens (Press et al. 2022, Table 2)",
+        x_title="evaluation length (tokens)",
+        y_title="perplexity per token (log)",
+        log_y=True,
+        markers=True,
+        x_marks=[(lm.PAPER_TRAIN_LEN, f"training length L = {lm.PAPER_TRAIN_LEN}")],
+        note="values quoted from the paper's appendix Table 2, not re-run here; T5's row is not drawn",
+    )
+    return _colour_by_scheme(fig, list(lm.PAPER))
+
+
+def ratio_text(series: Series, train_len: int) -> str:
+    """'NoPE 1.105, sinusoidal 4.433, …' : ppl(4L) / ppl(L) per scheme, 'no code' where missing."""
+    parts = []
+    for scheme, ppl in series:
+        r = lm.ratio(ppl, train_len, 4)
+        parts.append(f"{SCHEMES[scheme].label} {'no code at 4L' if r is None else format(r, '.3f')}")
+    return "; ".join(parts)
+
+
+def rows(series: Series, train_len: int, seconds: dict[str, float] | None = None) -> list[dict[str, object]]:
+    """One row per scheme: perplexity at each length (None: no code), ppl(4L)/ppl(L), ppl(8L)/ppl(L), seconds."""
+    out = []
+    for scheme, ppl in series:
+        row: dict[str, object] = {"scheme": SCHEMES[scheme].label}
+        row.update({f"ppl @ {n}": ppl[n] for n in sorted(ppl)})
+        row["4L / L"] = lm.ratio(ppl, train_len, 4)
+        row["8L / L"] = lm.ratio(ppl, train_len, 8)
+        if seconds is not None:
+            row["seconds"] = seconds.get(scheme)
+        out.append(row)
+    return out
