@@ -42,7 +42,10 @@ def _table(series: figs.Series, train_len: int, key: str, seconds: dict[str, flo
     config["8L / L"] = st.column_config.NumberColumn(format="%.3f")
     if seconds is not None:
         config["seconds"] = st.column_config.NumberColumn(format="%.1f")
-    st.dataframe(pd.DataFrame(figs.rows(series, train_len, seconds)), hide_index=True, width="stretch", key=key, column_config=config)
+    table = pd.DataFrame(figs.rows(series, train_len, seconds))
+    numbers = [c for c in table.columns if c.startswith("ppl @") or c.endswith("/ L")]
+    table[numbers] = table[numbers].astype("float64")  # None (no code there) becomes NaN, drawn as an empty cell
+    st.dataframe(table, hide_index=True, width="stretch", key=key, column_config=config)
 
 
 def shipped_results() -> None:
@@ -63,7 +66,10 @@ def shipped_results() -> None:
         f"position {L} and beyond, so the longer windows cannot be run (the paper leaves learned tables out for the same reason)."
     )
     _table(series, L, "lab_lm_shipped_table", ship.seconds)
-    st.caption("Perplexity per character on the same 32,768 held-out characters at every length (None: no code there); seconds of training and evaluation.")
+    st.caption(
+        "Perplexity per character on the same 32,768 held-out characters at every length (an empty cell: no code there); "
+        "seconds of training and evaluation, on the machine and load it ran on."
+    )
     plot(figs.paper_figure(), key="lab_lm_paper")
     st.caption(
         f"Source: {lm.PAPER_SOURCE}. Sinusoidal 20.05 → 43.54 (1,012 tokens) → 132.41 (2,512); rotary 20.07 → 21.37 → 31.58; "

@@ -154,6 +154,18 @@ def integer_ticks(lo: float, hi: float, most: int = TICKS) -> list[int]:
     return list(range(first, hi + 1, step))
 
 
+def log_ticks(lo: float, hi: float, most: int = TICKS) -> list[float]:
+    """Tick values for a log axis over [lo, hi] (lo > 0), each to be labelled in full (20, 30, 50 rather than
+    plotly.js's lone 2, 3, 5 between decades): 1 to 9 per decade when they fit, then 1-2-3-5, 1-2-5, 1-3, 1."""
+    first, last = int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi)))
+    values: list[float] = []
+    for mantissas in ((1, 2, 3, 4, 5, 6, 7, 8, 9), (1, 2, 3, 5), (1, 2, 5), (1, 3), (1,)):
+        values = [float(f"{m * 10.0**k:.12g}") for k in range(first, last + 1) for m in mantissas if lo <= m * 10.0**k <= hi]
+        if len(values) <= most:
+            break
+    return values
+
+
 def index_axis(sample: Sample | Picked, most: int = TICKS, *, image: bool = False) -> dict:
     """Axis settings for a heatmap axis of indices: whole-number ticks within the drawn indices
     and their own labels (131,072 rather than 131k). A Picked sample (whole pairs) is drawn in
@@ -463,6 +475,13 @@ def lines(
         if wanted and finite.size:
             span = (axis["range"][1] - axis["range"][0]) if axis.get("range") else float(finite.max() - finite.min())
             axis.update(tick0=0, dtick=nice_step(span), tickformat=",d")
+    for axis, on, values in ((x_axis, log_x, [xs for _, xs, _ in series]), (y_axis, log_y, [ys for _, _, ys in series])):
+        data = np.concatenate([np.asarray(v, dtype=np.float64).ravel() for v in values] or [np.zeros(0)])
+        data = data[np.isfinite(data) & (data > 0)]
+        if on and data.size and not axis.get("range") and data.max() < 1000 * data.min():  # under 3 decades: plotly.js labels 2, 3, 5 alone
+            ticks = log_ticks(float(data.min()), float(data.max()), TICKS + 2)
+            if len(ticks) >= 2:
+                axis.update(tickmode="array", tickvals=ticks, ticktext=[f"{v:,.10g}" for v in ticks])
     if markers and not points:
         note = "; ".join(n for n in (note, _dots_note(max((len(xs) for _, xs, _ in series), default=0), "point")) if n)
     return _figure(

@@ -234,3 +234,20 @@ def test_figures_built_without_validation_equal_validated_ones(monkeypatch):
     for name in fast:
         assert fast[name] == checked[name], name
         assert "template" not in fast[name]["layout"]
+
+
+def test_log_ticks_by_hand():
+    assert charts.log_ticks(4.7, 45.8, 10) == [5, 6, 7, 8, 9, 10, 20, 30, 40]  # 1 to 9 per decade when they fit
+    assert charts.log_ticks(4.7, 45.8, 8) == [5, 10, 20, 30]  # else 1-2-3-5
+    assert charts.log_ticks(18.5, 132.4) == [20, 30, 50, 100]  # 20 to 90 and 100 are nine: too many for 8
+    assert charts.log_ticks(1, 999) == [1, 3, 10, 30, 100, 300]
+    assert charts.log_ticks(4.7, 5.4) == [5]
+
+
+def test_a_log_axis_under_three_decades_labels_every_tick_in_full():
+    fig = charts.lines([("a", [64, 128, 256], [5.97, 15.6, 45.8]), ("b", [64, 128, 256], [5.4, 5.3, 5.3])], title="t", x_title="x", y_title="y", log_y=True)
+    axis = fig.to_dict()["layout"]["yaxis"]
+    assert axis["type"] == "log" and list(axis["tickvals"]) == [6, 7, 8, 9, 10, 20, 30, 40]
+    assert list(axis["ticktext"]) == ["6", "7", "8", "9", "10", "20", "30", "40"]
+    wide = charts.lines([("a", [1, 2, 3], [1e-3, 1.0, 1e3])], title="t", x_title="x", y_title="y", log_y=True)
+    assert "tickvals" not in wide.to_dict()["layout"]["yaxis"]  # six decades: plotly.js's own 0.001, 1, 1000 read fine
