@@ -68,3 +68,12 @@ def test_ingress_denies_the_metrics_path_to_everyone():
     doc = ingress_documents()["pe-explorer-no-metrics"]
     assert "path: /_stcore/metrics\n" in doc
     assert set(annotations(doc)["denylist-source-range"].split(",")) == {"0.0.0.0/0", "::/0"}
+
+
+def test_the_pod_requests_the_measured_memory_peak_and_limits_above_it():
+    docs = (ROOT / "docs" / "deploy.md").read_text()
+    peak = int(re.search(r"\*\*peak \(the kernel's VmHWM\)\*\* \| \*\*([\d,]+) MiB\*\*", docs).group(1).replace(",", ""))
+    resources = DEPLOYMENT[DEPLOYMENT.index("resources:") :]
+    request = int(re.search(r"requests:\s+cpu: \S+\s+memory: (\d+)Mi", resources).group(1))
+    limit = int(re.search(r"limits:\s+memory: (\d+)Mi", resources).group(1))
+    assert peak <= request < limit and peak <= 0.8 * limit
