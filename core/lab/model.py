@@ -210,7 +210,7 @@ def _learning_rate(config: LabConfig, step: int) -> float:
 
 
 NOT_EVALUATED = "not evaluated: the run was stopped"
-QUICK_EVAL_S = 0.5  # a run stopped while training is still evaluated, if that is estimated to take at most this long (a stop ends within 2 s)
+QUICK_EVAL_S = 0.25  # a run stopped while training is still evaluated, if that is estimated to take at most this long (a stop ends within 2 s)
 
 
 @torch.no_grad()
@@ -284,7 +284,7 @@ def train(config: LabConfig, on_step: Callable[[int, float, float], None] | None
     # stop has already been asked for, so a quick evaluation runs to its end, a long one not at all.
     quick = estimate(config).eval_s <= QUICK_EVAL_S
     halt = should_stop if not stopped else None
-    halted = stopped and not quick
+    halted = stopped and (not quick or not losses)  # stopped before its first step: nothing to evaluate
     accuracy, notes, per_position = {}, {}, np.zeros(0)
     for length in config.eval_lens:  # shortest first
         if halted:
