@@ -299,3 +299,18 @@ def train(config: LabConfig, on_step: Callable[[int, float, float], None] | None
             per_position = positions  # the longest length the scheme runs at
     table = model.positions.table.embedding.weight.detach().double().numpy().copy() if isinstance(model.positions, TrainedTable) else None
     return LabResult(config, np.asarray(losses), accuracy, notes, per_position, table, seconds, len(losses) * tokens_per_step / max(seconds, 1e-9), stopped)
+
+
+def _warm_up() -> None:
+    """What torch loads lazily the first time a process builds an optimiser (AdamW pulls in ~800
+    modules) and runs a forward and a backward pass: 15 s on a busy 2-core machine. Done once,
+    here, at import (which a run waits for anyway, before it can be stopped), so that a run's
+    first step is not held up by it and a stop is noticed as quickly there as anywhere."""
+    layer = nn.Sequential(nn.LayerNorm(4), nn.Linear(4, 4), nn.GELU())
+    optimizer = torch.optim.AdamW(layer.parameters())
+    x = layer(torch.zeros(2, 3, 4))  # (B, T, d)
+    F.cross_entropy((x @ x.transpose(-2, -1)).softmax(dim=-1).reshape(-1, 3), torch.zeros(6, dtype=torch.long)).backward()
+    optimizer.step()
+
+
+_warm_up()
