@@ -244,7 +244,7 @@ def with_nans() -> bytes:
 
 
 def object_npy() -> bytes:
-    objects = np.empty((2, 2), dtype=object)
+    objects = np.empty((4, 4), dtype=object)  # large enough for the page: the dtype is what is refused
     return npy(objects, allow_pickle=True)
 
 
