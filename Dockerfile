@@ -39,7 +39,7 @@ RUN set -eux; \
     site="$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"; \
     rm -rf "$site/torch/include" "$site/torch/share/cmake" "$site/torch/test" "$site"/*/tests "$site"/numpy/*/tests \
         "$site"/pyarrow/libarrow_flight.so* "$site"/pyarrow/libarrow_python_flight.so* "$site"/pyarrow/_flight.* "$site"/pyarrow/_pyarrow_cpp_tests.*; \
-    PYTHONDONTWRITEBYTECODE= python -c "import torch, numpy, pandas, pyarrow, pyarrow.compute, PIL, plotly.express, plotly.graph_objects, plotly.io, streamlit, streamlit.web.cli, streamlit.web.bootstrap, streamlit.web.server, streamlit.runtime, streamlit.components.v1; assert torch.version.cuda is None, torch.version.cuda; print('torch', torch.__version__, 'CPU only')"; \
+    PYTHONDONTWRITEBYTECODE= python -c "import torch, numpy, safetensors, pandas, pyarrow, pyarrow.compute, PIL, plotly.express, plotly.graph_objects, plotly.io, streamlit, streamlit.web.cli, streamlit.web.bootstrap, streamlit.web.server, streamlit.runtime, streamlit.components.v1; assert torch.version.cuda is None, torch.version.cuda; print('torch', torch.__version__, 'CPU only')"; \
     rm -rf /root/.cache /tmp/*
 
 # A non-root user with uid 1000, as Hugging Face Spaces and most clusters expect. The app's

@@ -158,9 +158,19 @@ class Block(nn.Module):
         return x + self.mlp(self.norm2(x))
 
 
+class Halted(Exception):
+    """Raised inside a forward or backward pass when the model's `halt()` says stop."""
+
+
 class TinyTransformer(nn.Module):
     """Token embedding (+ the scheme's added code), `n_layers` blocks, a final norm and a
-    linear read-out over the vocabulary. forward: tokens (B, T) -> logits (B, T, tokens)."""
+    linear read-out over the vocabulary. forward: tokens (B, T) -> logits (B, T, tokens).
+
+    `halt`, when set, is asked before every block of a forward pass and, in training, as the
+    gradient reaches every block's output in the backward pass: when it says stop, `Halted` is
+    raised there, so a stop is noticed within one layer's work, not one whole step or pass."""
+
+    halt: Callable[[], bool] | None = None
 
     def __init__(self, config: LabConfig, generator: torch.Generator, positions: Callable[[torch.Generator], PositionHooks] | None = None) -> None:
         super().__init__()
@@ -184,8 +194,15 @@ class TinyTransformer(nn.Module):
         if added is not None:
             x = x + added
         for block in self.blocks:
+            self._check()
             x = block(x, self.positions)
+            if self.halt is not None and x.requires_grad:
+                x.register_hook(self._check)  # asked again when backward reaches this block
         return self.head(self.norm(x))  # (B, T, tokens)
+
+    def _check(self, grad: torch.Tensor | None = None) -> None:
+        if self.halt is not None and self.halt():
+            raise Halted
 
 
 def _learning_rate(config: LabConfig, step: int) -> float:
@@ -198,7 +215,7 @@ def _learning_rate(config: LabConfig, step: int) -> float:
 
 
 NOT_EVALUATED = "not evaluated: the run was stopped"
-QUICK_EVAL_S = 1.0  # a run stopped while training is still evaluated, if that is estimated to take at most this long
+QUICK_EVAL_S = 0.25  # a run stopped while training is still evaluated, if that is estimated to take at most this long (a stop ends within 2 s)
 
 
 @torch.no_grad()
@@ -212,16 +229,20 @@ def evaluate(model: TinyTransformer, config: LabConfig, length: int, should_stop
     inputs, targets = make_batch(config, np.random.default_rng([config.seed, 2, length]), EVAL_BATCH, length)
     chunk = max(1, EVAL_SCORES // (config.n_heads * length**2))  # sequences per forward pass: long ones a few at a time
     model.eval()
+    model.halt = should_stop  # asked between layers too
     parts = []
     try:
         for i in range(0, EVAL_BATCH, chunk):
             if should_stop is not None and should_stop():
                 return None, np.full(length, np.nan), NOT_EVALUATED
             parts.append(model(torch.from_numpy(inputs[i : i + chunk])).argmax(dim=-1).numpy())  # (chunk, T)
+    except Halted:
+        return None, np.full(length, np.nan), NOT_EVALUATED
     except ValueError as err:  # a table with no row past its end
         return None, np.full(length, np.nan), str(err)
     finally:
         model.train()
+        model.halt = None
     predicted = np.concatenate(parts)  # (B, T)
     scored = targets != IGNORE
     right = (predicted == targets) & scored  # (B, T)
@@ -235,6 +256,7 @@ def train(config: LabConfig, on_step: Callable[[int, float, float], None] | None
     """See core.lab.train."""
     torch.set_num_threads(1)  # process-wide: several sessions' runs share the cores fairly
     model = TinyTransformer(config, torch.Generator().manual_seed(config.seed))
+    model.halt = should_stop  # a stop is noticed between layers, forward and backward (a step may take a second on a busy server)
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, betas=(0.9, 0.98), weight_decay=0.0)
     rng = np.random.default_rng([config.seed, 1])  # the training data
     losses: list[float] = []
@@ -245,24 +267,29 @@ def train(config: LabConfig, on_step: Callable[[int, float, float], None] | None
             stopped = True
             break
         inputs, targets = make_batch(config, rng, config.batch, config.train_len)
-        logits = model(torch.from_numpy(inputs))
-        loss = F.cross_entropy(logits.reshape(-1, config.tokens), torch.from_numpy(targets).reshape(-1), ignore_index=IGNORE)
-        for group in optimizer.param_groups:
-            group["lr"] = _learning_rate(config, step)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
+        try:
+            logits = model(torch.from_numpy(inputs))
+            loss = F.cross_entropy(logits.reshape(-1, config.tokens), torch.from_numpy(targets).reshape(-1), ignore_index=IGNORE)
+            for group in optimizer.param_groups:
+                group["lr"] = _learning_rate(config, step)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+        except Halted:  # stopped inside the step: it is not taken
+            stopped = True
+            break
         nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
         losses.append(float(loss.detach()))
         if on_step is not None:
             on_step(step + 1, losses[-1], (step + 1) * tokens_per_step / (time.perf_counter() - start))
+    model.halt = None
     seconds = time.perf_counter() - start
     # Evaluation is stoppable too, between forward passes. A run stopped while training (Stop pressed,
     # the tab closed, the time limit) is evaluated where it stopped only when that is quick; its
     # stop has already been asked for, so a quick evaluation runs to its end, a long one not at all.
     quick = estimate(config).eval_s <= QUICK_EVAL_S
     halt = should_stop if not stopped else None
-    halted = stopped and not quick
+    halted = stopped and (not quick or not losses)  # stopped before its first step: nothing to evaluate
     accuracy, notes, per_position = {}, {}, np.zeros(0)
     for length in config.eval_lens:  # shortest first
         if halted:
@@ -364,3 +391,18 @@ def train_lm(config: LMConfig, on_step: Callable[[int, float, float], None] | No
     rate = len(losses) * config.batch * config.train_len / max(seconds, 1e-9)
     cpu = time.thread_time() - cpu  # this thread's CPU seconds, training and evaluation: what a busy machine does not inflate
     return LMResult(config, np.asarray(losses), ppl, notes, seconds, time.perf_counter() - evaluating, rate, stopped, cpu)
+
+
+def _warm_up() -> None:
+    """What torch loads lazily the first time a process builds an optimiser (AdamW pulls in ~800
+    modules) and runs a forward and a backward pass: 15 s on a busy 2-core machine. Done once,
+    here, at import (which a run waits for anyway, before it can be stopped), so that a run's
+    first step is not held up by it and a stop is noticed as quickly there as anywhere."""
+    layer = nn.Sequential(nn.LayerNorm(4), nn.Linear(4, 4), nn.GELU())
+    optimizer = torch.optim.AdamW(layer.parameters())
+    x = layer(torch.zeros(2, 3, 4))  # (B, T, d)
+    F.cross_entropy((x @ x.transpose(-2, -1)).softmax(dim=-1).reshape(-1, 3), torch.zeros(6, dtype=torch.long)).backward()
+    optimizer.step()
+
+
+_warm_up()

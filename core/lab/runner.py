@@ -9,10 +9,12 @@ wait in line, first come first served).
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import threading
 import time
+import weakref
 from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -267,6 +269,7 @@ class LabRun:
             if self._ticket is not None:
                 self.slots.release(self._ticket)
             raise
+        _LIVE[id(self)] = self
         return self
 
     def stop(self) -> None:
@@ -375,3 +378,20 @@ class LabRun:
                 p.message = f"stopped at this server's time limit of {self.wall_seconds:,.0f} s per run"
             if self.cache is not None:
                 self.cache.put(result)
+
+
+_LIVE: weakref.WeakValueDictionary[int, LabRun] = weakref.WeakValueDictionary()  # runs started in this process (LabRun.start)
+
+
+@atexit.register
+def _stop_live_runs(wait: float = 5.0) -> None:
+    """When the process exits (a server shut down, a test session ending) with runs still training
+    in their daemon threads: stop them and give them `wait` seconds to end. A thread still inside
+    torch while the interpreter finalises aborts the process ("terminate called without an active
+    exception"), and the exit status with it."""
+    runs = [run for run in list(_LIVE.values()) if run.running]
+    for run in runs:
+        run.stop()
+    end = time.monotonic() + wait
+    for run in runs:
+        run.wait(max(0.0, end - time.monotonic()))

@@ -303,3 +303,20 @@ def test_state_left_by_one_page_fits_the_next(page):
         assert not at.exception, (page, other.name, [e.value for e in at.exception])
         wrong = out_of_offer(at)
         assert not wrong, (page, other.name, wrong)
+
+
+@pytest.mark.parametrize("scheme", ["rope", "alibi", "t5"])
+def test_what_one_pages_link_seeds_every_other_page_can_draw(scheme):
+    """The issue's case: /code?scheme=rope, then the RoPE page (its layout became None, an exception
+    that survived every click). A link seeds the session state of the page it opens (a scheme, a
+    head count, a head width other pages read under the same keys); every other page, opened next
+    in the same session, must draw clean with widgets holding values they offer."""
+    at = open_page(BY_NAME["code"], {"scheme": scheme, "heads": "16", "head_dim": "1024"})
+    assert not at.exception, [e.value for e in at.exception]
+    for other in PAGES:
+        if other.name == "code":
+            continue
+        at.switch_page(other.script).run()
+        assert not at.exception, (other.name, [e.value for e in at.exception])
+        wrong = out_of_offer(at)
+        assert not wrong, (other.name, wrong)

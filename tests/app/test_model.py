@@ -244,7 +244,7 @@ def with_nans() -> bytes:
 
 
 def object_npy() -> bytes:
-    objects = np.empty((2, 2), dtype=object)
+    objects = np.empty((4, 4), dtype=object)  # large enough for the page: the dtype is what is refused
     return npy(objects, allow_pickle=True)
 
 
@@ -288,3 +288,71 @@ def test_a_bad_file_then_a_good_one_recovers():
     at.file_uploader(key="checkpoint").clear().upload("model.safetensors", data).run()
     assert_clean(at)
     assert len(figures(at)) == N_CHARTS
+
+
+# --- hostile uploads through the page (issue 16) ------------------------------------------
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (1, 384), (2, 2), (2, 7), (7, 2), (512, 1)])
+def test_a_table_too_small_for_the_path_figures_gets_a_sentence(shape):
+    # the PCA path draws three components: fewer than 3 positions or dimensions used to end in an IndexError
+    at = upload("tiny.npy", npy(np.arange(np.prod(shape), dtype=np.float32).reshape(shape) + 1))
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(at.error) == 1 and "at least 3 positions and 3 dimensions" in at.error[0].value
+    assert f"{shape[0]:,} × {shape[1]:,}" in at.error[0].value
+    assert figures(at) == []
+
+
+def test_the_smallest_table_the_page_takes_is_drawn():
+    at = upload("three.npy", npy(np.random.default_rng(0).standard_normal((3, 3)).astype(np.float32)))
+    assert_clean(at)
+    assert len(figures(at)) == N_CHARTS
+
+
+def _hostile_files() -> dict:
+    from tests.core.files.test_checkpoint import HOSTILE_FILES, READ_ANYWAY
+
+    return {kind: (*HOSTILE_FILES[kind], kind in READ_ANYWAY) for kind in HOSTILE_FILES}
+
+
+@pytest.mark.parametrize("kind", list(_hostile_files()))
+def test_every_malformed_kind_of_file_is_a_sentence_on_the_page(kind):
+    # a JSON nesting bomb, zip members encrypted, oddly compressed or lying about their size, too many tensors ...
+    name, data, read_anyway = _hostile_files()[kind]
+    at = upload(name, data)
+    assert not at.exception, [e.value for e in at.exception]
+    if read_anyway:  # numpy reads only the bytes the header's shape needs: a size that lies upwards changes nothing
+        assert_clean(at)
+    else:
+        assert len(at.error) == 1 and at.error[0].value.endswith("."), [e.value for e in at.error]
+        assert figures(at) == []
+
+
+def test_a_file_is_parsed_once_however_often_the_page_reruns(monkeypatch):
+    # a header of thousands of tensors took seconds to parse on every rerun: the parse is cached by the file's sha256
+    from core.files import checkpoint
+    from ui import upload as upload_ui
+
+    upload_ui.upload_tensors.clear()
+    upload_ui.upload_analysis.clear()
+    calls = {"list": 0, "load": 0}
+    real_list, real_load = checkpoint.list_tensors, checkpoint.load_tensor
+
+    def counted(name, real):
+        def call(*args, **kwargs):
+            calls[name] += 1
+            return real(*args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(checkpoint, "list_tensors", counted("list", real_list))
+    monkeypatch.setattr(checkpoint, "load_tensor", counted("load", real_load))
+    data, _ = good_file()
+    at = upload("model.safetensors", data)
+    assert_clean(at)
+    for _ in range(3):
+        at.run()
+        assert_clean(at)
+    at.number_input(key="base").set_value(500.0).run()  # another figure, the same file
+    assert_clean(at)
+    assert calls == {"list": 1, "load": 1}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 import time
 
+import numpy as np
 import pytest
 
 from core.lab import runner
@@ -126,3 +127,45 @@ def test_a_run_is_stopped_at_its_time_limit():
 def test_the_server_wide_runner_uses_the_budget():
     # the page starts runs through LabRun with the process's trainers: the same refusal applies there
     assert runner.WALL_SECONDS > 0 and LabRun([LabConfig(scheme="rope", **LARGEST_LINK)]).refused
+
+
+# --- where a stop is noticed: inside a step, between layers (counted, not timed) -------------------
+
+
+class StopAt:
+    """should_stop() that answers True from its `n`-th call on, counting its calls."""
+
+    def __init__(self, n: int) -> None:
+        self.n, self.calls = n, 0
+
+    def __call__(self) -> bool:
+        self.calls += 1
+        return self.calls >= self.n
+
+
+@pytest.mark.parametrize("layers", [1, 3])
+def test_training_asks_between_layers_forward_and_backward_and_drops_the_halted_step(layers):
+    from core.lab import model
+
+    config = LabConfig(scheme="rope", n_layers=layers, steps=5, eval_lens=(32,))
+    asked = StopAt(10**9)
+    model.train(config, should_stop=asked)
+    # per step: once before it, once before each block's forward, once as the gradient reaches each block in backward;
+    # then once per evaluation pass
+    passes = -(-model.EVAL_BATCH // max(1, model.EVAL_SCORES // (config.n_heads * 32**2)))
+    assert asked.calls == config.steps * (1 + 2 * layers) + passes * (1 + layers)
+    for k in range(2, 2 + 2 * layers):  # stop asked inside step 1: in a forward (k <= 1 + layers) or a backward pass
+        result = model.train(config, should_stop=StopAt(k))
+        assert result.stopped and result.steps_done == 0
+    result = model.train(config, should_stop=StopAt(1 + 2 * layers + 2))  # inside step 2
+    assert result.stopped and result.steps_done == 1
+
+
+def test_evaluation_asks_between_layers_and_says_what_it_did_not_evaluate():
+    from core.lab import model
+
+    config = LabConfig(scheme="alibi", n_layers=2, steps=1, eval_lens=(32,))
+    net = model.TinyTransformer(config, model.torch.Generator().manual_seed(0))
+    accuracy, per_position, note = model.evaluate(net, config, 32, StopAt(2))  # the pass starts, its first block is not run
+    assert accuracy is None and note == model.NOT_EVALUATED and np.isnan(per_position).all()
+    assert net.halt is None and net.training  # left as found
