@@ -1,7 +1,8 @@
 """The lab's budget (issue 16): a run is estimated from its whole configuration and refused, in a
-sentence, before anything trains when it is over the budget; an allowed run stops within 2 s of
-Stop, of its tab closing, or of its time limit, in every phase: waiting for a trainer, training,
-evaluating."""
+sentence, before anything trains when it is over the budget; an allowed run stops on Stop, on its
+tab closing, or at its time limit, in every phase: waiting for a trainer, training, evaluating; and
+where a stop is noticed (between layers, forward and backward) is counted. How fast it stops
+(within 2 s) is measured by `python -m bench.lab_limits stops`, not timed here."""
 
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ from core.lab.config import RUN_BYTES, RUN_SECONDS, STEP_SECONDS, LabConfig, est
 from core.lab.model import NOT_EVALUATED
 from core.lab.runner import LabRun, Trainers
 
-STOP_WITHIN_S = 2.0
 DEFAULT_SCHEMES = ("none", "sinusoidal", "learned", "rope", "alibi", "t5")
 # the largest link the lab accepted before (issue 16): about 5 s a step, 2.3 GB, hours per scheme
 LARGEST_LINK = dict(train_len=256, steps=20_000, d_model=256, n_layers=4, n_heads=16, eval_lens=(1024,), batch=16)
@@ -79,16 +79,15 @@ def _started(run: LabRun, phase: str, timeout: float = 120.0) -> None:
     raise AssertionError(f"never reached {phase}: {p}")
 
 
-def _stop_time(run: LabRun, stop) -> float:
-    start = time.monotonic()
+def _stopped(run: LabRun, stop) -> None:
+    """Ask the run to stop; it must end (how fast is measured by `python -m bench.lab_limits stops`, not here: no timed tests)."""
     stop()
-    assert run.wait(30)
-    return time.monotonic() - start
+    assert run.wait(60), "the run did not end after a stop"
 
 
 @pytest.mark.parametrize("how", ["stop", "tab closed"])
 @pytest.mark.parametrize("phase", ["training", "evaluating"])
-def test_a_run_stops_within_two_seconds_in_every_phase(phase, how):
+def test_a_run_stops_in_every_phase(phase, how):
     steps = 2 if phase == "evaluating" else 1_000  # 1,000 steps: within the budget, minutes of training
     config = LabConfig(**{**SLOW_EVAL, "steps": steps})
     assert over_budget([config]) is None and estimate(config).eval_s > 1.0  # allowed, and long enough to stop in
@@ -96,8 +95,7 @@ def test_a_run_stops_within_two_seconds_in_every_phase(phase, how):
     watching.set()
     run = LabRun([config], alive=watching.is_set, alive_every=0.2).start()
     _started(run, phase)
-    seconds = _stop_time(run, run.stop if how == "stop" else watching.clear)
-    assert seconds < STOP_WITHIN_S, f"{how} while {phase}: stopped after {seconds:.2f} s"
+    _stopped(run, run.stop if how == "stop" else watching.clear)
     result = run.results[0]
     assert result.stopped and run.progress[0].state == "stopped"
     assert NOT_EVALUATED in result.notes.values()  # what was not evaluated says so
@@ -105,22 +103,20 @@ def test_a_run_stops_within_two_seconds_in_every_phase(phase, how):
         assert 0 < result.steps_done < steps
 
 
-def test_a_run_waiting_for_a_trainer_leaves_the_line_within_two_seconds():
+def test_a_run_waiting_for_a_trainer_leaves_the_line():
     slots = Trainers(0)  # nobody trains: the run waits
     watching = threading.Event()
     watching.set()
     run = LabRun([LabConfig(**{**SLOW_EVAL, "steps": 5})], alive=watching.is_set, alive_every=0.2, slots=slots).start()
     time.sleep(0.5)
     assert run.queued() is not None
-    assert _stop_time(run, watching.clear) < STOP_WITHIN_S
+    _stopped(run, watching.clear)
     assert slots.waiting == 0 and run.progress[0].state == "stopped"
 
 
 def test_a_run_is_stopped_at_its_time_limit():
-    run = LabRun([LabConfig(**{**SLOW_EVAL, "steps": 1_000})], wall_seconds=1.0).start()
-    start = time.monotonic()
-    assert run.wait(30)
-    assert time.monotonic() - start < 1.0 + STOP_WITHIN_S + 1.0  # the model is built before the limit starts counting
+    run = LabRun([LabConfig(**{**SLOW_EVAL, "steps": 1_000})], wall_seconds=1.0).start()  # minutes of training without the limit
+    assert run.wait(60)
     assert run.timed_out and run.results[0].stopped and "time limit" in run.progress[0].message
 
 
