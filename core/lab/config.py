@@ -327,7 +327,8 @@ def estimate(config: LabConfig) -> Estimate:
 
 
 def _duration(seconds: float) -> str:
-    return f"{seconds:,.0f} s" if seconds < 120 else f"{seconds / 60:,.0f} min" if seconds < 7200 else f"{seconds / 3600:,.1f} h"
+    """Seconds up to 10 min (so that 198 s and the 180 s allowed do not both read "3 min"), then minutes, then hours."""
+    return f"{seconds:,.0f} s" if seconds < 600 else f"{seconds / 60:,.0f} min" if seconds < 7200 else f"{seconds / 3600:,.1f} h"
 
 
 def over_budget(configs: Sequence[LabConfig]) -> str | None:

@@ -6,6 +6,7 @@ where a stop is noticed (between layers, forward and backward) is counted. How f
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 
@@ -13,7 +14,7 @@ import numpy as np
 import pytest
 
 from core.lab import runner
-from core.lab.config import RUN_BYTES, RUN_SECONDS, STEP_SECONDS, LabConfig, estimate, over_budget
+from core.lab.config import LIMITS, RUN_BYTES, RUN_SECONDS, STEP_SECONDS, LabConfig, estimate, over_budget
 from core.lab.model import NOT_EVALUATED
 from core.lab.runner import LabRun, Trainers
 
@@ -37,7 +38,7 @@ def test_the_defaults_are_within_the_budget():
         (LARGEST_LINK, "MB of memory"),  # 4 layers x 16 heads x 256²: far over the memory budget
         (dict(train_len=256, d_model=256, n_heads=2, n_layers=1, batch=64, eval_lens=(256,)), "MB of memory"),
         (dict(d_model=256, n_heads=1, n_layers=4, train_len=8, batch=192, eval_lens=(8,)), "One training step"),
-        (dict(steps=20_000, d_model=128, n_heads=4, n_layers=2, train_len=64), "min"),  # steps within range, the run too long
+        (dict(steps=20_000, d_model=128, n_heads=4, n_layers=2, train_len=64), " h ("),  # steps within range, the run too long: hours
     ],
 )
 def test_over_budget_runs_are_refused_in_a_sentence(fields, words):
@@ -165,3 +166,14 @@ def test_evaluation_asks_between_layers_and_says_what_it_did_not_evaluate():
     accuracy, per_position, note = model.evaluate(net, config, 32, StopAt(2))  # the pass starts, its first block is not run
     assert accuracy is None and note == model.NOT_EVALUATED and np.isnan(per_position).all()
     assert net.halt is None and net.training  # left as found
+
+
+def test_a_run_just_over_the_budget_reads_as_more_than_the_allowance():
+    # the smallest step count refused for time: "about 3 min ... allows about 3 min" would tell the visitor nothing
+    def configs(steps: int) -> list[LabConfig]:
+        return [LabConfig(scheme=s, steps=steps) for s in DEFAULT_SCHEMES]
+
+    steps = next(n for n in range(100, LIMITS["steps"], 100) if over_budget(configs(n)))
+    problem = over_budget(configs(steps))
+    took, allowed = re.findall(r"about ([\d,.]+ (?:s|min|h))", problem)
+    assert took != allowed and allowed == f"{RUN_SECONDS:,.0f} s", problem
