@@ -19,6 +19,9 @@ For each page and setting, in headless Chromium:
   the number of steps (as bench.load meters it), and the renderer's main-thread task time
   from Chrome's Performance domain.
 
+With `--before PATH` (a checkout of the app before a change, e.g. from `git archive`), each page
+is measured there too, right after this checkout's, and printed as "page (before)".
+
 Medians over the repetitions. Ratios are this page's median over the minimal page's median
 measured in the same run (the minimal page is measured before each setting's pages and again
 after them, and both samples are pooled), because this machine is shared and noisy: read the
@@ -214,9 +217,27 @@ def summarise_trace(events: list[dict], wall_s: float) -> str:
     by_name: Counter[str] = Counter()
     by_file: Counter[str] = Counter()
     for e in on_main:
-        if e["name"] in ("FunctionCall", "EvaluateScript", "v8.callFunction", "TimerFire", "FireAnimationFrame", "EventDispatch",
-                         "Layout", "UpdateLayoutTree", "Paint", "PrePaint", "Layerize", "Commit", "MajorGC", "MinorGC", "ParseHTML",
-                         "HitTest", "RunMicrotasks", "ScheduleStyleRecalculation", "IntersectionObserverController::computeIntersections"):
+        if e["name"] in (
+            "FunctionCall",
+            "EvaluateScript",
+            "v8.callFunction",
+            "TimerFire",
+            "FireAnimationFrame",
+            "EventDispatch",
+            "Layout",
+            "UpdateLayoutTree",
+            "Paint",
+            "PrePaint",
+            "Layerize",
+            "Commit",
+            "MajorGC",
+            "MinorGC",
+            "ParseHTML",
+            "HitTest",
+            "RunMicrotasks",
+            "ScheduleStyleRecalculation",
+            "IntersectionObserverController::computeIntersections",
+        ):
             by_name[e["name"]] += e["dur"]
         if e["name"] == "FunctionCall":
             url = e.get("args", {}).get("data", {}).get("url", "") or "?"
@@ -274,11 +295,11 @@ def render(table: list[dict], refs: dict[str, list[Measured]], before: str, afte
         )
     lines += [
         "",
-        f"{'page':<12} {'setting':<8} {'charts':>6} {'redraw':>7} {'ratio':>6} {'load':>6} {'ratio':>6} {'kB/step':>8} {'CPU/redraw':>10} {'main thr':>8}  ok",
+        f"{'page':<21} {'setting':<8} {'charts':>6} {'redraw':>7} {'ratio':>6} {'load':>6} {'ratio':>6} {'kB/step':>8} {'CPU/redraw':>10} {'main thr':>8}  ok",
     ]
     for r in table:
         lines.append(
-            f"{r['page']:<12} {r['setting']:<8} {r['charts']:>6} {f(r['redraw_s'], '7.2f')} {f(r['redraw_ratio'], '6.2f')} {f(r['load_s'], '6.2f')} "
+            f"{r['page']:<21} {r['setting']:<8} {r['charts']:>6} {f(r['redraw_s'], '7.2f')} {f(r['redraw_ratio'], '6.2f')} {f(r['load_s'], '6.2f')} "
             f"{f(r['load_ratio'], '6.2f')} {f(r['kb_per_step'], '8.1f')} {f(r['cpu_per_redraw_s'], '10.2f')} {f(r['main_thread_s'], '8.2f')}  "
             f"{'PASS' if r['pass'] else 'FAIL'}" + (f"  errors: {r['errors'][:2]}" if r["errors"] else "")
         )
@@ -301,6 +322,7 @@ async def main_async(args: argparse.Namespace) -> int:
     settings = {name: SETTINGS[name] for name in args.settings.split(",")}
     app = Server(port=args.port, log=ROOT / "artifacts" / "bench-browser-app.log")
     ref = Server(port=args.port + 1, log=ROOT / "artifacts" / "bench-browser-minimal.log", script="bench/minimal_app.py")
+    old = Server(port=args.port + 2, log=ROOT / "artifacts" / "bench-browser-before.log", root=args.before) if args.before else None
     before = load_average()
     results: list[Measured] = []
     refs: dict[str, list[Measured]] = {}
@@ -308,18 +330,23 @@ async def main_async(args: argparse.Namespace) -> int:
     try:
         app.start()
         ref.start()
-        pids = [app.pid, ref.pid]
+        if old:
+            old.start()
+        pids = [app.pid, ref.pid] + ([old.pid] if old else [])
         async with async_playwright() as pw:
             browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
             progress("warming up (one visit of every page) ...")
             await measure(browser, ref.url, "", "", "warm", "warm", 1, 1, pids)
             for p in pages:
-                await measure(browser, app.url, p.url_path, "", "warm", "warm", 1, 1, pids)
+                for server in [app] + ([old] if old else []):
+                    await measure(browser, server.url, p.url_path, "", "warm", "warm", 1, 1, pids)
             for setting, query in settings.items():
                 refs[setting] = [await measure(browser, ref.url, "", "", "minimal", setting, args.loads, args.steps, pids)]
                 for p in pages:
                     progress(f"{p.name} at {setting} ...")
                     results.append(await measure(browser, app.url, p.url_path, query, p.name, setting, args.loads, args.steps, pids))
+                    if old:  # the same page before the change, right after it: the same moment of a noisy machine
+                        results.append(await measure(browser, old.url, p.url_path, query, f"{p.name} (before)", setting, args.loads, args.steps, pids))
                 refs[setting].append(await measure(browser, ref.url, "", "", "minimal", setting, args.loads, args.steps, pids))
             for name in args.trace or []:
                 path = next(p for p in pages_named(name)).url_path
@@ -331,14 +358,17 @@ async def main_async(args: argparse.Namespace) -> int:
     finally:
         app.stop()
         ref.stop()
+        if old:
+            old.stop()
     table = rows(results, refs)
     print(render(table, refs, before, load_average()))
     for t in traces:
         print("\n" + t)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"rows": table, "minimal": {k: [asdict(m) for m in v] for k, v in refs.items()},
-                                         "raw": [asdict(m) for m in results]}, indent=2) + "\n")
+        args.json.write_text(
+            json.dumps({"rows": table, "minimal": {k: [asdict(m) for m in v] for k, v in refs.items()}, "raw": [asdict(m) for m in results]}, indent=2) + "\n"
+        )
     return 0 if all(r["pass"] for r in table) else 1
 
 
@@ -349,6 +379,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--steps", type=int, default=6, help="d_model slider steps per page and setting (default 6)")
     p.add_argument("--loads", type=int, default=3, help="first loads per page and setting, each in a fresh context (default 3)")
     p.add_argument("--port", type=int, default=8811, help="the app's port; the minimal page gets the next one (default 8811)")
+    p.add_argument("--before", type=Path, help="another checkout of the app (the code before a change): measured beside this one, page by page")
     p.add_argument("--trace", action="append", help="page to trace one redraw of with Chromium's Tracing (repeatable)")
     p.add_argument("--json", type=Path, help="write the results as JSON here")
     args = p.parse_args(argv)
