@@ -14,7 +14,7 @@ For each page and setting, in headless Chromium:
   time of the last change counts, not the wait);
 - redraw: the d_model slider is moved one stop (ArrowRight, then back with ArrowLeft, and so
   on); timed from the key press to the last DOM change once the run has finished, as above;
-- bytes per step: the websocket frames the browser received for that step (decoded size);
+- bytes per step: what the browser received for that step: websocket frames (decoded size) and any HTTP response;
 - browser CPU per redraw: CPU-seconds of every Chromium process over the steps, divided by
   the number of steps (as bench.load meters it), and the renderer's main-thread task time
   from Chrome's Performance domain.
@@ -94,14 +94,18 @@ class Measured:
 
 
 class Frames:
-    """Websocket frames the page received, as Chromium's network layer reports them (decoded bytes)."""
+    """Bytes the page received: websocket frames (decoded) and HTTP responses (as they came over the wire), as Chromium's network layer reports them."""
 
     def __init__(self) -> None:
         self.received = 0
 
     async def attach(self, cdp) -> None:
         cdp.on("Network.webSocketFrameReceived", self._frame)
+        cdp.on("Network.loadingFinished", self._http)  # anything fetched over HTTP meanwhile (a figure Streamlit serves from its cache, media)
         await cdp.send("Network.enable")
+
+    def _http(self, ev: dict) -> None:
+        self.received += int(ev.get("encodedDataLength", 0))
 
     def _frame(self, ev: dict) -> None:
         frame = ev.get("response", {})
