@@ -6,6 +6,7 @@ clean), reruns the page when another tab is opened, and tells each tab whether i
 (`.open`). A page that draws all its figures on every step of a shared slider makes the
 browser draw them all again; drawn in tabs, a step redraws only the open tab's figures, and
 every other figure stays one click away and in the link (`/sinusoidal?sin_view=Waves`).
+A link naming no such tab opens the first one, with a notice.
 """
 
 from __future__ import annotations
@@ -14,11 +15,14 @@ from collections.abc import Callable, Mapping
 
 import streamlit as st
 
+from ui.shared import check_url_value
+
 
 def sections(key: str, drawers: Mapping[str, Callable[[], None]]) -> str:
     """Draw one tab per label of `drawers`, and run the drawer of the open tab only (in its tab).
     Returns the open tab's label."""
     labels = list(drawers)
+    check_url_value(key, lambda raw: raw in labels, f"the tab is one of {', '.join(labels)}")  # Streamlit would drop it without a word
     tabs = st.tabs(labels, key=key, bind="query-params")
     chosen = labels[0]
     for label, tab in zip(labels, tabs):
