@@ -14,7 +14,8 @@ For each page and setting, in headless Chromium:
   time of the last change counts, not the wait);
 - redraw: the d_model slider is moved one stop (ArrowRight, then back with ArrowLeft, and so
   on); timed from the key press to the last DOM change once the run has finished, as above;
-- bytes per step: what the browser received for that step: websocket frames (decoded size) and any HTTP response;
+- bytes per step: what the server sent the browser for that step (HTTP and websocket), counted by a relay in
+  front of each server (ports --port + 3 ...);
 - browser CPU per redraw: CPU-seconds of every Chromium process over the steps, divided by
   the number of steps (as bench.load meters it), and the renderer's main-thread task time
   from Chrome's Performance domain.
@@ -33,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import json
 import statistics
 import sys
@@ -93,24 +93,45 @@ class Measured:
         return statistics.median(values) if values else None
 
 
-class Frames:
-    """Bytes the page received: websocket frames (decoded) and HTTP responses (as they came over the wire), as Chromium's network layer reports them."""
+class Counting:
+    """A TCP relay in front of a server that counts the bytes the server sends to the browser
+    (HTTP and the websocket, as they go over the wire). Chromium's DevTools reported a small
+    fraction of the websocket traffic (52 kB per step where the figures sent were ~1 MB), so
+    the bytes per step are counted here instead."""
 
-    def __init__(self) -> None:
-        self.received = 0
+    def __init__(self, target_port: int, port: int) -> None:
+        self.target_port, self.port, self.sent = target_port, port, 0
+        self.url = f"http://127.0.0.1:{port}"
+        self._server = None
 
-    async def attach(self, cdp) -> None:
-        cdp.on("Network.webSocketFrameReceived", self._frame)
-        cdp.on("Network.loadingFinished", self._http)  # anything fetched over HTTP meanwhile (a figure Streamlit serves from its cache, media)
-        await cdp.send("Network.enable")
+    async def start(self) -> Counting:
+        self._server = await asyncio.start_server(self._client, "127.0.0.1", self.port)
+        return self
 
-    def _http(self, ev: dict) -> None:
-        self.received += int(ev.get("encodedDataLength", 0))
+    async def _client(self, reader, writer) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+        except OSError:
+            writer.close()
+            return
 
-    def _frame(self, ev: dict) -> None:
-        frame = ev.get("response", {})
-        data = frame.get("payloadData", "")
-        self.received += len(base64.b64decode(data)) if frame.get("opcode") == 2 else len(data.encode())
+        async def pipe(src, dst, count: bool) -> None:
+            try:
+                while data := await src.read(65536):
+                    if count:
+                        self.sent += len(data)
+                    dst.write(data)
+                    await dst.drain()
+            except (ConnectionError, asyncio.CancelledError):
+                pass
+            finally:
+                dst.close()
+
+        await asyncio.gather(pipe(reader, up_writer, False), pipe(up_reader, writer, True))
+
+    def close(self) -> None:
+        if self._server:
+            self._server.close()
 
 
 async def _open(browser, url: str, viewport=(1280, 900)):
@@ -125,10 +146,10 @@ async def _settled(page, since: int, url_before: str | None, timeout_s: float = 
     return await handle.json_value()
 
 
-async def measure(browser, base_url: str, path: str, query: str, name: str, setting: str, loads: int, steps: int, meter_pids: list[int]) -> Measured:
+async def measure(browser, relay: Counting, path: str, query: str, name: str, setting: str, loads: int, steps: int, meter_pids: list[int]) -> Measured:
     """First loads in fresh contexts, then `steps` d_model slider steps in the last one."""
     m = Measured(name, setting)
-    url = f"{base_url}/{path}" + (f"?{query}" if query else "")
+    url = f"{relay.url}/{path}" + (f"?{query}" if query else "")
     ctx = page = None
     for i in range(loads):
         if ctx is not None:
@@ -148,8 +169,6 @@ async def measure(browser, base_url: str, path: str, query: str, name: str, sett
     if page is None or not m.loads_s:
         return m
     cdp = await ctx.new_cdp_session(page)
-    frames = Frames()
-    await frames.attach(cdp)
     await cdp.send("Performance.enable")
     thumb = page.locator(".st-key-d_model_slider input[type='range']")
     meter = CpuMeter(meter_pids)
@@ -159,7 +178,7 @@ async def measure(browser, base_url: str, path: str, query: str, name: str, sett
         key = "ArrowRight" if i % 2 == 0 else "ArrowLeft"
         await thumb.focus(timeout=10_000)
         url_before = await page.evaluate("location.search")
-        received = frames.received
+        received = relay.sent
         since = await page.evaluate("Date.now()")
         await thumb.press(key)
         try:
@@ -168,7 +187,7 @@ async def measure(browser, base_url: str, path: str, query: str, name: str, sett
             m.errors.append(f"step {i}: {type(err).__name__}: {str(err)[:160]}")
             continue
         m.redraws_s.append((done["t"] - since) / 1000)
-        m.bytes_per_step.append(frames.received - received)
+        m.bytes_per_step.append(relay.sent - received)
         if done["exceptions"]:
             m.errors.append(f"step {i}: {done['exceptions']} exception(s) shown")
     used = meter.stop()
@@ -340,18 +359,20 @@ async def main_async(args: argparse.Namespace) -> int:
         async with async_playwright() as pw:
             browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
             progress("warming up (one visit of every page) ...")
-            await measure(browser, ref.url, "", "", "warm", "warm", 1, 1, pids)
+            relays = {srv.port: await Counting(srv.port, args.port + 3 + i).start() for i, srv in enumerate([app, ref] + ([old] if old else []))}
+            r_app, r_ref, r_old = relays[app.port], relays[ref.port], relays[old.port] if old else None
+            await measure(browser, r_ref, "", "", "warm", "warm", 1, 1, pids)
             for p in pages:
-                for server in [app] + ([old] if old else []):
-                    await measure(browser, server.url, p.url_path, "", "warm", "warm", 1, 1, pids)
+                for relay in [r_app] + ([r_old] if old else []):
+                    await measure(browser, relay, p.url_path, "", "warm", "warm", 1, 1, pids)
             for setting, query in settings.items():
-                refs[setting] = [await measure(browser, ref.url, "", "", "minimal", setting, args.loads, args.steps, pids)]
+                refs[setting] = [await measure(browser, r_ref, "", "", "minimal", setting, args.loads, args.steps, pids)]
                 for p in pages:
                     progress(f"{p.name} at {setting} ...")
-                    results.append(await measure(browser, app.url, p.url_path, query, p.name, setting, args.loads, args.steps, pids))
+                    results.append(await measure(browser, r_app, p.url_path, query, p.name, setting, args.loads, args.steps, pids))
                     if old:  # the same page before the change, right after it: the same moment of a noisy machine
-                        results.append(await measure(browser, old.url, p.url_path, query, f"{p.name} (before)", setting, args.loads, args.steps, pids))
-                refs[setting].append(await measure(browser, ref.url, "", "", "minimal", setting, args.loads, args.steps, pids))
+                        results.append(await measure(browser, r_old, p.url_path, query, f"{p.name} (before)", setting, args.loads, args.steps, pids))
+                refs[setting].append(await measure(browser, r_ref, "", "", "minimal", setting, args.loads, args.steps, pids))
             for name in args.trace or []:
                 path = next(p for p in pages_named(name)).url_path
                 out = ROOT / "artifacts" / f"trace-{name}.json"
@@ -359,6 +380,8 @@ async def main_async(args: argparse.Namespace) -> int:
                 summary = await trace_redraw(browser, app.url, path, "", out)
                 traces.append(f"trace of one d_model step on /{path} (written to {out.relative_to(ROOT)}):\n{summary}")
             await browser.close()
+            for relay in relays.values():
+                relay.close()
     finally:
         app.stop()
         ref.stop()
