@@ -24,7 +24,8 @@ PAGES = {
     "practice": 0,
     "code": 1,
 }  # url path -> charts the page draws at the defaults, over all its tabs (only the open tab's are drawn at a time)
-TAB_BUTTONS = "[data-testid='stTabs'] button[role='tab']"
+TAB_BUTTONS = "[data-testid='stTabs'] [role='tab']"
+ALL_DRAWN = "() => [...document.querySelectorAll(\"[data-testid='stPlotlyChart']\")].every(c => c.querySelector('.main-svg'))"
 
 
 def chart_titles(page) -> list[str]:
@@ -72,6 +73,7 @@ def test_page_renders_its_charts(context, app_url, path):
     tabs = page.locator(TAB_BUTTONS).all_inner_texts()
     if not tabs:
         page.wait_for_function(f"document.querySelectorAll(\"[data-testid='stPlotlyChart'] .main-svg\").length >= {PAGES[path]}", timeout=30_000)
+    page.wait_for_function(ALL_DRAWN, timeout=30_000)
     drawn = drawn_charts(page)
     assert all(title.strip() for title in chart_titles(page))
     screenshot(page, f"page-{path or 'problem'}")
@@ -79,7 +81,7 @@ def test_page_renders_its_charts(context, app_url, path):
         page.locator(TAB_BUTTONS).nth(i).click()
         page.wait_for_function("(label) => [...new URLSearchParams(location.search).values()].includes(label)", arg=label, timeout=30_000)
         wait_ready(page)
-        page.wait_for_timeout(300)  # plotly draws just after the run ends
+        page.wait_for_function(ALL_DRAWN, timeout=30_000)  # plotly draws just after the run ends
         assert page.locator("[data-testid='stException']").count() == 0
         drawn += drawn_charts(page)
         assert all(title.strip() for title in chart_titles(page))
