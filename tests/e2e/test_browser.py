@@ -73,7 +73,8 @@ def test_page_renders_its_charts(context, app_url, path):
     tabs = page.locator(TAB_BUTTONS).all_inner_texts()
     if not tabs:
         page.wait_for_function(f"document.querySelectorAll(\"[data-testid='stPlotlyChart'] .main-svg\").length >= {PAGES[path]}", timeout=30_000)
-    page.wait_for_function(ALL_DRAWN, timeout=30_000)
+    else:
+        page.wait_for_function(ALL_DRAWN, timeout=30_000)
     drawn = drawn_charts(page)
     assert all(title.strip() for title in chart_titles(page))
     screenshot(page, f"page-{path or 'problem'}")
