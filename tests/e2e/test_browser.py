@@ -24,7 +24,7 @@ PAGES = {
     "practice": 0,
     "code": 1,
 }  # url path -> charts the page draws at the defaults, over all its tabs (only the open tab's are drawn at a time)
-TAB_BUTTONS = "[data-testid='stTabs'] [role='tab']"
+TAB_BUTTONS = "[class*='st-key-'][class*='_view'] [role='tab']"  # the tabs bound to the URL (ui/sections.py: keys *_view)
 ALL_DRAWN = "() => [...document.querySelectorAll(\"[data-testid='stPlotlyChart']\")].every(c => c.querySelector('.main-svg'))"
 
 
