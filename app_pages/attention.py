@@ -11,6 +11,7 @@ from core.viz import attention_figures as figs
 from core.viz import charts
 from ui.controls import Choice, Number, Text, Toggle, check_links
 from ui.path import next_link
+from ui.sections import sections
 from ui.shared import current_settings, guarded, plot, quoted
 
 WIDTH_CAP = 512  # the page builds d x d projections and (H, T, T) weights for three runs
@@ -104,79 +105,12 @@ def study(
 
 res = guarded(study, tuple(words), width, s.base, scheme.name, heads, project, causal, scale_words, pe_scale, st.session_state.att_seed)
 
-# --- side by side ------------------------------------------------------------------------
-st.header("Side by side")
-head = st.selectbox("Head shown", list(range(heads)), key="head", format_func=lambda h: f"head {h + 1} of {heads}") if heads > 1 else 0
-n = len(words)
-side, difference = figs.weight_figures(res, head, words, scheme.label)
-col_a, col_b = st.columns([2, 1])
-with col_a:
-    plot(side, key="att_side_by_side")
-with col_b:
-    plot(difference, key="att_difference")
-st.caption(
-    f"The encoding is {scheme.applied}. Without it, a word's attention depends only on which words are present: "
-    "identical words get identical rows, and the pattern moves with the words when they are shuffled. With it, "
-    "where a word stands changes whom it attends to (red: more attention than without positions, blue: less)."
-    + (" The causal mask hides later words (the upper triangle), and that alone already depends on order." if causal else "")
-)
-
-# --- permutation test --------------------------------------------------------------------
-st.header("The permutation test")
-shuffled = [words[i] for i in res.perm]
-st.markdown(f"Shuffled sentence: {quoted(' '.join(shuffled[:60]), limit=1000)}{' ...' if n > 60 else ''}")  # the visitor's words, as text
-m1, m2, m3, m4 = st.columns(4)
-residual_help = "max |output difference| between the shuffled run, put back in order, and the original"
-m1.metric("shuffle residual, no positions", f"{res.residual_plain:.1e}", help=residual_help)
-m2.metric("shuffle residual, with positions", charts.number(res.residual_pe), help=f"the same, with {scheme.label}: {res.residual_pe!r}")
-repeated = len(set(words)) < n
-spread_help = "largest difference between the attention rows of two identical words"
-m3.metric("same-word rows, no positions", f"{res.repeat_spread_plain:.1e}" if repeated else "no repeats", help=spread_help)
-m4.metric("same-word rows, with positions", f"{res.repeat_spread_pe:.3g}" if repeated else "no repeats", help=f"the same, with {scheme.label}")
-notes = figs.shuffle_notes(res, words, scheme, causal)
-st.caption(
-    "Shuffle the words but keep positions 0, 1, 2, ... where they are, run attention, and put the outputs back in the "
-    "original word order. Without positions they match the unshuffled outputs up to rounding (~1e-16): attention is "
-    "permutation-equivariant. With positions they do not. " + " ".join(notes)
-)
-
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
 def bag(width: int, base: float, scheme: str) -> attention.BagOfWords:
     return attention.bag_of_words(
         ["dog", "bites", "man"], ["man", "bites", "dog"], width, SCHEMES[scheme].attention_positions(3, Setting(width, base, train_len=3, n_heads=1))
     )
-
-
-b = guarded(bag, width, s.base, scheme.name)
-st.markdown(
-    f"'dog bites man' against 'man bites dog', mean of the attention outputs: cosine **{charts.number(b.cosine_plain)}** without positions, "
-    f"**{charts.number(b.cosine_pe)}** with {scheme.label} (relative distance {b.distance_plain:.1e} against {charts.number(b.distance_pe)})."
-    + (
-        f" {scheme.label} cannot tell these two apart: 'man bites dog' is 'dog bites man' reversed, and a bias that depends only on the distance "
-        "|i − j| is the same for a sentence and its reverse. Decoders apply ALiBi with a causal mask, which breaks the tie."
-        if b.distance_pe < 1e-9
-        else ""
-    )
-)
-
-# --- magnitude balance -------------------------------------------------------------------
-st.header("Words against positions: who drives attention?")
-col_a, col_b = st.columns(2)
-with col_a:
-    plot(figs.norms_figure(res), key="att_norms")
-    if res.position_norm.any():
-        st.caption(
-            f"Mean ratio word : position = {res.word_norm.mean() / res.position_norm.mean():.3g}. "
-            f"Without the √d_model scaling the word vectors have norm ≈ 1 while the sinusoid has norm √(d/2) = {np.sqrt(width / 2):.3g}."
-        )
-        far = min(5, n - 1)
-        codes = pe_scale * scheme.input_code(np.array([0, far]), Setting(width, s.base, train_len=n))
-        same = attention.same_word_cosine(words[0], width, codes, scale=scale_words)[1] if far else 1.0
-        st.metric(f"the word ‘{words[0][:30]}’ at positions 0 and {far}: cosine of word + position", charts.number(same))
-        st.caption("1 would mean the word looks the same wherever it stands; the lower it is, the more the position part changes what attention sees.")
-    else:
-        st.caption(f"{scheme.label} adds nothing to the inputs, so the position part is zero: its effect is on the scores, in the figures above.")
 
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
@@ -190,46 +124,123 @@ def shares(words: tuple[str, ...], width: int, base: float, scheme: str, project
     )
 
 
-added = scheme.applied == ADDED
-with col_b:
-    if not added:
-        st.info(
-            f"{scheme.label} adds nothing to the word vectors ({scheme.applied}), so the position part above is zero and the scores do not split "
-            "into word and position terms: position acts inside attention. Pick an added scheme to see the split.",
-            icon=":material/info:",
-        )
-    else:
-        share = shares(tuple(words), width, s.base, scheme.name, project, scale_words)
-        plot(figs.shares_figure(share, FACTORS, pe_scale), key="att_shares")
-        st.caption(
-            "The scores split exactly into a content term, cross terms (growing with f) and a position term (growing with f²). Where the position "
-            "term dominates, attention is driven by where words stand rather than what they are. Turn off the √d_model scaling to see positions take "
-            "over at f = 1."
-        )
-
-# --- add versus concatenate --------------------------------------------------------------
-
-
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
 def add_concat(words: tuple[str, ...], width: int, base: float, scheme: str, seed: int) -> attention.AddVersusConcat:
     return attention.add_versus_concat(list(words), SCHEMES[scheme].input_code(np.arange(len(words)), Setting(width, base, train_len=len(words))), seed=seed)
 
 
-if added:  # only an added code can be concatenated instead
-    st.header("Add or concatenate?")
-    ac = guarded(add_concat, tuple(words), width, s.base, scheme.name, st.session_state.att_seed)
-    st.dataframe(
-        {
-            "": ["add: x + PE", "concatenate: [x, PE]"],
-            "input width": [ac.width_add, ac.width_concat],
-            "Q, K, V parameters": [f"{ac.params_add:,}", f"{ac.params_concat:,}"],
-            "shuffle residual (order visible if > 0)": [f"{ac.residual_add:.3g}", f"{ac.residual_concat:.3g}"],
-        },
-        hide_index=True,
-    )
+added = scheme.applied == ADDED
+n = len(words)
+
+
+def _side_by_side() -> None:
+    st.header("Side by side")
+    head = st.selectbox("Head shown", list(range(heads)), key="head", format_func=lambda h: f"head {h + 1} of {heads}") if heads > 1 else 0
+    side, difference = figs.weight_figures(res, head, words, scheme.label)
+    col_a, col_b = st.columns([2, 1])
+    with col_a:
+        plot(side, key="att_side_by_side")
+    with col_b:
+        plot(difference, key="att_difference")
     st.caption(
-        "Both make order visible. Concatenation keeps words and positions in separate dimensions but doubles the width, so every projection has four "
-        "times the parameters; addition shares the space, and in high dimensions a random word vector and the sinusoid are nearly orthogonal, "
-        "so little is lost."
+        f"The encoding is {scheme.applied}. Without it, a word's attention depends only on which words are present: "
+        "identical words get identical rows, and the pattern moves with the words when they are shuffled. With it, "
+        "where a word stands changes whom it attends to (red: more attention than without positions, blue: less)."
+        + (" The causal mask hides later words (the upper triangle), and that alone already depends on order." if causal else "")
     )
+    _permutation()  # numbers and words, no figure: they stay beside the figures they explain
+
+
+def _permutation() -> None:
+    st.header("The permutation test")
+    shuffled = [words[i] for i in res.perm]
+    st.markdown(f"Shuffled sentence: {quoted(' '.join(shuffled[:60]), limit=1000)}{' ...' if n > 60 else ''}")  # the visitor's words, as text
+    m1, m2, m3, m4 = st.columns(4)
+    residual_help = "max |output difference| between the shuffled run, put back in order, and the original"
+    m1.metric("shuffle residual, no positions", f"{res.residual_plain:.1e}", help=residual_help)
+    m2.metric("shuffle residual, with positions", charts.number(res.residual_pe), help=f"the same, with {scheme.label}: {res.residual_pe!r}")
+    repeated = len(set(words)) < n
+    spread_help = "largest difference between the attention rows of two identical words"
+    m3.metric("same-word rows, no positions", f"{res.repeat_spread_plain:.1e}" if repeated else "no repeats", help=spread_help)
+    m4.metric("same-word rows, with positions", f"{res.repeat_spread_pe:.3g}" if repeated else "no repeats", help=f"the same, with {scheme.label}")
+    notes = figs.shuffle_notes(res, words, scheme, causal)
+    st.caption(
+        "Shuffle the words but keep positions 0, 1, 2, ... where they are, run attention, and put the outputs back in the "
+        "original word order. Without positions they match the unshuffled outputs up to rounding (~1e-16): attention is "
+        "permutation-equivariant. With positions they do not. " + " ".join(notes)
+    )
+    b = guarded(bag, width, s.base, scheme.name)
+    st.markdown(
+        f"'dog bites man' against 'man bites dog', mean of the attention outputs: cosine **{charts.number(b.cosine_plain)}** without positions, "
+        f"**{charts.number(b.cosine_pe)}** with {scheme.label} (relative distance {b.distance_plain:.1e} against {charts.number(b.distance_pe)})."
+        + (
+            f" {scheme.label} cannot tell these two apart: 'man bites dog' is 'dog bites man' reversed, and a bias that depends only on the distance "
+            "|i − j| is the same for a sentence and its reverse. Decoders apply ALiBi with a causal mask, which breaks the tie."
+            if b.distance_pe < 1e-9
+            else ""
+        )
+    )
+
+
+def _magnitudes() -> None:
+    st.header("Words against positions: who drives attention?")
+    col_a, col_b = st.columns(2)
+    with col_a:
+        plot(figs.norms_figure(res), key="att_norms")
+        if res.position_norm.any():
+            st.caption(
+                f"Mean ratio word : position = {res.word_norm.mean() / res.position_norm.mean():.3g}. "
+                f"Without the √d_model scaling the word vectors have norm ≈ 1 while the sinusoid has norm √(d/2) = {np.sqrt(width / 2):.3g}."
+            )
+            far = min(5, n - 1)
+            codes = pe_scale * scheme.input_code(np.array([0, far]), Setting(width, s.base, train_len=n))
+            same = attention.same_word_cosine(words[0], width, codes, scale=scale_words)[1] if far else 1.0
+            st.metric(f"the word ‘{words[0][:30]}’ at positions 0 and {far}: cosine of word + position", charts.number(same))
+            st.caption("1 would mean the word looks the same wherever it stands; the lower it is, the more the position part changes what attention sees.")
+        else:
+            st.caption(f"{scheme.label} adds nothing to the inputs, so the position part is zero: its effect is on the scores, in the side-by-side figures.")
+    with col_b:
+        if not added:
+            st.info(
+                f"{scheme.label} adds nothing to the word vectors ({scheme.applied}), so the position part above is zero and the scores do not split "
+                "into word and position terms: position acts inside attention. Pick an added scheme to see the split.",
+                icon=":material/info:",
+            )
+        else:
+            share = shares(tuple(words), width, s.base, scheme.name, project, scale_words)
+            plot(figs.shares_figure(share, FACTORS, pe_scale), key="att_shares")
+            st.caption(
+                "The scores split exactly into a content term, cross terms (growing with f) and a position term (growing with f²). Where the position "
+                "term dominates, attention is driven by where words stand rather than what they are. Turn off the √d_model scaling to see positions take "
+                "over at f = 1."
+            )
+
+
+def _add_concat() -> None:
+    if added:  # only an added code can be concatenated instead
+        st.header("Add or concatenate?")
+        ac = guarded(add_concat, tuple(words), width, s.base, scheme.name, st.session_state.att_seed)
+        st.dataframe(
+            {
+                "": ["add: x + PE", "concatenate: [x, PE]"],
+                "input width": [ac.width_add, ac.width_concat],
+                "Q, K, V parameters": [f"{ac.params_add:,}", f"{ac.params_concat:,}"],
+                "shuffle residual (order visible if > 0)": [f"{ac.residual_add:.3g}", f"{ac.residual_concat:.3g}"],
+            },
+            hide_index=True,
+        )
+        st.caption(
+            "Both make order visible. Concatenation keeps words and positions in separate dimensions but doubles the width, so every projection has four "
+            "times the parameters; addition shares the space, and in high dimensions a random word vector and the sinusoid are nearly orthogonal, "
+            "so little is lost."
+        )
+    else:
+        st.info(f"{scheme.label} is {scheme.applied}: only a code added to the inputs can be concatenated instead.", icon=":material/info:")
+
+
+# only the open tab runs and is drawn: a step of a shared slider redraws its figures, not all of the page's (ui/sections.py)
+sections(
+    "att_view",
+    {"Side by side": _side_by_side, "Words against positions": _magnitudes, "Add or concatenate": _add_concat},
+)
 next_link("attention")

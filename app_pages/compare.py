@@ -11,6 +11,7 @@ from core.viz.columns import columns
 from core.viz.grid import Picked, Sample, window
 from ui.controls import number
 from ui.path import next_link
+from ui.sections import sections
 from ui.shared import check_url_value, current_settings, keep_choices_in_url, one_of, plot, url_choices
 
 GRID = 40  # positions (and dimensions) per small panel
@@ -77,100 +78,109 @@ start = number(st, "First position drawn", "compare_start", 0, max(L - GRID, 0),
 pos = window(L, GRID, start=start)
 drawn = panels(tuple(names), setting, pos.start)
 
-st.header("What each scheme writes")
-code_panels = [(SCHEMES[n].label, drawn[n][1], drawn[n][0], pos) for n in names]
-plot(
-    charts.small_multiples(
-        code_panels,
-        title=f"What each scheme writes at positions {pos.start:,} to {pos.stop - 1:,}, d_model = {d:,}, max_len = {L:,}",
-        x_title="dimension (biases: key position)",
-        y_title="position (biases: query)",
-        note=pos.note("position") + "; whole (sin, cos) pairs of the sinusoids and RoPE, the first columns of binary and one-hot codes",
-    ),
-    key="compare_codes",
-)
-st.caption(
-    "Added schemes: the code of each position; RoPE: a unit vector of equal entries (1/√d each) rotated to each position; bias schemes: the bias "
-    f"between query and key, averaged over the {heads} heads. "
-    "What to look for: the integer code darkens steadily (its values grow with p), the fraction code is the same picture "
-    "with a smaller range, binary flips in blocks, one-hot is a single diagonal, the sinusoids make smooth stripes, the "
-    "learned table is noise until trained, RoPE turns a constant vector into sinusoid-like stripes, and the bias schemes "
-    "are constant along every diagonal (Shaw's drawn with a fixed unit query). Each panel has its own colour range (in its title): "
-    "the schemes differ by orders of magnitude. Consecutive positions are drawn, so every bit flip and every one-hot row is there."
-)
-problems = {n: drawn[n][3] for n in names if drawn[n][3]}
-for n, problem in problems.items():
-    st.caption(f"**{SCHEMES[n].label}**: {problem}")
-
-st.header("What each scheme adds to the score between two positions")
-plot(
-    charts.small_multiples(
-        [(SCHEMES[n].label, drawn[n][2], pos, pos) for n in names],
-        title="Score contribution S(m, n) between a query at m (rows) and a key at n (columns)",
-        x_title="key position n",
-        y_title="query position m",
-        note=pos.note("position"),
-    ),
-    key="compare_scores",
-)
-st.caption(
-    "Added schemes: PE(m)·PE(n). RoPE: the score of a fixed random query and key after rotating them to m and n. Bias schemes: the "
-    "bias averaged over heads. What to look for: a pattern that is constant along each diagonal depends only on the offset m − n "
-    "(the sinusoids, RoPE, the biases); the integer code's m·n grows towards the corner. The learned table at its initialisation stands "
-    "out only on its diagonal, each row with itself: off the diagonal its rows are unrelated noise, with no trace of distance."
-)
-
-st.header("Properties, measured")
-rows = measured(tuple(names), d, L, base, int(heads))
-table = []
-notes: set[str] = set()
-for n in names:
-    r = rows[n]
-    if isinstance(r, str):
-        table.append({"scheme": SCHEMES[n].label, "past max_len": r})
-        continue
-    if r.sample_note:
-        notes.add(f"{SCHEMES[n].label}: {r.sample_note}")
-    marks = properties.checklist(r)
-    table.append(
-        {
-            "scheme": SCHEMES[n].label,
-            "checklist": " ".join(properties.MARKS[marks[name][0]] for name, _ in properties.CHECKLIST),
-            "over": r.measured_over,
-            "max |value|": r.bounded,
-            "min distance": r.unique,
-            "neighbour / mean": r.smooth,
-            "relative departure": r.relative,
-            "past max_len": r.extrapolation,
-            "params": r.parameters,
-        }
+def _codes() -> None:
+    st.header("What each scheme writes")
+    code_panels = [(SCHEMES[n].label, drawn[n][1], drawn[n][0], pos) for n in names]
+    plot(
+        charts.small_multiples(
+            code_panels,
+            title=f"What each scheme writes at positions {pos.start:,} to {pos.stop - 1:,}, d_model = {d:,}, max_len = {L:,}",
+            x_title="dimension (biases: key position)",
+            y_title="position (biases: query)",
+            note=pos.note("position") + "; whole (sin, cos) pairs of the sinusoids and RoPE, the first columns of binary and one-hot codes",
+        ),
+        key="compare_codes",
     )
-st.dataframe(
-    pd.DataFrame(table),
-    hide_index=True,
-    width="stretch",
-    height=36 * (len(table) + 1) + 4,
-    column_config={
-        "scheme": st.column_config.TextColumn(pinned=True),
-        "past max_len": st.column_config.TextColumn(width="large"),
-        "max |value|": st.column_config.NumberColumn(format="%.4g"),
-        "min distance": st.column_config.NumberColumn(format="%.4g"),
-        "neighbour / mean": st.column_config.NumberColumn(format="%.4g"),
-        "relative departure": st.column_config.NumberColumn(format="%.4g"),
-        "params": st.column_config.NumberColumn(format="%d"),
-    },
-    key="compare_table",
-)
-st.caption(
-    "How to read it. **checklist**: the roadmap's six questions in order (unique, bounded, smooth, relative, extrapolates, cheap), ✓ holds, "
-    "✗ does not, – does not apply, scored from the numbers beside it. "
-    "**max |value|** (bounded?): the largest value a code takes inside max_len; it should not grow with the context. "
-    "**min distance** (unique?): the smallest distance between the codes of two different positions (distances for bias schemes); 0 means two "
-    "positions look the same. **neighbour / mean** (smooth?): neighbours' distance over the average distance; small means nearby positions look alike. "
-    "**relative departure**: 0 when the score between two positions depends only on their offset, about 1 when the absolute position "
-    "matters as much. **past max_len** (extrapolation): what the code does on positions max_len to 2·max_len − 1. **params**: what a model "
-    "would learn for positions at these settings. **over**: codes of positions, or of distances for bias schemes, which store no absolute position. "
-    "Empty cells do not apply (no position, or nothing varies)."
-    + (f" Measured on a sample or part of the context: {'; '.join(sorted(notes))}." if notes else "")
-)
+    st.caption(
+        "Added schemes: the code of each position; RoPE: a unit vector of equal entries (1/√d each) rotated to each position; bias schemes: the bias "
+        f"between query and key, averaged over the {heads} heads. "
+        "What to look for: the integer code darkens steadily (its values grow with p), the fraction code is the same picture "
+        "with a smaller range, binary flips in blocks, one-hot is a single diagonal, the sinusoids make smooth stripes, the "
+        "learned table is noise until trained, RoPE turns a constant vector into sinusoid-like stripes, and the bias schemes "
+        "are constant along every diagonal (Shaw's drawn with a fixed unit query). Each panel has its own colour range (in its title): "
+        "the schemes differ by orders of magnitude. Consecutive positions are drawn, so every bit flip and every one-hot row is there."
+    )
+    problems = {n: drawn[n][3] for n in names if drawn[n][3]}
+    for n, problem in problems.items():
+        st.caption(f"**{SCHEMES[n].label}**: {problem}")
+
+
+def _scores() -> None:
+    st.header("What each scheme adds to the score between two positions")
+    plot(
+        charts.small_multiples(
+            [(SCHEMES[n].label, drawn[n][2], pos, pos) for n in names],
+            title="Score contribution S(m, n) between a query at m (rows) and a key at n (columns)",
+            x_title="key position n",
+            y_title="query position m",
+            note=pos.note("position"),
+        ),
+        key="compare_scores",
+    )
+    st.caption(
+        "Added schemes: PE(m)·PE(n). RoPE: the score of a fixed random query and key after rotating them to m and n. Bias schemes: the "
+        "bias averaged over heads. What to look for: a pattern that is constant along each diagonal depends only on the offset m − n "
+        "(the sinusoids, RoPE, the biases); the integer code's m·n grows towards the corner. The learned table at its initialisation stands "
+        "out only on its diagonal, each row with itself: off the diagonal its rows are unrelated noise, with no trace of distance."
+    )
+
+
+def _properties() -> None:
+    st.header("Properties, measured")
+    rows = measured(tuple(names), d, L, base, int(heads))
+    table = []
+    notes: set[str] = set()
+    for n in names:
+        r = rows[n]
+        if isinstance(r, str):
+            table.append({"scheme": SCHEMES[n].label, "past max_len": r})
+            continue
+        if r.sample_note:
+            notes.add(f"{SCHEMES[n].label}: {r.sample_note}")
+        marks = properties.checklist(r)
+        table.append(
+            {
+                "scheme": SCHEMES[n].label,
+                "checklist": " ".join(properties.MARKS[marks[name][0]] for name, _ in properties.CHECKLIST),
+                "over": r.measured_over,
+                "max |value|": r.bounded,
+                "min distance": r.unique,
+                "neighbour / mean": r.smooth,
+                "relative departure": r.relative,
+                "past max_len": r.extrapolation,
+                "params": r.parameters,
+            }
+        )
+    st.dataframe(
+        pd.DataFrame(table),
+        hide_index=True,
+        width="stretch",
+        height=36 * (len(table) + 1) + 4,
+        column_config={
+            "scheme": st.column_config.TextColumn(pinned=True),
+            "past max_len": st.column_config.TextColumn(width="large"),
+            "max |value|": st.column_config.NumberColumn(format="%.4g"),
+            "min distance": st.column_config.NumberColumn(format="%.4g"),
+            "neighbour / mean": st.column_config.NumberColumn(format="%.4g"),
+            "relative departure": st.column_config.NumberColumn(format="%.4g"),
+            "params": st.column_config.NumberColumn(format="%d"),
+        },
+        key="compare_table",
+    )
+    st.caption(
+        "How to read it. **checklist**: the roadmap's six questions in order (unique, bounded, smooth, relative, extrapolates, cheap), ✓ holds, "
+        "✗ does not, – does not apply, scored from the numbers beside it. "
+        "**max |value|** (bounded?): the largest value a code takes inside max_len; it should not grow with the context. "
+        "**min distance** (unique?): the smallest distance between the codes of two different positions (distances for bias schemes); 0 means two "
+        "positions look the same. **neighbour / mean** (smooth?): neighbours' distance over the average distance; small means nearby positions look alike. "
+        "**relative departure**: 0 when the score between two positions depends only on their offset, about 1 when the absolute position "
+        "matters as much. **past max_len** (extrapolation): what the code does on positions max_len to 2·max_len − 1. **params**: what a model "
+        "would learn for positions at these settings. **over**: codes of positions, or of distances for bias schemes, which store no absolute position. "
+        "Empty cells do not apply (no position, or nothing varies)."
+        + (f" Measured on a sample or part of the context: {'; '.join(sorted(notes))}." if notes else "")
+    )
+
+
+# only the open tab runs and is drawn: a step of a shared slider redraws its figure, not all of the page's (ui/sections.py)
+sections("compare_view", {"What each writes": _codes, "Scores": _scores, "Properties": _properties})
 next_link("compare")

@@ -9,6 +9,7 @@ from core.viz import charts
 from core.viz.grid import Sample, envelope, strided
 from ui.controls import number
 from ui.path import next_link
+from ui.sections import sections
 from ui.shared import current_settings, plot, position_window
 
 MATRIX_GRID = 250  # positions per similarity matrix panel
@@ -41,169 +42,175 @@ def measured_positions(stop: int) -> Sample:
     return strided(stop, max(16, ELEMENTS // d))
 
 
-# --- matrices --------------------------------------------------------------------------
-st.header("Similarity matrices")
-start, stop = position_window(L, "sim_window")
-grid = strided(stop, MATRIX_GRID, start=start)
-cos = similarity.similarity_matrix(grid.start, grid.step, grid.count, d, base, kind="cosine")
-sines = similarity.sines_only_cosine(grid.indices, d, base)
-plot(
-    charts.side_by_side_heatmaps(
-        [("sines and cosines (the sinusoid)", cos, grid, grid), ("sines only, the same frequencies", sines, grid, grid)],
-        title=f"Cosine similarity between positions {start:,} to {stop - 1:,}: the sinusoid beside a code that keeps only the sines",
-        x_title="position q",
-        y_title="position p",
-        zmax=1.0,
-        colorbar_title="cosine",
-        note=grid.note("position"),
-        height=470,
-    ),
-    key="sim_matrices",
-)
-st.caption(
-    "What to look for, left: a dark red diagonal (every position is most like itself, cosine 1) and bands parallel to it. Each diagonal has one "
-    "colour along its whole length, because the value depends only on p − q (a Toeplitz matrix); here it runs from "
-    f"{charts.number(np.nanmin(cos))} to 1. For even d the dot product PE(p)·PE(q) is this cosine times d/2 = {d / 2:g}: the same picture. "
-    "Right: keep only the sines and the diagonals change colour along their length: sin pω·sin qω = ½[cos (p−q)ω − cos (p+q)ω] depends on "
-    "where the positions are, not only on their distance"
-    + (" (position 0 is the zero vector: its row and column are blank)." if start == 0 else ".")
-    + " The cosine of each pair is what makes a shift by k the same for every position."
-)
-
-# --- profile ---------------------------------------------------------------------------
-st.header("Similarity to one position")
-ref = number(st, "Reference position", "reference", 0, L - 1, L // 2, expected="the reference is a position from {lo} to {hi:,}", follow=True)
-prof = profile(int(ref), L, d, base)
-cos_prof = prof / (similarity.row_norm(np.array([ref]), d, base)[0] * similarity.row_norm(np.arange(L), d, base))
-idx, vals = envelope(cos_prof, LINE_POINTS)
-fig = charts.lines(
-    [("cosine(PE(ref), PE(p))", idx, vals)],
-    title=f"Cosine similarity of every position to position {ref:,}",
-    x_title="position p",
-    y_title="cosine similarity",
-    note=f"{L:,} positions drawn as the minimum and maximum of each of {LINE_POINTS // 2:,} buckets" if idx.size < L else "",
-    x_marks=[(ref, "reference")],
-)
-plot(fig, key="sim_profile")
-near = cos_prof[max(ref - 1, 0)] if ref > 0 else cos_prof[min(ref + 1, L - 1)]
-st.caption(
-    f"Similarity is 1 at the reference and falls off with distance (next position: {charts.number(near)}), with ripples from the "
-    "faster pairs falling in and out of step. It does not keep falling: far away it wanders around a floor, "
-    "so the sinusoid tells near from far much better than far from farther."
-)
-
-# --- consecutive distances -------------------------------------------------------------
-st.header("Every step is the same size")
-if L >= 2:
-    cons_pos = measured_positions(L - 1)
-    dist = similarity.consecutive_distances(cons_pos.indices, d, base)
-    c1, c2 = st.columns(2)
-    c1.metric("‖PE(p+1) − PE(p)‖, smallest measured", charts.number(dist.min()), help=f"exactly {dist.min()!r}")
-    c2.metric("largest − smallest", f"{dist.max() - dist.min():.2e}")
+def _matrices() -> None:
+    st.header("Similarity matrices")
+    start, stop = position_window(L, "sim_window")
+    grid = strided(stop, MATRIX_GRID, start=start)
+    cos = similarity.similarity_matrix(grid.start, grid.step, grid.count, d, base, kind="cosine")
+    sines = similarity.sines_only_cosine(grid.indices, d, base)
     plot(
-        charts.lines(
-            [("distance to the next position", cons_pos.indices, dist)],
-            title="Distance between consecutive positions",
-            x_title="position p",
-            y_title="‖PE(p+1) − PE(p)‖",
-            note=cons_pos.note("position"),
-            y_range=(0.0, 1.15 * dist.max()),
+        charts.side_by_side_heatmaps(
+            [("sines and cosines (the sinusoid)", cos, grid, grid), ("sines only, the same frequencies", sines, grid, grid)],
+            title=f"Cosine similarity between positions {start:,} to {stop - 1:,}: the sinusoid beside a code that keeps only the sines",
+            x_title="position q",
+            y_title="position p",
+            zmax=1.0,
+            colorbar_title="cosine",
+            note=grid.note("position"),
+            height=470,
         ),
-        key="sim_consecutive",
+        key="sim_matrices",
     )
     st.caption(
-        "The distance from each position to the next is the same everywhere (up to rounding) for even d: stepping by one turns "
-        "every pair by its own fixed angle, wherever you start." + (" For odd d the lone last sine adds a small wobble." if d % 2 else "")
+        "What to look for, left: a dark red diagonal (every position is most like itself, cosine 1) and bands parallel to it. Each diagonal has one "
+        "colour along its whole length, because the value depends only on p − q (a Toeplitz matrix); here it runs from "
+        f"{charts.number(np.nanmin(cos))} to 1. For even d the dot product PE(p)·PE(q) is this cosine times d/2 = {d / 2:g}: the same picture. "
+        "Right: keep only the sines and the diagonals change colour along their length: sin pω·sin qω = ½[cos (p−q)ω − cos (p+q)ω] depends on "
+        "where the positions are, not only on their distance"
+        + (" (position 0 is the zero vector: its row and column are blank)." if start == 0 else ".")
+        + " The cosine of each pair is what makes a shift by k the same for every position."
     )
-else:
-    st.info("max_len = 1 has no consecutive positions.")
 
-# --- linear map ------------------------------------------------------------------------
-st.header("Shifting by k is one linear map")
-k = number(st, "Offset k", "offset", 0, 1_000_000, 5, expected="the offset is a whole number from {lo} to {hi:,}")
-st.markdown(f"Each (sin, cos) pair i of PE(p + {k}) is the same pair of PE(p) turned by the angle {k}·ωᵢ:")
-st.latex(
-    rf"\begin{{pmatrix}}\sin((p+{k})\,\omega_i)\\ \cos((p+{k})\,\omega_i)\end{{pmatrix}} = "
-    rf"\underbrace{{\begin{{pmatrix}}\cos {k}\omega_i & \sin {k}\omega_i\\ -\sin {k}\omega_i & \cos {k}\omega_i\end{{pmatrix}}}}"
-    rf"_{{\text{{one block of }} M_{{{k}}}}}"
-    rf"\begin{{pmatrix}}\sin p\,\omega_i\\ \cos p\,\omega_i\end{{pmatrix}}"
-)
-paper_cols = np.arange(min(d, MAP_DIMS))
-layout_of = np.argsort(sinusoidal.layout_permutation(d, "interleaved"))[paper_cols]
-m = sinusoidal.rotation_matrix(k, d, base, dims=layout_of)
-ax = strided(len(paper_cols), len(paper_cols))
-plot(
-    charts.side_by_side_heatmaps(
-        [(f"M{charts.subscript(k)}", m, ax, ax)],
-        title=f"M{charts.subscript(k)}: PE(p + {k}) = M{charts.subscript(k)} · PE(p), one 2×2 rotation per pair",
-        x_title="input dimension",
-        y_title="output dimension",
-        zmax=1.0,
-        note=f"first {len(paper_cols)} of {d:,} dimensions" if d > MAP_DIMS else "",
-        height=480,
-    ),
-    key="sim_rotation",
-)
-res_pos = measured_positions(L)
-resid = similarity.rotation_residual(k, res_pos.indices, d, base)
-c1, c2 = st.columns(2)
-c1.metric(f"max |PE(p+{k}) − M{charts.subscript(k)}·PE(p)|", f"{resid.max():.2e}")
-c2.metric("positions checked", f"{res_pos.count:,}" + (f" (every {res_pos.step:,}th)" if res_pos.is_sample else " (all)"))
-st.caption(
-    "The matrix is block-diagonal: each block rotates one (sin, cos) pair by k·ωᵢ. It contains k but not p, so one matrix "
-    "moves every position k steps forward; attention can learn to look 'k words back' as a linear function of the vectors. "
-    + (
-        "For odd d the last sine has no cosine partner, so no matrix shifts it exactly: that column sets the residual above."
-        if d % 2
-        else "The residual is rounding error."
-    )
-)
-st.info(
-    "This block is a rotation. RoPE, on the next pages, takes the idea one step further: instead of adding PE(p) to the word and hoping attention "
-    "finds the rotation, it applies the rotation itself to every query and key.",
-    icon=":material/rotate_right:",
-)
 
-# --- uniqueness ------------------------------------------------------------------------
-st.header("Is every position unique?")
-best = closest(L, d, base)
-if best is None:
-    st.info("With max_len = 1 there is only one position.")
-else:
-    pair_text = f"positions {best.p:,} and {best.q:,}" + (f" (any two positions {best.q - best.p:,} apart)" if d % 2 == 0 else "")
-    st.metric(
-        "smallest distance between two distinct positions",
-        charts.number(best.distance),
-        help=f"Exact search over all offsets (and, for odd d, all positions): {best.distance!r}.",
+def _distance() -> None:
+    st.header("Similarity to one position")
+    ref = number(st, "Reference position", "reference", 0, L - 1, L // 2, expected="the reference is a position from {lo} to {hi:,}", follow=True)
+    prof = profile(int(ref), L, d, base)
+    cos_prof = prof / (similarity.row_norm(np.array([ref]), d, base)[0] * similarity.row_norm(np.arange(L), d, base))
+    idx, vals = envelope(cos_prof, LINE_POINTS)
+    fig = charts.lines(
+        [("cosine(PE(ref), PE(p))", idx, vals)],
+        title=f"Cosine similarity of every position to position {ref:,}",
+        x_title="position p",
+        y_title="cosine similarity",
+        note=f"{L:,} positions drawn as the minimum and maximum of each of {LINE_POINTS // 2:,} buckets" if idx.size < L else "",
+        x_marks=[(ref, "reference")],
     )
-    st.markdown(f"Closest pair: {pair_text}." + ("" if best.exact else " (odd-d search stopped at its candidate limit: this is an upper bound.)"))
+    plot(fig, key="sim_profile")
+    near = cos_prof[max(ref - 1, 0)] if ref > 0 else cos_prof[min(ref + 1, L - 1)]
     st.caption(
-        "If this number were 0, two positions would share a vector and the model could not tell them apart. "
-        "It shrinks when max_len grows past the slowest wavelength or when d_model is tiny: try d_model = 2 with a long context."
+        f"Similarity is 1 at the reference and falls off with distance (next position: {charts.number(near)}), with ripples from the "
+        "faster pairs falling in and out of step. It does not keep falling: far away it wanders around a floor, "
+        "so the sinusoid tells near from far much better than far from farther."
+    )
+    st.header("Every step is the same size")
+    if L >= 2:
+        cons_pos = measured_positions(L - 1)
+        dist = similarity.consecutive_distances(cons_pos.indices, d, base)
+        c1, c2 = st.columns(2)
+        c1.metric("‖PE(p+1) − PE(p)‖, smallest measured", charts.number(dist.min()), help=f"exactly {dist.min()!r}")
+        c2.metric("largest − smallest", f"{dist.max() - dist.min():.2e}")
+        plot(
+            charts.lines(
+                [("distance to the next position", cons_pos.indices, dist)],
+                title="Distance between consecutive positions",
+                x_title="position p",
+                y_title="‖PE(p+1) − PE(p)‖",
+                note=cons_pos.note("position"),
+                y_range=(0.0, 1.15 * dist.max()),
+            ),
+            key="sim_consecutive",
+        )
+        st.caption(
+            "The distance from each position to the next is the same everywhere (up to rounding) for even d: stepping by one turns "
+            "every pair by its own fixed angle, wherever you start." + (" For odd d the lone last sine adds a small wobble." if d % 2 else "")
+        )
+    else:
+        st.info("max_len = 1 has no consecutive positions.")
+
+
+def _shift_by_k() -> None:
+    st.header("Shifting by k is one linear map")
+    k = number(st, "Offset k", "offset", 0, 1_000_000, 5, expected="the offset is a whole number from {lo} to {hi:,}")
+    st.markdown(f"Each (sin, cos) pair i of PE(p + {k}) is the same pair of PE(p) turned by the angle {k}·ωᵢ:")
+    st.latex(
+        rf"\begin{{pmatrix}}\sin((p+{k})\,\omega_i)\\ \cos((p+{k})\,\omega_i)\end{{pmatrix}} = "
+        rf"\underbrace{{\begin{{pmatrix}}\cos {k}\omega_i & \sin {k}\omega_i\\ -\sin {k}\omega_i & \cos {k}\omega_i\end{{pmatrix}}}}"
+        rf"_{{\text{{one block of }} M_{{{k}}}}}"
+        rf"\begin{{pmatrix}}\sin p\,\omega_i\\ \cos p\,\omega_i\end{{pmatrix}}"
+    )
+    paper_cols = np.arange(min(d, MAP_DIMS))
+    layout_of = np.argsort(sinusoidal.layout_permutation(d, "interleaved"))[paper_cols]
+    m = sinusoidal.rotation_matrix(k, d, base, dims=layout_of)
+    ax = strided(len(paper_cols), len(paper_cols))
+    plot(
+        charts.side_by_side_heatmaps(
+            [(f"M{charts.subscript(k)}", m, ax, ax)],
+            title=f"M{charts.subscript(k)}: PE(p + {k}) = M{charts.subscript(k)} · PE(p), one 2×2 rotation per pair",
+            x_title="input dimension",
+            y_title="output dimension",
+            zmax=1.0,
+            note=f"first {len(paper_cols)} of {d:,} dimensions" if d > MAP_DIMS else "",
+            height=480,
+        ),
+        key="sim_rotation",
+    )
+    res_pos = measured_positions(L)
+    resid = similarity.rotation_residual(k, res_pos.indices, d, base)
+    c1, c2 = st.columns(2)
+    c1.metric(f"max |PE(p+{k}) − M{charts.subscript(k)}·PE(p)|", f"{resid.max():.2e}")
+    c2.metric("positions checked", f"{res_pos.count:,}" + (f" (every {res_pos.step:,}th)" if res_pos.is_sample else " (all)"))
+    st.caption(
+        "The matrix is block-diagonal: each block rotates one (sin, cos) pair by k·ωᵢ. It contains k but not p, so one matrix "
+        "moves every position k steps forward; attention can learn to look 'k words back' as a linear function of the vectors. "
+        + (
+            "For odd d the last sine has no cosine partner, so no matrix shifts it exactly: that column sets the residual above."
+            if d % 2
+            else "The residual is rounding error."
+        )
+    )
+    st.info(
+        "This block is a rotation. RoPE, on the next pages, takes the idea one step further: instead of adding PE(p) to the word and hoping attention "
+        "finds the rotation, it applies the rotation itself to every query and key.",
+        icon=":material/rotate_right:",
     )
 
-# --- norms -----------------------------------------------------------------------------
-st.header("Every row has the same length")
-norm_pos = measured_positions(L)
-rows = sinusoidal.sinusoidal_encoding(L, d, base, positions=norm_pos.indices)
-norms = np.linalg.norm(rows, axis=1)
-floor = (np.sqrt(d / 2), f"√(d/2) = √{d // 2}") if d % 2 == 0 else (np.sqrt((d - 1) / 2), f"√((d−1)/2) = √{(d - 1) // 2}")
-fig = charts.lines(
-    [("‖PE(p)‖", norm_pos.indices, norms)],
-    title="Norm of each position vector",
-    x_title="position p",
-    y_title="‖PE(p)‖",
-    note=norm_pos.note("position"),
-    y_range=(0.0, 1.15 * norms.max()),
-    y_marks=[floor],
-)
-plot(fig, key="sim_norms")
-if d % 2 == 0:
-    spread = norms.max() - norms.min()
-    st.caption(f"Each pair contributes sin² + cos² = 1, so every row has norm √(d/2) = {charts.number(np.sqrt(d / 2))}; measured spread {spread:.1e}.")
-else:
-    st.caption(
-        f"Odd d: {(d - 1) // 2} full pairs give (d − 1)/2, and the lone sine adds sin²(p·ω), so the norm wanders between √((d−1)/2) = "
-        f"{charts.number(np.sqrt((d - 1) / 2))} and √((d+1)/2) = {charts.number(np.sqrt((d + 1) / 2))}."
+
+def _uniqueness_and_norms() -> None:
+    st.header("Is every position unique?")
+    best = closest(L, d, base)
+    if best is None:
+        st.info("With max_len = 1 there is only one position.")
+    else:
+        pair_text = f"positions {best.p:,} and {best.q:,}" + (f" (any two positions {best.q - best.p:,} apart)" if d % 2 == 0 else "")
+        st.metric(
+            "smallest distance between two distinct positions",
+            charts.number(best.distance),
+            help=f"Exact search over all offsets (and, for odd d, all positions): {best.distance!r}.",
+        )
+        st.markdown(f"Closest pair: {pair_text}." + ("" if best.exact else " (odd-d search stopped at its candidate limit: this is an upper bound.)"))
+        st.caption(
+            "If this number were 0, two positions would share a vector and the model could not tell them apart. "
+            "It shrinks when max_len grows past the slowest wavelength or when d_model is tiny: try d_model = 2 with a long context."
+        )
+    st.header("Every row has the same length")
+    norm_pos = measured_positions(L)
+    rows = sinusoidal.sinusoidal_encoding(L, d, base, positions=norm_pos.indices)
+    norms = np.linalg.norm(rows, axis=1)
+    floor = (np.sqrt(d / 2), f"√(d/2) = √{d // 2}") if d % 2 == 0 else (np.sqrt((d - 1) / 2), f"√((d−1)/2) = √{(d - 1) // 2}")
+    fig = charts.lines(
+        [("‖PE(p)‖", norm_pos.indices, norms)],
+        title="Norm of each position vector",
+        x_title="position p",
+        y_title="‖PE(p)‖",
+        note=norm_pos.note("position"),
+        y_range=(0.0, 1.15 * norms.max()),
+        y_marks=[floor],
     )
+    plot(fig, key="sim_norms")
+    if d % 2 == 0:
+        spread = norms.max() - norms.min()
+        st.caption(f"Each pair contributes sin² + cos² = 1, so every row has norm √(d/2) = {charts.number(np.sqrt(d / 2))}; measured spread {spread:.1e}.")
+    else:
+        st.caption(
+            f"Odd d: {(d - 1) // 2} full pairs give (d − 1)/2, and the lone sine adds sin²(p·ω), so the norm wanders between √((d−1)/2) = "
+            f"{charts.number(np.sqrt((d - 1) / 2))} and √((d+1)/2) = {charts.number(np.sqrt((d + 1) / 2))}."
+        )
+
+
+# only the open tab runs and is drawn: a step of a shared slider redraws its figures, not all of the page's (ui/sections.py)
+sections(
+    "sim_view",
+    {"Matrices": _matrices, "Distance": _distance, "Shift by k": _shift_by_k, "Uniqueness and norms": _uniqueness_and_norms},
+)
 next_link("similarity")

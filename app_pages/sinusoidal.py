@@ -10,6 +10,7 @@ from core.viz import charts
 from core.viz import sinusoid_figures as figs
 from ui.controls import choice, number
 from ui.path import next_link
+from ui.sections import sections
 from ui.scorecard import scorecard
 from ui.shared import current_settings, follow_default, plot, position_window
 
@@ -32,8 +33,7 @@ st.latex(
 if d % 2:
     st.caption(f"d_model = {d} is odd: the last column ({d - 1}) is a sine whose cosine partner would be column {d}, which does not exist.")
 
-# --- heatmap ---------------------------------------------------------------------------
-st.header("The encoding as a picture")
+# --- controls the tabs share: the layout, and the window of positions the picture and the t2t table show
 layout = choice(  # plain names in the URL, not the labels
     st,
     "Column layout",
@@ -44,132 +44,161 @@ layout = choice(  # plain names in the URL, not the labels
     widget="segmented_control",
 )
 start, stop = position_window(L, "sin_window")
-heat = figs.encoding_heatmap(d, L, base, layout, start, stop)
-plot(heat.figure, key="sin_heatmap")
-n_slow, slowest = figs.slow_columns(d, base, stop - start)
-st.caption(
-    "What to look for: the left columns (fast pairs) change from one row to the next; columns further right change ever more slowly. "
-    + (
-        f"Over these {stop - start:,} positions the slowest {n_slow:,} of {omega.size:,} pairs turn less than a tenth of a cycle: "
-        "their columns are almost constant. "
-        if n_slow
-        else f"At base {base:,.6g} even the slowest pair turns {slowest:.3g} cycles over these {stop - start:,} positions, so no column is constant. "
-    )
-    + "Every row is a different mix, which is what makes positions distinguishable. "
-    + ("With the sines-first layout the same columns are regrouped: sines on the left half, cosines on the right. " if layout == "concat" else "")
-    + ("Columns are drawn as whole (sin, cos) pairs. " if heat.columns.is_sample else "")
-    + (
-        f"Rows sample every {heat.rows.step:,}th position: columns faster than that stride alias into moiré patterns that are not in the encoding; "
-        "narrow the window to see every position."
-        if heat.rows.step > 1
-        else ""
-    )
-)
 
-# --- waves -----------------------------------------------------------------------------
-st.header("Each dimension is a wave")
-default_dims = sorted({0, 1, min(d - 1, 2 * (d // 16)), min(d - 1, 2 * (d // 4))})
-dims_value = follow_default("sin_dims", default_dims, lambda dims: all(j < d for j in dims))
-dims_options = range(d) if d <= 4096 else sorted(set(range(0, d, d // 512)) | set(default_dims) | set(dims_value))  # a long list stays usable
-c1, c2 = st.columns([2, 3])
-chosen = c1.multiselect("Dimensions to draw", list(dims_options), default=dims_value, key="sin_dims", max_selections=8)
-with c2:
-    w_start, w_stop = position_window(L, "wave_window", "Positions drawn", span=WAVE_SPAN, help="A window of consecutive positions: every one gets its dot.")
-if chosen:
-    plot(figs.waves(d, L, base, layout, sorted(chosen), w_start, w_stop), key="sin_waves")
+
+def _picture() -> None:
+    st.header("The encoding as a picture")
+    heat = figs.encoding_heatmap(d, L, base, layout, start, stop)
+    plot(heat.figure, key="sin_heatmap")
+    n_slow, slowest = figs.slow_columns(d, base, stop - start)
     st.caption(
-        "Dimension j repeats every λᵢ = 2π·base^(2i/d) positions (dashed lines λᵢ, measured from the window's start), with i = j // 2 in the paper's "
-        "layout. A sine and the cosine beside it share a wavelength, a quarter cycle apart. The dots are the values a model sees; the curves between "
-        "them are the formula at fractional positions."
+        "What to look for: the left columns (fast pairs) change from one row to the next; columns further right change ever more slowly. "
+        + (
+            f"Over these {stop - start:,} positions the slowest {n_slow:,} of {omega.size:,} pairs turn less than a tenth of a cycle: "
+            "their columns are almost constant. "
+            if n_slow
+            else f"At base {base:,.6g} even the slowest pair turns {slowest:.3g} cycles over these {stop - start:,} positions, so no column is constant. "
+        )
+        + "Every row is a different mix, which is what makes positions distinguishable. "
+        + ("With the sines-first layout the same columns are regrouped: sines on the left half, cosines on the right. " if layout == "concat" else "")
+        + ("Columns are drawn as whole (sin, cos) pairs. " if heat.columns.is_sample else "")
+        + (
+            f"Rows sample every {heat.rows.step:,}th position: columns faster than that stride alias into moiré patterns that are not in the encoding; "
+            "narrow the window to see every position."
+            if heat.rows.step > 1
+            else ""
+        )
     )
-else:
-    st.info("Pick at least one dimension to draw its wave.")
 
-# --- spectrum --------------------------------------------------------------------------
-st.header("Frequencies and wavelengths")
-n_long = int((wl > L).sum())
-c1, c2, c3 = st.columns(3)
-c1.metric("sin/cos pairs", f"{omega.size:,}")
-c2.metric("fastest / slowest wavelength", f"{wl[0]:.4g} / {wl[-1]:,.4g}")
-c3.metric("pairs with wavelength > max_len", f"{n_long:,}", help="These never complete a cycle inside the context.")
-plot(charts.spectrum(wl, L, title=f"Wavelength of each pair, d_model = {d:,}, base = {base:,.6g}"), key="sin_spectrum")
-st.caption(
-    f"The wavelengths form a straight line on this log scale: each pair is {base ** (2 / d):.4g}× slower than the one before. "
-    f"{n_long:,} of {omega.size:,} pairs lie above the max_len line: across {L:,} positions they cover less than one cycle, "
-    "so they act as slowly drifting coarse position signals rather than repeating ones."
-)
 
-# --- phase circle ----------------------------------------------------------------------
-st.header("One pair traces a circle")
-n_full = d // 2
-if n_full == 0:
-    st.info("d_model = 1 has no complete sin/cos pair.")
-else:
-    near_32 = int(np.argmin(np.abs(np.log(wl[:n_full] / 32.0))))  # a pair that takes ~32 positions per turn
-    pair_help = "Dimensions 2i (sin) and 2i+1 (cos) in the paper's layout."
-    pair = number(st, "Pair i", "pair", 0, n_full - 1, near_32, expected="the pair is a whole number from {lo} to {hi:,}", follow=True, help=pair_help)
-    count = int(min(L - w_start, max(WAVE_SPAN, int(np.ceil(wl[pair])) + 1), 400))  # about one turn of consecutive positions
-    plot(figs.phase_circle(d, L, base, pair, w_start, count), key="sin_circle")
+def _waves() -> None:
+    st.header("Each dimension is a wave")
+    default_dims = sorted({0, 1, min(d - 1, 2 * (d // 16)), min(d - 1, 2 * (d // 4))})
+    dims_value = follow_default("sin_dims", default_dims, lambda dims: all(j < d for j in dims))
+    dims_options = range(d) if d <= 4096 else sorted(set(range(0, d, d // 512)) | set(default_dims) | set(dims_value))  # a long list stays usable
+    c1, c2 = st.columns([2, 3])
+    chosen = c1.multiselect("Dimensions to draw", list(dims_options), default=dims_value, key="sin_dims", max_selections=8)
+    with c2:
+        wave_help = "A window of consecutive positions: every one gets its dot."
+        w_start, w_stop = position_window(L, "wave_window", "Positions drawn", span=WAVE_SPAN, help=wave_help)
+    if chosen:
+        plot(figs.waves(d, L, base, layout, sorted(chosen), w_start, w_stop), key="sin_waves")
+        st.caption(
+            "Dimension j repeats every λᵢ = 2π·base^(2i/d) positions (dashed lines λᵢ, measured from the window's start), with i = j // 2 in the paper's "
+            "layout. A sine and the cosine beside it share a wavelength, a quarter cycle apart. The dots are the values a model sees; the curves between "
+            "them are the formula at fractional positions."
+        )
+    else:
+        st.info("Pick at least one dimension to draw its wave.")
+
+    st.header("One pair traces a circle")
+    n_full = d // 2
+    if n_full == 0:
+        st.info("d_model = 1 has no complete sin/cos pair.")
+    else:
+        near_32 = int(np.argmin(np.abs(np.log(wl[:n_full] / 32.0))))  # a pair that takes ~32 positions per turn
+        pair_help = "Dimensions 2i (sin) and 2i+1 (cos) in the paper's layout."
+        pair = number(st, "Pair i", "pair", 0, n_full - 1, near_32, expected="the pair is a whole number from {lo} to {hi:,}", follow=True, help=pair_help)
+        count = int(min(L - w_start, max(WAVE_SPAN, int(np.ceil(wl[pair])) + 1), 400))  # about one turn of consecutive positions
+        plot(figs.phase_circle(d, L, base, pair, w_start, count), key="sin_circle")
+        st.caption(
+            f"Each step in position turns the point by the same angle, {np.degrees(omega[pair]) % 360:.4g}°, along the grey circle. That fixed turn is why "
+            "PE(p + k) is a rotation of PE(p), the same for every p (see the similarity page)."
+        )
+
+
+def _spectrum() -> None:
+    st.header("Frequencies and wavelengths")
+    n_long = int((wl > L).sum())
+    c1, c2, c3 = st.columns(3)
+    c1.metric("sin/cos pairs", f"{omega.size:,}")
+    c2.metric("fastest / slowest wavelength", f"{wl[0]:.4g} / {wl[-1]:,.4g}")
+    c3.metric("pairs with wavelength > max_len", f"{n_long:,}", help="These never complete a cycle inside the context.")
+    plot(charts.spectrum(wl, L, title=f"Wavelength of each pair, d_model = {d:,}, base = {base:,.6g}"), key="sin_spectrum")
     st.caption(
-        f"Each step in position turns the point by the same angle, {np.degrees(omega[pair]) % 360:.4g}°, along the grey circle. That fixed turn is why "
-        "PE(p + k) is a rotation of PE(p), the same for every p (see the similarity page)."
+        f"The wavelengths form a straight line on this log scale: each pair is {base ** (2 / d):.4g}× slower than the one before. "
+        f"{n_long:,} of {omega.size:,} pairs lie above the max_len line: across {L:,} positions they cover less than one cycle, "
+        "so they act as slowly drifting coarse position signals rather than repeating ones."
     )
 
-# --- binary analogy --------------------------------------------------------------------
-st.header("Like counting in binary, but smooth")
-plot(figs.binary_analogy(d, L, base), key="sin_binary")
-st.caption(
-    "Bit b repeats every 2^(b+1) positions; beside each, the sine whose wavelength is nearest (the fastest sine repeats every 2π ≈ 6.3 positions, so the "
-    "two fastest bits share it). The lowest bit flips every position, the next every two, the next every four: fast to slow, like the columns on the "
-    "right. The sinusoid makes the same kind of fast-to-slow code with smooth values, so neighbouring positions stay close, and it keeps going past any "
-    "fixed number of bits."
-)
 
-# --- exact vector ----------------------------------------------------------------------
-st.header("A position's exact vector")
-p = number(st, "Position p", "position", 0, max(L - 1, 0), min(10, L - 1), expected="the position is a whole number from {lo} to {hi:,}", follow=True)
-pair_of, freq, is_cos = sinusoidal.column_info(d, base, layout)
-row = sinusoidal.sinusoidal_encoding(L, d, base, layout=layout, positions=np.array([p]))[0]
-columns = {"dimension j": np.arange(d), "pair i": pair_of, "function": np.where(is_cos, "cos", "sin"), "ωᵢ (rad/position)": freq, "angle p·ωᵢ (rad)": p * freq}
-four = {name: st.column_config.NumberColumn(format="%.4g") for name in ("ωᵢ (rad/position)", "angle p·ωᵢ (rad)", f"PE({p}, j)")}
-st.dataframe(columns | {f"PE({p}, j)": row}, hide_index=True, height=280, column_config=four)
-st.caption(f"All {d:,} values, in the {layout} layout, to 4 significant digits. Its norm is {np.linalg.norm(row):.4g}.")
-with st.expander("The exact values (every digit of float64)"):
-    st.dataframe({"dimension j": np.arange(d), f"PE({p}, j)": [repr(float(v)) for v in row]}, hide_index=True, height=280)
+def _binary() -> None:
+    st.header("Like counting in binary, but smooth")
+    plot(figs.binary_analogy(d, L, base), key="sin_binary")
+    st.caption(
+        "Bit b repeats every 2^(b+1) positions; beside each, the sine whose wavelength is nearest (the fastest sine repeats every 2π ≈ 6.3 positions, so the "
+        "two fastest bits share it). The lowest bit flips every position, the next every two, the next every four: fast to slow, like the columns on the "
+        "right. The sinusoid makes the same kind of fast-to-slow code with smooth values, so neighbouring positions stay close, and it keeps going past any "
+        "fixed number of bits."
+    )
 
-# --- t2t / fairseq ---------------------------------------------------------------------
-st.header("The tensor2tensor / fairseq convention")
-plot(figs.t2t_comparison(d, L, base, start, stop), key="sin_t2t")
-half = np.arange(d // 2)
-plot(
-    charts.lines(
-        [("paper: base^(−2i/d)", half, omega[: d // 2]), ("t2t/fairseq: exp(−i·ln(base)/(d/2 − 1))", half, sinusoidal.t2t_frequencies(d, max_timescale=base))],
-        title="Frequency of each pair in the two conventions",
-        x_title="pair index i",
-        y_title="ωᵢ (rad per position, log scale)",
-        log_y=True,
-    ),
-    key="sin_t2t_freq",
-)
-st.caption(
-    "Two differences: tensor2tensor and fairseq put all sines before all cosines (like the sines-first layout), and they "
-    "space the d/2 frequencies so the last one is exactly 1/base (step ln(base)/(d/2 − 1)) where the paper steps by 2·ln(base)/d "
-    "and stops short of 1/base; for odd widths they pad a zero column where the paper adds one more sine. "
-    "A model trained with one convention needs that same table at inference."
-)
 
-# --- learned ---------------------------------------------------------------------------
-st.header("The other absolute choice: a learned table")
-st.markdown(
-    "BERT and GPT-2 do not compute their positions: they learn one vector per position, a table of max_len × d_model numbers trained with the rest of "
-    "the model. Before training the table is noise; training gives it whatever structure the task rewards. It has no row past its last position, so "
-    "it cannot run on longer inputs at all."
+def _exact() -> None:
+    st.header("A position's exact vector")
+    p = number(st, "Position p", "position", 0, max(L - 1, 0), min(10, L - 1), expected="the position is a whole number from {lo} to {hi:,}", follow=True)
+    pair_of, freq, is_cos = sinusoidal.column_info(d, base, layout)
+    row = sinusoidal.sinusoidal_encoding(L, d, base, layout=layout, positions=np.array([p]))[0]
+    columns = {"dimension j": np.arange(d), "pair i": pair_of, "function": np.where(is_cos, "cos", "sin")}
+    columns |= {"ωᵢ (rad/position)": freq, "angle p·ωᵢ (rad)": p * freq}
+    four = {name: st.column_config.NumberColumn(format="%.4g") for name in ("ωᵢ (rad/position)", "angle p·ωᵢ (rad)", f"PE({p}, j)")}
+    st.dataframe(columns | {f"PE({p}, j)": row}, hide_index=True, height=280, column_config=four)
+    st.caption(f"All {d:,} values, in the {layout} layout, to 4 significant digits. Its norm is {np.linalg.norm(row):.4g}.")
+    with st.expander("The exact values (every digit of float64)"):
+        st.dataframe({"dimension j": np.arange(d), f"PE({p}, j)": [repr(float(v)) for v in row]}, hide_index=True, height=280)
+
+
+def _t2t() -> None:
+    st.header("The tensor2tensor / fairseq convention")
+    plot(figs.t2t_comparison(d, L, base, start, stop), key="sin_t2t")
+    half = np.arange(d // 2)
+    plot(
+        charts.lines(
+            [
+                ("paper: base^(−2i/d)", half, omega[: d // 2]),
+                ("t2t/fairseq: exp(−i·ln(base)/(d/2 − 1))", half, sinusoidal.t2t_frequencies(d, max_timescale=base)),
+            ],
+            title="Frequency of each pair in the two conventions",
+            x_title="pair index i",
+            y_title="ωᵢ (rad per position, log scale)",
+            log_y=True,
+        ),
+        key="sin_t2t_freq",
+    )
+    st.caption(
+        "Two differences: tensor2tensor and fairseq put all sines before all cosines (like the sines-first layout), and they "
+        "space the d/2 frequencies so the last one is exactly 1/base (step ln(base)/(d/2 − 1)) where the paper steps by 2·ln(base)/d "
+        "and stops short of 1/base; for odd widths they pad a zero column where the paper adds one more sine. "
+        "A model trained with one convention needs that same table at inference."
+    )
+
+
+def _learned() -> None:
+    st.header("The other absolute choice: a learned table")
+    st.markdown(
+        "BERT and GPT-2 do not compute their positions: they learn one vector per position, a table of max_len × d_model numbers trained with the rest of "
+        "the model. Before training the table is noise; training gives it whatever structure the task rewards. It has no row past its last position, so "
+        "it cannot run on longer inputs at all."
+    )
+    plot(figs.learned_table(d, L, base), key="sin_learned")
+    st.caption(
+        "What to look for: the sinusoid's columns are waves from the first row; the untrained table has none, and its rows are no more alike when "
+        "positions are near than when they are far. The model page shows a trained one, the lab trains one itself."
+    )
+    st.subheader("The sinusoid and the learned table against the checklist")
+    scorecard(["sinusoidal", "t2t", "learned"], Setting(width=d, base=base, train_len=L), L, key="sin_scorecard")
+
+
+# only the open tab runs and is drawn: a step of a shared slider redraws its figures, not all of the page's (ui/sections.py)
+sections(
+    "sin_view",
+    {
+        "Picture": _picture,
+        "Waves": _waves,
+        "Spectrum": _spectrum,
+        "Binary": _binary,
+        "Exact values": _exact,
+        "tensor2tensor": _t2t,
+        "Learned table": _learned,
+    },
 )
-plot(figs.learned_table(d, L, base), key="sin_learned")
-st.caption(
-    "What to look for: the sinusoid's columns are waves from the first row; the untrained table has none, and its rows are no more alike when "
-    "positions are near than when they are far. The model page shows a trained one, the lab trains one itself."
-)
-st.subheader("The sinusoid and the learned table against the checklist")
-scorecard(["sinusoidal", "t2t", "learned"], Setting(width=d, base=base, train_len=L), L, key="sin_scorecard")
 next_link("sinusoidal")

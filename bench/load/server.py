@@ -45,7 +45,17 @@ def wait_healthy(url: str, proc: subprocess.Popen | None = None, timeout: float 
 class Server:
     """`streamlit run app.py` on 127.0.0.1:port, as the e2e tests start it, with its log in a file."""
 
-    def __init__(self, port: int | None = None, log: Path | None = None, extra: list[str] | None = None, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        port: int | None = None,
+        log: Path | None = None,
+        extra: list[str] | None = None,
+        env: dict[str, str] | None = None,
+        script: str = "app.py",
+        root: Path | None = None,
+    ) -> None:
+        self.script = script  # relative to the repository root (bench/minimal_app.py for the reference page)
+        self.root = root or ROOT  # the checkout to serve (another one: the app before a change, for a benchmark)
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = log or ROOT / "artifacts" / f"load-server-{self.port}.log"
@@ -58,10 +68,26 @@ class Server:
         """Start the server (again, after `stop`, on the same port: the log goes on) and wait until it is healthy."""
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_path, "a" if self.proc is not None else "w")
-        cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(self.port),
-               "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none", *self.extra]
+        cmd = [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            self.script,
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(self.port),
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+            *self.extra,
+        ]
         env = {**os.environ, **self.env} if self.env else None
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
+        self.proc = subprocess.Popen(cmd, cwd=self.root, stdout=log, stderr=subprocess.STDOUT, env=env)
         log.close()
         self.start_s = wait_healthy(self.url, self.proc)
         return self

@@ -22,7 +22,8 @@ from core.viz.grid import Picked, Sample, ordinal
 
 DIVERGING = "RdBu_r"
 SEQUENTIAL = "Viridis"
-HEATMAP_CELLS = 65_536  # 256 x 256 per figure: beyond this heatmaps are sent as images
+HEATMAP_CELLS = wire.LIST_CELLS  # per figure: beyond this heatmaps are sent as images (plotly.js colours a heatmap cell by cell, twice over typed arrays)
+HOVER_CELLS = 4_096  # an image's exact values on hover: an invisible heatmap of at most this many of its cells
 LINE_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")  # Okabe-Ito
 FONT = dict(family="Inter, Source Sans Pro, sans-serif", size=13)
 _AXIS = dict(gridcolor="#EBEDF0", zerolinecolor="#C9CED6", linecolor="#C9CED6", showline=True, ticks="outside", tickcolor="#C9CED6", automargin=True)
@@ -350,8 +351,10 @@ def heatmap_trace(
 ) -> list:
     """Traces that draw z (rows = y indices, columns = x indices) with the given colour range:
     a go.Heatmap (exact values on hover) when `numeric` (default: z has at most HEATMAP_CELLS
-    cells), else an image plus an invisible trace that carries the colour bar."""
-    xs, ys = _coords(x), _coords(y)
+    cells), else an image plus an invisible trace that carries the colour bar and, on evenly
+    spaced axes, an invisible heatmap of every k-th row and column that gives those cells' exact
+    values on hover (the hover names the cell it reads)."""
+    xs, ys, hover_name = _coords(x), _coords(y), hover
     if z.size <= HEATMAP_CELLS if numeric is None else numeric:
         return [
             go.Heatmap(
@@ -384,7 +387,26 @@ def heatmap_trace(
         hoverinfo="skip",
         marker=dict(colorscale=scale, cmin=zmin, cmax=zmax, color=[zmin], showscale=showscale, colorbar=dict(title=dict(text=colorbar_title))),
     )
-    return [image, bar]
+    if not (x.uniform and y.uniform):
+        return [image, bar]
+    k = max(1, int(np.ceil(np.sqrt(z.size / HOVER_CELLS))))  # every k-th row and column
+    values = z[::k, ::k].astype(np.float32)
+    probe = go.Heatmap(
+        z=values,
+        x=np.asarray(x.indices[::k]),
+        y=np.asarray(y.indices[::k]),
+        zmin=zmin,
+        zmax=zmax,
+        colorscale=scale,
+        opacity=0,
+        showscale=False,
+        hoverongaps=False,
+        hovertemplate=f"x %{{x}}<br>y %{{y}}<br>{hover_name} %{{z:.6g}}"
+        + (f"<br>(the value at this cell: hover reads every {ordinal(k)} row and column)" if k > 1 else "")
+        + "<extra></extra>",
+    )
+    image.hoverinfo = "skip"  # the probe answers instead, with the value
+    return [image, bar, probe]
 
 
 def heatmap(

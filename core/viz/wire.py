@@ -18,7 +18,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import get_colorscale, sample_colorscale
 
-LIST_CELLS = 20_000  # heatmap cells per figure sent as lists (~11 characters a cell) rather than typed arrays (~5.3)
+LIST_CELLS = 24_000  # heatmap cells per figure sent as lists (~11 characters a cell, so at most ~270 kB) rather than typed arrays (~5.3)
 
 
 class Figure(go.Figure):

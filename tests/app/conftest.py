@@ -38,6 +38,34 @@ def open_page(page: str, **params: str) -> AppTest:
     return at
 
 
+def tab_sets(at: AppTest) -> list[tuple[str, list[str]]]:
+    """The page's tabs bound to the URL (ui/sections.py), as (URL parameter, tab labels), default tab first.
+    Only the open tab of such a set runs, so AppTest sees only its figures."""
+    found = []
+
+    def walk(node) -> None:
+        proto = getattr(node, "proto", None)
+        if proto is not None and hasattr(proto, "tab_container") and proto.HasField("tab_container") and proto.tab_container.query_param_key:
+            found.append((proto.tab_container.query_param_key, [tab.label for tab in node.children.values()]))
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at.main)
+    return found
+
+
+def open_views(page: str, **params: str) -> list[AppTest]:
+    """The page once per tab of its bound tabs, each opened through the URL as a link would
+    (the page as opened with `params` first): together, every figure the page can show."""
+    first = open_page(page, **params)
+    runs = [first]
+    for key, labels in tab_sets(first):
+        if key in params:
+            continue
+        runs += [open_page(page, **params, **{key: label}) for label in labels[1:]]
+    return runs
+
+
 def figures(at: AppTest) -> list[dict]:
     """The Plotly figures the page sent, as the JSON the browser receives."""
     return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]

@@ -8,7 +8,7 @@ import pytest
 from core.analysis import attention
 from core.schemes.registry import SCHEMES, positional_schemes
 from core.schemes.sinusoidal import sinusoidal_encoding
-from tests.app.conftest import assert_clean, decode, figures, open_page, title_text
+from tests.app.conftest import assert_clean, chart_keys, decode, figures, open_page, open_views, title_text
 
 
 def metrics(at) -> dict[str, str]:
@@ -28,7 +28,8 @@ def test_every_preset(preset):
         assert float(m["same-word rows, no positions"]) < 1e-12
     else:
         assert m["same-word rows, no positions"] == "no repeats"
-    assert len(figures(at)) == 4
+    assert chart_keys(at) == ["att_side_by_side", "att_difference"]  # the open tab's; the others' through their links:
+    assert sum(len(figures(run)) for run in open_views("attention", sentence=preset)) == 4
 
 
 def test_side_by_side_weights_are_the_core_numbers():
@@ -96,12 +97,14 @@ def test_custom_sentence_edge_cases(text, outcome):
     assert_clean(at)
     if outcome == "no words":
         assert any("no words" in w.value for w in at.warning)
-    elif outcome == "capped":
+        return
+    if outcome == "capped":
         assert any("first 256" in i.value for i in at.info)
-        assert len(figures(at)) == 4
         assert figures(at)[0]["data"][0]["type"] == "image"  # 2 x 256 x 256 weights: sent as an image
-    else:
-        assert len(figures(at)) == 4
+    assert len(figures(at)) == 2  # the open tab's; with the others', through their links:
+    views = open_views("attention", sentence="your own sentence", text=text)
+    assert all(not run.exception for run in views)
+    assert sum(len(figures(run)) for run in views) == 4
 
 
 def test_custom_sentence_and_settings_from_the_link():
@@ -132,10 +135,20 @@ def test_width_is_capped_with_a_notice():
 
 
 def test_unscaled_words_shift_the_scores_to_positions():
-    at = open_page("attention")
-    shares_on = figures(at)[3]["data"][2]["y"]
+    at = open_page("attention", att_view="Words against positions")
+    assert chart_keys(at) == ["att_norms", "att_shares"]
+    shares_on = figures(at)[1]["data"][2]["y"]
     at.toggle(key="scale_words").set_value(False).run()
-    shares_off = figures(at)[3]["data"][2]["y"]
+    shares_off = figures(at)[1]["data"][2]["y"]
     assert_clean(at)
     at_one = 8  # FACTORS = linspace(0, 4, 33): index 8 is f = 1
     assert decode(shares_off)[at_one] > 0.5 > decode(shares_on)[at_one]
+
+
+def test_add_or_concatenate_tab():
+    at = open_page("attention", att_view="Add or concatenate")
+    assert_clean(at)
+    assert list(at.dataframe[0].value["input width"]) == [128, 256]
+    at.selectbox(key="scheme").set_value("rope").run()
+    assert_clean(at)
+    assert any("concatenated" in i.value for i in at.info)

@@ -26,6 +26,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bench.load.pages import ROOT, AppPage, app_pages
+from tests.app.conftest import tab_sets
 from ui.params import SHARED_PARAMS
 
 PAGES = app_pages()
@@ -107,13 +108,26 @@ def open_page(page: AppPage, params: dict[str, str] | None = None) -> AppTest:
 
 
 @functools.cache
-def page_params(name: str) -> tuple[Param, ...]:
-    """Every query parameter the page reads: found by running it once at the defaults."""
-    at = open_page(BY_NAME[name])
-    assert not at.exception, f"{name} fails at the defaults: {[e.value for e in at.exception]}"
+def page_views(name: str) -> tuple[tuple[tuple[str, str], ...], ...]:
+    """The page's views: () for the page as it opens, then one (("key", "label"),) per other tab
+    of its tabs bound to the URL (ui/sections.py), whose content runs only when that tab is open."""
+    views: list[tuple[tuple[str, str], ...]] = [()]
+    for key, labels in tab_sets(open_page(BY_NAME[name])):
+        views += [((key, label),) for label in labels[1:]]
+    return tuple(views)
+
+
+@functools.cache
+def view_params(name: str, view: tuple[tuple[str, str], ...] = ()) -> tuple[Param, ...]:
+    """Every query parameter the page reads in one view: found by running it once at the defaults
+    (with the view's tab open). The tab parameters themselves are page parameters of the first view."""
+    at = open_page(BY_NAME[name], dict(view))
+    assert not at.exception, f"{name} {view} fails at the defaults: {[e.value for e in at.exception]}"
     shared = {spec.name: spec for spec in SHARED_PARAMS}
     found: dict[str, Param] = {}
     for key in at.query_params:
+        if key in dict(view):
+            continue
         if key in shared:
             spec = shared[key]
             found[key] = Param(key, "shared", "", float(spec.lo), float(spec.hi), spec.integer)
@@ -121,6 +135,18 @@ def page_params(name: str) -> tuple[Param, ...]:
             found[key] = Param(key, "page")
     for key, node in bound_widgets(at).items():
         found[key] = _param_from_widget(key, node)
+    if not view:
+        found.update({key: Param(key, "page") for key, _ in tab_sets(at)})
+    return tuple(found.values())
+
+
+@functools.cache
+def page_params(name: str) -> tuple[Param, ...]:
+    """Every query parameter the page reads, in any of its views."""
+    found: dict[str, Param] = {}
+    for view in page_views(name):
+        for param in view_params(name, view):
+            found.setdefault(param.name, param)
     return tuple(found.values())
 
 
@@ -160,8 +186,9 @@ CASES: dict[str, Callable[[Param], str | None]] = {
 }
 
 
-def case_params(page: str, case: str) -> dict[str, str]:
-    values = {p.name: CASES[case](p) for p in page_params(page)}
+def case_params(page: str, case: str, view: tuple[tuple[str, str], ...] | None = None) -> dict[str, str]:
+    """The case's value for every parameter of the page (of one view, when given)."""
+    values = {p.name: CASES[case](p) for p in (page_params(page) if view is None else view_params(page, view))}
     return {k: v for k, v in values.items() if v is not None}
 
 
@@ -233,10 +260,17 @@ def page_case_ids() -> list:
 
 @pytest.mark.parametrize(("page", "case"), page_case_ids())
 def test_bad_values_in_every_parameter(page, case):
-    params = page_params(page)
-    given = case_params(page, case)
-    assert given, f"no parameter of {page} takes a {case} value"
-    at = open_page(BY_NAME[page], given)
+    assert case_params(page, case), f"no parameter of {page} takes a {case} value"
+    for view in page_views(page):  # each tab of the page with its own parameters (only the open tab runs)
+        check_bad_values(page, case, view)
+
+
+def check_bad_values(page: str, case: str, view: tuple[tuple[str, str], ...]) -> None:
+    params = view_params(page, view)
+    given = case_params(page, case, view)
+    if not given:
+        return
+    at = open_page(BY_NAME[page], given | dict(view))
     assert not at.exception, [e.value for e in at.exception]
     texts = notices(at)
     problems = []
@@ -250,10 +284,10 @@ def test_bad_values_in_every_parameter(page, case):
         named = any(param.name in text for text in texts)
         if not named and not (param.source == "bound" and page in SILENT_BOUND_WIDGETS):
             problems.append(f"{param.name}={raw[:30]!r} was replaced without a notice naming it")
-    assert not problems, problems
+    assert not problems, (view, problems)
     if case.startswith("at-") and case.endswith("-edge"):  # a value on the edge of its range is valid
         refused = [p.name for p in params if p.name in given and p.numeric and not accepted(at, p, given[p.name])]
-        assert not refused, f"edge values refused: {refused}"
+        assert not refused, f"edge values refused: {refused} {view}"
     assert not carries_on(at, BY_NAME[page])
 
 
@@ -263,13 +297,14 @@ def test_bad_values_in_every_parameter(page, case):
      if p.name in SILENT_BOUND_WIDGETS else p.name for p in PAGES],
 )
 def test_bound_widgets_give_a_notice(page):
-    bound = [p for p in page_params(page) if p.source == "bound"]
-    given = {p.name: "abc" for p in bound}
-    at = open_page(BY_NAME[page], given)
-    assert not at.exception
-    texts = notices(at)
-    silent = [p.name for p in bound if not accepted(at, p, "abc") and not any(p.name in t for t in texts)]
-    assert not silent, f"bad values dropped without a notice: {silent}"
+    for view in page_views(page):
+        bound = [p for p in view_params(page, view) if p.source == "bound"]
+        given = {p.name: "abc" for p in bound}
+        at = open_page(BY_NAME[page], given | dict(view))
+        assert not at.exception
+        texts = notices(at)
+        silent = [p.name for p in bound if not accepted(at, p, "abc") and not any(p.name in t for t in texts)]
+        assert not silent, f"bad values dropped without a notice: {silent} {view}"
 
 
 def test_parameters_are_found_on_every_page():
@@ -278,7 +313,11 @@ def test_parameters_are_found_on_every_page():
     for page in PAGES:
         names = {p.name for p in page_params(page.name)}
         assert {spec.name for spec in SHARED_PARAMS} <= names, (page.name, names)
-    known = {"sinusoidal": {"layout", "position"}, "similarity": {"reference", "offset"}, "attention": {"sentence", "text", "heads", "scheme", "pe_scale"}}
+    known = {
+        "sinusoidal": {"layout", "position", "sin_view"},
+        "similarity": {"reference", "offset", "sim_view"},
+        "attention": {"sentence", "text", "heads", "scheme", "pe_scale", "att_view"},
+    }
     for page, names in known.items():
         if page in BY_NAME:
             assert names <= {p.name for p in page_params(page)}, page

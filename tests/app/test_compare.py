@@ -14,7 +14,7 @@ from core.schemes.registry import SCHEMES, Setting
 from core.schemes.sinusoidal import sinusoidal_encoding
 from core.viz.columns import columns
 from core.viz.grid import strided, window
-from tests.app.conftest import assert_clean, decode, figures, open_page
+from tests.app.conftest import assert_clean, chart_keys, decode, figures, open_page
 
 TABLE_COLUMNS = {"max |value|": "bounded", "min distance": "unique", "neighbour / mean": "smooth", "relative departure": "relative"}
 
@@ -48,7 +48,7 @@ def check_table(at, names, d, L, base, heads):
 
 
 def test_compare_table_is_measure_at_the_same_settings():
-    at = open_page("compare", d_model="32", max_len="300", base="500")
+    at = open_page("compare", d_model="32", max_len="300", base="500", compare_view="Properties")
     assert_clean(at)
     check_table(at, list(SCHEMES), 32, 300, 500.0, 8)
     rows = table_rows(at)
@@ -59,7 +59,7 @@ def test_compare_table_is_measure_at_the_same_settings():
 
 
 def test_compare_table_follows_the_selection_and_the_heads():
-    at = open_page("compare", d_model="16", max_len="40")
+    at = open_page("compare", d_model="16", max_len="40", compare_view="Properties")
     at.multiselect(key="schemes").set_value(["shaw", "integer", "alibi", "t5"]).run()
     assert_clean(at)
     check_table(at, ["shaw", "integer", "alibi", "t5"], 16, 40, 10_000.0, 8)
@@ -75,15 +75,18 @@ def test_compare_schemes_from_the_link():
     at = open_page("compare", d_model="16", max_len="40", schemes="integer,alibi")
     assert_clean(at)
     assert at.multiselect(key="schemes").value == ["integer", "alibi"]
-    assert list(table_rows(at)) == ["integer p", "ALiBi"]
     assert len(figures(at)[0]["data"]) == 2
+    at = open_page("compare", d_model="16", max_len="40", schemes="integer,alibi", compare_view="Properties")
+    assert list(table_rows(at)) == ["integer p", "ALiBi"]
 
 
 def test_compare_at_an_odd_width_says_why_rope_cannot_run():
-    at = open_page("compare", d_model="7", max_len="40")
+    at = open_page("compare", d_model="7", max_len="40", compare_view="Properties")
     assert_clean(at)
     check_table(at, list(SCHEMES), 7, 40, 10_000.0, 8)
     assert "head_dim must be even, got 7" in table_rows(at)["rotary (RoPE)"]["past max_len"]
+    at = open_page("compare", d_model="7", max_len="40")
+    assert_clean(at)
     assert any(c.value.startswith("**rotary (RoPE)**: head_dim must be even") for c in at.caption)
     rope_panel = figures(at)[0]["data"][list(SCHEMES).index("rope")]
     assert np.isnan(decode(rope_panel["z"]).astype(float)).all()  # blank panel
@@ -112,8 +115,8 @@ def test_compare_code_panel_of_the_sinusoid_is_its_table_at_whole_pairs():
     assert all(j + 1 in set(x) for j in x if j % 2 == 0) and all(j - 1 in set(x) for j in x if j % 2 == 1)  # every sin with its cos
     expected = sinusoidal_encoding(L, d, 10_000.0)[np.ix_(pos.indices, dims.indices)]
     np.testing.assert_allclose(decode(trace["z"]), expected, atol=1e-6)
-    # its score panel: PE(m)·PE(n), a function of m - n only
-    score = decode(panel(at, 1, "sinusoidal")["z"]).astype(np.float64)
+    # its score panel (in the Scores tab): PE(m)·PE(n), a function of m - n only
+    score = decode(panel(open_page("compare", compare_view="Scores"), 0, "sinusoidal")["z"]).astype(np.float64)
     pe = sinusoidal_encoding(L, d, 10_000.0)[pos.indices]
     np.testing.assert_allclose(score, pe @ pe.T, atol=1e-4, rtol=1e-6)
     np.testing.assert_allclose(score[0, 3], score[10, 13], atol=1e-4)
@@ -125,7 +128,8 @@ def test_compare_integer_and_onehot_panels_by_hand():
     pos, dims = strided(L, 40), strided(d, 40)
     integer = decode(panel(at, 0, "integer")["z"])
     assert np.array_equal(integer, np.repeat(pos.indices[:, None], dims.count, axis=1))
-    np.testing.assert_allclose(decode(panel(at, 1, "integer")["z"]), d * np.outer(pos.indices, pos.indices), rtol=1e-6)  # S = d m n
+    scores = open_page("compare", d_model=str(d), max_len=str(L), compare_view="Scores")
+    np.testing.assert_allclose(decode(panel(scores, 0, "integer")["z"]), d * np.outer(pos.indices, pos.indices), rtol=1e-6)  # S = d m n
     onehot = decode(panel(at, 0, "onehot")["z"]).astype(np.float64)
     assert np.array_equal(onehot[:d], np.eye(d))  # identity rows up to the width
     assert np.isnan(onehot[d:]).all()  # no code past position d - 1: blank
@@ -157,3 +161,12 @@ def test_compare_rope_panel_is_the_rotated_constant_vector():
     unit = np.full((pos.count, d), 1 / np.sqrt(d))
     expected = rope.apply_rope(unit, pos.indices, rope.default_frequencies(d, 10_000.0))[:, dims.indices]
     np.testing.assert_allclose(got, expected, atol=1e-6)
+
+
+def test_compare_draws_only_the_open_tab():
+    """A step of a shared slider redraws the open tab's figure (issue 17); the others are in the link."""
+    assert chart_keys(open_page("compare")) == ["compare_codes"]
+    at = open_page("compare", compare_view="Scores")
+    assert chart_keys(at) == ["compare_scores"] and len(at.dataframe) == 0
+    at = open_page("compare", compare_view="Properties")
+    assert chart_keys(at) == [] and len(at.dataframe) == 1

@@ -9,7 +9,7 @@ from tests.app.conftest import assert_clean, open_page
 
 
 def test_untouched_page_controls_follow_the_shared_settings_moved_ones_stay():
-    at = open_page("sinusoidal", max_len="256", d_model="128")
+    at = open_page("sinusoidal", max_len="256", d_model="128", sin_view="Waves")  # the tab with the waves' dimensions
     assert at.slider(key="sin_window").value == (0, 255)
     at.number_input(key="max_len").set_value(512).run()
     assert at.slider(key="sin_window").value == (0, 511)  # untouched: follows, as a fresh link would show

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app.conftest import DEFAULTS, EXTREMES, PAGE_FILES, ROOT, assert_clean, figure_bytes, figures, open_page, title_text
+from tests.app.conftest import DEFAULTS, EXTREMES, PAGE_FILES, ROOT, assert_clean, figure_bytes, figures, open_page, open_views, title_text
 
 CHARTS = {
     "problem": 4, "sinusoidal": 8, "similarity": 5, "attention": 4, "compare": 2, "rope": 5,
@@ -24,16 +24,18 @@ SETTINGS = {
 @pytest.mark.parametrize("setting", list(SETTINGS))
 @pytest.mark.parametrize("page", list(PAGE_FILES))
 def test_page_renders_at_setting(page, setting):
-    at = open_page(page, **SETTINGS[setting])
-    assert_clean(at)
-    assert not at.warning, [w.value for w in at.warning]  # valid links give no notice
-    figs = figures(at)
+    runs = open_views(page, **SETTINGS[setting])  # every tab of the page, each opened through its link
+    figs = []
+    for at in runs:
+        assert_clean(at)
+        assert not at.warning, [w.value for w in at.warning]  # valid links give no notice
+        figs += figures(at)
+        assert max(figure_bytes(at), default=0) < 1_000_000
+        assert shared_params(at) == SETTINGS[setting]
+        assert at.number_input(key="d_model").value == int(SETTINGS[setting]["d_model"])
     expected = CHARTS[page] - (1 if page == "similarity" and SETTINGS[setting]["max_len"] == "1" else 0)
     assert len(figs) >= expected
     assert all(title_text(fig) for fig in figs)
-    assert max(figure_bytes(at), default=0) < 1_000_000
-    assert shared_params(at) == SETTINGS[setting]
-    assert at.number_input(key="d_model").value == int(SETTINGS[setting]["d_model"])
 
 
 def shared_params(at) -> dict[str, str]:
@@ -58,7 +60,9 @@ def test_bad_url_value_gives_notice_and_valid_fallback(name, raw):
     lo, hi = {"d_model": (2, 8192), "max_len": (1, 131072), "base": (2, 1e8)}[name]
     assert lo <= value <= hi
     assert at.query_params[name] == (str(int(value)) if float(value).is_integer() else repr(value))
-    assert len(figures(at)) >= CHARTS["sinusoidal"]
+    views = open_views("sinusoidal", **{name: raw})  # the same link, once per tab
+    assert all(not run.exception for run in views)
+    assert sum(len(figures(run)) for run in views) >= CHARTS["sinusoidal"]
 
 
 def test_all_three_bad_at_once_on_every_page():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.schemes import sinusoidal
-from tests.app.conftest import assert_clean, decode, figures, metric_values, open_page, title_text
+from tests.app.conftest import assert_clean, chart_keys, decode, figures, metric_values, open_page, title_text
 
 
 def test_sinusoidal_layout_toggle_changes_the_heatmap():
@@ -20,7 +20,7 @@ def test_sinusoidal_layout_toggle_changes_the_heatmap():
 
 
 def test_sinusoidal_exact_vector_matches_core():
-    at = open_page("sinusoidal", d_model="6", max_len="50", base="100")
+    at = open_page("sinusoidal", d_model="6", max_len="50", base="100", sin_view="Exact values")
     at.number_input(key="position").set_value(37).run()
     assert_clean(at)
     table = at.dataframe[0].value
@@ -29,7 +29,7 @@ def test_sinusoidal_exact_vector_matches_core():
 
 
 def test_sinusoidal_counts_pairs_longer_than_context():
-    at = open_page("sinusoidal", d_model="128", max_len="256", base="10000")
+    at = open_page("sinusoidal", d_model="128", max_len="256", base="10000", sin_view="Spectrum")
     expected = int((sinusoidal.wavelengths(128, 1e4) > 256).sum())
     assert metric_values(at)[2] == f"{expected:,}"
     assert expected == 38
@@ -42,7 +42,7 @@ def test_sinusoidal_latex_shows_current_settings():
 
 
 def test_sinusoidal_waves_need_a_dimension():
-    at = open_page("sinusoidal")
+    at = open_page("sinusoidal", sin_view="Waves")
     at.multiselect(key="sin_dims").set_value([]).run()
     assert_clean(at)
     assert any("Pick at least one dimension" in i.value for i in at.info)
@@ -55,3 +55,16 @@ def test_sinusoidal_window_narrows_the_heatmap():
     fig = figures(at)[0]
     assert "positions 1,000 to 1,099" in title_text(fig)
     assert fig["data"][0]["type"] == "heatmap"  # 100 x 128 cells: exact values on hover
+
+
+def test_sinusoidal_draws_only_the_open_tab():
+    """A step of a shared slider redraws the open tab's figures, not the page's (issue 17); the
+    others are one click away, and in the link."""
+    at = open_page("sinusoidal")
+    assert chart_keys(at) == ["sin_heatmap"]
+    at = open_page("sinusoidal", sin_view="tensor2tensor")
+    assert chart_keys(at) == ["sin_t2t", "sin_t2t_freq"]
+    assert at.query_params["sin_view"] == "tensor2tensor"
+    at.number_input(key="d_model").set_value(64).run()
+    assert_clean(at)
+    assert chart_keys(at) == ["sin_t2t", "sin_t2t_freq"]

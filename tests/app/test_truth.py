@@ -24,7 +24,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.app.conftest import assert_clean, decode, open_page
+from tests.app.conftest import assert_clean, decode, open_views
 
 WIDTHS = st.one_of(st.sampled_from([2, 3, 16, 17, 128, 511, 512, 8191, 8192]), st.integers(2, 8192))
 LENGTHS = st.one_of(st.sampled_from([1, 2, 3, 40, 64, 100, 256, 2048, 131072]), st.integers(1, 131072))
@@ -161,9 +161,10 @@ def check_claims(page: str, figs: dict[str, dict], setting: dict) -> None:
 
 
 def run_page(page: str, setting: dict) -> None:
-    at = open_page(page, **params(setting))
-    assert_clean(at)
-    figs = charts(at)
+    figs = {}
+    for at in open_views(page, **params(setting)):  # every tab of the page: only the open one runs
+        assert_clean(at)
+        figs |= charts(at)
     for key, fig in figs.items():
         check_generic(key, fig)
     check_claims(page, figs, setting)

@@ -23,7 +23,9 @@ PAGES = {
     "lab": 3,
     "practice": 0,
     "code": 1,
-}  # url path -> charts the page draws at the defaults
+}  # url path -> charts the page draws at the defaults, over all its tabs (only the open tab's are drawn at a time)
+TAB_BUTTONS = "[class*='st-key-'][class*='_view'] [role='tab']"  # the tabs bound to the URL (ui/sections.py: keys *_view)
+ALL_DRAWN = "() => [...document.querySelectorAll(\"[data-testid='stPlotlyChart']\")].every(c => c.querySelector('.main-svg'))"
 
 
 def chart_titles(page) -> list[str]:
@@ -68,10 +70,24 @@ def test_page_renders_its_charts(context, app_url, path):
     page.goto(f"{app_url}/{path}")
     wait_ready(page)
     assert page.locator("[data-testid='stException']").count() == 0
-    page.wait_for_function(f"document.querySelectorAll(\"[data-testid='stPlotlyChart'] .main-svg\").length >= {PAGES[path]}", timeout=30_000)
-    assert drawn_charts(page) >= PAGES[path]
+    tabs = page.locator(TAB_BUTTONS).all_inner_texts()
+    if not tabs:
+        page.wait_for_function(f"document.querySelectorAll(\"[data-testid='stPlotlyChart'] .main-svg\").length >= {PAGES[path]}", timeout=30_000)
+    else:
+        page.wait_for_function(ALL_DRAWN, timeout=30_000)
+    drawn = drawn_charts(page)
     assert all(title.strip() for title in chart_titles(page))
     screenshot(page, f"page-{path or 'problem'}")
+    for i, label in enumerate(tabs[1:], start=1):  # every other tab: one click away, and in the link
+        page.locator(TAB_BUTTONS).nth(i).click()
+        page.wait_for_function("(label) => [...new URLSearchParams(location.search).values()].includes(label)", arg=label, timeout=30_000)
+        wait_ready(page)
+        page.wait_for_function(ALL_DRAWN, timeout=30_000)  # plotly draws just after the run ends
+        assert page.locator("[data-testid='stException']").count() == 0
+        drawn += drawn_charts(page)
+        assert all(title.strip() for title in chart_titles(page))
+        screenshot(page, f"page-{path or 'problem'}-{i}")
+    assert drawn >= PAGES[path]
     assert {k: query(page)[k] for k in ("d_model", "max_len", "base")} == {"d_model": "128", "max_len": "256", "base": "10000"}
     assert page.evaluate("Array.from(document.querySelectorAll('link[rel~=icon]')).map(l => new URL(l.href).host)") == [app_host]  # the app serves its own icon
     assert elsewhere == []

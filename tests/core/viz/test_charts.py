@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from core.viz import charts, wire
-from core.viz.grid import strided
+from core.viz.grid import ordinal, strided
 from core.schemes.sinusoidal import sinusoidal_encoding
 
 
@@ -72,8 +72,8 @@ def test_side_by_side_cell_budget_is_per_figure():
     fig = charts.side_by_side_heatmaps([("a", z_small, small, small), ("b", z_small, small, small)], title="t", x_title="x", y_title="y")
     assert [t.type for t in fig.data] == ["heatmap", "heatmap"]
     fig = charts.side_by_side_heatmaps([("a", z_big, big, big), ("b", z_big, big, big)], title="t", x_title="x", y_title="y")
-    assert [t.type for t in fig.data] == ["image", "scatter", "image", "scatter"]
-    assert fig.data[2].xaxis == "x2" and fig.layout.xaxis2.domain[0] > fig.layout.xaxis.domain[1]
+    assert [t.type for t in fig.data] == ["image", "scatter", "heatmap", "image", "scatter", "heatmap"]  # each image with its hover probe
+    assert fig.data[3].xaxis == fig.data[5].xaxis == "x2" and fig.layout.xaxis2.domain[0] > fig.layout.xaxis.domain[1]
 
 
 # --- cheap to draw: what keeps plotly.js from drawing a figure twice ----------------------
@@ -106,9 +106,23 @@ def test_scatter_data_and_small_heatmaps_go_as_plain_lists_big_heatmaps_as_typed
     sent = np.array(small["z"], dtype=np.float64)
     np.testing.assert_allclose(sent[np.isfinite(z)], z[np.isfinite(z)], rtol=1e-7)  # float32 on the wire, to 8 digits
     assert max(len(repr(float(v))) for v in sent[np.isfinite(z)]) <= 15  # short numbers, not float32 printed as float64
-    side = int(np.sqrt(wire.LIST_CELLS)) + 1
+    side = int(np.sqrt(wire.LIST_CELLS)) + 1  # past the lists' budget a heatmap is an image, never typed arrays (drawn twice)
     big = spec_of(charts.heatmap(np.ones((side, side)), strided(side, side), strided(side, side), title="t", x_title="x", y_title="y"))
-    assert "bdata" in big["data"][0]["z"]
+    assert [t["type"] for t in big["data"]] == ["image", "scatter", "heatmap"]
+    assert isinstance(big["data"][2]["z"], list)  # the hover probe: plain lists
+
+
+def test_an_image_heatmap_gives_exact_values_on_hover_of_every_kth_cell():
+    rows, cols = strided(300, 300), strided(128, 128)
+    z = np.sin(np.add.outer(np.arange(300) / 7.0, np.arange(128) / 3.0))  # (300, 128)
+    image, bar, probe = charts.heatmap(z, cols, rows, title="t", x_title="x", y_title="y").data
+    assert image.type == "image" and image.hoverinfo == "skip" and probe.opacity == 0 and probe.showscale is False
+    k = int(np.ceil(np.sqrt(z.size / charts.HOVER_CELLS)))
+    assert np.asarray(probe.z).size <= charts.HOVER_CELLS
+    assert np.array_equal(np.asarray(probe.x), cols.indices[::k]) and np.array_equal(np.asarray(probe.y), rows.indices[::k])
+    np.testing.assert_allclose(np.asarray(probe.z, dtype=np.float64), z[::k, ::k], rtol=1e-7)
+    assert f"every {ordinal(k)} row and column" in probe.hovertemplate
+    assert (probe.zmin, probe.zmax) == (bar.marker.cmin, bar.marker.cmax)  # the same colour range as the picture
 
 
 def test_datarevision_follows_the_data():

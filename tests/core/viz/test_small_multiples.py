@@ -123,17 +123,18 @@ def test_panels_carry_their_sample_indices():
 
 
 def test_numbers_up_to_heatmap_cells_per_figure_and_an_image_beyond():
-    side = int(np.sqrt(charts.HEATMAP_CELLS // 4))  # four panels of side x side fill the budget exactly
-    grid = strided(side, side)
+    rows = 50
+    cols = charts.HEATMAP_CELLS // 4 // rows  # four panels of rows x cols fill the budget exactly
+    xs, ys = strided(cols, cols), strided(rows, rows)
     rng = np.random.default_rng(1)
-    at_budget = [(f"p{k}", rng.standard_normal((side, side)), grid, grid) for k in range(4)]
+    at_budget = [(f"p{k}", rng.standard_normal((rows, cols)), xs, ys) for k in range(4)]
     assert sum(z.size for _, z, _, _ in at_budget) == charts.HEATMAP_CELLS
     fig = build(at_budget)
     assert [t.type for t in fig.data] == ["heatmap"] * 4
     over = at_budget + [("p4", rng.standard_normal((2, 2)), strided(2, 2), strided(2, 2))]  # 4 more cells
     fig = build(over)
-    assert [t.type for t in fig.data] == ["image", "scatter"] * 5  # image + invisible colour-bar trace per panel
-    for (_, z, _, _), bar in zip(over, fig.data[1::2]):
+    assert [t.type for t in fig.data] == ["image", "scatter", "heatmap"] * 5  # image + invisible colour-bar trace + hover probe per panel
+    for (_, z, _, _), bar in zip(over, fig.data[1::3]):
         bound = np.abs(z).max()
         assert bar.marker.cmin == pytest.approx(-bound) and bar.marker.cmax == pytest.approx(bound)
         assert bar.marker.showscale is False
@@ -149,8 +150,8 @@ def test_image_panels_colour_each_panel_on_its_own_range():
     big = np.linspace(-1000, 1000, 200 * 200).reshape(200, 200)
     small = big / 1000
     fig = build([("big", big, grid, grid), ("small", small, grid, grid)])
-    assert [t.type for t in fig.data] == ["image", "scatter", "image", "scatter"]
-    a, b = _image_pixels(fig.data[0]), _image_pixels(fig.data[2])
+    assert [t.type for t in fig.data] == ["image", "scatter", "heatmap", "image", "scatter", "heatmap"]
+    a, b = _image_pixels(fig.data[0]), _image_pixels(fig.data[3])
     assert a.shape == (200, 200, 4)
     assert np.array_equal(a, b)  # same picture: each is coloured against its own ±max|z|
     assert fig.data[0].x0 == 0 and fig.data[0].dx == 1

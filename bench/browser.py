@@ -1,0 +1,424 @@
+"""What a visitor's browser pays per page, against a minimal one-chart Streamlit page measured
+in the same run:
+
+    python -m bench.browser                          # every page, at the defaults and at d_model 512 / max_len 2048
+    python -m bench.browser --pages sinusoidal,attention --steps 8 --loads 3
+    python -m bench.browser --trace sinusoidal       # also a Chromium performance trace of one redraw
+
+It starts two servers on 127.0.0.1 (ports --port and --port + 1): the app, and
+bench/minimal_app.py (the three sidebar sliders and one 3-point chart, nothing of this app).
+For each page and setting, in headless Chromium:
+
+- first load: a fresh browser context opens the page; timed until the app is connected, its
+  script has finished, no skeleton is left and the page's DOM has been quiet for 300 ms (the
+  time of the last change counts, not the wait);
+- redraw: the d_model slider is moved one stop (ArrowRight, then back with ArrowLeft, and so
+  on); timed from the key press to the last DOM change once the run has finished, as above;
+- bytes per step: what the server sent the browser for that step (HTTP and websocket), counted by a relay in
+  front of each server (ports --port + 3 ...);
+- browser CPU per redraw: CPU-seconds of every Chromium process over the steps, divided by
+  the number of steps (as bench.load meters it), and the renderer's main-thread task time
+  from Chrome's Performance domain.
+
+With `--before PATH` (a checkout of the app before a change, e.g. from `git archive`), each page
+is measured there too, right after this checkout's, and printed as "page (before)".
+
+Medians over the repetitions. Ratios are this page's median over the minimal page's median
+measured in the same run (the minimal page is measured before each setting's pages and again
+after them, and both samples are pooled), because this machine is shared and noisy: read the
+ratios, not the seconds. Exit status 1 when a target fails (redraw <= 2x, first load <= 1.5x,
+<= 300 kB per step, browser CPU <= 0.3 s per redraw).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from bench.load.browser import CHROMIUM, CHROMIUM_ARGS
+from bench.load.pages import ROOT, AppPage, pages_named
+from bench.load.server import CpuMeter, Server, load_average
+
+SETTINGS = {"default": "", "big": "d_model=512&max_len=2048"}
+TARGETS = {"redraw_ratio": 2.0, "load_ratio": 1.5, "kb_per_step": 300.0, "cpu_per_redraw_s": 0.3}
+QUIET_MS = 300
+
+# Installed before the app's scripts: the time of the last DOM change (any element, attribute or text).
+INIT_SCRIPT = """
+(() => {
+  window.__last = Date.now();
+  new MutationObserver(() => { window.__last = Date.now(); })
+    .observe(document, {attributes: true, childList: true, characterData: true, subtree: true});
+  window.__ready = () => {
+    const app = document.querySelector("[data-testid='stApp']");
+    return !!app && app.getAttribute('data-test-connection-state') === 'CONNECTED'
+      && app.getAttribute('data-test-script-state') === 'notRunning' && !document.querySelector("[data-testid='stSkeleton']");
+  };
+})();
+"""
+# Ready, and nothing changed for QUIET_MS: returns the time of the last change (ms since the epoch).
+WAIT_SETTLED = f"""
+([since, urlBefore]) => {{
+  const taken = urlBefore === null || location.search !== urlBefore;
+  if (!taken || !window.__ready() || Date.now() - window.__last < {QUIET_MS}) return false;
+  return {{t: Math.max(window.__last, since), exceptions: document.querySelectorAll("[data-testid='stException']").length,
+           charts: document.querySelectorAll("[data-testid='stPlotlyChart']").length,
+           images: document.querySelectorAll("[data-testid='stImage'], [data-testid='stPlotlyChart'] image").length}};
+}}
+"""
+
+
+@dataclass
+class Measured:
+    """One page at one setting (or the minimal page)."""
+
+    page: str
+    setting: str
+    loads_s: list[float] = field(default_factory=list)
+    redraws_s: list[float] = field(default_factory=list)
+    bytes_per_step: list[int] = field(default_factory=list)
+    cpu_s: float | None = None  # every Chromium process, per redraw
+    main_thread_s: float | None = None  # the renderer's main thread (CDP Performance TaskDuration), per redraw
+    charts: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def median(self, name: str) -> float | None:
+        values = getattr(self, name)
+        return statistics.median(values) if values else None
+
+
+class Counting:
+    """A TCP relay in front of a server that counts the bytes the server sends to the browser
+    (HTTP and the websocket, as they go over the wire). Chromium's DevTools reported a small
+    fraction of the websocket traffic (52 kB per step where the figures sent were ~1 MB), so
+    the bytes per step are counted here instead."""
+
+    def __init__(self, target_port: int, port: int) -> None:
+        self.target_port, self.port, self.sent = target_port, port, 0
+        self.url = f"http://127.0.0.1:{port}"
+        self._server = None
+
+    async def start(self) -> Counting:
+        self._server = await asyncio.start_server(self._client, "127.0.0.1", self.port)
+        return self
+
+    async def _client(self, reader, writer) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+        except OSError:
+            writer.close()
+            return
+
+        async def pipe(src, dst, count: bool) -> None:
+            try:
+                while data := await src.read(65536):
+                    if count:
+                        self.sent += len(data)
+                    dst.write(data)
+                    await dst.drain()
+            except (ConnectionError, asyncio.CancelledError):
+                pass
+            finally:
+                dst.close()
+
+        await asyncio.gather(pipe(reader, up_writer, False), pipe(up_reader, writer, True))
+
+    def close(self) -> None:
+        if self._server:
+            self._server.close()
+
+
+async def _open(browser, url: str, viewport=(1280, 900)):
+    ctx = await browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    await ctx.add_init_script(INIT_SCRIPT)
+    page = await ctx.new_page()
+    return ctx, page
+
+
+async def _settled(page, since: int, url_before: str | None, timeout_s: float = 90.0) -> dict:
+    handle = await page.wait_for_function(WAIT_SETTLED, arg=[since, url_before], polling=30, timeout=timeout_s * 1000)
+    return await handle.json_value()
+
+
+async def measure(browser, relay: Counting, path: str, query: str, name: str, setting: str, loads: int, steps: int, meter_pids: list[int]) -> Measured:
+    """First loads in fresh contexts, then `steps` d_model slider steps in the last one."""
+    m = Measured(name, setting)
+    url = f"{relay.url}/{path}" + (f"?{query}" if query else "")
+    ctx = page = None
+    for i in range(loads):
+        if ctx is not None:
+            await ctx.close()
+        ctx, page = await _open(browser, url)
+        since = await page.evaluate("Date.now()")
+        try:
+            await page.goto(url, wait_until="domcontentloaded", timeout=60_000)
+            done = await _settled(page, since, None)
+        except Exception as err:  # noqa: BLE001 - a failed load is a result
+            m.errors.append(f"load {i}: {type(err).__name__}: {str(err)[:160]}")
+            continue
+        m.loads_s.append((done["t"] - since) / 1000)
+        m.charts = done["charts"]
+        if done["exceptions"]:
+            m.errors.append(f"load {i}: {done['exceptions']} exception(s) shown")
+    if page is None or not m.loads_s:
+        return m
+    cdp = await ctx.new_cdp_session(page)
+    await cdp.send("Performance.enable")
+    thumb = page.locator(".st-key-d_model_slider input[type='range']")
+    meter = CpuMeter(meter_pids)
+    task0 = await _task_duration(cdp)
+    meter.start()
+    for i in range(steps):
+        key = "ArrowRight" if i % 2 == 0 else "ArrowLeft"
+        await thumb.focus(timeout=10_000)
+        url_before = await page.evaluate("location.search")
+        received = relay.sent
+        since = await page.evaluate("Date.now()")
+        await thumb.press(key)
+        try:
+            done = await _settled(page, since, url_before)
+        except Exception as err:  # noqa: BLE001
+            m.errors.append(f"step {i}: {type(err).__name__}: {str(err)[:160]}")
+            continue
+        m.redraws_s.append((done["t"] - since) / 1000)
+        m.bytes_per_step.append(relay.sent - received)
+        if done["exceptions"]:
+            m.errors.append(f"step {i}: {done['exceptions']} exception(s) shown")
+    used = meter.stop()
+    task1 = await _task_duration(cdp)
+    if m.redraws_s:
+        m.cpu_s = used["browser_cores"] * used["wall_s"] / steps
+        m.main_thread_s = (task1 - task0) / steps
+    await ctx.close()
+    return m
+
+
+async def _task_duration(cdp) -> float:
+    metrics = await cdp.send("Performance.getMetrics")
+    return next((x["value"] for x in metrics["metrics"] if x["name"] == "TaskDuration"), 0.0)
+
+
+async def trace_redraw(browser, base_url: str, path: str, query: str, out: Path) -> str:
+    """A Chromium performance trace (CDP Tracing) of one d_model step; returns a summary."""
+    url = f"{base_url}/{path}" + (f"?{query}" if query else "")
+    ctx, page = await _open(browser, url)
+    since = await page.evaluate("Date.now()")
+    await page.goto(url, wait_until="domcontentloaded", timeout=60_000)
+    await _settled(page, since, None)
+    cdp = await ctx.new_cdp_session(page)
+    events: list[dict] = []
+    finished = asyncio.get_running_loop().create_future()
+    cdp.on("Tracing.dataCollected", lambda ev: events.extend(ev["value"]))
+    cdp.on("Tracing.tracingComplete", lambda ev: finished.done() or finished.set_result(True))
+    categories = "devtools.timeline,v8.execute,disabled-by-default-devtools.timeline,blink.user_timing,loading"
+    await cdp.send("Tracing.start", {"categories": categories, "transferMode": "ReportEvents"})
+    thumb = page.locator(".st-key-d_model_slider input[type='range']")
+    await thumb.focus()
+    url_before = await page.evaluate("location.search")
+    since = await page.evaluate("Date.now()")
+    await thumb.press("ArrowRight")
+    done = await _settled(page, since, url_before)
+    await cdp.send("Tracing.end")
+    await asyncio.wait_for(finished, 60)
+    await ctx.close()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"traceEvents": events}))
+    return summarise_trace(events, (done["t"] - since) / 1000)
+
+
+def summarise_trace(events: list[dict], wall_s: float) -> str:
+    """Where the renderer's main thread spent one redraw: top-level tasks by kind, and the
+    script time by the file it ran in (Plotly's bundle, Streamlit's, ...)."""
+    main = {(e["pid"], e["tid"]) for e in events if e.get("name") == "thread_name" and e.get("args", {}).get("name") == "CrRendererMain"}
+    on_main = [e for e in events if (e.get("pid"), e.get("tid")) in main and e.get("ph") == "X" and "dur" in e]
+    by_name: Counter[str] = Counter()
+    by_file: Counter[str] = Counter()
+    for e in on_main:
+        if e["name"] in (
+            "FunctionCall",
+            "EvaluateScript",
+            "v8.callFunction",
+            "TimerFire",
+            "FireAnimationFrame",
+            "EventDispatch",
+            "Layout",
+            "UpdateLayoutTree",
+            "Paint",
+            "PrePaint",
+            "Layerize",
+            "Commit",
+            "MajorGC",
+            "MinorGC",
+            "ParseHTML",
+            "HitTest",
+            "RunMicrotasks",
+            "ScheduleStyleRecalculation",
+            "IntersectionObserverController::computeIntersections",
+        ):
+            by_name[e["name"]] += e["dur"]
+        if e["name"] == "FunctionCall":
+            url = e.get("args", {}).get("data", {}).get("url", "") or "?"
+            by_file[url.rsplit("/", 1)[-1][:60]] += e["dur"]
+    tasks = sum(e["dur"] for e in on_main if e["name"] in ("RunTask", "ThreadControllerImpl::RunTask"))
+    lines = [f"  wall {wall_s:.2f} s; main-thread tasks {tasks / 1e6:.2f} s"]
+    lines += [f"  {name:<28} {dur / 1e6:6.3f} s" for name, dur in by_name.most_common(10)]
+    lines += ["  script by file:"] + [f"    {name:<60} {dur / 1e6:6.3f} s" for name, dur in by_file.most_common(6)]
+    return "\n".join(lines)
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return a / b if a is not None and b else None
+
+
+def rows(results: list[Measured], refs: dict[str, list[Measured]]) -> list[dict]:
+    out = []
+    for m in results:
+        ref_redraws = [x for r in refs[m.setting] for x in r.redraws_s]
+        ref_loads = [x for r in refs[m.setting] for x in r.loads_s]
+        redraw, load = m.median("redraws_s"), m.median("loads_s")
+        kb = m.median("bytes_per_step")
+        row = {
+            "page": m.page,
+            "setting": m.setting,
+            "charts": m.charts,
+            "redraw_s": redraw,
+            "redraw_ratio": _ratio(redraw, statistics.median(ref_redraws) if ref_redraws else None),
+            "load_s": load,
+            "load_ratio": _ratio(load, statistics.median(ref_loads) if ref_loads else None),
+            "kb_per_step": kb / 1000 if kb is not None else None,
+            "cpu_per_redraw_s": m.cpu_s,
+            "main_thread_s": m.main_thread_s,
+            "errors": m.errors,
+        }
+        row["pass"] = not m.errors and all(row[k] is not None and row[k] <= limit for k, limit in TARGETS.items())
+        out.append(row)
+    return out
+
+
+def render(table: list[dict], refs: dict[str, list[Measured]], before: str, after: str) -> str:
+    def f(x, spec):
+        return "n/a" if x is None else format(x, spec)
+
+    lines = [f"machine load (1/5/15 min): before {before}; after {after}", ""]
+    for setting, ms in refs.items():
+        r = [x for m in ms for x in m.redraws_s]
+        ld = [x for m in ms for x in m.loads_s]
+        kb = [x for m in ms for x in m.bytes_per_step]
+        cpu = [m.cpu_s for m in ms if m.cpu_s is not None]
+        lines.append(
+            f"minimal page ({setting}): redraw {f(statistics.median(r) if r else None, '.2f')} s, "
+            f"first load {f(statistics.median(ld) if ld else None, '.2f')} s, "
+            f"{f(statistics.median(kb) / 1000 if kb else None, '.1f')} kB/step, browser CPU {f(statistics.median(cpu) if cpu else None, '.2f')} s/redraw"
+        )
+    lines += [
+        "",
+        f"{'page':<21} {'setting':<8} {'charts':>6} {'redraw':>7} {'ratio':>6} {'load':>6} {'ratio':>6} {'kB/step':>8} {'CPU/redraw':>10} {'main thr':>8}  ok",
+    ]
+    for r in table:
+        lines.append(
+            f"{r['page']:<21} {r['setting']:<8} {r['charts']:>6} {f(r['redraw_s'], '7.2f')} {f(r['redraw_ratio'], '6.2f')} {f(r['load_s'], '6.2f')} "
+            f"{f(r['load_ratio'], '6.2f')} {f(r['kb_per_step'], '8.1f')} {f(r['cpu_per_redraw_s'], '10.2f')} {f(r['main_thread_s'], '8.2f')}  "
+            f"{'PASS' if r['pass'] else 'FAIL'}" + (f"  errors: {r['errors'][:2]}" if r["errors"] else "")
+        )
+    lines.append("")
+    lines.append(
+        f"targets: redraw ratio <= {TARGETS['redraw_ratio']:g}, first-load ratio <= {TARGETS['load_ratio']:g}, "
+        f"<= {TARGETS['kb_per_step']:g} kB per step, browser CPU <= {TARGETS['cpu_per_redraw_s']:g} s per redraw"
+    )
+    return "\n".join(lines)
+
+
+def progress(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+async def main_async(args: argparse.Namespace) -> int:
+    from playwright.async_api import async_playwright
+
+    pages: list[AppPage] = pages_named(args.pages)
+    settings = {name: SETTINGS[name] for name in args.settings.split(",")}
+    app = Server(port=args.port, log=ROOT / "artifacts" / "bench-browser-app.log")
+    ref = Server(port=args.port + 1, log=ROOT / "artifacts" / "bench-browser-minimal.log", script="bench/minimal_app.py")
+    old = Server(port=args.port + 2, log=ROOT / "artifacts" / "bench-browser-before.log", root=args.before) if args.before else None
+    before = load_average()
+    results: list[Measured] = []
+    refs: dict[str, list[Measured]] = {}
+    traces: list[str] = []
+    try:
+        app.start()
+        ref.start()
+        if old:
+            old.start()
+        pids = [app.pid, ref.pid] + ([old.pid] if old else [])
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            progress("warming up (one visit of every page) ...")
+            relays = {srv.port: await Counting(srv.port, args.port + 3 + i).start() for i, srv in enumerate([app, ref] + ([old] if old else []))}
+            r_app, r_ref, r_old = relays[app.port], relays[ref.port], relays[old.port] if old else None
+            await measure(browser, r_ref, "", "", "warm", "warm", 1, 1, pids)
+            for p in pages:
+                for relay in [r_app] + ([r_old] if old else []):
+                    await measure(browser, relay, p.url_path, "", "warm", "warm", 1, 1, pids)
+            for setting, query in settings.items():
+                refs[setting] = [await measure(browser, r_ref, "", "", "minimal", setting, args.loads, args.steps, pids)]
+                for p in pages:
+                    progress(f"{p.name} at {setting} ...")
+                    results.append(await measure(browser, r_app, p.url_path, query, p.name, setting, args.loads, args.steps, pids))
+                    if old:  # the same page before the change, right after it: the same moment of a noisy machine
+                        results.append(await measure(browser, r_old, p.url_path, query, f"{p.name} (before)", setting, args.loads, args.steps, pids))
+                refs[setting].append(await measure(browser, r_ref, "", "", "minimal", setting, args.loads, args.steps, pids))
+            for name in args.trace or []:
+                path = next(p for p in pages_named(name)).url_path
+                out = ROOT / "artifacts" / f"trace-{name}.json"
+                progress(f"tracing one redraw on {name} ...")
+                summary = await trace_redraw(browser, app.url, path, "", out)
+                traces.append(f"trace of one d_model step on /{path} (written to {out.relative_to(ROOT)}):\n{summary}")
+            await browser.close()
+            for relay in relays.values():
+                relay.close()
+    finally:
+        app.stop()
+        ref.stop()
+        if old:
+            old.stop()
+    table = rows(results, refs)
+    print(render(table, refs, before, load_average()))
+    for t in traces:
+        print("\n" + t)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(
+            json.dumps({"rows": table, "minimal": {k: [asdict(m) for m in v] for k, v in refs.items()}, "raw": [asdict(m) for m in results]}, indent=2) + "\n"
+        )
+    return 0 if all(r["pass"] for r in table) else 1
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m bench.browser", description=__doc__.split("\n\n")[0])
+    p.add_argument("--pages", help="comma-separated page names (default: every page of app.py)")
+    p.add_argument("--settings", default="default,big", help=f"comma-separated, of {', '.join(SETTINGS)} (default both)")
+    p.add_argument("--steps", type=int, default=6, help="d_model slider steps per page and setting (default 6)")
+    p.add_argument("--loads", type=int, default=3, help="first loads per page and setting, each in a fresh context (default 3)")
+    p.add_argument("--port", type=int, default=8811, help="the app's port; the minimal page gets the next one (default 8811)")
+    p.add_argument("--before", type=Path, help="another checkout of the app (the code before a change): measured beside this one, page by page")
+    p.add_argument("--trace", action="append", help="page to trace one redraw of with Chromium's Tracing (repeatable)")
+    p.add_argument("--json", type=Path, help="write the results as JSON here")
+    args = p.parse_args(argv)
+    unknown = set(args.settings.split(",")) - set(SETTINGS)
+    if unknown or args.steps < 1 or args.loads < 1:
+        p.error(f"unknown settings {sorted(unknown)}" if unknown else "--steps and --loads must be at least 1")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    return asyncio.run(main_async(parse_args(argv)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

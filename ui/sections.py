@@ -1,0 +1,34 @@
+"""A page's figures in tabs, of which only the open one runs.
+
+`st.tabs(..., key=..., bind="query-params")` (Streamlit 1.55+; lazy since 1.67) keeps the open
+tab in the URL under `key` (its label verbatim; the first tab is the default and leaves the URL
+clean), reruns the page when another tab is opened, and tells each tab whether it is open
+(`.open`). A page that draws all its figures on every step of a shared slider makes the
+browser draw them all again; drawn in tabs, a step redraws only the open tab's figures, and
+every other figure stays one click away and in the link (`/sinusoidal?sin_view=Waves`).
+A link naming no such tab opens the first one, with a notice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import streamlit as st
+
+from ui.shared import check_url_value
+
+
+def sections(key: str, drawers: Mapping[str, Callable[[], None]]) -> str:
+    """Draw one tab per label of `drawers`, and run the drawer of the open tab only (in its tab).
+    Returns the open tab's label."""
+    labels = list(drawers)
+    check_url_value(key, lambda raw: raw in labels, f"the tab is one of {', '.join(labels)}")  # Streamlit would drop it without a word
+    tabs = st.tabs(labels, key=key, bind="query-params")
+    chosen = labels[0]
+    for label, tab in zip(labels, tabs):
+        if tab.open is False:  # None: the tabs do not track state (never, bound as they are), so run everything
+            continue
+        chosen = label
+        with tab:
+            drawers[label]()
+    return chosen
