@@ -18,7 +18,7 @@ from core.lab.runner import LabRun, train_lm, trainers
 from core.schemes.registry import SCHEMES
 from ui.controls import Choices, Number, check_links
 from ui.internals import connection_check
-from ui.lab_run import POLL_S, POLL_WAITING_S, result_cache, waiting_message
+from ui.lab_run import POLL_S, POLL_WAITING_S, progress_panel, result_cache
 from ui.shared import plot
 
 RUN_KEY, SHOWN_KEY = "lab_lm_run", "lab_lm_shown"
@@ -79,23 +79,8 @@ def shipped_results() -> None:
 
 
 def _progress(polled_as_waiting: bool = False) -> None:
-    """One bar per scheme while the live run waits or trains; reruns the page when it ends, and
-    when it leaves the line (to poll at the training pace)."""
-    run: LabRun = st.session_state[RUN_KEY]
-    queued = run.queued()
-    if queued is not None:
-        st.info(waiting_message(*queued), icon=":material/hourglass_top:")
-    elif polled_as_waiting and run.running:
-        st.rerun()
-    for p in run.progress:
-        text = f"**{SCHEMES[p.scheme].label}**: {p.state}, step {p.step:,} of {p.steps:,}"
-        if p.step:
-            text += f", loss {p.loss:.3f}, {p.tokens_per_s:,.0f} characters/s"
-        if p.message:
-            text += f" ({p.message})"
-        st.progress(min(1.0, p.step / p.steps), text=text)
-    if run.done and st.session_state.get(SHOWN_KEY) is not run:
-        st.rerun()
+    """The live run's bars: the lab's own progress panel, in characters per second."""
+    progress_panel(polled_as_waiting, run_key=RUN_KEY, shown_key=SHOWN_KEY, unit="characters")
 
 
 def _start(configs: list[lm.LMConfig]) -> None:

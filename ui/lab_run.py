@@ -50,11 +50,12 @@ def waiting_message(place: int, in_progress: int) -> str:
     return f"Waiting for a free trainer: {runs}, you are {ordinal(place + 1)} in line. Training starts by itself when a trainer frees up; Stop leaves the line."
 
 
-def progress_panel(polled_as_waiting: bool = False) -> None:
-    """One bar per scheme: step, loss, tokens per second, and the place in line while the run
-    waits for a trainer. Reruns the page once the run ends, and once it leaves the line (to poll
-    at the training pace)."""
-    current: LabRun = st.session_state[RUN_KEY]
+def progress_panel(polled_as_waiting: bool = False, *, run_key: str = RUN_KEY, shown_key: str = SHOWN_KEY, unit: str = "tokens") -> None:
+    """One bar per scheme: step, loss, `unit` per second, and the place in line while the run
+    under `run_key` waits for a trainer. Reruns the page once the run ends (unless `shown_key`
+    already holds it), and once it leaves the line (to poll at the training pace). The lab's
+    synthetic tasks and its real-text section (ui.lab_lm) both draw their progress here."""
+    current: LabRun = st.session_state[run_key]
     queued = current.queued()
     if queued is not None:
         st.info(waiting_message(*queued), icon=":material/hourglass_top:")
@@ -63,11 +64,11 @@ def progress_panel(polled_as_waiting: bool = False) -> None:
     for p in current.progress:
         text = f"**{SCHEMES[p.scheme].label}**: {p.state}, step {p.step:,} of {p.steps:,}"
         if p.step:
-            text += f", loss {p.loss:.3f}, {p.tokens_per_s:,.0f} tokens/s"
+            text += f", loss {p.loss:.3f}, {p.tokens_per_s:,.0f} {unit}/s"
         if p.message:
             text += f" ({p.message})"
         st.progress(min(1.0, p.step / p.steps), text=text)
-    if current.done and st.session_state.get(SHOWN_KEY) is not current:
+    if current.done and st.session_state.get(shown_key) is not current:
         st.rerun()
 
 
