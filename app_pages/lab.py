@@ -12,12 +12,14 @@ import streamlit as st
 
 from core.lab import figures as figs
 from core.lab.config import TASKS
+from core.lab.runner import warm_model
 from ui.lab_controls import lab_controls
 from ui.lab_lm import lm_section
 from ui.lab_run import run_panel
 from ui.path import next_link
 from ui.shared import plot
 
+warm_model()  # torch loads in the background (once per server, ~20 s) while the visitor reads and sets up a run
 st.title("The lab: train short, test long")
 st.markdown(
     "Reading about extrapolation is one thing; watching it is another. Here a tiny transformer is trained from scratch "

@@ -1,6 +1,7 @@
 """Running lab runs: in a background thread per session, with a cache of finished results and a
-server-wide cap on runs training at once. Torch-free: `train` imports `core.lab.model` (and so
-torch) only when a run starts.
+server-wide cap on runs training at once. Torch-free: `core.lab.model` (and so torch) is imported
+by `load_model`, in a thread of its own, once per process: when the lab page is first opened
+(`warm_model`) or at the latest when a run starts; a run waiting for it can be stopped.
 
 `LabRun` is what a page starts, polls and stops; `ResultCache` keeps finished results by
 configuration; `Trainers` is the cap (at most `PEE_LAB_MAX_RUNS`, default 2, train; the others
@@ -23,6 +24,51 @@ from core.lab.config import WALL_SECONDS, LabConfig, LabResult, over_budget
 
 MAX_RUNS_ENV = "PEE_LAB_MAX_RUNS"  # how many runs may train at once in one server process
 DEFAULT_MAX_RUNS = 2  # the hosted demo's two cores: one run each (a run uses one torch thread)
+
+
+_MODEL_READY = threading.Event()  # set when the import of core.lab.model has ended (well or not)
+_MODEL_LOCK = threading.Lock()
+_MODEL_LOADER: threading.Thread | None = None
+_MODEL_ERROR: list[BaseException] = []
+
+
+def _import_model() -> None:
+    try:
+        import core.lab.model  # noqa: F401  torch, and model's warm-up at import
+    except BaseException as err:  # noqa: BLE001  kept for the runs that wait for it, which report it
+        _MODEL_ERROR.append(err)
+    finally:
+        _MODEL_READY.set()
+
+
+def warm_model() -> threading.Event:
+    """Start importing `core.lab.model` (torch and its warm-up: 10-20 s on a busy 2-core machine,
+    once per process) in a background thread, unless it has started already; the event is set when
+    it has ended. Cheap and idempotent: the lab page calls it on every run, so torch is usually
+    loaded by the time someone presses Train, and a server nobody trains on never loads it."""
+    global _MODEL_LOADER
+    with _MODEL_LOCK:
+        if _MODEL_LOADER is None:
+            _MODEL_LOADER = threading.Thread(target=_import_model, name="lab-model-import", daemon=True)
+            _MODEL_LOADER.start()
+    return _MODEL_READY
+
+
+def model_loaded() -> bool:
+    return _MODEL_READY.is_set() and not _MODEL_ERROR
+
+
+def load_model(should_stop: Callable[[], bool] = lambda: False, every: float = 0.2) -> bool:
+    """Wait for `core.lab.model` to be imported (starting the import if need be), asking
+    `should_stop()` every `every` seconds: True when it is ready, False when stopped first (the
+    import goes on in its own thread, for the next run). An import that failed is raised."""
+    ready = warm_model()
+    while not ready.wait(every):
+        if should_stop():
+            return False
+    if _MODEL_ERROR:
+        raise _MODEL_ERROR[0]
+    return True
 
 
 def train(config: LabConfig, on_step: Callable[[int, float, float], None] | None = None, should_stop: Callable[[], bool] | None = None) -> LabResult:
@@ -80,7 +126,7 @@ class Progress:
     step: int = 0
     loss: float = float("nan")
     tokens_per_s: float = 0.0
-    state: str = "waiting"  # waiting, training, done, cached, stopped, failed
+    state: str = "waiting"  # waiting, loading (torch, once per server), training, done, cached, stopped, failed
     message: str = ""
 
 
@@ -260,6 +306,8 @@ class LabRun:
         if len(self.results) == len(self.configs):  # everything cached: nothing to train, nothing to wait for
             self._finish()
             return self
+        if (self.train_fn or train) in (train, train_lm):
+            warm_model()  # torch loads while the run waits in line
         if self.slots is not None:
             self._ticket = self.slots.join()  # in line now, in the order Train was pressed
         self._thread = threading.Thread(target=self._work, name="lab-run", daemon=True)
@@ -342,15 +390,26 @@ class LabRun:
             self._train_all()
         except Exception as err:  # a failure is shown, never raised into the server  # noqa: BLE001
             for p in self.progress:
-                if p.state in ("waiting", "training"):
+                if p.state in ("waiting", "loading", "training"):
                     p.state, p.message = "failed", f"{type(err).__name__}: {err}"
         finally:
             if self._ticket is not None:
                 self.slots.release(self._ticket)  # even after an exception: the next in line goes on
             self._finish()
 
+    def _set(self, state: str, message: str) -> None:
+        for i, p in enumerate(self.progress):
+            if i not in self.results:
+                p.state, p.message = state, message
+
     def _train_all(self) -> None:
         train_fn = self.train_fn or train
+        if train_fn in (train, train_lm) and not model_loaded():
+            self._set("loading", "loading torch, once per server: about 20 s")
+            if not load_model(self._should_stop):  # stopped while torch loads: ends now, the import goes on
+                self._set("stopped", "")
+                return
+            self._set("waiting", "")
         for i, config in enumerate(self.configs):
             if i in self.results:
                 continue  # taken from the cache by start()
@@ -395,3 +454,5 @@ def _stop_live_runs(wait: float = 5.0) -> None:
     end = time.monotonic() + wait
     for run in runs:
         run.wait(max(0.0, end - time.monotonic()))
+    if _MODEL_LOADER is not None:  # an import of torch cut off by the interpreter's end can abort it the same way
+        _MODEL_LOADER.join(30.0)

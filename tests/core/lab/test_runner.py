@@ -206,3 +206,71 @@ def test_the_cap_comes_from_pee_lab_max_runs(value, expected, caplog):
 
 def test_the_process_wide_trainers_are_one_object():
     assert runner.trainers() is runner.trainers() and runner.trainers().max_runs >= 1
+
+
+@pytest.fixture
+def slow_import(monkeypatch):
+    """A fresh 'process' for the lab model's import: not loaded yet, and its import (torch, 10-20 s
+    on a busy server) held at a gate until the test opens it; runner.train is a fake."""
+    gate, error = threading.Event(), []
+
+    def fake_import():
+        try:
+            gate.wait(WAIT)
+            if error:
+                runner._MODEL_ERROR.append(error[0])
+        finally:
+            runner._MODEL_READY.set()
+
+    monkeypatch.setattr(runner, "_MODEL_READY", threading.Event())
+    monkeypatch.setattr(runner, "_MODEL_LOADER", None)
+    monkeypatch.setattr(runner, "_MODEL_ERROR", [])
+    monkeypatch.setattr(runner, "_import_model", fake_import)
+    monkeypatch.setattr(runner, "train", FakeTrain())
+    yield gate, error
+    gate.set()
+
+
+def test_a_run_stopped_while_torch_loads_ends_before_the_import_does(slow_import):
+    gate, _ = slow_import
+    slots = Trainers(1)
+    run = LabRun([config(31), config(32)], slots=slots).start()
+    assert until(lambda: run.progress[0].state == "loading")
+    assert "torch" in run.progress[0].message
+    run.stop()
+    assert run.wait(WAIT), "a run waiting for torch's import must end when stopped"
+    assert [p.state for p in run.progress] == ["stopped", "stopped"]
+    assert not runner._MODEL_READY.is_set() and slots.in_progress == 0  # the import still going, the slot already free
+    gate.set()
+    assert runner.warm_model().wait(WAIT) and runner.model_loaded()
+
+
+def test_a_closed_tab_ends_a_run_waiting_for_torch_too(slow_import):
+    alive = threading.Event()
+    alive.set()
+    run = LabRun([config(33)], slots=Trainers(1), alive=alive.is_set, alive_every=0.05).start()
+    assert until(lambda: run.progress[0].state == "loading")
+    alive.clear()
+    assert run.wait(WAIT) and run.progress[0].state == "stopped" and not runner._MODEL_READY.is_set()
+
+
+def test_runs_train_once_torch_has_loaded_and_the_import_happens_once(slow_import, monkeypatch):
+    gate, _ = slow_import
+    calls = []
+    fake_import = runner._import_model
+    monkeypatch.setattr(runner, "_import_model", lambda: (calls.append(1), fake_import()))
+    first = LabRun([config(34)], slots=Trainers(2)).start()
+    second = LabRun([config(35)], slots=Trainers(2)).start()
+    assert until(lambda: first.progress[0].state == "loading" and second.progress[0].state == "loading")
+    gate.set()
+    assert first.wait(WAIT) and second.wait(WAIT)
+    assert [first.progress[0].state, second.progress[0].state] == ["done", "done"] and first.progress[0].message == ""
+    assert len(calls) == 1 and runner.warm_model() is runner._MODEL_READY
+
+
+def test_a_failed_import_is_shown_as_the_runs_failure(slow_import):
+    gate, error = slow_import
+    error.append(ImportError("no torch here"))
+    run = LabRun([config(36)], slots=Trainers(1)).start()
+    gate.set()
+    assert run.wait(WAIT) and run.progress[0].state == "failed" and "no torch here" in run.progress[0].message
