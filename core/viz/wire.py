@@ -16,6 +16,7 @@ import io
 
 import numpy as np
 import plotly.graph_objects as go
+from _plotly_utils.utils import to_typed_array_spec
 from plotly.colors import get_colorscale, sample_colorscale
 
 LIST_CELLS = 24_000  # heatmap cells per figure sent as lists (~11 characters a cell, so at most ~270 kB) rather than typed arrays (~5.3)
@@ -28,8 +29,24 @@ class Figure(go.Figure):
     written exactly, and float32 heatmap values to 8 significant digits (float32 holds 7 to 8)."""
 
     def to_dict(self) -> dict:
+        """The figure as plotly.js reads it: the same spec as plotly's own `to_dict` followed by
+        `as_lists` on the traces named above, built in one pass over the validated properties
+        (plotly's deep-copies every array, then base64-encodes it, which `as_lists` decoded
+        again: most of a chart's cost in a page's run)."""
+        if self._frame_objs:  # no figure here has frames: plotly's own path, then lists
+            return self._to_dict_via_plotly()
+        spec = {"data": [_copy(trace) for trace in self._data], "layout": _copy(self._layout)}
+        if spec["layout"].get("template", 0) is None:  # unvalidated, a removed template stays as null
+            del spec["layout"]["template"]
+        small = sum(np.size(t["z"]) for t in spec["data"] if t.get("type") == "heatmap" and _numeric(t.get("z"))) <= LIST_CELLS
+        for trace in spec["data"]:
+            _encode(trace, lists=trace.get("type") in ("scatter", "scatter3d") or (small and trace.get("type") == "heatmap"))
+        _encode(spec["layout"], lists=False)
+        return spec
+
+    def _to_dict_via_plotly(self) -> dict:
         spec = super().to_dict()  # typed arrays throughout: turn these back
-        if spec.get("layout", {}).get("template", 0) is None:  # unvalidated, a removed template stays as null
+        if spec.get("layout", {}).get("template", 0) is None:
             del spec["layout"]["template"]
         heatmaps = [t for t in spec["data"] if t.get("type") == "heatmap"]
         small = sum(typed_array(t.get("z")).size for t in heatmaps) <= LIST_CELLS
@@ -37,6 +54,40 @@ class Figure(go.Figure):
             if trace.get("type") in ("scatter", "scatter3d") or (small and trace.get("type") == "heatmap"):
                 as_lists(trace)
         return spec
+
+
+_SKIPPED = frozenset(("geojson", "layer", "layers", "range"))  # keys plotly never turns into typed arrays
+
+
+def _copy(node):
+    """The dicts and lists of a spec copied, tuples as lists (JSON writes both alike); arrays and
+    scalars shared (`_encode` replaces the arrays)."""
+    if isinstance(node, dict):
+        return {key: _copy(value) for key, value in node.items()}
+    if isinstance(node, (list, tuple)):
+        return [_copy(value) for value in node]
+    return node
+
+
+def _numeric(value) -> bool:
+    return isinstance(value, np.ndarray) and value.dtype.kind in "biuf" and value.size > 0
+
+
+def _encode(node, *, lists: bool) -> None:
+    """numpy arrays inside a copied spec, in place: as JSON lists (`lists`: float32 to 8 significant
+    digits) or as plotly.js typed-array specs, exactly as plotly's `convert_to_base64` writes them
+    (and leaves alone: the keys in _SKIPPED, empty and non-numeric arrays)."""
+    for key, value in list(node.items() if isinstance(node, dict) else enumerate(node)):
+        if not lists and isinstance(key, str) and key in _SKIPPED:
+            continue
+        if isinstance(value, np.ndarray):
+            if lists:
+                if _numeric(value):
+                    node[key] = (short_floats(value) if value.dtype == np.float32 else value).tolist()
+            elif _numeric(value):
+                node[key] = to_typed_array_spec(value)
+        elif isinstance(value, (dict, list)):
+            _encode(value, lists=lists)
 
 
 def typed_array(value) -> np.ndarray:
@@ -97,7 +148,8 @@ def digest(traces) -> str:
             digest.update(f"{value!r};".encode())
 
     for trace in traces:
-        feed(trace.to_plotly_json())
+        props = getattr(trace, "_props", None)  # plotly's validated properties, read in place (to_plotly_json deep-copies them)
+        feed(props if isinstance(props, dict) else trace.to_plotly_json())
     return digest.hexdigest()
 
 
