@@ -1,4 +1,5 @@
-"""Page `relative`: ALiBi's per-head linear biases, T5's relative buckets, and Shaw's clipping."""
+"""Page `relative`: ALiBi's per-head linear biases, T5's relative buckets, Shaw's clipping and
+KERPLE's logarithm, one tab each (ui.sections: only the open tab runs; `rel_view` in the URL)."""
 
 import numpy as np
 import pandas as pd
@@ -8,85 +9,30 @@ from core.schemes import alibi, relative
 from core.schemes.registry import Setting
 from core.viz import charts
 from core.viz import relative_figures as figs
-from ui.controls import Choice, Number, Toggle, check_links, number
+from ui.controls import Choice, Number, Toggle, check_links
 from ui.path import next_link
 from ui.scorecard import scorecard
+from ui.sections import sections
 from ui.shared import current_settings, guarded, plot
 
 SPAN_MASS = 0.9
 HEAD_CHOICES = tuple(range(1, 65))
 
 
-st.title("Relative biases: ALiBi, T5 and Shaw")
+st.title("Relative biases: ALiBi, T5, Shaw and KERPLE")
 s = current_settings()
 L = s.max_len
 st.markdown(
     "These schemes add nothing to the token vectors. They change the attention scores directly. ALiBi, T5 and KERPLE add a number that "
     "depends only on how far apart the query and the key are; Shaw et al.'s term also depends on the query, q·a(clip(j − i)). "
-    "The context length is the sidebar's max_len."
+    "The context length is the sidebar's max_len. One tab per scheme; the head count below is ALiBi's, KERPLE's and the checklist's."
 )
 
-# --- ALiBi ------------------------------------------------------------------------------
-st.header("ALiBi: a straight-line penalty per head")
 ALIBI_HEADS = Choice(
     "alibi_heads", "Heads", HEAD_CHOICES, 8, expected="ALiBi needs a whole number of heads from {first} to {last}", widget="select_slider",
-    help="Powers of two get slopes 2^(−8/H), 2^(−16/H), …; other counts follow the paper's reference code.",
+    help="ALiBi's and KERPLE's heads, and the checklist's. Powers of two get slopes 2^(−8/H), 2^(−16/H), …; other counts follow the paper's reference code.",
 )  # fmt: skip
 ALIBI_CAUSAL = Toggle("alibi_causal", "Causal (a decoder: keys after the query are masked)", True)
-check_links(ALIBI_HEADS, ALIBI_CAUSAL)
-c1, c2 = st.columns(2)
-heads, causal = ALIBI_HEADS.draw(c1), ALIBI_CAUSAL.draw(c2)
-slopes = guarded(alibi.alibi_slopes, int(heads))
-plot(figs.alibi_heads(int(heads), L, causal), key="alibi_heads_map")
-st.caption(
-    "What to look for: one colour range for all heads, so equal colours are equal penalties. Every panel is darker away from the diagonal, but "
-    "with a different steepness: the first head forgets distant keys fastest, the last hardly at all."
-)
-plot(figs.alibi_lines(int(heads), L), key="alibi_lines")
-exponents = -np.log2(slopes)
-plot(
-    charts.lines(
-        [("slope mₕ", np.arange(int(heads)), slopes)],
-        title=f"Slopes of the {heads} heads (a geometric sequence; powers of two as 1/2^k)",
-        x_title="head h",
-        y_title="slope mₕ (log scale)",
-        log_y=True,
-        markers=True,
-    ),
-    key="alibi_slopes",
-)
-st.caption(
-    "Slopes: "
-    + ", ".join(f"2^−{e:.4g}" for e in exponents[:16])
-    + (" …" if heads > 16 else "")
-    + (
-        ". With 8 heads these are exactly 1/2, 1/4, …, 1/256."
-        if heads == 8
-        else ". A head count that is not a power of two takes the slopes of the next lower power of two and fills in with every other slope of the next "
-             "higher one."
-    )
-)
-
-st.subheader("What softmax makes of it: each head's attention span")
-span = alibi.alibi_attention_span(slopes, L, SPAN_MASS)
-pick = np.unique(np.linspace(0, int(heads) - 1, min(int(heads), 6)).round().astype(int))
-plot(figs.alibi_weights(slopes, L, span, pick), key="alibi_weights")
-table = pd.DataFrame({"head": np.arange(int(heads)), "slope": slopes, f"keys holding {SPAN_MASS:.0%} of the attention": span, "share of the context": span / L})
-st.dataframe(
-    table,
-    hide_index=True,
-    width="stretch",
-    column_config={"slope": st.column_config.NumberColumn(format="%.4g"), "share of the context": st.column_config.NumberColumn(format="%.4g")},
-    key="alibi_span_table",
-)
-st.caption(
-    f"What to look for: with equal content, the nearest {span[0]:,} keys hold {SPAN_MASS:.0%} of head 0's attention, while head "
-    f"{int(heads) - 1} spreads over {span[-1]:,}. Content scores can overrule the bias, but these spans are the default reach of each head, "
-    "and they do not change with the context length once it is longer than the span: that is why ALiBi extrapolates."
-)
-
-# --- T5 ---------------------------------------------------------------------------------
-st.header("T5: relative positions in buckets")
 T5_BUCKETS = Number("t5_buckets", "Buckets", 2, 256, 32, expected="the number of buckets must be a whole number from {lo} to {hi}")
 T5_MAX_DISTANCE = Number(
     "t5_max_distance", "Max distance", 1, 131_072, 128, expected="the max distance is a whole number from {lo} to {hi:,}",
@@ -96,60 +42,129 @@ T5_BIDIRECTIONAL = Toggle(
     "t5_bidirectional", "Bidirectional (encoder)", True,
     help="An encoder splits the buckets between keys before and after the query; a decoder uses them all for keys before.",
 )  # fmt: skip
-check_links(T5_BUCKETS, T5_MAX_DISTANCE, T5_BIDIRECTIONAL)
-c1, c2, c3 = st.columns(3)
-num_buckets, max_distance, bidirectional = T5_BUCKETS.draw(c1), T5_MAX_DISTANCE.draw(c2), T5_BIDIRECTIONAL.draw(c3)
-try:
-    ranges = relative.t5_bucket_ranges(bidirectional=bidirectional, num_buckets=int(num_buckets), max_distance=int(max_distance))
-except ValueError as err:
-    st.error(f"{err} The T5 views wait for a valid setting; the Shaw section below does not depend on it.", icon=":material/error:")
-    ranges = None
-if ranges is not None:
-    plot(figs.t5_bucket_map(int(num_buckets), int(max_distance), bidirectional, ranges), key="t5_buckets_map")
-    exact = [r for r in ranges if r.kind == "exact"]
-    last_start = -ranges[int(num_buckets) // 2 - 1 if bidirectional else int(num_buckets) - 1].high  # keys before the query: r = −n
-    used_log = [r for r in ranges if r.kind == "log"]
+SHAW_K = Number("shaw_k", "Clipping distance k", 0, 64, 4, expected="the clipping distance is a whole number from {lo} to {hi}", slider=True)
+check_links(ALIBI_HEADS, ALIBI_CAUSAL, T5_BUCKETS, T5_MAX_DISTANCE, T5_BIDIRECTIONAL, SHAW_K)  # a bad value in the link is named whichever tab is open
+heads = ALIBI_HEADS.draw(st.columns(2)[0])
+
+
+# --- ALiBi ------------------------------------------------------------------------------
+def _alibi() -> None:
+    st.header("ALiBi: a straight-line penalty per head")
+    causal = ALIBI_CAUSAL.draw(st)
+    slopes = guarded(alibi.alibi_slopes, int(heads))
+    plot(figs.alibi_heads(int(heads), L, causal), key="alibi_heads_map")
     st.caption(
-        f"What to look for: near the query every distance has its own bucket ({len(exact)} exact buckets); further out the buckets widen "
-        f"logarithmically ({len(used_log)} log buckets), and every distance from the last bucket's start on (distance {last_start:,}) shares one "
-        "value, so T5 treats that distance and 20,000 positions back alike. "
+        "What to look for: one colour range for all heads, so equal colours are equal penalties. Every panel is darker away from the diagonal, but "
+        "with a different steepness: the first head forgets distant keys fastest, the last hardly at all."
+    )
+    plot(figs.alibi_lines(int(heads), L), key="alibi_lines")
+    exponents = -np.log2(slopes)
+    plot(
+        charts.lines(
+            [("slope mₕ", np.arange(int(heads)), slopes)],
+            title=f"Slopes of the {heads} heads (a geometric sequence; powers of two as 1/2^k)",
+            x_title="head h",
+            y_title="slope mₕ (log scale)",
+            log_y=True,
+            markers=True,
+        ),
+        key="alibi_slopes",
+    )
+    st.caption(
+        "Slopes: "
+        + ", ".join(f"2^−{e:.4g}" for e in exponents[:16])
+        + (" …" if heads > 16 else "")
         + (
-            "Keys after the query (right) get their own buckets."
-            if bidirectional
-            else "In the causal form all keys after the query fall in bucket 0, and the mask hides them."
+            ". With 8 heads these are exactly 1/2, 1/4, …, 1/256."
+            if heads == 8
+            else ". A head count that is not a power of two takes the slopes of the next lower power of two and fills in with every other slope of the next "
+                 "higher one."
         )
     )
-    bucket_table = pd.DataFrame({"bucket": [r.bucket for r in ranges], "kind": [r.kind for r in ranges], "relative positions": [r.label for r in ranges]})
-    with st.expander("Every bucket's range"):
-        st.dataframe(bucket_table, hide_index=True, width="stretch", key="t5_range_table")
 
-    plot(figs.t5_heads(int(num_buckets), int(max_distance), bidirectional, L), key="t5_bias_map")
+    st.subheader("What softmax makes of it: each head's attention span")
+    span = alibi.alibi_attention_span(slopes, L, SPAN_MASS)
+    pick = np.unique(np.linspace(0, int(heads) - 1, min(int(heads), 6)).round().astype(int))
+    plot(figs.alibi_weights(slopes, L, span, pick), key="alibi_weights")
+    held = f"keys holding {SPAN_MASS:.0%} of the attention"
+    table = pd.DataFrame({"head": np.arange(int(heads)), "slope": slopes, held: span, "share of the context": span / L})
+    st.dataframe(
+        table,
+        hide_index=True,
+        width="stretch",
+        column_config={"slope": st.column_config.NumberColumn(format="%.4g"), "share of the context": st.column_config.NumberColumn(format="%.4g")},
+        key="alibi_span_table",
+    )
     st.caption(
-        f"What to look for: like ALiBi the matrix is constant along diagonals, but in steps: a new colour only where a new bucket begins. "
-        f"It is flat from the start of the last bucket, {last_start:,} positions apart, not only past max distance ({max_distance}). "
-        f"T5 learns {num_buckets} numbers per head for this, shared by all layers."
+        f"What to look for: with equal content, the nearest {span[0]:,} keys hold {SPAN_MASS:.0%} of head 0's attention, while head "
+        f"{int(heads) - 1} spreads over {span[-1]:,}. Content scores can overrule the bias, but these spans are the default reach of each head, "
+        "and they do not change with the context length once it is longer than the span: that is why ALiBi extrapolates."
     )
 
+
+# --- T5 ---------------------------------------------------------------------------------
+def _t5() -> None:
+    st.header("T5: relative positions in buckets")
+    c1, c2, c3 = st.columns(3)
+    num_buckets, max_distance, bidirectional = T5_BUCKETS.draw(c1), T5_MAX_DISTANCE.draw(c2), T5_BIDIRECTIONAL.draw(c3)
+    try:
+        ranges = relative.t5_bucket_ranges(bidirectional=bidirectional, num_buckets=int(num_buckets), max_distance=int(max_distance))
+    except ValueError as err:
+        st.error(f"{err} The T5 views wait for a valid setting.", icon=":material/error:")
+        ranges = None
+    if ranges is not None:
+        plot(figs.t5_bucket_map(int(num_buckets), int(max_distance), bidirectional, ranges), key="t5_buckets_map")
+        exact = [r for r in ranges if r.kind == "exact"]
+        last_start = -ranges[int(num_buckets) // 2 - 1 if bidirectional else int(num_buckets) - 1].high  # keys before the query: r = −n
+        used_log = [r for r in ranges if r.kind == "log"]
+        st.caption(
+            f"What to look for: near the query every distance has its own bucket ({len(exact)} exact buckets); further out the buckets widen "
+            f"logarithmically ({len(used_log)} log buckets), and every distance from the last bucket's start on (distance {last_start:,}) shares one "
+            "value, so T5 treats that distance and 20,000 positions back alike. "
+            + (
+                "Keys after the query (right) get their own buckets."
+                if bidirectional
+                else "In the causal form all keys after the query fall in bucket 0, and the mask hides them."
+            )
+        )
+        bucket_table = pd.DataFrame({"bucket": [r.bucket for r in ranges], "kind": [r.kind for r in ranges], "relative positions": [r.label for r in ranges]})
+        with st.expander("Every bucket's range"):
+            st.dataframe(bucket_table, hide_index=True, width="stretch", key="t5_range_table")
+
+        plot(figs.t5_heads(int(num_buckets), int(max_distance), bidirectional, L), key="t5_bias_map")
+        st.caption(
+            f"What to look for: like ALiBi the matrix is constant along diagonals, but in steps: a new colour only where a new bucket begins. "
+            f"It is flat from the start of the last bucket, {last_start:,} positions apart, not only past max distance ({max_distance}). "
+            f"T5 learns {num_buckets} numbers per head for this, shared by all layers."
+        )
+
+
 # --- Shaw -------------------------------------------------------------------------------
-st.header("Shaw et al.: clipped relative positions")
-shaw_k = number(st, "Clipping distance k", "shaw_k", 0, 64, 4, expected="the clipping distance is a whole number from {lo} to {hi}", slider=True)
-plot(figs.shaw_clip(int(shaw_k), L)[0], key="shaw_clip")
-distinct = relative.shaw_distinct_ids(L, L, int(shaw_k))
-st.caption(
-    f"What to look for: {2 * shaw_k + 1} colours, one per clipped distance, and flat beyond ±{shaw_k}. Shaw et al. add the chosen vector "
-    "a^K to the key before the dot product, so the score gains q·a^K: a term that depends on the query as well as the distance. A second table "
-    "a^V is added to the values after the softmax. Each table holds (2k + 1) × head_dim numbers whatever the length (the app draws, counts and "
-    f"trains the key table). Over {L:,} positions the pairs use {distinct:,} distinct vectors."
-)
+def _shaw() -> None:
+    st.header("Shaw et al.: clipped relative positions")
+    shaw_k = SHAW_K.draw(st)
+    plot(figs.shaw_clip(int(shaw_k), L)[0], key="shaw_clip")
+    distinct = relative.shaw_distinct_ids(L, L, int(shaw_k))
+    st.caption(
+        f"What to look for: {2 * shaw_k + 1} colours, one per clipped distance, and flat beyond ±{shaw_k}. Shaw et al. add the chosen vector "
+        "a^K to the key before the dot product, so the score gains q·a^K: a term that depends on the query as well as the distance. A second table "
+        "a^V is added to the values after the softmax. Each table holds (2k + 1) × head_dim numbers whatever the length (the app draws, counts and "
+        f"trains the key table). Over {L:,} positions the pairs use {distinct:,} distinct vectors."
+    )
+
 
 # --- KERPLE -----------------------------------------------------------------------------
-st.header("KERPLE: a logarithm instead of a line")
-plot(figs.kerple_lines(int(heads), L), key="kerple_lines")
-st.caption(
-    "KERPLE (Chi et al., 2022) subtracts r₁·log(1 + r₂·|i − j|) with two learned numbers per head. Like ALiBi it depends on the distance only "
-    "and grows with it, but ever more slowly: far keys are never shut out as completely as under a steep ALiBi head. Shown at its initial values "
-    f"for the {int(heads)} heads set above; the lab trains them."
-)
-st.subheader("The relative biases against the checklist")
-scorecard(["alibi", "t5", "shaw", "kerple"], Setting(width=64, train_len=L, n_heads=int(heads)), L, key="relative_scorecard")
+def _kerple() -> None:
+    st.header("KERPLE: a logarithm instead of a line")
+    plot(figs.kerple_lines(int(heads), L), key="kerple_lines")
+    st.caption(
+        "KERPLE (Chi et al., 2022) subtracts r₁·log(1 + r₂·|i − j|) with two learned numbers per head. Like ALiBi it depends on the distance only "
+        "and grows with it, but ever more slowly: far keys are never shut out as completely as under a steep ALiBi head. Shown at its initial values "
+        f"for the {int(heads)} heads set above; the lab trains them."
+    )
+    st.subheader("The relative biases against the checklist")
+    scorecard(["alibi", "t5", "shaw", "kerple"], Setting(width=64, train_len=L, n_heads=int(heads)), L, key="relative_scorecard")
+
+
+sections("rel_view", {"ALiBi": _alibi, "T5": _t5, "Shaw": _shaw, "KERPLE and the checklist": _kerple})
 next_link("relative")

@@ -78,12 +78,12 @@ PAGES: tuple[Page, ...] = (
         "Long context in real models",
         params=(("presets", ",".join(PRESETS)), ("ntk_growth", "8"), ("grid", "32")),  # every model in the table, the largest pitfall and grid
     ),
-    Page("relative", "app_pages/relative.py", "Relative biases: ALiBi, T5 and Shaw"),
+    Page("relative", "app_pages/relative.py", "Relative biases: ALiBi, T5, Shaw and KERPLE"),
     Page("model", "app_pages/model.py", "A real model's positions"),
     Page(
         "relative-64",
         "app_pages/relative.py",
-        "Relative biases: ALiBi, T5 and Shaw",
+        "Relative biases: ALiBi, T5, Shaw and KERPLE",
         params=(("alibi_heads", "64"), ("t5_buckets", "256"), ("t5_max_distance", "131072"), ("shaw_k", "64")),
     ),
     Page("code", "app_pages/code.py", "Code for these settings"),

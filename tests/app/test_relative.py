@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from core.schemes import alibi, relative
+from core.schemes import alibi, kerple, relative
 from core.viz.grid import strided
 from tests.app.conftest import assert_clean, chart_keys, decode, figure, figures, open_page, title_text
 
@@ -73,7 +73,7 @@ def test_relative_many_heads_draw_sixteen_panels():
 
 @pytest.mark.parametrize(("buckets", "max_distance", "bidirectional"), [(32, 128, True), (32, 128, False), (10, 20, True), (7, 5, False)])
 def test_relative_t5_bucket_map_is_t5_relative_bucket(buckets, max_distance, bidirectional):
-    at = open_page("relative")
+    at = open_page("relative", rel_view="T5")
     at.number_input(key="t5_buckets").set_value(buckets)
     at.number_input(key="t5_max_distance").set_value(max_distance)
     at.toggle(key="t5_bidirectional").set_value(bidirectional).run()
@@ -94,13 +94,13 @@ def test_relative_t5_bucket_map_is_t5_relative_bucket(buckets, max_distance, bid
     else:  # every key after the query is in bucket 0; the nearest buckets / 2 distances before are exact
         assert exact.min() > -(buckets // 2)
         assert np.all(y[x > 0] == 0)
-    bucket_table = at.dataframe[1].value
+    bucket_table = at.dataframe[0].value
     assert bucket_table["bucket"].tolist() == list(range(buckets))
 
 
 def test_relative_t5_bias_panels_are_t5_bias():
     L = 300
-    at = open_page("relative", max_len=str(L))
+    at = open_page("relative", max_len=str(L), rel_view="T5")
     g = strided(L, 48)
     values = relative.t5_demo_bucket_values(32, 4, bidirectional=True, max_distance=128)
     expected = relative.t5_bias(values, g.indices, g.indices, bidirectional=True, max_distance=128)
@@ -112,20 +112,55 @@ def test_relative_t5_bias_panels_are_t5_bias():
 
 
 def test_relative_odd_buckets_with_bidirectional_give_a_clear_error():
-    at = open_page("relative")
+    at = open_page("relative", rel_view="T5")
     at.number_input(key="t5_buckets").set_value(33).run()
     assert not at.exception
     assert len(at.error) == 1 and "num_buckets must be even, got 33" in at.error[0].value
-    keys = chart_keys(at)  # the T5 views wait for a valid setting; the others are drawn
-    assert keys == ["alibi_heads_map", "alibi_lines", "alibi_slopes", "alibi_weights", "shaw_clip", "kerple_lines"]
-    assert title_text(figure(at, "shaw_clip")).startswith("clip(j − i")
+    assert chart_keys(at) == []  # the T5 views wait for a valid setting
     at.toggle(key="t5_bidirectional").set_value(False).run()  # a decoder uses all 33
     assert_clean(at)
-    assert len(figures(at)) == 8  # now with the two T5 views
+    assert chart_keys(at) == ["t5_buckets_map", "t5_bias_map"]
+
+
+def test_relative_each_tab_draws_its_own_figures_and_is_a_link():
+    expected = {
+        None: ["alibi_heads_map", "alibi_lines", "alibi_slopes", "alibi_weights"],
+        "T5": ["t5_buckets_map", "t5_bias_map"],
+        "Shaw": ["shaw_clip"],
+        "KERPLE and the checklist": ["kerple_lines"],
+    }
+    for view, keys in expected.items():
+        at = open_page("relative", **({} if view is None else {"rel_view": view}))
+        assert_clean(at)
+        assert chart_keys(at) == keys, view
+        assert at.select_slider(key="alibi_heads").value == 8  # the head count stays above the tabs
+    shaw = open_page("relative", rel_view="Shaw")
+    assert title_text(figure(shaw, "shaw_clip")).startswith("clip(j − i")
+    checklist = open_page("relative", rel_view="KERPLE and the checklist")
+    assert len(checklist.dataframe) == 1  # the checklist's table
+
+
+def test_relative_heads_set_above_the_tabs_reach_kerple():
+    at = open_page("relative", rel_view="KERPLE and the checklist", alibi_heads="4")
+    assert_clean(at)
+    params = kerple.kerple_parameters(4, seed=0)
+    lines = figure(at, "kerple_lines")["data"]
+    assert len(lines) == 4  # one line per head of the 4, not the default 8
+    for h, line in enumerate(lines):
+        x = decode(line["x"]).astype(np.float64)
+        expected = kerple.kerple_log_bias(params["r1"], params["r2"], x, np.zeros(1))[h, :, 0]
+        np.testing.assert_allclose(decode(line["y"]).astype(np.float64), expected, rtol=1e-6, atol=1e-9)
+    assert any("for the 4 heads set above" in c.value for c in at.caption)
+
+
+def test_relative_a_bad_value_of_a_closed_tab_is_named_too():
+    at = open_page("relative", t5_buckets="abc", shaw_k="99")  # the ALiBi tab open
+    assert_clean(at)
+    assert any("t5_buckets" in w.value for w in at.warning) and any("shaw_k" in w.value for w in at.warning)
 
 
 def test_relative_max_distance_inside_the_exact_buckets_gives_an_error():
-    at = open_page("relative")
+    at = open_page("relative", rel_view="T5")
     at.number_input(key="t5_max_distance").set_value(8).run()  # 32 buckets: 8 exact per side
     assert not at.exception
     assert any("max_distance must be larger than the 8 distances" in e.value for e in at.error)
@@ -142,7 +177,7 @@ def test_relative_bad_alibi_heads_in_the_link(raw):
 
 @pytest.mark.parametrize("raw", ["1", "abc", "300"])
 def test_relative_bad_t5_buckets_in_the_link(raw):
-    at = open_page("relative", t5_buckets=raw)
+    at = open_page("relative", t5_buckets=raw, rel_view="T5")
     assert not at.exception
     assert len(at.warning) == 1 and "t5_buckets" in at.warning[0].value
     assert at.number_input(key="t5_buckets").value == 32
@@ -150,7 +185,7 @@ def test_relative_bad_t5_buckets_in_the_link(raw):
 
 @pytest.mark.parametrize("k", [0, 4, 10, 64])
 def test_relative_shaw_heatmap_is_the_clipped_offset(k):
-    at = open_page("relative")
+    at = open_page("relative", rel_view="Shaw")
     at.slider(key="shaw_k").set_value(k).run()
     assert_clean(at)
     fig = figure(at, "shaw_clip")
