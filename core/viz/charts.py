@@ -97,6 +97,8 @@ CHAR_PX = 6.5  # width of an average character at the 13-pixel font (tick labels
 # a title line's length: plotly.js does not wrap titles, and ~72 characters at its 18-pixel title font fit
 # a 640-pixel chart (a 1,100-pixel window with the sidebar open)
 TITLE_CHARS = 72
+NOTE_CHARS = 110  # the small print under a title is about 70 % of its size: more characters to a line
+NOTE_LINE_PX = 16  # what each further line of the small print adds to the top margin
 TITLE_LINE_PX = 23  # what each further title line adds to the top margin (the first line stays where a one-line title sits, the others hang below it)
 # Every marker is an SVG element of its own, styled one by one, and a path of a few hundred
 # coloured dots cost more than the rest of its figure. Lines run through every point (hover
@@ -282,9 +284,10 @@ def _figure(
     `layout` adds or overrides layout keys (axes are merged). One go.Figure call, without
     plotly.py's validation (see below), instead of one per update_* call."""
     lines = wrap_title(title)
-    full = "<br>".join(lines) + (f"<br><sup>{note}</sup>" if note else "")
+    notes = wrap_title(note, NOTE_CHARS) if note else []  # a long note would be cut off at the right edge like a long title
+    full = "<br>".join(lines) + "".join(f"<br><sup>{line}</sup>" for line in notes)
     first = 70 if note else 50  # the top margin of a one-line title, which plotly.js centres in it
-    top += first + TITLE_LINE_PX * (len(lines) - 1)
+    top += first + TITLE_LINE_PX * (len(lines) - 1) + NOTE_LINE_PX * max(len(notes) - 1, 0)
     shapes, labels = _marks(x_marks, y_marks, log_x=layout.get("xaxis", {}).get("type") == "log", log_y=layout.get("yaxis", {}).get("type") == "log")
     base: dict = dict(
         STYLE,

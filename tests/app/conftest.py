@@ -86,9 +86,9 @@ def chart_keys(at: AppTest) -> list[str]:
 
 def title_text(fig: dict) -> str:
     """A figure's title on one line: the lines core.viz.charts wraps a long title into, joined by
-    spaces (the small-print note stays after its <br><sup>)."""
+    spaces (the small-print note stays after its <br><sup>, its own lines joined the same way)."""
     head, sep, note = fig["layout"]["title"]["text"].partition("<br><sup>")
-    return head.replace("<br>", " ") + sep + note
+    return head.replace("<br>", " ") + sep + note.replace("</sup><br><sup>", " ")
 
 
 def figure_bytes(at: AppTest) -> list[int]:

@@ -10,7 +10,7 @@ import pytest
 
 from core.schemes import alibi, kerple, relative
 from core.viz.grid import strided
-from tests.app.conftest import assert_clean, chart_keys, decode, figure, figures, open_page, title_text
+from tests.app.conftest import assert_clean, chart_keys, decode, figure, open_page, title_text
 
 
 @pytest.mark.parametrize("heads", [8, 12])

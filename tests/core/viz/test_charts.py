@@ -187,6 +187,19 @@ def test_long_titles_wrap_into_balanced_lines_and_push_the_plot_down():
     assert wrapped.layout.title.y == short.layout.title.y  # the first line stays where a one-line title sits
 
 
+def test_a_long_note_wraps_too_and_pushes_the_plot_down_by_its_lines():
+    note = (
+        "illustrative bucket values (not a trained model): nearer buckets higher, heads forgetting at different rates; "
+        "every 43rd position (48 of 2,048 shown); one colour range for every head"
+    )
+    fig = charts.lines([("a", np.arange(3), np.ones(3))], title="t", note=note, x_title="x", y_title="y")
+    one = charts.lines([("a", np.arange(3), np.ones(3))], title="t", note="n", x_title="x", y_title="y")
+    head, *lines = fig.layout.title.text.split("<br>")
+    assert head == "t" and len(lines) == 2 and all(line.startswith("<sup>") and line.endswith("</sup>") for line in lines)
+    assert " ".join(line[5:-6] for line in lines) == note and all(len(line[5:-6]) <= charts.NOTE_CHARS for line in lines)
+    assert fig.layout.margin.t == one.layout.margin.t + charts.NOTE_LINE_PX
+
+
 def test_panels_in_a_row_share_one_x_title_under_the_row():
     panel = ("a", np.ones((2, 2)), strided(2, 2), strided(2, 2))
     row = charts.side_by_side_heatmaps([panel, panel], title="t", x_title="frequency", y_title="y")

@@ -22,14 +22,15 @@ def _figures() -> dict[str, go.Figure]:
     small = strided(32, 32)
     side = 200  # 40,000 cells: an image, its colour bar and a hover grid
     big = RNG.standard_normal((side, side)).astype(np.float32)
+    xy = {"title": "t", "x_title": "x", "y_title": "y"}
     return {
-        "small heatmap": charts.heatmap(pe, small, strided(64, 64), title="t", x_title="x", y_title="y"),
-        "image heatmap": charts.heatmap(big, strided(side, side), strided(side, side), title="t", x_title="x", y_title="y"),
-        "lines": charts.lines([("a", np.arange(5), np.linspace(0, 1, 5)), ("b", np.arange(5), np.arange(5, dtype=np.float32))], title="t", x_title="x", y_title="y"),
+        "small heatmap": charts.heatmap(pe, small, strided(64, 64), **xy),
+        "image heatmap": charts.heatmap(big, strided(side, side), strided(side, side), **xy),
+        "lines": charts.lines([("a", np.arange(5), np.linspace(0, 1, 5)), ("b", np.arange(5), np.arange(5, dtype=np.float32))], **xy),
         "spectrum": charts.spectrum(np.array([6.28, 62.8, 628.0]), 100, title="s"),
         "phase circle": charts.phase_circle(np.zeros(3), np.ones(3), np.arange(3), title="c"),
-        "side by side": charts.side_by_side_heatmaps([("a", pe, small, strided(64, 64)), ("b", -pe, small, strided(64, 64))], title="t", x_title="x", y_title="y"),
-        "small multiples": charts.small_multiples([(f"p{i}", pe[:16, :16] * i, strided(16, 16), strided(16, 16)) for i in range(3)], title="t", x_title="x", y_title="y"),
+        "side by side": charts.side_by_side_heatmaps([("a", pe, small, strided(64, 64)), ("b", -pe, small, strided(64, 64))], **xy),
+        "small multiples": charts.small_multiples([(f"p{i}", pe[:16, :16] * i, strided(16, 16), strided(16, 16)) for i in range(3)], **xy),
     }
 
 
@@ -37,7 +38,12 @@ def _plain_cases() -> dict[str, go.Figure]:
     """Arrays plotly encodes in its own ways, in a wire.Figure built directly."""
     fig = wire.Figure(
         data=[
-            go.Scatter(x=np.arange(4, dtype=np.int64) * 2**40, y=np.array([1.5, np.nan, 2.5, 3.0]), text=np.array(["a", "b", "c", "d"]), customdata=np.arange(8).reshape(4, 2)),
+            go.Scatter(
+                x=np.arange(4, dtype=np.int64) * 2**40,
+                y=np.array([1.5, np.nan, 2.5, 3.0]),
+                text=np.array(["a", "b", "c", "d"]),
+                customdata=np.arange(8).reshape(4, 2),
+            ),
             go.Heatmap(z=np.arange(6, dtype=np.int64).reshape(2, 3), x=np.array([], dtype=float), text=[["u", "v", "w"], ["x", "y", "z"]]),
             go.Bar(x=np.arange(3, dtype=np.uint64), y=np.array([0.1, 0.2, 0.3], dtype=np.float32)),
         ],
