@@ -94,7 +94,7 @@ EXERCISES = (
     ),
     (
         "Llama 3 stretches a context of 8,192 to 65,536 (factor 8). How many of a 128-wide head's 64 pairs keep their frequency?",
-        "rope?head_dim=128&scaling=llama3&factor=8&original_len=8192&max_len=65536&base=500000",
+        "rope?head_dim=128&scaling=llama3&factor=8&original_len=8192&max_len=65536&base=500000&rope_view=Scaling",
         "Read ‘pairs kept’ under the wavelength chart: the fast pairs, whose wavelength is below a quarter of the original context, are kept; "
         "the slow ones are divided by 8, and a band between is blended.",
     ),

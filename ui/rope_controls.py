@@ -67,6 +67,13 @@ def check_scaling_urls() -> None:
     check_url_value("original_len", whole_in(1, MAX_ORIGINAL), f"the original context is a whole number of positions from 1 to {MAX_ORIGINAL:,}")
 
 
+def check_scaling_links(default: str) -> None:
+    """Check the URL's scaling, factor and original_len whether or not their widgets are drawn on
+    this run (they live in /rope's Scaling tab): a bad value is named at once, whichever tab is open."""
+    _seed("scaling", list(KINDS), default)
+    check_scaling_urls()
+
+
 def factor_control(where=st) -> float:
     """The scaling factor s (new context over original context), bound to the URL."""
     check_scaling_urls()

@@ -317,6 +317,8 @@ def test_parameters_are_found_on_every_page():
         "sinusoidal": {"layout", "position", "sin_view"},
         "similarity": {"reference", "offset", "sim_view"},
         "attention": {"sentence", "text", "heads", "scheme", "pe_scale", "att_view"},
+        "rope": {"head_dim", "rope_layout", "scaling", "factor", "original_len", "rope_view"},
+        "context": {"presets", "ntk_growth", "grid", "grid_base", "ctx_view"},
         "relative": {"alibi_heads", "alibi_causal", "t5_buckets", "t5_max_distance", "t5_bidirectional", "shaw_k", "rel_view"},
     }
     for page, names in known.items():

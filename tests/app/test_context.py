@@ -73,7 +73,7 @@ def test_default_page_shows_cores_numbers():
     expected = pd.DataFrame(cx.summary_rows([PRESETS[n] for n in DEFAULT_PRESETS]))
     pd.testing.assert_frame_equal(table.reset_index(drop=True), expected, check_dtype=False)
     figs = figures(at)
-    assert len(figs) == 5  # the open tab's two, the pitfall, the two grids
+    assert len(figs) == 2  # the Models tab with the first model's tab open: its wavelengths and its decay
     first = PRESETS[DEFAULT_PRESETS[0]]
     check_layer_figures(figs[0], figs[1], first, 0)
     view = cx.pair_view(first.layers[0], first.extended_context)
@@ -81,12 +81,17 @@ def test_default_page_shows_cores_numbers():
     assert metrics(at)[1][1] == f"{cx.counts(view, first.trained_context, first.extended_context)['turn within trained']} of 64"
     # the pitfall: dynamic NTK x2 on the first model's head, keys of its trained context
     pitfall = cx.dynamic_cache_error(128, 500_000.0, rope.RopeScaling("dynamic", 2.0, 8192), 8192, 16384)
-    lines = list(traces(figs[2]).values())
+    pit = open_context(ctx_view="The dynamic-NTK pitfall")
+    assert_clean(pit)
+    lines = list(traces(figures(pit)[0]).values())
     assert_close(lines[0][0], pitfall.key_positions, atol=0)
     assert_close(lines[0][1], pitfall.consistent, atol=1e-12) and assert_close(lines[1][1], pitfall.stale, atol=1e-12)
     assert_close(lines[2][1], pitfall.stale - pitfall.consistent, atol=1e-12)
-    assert f"{np.abs(pitfall.stale - pitfall.consistent).max():.3g}" in " ".join(m.value for m in at.markdown)
+    assert f"{np.abs(pitfall.stale - pitfall.consistent).max():.3g}" in " ".join(m.value for m in pit.markdown)
     # RoPE in 2-D: 16 x 16 patches, query at (8, 8), base 10,000, head_dim 128
+    grids = open_context(ctx_view="RoPE in 2-D")
+    assert_clean(grids)
+    figs = [None, None, None, *figures(grids)]  # the two grid figures, numbered as when the page drew all five
     rows, cols = cx.grid_positions(16, 16)
     expected_grids = [
         cx.axial_angles(rows, cols, 128, 10_000.0),
@@ -114,14 +119,15 @@ def test_every_preset_renders_with_cores_numbers(name):
     assert_clean(at)
     assert not at.warning, [w.value for w in at.warning]
     figs = figures(at)
-    assert len(figs) == 2 * len(preset.layers) + 3
+    assert len(figs) == 2 * len(preset.layers)  # the Models tab: two figures per kind of layer
     assert all(title_text(fig) for fig in figs) and max(figure_bytes(at)) < 1_000_000
     for index in range(len(preset.layers)):
         check_layer_figures(figs[2 * index], figs[2 * index + 1], preset, index)
     links = {link.proto.url.split("?")[0]: dict(parse_qsl(link.proto.url.split("?")[1])) for link in at.get("link_button")}
     plans = [cx.link_params(preset, layer) for layer in preset.layers]
     assert links["code"] == plans[-1].code
-    assert links.get("rope") == next((plan.rope for plan in reversed(plans) if plan.rope is not None), None)
+    rope_plan = next((plan.rope for plan in reversed(plans) if plan.rope is not None), None)
+    assert links.get("rope") == (None if rope_plan is None else {**rope_plan, "rope_view": "Scaling"})  # opens /rope's Scaling tab
     sources = at.dataframe[1].value
     assert len(sources) == len(preset.sources) and set(sources["status"]) <= set(STATUSES)
     for field in preset.unverified:
@@ -170,10 +176,12 @@ def test_links_fill_rope_and_code_without_a_notice(name):
     layer = preset.layers[-1]
     plan = cx.link_params(preset, layer)
     if plan.rope is not None:  # /rope offers the head widths of ROPE_PAGE_HEAD_DIMS only
-        at = open_page("rope", **plan.rope)
+        at = open_page("rope", **plan.rope, rope_view="Scaling")
         assert_clean(at)
         assert not at.warning, [w.value for w in at.warning]
-        assert at.select_slider(key="head_dim").value == layer.head_dim and at.query_params["scaling"] == plan.rope["scaling"]
+        assert at.select_slider(key="head_dim").value == layer.head_dim and at.selectbox(key="scaling").value == plan.rope["scaling"]
+        if "factor" in plan.rope:
+            assert at.number_input(key="factor").value == float(plan.rope["factor"])
     at = open_page("code", **plan.code)
     assert_clean(at)
     assert not at.warning, [w.value for w in at.warning]
@@ -196,7 +204,7 @@ def test_bad_links_give_notices_and_the_page_carries_on():
     for key in ("presets", "ntk_growth", "grid", "grid_base"):
         assert key in notices, key
     assert at.multiselect(key="presets").value == list(DEFAULT_PRESETS)
-    assert len(figures(at)) == 5
+    assert len(figures(at)) == 2
     at = open_context(presets="phi-2,**not-a-model**")
     assert at.multiselect(key="presets").value == ["phi-2"] and len(at.warning) == 1
     assert_clean(at)
@@ -205,21 +213,28 @@ def test_bad_links_give_notices_and_the_page_carries_on():
 def test_no_model_chosen_still_shows_the_pitfall_and_the_grids():
     at = open_context(presets="")
     assert_clean(at)
-    assert at.info and len(figures(at)) == 3
-    assert "Llama 2 7B" in title_text(figures(at)[0])
+    assert at.info and len(figures(at)) == 0
+    pit = open_context(presets="", ctx_view="The dynamic-NTK pitfall")
+    assert_clean(pit)
+    assert len(figures(pit)) == 1 and "Llama 2 7B" in title_text(figures(pit)[0])
+    grids = open_context(presets="", ctx_view="RoPE in 2-D")
+    assert_clean(grids)
+    assert len(figures(grids)) == 2
 
 
 def test_grid_controls_redraw_with_cores_numbers():
-    at = open_context(presets="phi-2")
+    at = open_context(presets="phi-2", ctx_view="RoPE in 2-D")
     at.select_slider(key="grid").set_value(8).run()
     at.button_group(key="grid_base").set_value(1_000_000).run()
     assert_clean(at)
     rows, cols = cx.grid_positions(8, 8)
-    trace = next(t for t in figures(at)[3]["data"] if t["type"] == "heatmap")
+    trace = next(t for t in figures(at)[0]["data"] if t["type"] == "heatmap")
     expected = cx.centred_grid(cx.axial_angles(rows, cols, 128, 1e6), 4 * 8 + 4, 8, 8)[0]
     assert_close(decode(trace["z"]).reshape(8, 8), expected, atol=1e-6)
-    at.select_slider(key="ntk_growth").set_value(8).run()
-    assert "×8" in title_text(figures(at)[2])
+    pit = open_context(presets="phi-2", ctx_view="The dynamic-NTK pitfall")
+    pit.select_slider(key="ntk_growth").set_value(8).run()
+    assert_clean(pit)
+    assert "×8" in title_text(figures(pit)[0]) and "Phi-2" in title_text(figures(pit)[0])
 
 
 def test_context_module_keeps_in_step_with_the_rope_page_and_controls():

@@ -10,7 +10,7 @@ import pytest
 
 from core.schemes import rope
 from core.viz import charts
-from tests.app.conftest import assert_clean, decode, figures, open_page, title_text
+from tests.app.conftest import chart_keys, assert_clean, decode, figures, open_page, title_text
 
 
 def metrics(at) -> dict[str, str]:
@@ -18,9 +18,9 @@ def metrics(at) -> dict[str, str]:
 
 
 def test_rope_offset_curves_coincide_and_are_the_closed_form():
-    at = open_page("rope")
+    at = open_page("rope", rope_view="Offset")
     assert_clean(at)
-    fig = figures(at)[1]
+    fig = figures(at)[0]
     x0, y0 = decode(fig["data"][0]["x"]), decode(fig["data"][0]["y"]).astype(np.float64)
     x1, y1 = decode(fig["data"][1]["x"]), decode(fig["data"][1]["y"]).astype(np.float64)
     assert np.array_equal(x0, x1) and np.array_equal(x0, np.arange(256))  # every offset 0 .. max_len - 1
@@ -32,9 +32,9 @@ def test_rope_offset_curves_coincide_and_are_the_closed_form():
 
 
 def test_rope_offset_curves_at_a_far_start_and_long_context():
-    at = open_page("rope", max_len="4096")
+    at = open_page("rope", max_len="4096", rope_view="Offset")
     at.number_input(key="rope_start").set_value(1_000_000).run()
-    fig = figures(at)[1]
+    fig = figures(at)[0]
     y0, y1 = decode(fig["data"][0]["y"]).astype(np.float64), decode(fig["data"][1]["y"]).astype(np.float64)
     assert np.abs(y0 - y1).max() < 1e-6
     x = decode(fig["data"][0]["x"])
@@ -61,30 +61,30 @@ def test_rope_pair_circle_by_hand(layout):
 
 
 def test_rope_yarn_attention_factor_is_core_and_by_hand():
-    at = open_page("rope")  # yarn, factor 4, original 256 // 4 = 64
+    at = open_page("rope", rope_view="Scaling")  # yarn, factor 4, original 256 // 4 = 64
     assert at.selectbox(key="scaling").value == "yarn" and at.number_input(key="original_len").value == 64
     _, factor = rope.rope_frequencies(64, 10_000.0, rope.RopeScaling("yarn", 4.0, 64), seq_len=256)
     assert metrics(at)["attention factor (cos, sin ×)"] == f"{factor:.4g}" == f"{0.1 * math.log(4) + 1:.4g}" == "1.139"  # 4 significant digits on screen
 
 
 def test_rope_factor_below_one_is_refused():
-    at = open_page("rope")
+    at = open_page("rope", rope_view="Scaling")
     at.number_input(key="factor").set_value(0.5).run()
     assert not at.exception
     assert len(at.error) == 1 and "below 1" in at.error[0].value
-    assert len(figures(at)) == 3  # the page stops at the scaling section
+    assert len(figures(at)) == 0  # the Scaling tab stops at the error
 
 
 @pytest.mark.parametrize("kind", ["ntk", "linear"])
 def test_rope_factor_below_one_is_refused_for_every_kind(kind):
-    at = open_page("rope")
+    at = open_page("rope", rope_view="Scaling")
     at.selectbox(key="scaling").set_value(kind).run()
     at.number_input(key="factor").set_value(0.5).run()
     assert not at.exception and any("below 1" in e.value for e in at.error)
 
 
 def test_rope_original_context_longer_than_target_is_refused():
-    at = open_page("rope")
+    at = open_page("rope", rope_view="Scaling")
     at.number_input(key="original_len").set_value(300).run()
     assert not at.exception
     assert len(at.error) == 1 and "longer than the target" in at.error[0].value and "300" in at.error[0].value
@@ -101,15 +101,15 @@ def test_rope_bad_head_dim_in_the_link(raw):
 
 @pytest.mark.parametrize("head_dim", [2, 4, 8, 16, 32, 64, 128, 256])
 def test_rope_every_offered_head_width_renders(head_dim):
-    at = open_page("rope", head_dim=str(head_dim))
+    at = open_page("rope", head_dim=str(head_dim), rope_view="Scaling")
     assert_clean(at)
     assert at.select_slider(key="head_dim").value == head_dim
-    assert len(figures(at)) == 5
+    assert len(figures(at)) == 2  # the Scaling tab's wavelengths and ratios
     assert sum(int(metrics(at)[f"pairs {name}"]) for name in ("kept", "blended", "interpolated")) == head_dim // 2
 
 
 def test_rope_ntk_at_head_dim_2_gives_a_message():
-    at = open_page("rope", head_dim="2", scaling="ntk")
+    at = open_page("rope", head_dim="2", scaling="ntk", rope_view="Scaling")
     assert not at.exception
     assert any("at least 4" in e.value for e in at.error)
 
@@ -129,7 +129,7 @@ def expected_counts(kind: str, head_dim: int, base: float, factor: float, origin
 @pytest.mark.parametrize("kind", ["none", "linear", "ntk", "dynamic", "yarn", "llama3"])
 @pytest.mark.parametrize("head_dim", [64, 128])
 def test_rope_every_scaling_kind_counts_pairs_as_core(kind, head_dim):
-    at = open_page("rope", max_len="8192")
+    at = open_page("rope", max_len="8192", rope_view="Scaling")
     at.select_slider(key="head_dim").set_value(head_dim).run()
     at.selectbox(key="scaling").set_value(kind).run()
     assert_clean(at)
@@ -148,13 +148,13 @@ def test_rope_every_scaling_kind_counts_pairs_as_core(kind, head_dim):
         assert counts == {"kept": 1, "blended": head_dim // 2 - 2, "interpolated": 1}
     expected_factor = 0.1 * math.log(4) + 1 if kind == "yarn" else 1.0
     assert m["attention factor (cos, sin ×)"] == charts.number(expected_factor)  # 4 significant digits on screen
-    assert len(figures(at)) == 5
+    assert len(figures(at)) == 2
 
 
 def test_rope_wavelength_chart_is_core_after_scaling():
-    at = open_page("rope")
+    at = open_page("rope", rope_view="Scaling")
     at.selectbox(key="scaling").set_value("llama3").run()
-    series = {t["name"]: t for t in figures(at)[3]["data"]}
+    series = {t["name"]: t for t in figures(at)[0]["data"]}
     theta = rope.default_frequencies(64, 10_000.0)
     np.testing.assert_allclose(decode(series["before: base 10,000"]["y"]), 2 * np.pi / theta, rtol=1e-6)
     scaled, _ = rope.rope_frequencies(64, 10_000.0, rope.RopeScaling("llama3", 4.0, 64), seq_len=256)
@@ -165,7 +165,33 @@ def test_rope_wavelength_chart_is_core_after_scaling():
 
 
 def test_rope_layout_residual_is_rounding():
-    at = open_page("rope")
+    at = open_page("rope", rope_view="Layouts and the checklist")
     text = next(m.value for m in at.markdown if "max |interleaved(x)[perm] − half(x[perm])|" in m.value)
     residual = float(text.split("= **")[1].split("**")[0])
     assert residual < 1e-9
+
+
+def test_rope_each_tab_draws_its_own_figures_and_the_controls_above_stay():
+    expected = {
+        None: ["rope_pair_circle"],
+        "Offset": ["rope_relative"],
+        "Decay": ["rope_decay"],
+        "Scaling": ["rope_wavelengths", "rope_ratio"],
+        "Layouts and the checklist": [],
+    }
+    for view, keys in expected.items():
+        at = open_page("rope", head_dim="32", **({} if view is None else {"rope_view": view}))
+        assert_clean(at)
+        assert chart_keys(at) == keys, view
+        assert at.select_slider(key="head_dim").value == 32 and at.button_group(key="rope_layout").value == "half"
+
+
+def test_rope_a_bad_scaling_link_is_named_whichever_tab_is_open():
+    at = open_page("rope", scaling="warp", factor="abc", original_len="-3")  # the One pair tab open
+    assert_clean(at)
+    notices = " ".join(w.value for w in at.warning)
+    assert all(key in notices for key in ("scaling", "factor", "original_len")), notices
+    scaling = open_page("rope", scaling="llama3", factor="8", original_len="32", rope_view="Scaling")
+    assert_clean(scaling)
+    assert not scaling.warning and scaling.selectbox(key="scaling").value == "llama3"
+    assert scaling.number_input(key="factor").value == 8.0 and scaling.number_input(key="original_len").value == 32

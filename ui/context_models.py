@@ -1,0 +1,105 @@
+"""/context's "Model by model" tab of one preset: its metrics, the wavelength of each pair and the
+decay before and after scaling (per kind of layer), links that open it in /rope and /code, its
+sources and its exact code."""
+
+from urllib.parse import urlencode
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.analysis import context as cx
+from core.files.rope_code import rope_code
+from core.schemes.rope_presets import PRESETS, RopePreset
+from core.viz import charts
+from ui.rope_controls import KIND_LABELS
+from ui.shared import guarded, plot
+
+
+def fmt(value: float) -> str:
+    """A base as 500,000 rather than 5e+05."""
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.6g}"
+
+
+@st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
+def layer_data(name: str, index: int) -> tuple[cx.PairView, np.ndarray, np.ndarray, np.ndarray]:
+    preset = PRESETS[name]
+    layer = preset.layers[index]
+    offsets = cx.decay_offsets(preset.extended_context)
+    return (cx.pair_view(layer, preset.extended_context), offsets, *cx.decay_curves(layer, preset.extended_context, offsets))
+
+
+def model_tab(preset: RopePreset) -> None:
+    """Everything about one preset, drawn where the caller is (its tab)."""
+    st.text(f"{preset.hf_id}. {preset.notes}".strip())
+    for index, layer in enumerate(preset.layers):
+        view, offsets, before, after = layer_data(preset.name, index)
+        if len(preset.layers) > 1:
+            st.subheader(f"{layer.name.capitalize()} layers ({layer.share})")
+        kind = KIND_LABELS[layer.scaling.kind if layer.scaling else "none"]
+        scaled = f"before and after {kind} scaling" if layer.scaling else "without scaling"
+        n = cx.counts(view, preset.trained_context, preset.extended_context)
+        m1, m2, m3, m4 = st.columns(4)
+        m1.metric("attention factor (cos, sin ×)", f"{view.attention_factor:.4g}")
+        m2.metric(f"pairs turning within the trained {preset.trained_context:,}", f"{n['turn within trained']} of {view.index.size}")
+        m3.metric(f"within the extended {preset.extended_context:,}, scaled", f"{n['turn within extended']} of {view.index.size}")
+        m4.metric("pairs that never turn", n[cx.NOT_ROTATED])
+        still = view.index[~np.isfinite(view.after)]
+        never = f"; pairs {still[0]}–{still[-1]} never turn: not drawn" if still.size else ""
+        plot(
+            charts.lines(
+                cx.wavelength_series(view, layer.scaling is not None, preset.trained_context),
+                title=f"{preset.label}, {layer.name}: wavelength of each pair {scaled} (head_dim {layer.head_dim}, base {fmt(layer.base)})",
+                x_title="pair index i (fastest first)",
+                y_title="wavelength 2π/θᵢ (positions, log scale)",
+                log_y=True,
+                points=True,
+                y_marks=[
+                    (preset.trained_context, f"trained {preset.trained_context:,}", "#555555"),
+                    (preset.extended_context, f"extended {preset.extended_context:,}", charts.LINE_COLOURS[2]),
+                ],
+                x_marks=[(float(still[0]) - 0.5, f"from pair {still[0]} on: never turn", "#999999")] if still.size else [],
+                note=f"{view.rotating} of {layer.head_dim} dimensions rotate" + never,
+            ),
+            key=f"context_wave_{preset.name}_{index}",
+        )
+        plot(
+            charts.lines(
+                [("before scaling", offsets, before), (f"after {kind} scaling", offsets, after)] if layer.scaling else [("no scaling", offsets, before)],
+                title=f"{preset.label}, {layer.name}: score of an all-ones query and key against the offset, divided by head_dim",
+                x_title="offset δ = query position − key position (positions, log scale)",
+                y_title="score / head_dim",
+                log_x=True,
+                x_marks=[(max(preset.trained_context, 1), "trained", "#555555"), (preset.extended_context, "extended", charts.LINE_COLOURS[2])],
+                note=f"offset 0, then {offsets.size - 1} log-spaced offsets up to {preset.extended_context:,}",
+            ),
+            key=f"context_decay_{preset.name}_{index}",
+        )
+        plan = cx.link_params(preset, layer)
+        which = f"the {layer.name} layers" if len(preset.layers) > 1 else preset.label
+        links = st.columns(2)
+        if plan.rope is not None:
+            links[0].link_button(f"Open {which} in /rope", f"rope?{urlencode({**plan.rope, 'rope_view': 'Scaling'})}", icon=":material/rotate_right:")
+        else:
+            links[0].caption(f"/rope offers head widths {', '.join(map(str, cx.ROPE_PAGE_HEAD_DIMS))}, not {layer.head_dim}: open it in /code.")
+        links[1].link_button(f"Open {which} in /code", f"code?{urlencode(plan.code)}", icon=":material/code:")
+        left_out = (
+            f" Their controls cannot hold everything here and leave out {'; '.join(plan.dropped)}; /code also shows this preset's exact code."
+            if plan.dropped
+            else ""
+        )
+        st.caption("Each link opens a new tab whose address holds the whole setting, the sidebar's base and max_len included." + left_out)
+    st.caption(
+        "What to look for: pairs whose wavelength lies below the trained context completed turns in training and are kept; "
+        "pairs above it never did, and a scaling divides their frequency so the extended context maps onto angles the model saw. "
+        "The decay curve is RoFormer's: it falls with distance, and a scaling stretches it to the longer context."
+    )
+    with st.expander(f"Sources of {preset.label}'s settings"):
+        st.dataframe(pd.DataFrame([(k, *v.split(": ", 1)) for k, v in preset.sources.items()], columns=["field", "status", "source"]), hide_index=True)
+    code_box = st.expander(f"NumPy and PyTorch code for {preset.label}", key=f"context_code_{preset.name}", on_change="rerun")
+    if code_box.open:
+        with code_box:
+            for layer in preset.layers:
+                code = guarded(rope_code, layer.head_dim, layer.base, preset.layout, layer.scaling, layer.partial_rotary_factor)
+                st.code(code.numpy_source, language="python")
+                st.code(code.torch_source, language="python")

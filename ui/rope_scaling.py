@@ -1,0 +1,84 @@
+"""/rope's "Scaling" tab: a scaling method chosen (kind, factor, original context), and what it does
+to each pair's frequency against the target context (the sidebar's max_len)."""
+
+import numpy as np
+import streamlit as st
+
+from core.schemes import rope
+from core.viz import charts
+from ui.rope_controls import KIND_LABELS, factor_control, original_len_control, scaling_kind_control, scaling_words
+from ui.shared import guarded, plot
+
+
+def scaling_tab(head_dim: int, base: float, L: int, theta: np.ndarray) -> None:  # L: the sidebar's max_len, named as on the page
+    """Draw the scaling controls, the wavelengths before and after, the counts and the ratio per pair."""
+    st.header("Scaling RoPE to a longer context")
+    st.markdown(
+        f"A model trained on an original context can be run on a longer one (here the sidebar's max_len = {L:,}) "
+        "by changing its frequencies. Each method treats fast and slow pairs differently."
+    )
+    c1, c2, c3 = st.columns(3)
+    kind = scaling_kind_control(c1, default="yarn")
+    factor = factor_control(c2)
+    original = original_len_control(c3, L, factor)
+    if original > L:
+        st.error(
+            f"The original context ({original:,}) is longer than the target context max_len = {L:,}: there is nothing to extend. Lower it or raise "
+            "max_len in the sidebar.",
+            icon=":material/error:",
+        )
+        return
+    if kind == "none":
+        scaled, attention_factor, ratio, labels, edges = theta, 1.0, np.ones_like(theta), np.full(theta.size, "kept"), ()
+        how = "no scaling: positions past the original context give angles the slow pairs never saw"
+    else:
+        scaling = guarded(rope.RopeScaling, kind, factor, original)
+        scaled, attention_factor = guarded(rope.rope_frequencies, head_dim, base, scaling, seq_len=L)
+        regions = rope.scaling_regions(head_dim, base, scaling, seq_len=L)
+        ratio, labels, edges = regions.ratio, regions.label, regions.edges
+        how = scaling_words(kind, base, factor, head_dim, L)
+    st.caption(f"**{KIND_LABELS[kind]}**: {how}.")
+    pairs = np.arange(theta.size)
+    wave_before, wave_after = 2 * np.pi / theta, 2 * np.pi / scaled
+    series = [(f"before: base {base:,.6g}", pairs, wave_before)]
+    if base != 500_000.0:
+        series.append(("base 500,000 (no scaling)", pairs, 2 * np.pi / rope.default_frequencies(head_dim, 500_000.0)))
+    series += [(f"after: {name}", pairs[labels == name], wave_after[labels == name]) for name in ("kept", "blended", "interpolated") if (labels == name).any()]
+    plot(
+        charts.lines(
+            series,
+            title=f"Wavelength of each pair before and after {KIND_LABELS[kind]} scaling (head_dim {head_dim})",
+            x_title="pair index i",
+            y_title="wavelength 2π/θᵢ (positions, log scale)",
+            log_y=True,
+            points=True,
+            y_marks=[(original, f"original context {original:,}", "#555555"), (L, f"target max_len {L:,}", charts.LINE_COLOURS[2])]
+            + [(e, f"band edge {e:,.4g}", "#999999") for e in edges],
+        ),
+        key="rope_wavelengths",
+    )
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("pairs kept", int((labels == "kept").sum()))
+    m2.metric("pairs blended", int((labels == "blended").sum()))
+    m3.metric("pairs interpolated", int((labels == "interpolated").sum()))
+    m4.metric("attention factor (cos, sin ×)", charts.number(attention_factor), help=f"exactly {attention_factor!r}")
+    plot(
+        charts.lines(
+            [("new θᵢ / old θᵢ", wave_before, ratio)],
+            title="How much each pair's frequency is divided, against its original wavelength",
+            x_title="original wavelength (positions, log scale)",
+            y_title="new frequency / old frequency",
+            log_x=True,
+            markers=True,
+            y_range=(0, 1.05),
+            y_marks=[(1 / max(factor, 1.0), f"1/s = {1 / max(factor, 1.0):.3g}", charts.LINE_COLOURS[1])],
+            x_marks=[(original, "original context", "#555555")] + [(e, f"{e:,.4g}", "#999999") for e in edges],
+        ),
+        key="rope_ratio",
+    )
+    st.caption(
+        "What to look for: pairs whose wavelength is much shorter than the original context have turned many times in training; "
+        "keeping them (ratio 1) keeps local order sharp. Pairs whose wavelength exceeds the original context never completed a turn; "
+        "dividing them by s keeps their angles inside the range the model saw. YaRN and Llama 3 do exactly this, with a blend "
+        "between; linear scaling divides everything, which blurs nearby positions; the NTK base change divides slow pairs most."
+    )
