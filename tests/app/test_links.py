@@ -29,7 +29,8 @@ def test_untouched_page_controls_follow_the_shared_settings_moved_ones_stay():
 def test_choice_links_carry_plain_names(page, key, value):
     """Choice widgets with display labels keep plain option names in the URL, both ways (a
     widget bound by Streamlit would put its label there and drop a plain name)."""
-    at = open_page(page, **{key: value})
+    tab = {"rope_view": "Scaling"} if key == "scaling" else {}  # /rope's scaling lives in its Scaling tab
+    at = open_page(page, **{key: value}, **tab)
     assert_clean(at)
     assert not at.warning, [w.value for w in at.warning]
     widget = at.multiselect(key=key) if key == "schemes" else at.get("button_group") if key.endswith("layout") else at.selectbox(key=key)

@@ -18,7 +18,7 @@ def test_every_preset_draws_its_charts(context, app_url, name):
     page.goto(f"{app_url}/context?presets={name}")
     wait_ready(page)
     assert page.locator("[data-testid='stException']").count() == 0
-    charts = 2 * len(PRESETS[name].layers) + 3  # per layer kind: wavelengths and decay; the pitfall; two grids
+    charts = 2 * len(PRESETS[name].layers)  # the Models tab, per layer kind: wavelengths and decay (the pitfall and the grids have tabs of their own)
     page.wait_for_function(f"document.querySelectorAll(\"[data-testid='stPlotlyChart'] .main-svg\").length >= {charts}", timeout=30_000)
     assert drawn_charts(page) >= charts
     assert all(title.strip() for title in chart_titles(page))
