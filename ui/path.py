@@ -7,7 +7,6 @@ shared settings a page ignores. URL paths never change (handouts link to them); 
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 
 import streamlit as st
@@ -80,21 +79,9 @@ STEPS: tuple[Step, ...] = (
 BY_PATH = {step.url_path: step for step in STEPS}
 
 
-_PAGES: list = []
-_PAGES_LOCK = threading.Lock()
-
-
 def pages() -> list:
-    """The st.Page of every step, in path order; `/` is the default. Built on the first run in
-    this process and then reused by every run of every session: st.Page resolves its file on the
-    disk, a dozen system calls per page, each of which lets another session's script thread take
-    the interpreter lock, so under load a run waited for a rebuilt list far longer than it took
-    (8 % of a loaded server's samples). st.navigation only reads the list (and marks the page it
-    returns as one that may be run, the same for every session)."""
-    with _PAGES_LOCK:
-        if not _PAGES:
-            _PAGES.extend(st.Page(s.script, title=s.title, icon=s.icon, **({"default": True} if s.url_path == "" else {"url_path": s.url_path})) for s in STEPS)
-        return list(_PAGES)
+    """The st.Page of every step, in path order; `/` is the default."""
+    return [st.Page(s.script, title=s.title, icon=s.icon, **({"default": True} if s.url_path == "" else {"url_path": s.url_path})) for s in STEPS]
 
 
 def next_link(current: str) -> None:
