@@ -107,6 +107,11 @@ def _pitfall() -> None:
     )
 
 
+def draw_grid(panels: list, title: str, note: str, key: str) -> None:
+    """Panels of scores over the patch grid, side by side, on the diverging scale centred on zero."""
+    plot(charts.side_by_side_heatmaps(panels, title=title, x_title="column", y_title="row", colorbar_title="score − mean", note=note), key=key)
+
+
 # --- RoPE in 2-D -----------------------------------------------------------------------------
 def _grids() -> None:
     st.header("RoPE in 2-D: image patches")
@@ -130,17 +135,12 @@ def _grids() -> None:
         on_grid("1-D over the raster order", cx.flat_angles(rows, cols, side, GRID_HEAD_DIM, grid_base)),
         on_grid("M-RoPE [16, 24, 24]", cx.mrope_angles(t0, rows, cols, GRID_HEAD_DIM, grid_base, SPLITS[0])),
     ]
-    plot(
-        charts.side_by_side_heatmaps(
-            panels,
-            title=f"Score of the patch at row {side // 2}, column {side // 2} against every patch of a {side} × {side} grid, minus its grid mean "
-            f"(head_dim {GRID_HEAD_DIM}, base {grid_base:,})",
-            x_title="column",
-            y_title="row",
-            colorbar_title="score − mean",
-            note="all-ones query and key, score divided by d/2; grid means subtracted: " + ", ".join(means),
-        ),
-        key="context_grid",
+    draw_grid(
+        panels,
+        f"Score of the patch at row {side // 2}, column {side // 2} against every patch of a {side} × {side} grid, minus its grid mean "
+        f"(head_dim {GRID_HEAD_DIM}, base {grid_base:,})",
+        "all-ones query and key, score divided by d/2; grid means subtracted: " + ", ".join(means),
+        "context_grid",
     )
     st.caption(
         "What to look for: axial RoPE scores a patch by its row and column offsets, a cross centred on the query. 1-D RoPE over the raster "
@@ -150,16 +150,11 @@ def _grids() -> None:
     )
     means = []
     splits = [on_grid(f"M-RoPE {list(split)}", cx.mrope_angles(t0, rows, cols, GRID_HEAD_DIM, grid_base, split)) for split in SPLITS]
-    plot(
-        charts.side_by_side_heatmaps(
-            splits,
-            title="How Qwen2-VL's M-RoPE split [temporal, height, width] of the 64 pairs shapes the same scores, minus their grid mean",
-            x_title="column",
-            y_title="row",
-            colorbar_title="score − mean",
-            note="grid means subtracted: " + ", ".join(means),
-        ),
-        key="context_splits",
+    draw_grid(
+        splits,
+        "How Qwen2-VL's M-RoPE split [temporal, height, width] of the 64 pairs shapes the same scores, minus their grid mean",
+        "grid means subtracted: " + ", ".join(means),
+        "context_splits",
     )
     st.caption(
         "What to look for: the sections are consecutive, fastest pairs first, and every patch of one image has the same temporal position, "
