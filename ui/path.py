@@ -50,7 +50,7 @@ STEPS: tuple[Step, ...] = (
     Step(
         "app_pages/relative.py",
         "relative",
-        "Relative biases (ALiBi, T5)",
+        "Relative biases",
         ":material/linear_scale:",
         "biases on the scores instead of codes",
         frozenset({"max_len"}),
