@@ -59,6 +59,18 @@ def render_nginx(prefix: Path, logs: Path, listen: int, replicas: list[Server]) 
     return conf
 
 
+def stop_all(nginx_proc: subprocess.Popen | None, replicas: list[Server]) -> None:
+    """Stop nginx gracefully (SIGQUIT; killed after 10 s) if it still runs, then every replica."""
+    if nginx_proc and nginx_proc.poll() is None:
+        nginx_proc.send_signal(signal.SIGQUIT)
+        try:
+            nginx_proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            nginx_proc.kill()
+    for r in replicas:
+        r.stop()
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python deploy/two_replicas.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--sessions", type=int, default=12)
@@ -152,14 +164,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         return verdict(json.loads(args.json.read_text()), replicas, killed_at[0] - t0)
     finally:
-        if nginx_proc and nginx_proc.poll() is None:
-            nginx_proc.send_signal(signal.SIGQUIT)
-            try:
-                nginx_proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                nginx_proc.kill()
-        for r in replicas:
-            r.stop()
+        stop_all(nginx_proc, replicas)
         shutil.rmtree(prefix, ignore_errors=True)
 
 

@@ -17,7 +17,6 @@ import argparse
 import asyncio
 import secrets
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -37,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--p95-target", type=float, default=1.0)
     p.add_argument("--json", type=Path)
     args = p.parse_args(argv)
-    from deploy.two_replicas import render_nginx
+    from deploy.two_replicas import render_nginx, stop_all
 
     secret = secrets.token_hex(32)
     logs = ROOT / "artifacts"
@@ -64,14 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.replicas} replica(s) behind {'nginx' if nginx_proc else 'nothing'}: {' '.join(cmd[2:])}", flush=True)
         return subprocess.run(cmd, cwd=ROOT).returncode
     finally:
-        if nginx_proc and nginx_proc.poll() is None:
-            nginx_proc.send_signal(signal.SIGQUIT)
-            try:
-                nginx_proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                nginx_proc.kill()
-        for r in replicas:
-            r.stop()
+        stop_all(nginx_proc, replicas)
 
 
 if __name__ == "__main__":
