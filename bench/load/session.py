@@ -89,10 +89,16 @@ WAIT_REDRAW = """
 WAIT_CONNECTED = """
 () => window.__ready()
 """
+# Ready: connected, the run over, and the page drawn: its title there and every chart it sent drawn
+# by plotly.js (which happens just after the run ends), or an exception shown. A page without
+# charts (/practice) is ready with its title; "at least one chart" never came true there.
 WAIT_READY = """
 () => {
   const s = window.__state();
-  return s.conn === 'CONNECTED' && s.script === 'notRunning' && s.skeletons === 0 && (s.charts > 0 || s.exceptions > 0);
+  const boxes = [...document.querySelectorAll("[data-testid='stPlotlyChart']")];
+  const drawn = boxes.filter(b => b.querySelector('.main-svg')).length;
+  const titled = !!document.querySelector("[data-testid='stMain'] h1");
+  return s.conn === 'CONNECTED' && s.script === 'notRunning' && s.skeletons === 0 && (s.exceptions > 0 || (titled && drawn === boxes.length));
 }
 """
 
