@@ -3,9 +3,8 @@ checkpoint (ui.upload), measured beside the sinusoid of the same shape: the tabl
 between positions, the positions' path by PCA, and the spectrum of each dimension
 (core.viz.model_figures; the numbers quoted from core.analysis.table_summary).
 
-The analysis and the figures are cached, keyed by small values (which table, the base, the
-chosen component and dimension), so a rerun only sends them: the figures of a 512 x 384
-table take ~0.3 s to build and never change for the bundled one.
+Analysis and figures are cached by small keys (table, base, component, dimension); the PCA
+section and the one-dimension figure are fragments: their controls rerun them alone.
 """
 
 from pathlib import Path
@@ -153,32 +152,35 @@ st.caption(
 
 # --- PCA path --------------------------------------------------------------------------
 st.header("The path of the positions")
-kept = A.scores.shape[1]
-first = 1
-if kept > 3:
+
+
+@st.fragment  # its controls rerun this section only, not the page's other charts
+def _path() -> None:
     pc_help = "The figures show components k and k+1 (from above), k and k+2 (from the side), and k, k+1, k+2 in the 3-D view."
-    first = linked_number(st, "First principal component drawn", "pc", 1, kept - 2, 1, select_slider=True, help=pc_help)
-flat, side = path_figures(key, base, int(first), name, sin_name, A, S)
-plot(flat, key="model_pca2d")
-plot(side, key="model_pca_side")
-solid_help = "Two WebGL scenes you can drag: without a graphics card they take the browser about a second to draw, at every change of this page."
-if toggle(st, "Turn the path in 3-D", "pca3d", False, help=solid_help):
-    plot(solid_figure(key, base, int(first), name, sin_name, A, S), key="model_pca3d")
+    kept = A.scores.shape[1]
+    first = linked_number(st, "First principal component drawn", "pc", 1, kept - 2, 1, select_slider=True, help=pc_help) if kept > 3 else 1
+    flat, side = path_figures(key, base, int(first), name, sin_name, A, S)
+    plot(flat, key="model_pca2d")
+    plot(side, key="model_pca_side")
+    solid_help = "Two WebGL scenes you can drag: without a graphics card the browser takes about a second to draw them at every change here."
+    if toggle(st, "Turn the path in 3-D", "pca3d", False, help=solid_help):
+        plot(solid_figure(key, base, int(first), name, sin_name, A, S), key="model_pca3d")
+    angle = pa.step_angle(A.scores[:, first - 1 : first + 1])
+    if A.rows.count > 2:
+        st.markdown(
+            f"From one analysed position to the next, the path on PC {first} and PC {first + 1} turns by a median of **{angle:.1f}°**"
+            + (f", a full turn every **{360 / angle:,.1f}** rows" if angle > 0 else "")
+            + (f" of {A.rows.step} positions." if A.rows.step > 1 else ".")
+            + " For comparison, the sinusoid's fastest pair turns by 1 radian (57.3°) per position, a turn every 2π ≈ 6.28 positions."
+        )
+
+
+_path()
 plot(figs["model_variance"], key="model_variance")
 c1, c2, c3 = st.columns(3)
 metric(c1, "variance in the first 3 components", f"{A.explained[:3].sum():.1%}", f"sinusoid {S.explained[:3].sum():.1%}")
 metric(c2, "components for 90% of the variance", f"{ts.components_for(A.explained)}", f"sinusoid {ts.components_for(S.explained)}")
 metric(c3, "turns of the PC 1–2 path around its centre", f"{A.turns:.1f}", f"sinusoid {S.turns:.1f}")
-angle = pa.step_angle(A.scores[:, first - 1 : first + 1])
-if A.rows.count > 2:
-    st.markdown(
-        f"From one analysed position to the next, the path on PC {first} and PC {first + 1} turns by a median of **{angle:.1f}°**"
-        + (f", a full turn every **{360 / angle:,.1f}** rows" if angle > 0 else "")
-        + (f" of {A.rows.step} positions." if A.rows.step > 1 else ".")
-        + " For comparison, the sinusoid's fastest pair turns by 1 radian (57.3°) per position, a turn every 2π ≈ 6.28 positions."
-    )
-
-
 st.dataframe(ts.component_columns(A, S), hide_index=True)
 st.caption(
     "PCA finds the directions in which the position vectors differ most. A path that winds around while it drifts along a third "
@@ -204,15 +206,21 @@ st.caption(
     "dimension is sinusoidal if its row on the left is one bright cell; a spread-out row is a wave mixed with other waves and noise."
 )
 
-best = int(np.argmax(A.peak))
-dim_label = "Dimension" + (" (index among the analysed ones)" if A.cols.is_sample else "")
-j = linked_number(st, dim_label, "dim", 0, A.cols.count - 1, best, help=f"Starts at the most sinusoidal dimension ({A.cols.indices[best]}).")
-fig, freq, r2 = dimension_figure(key, j, name, A)
-plot(fig, key="model_dimension")
-st.caption(
-    f"R² is the share of this dimension's variation that a single sinusoid at {freq:.4f} cycles per position (period {ts.period(freq)} positions, "
-    "searched within one frequency bin of the spectrum's peak) explains: 1 would be an exact wave."
-)
+
+@st.fragment  # the dimension drawn reruns this figure only
+def _dimension() -> None:
+    best = int(np.argmax(A.peak))
+    dim_label = "Dimension" + (" (index among the analysed ones)" if A.cols.is_sample else "")
+    j = linked_number(st, dim_label, "dim", 0, A.cols.count - 1, best, help=f"Starts at the most sinusoidal dimension ({A.cols.indices[best]}).")
+    fig, freq, r2 = dimension_figure(key, j, name, A)
+    plot(fig, key="model_dimension")
+    st.caption(
+        f"R² is the share of this dimension's variation that a single sinusoid at {freq:.4f} cycles per position (period {ts.period(freq)} positions, "
+        "searched within one frequency bin of the spectrum's peak) explains: 1 would be an exact wave."
+    )
+
+
+_dimension()
 
 # --- what the bundled model learned ----------------------------------------------------
 if source == "minilm":

@@ -91,6 +91,11 @@ def _waves() -> None:
     else:
         st.info("Pick at least one dimension to draw its wave.")
 
+    _circle(w_start)
+
+
+@st.fragment  # inside the Waves tab's fragment: the pair reruns the circle alone
+def _circle(w_start: int) -> None:
     st.header("One pair traces a circle")
     n_full = d // 2
     if n_full == 0:

@@ -7,6 +7,12 @@ clean), reruns the page when another tab is opened, and tells each tab whether i
 browser draw them all again; drawn in tabs, a step redraws only the open tab's figures, and
 every other figure stays one click away and in the link (`/sinusoidal?sin_view=Waves`).
 A link naming no such tab opens the first one, with a notice.
+
+The open tab runs as an `st.fragment`: a control inside it (a chosen dimension, a pair, a
+reference position) reruns that tab alone, not the page around it (its header, the sidebar,
+the controls above the tabs). Anything outside the tab that reads such a control would go
+stale on those runs, so a control the page reads elsewhere belongs above the tabs (a change
+there reruns the page).
 """
 
 from __future__ import annotations
@@ -30,5 +36,5 @@ def sections(key: str, drawers: Mapping[str, Callable[[], None]]) -> str:
             continue
         chosen = label
         with tab:
-            drawers[label]()
+            st.fragment(drawers[label])()
     return chosen
