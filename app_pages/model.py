@@ -1,10 +1,12 @@
 """Page `model`: the learned position table of a real model (all-MiniLM-L6-v2), or of your own
 checkpoint (ui.upload), measured beside the sinusoid of the same shape: the table, similarity
 between positions, the positions' path by PCA, and the spectrum of each dimension
-(core.viz.model_figures; the numbers quoted from core.analysis.table_summary).
+(core.viz.model_figures; the numbers quoted from core.analysis.table_summary), one URL-bound
+tab each (`model_view`), and what the bundled model learned (ui.model_learned).
 
-Analysis and figures are cached by small keys (table, base, component, dimension); the PCA
-section and the one-dimension figure are fragments: their controls rerun them alone.
+Analysis and figures are cached by small keys (table, base, component, dimension). Only the
+open tab runs, as a fragment (ui/sections.py): its controls rerun that tab alone, and the
+one-dimension figure, a fragment inside the Spectrum tab, reruns alone when its dimension moves.
 """
 
 from pathlib import Path
@@ -17,9 +19,11 @@ from core.analysis import position_analysis as pa
 from core.analysis import table_summary as ts
 from core.schemes import sinusoidal
 from core.viz import model_figures as mf
-from ui.controls import choice, linked_number, toggle
+from ui.controls import Toggle, check_linked, check_links, choice, linked_number
 from ui.metrics import metric
+from ui.model_learned import learned
 from ui.path import next_link
+from ui.sections import sections
 from ui.shared import current_settings, plot, quoted
 from ui.upload import checkpoint_widget, uploaded_table
 
@@ -99,71 +103,73 @@ st.caption(
     "the sidebar's d_model and max_len do not apply on this page."
 )
 figs = table_figures(key, base, name, sin_name, A, S)
-
-# --- the table -------------------------------------------------------------------------
-st.header("The table itself")
-left, right = st.columns(2)
-with left:
-    plot(figs["model_table"], key="model_table")
-with right:
-    plot(figs["model_sin_table"], key="model_sin_table")
-largest, at_position, at_dimension = ts.largest_value(A)
-norm_median = float(np.median(A.norms))
-c1, c2, c3, c4 = st.columns(4)
-c1.metric("largest |value|", f"{largest:.3g}", help=f"at position {at_position:,}, dimension {at_dimension:,}")
-c2.metric("typical |value| (median)", f"{np.median(np.abs(A.values)):.3g}", help="The sinusoid's values fill −1 to 1.")
-c3.metric("row norm, median", f"{norm_median:.3g}", help=f"Every row of the sinusoid has norm √(d/2) = {np.sqrt(d / 2):.3g} (even d).")
-metric(c4, "row norm, position 0", f"{A.norms[0]:.3g}", f"{A.norms[0] / norm_median:.2g}× the median")
-st.caption(
-    "What to look for: the sinusoid's columns are smooth waves, fast on the left, slow on the right. A learned table has no column order to respect: "
-    "whatever structure it has is spread across dimensions, in directions training found useful, so the picture looks like noise with faint "
-    "horizontal bands. Rows that stand out (often position 0, which always holds [CLS] in BERT) show as lines."
-)
-
-# --- similarity ------------------------------------------------------------------------
-st.header("Similarity between positions")
-plot(figs["model_cosine"], key="model_cosine")
-step = A.rows.step
-far = ts.far_offset(A)
-c1, c2, c3, c4 = st.columns(4)
-metric(
-    c1,
-    f"cosine of p and p+{step}, median",
-    f"{np.median(A.neighbour):.3f}" if A.neighbour.size else "–",
-    f"sinusoid {np.median(S.neighbour):.3f}" if S.neighbour.size else None,
-)
-metric(c2, "closest other position is a neighbour", f"{A.nearest_is_adjacent:.0%}", f"sinusoid {S.nearest_is_adjacent:.0%}")
-if far > 0:
-    metric(c3, f"mean cosine {far * step:,} apart", f"{A.offset_mean[far]:.3f}", f"sinusoid {S.offset_mean[far]:.3f}")
-    spread_help = "0 means the similarity depends only on the offset, as for the sinusoid."
-    metric(c4, f"spread {far * step:,} apart (std over p)", f"{A.offset_std[far]:.3f}", f"sinusoid {S.offset_std[far]:.1e}", help=spread_help)
-if "model_neighbour" in figs:
-    plot(figs["model_neighbour"], key="model_neighbour")
-    plot(figs["model_offset"], key="model_offset")
-odd = A.rows.indices[pa.outliers(A.neighbour, below=8.0)] if A.neighbour.size else []
-odd_shown = ", ".join(f"{p:,}" for p in odd[:8]) + (" …" if len(odd) > 8 else "")
-st.caption(
-    "What to look for: both matrices have a dark red diagonal (cosine 1) with red around it, so nearby positions get similar vectors in the "
-    "learned table too. "
-    "For the sinusoid every diagonal has one colour (the similarity depends only on q − p, spread 0); a learned table need not be "
-    "translation-invariant, and the spread along each diagonal measures how far it is. Dips in the neighbour curve mark positions "
-    "that training treated specially" + (f": here {odd_shown} (far below the median similarity to the next position)." if len(odd) else ".")
-)
-
-# --- PCA path --------------------------------------------------------------------------
-st.header("The path of the positions")
+check_linked("pc", 1, A.scores.shape[1] - 2)  # the tabs' controls: a bad link value gets its notice whichever tab is open
+check_linked("dim", 0, A.cols.count - 1)
+solid_help = "Two WebGL scenes you can drag: without a graphics card the browser takes about a second to draw them at every change here."
+PCA3D = Toggle("pca3d", "Turn the path in 3-D", False, help=solid_help)
+check_links(PCA3D)
+norm_median, far = float(np.median(A.norms)), ts.far_offset(A)
 
 
-@st.fragment  # its controls rerun this section only, not the page's other charts
+def _table() -> None:
+    st.header("The table itself")
+    left, right = st.columns(2)
+    with left:
+        plot(figs["model_table"], key="model_table")
+    with right:
+        plot(figs["model_sin_table"], key="model_sin_table")
+    largest, at_position, at_dimension = ts.largest_value(A)
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("largest |value|", f"{largest:.3g}", help=f"at position {at_position:,}, dimension {at_dimension:,}")
+    c2.metric("typical |value| (median)", f"{np.median(np.abs(A.values)):.3g}", help="The sinusoid's values fill −1 to 1.")
+    c3.metric("row norm, median", f"{norm_median:.3g}", help=f"Every row of the sinusoid has norm √(d/2) = {np.sqrt(d / 2):.3g} (even d).")
+    metric(c4, "row norm, position 0", f"{A.norms[0]:.3g}", f"{A.norms[0] / norm_median:.2g}× the median")
+    st.caption(
+        "What to look for: the sinusoid's columns are smooth waves, fast on the left, slow on the right. A learned table has no column order to respect: "
+        "whatever structure it has is spread across dimensions, in directions training found useful, so the picture looks like noise with faint "
+        "horizontal bands. Rows that stand out (often position 0, which always holds [CLS] in BERT) show as lines."
+    )
+
+
+def _similarity() -> None:
+    st.header("Similarity between positions")
+    plot(figs["model_cosine"], key="model_cosine")
+    step = A.rows.step
+    c1, c2, c3, c4 = st.columns(4)
+    metric(
+        c1,
+        f"cosine of p and p+{step}, median",
+        f"{np.median(A.neighbour):.3f}" if A.neighbour.size else "–",
+        f"sinusoid {np.median(S.neighbour):.3f}" if S.neighbour.size else None,
+    )
+    metric(c2, "closest other position is a neighbour", f"{A.nearest_is_adjacent:.0%}", f"sinusoid {S.nearest_is_adjacent:.0%}")
+    if far > 0:
+        metric(c3, f"mean cosine {far * step:,} apart", f"{A.offset_mean[far]:.3f}", f"sinusoid {S.offset_mean[far]:.3f}")
+        spread_help = "0 means the similarity depends only on the offset, as for the sinusoid."
+        metric(c4, f"spread {far * step:,} apart (std over p)", f"{A.offset_std[far]:.3f}", f"sinusoid {S.offset_std[far]:.1e}", help=spread_help)
+    if "model_neighbour" in figs:
+        plot(figs["model_neighbour"], key="model_neighbour")
+        plot(figs["model_offset"], key="model_offset")
+    odd = A.rows.indices[pa.outliers(A.neighbour, below=8.0)] if A.neighbour.size else []
+    odd_shown = ", ".join(f"{p:,}" for p in odd[:8]) + (" …" if len(odd) > 8 else "")
+    st.caption(
+        "What to look for: both matrices have a dark red diagonal (cosine 1) with red around it, so nearby positions get similar vectors in the "
+        "learned table too. "
+        "For the sinusoid every diagonal has one colour (the similarity depends only on q − p, spread 0); a learned table need not be "
+        "translation-invariant, and the spread along each diagonal measures how far it is. Dips in the neighbour curve mark positions "
+        "that training treated specially" + (f": here {odd_shown} (far below the median similarity to the next position)." if len(odd) else ".")
+    )
+
+
 def _path() -> None:
+    st.header("The path of the positions")
     pc_help = "The figures show components k and k+1 (from above), k and k+2 (from the side), and k, k+1, k+2 in the 3-D view."
     kept = A.scores.shape[1]
     first = linked_number(st, "First principal component drawn", "pc", 1, kept - 2, 1, select_slider=True, help=pc_help) if kept > 3 else 1
     flat, side = path_figures(key, base, int(first), name, sin_name, A, S)
     plot(flat, key="model_pca2d")
     plot(side, key="model_pca_side")
-    solid_help = "Two WebGL scenes you can drag: without a graphics card the browser takes about a second to draw them at every change here."
-    if toggle(st, "Turn the path in 3-D", "pca3d", False, help=solid_help):
+    if PCA3D.draw(st):
         plot(solid_figure(key, base, int(first), name, sin_name, A, S), key="model_pca3d")
     angle = pa.step_angle(A.scores[:, first - 1 : first + 1])
     if A.rows.count > 2:
@@ -173,41 +179,40 @@ def _path() -> None:
             + (f" of {A.rows.step} positions." if A.rows.step > 1 else ".")
             + " For comparison, the sinusoid's fastest pair turns by 1 radian (57.3°) per position, a turn every 2π ≈ 6.28 positions."
         )
+    plot(figs["model_variance"], key="model_variance")
+    c1, c2, c3 = st.columns(3)
+    metric(c1, "variance in the first 3 components", f"{A.explained[:3].sum():.1%}", f"sinusoid {S.explained[:3].sum():.1%}")
+    metric(c2, "components for 90% of the variance", f"{ts.components_for(A.explained)}", f"sinusoid {ts.components_for(S.explained)}")
+    metric(c3, "turns of the PC 1–2 path around its centre", f"{A.turns:.1f}", f"sinusoid {S.turns:.1f}")
+    st.dataframe(ts.component_columns(A, S), hide_index=True)
+    st.caption(
+        "PCA finds the directions in which the position vectors differ most. A path that winds around while it drifts along a third "
+        "direction is a helix: two components oscillating together (a sin/cos pair in disguise) while another changes slowly. "
+        "The table gives each component's dominant frequency over position: a period of a few positions is a fast wave, a period "
+        "near the table's length a slow drift."
+    )
 
 
-_path()
-plot(figs["model_variance"], key="model_variance")
-c1, c2, c3 = st.columns(3)
-metric(c1, "variance in the first 3 components", f"{A.explained[:3].sum():.1%}", f"sinusoid {S.explained[:3].sum():.1%}")
-metric(c2, "components for 90% of the variance", f"{ts.components_for(A.explained)}", f"sinusoid {ts.components_for(S.explained)}")
-metric(c3, "turns of the PC 1–2 path around its centre", f"{A.turns:.1f}", f"sinusoid {S.turns:.1f}")
-st.dataframe(ts.component_columns(A, S), hide_index=True)
-st.caption(
-    "PCA finds the directions in which the position vectors differ most. A path that winds around while it drifts along a third "
-    "direction is a helix: two components oscillating together (a sin/cos pair in disguise) while another changes slowly. "
-    "The table gives each component's dominant frequency over position: a period of a few positions is a fast wave, a period "
-    "near the table's length a slow drift."
-)
-
-# --- spectrum --------------------------------------------------------------------------
-st.header("Each dimension as a signal over position")
-plot(figs["model_spectrum"], key="model_spectrum")
-plot(figs["model_dominant"], key="model_dominant")
-freq_values, counts = ts.common_frequencies(A.dominant)
-c1, c2, c3 = st.columns(3)
-peak_help = "About 100% for a pure sinusoid, a few % for noise."
-metric(c1, "power at the dominant frequency (±1 bin), median", f"{np.median(A.peak):.0%}", f"sinusoid {np.median(S.peak):.0%}", help=peak_help)
-c2.metric("most common dominant frequency", f"{freq_values[0]:.4g} cycles/position", help=f"period {ts.period(freq_values[0])} positions")
-c3.metric("dimensions that share it", f"{counts[0]} of {A.cols.count}")
-st.dataframe(ts.frequency_columns(freq_values, counts, L), hide_index=True)
-st.caption(
-    "The sinusoid is a staircase of single frequencies, one per sin/cos pair, geometrically spaced from 1/(2π) ≈ 0.16 cycles per "
-    "position down to almost nothing (everything slower than one cycle over the table lands in the lowest bin). A learned "
-    "dimension is sinusoidal if its row on the left is one bright cell; a spread-out row is a wave mixed with other waves and noise."
-)
+def _spectrum() -> None:
+    st.header("Each dimension as a signal over position")
+    plot(figs["model_spectrum"], key="model_spectrum")
+    plot(figs["model_dominant"], key="model_dominant")
+    freq_values, counts = ts.common_frequencies(A.dominant)
+    c1, c2, c3 = st.columns(3)
+    peak_help = "About 100% for a pure sinusoid, a few % for noise."
+    metric(c1, "power at the dominant frequency (±1 bin), median", f"{np.median(A.peak):.0%}", f"sinusoid {np.median(S.peak):.0%}", help=peak_help)
+    c2.metric("most common dominant frequency", f"{freq_values[0]:.4g} cycles/position", help=f"period {ts.period(freq_values[0])} positions")
+    c3.metric("dimensions that share it", f"{counts[0]} of {A.cols.count}")
+    st.dataframe(ts.frequency_columns(freq_values, counts, L), hide_index=True)
+    st.caption(
+        "The sinusoid is a staircase of single frequencies, one per sin/cos pair, geometrically spaced from 1/(2π) ≈ 0.16 cycles per "
+        "position down to almost nothing (everything slower than one cycle over the table lands in the lowest bin). A learned "
+        "dimension is sinusoidal if its row on the left is one bright cell; a spread-out row is a wave mixed with other waves and noise."
+    )
+    _dimension()
 
 
-@st.fragment  # the dimension drawn reruns this figure only
+@st.fragment  # inside the Spectrum tab's fragment: the dimension drawn reruns this figure alone
 def _dimension() -> None:
     best = int(np.argmax(A.peak))
     dim_label = "Dimension" + (" (index among the analysed ones)" if A.cols.is_sample else "")
@@ -220,30 +225,14 @@ def _dimension() -> None:
     )
 
 
-_dimension()
+def _learned() -> None:
+    if source == "minilm":
+        learned(MINILM_NAME, A, S, L, d, far, norm_median)
+    else:
+        st.info(f"These findings are about the bundled {MINILM_NAME} table: choose it above to read them.", icon=":material/info:")
 
-# --- what the bundled model learned ----------------------------------------------------
-if source == "minilm":
-    st.header(f"What {MINILM_NAME} learned")
-    ring = ts.ring(A, L)
-    slow = ", ".join(map(str, ring.slow_cycles))
-    st.markdown(
-        f"""
-- **A fast rotation.** PC 1 and PC 2 ({A.explained[0]:.0%} and {A.explained[1]:.0%} of the variance) trace a ring that turns by
-  about {ring.angle:.0f}° per position, a period of about {360 / ring.angle:.1f} positions ({A.turns:.0f} turns over {L} positions): a
-  sin/cos pair in disguise, at nearly the frequency of the sinusoid's fastest pair (57.3° per position).
-  {ring.near_ring} of the {d} dimensions have their strongest frequency within three bins of it.
-- **Slow waves.** The next components oscillate only {", ".join(map(str, ring.pc_cycles))} times over the table, and {ring.slow_share:.0%} of
-  the single dimensions are dominated by {slow} cycles over the {L} positions. Together with the ring this makes a helix-like path
-  (a fast turn around a slowly bending axis): seen from the side (PC 1 against PC 3), or turned in 3-D, the ring is stretched along PC 3.
-- **Few directions.** {ts.components_for(A.explained)} components hold 90% of the variance between positions,
-  against {ts.components_for(S.explained)} for the sinusoid of the same width: the model uses a small subspace of its 384
-  dimensions for position.
-- **Not translation-invariant, and some positions are special.** Similarity depends on where you are, not only on the offset
-  (spread {A.offset_std[far]:.2f} at an offset of {far}). Position 0, which always holds [CLS], has a vector {A.norms[0] / norm_median:.1f}× the typical
-  length and is unlike its neighbour; positions near 127 and the last few stand apart too. A plausible reason, not checked here: the
-  model card says fine-tuning cut sequences at 128 tokens, so rows 128 and up were never updated then while the row just before
-  often held the closing [SEP]; BERT-style pre-training also runs most of its steps on 128-token sequences.
-"""
-    )
+
+views = {"The table": _table, "Similarity": _similarity, "Path (PCA)": _path, "Spectrum": _spectrum, f"What {MINILM_NAME} learned": _learned}
+# only the open tab runs and is drawn (ui/sections.py): a page of 11 charts draws 2 to 4; the same tabs for both sources (a switch keeps the open one)
+sections("model_view", views)
 next_link("model")

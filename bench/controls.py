@@ -5,8 +5,8 @@ the same page, measured in the same run:
     python -m bench.controls --before /work/wt/base   # and the same controls on another checkout
 
 Issue 17's target: "a page control (a layout switch, a chosen dimension, a head count) reruns
-only what depends on it". A control inside a page's open tab, or inside one of /model's
-sections, reruns that fragment (ui/sections.py, app_pages/model.py) instead of the page. Per
+only what depends on it". A control inside a page's open tab reruns that tab, a fragment
+(ui/sections.py), and /sinusoidal's pair and /model's dimension a fragment inside it. Per
 control, in headless Chromium (bench.browser's relay, settle rule and CPU meters):
 
 - change: the control set to one value and back, `--changes` times; timed from the input to
@@ -53,8 +53,8 @@ CONTROLS = (
     Control("sinusoidal: position p (Exact values)", "sinusoidal?sin_view=Exact+values", "position", "number", ("7", "8")),
     Control("similarity: reference (Distance)", "similarity?sim_view=Distance", "reference", "number", ("9", "10")),
     Control("rope: pair (One pair)", "rope", "rope_pair", "slider"),
-    Control("model: dimension", "model", "dim", "number", ("3", "4")),
-    Control("model: principal component", "model", "pc", "slider"),
+    Control("model: dimension (Spectrum)", "model?model_view=Spectrum", "dim", "number", ("3", "4")),
+    Control("model: principal component (Path)", "model?model_view=Path+(PCA)", "pc", "slider"),
 )
 
 

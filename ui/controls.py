@@ -267,23 +267,33 @@ def _whole_from_link(raw: str, lo: int, hi: int) -> int | None:
     return None
 
 
+def check_linked(key: str, lo: int, hi: int) -> None:
+    """A `linked_number`'s link value checked once per session, wherever the page calls this:
+    above its tabs, a bad `?dim=` gets its notice whichever tab is open (the control then starts
+    at its default when its tab opens)."""
+    marker = f"_link_checked_{key}"
+    if marker in st.session_state:
+        return
+    st.session_state[marker] = True
+    raw = st.query_params.get(key)
+    if raw is not None and _whole_from_link(raw, lo, hi) is None:
+        st.warning(link_notice(key, raw, f"a whole number from {lo} to {hi}"), icon=LINK_ICON)
+
+
 def linked_number(where: Any, label: str, key: str, lo: int, hi: int, default: int, *, select_slider: bool = False, help: str | None = None) -> int:
     """A whole number from lo to hi whose range depends on the data shown (a component, a
-    dimension), so Streamlit does not bind it: the link's value is read here once per session
-    (an int widget bound to `-inf` or `1e309` raises), the default is followed while the user
-    has not moved it, and the value is written to the URL on every run (`keep_in_url`).
-    A bad link value gives a notice and the default. Drawn as a number_input, or a
-    select_slider over lo..hi."""
+    dimension), so Streamlit does not bind it: the value is written to the URL on every run
+    (`keep_in_url`) and read back from it whenever the widget is created (the first run, or its
+    tab opened again: a widget not drawn in a run loses its state), so it survives a tab switch;
+    an `int` widget bound to `-inf` or `1e309` would raise. The default is followed while the
+    user has not moved it. A bad link value gives a notice (`check_linked`) and the default.
+    Drawn as a number_input, or a select_slider over lo..hi."""
     keep_valid(key, lambda v: isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi)
-    marker = f"_link_read_{key}"
     linked = None
-    if marker not in st.session_state:
-        st.session_state[marker] = True
+    if key not in st.session_state:
         raw = st.query_params.get(key)
-        if raw is not None:
-            linked = _whole_from_link(raw, lo, hi)
-            if linked is None:
-                st.warning(link_notice(key, raw, f"a whole number from {lo} to {hi}"), icon=LINK_ICON)
+        linked = _whole_from_link(raw, lo, hi) if raw is not None else None
+    check_linked(key, lo, hi)
     start = follow_default(key, default, lambda v: lo <= v <= hi)
     start = start if linked is None else linked
     if select_slider:

@@ -66,6 +66,32 @@ def open_views(page: str, **params: str) -> list[AppTest]:
     return runs
 
 
+def open_tab(at: AppTest, label: str) -> AppTest:
+    """Open the tab `label` of the page's bound tabs in this AppTest session, as a click on it
+    would (the tabs' state is their key's session state, and the link follows), and rerun."""
+    (key, labels), *_ = tab_sets(at)
+    assert label in labels, (label, labels)
+    at.session_state[key] = label
+    at.query_params[key] = label  # AppTest sends its query string with every run: a bound widget would follow it back
+    return at.run()
+
+
+def every_figure(at: AppTest) -> list[dict]:
+    """Every figure the page shows in this AppTest session, tab by tab: each tab of its bound tab
+    set opened in turn in this session (what an upload or a control set stays set), then the tab
+    that was open opened again. A page without bound tabs: its figures."""
+    sets = tab_sets(at)
+    if not sets:
+        return figures(at)
+    (key, labels), *_ = sets
+    was = at.session_state[key] if key in at.session_state else labels[0]
+    found = []
+    for label in labels:
+        found += figures(open_tab(at, label))
+    open_tab(at, was)
+    return found
+
+
 def figures(at: AppTest) -> list[dict]:
     """The Plotly figures the page sent, as the JSON the browser receives."""
     return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]

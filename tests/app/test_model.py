@@ -16,16 +16,17 @@ import torch
 from PIL import Image
 
 from core.analysis import position_analysis as pa
+from core.analysis import table_summary as ts
 from core.schemes.sinusoidal import sinusoidal_encoding
-from tests.app.conftest import ROOT, assert_clean, decode, figures, open_page, title_text
+from tests.app.conftest import ROOT, assert_clean, chart_keys, decode, every_figure, open_page, open_tab, tab_sets, title_text
 
 TABLE = np.load(ROOT / "data" / "minilm_position_embeddings.npy").astype(np.float64)
 N_CHARTS = 11
 
 
 def by_title(at, start: str) -> dict:
-    matches = [f for f in figures(at) if title_text(f).startswith(start)]
-    assert len(matches) == 1, [title_text(f) for f in figures(at)]
+    matches = [f for f in every_figure(at) if title_text(f).startswith(start)]
+    assert len(matches) == 1, [title_text(f) for f in every_figure(at)]
     return matches[0]
 
 
@@ -55,10 +56,11 @@ def npy(array: np.ndarray, **kwargs) -> bytes:
 
 # --- the bundled table -----------------------------------------------------------------
 
+
 def test_minilm_page_draws_every_figure_titled_and_labelled():
     at = open_page("model")
     assert_clean(at)
-    figs = figures(at)
+    figs = every_figure(at)
     assert len(figs) == N_CHARTS
     for fig in figs:
         layout = fig["layout"]
@@ -71,12 +73,60 @@ def test_minilm_page_draws_every_figure_titled_and_labelled():
     assert at.query_params["source"] == "minilm"
 
 
+TABS = {
+    "The table": ["model_table", "model_sin_table"],
+    "Similarity": ["model_cosine", "model_neighbour", "model_offset"],
+    "Path (PCA)": ["model_pca2d", "model_pca_side", "model_variance"],
+    "Spectrum": ["model_spectrum", "model_dominant", "model_dimension"],
+    "What all-MiniLM-L6-v2 learned": [],
+}
+
+
+def test_each_tab_draws_its_own_figures_and_is_in_the_link():
+    # only the open tab runs (ui/sections.py): 2 or 3 charts a run instead of 11, each tab one click away and in the URL
+    assert tab_sets(open_page("model")) == [("model_view", list(TABS))]
+    for label, keys in TABS.items():
+        at = open_page("model", model_view=label)
+        assert_clean(at)
+        assert chart_keys(at) == keys, label
+        if label != "The table":  # the first tab leaves the link clean
+            assert at.query_params["model_view"] == label
+    assert sum(map(len, TABS.values())) == N_CHARTS
+    learned = open_page("model", model_view="What all-MiniLM-L6-v2 learned")
+    assert any("A fast rotation" in m.value for m in learned.markdown)
+    ring = ts.ring(pa.analyse(TABLE), 512)  # the numbers are measured from the committed table
+    assert f"turns by\n  about {ring.angle:.0f}° per position" in next(m.value for m in learned.markdown if "A fast rotation" in m.value)
+
+
+def test_the_learned_tab_stays_for_an_upload_and_says_what_it_is_about():
+    # the same tabs for both sources, so switching the source keeps the open tab
+    data, _ = good_file()
+    at = open_page("model", model_view="What all-MiniLM-L6-v2 learned")
+    at.file_uploader(key="checkpoint").upload("model.safetensors", data).run()
+    assert_clean(at)
+    assert tab_sets(at) == [("model_view", list(TABS))]
+    assert at.query_params["model_view"] == "What all-MiniLM-L6-v2 learned"
+    assert not any("A fast rotation" in m.value for m in at.markdown)
+    assert any("bundled all-MiniLM-L6-v2 table" in i.value for i in at.info)
+
+
+def test_a_control_keeps_its_value_when_its_tab_is_opened_again():
+    # a widget not drawn in a run loses its state: the dimension comes back from the link it keeps
+    at = open_page("model", model_view="Spectrum")
+    at.number_input(key="dim").set_value(7).run()
+    assert at.query_params["dim"] == "7"
+    open_tab(at, "The table")
+    assert "dim" not in [w.key for w in at.number_input] and at.query_params["dim"] == "7"
+    assert open_tab(at, "Spectrum").number_input(key="dim").value == 7
+    np.testing.assert_array_equal(decode(by_title(at, "Dimension 7 ")["data"][0]["y"]), TABLE[:, 7])
+
+
 def test_a_link_with_an_unknown_source_gives_a_notice_and_the_bundled_table():
     at = open_page("model", source="mystery")
     assert not at.exception
     assert len(at.warning) == 1 and "source='mystery'" in at.warning[0].value
     assert at.segmented_control(key="source").value == "minilm"
-    assert len(figures(at)) == N_CHARTS
+    assert len(every_figure(at)) == N_CHARTS
 
 
 def test_uploading_on_the_bundled_view_switches_to_the_file():
@@ -101,35 +151,35 @@ def test_component_and_dimension_come_from_the_link_and_bad_ones_give_notices():
     for raw in ("-inf", "1e309", "9" * 400, "0.5", "384", "abc"):  # a bound int widget would raise on the first three
         at = open_page("model", pc=raw, dim=raw)
         assert not at.exception, raw
-        assert sorted(w.value.split("=")[0] for w in at.warning) == ["`dim", "`pc"], raw
-        assert at.number_input(key="dim").value == int(np.argmax(pa.analyse(TABLE).peak))
-        assert len(figures(at)) == N_CHARTS
+        assert sorted(w.value.split("=")[0] for w in at.warning) == ["`dim", "`pc"], raw  # both, though neither tab is open
+        assert open_tab(at, "Spectrum").number_input(key="dim").value == int(np.argmax(pa.analyse(TABLE).peak))
+        assert len(every_figure(at)) == N_CHARTS
 
 
 def test_the_3d_view_is_drawn_on_request_and_follows_the_link():
-    at = open_page("model")
+    at = open_page("model", model_view="Path (PCA)")
     assert not at.toggle(key="pca3d").value
-    assert not any("scene" in f["layout"] for f in figures(at))  # two WebGL scenes only on request
+    assert not any("scene" in f["layout"] for f in every_figure(at))  # two WebGL scenes only on request
     side = by_title(at, "The same path seen from the side")
     np.testing.assert_allclose(decode(side["data"][0]["y"]), pa.analyse(TABLE).scores[:, 2], rtol=1e-12)
     at.toggle(key="pca3d").set_value(True).run()
     assert_clean(at)
-    assert len(figures(at)) == N_CHARTS + 1
+    assert len(every_figure(at)) == N_CHARTS + 1
     solid = by_title(at, "The same path in 3-D")
     assert solid["data"][0]["type"] == "scatter3d" and "scene" in solid["layout"]
     linked = open_page("model", pca3d="true")
     assert_clean(linked)
-    assert len(figures(linked)) == N_CHARTS + 1
+    assert len(every_figure(linked)) == N_CHARTS + 1
     bad = open_page("model", pca3d="maybe")
     assert not bad.exception and len(bad.warning) == 1 and "pca3d" in bad.warning[0].value
-    assert len(figures(bad)) == N_CHARTS
+    assert len(every_figure(bad)) == N_CHARTS
 
 
 def test_switching_the_source_widget_writes_the_link():
     at = open_page("model")
     at.segmented_control(key="source").set_value("upload").run()
     assert at.query_params["source"] == "upload"
-    assert at.file_uploader(key="checkpoint") is not None and figures(at) == []
+    assert at.file_uploader(key="checkpoint") is not None and every_figure(at) == []
 
 
 def test_minilm_figures_carry_the_committed_tables_numbers():
@@ -139,12 +189,13 @@ def test_minilm_figures_carry_the_committed_tables_numbers():
     sinusoid = sinusoidal_encoding(512, 384, 10_000.0)
     np.testing.assert_allclose(decode(neighbour["data"][1]["y"]), pa.neighbour_cosine(sinusoid), rtol=1e-12)
     dimension = by_title(at, "Dimension ")
-    j = at.number_input(key="dim").value
+    j = open_tab(at, "Spectrum").number_input(key="dim").value
     np.testing.assert_array_equal(decode(dimension["data"][0]["y"]), TABLE[:, j])
+    open_tab(at, "The table")
     assert metric(at, "row norm, position 0") == f"{np.linalg.norm(TABLE[0]):.3g}"
     assert metric(at, "largest |value|") == f"{np.abs(TABLE).max():.3g}"
     _, ratio = pa.pca_path(TABLE, 3)
-    assert metric(at, "variance in the first 3 components") == f"{ratio.sum():.1%}"
+    assert metric(open_tab(at, "Path (PCA)"), "variance in the first 3 components") == f"{ratio.sum():.1%}"
 
 
 def test_signed_heatmaps_use_the_diverging_scale_centred_on_zero():
@@ -168,16 +219,17 @@ def test_the_sidebar_base_sets_the_sinusoid():
     np.testing.assert_allclose(decode(neighbour["data"][1]["y"]), pa.neighbour_cosine(sinusoidal_encoding(512, 384, 100.0)), rtol=1e-12)
 
 
-def test_component_and_dimension_controls_redraw_their_figures():
-    at = open_page("model")
+def test_component_and_dimension_controls_redraw_their_every_figure():
+    at = open_page("model", model_view="Path (PCA)")
     at.select_slider(key="pc").set_value(3).run()
     assert "components 3 and 4" in title_text(by_title(at, "Each position's vector projected"))
-    at.number_input(key="dim").set_value(5).run()
+    open_tab(at, "Spectrum").number_input(key="dim").set_value(5).run()
     np.testing.assert_array_equal(decode(by_title(at, "Dimension 5 ")["data"][0]["y"]), TABLE[:, 5])
     assert_clean(at)
 
 
 # --- uploads ---------------------------------------------------------------------------
+
 
 def good_file() -> tuple[bytes, np.ndarray]:
     table = np.random.default_rng(0).standard_normal((64, 16)).astype(np.float32)
@@ -185,10 +237,10 @@ def good_file() -> tuple[bytes, np.ndarray]:
     return data, table
 
 
-def test_upload_waits_for_a_file_without_figures():
+def test_upload_waits_for_a_file_without_every_figure():
     at = upload_mode()
     assert_clean(at)
-    assert figures(at) == [] and at.info
+    assert every_figure(at) == [] and at.info
 
 
 def test_a_real_safetensors_upload_lists_tables_position_first_and_is_drawn():
@@ -197,7 +249,7 @@ def test_a_real_safetensors_upload_lists_tables_position_first_and_is_drawn():
     assert_clean(at)
     assert at.selectbox(key="tensor").value == "enc.position_embeddings.weight"
     assert at.selectbox(key="tensor").options == ["enc.position_embeddings.weight (64 × 16, F32)", "w (3 × 16, F32)"]
-    assert len(figures(at)) == N_CHARTS
+    assert len(every_figure(at)) == N_CHARTS
     neighbour = by_title(at, "How alike each position is to the next")
     np.testing.assert_allclose(decode(neighbour["data"][0]["y"]), pa.neighbour_cosine(table.astype(np.float64)), rtol=1e-12)
     assert "16 wide" in title_text(by_title(at, "The sinusoid"))
@@ -209,7 +261,7 @@ def test_a_real_safetensors_upload_lists_tables_position_first_and_is_drawn():
 
     at.selectbox(key="tensor").set_value("w").run()  # a 3-row table still draws (no component slider)
     assert_clean(at)
-    assert len(figures(at)) == N_CHARTS
+    assert len(every_figure(at)) == N_CHARTS
 
 
 def test_a_long_upload_is_analysed_on_a_sample_and_says_so():
@@ -270,7 +322,7 @@ def test_bad_uploads_get_a_clear_message_and_nothing_crashes(case):
     assert not at.exception, [e.value for e in at.exception]
     messages = [e.value for e in at.error]
     assert len(messages) == 1 and needle.lower() in messages[0].lower(), messages
-    assert figures(at) == []
+    assert every_figure(at) == []
 
 
 def test_an_upload_above_the_configured_limit_is_refused():
@@ -278,7 +330,7 @@ def test_an_upload_above_the_configured_limit_is_refused():
     at = upload("big.npy", bytes(limit_mb * 2**20 + 1))
     assert not at.exception
     assert "upload limit of 20 MB" in at.error[0].value
-    assert figures(at) == []
+    assert every_figure(at) == []
 
 
 def test_a_bad_file_then_a_good_one_recovers():
@@ -287,7 +339,7 @@ def test_a_bad_file_then_a_good_one_recovers():
     data, _ = good_file()
     at.file_uploader(key="checkpoint").clear().upload("model.safetensors", data).run()
     assert_clean(at)
-    assert len(figures(at)) == N_CHARTS
+    assert len(every_figure(at)) == N_CHARTS
 
 
 # --- hostile uploads through the page (issue 16) ------------------------------------------
@@ -300,13 +352,13 @@ def test_a_table_too_small_for_the_path_figures_gets_a_sentence(shape):
     assert not at.exception, [e.value for e in at.exception]
     assert len(at.error) == 1 and "at least 3 positions and 3 dimensions" in at.error[0].value
     assert f"{shape[0]:,} × {shape[1]:,}" in at.error[0].value
-    assert figures(at) == []
+    assert every_figure(at) == []
 
 
 def test_the_smallest_table_the_page_takes_is_drawn():
     at = upload("three.npy", npy(np.random.default_rng(0).standard_normal((3, 3)).astype(np.float32)))
     assert_clean(at)
-    assert len(figures(at)) == N_CHARTS
+    assert len(every_figure(at)) == N_CHARTS
 
 
 def _hostile_files() -> dict:
@@ -325,7 +377,7 @@ def test_every_malformed_kind_of_file_is_a_sentence_on_the_page(kind):
         assert_clean(at)
     else:
         assert len(at.error) == 1 and at.error[0].value.endswith("."), [e.value for e in at.error]
-        assert figures(at) == []
+        assert every_figure(at) == []
 
 
 def test_a_file_is_parsed_once_however_often_the_page_reruns(monkeypatch):

@@ -24,7 +24,7 @@ CASES = {
     "sinusoidal pair": ("sinusoidal?sin_view=Waves", "pair", "5", b"for pair 5:"),
     "sinusoidal position": ("sinusoidal?sin_view=Exact+values", "position", "7", rb"PE\(7, j\)"),
     "similarity reference": ("similarity?sim_view=Distance", "reference", "9", b"every position to position 9"),
-    "model dimension": ("model", "dim", "3", rb"Dimension \d+ over position"),
+    "model dimension": ("model?model_view=Spectrum", "dim", "3", rb"Dimension \d+ over position"),
 }
 
 
