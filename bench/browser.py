@@ -12,8 +12,12 @@ For each page and setting, in headless Chromium:
 - first load: a fresh browser context opens the page; timed until the app is connected, its
   script has finished, no skeleton is left and the page's DOM has been quiet for 300 ms (the
   time of the last change counts, not the wait);
-- redraw: the d_model slider is moved one stop (ArrowRight, then back with ArrowLeft, and so
-  on); timed from the key press to the last DOM change once the run has finished, as above;
+- redraw: the d_model slider is moved one stop up at each step (ArrowRight), so every step is
+  to a width this session has not drawn: going back and forth between two stops let the
+  browser's message cache (Streamlit sends a reference to a message the browser already holds)
+  hide the figures' bytes and their parsing from the second round trip on. `--back-and-forth`
+  measures that way (what a learner nudging one slider back and forth pays); timed from the key
+  press to the last DOM change once the run has finished, as above;
 - bytes per step: what the server sent the browser for that step (HTTP and websocket), counted by a relay in
   front of each server (ports --port + 3 ...);
 - browser CPU per redraw: CPU-seconds of every Chromium process over the steps, divided by
@@ -48,6 +52,7 @@ from bench.load.server import CpuMeter, Server, load_average
 SETTINGS = {"default": "", "big": "d_model=512&max_len=2048"}
 TARGETS = {"redraw_ratio": 2.0, "load_ratio": 1.5, "kb_per_step": 300.0, "cpu_per_redraw_s": 0.3}
 QUIET_MS = 300
+BACK_AND_FORTH = False  # --back-and-forth: steps alternate between two stops (cache hits after the first two)
 
 # Installed before the app's scripts: the time of the last DOM change (any element, attribute or text).
 INIT_SCRIPT = """
@@ -175,7 +180,7 @@ async def measure(browser, relay: Counting, path: str, query: str, name: str, se
     task0 = await _task_duration(cdp)
     meter.start()
     for i in range(steps):
-        key = "ArrowRight" if i % 2 == 0 else "ArrowLeft"
+        key = "ArrowRight" if i % 2 == 0 or not BACK_AND_FORTH else "ArrowLeft"
         await thumb.focus(timeout=10_000)
         url_before = await page.evaluate("location.search")
         received = relay.sent
@@ -409,7 +414,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--before", type=Path, help="another checkout of the app (the code before a change): measured beside this one, page by page")
     p.add_argument("--trace", action="append", help="page to trace one redraw of with Chromium's Tracing (repeatable)")
     p.add_argument("--json", type=Path, help="write the results as JSON here")
+    p.add_argument("--back-and-forth", action="store_true", help="d_model steps go back and forth between two stops (default: one stop up each time)")
     args = p.parse_args(argv)
+    global BACK_AND_FORTH
+    BACK_AND_FORTH = args.back_and_forth
     unknown = set(args.settings.split(",")) - set(SETTINGS)
     if unknown or args.steps < 1 or args.loads < 1:
         p.error(f"unknown settings {sorted(unknown)}" if unknown else "--steps and --loads must be at least 1")

@@ -9,8 +9,8 @@ only what depends on it". A control inside a page's open tab reruns that tab, a 
 (ui/sections.py), and /sinusoidal's pair and /model's dimension a fragment inside it. Per
 control, in headless Chromium (bench.browser's relay, settle rule and CPU meters):
 
-- change: the control set to one value and back, `--changes` times; timed from the input to
-  the last DOM change once the run has finished;
+- change: the control set to a new value each time (a number counted up, a slider one stop
+  up), `--changes` times; timed from the input to the last DOM change once the run has finished;
 - kB per change: what the server sent for it;
 - main thread: the renderer's task time per change (CDP Performance);
 - server: CPU-seconds of the app's server process per change (its script run and the
@@ -44,16 +44,16 @@ class Control:
     name: str
     path: str  # page and query
     key: str  # the widget's key (its element has the class st-key-<key>)
-    kind: str  # "number": typed and Enter; "slider": arrow keys on its thumb
-    values: tuple[str, str] = ("", "")
+    kind: str  # "number": typed and Enter, a new value each time from `first` up; "slider": one stop up each time
+    first: int = 0
 
 
 CONTROLS = (
-    Control("sinusoidal: pair i (Waves)", "sinusoidal?sin_view=Waves", "pair", "number", ("5", "6")),
-    Control("sinusoidal: position p (Exact values)", "sinusoidal?sin_view=Exact+values", "position", "number", ("7", "8")),
-    Control("similarity: reference (Distance)", "similarity?sim_view=Distance", "reference", "number", ("9", "10")),
+    Control("sinusoidal: pair i (Waves)", "sinusoidal?sin_view=Waves", "pair", "number", 5),
+    Control("sinusoidal: position p (Exact values)", "sinusoidal?sin_view=Exact+values", "position", "number", 7),
+    Control("similarity: reference (Distance)", "similarity?sim_view=Distance", "reference", "number", 9),
     Control("rope: pair (One pair)", "rope", "rope_pair", "slider"),
-    Control("model: dimension (Spectrum)", "model?model_view=Spectrum", "dim", "number", ("3", "4")),
+    Control("model: dimension (Spectrum)", "model?model_view=Spectrum", "dim", "number", 3),
     Control("model: principal component (Path)", "model?model_view=Path+(PCA)", "pc", "slider"),
 )
 
@@ -80,24 +80,27 @@ def _cpu_seconds(pid: int) -> float:
 
 
 async def _act(page, control: Control | None, i: int) -> None:
+    """The i-th change of this page's session: a value it has not had before."""
     if control is None:  # the page's shared d_model step
         thumb = page.locator(".st-key-d_model_slider input[type='range']")
         await thumb.focus(timeout=10_000)
-        await thumb.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
+        await thumb.press("ArrowRight")  # a new width each step, as bench.browser does
     elif control.kind == "number":
         box = page.locator(f".st-key-{control.key} input").first
-        await box.fill(control.values[i % 2])
+        await box.fill(str(control.first + i))
         await box.press("Enter")
     else:
         thumb = page.locator(f".st-key-{control.key} input[type='range']").first
         await thumb.focus(timeout=10_000)
-        await thumb.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
+        await thumb.press("ArrowRight")
 
 
-async def _series(page, cdp, relay: Counting, server_pid: int, control: Control | None, n: int, r: Result) -> tuple[list[float], list[float], float, float]:
+async def _series(
+    page, cdp, relay: Counting, server_pid: int, control: Control | None, n: int, r: Result, start: int = 0
+) -> tuple[list[float], list[float], float, float]:
     times, kbs = [], []
     task0, cpu0 = await _task_duration(cdp), _cpu_seconds(server_pid)
-    for i in range(n):
+    for i in range(start, start + n):
         url_before = await page.evaluate("location.search")
         sent = relay.sent
         since = await page.evaluate("Date.now()")
@@ -130,8 +133,8 @@ async def measure(browser, relay: Counting, server_pid: int, control: Control, t
         await page.wait_for_timeout(500)
         cdp = await ctx.new_cdp_session(page)
         await cdp.send("Performance.enable")
-        await _series(page, cdp, relay, server_pid, control, 2, r)  # warm: both values cached once
-        r.changes_s, r.kb, r.main_s, r.server_s = await _series(page, cdp, relay, server_pid, control, n, r)
+        await _series(page, cdp, relay, server_pid, control, 2, r)  # warm: the first two changes are not counted
+        r.changes_s, r.kb, r.main_s, r.server_s = await _series(page, cdp, relay, server_pid, control, n, r, start=2)
         r.steps_s, r.step_kb, r.step_main_s, r.step_server_s = await _series(page, cdp, relay, server_pid, None, n, r)
     except Exception as err:  # noqa: BLE001
         r.errors.append(f"{type(err).__name__}: {str(err)[:160]}")
