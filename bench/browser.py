@@ -12,12 +12,16 @@ For each page and setting, in headless Chromium:
 - first load: a fresh browser context opens the page; timed until the app is connected, its
   script has finished, no skeleton is left and the page's DOM has been quiet for 300 ms (the
   time of the last change counts, not the wait);
-- redraw: the d_model slider is moved one stop up at each step (ArrowRight), so every step is
-  to a width this session has not drawn: going back and forth between two stops let the
+- redraw: the d_model slider is moved one stop up (ArrowRight) from the setting's own value,
+  each step in a session of its own, opened by a load: the session has not drawn that width,
+  so the figures arrive whole. Going back and forth between two stops in one session let the
   browser's message cache (Streamlit sends a reference to a message the browser already holds)
-  hide the figures' bytes and their parsing from the second round trip on. `--back-and-forth`
-  measures that way (what a learner nudging one slider back and forth pays); timed from the key
-  press to the last DOM change once the run has finished, as above;
+  hide the figures' bytes and their parsing from the second round trip on; `--back-and-forth`
+  measures that way (what a learner nudging one slider back and forth pays). Stepping on up
+  in one session is no better: from 128 it reaches 4,096 in five steps, another page's cost.
+  Timed from the key press to the last DOM change once the run has finished, as above. The
+  server has drawn the new width before (warm-up, earlier steps), so its caches answer: the
+  server's own cost is bench.load's and bench.app_run's to measure;
 - bytes per step: what the server sent the browser for that step (HTTP and websocket), counted by a relay in
   front of each server (ports --port + 3 ...);
 - browser CPU per redraw: CPU-seconds of every Chromium process over the steps, divided by
@@ -151,56 +155,80 @@ async def _settled(page, since: int, url_before: str | None, timeout_s: float = 
     return await handle.json_value()
 
 
+async def _load(browser, url: str, m: Measured, i: int):
+    """A first load in a fresh context: (ctx, page) and the load time appended to `m`, or
+    (ctx, None) when it failed (the error is a result)."""
+    ctx, page = await _open(browser, url)
+    since = await page.evaluate("Date.now()")
+    try:
+        await page.goto(url, wait_until="domcontentloaded", timeout=60_000)
+        done = await _settled(page, since, None)
+    except Exception as err:  # noqa: BLE001 - a failed load is a result
+        m.errors.append(f"load {i}: {type(err).__name__}: {str(err)[:160]}")
+        return ctx, None
+    m.charts = done["charts"]
+    if done["exceptions"]:
+        m.errors.append(f"load {i}: {done['exceptions']} exception(s) shown")
+    return ctx, (page, (done["t"] - since) / 1000)
+
+
+async def _step(page, relay: Counting, m: Measured, i: int, key: str) -> None:
+    """One d_model slider step by `key`; its time and bytes appended to `m`."""
+    thumb = page.locator(".st-key-d_model_slider input[type='range']")
+    await thumb.focus(timeout=10_000)
+    url_before = await page.evaluate("location.search")
+    received = relay.sent
+    since = await page.evaluate("Date.now()")
+    await thumb.press(key)
+    try:
+        done = await _settled(page, since, url_before)
+    except Exception as err:  # noqa: BLE001
+        m.errors.append(f"step {i}: {type(err).__name__}: {str(err)[:160]}")
+        return
+    m.redraws_s.append((done["t"] - since) / 1000)
+    m.bytes_per_step.append(relay.sent - received)
+    if done["exceptions"]:
+        m.errors.append(f"step {i}: {done['exceptions']} exception(s) shown")
+
+
 async def measure(browser, relay: Counting, path: str, query: str, name: str, setting: str, loads: int, steps: int, meter_pids: list[int]) -> Measured:
-    """First loads in fresh contexts, then `steps` d_model slider steps in the last one."""
+    """First loads, each in a fresh context, and `steps` d_model slider steps.
+
+    By default every step is the one from the setting's own d_model to the next stop up, each
+    in a session of its own (opened by a load, timed as one of the `loads` while there are
+    any): the session has never drawn the new width, so its figures arrive whole, and the
+    step is the same one every time (stepping on up from 128 would reach 4,096 in five steps,
+    and stop at the slider's end). With BACK_AND_FORTH the steps alternate up and down in the
+    last load's session (the browser holds every message after the first two)."""
     m = Measured(name, setting)
     url = f"{relay.url}/{path}" + (f"?{query}" if query else "")
-    ctx = page = None
-    for i in range(loads):
-        if ctx is not None:
-            await ctx.close()
-        ctx, page = await _open(browser, url)
-        since = await page.evaluate("Date.now()")
-        try:
-            await page.goto(url, wait_until="domcontentloaded", timeout=60_000)
-            done = await _settled(page, since, None)
-        except Exception as err:  # noqa: BLE001 - a failed load is a result
-            m.errors.append(f"load {i}: {type(err).__name__}: {str(err)[:160]}")
-            continue
-        m.loads_s.append((done["t"] - since) / 1000)
-        m.charts = done["charts"]
-        if done["exceptions"]:
-            m.errors.append(f"load {i}: {done['exceptions']} exception(s) shown")
-    if page is None or not m.loads_s:
-        return m
-    cdp = await ctx.new_cdp_session(page)
-    await cdp.send("Performance.enable")
-    thumb = page.locator(".st-key-d_model_slider input[type='range']")
     meter = CpuMeter(meter_pids)
-    task0 = await _task_duration(cdp)
-    meter.start()
-    for i in range(steps):
-        key = "ArrowRight" if i % 2 == 0 or not BACK_AND_FORTH else "ArrowLeft"
-        await thumb.focus(timeout=10_000)
-        url_before = await page.evaluate("location.search")
-        received = relay.sent
-        since = await page.evaluate("Date.now()")
-        await thumb.press(key)
-        try:
-            done = await _settled(page, since, url_before)
-        except Exception as err:  # noqa: BLE001
-            m.errors.append(f"step {i}: {type(err).__name__}: {str(err)[:160]}")
+    cpu = task = 0.0
+    rounds = max(loads, 1 if BACK_AND_FORTH else steps)
+    for i in range(rounds):
+        ctx, opened = await _load(browser, url, m, i)
+        if opened is None:
+            await ctx.close()
             continue
-        m.redraws_s.append((done["t"] - since) / 1000)
-        m.bytes_per_step.append(relay.sent - received)
-        if done["exceptions"]:
-            m.errors.append(f"step {i}: {done['exceptions']} exception(s) shown")
-    used = meter.stop()
-    task1 = await _task_duration(cdp)
+        page, load_s = opened
+        if i < loads:
+            m.loads_s.append(load_s)
+        last = i == rounds - 1
+        todo = ([(j, "ArrowRight" if j % 2 == 0 else "ArrowLeft") for j in range(steps)] if last else []) if BACK_AND_FORTH else ([(i, "ArrowRight")] if i < steps else [])
+        if todo:
+            cdp = await ctx.new_cdp_session(page)
+            await cdp.send("Performance.enable")
+            task0 = await _task_duration(cdp)
+            meter.start()
+            for j, key in todo:
+                await _step(page, relay, m, j, key)
+            used = meter.stop()
+            cpu += used["browser_cores"] * used["wall_s"]
+            task += await _task_duration(cdp) - task0
+        await ctx.close()
     if m.redraws_s:
-        m.cpu_s = used["browser_cores"] * used["wall_s"] / steps
-        m.main_thread_s = (task1 - task0) / steps
-    await ctx.close()
+        m.cpu_s = cpu / steps
+        m.main_thread_s = task / steps
     return m
 
 
@@ -368,6 +396,7 @@ async def main_async(args: argparse.Namespace) -> int:
             r_app, r_ref, r_old = relays[app.port], relays[ref.port], relays[old.port] if old else None
             await measure(browser, r_ref, "", "", "warm", "warm", 1, 1, pids)
             for p in pages:
+                progress(f"  warming {p.name} ...")
                 for relay in [r_app] + ([r_old] if old else []):
                     await measure(browser, relay, p.url_path, "", "warm", "warm", 1, 1, pids)
             for setting, query in settings.items():
