@@ -214,7 +214,10 @@ async def measure(browser, relay: Counting, path: str, query: str, name: str, se
         if i < loads:
             m.loads_s.append(load_s)
         last = i == rounds - 1
-        todo = ([(j, "ArrowRight" if j % 2 == 0 else "ArrowLeft") for j in range(steps)] if last else []) if BACK_AND_FORTH else ([(i, "ArrowRight")] if i < steps else [])
+        if BACK_AND_FORTH:
+            todo = [(j, "ArrowRight" if j % 2 == 0 else "ArrowLeft") for j in range(steps)] if last else []
+        else:
+            todo = [(i, "ArrowRight")] if i < steps else []
         if todo:
             cdp = await ctx.new_cdp_session(page)
             await cdp.send("Performance.enable")
