@@ -12,7 +12,7 @@ from core.viz import charts
 from ui.controls import Choice, Number, Text, Toggle, check_links
 from ui.path import next_link
 from ui.sections import sections
-from ui.shared import current_settings, guarded, plot, quoted
+from ui.shared import current_settings, guarded, note_if, plot, quoted
 
 WIDTH_CAP = 512  # the page builds d x d projections and (H, T, T) weights for three runs
 MAX_TOKENS = figs.MAX_TOKENS  # words attended over, each one drawn on the figures' axes
@@ -33,10 +33,7 @@ FACTORS = np.linspace(0.0, 4.0, 33)  # position factors for the score-share curv
 st.title("Attention with and without positions")
 s = current_settings()
 width = min(s.d_model, WIDTH_CAP)
-if s.d_model > WIDTH_CAP:
-    st.info(
-        f"This page uses width {WIDTH_CAP} (d_model is {s.d_model:,}): it computes d x d projections and every attention weight live.", icon=":material/info:"
-    )
+note_if(s.d_model > WIDTH_CAP, f"This page uses width {WIDTH_CAP} (d_model is {s.d_model:,}): it computes d x d projections and every attention weight live.")
 st.markdown(
     "Words become fixed pseudo-random vectors (the same word always gets the same vector), attention runs in "
     "torch with fixed random projections standing in for trained ones, and a positional encoding is applied "

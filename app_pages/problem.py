@@ -11,7 +11,7 @@ from core.viz import charts
 from core.viz.grid import strided
 from ui.path import STEPS, next_link
 from ui.scorecard import scorecard
-from ui.shared import current_settings, guarded, plot
+from ui.shared import current_settings, guarded, note_if, plot, static_table
 
 DEMO_WIDTH = 512  # the attention demo's width cap: it builds three d x d projections
 
@@ -29,8 +29,7 @@ st.caption("Every scheme page scores its schemes on this list, measured from the
 st.subheader("A path through the app")
 for k, step in enumerate(STEPS, 1):
     st.page_link(step.script, label=f"{k}. {step.title}: {step.pitch}", icon=step.icon)
-if s.d_model > DEMO_WIDTH:
-    st.info(f"The attention demo below uses width {DEMO_WIDTH} (d_model is {s.d_model:,}): it builds d x d projection matrices.", icon=":material/info:")
+note_if(s.d_model > DEMO_WIDTH, f"The attention demo below uses width {DEMO_WIDTH} (d_model is {s.d_model:,}): it builds d x d projection matrices.")
 
 
 @st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
@@ -41,13 +40,12 @@ def bag_result(width: int, base: float) -> attention.BagOfWords:
 # --- 2. A bag of words ------------------------------------------------------------------
 st.header("1. 'dog bites man' = 'man bites dog'?")
 bag = guarded(bag_result, width, s.base)
-st.dataframe(
+static_table(
     {
         "": ["without positions", "with the sinusoid added"],
         "cosine of the two sentence vectors": [charts.number(bag.cosine_plain), charts.number(bag.cosine_pe)],
         "relative distance ‖a − b‖ / ‖a‖": [f"{bag.distance_plain:.1e}", charts.number(bag.distance_pe)],
-    },
-    hide_index=True,
+    }
 )
 st.caption(
     "Each sentence vector is the mean of the self-attention outputs. Without positions the two "

@@ -12,7 +12,7 @@ from ui.controls import choice, number
 from ui.path import next_link
 from ui.sections import sections
 from ui.scorecard import scorecard
-from ui.shared import current_settings, follow_default, plot, position_window
+from ui.shared import current_settings, follow_default, note_if, plot, position_window
 
 WAVE_SPAN = 64  # consecutive positions the waves show by default
 
@@ -30,8 +30,7 @@ st.latex(
     rf"PE_{{(p,\,2i)}} = \sin\!\left(\frac{{p}}{{{base_tex}^{{\,2i/{d}}}}}\right),\qquad "
     rf"PE_{{(p,\,2i+1)}} = \cos\!\left(\frac{{p}}{{{base_tex}^{{\,2i/{d}}}}}\right),\qquad i = 0,\dots,{(d + 1) // 2 - 1}"
 )
-if d % 2:
-    st.caption(f"d_model = {d} is odd: the last column ({d - 1}) is a sine whose cosine partner would be column {d}, which does not exist.")
+note_if(bool(d % 2), f"d_model = {d} is odd: the last column ({d - 1}) is a sine whose cosine partner would be column {d}, which does not exist.", caption=True)
 
 # --- controls the tabs share: the layout, and the window of positions the picture and the t2t table show
 layout = choice(  # plain names in the URL, not the labels

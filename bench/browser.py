@@ -56,6 +56,7 @@ from bench.load.server import CpuMeter, Server, load_average
 SETTINGS = {"default": "", "big": "d_model=512&max_len=2048"}
 TARGETS = {"redraw_ratio": 2.0, "load_ratio": 1.5, "kb_per_step": 300.0, "cpu_per_redraw_s": 0.3}
 QUIET_MS = 300
+CATEGORIES = "devtools.timeline,v8.execute,disabled-by-default-devtools.timeline,blink.user_timing,loading"
 BACK_AND_FORTH = False  # --back-and-forth: steps alternate between two stops (cache hits after the first two)
 
 # Installed before the app's scripts: the time of the last DOM change (any element, attribute or text).
@@ -252,7 +253,7 @@ async def trace_redraw(browser, base_url: str, path: str, query: str, out: Path)
     finished = asyncio.get_running_loop().create_future()
     cdp.on("Tracing.dataCollected", lambda ev: events.extend(ev["value"]))
     cdp.on("Tracing.tracingComplete", lambda ev: finished.done() or finished.set_result(True))
-    categories = "devtools.timeline,v8.execute,disabled-by-default-devtools.timeline,blink.user_timing,loading"
+    categories = CATEGORIES
     await cdp.send("Tracing.start", {"categories": categories, "transferMode": "ReportEvents"})
     thumb = page.locator(".st-key-d_model_slider input[type='range']")
     await thumb.focus()

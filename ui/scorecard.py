@@ -8,6 +8,7 @@ import streamlit as st
 
 from core.analysis import properties
 from core.schemes.registry import SCHEMES, Setting
+from ui.shared import static_table
 
 
 @st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
@@ -28,7 +29,7 @@ def scorecard(names: list[str], setting: Setting, length: int, *, key: str) -> N
             rows[label].append(f"{properties.MARKS[mark]} {evidence}")
     table = {"property": [f"{label}: {words}" for label, words in properties.CHECKLIST]}
     table |= {column: [rows[label][k] for label, _ in properties.CHECKLIST] for k, column in enumerate(columns)}
-    st.dataframe(table, hide_index=True, width="stretch", key=key)
+    static_table(table)  # every cell whole: the evidence is the point, and a dataframe cut it off
     st.caption(
         f"Measured at these settings over positions 0 to {length - 1:,} (a sample of them for long contexts), as the compare page measures every scheme. "
         "✓ holds, ✗ does not, – does not apply."

@@ -6,12 +6,18 @@ the slider follows it. On a session's first run the values are read from the URL
 `ui.params.parse_param`, so a bad value becomes a notice and a fallback, never an
 exception; on every run the current values are written back, so the address bar is always
 a link to the view on screen, after a page switch too.
+
+The controls run as an `st.fragment` in the sidebar: a move reruns the sidebar alone (the URL
+follows), and the page only when it uses the setting that moved (`uses`). A page that ignores
+d_model is not run, sent or drawn again when d_model moves; one that uses it is rerun at once,
+from the fragment, in the same server round trip.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import streamlit as st
@@ -21,6 +27,7 @@ from core.schemes.checks import quoted  # noqa: F401  for pages too: the one way
 from ui.params import BASE, D_MODEL, MAX_LEN, SHARED_PARAMS, ParamSpec, link_value, log_ticks, parse_param
 
 NOTICES_KEY = "_url_notices"
+DRAWN_KEY = "_settings_drawn"  # the settings the page on screen was run with, and whether it showed link notices
 MAX_LISTED = 2  # a list in a link (schemes=a,b,...) is read up to this many names per option, distinct or not
 
 
@@ -136,16 +143,39 @@ def _control(spec: ParamSpec, label: str, help_text: str, used: bool = True) -> 
 
 def shared_controls(uses: frozenset[str] = frozenset({"d_model", "max_len", "base"})) -> Settings:
     """Draw the sidebar settings, write them to the URL, and return them. A setting the page
-    does not use (`uses` names those it does) is marked so in its label."""
+    does not use (`uses` names those it does) is marked so in its label, and moving it reruns
+    the sidebar only (see the module docstring). Call it from the entry script, once per run."""
     _read_url_once()
+    # app.py's own lines run on full runs only, never on a fragment's: what the page is about to be drawn with
+    st.session_state[DRAWN_KEY] = (current_settings(), bool(st.session_state.get(NOTICES_KEY)))
     with st.sidebar:
-        st.markdown("**Shared settings**" if uses else "**Shared settings** (none is used on this page)")
-        d_model = _control(D_MODEL, "d_model: width of each position vector", "2 to 8192; any whole number in the box below.", "d_model" in uses)
-        max_len = _control(MAX_LEN, "max_len: number of positions", "1 to 131072; any whole number in the box below.", "max_len" in uses)
-        base = _control(BASE, "base: sets the slowest wavelength", "2 to 100,000,000; the paper uses 10,000.", "base" in uses)
-    settings = Settings(int(d_model), int(max_len), float(base))
+        _sidebar(tuple(sorted(uses)))
+    return current_settings()
+
+
+# A fragment's rerun names its fragment, which lives in the server's session: a browser that
+# reconnects to a restarted server (or to another replica) holds a fresh session, which drops a
+# rerun of a fragment it has not registered, so a first move there would be lost. Streamlit's
+# frontend asks for a full run when it reconnects if the page has a fragment that reruns on a
+# timer; so the sidebar has one, with a timer long enough to cost nothing (an hourly rerun of the
+# sidebar alone). tests/e2e/test_faults.py moves the sidebar after a restart.
+RECONNECT_TIMER = "1h"
+
+
+@st.fragment(run_every=RECONNECT_TIMER)
+def _sidebar(uses: tuple[str, ...]) -> None:
+    """The shared controls. On its own reruns (a control moved) it writes the URL and reruns the
+    whole app when the page uses a setting that moved since the page was drawn, or shows link
+    notices that the move made obsolete; otherwise the page on screen stays as it is."""
+    st.markdown("**Shared settings**" if uses else "**Shared settings** (none is used on this page)")
+    _control(D_MODEL, "d_model: width of each position vector", "2 to 8192; any whole number in the box below.", "d_model" in uses)
+    _control(MAX_LEN, "max_len: number of positions", "1 to 131072; any whole number in the box below.", "max_len" in uses)
+    _control(BASE, "base: sets the slowest wavelength", "2 to 100,000,000; the paper uses 10,000.", "base" in uses)
+    settings = current_settings()
     st.query_params.update({spec.name: spec.format(getattr(settings, spec.name)) for spec in SHARED_PARAMS})
-    return settings
+    drawn, notices_shown = st.session_state.get(DRAWN_KEY, (settings, False))
+    if any(getattr(drawn, name) != getattr(settings, name) for name in uses) or (notices_shown and drawn != settings):
+        st.rerun()  # the whole app: the page draws what moved
 
 
 def show_url_notices() -> None:
@@ -162,6 +192,43 @@ def current_settings() -> Settings:
 def plot(fig, *, key: str | None = None) -> None:
     """Send a finished core.viz.charts figure, styled as built (no Streamlit theme override)."""
     st.plotly_chart(fig, theme=None, key=key, config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}})
+
+
+def note_if(shown: bool, text: str, *, icon: str | None = ":material/info:", caption: bool = False) -> None:
+    """An st.info (or, with `caption`, an st.caption) that only some settings need (a width
+    cap, an odd width), drawn in a container that is there whatever the settings. Streamlit's
+    browser side tells the elements of a block apart by their place in it: a notice that comes
+    and goes moves every element after it, and each one, every figure below included, is built
+    again from scratch, changed or not (measured on /problem: the step to d_model 1,024 redrew
+    its four unchanged charts and took twice the time of the step to 256)."""
+    slot = st.container()
+    if shown and caption:
+        slot.caption(text)
+    elif shown:
+        slot.info(text, icon=icon)
+
+
+_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character: all that Markdown, LaTeX or a Streamlit directive is made of
+
+
+def as_text(text: str) -> str:
+    """`text` for a place that renders Markdown, every ASCII punctuation character escaped by a
+    backslash (CommonMark shows an escaped punctuation character as itself, and nothing else
+    can start Markdown, LaTeX, HTML, an autolink or a Streamlit directive): it shows exactly as
+    written."""
+    return _PUNCTUATION.sub(r"\\\1", text)
+
+
+def static_table(columns: Mapping[str, Sequence[object]]) -> None:
+    """A small table of the app's own text and numbers (column -> cells) as st.table: every cell
+    shown whole, wrapped, with no scrolling. For a table that changes with the settings it is
+    also the cheaper one to redraw: st.dataframe paints a canvas and rebuilds its hidden
+    accessible copy about 0.2 s after every change, which doubled /problem's d_model step.
+    st.table reads its cells as Markdown, so text goes through `as_text` (numbers stay numbers)."""
+    st.table(
+        {as_text(str(name)): [as_text(cell) if isinstance(cell, str) else cell for cell in cells] for name, cells in columns.items()},
+        hide_index=True,
+    )
 
 
 def guarded(func, *args, **kwargs):

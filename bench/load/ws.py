@@ -7,7 +7,7 @@ machine its Chromium renderers use most of the CPU (a redraw costs the browser a
 times the server's CPU time), so it cannot tell what the server alone can carry. This client
 does what the frontend does on the wire, and nothing else: it opens /_stcore/stream, asks for
 a page run, then moves the shared sliders one stop and back (a rerun with the slider's new
-widget state, as the frontend sends it) and switches pages, with the same think time as the
+widget state and the fragment it was drawn in, as the frontend sends it) and switches pages, with the same think time as the
 browser test. A redraw here is timed from sending the rerun to the server's script_finished
 message: server time plus loopback, no rendering.
 
@@ -61,6 +61,7 @@ class WsVisitor:
         self.query = ""
         self.hashes: dict[str, str] = {}  # url_pathname -> page_script_hash, from the navigation message
         self.widgets: dict[str, str] = {}  # user key -> widget id, from the last run's elements
+        self.fragments: dict[str, str] = {}  # user key -> the fragment the widget was drawn in ('' for none), as the browser sends it
         self.rng = random.Random(index)
 
     async def run_once(self, ws, *, page: AppPage, widget: tuple[str, str] | None = None) -> float:
@@ -75,6 +76,8 @@ class WsVisitor:
             w = state.widget_states.widgets.add()
             w.id = self.widgets[widget[0]]
             w.string_array_value.data.append(widget[1])
+            if self.fragments.get(widget[0]):  # a widget drawn by a fragment reruns that fragment (the sidebar: ui/shared.py)
+                state.fragment_id = self.fragments[widget[0]]
         start = time.monotonic()
         await ws.send(msg.SerializeToString())
         exceptions = 0
@@ -93,12 +96,15 @@ class WsVisitor:
                 for key in MOVES:
                     if wid.endswith(f"-{key}"):
                         self.widgets[key] = wid
+                        self.fragments[key] = fwd.delta.fragment_id
             elif kind == "navigation":
                 for p in fwd.navigation.app_pages:
                     self.hashes[p.url_pathname] = p.page_script_hash
             elif kind == "page_info_changed":
                 self.query = fwd.page_info_changed.query_string
             elif kind == "script_finished":
+                if fwd.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    continue  # a fragment that asked for the full run (a setting the page uses moved): the redraw ends with that run
                 elapsed = time.monotonic() - start
                 if exceptions:
                     self.result.errors.append(f"{exceptions} exception(s) on {page.name}")

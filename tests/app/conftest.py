@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -119,6 +121,18 @@ def title_text(fig: dict) -> str:
 
 def figure_bytes(at: AppTest) -> list[int]:
     return [len(el.proto.spec.encode()) for el in at.get("plotly_chart")]
+
+
+def _shown(value):
+    return re.sub(r"\\(.)", r"\1", value) if isinstance(value, str) else value
+
+
+def plain_table(table) -> pd.DataFrame:
+    """An st.table drawn by ui.shared.static_table, its cells and headers as shown: the
+    backslashes that keep them from being read as Markdown taken out."""
+    frame = table.value.map(_shown)
+    frame.columns = [_shown(c) for c in frame.columns]
+    return frame
 
 
 def assert_clean(at: AppTest) -> None:

@@ -80,7 +80,8 @@ BATTERY = {**INJECTIONS, **NUMBERS, **LISTS}
 
 CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
 UNSAFE_IN_SPAN = set("`$:<>[]()!|*~{}&")  # none of these may come from the input, even inside a code span (a backslash there is literal)
-PLAIN_TYPES = {"text", "code", "json", "arrow_data_frame", "dataframe", "table", "exception"}  # shown as text, never parsed
+PLAIN_TYPES = {"text", "code", "json", "arrow_data_frame", "dataframe", "exception"}  # shown as text, never parsed
+ESCAPED = re.compile(r"\\[!-/:-@\[-`{-~]")  # a backslash-escaped ASCII punctuation character: CommonMark shows it as itself
 PLAIN_FIELDS = {
     "selectbox": {"options", "default", "value", "raw_value", "placeholder"},  # a selectbox shows its options as text
     "text_input": {"value", "default", "placeholder"},
@@ -125,6 +126,12 @@ def markdown_problems(at: AppTest) -> list[str]:
     for node in walk(at._tree):  # noqa: SLF001
         proto, kind = getattr(node, "proto", None), getattr(node, "type", "")
         if proto is None or not hasattr(proto, "ListFields") or kind in PLAIN_TYPES:
+            continue
+        if kind == "table":  # st.table reads every cell and header as Markdown (ui.shared.static_table escapes them)
+            cells = [*map(str, node.value.columns), *(v for v in node.value.to_numpy().ravel() if isinstance(v, str))]
+            for text in cells:
+                if MARK in text.lower() and re.search(r"[!-/:-@\[-`{-~]", ESCAPED.sub("", text)):
+                    problems.append(f"table cell from the input with live Markdown: {text[:120]!r}")
             continue
         if kind == "plotly_chart":
             for text in json_strings(json.loads(proto.spec)):

@@ -137,7 +137,7 @@ def test_relative_each_tab_draws_its_own_figures_and_is_a_link():
     shaw = open_page("relative", rel_view="Shaw")
     assert title_text(figure(shaw, "shaw_clip")).startswith("clip(j − i")
     checklist = open_page("relative", rel_view="KERPLE and the checklist")
-    assert len(checklist.dataframe) == 1  # the checklist's table
+    assert len(checklist.table) == 1  # the checklist's table
 
 
 def test_relative_heads_set_above_the_tabs_reach_kerple():

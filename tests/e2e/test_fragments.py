@@ -73,3 +73,87 @@ def test_a_fragment_follows_the_sidebar_after_its_own_runs(context, app_url):
     after = next(t for t in titles if "for pair 5" in t)
     assert after != before  # ω of pair 5 depends on d_model: the circle was redrawn at the new width
     assert page.locator(".st-key-pair input").first.input_value() == "5"
+
+
+# --- the shared sidebar is a fragment: a setting the page ignores reruns the sidebar only ----------------------------
+
+BODIES = {  # words of a page's first paragraph: sent on every full run of that page, never by the sidebar or the navigation
+    "rope": b"RoPE adds nothing to the token vectors",
+    "context": b"decides its RoPE",
+    "relative": b"These schemes add nothing to the token vectors",
+    "lab": b"Reading about extrapolation is one thing",
+    "model": b"BERT-style models do not compute their positions",
+    "practice": b"Each statement below is something learners often believe",
+    "sinusoidal": b"Each position p becomes a vector of d_model numbers",
+}
+
+
+def _stepped(page, setting: str, frames: list[bytes]) -> bytes:
+    """Move `setting`'s slider one stop right; the frames the browser received for it."""
+    before = page.evaluate("location.search")
+    frames.clear()
+    page.locator(f".st-key-{setting}_slider input[type='range']").focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("(before) => location.search !== before", arg=before, timeout=30_000)
+    page.wait_for_timeout(1000)
+    wait_ready(page)
+    return b"".join(frames)
+
+
+def _opened(context, path: str, frames: list[bytes]):
+    page = context.new_page()
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(f if isinstance(f, bytes) else f.encode())))
+    page.goto(path)
+    wait_ready(page, timeout=120_000)
+    return page
+
+
+@pytest.mark.parametrize("name", ["rope", "context", "relative", "lab", "model", "practice"])
+def test_moving_a_setting_the_page_ignores_reruns_the_sidebar_only(context, app_url, name):
+    # d_model is used by none of these pages (ui/path.py): the sidebar reruns and the URL follows; the page is not run again
+    frames: list[bytes] = []
+    page = _opened(context, f"{app_url}/{name}", frames)
+    charts_before = page.locator("[data-testid='stPlotlyChart']").count()
+    sent = _stepped(page, "d_model", frames)
+    assert SIDEBAR in sent, "the sidebar was not redrawn"
+    assert BODIES[name] not in sent, f"/{name} ran again for a setting it does not use"
+    assert "d_model=256" in page.url
+    assert page.locator(".st-key-d_model input").first.input_value() == "256"
+    assert page.get_by_text(BODIES[name].decode()).count() == 1  # the page is still there, not cleared
+    assert page.locator("[data-testid='stPlotlyChart']").count() == charts_before
+    assert page.locator("[data-testid='stException']").count() == 0
+
+
+@pytest.mark.parametrize(("name", "setting"), [("rope", "base"), ("relative", "max_len"), ("model", "base"), ("sinusoidal", "d_model")])
+def test_moving_a_setting_the_page_uses_reruns_the_page(context, app_url, name, setting):
+    frames: list[bytes] = []
+    page = _opened(context, f"{app_url}/{name}", frames)
+    before = chart_titles(page)
+    sent = _stepped(page, setting, frames)
+    assert BODIES[name] in sent, f"/{name} was not run again when {setting} moved"
+    assert chart_titles(page) != before, f"/{name}'s figures did not follow {setting}"
+    assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_a_page_opened_after_a_sidebar_only_move_is_drawn_with_the_new_setting(context, app_url):
+    frames: list[bytes] = []
+    page = _opened(context, f"{app_url}/lab", frames)
+    _stepped(page, "d_model", frames)  # 128 -> 256 on /lab: the sidebar only
+    page.locator("[data-testid='stSidebarNav'] a", has_text="Sinusoidal encoding").click()
+    page.wait_for_function("location.pathname.endsWith('/sinusoidal')", timeout=30_000)
+    page.wait_for_timeout(1000)
+    wait_ready(page)
+    assert "d_model=256" in page.url
+    assert any("d_model = 256" in t for t in chart_titles(page)), chart_titles(page)
+
+
+def test_a_move_clears_the_link_notices_on_a_page_that_ignores_it(context, app_url):
+    # the notices sit in the page, outside the sidebar: the move that makes them obsolete reruns the page once
+    frames: list[bytes] = []
+    page = _opened(context, f"{app_url}/lab?d_model=abc", frames)
+    assert page.locator("[data-testid='stAlert']", has_text="d_model").count() >= 1
+    _stepped(page, "d_model", frames)
+    assert page.locator("[data-testid='stAlert']", has_text="d_model").count() == 0
+    frames.clear()
+    sent = _stepped(page, "d_model", frames)  # no notice left: the next move is the sidebar's alone
+    assert BODIES["lab"] not in sent
