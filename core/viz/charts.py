@@ -354,11 +354,17 @@ def heatmap_trace(
 ) -> list:
     """Traces that draw z (rows = y indices, columns = x indices) with the given colour range:
     a go.Heatmap (exact values on hover) when `numeric` (default: z has at most HEATMAP_CELLS
-    cells), else an image plus an invisible trace that carries the colour bar and, on evenly
-    spaced axes, an invisible heatmap of every k-th row and column that gives those cells' exact
-    values on hover (the hover names the cell it reads)."""
+    cells) or when its rows are not evenly spaced, else an image plus an invisible trace that
+    carries the colour bar and an invisible heatmap of every k-th row and column that gives those
+    cells' exact values on hover (the hover names the cell it reads).
+
+    An image is drawn in slots: at the indices themselves along an evenly spaced axis (x0, dx),
+    in slots 0, 1, 2, ... along a Picked one (whole pairs), whose true index of every slot is
+    the image's `customdata` (and the hover's). Nothing goes in `meta`: plotly.js draws a whole
+    figure a second time when it is handed a copy of one that has a `meta` (Streamlit hands it
+    one right after the first draw), whereas a changed `customdata` is left to datarevision."""
     xs, ys, hover_name = _coords(x), _coords(y), hover
-    if z.size <= HEATMAP_CELLS if numeric is None else numeric:
+    if (z.size <= HEATMAP_CELLS if numeric is None else numeric) or not y.uniform:
         return [
             go.Heatmap(
                 z=z.astype(np.float32),
@@ -376,12 +382,11 @@ def heatmap_trace(
     level = np.clip((z - zmin) / (zmax - zmin if zmax > zmin else 1.0), 0, 1)
     index = np.where(np.isfinite(z), np.round(np.nan_to_num(level) * 254), 255)
     lut = np.vstack([wire.colour_lut(scale, 255), [[255, 255, 255]]]).astype(np.uint8)
-    # an image is evenly spaced: a Picked axis is drawn in slots 0, 1, 2, ... (its ticks carry the indices), without a hover
     x0, dx = (float(x.indices[0]), float(x.step)) if x.uniform else (0.0, 1.0)
-    y0, dy = (float(y.indices[0]), float(y.step)) if y.uniform else (0.0, 1.0)
-    hover = "x+y" if x.uniform and y.uniform else "none"
-    drawn = dict(x=[int(i) for i in x.indices], y=[int(i) for i in y.indices])  # which indices the slots are: what a test checks
-    image = go.Image(source=wire.png(index, lut, transparent=255), x0=x0, dx=dx, y0=y0, dy=dy, hoverinfo=hover, meta=drawn)
+    y0, dy = float(y.indices[0]), float(y.step)
+    image = go.Image(source=wire.png(index, lut, transparent=255), x0=x0, dx=dx, y0=y0, dy=dy, hoverinfo="skip")
+    if not x.uniform:
+        image.customdata = [int(i) for i in x.indices]  # the true column of every slot
     bar = go.Scatter(
         x=[None],
         y=[None],
@@ -390,13 +395,13 @@ def heatmap_trace(
         hoverinfo="skip",
         marker=dict(colorscale=scale, cmin=zmin, cmax=zmax, color=[zmin], showscale=showscale, colorbar=dict(title=dict(text=colorbar_title))),
     )
-    if not (x.uniform and y.uniform):
-        return [image, bar]
     k = max(1, int(np.ceil(np.sqrt(z.size / HOVER_CELLS))))  # every k-th row and column
     values = z[::k, ::k].astype(np.float32)
+    slots = np.arange(z.shape[1])[::k]
+    read = f"<br>(the value at this cell: hover reads every {ordinal(k)} row and column)" if k > 1 else ""
     probe = go.Heatmap(
         z=values,
-        x=np.asarray(x.indices[::k]),
+        x=x.indices[::k] if x.uniform else slots,
         y=np.asarray(y.indices[::k]),
         zmin=zmin,
         zmax=zmax,
@@ -404,11 +409,10 @@ def heatmap_trace(
         opacity=0,
         showscale=False,
         hoverongaps=False,
-        hovertemplate=f"x %{{x}}<br>y %{{y}}<br>{hover_name} %{{z:.6g}}"
-        + (f"<br>(the value at this cell: hover reads every {ordinal(k)} row and column)" if k > 1 else "")
-        + "<extra></extra>",
+        hovertemplate=f"x %{{{'x' if x.uniform else 'customdata'}}}<br>y %{{y}}<br>{hover_name} %{{z:.6g}}{read}<extra></extra>",
     )
-    image.hoverinfo = "skip"  # the probe answers instead, with the value
+    if not x.uniform:  # a slot's true column, cell by cell: what the hover names
+        probe.customdata = np.broadcast_to(x.indices[slots], values.shape)
     return [image, bar, probe]
 
 
@@ -693,7 +697,8 @@ def small_multiples(
     share one range ±max|z| over all panels and one colour bar, so equal colours mean equal
     values; otherwise each panel has its own range ±max|z| (schemes differ by orders of
     magnitude), written under its title. Hover shows the true value. Axis titles go on the
-    outer panels only. NaN cells (no code there) are left blank. layout.meta records which."""
+    outer panels only. NaN cells (no code there) are left blank. The note under the title says
+    which (and plotly.js would draw the figure twice over a `meta` saying it)."""
     n = len(panels)
     finite_all = [z[np.isfinite(z)] for _, z, _, _ in panels]
     common = max((float(np.abs(f).max()) for f in finite_all if f.size), default=1.0) or 1.0
@@ -745,8 +750,7 @@ def small_multiples(
     note = "; ".join(
         n for n in (note, f"one colour range for every panel, ±{number(common, 3)}" if shared_range else "each panel has its own colour range") if n
     )
-    meta = dict(ranges="shared" if shared_range else "per panel")
-    return _figure(traces, title=title, note=note, height=plot_px + 60, top=40, annotations=titles, meta=meta, **layout)
+    return _figure(traces, title=title, note=note, height=plot_px + 60, top=40, annotations=titles, **layout)
 
 
 def position_paths(

@@ -88,14 +88,28 @@ def check_generic(key: str, fig: dict) -> None:
                 assert values.max() / values.min() <= 1e12 * (1 + 1e-9), f"{key}: the log axis {title!r} spans {values.max() / values.min():.3g}"
     heat = [t for t in fig["data"] if t.get("type") == "heatmap"] + [t for t in fig["data"] if t.get("marker", {}).get("cmin") is not None]
     ranges = {(round(t.get("zmin", t.get("marker", {}).get("cmin")), 9), round(t.get("zmax", t.get("marker", {}).get("cmax")), 9)) for t in heat}
+    says_per_panel = "each panel has its own colour range" in layout["title"]["text"]
     if len(ranges) > 1:
-        assert layout.get("meta", {}).get("ranges") == "per panel", f"{key}: panels on different colour ranges without saying so"
+        assert says_per_panel, f"{key}: panels on different colour ranges without saying so"
     if key in SHARED_RANGE:
-        assert len(ranges) <= 1 and layout.get("meta", {}).get("ranges") != "per panel", f"{key}: panels meant to be compared on different ranges"
+        assert len(ranges) <= 1 and not says_per_panel, f"{key}: panels meant to be compared on different ranges"
 
 
 def columns_of(trace: dict) -> np.ndarray:
     return np.asarray(decode(trace["x"])).astype(np.float64).astype(np.int64)
+
+
+def image_columns(trace: dict) -> np.ndarray:
+    """The column drawn in every slot of an image trace (core.viz.charts.heatmap_trace): its
+    customdata on a Picked axis, else x0, x0 + dx, ... across the picture's width."""
+    import base64
+    import struct
+
+    if "customdata" in trace:
+        return np.asarray(decode(trace["customdata"])).astype(np.int64)
+    png = base64.b64decode(trace["source"].split(",", 1)[1])
+    width = struct.unpack(">I", png[16:20])[0]  # the IHDR chunk: width, height
+    return (trace.get("x0", 0) + trace.get("dx", 1) * np.arange(width)).astype(np.int64)
 
 
 def check_pairs(key: str, cols: np.ndarray, d: int, layout: str) -> None:
@@ -119,12 +133,13 @@ def check_claims(page: str, figs: dict[str, dict], setting: dict) -> None:
             check_pairs("sin_heatmap", columns_of(heat), d, "interleaved")
             z = decode(heat["z"]).astype(np.float64)
             assert L < 2 or np.ptp(z) > 0, "sin_heatmap: a constant picture of a varying encoding"
-        else:  # an image: its meta names the column of every slot, and its ticks name some of them, in order
-            check_pairs("sin_heatmap", np.asarray(heat["meta"]["x"]), d, "interleaved")
+        else:  # an image: the column of every slot, and its ticks name some of them, in order
+            drawn = image_columns(heat)
+            check_pairs("sin_heatmap", drawn, d, "interleaved")
             labels = [int(str(t).replace(",", "")) for t in figs["sin_heatmap"]["layout"]["xaxis"].get("ticktext", [])]
-            assert labels == sorted(labels) and set(labels) <= set(heat["meta"]["x"])
+            assert labels == sorted(labels) and set(labels) <= set(drawn.tolist())
         t2t = figs["sin_t2t"]["data"][0]
-        check_pairs("sin_t2t", columns_of(t2t) if t2t["type"] == "heatmap" else np.asarray(t2t["meta"]["x"]), d, "concat")
+        check_pairs("sin_t2t", columns_of(t2t) if t2t["type"] == "heatmap" else image_columns(t2t), d, "concat")
         waves = figs.get("sin_waves")
         if waves:
             dots = [t for t in waves["data"] if t.get("mode") == "markers"]

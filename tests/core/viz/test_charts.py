@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from core.viz import charts, wire
-from core.viz.grid import ordinal, strided
+from core.viz.grid import ordinal, pairs, strided
 from core.schemes.sinusoidal import sinusoidal_encoding
 
 
@@ -123,6 +123,37 @@ def test_an_image_heatmap_gives_exact_values_on_hover_of_every_kth_cell():
     np.testing.assert_allclose(np.asarray(probe.z, dtype=np.float64), z[::k, ::k], rtol=1e-7)
     assert f"every {ordinal(k)} row and column" in probe.hovertemplate
     assert (probe.zmin, probe.zmax) == (bar.marker.cmin, bar.marker.cmax)  # the same colour range as the picture
+
+
+def test_an_image_of_picked_columns_names_each_slots_true_column_in_customdata_and_on_hover():
+    # whole (sin, cos) pairs: every 8th pair of 256 columns, drawn in slots 0, 1, 2, ...
+    cols = pairs(np.arange(0, 256, 2), np.arange(1, 256, 2), 64)
+    rows = strided(600, 600)
+    z = np.cos(np.add.outer(np.arange(600) / 11.0, np.arange(256) / 5.0))[:, cols.indices]  # (600, 64)
+    image, bar, probe = charts.heatmap(z, cols, rows, title="t", x_title="dimension", y_title="position").data
+    assert image.type == "image" and (image.x0, image.dx) == (0.0, 1.0)
+    assert list(image.customdata) == list(cols.indices)  # slot k is column customdata[k]
+    k = int(np.ceil(np.sqrt(z.size / charts.HOVER_CELLS)))
+    slots = np.arange(cols.count)[::k]
+    assert np.array_equal(np.asarray(probe.x), slots)  # the probe sits on the picture's slots
+    assert np.array_equal(np.asarray(probe.customdata), np.broadcast_to(cols.indices[slots], np.asarray(probe.z).shape))
+    assert "x %{customdata}" in probe.hovertemplate  # the hover names the true column, not the slot
+    np.testing.assert_allclose(np.asarray(probe.z, dtype=np.float64), z[::k, ::k], rtol=1e-7)
+
+
+def test_no_figure_carries_meta():
+    # plotly.js draws a figure whose copy carries a `meta` a second time, whole (Streamlit hands it a copy right after the first draw)
+    panels = [(f"p{i}", np.full((40, 40), float(i + 1)), strided(40, 40), strided(40, 40)) for i in range(3)]
+    grids = [charts.small_multiples(panels, title="t", x_title="x", y_title="y", shared_range=shared) for shared in (False, True)]
+    picked = pairs(np.arange(0, 512, 2), np.arange(1, 512, 2), 128)  # every 4th pair: 128 of 512 columns
+    rows = strided(wire.LIST_CELLS // 100, wire.LIST_CELLS // 100)
+    image = charts.heatmap(np.ones((rows.count, picked.count)), picked, rows, title="t", x_title="x", y_title="y")
+    assert image.data[0].type == "image"
+    for fig in [*grids, image]:
+        spec = spec_of(fig)
+        assert "meta" not in spec["layout"] and all("meta" not in t for t in spec["data"])
+    assert "each panel has its own colour range" in grids[0].layout.title.text  # what meta said, said in words
+    assert "one colour range for every panel" in grids[1].layout.title.text
 
 
 def test_datarevision_follows_the_data():
