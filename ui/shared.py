@@ -7,10 +7,9 @@ the slider follows it. On a session's first run the values are read from the URL
 exception; on every run the current values are written back, so the address bar is always
 a link to the view on screen, after a page switch too.
 
-The controls run as an `st.fragment` in the sidebar: a move reruns the sidebar alone (the URL
-follows), and the page only when it uses the setting that moved (`uses`). A page that ignores
-d_model is not run, sent or drawn again when d_model moves; one that uses it is rerun at once,
-from the fragment, in the same server round trip.
+A setting the page ignores is drawn as an `st.fragment`: moving it reruns its controls alone
+(the URL follows), so a page that ignores d_model is not run, sent or drawn again when d_model
+moves; a setting the page uses is a plain control, whose move reruns the page once.
 """
 
 from __future__ import annotations
@@ -141,41 +140,62 @@ def _control(spec: ParamSpec, label: str, help_text: str, used: bool = True) -> 
     return st.session_state[spec.name]
 
 
+CONTROL_TEXT = {  # each shared setting's slider label and help
+    D_MODEL.name: ("d_model: width of each position vector", "2 to 8192; any whole number in the box below."),
+    MAX_LEN.name: ("max_len: number of positions", "1 to 131072; any whole number in the box below."),
+    BASE.name: ("base: sets the slowest wavelength", "2 to 100,000,000; the paper uses 10,000."),
+}
+
+
 def shared_controls(uses: frozenset[str] = frozenset({"d_model", "max_len", "base"})) -> Settings:
-    """Draw the sidebar settings, write them to the URL, and return them. A setting the page
-    does not use (`uses` names those it does) is marked so in its label, and moving it reruns
-    the sidebar only (see the module docstring). Call it from the entry script, once per run."""
+    """Draw the sidebar settings, write them to the URL, and return them. Call it from the entry
+    script, once per run.
+
+    A setting the page uses (`uses` names them) is drawn as a plain control: a move reruns the
+    page, once. A setting it ignores is marked so in its label and drawn as a fragment of its
+    own: a move reruns those two widgets and writes the URL, and the page on screen is not run,
+    sent or drawn again (on /lab a d_model step costs the server and the browser almost nothing)."""
     _read_url_once()
     # app.py's own lines run on full runs only, never on a fragment's: what the page is about to be drawn with
     st.session_state[DRAWN_KEY] = (current_settings(), bool(st.session_state.get(NOTICES_KEY)))
     with st.sidebar:
-        _sidebar(tuple(sorted(uses)))
-    return current_settings()
+        st.markdown("**Shared settings**" if uses else "**Shared settings** (none is used on this page)")
+        for spec in SHARED_PARAMS:
+            if spec.name in uses:
+                _control(spec, *CONTROL_TEXT[spec.name])
+            else:
+                _ignored_control(spec)
+        _reconnect_timer()
+    settings = current_settings()
+    st.query_params.update({spec.name: spec.format(getattr(settings, spec.name)) for spec in SHARED_PARAMS})
+    return settings
+
+
+@st.fragment
+def _ignored_control(spec: ParamSpec) -> None:
+    """The controls of a shared setting the page does not use. On their own reruns (moved) they
+    write the URL, and rerun the whole app only when the page shows link notices that the move
+    made obsolete (`show_url_notices`, in the page)."""
+    _control(spec, *CONTROL_TEXT[spec.name], used=False)
+    st.query_params[spec.name] = spec.format(st.session_state[spec.name])
+    drawn, notices_shown = st.session_state.get(DRAWN_KEY, (None, False))
+    if notices_shown and drawn is not None and getattr(drawn, spec.name) != st.session_state[spec.name]:
+        st.rerun()
 
 
 # A fragment's rerun names its fragment, which lives in the server's session: a browser that
 # reconnects to a restarted server (or to another replica) holds a fresh session, which drops a
-# rerun of a fragment it has not registered, so a first move there would be lost. Streamlit's
-# frontend asks for a full run when it reconnects if the page has a fragment that reruns on a
-# timer; so the sidebar has one, with a timer long enough to cost nothing (an hourly rerun of the
-# sidebar alone). tests/e2e/test_faults.py moves the sidebar after a restart.
+# rerun of a fragment it has not registered, so a first move there would be lost (a sidebar
+# setting the page ignores, or a control inside a tab: ui/sections.py). Streamlit's frontend asks
+# for a full run when it reconnects if the page has a fragment that reruns on a timer; so every
+# page has one, which draws nothing, on a timer long enough to cost nothing (hourly).
+# tests/e2e/test_faults.py moves a control after a restart.
 RECONNECT_TIMER = "1h"
 
 
 @st.fragment(run_every=RECONNECT_TIMER)
-def _sidebar(uses: tuple[str, ...]) -> None:
-    """The shared controls. On its own reruns (a control moved) it writes the URL and reruns the
-    whole app when the page uses a setting that moved since the page was drawn, or shows link
-    notices that the move made obsolete; otherwise the page on screen stays as it is."""
-    st.markdown("**Shared settings**" if uses else "**Shared settings** (none is used on this page)")
-    _control(D_MODEL, "d_model: width of each position vector", "2 to 8192; any whole number in the box below.", "d_model" in uses)
-    _control(MAX_LEN, "max_len: number of positions", "1 to 131072; any whole number in the box below.", "max_len" in uses)
-    _control(BASE, "base: sets the slowest wavelength", "2 to 100,000,000; the paper uses 10,000.", "base" in uses)
-    settings = current_settings()
-    st.query_params.update({spec.name: spec.format(getattr(settings, spec.name)) for spec in SHARED_PARAMS})
-    drawn, notices_shown = st.session_state.get(DRAWN_KEY, (settings, False))
-    if any(getattr(drawn, name) != getattr(settings, name) for name in uses) or (notices_shown and drawn != settings):
-        st.rerun()  # the whole app: the page draws what moved
+def _reconnect_timer() -> None:
+    """Nothing to draw: its timer is what makes a reconnecting browser ask for a full run."""
 
 
 def show_url_notices() -> None:

@@ -75,7 +75,7 @@ def test_a_fragment_follows_the_sidebar_after_its_own_runs(context, app_url):
     assert page.locator(".st-key-pair input").first.input_value() == "5"
 
 
-# --- the shared sidebar is a fragment: a setting the page ignores reruns the sidebar only ----------------------------
+# --- a shared setting the page ignores is a fragment of the sidebar: moving it reruns its own controls only ----------
 
 BODIES = {  # words of a page's first paragraph: sent on every full run of that page, never by the sidebar or the navigation
     "rope": b"RoPE adds nothing to the token vectors",
@@ -100,6 +100,21 @@ def _stepped(page, setting: str, frames: list[bytes]) -> bytes:
     return b"".join(frames)
 
 
+def runs_started(frames: list[bytes]) -> int:
+    """Script runs the server started in these frames (each begins with a new_session message)."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    count = 0
+    for frame in frames:
+        msg = ForwardMsg()
+        try:
+            msg.ParseFromString(frame)
+        except Exception:  # noqa: BLE001 - not a ForwardMsg (none expected)
+            continue
+        count += msg.WhichOneof("type") == "new_session"
+    return count
+
+
 def _opened(context, path: str, frames: list[bytes]):
     page = context.new_page()
     page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(f if isinstance(f, bytes) else f.encode())))
@@ -109,14 +124,15 @@ def _opened(context, path: str, frames: list[bytes]):
 
 
 @pytest.mark.parametrize("name", ["rope", "context", "relative", "lab", "model", "practice"])
-def test_moving_a_setting_the_page_ignores_reruns_the_sidebar_only(context, app_url, name):
-    # d_model is used by none of these pages (ui/path.py): the sidebar reruns and the URL follows; the page is not run again
+def test_moving_a_setting_the_page_ignores_reruns_its_controls_only(context, app_url, name):
+    # d_model is used by none of these pages (ui/path.py): its controls rerun and the URL follows; the page is not run again
     frames: list[bytes] = []
     page = _opened(context, f"{app_url}/{name}", frames)
     charts_before = page.locator("[data-testid='stPlotlyChart']").count()
     sent = _stepped(page, "d_model", frames)
-    assert SIDEBAR in sent, "the sidebar was not redrawn"
-    assert BODIES[name] not in sent, f"/{name} ran again for a setting it does not use"
+    assert runs_started(frames) == 1
+    assert b"exact d_model" in sent, "the moved control was not redrawn"
+    assert SIDEBAR not in sent and BODIES[name] not in sent, f"/{name} ran again for a setting it does not use"
     assert "d_model=256" in page.url
     assert page.locator(".st-key-d_model input").first.input_value() == "256"
     assert page.get_by_text(BODIES[name].decode()).count() == 1  # the page is still there, not cleared
@@ -131,6 +147,7 @@ def test_moving_a_setting_the_page_uses_reruns_the_page(context, app_url, name, 
     before = chart_titles(page)
     sent = _stepped(page, setting, frames)
     assert BODIES[name] in sent, f"/{name} was not run again when {setting} moved"
+    assert runs_started(frames) == 1, f"{setting} on /{name}: one move, one run (a fragment that then reran the page would be two)"
     assert chart_titles(page) != before, f"/{name}'s figures did not follow {setting}"
     assert page.locator("[data-testid='stException']").count() == 0
 
