@@ -38,6 +38,10 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     from deploy.two_replicas import render_nginx, stop_all
 
+    nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+    if args.replicas > 1 and nginx is None:
+        print("--replicas above 1 needs nginx in front of the replicas: install it (Debian: apt-get install -y nginx) or pass --replicas 1")
+        return 2
     secret = secrets.token_hex(32)
     logs = ROOT / "artifacts"
     replicas = [
@@ -50,7 +54,6 @@ def main(argv: list[str] | None = None) -> int:
             asyncio.run(warm_up(r.url, app_pages()))
         url = replicas[0].url
         if args.replicas > 1:
-            nginx = shutil.which("nginx") or "/usr/sbin/nginx"
             prefix = Path(tempfile.mkdtemp(prefix="procs-"))
             conf = render_nginx(prefix, logs, args.port, replicas)
             nginx_proc = subprocess.Popen([nginx, "-c", str(conf), "-p", str(prefix)], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
