@@ -135,5 +135,5 @@ with col_d:
     )
 
 st.subheader("The naive fixes against the checklist")
-scorecard(["integer", "fraction", "binary", "onehot"], Setting(width=s.d_model, base=s.base, train_len=L), L, key="naive_scorecard")
+scorecard(["integer", "fraction", "binary", "onehot"], Setting(width=s.d_model, base=s.base, train_len=L), L)
 next_link("")

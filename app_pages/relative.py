@@ -163,7 +163,7 @@ def _kerple() -> None:
         f"for the {int(heads)} heads set above; the lab trains them."
     )
     st.subheader("The relative biases against the checklist")
-    scorecard(["alibi", "t5", "shaw", "kerple"], Setting(width=64, train_len=L, n_heads=int(heads)), L, key="relative_scorecard")
+    scorecard(["alibi", "t5", "shaw", "kerple"], Setting(width=64, train_len=L, n_heads=int(heads)), L)
 
 
 sections("rel_view", {"ALiBi": _alibi, "T5": _t5, "Shaw": _shaw, "KERPLE and the checklist": _kerple})

@@ -178,7 +178,7 @@ def _layouts() -> None:
     )
     st.caption(f"The layout chosen above ({layout}) is the one the pair picture and the offset curves use; the wavelength and decay views do not depend on it.")
     st.subheader("RoPE against the checklist")
-    scorecard(["rope"], Setting(width=head_dim, base=base, train_len=L, layout=layout), L, key="rope_scorecard")
+    scorecard(["rope"], Setting(width=head_dim, base=base, train_len=L, layout=layout), L)
 
 
 sections(

@@ -189,7 +189,7 @@ def _learned() -> None:
         "positions are near than when they are far. The model page shows a trained one, the lab trains one itself."
     )
     st.subheader("The sinusoid and the learned table against the checklist")
-    scorecard(["sinusoidal", "t2t", "learned"], Setting(width=d, base=base, train_len=L), L, key="sin_scorecard")
+    scorecard(["sinusoidal", "t2t", "learned"], Setting(width=d, base=base, train_len=L), L)
 
 
 # only the open tab runs and is drawn: a step of a shared slider redraws its figures, not all of the page's (ui/sections.py)

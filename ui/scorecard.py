@@ -16,7 +16,7 @@ def _measured(names: tuple[str, ...], setting: Setting, length: int) -> dict:
     return properties.measure_all(list(names), SCHEMES, setting, length)
 
 
-def scorecard(names: list[str], setting: Setting, length: int, *, key: str) -> None:
+def scorecard(names: list[str], setting: Setting, length: int) -> None:
     """A table: one row per property, one column per scheme, each cell a mark (✓ holds, ✗ does
     not, – does not apply) and the number it rests on; a scheme that cannot run here says why."""
     rows = {label: [] for label, _ in properties.CHECKLIST}
