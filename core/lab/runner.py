@@ -32,13 +32,15 @@ _MODEL_LOADER: threading.Thread | None = None
 _MODEL_ERROR: list[BaseException] = []
 
 
-def _import_model() -> None:
+def _import_model(ready: threading.Event, errors: list[BaseException]) -> None:
+    """The import thread's body. It is handed the event and error list it reports to when it
+    starts, not looked up when it ends: an import still running must not mark a later one done."""
     try:
         import core.lab.model  # noqa: F401  torch, and model's warm-up at import
     except BaseException as err:  # noqa: BLE001  kept for the runs that wait for it, which report it
-        _MODEL_ERROR.append(err)
+        errors.append(err)
     finally:
-        _MODEL_READY.set()
+        ready.set()
 
 
 def warm_model() -> threading.Event:
@@ -49,7 +51,7 @@ def warm_model() -> threading.Event:
     global _MODEL_LOADER
     with _MODEL_LOCK:
         if _MODEL_LOADER is None:
-            _MODEL_LOADER = threading.Thread(target=_import_model, name="lab-model-import", daemon=True)
+            _MODEL_LOADER = threading.Thread(target=_import_model, args=(_MODEL_READY, _MODEL_ERROR), name="lab-model-import", daemon=True)
             _MODEL_LOADER.start()
     return _MODEL_READY
 

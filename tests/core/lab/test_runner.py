@@ -214,13 +214,13 @@ def slow_import(monkeypatch):
     on a busy server) held at a gate until the test opens it; runner.train is a fake."""
     gate, error = threading.Event(), []
 
-    def fake_import():
+    def fake_import(ready, errors):
         try:
             gate.wait(WAIT)
             if error:
-                runner._MODEL_ERROR.append(error[0])
+                errors.append(error[0])
         finally:
-            runner._MODEL_READY.set()
+            ready.set()
 
     monkeypatch.setattr(runner, "_MODEL_READY", threading.Event())
     monkeypatch.setattr(runner, "_MODEL_LOADER", None)
@@ -229,6 +229,8 @@ def slow_import(monkeypatch):
     monkeypatch.setattr(runner, "train", FakeTrain())
     yield gate, error
     gate.set()
+    if runner._MODEL_LOADER is not None:
+        runner._MODEL_LOADER.join(WAIT)
 
 
 def test_a_run_stopped_while_torch_loads_ends_before_the_import_does(slow_import):
@@ -258,7 +260,7 @@ def test_runs_train_once_torch_has_loaded_and_the_import_happens_once(slow_impor
     gate, _ = slow_import
     calls = []
     fake_import = runner._import_model
-    monkeypatch.setattr(runner, "_import_model", lambda: (calls.append(1), fake_import()))
+    monkeypatch.setattr(runner, "_import_model", lambda *args: (calls.append(1), fake_import(*args)))
     first = LabRun([config(34)], slots=Trainers(2)).start()
     second = LabRun([config(35)], slots=Trainers(2)).start()
     assert until(lambda: first.progress[0].state == "loading" and second.progress[0].state == "loading")
@@ -274,3 +276,17 @@ def test_a_failed_import_is_shown_as_the_runs_failure(slow_import):
     run = LabRun([config(36)], slots=Trainers(1)).start()
     gate.set()
     assert run.wait(WAIT) and run.progress[0].state == "failed" and "no torch here" in run.progress[0].message
+
+
+def test_an_import_reports_to_the_event_it_started_with(slow_import, monkeypatch):
+    """The import thread is handed its event when it starts: one still running when the state is
+    reset (the next test's fresh 'process') must not mark the new, unstarted import done."""
+    gate, _ = slow_import
+    started = runner.warm_model()
+    loader = runner._MODEL_LOADER
+    fresh = threading.Event()
+    monkeypatch.setattr(runner, "_MODEL_READY", fresh)
+    gate.set()
+    loader.join(WAIT)
+    assert not loader.is_alive() and started.is_set()
+    assert not fresh.is_set() and not runner.model_loaded()
