@@ -17,7 +17,7 @@ from ui.lab_controls import lab_controls
 from ui.lab_lm import lm_section
 from ui.lab_run import run_panel
 from ui.path import next_link
-from ui.shared import plot
+from ui.shared import check_url_value, plot
 
 warm_model()  # torch loads in the background (once per server, ~20 s) while the visitor reads and sets up a run
 st.title("The lab: train short, test long")
@@ -34,6 +34,7 @@ st.caption(
 
 # --- controls ----------------------------------------------------------------------------
 # every control travels in the URL (choices by plain name), so a lab setting is a link
+check_url_value("lab_why", lambda raw: raw in ("true", "false"), "it is true (the explanation \"Why this task\" open) or false")
 chosen = lab_controls()
 st.caption(f"**Task**: {TASKS[chosen.task].summary}")
 
@@ -118,8 +119,10 @@ if run is not None:
     results(run)
 
 
-with st.expander("Why this task"):
-    st.markdown(
+# lazy: its text and table are built only when opened (and an open one is in the link)
+why = st.expander("Why this task", key="lab_why", bind="query-params")
+if why.open:
+    why.markdown(
         """
 The default task, **the token k places back** with k = 1, separates the schemes most clearly, both at the
 training length and beyond it. Measured with the defaults (seed 0, 300 steps, one layer, trained on 32 tokens;

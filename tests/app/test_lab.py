@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from core.lab import runner
-from tests.app.conftest import assert_clean, decode, figure, figures, open_page, title_text
+from core.schemes.registry import SCHEMES
+from tests.app.conftest import assert_clean, chart_keys, decode, figure, figures, open_page, plain_table, title_text
 
 TINY = {"lab_train_len": 8, "lab_steps": 30}
 
@@ -34,7 +35,7 @@ def test_nothing_trains_on_load():
     at = open_page("lab")
     assert_clean(at)
     assert "lab_run" not in at.session_state
-    assert len(figures(at)) == 3  # the task's picture, and the real-text section's precomputed curves and the paper's: no training
+    assert chart_keys(at) == ["lab_task_map", "lab_lm_shipped"]  # the task's picture and the precomputed curves (the paper's are in a closed tab): no training
     task_map = figure(at, "lab_task_map")
     tested, trained = task_map["data"]
     np.testing.assert_array_equal(decode(trained["x"]), np.arange(1, 32))  # kback, k = 1: every position from 1 on
@@ -54,7 +55,7 @@ def test_a_tiny_configuration_runs_to_the_end_and_draws_its_results():
     assert [p.state for p in run.progress] == ["done", "done", "done"]
     figs = figures(at)
     titles = [title_text(f) for f in figs]
-    assert len(figs) == 8 and all(titles)  # with the real-text section's two (after these)
+    assert len(figs) == 7 and all(titles)  # with the real-text section's precomputed curves (after these)
     figs, titles = figs[1:], titles[1:]  # after the task's picture
     assert titles[0].startswith("Accuracy against evaluation length: trained on 8 tokens")
     accuracy = {t["name"]: (decode(t["x"]), decode(t["y"]).astype(float)) for t in figs[0]["data"]}
@@ -82,7 +83,7 @@ def test_the_same_configuration_again_comes_from_the_cache():
     again = at.session_state["lab_run"]
     assert again.done and again.progress[0].state == "cached" and again.results[0] is first  # no thread, no wait
     assert_clean(at)
-    assert len(figures(at)) == 6 and at.dataframe  # the results drawn by the click's own run (and the real-text section's two)
+    assert len(figures(at)) == 5 and at.dataframe  # the results drawn by the click's own run (and the task map and the precomputed curves)
 
 
 def test_stop_ends_a_long_run_and_shows_where_it_stopped():
@@ -139,7 +140,7 @@ def test_a_waiting_run_trains_once_a_trainer_frees_up(trainers_busy):
     assert run.wait(120) and run.progress[0].state == "done"
     at.run()
     assert_clean(at)
-    assert len(figures(at)) == 6 and not any("Waiting" in i.value for i in at.info)
+    assert len(figures(at)) == 5 and not any("Waiting" in i.value for i in at.info)
 
 
 def test_two_sessions_in_line_each_see_their_place(trainers_busy):
@@ -204,14 +205,15 @@ def test_a_bad_lab_link_says_so():
 # --- the real-text section (issue 19) ------------------------------------------------------------
 
 
-def test_the_real_text_section_shows_the_shipped_curves_and_the_paper_on_load_without_training():
+def test_the_real_text_section_shows_the_shipped_curves_on_load_and_the_paper_in_its_tab_without_training():
     from core.lab import lm
 
     at = open_page("lab")
     assert_clean(at)
     assert "lab_lm_run" not in at.session_state and "lab_run" not in at.session_state  # nothing trains on load
+    assert "lab_lm_paper" not in chart_keys(at)  # its tab is closed: not drawn on load
     ship = lm.load_shipped()
-    shipped, paper = figure(at, "lab_lm_shipped"), figure(at, "lab_lm_paper")
+    shipped = figure(at, "lab_lm_shipped")
     assert "precomputed, seed 0" in title_text(shipped) and "trained on 64 characters" in title_text(shipped)
     lines = {t["name"]: (decode(t["x"]), decode(t["y"]).astype(float)) for t in shipped["data"]}
     assert len(lines) == 6
@@ -221,16 +223,40 @@ def test_the_real_text_section_shows_the_shipped_curves_and_the_paper_on_load_wi
     learned = next(v for k, v in lines.items() if "no code past 64" in k)
     assert np.isfinite(learned[1][0]) and np.all(np.isnan(learned[1][1:]))  # the line stops at L
     assert shipped["layout"]["yaxis"]["type"] == "log" and shipped["layout"]["shapes"][0]["x0"] == 64  # training length marked
+    captions = " ".join(c.value for c in at.caption)
+    assert "**Precomputed** by `python -m bench.lab_lm" in captions
+    for scheme in ("sinusoidal", "alibi"):
+        assert f"{lm.ratio(ship.perplexity[scheme], 64, 4):.3f}" in captions  # the ratio ppl(4L)/ppl(L) on the page
+    table = next(plain_table(t) for t in at.table if "4L / L" in plain_table(t).columns)
+    assert list(table.columns[:5]) == ["scheme", "ppl @ 64", "ppl @ 128", "ppl @ 256", "ppl @ 512", "4L / L", "8L / L", "seconds"][:5]
+    alibi_row = table[table["scheme"] == SCHEMES["alibi"].label].iloc[0]
+    assert [alibi_row[f"ppl @ {n}"] for n in (64, 128, 256, 512)] == [f"{ship.perplexity['alibi'][n]:.3f}" for n in (64, 128, 256, 512)]
+    assert alibi_row["4L / L"] == f"{lm.ratio(ship.perplexity['alibi'], 64, 4):.3f}"
+    learned_row = table[table["scheme"] == SCHEMES["learned"].label].iloc[0]
+    assert learned_row["ppl @ 64"] != "" and learned_row["ppl @ 128"] == "" and learned_row["4L / L"] == ""  # no code past L: empty cells
+    assert not at.button(key="lab_lm_train").disabled and at.button(key="lab_lm_stop").disabled
+
+    at = open_page("lab", lab_lm_view="In the paper")
+    assert_clean(at)
+    assert "lab_lm_shipped" not in chart_keys(at)
+    paper = figure(at, "lab_lm_paper")
     sinusoid = next(t for t in paper["data"] if t["name"].startswith("sinusoidal"))
     np.testing.assert_allclose(decode(sinusoid["y"]).astype(float), [20.05, 43.54, 132.41])
     assert paper["layout"]["shapes"][0]["x0"] == 512
-    captions = " ".join(c.value for c in at.caption)
-    assert "**Precomputed** by `python -m bench.lab_lm" in captions and "Press, Smith & Lewis (2022)" in captions
-    for scheme in ("sinusoidal", "alibi"):
-        assert f"{lm.ratio(ship.perplexity[scheme], 64, 4):.3f}" in captions  # the ratio ppl(4L)/ppl(L) on the page
-    table = next(d.value for d in at.dataframe if "4L / L" in d.value.columns)
-    assert list(table.columns[:5]) == ["scheme", "ppl @ 64", "ppl @ 128", "ppl @ 256", "ppl @ 512"]
-    assert not at.button(key="lab_lm_train").disabled and at.button(key="lab_lm_stop").disabled
+    assert "Press, Smith & Lewis (2022)" in " ".join(c.value for c in at.caption)
+
+
+def test_why_this_task_is_built_only_when_open_and_its_link_opens_it():
+    at = open_page("lab")
+    why = next(e for e in at.expander if e.label == "Why this task")
+    assert not why.children and "lab_why" not in at.query_params  # closed: nothing built
+    at = open_page("lab", lab_why="true")
+    assert_clean(at)
+    why = next(e for e in at.expander if e.label == "Why this task")
+    assert why.proto.expanded and "| sinusoidal | 1.00 → 0.31 |" in why.markdown[0].value
+    at = open_page("lab", lab_why="yes")
+    assert not next(e for e in at.expander if e.label == "Why this task").children
+    assert any("lab_why" in w.value and "true" in w.value for w in at.warning)
 
 
 def test_run_it_yourself_trains_live_and_draws_its_run():
