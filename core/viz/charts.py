@@ -42,45 +42,125 @@ _AXIS_KEY = re.compile(r"[xy]axis\d*$")
 Mark = tuple  # (value, label) or (value, label, colour): a dashed reference line
 
 
-def _marks(x_marks: Sequence[Mark], y_marks: Sequence[Mark], *, log_x: bool = False, log_y: bool = False) -> tuple[list[dict], list[dict]]:
+MARK_FONT_PX = 11  # a reference mark's label
+MARK_CHAR_PX = 6.2  # width of an average character of a mark's label
+MARK_LINE_PX = 14  # height of a mark's label, with a little air
+
+
+def _span(traces: Sequence, axis: str, marks: Sequence[Mark], fixed: Sequence[float] | None, log: bool) -> tuple[float, float] | None:
+    """The data range an axis will show (on a log axis in decades): its fixed range when it has
+    one, else the extent of the traces' numeric values on it and of its marks."""
+    if fixed is not None:
+        return float(fixed[0]), float(fixed[1])
+    values = [float(m[0]) for m in marks]
+    for trace in traces:
+        raw = getattr(trace, axis, None)
+        if raw is None:
+            continue
+        try:
+            arr = np.asarray(raw, dtype=float).ravel()
+        except (TypeError, ValueError):
+            continue  # words on a category axis: no marks go there
+        arr = arr[np.isfinite(arr)]
+        if arr.size:
+            values += [float(arr.min()), float(arr.max())]
+    if log:
+        values = [float(np.log10(v)) for v in values if v > 0]
+    return (min(values), max(values)) if values else None
+
+
+def _place_labels(spans: list[tuple[float, float]], along_px: float, options: int) -> list[int]:
+    """Greedy placement of labels that each cover `spans` (pixel intervals along the axis, in
+    value order) in one of `options` slots: each label takes the first slot in which it meets
+    no label already placed in that slot. Returns each label's slot (the last when all meet
+    one)."""
+    placed: list[list[tuple[float, float]]] = [[] for _ in range(options)]
+    slots = []
+    for lo, hi in spans:
+        for slot in range(options):
+            if all(hi <= a or lo >= b for a, b in placed[slot]):
+                break
+        placed[slot].append((lo, hi))
+        slots.append(slot)
+    return slots
+
+
+def _marks(
+    x_marks: Sequence[Mark],
+    y_marks: Sequence[Mark],
+    *,
+    log_x: bool = False,
+    log_y: bool = False,
+    x_span: tuple[float, float] | None = None,
+    y_span: tuple[float, float] | None = None,
+    plot_px: tuple[float, float] = (780.0, 300.0),
+) -> tuple[list[dict], list[dict]]:
     """Dashed lines across the plot with a small label, as plain layout shapes and annotations
     (Plotly's add_vline/add_hline re-validate the whole figure each call: ~10 ms apiece).
-    On a log y axis plotly.js places a shape at the data value but an annotation at its
-    exponent, hence `log_x` and `log_y`."""
+    On a log axis plotly.js places a shape at the data value but an annotation at its
+    exponent, hence `log_x` and `log_y`.
+
+    Labels of marks close together would be drawn over each other (an original context of 2,048
+    and a band edge at 2,659 are 20 pixels apart on a log axis of four decades), so each is
+    placed where it meets no other, given the axis' data range (`x_span`, `y_span`, in decades
+    on a log axis) and the plot's estimated size in pixels: an x mark's label goes above the
+    plot, else just inside its top edge, a row lower each time; a y mark's label sits above
+    its line at the left, else at the right, else further in."""
     shapes, labels = [], []
+    width_px, height_px = plot_px
+
+    def where(value: float, span: tuple[float, float] | None, log: bool, px: float) -> float:
+        v = float(np.log10(value)) if log and value > 0 else float(value)
+        if span is None or span[1] <= span[0]:
+            return 0.0
+        return (v - span[0]) / (span[1] - span[0]) * px
+
     for axis, marks in (("x", x_marks), ("y", y_marks)):
-        for value, text, *rest in marks:
+        order = sorted(range(len(marks)), key=lambda k: float(marks[k][0]))
+        if axis == "x":
+            spans = []
+            for k in order:
+                at = where(marks[k][0], x_span, log_x, width_px)
+                half = MARK_CHAR_PX * len(str(marks[k][1])) / 2 + 3
+                spans.append((at - half, at + half))
+            slot_of = dict(zip(order, _place_labels(spans, width_px, 4)))
+        else:
+            spans = []
+            for k in order:
+                at = where(marks[k][0], y_span, log_y, height_px)
+                spans.append((at, at + MARK_LINE_PX))
+            slot_of = dict(zip(order, _place_labels(spans, height_px, 4)))
+        for k, (value, text, *rest) in enumerate(marks):
             colour = rest[0] if rest else "#555555"
             line = dict(color=colour, dash="dash", width=1.5)
+            slot = slot_of[k]
+            font = dict(size=MARK_FONT_PX, color=colour)
             if axis == "x":
                 shapes.append(dict(type="line", xref="x", yref="paper", x0=value, x1=value, y0=0, y1=1, line=line))
-                labels.append(
-                    dict(
-                        xref="x",
-                        yref="paper",
-                        x=float(np.log10(value)) if log_x else value,
-                        y=1.0,
-                        text=text,
-                        showarrow=False,
-                        yanchor="bottom",
-                        font=dict(size=11, color=colour),
-                    )
-                )
+                label = dict(xref="x", yref="paper", x=float(np.log10(value)) if log_x else value, y=1.0, text=text, showarrow=False, font=font)
+                if slot == 0:  # above the plot
+                    label["yanchor"] = "bottom"
+                else:  # inside its top edge, a row lower for each further slot, on white to stay legible over the data
+                    label.update(yanchor="top", yshift=-MARK_LINE_PX * (slot - 1), bgcolor="rgba(255,255,255,0.8)")
+                labels.append(label)
             else:
                 shapes.append(dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=value, y1=value, line=line))
-                labels.append(
-                    dict(
-                        xref="paper",
-                        yref="y",
-                        x=0.0,
-                        y=float(np.log10(value)) if log_y else value,
-                        text=text,
-                        showarrow=False,
-                        xanchor="left",
-                        yanchor="bottom",
-                        font=dict(size=11, color=colour),
-                    )
+                right = slot % 2 == 1
+                label = dict(
+                    xref="paper",
+                    yref="y",
+                    x=1.0 if right else 0.0,
+                    y=float(np.log10(value)) if log_y else value,
+                    text=text,
+                    showarrow=False,
+                    xanchor="right" if right else "left",
+                    yanchor="bottom",
+                    font=font,
                 )
+                if slot >= 2:  # both ends taken: further in, past the widest label there
+                    inset = max(MARK_CHAR_PX * len(str(m[1])) for m in marks) + 12
+                    label["xshift"] = -inset if right else inset
+                labels.append(label)
     return shapes, labels
 
 
@@ -91,6 +171,7 @@ def _marks(x_marks: Sequence[Mark], y_marks: Sequence[Mark], *, log_x: bool = Fa
 # here are estimates of what those parts need, a little generous, for a chart 820 pixels
 # wide (a 1280-pixel window with the sidebar open); when an estimate falls short (long
 # tick labels, a narrow window) plotly.js still widens the margin and draws twice.
+CHART_PX = 820  # the chart width the margins are estimated for (see above)
 X_ROOM = 58  # pixels under the plot for x tick labels and the axis title (log axes: +6, superscripts)
 LEGEND_WIDTH = 740  # pixels a horizontal legend may fill before it wraps to another row
 CHAR_PX = 6.5  # width of an average character at the 13-pixel font (tick labels, names)
@@ -288,16 +369,14 @@ def _figure(
     full = "<br>".join(lines) + "".join(f"<br><sup>{line}</sup>" for line in notes)
     first = 70 if note else 50  # the top margin of a one-line title, which plotly.js centres in it
     top += first + TITLE_LINE_PX * (len(lines) - 1) + NOTE_LINE_PX * max(len(notes) - 1, 0)
-    shapes, labels = _marks(x_marks, y_marks, log_x=layout.get("xaxis", {}).get("type") == "log", log_y=layout.get("yaxis", {}).get("type") == "log")
     base: dict = dict(
         STYLE,
         title=dict(text=full, x=0.0, xanchor="left", y=1.0 - first / 2 / (height + (40 if legend else 0)), yref="container", yanchor="middle"),
         height=height + (40 if legend else 0),
         template=_NO_TEMPLATE,
         showlegend=legend,
-        shapes=shapes,
-        annotations=labels + list(layout.pop("annotations", [])),
     )
+    extra_annotations = list(layout.pop("annotations", []))
     for axis, text in (("xaxis", x_title), ("yaxis", y_title)):
         merged = dict(layout.pop(axis, {}))
         if text is not None:
@@ -309,6 +388,18 @@ def _figure(
     names = [t.name or "" for t in traces if legend and t.showlegend is not False]
     margin, x_room = _margins(traces, {k: v for k, v in base.items() if k[1:5] == "axis"}, names, top)
     base["margin"] = margin
+    log_x, log_y = (base.get(a, {}).get("type") == "log" for a in ("xaxis", "yaxis"))
+    shapes, labels = _marks(
+        x_marks,
+        y_marks,
+        log_x=log_x,
+        log_y=log_y,
+        x_span=_span(traces, "x", x_marks, base.get("xaxis", {}).get("range"), log_x) if x_marks else None,
+        y_span=_span(traces, "y", y_marks, base.get("yaxis", {}).get("range"), log_y) if y_marks else None,
+        plot_px=(CHART_PX - margin["l"] - margin["r"], max(base["height"] - margin["t"] - margin["b"], 1)),
+    )
+    base["shapes"] = shapes
+    base["annotations"] = labels + extra_annotations
     if legend:  # under the x axis title, the same distance whatever the height
         plot_px = max(base["height"] - margin["t"] - margin["b"], 1)
         base["legend"] = dict(orientation="h", yanchor="top", y=-x_room / plot_px, xanchor="left", x=0.0)

@@ -1,0 +1,80 @@
+"""Reference marks' labels (core.viz.charts._marks through charts.lines): a label stays where it
+was when it meets no other; labels of marks close together are moved apart (an x mark's
+inside the plot's top edge, a row lower each time; a y mark's to the right end), judged on the
+axis as drawn: in decades on a log axis, over its fixed range when it has one."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.viz import charts
+
+
+def figure(x_marks=(), y_marks=(), log_x=False, log_y=False, x=(1.0, 50_000.0), y=(0.0, 1.0), y_range=None):
+    return charts.lines(
+        [("data", np.asarray(x), np.asarray(y))],
+        title="t",
+        x_title="x",
+        y_title="y",
+        log_x=log_x,
+        log_y=log_y,
+        x_marks=x_marks,
+        y_marks=y_marks,
+        y_range=y_range,
+    )
+
+
+def labels(fig, texts):
+    by_text = {a.text: a for a in fig.layout.annotations}
+    return [by_text[t] for t in texts]
+
+
+def test_far_apart_x_marks_keep_their_labels_above_the_plot():
+    fig = figure(x_marks=[(10, "ten"), (20_000, "twenty thousand")], log_x=True)
+    for label in labels(fig, ["ten", "twenty thousand"]):
+        assert label.yanchor == "bottom" and label.y == 1.0 and label.yshift is None
+    assert [s.x0 for s in fig.layout.shapes] == [10, 20_000]  # the lines themselves at the values
+
+
+def test_an_original_context_and_a_band_edge_20_pixels_apart_do_not_overlap():
+    # /rope's YaRN case: 2,048 and 2,650 on a log axis of about four decades
+    fig = figure(x_marks=[(2048, "original context"), (2650, "2,650")], log_x=True, x=(5.0, 50_000.0))
+    first, second = labels(fig, ["original context", "2,650"])
+    assert first.yanchor == "bottom" and first.yshift is None  # above the plot, as before
+    assert second.yanchor == "top" and second.yshift == 0 and second.bgcolor  # just inside the top edge, on white
+    assert second.x == pytest.approx(np.log10(2650))  # at its own line (an annotation on a log axis is placed in decades)
+
+
+def test_the_same_marks_on_a_linear_axis_wide_enough_stay_put():
+    # 2,048 and 2,650 on 0..4,000 are 120 pixels apart: room for both labels
+    fig = figure(x_marks=[(2048, "original"), (2650, "edge")], x=(0.0, 4000.0))
+    assert [a.yanchor for a in labels(fig, ["original", "edge"])] == ["bottom", "bottom"]
+
+
+def test_three_crowded_x_marks_take_three_rows():
+    fig = figure(x_marks=[(100, "aaaa"), (101, "bbbb"), (102, "cccc")], x=(0.0, 10_000.0))
+    a, b, c = labels(fig, ["aaaa", "bbbb", "cccc"])
+    assert (a.yanchor, b.yanchor, c.yanchor) == ("bottom", "top", "top")
+    assert (b.yshift, c.yshift) == (0, -charts.MARK_LINE_PX)
+
+
+def test_close_y_marks_go_to_opposite_ends_then_further_in():
+    fig = figure(y_marks=[(2048, "original context 2,048"), (2650, "band edge 2,650"), (3000, "third")], log_y=True, y=(5.0, 50_000.0))
+    a, b, c = labels(fig, ["original context 2,048", "band edge 2,650", "third"])
+    assert (a.x, a.xanchor, b.x, b.xanchor) == (0.0, "left", 1.0, "right")
+    assert c.xanchor == "left" and c.xshift > charts.MARK_CHAR_PX * len("original context 2,048")  # past the widest label
+    assert all(label.yanchor == "bottom" for label in (a, b, c))
+
+
+def test_a_fixed_range_decides_what_is_close():
+    # 0.2 and 0.8 on a fixed 0..1.05 are far apart; on data that reach 1,000 they would meet
+    fixed = figure(y_marks=[(0.2, "a"), (0.8, "b")], y=(0.0, 1000.0), y_range=(0.0, 1.05))
+    assert [label.xanchor for label in labels(fixed, ["a", "b"])] == ["left", "left"]
+    free = figure(y_marks=[(0.2, "a"), (0.8, "b")], y=(0.0, 1000.0))
+    assert [label.xanchor for label in labels(free, ["a", "b"])] == ["left", "right"]
+
+
+def test_place_labels_takes_the_first_free_slot():
+    assert charts._place_labels([(0, 10), (20, 30), (25, 35), (28, 40), (50, 60)], 100, 4) == [0, 0, 1, 2, 0]
+    assert charts._place_labels([(0, 10)] * 6, 100, 4) == [0, 1, 2, 3, 3, 3]  # all slots taken: the last
