@@ -69,7 +69,7 @@ def _span(traces: Sequence, axis: str, marks: Sequence[Mark], fixed: Sequence[fl
     return (min(values), max(values)) if values else None
 
 
-def _place_labels(spans: list[tuple[float, float]], along_px: float, options: int) -> list[int]:
+def _place_labels(spans: list[tuple[float, float]], options: int) -> list[int]:
     """Greedy placement of labels that each cover `spans` (pixel intervals along the axis, in
     value order) in one of `options` slots: each label takes the first slot in which it meets
     no label already placed in that slot. Returns each label's slot (the last when all meet
@@ -101,7 +101,7 @@ def _marks(
     exponent, hence `log_x` and `log_y`.
 
     Labels of marks close together would be drawn over each other (an original context of 2,048
-    and a band edge at 2,659 are 20 pixels apart on a log axis of four decades), so each is
+    and a band edge at 2,650 are 20 pixels apart on a log axis of four decades), so each is
     placed where it meets no other, given the axis' data range (`x_span`, `y_span`, in decades
     on a log axis) and the plot's estimated size in pixels: an x mark's label goes above the
     plot, else just inside its top edge, a row lower each time; a y mark's label sits above
@@ -123,13 +123,13 @@ def _marks(
                 at = where(marks[k][0], x_span, log_x, width_px)
                 half = MARK_CHAR_PX * len(str(marks[k][1])) / 2 + 3
                 spans.append((at - half, at + half))
-            slot_of = dict(zip(order, _place_labels(spans, width_px, 4)))
+            slot_of = dict(zip(order, _place_labels(spans, 4)))
         else:
             spans = []
             for k in order:
                 at = where(marks[k][0], y_span, log_y, height_px)
                 spans.append((at, at + MARK_LINE_PX))
-            slot_of = dict(zip(order, _place_labels(spans, height_px, 4)))
+            slot_of = dict(zip(order, _place_labels(spans, 4)))
         for k, (value, text, *rest) in enumerate(marks):
             colour = rest[0] if rest else "#555555"
             line = dict(color=colour, dash="dash", width=1.5)

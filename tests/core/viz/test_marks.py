@@ -76,5 +76,5 @@ def test_a_fixed_range_decides_what_is_close():
 
 
 def test_place_labels_takes_the_first_free_slot():
-    assert charts._place_labels([(0, 10), (20, 30), (25, 35), (28, 40), (50, 60)], 100, 4) == [0, 0, 1, 2, 0]
-    assert charts._place_labels([(0, 10)] * 6, 100, 4) == [0, 1, 2, 3, 3, 3]  # all slots taken: the last
+    assert charts._place_labels([(0, 10), (20, 30), (25, 35), (28, 40), (50, 60)], 4) == [0, 0, 1, 2, 0]
+    assert charts._place_labels([(0, 10)] * 6, 4) == [0, 1, 2, 3, 3, 3]  # all slots taken: the last
