@@ -13,6 +13,7 @@ from ui.path import next_link
 from ui.sections import sections
 from ui.scorecard import scorecard
 from ui.shared import current_settings, follow_default, note_if, plot, position_window
+from ui.sinusoid_preview import sinusoid_preview
 
 WAVE_SPAN = 64  # consecutive positions the waves show by default
 
@@ -192,6 +193,21 @@ def _learned() -> None:
     scorecard(["sinusoidal", "t2t", "learned"], Setting(width=d, base=base, train_len=L), L)
 
 
+def _preview() -> None:
+    st.header("Drag and watch: the encoding computed in your browser")
+    st.caption(
+        "This preview has its own sliders and draws every cell of the encoding on each move, without asking the server: your browser "
+        "computes the same formula (one pixel per cell, on the colour scale of the other figures). It starts at the sidebar's settings, "
+        "with the column layout chosen above; the sidebar still sets every other figure, and the link under the preview opens the app there."
+    )
+    sinusoid_preview(d, L, base, layout)
+    st.caption(
+        "What to look for while dragging: more dimensions add ever slower columns on the right; a larger base slows all but the first "
+        "columns, so more of the picture turns flat; a longer max_len adds rows, and the fast columns on the left repeat while the slow ones "
+        "keep changing, so no two rows are the same."
+    )
+
+
 # only the open tab runs and is drawn: a step of a shared slider redraws its figures, not all of the page's (ui/sections.py)
 sections(
     "sin_view",
@@ -203,6 +219,7 @@ sections(
         "Exact values": _exact,
         "tensor2tensor": _t2t,
         "Learned table": _learned,
+        "Live preview": _preview,
     },
 )
 next_link("sinusoidal")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 from core.schemes import sinusoidal
@@ -68,3 +70,20 @@ def test_sinusoidal_draws_only_the_open_tab():
     at.number_input(key="d_model").set_value(64).run()
     assert_clean(at)
     assert chart_keys(at) == ["sin_t2t", "sin_t2t_freq"]
+
+
+def test_the_live_preview_tab_starts_at_the_sidebar_settings_with_the_apps_scale():
+    from core.viz import charts, wire
+    from ui.sinusoid_preview import preview_data
+
+    at = open_page("sinusoidal", d_model="64", max_len="100", base="500", layout="concat", sin_view="Live preview")
+    assert_clean(at)
+    assert not at.get("plotly_chart")  # the browser draws this tab: the server sends no figure
+    (mounted,) = at.get("bidi_component")
+    assert mounted.proto.component_name == "pee.sinusoid_preview" and not mounted.proto.isolate_styles
+    sent = json.loads(mounted.proto.json)
+    data = preview_data(64, 100, 500.0, "concat")
+    assert sent == data and (sent["d_model"], sent["max_len"], sent["base"], sent["layout"]) == (64, 100, 500.0, "concat")
+    lut = np.asarray(data["lut"])
+    assert lut.shape == (255, 3) and np.array_equal(lut, wire.colour_lut(charts.DIVERGING, 255))  # the image heatmaps' colours
+    assert any("computed in your browser" in h.value for h in at.header)

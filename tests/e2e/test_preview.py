@@ -1,0 +1,96 @@
+"""/sinusoidal's live preview (ui/sinusoid_preview.py) in Chromium: its canvas holds every cell of
+the encoding, coloured as core.schemes.sinusoidal's values on the app's diverging scale, at the
+sidebar's settings and after its own sliders move; a move sends nothing to the server; hover
+reads a cell's exact value; the link carries the preview's settings."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.schemes import sinusoidal
+from core.viz import charts, wire
+from tests.e2e.conftest import wait_ready
+
+PIXELS = """() => {
+    const c = document.querySelector('.pee-sp-canvas');
+    const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    return { width: c.width, height: c.height, rgb: Array.from(data) };
+}"""
+
+
+def expected_rgb(d: int, L: int, base: float, layout: str) -> np.ndarray:
+    """What the canvas must hold: the encoding's levels (as the app's image heatmaps compute
+    them) through the app's diverging scale; (L, d, 3)."""
+    pe = sinusoidal.sinusoidal_encoding(L, d, base, layout=layout)
+    level = np.round((np.clip(pe, -1, 1) + 1) / 2 * 254).astype(int)
+    return wire.colour_lut(charts.DIVERGING, 255)[level]
+
+
+def canvas(page) -> np.ndarray:
+    got = page.evaluate(PIXELS)
+    return np.asarray(got["rgb"], dtype=np.uint8).reshape(got["height"], got["width"], 4)
+
+
+def agree(got: np.ndarray, want: np.ndarray) -> float:
+    """The share of cells whose colour is the expected one (a value within 1e-12 of a level's
+    edge may round the other way in JavaScript's sin than in NumPy's: a handful of cells)."""
+    assert got.shape[:2] == want.shape[:2], (got.shape, want.shape)
+    assert np.all(got[..., 3] == 255)
+    return float(np.mean(np.all(got[..., :3] == want, axis=-1)))
+
+
+def opened(context, app_url, query: str):
+    page = context.new_page()
+    sent: list[bytes] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.append(f if isinstance(f, bytes) else f.encode())))
+    page.goto(f"{app_url}/sinusoidal?sin_view=Live%20preview&{query}")
+    wait_ready(page, timeout=120_000)
+    page.wait_for_selector(".pee-sp[data-drawn]", timeout=30_000)
+    return page, sent
+
+
+def move(page, cls: str, value: float) -> None:
+    page.evaluate(
+        "([cls, value]) => { const i = document.querySelector(cls); i.value = value; i.dispatchEvent(new Event('input', { bubbles: true })); }",
+        [cls, value],
+    )
+
+
+@pytest.mark.parametrize(
+    ("query", "d", "L", "base", "layout"),
+    [("d_model=16&max_len=40&base=100", 16, 40, 100.0, "interleaved"), ("d_model=64&max_len=100&base=500&layout=concat", 64, 100, 500.0, "concat")],
+)
+def test_the_canvas_is_the_encoding_at_the_sidebar_settings(context, app_url, query, d, L, base, layout):
+    page, _ = opened(context, app_url, query)
+    assert page.locator(".pee-sp").get_attribute("data-drawn") == f"{d},{L},{base:g}"
+    assert agree(canvas(page), expected_rgb(d, L, base, layout)) > 0.999
+    title = page.locator(".pee-sp-title").inner_text()
+    assert f"positions 0 to {L - 1}" in title and f"{d} dimensions" in title and f"base {base:,g}" in title
+    page.close()
+
+
+def test_its_sliders_redraw_in_the_browser_without_the_server(context, app_url):
+    page, sent = opened(context, app_url, "d_model=16&max_len=40&base=100")
+    sent.clear()
+    search = page.evaluate("location.search")
+    move(page, ".pee-sp-d", 32)
+    move(page, ".pee-sp-L", 64)
+    move(page, ".pee-sp-base", 3.0)  # log10: base 1,000
+    assert page.locator(".pee-sp").get_attribute("data-drawn") == "32,64,1000"
+    assert agree(canvas(page), expected_rgb(32, 64, 1000.0, "interleaved")) > 0.999
+    page.wait_for_timeout(1000)
+    assert sent == [] and page.evaluate("location.search") == search  # nothing asked of the server, the page's link unchanged
+    assert page.locator(".pee-sp-link").get_attribute("href") == "sinusoidal?d_model=32&max_len=64&base=1000&layout=interleaved"
+    page.close()
+
+
+def test_hover_reads_the_exact_value_of_a_cell(context, app_url):
+    page, _ = opened(context, app_url, "d_model=16&max_len=40&base=100")
+    box = page.locator(".pee-sp-canvas").bounding_box()
+    row, col = 7, 5  # cos of pair 2 at position 7
+    page.mouse.move(box["x"] + (col + 0.5) * box["width"] / 16, box["y"] + (row + 0.5) * box["height"] / 40)
+    text = page.locator(".pee-sp-readout").inner_text()
+    value = sinusoidal.sinusoidal_encoding(40, 16, 100.0)[row, col]
+    assert text == f"position {row}, dimension {col} (cos of pair 2): {value:.6f}"
+    page.close()

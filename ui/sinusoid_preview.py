@@ -1,0 +1,168 @@
+"""An in-browser preview of the sinusoidal encoding (an `st.components.v2` component).
+
+Its own three sliders (d_model, max_len, base) redraw the whole encoding in the browser on every
+move, with no round trip to the server: the page sends the sidebar's settings and the app's
+diverging colour scale once, and the component's JavaScript computes PE(p, i) itself, with the
+formula core.schemes.sinusoidal uses (the paper's interleaved columns, or sines first), one
+canvas pixel per cell, coloured on the same 255 levels as the app's image heatmaps
+(core.viz.charts.heatmap_trace: level = round((v + 1) / 2 * 254)). Hovering a cell reads its
+exact value; a link opens the app at the preview's settings.
+
+Nothing a visitor types reaches the component's HTML: the data are numbers and the app's own
+colours, and the component writes text with textContent only.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core.viz import charts, wire
+
+NAME = "pee.sinusoid_preview"
+D_RANGE = (2, 1024)  # the preview's own slider ranges (the sidebar's may be larger: the preview clamps into these)
+L_RANGE = (8, 2048)
+BASE_EXPONENTS = (0.3, 7.0)  # the base slider moves log10(base) in steps of 0.01 (base about 2 to 10 million)
+
+HTML = """
+<div class="pee-sp">
+  <div class="pee-sp-controls">
+    <label>d_model <input type="range" class="pee-sp-d" step="2"><output class="pee-sp-d-out"></output></label>
+    <label>max_len <input type="range" class="pee-sp-L" step="1"><output class="pee-sp-L-out"></output></label>
+    <label>base <input type="range" class="pee-sp-base" step="0.01"><output class="pee-sp-base-out"></output></label>
+  </div>
+  <div class="pee-sp-title"></div>
+  <div class="pee-sp-frame">
+    <div class="pee-sp-ylabel">position p (rows, top to bottom)</div>
+    <canvas class="pee-sp-canvas"></canvas>
+  </div>
+  <div class="pee-sp-xlabel">dimension (columns, left to right); colour: value, blue −1, white 0, red +1</div>
+  <div class="pee-sp-readout">Hover a cell for its exact value.</div>
+  <a class="pee-sp-link" target="_self">Open the app at these settings</a>
+</div>
+"""
+
+CSS = """
+.pee-sp { font-family: inherit; font-size: 14px; }
+.pee-sp-controls { display: flex; flex-wrap: wrap; gap: 1.5rem; margin-bottom: 0.5rem; }
+.pee-sp-controls label { display: flex; align-items: center; gap: 0.5rem; }
+.pee-sp-controls output { min-width: 5.5em; font-variant-numeric: tabular-nums; }
+.pee-sp-title { font-size: 16px; margin: 0.25rem 0; }
+.pee-sp-frame { display: flex; align-items: stretch; gap: 0.25rem; }
+.pee-sp-ylabel { writing-mode: vertical-rl; transform: rotate(180deg); text-align: center; font-size: 12px; color: #555; }
+.pee-sp-canvas { width: 100%; height: 420px; image-rendering: pixelated; border: 1px solid #ddd; }
+.pee-sp-xlabel { font-size: 12px; color: #555; text-align: center; margin-top: 0.25rem; }
+.pee-sp-readout { font-variant-numeric: tabular-nums; margin: 0.25rem 0; min-height: 1.4em; }
+"""
+
+JS = """
+export default function (component) {
+  const { data, parentElement } = component;
+  const root = parentElement.querySelector('.pee-sp');
+  const q = (c) => root.querySelector(c);
+  const dIn = q('.pee-sp-d'), LIn = q('.pee-sp-L'), bIn = q('.pee-sp-base');
+  const canvas = q('.pee-sp-canvas');
+  const lut = data.lut;  // 255 colours [r, g, b]
+  const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);
+  dIn.min = data.d_range[0]; dIn.max = data.d_range[1];
+  LIn.min = data.L_range[0]; LIn.max = data.L_range[1];
+  bIn.min = data.base_exponents[0]; bIn.max = data.base_exponents[1];
+  dIn.value = clamp(2 * Math.round(data.d_model / 2), data.d_range[0], data.d_range[1]);
+  LIn.value = clamp(data.max_len, data.L_range[0], data.L_range[1]);
+  // the sidebar's base exactly, until the base slider moves (its steps of 0.01 in log10 would round 500 to 501.187)
+  let base = clamp(data.base, Math.pow(10, data.base_exponents[0]), Math.pow(10, data.base_exponents[1]));
+  bIn.value = Math.log10(base);
+  let pe = null, d = 0, L = 0;
+
+  // PE(p, column): the paper's interleaved columns (2i: sin, 2i + 1: cos) or sines first, as core.schemes.sinusoidal
+  function encode() {
+    d = Number(dIn.value); L = Number(LIn.value);
+    const pairs = d / 2;
+    const freq = new Float64Array(pairs);
+    for (let i = 0; i < pairs; i++) freq[i] = Math.pow(base, -(2 * i) / d);
+    pe = new Float64Array(L * d);
+    for (let p = 0; p < L; p++) {
+      for (let i = 0; i < pairs; i++) {
+        const a = p * freq[i];
+        const sinCol = data.layout === 'concat' ? i : 2 * i;
+        const cosCol = data.layout === 'concat' ? pairs + i : 2 * i + 1;
+        pe[p * d + sinCol] = Math.sin(a);
+        pe[p * d + cosCol] = Math.cos(a);
+      }
+    }
+  }
+
+  function draw() {
+    encode();
+    canvas.width = d; canvas.height = L;  // one pixel per cell; CSS scales it up, pixelated
+    const ctx = canvas.getContext('2d');
+    const img = ctx.createImageData(d, L);
+    for (let k = 0; k < L * d; k++) {
+      const level = Math.round((clamp(pe[k], -1, 1) + 1) / 2 * 254);
+      const c = lut[level];
+      img.data[4 * k] = c[0]; img.data[4 * k + 1] = c[1]; img.data[4 * k + 2] = c[2]; img.data[4 * k + 3] = 255;
+    }
+    ctx.putImageData(img, 0, 0);
+    const baseText = base.toLocaleString('en-US', { maximumSignificantDigits: 6 });
+    q('.pee-sp-d-out').textContent = d.toLocaleString('en-US');
+    q('.pee-sp-L-out').textContent = L.toLocaleString('en-US');
+    q('.pee-sp-base-out').textContent = baseText;
+    q('.pee-sp-title').textContent =
+      `Sinusoidal encoding, every cell: positions 0 to ${(L - 1).toLocaleString('en-US')} (rows) × ` +
+      `${d.toLocaleString('en-US')} dimensions (columns), base ${baseText}, ` +
+      (data.layout === 'concat' ? 'sines first, then cosines' : 'interleaved (sin, cos, ...)') + ' — drawn in your browser';
+    const params = new URLSearchParams({ d_model: String(d), max_len: String(L), base: String(base), layout: data.layout });
+    q('.pee-sp-link').href = `${data.path}?${params}`;
+    root.dataset.drawn = `${d},${L},${base}`;  // what the canvas shows (read by the browser tests)
+  }
+
+  function readout(ev) {
+    const r = canvas.getBoundingClientRect();
+    const col = Math.floor((ev.clientX - r.left) / r.width * d);
+    const row = Math.floor((ev.clientY - r.top) / r.height * L);
+    if (col < 0 || col >= d || row < 0 || row >= L) return;
+    const pair = data.layout === 'concat' ? col % (d / 2) : Math.floor(col / 2);
+    const kind = (data.layout === 'concat' ? col < d / 2 : col % 2 === 0) ? 'sin' : 'cos';
+    q('.pee-sp-readout').textContent =
+      `position ${row.toLocaleString('en-US')}, dimension ${col.toLocaleString('en-US')} (${kind} of pair ${pair}): ` + pe[row * d + col].toFixed(6);
+  }
+
+  const moveBase = () => { base = Number(Math.pow(10, Number(bIn.value)).toPrecision(6)); draw(); };
+  dIn.addEventListener('input', draw); LIn.addEventListener('input', draw); bIn.addEventListener('input', moveBase);
+  canvas.addEventListener('mousemove', readout);
+  draw();
+  return () => {
+    dIn.removeEventListener('input', draw); LIn.removeEventListener('input', draw); bIn.removeEventListener('input', moveBase);
+    canvas.removeEventListener('mousemove', readout);
+  };
+}
+"""
+
+_component = None
+
+
+def _renderer():
+    global _component
+    if _component is None:
+        _component = st.components.v2.component(NAME, html=HTML, css=CSS, js=JS, isolate_styles=False)
+    return _component
+
+
+def preview_data(d_model: int, max_len: int, base: float, layout: str, path: str = "sinusoidal") -> dict:
+    """What the component is sent: the sidebar's settings (it clamps them into its own ranges),
+    the column layout, the app's diverging scale as 255 RGB colours, and the page's path."""
+    return {
+        "d_model": int(d_model),
+        "max_len": int(max_len),
+        "base": float(base),
+        "layout": layout,
+        "lut": wire.colour_lut(charts.DIVERGING, 255).tolist(),
+        "d_range": list(D_RANGE),
+        "L_range": list(L_RANGE),
+        "base_exponents": list(BASE_EXPONENTS),
+        "path": path,
+    }
+
+
+def sinusoid_preview(d_model: int, max_len: int, base: float, layout: str) -> None:
+    """Mount the preview, starting at these settings."""
+    _renderer()(data=preview_data(d_model, max_len, base, layout), key="sin_preview", height="content")
