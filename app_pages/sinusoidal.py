@@ -198,7 +198,8 @@ def _preview() -> None:
     st.caption(
         "This preview has its own sliders and draws every cell of the encoding on each move, without asking the server: your browser "
         "computes the same formula (one pixel per cell, on the colour scale of the other figures). It starts at the sidebar's settings "
-        "(brought within its own ranges: an even d_model up to 1,024, max_len up to 2,048), with the column layout chosen above; the sidebar still sets every other figure, and the link under the preview opens the app there."
+        "(brought within its own ranges: an even d_model up to 1,024, max_len up to 2,048), with the column layout chosen above; "
+        "the sidebar still sets every other figure, and the link under the preview opens the app there."
     )
     sinusoid_preview(d, L, base, layout)
     st.caption(
