@@ -47,7 +47,9 @@ def _table(series: figs.Series, train_len: int, seconds: dict[str, float] | None
     table: a handful of rows read whole, and st.dataframe's grid cost the page's first load a
     tenth of its time (0.4 s of about 3.7 s, measured in Chromium)."""
     rows = figs.rows(series, train_len, seconds)
-    static_table({name: [row[name] if name == "scheme" else _cell(row[name], 1 if name == "seconds" else 3) for row in rows] for name in rows[0]})
+    names = list(dict.fromkeys(name for row in rows for name in row))  # every row's columns, in order (runs may differ in lengths)
+    if rows:
+        static_table({name: [row.get(name) if name == "scheme" else _cell(row.get(name), 1 if name == "seconds" else 3) for row in rows] for name in names})
 
 
 def shipped_results() -> None:

@@ -14,14 +14,18 @@ colours, and the component writes text with textContent only.
 
 from __future__ import annotations
 
+from urllib.parse import urlparse
+
 import streamlit as st
 
 from core.viz import charts, wire
+from ui.params import BASE
 
 NAME = "pee.sinusoid_preview"
 D_RANGE = (2, 1024)  # the preview's own slider ranges (the sidebar's may be larger: the preview clamps into these)
 L_RANGE = (8, 2048)
-BASE_EXPONENTS = (0.3, 7.0)  # the base slider moves log10(base) in steps of 0.01 (base about 2 to 10 million)
+BASE_EXPONENTS = (0.3, 7.0)  # the base slider moves log10(base) in steps of 0.01 (base 2 to 10 million: within the app's own range)
+BASE_RANGE = (max(BASE.lo, 2.0), min(BASE.hi, 1e7))
 
 HTML = """
 <div class="pee-sp">
@@ -37,7 +41,7 @@ HTML = """
   </div>
   <div class="pee-sp-xlabel">dimension (columns, left to right); colour: value, blue −1, white 0, red +1</div>
   <div class="pee-sp-readout">Hover a cell for its exact value.</div>
-  <a class="pee-sp-link" target="_self">Open the app at these settings</a>
+  <a class="pee-sp-link" target="_self">Open the app's figures at these settings</a>
 </div>
 """
 
@@ -58,6 +62,9 @@ JS = """
 export default function (component) {
   const { data, parentElement } = component;
   const root = parentElement.querySelector('.pee-sp');
+  // Streamlit runs this again on the same DOM when the data change (a sidebar move): the previous
+  // run's listeners go first, or every move would draw once per run so far
+  if (root._peeCleanup) root._peeCleanup();
   const q = (c) => root.querySelector(c);
   const dIn = q('.pee-sp-d'), LIn = q('.pee-sp-L'), bIn = q('.pee-sp-base');
   const canvas = q('.pee-sp-canvas');
@@ -69,7 +76,7 @@ export default function (component) {
   dIn.value = clamp(2 * Math.round(data.d_model / 2), data.d_range[0], data.d_range[1]);
   LIn.value = clamp(data.max_len, data.L_range[0], data.L_range[1]);
   // the sidebar's base exactly, until the base slider moves (its steps of 0.01 in log10 would round 500 to 501.187)
-  let base = clamp(data.base, Math.pow(10, data.base_exponents[0]), Math.pow(10, data.base_exponents[1]));
+  let base = clamp(data.base, data.base_range[0], data.base_range[1]);
   bIn.value = Math.log10(base);
   let pe = null, d = 0, L = 0;
 
@@ -112,13 +119,15 @@ export default function (component) {
       (data.layout === 'concat' ? 'sines first, then cosines' : 'interleaved (sin, cos, ...)') + ' — drawn in your browser';
     const params = new URLSearchParams({ d_model: String(d), max_len: String(L), base: String(base), layout: data.layout });
     q('.pee-sp-link').href = `${data.path}?${params}`;
-    root.dataset.drawn = `${d},${L},${base}`;  // what the canvas shows (read by the browser tests)
+    root.dataset.drawn = `${d},${L},${base}`;  // what the canvas shows, and how many draws so far (read by the browser tests)
+    root.dataset.draws = String(Number(root.dataset.draws || 0) + 1);
+    q('.pee-sp-readout').textContent = 'Hover a cell for its exact value.';
   }
 
   function readout(ev) {
-    const r = canvas.getBoundingClientRect();
-    const col = Math.floor((ev.clientX - r.left) / r.width * d);
-    const row = Math.floor((ev.clientY - r.top) / r.height * L);
+    const r = canvas.getBoundingClientRect();  // the drawing starts inside the border
+    const col = Math.floor((ev.clientX - r.left - canvas.clientLeft) / canvas.clientWidth * d);
+    const row = Math.floor((ev.clientY - r.top - canvas.clientTop) / canvas.clientHeight * L);
     if (col < 0 || col >= d || row < 0 || row >= L) return;
     const pair = data.layout === 'concat' ? col % (d / 2) : Math.floor(col / 2);
     const kind = (data.layout === 'concat' ? col < d / 2 : col % 2 === 0) ? 'sin' : 'cos';
@@ -126,14 +135,17 @@ export default function (component) {
       `position ${row.toLocaleString('en-US')}, dimension ${col.toLocaleString('en-US')} (${kind} of pair ${pair}): ` + pe[row * d + col].toFixed(6);
   }
 
-  const moveBase = () => { base = Number(Math.pow(10, Number(bIn.value)).toPrecision(6)); draw(); };
+  const moveBase = () => { base = clamp(Number(Math.pow(10, Number(bIn.value)).toPrecision(6)), data.base_range[0], data.base_range[1]); draw(); };
   dIn.addEventListener('input', draw); LIn.addEventListener('input', draw); bIn.addEventListener('input', moveBase);
   canvas.addEventListener('mousemove', readout);
   draw();
-  return () => {
+  const cleanup = () => {
     dIn.removeEventListener('input', draw); LIn.removeEventListener('input', draw); bIn.removeEventListener('input', moveBase);
     canvas.removeEventListener('mousemove', readout);
+    root._peeCleanup = null;
   };
+  root._peeCleanup = cleanup;
+  return cleanup;
 }
 """
 
@@ -147,9 +159,17 @@ def _renderer():
     return _component
 
 
-def preview_data(d_model: int, max_len: int, base: float, layout: str, path: str = "sinusoidal") -> dict:
-    """What the component is sent: the sidebar's settings (it clamps them into its own ranges),
-    the column layout, the app's diverging scale as 255 RGB colours, and the page's path."""
+def page_path(url: str | None) -> str:
+    """The page's own path from its address (/sinusoidal, or /pe/sinusoidal behind a proxy), for
+    the preview's link: absolute, so an address ending in a slash does not break it."""
+    path = urlparse(url or "").path.rstrip("/")
+    return path or "/sinusoidal"
+
+
+def preview_data(d_model: int, max_len: int, base: float, layout: str, path: str = "/sinusoidal") -> dict:
+    """What the component is sent (on the first draw and again whenever these change): the
+    sidebar's settings (it brings them within its own ranges), the column layout, the app's
+    diverging scale as 255 RGB colours, and the page's path for its link."""
     return {
         "d_model": int(d_model),
         "max_len": int(max_len),
@@ -159,10 +179,11 @@ def preview_data(d_model: int, max_len: int, base: float, layout: str, path: str
         "d_range": list(D_RANGE),
         "L_range": list(L_RANGE),
         "base_exponents": list(BASE_EXPONENTS),
+        "base_range": list(BASE_RANGE),
         "path": path,
     }
 
 
 def sinusoid_preview(d_model: int, max_len: int, base: float, layout: str) -> None:
     """Mount the preview, starting at these settings."""
-    _renderer()(data=preview_data(d_model, max_len, base, layout), key="sin_preview", height="content")
+    _renderer()(data=preview_data(d_model, max_len, base, layout, page_path(st.context.url)), key="sin_preview", height="content")

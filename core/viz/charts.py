@@ -50,8 +50,8 @@ MARK_LINE_PX = 14  # height of a mark's label, with a little air
 def _span(traces: Sequence, axis: str, marks: Sequence[Mark], fixed: Sequence[float] | None, log: bool) -> tuple[float, float] | None:
     """The data range an axis will show (on a log axis in decades): its fixed range when it has
     one, else the extent of the traces' numeric values on it and of its marks."""
-    if fixed is not None:
-        return float(fixed[0]), float(fixed[1])
+    if fixed is not None:  # plotly.js takes a range either way round (a reversed axis)
+        return float(min(fixed[0], fixed[1])), float(max(fixed[0], fixed[1]))
     values = [float(m[0]) for m in marks]
     for trace in traces:
         raw = getattr(trace, axis, None)

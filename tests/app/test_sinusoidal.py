@@ -83,7 +83,17 @@ def test_the_live_preview_tab_starts_at_the_sidebar_settings_with_the_apps_scale
     assert mounted.proto.component_name == "pee.sinusoid_preview" and not mounted.proto.isolate_styles
     sent = json.loads(mounted.proto.json)
     data = preview_data(64, 100, 500.0, "concat")
-    assert sent == data and (sent["d_model"], sent["max_len"], sent["base"], sent["layout"]) == (64, 100, 500.0, "concat")
+    assert sent["path"].endswith("/sinusoidal") and {k: v for k, v in sent.items() if k != "path"} == {k: v for k, v in data.items() if k != "path"}
+    assert (sent["d_model"], sent["max_len"], sent["base"], sent["layout"]) == (64, 100, 500.0, "concat")
+    assert sent["base_range"][0] >= 2.0  # the preview's link never leaves the app's own range
     lut = np.asarray(data["lut"])
     assert lut.shape == (255, 3) and np.array_equal(lut, wire.colour_lut(charts.DIVERGING, 255))  # the image heatmaps' colours
     assert any("computed in your browser" in h.value for h in at.header)
+
+
+def test_the_preview_link_is_the_pages_own_path():
+    from ui.sinusoid_preview import page_path
+
+    assert page_path("http://127.0.0.1:8501/sinusoidal") == "/sinusoidal"
+    assert page_path("https://host.example/pe/sinusoidal/") == "/pe/sinusoidal"  # behind a proxy, with a trailing slash
+    assert page_path(None) == "/sinusoidal"

@@ -81,7 +81,26 @@ def test_its_sliders_redraw_in_the_browser_without_the_server(context, app_url):
     assert agree(canvas(page), expected_rgb(32, 64, 1000.0, "interleaved")) > 0.999
     page.wait_for_timeout(1000)
     assert sent == [] and page.evaluate("location.search") == search  # nothing asked of the server, the page's link unchanged
-    assert page.locator(".pee-sp-link").get_attribute("href") == "sinusoidal?d_model=32&max_len=64&base=1000&layout=interleaved"
+    assert page.locator(".pee-sp-link").get_attribute("href") == "/sinusoidal?d_model=32&max_len=64&base=1000&layout=interleaved"
+    move(page, ".pee-sp-base", 0.0)  # below the slider's end: the base stays within the app's range
+    assert page.locator(".pee-sp").get_attribute("data-drawn") == "32,64,2"
+    page.close()
+
+
+def test_a_sidebar_move_restarts_the_preview_there_and_a_move_still_draws_once(context, app_url):
+    page, _ = opened(context, app_url, "d_model=16&max_len=40&base=100")
+    for want in ("32", "64"):  # the sidebar's d_model slider, one stop right, twice: the component runs again on the same page
+        before = page.evaluate("location.search")
+        page.locator(".st-key-d_model_slider input[type='range']").focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("(before) => location.search !== before", arg=before, timeout=30_000)
+        wait_ready(page)
+        page.wait_for_function("(d) => document.querySelector('.pee-sp').dataset.drawn.startsWith(d + ',')", arg=want, timeout=30_000)
+    assert agree(canvas(page), expected_rgb(64, 40, 100.0, "interleaved")) > 0.999
+    draws = int(page.locator(".pee-sp").get_attribute("data-draws"))
+    move(page, ".pee-sp-L", 50)
+    assert int(page.locator(".pee-sp").get_attribute("data-draws")) == draws + 1  # one draw per move, not one per run so far
+    assert agree(canvas(page), expected_rgb(64, 50, 100.0, "interleaved")) > 0.999
     page.close()
 
 

@@ -290,3 +290,17 @@ def test_an_import_reports_to_the_event_it_started_with(slow_import, monkeypatch
     loader.join(WAIT)
     assert not loader.is_alive() and started.is_set()
     assert not fresh.is_set() and not runner.model_loaded()
+
+
+def test_the_real_import_reports_a_failure_to_the_list_and_event_it_was_handed(monkeypatch):
+    """runner._import_model itself (not a fake): a failed import goes to the list it was handed
+    and sets the event it was handed, and touches neither of the module's."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "core.lab.model", None)  # importing it now raises ImportError
+    monkeypatch.setattr(runner, "_MODEL_READY", threading.Event())
+    monkeypatch.setattr(runner, "_MODEL_ERROR", [])
+    ready, errors = threading.Event(), []
+    runner._import_model(ready, errors)
+    assert ready.is_set() and len(errors) == 1 and isinstance(errors[0], ImportError)
+    assert not runner._MODEL_READY.is_set() and runner._MODEL_ERROR == []

@@ -78,3 +78,15 @@ def test_a_fixed_range_decides_what_is_close():
 def test_place_labels_takes_the_first_free_slot():
     assert charts._place_labels([(0, 10), (20, 30), (25, 35), (28, 40), (50, 60)], 4) == [0, 0, 1, 2, 0]
     assert charts._place_labels([(0, 10)] * 6, 4) == [0, 1, 2, 3, 3, 3]  # all slots taken: the last
+
+
+def test_a_reversed_fixed_range_is_the_same_range():
+    # plotly.js draws range (1.05, 0) upside down; the labels are judged on the same span
+    fig = figure(y_marks=[(0.2, "a"), (0.8, "b")], y_range=(1.05, 0.0))
+    assert [label.xanchor for label in labels(fig, ["a", "b"])] == ["left", "left"]
+
+
+def test_a_log_axis_ignores_values_it_cannot_show():
+    # zero and negative values have no place on a log axis: the span comes from the positive ones
+    fig = figure(x_marks=[(10, "ten"), (10_000, "ten thousand")], log_x=True, x=(-5.0, 0.0, 1.0, 100_000.0), y=(0.0, 0.5, 0.7, 1.0))
+    assert [a.yanchor for a in labels(fig, ["ten", "ten thousand"])] == ["bottom", "bottom"]
