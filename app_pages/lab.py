@@ -34,7 +34,7 @@ st.caption(
 
 # --- controls ----------------------------------------------------------------------------
 # every control travels in the URL (choices by plain name), so a lab setting is a link
-check_url_value("lab_why", lambda raw: raw.strip().lower() in ("true", "false", ""), "it is true (the explanation \"Why this task\" open) or false")
+check_url_value("lab_why", lambda raw: raw.lower() in ("true", "false"), "it is true (the explanation \"Why this task\" open) or false")
 chosen = lab_controls()
 st.caption(f"**Task**: {TASKS[chosen.task].summary}")
 
