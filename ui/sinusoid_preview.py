@@ -2,7 +2,8 @@
 
 Its own three sliders (d_model, max_len, base) redraw the whole encoding in the browser on every
 move, with no round trip to the server: the page sends the sidebar's settings and the app's
-diverging colour scale once, and the component's JavaScript computes PE(p, i) itself, with the
+diverging colour scale when the tab opens and again when a sidebar setting changes (the preview
+starts over there), and the component's JavaScript computes PE(p, i) itself, with the
 formula core.schemes.sinusoidal uses (the paper's interleaved columns, or sines first), one
 canvas pixel per cell, coloured on the same 255 levels as the app's image heatmaps
 (core.viz.charts.heatmap_trace: level = round((v + 1) / 2 * 254)). Hovering a cell reads its
@@ -119,8 +120,8 @@ export default function (component) {
       (data.layout === 'concat' ? 'sines first, then cosines' : 'interleaved (sin, cos, ...)') + ' — drawn in your browser';
     const params = new URLSearchParams({ d_model: String(d), max_len: String(L), base: String(base), layout: data.layout });
     q('.pee-sp-link').href = `${data.path}?${params}`;
-    root.dataset.drawn = `${d},${L},${base}`;  // what the canvas shows, and how many draws so far (read by the browser tests)
-    root.dataset.draws = String(Number(root.dataset.draws || 0) + 1);
+    root.dataset.drawn = `${d},${L},${base}`;  // what the canvas shows (read by the browser tests)
+    root.dataset.draws = String(Number(root.dataset.draws || 0) + 1);  // draws so far: one per move (read by the browser tests)
     q('.pee-sp-readout').textContent = 'Hover a cell for its exact value.';
   }
 

@@ -115,21 +115,15 @@ def _marks(
             return 0.0
         return (v - span[0]) / (span[1] - span[0]) * px
 
-    for axis, marks in (("x", x_marks), ("y", y_marks)):
+    for axis, marks, span, log, px in (("x", x_marks, x_span, log_x, width_px), ("y", y_marks, y_span, log_y, height_px)):
         order = sorted(range(len(marks)), key=lambda k: float(marks[k][0]))
-        if axis == "x":
-            spans = []
-            for k in order:
-                at = where(marks[k][0], x_span, log_x, width_px)
-                half = MARK_CHAR_PX * len(str(marks[k][1])) / 2 + 3
-                spans.append((at - half, at + half))
-            slot_of = dict(zip(order, _place_labels(spans, 4)))
-        else:
-            spans = []
-            for k in order:
-                at = where(marks[k][0], y_span, log_y, height_px)
-                spans.append((at, at + MARK_LINE_PX))
-            slot_of = dict(zip(order, _place_labels(spans, 4)))
+        spans = []
+        for k in order:
+            at = where(marks[k][0], span, log, px)
+            # an x label is centred on its line, as wide as its text; a y label sits above its line, one text line high
+            half = MARK_CHAR_PX * len(str(marks[k][1])) / 2 + 3
+            spans.append((at - half, at + half) if axis == "x" else (at, at + MARK_LINE_PX))
+        slot_of = dict(zip(order, _place_labels(spans, 4)))
         for k, (value, text, *rest) in enumerate(marks):
             colour = rest[0] if rest else "#555555"
             line = dict(color=colour, dash="dash", width=1.5)
@@ -388,6 +382,7 @@ def _figure(
     names = [t.name or "" for t in traces if legend and t.showlegend is not False]
     margin, x_room = _margins(traces, {k: v for k, v in base.items() if k[1:5] == "axis"}, names, top)
     base["margin"] = margin
+    plot_px = max(base["height"] - margin["t"] - margin["b"], 1)  # the plot's height in pixels
     log_x, log_y = (base.get(a, {}).get("type") == "log" for a in ("xaxis", "yaxis"))
     shapes, labels = _marks(
         x_marks,
@@ -396,12 +391,11 @@ def _figure(
         log_y=log_y,
         x_span=_span(traces, "x", x_marks, base.get("xaxis", {}).get("range"), log_x) if x_marks else None,
         y_span=_span(traces, "y", y_marks, base.get("yaxis", {}).get("range"), log_y) if y_marks else None,
-        plot_px=(CHART_PX - margin["l"] - margin["r"], max(base["height"] - margin["t"] - margin["b"], 1)),
+        plot_px=(CHART_PX - margin["l"] - margin["r"], plot_px),
     )
     base["shapes"] = shapes
     base["annotations"] = labels + extra_annotations
     if legend:  # under the x axis title, the same distance whatever the height
-        plot_px = max(base["height"] - margin["t"] - margin["b"], 1)
         base["legend"] = dict(orientation="h", yanchor="top", y=-x_room / plot_px, xanchor="left", x=0.0)
     base["datarevision"] = wire.digest(traces)
     # Built without plotly.py's validation, which took over half of a 12-panel figure's build
