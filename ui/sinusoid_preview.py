@@ -38,8 +38,9 @@ HTML = """
   <div class="pee-sp-title"></div>
   <div class="pee-sp-frame">
     <div class="pee-sp-ylabel">position p (rows, top to bottom)</div>
-    <canvas class="pee-sp-canvas"></canvas>
+    <div class="pee-sp-scroll"><canvas class="pee-sp-canvas"></canvas></div>
   </div>
+  <div class="pee-sp-note"></div>
   <div class="pee-sp-xlabel">dimension (columns, left to right); colour: value, blue −1, white 0, red +1</div>
   <div class="pee-sp-readout">Hover a cell for its exact value.</div>
   <a class="pee-sp-link" target="_self">Open the app's figures at these settings</a>
@@ -54,7 +55,9 @@ CSS = """
 .pee-sp-title { font-size: 16px; margin: 0.25rem 0; }
 .pee-sp-frame { display: flex; align-items: stretch; gap: 0.25rem; }
 .pee-sp-ylabel { writing-mode: vertical-rl; transform: rotate(180deg); text-align: center; font-size: 12px; color: #555; }
-.pee-sp-canvas { width: 100%; height: 420px; image-rendering: pixelated; border: 1px solid #ddd; }
+.pee-sp-scroll { flex: 1; min-width: 0; max-height: 440px; overflow: auto; }
+.pee-sp-canvas { display: block; box-sizing: border-box; image-rendering: pixelated; border: 1px solid #ddd; }
+.pee-sp-note { font-size: 12px; color: #555; }
 .pee-sp-xlabel { font-size: 12px; color: #555; text-align: center; margin-top: 0.25rem; }
 .pee-sp-readout { font-variant-numeric: tabular-nums; margin: 0.25rem 0; min-height: 1.4em; }
 """
@@ -110,6 +113,16 @@ export default function (component) {
       img.data[4 * k] = c[0]; img.data[4 * k + 1] = c[1]; img.data[4 * k + 2] = c[2]; img.data[4 * k + 3] = 255;
     }
     ctx.putImageData(img, 0, 0);
+    // never fewer screen pixels than cells: a canvas shrunk to fit would drop rows and columns and
+    // show moiré that is not in the encoding, so past the box's size the picture scrolls instead
+    const fitW = q('.pee-sp-scroll').clientWidth - 2, fitH = 420;
+    const wide = fitW > 0 && d > fitW, tall = L > fitH;
+    canvas.style.width = wide ? `${d + 2}px` : '100%';  // + its 1-pixel border on each side (border-box)
+    canvas.style.height = `${(tall ? L : fitH) + 2}px`;
+    q('.pee-sp-note').textContent = (wide || tall)
+      ? `One screen pixel per cell: scroll the picture to see all ${tall ? `${L.toLocaleString('en-US')} rows` : ''}` +
+        `${tall && wide ? ' and ' : ''}${wide ? `${d.toLocaleString('en-US')} columns` : ''}.`
+      : '';
     const baseText = base.toLocaleString('en-US', { maximumSignificantDigits: 6 });
     q('.pee-sp-d-out').textContent = d.toLocaleString('en-US');
     q('.pee-sp-L-out').textContent = L.toLocaleString('en-US');

@@ -113,3 +113,14 @@ def test_hover_reads_the_exact_value_of_a_cell(context, app_url):
     value = sinusoidal.sinusoidal_encoding(40, 16, 100.0)[row, col]
     assert text == f"position {row}, dimension {col} (cos of pair 2): {value:.6f}"
     page.close()
+
+
+def test_a_large_encoding_gets_a_screen_pixel_per_cell_and_scrolls(context, app_url):
+    # shrunk to fit its box, 2,048 rows would show one in five and moiré that is not in the encoding
+    page, _ = opened(context, app_url, "d_model=512&max_len=2048")
+    size = page.evaluate("() => { const c = document.querySelector('.pee-sp-canvas'); return [c.clientWidth, c.clientHeight]; }")
+    assert size[0] >= 512 and size[1] >= 2048, size
+    assert "scroll the picture to see all 2,048 rows" in page.locator(".pee-sp-note").inner_text()
+    page, _ = opened(context, app_url, "d_model=16&max_len=40&base=100")
+    assert page.locator(".pee-sp-note").inner_text() == ""  # small enough to fit: no note
+    page.close()
