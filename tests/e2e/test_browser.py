@@ -168,8 +168,13 @@ def test_attention_sentence_change_redraws(context, app_url):
     box.fill("colourless green ideas sleep furiously")
     box.press("Enter")
     page.wait_for_function("document.location.search.includes('colourless')", timeout=30_000)
+    # the URL changes when the box commits, which can be before the run it starts has begun: wait for
+    # the words on the figure's axis (a run that never redraws them times out here)
+    ticks = "Array.from(document.querySelectorAll(\"[data-testid='stPlotlyChart'] .ytick text\")).map(e => e.textContent).join(' ')"
+    page.wait_for_function(f"() => {ticks}.includes('4:furiously')", timeout=30_000)
     wait_ready(page)
     assert page.locator("[data-testid='stException']").count() == 0
     assert chart_signature(page) != before
-    assert "4:furiously" in " ".join(page.eval_on_selector_all("[data-testid='stPlotlyChart'] .ytick text", "els => els.map(e => e.textContent)"))
+    shown = page.evaluate(f"() => {ticks}")
+    assert "0:colourless" in shown and "4:furiously" in shown and "quick" not in shown
     screenshot(page, "attention-custom-sentence")
