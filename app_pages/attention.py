@@ -133,12 +133,7 @@ n = len(words)
 def _side_by_side() -> None:
     st.header("Side by side")
     head = st.selectbox("Head shown", list(range(heads)), key="head", format_func=lambda h: f"head {h + 1} of {heads}") if heads > 1 else 0
-    side, difference = figs.weight_figures(res, head, words, scheme.label)
-    col_a, col_b = st.columns([2, 1])
-    with col_a:
-        plot(side, key="att_side_by_side")
-    with col_b:
-        plot(difference, key="att_difference")
+    plot(figs.weight_figure(res, head, words, scheme.label), key="att_side_by_side")  # one figure: a chart costs more to mount than a panel to draw
     st.caption(
         f"The encoding is {scheme.applied}. Without it, a word's attention depends only on which words are present: "
         "identical words get identical rows, and the pattern moves with the words when they are shuffled. With it, "

@@ -14,43 +14,46 @@ import plotly.graph_objects as go
 from core.analysis.attention import AttentionStudy
 from core.schemes.registry import ADDED, Scheme
 from core.viz import charts
-from core.viz.grid import strided
+from core.viz.grid import ordinal, strided
 
 MAX_TOKENS = 256  # tokens drawn per axis
 TICK_LIMIT = 40  # above this many tokens the axes show positions instead of words
+X_LABELS = 10  # key words named under each panel at most
+ROW_PX = 14  # the height of a row with a word label: the 12-pixel tick font and a little room
 
 
-def weight_figures(res: AttentionStudy, head: int, words: Sequence[str], label: str) -> tuple[go.Figure, go.Figure]:
+def weight_figure(res: AttentionStudy, head: int, words: Sequence[str], label: str) -> go.Figure:
     """Head `head`'s (T, T) weights without positions and with the scheme named `label`, side by
-    side on one colour range from 0, and their difference (signed). Axes name the words up to
+    side on one colour range from 0, and their difference (signed, on the diverging scale) as a
+    third panel of the same size with its own colour bar: one figure. Axes name the words up to
     TICK_LIMIT tokens, positions beyond."""
     n = len(words)
     ax = strided(n, MAX_TOKENS)
-    ticks = [[f"{i}:{w}" for i, w in enumerate(words)]] * 2 if n <= TICK_LIMIT else None
+    names = [f"{i}:{w}" for i, w in enumerate(words)]
+    every = -(-n // X_LABELS)  # a narrow panel has room for about X_LABELS turned key words; the rows name every word
+    x_ticks = [[name if i % every == 0 else "" for i, name in enumerate(names)]] * 3 if n <= TICK_LIMIT else None
+    ticks = [names] * 3 if n <= TICK_LIMIT else None
     axis_title = "key word" if n <= TICK_LIMIT else "key position"
     plain, with_pe = res.weights_plain[head], res.weights_pe[head]  # (T, T) each
-    side = charts.side_by_side_heatmaps(
+    weights = charts.ScaleGroup(
         [("without positions", plain, ax, ax), (f"with {label}", with_pe, ax, ax)],
-        title=f"Attention weights, head {head + 1} (row: query, column: key)",
-        x_title=axis_title,
-        y_title=axis_title.replace("key", "query"),
         signed=False,
         zmin=0.0,
         zmax=float(max(plain.max(), with_pe.max())),
-        x_ticks=ticks,
-        y_ticks=ticks,
-        height=460,
+        colorbar_title="weight",
+        hover="weight",
     )
-    difference = charts.side_by_side_heatmaps(
-        [("with − without", with_pe - plain, ax, ax)],
-        title="Difference",
+    difference = charts.ScaleGroup([("difference: with − without", with_pe - plain, ax, ax)], colorbar_title="difference", hover="with − without")
+    return charts.heatmap_row(
+        [weights, difference],
+        title=f"Attention weights, head {head + 1} (row: query, column: key), and the difference",
         x_title=axis_title,
         y_title=axis_title.replace("key", "query"),
-        x_ticks=ticks[:1] if ticks else None,
-        y_ticks=ticks[:1] if ticks else None,
-        height=460,
+        x_ticks=x_ticks,
+        y_ticks=ticks,
+        note=f"key words named on every {ordinal(every)} column (the rows name every word)" if ticks and every > 1 else "",
+        height=max(460, 200 + ROW_PX * n) if ticks else 460,  # a word label per row needs its own line
     )
-    return side, difference
 
 
 def shuffle_notes(res: AttentionStudy, words: Sequence[str], scheme: Scheme, causal: bool) -> list[str]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
@@ -277,8 +278,9 @@ def _dots_note(n: int, noun: str = "position") -> str:
 
 
 def _colour_bar_title(traces: Sequence) -> str | None:
-    """The title of the colour bar a figure shows ('' untitled), or None when it shows none."""
-    for trace in traces:
+    """The title of the colour bar at the figure's right edge, the last one shown ('' untitled), or
+    None when it shows none (a bar between panels has room of its own: heatmap_row)."""
+    for trace in reversed(traces):
         if trace.type == "heatmap" and trace.showscale is not False:
             return trace.colorbar.title.text or ""
         marker = getattr(trace, "marker", None)
@@ -695,6 +697,33 @@ def _panel_title(text: str, x: float, y: float, size: int) -> dict:
     return dict(text=text, x=x, y=y, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=size))
 
 
+@dataclass(frozen=True)
+class ScaleGroup:
+    """Consecutive panels of a heatmap row that share one colour scale and one colour bar:
+    (panel title, z, x sample, y sample) each. Signed data use the diverging scale centred on
+    zero (+-zmax, or +-the largest |value| when zmax is None); unsigned data the sequential one
+    from zmin to zmax (the data's own extremes when None). `hover` names the value on hover."""
+
+    panels: Sequence[tuple[str, np.ndarray, Sample, Sample]]
+    signed: bool = True
+    zmin: float | None = None
+    zmax: float | None = None
+    colorbar_title: str = ""
+    hover: str = "value"
+
+    def bounds(self) -> tuple[float, float]:
+        if self.signed:
+            bound = self.zmax if self.zmax is not None else max(float(np.nanmax(np.abs(z))) for _, z, _, _ in self.panels)
+            bound = bound if bound > 0 else 1.0
+            return -bound, bound
+        zmin = min(float(np.nanmin(z)) for _, z, _, _ in self.panels) if self.zmin is None else self.zmin
+        zmax = max(float(np.nanmax(z)) for _, z, _, _ in self.panels) if self.zmax is None else self.zmax
+        return zmin, zmax
+
+
+BAR_ROOM = 0.10  # paper width a colour bar and its tick labels take between two groups of panels, beyond the usual gap
+
+
 def side_by_side_heatmaps(
     panels: Sequence[tuple[str, np.ndarray, Sample, Sample]],
     *,
@@ -713,24 +742,53 @@ def side_by_side_heatmaps(
     """Several heatmaps in one row (titled panels) with one shared colour scale, so equal
     colours mean equal values. Signed data use the diverging scale centred on zero: the range
     is +-zmax, or +-the largest |value| when zmax is None."""
-    if signed:
-        bound = zmax if zmax is not None else max(float(np.nanmax(np.abs(z))) for _, z, _, _ in panels)
-        bound = bound if bound > 0 else 1.0
-        zmin, zmax = -bound, bound
-    else:
-        zmin = min(float(np.nanmin(z)) for _, z, _, _ in panels) if zmin is None else zmin
-        zmax = max(float(np.nanmax(z)) for _, z, _, _ in panels) if zmax is None else zmax
+    group = ScaleGroup(panels, signed=signed, zmin=zmin, zmax=zmax, colorbar_title=colorbar_title)
+    return heatmap_row([group], title=title, x_title=x_title, y_title=y_title, note=note, height=height, x_ticks=x_ticks, y_ticks=y_ticks)
+
+
+def heatmap_row(
+    groups: Sequence[ScaleGroup],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    note: str = "",
+    height: int = 400,
+    x_ticks: Sequence[Sequence[str]] | None = None,
+    y_ticks: Sequence[Sequence[str]] | None = None,
+) -> go.Figure:
+    """Heatmaps in one row of equal panels, in groups that each share a colour scale (equal
+    colours mean equal values within a group) and show one colour bar right after the group's
+    last panel. One figure however many groups: a chart costs the browser more to mount than a
+    panel does to draw. `x_ticks`/`y_ticks`: word labels per panel, in order across groups."""
+    panels = [(group, panel, i == len(group.panels) - 1) for group in groups for i, panel in enumerate(group.panels)]  # (group, panel, its group's last)
     n, gap = len(panels), 0.08 if y_ticks is None else 0.16  # word ticks need room between panels
-    numeric = sum(z.size for _, z, _, _ in panels) <= HEATMAP_CELLS  # the budget is per figure
-    width = (1.0 - gap * (n - 1)) / n
+    bars_inside = len(groups) - 1  # every group's bar but the last sits between panels
+    numeric = sum(z.size for _, (_, z, _, _), _ in panels) <= HEATMAP_CELLS  # the budget is per figure
+    width = (1.0 - gap * (n - 1) - BAR_ROOM * bars_inside) / n  # the next panel's tick labels still get their gap after a bar
     traces, layout, titles = [], {}, []
-    for k, (panel_title, z, xs, ys) in enumerate(panels):
+    left = 0.0
+    for k, (group, (panel_title, z, xs, ys), last_of_group) in enumerate(panels):
         suffix = "" if k == 0 else str(k + 1)
-        left = k * (width + gap)
+        zmin, zmax = group.bounds()
+        bar_inside = last_of_group and group is not groups[-1]  # a bar between groups: beside its panel, not at the right edge
         for trace in heatmap_trace(
-            z, xs, ys, zmin=zmin, zmax=zmax, scale=DIVERGING if signed else SEQUENTIAL, colorbar_title=colorbar_title, showscale=k == n - 1, numeric=numeric
+            z,
+            xs,
+            ys,
+            zmin=zmin,
+            zmax=zmax,
+            scale=DIVERGING if group.signed else SEQUENTIAL,
+            colorbar_title=group.colorbar_title,
+            hover=group.hover,
+            showscale=last_of_group,
+            numeric=numeric,
         ):
             trace.update(xaxis=f"x{suffix}", yaxis=f"y{suffix}")
+            if bar_inside and trace.type == "heatmap" and trace.showscale:
+                trace.colorbar.update(x=left + width + 0.01, xanchor="left", thickness=18)
+            elif bar_inside and trace.type == "scatter":  # an image's colour bar rides on an empty marker trace
+                trace.marker.colorbar.update(x=left + width + 0.01, xanchor="left", thickness=18)
             traces.append(trace)
         shared_x = n > 1 and x_ticks is None  # one x title under the row, not one per narrow panel (they run into each other)
         x_axis = dict(domain=[left, left + width], anchor=f"y{suffix}", title_text=None if shared_x else x_title, **_HEATMAP_AXIS)
@@ -745,6 +803,7 @@ def side_by_side_heatmaps(
         layout[f"xaxis{suffix}"], layout[f"yaxis{suffix}"] = x_axis, y_axis
         if panel_title:
             titles.append(_panel_title(panel_title, left + width / 2, 1.0, 13))
+        left += width + gap + (BAR_ROOM if bar_inside else 0.0)
     if n > 1 and x_ticks is None:  # where plotly.js puts an axis title: under the tick labels, inside X_ROOM
         titles.append(
             dict(

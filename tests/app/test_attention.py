@@ -28,8 +28,8 @@ def test_every_preset(preset):
         assert float(m["same-word rows, no positions"]) < 1e-12
     else:
         assert m["same-word rows, no positions"] == "no repeats"
-    assert chart_keys(at) == ["att_side_by_side", "att_difference"]  # the open tab's; the others' through their links:
-    assert sum(len(figures(run)) for run in open_views("attention", sentence=preset)) == 4
+    assert chart_keys(at) == ["att_side_by_side"]  # the open tab's (without, with, difference in one figure); the others' through their links:
+    assert sum(len(figures(run)) for run in open_views("attention", sentence=preset)) == 3
 
 
 def test_side_by_side_weights_are_the_core_numbers():
@@ -40,7 +40,32 @@ def test_side_by_side_weights_are_the_core_numbers():
     data = figures(at)[0]["data"]
     np.testing.assert_allclose(decode(data[0]["z"]), study.weights_plain[0], atol=1e-6)
     np.testing.assert_allclose(decode(data[1]["z"]), study.weights_pe[0], atol=1e-6)
-    np.testing.assert_allclose(decode(figures(at)[1]["data"][0]["z"]), study.weights_pe[0] - study.weights_plain[0], atol=1e-6)
+    np.testing.assert_allclose(decode(data[2]["z"]), study.weights_pe[0] - study.weights_plain[0], atol=1e-6)
+    # the two weight panels share 0..max, the difference is centred on zero: equal colours, equal values
+    top = float(max(study.weights_plain[0].max(), study.weights_pe[0].max()))
+    bound = float(np.abs(study.weights_pe[0] - study.weights_plain[0]).max())
+    assert [x for t in data for x in (t["zmin"], t["zmax"])] == pytest.approx([0.0, top, 0.0, top, -bound, bound], rel=1e-6)
+    layout = figures(at)[0]["layout"]
+    assert [layout[f"xaxis{k}"]["ticktext"] for k in ("", "2", "3")] == [[f"{i}:{w}" for i, w in enumerate(words)]] * 3  # 6 words: every one named
+
+
+def test_a_long_sentence_names_every_row_and_every_kth_column_and_grows_to_fit():
+    at = open_page("attention")
+    at.selectbox(key="sentence").set_value("a long sentence").run()
+    assert_clean(at)
+    fig = figures(at)[0]
+    layout = fig["layout"]
+    words = [label.split(":", 1)[1] for label in layout["yaxis"]["ticktext"]]
+    n = len(words)
+    shuffled = next(m.value for m in at.markdown if m.value.startswith("Shuffled")).split("`")[1]
+    assert sorted(attention.tokenize(shuffled)) == sorted(words) and 10 < n <= 40  # the sentence's words, all of them, in order below
+    every = -(-n // 10)
+    assert every > 1
+    for k in ("", "2", "3"):
+        assert layout[f"yaxis{k}"]["ticktext"] == [f"{i}:{w}" for i, w in enumerate(words)]
+        assert [t for t in layout[f"xaxis{k}"]["ticktext"] if t] == [f"{i}:{w}" for i, w in enumerate(words) if i % every == 0]
+    assert layout["height"] >= 14 * n + 200  # a line per word label
+    assert f"every {['', '', '2nd', '3rd', '4th'][every]} column" in title_text(fig)
 
 
 def test_repeated_word_rows_identical_without_positions_distinct_with():
@@ -100,11 +125,11 @@ def test_custom_sentence_edge_cases(text, outcome):
         return
     if outcome == "capped":
         assert any("first 256" in i.value for i in at.info)
-        assert figures(at)[0]["data"][0]["type"] == "image"  # 2 x 256 x 256 weights: sent as an image
-    assert len(figures(at)) == 2  # the open tab's; with the others', through their links:
+        assert [t["type"] for t in figures(at)[0]["data"]] == ["image", "scatter", "heatmap"] * 3  # 3 x 256 x 256 cells: images, each with its hover probe
+    assert len(figures(at)) == 1  # the open tab's; with the others', through their links:
     views = open_views("attention", sentence="your own sentence", text=text)
     assert all(not run.exception for run in views)
-    assert sum(len(figures(run)) for run in views) == 4
+    assert sum(len(figures(run)) for run in views) == 3
 
 
 def test_custom_sentence_and_settings_from_the_link():

@@ -87,10 +87,15 @@ def check_generic(key: str, fig: dict) -> None:
             if values.size:
                 assert values.max() / values.min() <= 1e12 * (1 + 1e-9), f"{key}: the log axis {title!r} spans {values.max() / values.min():.3g}"
     heat = [t for t in fig["data"] if t.get("type") == "heatmap"] + [t for t in fig["data"] if t.get("marker", {}).get("cmin") is not None]
-    ranges = {(round(t.get("zmin", t.get("marker", {}).get("cmin")), 9), round(t.get("zmax", t.get("marker", {}).get("cmax")), 9)) for t in heat}
+    def z_range(t: dict) -> tuple[float, float]:
+        return round(t.get("zmin", t.get("marker", {}).get("cmin")), 9), round(t.get("zmax", t.get("marker", {}).get("cmax")), 9)
+
+    ranges = {z_range(t) for t in heat}
     says_per_panel = "each panel has its own colour range" in layout["title"]["text"]
-    if len(ranges) > 1:
-        assert says_per_panel, f"{key}: panels on different colour ranges without saying so"
+    if len(ranges) > 1 and not says_per_panel:  # else every range needs a colour bar of its own, each in its own place
+        bars = [t for t in heat if (t.get("showscale", True) if t.get("type") == "heatmap" else t["marker"].get("showscale"))]
+        placed = [(t.get("colorbar") or t.get("marker", {}).get("colorbar") or {}).get("x") for t in bars]
+        assert {z_range(t) for t in bars} == ranges and len(set(placed)) == len(bars), f"{key}: panels on different colour ranges without saying so"
     if key in SHARED_RANGE:
         assert len(ranges) <= 1 and not says_per_panel, f"{key}: panels meant to be compared on different ranges"
 
@@ -166,6 +171,12 @@ def check_claims(page: str, figs: dict[str, dict], setting: dict) -> None:
             assert np.all(np.nansum(z[rows] == 1, axis=1) <= 1) and (not rows.any() or np.nansum(z[rows] == 1) >= 1), "compare: one-hot rows lost their 1"
         if "sinusoidal (paper)" in panels:
             check_pairs("compare sinusoid", columns_of(panels["sinusoidal (paper)"]), d, "interleaved")
+    if page == "attention":  # without and with positions on one range from 0, their difference centred on zero, each range with its bar
+        heat = [t for t in figs["att_side_by_side"]["data"] if t.get("type") == "heatmap" and t.get("opacity", 1) > 0 or t.get("type") == "image"]
+        assert len(heat) == 3, "att_side_by_side: not three panels"
+        bars = [t for t in figs["att_side_by_side"]["data"] if t.get("type") == "scatter" or t.get("type") == "heatmap" and t.get("showscale", True)]
+        ranges = [(t["marker"]["cmin"], t["marker"]["cmax"]) if t["type"] == "scatter" else (t["zmin"], t["zmax"]) for t in bars]
+        assert len(ranges) == 2 and ranges[0][0] == 0 and ranges[1][0] == -ranges[1][1] < 0, f"att_side_by_side: colour ranges {ranges}"
     if page == "relative":
         assert figs["alibi_weights"]["layout"]["yaxis"]["type"] == "linear", "alibi_weights: weights on a log axis"
     if page == "similarity" and L >= 3:

@@ -14,7 +14,7 @@ PAGES = {
     "": 4,
     "sinusoidal": 8,
     "similarity": 5,
-    "attention": 4,
+    "attention": 3,
     "compare": 2,
     "rope": 5,
     "context": 5,

@@ -76,6 +76,48 @@ def test_side_by_side_cell_budget_is_per_figure():
     assert fig.data[3].xaxis == fig.data[5].xaxis == "x2" and fig.layout.xaxis2.domain[0] > fig.layout.xaxis.domain[1]
 
 
+def test_a_heatmap_row_gives_each_group_its_own_scale_and_a_bar_beside_its_last_panel():
+    weights, diff = np.array([[0.2, 0.8], [0.5, 0.5]]), np.array([[-0.3, 0.1], [0.0, 0.05]])
+    ax = strided(2, 2)
+    fig = charts.heatmap_row(
+        [
+            charts.ScaleGroup([("w1", weights, ax, ax), ("w2", weights / 2, ax, ax)], signed=False, zmin=0.0, colorbar_title="weight", hover="weight"),
+            charts.ScaleGroup([("d", diff, ax, ax)], colorbar_title="difference", hover="with − without"),
+        ],
+        title="t",
+        x_title="x",
+        y_title="y",
+    )
+    # the first group from 0 to its largest value (0.8), the second on ±max|d| (0.3) with the diverging scale
+    assert [(t.zmin, t.zmax) for t in fig.data] == [(0.0, 0.8), (0.0, 0.8), (-0.3, 0.3)]
+    assert [t.showscale for t in fig.data] == [False, True, True]
+    scale = {name: go.Heatmap(colorscale=getattr(charts, name)).colorscale for name in ('SEQUENTIAL', 'DIVERGING')}
+    assert [t.colorscale for t in fig.data] == [scale['SEQUENTIAL'], scale['SEQUENTIAL'], scale['DIVERGING']]
+    assert "weight %{z" in fig.data[0].hovertemplate and "with − without %{z" in fig.data[2].hovertemplate
+    domains = [fig.layout[f"xaxis{s}"].domain for s in ("", "2", "3")]
+    widths = [b - a for a, b in domains]
+    assert max(widths) - min(widths) < 1e-9  # equal panels
+    assert domains[0][0] == 0.0 and abs(domains[2][1] - 1.0) < 1e-9
+    bar = fig.data[1].colorbar  # between panel 2 and panel 3, clear of both
+    assert domains[1][1] < bar.x and bar.xanchor == "left"
+    assert abs(domains[2][0] - domains[1][1] - (charts.BAR_ROOM + domains[1][0] - domains[0][1])) < 1e-9  # its room plus the usual gap
+    assert fig.data[2].colorbar.x is None  # the last bar stays at the right edge, in the margin kept for it
+    assert fig.layout.margin.r >= 50 + 8 * len("difference")  # that margin is sized for the right edge's title
+
+
+def test_a_heatmap_row_of_images_moves_the_image_bar_between_groups():
+    big = strided(300, 300)
+    z = np.linspace(0, 1, 300 * 300).reshape(300, 300)
+    fig = charts.heatmap_row(
+        [charts.ScaleGroup([("a", z, big, big)], signed=False), charts.ScaleGroup([("b", z - 0.5, big, big)])], title="t", x_title="x", y_title="y"
+    )
+    assert [t.type for t in fig.data] == ["image", "scatter", "heatmap", "image", "scatter", "heatmap"]
+    first_bar, last_bar = fig.data[1].marker, fig.data[4].marker
+    assert first_bar.showscale and first_bar.colorbar.x > fig.layout.xaxis.domain[1] and first_bar.colorbar.x < fig.layout.xaxis2.domain[0]
+    assert last_bar.colorbar.x is None
+    assert (first_bar.cmin, first_bar.cmax) == (0.0, 1.0) and (last_bar.cmin, last_bar.cmax) == (-0.5, 0.5)
+
+
 # --- cheap to draw: what keeps plotly.js from drawing a figure twice ----------------------
 
 
@@ -263,6 +305,9 @@ def _every_kind_of_figure() -> dict:
             rng.normal(size=(600, 600)).astype(np.float32), strided(600, 600), strided(600, 600), title="h", x_title="x", y_title="y"
         ),
         "side by side": charts.side_by_side_heatmaps([panel, panel], title="s", x_title="x", y_title="y"),
+        "two scales": charts.heatmap_row(
+            [charts.ScaleGroup([panel, panel], signed=False), charts.ScaleGroup([panel], colorbar_title="d")], title="r", x_title="x", y_title="y"
+        ),
         "word ticks": charts.side_by_side_heatmaps(
             [("a", np.ones((2, 2)), strided(2, 2), strided(2, 2))] * 2, title="w", x_title="x", y_title="y", x_ticks=[["a", "b"]] * 2, y_ticks=[["c", "d"]] * 2
         ),
