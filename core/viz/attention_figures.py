@@ -30,7 +30,7 @@ def weight_figure(res: AttentionStudy, head: int, words: Sequence[str], label: s
     n = len(words)
     ax = strided(n, MAX_TOKENS)
     names = [f"{i}:{w}" for i, w in enumerate(words)]
-    every = -(-n // X_LABELS)  # a narrow panel has room for about X_LABELS turned key words; the rows name every word
+    every = max(1, -(-n // X_LABELS))  # a narrow panel has room for about X_LABELS turned key words; the rows name every word
     x_ticks = [[name if i % every == 0 else "" for i, name in enumerate(names)]] * 3 if n <= TICK_LIMIT else None
     ticks = [names] * 3 if n <= TICK_LIMIT else None
     axis_title = "key word" if n <= TICK_LIMIT else "key position"

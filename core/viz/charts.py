@@ -791,7 +791,8 @@ def heatmap_row(
                 trace.marker.colorbar.update(x=left + width + 0.01, xanchor="left", thickness=18)
             traces.append(trace)
         shared_x = n > 1 and x_ticks is None  # one x title under the row, not one per narrow panel (they run into each other)
-        x_axis = dict(domain=[left, left + width], anchor=f"y{suffix}", title_text=None if shared_x else x_title, **_HEATMAP_AXIS)
+        right = 1.0 if k == n - 1 else left + width  # not 1.0000000000000002 from the sums: plotly.js resets a domain outside [0, 1]
+        x_axis = dict(domain=[left, right], anchor=f"y{suffix}", title_text=None if shared_x else x_title, **_HEATMAP_AXIS)
         y_axis = dict(anchor=f"x{suffix}", autorange="reversed", scaleanchor=False, title_text=y_title if k == 0 else None, **_HEATMAP_AXIS)
         most = TICKS if n < 3 else 5
         x_axis.update(index_axis(xs, most, image=not numeric))
