@@ -29,9 +29,8 @@ def weight_figure(res: AttentionStudy, head: int, words: Sequence[str], label: s
     TICK_LIMIT tokens, positions beyond."""
     n = len(words)
     ax = strided(n, MAX_TOKENS)
-    names = [f"{i}:{w}" for i, w in enumerate(words)]
+    names = [f"{i}:{w}" for i, w in enumerate(words)]  # unique, repeated words included: the hover names a cell by them
     every = max(1, -(-n // X_LABELS))  # a narrow panel has room for about X_LABELS turned key words; the rows name every word
-    x_ticks = [[name if i % every == 0 else "" for i, name in enumerate(names)]] * 3 if n <= TICK_LIMIT else None
     ticks = [names] * 3 if n <= TICK_LIMIT else None
     axis_title = "key word" if n <= TICK_LIMIT else "key position"
     plain, with_pe = res.weights_plain[head], res.weights_pe[head]  # (T, T) each
@@ -49,8 +48,10 @@ def weight_figure(res: AttentionStudy, head: int, words: Sequence[str], label: s
         title=f"Attention weights, head {head + 1} (row: query, column: key), and the difference",
         x_title=axis_title,
         y_title=axis_title.replace("key", "query"),
-        x_ticks=x_ticks,
+        x_ticks=ticks,
         y_ticks=ticks,
+        x_tick_every=every,
+        name_cells=True,
         note=f"key words named on every {ordinal(every)} column (the rows name every word)" if ticks and every > 1 else "",
         height=max(460, 200 + ROW_PX * n) if ticks else 460,  # a word label per row needs its own line
     )

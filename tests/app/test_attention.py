@@ -46,7 +46,11 @@ def test_side_by_side_weights_are_the_core_numbers():
     bound = float(np.abs(study.weights_pe[0] - study.weights_plain[0]).max())
     assert [x for t in data for x in (t["zmin"], t["zmax"])] == pytest.approx([0.0, top, 0.0, top, -bound, bound], rel=1e-6)
     layout = figures(at)[0]["layout"]
-    assert [layout[f"xaxis{k}"]["ticktext"] for k in ("", "2", "3")] == [[f"{i}:{w}" for i, w in enumerate(words)]] * 3  # 6 words: every one named
+    names = [f"{i}:{w}" for i, w in enumerate(words)]  # 'the' twice, told apart by its position
+    assert [layout[f"xaxis{k}"]["ticktext"] for k in ("", "2", "3")] == [names] * 3  # 6 words: every one named
+    for trace in data:  # the cells sit at their words, so the hover names a cell's key and query words
+        assert list(trace["x"]) == names and list(trace["y"]) == names
+        assert trace["hovertemplate"].startswith("key word %{x}<br>query word %{y}<br>")
 
 
 def test_a_long_sentence_names_every_row_and_every_kth_column_and_grows_to_fit():
