@@ -738,12 +738,16 @@ def side_by_side_heatmaps(
     height: int = 400,
     x_ticks: Sequence[Sequence[str]] | None = None,
     y_ticks: Sequence[Sequence[str]] | None = None,
+    name_cells: bool = False,
 ) -> go.Figure:
     """Several heatmaps in one row (titled panels) with one shared colour scale, so equal
     colours mean equal values. Signed data use the diverging scale centred on zero: the range
-    is +-zmax, or +-the largest |value| when zmax is None."""
+    is +-zmax, or +-the largest |value| when zmax is None. Word ticks and `name_cells`: as in
+    heatmap_row."""
     group = ScaleGroup(panels, signed=signed, zmin=zmin, zmax=zmax, colorbar_title=colorbar_title)
-    return heatmap_row([group], title=title, x_title=x_title, y_title=y_title, note=note, height=height, x_ticks=x_ticks, y_ticks=y_ticks)
+    return heatmap_row(
+        [group], title=title, x_title=x_title, y_title=y_title, note=note, height=height, x_ticks=x_ticks, y_ticks=y_ticks, name_cells=name_cells
+    )
 
 
 def heatmap_row(
@@ -763,14 +767,15 @@ def heatmap_row(
     colours mean equal values within a group) and show one colour bar right after the group's
     last panel. One figure however many groups: a chart costs the browser more to mount than a
     panel does to draw. `x_ticks`/`y_ticks`: a word label for every column/row of each panel,
-    in order across groups; the x axis shows every `x_tick_every`-th. `name_cells` (with both,
-    and panels sent as heatmaps): the cells sit at their words (category axes), so the hover
-    names a cell's row and column words rather than their indices; the labels must be unique."""
+    in order across groups; the x axis shows every `x_tick_every`-th. `name_cells` (panels sent
+    as heatmaps): the cells sit at their words along each axis that has them (category axes), so
+    the hover names a cell's column and row by those words rather than by slot indices; each
+    panel's labels must be unique."""
     panels = [(group, panel, i == len(group.panels) - 1) for group in groups for i, panel in enumerate(group.panels)]  # (group, panel, its group's last)
     n, gap = len(panels), 0.08 if y_ticks is None else 0.16  # word ticks need room between panels
     bars_inside = len(groups) - 1  # every group's bar but the last sits between panels
     numeric = sum(z.size for _, (_, z, _, _), _ in panels) <= HEATMAP_CELLS  # the budget is per figure
-    named = name_cells and numeric and x_ticks is not None and y_ticks is not None
+    named_x, named_y = (name_cells and numeric and ticks is not None for ticks in (x_ticks, y_ticks))
     width = (1.0 - gap * (n - 1) - BAR_ROOM * bars_inside) / n  # the next panel's tick labels still get their gap after a bar
     traces, layout, titles = [], {}, []
     left = 0.0
@@ -791,9 +796,9 @@ def heatmap_row(
             numeric=numeric,
         ):
             trace.update(xaxis=f"x{suffix}", yaxis=f"y{suffix}")
-            if named:
-                hover = f"{x_title} %{{x}}<br>{y_title} %{{y}}<br>{group.hover} %{{z:.6g}}<extra></extra>"
-                trace.update(x=list(x_ticks[k]), y=list(y_ticks[k]), hovertemplate=hover)
+            if named_x or named_y:
+                trace.update(hovertemplate=f"{x_title} %{{x}}<br>{y_title} %{{y}}<br>{group.hover} %{{z:.6g}}<extra></extra>")
+                trace.update(**({"x": list(x_ticks[k])} if named_x else {}), **({"y": list(y_ticks[k])} if named_y else {}))
             if bar_inside and trace.type == "heatmap" and trace.showscale:
                 trace.colorbar.update(x=left + width + 0.01, xanchor="left", thickness=18)
             elif bar_inside and trace.type == "scatter":  # an image's colour bar rides on an empty marker trace
@@ -808,11 +813,12 @@ def heatmap_row(
         y_axis.update(index_axis(ys, TICKS, image=not numeric))
         if x_ticks is not None:
             shown = list(x_ticks[k])[::x_tick_every]
-            x_axis.update(tickmode="array", tickvals=shown if named else list(xs.indices)[::x_tick_every], ticktext=shown)
+            x_axis.update(tickmode="array", tickvals=shown if named_x else list(xs.indices)[::x_tick_every], ticktext=shown)
         if y_ticks is not None:
-            y_axis.update(tickmode="array", tickvals=list(y_ticks[k]) if named else list(ys.indices), ticktext=list(y_ticks[k]))
-        if named:
-            x_axis["type"] = y_axis["type"] = "category"
+            y_axis.update(tickmode="array", tickvals=list(y_ticks[k]) if named_y else list(ys.indices), ticktext=list(y_ticks[k]))
+        for axis, named in ((x_axis, named_x), (y_axis, named_y)):
+            if named:
+                axis["type"] = "category"
         layout[f"xaxis{suffix}"], layout[f"yaxis{suffix}"] = x_axis, y_axis
         if panel_title:
             titles.append(_panel_title(panel_title, left + width / 2, 1.0, 13))

@@ -126,6 +126,7 @@ def binary_analogy(d: int, max_len: int, base: float) -> go.Figure:
         y_title="position p",
         zmax=1.0,
         x_ticks=[[f"bit {b}" for b in range(n_bits)], [f"pair {i} (λ {wl[i]:.3g})" for i in nearest]],
+        name_cells=True,  # the hover names the bit or the pair, not the slot it is drawn in
         height=460,
     )
 

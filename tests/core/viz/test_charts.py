@@ -121,6 +121,21 @@ def test_a_heatmap_row_can_put_its_cells_at_their_words_and_label_every_kth_colu
     assert list(plain.layout.xaxis.tickvals) == [0, 3] and list(plain.layout.xaxis.ticktext) == ["0:a", "3:c"]
 
 
+def test_the_binary_analogy_names_each_column_by_its_bit_or_pair_on_hover():
+    from core.schemes import sinusoidal
+    from core.viz import sinusoid_figures
+
+    fig = sinusoid_figures.binary_analogy(128, 256, 10_000.0)
+    bits, sines = fig.data
+    assert list(bits.x) == [f"bit {b}" for b in range(6)]  # positions 0..63: six bits
+    pairs = [int(label.split()[1]) for label in sines.x]
+    wl = sinusoidal.wavelengths(128, 10_000.0)
+    assert [f"pair {i} (λ {wl[i]:.3g})" for i in pairs] == list(sines.x) and pairs == sorted(set(pairs))
+    assert all(t.hovertemplate.startswith("bit / pair (fast to slow) %{x}<br>position p %{y}<br>") for t in fig.data)
+    assert fig.layout.xaxis.type == fig.layout.xaxis2.type == "category" and fig.layout.yaxis.type is None  # positions stay numbers
+    assert list(bits.y) == list(range(64))
+
+
 def test_a_heatmap_row_of_images_moves_the_image_bar_between_groups():
     big = strided(300, 300)
     z = np.linspace(0, 1, 300 * 300).reshape(300, 300)
