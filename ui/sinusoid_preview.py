@@ -87,15 +87,15 @@ export default function (component) {
   // PE(p, column): the paper's interleaved columns (2i: sin, 2i + 1: cos) or sines first, as core.schemes.sinusoidal
   function encode() {
     d = Number(dIn.value); L = Number(LIn.value);
-    const pairs = d / 2;
+    const pairs = d / 2, concat = data.layout === 'concat';
     const freq = new Float64Array(pairs);
     for (let i = 0; i < pairs; i++) freq[i] = Math.pow(base, -(2 * i) / d);
     pe = new Float64Array(L * d);
     for (let p = 0; p < L; p++) {
       for (let i = 0; i < pairs; i++) {
         const a = p * freq[i];
-        const sinCol = data.layout === 'concat' ? i : 2 * i;
-        const cosCol = data.layout === 'concat' ? pairs + i : 2 * i + 1;
+        const sinCol = concat ? i : 2 * i;
+        const cosCol = concat ? pairs + i : 2 * i + 1;
         pe[p * d + sinCol] = Math.sin(a);
         pe[p * d + cosCol] = Math.cos(a);
       }

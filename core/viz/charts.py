@@ -771,17 +771,18 @@ def heatmap_row(
     as heatmaps): the cells sit at their words along each axis that has them (category axes), so
     the hover names a cell's column and row by those words rather than by slot indices; each
     panel's labels must be unique."""
-    panels = [(group, panel, i == len(group.panels) - 1) for group in groups for i, panel in enumerate(group.panels)]  # (group, panel, its group's last)
+    ranges = [group.bounds() for group in groups]  # once per group: each scans all of its panels
+    # (group, its colour range, panel, whether the panel is its group's last)
+    panels = [(group, z_range, panel, i == len(group.panels) - 1) for group, z_range in zip(groups, ranges) for i, panel in enumerate(group.panels)]
     n, gap = len(panels), 0.08 if y_ticks is None else 0.16  # word ticks need room between panels
     bars_inside = len(groups) - 1  # every group's bar but the last sits between panels
-    numeric = sum(z.size for _, (_, z, _, _), _ in panels) <= HEATMAP_CELLS  # the budget is per figure
+    numeric = sum(z.size for _, _, (_, z, _, _), _ in panels) <= HEATMAP_CELLS  # the budget is per figure
     named_x, named_y = (name_cells and numeric and ticks is not None for ticks in (x_ticks, y_ticks))
     width = (1.0 - gap * (n - 1) - BAR_ROOM * bars_inside) / n  # the next panel's tick labels still get their gap after a bar
     traces, layout, titles = [], {}, []
     left = 0.0
-    for k, (group, (panel_title, z, xs, ys), last_of_group) in enumerate(panels):
+    for k, (group, (zmin, zmax), (panel_title, z, xs, ys), last_of_group) in enumerate(panels):
         suffix = "" if k == 0 else str(k + 1)
-        zmin, zmax = group.bounds()
         bar_inside = last_of_group and group is not groups[-1]  # a bar between groups: beside its panel, not at the right edge
         for trace in heatmap_trace(
             z,
@@ -799,10 +800,8 @@ def heatmap_row(
             if named_x or named_y:
                 trace.update(hovertemplate=f"{x_title} %{{x}}<br>{y_title} %{{y}}<br>{group.hover} %{{z:.6g}}<extra></extra>")
                 trace.update(**({"x": list(x_ticks[k])} if named_x else {}), **({"y": list(y_ticks[k])} if named_y else {}))
-            if bar_inside and trace.type == "heatmap" and trace.showscale:
-                trace.colorbar.update(x=left + width + 0.01, xanchor="left", thickness=18)
-            elif bar_inside and trace.type == "scatter":  # an image's colour bar rides on an empty marker trace
-                trace.marker.colorbar.update(x=left + width + 0.01, xanchor="left", thickness=18)
+            if bar_inside and (trace.type == "scatter" or trace.type == "heatmap" and trace.showscale):  # an image's bar rides on an empty marker trace
+                (trace.marker if trace.type == "scatter" else trace).colorbar.update(x=left + width + 0.01, xanchor="left", thickness=18)
             traces.append(trace)
         shared_x = n > 1 and x_ticks is None  # one x title under the row, not one per narrow panel (they run into each other)
         right = 1.0 if k == n - 1 else left + width  # not 1.0000000000000002 from the sums: plotly.js resets a domain outside [0, 1]

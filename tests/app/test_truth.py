@@ -67,6 +67,20 @@ def traces_on(fig: dict, name: str) -> list[dict]:
     return [t for t in fig["data"] if t.get(f"{name[0]}axis", name[0]) == ref]
 
 
+def z_range(trace: dict) -> tuple[float, float]:
+    """A heatmap's colour range, or that of the marker trace an image's colour bar rides on."""
+    return round(trace.get("zmin", trace.get("marker", {}).get("cmin")), 9), round(trace.get("zmax", trace.get("marker", {}).get("cmax")), 9)
+
+
+def colour_bars(fig: dict) -> list[dict]:
+    """The traces whose colour bar the figure shows: heatmaps with showscale, and colour-scaled marker traces with one."""
+    return [
+        t for t in fig["data"]
+        if t.get("type") == "heatmap" and t.get("showscale", True)
+        or t.get("type") != "heatmap" and t.get("marker", {}).get("cmin") is not None and t["marker"].get("showscale")
+    ]  # fmt: skip
+
+
 def check_generic(key: str, fig: dict) -> None:
     layout = fig["layout"]
     assert layout.get("title", {}).get("text"), f"{key}: no title"
@@ -87,13 +101,10 @@ def check_generic(key: str, fig: dict) -> None:
             if values.size:
                 assert values.max() / values.min() <= 1e12 * (1 + 1e-9), f"{key}: the log axis {title!r} spans {values.max() / values.min():.3g}"
     heat = [t for t in fig["data"] if t.get("type") == "heatmap"] + [t for t in fig["data"] if t.get("marker", {}).get("cmin") is not None]
-    def z_range(t: dict) -> tuple[float, float]:
-        return round(t.get("zmin", t.get("marker", {}).get("cmin")), 9), round(t.get("zmax", t.get("marker", {}).get("cmax")), 9)
-
     ranges = {z_range(t) for t in heat}
     says_per_panel = "each panel has its own colour range" in layout["title"]["text"]
     if len(ranges) > 1 and not says_per_panel:  # else every range needs a colour bar of its own, each in its own place
-        bars = [t for t in heat if (t.get("showscale", True) if t.get("type") == "heatmap" else t["marker"].get("showscale"))]
+        bars = colour_bars(fig)
         placed = [(t.get("colorbar") or t.get("marker", {}).get("colorbar") or {}).get("x") for t in bars]
         assert {z_range(t) for t in bars} == ranges and len(set(placed)) == len(bars), f"{key}: panels on different colour ranges without saying so"
     if key in SHARED_RANGE:
@@ -174,8 +185,7 @@ def check_claims(page: str, figs: dict[str, dict], setting: dict) -> None:
     if page == "attention":  # without and with positions on one range from 0, their difference centred on zero, each range with its bar
         heat = [t for t in figs["att_side_by_side"]["data"] if t.get("type") == "heatmap" and t.get("opacity", 1) > 0 or t.get("type") == "image"]
         assert len(heat) == 3, "att_side_by_side: not three panels"
-        bars = [t for t in figs["att_side_by_side"]["data"] if t.get("type") == "scatter" or t.get("type") == "heatmap" and t.get("showscale", True)]
-        ranges = [(t["marker"]["cmin"], t["marker"]["cmax"]) if t["type"] == "scatter" else (t["zmin"], t["zmax"]) for t in bars]
+        ranges = [z_range(t) for t in colour_bars(figs["att_side_by_side"])]
         assert len(ranges) == 2 and ranges[0][0] == 0 and ranges[1][0] == -ranges[1][1] < 0, f"att_side_by_side: colour ranges {ranges}"
     if page == "relative":
         assert figs["alibi_weights"]["layout"]["yaxis"]["type"] == "linear", "alibi_weights: weights on a log axis"
