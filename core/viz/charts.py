@@ -462,7 +462,7 @@ def heatmap_trace(
                 colorscale=scale,
                 showscale=showscale,
                 colorbar=dict(title=dict(text=colorbar_title)),
-                hovertemplate=f"x %{{x}}<br>y %{{y}}<br>{hover} %{{z:.6g}}<extra></extra>",
+                hovertemplate=f"x %{{x}}<br>y %{{y}}<br>{hover} %{{z:.6~g}}<extra></extra>",
             )
         ]
     # 255 colour levels; palette index 255 is see-through, for NaN cells (no value there), as in a heatmap
@@ -496,7 +496,7 @@ def heatmap_trace(
         opacity=0,
         showscale=False,
         hoverongaps=False,
-        hovertemplate=f"x %{{{'x' if x.uniform else 'customdata'}}}<br>y %{{y}}<br>{hover_name} %{{z:.6g}}{read}<extra></extra>",
+        hovertemplate=f"x %{{{'x' if x.uniform else 'customdata'}}}<br>y %{{y}}<br>{hover_name} %{{z:.6~g}}{read}<extra></extra>",
     )
     if not x.uniform:  # a slot's true column, cell by cell: what the hover names
         probe.customdata = np.broadcast_to(x.indices[slots], values.shape)
@@ -629,7 +629,7 @@ def spectrum(wavelength: np.ndarray, max_len: int, *, title: str, note: str = ""
             line=dict(color=colour, width=1.5),
             marker=dict(color=colour, size=5, maxdisplayed=MAX_DOTS),
             customdata=(2 * np.pi / wavelength[mask]),
-            hovertemplate="pair %{x}<br>wavelength %{y:.6g} positions<br>frequency %{customdata:.6g} rad/position<extra></extra>",
+            hovertemplate="pair %{x}<br>wavelength %{y:.6~g} positions<br>frequency %{customdata:.6~g} rad/position<extra></extra>",
         )
         for mask, name, colour in ((~longer, "completes a cycle within max_len", LINE_COLOURS[0]), (longer, "wavelength > max_len", LINE_COLOURS[1]))
         if mask.any()
@@ -676,7 +676,7 @@ def phase_circle(
             line=dict(color="rgba(120,120,120,0.3)", width=1),
             marker=dict(color=positions, colorscale=SEQUENTIAL, size=7, showscale=True, colorbar=dict(title=dict(text="position")), maxdisplayed=MAX_DOTS),
             customdata=positions,
-            hovertemplate="position %{customdata}<br>x %{x:.4g}<br>y %{y:.4g}<extra></extra>",
+            hovertemplate="position %{customdata}<br>x %{x:.4~g}<br>y %{y:.4~g}<extra></extra>",
             showlegend=False,
         )
     )
@@ -798,7 +798,7 @@ def heatmap_row(
         ):
             trace.update(xaxis=f"x{suffix}", yaxis=f"y{suffix}")
             if named_x or named_y:
-                trace.update(hovertemplate=f"{x_title} %{{x}}<br>{y_title} %{{y}}<br>{group.hover} %{{z:.6g}}<extra></extra>")
+                trace.update(hovertemplate=f"{x_title} %{{x}}<br>{y_title} %{{y}}<br>{group.hover} %{{z:.6~g}}<extra></extra>")
                 trace.update(**({"x": list(x_ticks[k])} if named_x else {}), **({"y": list(y_ticks[k])} if named_y else {}))
             if bar_inside and (trace.type == "scatter" or trace.type == "heatmap" and trace.showscale):  # an image's bar rides on an empty marker trace
                 (trace.marker if trace.type == "scatter" else trace).colorbar.update(x=left + width + 0.01, xanchor="left", thickness=18)

@@ -112,7 +112,7 @@ def test_a_heatmap_row_can_put_its_cells_at_their_words_and_label_every_kth_colu
     named = charts.heatmap_row([group], title="t", x_title="key", y_title="query", x_ticks=[words], y_ticks=[words], x_tick_every=3, name_cells=True)
     trace = named.data[0]
     assert list(trace.x) == words and list(trace.y) == words
-    assert trace.hovertemplate == "key %{x}<br>query %{y}<br>weight %{z:.6g}<extra></extra>"
+    assert trace.hovertemplate == "key %{x}<br>query %{y}<br>weight %{z:.6~g}<extra></extra>"
     assert named.layout.xaxis.type == named.layout.yaxis.type == "category"
     assert list(named.layout.xaxis.ticktext) == list(named.layout.xaxis.tickvals) == ["0:a", "3:c"]  # every 3rd column
     assert list(named.layout.yaxis.ticktext) == words  # every row
@@ -385,3 +385,22 @@ def test_a_log_axis_under_three_decades_labels_every_tick_in_full():
     assert list(axis["ticktext"]) == ["6", "7", "8", "9", "10", "20", "30", "40"]
     wide = charts.lines([("a", [1, 2, 3], [1e-3, 1.0, 1e3])], title="t", x_title="x", y_title="y", log_y=True)
     assert "tickvals" not in wide.to_dict()["layout"]["yaxis"]  # six decades: plotly.js's own 0.001, 1, 1000 read fine
+
+
+def test_hover_numbers_drop_trailing_zeros():
+    """Every number a hover prints with a significant-digits format trims its trailing zeros
+    (d3's `~`): cos 0 reads 1, not 1.00000."""
+    import re
+
+    rows, cols = strided(4096, 500), strided(512, 500)
+    small = sinusoidal_encoding(64, 32)
+    figures = [
+        charts.heatmap(small, strided(32, 500), strided(64, 500), title="t", x_title="x", y_title="y"),
+        charts.heatmap(sinusoidal_encoding(0, 512, positions=rows.indices, dims=cols.indices), cols, rows, title="t", x_title="x", y_title="y"),
+        charts.side_by_side_heatmaps([("a", small, strided(32, 500), strided(64, 500))], title="t", x_title="x", y_title="y"),
+        charts.spectrum(np.array([6.3, 60.0, 600.0]), 100, title="t"),
+        charts.phase_circle(np.sin(np.arange(5.0)), np.cos(np.arange(5.0)), np.arange(5), title="t"),
+    ]
+    formats = [f for fig in figures for t in fig.data for f in re.findall(r"%\{\w+:([^}]*)\}", t.hovertemplate or "")]
+    assert len(formats) >= 7  # heatmaps' z, the image probe's z, spectrum's y and customdata, the circle's x and y
+    assert all(re.fullmatch(r"\.\d+~g", f) for f in formats), formats
