@@ -6,8 +6,9 @@ diverging colour scale when the tab opens and again when a sidebar setting chang
 starts over there), and the component's JavaScript computes PE(p, i) itself, with the
 formula core.schemes.sinusoidal uses (the paper's interleaved columns, or sines first), one
 canvas pixel per cell, coloured on the same 255 levels as the app's image heatmaps
-(core.viz.charts.heatmap_trace: level = round((v + 1) / 2 * 254)). Hovering a cell reads its
-exact value; a link opens the app at the preview's settings.
+(core.viz.charts.heatmap_trace: level = round((v + 1) / 2 * 254)), with numbered rows and
+columns along its sides that stay in view while a large picture scrolls. Hovering a cell reads
+its exact value; a link opens the app at the preview's settings.
 
 Nothing a visitor types reaches the component's HTML: the data are numbers and the app's own
 colours, and the component writes text with textContent only.
@@ -38,7 +39,12 @@ HTML = """
   <div class="pee-sp-title"></div>
   <div class="pee-sp-frame">
     <div class="pee-sp-ylabel">position p (rows, top to bottom)</div>
-    <div class="pee-sp-scroll"><canvas class="pee-sp-canvas"></canvas></div>
+    <div class="pee-sp-scroll">
+      <div class="pee-sp-plot">
+        <div class="pee-sp-yticks"></div><canvas class="pee-sp-canvas"></canvas>
+        <div class="pee-sp-corner"></div><div class="pee-sp-xticks"></div>
+      </div>
+    </div>
   </div>
   <div class="pee-sp-note"></div>
   <div class="pee-sp-xlabel">dimension (columns, left to right); colour: value, blue −1, white 0, red +1</div>
@@ -56,7 +62,20 @@ CSS = """
 .pee-sp-frame { display: flex; align-items: stretch; gap: 0.25rem; }
 .pee-sp-ylabel { writing-mode: vertical-rl; transform: rotate(180deg); text-align: center; font-size: 12px; color: #555; }
 .pee-sp-scroll { flex: 1; min-width: 0; max-height: 440px; overflow: auto; }
+.pee-sp-plot { display: grid; grid-template-columns: 44px minmax(0, 1fr); padding: 7px 14px 0 0; }  /* room for the first and last numbers */
 .pee-sp-canvas { display: block; box-sizing: border-box; image-rendering: pixelated; border: 1px solid #ddd; }
+/* the rulers: tick numbers at the centres of their rows and columns; they stay in view while the picture scrolls */
+.pee-sp-yticks, .pee-sp-xticks, .pee-sp-corner {
+  position: sticky; background: #fff; z-index: 1; font-size: 11px; color: #555; font-variant-numeric: tabular-nums;
+}
+.pee-sp-yticks { left: 0; }
+.pee-sp-xticks { bottom: 0; height: 18px; }
+.pee-sp-corner { left: 0; bottom: 0; z-index: 2; }
+.pee-sp-yticks > *, .pee-sp-xticks > * { position: absolute; white-space: nowrap; }
+.pee-sp-yticks > span { right: 7px; transform: translateY(-50%); line-height: 1; }
+.pee-sp-yticks > i { right: 0; width: 4px; border-top: 1px solid #888; }
+.pee-sp-xticks > span { top: 5px; transform: translateX(-50%); line-height: 1; }
+.pee-sp-xticks > i { top: 0; height: 4px; border-left: 1px solid #888; }
 .pee-sp-note { font-size: 12px; color: #555; }
 .pee-sp-xlabel { font-size: 12px; color: #555; text-align: center; margin-top: 0.25rem; }
 .pee-sp-readout { font-variant-numeric: tabular-nums; margin: 0.25rem 0; min-height: 1.4em; }
@@ -102,6 +121,28 @@ export default function (component) {
     }
   }
 
+  // tick numbers 0, step, 2·step, ... at the centre of their cells, at least `gap` screen pixels
+  // apart (step 1, 2 or 5 times a power of ten); the positions are shares of the canvas's length,
+  // so they stay on their cells when the window resizes
+  function ruler(el, cells, pixels, gap, side) {
+    const need = gap * cells / Math.max(pixels, 1);
+    let step = 1;
+    for (let unit = 1; step < need && unit <= cells; unit *= 10) {
+      step = [1, 2, 5].map((f) => f * unit).find((s) => s >= need) || 10 * unit;
+    }
+    const parts = [];
+    for (let v = 0; v < cells; v += step) {
+      const at = `${(v + 0.5) / cells * 100}%`;
+      const mark = document.createElement('i'), label = document.createElement('span');
+      mark.style[side] = at; label.style[side] = at;
+      label.textContent = v.toLocaleString('en-US');
+      if (v === 0 && side === 'left' && pixels / cells < 12) label.style.transform = 'none';  // narrow cells: 0 starts at its column, not under the corner
+      parts.push(mark, label);
+    }
+    el.replaceChildren(...parts);
+    el.dataset.step = String(step);
+  }
+
   function draw() {
     encode();
     canvas.width = d; canvas.height = L;  // one pixel per cell; CSS scales it up, pixelated
@@ -115,10 +156,13 @@ export default function (component) {
     ctx.putImageData(img, 0, 0);
     // never fewer screen pixels than cells: a canvas shrunk to fit would drop rows and columns and
     // show moiré that is not in the encoding, so past the box's size the picture scrolls instead
-    const fitW = q('.pee-sp-scroll').clientWidth - 2, fitH = 420;
+    const fitW = q('.pee-sp-scroll').clientWidth - q('.pee-sp-yticks').offsetWidth - 16, fitH = 420;  // less the plot's right padding and the border
     const wide = fitW > 0 && d > fitW, tall = L > fitH;
     canvas.style.width = wide ? `${d + 2}px` : '100%';  // + its 1-pixel border on each side (border-box)
     canvas.style.height = `${(tall ? L : fitH) + 2}px`;
+    q('.pee-sp-plot').style.width = wide ? 'max-content' : '';
+    ruler(q('.pee-sp-xticks'), d, wide ? d : fitW, 56, 'left');
+    ruler(q('.pee-sp-yticks'), L, tall ? L : fitH, 22, 'top');
     q('.pee-sp-note').textContent = (wide || tall)
       ? `One screen pixel per cell: scroll the picture to see all ${tall ? `${L.toLocaleString('en-US')} rows` : ''}` +
         `${tall && wide ? ' and ' : ''}${wide ? `${d.toLocaleString('en-US')} columns` : ''}.`

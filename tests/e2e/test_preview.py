@@ -1,7 +1,8 @@
 """/sinusoidal's live preview (ui/sinusoid_preview.py) in Chromium: its canvas holds every cell of
 the encoding, coloured as core.schemes.sinusoidal's values on the app's diverging scale, at the
 sidebar's settings and after its own sliders move; a move sends nothing to the server; hover
-reads a cell's exact value; the link carries the preview's settings."""
+reads a cell's exact value; the link carries the preview's settings; the numbers along its sides
+stand at their rows and columns, follow its sliders and stay in view while it scrolls."""
 
 from __future__ import annotations
 
@@ -123,4 +124,64 @@ def test_a_large_encoding_gets_a_screen_pixel_per_cell_and_scrolls(context, app_
     assert "scroll the picture to see all 2,048 rows" in page.locator(".pee-sp-note").inner_text()
     page, _ = opened(context, app_url, "d_model=16&max_len=40&base=100")
     assert page.locator(".pee-sp-note").inner_text() == ""  # small enough to fit: no note
+    page.close()
+
+
+RULERS = """() => {
+    const c = document.querySelector('.pee-sp-canvas').getBoundingClientRect();
+    const read = (cls) => [...document.querySelectorAll(cls + ' > span')].map((s) => {
+        const r = s.getBoundingClientRect();
+        return { text: s.textContent, cx: (r.left + r.right) / 2, cy: (r.top + r.bottom) / 2, left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+    });
+    return { canvas: { left: c.left, top: c.top, width: c.width, height: c.height }, x: read('.pee-sp-xticks'), y: read('.pee-sp-yticks') };
+}"""
+
+
+def check_ruler(labels: list[dict], cells: int, start: float, length: float, centre: str, low: str, high: str, *, skip_first: bool = False) -> list[int]:
+    """The numbers along one side: 0, step, 2·step, ... below `cells`, each at the middle of its
+    row or column on the canvas (within 2 px; the canvas's 1-px border included), none touching
+    the next; returns the numbers."""
+    values = [int(label["text"].replace(",", "")) for label in labels]
+    assert values[0] == 0 and len(values) >= 3, values
+    step = values[1]
+    assert step in {f * 10**k for k in range(5) for f in (1, 2, 5)} and values == list(range(0, cells, step)), values
+    for value, label in list(zip(values, labels))[1 if skip_first else 0 :]:
+        assert abs(label[centre] - (start + 1 + (value + 0.5) * (length - 2) / cells)) <= 2, (value, label, start, length)
+    assert all(a[high] < b[low] for a, b in zip(labels, labels[1:])), labels
+    return values
+
+
+def test_the_rulers_number_the_rows_and_columns_they_stand_at(context, app_url):
+    page, _ = opened(context, app_url, "d_model=16&max_len=40&base=100")
+    got = page.evaluate(RULERS)
+    c = got["canvas"]
+    assert check_ruler(got["x"], 16, c["left"], c["width"], "cx", "left", "right")[-1] <= 15
+    assert check_ruler(got["y"], 40, c["top"], c["height"], "cy", "top", "bottom")[-1] <= 39
+    move(page, ".pee-sp-d", 64)  # the preview's own slider: the numbers follow in the browser
+    move(page, ".pee-sp-L", 300)
+    got = page.evaluate(RULERS)
+    c = got["canvas"]
+    assert check_ruler(got["x"], 64, c["left"], c["width"], "cx", "left", "right")[-1] > 15
+    assert check_ruler(got["y"], 300, c["top"], c["height"], "cy", "top", "bottom")[-1] > 39
+    page.close()
+
+
+def test_the_rulers_of_a_scrolled_picture_stay_in_view_and_on_their_cells(context, app_url):
+    page, _ = opened(context, app_url, "d_model=1024&max_len=2048")
+    got = page.evaluate(RULERS)
+    c = got["canvas"]
+    assert c["width"] == 1026 and c["height"] == 2050  # one pixel per cell (and the border)
+    check_ruler(got["x"], 1024, c["left"], c["width"], "cx", "left", "right", skip_first=True)  # 0 starts at its column
+    check_ruler(got["y"], 2048, c["top"], c["height"], "cy", "top", "bottom")
+    page.evaluate("document.querySelector('.pee-sp-scroll').scrollTo(300, 500)")
+    page.wait_for_timeout(200)
+    box = page.locator(".pee-sp-scroll").bounding_box()
+    x, y = page.locator(".pee-sp-xticks").bounding_box(), page.locator(".pee-sp-yticks").bounding_box()
+    # sticky: the column numbers stay at the bottom of the box scrolled down, the row numbers at its left scrolled right
+    assert box["y"] + box["height"] - 30 <= x["y"] and x["y"] + x["height"] <= box["y"] + box["height"] + 1, (x, box)
+    assert box["x"] - 1 <= y["x"] <= box["x"] + 1, (y, box)
+    got = page.evaluate(RULERS)
+    c = got["canvas"]  # moved by the scroll: the numbers moved with their cells
+    check_ruler(got["x"], 1024, c["left"], c["width"], "cx", "left", "right", skip_first=True)
+    check_ruler(got["y"], 2048, c["top"], c["height"], "cy", "top", "bottom")
     page.close()
