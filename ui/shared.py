@@ -63,6 +63,24 @@ def _from_number(spec: ParamSpec) -> None:
     st.session_state[NOTICES_KEY] = []
 
 
+def set_shared(values: Mapping[str, object]) -> bool:
+    """Set shared settings to numbers a browser component sent (the live preview's 'use these
+    settings'), each checked as a widget's value is (`_number_sent`: a finite number, whole
+    where the setting is, clamped into its range): all of them or, if any is not usable, none.
+    Call it from a callback, which runs before the sidebar's widgets are drawn. True if set."""
+    if not isinstance(values, Mapping):
+        return False
+    specs = [spec for spec in SHARED_PARAMS if spec.name in values]
+    checked = [(spec, _number_sent(spec, values[spec.name])) for spec in specs]
+    if not checked or any(value is None for _, value in checked):
+        return False
+    for spec, value in checked:
+        st.session_state[spec.name] = value
+        st.session_state[_slider_key(spec)] = value
+    st.session_state[NOTICES_KEY] = []  # as a move of the sidebar's own controls
+    return True
+
+
 def _number_sent(spec: ParamSpec, raw: object) -> float | None:
     """A number the browser sent for `spec`, checked and clamped by `parse_param`; None if not usable."""
     if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not math.isfinite(raw):

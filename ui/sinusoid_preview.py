@@ -8,7 +8,8 @@ formula core.schemes.sinusoidal uses (the paper's interleaved columns, or sines 
 canvas pixel per cell, coloured on the same 255 levels as the app's image heatmaps
 (core.viz.charts.heatmap_trace: level = round((v + 1) / 2 * 254)), with numbered rows and
 columns along its sides that stay in view while a large picture scrolls. Hovering a cell reads
-its exact value; a link opens the app at the preview's settings.
+its exact value; a button hands the preview's settings to the sidebar (every figure follows), and a link
+opens the app at them.
 
 Nothing a visitor types reaches the component's HTML: the data are numbers and the app's own
 colours, and the component writes text with textContent only.
@@ -22,6 +23,7 @@ import streamlit as st
 
 from core.viz import charts, wire
 from ui.params import BASE
+from ui.shared import set_shared
 
 NAME = "pee.sinusoid_preview"
 D_RANGE = (2, 1024)  # the preview's own slider ranges (the sidebar's may be larger: the preview clamps into these)
@@ -49,7 +51,10 @@ HTML = """
   <div class="pee-sp-note"></div>
   <div class="pee-sp-xlabel">dimension (columns, left to right); colour: value, blue −1, white 0, red +1</div>
   <div class="pee-sp-readout">Hover a cell for its exact value.</div>
-  <a class="pee-sp-link" target="_self">Open the app's figures at these settings</a>
+  <div class="pee-sp-actions">
+    <button type="button" class="pee-sp-apply">Use these settings in the sidebar</button>
+    <a class="pee-sp-link" target="_self">A link to the app at these settings</a>
+  </div>
 </div>
 """
 
@@ -79,11 +84,14 @@ CSS = """
 .pee-sp-note { font-size: 12px; color: #555; }
 .pee-sp-xlabel { font-size: 12px; color: #555; text-align: center; margin-top: 0.25rem; }
 .pee-sp-readout { font-variant-numeric: tabular-nums; margin: 0.25rem 0; min-height: 1.4em; }
+.pee-sp-actions { display: flex; flex-wrap: wrap; align-items: center; gap: 1.5rem; margin-top: 0.25rem; }
+.pee-sp-apply { font: inherit; padding: 0.3rem 0.75rem; border: 1px solid #B2182B; border-radius: 0.5rem; background: #fff; color: #B2182B; cursor: pointer; }
+.pee-sp-apply:hover { background: #B2182B; color: #fff; }
 """
 
 JS = """
 export default function (component) {
-  const { data, parentElement } = component;
+  const { data, parentElement, setTriggerValue } = component;
   const root = parentElement.querySelector('.pee-sp');
   // Streamlit runs this again on the same DOM when the data change (a sidebar move): the previous
   // run's listeners go first, or every move would draw once per run so far
@@ -137,6 +145,7 @@ export default function (component) {
       mark.style[side] = at; label.style[side] = at;
       label.textContent = v.toLocaleString('en-US');
       if (v === 0 && side === 'left' && pixels / cells < 12) label.style.transform = 'none';  // narrow cells: 0 starts at its column, not under the corner
+      if (side === 'top' && (cells - v - 0.5) * pixels / cells < 6) label.style.transform = 'translateY(-100%)';  // the last row's number ends at it
       parts.push(mark, label);
     }
     el.replaceChildren(...parts);
@@ -196,10 +205,14 @@ export default function (component) {
   const moveBase = () => { base = clamp(Number(Math.pow(10, Number(bIn.value)).toPrecision(6)), data.base_range[0], data.base_range[1]); draw(); };
   dIn.addEventListener('input', draw); LIn.addEventListener('input', draw); bIn.addEventListener('input', moveBase);
   canvas.addEventListener('mousemove', readout);
+  // the sidebar takes the preview's settings: one message to the server, which checks them (ui.shared.set_shared)
+  const apply = () => setTriggerValue('apply', { d_model: d, max_len: L, base: base });
+  q('.pee-sp-apply').addEventListener('click', apply);
   draw();
   const cleanup = () => {
     dIn.removeEventListener('input', draw); LIn.removeEventListener('input', draw); bIn.removeEventListener('input', moveBase);
     canvas.removeEventListener('mousemove', readout);
+    q('.pee-sp-apply').removeEventListener('click', apply);
     root._peeCleanup = null;
   };
   root._peeCleanup = cleanup;
@@ -242,6 +255,22 @@ def preview_data(d_model: int, max_len: int, base: float, layout: str, path: str
     }
 
 
+KEY = "sin_preview"
+APPLIED = "_sin_preview_applied"  # set by _apply: whether the settings sent were taken
+
+
+def _apply() -> None:
+    """'Use these settings in the sidebar': the settings the preview sent become the sidebar's
+    (checked there; a crafted message with anything else changes nothing and says so)."""
+    got = st.session_state.get(KEY)
+    st.session_state[APPLIED] = set_shared(got.get("apply") if hasattr(got, "get") else None)
+
+
 def sinusoid_preview(d_model: int, max_len: int, base: float, layout: str) -> None:
     """Mount the preview, starting at these settings."""
-    _renderer()(data=preview_data(d_model, max_len, base, layout, page_path(st.context.url)), key="sin_preview", height="content")
+    _renderer()(data=preview_data(d_model, max_len, base, layout, page_path(st.context.url)), key=KEY, height="content", on_apply_change=_apply)
+    applied = st.session_state.pop(APPLIED, None)
+    if applied:  # the preview's tab runs as a fragment (ui/sections.py): the sidebar, the link and the other tabs need the whole app
+        st.rerun(scope="app")
+    elif applied is False:
+        st.warning("The preview sent settings the app cannot use; the sidebar is unchanged.", icon=":material/block:")

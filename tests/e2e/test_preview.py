@@ -185,3 +185,21 @@ def test_the_rulers_of_a_scrolled_picture_stay_in_view_and_on_their_cells(contex
     check_ruler(got["x"], 1024, c["left"], c["width"], "cx", "left", "right", skip_first=True)
     check_ruler(got["y"], 2048, c["top"], c["height"], "cy", "top", "bottom")
     page.close()
+
+
+def test_its_button_hands_its_settings_to_the_sidebar(context, app_url):
+    page, _ = opened(context, app_url, "d_model=16&max_len=40&base=100")
+    move(page, ".pee-sp-d", 48)
+    move(page, ".pee-sp-L", 77)
+    move(page, ".pee-sp-base", 3.3)  # log10: base 1,995.26
+    page.locator(".pee-sp-apply").click()
+    page.wait_for_function("() => location.search.includes('d_model=48')", timeout=30_000)
+    wait_ready(page)
+    params = page.evaluate("Object.fromEntries(new URLSearchParams(location.search))")
+    assert (params["d_model"], params["max_len"], params["base"]) == ("48", "77", "1995.26")
+    boxes = [page.locator(f".st-key-{name} input").first.input_value() for name in ("d_model", "max_len", "base")]
+    assert boxes == ["48", "77", "1995.26"]  # the sidebar's exact-value boxes
+    page.wait_for_function("() => document.querySelector('.pee-sp').dataset.drawn === '48,77,1995.26'", timeout=30_000)
+    assert agree(canvas(page), expected_rgb(48, 77, 1995.26, "interleaved")) > 0.999  # the preview starts over there, the same picture
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import string
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st_h
 from streamlit.testing.v1 import AppTest
@@ -70,3 +71,38 @@ def test_a_notice_that_comes_and_goes_keeps_the_elements_after_it_in_place():
         assert len(at.info) == int(shown) and len(at.caption) == int(shown)
         places.append([type(child).__name__ for child in at.main.children.values()])
     assert places[0] == places[1] and places[0][-1] == "Markdown"  # the same blocks at the same indices: nothing after them moves
+
+
+def _set_shared_app() -> None:
+    import streamlit as st
+
+    from ui.shared import set_shared, shared_controls
+
+    if "sent" in st.session_state and "result" not in st.session_state:
+        st.session_state["result"] = set_shared(st.session_state["sent"])  # before the widgets, as a callback
+    s = shared_controls()
+    st.session_state["shown"] = (s.d_model, s.max_len, s.base)
+
+
+@pytest.mark.parametrize(
+    ("sent", "taken", "shown"),
+    [
+        ({"d_model": 48, "max_len": 77, "base": 1995.26}, True, (48, 77, 1995.26)),  # the preview's settings, off the slider's stops
+        ({"d_model": 9_000_000, "max_len": 77, "base": 1.0}, True, (8192, 77, 2.0)),  # out of range: clamped, as a link's value
+        ({"d_model": 48, "max_len": 77.5, "base": 500}, False, (128, 256, 10000.0)),  # a fraction for a whole number: none is taken
+        ({"d_model": "48", "max_len": 77, "base": 500}, False, (128, 256, 10000.0)),  # not a number
+        ({"d_model": 48, "base": float("nan")}, False, (128, 256, 10000.0)),
+        ({"d_model": True}, False, (128, 256, 10000.0)),
+        ({}, False, (128, 256, 10000.0)),
+        ("d_model=48", False, (128, 256, 10000.0)),
+        ({"max_len": 512}, True, (128, 512, 10000.0)),  # only what was sent changes
+    ],
+)
+def test_set_shared_takes_checked_numbers_all_or_none(sent, taken, shown):
+    at = AppTest.from_function(_set_shared_app).run()  # a session at the defaults, then the preview's message
+    at.session_state["sent"] = sent
+    at.run()
+    assert not at.exception
+    assert at.session_state["result"] is taken
+    assert at.session_state["shown"] == shown
+    assert (at.session_state["d_model_slider"], at.session_state["max_len_slider"], at.session_state["base_slider"]) == shown  # the slider agrees
