@@ -118,14 +118,14 @@ def binary_analogy(d: int, max_len: int, base: float) -> go.Figure:
     pos = strided(n_pos, n_pos)
     return charts.side_by_side_heatmaps(
         [
-            ("bits of p (+1 = 1, −1 = 0), lowest first", 2 * bits - 1, strided(n_bits, n_bits), pos),
-            ("sin(p·ωᵢ) of the pairs nearest each bit's period", sines, strided(sines.shape[1], sines.shape[1]), pos),
+            ("bits of p (red 1, blue 0)", 2 * bits - 1, strided(n_bits, n_bits), pos),
+            ("sin(p·ωᵢ), the pair nearest each bit", sines, strided(sines.shape[1], sines.shape[1]), pos),
         ],
         title=f"Positions 0 to {n_pos - 1}: binary digits beside the sine of {sines.shape[1]} pairs",
         x_title="bit / pair (fast to slow)",
         y_title="position p",
         zmax=1.0,
-        x_ticks=[[f"bit {b}" for b in range(n_bits)], [f"pair {i} (λ {wl[i]:.3g})" for i in nearest]],
+        x_ticks=[[f"bit {b}" for b in range(n_bits)], [f"pair {i}<br>λ {wl[i]:.3g}" for i in nearest]],
         name_cells=True,  # the hover names the bit or the pair, not the slot it is drawn in
         height=460,
     )

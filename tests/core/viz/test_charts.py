@@ -128,9 +128,9 @@ def test_the_binary_analogy_names_each_column_by_its_bit_or_pair_on_hover():
     fig = sinusoid_figures.binary_analogy(128, 256, 10_000.0)
     bits, sines = fig.data
     assert list(bits.x) == [f"bit {b}" for b in range(6)]  # positions 0..63: six bits
-    pairs = [int(label.split()[1]) for label in sines.x]
+    pairs = [int(label.split("<br>")[0].split()[1]) for label in sines.x]
     wl = sinusoidal.wavelengths(128, 10_000.0)
-    assert [f"pair {i} (λ {wl[i]:.3g})" for i in pairs] == list(sines.x) and pairs == sorted(set(pairs))
+    assert [f"pair {i}<br>λ {wl[i]:.3g}" for i in pairs] == list(sines.x) and pairs == sorted(set(pairs))
     assert all(t.hovertemplate.startswith("bit / pair (fast to slow) %{x}<br>position p %{y}<br>") for t in fig.data)
     assert fig.layout.xaxis.type == fig.layout.xaxis2.type == "category" and fig.layout.yaxis.type is None  # positions stay numbers
     assert list(bits.y) == list(range(64))
