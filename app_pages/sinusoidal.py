@@ -199,8 +199,9 @@ def _preview() -> None:
         "This preview has its own sliders and draws every cell of the encoding on each move, without asking the server: your browser "
         "computes the same formula (one pixel per cell, on the colour scale of the other figures). It starts at the sidebar's settings "
         "(brought within its own ranges: an even d_model up to 1,024, max_len up to 2,048), with the column layout chosen above; "
-        "the sidebar still sets every other figure. The button under the preview hands its settings to the sidebar, so every figure "
-        "follows; the link beside it opens the app there, to share."
+        "the sidebar still sets every other figure. The button under the preview hands the settings on its sliders to the sidebar "
+        "(so a sidebar past the preview's ranges comes back within them), and every figure follows; the link beside it opens the app "
+        "there, to share."
     )
     sinusoid_preview(d, L, base, layout)
     st.caption(

@@ -75,19 +75,24 @@ def set_shared(values: Mapping[str, object]) -> bool:
     if not checked or any(value is None for _, value in checked):
         return False
     for spec, value in checked:
-        st.session_state[spec.name] = value
-        st.session_state[_slider_key(spec)] = value
+        _put(spec, value)
     st.session_state[NOTICES_KEY] = []  # as a move of the sidebar's own controls
     return True
 
 
+def _put(spec: ParamSpec, value: float) -> None:
+    """A shared setting's value, in its exact-value box and on its slider alike."""
+    st.session_state[spec.name] = value
+    st.session_state[_slider_key(spec)] = value
+
+
 def _number_sent(spec: ParamSpec, raw: object) -> float | None:
     """A number the browser sent for `spec`, checked and clamped by `parse_param`; None if not usable."""
-    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not math.isfinite(raw):
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)):
         return None
-    if spec.integer and not float(raw).is_integer():
+    if isinstance(raw, float) and not (math.isfinite(raw) and (raw.is_integer() or not spec.integer)):
         return None
-    return parse_param(str(raw), spec).value
+    return parse_param(str(raw), spec).value  # an int of any size too: parse_param clamps one past a float's range
 
 
 def _moved_before_first_run(spec: ParamSpec, url_value: float, sent: dict[str, object]) -> float | None:
@@ -128,8 +133,7 @@ def _read_url_once() -> None:
                 notices.append(parsed.notice)
         else:
             moved = True
-        st.session_state[spec.name] = value
-        st.session_state[_slider_key(spec)] = value
+        _put(spec, value)
     st.session_state[NOTICES_KEY] = [] if moved else notices  # a move clears the notices, as in _from_slider
 
 

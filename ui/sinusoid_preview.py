@@ -66,7 +66,7 @@ CSS = """
 .pee-sp-title { font-size: 16px; margin: 0.25rem 0; }
 .pee-sp-frame { display: flex; align-items: stretch; gap: 0.25rem; }
 .pee-sp-ylabel { writing-mode: vertical-rl; transform: rotate(180deg); text-align: center; font-size: 12px; color: #555; }
-.pee-sp-scroll { flex: 1; min-width: 0; max-height: 440px; overflow: auto; }
+.pee-sp-scroll { flex: 1; min-width: 0; max-height: 470px; overflow: auto; }  /* 7 + 422 + 18 px fit, with room for a horizontal scroll bar */
 .pee-sp-plot { display: grid; grid-template-columns: 44px minmax(0, 1fr); padding: 7px 14px 0 0; }  /* room for the first and last numbers */
 .pee-sp-canvas { display: block; box-sizing: border-box; image-rendering: pixelated; border: 1px solid #ddd; }
 /* the rulers: tick numbers at the centres of their rows and columns; they stay in view while the picture scrolls */
@@ -152,6 +152,24 @@ export default function (component) {
     el.dataset.step = String(step);
   }
 
+  // never fewer screen pixels than cells: a canvas shrunk to fit would drop rows and columns and
+  // show moiré that is not in the encoding, so past the box's size the picture scrolls instead.
+  // Run on every draw and whenever the box changes size (a window or the sidebar resized).
+  function fit() {
+    const fitH = 420, tall = L > fitH;
+    canvas.style.height = `${(tall ? L : fitH) + 2}px`;  // first: a tall picture's scroll bar narrows the box measured next
+    const fitW = q('.pee-sp-scroll').clientWidth - q('.pee-sp-yticks').offsetWidth - 16;  // less the plot's right padding and the border
+    const wide = fitW > 0 && d > fitW;
+    canvas.style.width = wide ? `${d + 2}px` : '100%';  // + its 1-pixel border on each side (border-box)
+    q('.pee-sp-plot').style.width = wide ? 'max-content' : '';
+    ruler(q('.pee-sp-xticks'), d, wide ? d : fitW, 56, 'left');
+    ruler(q('.pee-sp-yticks'), L, tall ? L : fitH, 22, 'top');
+    q('.pee-sp-note').textContent = (wide || tall)
+      ? `One screen pixel per cell: scroll the picture to see all ${tall ? `${L.toLocaleString('en-US')} rows` : ''}` +
+        `${tall && wide ? ' and ' : ''}${wide ? `${d.toLocaleString('en-US')} columns` : ''}.`
+      : '';
+  }
+
   function draw() {
     encode();
     canvas.width = d; canvas.height = L;  // one pixel per cell; CSS scales it up, pixelated
@@ -163,19 +181,7 @@ export default function (component) {
       img.data[4 * k] = c[0]; img.data[4 * k + 1] = c[1]; img.data[4 * k + 2] = c[2]; img.data[4 * k + 3] = 255;
     }
     ctx.putImageData(img, 0, 0);
-    // never fewer screen pixels than cells: a canvas shrunk to fit would drop rows and columns and
-    // show moiré that is not in the encoding, so past the box's size the picture scrolls instead
-    const fitW = q('.pee-sp-scroll').clientWidth - q('.pee-sp-yticks').offsetWidth - 16, fitH = 420;  // less the plot's right padding and the border
-    const wide = fitW > 0 && d > fitW, tall = L > fitH;
-    canvas.style.width = wide ? `${d + 2}px` : '100%';  // + its 1-pixel border on each side (border-box)
-    canvas.style.height = `${(tall ? L : fitH) + 2}px`;
-    q('.pee-sp-plot').style.width = wide ? 'max-content' : '';
-    ruler(q('.pee-sp-xticks'), d, wide ? d : fitW, 56, 'left');
-    ruler(q('.pee-sp-yticks'), L, tall ? L : fitH, 22, 'top');
-    q('.pee-sp-note').textContent = (wide || tall)
-      ? `One screen pixel per cell: scroll the picture to see all ${tall ? `${L.toLocaleString('en-US')} rows` : ''}` +
-        `${tall && wide ? ' and ' : ''}${wide ? `${d.toLocaleString('en-US')} columns` : ''}.`
-      : '';
+    fit();
     const baseText = base.toLocaleString('en-US', { maximumSignificantDigits: 6 });
     q('.pee-sp-d-out').textContent = d.toLocaleString('en-US');
     q('.pee-sp-L-out').textContent = L.toLocaleString('en-US');
@@ -208,11 +214,16 @@ export default function (component) {
   // the sidebar takes the preview's settings: one message to the server, which checks them (ui.shared.set_shared)
   const apply = () => setTriggerValue('apply', { d_model: d, max_len: L, base: base });
   q('.pee-sp-apply').addEventListener('click', apply);
+  let pending = 0;
+  const resized = new ResizeObserver(() => { if (!pending) pending = requestAnimationFrame(() => { pending = 0; fit(); }); });
+  resized.observe(q('.pee-sp-scroll'));
   draw();
   const cleanup = () => {
     dIn.removeEventListener('input', draw); LIn.removeEventListener('input', draw); bIn.removeEventListener('input', moveBase);
     canvas.removeEventListener('mousemove', readout);
     q('.pee-sp-apply').removeEventListener('click', apply);
+    resized.disconnect();
+    if (pending) cancelAnimationFrame(pending);
     root._peeCleanup = null;
   };
   root._peeCleanup = cleanup;
@@ -256,21 +267,22 @@ def preview_data(d_model: int, max_len: int, base: float, layout: str, path: str
 
 
 KEY = "sin_preview"
-APPLIED = "_sin_preview_applied"  # set by _apply: whether the settings sent were taken
+REFUSED = "_sin_preview_refused"  # set by _apply when the settings sent could not be used
 
 
 def _apply() -> None:
-    """'Use these settings in the sidebar': the settings the preview sent become the sidebar's
-    (checked there; a crafted message with anything else changes nothing and says so)."""
+    """'Use these settings in the sidebar': the settings the preview sent become the sidebar's,
+    checked there (ui.shared.set_shared), and the whole app runs again: the preview's tab runs
+    as a fragment (ui/sections.py), and the sidebar, the link and the other tabs follow only a
+    full run. A message with a setting that is not a usable number changes nothing and says so."""
     got = st.session_state.get(KEY)
-    st.session_state[APPLIED] = set_shared(got.get("apply") if hasattr(got, "get") else None)
+    if set_shared(got.get("apply") if hasattr(got, "get") else None):
+        st.rerun(scope="app")  # from a callback (Streamlit 1.67): this interaction's run becomes the whole app's
+    st.session_state[REFUSED] = True
 
 
 def sinusoid_preview(d_model: int, max_len: int, base: float, layout: str) -> None:
     """Mount the preview, starting at these settings."""
     _renderer()(data=preview_data(d_model, max_len, base, layout, page_path(st.context.url)), key=KEY, height="content", on_apply_change=_apply)
-    applied = st.session_state.pop(APPLIED, None)
-    if applied:  # the preview's tab runs as a fragment (ui/sections.py): the sidebar, the link and the other tabs need the whole app
-        st.rerun(scope="app")
-    elif applied is False:
+    if st.session_state.pop(REFUSED, False):
         st.warning("The preview sent settings the app cannot use; the sidebar is unchanged.", icon=":material/block:")

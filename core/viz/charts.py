@@ -943,7 +943,8 @@ def position_paths(
         )
         if not three_d:  # (a 3-D scene draws its dots in WebGL, all of them)
             marker["maxdisplayed"] = MAX_DOTS
-        hover = "position %{customdata}<br>" + "<br>".join(f"{axis_titles[i]} %{{{c}:.4g}}" for i, c in enumerate("xyz"[: coords.shape[1]])) + "<extra></extra>"
+        coordinates = "<br>".join(f"{axis_titles[i]} %{{{c}:.4~g}}" for i, c in enumerate("xyz"[: coords.shape[1]]))
+        hover = f"position %{{customdata}}<br>{coordinates}<extra></extra>"
         if three_d:
             traces.append(
                 go.Scatter3d(

@@ -203,3 +203,16 @@ def test_its_button_hands_its_settings_to_the_sidebar(context, app_url):
     assert agree(canvas(page), expected_rgb(48, 77, 1995.26, "interleaved")) > 0.999  # the preview starts over there, the same picture
     assert page.locator("[data-testid='stException']").count() == 0
     page.close()
+
+
+def test_the_rulers_follow_a_narrower_window_and_the_box_does_not_scroll_when_the_picture_fits(context, app_url):
+    page, _ = opened(context, app_url, "d_model=128&max_len=256")
+    fits = "() => { const s = document.querySelector('.pee-sp-scroll'); return [s.scrollHeight - s.clientHeight, s.scrollWidth - s.clientWidth]; }"
+    assert page.evaluate(fits) == [0, 0]  # the picture and its rulers fit: no scroll bar, nothing under the column numbers
+    before = int(page.locator(".pee-sp-xticks").get_attribute("data-step"))
+    page.set_viewport_size({"width": 900, "height": 900})
+    page.wait_for_function("(b) => Number(document.querySelector('.pee-sp-xticks').dataset.step) > b", arg=before, timeout=10_000)
+    got = page.evaluate(RULERS)
+    c = got["canvas"]
+    check_ruler(got["x"], 128, c["left"], c["width"], "cx", "left", "right")  # wider steps, still apart and on their columns
+    page.close()

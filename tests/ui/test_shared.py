@@ -1,5 +1,7 @@
 """ui.shared's small helpers: text shown exactly as written where Streamlit renders Markdown
-(`as_text`, `static_table`), and a notice that keeps its place whatever the settings (`note_if`)."""
+(`as_text`, `static_table`), a notice that keeps its place whatever the settings (`note_if`),
+and shared settings set from numbers a browser component sent (`set_shared`, and the live
+preview's callback that uses it)."""
 
 from __future__ import annotations
 
@@ -96,6 +98,8 @@ def _set_shared_app() -> None:
         ({}, False, (128, 256, 10000.0)),
         ("d_model=48", False, (128, 256, 10000.0)),
         ({"max_len": 512}, True, (128, 512, 10000.0)),  # only what was sent changes
+        ({"d_model": 10**400}, True, (8192, 256, 10000.0)),  # an integer past a float's range: clamped, not an OverflowError
+        ({"d_model": 64.0, "base": 500}, True, (64, 256, 500.0)),  # a whole number written as a float
     ],
 )
 def test_set_shared_takes_checked_numbers_all_or_none(sent, taken, shown):
@@ -106,3 +110,35 @@ def test_set_shared_takes_checked_numbers_all_or_none(sent, taken, shown):
     assert at.session_state["result"] is taken
     assert at.session_state["shown"] == shown
     assert (at.session_state["d_model_slider"], at.session_state["max_len_slider"], at.session_state["base_slider"]) == shown  # the slider agrees
+
+
+def _apply_app() -> None:
+    import streamlit as st
+
+    from ui import sinusoid_preview
+    from ui.shared import shared_controls
+
+    if "sent" in st.session_state and "done" not in st.session_state:
+        st.session_state["done"] = True
+        st.session_state[sinusoid_preview.KEY] = {"apply": st.session_state["sent"]}  # what the component's trigger holds
+        sinusoid_preview._apply()  # reruns the app when it takes the settings
+    s = shared_controls()
+    st.session_state["shown"] = (s.d_model, s.max_len, s.base)
+    st.session_state["refused"] = st.session_state.get(sinusoid_preview.REFUSED, False)
+
+
+@pytest.mark.parametrize(
+    ("sent", "refused", "shown"),
+    [
+        ({"d_model": 48, "max_len": 77, "base": 1995.26}, False, (48, 77, 1995.26)),
+        ({"d_model": "<b>48</b>", "max_len": 77, "base": 500}, True, (128, 256, 10000.0)),
+        (["d_model", 48], True, (128, 256, 10000.0)),
+        (None, True, (128, 256, 10000.0)),
+    ],
+)
+def test_the_preview_button_sets_the_sidebar_or_refuses_and_says_so(sent, refused, shown):
+    at = AppTest.from_function(_apply_app).run()
+    at.session_state["sent"] = sent
+    at.run()
+    assert not at.exception
+    assert at.session_state["refused"] is refused and at.session_state["shown"] == shown

@@ -400,7 +400,9 @@ def test_hover_numbers_drop_trailing_zeros():
         charts.side_by_side_heatmaps([("a", small, strided(32, 500), strided(64, 500))], title="t", x_title="x", y_title="y"),
         charts.spectrum(np.array([6.3, 60.0, 600.0]), 100, title="t"),
         charts.phase_circle(np.sin(np.arange(5.0)), np.cos(np.arange(5.0)), np.arange(5), title="t"),
+        charts.position_paths([("flat", np.random.default_rng(0).normal(size=(6, 2)), np.arange(6))], title="t"),
+        charts.position_paths([("deep", np.random.default_rng(0).normal(size=(6, 3)), np.arange(6))], title="t"),
     ]
     formats = [f for fig in figures for t in fig.data for f in re.findall(r"%\{\w+:([^}]*)\}", t.hovertemplate or "")]
-    assert len(formats) >= 7  # heatmaps' z, the image probe's z, spectrum's y and customdata, the circle's x and y
+    assert len(formats) >= 12  # heatmaps' z, the image probe's z, spectrum's y and customdata, the circle's x and y, the paths' 2 and 3 coordinates
     assert all(re.fullmatch(r"\.\d+~g", f) for f in formats), formats
