@@ -26,6 +26,8 @@ SEQUENTIAL = "Viridis"
 HEATMAP_CELLS = wire.LIST_CELLS  # per figure: beyond this heatmaps are sent as images (plotly.js colours a heatmap cell by cell, twice over typed arrays)
 HOVER_CELLS = 4_096  # an image's exact values on hover: an invisible heatmap of at most this many of its cells
 LINE_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")  # Okabe-Ito
+VALUE_FORMAT = ".6~g"  # a value on hover: 6 significant digits, trailing zeros dropped (d3's ~: cos 0 reads 1, not 1.00000)
+COORD_FORMAT = ".4~g"  # a point's coordinates on hover, likewise
 FONT = dict(family="Inter, Source Sans Pro, sans-serif", size=13)
 _AXIS = dict(gridcolor="#EBEDF0", zerolinecolor="#C9CED6", linecolor="#C9CED6", showline=True, ticks="outside", tickcolor="#C9CED6", automargin=True)
 # The style is written into each figure's layout, not carried by a template. Streamlit's
@@ -462,7 +464,7 @@ def heatmap_trace(
                 colorscale=scale,
                 showscale=showscale,
                 colorbar=dict(title=dict(text=colorbar_title)),
-                hovertemplate=f"x %{{x}}<br>y %{{y}}<br>{hover} %{{z:.6~g}}<extra></extra>",
+                hovertemplate=f"x %{{x}}<br>y %{{y}}<br>{hover} %{{z:{VALUE_FORMAT}}}<extra></extra>",
             )
         ]
     # 255 colour levels; palette index 255 is see-through, for NaN cells (no value there), as in a heatmap
@@ -496,7 +498,7 @@ def heatmap_trace(
         opacity=0,
         showscale=False,
         hoverongaps=False,
-        hovertemplate=f"x %{{{'x' if x.uniform else 'customdata'}}}<br>y %{{y}}<br>{hover_name} %{{z:.6~g}}{read}<extra></extra>",
+        hovertemplate=f"x %{{{'x' if x.uniform else 'customdata'}}}<br>y %{{y}}<br>{hover_name} %{{z:{VALUE_FORMAT}}}{read}<extra></extra>",
     )
     if not x.uniform:  # a slot's true column, cell by cell: what the hover names
         probe.customdata = np.broadcast_to(x.indices[slots], values.shape)
@@ -629,7 +631,7 @@ def spectrum(wavelength: np.ndarray, max_len: int, *, title: str, note: str = ""
             line=dict(color=colour, width=1.5),
             marker=dict(color=colour, size=5, maxdisplayed=MAX_DOTS),
             customdata=(2 * np.pi / wavelength[mask]),
-            hovertemplate="pair %{x}<br>wavelength %{y:.6~g} positions<br>frequency %{customdata:.6~g} rad/position<extra></extra>",
+            hovertemplate=f"pair %{{x}}<br>wavelength %{{y:{VALUE_FORMAT}}} positions<br>frequency %{{customdata:{VALUE_FORMAT}}} rad/position<extra></extra>",
         )
         for mask, name, colour in ((~longer, "completes a cycle within max_len", LINE_COLOURS[0]), (longer, "wavelength > max_len", LINE_COLOURS[1]))
         if mask.any()
@@ -676,7 +678,7 @@ def phase_circle(
             line=dict(color="rgba(120,120,120,0.3)", width=1),
             marker=dict(color=positions, colorscale=SEQUENTIAL, size=7, showscale=True, colorbar=dict(title=dict(text="position")), maxdisplayed=MAX_DOTS),
             customdata=positions,
-            hovertemplate="position %{customdata}<br>x %{x:.4~g}<br>y %{y:.4~g}<extra></extra>",
+            hovertemplate=f"position %{{customdata}}<br>x %{{x:{COORD_FORMAT}}}<br>y %{{y:{COORD_FORMAT}}}<extra></extra>",
             showlegend=False,
         )
     )
@@ -798,7 +800,7 @@ def heatmap_row(
         ):
             trace.update(xaxis=f"x{suffix}", yaxis=f"y{suffix}")
             if named_x or named_y:
-                trace.update(hovertemplate=f"{x_title} %{{x}}<br>{y_title} %{{y}}<br>{group.hover} %{{z:.6~g}}<extra></extra>")
+                trace.update(hovertemplate=f"{x_title} %{{x}}<br>{y_title} %{{y}}<br>{group.hover} %{{z:{VALUE_FORMAT}}}<extra></extra>")
                 trace.update(**({"x": list(x_ticks[k])} if named_x else {}), **({"y": list(y_ticks[k])} if named_y else {}))
             if bar_inside and (trace.type == "scatter" or trace.type == "heatmap" and trace.showscale):  # an image's bar rides on an empty marker trace
                 (trace.marker if trace.type == "scatter" else trace).colorbar.update(x=left + width + 0.01, xanchor="left", thickness=18)
@@ -943,7 +945,7 @@ def position_paths(
         )
         if not three_d:  # (a 3-D scene draws its dots in WebGL, all of them)
             marker["maxdisplayed"] = MAX_DOTS
-        coordinates = "<br>".join(f"{axis_titles[i]} %{{{c}:.4~g}}" for i, c in enumerate("xyz"[: coords.shape[1]]))
+        coordinates = "<br>".join(f"{axis_titles[i]} %{{{c}:{COORD_FORMAT}}}" for i, c in enumerate("xyz"[: coords.shape[1]]))
         hover = f"position %{{customdata}}<br>{coordinates}<extra></extra>"
         if three_d:
             traces.append(
