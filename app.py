@@ -23,6 +23,7 @@ FAVICON = Path(__file__).parent / "ui" / "assets" / "favicon.png"  # served by t
 st.set_page_config(page_title="Positional Encoding Explorer", page_icon=str(FAVICON), layout="wide")
 
 page = st.navigation(pages())  # in the order of the learning path (ui/path.py); the URL paths never change
-shared_controls(BY_PATH[page.url_path].uses)
+step = BY_PATH[page.url_path]
+shared_controls(step.uses, step.live)
 show_url_notices()
 page.run()

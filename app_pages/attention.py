@@ -11,7 +11,7 @@ from core.viz import attention_figures as figs
 from core.viz import charts
 from ui.controls import Choice, Number, Text, Toggle, check_links
 from ui.path import next_link
-from ui.sections import sections
+from ui.sections import live_part, sections
 from ui.shared import current_settings, guarded, note_if, plot, quoted
 
 WIDTH_CAP = 512  # the page builds d x d projections and (H, T, T) weights for three runs
@@ -30,10 +30,22 @@ PRESETS = {
 CUSTOM = "your own sentence"
 FACTORS = np.linspace(0.0, 4.0, 33)  # position factors for the score-share curve
 
+
+
+def _width() -> tuple[int, float]:
+    """The width this page computes with and the base, read afresh: d_model and base are live here
+    (ui/path.py), so the parts that read them rerun alone and must not keep a module-level copy."""
+    s = current_settings()
+    return min(s.d_model, WIDTH_CAP), s.base
+
+
+def _width_note() -> None:
+    d = current_settings().d_model
+    note_if(d > WIDTH_CAP, f"This page uses width {WIDTH_CAP} (d_model is {d:,}): it computes d x d projections and every attention weight live.")
+
+
 st.title("Attention with and without positions")
-s = current_settings()
-width = min(s.d_model, WIDTH_CAP)
-note_if(s.d_model > WIDTH_CAP, f"This page uses width {WIDTH_CAP} (d_model is {s.d_model:,}): it computes d x d projections and every attention weight live.")
+live_part("att_width", _width_note)
 st.markdown(
     "Words become fixed pseudo-random vectors (the same word always gets the same vector), attention runs in "
     "torch with fixed random projections standing in for trained ones, and a positional encoding is applied "
@@ -100,7 +112,10 @@ def study(
     return replace(result, **{name: getattr(result, name).astype(np.float32) for name in weights})
 
 
-res = guarded(study, tuple(words), width, s.base, scheme.name, heads, project, causal, scale_words, pe_scale, st.session_state.att_seed)
+def _study() -> attention.AttentionStudy:
+    """The study at this run's settings (a live part calls it; the result is never kept at module level)."""
+    width, base = _width()
+    return guarded(study, tuple(words), width, base, scheme.name, heads, project, causal, scale_words, pe_scale, st.session_state.att_seed)
 
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
@@ -131,6 +146,7 @@ n = len(words)
 
 
 def _side_by_side() -> None:
+    res = _study()
     st.header("Side by side")
     head = st.selectbox("Head shown", list(range(heads)), key="head", format_func=lambda h: f"head {h + 1} of {heads}") if heads > 1 else 0
     plot(figs.weight_figure(res, head, words, scheme.label), key="att_side_by_side")  # one figure: a chart costs more to mount than a panel to draw
@@ -140,10 +156,11 @@ def _side_by_side() -> None:
         "where a word stands changes whom it attends to (red: more attention than without positions, blue: less)."
         + (" The causal mask hides later words (the upper triangle), and that alone already depends on order." if causal else "")
     )
-    _permutation()  # numbers and words, no figure: they stay beside the figures they explain
+    _permutation(res)  # numbers and words, no figure: they stay beside the figures they explain
 
 
-def _permutation() -> None:
+def _permutation(res: attention.AttentionStudy) -> None:
+    width, base = _width()
     st.header("The permutation test")
     shuffled = [words[i] for i in res.perm]
     st.markdown(f"Shuffled sentence: {quoted(' '.join(shuffled[:60]), limit=1000)}{' ...' if n > 60 else ''}")  # the visitor's words, as text
@@ -161,7 +178,7 @@ def _permutation() -> None:
         "original word order. Without positions they match the unshuffled outputs up to rounding (~1e-16): attention is "
         "permutation-equivariant. With positions they do not. " + " ".join(notes)
     )
-    b = guarded(bag, width, s.base, scheme.name)
+    b = guarded(bag, width, base, scheme.name)
     st.markdown(
         f"'dog bites man' against 'man bites dog', mean of the attention outputs: cosine **{charts.number(b.cosine_plain)}** without positions, "
         f"**{charts.number(b.cosine_pe)}** with {scheme.label} (relative distance {b.distance_plain:.1e} against {charts.number(b.distance_pe)})."
@@ -175,6 +192,7 @@ def _permutation() -> None:
 
 
 def _magnitudes() -> None:
+    res, (width, base) = _study(), _width()
     st.header("Words against positions: who drives attention?")
     col_a, col_b = st.columns(2)
     with col_a:
@@ -185,7 +203,7 @@ def _magnitudes() -> None:
                 f"Without the √d_model scaling the word vectors have norm ≈ 1 while the sinusoid has norm √(d/2) = {np.sqrt(width / 2):.3g}."
             )
             far = min(5, n - 1)
-            codes = pe_scale * scheme.input_code(np.array([0, far]), Setting(width, s.base, train_len=n))
+            codes = pe_scale * scheme.input_code(np.array([0, far]), Setting(width, base, train_len=n))
             same = attention.same_word_cosine(words[0], width, codes, scale=scale_words)[1] if far else 1.0
             st.metric(f"the word ‘{words[0][:30]}’ at positions 0 and {far}: cosine of word + position", charts.number(same))
             st.caption("1 would mean the word looks the same wherever it stands; the lower it is, the more the position part changes what attention sees.")
@@ -199,7 +217,7 @@ def _magnitudes() -> None:
                 icon=":material/info:",
             )
         else:
-            share = shares(tuple(words), width, s.base, scheme.name, project, scale_words)
+            share = shares(tuple(words), width, base, scheme.name, project, scale_words)
             plot(figs.shares_figure(share, FACTORS, pe_scale), key="att_shares")
             st.caption(
                 "The scores split exactly into a content term, cross terms (growing with f) and a position term (growing with f²). Where the position "
@@ -209,9 +227,10 @@ def _magnitudes() -> None:
 
 
 def _add_concat() -> None:
+    width, base = _width()
     if added:  # only an added code can be concatenated instead
         st.header("Add or concatenate?")
-        ac = guarded(add_concat, tuple(words), width, s.base, scheme.name, st.session_state.att_seed)
+        ac = guarded(add_concat, tuple(words), width, base, scheme.name, st.session_state.att_seed)
         st.dataframe(
             {
                 "": ["add: x + PE", "concatenate: [x, PE]"],

@@ -18,8 +18,7 @@ GRID = 40  # positions (and dimensions) per small panel
 HEADS = (1, 2, 4, 8, 16)
 
 st.title("Every scheme side by side")
-s = current_settings()
-d, L, base = s.d_model, s.max_len, s.base
+L = current_settings().max_len  # max_len sets the window control above the tabs: its move reruns the page; d_model and base are live (ui/path.py)
 st.markdown(
     "The same sidebar settings drive every scheme in the app's registry. Added schemes write a vector per "
     "position; RoPE rotates queries and keys (here a single head of width d_model); bias schemes add a number to the score of "
@@ -37,7 +36,6 @@ heads = c2.selectbox("Heads (bias schemes)", HEADS, index=HEADS.index(8), key="h
 if not names:
     st.info("Pick at least one scheme to compare.", icon=":material/info:")
     st.stop()
-setting = Setting(width=d, base=base, train_len=L, n_heads=int(heads))
 
 
 @st.cache_data(max_entries=16, ttl=3600, show_spinner="Drawing every scheme…")
@@ -76,9 +74,16 @@ def measured(names: tuple[str, ...], d: int, L: int, base: float, heads: int) ->
 
 start = number(st, "First position drawn", "compare_start", 0, max(L - GRID, 0), 0, expected="the first position is a whole number from {lo} to {hi:,}")
 pos = window(L, GRID, start=start)
-drawn = panels(tuple(names), setting, pos.start)
+
+
+def _drawn() -> dict[str, tuple[Sample | Picked, np.ndarray, np.ndarray, str]]:
+    """The panels at the settings of this run (the tabs are live parts: read afresh, never kept at module level)."""
+    s = current_settings()
+    return panels(tuple(names), Setting(width=s.d_model, base=s.base, train_len=s.max_len, n_heads=int(heads)), pos.start)
+
 
 def _codes() -> None:
+    d, drawn = current_settings().d_model, _drawn()
     st.header("What each scheme writes")
     code_panels = [(SCHEMES[n].label, drawn[n][1], drawn[n][0], pos) for n in names]
     plot(
@@ -106,6 +111,7 @@ def _codes() -> None:
 
 
 def _scores() -> None:
+    drawn = _drawn()
     st.header("What each scheme adds to the score between two positions")
     plot(
         charts.small_multiples(
@@ -126,6 +132,8 @@ def _scores() -> None:
 
 
 def _properties() -> None:
+    s = current_settings()
+    d, base = s.d_model, s.base
     st.header("Properties, measured")
     rows = measured(tuple(names), d, L, base, int(heads))
     table = []

@@ -18,8 +18,6 @@ ELEMENTS = 1_000_000  # budget of encoding values per measured quantity (positio
 MAP_DIMS = 64  # dimensions of M_k drawn
 
 st.title("Similarity between positions")
-s = current_settings()
-d, L, base = s.d_model, s.max_len, s.base
 st.markdown(
     "Because every (sin, cos) pair contributes cos((p − q)·ω) to the dot product PE(p)·PE(q), "
     "the similarity of two positions depends on how far apart they are, not on where they are. "
@@ -37,12 +35,19 @@ def profile(reference: int, max_len: int, d_model: int, base: float) -> np.ndarr
     return similarity.dot_profile(reference, max_len, d_model, base)
 
 
-def measured_positions(stop: int) -> Sample:
-    """Positions at which a quantity is measured from full rows, within the element budget."""
+def measured_positions(stop: int, d: int) -> Sample:
+    """Positions at which a quantity is measured from full rows of width d, within the element budget."""
     return strided(stop, max(16, ELEMENTS // d))
 
 
+def _settings() -> tuple[int, int, float]:
+    """d_model, max_len and base, read afresh: every tab is a live part (ui/sections.py)."""
+    s = current_settings()
+    return s.d_model, s.max_len, s.base
+
+
 def _matrices() -> None:
+    d, L, base = _settings()
     st.header("Similarity matrices")
     start, stop = position_window(L, "sim_window")
     grid = strided(stop, MATRIX_GRID, start=start)
@@ -73,6 +78,7 @@ def _matrices() -> None:
 
 
 def _distance() -> None:
+    d, L, base = _settings()
     st.header("Similarity to one position")
     ref = number(st, "Reference position", "reference", 0, L - 1, L // 2, expected="the reference is a position from {lo} to {hi:,}", follow=True)
     prof = profile(int(ref), L, d, base)
@@ -95,7 +101,7 @@ def _distance() -> None:
     )
     st.header("Every step is the same size")
     if L >= 2:
-        cons_pos = measured_positions(L - 1)
+        cons_pos = measured_positions(L - 1, d)
         dist = similarity.consecutive_distances(cons_pos.indices, d, base)
         c1, c2 = st.columns(2)
         c1.metric("‖PE(p+1) − PE(p)‖, smallest measured", charts.number(dist.min()), help=f"exactly {dist.min()!r}")
@@ -120,6 +126,7 @@ def _distance() -> None:
 
 
 def _shift_by_k() -> None:
+    d, L, base = _settings()
     st.header("Shifting by k is one linear map")
     k = number(st, "Offset k", "offset", 0, 1_000_000, 5, expected="the offset is a whole number from {lo} to {hi:,}")
     st.markdown(f"Each (sin, cos) pair i of PE(p + {k}) is the same pair of PE(p) turned by the angle {k}·ωᵢ:")
@@ -145,7 +152,7 @@ def _shift_by_k() -> None:
         ),
         key="sim_rotation",
     )
-    res_pos = measured_positions(L)
+    res_pos = measured_positions(L, d)
     resid = similarity.rotation_residual(k, res_pos.indices, d, base)
     c1, c2 = st.columns(2)
     c1.metric(f"max |PE(p+{k}) − M{charts.subscript(k)}·PE(p)|", f"{resid.max():.2e}")
@@ -167,6 +174,7 @@ def _shift_by_k() -> None:
 
 
 def _uniqueness_and_norms() -> None:
+    d, L, base = _settings()
     st.header("Is every position unique?")
     best = closest(L, d, base)
     if best is None:
@@ -184,7 +192,7 @@ def _uniqueness_and_norms() -> None:
             "It shrinks when max_len grows past the slowest wavelength or when d_model is tiny: try d_model = 2 with a long context."
         )
     st.header("Every row has the same length")
-    norm_pos = measured_positions(L)
+    norm_pos = measured_positions(L, d)
     rows = sinusoidal.sinusoidal_encoding(L, d, base, positions=norm_pos.indices)
     norms = np.linalg.norm(rows, axis=1)
     floor = (np.sqrt(d / 2), f"√(d/2) = √{d // 2}") if d % 2 == 0 else (np.sqrt((d - 1) / 2), f"√((d−1)/2) = √{(d - 1) // 2}")

@@ -10,28 +10,39 @@ from core.viz import charts
 from core.viz import sinusoid_figures as figs
 from ui.controls import choice, number
 from ui.path import next_link
-from ui.sections import sections
+from ui.sections import live_part, sections
 from ui.scorecard import scorecard
 from ui.shared import current_settings, follow_default, note_if, plot, position_window
 from ui.sinusoid_preview import sinusoid_preview
 
 WAVE_SPAN = 64  # consecutive positions the waves show by default
 
+
+
+def _settings() -> tuple[int, int, float]:
+    """d_model, max_len and base, read afresh: d_model and base are live on this page (ui/path.py),
+    so the formula and every tab rerun alone when they move, and must not read a module-level copy."""
+    s = current_settings()
+    return s.d_model, s.max_len, s.base
+
+
+def _formula() -> None:
+    d, _, base = _settings()
+    base_tex = f"{base:,.6g}".replace(",", "{,}")
+    st.latex(
+        rf"PE_{{(p,\,2i)}} = \sin\!\left(\frac{{p}}{{{base_tex}^{{\,2i/{d}}}}}\right),\qquad "
+        rf"PE_{{(p,\,2i+1)}} = \cos\!\left(\frac{{p}}{{{base_tex}^{{\,2i/{d}}}}}\right),\qquad i = 0,\dots,{(d + 1) // 2 - 1}"
+    )
+    odd = f"d_model = {d} is odd: the last column ({d - 1}) is a sine whose cosine partner would be column {d}, which does not exist."
+    note_if(bool(d % 2), odd, caption=True)
+
+
 st.title("The sinusoidal encoding")
-s = current_settings()
-d, L, base = s.d_model, s.max_len, s.base
-omega = sinusoidal.pair_frequencies(d, base)
-wl = sinusoidal.wavelengths(d, base)
-base_tex = f"{base:,.6g}".replace(",", "{,}")
 st.markdown(
     "Each position p becomes a vector of d_model numbers: sines and cosines of p at frequencies that fall geometrically from 1 radian per position down to "
     "almost 1/base."
 )
-st.latex(
-    rf"PE_{{(p,\,2i)}} = \sin\!\left(\frac{{p}}{{{base_tex}^{{\,2i/{d}}}}}\right),\qquad "
-    rf"PE_{{(p,\,2i+1)}} = \cos\!\left(\frac{{p}}{{{base_tex}^{{\,2i/{d}}}}}\right),\qquad i = 0,\dots,{(d + 1) // 2 - 1}"
-)
-note_if(bool(d % 2), f"d_model = {d} is odd: the last column ({d - 1}) is a sine whose cosine partner would be column {d}, which does not exist.", caption=True)
+live_part("sin_formula", _formula)
 
 # --- controls the tabs share: the layout, and the window of positions the picture and the t2t table show
 layout = choice(  # plain names in the URL, not the labels
@@ -43,10 +54,11 @@ layout = choice(  # plain names in the URL, not the labels
     labels={"interleaved": "interleaved (paper: sin, cos, sin, cos, ...)", "concat": "sines first, then cosines"},
     widget="segmented_control",
 )
-start, stop = position_window(L, "sin_window")
+start, stop = position_window(current_settings().max_len, "sin_window")  # max_len is not live here: its move reruns the page
 
 
 def _picture() -> None:
+    d, L, base = _settings()
     st.header("The encoding as a picture")
     heat = figs.encoding_heatmap(d, L, base, layout, start, stop)
     plot(heat.figure, key="sin_heatmap")
@@ -54,7 +66,7 @@ def _picture() -> None:
     st.caption(
         "What to look for: the left columns (fast pairs) change from one row to the next; columns further right change ever more slowly. "
         + (
-            f"Over these {stop - start:,} positions the slowest {n_slow:,} of {omega.size:,} pairs turn less than a tenth of a cycle: "
+            f"Over these {stop - start:,} positions the slowest {n_slow:,} of {(d + 1) // 2:,} pairs turn less than a tenth of a cycle: "
             "their columns are almost constant. "
             if n_slow
             else f"At base {base:,.6g} even the slowest pair turns {slowest:.3g} cycles over these {stop - start:,} positions, so no column is constant. "
@@ -72,6 +84,7 @@ def _picture() -> None:
 
 
 def _waves() -> None:
+    d, L, base = _settings()
     st.header("Each dimension is a wave")
     default_dims = sorted({0, 1, min(d - 1, 2 * (d // 16)), min(d - 1, 2 * (d // 4))})
     dims_value = follow_default("sin_dims", default_dims, lambda dims: all(j < d for j in dims))
@@ -96,6 +109,8 @@ def _waves() -> None:
 
 @st.fragment  # inside the Waves tab's fragment: the pair reruns the circle alone
 def _circle(w_start: int) -> None:
+    d, L, base = _settings()
+    omega, wl = sinusoidal.pair_frequencies(d, base), sinusoidal.wavelengths(d, base)
     st.header("One pair traces a circle")
     n_full = d // 2
     if n_full == 0:
@@ -113,7 +128,9 @@ def _circle(w_start: int) -> None:
 
 
 def _spectrum() -> None:
+    d, L, base = _settings()
     st.header("Frequencies and wavelengths")
+    omega, wl = sinusoidal.pair_frequencies(d, base), sinusoidal.wavelengths(d, base)
     n_long = int((wl > L).sum())
     c1, c2, c3 = st.columns(3)
     c1.metric("sin/cos pairs", f"{omega.size:,}")
@@ -128,6 +145,7 @@ def _spectrum() -> None:
 
 
 def _binary() -> None:
+    d, L, base = _settings()
     st.header("Like counting in binary, but smooth")
     plot(figs.binary_analogy(d, L, base), key="sin_binary")
     st.caption(
@@ -139,6 +157,7 @@ def _binary() -> None:
 
 
 def _exact() -> None:
+    d, L, base = _settings()
     st.header("A position's exact vector")
     p = number(st, "Position p", "position", 0, max(L - 1, 0), min(10, L - 1), expected="the position is a whole number from {lo} to {hi:,}", follow=True)
     pair_of, freq, is_cos = sinusoidal.column_info(d, base, layout)
@@ -153,13 +172,14 @@ def _exact() -> None:
 
 
 def _t2t() -> None:
+    d, L, base = _settings()
     st.header("The tensor2tensor / fairseq convention")
     plot(figs.t2t_comparison(d, L, base, start, stop), key="sin_t2t")
     half = np.arange(d // 2)
     plot(
         charts.lines(
             [
-                ("paper: base^(−2i/d)", half, omega[: d // 2]),
+                ("paper: base^(−2i/d)", half, sinusoidal.pair_frequencies(d, base)[: d // 2]),
                 ("t2t/fairseq: exp(−i·ln(base)/(d/2 − 1))", half, sinusoidal.t2t_frequencies(d, max_timescale=base)),
             ],
             title="Frequency of each pair in the two conventions",
@@ -178,6 +198,7 @@ def _t2t() -> None:
 
 
 def _learned() -> None:
+    d, L, base = _settings()
     st.header("The other absolute choice: a learned table")
     st.markdown(
         "BERT and GPT-2 do not compute their positions: they learn one vector per position, a table of max_len × d_model numbers trained with the rest of "
@@ -194,6 +215,7 @@ def _learned() -> None:
 
 
 def _preview() -> None:
+    d, L, base = _settings()
     st.header("Drag and watch: the encoding computed in your browser")
     st.caption(
         "This preview has its own sliders and draws every cell of the encoding on each move, without asking the server: your browser "

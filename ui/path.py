@@ -17,7 +17,9 @@ ALL = frozenset({"d_model", "max_len", "base"})
 @dataclass(frozen=True)
 class Step:
     """One page: its script, stable URL path ("" for `/`), title, icon, what a learner finds
-    there (one sentence for the roadmap) and the shared settings it uses."""
+    there (one sentence for the roadmap), the shared settings it uses, and which of those it
+    reads only in its live parts (`live`: its open tab, or a part drawn by
+    `ui.sections.live_part`), so that a move reruns those parts and not the page (`ui.shared`)."""
 
     script: str
     url_path: str
@@ -25,12 +27,27 @@ class Step:
     icon: str
     pitch: str
     uses: frozenset[str] = ALL
+    live: frozenset[str] = frozenset()
 
 
 STEPS: tuple[Step, ...] = (
     Step("app_pages/problem.py", "", "The position problem", ":material/help:", "why attention needs positions at all, and why the obvious fixes fail"),
-    Step("app_pages/sinusoidal.py", "sinusoidal", "Sinusoidal encoding", ":material/waves:", "the Transformer paper's sines and cosines, and a learned table"),
-    Step("app_pages/similarity.py", "similarity", "Similarity between positions", ":material/grid_on:", "why the sinusoid's similarity depends on distance"),
+    Step(
+        "app_pages/sinusoidal.py",
+        "sinusoidal",
+        "Sinusoidal encoding",
+        ":material/waves:",
+        "the Transformer paper's sines and cosines, and a learned table",
+        live=frozenset({"d_model", "base"}),  # max_len sets the window control above the tabs
+    ),
+    Step(
+        "app_pages/similarity.py",
+        "similarity",
+        "Similarity between positions",
+        ":material/grid_on:",
+        "why the sinusoid's similarity depends on distance",
+        live=ALL,
+    ),
     Step(
         "app_pages/rope.py",
         "rope",
@@ -55,7 +72,14 @@ STEPS: tuple[Step, ...] = (
         "biases on the scores instead of codes",
         frozenset({"max_len"}),
     ),
-    Step("app_pages/compare.py", "compare", "Every scheme compared", ":material/view_module:", "every scheme side by side, its properties measured"),
+    Step(
+        "app_pages/compare.py",
+        "compare",
+        "Every scheme compared",
+        ":material/view_module:",
+        "every scheme side by side, its properties measured",
+        live=frozenset({"d_model", "base"}),  # max_len sets the first-position control above the tabs
+    ),
     Step(
         "app_pages/attention.py",
         "attention",
@@ -63,6 +87,7 @@ STEPS: tuple[Step, ...] = (
         ":material/visibility:",
         "what attention sees with each scheme",
         frozenset({"d_model", "base"}),
+        live=frozenset({"d_model", "base"}),
     ),
     Step("app_pages/lab.py", "lab", "The lab: train and extrapolate", ":material/science:", "train tiny models, then test them on longer inputs", frozenset()),
     Step("app_pages/model.py", "model", "A real model's positions", ":material/model_training:", "a trained model's learned table", frozenset({"base"})),
@@ -74,7 +99,7 @@ STEPS: tuple[Step, ...] = (
         "common mistakes, and exercises to predict then check",
         frozenset(),
     ),
-    Step("app_pages/code.py", "code", "Code for these settings", ":material/code:", "NumPy and PyTorch code for what you saw, and the numbers"),
+    Step("app_pages/code.py", "code", "Code for these settings", ":material/code:", "NumPy and PyTorch code for what you saw, and the numbers", live=ALL),
 )
 BY_PATH = {step.url_path: step for step in STEPS}
 

@@ -13,6 +13,14 @@ reference position) reruns that tab alone, not the page around it (its header, t
 the controls above the tabs). Anything outside the tab that reads such a control would go
 stale on those runs, so a control the page reads elsewhere belongs above the tabs (a change
 there reruns the page).
+
+The open tab is also a *live part* (`live_part`): a fragment with a key, which a move of a
+shared setting the page declares live (`ui.path.Step.live`) reruns by that key, together with
+the setting's own controls, instead of the whole page (`ui.shared`). So a drawer must read the
+shared settings itself (`ui.shared.current_settings()`), never through a module-level name
+computed from them: on a live rerun only the fragment runs, and the page's module-level names
+keep the values of its last full run. tests/app/test_live.py checks, tab by tab, that a live
+step shows exactly what a fresh load of the same link shows.
 """
 
 from __future__ import annotations
@@ -21,7 +29,7 @@ from collections.abc import Callable, Mapping
 
 import streamlit as st
 
-from ui.shared import check_url_value
+from ui.shared import LIVE_PARTS_KEY, check_url_value
 
 
 def sections(key: str, drawers: Mapping[str, Callable[[], None]]) -> str:
@@ -36,5 +44,17 @@ def sections(key: str, drawers: Mapping[str, Callable[[], None]]) -> str:
             continue
         chosen = label
         with tab:
-            st.fragment(drawers[label])()
+            live_part(f"{key}_open", drawers[label])
     return chosen
+
+
+def live_part(key: str, draw: Callable[[], None]) -> None:
+    """Run `draw` here as a fragment named `key`, and list it among the parts a move of a live
+    shared setting reruns (`ui.shared`). A part of a page above its tabs that reads a live setting
+    (a formula with d_model in it, a notice about the width) is one too; so is a page's whole
+    body when it has no tabs. `draw` reads the settings itself, as sections' drawers do.
+    The list is the last full run's (ui.shared clears it at the start of each full run)."""
+    parts = st.session_state.setdefault(LIVE_PARTS_KEY, [])
+    if key not in parts:
+        parts.append(key)
+    st.fragment(draw, key=key)()

@@ -7,9 +7,17 @@ the slider follows it. On a session's first run the values are read from the URL
 exception; on every run the current values are written back, so the address bar is always
 a link to the view on screen, after a page switch too.
 
-A setting the page ignores is drawn as an `st.fragment`: moving it reruns its controls alone
-(the URL follows), so a page that ignores d_model is not run, sent or drawn again when d_model
-moves; a setting the page uses is a plain control, whose move reruns the page once.
+How a move of a setting reruns the page depends on what the page does with it (`ui.path.Step`):
+- a setting the page ignores is drawn as an `st.fragment`: moving it reruns its controls alone
+  (the URL follows), so a page that ignores d_model is not run, sent or drawn again when d_model
+  moves;
+- a *live* setting, one the page reads only inside its live parts (the open tab, and any part
+  above the tabs that `ui.sections.live_part` draws), is a fragment too, and its move reruns
+  its controls and those parts by their keys (`st.rerun([...])` from the control's callback):
+  the page's title, text, controls and the rest of the sidebar are neither run nor sent nor
+  drawn again. That is what brings a d_model step on /similarity from about 2.5 to about 2
+  times a minimal page's, in the browser;
+- any other setting the page uses is a plain control, whose move reruns the page once.
 """
 
 from __future__ import annotations
@@ -20,12 +28,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from ui.internals import forget_initial_query_param, widget_values_sent_by_browser
 from core.schemes.checks import quoted  # noqa: F401  for pages too: the one way a visitor's text is echoed
 from ui.params import BASE, D_MODEL, MAX_LEN, SHARED_PARAMS, ParamSpec, link_value, log_ticks, parse_param
 
 NOTICES_KEY = "_url_notices"
+LIVE_SETTINGS_KEY = "_live_settings"  # the settings the page on screen reads only in its live parts
+LIVE_PARTS_KEY = "_live_parts"  # the fragment keys of those parts, as registered by the page's last full run (ui.sections)
 DRAWN_KEY = "_settings_drawn"  # the settings the page on screen was run with, and whether it showed link notices
 MAX_LISTED = 2  # a list in a link (schemes=a,b,...) is read up to this many names per option, distinct or not
 
@@ -55,12 +66,36 @@ def _slider_label(spec: ParamSpec, value: float) -> str:
 
 def _from_slider(spec: ParamSpec) -> None:
     st.session_state[spec.name] = st.session_state[_slider_key(spec)]
-    st.session_state[NOTICES_KEY] = []
+    _rerun_what_reads(spec)
 
 
 def _from_number(spec: ParamSpec) -> None:
     st.session_state[_slider_key(spec)] = st.session_state[spec.name]
+    _rerun_what_reads(spec)
+
+
+def _live_key(spec: ParamSpec) -> str:
+    """The fragment key of a live setting's controls."""
+    return f"shared_{spec.name}"
+
+
+def _rerun_what_reads(spec: ParamSpec) -> None:
+    """After a move of `spec` (in its callback): for a live setting, rerun its controls and the
+    page's live parts, by their keys; the whole app instead when the page has none registered
+    (its last full run stopped before its tabs) or shows link notices the move made obsolete.
+    For any other setting, nothing here: Streamlit's own rerun follows (the page, or the
+    ignored setting's fragment)."""
+    _, notices_shown = st.session_state.get(DRAWN_KEY, (None, False))
     st.session_state[NOTICES_KEY] = []
+    if spec.name not in st.session_state.get(LIVE_SETTINGS_KEY, ()):
+        return
+    parts = list(st.session_state.get(LIVE_PARTS_KEY, ()))
+    if parts and not notices_shown:
+        try:
+            st.rerun([_live_key(spec), *parts])
+        except StreamlitAPIException:  # a part its run did not get to register: the whole app, as for any other setting
+            pass
+    st.rerun(scope="app")  # the control is a fragment: without this only the control would rerun
 
 
 def set_shared(values: Mapping[str, object]) -> bool:
@@ -169,21 +204,27 @@ CONTROL_TEXT = {  # each shared setting's slider label and help
 }
 
 
-def shared_controls(uses: frozenset[str] = frozenset({"d_model", "max_len", "base"})) -> Settings:
+def shared_controls(uses: frozenset[str] = frozenset({"d_model", "max_len", "base"}), live: frozenset[str] = frozenset()) -> Settings:
     """Draw the sidebar settings, write them to the URL, and return them. Call it from the entry
     script, once per run.
 
     A setting the page uses (`uses` names them) is drawn as a plain control: a move reruns the
-    page, once. A setting it ignores is marked so in its label and drawn as a fragment of its
+    page, once; unless it is also `live` (the page reads it only in its live parts): then the
+    control is a fragment named `shared_<name>`, and a move reruns it and the page's live parts
+    alone. A setting it ignores is marked so in its label and drawn as a fragment of its
     own: a move reruns those two widgets and writes the URL, and the page on screen is not run,
     sent or drawn again (on /lab a d_model step costs the server and the browser almost nothing)."""
     _read_url_once()
     # app.py's own lines run on full runs only, never on a fragment's: what the page is about to be drawn with
     st.session_state[DRAWN_KEY] = (current_settings(), bool(st.session_state.get(NOTICES_KEY)))
+    st.session_state[LIVE_SETTINGS_KEY] = frozenset(live) & frozenset(uses)
+    st.session_state[LIVE_PARTS_KEY] = []  # the page lists its live parts as it draws them (ui.sections.live_part)
     with st.sidebar:
         st.markdown("**Shared settings**" if uses else "**Shared settings** (none is used on this page)")
         for spec in SHARED_PARAMS:
-            if spec.name in uses:
+            if spec.name in st.session_state[LIVE_SETTINGS_KEY]:
+                _live_control(spec)
+            elif spec.name in uses:
                 _control(spec, *CONTROL_TEXT[spec.name])
             else:
                 _ignored_control(spec)
@@ -191,6 +232,17 @@ def shared_controls(uses: frozenset[str] = frozenset({"d_model", "max_len", "bas
     settings = current_settings()
     st.query_params.update({spec.name: spec.format(getattr(settings, spec.name)) for spec in SHARED_PARAMS})
     return settings
+
+
+def _live_control(spec: ParamSpec) -> None:
+    """The controls of a live setting, as a fragment of their own (`shared_<name>`): a move reruns
+    them, writing the URL, and the page's live parts (`_rerun_what_reads`)."""
+
+    def controls() -> None:
+        _control(spec, *CONTROL_TEXT[spec.name])
+        st.query_params[spec.name] = spec.format(st.session_state[spec.name])
+
+    st.fragment(controls, key=_live_key(spec))()
 
 
 @st.fragment

@@ -88,6 +88,7 @@ def test_number_entry_and_slider_follow_each_other_and_the_url():
     at.select_slider(key="d_model_slider").set_value(8192).run()
     assert at.number_input(key="d_model").value == 8192
     assert at.query_params["d_model"] == "8192"
+    at.run()  # d_model is live on this page: AppTest then holds only what its fragments drew; a full run to reach base's box
     at.number_input(key="base").set_value(2.0).run()
     assert at.query_params["base"] == "2"
     assert_clean(at)

@@ -85,6 +85,10 @@ BODIES = {  # words of a page's first paragraph: sent on every full run of that 
     "model": b"BERT-style models do not compute their positions",
     "practice": b"Each statement below is something learners often believe",
     "sinusoidal": b"Each position p becomes a vector of d_model numbers",
+    "similarity": b"Because every (sin, cos) pair contributes",
+    "compare": b"The same sidebar settings drive every scheme",
+    "attention": b"Words become fixed pseudo-random vectors",
+    "code": b"The code below computes exactly what the app draws",
 }
 
 
@@ -115,6 +119,24 @@ def runs_started(frames: list[bytes]) -> int:
     return count
 
 
+def runs_finished(frames: list[bytes]) -> list[str]:
+    """How each script run that ran to its end in these frames finished (a run ended early for a
+    rerun is left out: a callback that asks for a rerun ends the run it was called in, before any
+    of the script ran, and the rerun it asked for follows)."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    statuses = []
+    for frame in frames:
+        msg = ForwardMsg()
+        try:
+            msg.ParseFromString(frame)
+        except Exception:  # noqa: BLE001 - not a ForwardMsg (none expected)
+            continue
+        if msg.WhichOneof("type") == "script_finished" and msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+            statuses.append(ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished))
+    return statuses
+
+
 def _opened(context, path: str, frames: list[bytes]):
     page = context.new_page()
     page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(f if isinstance(f, bytes) else f.encode())))
@@ -140,7 +162,7 @@ def test_moving_a_setting_the_page_ignores_reruns_its_controls_only(context, app
     assert page.locator("[data-testid='stException']").count() == 0
 
 
-@pytest.mark.parametrize(("name", "setting"), [("rope", "base"), ("relative", "max_len"), ("model", "base"), ("sinusoidal", "d_model")])
+@pytest.mark.parametrize(("name", "setting"), [("rope", "base"), ("relative", "max_len"), ("model", "base"), ("sinusoidal", "max_len")])
 def test_moving_a_setting_the_page_uses_reruns_the_page(context, app_url, name, setting):
     frames: list[bytes] = []
     page = _opened(context, f"{app_url}/{name}", frames)
@@ -174,3 +196,35 @@ def test_a_move_clears_the_link_notices_on_a_page_that_ignores_it(context, app_u
     frames.clear()
     sent = _stepped(page, "d_model", frames)  # no notice left: the next move is the sidebar's alone
     assert BODIES["lab"] not in sent
+
+
+# --- a live setting (ui/path.py Step.live): its move reruns its controls and the page's live parts, by their keys ------
+
+
+def _figure_data(page) -> list[str]:
+    """What each figure on the page draws (its traces' values or images, as plotly.js holds them)."""
+    return page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')].map(e => JSON.stringify((e.data || []).map(t => [t.z, t.y, t.source])))")
+
+
+LIVE_MOVES = [("sinusoidal", "d_model"), ("similarity", "base"), ("compare", "d_model"), ("attention", "d_model"), ("code", "base")]
+
+
+@pytest.mark.parametrize(("name", "setting"), LIVE_MOVES)
+def test_moving_a_live_setting_reruns_the_live_parts_only(context, app_url, name, setting):
+    frames: list[bytes] = []
+    page = _opened(context, f"{app_url}/{name}", frames)
+    main = page.locator("[data-testid='stMain']")
+    text_before, figures_before = main.inner_text(), _figure_data(page)
+    value_before = page.locator(f".st-key-{setting} input").first.input_value()
+    sent = _stepped(page, setting, frames)
+    # one run, of fragments only (its controls' callback asks for it, which ends the run it was called in at once)
+    assert runs_finished(frames) == ["FINISHED_FRAGMENT_RUN_SUCCESSFULLY"], f"{setting} on /{name}: one move, one fragment run"
+    assert BODIES[name] not in sent, f"/{name}'s text above its live parts was sent again: the whole page ran"
+    assert SIDEBAR not in sent, "the rest of the sidebar was sent again: the whole page ran"
+    assert f"exact {setting}".encode() in sent, "the moved setting's controls were not redrawn"
+    value = page.locator(f".st-key-{setting} input").first.input_value()
+    assert value != value_before and f"{setting}={value.replace(',', '')}" in page.url
+    assert main.inner_text() != text_before, f"/{name} did not follow {setting}"
+    assert _figure_data(page) != figures_before, f"/{name}'s figures did not follow {setting}"
+    assert page.get_by_text(BODIES[name].decode()).count() == 1  # the page around the live parts is still there
+    assert page.locator("[data-testid='stException']").count() == 0
