@@ -16,7 +16,6 @@ from core.viz.columns import columns
 from core.viz.grid import strided, window
 from ui.params import BASE, D_MODEL, MAX_LEN
 from ui.rope_controls import factor_control, original_len_control, pair_layout_control, scaling_kind_control
-from ui.sections import live_part
 from ui.shared import check_url_value, current_settings, follow_default, guarded, keep_in_url, keep_valid, one_of, plot, url_choice, whole_in
 
 HEADS = (1, 2, 4, 8, 16)
@@ -25,15 +24,107 @@ MAX_HEAD_DIM = 8192
 PREVIEW = 256  # positions (and dimensions) in the preview: 256 x 256 cells go as numbers, exact on hover
 
 st.title("Code for these settings")
+s = current_settings()
+d, L, base = s.d_model, s.max_len, s.base
 st.markdown(
     "The code below computes exactly what the app draws for the scheme you pick and the sidebar's settings: a NumPy "
     "function and a PyTorch module, each self-contained (it imports numpy, math and torch only), with the numbers written in. "
     "The app's tests run this code for every scheme and compare it with the app's own arrays."
 )
 
+# --- controls -------------------------------------------------------------------------------
+notice = url_choice("scheme", list(SCHEMES), "sinusoidal")
+if notice:
+    st.warning(notice, icon=":material/link_off:")
+c1, c2 = st.columns([2, 3])
+name = c1.selectbox("Scheme", list(SCHEMES), format_func=lambda n: SCHEMES[n].label, key="scheme")
+keep_in_url("scheme")
+scheme = SCHEMES[name]
+heads, layout, kind, factor, original, width = 8, "half", "none", 1.0, L, d
+link = {D_MODEL.name: D_MODEL.format(d), MAX_LEN.name: MAX_LEN.format(L), BASE.name: BASE.format(base), "scheme": name}
+rotary = "layout" in scheme.reads  # RoPE: a head width, a pair layout and a scaling of its own
+if "n_heads" in scheme.reads:
+    keep_valid("heads", lambda v: v in HEADS)  # another page's heads may be a number this page does not offer
+    check_url_value("heads", one_of(HEADS), f"the head count is one of {', '.join(map(str, HEADS))}")
+    heads = int(c2.selectbox("Heads", HEADS, index=HEADS.index(8), key="heads", bind="query-params", width=200))
+    link["heads"] = str(heads)
+if rotary:
+    layout = pair_layout_control(c2)
+    c6, c3, c4, c5 = st.columns([1.5, 2, 1.5, 1.5])
+    keep_valid("head_dim", lambda v: isinstance(v, int) and 2 <= v <= MAX_HEAD_DIM)
+    check_url_value("head_dim", whole_in(2, MAX_HEAD_DIM), f"the head width is a whole number from 2 to {MAX_HEAD_DIM:,} (even, for pairs)")
+    width = int(
+        c6.number_input(
+            "Head width (head_dim)",
+            2,
+            MAX_HEAD_DIM,
+            follow_default("head_dim", d, lambda v: True),
+            step=2,
+            key="head_dim",
+            bind="query-params",
+            help="RoPE rotates the queries and keys of one head. Until you change it, this is the sidebar's d_model.",
+        )
+    )
+    kind = scaling_kind_control(c3, default="none")
+    link.update(head_dim=str(width), rope_layout=layout, scaling=kind)
+    if kind != "none":
+        factor = factor_control(c4)
+        link["factor"] = str(int(factor)) if factor.is_integer() else repr(factor)
+    if kind in USES_ORIGINAL:
+        original = original_len_control(c5, L, factor)
+        link["original_len"] = str(original)
+
+scaling = None if kind == "none" else guarded(rope.RopeScaling, kind, factor, original)
+setting = Setting(width=width, base=base, train_len=L, n_heads=heads, layout=layout, scaling=scaling)
+if rotary:
+    st.caption(
+        f"RoPE rotates the queries and keys of one head; here the head is {width:,} wide"
+        + (" (the sidebar's d_model)." if width == d else f" (the sidebar's d_model = {d:,} is the model's width, not used here).")
+    )
+
+
 @st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
 def code_for(name: str, setting: Setting) -> codegen.GeneratedCode:
     return codegen.generate(name, setting)
+
+
+code = guarded(code_for, name, setting)
+st.markdown(code.what)
+numpy_tab, torch_tab = st.tabs(["NumPy", "PyTorch"])
+numpy_tab.code(code.numpy_source, language="python", line_numbers=False)
+torch_tab.code(code.torch_source, language="python", line_numbers=False)
+if rotary:  # a real model's RoPE, exactly: what the controls above cannot hold (LongRoPE's lists, partial rotary, mscale)
+    notice = url_choice("preset", ["none", *PRESETS], "none")
+    if notice:
+        st.warning(notice, icon=":material/link_off:")
+    chosen = st.selectbox(
+        "Or a real model's RoPE, exactly as its config sets it",
+        ["none", *PRESETS],
+        format_func=lambda n: "none (the controls above)" if n == "none" else PRESETS[n].label,
+        key="preset",
+        help="The presets of the Long context page (/context), each value cited there; the code is exact, every layer kind.",
+    )
+    keep_in_url("preset")
+    if chosen != "none":
+        preset = PRESETS[chosen]
+        link["preset"] = chosen
+        for layer in preset.layers:
+            exact = guarded(rope_code, layer.head_dim, layer.base, preset.layout, layer.scaling, layer.partial_rotary_factor)
+            st.markdown(f"**{preset.label}, {layer.name}**: head_dim {layer.head_dim}, base {layer.base:,.10g}, {preset.layout} pairs. {exact.what}")
+            numpy_exact, torch_exact = st.tabs(["NumPy", "PyTorch"])
+            numpy_exact.code(exact.numpy_source, language="python", line_numbers=False)
+            torch_exact.code(exact.torch_source, language="python", line_numbers=False)
+        st.caption("The preview and downloads below follow the controls above, not the preset; /context draws the preset pair by pair.")
+st.caption(
+    "Copy a block with the icon at its top right. The tables a model learns (learned, T5, Shaw) are written at the values the app draws: their "
+    "initialisation, or T5's illustrative values."
+)
+
+# --- preview --------------------------------------------------------------------------------
+rows = scheme.max_position(setting)
+shown_len = min(L, rows) if rows is not None else L
+pos = window(shown_len, PREVIEW) if scheme.discrete else strided(shown_len, PREVIEW)  # bits and one-hot rows: consecutive
+dims = columns(scheme, setting, PREVIEW)  # whole (sin, cos) pairs of the sinusoids and RoPE
 
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
@@ -44,187 +135,87 @@ def preview(name: str, setting: Setting, positions: tuple[int, ...], dims: tuple
     return z, picture.what
 
 
-def _body() -> None:
-    """Everything below the introduction: the controls, the code, the preview, the downloads and the link.
-    All of it follows the shared settings, which are live on this page (ui/path.py): a move reruns this
-    part alone, so it reads them here, afresh."""
-    s = current_settings()
-    d, L, base = s.d_model, s.max_len, s.base
-    # --- controls ---------------------------------------------------------------------------
-    notice = url_choice("scheme", list(SCHEMES), "sinusoidal")
-    if notice:
-        st.warning(notice, icon=":material/link_off:")
-    c1, c2 = st.columns([2, 3])
-    name = c1.selectbox("Scheme", list(SCHEMES), format_func=lambda n: SCHEMES[n].label, key="scheme")
-    keep_in_url("scheme")
-    scheme = SCHEMES[name]
-    heads, layout, kind, factor, original, width = 8, "half", "none", 1.0, L, d
-    link = {D_MODEL.name: D_MODEL.format(d), MAX_LEN.name: MAX_LEN.format(L), BASE.name: BASE.format(base), "scheme": name}
-    rotary = "layout" in scheme.reads  # RoPE: a head width, a pair layout and a scaling of its own
-    if "n_heads" in scheme.reads:
-        keep_valid("heads", lambda v: v in HEADS)  # another page's heads may be a number this page does not offer
-        check_url_value("heads", one_of(HEADS), f"the head count is one of {', '.join(map(str, HEADS))}")
-        heads = int(c2.selectbox("Heads", HEADS, index=HEADS.index(8), key="heads", bind="query-params", width=200))
-        link["heads"] = str(heads)
-    if rotary:
-        layout = pair_layout_control(c2)
-        c6, c3, c4, c5 = st.columns([1.5, 2, 1.5, 1.5])
-        keep_valid("head_dim", lambda v: isinstance(v, int) and 2 <= v <= MAX_HEAD_DIM)
-        check_url_value("head_dim", whole_in(2, MAX_HEAD_DIM), f"the head width is a whole number from 2 to {MAX_HEAD_DIM:,} (even, for pairs)")
-        width = int(
-            c6.number_input(
-                "Head width (head_dim)",
-                2,
-                MAX_HEAD_DIM,
-                follow_default("head_dim", d, lambda v: True),
-                step=2,
-                key="head_dim",
-                bind="query-params",
-                help="RoPE rotates the queries and keys of one head. Until you change it, this is the sidebar's d_model.",
-            )
-        )
-        kind = scaling_kind_control(c3, default="none")
-        link.update(head_dim=str(width), rope_layout=layout, scaling=kind)
-        if kind != "none":
-            factor = factor_control(c4)
-            link["factor"] = str(int(factor)) if factor.is_integer() else repr(factor)
-        if kind in USES_ORIGINAL:
-            original = original_len_control(c5, L, factor)
-            link["original_len"] = str(original)
-
-    scaling = None if kind == "none" else guarded(rope.RopeScaling, kind, factor, original)
-    setting = Setting(width=width, base=base, train_len=L, n_heads=heads, layout=layout, scaling=scaling)
-    if rotary:
-        st.caption(
-            f"RoPE rotates the queries and keys of one head; here the head is {width:,} wide"
-            + (" (the sidebar's d_model)." if width == d else f" (the sidebar's d_model = {d:,} is the model's width, not used here).")
-        )
-
-
-    code = guarded(code_for, name, setting)
-    st.markdown(code.what)
-    numpy_tab, torch_tab = st.tabs(["NumPy", "PyTorch"])
-    numpy_tab.code(code.numpy_source, language="python", line_numbers=False)
-    torch_tab.code(code.torch_source, language="python", line_numbers=False)
-    if rotary:  # a real model's RoPE, exactly: what the controls above cannot hold (LongRoPE's lists, partial rotary, mscale)
-        notice = url_choice("preset", ["none", *PRESETS], "none")
-        if notice:
-            st.warning(notice, icon=":material/link_off:")
-        chosen = st.selectbox(
-            "Or a real model's RoPE, exactly as its config sets it",
-            ["none", *PRESETS],
-            format_func=lambda n: "none (the controls above)" if n == "none" else PRESETS[n].label,
-            key="preset",
-            help="The presets of the Long context page (/context), each value cited there; the code is exact, every layer kind.",
-        )
-        keep_in_url("preset")
-        if chosen != "none":
-            preset = PRESETS[chosen]
-            link["preset"] = chosen
-            for layer in preset.layers:
-                exact = guarded(rope_code, layer.head_dim, layer.base, preset.layout, layer.scaling, layer.partial_rotary_factor)
-                st.markdown(f"**{preset.label}, {layer.name}**: head_dim {layer.head_dim}, base {layer.base:,.10g}, {preset.layout} pairs. {exact.what}")
-                numpy_exact, torch_exact = st.tabs(["NumPy", "PyTorch"])
-                numpy_exact.code(exact.numpy_source, language="python", line_numbers=False)
-                torch_exact.code(exact.torch_source, language="python", line_numbers=False)
-            st.caption("The preview and downloads below follow the controls above, not the preset; /context draws the preset pair by pair.")
-    st.caption(
-        "Copy a block with the icon at its top right. The tables a model learns (learned, T5, Shaw) are written at the values the app draws: their "
-        "initialisation, or T5's illustrative values."
+st.header("What the code computes")
+z, what = guarded(preview, name, setting, tuple(pos.indices.tolist()), tuple(dims.indices.tolist()))
+pairs = scheme.per == "pair"
+if not scheme.carries_position:
+    st.caption("Nothing to draw: this scheme adds zeros.")
+else:
+    unit = "query position" if pairs else "position"
+    x = pos if pairs else dims
+    note = "; ".join(n for n in (pos.note(unit.split()[0]), "" if pairs else dims.note("dimension")) if n)
+    if rows is not None and rows < L:
+        note = "; ".join(n for n in (note, f"no code past position {rows - 1:,}") if n)
+    plot(
+        charts.heatmap(
+            z,
+            x,
+            pos,
+            title=f"{scheme.label}: {f'the bias of head 1 of {heads}' if pairs else what}",
+            x_title="key position" if pairs else "dimension",
+            y_title=unit,
+            colorbar_title="bias" if pairs else "value",
+            note=note,
+            height=420,
+        ),
+        key="code_preview",
     )
+    st.caption("Every figure in the app downloads as a PNG from the camera icon in its toolbar (top right of the figure, on hover).")
 
-    # --- preview ----------------------------------------------------------------------------
-    rows = scheme.max_position(setting)
-    shown_len = min(L, rows) if rows is not None else L
-    pos = window(shown_len, PREVIEW) if scheme.discrete else strided(shown_len, PREVIEW)  # bits and one-hot rows: consecutive
-    dims = columns(scheme, setting, PREVIEW)  # whole (sin, cos) pairs of the sinusoids and RoPE
-
-
-    st.header("What the code computes")
-    z, what = guarded(preview, name, setting, tuple(pos.indices.tolist()), tuple(dims.indices.tolist()))
-    pairs = scheme.per == "pair"
-    if not scheme.carries_position:
-        st.caption("Nothing to draw: this scheme adds zeros.")
-    else:
-        unit = "query position" if pairs else "position"
-        x = pos if pairs else dims
-        note = "; ".join(n for n in (pos.note(unit.split()[0]), "" if pairs else dims.note("dimension")) if n)
-        if rows is not None and rows < L:
-            note = "; ".join(n for n in (note, f"no code past position {rows - 1:,}") if n)
-        plot(
-            charts.heatmap(
-                z,
-                x,
-                pos,
-                title=f"{scheme.label}: {f'the bias of head 1 of {heads}' if pairs else what}",
-                x_title="key position" if pairs else "dimension",
-                y_title=unit,
-                colorbar_title="bias" if pairs else "value",
-                note=note,
-                height=420,
-            ),
-            key="code_preview",
-        )
-        st.caption("Every figure in the app downloads as a PNG from the camera icon in its toolbar (top right of the figure, on hover).")
-
-    # --- downloads --------------------------------------------------------------------------
-    st.header("Download the numbers")
-    full = f"({heads} heads × {L:,} × {L:,})" if pairs else f"({shown_len:,} positions × {width:,})"
-    st.markdown(
-        f"The current matrix {full}: "
-        + ("the bias between every query and key position" if pairs else what)
-        + (f" (RoPE's dynamic scaling at the whole context, {L:,} positions)" if kind == "dynamic" else "")
-        + "."
+# --- downloads ------------------------------------------------------------------------------
+st.header("Download the numbers")
+full = f"({heads} heads × {L:,} × {L:,})" if pairs else f"({shown_len:,} positions × {width:,})"
+st.markdown(
+    f"The current matrix {full}: "
+    + ("the bias between every query and key position" if pairs else what)
+    + (f" (RoPE's dynamic scaling at the whole context, {L:,} positions)" if kind == "dynamic" else "")
+    + "."
+)
+npy, csv = downloads.extent(name, setting, downloads.MAX_NPY_VALUES), downloads.extent(name, setting, downloads.MAX_CSV_VALUES)
+b1, b2 = st.columns(2)
+b1.download_button(
+    f".npy: {'all' if npy.complete else f'first {npy.positions:,}'} positions ({npy.values:,} values)",
+    data=lambda: downloads.to_npy(downloads.current_matrix(name, setting, np.arange(npy.positions))),
+    file_name=f"{name}_d{width}_L{L}{'' if npy.complete else f'_first{npy.positions}'}.npy",
+    mime="application/octet-stream",
+    key="download_npy",
+    on_click="ignore",
+    icon=":material/download:",
+)
+b2.download_button(
+    f".csv: {'all' if csv.complete else f'first {csv.positions:,}'} positions ({csv.values:,} values)",
+    data=lambda: downloads.to_csv(downloads.current_matrix(name, setting, np.arange(csv.positions))),
+    file_name=f"{name}_d{width}_L{L}{'' if csv.complete else f'_first{csv.positions}'}.csv",
+    mime="text/csv",
+    key="download_csv",
+    on_click="ignore",
+    icon=":material/download:",
+)
+if not (npy.complete and csv.complete):
+    kept = "queries and keys" if pairs else "positions"
+    held = " and ".join(
+        f"the {kind_} holds {'all of it' if e.complete else f'the first {e.positions:,} {kept}'} (at most {limit:,} numbers)"
+        for kind_, e, limit in ((".npy", npy, downloads.MAX_NPY_VALUES), (".csv", csv, downloads.MAX_CSV_VALUES))
     )
-    npy, csv = downloads.extent(name, setting, downloads.MAX_NPY_VALUES), downloads.extent(name, setting, downloads.MAX_CSV_VALUES)
-    b1, b2 = st.columns(2)
-    b1.download_button(
-        f".npy: {'all' if npy.complete else f'first {npy.positions:,}'} positions ({npy.values:,} values)",
-        data=lambda: downloads.to_npy(downloads.current_matrix(name, setting, np.arange(npy.positions))),
-        file_name=f"{name}_d{width}_L{L}{'' if npy.complete else f'_first{npy.positions}'}.npy",
-        mime="application/octet-stream",
-        key="download_npy",
-        on_click="ignore",
-        icon=":material/download:",
+    st.info(
+        f"The whole matrix is {npy.full_values:,} numbers: {held}, each exactly as the whole matrix has them. "
+        f"For all of it, run the code above on your machine, e.g. "
+        + {
+            "attention_bias": f"`attention_bias(np.arange({L}), np.arange({L}))`",
+            "rotate": f"`rotate(np.full(({L}, {width}), 1 / np.sqrt({width})), np.arange({L}))`",
+            "positional_encoding": f"`positional_encoding(np.arange({shown_len}))`",
+        }[code.numpy_entry]
+        + ".",
+        icon=":material/info:",
     )
-    b2.download_button(
-        f".csv: {'all' if csv.complete else f'first {csv.positions:,}'} positions ({csv.values:,} values)",
-        data=lambda: downloads.to_csv(downloads.current_matrix(name, setting, np.arange(csv.positions))),
-        file_name=f"{name}_d{width}_L{L}{'' if csv.complete else f'_first{csv.positions}'}.csv",
-        mime="text/csv",
-        key="download_csv",
-        on_click="ignore",
-        icon=":material/download:",
-    )
-    if not (npy.complete and csv.complete):
-        kept = "queries and keys" if pairs else "positions"
-        held = " and ".join(
-            f"the {kind_} holds {'all of it' if e.complete else f'the first {e.positions:,} {kept}'} (at most {limit:,} numbers)"
-            for kind_, e, limit in ((".npy", npy, downloads.MAX_NPY_VALUES), (".csv", csv, downloads.MAX_CSV_VALUES))
-        )
-        st.info(
-            f"The whole matrix is {npy.full_values:,} numbers: {held}, each exactly as the whole matrix has them. "
-            f"For all of it, run the code above on your machine, e.g. "
-            + {
-                "attention_bias": f"`attention_bias(np.arange({L}), np.arange({L}))`",
-                "rotate": f"`rotate(np.full(({L}, {width}), 1 / np.sqrt({width})), np.arange({L}))`",
-                "positional_encoding": f"`positional_encoding(np.arange({shown_len}))`",
-            }[code.numpy_entry]
-            + ".",
-            icon=":material/info:",
-        )
-    st.caption(
-        ".npy opens with `np.load`; the .csv has one row per position"
-        + (" (per head and query: head, query, then one column per key)" if pairs else " (position, then one column per dimension)")
-        + ", every value written exactly."
-    )
+st.caption(
+    ".npy opens with `np.load`; the .csv has one row per position"
+    + (" (per head and query: head, query, then one column per key)" if pairs else " (position, then one column per dimension)")
+    + ", every value written exactly."
+)
 
-    # --- link -------------------------------------------------------------------------------
-    st.header("These settings as a link")
-    address = f"{(st.context.url or '/code').rstrip('/')}?{urlencode(link)}"
-    st.code(address, language=None)
-    st.caption("Opening it shows this page with the same scheme and settings; the address bar holds the same link.")
-
-
-# the whole body is one live part: a step of a shared setting reruns it, not the title, the introduction or the sidebar (ui/sections.py)
-live_part("code_body", _body)
+# --- link -----------------------------------------------------------------------------------
+st.header("These settings as a link")
+address = f"{(st.context.url or '/code').rstrip('/')}?{urlencode(link)}"
+st.code(address, language=None)
+st.caption("Opening it shows this page with the same scheme and settings; the address bar holds the same link.")

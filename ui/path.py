@@ -99,7 +99,7 @@ STEPS: tuple[Step, ...] = (
         "common mistakes, and exercises to predict then check",
         frozenset(),
     ),
-    Step("app_pages/code.py", "code", "Code for these settings", ":material/code:", "NumPy and PyTorch code for what you saw, and the numbers", live=ALL),
+    Step("app_pages/code.py", "code", "Code for these settings", ":material/code:", "NumPy and PyTorch code for what you saw, and the numbers"),
 )
 BY_PATH = {step.url_path: step for step in STEPS}
 

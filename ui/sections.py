@@ -51,8 +51,8 @@ def sections(key: str, drawers: Mapping[str, Callable[[], None]]) -> str:
 def live_part(key: str, draw: Callable[[], None]) -> None:
     """Run `draw` here as a fragment named `key`, and list it among the parts a move of a live
     shared setting reruns (`ui.shared`). A part of a page above its tabs that reads a live setting
-    (a formula with d_model in it, a notice about the width) is one too; so is a page's whole
-    body when it has no tabs. `draw` reads the settings itself, as sections' drawers do.
+    (a formula with d_model in it, a notice about the width) is one too. `draw` reads the
+    settings itself, as sections' drawers do.
     The list is the last full run's (ui.shared clears it at the start of each full run)."""
     parts = st.session_state.setdefault(LIVE_PARTS_KEY, [])
     if key not in parts:

@@ -23,12 +23,11 @@ from ui.shared import LIVE_PARTS_KEY
 
 LIVE = {step.url_path: step.live for step in STEPS}
 MOVES = {"d_model": ("d_model", 127), "base": ("base", 500.0), "max_len": ("max_len", 999)}  # an odd width: the odd-width notes appear
-TABS = {  # the page's tab key and every tab (none: the page has no tabs, its body is one live part)
+TABS = {  # the page's tab key and every tab
     "sinusoidal": ("sin_view", ["Picture", "Waves", "Spectrum", "Binary", "Exact values", "tensor2tensor", "Learned table", "Live preview"]),
     "similarity": ("sim_view", ["Matrices", "Distance", "Shift by k", "Uniqueness and norms"]),
     "compare": ("compare_view", ["What each writes", "Scores", "Properties"]),
     "attention": ("att_view", ["Side by side", "Words against positions", "Add or concatenate"]),
-    "code": (None, [None]),
 }
 
 

@@ -206,7 +206,7 @@ def _figure_data(page) -> list[str]:
     return page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')].map(e => JSON.stringify((e.data || []).map(t => [t.z, t.y, t.source])))")
 
 
-LIVE_MOVES = [("sinusoidal", "d_model"), ("similarity", "base"), ("compare", "d_model"), ("attention", "d_model"), ("code", "base")]
+LIVE_MOVES = [("sinusoidal", "d_model"), ("similarity", "base"), ("compare", "d_model"), ("attention", "d_model"), ("compare", "base")]
 
 
 @pytest.mark.parametrize(("name", "setting"), LIVE_MOVES)
