@@ -31,7 +31,6 @@ CUSTOM = "your own sentence"
 FACTORS = np.linspace(0.0, 4.0, 33)  # position factors for the score-share curve
 
 
-
 def _width() -> tuple[int, float]:
     """The width this page computes with and the base, read afresh: d_model and base are live here
     (ui/path.py), so the parts that read them rerun alone and must not keep a module-level copy."""

@@ -18,7 +18,7 @@ GRID = 40  # positions (and dimensions) per small panel
 HEADS = (1, 2, 4, 8, 16)
 
 st.title("Every scheme side by side")
-L = current_settings().max_len  # max_len sets the window control above the tabs: its move reruns the page; d_model and base are live (ui/path.py)
+L = current_settings().max_len  # max_len sets the first-position control above the tabs: its move reruns the page; d_model and base are live (ui/path.py)
 st.markdown(
     "The same sidebar settings drive every scheme in the app's registry. Added schemes write a vector per "
     "position; RoPE rotates queries and keys (here a single head of width d_model); bias schemes add a number to the score of "

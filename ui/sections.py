@@ -39,12 +39,12 @@ def sections(key: str, drawers: Mapping[str, Callable[[], None]]) -> str:
     check_url_value(key, lambda raw: raw in labels, f"the tab is one of {', '.join(labels)}")  # Streamlit would drop it without a word
     tabs = st.tabs(labels, key=key, bind="query-params")
     chosen = labels[0]
-    for label, tab in zip(labels, tabs):
+    for index, (label, tab) in enumerate(zip(labels, tabs)):
         if tab.open is False:  # None: the tabs do not track state (never, bound as they are), so run everything
             continue
         chosen = label
         with tab:
-            live_part(f"{key}_open", drawers[label])
+            live_part(f"{key}_open" if tab.open else f"{key}_{index}", drawers[label])  # a fragment key is drawn once per run
     return chosen
 
 
@@ -53,7 +53,8 @@ def live_part(key: str, draw: Callable[[], None]) -> None:
     shared setting reruns (`ui.shared`). A part of a page above its tabs that reads a live setting
     (a formula with d_model in it, a notice about the width) is one too. `draw` reads the
     settings itself, as sections' drawers do.
-    The list is the last full run's (ui.shared clears it at the start of each full run)."""
+    ui.shared clears the list at the start of each full run; the page's parts add themselves as
+    they are drawn, in full runs and fragment runs alike."""
     parts = st.session_state.setdefault(LIVE_PARTS_KEY, [])
     if key not in parts:
         parts.append(key)

@@ -36,7 +36,7 @@ from ui.params import BASE, D_MODEL, MAX_LEN, SHARED_PARAMS, ParamSpec, link_val
 
 NOTICES_KEY = "_url_notices"
 LIVE_SETTINGS_KEY = "_live_settings"  # the settings the page on screen reads only in its live parts
-LIVE_PARTS_KEY = "_live_parts"  # the fragment keys of those parts, as registered by the page's last full run (ui.sections)
+LIVE_PARTS_KEY = "_live_parts"  # the fragment keys of those parts drawn since the page's last full run (ui.sections.live_part)
 DRAWN_KEY = "_settings_drawn"  # the settings the page on screen was run with, and whether it showed link notices
 MAX_LISTED = 2  # a list in a link (schemes=a,b,...) is read up to this many names per option, distinct or not
 
@@ -81,8 +81,10 @@ def _live_key(spec: ParamSpec) -> str:
 
 def _rerun_what_reads(spec: ParamSpec) -> None:
     """After a move of `spec` (in its callback): for a live setting, rerun its controls and the
-    page's live parts, by their keys; the whole app instead when the page has none registered
-    (its last full run stopped before its tabs) or shows link notices the move made obsolete.
+    page's live parts, by their keys; the whole app instead when no live part was drawn since the
+    page's last full run (it stopped before them: /compare with no scheme picked), when one of
+    them is no longer registered with Streamlit, or when the page shows link notices the move
+    made obsolete.
     For any other setting, nothing here: Streamlit's own rerun follows (the page, or the
     ignored setting's fragment)."""
     _, notices_shown = st.session_state.get(DRAWN_KEY, (None, False))
@@ -93,7 +95,7 @@ def _rerun_what_reads(spec: ParamSpec) -> None:
     if parts and not notices_shown:
         try:
             st.rerun([_live_key(spec), *parts])
-        except StreamlitAPIException:  # a part its run did not get to register: the whole app, as for any other setting
+        except StreamlitAPIException:  # a listed part Streamlit no longer holds (dropped by a later run): the whole app
             pass
     st.rerun(scope="app")  # the control is a fragment: without this only the control would rerun
 

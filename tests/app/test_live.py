@@ -6,9 +6,12 @@ settings on its last full run: it would draw the old width under the new one's c
 So, for every live page, tab and live setting, the view after a move (moved in the sidebar's
 exact-value box, as a user types) must show exactly what a fresh load of the same link shows:
 AppTest keeps the places of the elements a fragment run draws, so each one drawn is compared
-with the fresh load's element at the same place, every element of the fresh load inside a
-block the move redrew must have been drawn, and the page's title must not have been (it was a
-fragment run, not a full one).
+with the fresh load's element at the same place; every element of the fresh load inside a
+block the move redrew must have been drawn; every element the move did not redraw must be
+what a fresh load shows there (a part that reads a live setting but is not a live part would
+keep its old picture); and the page's title must not have been drawn (a fragment run, not a
+full one). d_model moves to an odd width and past the widths where pages change what they
+draw (/attention's cap of 512, /sinusoidal's list of 4,096 dimensions).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from ui.path import STEPS
 from ui.shared import LIVE_PARTS_KEY
 
 LIVE = {step.url_path: step.live for step in STEPS}
-MOVES = {"d_model": ("d_model", 127), "base": ("base", 500.0), "max_len": ("max_len", 999)}  # an odd width: the odd-width notes appear
+MOVES = {"d_model": [127, 5000], "base": [500.0], "max_len": [999]}  # an odd width (the odd-width notes), a width past every cap
 TABS = {  # the page's tab key and every tab
     "sinusoidal": ("sin_view", ["Picture", "Waves", "Spectrum", "Binary", "Exact values", "tensor2tensor", "Learned table", "Live preview"]),
     "similarity": ("sim_view", ["Matrices", "Distance", "Shift by k", "Uniqueness and norms"]),
@@ -70,8 +73,8 @@ def _cases():
         key, tabs = TABS[page]
         for tab in tabs:
             for setting in sorted(live):
-                if setting == "d_model" or tab == tabs[0]:  # every tab with d_model; the other live settings on the first tab
-                    yield pytest.param(page, key, tab, setting, id=f"{page}-{tab}-{setting}")
+                for value in MOVES[setting]:
+                    yield pytest.param(page, key, tab, setting, value, id=f"{page}-{tab}-{setting}-{value:g}")
 
 
 def test_every_live_page_is_covered():
@@ -82,10 +85,10 @@ def test_every_live_page_is_covered():
             assert tab_sets(at) == [(key, tabs)], page  # a new tab is tested as soon as it is added
 
 
-@pytest.mark.parametrize(("page", "key", "tab", "setting"), list(_cases()))
-def test_a_live_move_shows_what_a_fresh_link_shows(page, key, tab, setting):
-    tab_param = {key: tab} if key and tab != TABS[page][1][0] else {}
-    name, value = MOVES[setting]
+@pytest.mark.parametrize(("page", "key", "tab", "setting", "value"), list(_cases()))
+def test_a_live_move_shows_what_a_fresh_link_shows(page, key, tab, setting, value):
+    tab_param = {key: tab} if tab != TABS[page][1][0] else {}
+    name = setting
     at = open_page(page, **tab_param)
     assert not at.exception
     before = _leaves(at)
@@ -104,6 +107,8 @@ def test_a_live_move_shows_what_a_fresh_link_shows(page, key, tab, setting):
     for place, leaf in fresh.items():
         if place[:-1] in redrawn_blocks or any(place[: len(block)] == block for block in redrawn_blocks if len(block) > 1):
             assert place in drawn, f"a fresh load draws {leaf[0]} at {place}; the move did not"
+        elif leaf[0] != "event":
+            assert before.get(place) == leaf, f"{leaf[0]} at {place} was not redrawn, and a fresh load of the link shows another"
 
 
 def test_a_setting_the_page_reads_above_its_tabs_reruns_the_page():
@@ -138,8 +143,8 @@ def test_a_live_move_writes_the_link():
     at = open_page("similarity")
     at.number_input(key="base").set_value(500.0).run()
     assert not at.exception
-    at2 = open_page("similarity", base="500")
-    assert at2.number_input(key="base").value == 500.0
+    assert at.query_params["base"] == "500"  # written by the base controls' own fragment
+    assert at.query_params["d_model"] == "128" and at.query_params["max_len"] == "256"
     assert at.number_input(key="base").value == 500.0
     assert at.select_slider(key="base_slider").value == 500.0
 

@@ -88,7 +88,6 @@ BODIES = {  # words of a page's first paragraph: sent on every full run of that 
     "similarity": b"Because every (sin, cos) pair contributes",
     "compare": b"The same sidebar settings drive every scheme",
     "attention": b"Words become fixed pseudo-random vectors",
-    "code": b"The code below computes exactly what the app draws",
 }
 
 
