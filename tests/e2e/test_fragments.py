@@ -212,8 +212,7 @@ LIVE_MOVES = [("sinusoidal", "d_model"), ("similarity", "base"), ("compare", "d_
 def test_moving_a_live_setting_reruns_the_live_parts_only(context, app_url, name, setting):
     frames: list[bytes] = []
     page = _opened(context, f"{app_url}/{name}", frames)
-    main = page.locator("[data-testid='stMain']")
-    text_before, figures_before = main.inner_text(), _figure_data(page)
+    figures_before = _figure_data(page)
     value_before = page.locator(f".st-key-{setting} input").first.input_value()
     sent = _stepped(page, setting, frames)
     # one run, of fragments only (its controls' callback asks for it, which ends the run it was called in at once)
@@ -223,7 +222,6 @@ def test_moving_a_live_setting_reruns_the_live_parts_only(context, app_url, name
     assert f"exact {setting}".encode() in sent, "the moved setting's controls were not redrawn"
     value = page.locator(f".st-key-{setting} input").first.input_value()
     assert value != value_before and f"{setting}={value.replace(',', '')}" in page.url
-    assert main.inner_text() != text_before, f"/{name} did not follow {setting}"
     assert _figure_data(page) != figures_before, f"/{name}'s figures did not follow {setting}"
     assert page.get_by_text(BODIES[name].decode()).count() == 1  # the page around the live parts is still there
     assert page.locator("[data-testid='stException']").count() == 0
