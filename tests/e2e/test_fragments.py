@@ -103,19 +103,24 @@ def _stepped(page, setting: str, frames: list[bytes]) -> bytes:
     return b"".join(frames)
 
 
-def runs_started(frames: list[bytes]) -> int:
-    """Script runs the server started in these frames (each begins with a new_session message)."""
+def _messages(frames: list[bytes]) -> list:
+    """The ForwardMsgs among these frames."""
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-    count = 0
+    messages = []
     for frame in frames:
         msg = ForwardMsg()
         try:
             msg.ParseFromString(frame)
         except Exception:  # noqa: BLE001 - not a ForwardMsg (none expected)
             continue
-        count += msg.WhichOneof("type") == "new_session"
-    return count
+        messages.append(msg)
+    return messages
+
+
+def runs_started(frames: list[bytes]) -> int:
+    """Script runs the server started in these frames (each begins with a new_session message)."""
+    return sum(msg.WhichOneof("type") == "new_session" for msg in _messages(frames))
 
 
 def runs_finished(frames: list[bytes]) -> list[str]:
@@ -124,16 +129,11 @@ def runs_finished(frames: list[bytes]) -> list[str]:
     of the script ran, and the rerun it asked for follows)."""
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-    statuses = []
-    for frame in frames:
-        msg = ForwardMsg()
-        try:
-            msg.ParseFromString(frame)
-        except Exception:  # noqa: BLE001 - not a ForwardMsg (none expected)
-            continue
-        if msg.WhichOneof("type") == "script_finished" and msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
-            statuses.append(ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished))
-    return statuses
+    return [
+        ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished)
+        for msg in _messages(frames)
+        if msg.WhichOneof("type") == "script_finished" and msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN
+    ]
 
 
 def _opened(context, path: str, frames: list[bytes]):
