@@ -18,7 +18,6 @@ from ui.sinusoid_preview import sinusoid_preview
 WAVE_SPAN = 64  # consecutive positions the waves show by default
 
 
-
 def _settings() -> tuple[int, int, float]:
     """d_model, max_len and base, read afresh: d_model and base are live on this page (ui/path.py),
     so the formula and every tab rerun alone when they move, and must not read a module-level copy."""
