@@ -35,9 +35,11 @@ from core.schemes.checks import quoted  # noqa: F401  for pages too: the one way
 from ui.params import BASE, D_MODEL, MAX_LEN, SHARED_PARAMS, ParamSpec, link_value, log_ticks, parse_param
 
 NOTICES_KEY = "_url_notices"
-LIVE_SETTINGS_KEY = "_live_settings"  # the settings the page on screen reads only in its live parts
 LIVE_PARTS_KEY = "_live_parts"  # the fragment keys of those parts drawn since the page's last full run (ui.sections.live_part)
-DRAWN_KEY = "_settings_drawn"  # the settings the page on screen was run with, and whether it showed link notices
+NOTICES_SHOWN_KEY = "_notices_shown"  # whether the page on screen was drawn with link notices (set on full runs)
+# what a move of a shared setting reruns, as its controls are drawn (`shared_controls`): the page (a setting it reads
+# above its live parts), its live parts (a live setting), or the controls alone (a setting the page ignores)
+PAGE, LIVE, ALONE = "page", "live", "alone"
 MAX_LISTED = 2  # a list in a link (schemes=a,b,...) is read up to this many names per option, distinct or not
 
 
@@ -64,40 +66,41 @@ def _slider_label(spec: ParamSpec, value: float) -> str:
     return spec.format(value) if spec.integer else f"{value:,.6g}"
 
 
-def _from_slider(spec: ParamSpec) -> None:
+def _from_slider(spec: ParamSpec, reruns: str) -> None:
     st.session_state[spec.name] = st.session_state[_slider_key(spec)]
-    _rerun_what_reads(spec)
+    _rerun_what_reads(spec, reruns)
 
 
-def _from_number(spec: ParamSpec) -> None:
+def _from_number(spec: ParamSpec, reruns: str) -> None:
     st.session_state[_slider_key(spec)] = st.session_state[spec.name]
-    _rerun_what_reads(spec)
+    _rerun_what_reads(spec, reruns)
 
 
-def _live_key(spec: ParamSpec) -> str:
-    """The fragment key of a live setting's controls."""
+def _fragment_key(spec: ParamSpec) -> str:
+    """The fragment key of a setting's controls, when they are a fragment (LIVE, ALONE)."""
     return f"shared_{spec.name}"
 
 
-def _rerun_what_reads(spec: ParamSpec) -> None:
-    """After a move of `spec` (in its callback): for a live setting, rerun its controls and the
-    page's live parts, by their keys; the whole app instead when no live part was drawn since the
-    page's last full run (it stopped before them: /compare with no scheme picked), when one of
-    them is no longer registered with Streamlit, or when the page shows link notices the move
-    made obsolete.
-    For any other setting, nothing here: Streamlit's own rerun follows (the page, or the
-    ignored setting's fragment)."""
-    _, notices_shown = st.session_state.get(DRAWN_KEY, (None, False))
+def _rerun_what_reads(spec: ParamSpec, reruns: str) -> None:
+    """After a move of `spec` (in its callback), what reruns:
+    - PAGE: the page; Streamlit's own rerun, nothing here;
+    - ALONE (the page ignores it): its controls, Streamlit's own fragment rerun;
+    - LIVE: its controls and the page's live parts, by their keys.
+    The whole app instead, for LIVE and ALONE, when the page shows link notices the move made
+    obsolete; and for LIVE when no live part was drawn since the page's last full run (it stopped
+    before them: /compare with no scheme picked) or one of them is no longer registered with
+    Streamlit."""
+    notices_shown = st.session_state.get(NOTICES_SHOWN_KEY, False)
     st.session_state[NOTICES_KEY] = []
-    if spec.name not in st.session_state.get(LIVE_SETTINGS_KEY, ()):
+    if reruns == PAGE or reruns == ALONE and not notices_shown:
         return
     parts = list(st.session_state.get(LIVE_PARTS_KEY, ()))
-    if parts and not notices_shown:
+    if reruns == LIVE and parts and not notices_shown:
         try:
-            st.rerun([_live_key(spec), *parts])
+            st.rerun([_fragment_key(spec), *parts])
         except StreamlitAPIException:  # a listed part Streamlit no longer holds (dropped by a later run): the whole app
             pass
-    st.rerun(scope="app")  # the control is a fragment: without this only the control would rerun
+    st.rerun(scope="app")  # the controls are a fragment: without this only they would rerun
 
 
 def set_shared(values: Mapping[str, object]) -> bool:
@@ -174,8 +177,8 @@ def _read_url_once() -> None:
     st.session_state[NOTICES_KEY] = [] if moved else notices  # a move clears the notices, as in _from_slider
 
 
-def _control(spec: ParamSpec, label: str, help_text: str, used: bool = True) -> float:
-    if not used:  # still shown and still in the link, for the pages that use it
+def _control(spec: ParamSpec, label: str, help_text: str, reruns: str = PAGE) -> float:
+    if reruns == ALONE:  # still shown and still in the link, for the pages that use it
         label, help_text = f"{label} (not used on this page)", f"This page does not use {spec.name}; the pages that do keep its value. {help_text}"
     st.select_slider(
         label,
@@ -183,7 +186,7 @@ def _control(spec: ParamSpec, label: str, help_text: str, used: bool = True) -> 
         format_func=lambda v: _slider_label(spec, v),
         key=_slider_key(spec),
         on_change=_from_slider,
-        args=(spec,),
+        args=(spec, reruns),
         help=help_text,
     )
     st.number_input(
@@ -194,7 +197,7 @@ def _control(spec: ParamSpec, label: str, help_text: str, used: bool = True) -> 
         format=None if spec.integer else "%.6g",
         key=spec.name,
         on_change=_from_number,
-        args=(spec,),
+        args=(spec, reruns),
     )
     return st.session_state[spec.name]
 
@@ -212,51 +215,40 @@ def shared_controls(uses: frozenset[str] = frozenset({"d_model", "max_len", "bas
 
     A setting the page uses (`uses` names them) is drawn as a plain control: a move reruns the
     page, once; unless it is also `live` (the page reads it only in its live parts): then the
-    control is a fragment named `shared_<name>`, and a move reruns it and the page's live parts
-    alone. A setting it ignores is marked so in its label and drawn as a fragment of its
-    own: a move reruns those two widgets and writes the URL, and the page on screen is not run,
-    sent or drawn again (on /lab a d_model step costs the server and the browser almost nothing)."""
+    controls are a fragment named `shared_<name>`, and a move reruns them and the page's live
+    parts alone. A setting it ignores is marked so in its label and its controls are such a
+    fragment too: a move reruns those two widgets and writes the URL, and the page on screen is
+    not run, sent or drawn again (on /lab a d_model step costs the server and the browser almost
+    nothing). `_rerun_what_reads` says when a move reruns the whole app instead."""
     _read_url_once()
-    # app.py's own lines run on full runs only, never on a fragment's: what the page is about to be drawn with
-    st.session_state[DRAWN_KEY] = (current_settings(), bool(st.session_state.get(NOTICES_KEY)))
-    st.session_state[LIVE_SETTINGS_KEY] = frozenset(live) & frozenset(uses)
+    # app.py's own lines run on full runs only, never on a fragment's: whether the page about to be drawn shows notices
+    st.session_state[NOTICES_SHOWN_KEY] = bool(st.session_state.get(NOTICES_KEY))
     st.session_state[LIVE_PARTS_KEY] = []  # the page lists its live parts as it draws them (ui.sections.live_part)
     with st.sidebar:
         st.markdown("**Shared settings**" if uses else "**Shared settings** (none is used on this page)")
         for spec in SHARED_PARAMS:
-            if spec.name in st.session_state[LIVE_SETTINGS_KEY]:
-                _live_control(spec)
-            elif spec.name in uses:
-                _control(spec, *CONTROL_TEXT[spec.name])
+            if spec.name not in uses:
+                _fragment_controls(spec, ALONE)
+            elif spec.name in live:
+                _fragment_controls(spec, LIVE)
             else:
-                _ignored_control(spec)
+                _control(spec, *CONTROL_TEXT[spec.name])
         _reconnect_timer()
     settings = current_settings()
     st.query_params.update({spec.name: spec.format(getattr(settings, spec.name)) for spec in SHARED_PARAMS})
     return settings
 
 
-def _live_control(spec: ParamSpec) -> None:
-    """The controls of a live setting, as a fragment of their own (`shared_<name>`): a move reruns
-    them, writing the URL, and the page's live parts (`_rerun_what_reads`)."""
+def _fragment_controls(spec: ParamSpec, reruns: str) -> None:
+    """The controls of a live setting (LIVE) or of one the page ignores (ALONE), as a fragment of
+    their own (`shared_<name>`); on its own runs it writes the setting to the URL, which app.py
+    does on full runs. What a move reruns: `_rerun_what_reads`."""
 
     def controls() -> None:
-        _control(spec, *CONTROL_TEXT[spec.name])
+        _control(spec, *CONTROL_TEXT[spec.name], reruns=reruns)
         st.query_params[spec.name] = spec.format(st.session_state[spec.name])
 
-    st.fragment(controls, key=_live_key(spec))()
-
-
-@st.fragment
-def _ignored_control(spec: ParamSpec) -> None:
-    """The controls of a shared setting the page does not use. On their own reruns (moved) they
-    write the URL, and rerun the whole app only when the page shows link notices that the move
-    made obsolete (`show_url_notices`, in the page)."""
-    _control(spec, *CONTROL_TEXT[spec.name], used=False)
-    st.query_params[spec.name] = spec.format(st.session_state[spec.name])
-    drawn, notices_shown = st.session_state.get(DRAWN_KEY, (None, False))
-    if notices_shown and drawn is not None and getattr(drawn, spec.name) != st.session_state[spec.name]:
-        st.rerun()
+    st.fragment(controls, key=_fragment_key(spec))()
 
 
 # A fragment's rerun names its fragment, which lives in the server's session: a browser that
