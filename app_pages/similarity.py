@@ -40,14 +40,8 @@ def measured_positions(stop: int, d: int) -> Sample:
     return strided(stop, max(16, ELEMENTS // d))
 
 
-def _settings() -> tuple[int, int, float]:
-    """d_model, max_len and base, read afresh: every tab is a live part (ui/sections.py)."""
-    s = current_settings()
-    return s.d_model, s.max_len, s.base
-
-
 def _matrices() -> None:
-    d, L, base = _settings()
+    d, L, base = current_settings()  # read afresh: a live part (ui/sections.py)
     st.header("Similarity matrices")
     start, stop = position_window(L, "sim_window")
     grid = strided(stop, MATRIX_GRID, start=start)
@@ -78,7 +72,7 @@ def _matrices() -> None:
 
 
 def _distance() -> None:
-    d, L, base = _settings()
+    d, L, base = current_settings()
     st.header("Similarity to one position")
     ref = number(st, "Reference position", "reference", 0, L - 1, L // 2, expected="the reference is a position from {lo} to {hi:,}", follow=True)
     prof = profile(int(ref), L, d, base)
@@ -126,7 +120,7 @@ def _distance() -> None:
 
 
 def _shift_by_k() -> None:
-    d, L, base = _settings()
+    d, L, base = current_settings()
     st.header("Shifting by k is one linear map")
     k = number(st, "Offset k", "offset", 0, 1_000_000, 5, expected="the offset is a whole number from {lo} to {hi:,}")
     st.markdown(f"Each (sin, cos) pair i of PE(p + {k}) is the same pair of PE(p) turned by the angle {k}·ωᵢ:")
@@ -174,7 +168,7 @@ def _shift_by_k() -> None:
 
 
 def _uniqueness_and_norms() -> None:
-    d, L, base = _settings()
+    d, L, base = current_settings()
     st.header("Is every position unique?")
     best = closest(L, d, base)
     if best is None:

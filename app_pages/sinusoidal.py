@@ -18,15 +18,8 @@ from ui.sinusoid_preview import sinusoid_preview
 WAVE_SPAN = 64  # consecutive positions the waves show by default
 
 
-def _settings() -> tuple[int, int, float]:
-    """d_model, max_len and base, read afresh: d_model and base are live on this page (ui/path.py),
-    so the formula and every tab rerun alone when they move, and must not read a module-level copy."""
-    s = current_settings()
-    return s.d_model, s.max_len, s.base
-
-
 def _formula() -> None:
-    d, _, base = _settings()
+    d, _, base = current_settings()  # read afresh: a live part (ui/sections.py)
     base_tex = f"{base:,.6g}".replace(",", "{,}")
     st.latex(
         rf"PE_{{(p,\,2i)}} = \sin\!\left(\frac{{p}}{{{base_tex}^{{\,2i/{d}}}}}\right),\qquad "
@@ -57,7 +50,7 @@ start, stop = position_window(current_settings().max_len, "sin_window")  # max_l
 
 
 def _picture() -> None:
-    d, L, base = _settings()
+    d, L, base = current_settings()
     st.header("The encoding as a picture")
     heat = figs.encoding_heatmap(d, L, base, layout, start, stop)
     plot(heat.figure, key="sin_heatmap")
@@ -83,7 +76,7 @@ def _picture() -> None:
 
 
 def _waves() -> None:
-    d, L, base = _settings()
+    d, L, base = current_settings()
     st.header("Each dimension is a wave")
     default_dims = sorted({0, 1, min(d - 1, 2 * (d // 16)), min(d - 1, 2 * (d // 4))})
     dims_value = follow_default("sin_dims", default_dims, lambda dims: all(j < d for j in dims))
@@ -108,7 +101,7 @@ def _waves() -> None:
 
 @st.fragment  # inside the Waves tab's fragment: the pair reruns the circle alone
 def _circle(w_start: int) -> None:
-    d, L, base = _settings()
+    d, L, base = current_settings()
     omega, wl = sinusoidal.pair_frequencies(d, base), sinusoidal.wavelengths(d, base)
     st.header("One pair traces a circle")
     n_full = d // 2
@@ -127,7 +120,7 @@ def _circle(w_start: int) -> None:
 
 
 def _spectrum() -> None:
-    d, L, base = _settings()
+    d, L, base = current_settings()
     st.header("Frequencies and wavelengths")
     omega, wl = sinusoidal.pair_frequencies(d, base), sinusoidal.wavelengths(d, base)
     n_long = int((wl > L).sum())
@@ -144,7 +137,7 @@ def _spectrum() -> None:
 
 
 def _binary() -> None:
-    d, L, base = _settings()
+    d, L, base = current_settings()
     st.header("Like counting in binary, but smooth")
     plot(figs.binary_analogy(d, L, base), key="sin_binary")
     st.caption(
@@ -156,7 +149,7 @@ def _binary() -> None:
 
 
 def _exact() -> None:
-    d, L, base = _settings()
+    d, L, base = current_settings()
     st.header("A position's exact vector")
     p = number(st, "Position p", "position", 0, max(L - 1, 0), min(10, L - 1), expected="the position is a whole number from {lo} to {hi:,}", follow=True)
     pair_of, freq, is_cos = sinusoidal.column_info(d, base, layout)
@@ -171,7 +164,7 @@ def _exact() -> None:
 
 
 def _t2t() -> None:
-    d, L, base = _settings()
+    d, L, base = current_settings()
     st.header("The tensor2tensor / fairseq convention")
     plot(figs.t2t_comparison(d, L, base, start, stop), key="sin_t2t")
     half = np.arange(d // 2)
@@ -197,7 +190,7 @@ def _t2t() -> None:
 
 
 def _learned() -> None:
-    d, L, base = _settings()
+    d, L, base = current_settings()
     st.header("The other absolute choice: a learned table")
     st.markdown(
         "BERT and GPT-2 do not compute their positions: they learn one vector per position, a table of max_len × d_model numbers trained with the rest of "
@@ -214,7 +207,7 @@ def _learned() -> None:
 
 
 def _preview() -> None:
-    d, L, base = _settings()
+    d, L, base = current_settings()
     st.header("Drag and watch: the encoding computed in your browser")
     st.caption(
         "This preview has its own sliders and draws every cell of the encoding on each move, without asking the server: your browser "

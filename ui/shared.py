@@ -45,11 +45,14 @@ MAX_LISTED = 2  # a list in a link (schemes=a,b,...) is read up to this many nam
 
 @dataclass(frozen=True)
 class Settings:
-    """The shared settings as plain values."""
+    """The shared settings as plain values; they unpack in that order (`d, L, base = current_settings()`)."""
 
     d_model: int
     max_len: int
     base: float
+
+    def __iter__(self):
+        return iter((self.d_model, self.max_len, self.base))
 
 
 def _slider_key(spec: ParamSpec) -> str:
