@@ -132,8 +132,7 @@ def _scores() -> None:
 
 
 def _properties() -> None:
-    s = current_settings()
-    d, base = s.d_model, s.base
+    d, _, base = current_settings()
     st.header("Properties, measured")
     rows = measured(tuple(names), d, L, base, int(heads))
     table = []

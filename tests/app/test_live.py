@@ -88,14 +88,13 @@ def test_every_live_page_is_covered():
 @pytest.mark.parametrize(("page", "key", "tab", "setting", "value"), list(_cases()))
 def test_a_live_move_shows_what_a_fresh_link_shows(page, key, tab, setting, value):
     tab_param = {key: tab} if tab != TABS[page][1][0] else {}
-    name = setting
     at = open_page(page, **tab_param)
     assert not at.exception
     before = _leaves(at)
-    at.number_input(key=name).set_value(value).run()
+    at.number_input(key=setting).set_value(value).run()
     assert not at.exception
     moved = _leaves(at)
-    fresh = _leaves(open_page(page, **tab_param, **{name: str(value)}))
+    fresh = _leaves(open_page(page, **tab_param, **{setting: str(value)}))
 
     title = next(place for place, (kind, _) in before.items() if kind == "title")
     assert title not in moved, "the move reran the whole page, not its live parts"
