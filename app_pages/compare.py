@@ -6,13 +6,14 @@ import streamlit as st
 
 from core.analysis import properties
 from core.schemes.registry import SCHEMES, Setting
-from core.viz import charts
 from core.viz.columns import columns
 from core.viz.grid import Picked, Sample, window
+from core.viz.panel_grid import panel_grid as grid_spec
 from ui.controls import number
+from ui.panel_grid import panel_grid
 from ui.path import next_link
 from ui.sections import sections
-from ui.shared import check_url_value, current_settings, keep_choices_in_url, one_of, plot, url_choices
+from ui.shared import check_url_value, current_settings, keep_choices_in_url, one_of, url_choices
 
 GRID = 40  # positions (and dimensions) per small panel
 HEADS = (1, 2, 4, 8, 16)
@@ -86,8 +87,8 @@ def _codes() -> None:
     d, drawn = current_settings().d_model, _drawn()
     st.header("What each scheme writes")
     code_panels = [(SCHEMES[n].label, drawn[n][1], drawn[n][0], pos) for n in names]
-    plot(
-        charts.small_multiples(
+    panel_grid(
+        grid_spec(
             code_panels,
             title=f"What each scheme writes at positions {pos.start:,} to {pos.stop - 1:,}, d_model = {d:,}, max_len = {L:,}",
             x_title="dimension (biases: key position)",
@@ -113,8 +114,8 @@ def _codes() -> None:
 def _scores() -> None:
     drawn = _drawn()
     st.header("What each scheme adds to the score between two positions")
-    plot(
-        charts.small_multiples(
+    panel_grid(
+        grid_spec(
             [(SCHEMES[n].label, drawn[n][2], pos, pos) for n in names],
             title="Score contribution S(m, n) between a query at m (rows) and a key at n (columns)",
             x_title="key position n",

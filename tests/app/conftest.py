@@ -112,6 +112,23 @@ def chart_keys(at: AppTest) -> list[str]:
     return [el.proto.id.split("-", 2)[-1] for el in at.get("plotly_chart")]
 
 
+PANEL_GRID = "pee.panel_grid"  # ui/panel_grid.py: small heatmaps the browser paints from a core.viz.panel_grid spec
+
+
+def grids(at: AppTest) -> list[dict]:
+    """The panel grids the page sent (core.viz.panel_grid specs, as the browser receives them), in page order."""
+    return [json.loads(el.proto.json) for el in at.get("bidi_component") if el.proto.component_name == PANEL_GRID]
+
+
+def grid_keys(at: AppTest) -> list[str]:
+    """The keys of the panel grids the page sent, in page order."""
+    return [el.proto.id.split("-", 2)[-1] for el in at.get("bidi_component") if el.proto.component_name == PANEL_GRID]
+
+
+def grid_bytes(at: AppTest) -> list[int]:
+    return [len(el.proto.json.encode()) for el in at.get("bidi_component") if el.proto.component_name == PANEL_GRID]
+
+
 def title_text(fig: dict) -> str:
     """A figure's title on one line: the lines core.viz.charts wraps a long title into, joined by
     spaces (the small-print note stays after its <br><sup>, its own lines joined the same way)."""

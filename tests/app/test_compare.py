@@ -14,7 +14,7 @@ from core.schemes.registry import SCHEMES, Setting
 from core.schemes.sinusoidal import sinusoidal_encoding
 from core.viz.columns import columns
 from core.viz.grid import strided, window
-from tests.app.conftest import assert_clean, chart_keys, decode, figures, open_page
+from tests.app.conftest import assert_clean, chart_keys, decode, grid_keys, grids, open_page
 
 TABLE_COLUMNS = {"max |value|": "bounded", "min distance": "unique", "neighbour / mean": "smooth", "relative departure": "relative"}
 
@@ -75,7 +75,7 @@ def test_compare_schemes_from_the_link():
     at = open_page("compare", d_model="16", max_len="40", schemes="integer,alibi")
     assert_clean(at)
     assert at.multiselect(key="schemes").value == ["integer", "alibi"]
-    assert len(figures(at)[0]["data"]) == 2
+    assert [p["title"] for p in grids(at)[0]["panels"]] == ["integer p", "ALiBi"]
     at = open_page("compare", d_model="16", max_len="40", schemes="integer,alibi", compare_view="Properties")
     assert list(table_rows(at)) == ["integer p", "ALiBi"]
 
@@ -88,7 +88,7 @@ def test_compare_at_an_odd_width_says_why_rope_cannot_run():
     at = open_page("compare", d_model="7", max_len="40")
     assert_clean(at)
     assert any(c.value.startswith("**rotary (RoPE)**: head_dim must be even") for c in at.caption)
-    rope_panel = figures(at)[0]["data"][list(SCHEMES).index("rope")]
+    rope_panel = grids(at)[0]["panels"][list(SCHEMES).index("rope")]
     assert np.isnan(decode(rope_panel["z"]).astype(float)).all()  # blank panel
 
 
@@ -97,11 +97,14 @@ def test_compare_with_nothing_selected_says_so():
     at.multiselect(key="schemes").set_value([]).run()
     assert not at.exception
     assert [i.value for i in at.info] == ["Pick at least one scheme to compare."]
-    assert figures(at) == [] and len(at.dataframe) == 0
+    assert grids(at) == [] and chart_keys(at) == [] and len(at.dataframe) == 0
 
 
-def panel(at, fig_index, name, names=tuple(SCHEMES)) -> dict:
-    return figures(at)[fig_index]["data"][list(names).index(name)]
+def panel(at, grid_index, name, names=tuple(SCHEMES)) -> dict:
+    """A scheme's panel in the page's grid (core.viz.panel_grid): its title, values, range and axes."""
+    found = grids(at)[grid_index]["panels"][list(names).index(name)]
+    assert found["title"] == SCHEMES[name].label
+    return found
 
 
 def test_compare_code_panel_of_the_sinusoid_is_its_table_at_whole_pairs():
@@ -110,8 +113,12 @@ def test_compare_code_panel_of_the_sinusoid_is_its_table_at_whole_pairs():
     pos = window(L, 40)  # the page's GRID consecutive positions
     dims = columns(SCHEMES["sinusoidal"], Setting(width=d, train_len=L), 40)
     trace = panel(at, 0, "sinusoidal")
-    x = np.asarray(trace["x"]).astype(np.int64)  # a category axis of whole pairs: the dimension numbers as labels
-    assert np.array_equal(decode(trace["y"]), pos.indices) and np.array_equal(x, dims.indices)
+    x = np.asarray(trace["x"]["indices"])  # slots of whole pairs, each with its true dimension
+    assert np.array_equal(trace["y"]["indices"], pos.indices) and np.array_equal(x, dims.indices)
+    labels = [int(label.replace(",", "")) for _, label in trace["x"]["ticks"]]
+    assert labels and set(labels) <= set(x.tolist())  # the ticks name drawn dimensions, at their own slots
+    for share, label in trace["x"]["ticks"]:
+        assert x[int(share * x.size)] == int(label.replace(",", ""))
     assert all(j + 1 in set(x) for j in x if j % 2 == 0) and all(j - 1 in set(x) for j in x if j % 2 == 1)  # every sin with its cos
     expected = sinusoidal_encoding(L, d, 10_000.0)[np.ix_(pos.indices, dims.indices)]
     np.testing.assert_allclose(decode(trace["z"]), expected, atol=1e-6)
@@ -165,8 +172,9 @@ def test_compare_rope_panel_is_the_rotated_constant_vector():
 
 def test_compare_draws_only_the_open_tab():
     """A step of a shared slider redraws the open tab's figure (issue 17); the others are in the link."""
-    assert chart_keys(open_page("compare")) == ["compare_codes"]
+    at = open_page("compare")
+    assert grid_keys(at) == ["compare_codes"] and chart_keys(at) == []
     at = open_page("compare", compare_view="Scores")
-    assert chart_keys(at) == ["compare_scores"] and len(at.dataframe) == 0
+    assert grid_keys(at) == ["compare_scores"] and chart_keys(at) == [] and len(at.dataframe) == 0
     at = open_page("compare", compare_view="Properties")
-    assert chart_keys(at) == [] and len(at.dataframe) == 1
+    assert grid_keys(at) == [] and chart_keys(at) == [] and len(at.dataframe) == 1

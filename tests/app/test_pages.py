@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app.conftest import DEFAULTS, EXTREMES, PAGE_FILES, ROOT, assert_clean, figure_bytes, figures, open_page, open_views, title_text
+from tests.app.conftest import DEFAULTS, EXTREMES, PAGE_FILES, ROOT, assert_clean, figure_bytes, figures, grid_bytes, grids, open_page, open_views, title_text
 
 CHARTS = {
     "problem": 4, "sinusoidal": 8, "similarity": 5, "attention": 3, "compare": 2, "rope": 5,
@@ -25,17 +25,18 @@ SETTINGS = {
 @pytest.mark.parametrize("page", list(PAGE_FILES))
 def test_page_renders_at_setting(page, setting):
     runs = open_views(page, **SETTINGS[setting])  # every tab of the page, each opened through its link
-    figs = []
+    figs, painted = [], []
     for at in runs:
         assert_clean(at)
         assert not at.warning, [w.value for w in at.warning]  # valid links give no notice
         figs += figures(at)
-        assert max(figure_bytes(at), default=0) < 1_000_000
+        painted += grids(at)
+        assert max(figure_bytes(at) + grid_bytes(at), default=0) < 1_000_000
         assert shared_params(at) == SETTINGS[setting]
         assert at.number_input(key="d_model").value == int(SETTINGS[setting]["d_model"])
     expected = CHARTS[page] - (1 if page == "similarity" and SETTINGS[setting]["max_len"] == "1" else 0)
-    assert len(figs) >= expected
-    assert all(title_text(fig) for fig in figs)
+    assert len(figs) + len(painted) >= expected
+    assert all(title_text(fig) for fig in figs) and all(spec["title"] for spec in painted)
 
 
 def shared_params(at) -> dict[str, str]:

@@ -14,6 +14,11 @@ browser receives it, then checked for what the page claims, not only for its num
   colour range; attention weights sit on a linear axis; the similarity page's two panels are
   not the same picture; a pair's circle joins its dots along the arc, not by chords; waves put a
   dot on whole positions only.
+
+A panel grid the browser paints (ui/panel_grid.py, /compare's small multiples) is read from the
+spec the page sends and held to the same rules: a title and axis titles, ticks that are whole
+numbers standing at the cells of their indices, each panel on ±max|z| of its own values written
+under its title (or one shared range, said once), and the captions' claims about its panels.
 """
 
 from __future__ import annotations
@@ -21,10 +26,12 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.app.conftest import assert_clean, decode, open_views
+from core.viz.charts import number
+from tests.app.conftest import assert_clean, decode, grid_keys, grids, open_views
 
 WIDTHS = st.one_of(st.sampled_from([2, 3, 16, 17, 128, 511, 512, 8191, 8192]), st.integers(2, 8192))
 LENGTHS = st.one_of(st.sampled_from([1, 2, 3, 40, 64, 100, 256, 2048, 131072]), st.integers(1, 131072))
@@ -46,6 +53,47 @@ def charts(at) -> dict[str, dict]:
     import json
 
     return {el.proto.id.split("-", 2)[-1]: json.loads(el.proto.spec) for el in at.get("plotly_chart")}
+
+
+def painted(at) -> dict[str, dict]:
+    """Every panel grid the page sent (ui/panel_grid.py: the browser paints it), by its key."""
+    return dict(zip(grid_keys(at), grids(at)))
+
+
+def check_grid(key: str, spec: dict) -> None:
+    """A panel grid: a title and both axis titles; every panel's values fill its rows and columns;
+    every tick is a whole number standing at the cell of that index (between two drawn cells only
+    where the index itself is not drawn, and then at its place between their indices); each panel's
+    colour range is ±max|z| of its own values, written under its title, unless the grid shares one
+    range over all panels, which its note and its colour key then give."""
+    assert spec["title"] and spec["x_title"] and spec["y_title"], f"{key}: a title or an axis title is missing"
+    bounds = []
+    for panel in spec["panels"]:
+        name, z = panel["title"], decode(panel["z"]).astype(np.float64)
+        rows, cols = panel["y"]["indices"], panel["x"]["indices"]
+        assert z.shape == (len(rows), len(cols)), f"{key} {name}: values of shape {z.shape} for {len(rows)} x {len(cols)} cells"
+        for axis in (panel["x"], panel["y"]):
+            indices = np.asarray(axis["indices"], dtype=np.float64)
+            shares = [share for share, _ in axis["ticks"]]
+            assert shares == sorted(shares) and all(0 < share < 1 for share in shares), f"{key} {name}: ticks {axis['ticks']}"
+            for share, label in axis["ticks"]:
+                assert re.fullmatch(r"-?\d{1,3}(,\d{3})*", label), f"{key} {name}: tick {label!r} is not a whole number"
+                at = np.interp(share * len(indices) - 0.5, np.arange(len(indices)), indices)
+                assert abs(at - int(label.replace(",", ""))) < 1e-6, f"{key} {name}: tick {label} stands at index {at}"
+        finite = z[np.isfinite(z)]
+        bounds.append(float(np.abs(finite).max()) if finite.size else 0.0)
+        assert panel["zmin"] == -panel["zmax"] > -np.inf, f"{key} {name}: a diverging range not centred on zero"
+    common = max(bounds) or 1.0
+    if spec["shared_range"]:
+        assert all(p["zmax"] == pytest.approx(common, rel=1e-6) and p["range"] == "" for p in spec["panels"]), f"{key}: panels off the shared range"
+        assert number(common, 3) in spec["note"] and spec["key"]["hi"] == f"+{number(common, 3)}", f"{key}: the shared range is not said"
+    else:
+        assert key not in SHARED_RANGE, f"{key}: panels meant to be compared on different ranges"
+        assert "each panel has its own colour range" in spec["note"], f"{key}: own ranges not said"
+        for panel, bound in zip(spec["panels"], bounds):
+            # float32 values: the range is max|z| of the float64 values the page computed
+            assert panel["zmax"] == pytest.approx(bound or 1.0, rel=1e-6), f"{key} {panel['title']}: range ±{panel['zmax']} for max |z| {bound}"
+            assert panel["range"] == f"colour range ±{number(panel['zmax'], 3)}", f"{key} {panel['title']}: its range is not under its title"
 
 
 def axes(fig: dict) -> dict[str, dict]:
@@ -167,21 +215,20 @@ def check_claims(page: str, figs: dict[str, dict], setting: dict) -> None:
             assert path["mode"] == "lines" and dots["mode"] == "markers", "sin_circle: the dots are joined by chords"
             assert np.all(np.diff(decode(dots["customdata"]).astype(np.float64)) == 1), "sin_circle: positions are not consecutive"
     if page == "compare":
-        names = [a["text"].split("<br>")[0] for a in figs["compare_codes"]["layout"]["annotations"] if "colour range" in a.get("text", "")]
-        panels = dict(zip(names, [t for t in figs["compare_codes"]["data"] if t.get("type") == "heatmap"]))
-        for name, trace in panels.items():
-            rows = decode(trace["y"]).astype(np.float64)
+        panels = {p["title"]: p for p in figs["compare_codes"]["panels"]}
+        for name, panel in panels.items():
+            rows = np.asarray(panel["y"]["indices"])
             assert np.all(np.diff(rows) == 1), f"compare {name}: positions are not consecutive"
         if "binary bits of p" in panels and L >= 2:
             z = decode(panels["binary bits of p"]["z"]).astype(np.float64)
-            assert columns_of(panels["binary bits of p"])[0] == 0, "compare: bit 0 is not drawn"
+            assert panels["binary bits of p"]["x"]["indices"][0] == 0, "compare: bit 0 is not drawn"
             assert np.all(np.diff(z[:, 0]) != 0), "compare: bit 0 does not flip at every position"
         if "one-hot" in panels:
             z = decode(panels["one-hot"]["z"]).astype(np.float64)
             rows = ~np.isnan(z).all(axis=1)
             assert np.all(np.nansum(z[rows] == 1, axis=1) <= 1) and (not rows.any() or np.nansum(z[rows] == 1) >= 1), "compare: one-hot rows lost their 1"
         if "sinusoidal (paper)" in panels:
-            check_pairs("compare sinusoid", columns_of(panels["sinusoidal (paper)"]), d, "interleaved")
+            check_pairs("compare sinusoid", np.asarray(panels["sinusoidal (paper)"]["x"]["indices"]), d, "interleaved")
     if page == "attention":  # without and with positions on one range from 0, their difference centred on zero, each range with its bar
         heat = [t for t in figs["att_side_by_side"]["data"] if t.get("type") == "heatmap" and t.get("opacity", 1) > 0 or t.get("type") == "image"]
         assert len(heat) == 3, "att_side_by_side: not three panels"
@@ -197,13 +244,16 @@ def check_claims(page: str, figs: dict[str, dict], setting: dict) -> None:
 
 
 def run_page(page: str, setting: dict) -> None:
-    figs = {}
+    figs, grids_sent = {}, {}
     for at in open_views(page, **params(setting)):  # every tab of the page: only the open one runs
         assert_clean(at)
         figs |= charts(at)
+        grids_sent |= painted(at)
     for key, fig in figs.items():
         check_generic(key, fig)
-    check_claims(page, figs, setting)
+    for key, spec in grids_sent.items():
+        check_grid(key, spec)
+    check_claims(page, figs | grids_sent, setting)
 
 
 SLOW = settings(max_examples=6, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))

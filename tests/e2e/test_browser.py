@@ -31,21 +31,31 @@ BOUND_TABS = """(click) => {
     if (click !== null) tabs[click].click();
     return tabs.map(t => t.innerText);
 }"""
-ALL_DRAWN = "() => [...document.querySelectorAll(\"[data-testid='stPlotlyChart']\")].every(c => c.querySelector('.main-svg'))"
+ALL_DRAWN = (
+    "() => [...document.querySelectorAll(\"[data-testid='stPlotlyChart']\")].every(c => c.querySelector('.main-svg'))"
+    " && [...document.querySelectorAll('.pee-pg')].every(g => g.dataset.draws)"  # panel grids (ui/panel_grid.py): painted at least once
+)
 
 
 def chart_titles(page) -> list[str]:
-    return page.eval_on_selector_all("[data-testid='stPlotlyChart'] .gtitle", "els => els.map(e => e.textContent)")
+    return page.eval_on_selector_all("[data-testid='stPlotlyChart'] .gtitle, .pee-pg-title", "els => els.map(e => e.textContent)")
 
 
 def drawn_charts(page) -> int:
     """Charts that Plotly has actually drawn: a main SVG with at least one trace or image in it,
-    or (3-D scenes) a WebGL canvas."""
-    return page.eval_on_selector_all(
+    or (3-D scenes) a WebGL canvas; and panel grids the browser painted (ui/panel_grid.py), a
+    canvas per panel, at least one cell of one of them coloured."""
+    plotly = page.eval_on_selector_all(
         "[data-testid='stPlotlyChart'] .js-plotly-plot",
         "els => els.filter(e => e.querySelector('.main-svg') && (e.querySelector('.trace, .hm, image, .heatmaplayer *, .imagelayer *, .scatterlayer "
         "*, .gl-container canvas'))).length",
     )
+    painted = page.eval_on_selector_all(
+        ".pee-pg[data-draws]",
+        "els => els.filter(g => [...g.querySelectorAll('canvas')].some(c => "
+        "c.getContext('2d').getImageData(0, 0, c.width, c.height).data.some((v, i) => i % 4 === 3 && v > 0))).length",
+    )
+    return plotly + painted
 
 
 def query(page) -> dict[str, str]:

@@ -201,8 +201,12 @@ def test_a_move_clears_the_link_notices_on_a_page_that_ignores_it(context, app_u
 
 
 def _figure_data(page) -> list[str]:
-    """What each figure on the page draws (its traces' values or images, as plotly.js holds them)."""
-    return page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')].map(e => JSON.stringify((e.data || []).map(t => [t.z, t.y, t.source])))")
+    """What each figure on the page draws: its traces' values or images, as plotly.js holds them;
+    a panel grid's title and the pixels of its canvases (ui/panel_grid.py)."""
+    return page.evaluate(
+        "() => [...document.querySelectorAll('.js-plotly-plot')].map(e => JSON.stringify((e.data || []).map(t => [t.z, t.y, t.source])))"
+        ".concat([...document.querySelectorAll('.pee-pg')].map(g => g.dataset.title + [...g.querySelectorAll('canvas')].map(c => c.toDataURL()).join('|')))"
+    )
 
 
 LIVE_MOVES = [("sinusoidal", "d_model"), ("similarity", "base"), ("compare", "d_model"), ("attention", "d_model"), ("compare", "base")]

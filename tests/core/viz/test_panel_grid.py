@@ -1,0 +1,98 @@
+"""core.viz.panel_grid: what a grid of small heatmaps painted by the browser shows, worked by hand."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from core.viz import charts, wire
+from core.viz.grid import Picked, pairs, strided, window
+from core.viz.panel_grid import axis, levels, panel_grid
+from tests.app.conftest import decode
+
+
+def test_consecutive_axis_ticks_stand_at_the_centres_of_their_cells():
+    got = axis(window(100, 40, start=20))  # positions 20 .. 59
+    assert got["indices"] == list(range(20, 60))
+    assert [label for _, label in got["ticks"]] == ["20", "30", "40", "50"]
+    assert [share for share, _ in got["ticks"]] == [0.5 / 40, 10.5 / 40, 20.5 / 40, 30.5 / 40]
+
+
+def test_strided_axis_ticks_fall_where_their_index_lies():
+    s = strided(8192, 32)  # every 256th dimension: 0, 256, ..., 7936
+    got = axis(s)
+    labels = [int(label.replace(",", "")) for _, label in got["ticks"]]
+    assert labels == [0, 2000, 4000, 6000] and got["ticks"][1][1] == "2,000"
+    for share, label in got["ticks"]:  # 2,000 lies between the cells of 1,792 and 2,048, at slot 7.8125
+        assert share == pytest.approx((int(label.replace(",", "")) / 256 + 0.5) / 32)
+
+
+def test_picked_axis_labels_drawn_slots_with_their_own_index():
+    picked = pairs(np.arange(0, 128, 2), np.arange(1, 128, 2), 8)  # whole (sin, cos) pairs of 128 interleaved columns: 0 1 32 33 ...
+    assert isinstance(picked, Picked)
+    got = axis(picked)
+    assert got["indices"] == [int(i) for i in picked.indices]
+    n = len(got["indices"])
+    for share, label in got["ticks"]:
+        slot = share * n - 0.5
+        assert slot == int(slot) and got["indices"][int(slot)] == int(label.replace(",", ""))
+    assert got["ticks"][0] == [0.5 / n, "0"] and got["ticks"][-1][1] == f"{picked.indices[-1]:,}"
+
+
+def test_each_panel_has_its_own_range_under_its_title():
+    a = np.array([[1.0, -3.0], [np.nan, 2.0]])
+    b = np.array([[0.001, 0.0], [0.0, -0.0025]])
+    blank = np.full((2, 2), np.nan)
+    g = strided(2, 2)
+    spec = panel_grid([("a", a, g, g), ("b", b, g, g), ("none", blank, g, g), ("zero", np.zeros((2, 2)), g, g)], title="T", x_title="x", y_title="y")
+    ranges = [(p["zmin"], p["zmax"], p["range"]) for p in spec["panels"]]
+    blank_range = (-1.0, 1.0, "colour range ±1.00")  # no value, or all zero: a range of 1, not 0
+    assert ranges == [(-3.0, 3.0, "colour range ±3.00"), (-0.0025, 0.0025, "colour range ±0.00250"), blank_range, blank_range]
+    assert spec["note"] == "each panel has its own colour range" and not spec["shared_range"]
+    assert spec["key"]["lo"] == "−range" and "under its title" in spec["key"]["note"]
+    z = decode(spec["panels"][0]["z"])
+    assert z.dtype == np.float32 and z.shape == (2, 2) and np.isnan(z[1, 0]) and z[0, 1] == -3.0  # NaN (no value) survives
+    assert np.isnan(decode(spec["panels"][2]["z"])).all()
+
+
+def test_a_shared_range_is_the_largest_value_over_all_panels_and_said_once():
+    g = strided(2, 2)
+    spec = panel_grid(
+        [("h1", np.array([[0.5, -0.25], [0, 0]]), g, g), ("h2", np.zeros((2, 2)), g, g), ("h3", np.array([[0.1, np.nan], [-0.75, 0]]), g, g)],
+        title="T",
+        x_title="x",
+        y_title="y",
+        note="positions 0 to 1 of 10",
+        shared_range=True,
+    )
+    assert [(p["zmin"], p["zmax"], p["range"]) for p in spec["panels"]] == [(-0.75, 0.75, "")] * 3  # the zero panel does not widen it to 1
+    assert spec["note"] == "positions 0 to 1 of 10; one colour range for every panel, ±0.750"
+    assert (spec["key"]["lo"], spec["key"]["hi"]) == ("−0.750", "+0.750")
+
+
+def test_the_colours_are_the_image_heatmaps_255_levels():
+    g = strided(3, 3)
+    spec = panel_grid([("p", np.eye(3), g, g)], title="T", x_title="x", y_title="y")
+    assert np.array_equal(np.asarray(spec["colours"]), wire.colour_lut(charts.DIVERGING, 255))
+    z = np.array([[-2.0, 0.0, 2.0], [5.0, -5.0, np.nan], [1.0, -1.0, 0.004]])
+    assert levels(z, -2.0, 2.0).tolist() == [[0, 127, 254], [254, 0, -1], [190, 64, 127]]  # (1 + 2) / 4 * 254 = 190.5 -> 190 (NumPy rounds halves to even)
+
+
+def test_bad_panels_are_refused():
+    g = strided(2, 2)
+    with pytest.raises(ValueError, match="at least one panel"):
+        panel_grid([], title="T", x_title="x", y_title="y")
+    with pytest.raises(ValueError, match="shape"):
+        panel_grid([("p", np.zeros((3, 2)), g, g)], title="T", x_title="x", y_title="y")
+
+
+def test_columns_and_size_of_compares_grid():
+    pos = window(131072, 40, start=131032)
+    cols = strided(8192, 40)
+    panels = [(f"s{k}", np.random.default_rng(k).standard_normal((40, cols.count)) * 10.0**k, cols, pos) for k in range(13)]
+    spec = panel_grid(panels, title="T", x_title="x", y_title="y", columns=3)
+    assert spec["columns"] == 3 and panel_grid(panels[:2], title="T", x_title="x", y_title="y")["columns"] == 2
+    assert spec["panels"][0]["y"]["ticks"][0][1] == "131,040"  # thousands separated, as the Plotly axes did
+    assert len(json.dumps(spec)) < 150_000  # 13 panels of 40 x 40 float32: well inside a step's 300 kB

@@ -1,0 +1,139 @@
+"""/compare's panel grids (ui/panel_grid.py) in Chromium: every canvas holds the panel the page
+sent, cell by cell, on the app's diverging scale (blank where there is no value); the numbers
+along a panel's sides stand at the centres of the cells they name; hover reads a cell's panel,
+true row and column and exact value; a slider step paints the same grid again in place."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.viz.panel_grid import levels
+from tests.app.conftest import decode, grids, open_page
+from tests.e2e.conftest import wait_ready
+
+PIXELS = """() => [...document.querySelectorAll('.pee-pg canvas')].map((c) => ({
+    width: c.width, height: c.height, rgba: Array.from(c.getContext('2d').getImageData(0, 0, c.width, c.height).data),
+}))"""
+
+TICKS = """() => [...document.querySelectorAll('.pee-pg-panel')].map((panel) => {
+    const c = panel.querySelector('canvas').getBoundingClientRect();
+    const read = (cls, centre) => [...panel.querySelectorAll(cls + ' > span')].map((s) => {
+        const r = s.getBoundingClientRect();
+        return [s.textContent, centre === 'x' ? ((r.left + r.right) / 2 - c.left) / c.width : ((r.top + r.bottom) / 2 - c.top) / c.height];
+    });
+    return { x: read('.pee-pg-xt', 'x'), y: read('.pee-pg-yt', 'y') };
+})"""
+
+
+def spec_of(**params: str) -> dict:
+    """What the page sends at these settings (its first tab's grid), read through AppTest."""
+    (spec,) = grids(open_page("compare", **params))
+    return spec
+
+
+def expected_rgba(spec: dict) -> list[np.ndarray]:
+    """Per panel, what its canvas must hold: the float32 values sent, at their colour level, opaque; NaN cells see-through."""
+    colours = np.asarray(spec["colours"], dtype=np.uint8)
+    out = []
+    for panel in spec["panels"]:
+        level = levels(decode(panel["z"]).astype(np.float64), panel["zmin"], panel["zmax"])
+        rgba = np.zeros(level.shape + (4,), dtype=np.uint8)
+        rgba[level >= 0, :3] = colours[level[level >= 0]]
+        rgba[level >= 0, 3] = 255
+        out.append(rgba)
+    return out
+
+
+def painted(page) -> list[np.ndarray]:
+    return [np.asarray(c["rgba"], dtype=np.uint8).reshape(c["height"], c["width"], 4) for c in page.evaluate(PIXELS)]
+
+
+def check_canvases(page, spec: dict) -> None:
+    got, want = painted(page), expected_rgba(spec)
+    assert len(got) == len(want) == len(spec["panels"])
+    for panel, g, w in zip(spec["panels"], got, want):
+        assert g.shape == w.shape, (panel["title"], g.shape, w.shape)
+        assert np.array_equal(g[..., 3], w[..., 3]), f"{panel['title']}: blank cells differ"
+        # JavaScript rounds a level's halves up, NumPy to even: a cell exactly between two levels may differ by one
+        share = np.mean(np.all(np.abs(g[..., :3].astype(int) - w[..., :3]) <= 3, axis=-1))
+        assert share > 0.995, f"{panel['title']}: {share:.3f} of the cells in their colour"
+
+
+def opened(context, app_url: str, query: str):
+    page = context.new_page()
+    page.goto(f"{app_url}/compare?{query}")
+    wait_ready(page, timeout=120_000)
+    page.wait_for_selector(".pee-pg[data-draws]", timeout=30_000)
+    return page
+
+
+@pytest.mark.parametrize("query", ["d_model=16&max_len=40&base=100", "d_model=7&max_len=300&base=500&compare_view=Scores"])
+def test_every_canvas_is_its_panel_at_the_page_settings(context, app_url, query):
+    params = dict(part.split("=") for part in query.split("&"))
+    spec = spec_of(**params)
+    page = opened(context, app_url, query)
+    assert page.locator(".pee-pg-title").inner_text() == spec["title"]
+    assert page.locator(".pee-pg-note").inner_text() == spec["note"]
+    assert page.locator(".pee-pg-xlabel").inner_text() == spec["x_title"] and page.locator(".pee-pg-ylabel").inner_text() == spec["y_title"]
+    titles = page.locator(".pee-pg-ptitle").all_inner_texts()
+    assert titles == [f"{p['title']}\n{p['range']}" for p in spec["panels"]]
+    check_canvases(page, spec)
+    assert page.locator("[data-testid='stPlotlyChart']").count() == 0 and page.locator("[data-testid='stException']").count() == 0
+    page.close()
+
+
+def test_the_numbers_stand_at_the_cells_they_name(context, app_url):
+    spec = spec_of(d_model="128", max_len="256")
+    page = opened(context, app_url, "d_model=128&max_len=256")
+    for panel, shown in zip(spec["panels"], page.evaluate(TICKS)):
+        for axis, name in ((panel["x"], "x"), (panel["y"], "y")):
+            assert [text for text, _ in shown[name]] == [label for _, label in axis["ticks"]]
+            for (text, at), (share, _) in zip(shown[name], axis["ticks"]):
+                assert abs(at - share) < 0.02, f"{panel['title']}: {text} at {at:.3f} of the {name} axis, its cell at {share:.3f}"
+    page.close()
+
+
+def hover_cell(page, k: int, row: int, col: int, rows: int, cols: int) -> str:
+    box = page.locator(".pee-pg canvas").nth(k).bounding_box()
+    page.mouse.move(box["x"] + 1 + (col + 0.5) * (box["width"] - 2) / cols, box["y"] + 1 + (row + 0.5) * (box["height"] - 2) / rows)
+    page.wait_for_selector(".pee-pg-tip:not([hidden])", timeout=5_000)
+    return page.locator(".pee-pg-tip").inner_text()
+
+
+def test_hover_reads_the_panel_the_true_indices_and_the_value(context, app_url):
+    spec = spec_of(d_model="16", max_len="40", base="100")
+    page = opened(context, app_url, "d_model=16&max_len=40&base=100")
+    by_title = {p["title"]: k for k, p in enumerate(spec["panels"])}
+    for title, row, col in (("sinusoidal (paper)", 7, 5), ("integer p", 30, 2), ("one-hot", 3, 3), ("one-hot", 25, 4)):
+        k = by_title[title]
+        panel = spec["panels"][k]
+        z = decode(panel["z"])
+        rows, cols = len(panel["y"]["indices"]), len(panel["x"]["indices"])
+        text = hover_cell(page, k, row, col, rows, cols).splitlines()
+        assert text[0] == title
+        assert text[1] == f"{spec['y_title']}: {panel['y']['indices'][row]:,}" and text[2] == f"{spec['x_title']}: {panel['x']['indices'][col]:,}"
+        if np.isnan(z[row, col]):
+            assert text[3] == "no value here"
+        else:
+            assert float(text[3].removeprefix("value ")) == pytest.approx(float(z[row, col]), rel=1e-5, abs=1e-7)
+    page.mouse.move(5, 5)
+    assert page.locator(".pee-pg-tip").is_hidden()
+    page.close()
+
+
+def test_a_step_paints_the_same_grid_again(context, app_url):
+    page = opened(context, app_url, "d_model=16&max_len=40&base=100")
+    page.evaluate("() => { window.__grid = document.querySelector('.pee-pg'); }")
+    draws = int(page.locator(".pee-pg").get_attribute("data-draws"))
+    before = page.evaluate("location.search")
+    page.locator(".st-key-d_model_slider input[type='range']").focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("(before) => location.search !== before", arg=before, timeout=30_000)
+    wait_ready(page)
+    d = page.locator(".st-key-d_model input").first.input_value()
+    page.wait_for_function("(d) => document.querySelector('.pee-pg').dataset.title.includes('d_model = ' + d)", arg=d, timeout=30_000)
+    assert page.evaluate("() => window.__grid === document.querySelector('.pee-pg')")  # the same element, painted again
+    assert int(page.locator(".pee-pg").get_attribute("data-draws")) == draws + 1
+    check_canvases(page, spec_of(d_model=d, max_len="40", base="100"))
+    page.close()
