@@ -95,7 +95,9 @@ def test_the_numbers_stand_at_the_cells_they_name(context, app_url):
 
 
 def hover_cell(page, k: int, row: int, col: int, rows: int, cols: int) -> str:
-    box = page.locator(".pee-pg canvas").nth(k).bounding_box()
+    canvas = page.locator(".pee-pg canvas").nth(k)
+    canvas.scroll_into_view_if_needed()
+    box = canvas.bounding_box()
     page.mouse.move(box["x"] + 1 + (col + 0.5) * (box["width"] - 2) / cols, box["y"] + 1 + (row + 0.5) * (box["height"] - 2) / rows)
     page.wait_for_selector(".pee-pg-tip:not([hidden])", timeout=5_000)
     return page.locator(".pee-pg-tip").inner_text()
