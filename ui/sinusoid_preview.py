@@ -17,6 +17,7 @@ colours, and the component writes text with textContent only.
 
 from __future__ import annotations
 
+import functools
 from urllib.parse import urlparse
 
 import streamlit as st
@@ -231,14 +232,10 @@ export default function (component) {
 }
 """
 
-_component = None
-
-
+@functools.cache
 def _renderer():
-    global _component
-    if _component is None:
-        _component = st.components.v2.component(NAME, html=HTML, css=CSS, js=JS, isolate_styles=False)
-    return _component
+    """The component, registered once per process (its name, HTML, CSS and JavaScript never change)."""
+    return st.components.v2.component(NAME, html=HTML, css=CSS, js=JS, isolate_styles=False)
 
 
 def page_path(url: str | None) -> str:
