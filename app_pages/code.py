@@ -160,7 +160,10 @@ else:
         ),
         key="code_preview",
     )
-    st.caption("Every figure in the app downloads as a PNG from the camera icon in its toolbar (top right of the figure, on hover).")
+    st.caption(
+        "Every figure in the app downloads as a PNG: from the camera icon in its toolbar (top right of the figure, on hover), or, for "
+        "the grids of small panels on the Compare page, from the Download PNG button beside their colour key."
+    )
 
 # --- downloads ------------------------------------------------------------------------------
 st.header("Download the numbers")

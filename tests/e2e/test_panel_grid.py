@@ -139,3 +139,28 @@ def test_a_step_paints_the_same_grid_again(context, app_url):
     assert int(page.locator(".pee-pg").get_attribute("data-draws")) == draws + 1
     check_canvases(page, spec_of(d_model=d, max_len="40", base="100"))
     page.close()
+
+
+def test_the_grid_downloads_as_a_png_of_its_panels(context, app_url, tmp_path):
+    from PIL import Image
+
+    spec = spec_of(d_model="16", max_len="40", base="100")
+    page = opened(context, app_url, "d_model=16&max_len=40&base=100")
+    with page.expect_download() as download:
+        page.locator(".pee-pg-save").click()
+    saved = tmp_path / download.value.suggested_filename
+    download.value.save_as(saved)
+    assert saved.name == "compare_codes.png"
+    image = Image.open(saved).convert("RGB")
+    # three panels a row at 220 + 56 pixels, twice the scale: 5 rows of 13 panels
+    assert image.size == (2 * (56 + 3 * 276), 2 * (112 + 5 * 284 + 24))
+    pixels = np.asarray(image)
+    onehot = next(k for k, p in enumerate(spec["panels"]) if p["title"] == "one-hot")
+    x, y = 56 + (onehot % 3) * 276, 112 + (onehot // 3) * 284 + 30  # the panel's top left corner
+    cell = 220 / 40
+    colours = np.asarray(spec["colours"])
+    # its first row: a 1 at column 0 (the red end), 0 at column 5 (the middle of the scale)
+    for col, level in ((0, 254), (5, 127)):
+        got = pixels[int(2 * (y + cell / 2)), int(2 * (x + (col + 0.5) * 220 / 16))]
+        assert np.all(np.abs(got.astype(int) - colours[level]) <= 3), (col, got, colours[level])
+    page.close()
