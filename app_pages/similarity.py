@@ -7,7 +7,9 @@ from core.analysis import similarity
 from core.schemes import sinusoidal
 from core.viz import charts
 from core.viz.grid import Sample, envelope, strided
+from core.viz.panel_grid import panel_grid as grid_spec
 from ui.controls import number
+from ui.panel_grid import panel_grid
 from ui.path import next_link
 from ui.sections import sections
 from ui.shared import current_settings, plot, position_window
@@ -47,16 +49,18 @@ def _matrices() -> None:
     grid = strided(stop, MATRIX_GRID, start=start)
     cos = similarity.similarity_matrix(grid.start, grid.step, grid.count, d, base, kind="cosine")
     sines = similarity.sines_only_cosine(grid.indices, d, base)
-    plot(
-        charts.side_by_side_heatmaps(
+    panel_grid(  # painted by the browser (ui/panel_grid.py): a step repaints two canvases, no Plotly chart is rebuilt
+        grid_spec(
             [("sines and cosines (the sinusoid)", cos, grid, grid), ("sines only, the same frequencies", sines, grid, grid)],
             title=f"Cosine similarity between positions {start:,} to {stop - 1:,}: the sinusoid beside a code that keeps only the sines",
             x_title="position q",
             y_title="position p",
+            columns=2,
+            shared_range=True,
             zmax=1.0,
-            colorbar_title="cosine",
+            value_title="cosine",
             note=grid.note("position"),
-            height=470,
+            panel_height=400,
         ),
         key="sim_matrices",
     )

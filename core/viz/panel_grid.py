@@ -15,7 +15,10 @@ shows, and the component only paints it:
 A cell's colour is level round((v - zmin) / (zmax - zmin) * 254) of the 255, clipped: the
 levels of the app's image heatmaps (core.viz.charts.heatmap_trace). Values travel as float32 in
 Plotly's typed-array form ({dtype, bdata, shape}), so a hover reads the value the server computed
-to 6 or 7 significant digits.
+to 6 or 7 significant digits. A grid of more than EXACT_CELLS cells would send too much that way
+(a 250 x 250 panel is 333 kB of float32): each panel is then a palette PNG of its levels, which
+the browser decodes onto the canvas, and its values on every k-th row and column (`probe` k, at
+most HOVER_CELLS a panel), which the hover reads and says so, as the image heatmaps' hover does.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from core.viz.charts import DIVERGING, integer_ticks, number
 from core.viz.grid import Picked, Sample
 
 TICKS = 4  # labelled ticks per panel axis at most: a panel is about 200 pixels across
+EXACT_CELLS = wire.LIST_CELLS  # cells per grid sent as values (hover exact at every cell); past it each panel goes as a PNG
+HOVER_CELLS = 4_096  # a PNG panel's values for the hover: every k-th row and column, at most this many cells
 
 
 def axis(sample: Sample | Picked, most: int = TICKS) -> dict:
@@ -72,32 +77,40 @@ def panel_grid(
     columns: int = 3,
     note: str = "",
     shared_range: bool = False,
+    zmax: float | None = None,
+    value_title: str = "value",
+    panel_height: int = 190,
 ) -> dict:
     """A grid of small heatmaps, one per (panel title, z, x sample, y sample), on the diverging scale
     centred on zero. As core.viz.charts.small_multiples: panels meant to be compared
     (`shared_range`) share one range ±max|z| over all of them, said once in the note; otherwise
     each panel has its own range ±max|z| (schemes differ by orders of magnitude), written under
-    its title, and the note says so. NaN cells (no value there) are left blank."""
+    its title, and the note says so. `zmax`, with a shared range, fixes it at ±zmax (a cosine's ±1)
+    where no value lies beyond. `value_title` names the values (in the colour key and the hover);
+    `panel_height` is each panel's height on screen in pixels. NaN cells (no value there) are left blank."""
     if not panels:
         raise ValueError("a panel grid needs at least one panel")
     common = max(_largest(np.asarray(z, dtype=np.float64)) for _, z, _, _ in panels) or 1.0  # 1 for blank or all-zero panels
+    if zmax is not None:
+        if not shared_range or not zmax >= common * (1 - 1e-9):  # a cosine of 1.0000000000000004 is 1 to rounding
+            raise ValueError(f"a fixed range ±{zmax} is for a shared range that holds every value (the largest is {common})")
+        common = float(zmax)
+    pictures = sum(np.size(z) for _, z, _, _ in panels) > EXACT_CELLS
+    lut = np.vstack([wire.colour_lut(DIVERGING, 255), [[255, 255, 255]]]).astype(np.uint8)  # index 255: see-through (no value)
     out = []
     for name, z, xs, ys in panels:
         z = np.asarray(z, dtype=np.float64)
         if z.shape != (ys.count, xs.count):
             raise ValueError(f"panel {name!r}: values of shape {z.shape} for {ys.count} rows and {xs.count} columns")
         bound = common if shared_range else _largest(z) or 1.0
-        out.append(
-            {
-                "title": name,
-                "range": "" if shared_range else f"colour range ±{number(bound, 3)}",
-                "zmin": -bound,
-                "zmax": bound,
-                "z": _typed(z),
-                "x": axis(xs),
-                "y": axis(ys),
-            }
-        )
+        panel = {"title": name, "range": "" if shared_range else f"colour range ±{number(bound, 3)}", "zmin": -bound, "zmax": bound}
+        if pictures:
+            level = levels(z, -bound, bound)
+            k = max(1, int(np.ceil(np.sqrt(z.size / HOVER_CELLS))))
+            panel |= {"image": wire.png(np.where(level < 0, 255, level), lut, transparent=255), "z": _typed(z[::k, ::k]), "probe": k}
+        else:
+            panel |= {"z": _typed(z), "probe": 1}
+        out.append(panel | {"x": axis(xs), "y": axis(ys)})
     says = f"one colour range for every panel, ±{number(common, 3)}" if shared_range else "each panel has its own colour range"
     return {
         "title": title,
@@ -107,9 +120,11 @@ def panel_grid(
         "columns": max(1, min(columns, len(panels))),
         "shared_range": shared_range,
         # the colour key beside the title: the scale's ends, and what they are
-        "key": {"lo": f"−{number(common, 3)}", "hi": f"+{number(common, 3)}", "note": "(white: 0)"}
+        "key": {"lo": f"−{number(common, 3)}", "hi": f"+{number(common, 3)}", "note": f"({value_title}; white: 0)"}
         if shared_range
-        else {"lo": "−range", "hi": "+range", "note": "(white: 0; each panel's range is under its title)"},
+        else {"lo": "−range", "hi": "+range", "note": f"({value_title}; white: 0; each panel's range is under its title)"},
+        "value": value_title,
+        "panel_height": int(panel_height),
         "colours": wire.colour_lut(DIVERGING, 255).tolist(),
         "panels": out,
     }

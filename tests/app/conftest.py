@@ -129,6 +129,23 @@ def grid_bytes(at: AppTest) -> list[int]:
     return [len(el.proto.json.encode()) for el in at.get("bidi_component") if el.proto.component_name == PANEL_GRID]
 
 
+def panel_levels(panel: dict):
+    """The colour level (0..254, -1 blank) of every cell of a panel grid's panel as the browser
+    paints it: read from its PNG when it has one, else computed from its values as the component does."""
+    import base64
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from core.viz.panel_grid import levels
+
+    if "image" in panel:
+        index = np.asarray(Image.open(io.BytesIO(base64.b64decode(panel["image"].split(",", 1)[1]))), dtype=np.int64)
+        return np.where(index == 255, -1, index)
+    return levels(decode(panel["z"]).astype(np.float64), panel["zmin"], panel["zmax"])
+
+
 def title_text(fig: dict) -> str:
     """A figure's title on one line: the lines core.viz.charts wraps a long title into, joined by
     spaces (the small-print note stays after its <br><sup>, its own lines joined the same way)."""

@@ -3,7 +3,13 @@ The page draws one tab at a time (ui/sections.py); a test opens the tab it check
 
 from __future__ import annotations
 
-from tests.app.conftest import assert_clean, chart_keys, figures, metric_values, open_page, open_views, title_text
+import numpy as np
+import pytest
+
+from core.analysis import similarity
+from core.viz.grid import strided
+from core.viz.panel_grid import levels
+from tests.app.conftest import assert_clean, chart_keys, decode, figures, grid_keys, grids, metric_values, open_page, open_views, panel_levels, title_text
 
 
 def test_similarity_measures_are_shown():
@@ -39,6 +45,25 @@ def test_similarity_reference_and_offset_controls():
 
 
 def test_similarity_draws_only_the_open_tab():
-    assert chart_keys(open_page("similarity")) == ["sim_matrices"]
+    at = open_page("similarity")
+    assert grid_keys(at) == ["sim_matrices"] and chart_keys(at) == []  # painted by the browser (ui/panel_grid.py)
     assert chart_keys(open_page("similarity", sim_view="Distance")) == ["sim_profile", "sim_consecutive"]
     assert chart_keys(open_page("similarity", sim_view="Uniqueness and norms")) == ["sim_norms"]
+
+
+@pytest.mark.parametrize(("params", "start", "stop"), [({}, 0, 256), ({"d_model": "64", "max_len": "1000", "base": "500"}, 0, 1000)])
+def test_similarity_matrices_are_cores_cosines_on_one_range(params, start, stop):
+    """The two panels: the sinusoid's cosine similarity and the sines-only code's, at the page's
+    strided positions, on one range ±1 (a cosine's), the picture and the hover's values both core's."""
+    d, base = int(params.get("d_model", 128)), float(params.get("base", 10_000))
+    (spec,) = grids(open_page("similarity", **params))
+    g = strided(stop, 250, start=start)
+    want = [similarity.similarity_matrix(g.start, g.step, g.count, d, base, kind="cosine"), similarity.sines_only_cosine(g.indices, d, base)]
+    assert [p["title"] for p in spec["panels"]] == ["sines and cosines (the sinusoid)", "sines only, the same frequencies"]
+    assert spec["shared_range"] and spec["key"]["hi"] == "+1.00" and spec["value"] == "cosine"
+    for panel, values in zip(spec["panels"], want):
+        assert (panel["zmin"], panel["zmax"]) == (-1.0, 1.0)
+        assert panel["y"]["indices"] == panel["x"]["indices"] == g.indices.tolist()
+        k = panel["probe"]
+        np.testing.assert_allclose(decode(panel["z"]), values[::k, ::k], atol=1e-6)  # the hover's values
+        assert np.mean(panel_levels(panel) == levels(values, -1.0, 1.0)) > 0.999  # the picture (a level's edge may round either way in float32)

@@ -31,7 +31,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.viz.charts import number
-from tests.app.conftest import assert_clean, decode, grid_keys, grids, open_views
+from core.viz.panel_grid import levels
+from tests.app.conftest import assert_clean, decode, grid_keys, grids, open_views, panel_levels
 
 WIDTHS = st.one_of(st.sampled_from([2, 3, 16, 17, 128, 511, 512, 8191, 8192]), st.integers(2, 8192))
 LENGTHS = st.one_of(st.sampled_from([1, 2, 3, 40, 64, 100, 256, 2048, 131072]), st.integers(1, 131072))
@@ -67,11 +68,16 @@ def check_grid(key: str, spec: dict) -> None:
     colour range is ±max|z| of its own values, written under its title, unless the grid shares one
     range over all panels, which its note and its colour key then give."""
     assert spec["title"] and spec["x_title"] and spec["y_title"], f"{key}: a title or an axis title is missing"
-    bounds = []
+    bounds, ends = [], []
     for panel in spec["panels"]:
-        name, z = panel["title"], decode(panel["z"]).astype(np.float64)
+        name, z, k = panel["title"], decode(panel["z"]).astype(np.float64), panel["probe"]
         rows, cols = panel["y"]["indices"], panel["x"]["indices"]
-        assert z.shape == (len(rows), len(cols)), f"{key} {name}: values of shape {z.shape} for {len(rows)} x {len(cols)} cells"
+        assert z.shape == (-(-len(rows) // k), -(-len(cols) // k)), f"{key} {name}: values of shape {z.shape} for every {k} of {len(rows)} x {len(cols)} cells"
+        drawn = panel_levels(panel)
+        assert drawn.shape == (len(rows), len(cols)), f"{key} {name}: a picture of {drawn.shape} for {len(rows)} x {len(cols)} cells"
+        # the picture is the values: at every cell the hover reads, its colour is that value's level
+        assert np.array_equal(drawn[::k, ::k], levels(z, panel["zmin"], panel["zmax"])), f"{key} {name}: the picture is not its values"
+        ends.append(bool(np.isin(drawn, (0, 254)).any()))
         for axis in (panel["x"], panel["y"]):
             indices = np.asarray(axis["indices"], dtype=np.float64)
             shares = [share for share, _ in axis["ticks"]]
@@ -84,15 +90,22 @@ def check_grid(key: str, spec: dict) -> None:
         bounds.append(float(np.abs(finite).max()) if finite.size else 0.0)
         assert panel["zmin"] == -panel["zmax"] > -np.inf, f"{key} {name}: a diverging range not centred on zero"
     common = max(bounds) or 1.0
+    # a range is tight when its panel has values: max|z| of every cell (the hover's every k-th cell of a PNG panel
+    # may miss it, so there the picture must reach an end of the scale), or a fixed range said in the note
     if spec["shared_range"]:
-        assert all(p["zmax"] == pytest.approx(common, rel=1e-6) and p["range"] == "" for p in spec["panels"]), f"{key}: panels off the shared range"
-        assert number(common, 3) in spec["note"] and spec["key"]["hi"] == f"+{number(common, 3)}", f"{key}: the shared range is not said"
+        shared = spec["panels"][0]["zmax"]
+        assert all(p["zmax"] == shared and p["range"] == "" for p in spec["panels"]), f"{key}: panels off the shared range"
+        assert shared >= common * (1 - 1e-6), f"{key}: values beyond the shared range ±{shared}"
+        assert any(ends) or not any(bounds) or shared == 1.0, f"{key}: the shared range ±{shared} is wider than every value"
+        assert number(shared, 3) in spec["note"] and spec["key"]["hi"] == f"+{number(shared, 3)}", f"{key}: the shared range is not said"
     else:
         assert key not in SHARED_RANGE, f"{key}: panels meant to be compared on different ranges"
         assert "each panel has its own colour range" in spec["note"], f"{key}: own ranges not said"
-        for panel, bound in zip(spec["panels"], bounds):
-            # float32 values: the range is max|z| of the float64 values the page computed
-            assert panel["zmax"] == pytest.approx(bound or 1.0, rel=1e-6), f"{key} {panel['title']}: range ±{panel['zmax']} for max |z| {bound}"
+        for panel, bound, end in zip(spec["panels"], bounds, ends):
+            if panel["probe"] == 1:  # float32 values: the range is max|z| of the float64 values the page computed
+                assert panel["zmax"] == pytest.approx(bound or 1.0, rel=1e-6), f"{key} {panel['title']}: range ±{panel['zmax']} for max |z| {bound}"
+            else:
+                assert panel["zmax"] >= bound * (1 - 1e-6) and (end or not bound), f"{key} {panel['title']}: range ±{panel['zmax']} not its values'"
             assert panel["range"] == f"colour range ±{number(panel['zmax'], 3)}", f"{key} {panel['title']}: its range is not under its title"
 
 
@@ -237,10 +250,8 @@ def check_claims(page: str, figs: dict[str, dict], setting: dict) -> None:
     if page == "relative":
         assert figs["alibi_weights"]["layout"]["yaxis"]["type"] == "linear", "alibi_weights: weights on a log axis"
     if page == "similarity" and L >= 3:
-        left, right = [t for t in figs["sim_matrices"]["data"] if t.get("type") == "heatmap"] or [None, None]
-        if left is not None:
-            a, b = decode(left["z"]).astype(np.float64), decode(right["z"]).astype(np.float64)
-            assert not np.allclose(np.nan_to_num(a), np.nan_to_num(b), atol=1e-6), "sim_matrices: the two panels show the same picture"
+        left, right = (panel_levels(p) for p in figs["sim_matrices"]["panels"])
+        assert not np.array_equal(left, right), "sim_matrices: the two panels show the same picture"
 
 
 def run_page(page: str, setting: dict) -> None:

@@ -110,8 +110,13 @@ def test_page_renders_its_charts(context, app_url, path):
 
 
 def chart_signature(page) -> str:
-    """What the browser is drawing: every chart's data as JSON (a redraw with new numbers changes it)."""
-    return page.evaluate("() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(p => JSON.stringify(p.data)).join('|')")
+    """What the browser is drawing: every chart's data as JSON, every panel grid's title and pixels (a redraw with new numbers changes it)."""
+    page.wait_for_function("() => [...document.querySelectorAll('.pee-pg')].every(g => g.dataset.draws && g.dataset.draws === g.dataset.paints)")
+    return page.evaluate(
+        "() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(p => JSON.stringify(p.data))"
+        ".concat([...document.querySelectorAll('.pee-pg')].map(g => g.dataset.title + [...g.querySelectorAll('canvas')].map(c => c.toDataURL()).join()))"
+        ".join('|')"
+    )
 
 
 @pytest.mark.parametrize(("path", "setting", "after"), [("", "max_len", "512"), ("sinusoidal", "d_model", "256"), ("similarity", "max_len", "512")])

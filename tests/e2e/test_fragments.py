@@ -202,7 +202,8 @@ def test_a_move_clears_the_link_notices_on_a_page_that_ignores_it(context, app_u
 
 def _figure_data(page) -> list[str]:
     """What each figure on the page draws: its traces' values or images, as plotly.js holds them;
-    a panel grid's title and the pixels of its canvases (ui/panel_grid.py)."""
+    a panel grid's title and the pixels of its canvases (ui/panel_grid.py), once every picture is on them."""
+    page.wait_for_function("() => [...document.querySelectorAll('.pee-pg')].every(g => g.dataset.draws && g.dataset.draws === g.dataset.paints)")
     return page.evaluate(
         "() => [...document.querySelectorAll('.js-plotly-plot')].map(e => JSON.stringify((e.data || []).map(t => [t.z, t.y, t.source])))"
         ".concat([...document.querySelectorAll('.pee-pg')].map(g => g.dataset.title + [...g.querySelectorAll('canvas')].map(c => c.toDataURL()).join('|')))"

@@ -8,8 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.viz.panel_grid import levels
-from tests.app.conftest import decode, grids, open_page
+from tests.app.conftest import decode, grids, open_page, panel_levels
 from tests.e2e.conftest import wait_ready
 
 PIXELS = """() => [...document.querySelectorAll('.pee-pg canvas')].map((c) => ({
@@ -26,18 +25,19 @@ TICKS = """() => [...document.querySelectorAll('.pee-pg-panel')].map((panel) => 
 })"""
 
 
-def spec_of(**params: str) -> dict:
+def spec_of(page: str = "compare", **params: str) -> dict:
     """What the page sends at these settings (its first tab's grid), read through AppTest."""
-    (spec,) = grids(open_page("compare", **params))
+    (spec,) = grids(open_page(page, **params))
     return spec
 
 
 def expected_rgba(spec: dict) -> list[np.ndarray]:
-    """Per panel, what its canvas must hold: the float32 values sent, at their colour level, opaque; NaN cells see-through."""
+    """Per panel, what its canvas must hold: the float32 values sent at their colour level (or the
+    levels of its PNG), opaque; NaN cells see-through."""
     colours = np.asarray(spec["colours"], dtype=np.uint8)
     out = []
     for panel in spec["panels"]:
-        level = levels(decode(panel["z"]).astype(np.float64), panel["zmin"], panel["zmax"])
+        level = panel_levels(panel)
         rgba = np.zeros(level.shape + (4,), dtype=np.uint8)
         rgba[level >= 0, :3] = colours[level[level >= 0]]
         rgba[level >= 0, 3] = 255
@@ -60,9 +60,9 @@ def check_canvases(page, spec: dict) -> None:
         assert share > 0.995, f"{panel['title']}: {share:.3f} of the cells in their colour"
 
 
-def opened(context, app_url: str, query: str):
+def opened(context, app_url: str, query: str, path: str = "compare"):
     page = context.new_page()
-    page.goto(f"{app_url}/compare?{query}")
+    page.goto(f"{app_url}/{path}?{query}")
     wait_ready(page, timeout=120_000)
     page.wait_for_selector(".pee-pg[data-draws]", timeout=30_000)
     return page
@@ -163,4 +163,19 @@ def test_the_grid_downloads_as_a_png_of_its_panels(context, app_url, tmp_path):
     for col, level in ((0, 254), (5, 127)):
         got = pixels[int(2 * (y + cell / 2)), int(2 * (x + (col + 0.5) * 220 / 16))]
         assert np.all(np.abs(got.astype(int) - colours[level]) <= 3), (col, got, colours[level])
+    page.close()
+
+
+def test_similaritys_large_panels_are_their_pictures_and_hover_reads_every_kth_cell(context, app_url):
+    # two panels of 250 x 250 positions: each goes as a PNG of its levels, with every 4th row and column's values for the hover
+    spec = spec_of("similarity", d_model="64", max_len="1000", base="500")
+    assert [p["probe"] for p in spec["panels"]] == [4, 4] and all("image" in p for p in spec["panels"])
+    page = opened(context, app_url, "d_model=64&max_len=1000&base=500", path="similarity")
+    check_canvases(page, spec)
+    panel = spec["panels"][1]
+    text = hover_cell(page, 1, 9, 14, 250, 250).splitlines()  # reads the cell of row 8, column 12
+    z = decode(panel["z"])
+    assert text[:3] == ["sines only, the same frequencies", f"position p: {panel['y']['indices'][8]:,}", f"position q: {panel['x']['indices'][12]:,}"]
+    assert float(text[3].removeprefix("cosine ")) == pytest.approx(float(z[2, 3]), rel=1e-5, abs=1e-7)
+    assert text[4] == "(hover reads every 4th row and column)"
     page.close()

@@ -51,7 +51,7 @@ def test_each_panel_has_its_own_range_under_its_title():
     blank_range = (-1.0, 1.0, "colour range ±1.00")  # no value, or all zero: a range of 1, not 0
     assert ranges == [(-3.0, 3.0, "colour range ±3.00"), (-0.0025, 0.0025, "colour range ±0.00250"), blank_range, blank_range]
     assert spec["note"] == "each panel has its own colour range" and not spec["shared_range"]
-    assert spec["key"]["lo"] == "−range" and "under its title" in spec["key"]["note"]
+    assert spec["key"]["lo"] == "−range" and spec["key"]["note"] == "(value; white: 0; each panel's range is under its title)"
     z = decode(spec["panels"][0]["z"])
     assert z.dtype == np.float32 and z.shape == (2, 2) and np.isnan(z[1, 0]) and z[0, 1] == -3.0  # NaN (no value) survives
     assert np.isnan(decode(spec["panels"][2]["z"])).all()
@@ -70,6 +70,11 @@ def test_a_shared_range_is_the_largest_value_over_all_panels_and_said_once():
     assert [(p["zmin"], p["zmax"], p["range"]) for p in spec["panels"]] == [(-0.75, 0.75, "")] * 3  # the zero panel does not widen it to 1
     assert spec["note"] == "positions 0 to 1 of 10; one colour range for every panel, ±0.750"
     assert (spec["key"]["lo"], spec["key"]["hi"]) == ("−0.750", "+0.750")
+    cosine = np.array([[1.0, 0.5], [0.5, 1.0]])
+    fixed = panel_grid([("c", cosine, g, g)], title="T", x_title="x", y_title="y", shared_range=True, zmax=1.0, value_title="cosine")
+    assert fixed["panels"][0]["zmax"] == 1.0 and fixed["key"]["note"] == "(cosine; white: 0)" and fixed["value"] == "cosine"
+    with pytest.raises(ValueError, match="holds every value"):  # a fixed range never clips a value
+        panel_grid([("c", np.array([[2.0]]), strided(1, 1), strided(1, 1))], title="T", x_title="x", y_title="y", shared_range=True, zmax=1.0)
 
 
 def test_the_colours_are_the_image_heatmaps_255_levels():
