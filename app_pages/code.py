@@ -11,17 +11,18 @@ from core.files.rope_code import rope_code
 from core.schemes import rope
 from core.schemes.registry import SCHEMES, Setting
 from core.schemes.rope_presets import PRESETS
-from core.viz import charts
 from core.viz.columns import columns
 from core.viz.grid import strided, window
+from core.viz.panel_grid import panel_grid as grid_spec
+from ui.panel_grid import panel_grid
 from ui.params import BASE, D_MODEL, MAX_LEN
 from ui.rope_controls import factor_control, original_len_control, pair_layout_control, scaling_kind_control
-from ui.shared import check_url_value, current_settings, follow_default, guarded, keep_in_url, keep_valid, one_of, plot, url_choice, whole_in
+from ui.shared import check_url_value, current_settings, follow_default, guarded, keep_in_url, keep_valid, one_of, url_choice, whole_in
 
 HEADS = (1, 2, 4, 8, 16)
 USES_ORIGINAL = ("dynamic", "yarn", "llama3")
 MAX_HEAD_DIM = 8192
-PREVIEW = 256  # positions (and dimensions) in the preview: 256 x 256 cells go as numbers, exact on hover
+PREVIEW = 256  # positions (and dimensions) in the preview: 256 x 256 cells go as a PNG, with every 4th row and column's values for the hover
 
 st.title("Code for these settings")
 s = current_settings()
@@ -146,23 +147,24 @@ else:
     note = "; ".join(n for n in (pos.note(unit.split()[0]), "" if pairs else dims.note("dimension")) if n)
     if rows is not None and rows < L:
         note = "; ".join(n for n in (note, f"no code past position {rows - 1:,}") if n)
-    plot(
-        charts.heatmap(
-            z,
-            x,
-            pos,
+    panel_grid(  # painted by the browser (ui/panel_grid.py): a step repaints one canvas, no Plotly chart is rebuilt
+        grid_spec(
+            [(scheme.label, z, x, pos)],
             title=f"{scheme.label}: {f'the bias of head 1 of {heads}' if pairs else what}",
             x_title="key position" if pairs else "dimension",
             y_title=unit,
-            colorbar_title="bias" if pairs else "value",
+            columns=1,
+            shared_range=True,  # one panel: its range ±max|value| in the colour key
+            value_title="bias" if pairs else "value",
             note=note,
-            height=420,
+            panel_height=420,
         ),
         key="code_preview",
     )
     st.caption(
-        "Every figure in the app downloads as a PNG: from the camera icon in its toolbar (top right of the figure, on hover), or, for "
-        "the grids of small panels on the Compare page, from the Download PNG button beside their colour key."
+        "Download this picture with the Download PNG button beside its colour key (the app's other figures: the camera icon in their "
+        "toolbar, top right on hover). The hover gives exact values: of the cell under the pointer, or in a large picture of the nearest cell "
+        "it holds values for (the box names that cell and says so)."
     )
 
 # --- downloads ------------------------------------------------------------------------------

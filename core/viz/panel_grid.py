@@ -111,7 +111,10 @@ def panel_grid(
         else:
             panel |= {"z": _typed(z), "probe": 1}
         out.append(panel | {"x": axis(xs), "y": axis(ys)})
-    says = f"one colour range for every panel, ±{number(common, 3)}" if shared_range else "each panel has its own colour range"
+    if shared_range:
+        says = f"colour range ±{number(common, 3)}" if len(panels) == 1 else f"one colour range for every panel, ±{number(common, 3)}"
+    else:
+        says = "each panel has its own colour range"
     return {
         "title": title,
         "note": "; ".join(part for part in (note, says) if part),

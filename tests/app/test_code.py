@@ -5,7 +5,6 @@ reopens the same view, and bad link values give notices."""
 
 from __future__ import annotations
 
-import base64
 import io
 import time
 from unittest.mock import patch
@@ -20,7 +19,7 @@ from core.files import codegen
 from core.files import downloads as matrix_files
 from core.schemes import rope
 from core.schemes.registry import BIAS, ROTARY, SCHEMES, Setting
-from tests.app.conftest import EXTREMES, assert_clean, figures, open_page
+from tests.app.conftest import EXTREMES, assert_clean, decode, figures, grids, open_page, panel_levels
 from tests.helpers import assert_close
 
 SMALL = {"d_model": "24", "max_len": "40", "base": "500"}
@@ -68,7 +67,7 @@ def test_every_scheme_shows_its_code_with_the_sidebars_numbers(name):
     generated = codegen.generate(name, Setting(width=24, base=500.0, train_len=40, n_heads=8))
     assert (numpy_source.strip(), torch_source.strip()) == (generated.numpy_source.strip(), generated.torch_source.strip())
     assert set(downloads(at)) == {"npy", "csv"}
-    assert len(figures(at)) == (0 if name == "none" else 1)
+    assert len(grids(at)) == (0 if name == "none" else 1) and figures(at) == []
     assert {"scheme": name, **SMALL}.items() <= dict(parse_qsl(urlsplit(link(at)).query)).items()
 
 
@@ -264,10 +263,8 @@ def test_rope_head_width_from_a_rope_page_link():
     rope_source_runs(at, 16)
     (caption,) = [c.value for c in at.caption if "wide" in c.value]
     assert "16 wide" in caption and "d_model = 24" in caption
-    (preview,) = figures(at)
-    x = preview["data"][0]["x"]  # plotly sends numpy arrays as base64 ("bdata") of their dtype
-    dims = np.frombuffer(base64.b64decode(x["bdata"]), dtype=x["dtype"]) if isinstance(x, dict) else np.asarray(x)
-    assert dims.tolist() == list(range(16))  # the preview's columns are the head's 16 dimensions
+    (preview,) = grids(at)
+    assert preview["panels"][0]["x"]["indices"] == list(range(16))  # the preview's columns are the head's 16 dimensions
 
 
 @pytest.mark.parametrize("raw", ["abc", "1", "9000", "12.5", "-inf"])
@@ -283,3 +280,26 @@ def test_an_odd_head_width_typed_in_is_an_error_in_words():
     at.number_input(key="head_dim").set_value(7).run()
     assert not at.exception
     assert any("head_dim must be even" in e.value for e in at.error)
+
+
+@pytest.mark.parametrize(("params", "exact"), [({"d_model": "24", "max_len": "40", "base": "500"}, True), ({}, False)])
+def test_the_preview_is_the_encoding_the_code_computes(params, exact):
+    """/code's preview (a panel grid the browser paints): the sinusoid at the previewed positions and
+    dimensions, on ±max|value|; small, every value is sent; large (256 x 256), a PNG of its levels and
+    every 4th row and column's values for the hover."""
+    from core.schemes.sinusoidal import sinusoidal_encoding
+    from core.viz.panel_grid import levels
+
+    d, L, base = int(params.get("d_model", 128)), int(params.get("max_len", 256)), float(params.get("base", 10_000))
+    at = open_page("code", scheme="sinusoidal", **params)
+    assert_clean(at)
+    ((panel,),) = [spec["panels"] for spec in grids(at)]
+    rows, cols = np.asarray(panel["y"]["indices"]), np.asarray(panel["x"]["indices"])
+    assert rows.tolist() == list(range(min(L, 256))) and cols.tolist() == list(range(min(d, 256)))
+    want = sinusoidal_encoding(L, d, base)[np.ix_(rows, cols)]
+    bound = float(np.abs(want).max())
+    assert panel["zmax"] == pytest.approx(bound, rel=1e-6) and panel["zmin"] == -panel["zmax"]
+    k = panel["probe"]
+    assert (k == 1) == exact and ("image" in panel) != exact
+    np.testing.assert_allclose(decode(panel["z"]), want[::k, ::k], atol=1e-6)
+    assert np.mean(panel_levels(panel) == levels(want, -panel["zmax"], panel["zmax"])) > 0.999

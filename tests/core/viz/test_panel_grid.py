@@ -73,6 +73,7 @@ def test_a_shared_range_is_the_largest_value_over_all_panels_and_said_once():
     cosine = np.array([[1.0, 0.5], [0.5, 1.0]])
     fixed = panel_grid([("c", cosine, g, g)], title="T", x_title="x", y_title="y", shared_range=True, zmax=1.0, value_title="cosine")
     assert fixed["panels"][0]["zmax"] == 1.0 and fixed["key"]["note"] == "(cosine; white: 0)" and fixed["value"] == "cosine"
+    assert fixed["note"] == "colour range ±1.00"  # one panel: no "every panel"
     with pytest.raises(ValueError, match="holds every value"):  # a fixed range never clips a value
         panel_grid([("c", np.array([[2.0]]), strided(1, 1), strided(1, 1))], title="T", x_title="x", y_title="y", shared_range=True, zmax=1.0)
 
