@@ -9,6 +9,7 @@ from core.schemes.registry import Setting
 from core.viz import charts
 from core.viz import sinusoid_figures as figs
 from ui.controls import choice, number
+from ui.panel_grid import panel_grid
 from ui.path import next_link
 from ui.sections import live_part, sections
 from ui.scorecard import scorecard
@@ -53,7 +54,7 @@ def _picture() -> None:
     d, L, base = current_settings()
     st.header("The encoding as a picture")
     heat = figs.encoding_heatmap(d, L, base, layout, start, stop)
-    plot(heat.figure, key="sin_heatmap")
+    panel_grid(heat.spec, key="sin_heatmap")  # painted by the browser (ui/panel_grid.py): a step repaints one canvas
     n_slow, slowest = figs.slow_columns(d, base, stop - start)
     st.caption(
         "What to look for: the left columns (fast pairs) change from one row to the next; columns further right change ever more slowly. "

@@ -53,6 +53,7 @@ CSS = """
 .pee-pg-grid { flex: 1; min-width: 0; display: grid; gap: 14px 20px; }
 .pee-pg-panel { display: grid; grid-template-columns: 40px minmax(0, 1fr); grid-template-rows: auto 190px 16px; }
 .pee-pg-ptitle { grid-column: 2; text-align: center; line-height: 1.3; white-space: pre-line; margin-bottom: 2px; }
+.pee-pg-ptitle:empty { margin: 0; }  /* a grid of one panel: the grid's title says it all, no line above the panel */
 .pee-pg-yt, .pee-pg-xt { position: relative; font-size: 10px; color: #555; font-variant-numeric: tabular-nums; }
 .pee-pg-xt { grid-column: 2; }
 .pee-pg-yt > span { position: absolute; right: 5px; transform: translateY(-50%); line-height: 1; white-space: nowrap; }
@@ -159,7 +160,8 @@ export default function (component) {
     // pointed at, names it, and says so
     const every = d.p.probe || 1, r = Math.floor(row / every), c = Math.floor(col / every);
     const v = d.z[r * Math.ceil(d.cols / every) + c];
-    tip.textContent = `${d.p.title}\\n${data.y_title}: ${fmt(d.p.y.indices[r * every])}\\n${data.x_title}: ${fmt(d.p.x.indices[c * every])}\\n` +
+    tip.textContent = (d.p.title ? `${d.p.title}\\n` : '') +
+      `${data.y_title}: ${fmt(d.p.y.indices[r * every])}\\n${data.x_title}: ${fmt(d.p.x.indices[c * every])}\\n` +
       (Number.isNaN(v) ? 'no value here' : `${data.value} ${Number(v.toPrecision(6))}`) +
       (every > 1 ? `\\n(hover reads every ${every}${every === 2 ? 'nd' : every === 3 ? 'rd' : 'th'} row and column)` : '');
     const box = root.getBoundingClientRect();

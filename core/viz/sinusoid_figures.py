@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 from core.schemes import learned, naive, sinusoidal
 from core.viz import charts
 from core.viz.grid import Picked, Sample, pairs, strided, window
+from core.viz.panel_grid import panel_grid
 
 GRID = 500  # positions and dimensions per heatmap at most
 SMALL_GRID = 160  # per panel when heatmaps stand side by side
@@ -31,20 +32,22 @@ def pair_columns(d_model: int, layout: str, limit: int) -> Sample | Picked:
 
 @dataclass(frozen=True)
 class Heatmap:
-    figure: go.Figure
+    spec: dict  # a core.viz.panel_grid spec of one panel: the browser paints it (ui/panel_grid.py)
     rows: Sample
     columns: Sample | Picked
 
 
 def encoding_heatmap(d: int, max_len: int, base: float, layout: str, start: int, stop: int) -> Heatmap:
     """PE(p, j) over the window [start, stop) of positions (strided when long) and every
-    dimension, or whole pairs of them when there are more than GRID."""
+    dimension, or whole pairs of them when there are more than GRID, on the range ±1 of a sine."""
     rows, cols = strided(stop, GRID, start=start), pair_columns(d, layout, GRID)
     enc = sinusoidal.sinusoidal_encoding(max_len, d, base, layout=layout, positions=rows.indices, dims=cols.indices)
     note = "; ".join(n for n in (rows.note("position"), cols.note("dimension")) if n)
     title = f"PE(p, j) for positions {start:,} to {stop - 1:,}, d_model = {d:,}, base = {base:,.6g}"
-    fig = charts.heatmap(enc, cols, rows, title=title, x_title="dimension j", y_title="position p", colorbar_title="value", note=note, height=520)
-    return Heatmap(fig, rows, cols)
+    spec = panel_grid(
+        [("", enc, cols, rows)], title=title, x_title="dimension j", y_title="position p", columns=1, shared_range=True, zmax=1.0, note=note, panel_height=460
+    )
+    return Heatmap(spec, rows, cols)
 
 
 def slow_columns(d: int, base: float, span: int) -> tuple[int, float]:

@@ -7,16 +7,16 @@ import json
 import numpy as np
 
 from core.schemes import sinusoidal
-from tests.app.conftest import assert_clean, chart_keys, decode, figures, metric_values, open_page, title_text
+from tests.app.conftest import assert_clean, chart_keys, decode, grid_keys, grids, metric_values, open_page
 
 
 def test_sinusoidal_layout_toggle_changes_the_heatmap():
     at = open_page("sinusoidal", d_model="8", max_len="16")
-    z = decode(figures(at)[0]["data"][0]["z"])
+    z = decode(grids(at)[0]["panels"][0]["z"])  # painted by the browser (ui/panel_grid.py): 16 x 8 cells, every value sent
     np.testing.assert_allclose(z, sinusoidal.sinusoidal_encoding(16, 8), atol=1e-7)
     at.button_group(key="layout").set_value("concat").run()
     assert_clean(at)
-    z = decode(figures(at)[0]["data"][0]["z"])
+    z = decode(grids(at)[0]["panels"][0]["z"])
     np.testing.assert_allclose(z, sinusoidal.sinusoidal_encoding(16, 8, layout="concat"), atol=1e-7)
     assert "sines-first layout" in " ".join(c.value for c in at.caption)
 
@@ -54,16 +54,19 @@ def test_sinusoidal_window_narrows_the_heatmap():
     at = open_page("sinusoidal", max_len="131072")
     at.slider(key="sin_window").set_value((1000, 1099)).run()
     assert_clean(at)
-    fig = figures(at)[0]
-    assert "positions 1,000 to 1,099" in title_text(fig)
-    assert fig["data"][0]["type"] == "heatmap"  # 100 x 128 cells: exact values on hover
+    (spec,) = grids(at)
+    assert "positions 1,000 to 1,099" in spec["title"]
+    (panel,) = spec["panels"]
+    assert panel["probe"] == 1 and "image" not in panel  # 100 x 128 cells: every value sent, exact on hover
+    assert panel["y"]["indices"] == list(range(1000, 1100))
+    np.testing.assert_allclose(decode(panel["z"]), sinusoidal.sinusoidal_encoding(131072, 128, positions=np.arange(1000, 1100)), atol=1e-6)
 
 
 def test_sinusoidal_draws_only_the_open_tab():
     """A step of a shared slider redraws the open tab's figures, not the page's (issue 17); the
     others are one click away, and in the link."""
     at = open_page("sinusoidal")
-    assert chart_keys(at) == ["sin_heatmap"]
+    assert grid_keys(at) == ["sin_heatmap"] and chart_keys(at) == []
     at = open_page("sinusoidal", sin_view="tensor2tensor")
     assert chart_keys(at) == ["sin_t2t", "sin_t2t_freq"]
     assert at.query_params["sin_view"] == "tensor2tensor"

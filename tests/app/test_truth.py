@@ -205,16 +205,9 @@ def check_pairs(key: str, cols: np.ndarray, d: int, layout: str) -> None:
 def check_claims(page: str, figs: dict[str, dict], setting: dict) -> None:
     d, L = setting["d_model"], setting["max_len"]
     if page == "sinusoidal":
-        heat = figs["sin_heatmap"]["data"][0]
-        if heat["type"] == "heatmap":
-            check_pairs("sin_heatmap", columns_of(heat), d, "interleaved")
-            z = decode(heat["z"]).astype(np.float64)
-            assert L < 2 or np.ptp(z) > 0, "sin_heatmap: a constant picture of a varying encoding"
-        else:  # an image: the column of every slot, and its ticks name some of them, in order
-            drawn = image_columns(heat)
-            check_pairs("sin_heatmap", drawn, d, "interleaved")
-            labels = [int(str(t).replace(",", "")) for t in figs["sin_heatmap"]["layout"]["xaxis"].get("ticktext", [])]
-            assert labels == sorted(labels) and set(labels) <= set(drawn.tolist())
+        (heat,) = figs["sin_heatmap"]["panels"]  # a panel grid the browser paints: its drawn columns are its x indices, its ticks checked by check_grid
+        check_pairs("sin_heatmap", np.asarray(heat["x"]["indices"]), d, "interleaved")
+        assert L < 2 or np.ptp(panel_levels(heat)) > 0, "sin_heatmap: a constant picture of a varying encoding"
         t2t = figs["sin_t2t"]["data"][0]
         check_pairs("sin_t2t", columns_of(t2t) if t2t["type"] == "heatmap" else image_columns(t2t), d, "concat")
         waves = figs.get("sin_waves")

@@ -179,3 +179,15 @@ def test_similaritys_large_panels_are_their_pictures_and_hover_reads_every_kth_c
     assert float(text[3].removeprefix("cosine ")) == pytest.approx(float(z[2, 3]), rel=1e-5, abs=1e-7)
     assert text[4] == "(hover reads every 4th row and column)"
     page.close()
+
+
+def test_a_one_panel_grid_hover_has_no_empty_title_line(context, app_url):
+    # /sinusoidal's picture: one panel, named by the grid's title; 16 x 40 cells, every value sent
+    spec = spec_of("sinusoidal", d_model="16", max_len="40", base="100")
+    page = opened(context, app_url, "d_model=16&max_len=40&base=100", path="sinusoidal")
+    check_canvases(page, spec)
+    (panel,) = spec["panels"]
+    text = hover_cell(page, 0, 7, 5, 40, 16).splitlines()
+    assert text[:2] == ["position p: 7", "dimension j: 5"]
+    assert float(text[2].removeprefix("value ")) == pytest.approx(float(decode(panel["z"])[7, 5]), rel=1e-5)
+    page.close()
