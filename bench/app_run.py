@@ -96,8 +96,11 @@ def timed_run(at: AppTest) -> tuple[float, float]:
 
 
 def figures(at: AppTest) -> list[ChartSize]:
-    """The Plotly charts of the last run, with the byte size of each one's JSON spec."""
-    return [ChartSize(el.key or el.proto.id, len(el.proto.spec.encode())) for el in at.get("plotly_chart")]
+    """The figures of the last run with the byte size of each one's JSON: the Plotly charts' specs,
+    and the data of the panel grids the browser paints (ui/panel_grid.py)."""
+    charts = [ChartSize(el.key or el.proto.id, len(el.proto.spec.encode())) for el in at.get("plotly_chart")]
+    grids = [ChartSize(el.proto.id, len(el.proto.json.encode())) for el in at.get("bidi_component") if el.proto.component_name == "pee.panel_grid"]
+    return charts + grids
 
 
 def problems(at: AppTest, page: Page, setting: Setting) -> list[str]:
