@@ -46,7 +46,7 @@ INIT_SCRIPT = """
       script: app ? app.getAttribute('data-test-script-state') : null,
       skeletons: document.querySelectorAll("[data-testid='stSkeleton']").length,
       exceptions: document.querySelectorAll("[data-testid='stException']").length,
-      charts: document.querySelectorAll("[data-testid='stPlotlyChart'] .main-svg").length,
+      charts: document.querySelectorAll("[data-testid='stPlotlyChart'] .main-svg, .pee-pg[data-draws]").length,  // Plotly charts and painted panel grids
     };
   };
   window.__ready = () => {
@@ -55,10 +55,13 @@ INIT_SCRIPT = """
       && app.getAttribute('data-test-script-state') === 'notRunning' && !document.querySelector("[data-testid='stSkeleton']");
   };
   // what the charts draw: Plotly.react gives a plot a new data array when it draws new data, so
-  // comparing the arrays by identity tells a redraw without serialising megabytes each poll
-  window.__mark = () => { window.__marked = Array.from(document.querySelectorAll('.js-plotly-plot')).map(p => p.data); };
+  // comparing the arrays by identity tells a redraw without serialising megabytes each poll; a
+  // panel grid (ui/panel_grid.py) counts its finished paints in data-draws
+  const drawing = () => Array.from(document.querySelectorAll('.js-plotly-plot')).map(p => p.data)
+    .concat(Array.from(document.querySelectorAll('.pee-pg')).map(g => `grid ${g.dataset.draws}`));
+  window.__mark = () => { window.__marked = drawing(); };
   window.__redrawn = () => {
-    const now = Array.from(document.querySelectorAll('.js-plotly-plot')).map(p => p.data);
+    const now = drawing();
     return now.length !== window.__marked.length || now.some((d, i) => d !== window.__marked[i]);
   };
   window.__ranSince = (t) => window.__conn.some(([when, attr]) => when >= t && attr === 'data-test-script-state');
@@ -97,8 +100,9 @@ WAIT_READY = """
   const s = window.__state();
   const boxes = [...document.querySelectorAll("[data-testid='stPlotlyChart']")];
   const drawn = boxes.filter(b => b.querySelector('.main-svg')).length;
+  const painted = [...document.querySelectorAll('.pee-pg')].every(g => g.dataset.draws && g.dataset.draws === g.dataset.paints);
   const titled = !!document.querySelector("[data-testid='stMain'] h1");
-  return s.conn === 'CONNECTED' && s.script === 'notRunning' && s.skeletons === 0 && (s.exceptions > 0 || (titled && drawn === boxes.length));
+  return s.conn === 'CONNECTED' && s.script === 'notRunning' && s.skeletons === 0 && (s.exceptions > 0 || (titled && drawn === boxes.length && painted));
 }
 """
 

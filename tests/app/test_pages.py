@@ -63,7 +63,7 @@ def test_bad_url_value_gives_notice_and_valid_fallback(name, raw):
     assert at.query_params[name] == (str(int(value)) if float(value).is_integer() else repr(value))
     views = open_views("sinusoidal", **{name: raw})  # the same link, once per tab
     assert all(not run.exception for run in views)
-    assert sum(len(figures(run)) for run in views) >= CHARTS["sinusoidal"]
+    assert sum(len(figures(run)) + len(grids(run)) for run in views) >= CHARTS["sinusoidal"]  # Plotly charts and painted panel grids
 
 
 def test_all_three_bad_at_once_on_every_page():
@@ -101,7 +101,7 @@ def test_settings_survive_a_page_switch():
     at.switch_page("app_pages/similarity.py").run()
     assert at.number_input(key="max_len").value == 1000
     assert at.query_params["max_len"] == "1000"
-    assert "999" in title_text(figures(at)[0])  # positions 0 to 999
+    assert "positions 0 to 999" in grids(at)[0]["title"]  # the matrices, painted by the browser (ui/panel_grid.py)
     assert_clean(at)
 
 

@@ -65,6 +65,17 @@ def wait_ready(page, timeout: float = 60_000) -> None:
     page.wait_for_timeout(300)  # let Plotly finish drawing after the last delta
 
 
+def figure_signature(page) -> list[str]:
+    """What the browser is drawing, figure by figure: every Plotly chart's data as plotly.js holds
+    it, and every panel grid's title and the pixels of its canvases (ui/panel_grid.py), read once
+    every picture is on them. A redraw with new numbers changes it; a page that draws nothing gives []."""
+    page.wait_for_function("() => [...document.querySelectorAll('.pee-pg')].every(g => g.dataset.draws && g.dataset.draws === g.dataset.paints)")
+    return page.evaluate(
+        "() => [...document.querySelectorAll('.js-plotly-plot')].map(p => JSON.stringify(p.data || []))"
+        ".concat([...document.querySelectorAll('.pee-pg')].map(g => g.dataset.title + [...g.querySelectorAll('canvas')].map(c => c.toDataURL()).join('|')))"
+    )
+
+
 def screenshot(page, name: str) -> Path:
     """Save the whole page: Streamlit scrolls inside its main container, so the viewport is
     first stretched to that container's height, then restored."""

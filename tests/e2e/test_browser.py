@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.e2e.conftest import screenshot, wait_ready
+from tests.e2e.conftest import figure_signature, screenshot, wait_ready
 
 PAGES = {
     "": 4,
@@ -87,10 +87,11 @@ def test_page_renders_its_charts(context, app_url, path):
     wait_ready(page)
     assert page.locator("[data-testid='stException']").count() == 0
     tabs = page.evaluate(BOUND_TABS, None)
-    if not tabs:
-        page.wait_for_function(f"document.querySelectorAll(\"[data-testid='stPlotlyChart'] .main-svg\").length >= {PAGES[path]}", timeout=30_000)
-    else:
-        page.wait_for_function(ALL_DRAWN, timeout=30_000)
+    if not tabs:  # every figure of the page is on screen at once: wait for as many as it draws
+        page.wait_for_function(
+            f"document.querySelectorAll(\"[data-testid='stPlotlyChart'] .main-svg, .pee-pg[data-draws]\").length >= {PAGES[path]}", timeout=30_000
+        )
+    page.wait_for_function(ALL_DRAWN, timeout=30_000)
     drawn = drawn_charts(page)
     assert all(title.strip() for title in chart_titles(page))
     screenshot(page, f"page-{path or 'problem'}")
@@ -109,30 +110,20 @@ def test_page_renders_its_charts(context, app_url, path):
     assert elsewhere == []
 
 
-def chart_signature(page) -> str:
-    """What the browser is drawing: every chart's data as JSON, every panel grid's title and pixels (a redraw with new numbers changes it)."""
-    page.wait_for_function("() => [...document.querySelectorAll('.pee-pg')].every(g => g.dataset.draws && g.dataset.draws === g.dataset.paints)")
-    return page.evaluate(
-        "() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(p => JSON.stringify(p.data))"
-        ".concat([...document.querySelectorAll('.pee-pg')].map(g => g.dataset.title + [...g.querySelectorAll('canvas')].map(c => c.toDataURL()).join()))"
-        ".join('|')"
-    )
-
-
 @pytest.mark.parametrize(("path", "setting", "after"), [("", "max_len", "512"), ("sinusoidal", "d_model", "256"), ("similarity", "max_len", "512")])
 # (the first page's charts do not change with d_model: its numbers do, and max_len changes its charts)
 def test_slider_redraws_and_url_reopens_same_view(browser, context, app_url, path, setting, after):
     page = context.new_page()
     page.goto(f"{app_url}/{path}")
     wait_ready(page)
-    before = chart_signature(page)
+    before = figure_signature(page)
     thumb = page.locator(f".st-key-{setting}_slider input[type='range']")
     thumb.focus()
     thumb.press("ArrowRight")  # the next log-spaced stop: 128 -> 256, 256 -> 512
     page.wait_for_function(f"document.location.search.includes('{setting}={after}')", timeout=30_000)
     wait_ready(page)
     assert page.locator(f".st-key-{setting} input").input_value() == after
-    moved = chart_signature(page)
+    moved = figure_signature(page)
     assert moved != before
     assert page.locator("[data-testid='stException']").count() == 0
     screenshot(page, f"{path or 'problem'}-{setting}-{after}")
@@ -154,7 +145,7 @@ def test_slider_redraws_and_url_reopens_same_view(browser, context, app_url, pat
         wait_ready(other)
         assert other.locator(f".st-key-{setting} input").input_value() == after
         assert query(other)[setting] == after
-        assert chart_signature(other) == moved  # the same numbers drawn as before the page switch
+        assert figure_signature(other) == moved  # the same numbers drawn as before the page switch
     finally:
         fresh.close()
 
@@ -175,7 +166,7 @@ def test_attention_sentence_change_redraws(context, app_url):
     page = context.new_page()
     page.goto(f"{app_url}/attention")
     wait_ready(page)
-    before = chart_signature(page)
+    before = figure_signature(page)
     page.locator(".st-key-sentence").click()
     page.get_by_role("option", name="your own sentence").click()
     wait_ready(page)
@@ -189,7 +180,7 @@ def test_attention_sentence_change_redraws(context, app_url):
     page.wait_for_function(f"() => {ticks}.includes('4:furiously')", timeout=30_000)
     wait_ready(page)
     assert page.locator("[data-testid='stException']").count() == 0
-    assert chart_signature(page) != before
+    assert figure_signature(page) != before
     shown = page.evaluate(f"() => {ticks}")
     assert "0:colourless" in shown and "4:furiously" in shown and "quick" not in shown
     screenshot(page, "attention-custom-sentence")

@@ -20,7 +20,7 @@ import pytest
 
 from bench.load.pages import app_pages
 from bench.load.server import Server
-from tests.e2e.conftest import ROOT, wait_ready
+from tests.e2e.conftest import ROOT, figure_signature, wait_ready
 
 SETTINGS = ("d_model", "max_len", "base")
 
@@ -42,10 +42,6 @@ def in_url(page) -> dict[str, str]:
     return {name: query.get(name, [""])[0] for name in SETTINGS}
 
 
-def chart_data(page) -> str:
-    return page.evaluate("() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(p => JSON.stringify(p.data)).join('|')")
-
-
 def restart(server: Server, page, sig: int) -> None:
     """Stop the server, see the page notice it, start the server again on the same port, and
     wait for Streamlit's frontend to reconnect (to a fresh session: a new process knows
@@ -65,7 +61,8 @@ def test_server_restart_loses_nothing_the_url_cannot_give_back(browser, own_serv
         wait_ready(page)
         want = {"d_model": "64", "max_len": "100", "base": "500"}
         assert shown(page) == want and in_url(page) == want
-        before = chart_data(page)
+        before = figure_signature(page)
+        assert before, "the page drew no figure to compare"
 
         restart(own_server, page, signal.SIGKILL)  # the process dies with every session in it, then comes back
         assert page.locator("[data-testid='stException']").count() == 0
@@ -74,7 +71,7 @@ def test_server_restart_loses_nothing_the_url_cannot_give_back(browser, own_serv
         page.reload()  # a fresh session on the new process, built from the URL alone
         wait_ready(page)
         assert shown(page) == want and in_url(page) == want
-        assert chart_data(page) == before  # the same numbers drawn as before the restart
+        assert figure_signature(page) == before  # the same numbers drawn as before the restart
         assert page.locator("[data-testid='stException']").count() == 0
     finally:
         ctx.close()
@@ -109,7 +106,8 @@ def test_first_move_after_a_restart_is_kept(browser, own_server, setting, widget
     # the new session's first run carries the move; seeding it from the URL used to undo it
     ctx, page = reconnected(browser, own_server, "/similarity?d_model=64&max_len=100&base=500")
     try:
-        before = chart_data(page)
+        before = figure_signature(page)
+        assert before, "the page drew no figure to compare"
         if widget == "slider":
             thumb = page.locator(f".st-key-{setting}_slider input[type='range']")
             thumb.focus()
@@ -124,7 +122,7 @@ def test_first_move_after_a_restart_is_kept(browser, own_server, setting, widget
         expected = {"d_model": "64", "max_len": "100", "base": "500", setting: want}
         assert shown(page) == expected and in_url(page) == expected
         assert label in page.locator(f".st-key-{setting}_slider").inner_text()  # the slider follows the box, and the reverse
-        assert chart_data(page) != before
+        assert figure_signature(page) != before
         assert page.locator("[data-testid='stException']").count() == 0
     finally:
         ctx.close()

@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from tests.e2e.conftest import wait_ready
+from tests.e2e.conftest import figure_signature, wait_ready
 from tests.e2e.test_browser import chart_titles
 
 SIDEBAR = b"exact max_len"  # the label of the sidebar's exact max_len box: no figure, control or link of these pages has it
@@ -200,16 +200,6 @@ def test_a_move_clears_the_link_notices_on_a_page_that_ignores_it(context, app_u
 # --- a live setting (ui/path.py Step.live): its move reruns its controls and the page's live parts, by their keys ------
 
 
-def _figure_data(page) -> list[str]:
-    """What each figure on the page draws: its traces' values or images, as plotly.js holds them;
-    a panel grid's title and the pixels of its canvases (ui/panel_grid.py), once every picture is on them."""
-    page.wait_for_function("() => [...document.querySelectorAll('.pee-pg')].every(g => g.dataset.draws && g.dataset.draws === g.dataset.paints)")
-    return page.evaluate(
-        "() => [...document.querySelectorAll('.js-plotly-plot')].map(e => JSON.stringify((e.data || []).map(t => [t.z, t.y, t.source])))"
-        ".concat([...document.querySelectorAll('.pee-pg')].map(g => g.dataset.title + [...g.querySelectorAll('canvas')].map(c => c.toDataURL()).join('|')))"
-    )
-
-
 LIVE_MOVES = [("sinusoidal", "d_model"), ("similarity", "base"), ("compare", "d_model"), ("attention", "d_model"), ("compare", "base")]
 
 
@@ -217,7 +207,7 @@ LIVE_MOVES = [("sinusoidal", "d_model"), ("similarity", "base"), ("compare", "d_
 def test_moving_a_live_setting_reruns_the_live_parts_only(context, app_url, name, setting):
     frames: list[bytes] = []
     page = _opened(context, f"{app_url}/{name}", frames)
-    figures_before = _figure_data(page)
+    figures_before = figure_signature(page)
     value_before = page.locator(f".st-key-{setting} input").first.input_value()
     sent = _stepped(page, setting, frames)
     # one run, of fragments only (its controls' callback asks for it, which ends the run it was called in at once)
@@ -227,6 +217,6 @@ def test_moving_a_live_setting_reruns_the_live_parts_only(context, app_url, name
     assert f"exact {setting}".encode() in sent, "the moved setting's controls were not redrawn"
     value = page.locator(f".st-key-{setting} input").first.input_value()
     assert value != value_before and f"{setting}={value.replace(',', '')}" in page.url
-    assert _figure_data(page) != figures_before, f"/{name}'s figures did not follow {setting}"
+    assert figure_signature(page) != figures_before, f"/{name}'s figures did not follow {setting}"
     assert page.get_by_text(BODIES[name].decode()).count() == 1  # the page around the live parts is still there
     assert page.locator("[data-testid='stException']").count() == 0
