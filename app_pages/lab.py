@@ -17,7 +17,7 @@ from ui.lab_controls import lab_controls
 from ui.lab_lm import lm_section
 from ui.lab_run import run_panel
 from ui.path import next_link
-from ui.shared import check_url_value, plot
+from ui.shared import check_url_value, plot, text_block
 
 warm_model()  # torch loads in the background (once per server, ~20 s) while the visitor reads and sets up a run
 st.title("The lab: train short, test long")
@@ -45,7 +45,7 @@ for problem in chosen.problems:
 ready = bool(chosen.schemes) and not chosen.problems
 
 if ready:
-    st.code(figs.example_text(chosen.configs[0]), language=None)
+    text_block(figs.example_text(chosen.configs[0]))
     st.caption("One training example (the first 24 tokens at most): `|` is the separator, `_` a filler, `·` a position that is not scored.")
     plot(figs.answer_map(chosen.configs[0]), key="lab_task_map")
     st.caption(

@@ -10,10 +10,11 @@ from core.schemes.registry import Setting
 from core.viz import charts
 from core.viz import relative_figures as figs
 from ui.controls import Choice, Number, Toggle, check_links
+from ui.panel_grid import panel_grid
 from ui.path import next_link
 from ui.scorecard import scorecard
 from ui.sections import sections
-from ui.shared import current_settings, guarded, plot
+from ui.shared import current_settings, guarded, plot, static_table
 
 SPAN_MASS = 0.9
 HEAD_CHOICES = tuple(range(1, 65))
@@ -52,7 +53,7 @@ def _alibi() -> None:
     st.header("ALiBi: a straight-line penalty per head")
     causal = ALIBI_CAUSAL.draw(st)
     slopes = guarded(alibi.alibi_slopes, int(heads))
-    plot(figs.alibi_heads(int(heads), L, causal), key="alibi_heads_map")
+    panel_grid(figs.alibi_heads(int(heads), L, causal), key="alibi_heads_map")  # painted by the browser (ui/panel_grid.py)
     st.caption(
         "What to look for: one colour range for all heads, so equal colours are equal penalties. Every panel is darker away from the diagonal, but "
         "with a different steepness: the first head forgets distant keys fastest, the last hardly at all."
@@ -87,13 +88,13 @@ def _alibi() -> None:
     pick = np.unique(np.linspace(0, int(heads) - 1, min(int(heads), 6)).round().astype(int))
     plot(figs.alibi_weights(slopes, L, span, pick), key="alibi_weights")
     held = f"keys holding {SPAN_MASS:.0%} of the attention"
-    table = pd.DataFrame({"head": np.arange(int(heads)), "slope": slopes, held: span, "share of the context": span / L})
-    st.dataframe(
-        table,
-        hide_index=True,
-        width="stretch",
-        column_config={"slope": st.column_config.NumberColumn(format="%.4g"), "share of the context": st.column_config.NumberColumn(format="%.4g")},
-        key="alibi_span_table",
+    static_table(  # every row read whole; st.dataframe's grid cost the page's first load a tenth of its time
+        {
+            "head": list(range(int(heads))),
+            "slope": [charts.number(m) for m in slopes],
+            held: [int(n) for n in span],
+            "share of the context": [charts.number(x) for x in span / L],
+        }
     )
     st.caption(
         f"What to look for: with equal content, the nearest {span[0]:,} keys hold {SPAN_MASS:.0%} of head 0's attention, while head "
@@ -131,7 +132,7 @@ def _t5() -> None:
         with st.expander("Every bucket's range"):
             st.dataframe(bucket_table, hide_index=True, width="stretch", key="t5_range_table")
 
-        plot(figs.t5_heads(int(num_buckets), int(max_distance), bidirectional, L), key="t5_bias_map")
+        panel_grid(figs.t5_heads(int(num_buckets), int(max_distance), bidirectional, L), key="t5_bias_map")
         st.caption(
             f"What to look for: like ALiBi the matrix is constant along diagonals, but in steps: a new colour only where a new bucket begins. "
             f"It is flat from the start of the last bucket, {last_start:,} positions apart, not only past max distance ({max_distance}). "

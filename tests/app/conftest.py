@@ -125,6 +125,14 @@ def grid_keys(at: AppTest) -> list[str]:
     return [el.proto.id.split("-", 2)[-1] for el in at.get("bidi_component") if el.proto.component_name == PANEL_GRID]
 
 
+def grid(at: AppTest, key: str) -> dict:
+    """The panel grid the page sent under the key `key` (ui.panel_grid.panel_grid(..., key=...))."""
+    sent = dict(zip(grid_keys(at), grids(at)))
+    if key not in sent:
+        raise KeyError(f"no panel grid with key {key!r}")
+    return sent[key]
+
+
 def grid_bytes(at: AppTest) -> list[int]:
     return [len(el.proto.json.encode()) for el in at.get("bidi_component") if el.proto.component_name == PANEL_GRID]
 

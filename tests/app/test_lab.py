@@ -6,10 +6,15 @@ clear messages."""
 
 from __future__ import annotations
 
+import html
+import re
+
 import numpy as np
 import pytest
 
 from core.lab import runner
+from core.lab.config import LabConfig
+from core.lab.figures import example_text
 from core.schemes.registry import SCHEMES
 from tests.app.conftest import assert_clean, chart_keys, decode, figure, figures, open_page, plain_table, title_text
 
@@ -43,7 +48,11 @@ def test_nothing_trains_on_load():
     assert any("Nothing trained yet" in i.value for i in at.info)
     assert not at.button(key="lab_train").disabled and at.button(key="lab_stop").disabled
     assert at.text_input(key="lab_eval_lens").value == "32, 64, 96, 128"
-    assert "input :" in at.code[0].value and "target:" in at.code[0].value
+    example = html.unescape(re.sub(r"<[^>]+>", "", at.html[0].value))  # ui.shared.text_block: the text escaped inside a <pre>
+    assert example == example_text(LabConfig())  # the defaults' first training sequence, seed 0
+    inputs, targets = (line.split(": ", 1)[1].split() for line in example.split("\n"))
+    assert len(inputs) == len(targets) == 24  # the first 24 tokens, aligned
+    assert targets[0] == "·" and targets[1:] == inputs[:-1]  # kback, k = 1: each token names the one before it
 
 
 def test_a_tiny_configuration_runs_to_the_end_and_draws_its_results():
