@@ -149,7 +149,7 @@ else:
         note = "; ".join(n for n in (note, f"no code past position {rows - 1:,}") if n)
     panel_grid(  # painted by the browser (ui/panel_grid.py): a step repaints one canvas, no Plotly chart is rebuilt
         grid_spec(
-            [(scheme.label, z, x, pos)],
+            [("", z, x, pos)],  # one panel: the title above names the scheme
             title=f"{scheme.label}: {f'the bias of head 1 of {heads}' if pairs else what}",
             x_title="key position" if pairs else "dimension",
             y_title=unit,

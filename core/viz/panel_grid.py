@@ -82,8 +82,8 @@ def panel_grid(
     panel_height: int = 190,
 ) -> dict:
     """A grid of small heatmaps, one per (panel title, z, x sample, y sample), on the diverging scale
-    centred on zero. As core.viz.charts.small_multiples: panels meant to be compared
-    (`shared_range`) share one range ±max|z| over all of them, said once in the note; otherwise
+    centred on zero. Panels meant to be compared (`shared_range`: the heads of one scheme) share
+    one range ±max|z| over all of them, said once in the note; otherwise
     each panel has its own range ±max|z| (schemes differ by orders of magnitude), written under
     its title, and the note says so. `zmax`, with a shared range, fixes it at ±zmax (a cosine's ±1)
     where no value lies beyond. `value_title` names the values (in the colour key and the hover);

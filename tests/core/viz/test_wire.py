@@ -30,7 +30,6 @@ def _figures() -> dict[str, go.Figure]:
         "spectrum": charts.spectrum(np.array([6.28, 62.8, 628.0]), 100, title="s"),
         "phase circle": charts.phase_circle(np.zeros(3), np.ones(3), np.arange(3), title="c"),
         "side by side": charts.side_by_side_heatmaps([("a", pe, small, strided(64, 64)), ("b", -pe, small, strided(64, 64))], **xy),
-        "small multiples": charts.small_multiples([(f"p{i}", pe[:16, :16] * i, strided(16, 16), strided(16, 16)) for i in range(3)], **xy),
     }
 
 
