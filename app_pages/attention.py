@@ -10,6 +10,7 @@ from core.schemes.registry import ADDED, SCHEMES, Setting, positional_schemes
 from core.viz import attention_figures as figs
 from core.viz import charts
 from ui.controls import Choice, Number, Text, Toggle, check_links
+from ui.panel_grid import panel_grid
 from ui.path import next_link
 from ui.sections import live_part, sections
 from ui.shared import current_settings, guarded, note_if, plot, quoted
@@ -148,7 +149,7 @@ def _side_by_side() -> None:
     res = _study()
     st.header("Side by side")
     head = st.selectbox("Head shown", list(range(heads)), key="head", format_func=lambda h: f"head {h + 1} of {heads}") if heads > 1 else 0
-    plot(figs.weight_figure(res, head, words, scheme.label), key="att_side_by_side")  # one figure: a chart costs more to mount than a panel to draw
+    panel_grid(figs.weight_figure(res, head, words, scheme.label), key="att_side_by_side")  # painted by the browser (ui/panel_grid.py)
     st.caption(
         f"The encoding is {scheme.applied}. Without it, a word's attention depends only on which words are present: "
         "identical words get identical rows, and the pattern moves with the words when they are shuffled. With it, "

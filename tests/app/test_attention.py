@@ -8,7 +8,8 @@ import pytest
 from core.analysis import attention
 from core.schemes.registry import SCHEMES, positional_schemes
 from core.schemes.sinusoidal import sinusoidal_encoding
-from tests.app.conftest import assert_clean, chart_keys, decode, figures, open_page, open_views, title_text
+from core.viz.charts import number
+from tests.app.conftest import assert_clean, chart_keys, decode, figures, grid, grid_keys, grids, open_page, open_views
 
 
 def metrics(at) -> dict[str, str]:
@@ -28,8 +29,8 @@ def test_every_preset(preset):
         assert float(m["same-word rows, no positions"]) < 1e-12
     else:
         assert m["same-word rows, no positions"] == "no repeats"
-    assert chart_keys(at) == ["att_side_by_side"]  # the open tab's (without, with, difference in one figure); the others' through their links:
-    assert sum(len(figures(run)) for run in open_views("attention", sentence=preset)) == 3
+    assert grid_keys(at) == ["att_side_by_side"] and chart_keys(at) == []  # the open tab's (without, with, difference, painted); the others':
+    assert sum(len(figures(run)) + len(grids(run)) for run in open_views("attention", sentence=preset)) == 3
 
 
 def test_side_by_side_weights_are_the_core_numbers():
@@ -37,39 +38,41 @@ def test_side_by_side_weights_are_the_core_numbers():
     at.selectbox(key="sentence").set_value("the cat sat on the mat").run()
     words = attention.tokenize("the cat sat on the mat")
     study = attention.attention_study(words, sinusoidal_encoding(6, 32, 1e4), n_heads=1, seed=1)
-    data = figures(at)[0]["data"]
-    np.testing.assert_allclose(decode(data[0]["z"]), study.weights_plain[0], atol=1e-6)
-    np.testing.assert_allclose(decode(data[1]["z"]), study.weights_pe[0], atol=1e-6)
-    np.testing.assert_allclose(decode(data[2]["z"]), study.weights_pe[0] - study.weights_plain[0], atol=1e-6)
-    # the two weight panels share 0..max, the difference is centred on zero: equal colours, equal values
+    spec = grid(at, "att_side_by_side")  # painted by the browser (ui/panel_grid.py)
+    panels = spec["panels"]
+    assert [p["title"] for p in panels] == ["without positions", "with sinusoidal (paper)", "difference: with − without"]
+    np.testing.assert_allclose(decode(panels[0]["z"]), study.weights_plain[0], atol=1e-6)
+    np.testing.assert_allclose(decode(panels[1]["z"]), study.weights_pe[0], atol=1e-6)
+    np.testing.assert_allclose(decode(panels[2]["z"]), study.weights_pe[0] - study.weights_plain[0], atol=1e-6)
+    # the two weight panels share 0..max on the sequential scale, the difference is centred on zero: equal colours, equal values
     top = float(max(study.weights_plain[0].max(), study.weights_pe[0].max()))
     bound = float(np.abs(study.weights_pe[0] - study.weights_plain[0]).max())
-    assert [x for t in data for x in (t["zmin"], t["zmax"])] == pytest.approx([0.0, top, 0.0, top, -bound, bound], rel=1e-6)
-    layout = figures(at)[0]["layout"]
+    assert [x for p in panels for x in (p["zmin"], p["zmax"])] == pytest.approx([0.0, top, 0.0, top, -bound, bound], rel=1e-6)
+    assert [p["scale"] for p in panels] == [0, 0, 1] and [s["value"] for s in spec["scales"]] == ["weight", "with − without"]
+    assert (spec["scales"][0]["lo"], spec["scales"][1]["hi"]) == ("0", f"+{number(bound, 3)}")
     names = [f"{i}:{w}" for i, w in enumerate(words)]  # 'the' twice, told apart by its position
-    assert [layout[f"xaxis{k}"]["ticktext"] for k in ("", "2", "3")] == [names] * 3  # 6 words: every one named
-    for trace in data:  # the cells sit at their words, so the hover names a cell's key and query words
-        assert list(trace["x"]) == names and list(trace["y"]) == names
-        assert trace["hovertemplate"].startswith("key word %{x}<br>query word %{y}<br>")
+    assert (spec["x_title"], spec["y_title"]) == ("key word", "query word")
+    for p in panels:  # 6 words: every one named along both axes, each at its cell; the hover names a cell by them
+        assert p["x"]["names"] == p["y"]["names"] == names
+        assert p["x"]["ticks"] == p["y"]["ticks"] == [[(k + 0.5) / 6, w] for k, w in enumerate(names)]
 
 
 def test_a_long_sentence_names_every_row_and_every_kth_column_and_grows_to_fit():
     at = open_page("attention")
     at.selectbox(key="sentence").set_value("a long sentence").run()
     assert_clean(at)
-    fig = figures(at)[0]
-    layout = fig["layout"]
-    words = [label.split(":", 1)[1] for label in layout["yaxis"]["ticktext"]]
+    spec = grid(at, "att_side_by_side")
+    words = [label.split(":", 1)[1] for label in spec["panels"][0]["y"]["names"]]
     n = len(words)
     shuffled = next(m.value for m in at.markdown if m.value.startswith("Shuffled")).split("`")[1]
     assert sorted(attention.tokenize(shuffled)) == sorted(words) and 10 < n <= 40  # the sentence's words, all of them, in order below
     every = -(-n // 10)
     assert every > 1
-    for k in ("", "2", "3"):
-        assert layout[f"yaxis{k}"]["ticktext"] == [f"{i}:{w}" for i, w in enumerate(words)]
-        assert [t for t in layout[f"xaxis{k}"]["ticktext"] if t] == [f"{i}:{w}" for i, w in enumerate(words) if i % every == 0]
-    assert layout["height"] >= 14 * n + 200  # a line per word label
-    assert f"every {['', '', '2nd', '3rd', '4th'][every]} column" in title_text(fig)
+    for panel in spec["panels"]:
+        assert [label for _, label in panel["y"]["ticks"]] == [f"{i}:{w}" for i, w in enumerate(words)]
+        assert [label for _, label in panel["x"]["ticks"]] == [f"{i}:{w}" for i, w in enumerate(words) if i % every == 0]
+    assert spec["panel_height"] >= 14 * n  # a line per word label
+    assert f"every {['', '', '2nd', '3rd', '4th'][every]} column" in spec["note"]
 
 
 def test_repeated_word_rows_identical_without_positions_distinct_with():
@@ -104,7 +107,7 @@ def test_every_scheme_in_the_picker(scheme, heads):
     assert float(m["shuffle residual, with positions"]) > 1e-3
     if heads > 1:
         at.selectbox(key="head").set_value(heads - 1).run()
-        assert f"head {heads}" in title_text(figures(at)[0])
+        assert f"head {heads}" in grid(at, "att_side_by_side")["title"]
 
 
 def test_causal_mask_changes_the_story():
@@ -129,11 +132,12 @@ def test_custom_sentence_edge_cases(text, outcome):
         return
     if outcome == "capped":
         assert any("first 256" in i.value for i in at.info)
-        assert [t["type"] for t in figures(at)[0]["data"]] == ["image", "scatter", "heatmap"] * 3  # 3 x 256 x 256 cells: images, each with its hover probe
-    assert len(figures(at)) == 1  # the open tab's; with the others', through their links:
+        panels = grid(at, "att_side_by_side")["panels"]  # 3 x 256 x 256 cells: PNGs, with every 4th row and column's values for the hover
+        assert all("image" in p and p["probe"] == 4 and "names" not in p["x"] and p["x"]["indices"] == list(range(256)) for p in panels)
+    assert len(grids(at)) == 1 and not figures(at)  # the open tab's; with the others', through their links:
     views = open_views("attention", sentence="your own sentence", text=text)
     assert all(not run.exception for run in views)
-    assert sum(len(figures(run)) for run in views) == 3
+    assert sum(len(figures(run)) + len(grids(run)) for run in views) == 3
 
 
 def test_custom_sentence_and_settings_from_the_link():

@@ -60,7 +60,7 @@ def test_similarity_matrices_are_cores_cosines_on_one_range(params, start, stop)
     g = strided(stop, 250, start=start)
     want = [similarity.similarity_matrix(g.start, g.step, g.count, d, base, kind="cosine"), similarity.sines_only_cosine(g.indices, d, base)]
     assert [p["title"] for p in spec["panels"]] == ["sines and cosines (the sinusoid)", "sines only, the same frequencies"]
-    assert spec["shared_range"] and spec["key"]["hi"] == "+1.00" and spec["value"] == "cosine"
+    assert spec["shared_range"] and spec["scales"][0]["hi"] == "+1.00" and spec["scales"][0]["value"] == "cosine"
     for panel, values in zip(spec["panels"], want):
         assert (panel["zmin"], panel["zmax"]) == (-1.0, 1.0)
         assert panel["y"]["indices"] == panel["x"]["indices"] == g.indices.tolist()

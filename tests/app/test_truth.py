@@ -62,42 +62,57 @@ def painted(at) -> dict[str, dict]:
 
 
 def check_grid(key: str, spec: dict) -> None:
-    """A panel grid: a title and both axis titles; every panel's values fill its rows and columns;
-    every tick is a whole number standing at the cell of that index (between two drawn cells only
-    where the index itself is not drawn, and then at its place between their indices); each panel's
-    colour range is ±max|z| of its own values, written under its title, unless the grid shares one
-    range over all panels, which its note and its colour key then give."""
+    """A panel grid: a title and both axis titles; every panel's values fill its rows and columns
+    and its picture is its values on its scale; every tick is a whole number standing at the cell
+    of that index (between two drawn cells only where the index itself is not drawn, and then at
+    its place between their indices), or on an axis of words the word of the cell it stands at;
+    a signed panel's colour range is centred on zero, an unsigned one holds its values; each
+    panel's range is ±max|z| of its own values, written under its title, unless the grid shares
+    ranges: then the panels of one colour scale have one range, which holds all their values, is
+    tight, and is said (in the note for a grid of one scale, in each scale's key)."""
     assert spec["title"] and spec["x_title"] and spec["y_title"], f"{key}: a title or an axis title is missing"
     bounds, ends = [], []
     for panel in spec["panels"]:
         name, z, k = panel["title"], decode(panel["z"]).astype(np.float64), panel["probe"]
+        scale = spec["scales"][panel["scale"]]
         rows, cols = panel["y"]["indices"], panel["x"]["indices"]
         assert z.shape == (-(-len(rows) // k), -(-len(cols) // k)), f"{key} {name}: values of shape {z.shape} for every {k} of {len(rows)} x {len(cols)} cells"
         drawn = panel_levels(panel)
         assert drawn.shape == (len(rows), len(cols)), f"{key} {name}: a picture of {drawn.shape} for {len(rows)} x {len(cols)} cells"
         # the picture is the values: at every cell the hover reads, its colour is that value's level
         assert np.array_equal(drawn[::k, ::k], levels(z, panel["zmin"], panel["zmax"])), f"{key} {name}: the picture is not its values"
-        ends.append(bool(np.isin(drawn, (0, 254)).any()))
+        ends.append(bool(np.isin(drawn, (0, 254)).any()) if scale["signed"] else bool((drawn == 254).any()))
         for axis in (panel["x"], panel["y"]):
             indices = np.asarray(axis["indices"], dtype=np.float64)
             shares = [share for share, _ in axis["ticks"]]
             assert shares == sorted(shares) and all(0 < share < 1 for share in shares), f"{key} {name}: ticks {axis['ticks']}"
             for share, label in axis["ticks"]:
+                if "names" in axis:  # words: each at the centre of its own cell
+                    slot = share * len(indices) - 0.5
+                    assert slot == int(slot) and axis["names"][int(slot)] == label, f"{key} {name}: tick {label!r} at slot {slot}"
+                    continue
                 assert re.fullmatch(r"-?\d{1,3}(,\d{3})*", label), f"{key} {name}: tick {label!r} is not a whole number"
                 at = np.interp(share * len(indices) - 0.5, np.arange(len(indices)), indices)
                 assert abs(at - int(label.replace(",", ""))) < 1e-6, f"{key} {name}: tick {label} stands at index {at}"
         finite = z[np.isfinite(z)]
         bounds.append(float(np.abs(finite).max()) if finite.size else 0.0)
-        assert panel["zmin"] == -panel["zmax"] > -np.inf, f"{key} {name}: a diverging range not centred on zero"
-    common = max(bounds) or 1.0
+        if scale["signed"]:
+            assert panel["zmin"] == -panel["zmax"] > -np.inf, f"{key} {name}: a diverging range not centred on zero"
+        else:
+            assert not finite.size or panel["zmin"] <= finite.min() and panel["zmax"] >= finite.max() * (1 - 1e-6), f"{key} {name}: values outside its range"
     # a range is tight when its panel has values: max|z| of every cell (the hover's every k-th cell of a PNG panel
     # may miss it, so there the picture must reach an end of the scale), or a fixed range said in the note
     if spec["shared_range"]:
-        shared = spec["panels"][0]["zmax"]
-        assert all(p["zmax"] == shared and p["range"] == "" for p in spec["panels"]), f"{key}: panels off the shared range"
-        assert shared >= common * (1 - 1e-6), f"{key}: values beyond the shared range ±{shared}"
-        assert any(ends) or not any(bounds) or shared == 1.0, f"{key}: the shared range ±{shared} is wider than every value"
-        assert number(shared, 3) in spec["note"] and spec["key"]["hi"] == f"+{number(shared, 3)}", f"{key}: the shared range is not said"
+        for index, scale in enumerate(spec["scales"]):
+            group = [(p, bound, end) for p, bound, end in zip(spec["panels"], bounds, ends) if p["scale"] == index]
+            shared, low = group[0][0]["zmax"], group[0][0]["zmin"]
+            assert all(p["zmax"] == shared and p["zmin"] == low and p["range"] == "" for p, _, _ in group), f"{key}: panels off their shared range"
+            top = max(bound for _, bound, _ in group)
+            assert shared >= top * (1 - 1e-6), f"{key}: values beyond the shared range ±{shared}"
+            assert any(end for _, _, end in group) or not top or shared == 1.0, f"{key}: the shared range {low} .. {shared} is wider than every value"
+            assert scale["hi"] == (f"+{number(shared, 3)}" if scale["signed"] else number(shared, 3)), f"{key}: the key does not say the range"
+        if len(spec["scales"]) == 1:
+            assert number(spec["panels"][0]["zmax"], 3) in spec["note"], f"{key}: the shared range is not said"
     else:
         assert key not in SHARED_RANGE, f"{key}: panels meant to be compared on different ranges"
         assert "each panel has its own colour range" in spec["note"], f"{key}: own ranges not said"
@@ -235,11 +250,12 @@ def check_claims(page: str, figs: dict[str, dict], setting: dict) -> None:
             assert np.all(np.nansum(z[rows] == 1, axis=1) <= 1) and (not rows.any() or np.nansum(z[rows] == 1) >= 1), "compare: one-hot rows lost their 1"
         if "sinusoidal (paper)" in panels:
             check_pairs("compare sinusoid", np.asarray(panels["sinusoidal (paper)"]["x"]["indices"]), d, "interleaved")
-    if page == "attention":  # without and with positions on one range from 0, their difference centred on zero, each range with its bar
-        heat = [t for t in figs["att_side_by_side"]["data"] if t.get("type") == "heatmap" and t.get("opacity", 1) > 0 or t.get("type") == "image"]
-        assert len(heat) == 3, "att_side_by_side: not three panels"
-        ranges = [z_range(t) for t in colour_bars(figs["att_side_by_side"])]
-        assert len(ranges) == 2 and ranges[0][0] == 0 and ranges[1][0] == -ranges[1][1] < 0, f"att_side_by_side: colour ranges {ranges}"
+    if page == "attention":  # without and with positions on one range from 0, their difference centred on zero, each range with its key
+        spec = figs["att_side_by_side"]
+        assert [p["scale"] for p in spec["panels"]] == [0, 0, 1], "att_side_by_side: not two weight panels and their difference"
+        weights, difference = spec["scales"]
+        assert not weights["signed"] and difference["signed"] and weights["value"] == "weight", f"att_side_by_side: scales {spec['scales']}"
+        assert spec["panels"][0]["zmin"] == 0 and spec["panels"][2]["zmin"] == -spec["panels"][2]["zmax"] < 0, "att_side_by_side: colour ranges"
     if page == "relative":
         assert figs["alibi_weights"]["layout"]["yaxis"]["type"] == "linear", "alibi_weights: weights on a log axis"
     if page == "similarity" and L >= 3:

@@ -176,7 +176,7 @@ def test_attention_sentence_change_redraws(context, app_url):
     page.wait_for_function("document.location.search.includes('colourless')", timeout=30_000)
     # the URL changes when the box commits, which can be before the run it starts has begun: wait for
     # the words on the figure's axis (a run that never redraws them times out here)
-    ticks = "Array.from(document.querySelectorAll(\"[data-testid='stPlotlyChart'] .ytick text\")).map(e => e.textContent).join(' ')"
+    ticks = "Array.from(document.querySelectorAll('.pee-pg-yt > span')).map(e => e.textContent).join(' ')"  # the painted grid's row words
     page.wait_for_function(f"() => {ticks}.includes('4:furiously')", timeout=30_000)
     wait_ready(page)
     assert page.locator("[data-testid='stException']").count() == 0

@@ -62,6 +62,19 @@ def test_a_hostile_link_draws_no_link_image_formula_or_icon(context, app_url, pa
     assert page.locator("[data-testid='stException']").count() == 0
 
 
+def test_a_hostile_sentence_is_only_words_on_the_attention_grid(context, app_url):
+    # the visitor's sentence names the painted grid's rows and columns (ui/panel_grid.py writes them as text)
+    page = context.new_page()
+    page.goto(f"{app_url}/attention?{urlencode({'sentence': 'your own sentence', 'text': PAYLOAD})}")
+    wait_ready(page)
+    page.wait_for_selector(".pee-pg[data-draws]", timeout=30_000)
+    rows = page.locator(".pee-pg-yt > span").all_inner_texts()
+    assert "3:evil" in rows and "1:here" in rows  # Login here https evil example ...: letters and digits, each word a label
+    grid = page.locator(".pee-pg")
+    assert grid.locator("a, img, script, .katex").count() == 0
+    assert page.locator("[data-testid='stApp'] a[href*='evil']").count() == 0 and page.locator("[data-testid='stException']").count() == 0
+
+
 # --- uploads over Streamlit's own wire --------------------------------------------------------
 
 

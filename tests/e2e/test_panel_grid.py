@@ -33,10 +33,10 @@ def spec_of(page: str = "compare", **params: str) -> dict:
 
 def expected_rgba(spec: dict) -> list[np.ndarray]:
     """Per panel, what its canvas must hold: the float32 values sent at their colour level (or the
-    levels of its PNG), opaque; NaN cells see-through."""
-    colours = np.asarray(spec["colours"], dtype=np.uint8)
+    levels of its PNG) on its own scale's colours, opaque; NaN cells see-through."""
     out = []
     for panel in spec["panels"]:
+        colours = np.asarray(spec["scales"][panel["scale"]]["colours"], dtype=np.uint8)
         level = panel_levels(panel)
         rgba = np.zeros(level.shape + (4,), dtype=np.uint8)
         rgba[level >= 0, :3] = colours[level[level >= 0]]
@@ -152,13 +152,14 @@ def test_the_grid_downloads_as_a_png_of_its_panels(context, app_url, tmp_path):
     download.value.save_as(saved)
     assert saved.name == "compare_codes.png"
     image = Image.open(saved).convert("RGB")
-    # three panels a row at 220 + 56 pixels, twice the scale: 5 rows of 13 panels
-    assert image.size == (2 * (56 + 3 * 276), 2 * (112 + 5 * 284 + 24))
+    # three panels a row at 220 + 56 pixels, twice the scale: 5 rows of 13 panels, under the title, the note, the axes and one colour key
+    top = 112 + 16
+    assert image.size == (2 * (56 + 3 * 276), 2 * (top + 5 * 284 + 24))
     pixels = np.asarray(image)
     onehot = next(k for k, p in enumerate(spec["panels"]) if p["title"] == "one-hot")
-    x, y = 56 + (onehot % 3) * 276, 112 + (onehot // 3) * 284 + 30  # the panel's top left corner
+    x, y = 56 + (onehot % 3) * 276, top + (onehot // 3) * 284 + 30  # the panel's top left corner
     cell = 220 / 40
-    colours = np.asarray(spec["colours"])
+    colours = np.asarray(spec["scales"][0]["colours"])
     # its first row: a 1 at column 0 (the red end), 0 at column 5 (the middle of the scale)
     for col, level in ((0, 254), (5, 127)):
         got = pixels[int(2 * (y + cell / 2)), int(2 * (x + (col + 0.5) * 220 / 16))]
@@ -190,4 +191,29 @@ def test_a_one_panel_grid_hover_has_no_empty_title_line(context, app_url):
     text = hover_cell(page, 0, 7, 5, 40, 16).splitlines()
     assert text[:2] == ["position p: 7", "dimension j: 5"]
     assert float(text[2].removeprefix("value ")) == pytest.approx(float(decode(panel["z"])[7, 5]), rel=1e-5)
+    page.close()
+
+
+def test_attentions_grid_shows_words_two_scales_and_reads_words_on_hover(context, app_url):
+    # /attention: the weights without and with positions on one sequential range from 0, their difference on
+    # the diverging scale; rows and columns named by the sentence's words, each at its cell
+    spec = spec_of("attention", sentence="the cat sat on the mat")
+    page = opened(context, app_url, "sentence=the+cat+sat+on+the+mat", path="attention")
+    check_canvases(page, spec)
+    keys = page.locator(".pee-pg-keys > span").all_inner_texts()
+    assert len(keys) == 2 and [s["lo"] for s in spec["scales"]] == ["0", spec["scales"][1]["lo"]]
+    assert all(scale["lo"] in text and scale["hi"] in text and scale["note"] in text for scale, text in zip(spec["scales"], keys))
+    names = ["0:the", "1:cat", "2:sat", "3:on", "4:the", "5:mat"]
+    for panel, shown in zip(spec["panels"], page.evaluate(TICKS)):
+        for name in ("x", "y"):
+            assert [text for text, _ in shown[name]] == names
+        for text, at in shown["y"]:  # a row's word stands at the middle of its row
+            assert abs(at - (names.index(text) + 0.5) / 6) < 0.02, (text, at)
+        for text, at in shown["x"]:  # a column's word is turned and ends at its column: its box lies left of the centre
+            assert at < (names.index(text) + 0.5) / 6 + 0.02, (text, at)
+    for k, value in ((0, "weight"), (2, "with − without")):
+        panel = spec["panels"][k]
+        text = hover_cell(page, k, 4, 1, 6, 6).splitlines()
+        assert text[:3] == [panel["title"], "query word: 4:the", "key word: 1:cat"]
+        assert float(text[3].removeprefix(value + " ")) == pytest.approx(float(decode(panel["z"])[4, 1]), rel=1e-5, abs=1e-7)
     page.close()

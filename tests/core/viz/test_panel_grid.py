@@ -9,7 +9,7 @@ import pytest
 
 from core.viz import charts, wire
 from core.viz.grid import Picked, pairs, strided, window
-from core.viz.panel_grid import axis, levels, panel_grid
+from core.viz.panel_grid import axis, grouped_grid, levels, panel_grid
 from tests.app.conftest import decode
 
 
@@ -51,7 +51,9 @@ def test_each_panel_has_its_own_range_under_its_title():
     blank_range = (-1.0, 1.0, "colour range ±1.00")  # no value, or all zero: a range of 1, not 0
     assert ranges == [(-3.0, 3.0, "colour range ±3.00"), (-0.0025, 0.0025, "colour range ±0.00250"), blank_range, blank_range]
     assert spec["note"] == "each panel has its own colour range" and not spec["shared_range"]
-    assert spec["key"]["lo"] == "−range" and spec["key"]["note"] == "(value; white: 0; each panel's range is under its title)"
+    (scale,) = spec["scales"]
+    assert scale["lo"] == "−range" and scale["note"] == "(value; white: 0; each panel's range is under its title)" and scale["signed"]
+    assert [p["scale"] for p in spec["panels"]] == [0, 0, 0, 0]
     z = decode(spec["panels"][0]["z"])
     assert z.dtype == np.float32 and z.shape == (2, 2) and np.isnan(z[1, 0]) and z[0, 1] == -3.0  # NaN (no value) survives
     assert np.isnan(decode(spec["panels"][2]["z"])).all()
@@ -69,10 +71,10 @@ def test_a_shared_range_is_the_largest_value_over_all_panels_and_said_once():
     )
     assert [(p["zmin"], p["zmax"], p["range"]) for p in spec["panels"]] == [(-0.75, 0.75, "")] * 3  # the zero panel does not widen it to 1
     assert spec["note"] == "positions 0 to 1 of 10; one colour range for every panel, ±0.750"
-    assert (spec["key"]["lo"], spec["key"]["hi"]) == ("−0.750", "+0.750")
+    assert (spec["scales"][0]["lo"], spec["scales"][0]["hi"]) == ("−0.750", "+0.750")
     cosine = np.array([[1.0, 0.5], [0.5, 1.0]])
     fixed = panel_grid([("c", cosine, g, g)], title="T", x_title="x", y_title="y", shared_range=True, zmax=1.0, value_title="cosine")
-    assert fixed["panels"][0]["zmax"] == 1.0 and fixed["key"]["note"] == "(cosine; white: 0)" and fixed["value"] == "cosine"
+    assert fixed["panels"][0]["zmax"] == 1.0 and fixed["scales"][0]["note"] == "(cosine; white: 0)" and fixed["scales"][0]["value"] == "cosine"
     assert fixed["note"] == "colour range ±1.00"  # one panel: no "every panel"
     with pytest.raises(ValueError, match="holds every value"):  # a fixed range never clips a value
         panel_grid([("c", np.array([[2.0]]), strided(1, 1), strided(1, 1))], title="T", x_title="x", y_title="y", shared_range=True, zmax=1.0)
@@ -81,7 +83,7 @@ def test_a_shared_range_is_the_largest_value_over_all_panels_and_said_once():
 def test_the_colours_are_the_image_heatmaps_255_levels():
     g = strided(3, 3)
     spec = panel_grid([("p", np.eye(3), g, g)], title="T", x_title="x", y_title="y")
-    assert np.array_equal(np.asarray(spec["colours"]), wire.colour_lut(charts.DIVERGING, 255))
+    assert np.array_equal(np.asarray(spec["scales"][0]["colours"]), wire.colour_lut(charts.DIVERGING, 255))
     z = np.array([[-2.0, 0.0, 2.0], [5.0, -5.0, np.nan], [1.0, -1.0, 0.004]])
     assert levels(z, -2.0, 2.0).tolist() == [[0, 127, 254], [254, 0, -1], [190, 64, 127]]  # (1 + 2) / 4 * 254 = 190.5 -> 190 (NumPy rounds halves to even)
 
@@ -102,3 +104,59 @@ def test_columns_and_size_of_compares_grid():
     assert spec["columns"] == 3 and panel_grid(panels[:2], title="T", x_title="x", y_title="y")["columns"] == 2
     assert spec["panels"][0]["y"]["ticks"][0][1] == "131,040"  # thousands separated, as the Plotly axes did
     assert len(json.dumps(spec)) < 150_000  # 13 panels of 40 x 40 float32: well inside a step's 300 kB
+
+
+def test_named_axes_label_every_kth_slot_with_its_word_and_keep_every_name():
+    s = strided(5, 5)
+    words = ["0:the", "1:cat", "2:sat", "3:on", "4:the"]  # a word twice, told apart by its position
+    got = axis(s, names=words, every=2)
+    assert got["indices"] == [0, 1, 2, 3, 4] and got["names"] == words
+    assert got["ticks"] == [[0.1, "0:the"], [0.5, "2:sat"], [0.9, "4:the"]]  # slots 0, 2, 4 at the centres of their cells
+    assert axis(s, names=words)["ticks"] == [[(k + 0.5) / 5, w] for k, w in enumerate(words)]
+    with pytest.raises(ValueError, match="4 names for 5"):
+        axis(s, names=words[:4])
+
+
+def test_a_grouped_grid_gives_each_group_its_scale_range_and_key():
+    """Attention's picture: two weight panels on one sequential range from 0, their difference on
+    the diverging scale ±max|difference|, a key each; a PNG past EXACT_CELLS on its own scale's colours."""
+    g = strided(2, 2)
+    plain, with_pe = np.array([[0.5, 0.5], [0.25, 0.75]]), np.array([[0.9, 0.1], [0.5, 0.5]])
+    spec = grouped_grid(
+        [
+            charts.ScaleGroup([("without", plain, g, g), ("with", with_pe, g, g)], signed=False, zmin=0.0, zmax=0.9, colorbar_title="weight", hover="weight"),
+            charts.ScaleGroup([("difference", with_pe - plain, g, g)], colorbar_title="difference", hover="with − without"),
+        ],
+        title="T",
+        x_title="key word",
+        y_title="query word",
+        x_names=["0:a", "1:b"],
+        y_names=["0:a", "1:b"],
+    )
+    weights, difference = spec["scales"]
+    assert (weights["lo"], weights["hi"], weights["note"], weights["value"], weights["signed"]) == ("0", "0.900", "(weight: without, with)", "weight", False)
+    assert (difference["lo"], difference["hi"], difference["note"], difference["signed"]) == ("−0.400", "+0.400", "(difference; white: 0)", True)
+    assert np.array_equal(np.asarray(weights["colours"]), wire.colour_lut(charts.SEQUENTIAL, 255))
+    assert np.array_equal(np.asarray(difference["colours"]), wire.colour_lut(charts.DIVERGING, 255))
+    ranges = [(p["title"], p["scale"], p["zmin"], p["zmax"]) for p in spec["panels"]]
+    assert ranges == [("without", 0, 0.0, 0.9), ("with", 0, 0.0, 0.9), ("difference", 1, pytest.approx(-0.4), pytest.approx(0.4))]
+    assert spec["columns"] == 3 and spec["shared_range"]
+    assert all(p["x"]["names"] == p["y"]["names"] == ["0:a", "1:b"] for p in spec["panels"])
+    np.testing.assert_allclose(decode(spec["panels"][2]["z"]), with_pe - plain, atol=1e-7)
+    # the weight 0.25 sits at level round(0.25 / 0.9 * 254) = 71 of the sequential scale, 0.5 at 141
+    assert levels(plain, 0.0, 0.9).tolist() == [[141, 141], [71, 212]]
+    big = strided(120, 120)
+    rng = np.random.default_rng(0)
+    wide = grouped_grid(
+        [
+            charts.ScaleGroup([("w", rng.random((120, 120)), big, big)], signed=False, zmin=0.0, zmax=1.0),
+            charts.ScaleGroup([("d", rng.normal(size=(120, 120)), big, big)]),
+        ],
+        title="T",
+        x_title="x",
+        y_title="y",
+    )
+    assert all("image" in p for p in wide["panels"])  # 28,800 cells: PNGs on each panel's own scale
+    assert all("names" not in p["x"] for p in wide["panels"])
+    with pytest.raises(ValueError, match="every group"):
+        grouped_grid([charts.ScaleGroup([])], title="T", x_title="x", y_title="y")
