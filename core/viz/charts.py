@@ -762,14 +762,13 @@ def heatmap_row(
     height: int = 400,
     x_ticks: Sequence[Sequence[str]] | None = None,
     y_ticks: Sequence[Sequence[str]] | None = None,
-    x_tick_every: int = 1,
     name_cells: bool = False,
 ) -> go.Figure:
     """Heatmaps in one row of equal panels, in groups that each share a colour scale (equal
     colours mean equal values within a group) and show one colour bar right after the group's
     last panel. One figure however many groups: a chart costs the browser more to mount than a
     panel does to draw. `x_ticks`/`y_ticks`: a word label for every column/row of each panel,
-    in order across groups; the x axis shows every `x_tick_every`-th. `name_cells` (panels sent
+    in order across groups. `name_cells` (panels sent
     as heatmaps): the cells sit at their words along each axis that has them (category axes), so
     the hover names a cell's column and row by those words rather than by slot indices; each
     panel's labels must be unique."""
@@ -813,8 +812,7 @@ def heatmap_row(
         x_axis.update(index_axis(xs, most, image=not numeric))
         y_axis.update(index_axis(ys, TICKS, image=not numeric))
         if x_ticks is not None:
-            shown = list(x_ticks[k])[::x_tick_every]
-            x_axis.update(tickmode="array", tickvals=shown if named_x else list(xs.indices)[::x_tick_every], ticktext=shown)
+            x_axis.update(tickmode="array", tickvals=list(x_ticks[k]) if named_x else list(xs.indices), ticktext=list(x_ticks[k]))
         if y_ticks is not None:
             y_axis.update(tickmode="array", tickvals=list(y_ticks[k]) if named_y else list(ys.indices), ticktext=list(y_ticks[k]))
         for axis, named in ((x_axis, named_x), (y_axis, named_y)):
