@@ -95,14 +95,15 @@ export default function (component) {
     key.append(...parts);
     return key;
   }));
-  const grid = q('.pee-pg-grid');
-  const n = Math.max(1, data.columns);
-  grid.style.gridTemplateColumns = `repeat(auto-fill, minmax(max(170px, calc((100% - ${(n - 1) * 20}px) / ${n})), 1fr))`;
   // room for the tick labels: numbers, or words (a row label as wide as the longest word; column words turned)
   const longest = (axis) => Math.max(0, ...axis.ticks.map(([, label]) => label.length));
   const named = (key) => data.panels.some((p) => p[key].names);
   const yRoom = named('y') ? Math.min(160, 12 + 6.5 * Math.max(...data.panels.map((p) => longest(p.y)))) : 40;
   const xRoom = named('x') ? Math.min(110, 14 + 4.5 * Math.max(...data.panels.map((p) => longest(p.x)))) : 16;
+  const grid = q('.pee-pg-grid');
+  const n = Math.max(1, data.columns);
+  // a panel's canvas keeps at least 130 pixels beside its row labels
+  grid.style.gridTemplateColumns = `repeat(auto-fill, minmax(max(${Math.max(170, yRoom + 130)}px, calc((100% - ${(n - 1) * 20}px) / ${n})), 1fr))`;
 
   function values(typed) {
     const bin = atob(typed.bdata);

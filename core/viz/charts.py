@@ -714,12 +714,16 @@ class ScaleGroup:
     hover: str = "value"
 
     def bounds(self) -> tuple[float, float]:
+        """The group's colour range, from its finite values (a panel with no value, all NaN, does
+        not set it): ±zmax or ±max|z| when signed (±1 when that is 0), else zmin .. zmax or the
+        values' own extremes (0 .. 1 when there are none)."""
+        finite = np.concatenate([np.ravel(z)[np.isfinite(np.ravel(z))] for _, z, _, _ in self.panels]) if self.panels else np.zeros(0)
         if self.signed:
-            bound = self.zmax if self.zmax is not None else max(float(np.nanmax(np.abs(z))) for _, z, _, _ in self.panels)
+            bound = self.zmax if self.zmax is not None else float(np.abs(finite).max()) if finite.size else 0.0
             bound = bound if bound > 0 else 1.0
             return -bound, bound
-        zmin = min(float(np.nanmin(z)) for _, z, _, _ in self.panels) if self.zmin is None else self.zmin
-        zmax = max(float(np.nanmax(z)) for _, z, _, _ in self.panels) if self.zmax is None else self.zmax
+        zmin = self.zmin if self.zmin is not None else float(finite.min()) if finite.size else 0.0
+        zmax = self.zmax if self.zmax is not None else float(finite.max()) if finite.size else 1.0
         return zmin, zmax
 
 

@@ -41,6 +41,7 @@ from core.viz.grid import Picked, Sample
 TICKS = 4  # labelled ticks per panel axis at most: a panel is about 200 pixels across
 EXACT_CELLS = wire.LIST_CELLS  # cells per grid sent as values (hover exact at every cell); past it each panel goes as a PNG
 HOVER_CELLS = 4_096  # a PNG panel's values for the hover: every k-th row and column, at most this many cells
+NAME_CHARS = 24  # characters of a row's or column's name shown (ticks and hover); longer ones end in an ellipsis
 
 
 def axis(sample: Sample | Picked, most: int = TICKS, *, names: Sequence[str] | None = None, every: int = 1) -> dict:
@@ -55,7 +56,8 @@ def axis(sample: Sample | Picked, most: int = TICKS, *, names: Sequence[str] | N
     if names is not None:
         if len(names) != n:
             raise ValueError(f"{len(names)} names for {n} drawn rows or columns")
-        return {"indices": indices, "ticks": [[(k + 0.5) / n, str(names[k])] for k in range(0, n, max(1, every))], "names": [str(x) for x in names]}
+        names = [_short(str(x)) for x in names]
+        return {"indices": indices, "ticks": [[(k + 0.5) / n, names[k]] for k in range(0, n, max(1, every))], "names": names}
     if not n:
         return {"indices": [], "ticks": []}
     if not sample.uniform:
@@ -65,6 +67,12 @@ def axis(sample: Sample | Picked, most: int = TICKS, *, names: Sequence[str] | N
         step = sample.step
         ticks = [[((v - sample.start) / step + 0.5) / n, f"{v:,}"] for v in integer_ticks(indices[0], indices[-1], most)]
     return {"indices": indices, "ticks": ticks}
+
+
+def _short(name: str) -> str:
+    """A name as a label: at most NAME_CHARS characters, the rest replaced by an ellipsis (a
+    visitor's word can be 100,000 letters long; its index before the colon still tells it apart)."""
+    return name if len(name) <= NAME_CHARS else name[: NAME_CHARS - 1] + "…"
 
 
 def _typed(z: np.ndarray) -> dict:
@@ -189,8 +197,12 @@ def grouped_grid(
     scales, out = [], []
     for k, group in enumerate(groups):
         zmin, zmax = group.bounds()
-        if not zmax > zmin:  # a constant group: a range of 1 around it, never 0
-            zmin, zmax = (-1.0, 1.0) if group.signed else (zmin, zmin + 1.0)
+        if not zmax > zmin:  # a constant unsigned group: a range of 1 from its value, never 0
+            zmax = zmin + 1.0
+        values = np.concatenate([np.ravel(np.asarray(z, dtype=np.float64)) for _, z, _, _ in group.panels])
+        values = values[np.isfinite(values)]
+        if values.size and not (zmin - 1e-9 * abs(zmin) <= values.min() and values.max() <= zmax + 1e-9 * abs(zmax)):
+            raise ValueError(f"a group's range {zmin} .. {zmax} must hold every value ({values.min()} .. {values.max()})")
         # the key says what its values are and, where it serves several panels, which
         said = group.colorbar_title + (f": {', '.join(t for t, _, _, _ in group.panels)}" if len(group.panels) > 1 else "")
         if group.signed:

@@ -10,6 +10,8 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from ui.panel_grid import NAME
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGE_FILES = {
     "problem": None,
@@ -112,7 +114,7 @@ def chart_keys(at: AppTest) -> list[str]:
     return [el.proto.id.split("-", 2)[-1] for el in at.get("plotly_chart")]
 
 
-PANEL_GRID = "pee.panel_grid"  # ui/panel_grid.py: small heatmaps the browser paints from a core.viz.panel_grid spec
+PANEL_GRID = NAME  # ui/panel_grid.py: small heatmaps the browser paints from a core.viz.panel_grid spec
 
 
 def grids(at: AppTest) -> list[dict]:
@@ -125,9 +127,14 @@ def grid_keys(at: AppTest) -> list[str]:
     return [el.proto.id.split("-", 2)[-1] for el in at.get("bidi_component") if el.proto.component_name == PANEL_GRID]
 
 
+def grid_map(at: AppTest) -> dict[str, dict]:
+    """Every panel grid the page sent, by its key."""
+    return dict(zip(grid_keys(at), grids(at)))
+
+
 def grid(at: AppTest, key: str) -> dict:
     """The panel grid the page sent under the key `key` (ui.panel_grid.panel_grid(..., key=...))."""
-    sent = dict(zip(grid_keys(at), grids(at)))
+    sent = grid_map(at)
     if key not in sent:
         raise KeyError(f"no panel grid with key {key!r}")
     return sent[key]
@@ -137,19 +144,31 @@ def grid_bytes(at: AppTest) -> list[int]:
     return [len(el.proto.json.encode()) for el in at.get("bidi_component") if el.proto.component_name == PANEL_GRID]
 
 
-def panel_levels(panel: dict):
-    """The colour level (0..254, -1 blank) of every cell of a panel grid's panel as the browser
-    paints it: read from its PNG when it has one, else computed from its values as the component does."""
+def _png(panel: dict):
     import base64
     import io
 
-    import numpy as np
     from PIL import Image
+
+    return Image.open(io.BytesIO(base64.b64decode(panel["image"].split(",", 1)[1])))
+
+
+def panel_palette(panel: dict):
+    """A PNG panel's palette: 256 colours [r, g, b], index 255 the see-through one."""
+    import numpy as np
+
+    return np.asarray(_png(panel).getpalette()[: 3 * 256], dtype=np.int64).reshape(-1, 3)
+
+
+def panel_levels(panel: dict):
+    """The colour level (0..254, -1 blank) of every cell of a panel grid's panel as the browser
+    paints it: read from its PNG when it has one, else computed from its values as the component does."""
+    import numpy as np
 
     from core.viz.panel_grid import levels
 
     if "image" in panel:
-        index = np.asarray(Image.open(io.BytesIO(base64.b64decode(panel["image"].split(",", 1)[1]))), dtype=np.int64)
+        index = np.asarray(_png(panel), dtype=np.int64)
         return np.where(index == 255, -1, index)
     return levels(decode(panel["z"]).astype(np.float64), panel["zmin"], panel["zmax"])
 

@@ -185,3 +185,23 @@ def test_add_or_concatenate_tab():
     at.selectbox(key="scheme").set_value("rope").run()
     assert_clean(at)
     assert any("concatenated" in i.value for i in at.info)
+
+
+@pytest.mark.parametrize(
+    ("words", "extra"),
+    [(11, {}), (13, {"causal": "true", "heads": "4"}), (39, {"scheme": "alibi"}), (41, {}), (256, {"causal": "true"})],
+)
+def test_the_painted_weights_keep_the_figure_rules_at_every_length(words, extra):
+    """The grid's rules (tests/app/test_truth.py) on sentences the shared settings never make: 11 and 13 words (word
+    ticks at slots a float product puts a hair off), 39 named and 41 numbered, 256 painted as PNGs; a mask; heads."""
+    from tests.app.test_truth import check_claims, check_grid
+
+    text = " ".join(f"w{i}" for i in range(words))
+    at = open_page("attention", sentence="your own sentence", text=text, **extra)
+    assert_clean(at)
+    spec = grid(at, "att_side_by_side")
+    check_grid("att_side_by_side", spec)
+    check_claims("attention", {"att_side_by_side": spec}, {"d_model": 128, "max_len": 256})
+    named = words <= 40
+    assert all(("names" in p["y"]) == named and ("image" in p) == (words == 256) for p in spec["panels"])
+    assert spec["x_title"] == ("key word" if named else "key position")

@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 
 from core.viz.charts import number
 from core.viz.panel_grid import levels
-from tests.app.conftest import assert_clean, decode, grid_keys, grids, open_views, panel_levels
+from tests.app.conftest import assert_clean, decode, grid_map, open_views, panel_levels, panel_palette
 
 WIDTHS = st.one_of(st.sampled_from([2, 3, 16, 17, 128, 511, 512, 8191, 8192]), st.integers(2, 8192))
 LENGTHS = st.one_of(st.sampled_from([1, 2, 3, 40, 64, 100, 256, 2048, 131072]), st.integers(1, 131072))
@@ -56,11 +56,6 @@ def charts(at) -> dict[str, dict]:
     return {el.proto.id.split("-", 2)[-1]: json.loads(el.proto.spec) for el in at.get("plotly_chart")}
 
 
-def painted(at) -> dict[str, dict]:
-    """Every panel grid the page sent (ui/panel_grid.py: the browser paints it), by its key."""
-    return dict(zip(grid_keys(at), grids(at)))
-
-
 def check_grid(key: str, spec: dict) -> None:
     """A panel grid: a title and both axis titles; every panel's values fill its rows and columns
     and its picture is its values on its scale; every tick is a whole number standing at the cell
@@ -79,6 +74,8 @@ def check_grid(key: str, spec: dict) -> None:
         assert z.shape == (-(-len(rows) // k), -(-len(cols) // k)), f"{key} {name}: values of shape {z.shape} for every {k} of {len(rows)} x {len(cols)} cells"
         drawn = panel_levels(panel)
         assert drawn.shape == (len(rows), len(cols)), f"{key} {name}: a picture of {drawn.shape} for {len(rows)} x {len(cols)} cells"
+        if "image" in panel:  # a PNG's levels stand for its scale's colours
+            assert np.array_equal(panel_palette(panel)[:255], np.asarray(scale["colours"])), f"{key} {name}: its picture is not on its scale's colours"
         # the picture is the values: at every cell the hover reads, its colour is that value's level
         assert np.array_equal(drawn[::k, ::k], levels(z, panel["zmin"], panel["zmax"])), f"{key} {name}: the picture is not its values"
         ends.append(bool(np.isin(drawn, (0, 254)).any()) if scale["signed"] else bool((drawn == 254).any()))
@@ -89,7 +86,7 @@ def check_grid(key: str, spec: dict) -> None:
             for share, label in axis["ticks"]:
                 if "names" in axis:  # words: each at the centre of its own cell
                     slot = share * len(indices) - 0.5
-                    assert slot == int(slot) and axis["names"][int(slot)] == label, f"{key} {name}: tick {label!r} at slot {slot}"
+                    assert abs(slot - round(slot)) < 1e-9 and axis["names"][round(slot)] == label, f"{key} {name}: tick {label!r} at slot {slot}"
                     continue
                 assert re.fullmatch(r"-?\d{1,3}(,\d{3})*", label), f"{key} {name}: tick {label!r} is not a whole number"
                 at = np.interp(share * len(indices) - 0.5, np.arange(len(indices)), indices)
@@ -99,7 +96,8 @@ def check_grid(key: str, spec: dict) -> None:
         if scale["signed"]:
             assert panel["zmin"] == -panel["zmax"] > -np.inf, f"{key} {name}: a diverging range not centred on zero"
         else:
-            assert not finite.size or panel["zmin"] <= finite.min() and panel["zmax"] >= finite.max() * (1 - 1e-6), f"{key} {name}: values outside its range"
+            inside = not finite.size or panel["zmin"] <= finite.min() and finite.max() <= panel["zmax"] + 1e-6 * abs(panel["zmax"])
+            assert inside and scale["lo"] == number(panel["zmin"], 3), f"{key} {name}: values outside its range {panel['zmin']} .. {panel['zmax']}"
     # a range is tight when its panel has values: max|z| of every cell (the hover's every k-th cell of a PNG panel
     # may miss it, so there the picture must reach an end of the scale), or a fixed range said in the note
     if spec["shared_range"]:
@@ -255,6 +253,9 @@ def check_claims(page: str, figs: dict[str, dict], setting: dict) -> None:
         assert [p["scale"] for p in spec["panels"]] == [0, 0, 1], "att_side_by_side: not two weight panels and their difference"
         weights, difference = spec["scales"]
         assert not weights["signed"] and difference["signed"] and weights["value"] == "weight", f"att_side_by_side: scales {spec['scales']}"
+        for panel in spec["panels"]:  # a word names the row or column of its own position
+            for axis in (panel["x"], panel["y"]):
+                assert all(n.split(":", 1)[0] == str(i) for n, i in zip(axis.get("names", []), axis["indices"])), "att_side_by_side: words off their positions"
         assert spec["panels"][0]["zmin"] == 0 and spec["panels"][2]["zmin"] == -spec["panels"][2]["zmax"] < 0, "att_side_by_side: colour ranges"
     if page == "relative":
         assert figs["alibi_weights"]["layout"]["yaxis"]["type"] == "linear", "alibi_weights: weights on a log axis"
@@ -268,7 +269,7 @@ def run_page(page: str, setting: dict) -> None:
     for at in open_views(page, **params(setting)):  # every tab of the page: only the open one runs
         assert_clean(at)
         figs |= charts(at)
-        grids_sent |= painted(at)
+        grids_sent |= grid_map(at)
     for key, fig in figs.items():
         check_generic(key, fig)
     for key, spec in grids_sent.items():

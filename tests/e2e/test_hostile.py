@@ -62,8 +62,9 @@ def test_a_hostile_link_draws_no_link_image_formula_or_icon(context, app_url, pa
     assert page.locator("[data-testid='stException']").count() == 0
 
 
-def test_a_hostile_sentence_is_only_words_on_the_attention_grid(context, app_url):
-    # the visitor's sentence names the painted grid's rows and columns (ui/panel_grid.py writes them as text)
+def test_a_hostile_sentence_reaches_the_attention_grid_as_plain_words(context, app_url):
+    # the visitor's sentence names the painted grid's rows and columns: the tokenizer keeps letters and digits only,
+    # and ui/panel_grid.py writes every label with textContent; neither lets markup through
     page = context.new_page()
     page.goto(f"{app_url}/attention?{urlencode({'sentence': 'your own sentence', 'text': PAYLOAD})}")
     wait_ready(page)

@@ -10,7 +10,7 @@ import pytest
 from core.viz import charts, wire
 from core.viz.grid import Picked, pairs, strided, window
 from core.viz.panel_grid import axis, grouped_grid, levels, panel_grid
-from tests.app.conftest import decode
+from tests.app.conftest import decode, panel_palette
 
 
 def test_consecutive_axis_ticks_stand_at_the_centres_of_their_cells():
@@ -157,6 +157,32 @@ def test_a_grouped_grid_gives_each_group_its_scale_range_and_key():
         y_title="y",
     )
     assert all("image" in p for p in wide["panels"])  # 28,800 cells: PNGs on each panel's own scale
+    for panel, name in zip(wide["panels"], (charts.SEQUENTIAL, charts.DIVERGING)):
+        assert np.array_equal(panel_palette(panel)[:255], wire.colour_lut(name, 255)) and panel["probe"] == 2
     assert all("names" not in p["x"] for p in wide["panels"])
     with pytest.raises(ValueError, match="every group"):
         grouped_grid([charts.ScaleGroup([])], title="T", x_title="x", y_title="y")
+
+
+def test_a_panel_without_values_does_not_set_its_groups_range_and_no_range_clips():
+    g = strided(2, 2)
+    blank, signed, weights = np.full((2, 2), np.nan), np.array([[5.0, -1.0], [0.0, 2.0]]), np.array([[0.2, np.nan], [0.6, 0.4]])
+    spec = grouped_grid(
+        [charts.ScaleGroup([("blank", blank, g, g), ("d", signed, g, g)]), charts.ScaleGroup([("w", weights, g, g), ("none", blank, g, g)], signed=False)],
+        title="T",
+        x_title="x",
+        y_title="y",
+    )
+    assert [(p["zmin"], p["zmax"]) for p in spec["panels"]] == [(-5.0, 5.0), (-5.0, 5.0), (0.2, 0.6), (0.2, 0.6)]  # NaN panels set nothing
+    assert [s["lo"] for s in spec["scales"]] == ["−5.00", "0.200"] and json.dumps(spec, allow_nan=False)  # no NaN reaches the browser
+    flat = grouped_grid([charts.ScaleGroup([("c", np.full((2, 2), 0.25), g, g)], signed=False)], title="T", x_title="x", y_title="y")
+    assert (flat["panels"][0]["zmin"], flat["panels"][0]["zmax"]) == (0.25, 1.25)  # a constant group: a range of 1, never 0
+    with pytest.raises(ValueError, match="must hold every value"):
+        grouped_grid([charts.ScaleGroup([("w", weights, g, g)], signed=False, zmin=0.0, zmax=0.5)], title="T", x_title="x", y_title="y")
+
+
+def test_a_long_name_is_cut_for_its_label_and_hover():
+    words = ["0:" + "a" * 100_000, "1:b"]
+    got = axis(strided(2, 2), names=words)
+    assert got["names"] == ["0:" + "a" * 21 + "…", "1:b"] and len(got["names"][0]) == 24
+    assert [label for _, label in got["ticks"]] == got["names"]
