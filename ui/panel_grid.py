@@ -83,9 +83,10 @@ export default function (component) {
   q('.pee-pg-note').textContent = data.note;
   q('.pee-pg-xlabel').textContent = data.x_title;
   q('.pee-pg-ylabel').textContent = data.y_title;
-  // one key per colour scale (255 levels [r, g, b] each): its ends, a bar of its colours, what its values are
-  const gradient = (colours) => 'linear-gradient(to right, ' +
-    [0, 32, 64, 95, 127, 159, 191, 222, 254].map((k) => `rgb(${colours[k].join(',')}) ${(k / 254 * 100).toFixed(1)}%`).join(', ') + ')';
+  // one key per colour scale (255 levels [r, g, b] each): its ends, a bar of its colours, what its values are;
+  // the bar's stops, [share of its length, colour], on screen and in the PNG alike
+  const stops = (colours) => [0, 32, 64, 95, 127, 159, 191, 222, 254].map((k) => [k / 254, `rgb(${colours[k].join(',')})`]);
+  const gradient = (colours) => `linear-gradient(to right, ${stops(colours).map(([at, c]) => `${c} ${(at * 100).toFixed(1)}%`).join(', ')})`;
   q('.pee-pg-keys').replaceChildren(...data.scales.map((scale) => {
     const key = document.createElement('span');
     const parts = [['pee-pg-lo', scale.lo], ['pee-pg-bar', ''], ['pee-pg-hi', scale.hi], ['pee-pg-keynote', scale.note]].map(([cls, text]) => {
@@ -226,7 +227,7 @@ export default function (component) {
       ctx.fillStyle = '#555';
       ctx.fillText(scale.lo, 12, row);
       const barX = 18 + ctx.measureText(scale.lo).width, bar = ctx.createLinearGradient(barX, 0, barX + 120, 0);
-      scale.colours.forEach((c, k) => { if (k % 8 === 0 || k === 254) bar.addColorStop(k / 254, `rgb(${c.join(',')})`); });
+      for (const [at, c] of stops(scale.colours)) bar.addColorStop(at, c);
       ctx.fillStyle = bar; ctx.fillRect(barX, row - 9, 120, 10);
       ctx.fillStyle = '#555'; ctx.fillText(`${scale.hi} ${scale.note}`, barX + 126, row);
     }

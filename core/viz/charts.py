@@ -713,11 +713,16 @@ class ScaleGroup:
     colorbar_title: str = ""
     hover: str = "value"
 
+    def finite(self) -> np.ndarray:
+        """Every finite value of the group's panels, flat (NaN cells, no value there, left out)."""
+        flat = [np.ravel(np.asarray(z, dtype=np.float64)) for _, z, _, _ in self.panels]
+        return np.concatenate([f[np.isfinite(f)] for f in flat]) if flat else np.zeros(0)
+
     def bounds(self) -> tuple[float, float]:
         """The group's colour range, from its finite values (a panel with no value, all NaN, does
         not set it): ±zmax or ±max|z| when signed (±1 when that is 0), else zmin .. zmax or the
         values' own extremes (0 .. 1 when there are none)."""
-        finite = np.concatenate([np.ravel(z)[np.isfinite(np.ravel(z))] for _, z, _, _ in self.panels]) if self.panels else np.zeros(0)
+        finite = self.finite()
         if self.signed:
             bound = self.zmax if self.zmax is not None else float(np.abs(finite).max()) if finite.size else 0.0
             bound = bound if bound > 0 else 1.0

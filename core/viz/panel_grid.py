@@ -151,7 +151,8 @@ def panel_grid(
     each panel's height on screen in pixels. NaN cells (no value there) are left blank."""
     if not panels:
         raise ValueError("a panel grid needs at least one panel")
-    common = max(_largest(np.asarray(z, dtype=np.float64)) for _, z, _, _ in panels) or 1.0  # 1 for blank or all-zero panels
+    largest = [_largest(np.asarray(z, dtype=np.float64)) for _, z, _, _ in panels]  # max|z| of each panel, 0 for a blank one
+    common = max(largest) or 1.0  # 1 for blank or all-zero panels
     if zmax is not None:
         if not shared_range or not zmax >= common * (1 - 1e-9):  # a cosine of 1.0000000000000004 is 1 to rounding
             raise ValueError(f"a fixed range ±{zmax} is for a shared range that holds every value (the largest is {common})")
@@ -162,8 +163,8 @@ def panel_grid(
         scale = _scale(DIVERGING, "−range", "+range", f"({value_title}; white: 0; each panel's range is under its title)", value_title, True)
     palette = _palette(scale) if sum(np.size(z) for _, z, _, _ in panels) > EXACT_CELLS else None  # past it, each panel a PNG
     out = []
-    for name, z, xs, ys in panels:
-        bound = common if shared_range else _largest(np.asarray(z, dtype=np.float64)) or 1.0
+    for (name, z, xs, ys), own in zip(panels, largest):
+        bound = common if shared_range else own or 1.0
         panel = _panel(name, z, xs, ys, -bound, bound, 0, palette)
         out.append(panel | {"range": "" if shared_range else f"colour range ±{number(bound, 3)}", "x": axis(xs), "y": axis(ys)})
     if shared_range:
@@ -199,8 +200,7 @@ def grouped_grid(
         zmin, zmax = group.bounds()
         if not zmax > zmin:  # a constant unsigned group: a range of 1 from its value, never 0
             zmax = zmin + 1.0
-        values = np.concatenate([np.ravel(np.asarray(z, dtype=np.float64)) for _, z, _, _ in group.panels])
-        values = values[np.isfinite(values)]
+        values = group.finite()
         if values.size and not (zmin - 1e-9 * abs(zmin) <= values.min() and values.max() <= zmax + 1e-9 * abs(zmax)):
             raise ValueError(f"a group's range {zmin} .. {zmax} must hold every value ({values.min()} .. {values.max()})")
         # the key says what its values are and, where it serves several panels, which
