@@ -444,17 +444,23 @@ class LabRun:
 _LIVE: weakref.WeakValueDictionary[int, LabRun] = weakref.WeakValueDictionary()  # runs started in this process (LabRun.start)
 
 
-@atexit.register
-def _stop_live_runs(wait: float = 5.0) -> None:
-    """When the process exits (a server shut down, a test session ending) with runs still training
-    in their daemon threads: stop them and give them `wait` seconds to end. A thread still inside
-    torch while the interpreter finalises aborts the process ("terminate called without an active
-    exception"), and the exit status with it."""
+def stop_live_runs(wait: float = 5.0) -> None:
+    """Stop every run still training in this process and give them `wait` seconds to end (after a
+    test that may have started one: a run left training holds a trainer and a core)."""
     runs = [run for run in list(_LIVE.values()) if run.running]
     for run in runs:
         run.stop()
     end = time.monotonic() + wait
     for run in runs:
         run.wait(max(0.0, end - time.monotonic()))
+
+
+@atexit.register
+def _at_exit(wait: float = 5.0) -> None:
+    """When the process exits (a server shut down, a test session ending) with runs still training
+    in their daemon threads: stop them and give them `wait` seconds to end. A thread still inside
+    torch while the interpreter finalises aborts the process ("terminate called without an active
+    exception"), and the exit status with it."""
+    stop_live_runs(wait)
     if _MODEL_LOADER is not None:  # an import of torch cut off by the interpreter's end can abort it the same way
         _MODEL_LOADER.join(30.0)

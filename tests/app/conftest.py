@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from core.lab import runner
 from ui.panel_grid import NAME
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,14 +33,14 @@ EXTREMES = {"d_model": "8192", "max_len": "131072", "base": "100000000"}
 
 
 def open_page(page: str, **params: str) -> AppTest:
-    """Run app.py with `params` in the URL, then switch to `page` (the default page needs no switch)."""
+    """A fresh session whose first run is `page` with `params` in the URL, as a visitor following a
+    deep link gets it: one script run (app.py, which runs the page)."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     for name, value in params.items():
         at.query_params[name] = value
-    at.run()
     if PAGE_FILES[page]:
-        at.switch_page(PAGE_FILES[page]).run()
-    return at
+        at.switch_page(PAGE_FILES[page])
+    return at.run()
 
 
 def tab_sets(at: AppTest) -> list[tuple[str, list[str]]]:
@@ -200,6 +201,15 @@ def assert_clean(at: AppTest) -> None:
     """No exception box, no error box."""
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
+
+
+@pytest.fixture(autouse=True)
+def no_run_outlives_its_test():
+    """A lab run a test started (a Train button pressed by a hostile widget state, a tiny run) is
+    stopped when the test ends: left training, it would hold one of the server's trainers, and so
+    make a later test wait in line, and take a core from every test after it."""
+    yield
+    runner.stop_live_runs()
 
 
 @pytest.fixture()
