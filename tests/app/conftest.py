@@ -11,23 +11,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.lab import runner
+from tests.links import tab_sets
+from tests.pages import PAGE_FILES
 from ui.panel_grid import NAME
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGE_FILES = {
-    "problem": None,
-    "sinusoidal": "app_pages/sinusoidal.py",
-    "similarity": "app_pages/similarity.py",
-    "attention": "app_pages/attention.py",
-    "compare": "app_pages/compare.py",
-    "rope": "app_pages/rope.py",
-    "context": "app_pages/context.py",
-    "relative": "app_pages/relative.py",
-    "model": "app_pages/model.py",
-    "lab": "app_pages/lab.py",
-    "practice": "app_pages/practice.py",
-    "code": "app_pages/code.py",
-}
 DEFAULTS = {"d_model": "128", "max_len": "256", "base": "10000"}
 EXTREMES = {"d_model": "8192", "max_len": "131072", "base": "100000000"}
 
@@ -41,22 +29,6 @@ def open_page(page: str, **params: str) -> AppTest:
     if PAGE_FILES[page]:
         at.switch_page(PAGE_FILES[page])
     return at.run()
-
-
-def tab_sets(at: AppTest) -> list[tuple[str, list[str]]]:
-    """The page's tabs bound to the URL (ui/sections.py), as (URL parameter, tab labels), default tab first.
-    Only the open tab of such a set runs, so AppTest sees only its figures."""
-    found = []
-
-    def walk(node) -> None:
-        proto = getattr(node, "proto", None)
-        if proto is not None and hasattr(proto, "tab_container") and proto.HasField("tab_container") and proto.tab_container.query_param_key:
-            found.append((proto.tab_container.query_param_key, [tab.label for tab in node.children.values()]))
-        for child in getattr(node, "children", {}).values():
-            walk(child)
-
-    walk(at.main)
-    return found
 
 
 def open_views(page: str, **params: str) -> list[AppTest]:

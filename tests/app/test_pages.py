@@ -1,42 +1,12 @@
-"""AppTest for every page: defaults, extremes, odd and tiny widths, and bad URL values.
-Each run must raise nothing, show its figures (titled, under 1 MB each), and say what it did
-with a bad link."""
+"""AppTest across pages: a bad link gives a notice and a valid value on every page; the sidebar's
+two widgets and the URL follow each other; settings survive a page switch. (Every page at settings
+across the ranges: tests/app/test_truth.py. Every bad value of a shared setting through its parser:
+tests/ui/test_params.py.)"""
 
 from __future__ import annotations
 
-import pytest
-
-from tests.app.conftest import DEFAULTS, EXTREMES, PAGE_FILES, ROOT, assert_clean, figure_bytes, figures, grid_bytes, grids, open_page, open_views, title_text
-
-CHARTS = {
-    "problem": 4, "sinusoidal": 8, "similarity": 5, "attention": 3, "compare": 2, "rope": 5,
-    "context": 5, "relative": 8, "model": 11, "lab": 3, "practice": 0, "code": 1,
-}  # fmt: skip
-SETTINGS = {
-    "defaults": DEFAULTS,
-    "extremes": EXTREMES,
-    "odd": {"d_model": "8191", "max_len": "131072", "base": "2"},
-    "tiny": {"d_model": "2", "max_len": "1", "base": "2"},
-    "small-odd": {"d_model": "3", "max_len": "2", "base": "100000000"},
-}
-
-
-@pytest.mark.parametrize("setting", list(SETTINGS))
-@pytest.mark.parametrize("page", list(PAGE_FILES))
-def test_page_renders_at_setting(page, setting):
-    runs = open_views(page, **SETTINGS[setting])  # every tab of the page, each opened through its link
-    figs, painted = [], []
-    for at in runs:
-        assert_clean(at)
-        assert not at.warning, [w.value for w in at.warning]  # valid links give no notice
-        figs += figures(at)
-        painted += grids(at)
-        assert max(figure_bytes(at) + grid_bytes(at), default=0) < 1_000_000
-        assert shared_params(at) == SETTINGS[setting]
-        assert at.number_input(key="d_model").value == int(SETTINGS[setting]["d_model"])
-    expected = CHARTS[page] - (1 if page == "similarity" and SETTINGS[setting]["max_len"] == "1" else 0)
-    assert len(figs) + len(painted) >= expected
-    assert all(title_text(fig) for fig in figs) and all(spec["title"] for spec in painted)
+from tests.app.conftest import ROOT, assert_clean, figures, grids, open_page, open_views
+from tests.pages import CHARTS, PAGE_FILES
 
 
 def shared_params(at) -> dict[str, str]:
@@ -44,25 +14,14 @@ def shared_params(at) -> dict[str, str]:
     return {k: at.query_params[k] for k in ("d_model", "max_len", "base")}
 
 
-BAD = ["abc", "-5", "0", "1e12", "nan", "inf", "", "12.5"]
-
-
-@pytest.mark.parametrize("raw", BAD)
-@pytest.mark.parametrize("name", ["d_model", "max_len", "base"])
-def test_bad_url_value_gives_notice_and_valid_fallback(name, raw):
-    at = open_page("sinusoidal", **{name: raw})
-    assert_clean(at)
-    notices = [w.value for w in at.warning]
-    if name == "base" and raw == "12.5":  # a fractional base is valid: 12.5 is inside 2 .. 1e8
-        assert notices == [] and at.number_input(key="base").value == 12.5
-        return
-    assert len(notices) == 1 and name in notices[0]
-    value = at.number_input(key=name).value
-    lo, hi = {"d_model": (2, 8192), "max_len": (1, 131072), "base": (2, 1e8)}[name]
-    assert lo <= value <= hi
-    assert at.query_params[name] == (str(int(value)) if float(value).is_integer() else repr(value))
-    views = open_views("sinusoidal", **{name: raw})  # the same link, once per tab
-    assert all(not run.exception for run in views)
+def test_a_bad_link_draws_every_view_with_valid_settings():
+    # each tab of a page opened from a link whose three settings are bad: the notices, the valid values in the URL and the sidebar, every figure
+    views = open_views("sinusoidal", d_model="abc", max_len="1e12", base="-inf")
+    for at in views:
+        assert_clean(at)
+        assert sorted(w.value.split("=")[0].strip("`") for w in at.warning) == ["base", "d_model", "max_len"]
+        assert shared_params(at) == {"d_model": "128", "max_len": "131072", "base": "10000"}
+        assert at.number_input(key="max_len").value == 131072
     assert sum(len(figures(run)) + len(grids(run)) for run in views) >= CHARTS["sinusoidal"]  # Plotly charts and painted panel grids
 
 

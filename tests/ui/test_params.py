@@ -2,7 +2,8 @@
 
 import pytest
 
-from ui.params import BASE, D_MODEL, MAX_LEN, SHARED_PARAMS, log_ticks, parse_param
+from tests.links import BATTERY, text_problems
+from ui.params import BASE, D_MODEL, MAX_LEN, SHARED_PARAMS, Parsed, log_ticks, parse_param
 
 
 @pytest.mark.parametrize("spec", SHARED_PARAMS)
@@ -77,3 +78,19 @@ def test_log_ticks_cover_both_ends_and_default(spec):
     assert ticks[0] == spec.lo and ticks[-1] == spec.hi and spec.default in ticks
     assert ticks == sorted(set(ticks))
     assert len(ticks) <= 30
+
+
+@pytest.mark.parametrize("raw", ["abc", "-5", "0", "1e12", "nan", "inf", "", "12.5", *BATTERY.values()])
+@pytest.mark.parametrize("spec", SHARED_PARAMS)
+def test_any_link_value_gives_a_value_in_range_which_the_url_then_holds(spec, raw):
+    # the whole battery of bad and hostile values: a value in range, of the setting's kind, written back to the
+    # URL in a form that reads as itself; anything not taken as written is named in a notice, its text made inert
+    parsed = parse_param(raw, spec)
+    assert spec.lo <= parsed.value <= spec.hi and isinstance(parsed.value, int) == spec.integer
+    assert parse_param(spec.format(parsed.value), spec) == Parsed(parsed.value)
+    taken = raw.strip() != "" and parsed.notice is None
+    if not taken:
+        assert parsed.notice and parsed.notice.startswith(f"`{spec.name}=")
+        assert not text_problems(parsed.notice)
+    else:
+        assert float(raw) == parsed.value

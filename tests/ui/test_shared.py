@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st_h
 from streamlit.testing.v1 import AppTest
 
-from tests.app.test_hostile import markdown_problems
+from tests.links import markdown_problems
 from ui.shared import as_text
 
 UNESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")  # what CommonMark does to a backslash before ASCII punctuation
