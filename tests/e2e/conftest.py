@@ -2,6 +2,7 @@
 
 These tests never skip: if the browser or the server cannot start, they fail, so CI cannot
 pass without having run them. Screenshots go to artifacts/screenshots/ (ignored by git).
+Under pytest-xdist every worker starts its own server, on a free port, with its own log.
 """
 
 from __future__ import annotations
@@ -28,8 +29,13 @@ def app_url() -> str:
         assert healthy(url, timeout=10), f"{url}/_stcore/health does not answer ok"
         yield url
         return
-    with Server(log=ROOT / "artifacts" / "e2e-server.log") as server:
+    with Server(log=ROOT / "artifacts" / f"e2e-server-{worker()}.log") as server:
         yield server.url
+
+
+def worker() -> str:
+    """This pytest-xdist worker's name (gw0, gw1, ...), or "main" without workers: what a server log is named after."""
+    return os.environ.get("PYTEST_XDIST_WORKER", "main")
 
 
 @pytest.fixture(scope="session")
@@ -44,15 +50,30 @@ def browser():
         browser.close()
 
 
-@pytest.fixture()
-def context(browser):
+@pytest.fixture(scope="session")
+def _shared_context(browser):
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     yield ctx
     ctx.close()
 
 
+@pytest.fixture()
+def context(_shared_context):
+    """A browser context the tests of a worker share, its cache warm (a page loads the app's scripts from
+    it, not from the server), with every page a test opened closed after it. Each page is a session of its
+    own on the server; a test that needs a browser with nothing in it makes its own (browser.new_context)."""
+    yield _shared_context
+    for page in _shared_context.pages:
+        page.close()
+
+
+DRAWN = """() => [...document.querySelectorAll("[data-testid='stPlotlyChart']")].every(c => c.querySelector('.main-svg'))
+    && [...document.querySelectorAll('.pee-pg')].every(g => g.dataset.draws)"""  # Plotly's SVG, and every panel grid (ui/panel_grid.py) painted
+
+
 def wait_ready(page, timeout: float = 60_000) -> None:
-    """Wait until the app is connected, the script has finished, and nothing is still loading."""
+    """Wait until the app is connected, the script has finished, nothing is still loading, and every
+    figure on the page is drawn (Plotly draws, and a panel grid paints, just after the run's last delta)."""
     page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']", timeout=timeout)
     page.wait_for_function(
         """() => {
@@ -62,7 +83,8 @@ def wait_ready(page, timeout: float = 60_000) -> None:
         }""",
         timeout=timeout,
     )
-    page.wait_for_timeout(300)  # let Plotly finish drawing after the last delta
+    page.wait_for_function(DRAWN, timeout=timeout)
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")  # two frames: what was drawn is painted
 
 
 def figure_signature(page) -> list[str]:

@@ -9,21 +9,8 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from tests.e2e.conftest import figure_signature, screenshot, wait_ready
+from tests.pages import CHARTS, NAMES
 
-PAGES = {
-    "": 4,
-    "sinusoidal": 8,
-    "similarity": 5,
-    "attention": 3,
-    "compare": 2,
-    "rope": 5,
-    "context": 5,
-    "relative": 8,
-    "model": 11,
-    "lab": 3,
-    "practice": 0,
-    "code": 1,
-}  # url path -> charts the page draws at the defaults, over all its tabs (only the open tab's are drawn at a time)
 BOUND_TABS = """(click) => {
     const box = document.querySelector("[class*='st-key-'][class*='_view']");  // the tabs bound to the URL (ui/sections.py: keys *_view)
     const list = box && box.querySelector("[role='tablist']");
@@ -31,12 +18,6 @@ BOUND_TABS = """(click) => {
     if (click !== null) tabs[click].click();
     return tabs.map(t => t.innerText);
 }"""
-ALL_DRAWN = (
-    "() => [...document.querySelectorAll(\"[data-testid='stPlotlyChart']\")].every(c => c.querySelector('.main-svg'))"
-    " && [...document.querySelectorAll('.pee-pg')].every(g => g.dataset.draws)"  # panel grids (ui/panel_grid.py): painted at least once
-)
-
-
 def chart_titles(page) -> list[str]:
     return page.eval_on_selector_all("[data-testid='stPlotlyChart'] .gtitle, .pee-pg-title", "els => els.map(e => e.textContent)")
 
@@ -74,7 +55,7 @@ def test_deep_link_on_a_fresh_server_runs_the_whole_app(context, app_url):
     assert "positions 0 to 99" in chart_titles(page)[0]
 
 
-@pytest.mark.parametrize("path", list(PAGES))
+@pytest.mark.parametrize("path", list(NAMES))
 def test_page_renders_its_charts(context, app_url, path):
     page = context.new_page()
     app_host = urlparse(app_url).netloc
@@ -87,11 +68,11 @@ def test_page_renders_its_charts(context, app_url, path):
     wait_ready(page)
     assert page.locator("[data-testid='stException']").count() == 0
     tabs = page.evaluate(BOUND_TABS, None)
+    expected = CHARTS[NAMES[path]]
     if not tabs:  # every figure of the page is on screen at once: wait for as many as it draws
         page.wait_for_function(
-            f"document.querySelectorAll(\"[data-testid='stPlotlyChart'] .main-svg, .pee-pg[data-draws]\").length >= {PAGES[path]}", timeout=30_000
+            f"document.querySelectorAll(\"[data-testid='stPlotlyChart'] .main-svg, .pee-pg[data-draws]\").length >= {expected}", timeout=30_000
         )
-    page.wait_for_function(ALL_DRAWN, timeout=30_000)
     drawn = drawn_charts(page)
     assert all(title.strip() for title in chart_titles(page))
     screenshot(page, f"page-{path or 'problem'}")
@@ -99,12 +80,10 @@ def test_page_renders_its_charts(context, app_url, path):
         page.evaluate(BOUND_TABS, i)
         page.wait_for_function("(label) => [...new URLSearchParams(location.search).values()].includes(label)", arg=label, timeout=30_000)
         wait_ready(page)
-        page.wait_for_function(ALL_DRAWN, timeout=30_000)  # plotly draws just after the run ends
         assert page.locator("[data-testid='stException']").count() == 0
         drawn += drawn_charts(page)
         assert all(title.strip() for title in chart_titles(page))
-        screenshot(page, f"page-{path or 'problem'}-{i}")
-    assert drawn >= PAGES[path]
+    assert drawn >= expected
     assert {k: query(page)[k] for k in ("d_model", "max_len", "base")} == {"d_model": "128", "max_len": "256", "base": "10000"}
     assert page.evaluate("Array.from(document.querySelectorAll('link[rel~=icon]')).map(l => new URL(l.href).host)") == [app_host]  # the app serves its own icon
     assert elsewhere == []

@@ -5,26 +5,41 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlparse
 
-import pytest
-
 from core.schemes.rope_presets import PRESETS
 from tests.e2e.conftest import screenshot, wait_ready
-from tests.e2e.test_browser import chart_titles, drawn_charts
+from tests.e2e.test_browser import chart_titles
 
 
-@pytest.mark.parametrize("name", list(PRESETS))
-def test_every_preset_draws_its_charts(context, app_url, name):
+MODEL_TABS = """(click) => {
+    const list = document.querySelector(".st-key-context_tab [role='tablist']");  // the tabs of "Model by model", one per preset
+    const tabs = list ? [...list.querySelectorAll("[role='tab']")] : [];
+    if (click !== null) tabs[click].click();
+    return tabs.map(t => t.innerText);
+}"""
+
+
+def test_every_preset_draws_its_charts(context, app_url):
+    # every preset in one page, its tab of "Model by model" opened in turn (only the open one is drawn); the server side
+    # of each preset alone: tests/app/test_context.py
     page = context.new_page()
-    page.goto(f"{app_url}/context?presets={name}")
+    page.goto(f"{app_url}/context?presets={','.join(PRESETS)}")
     wait_ready(page)
-    assert page.locator("[data-testid='stException']").count() == 0
-    charts = 2 * len(PRESETS[name].layers)  # the Models tab, per layer kind: wavelengths and decay (the pitfall and the grids have tabs of their own)
-    page.wait_for_function(f"document.querySelectorAll(\"[data-testid='stPlotlyChart'] .main-svg\").length >= {charts}", timeout=30_000)
-    assert drawn_charts(page) >= charts
-    assert all(title.strip() for title in chart_titles(page))
-    assert parse_qs(urlparse(page.url).query)["presets"] == [name]
-    if name == "gemma-3-4b":
-        screenshot(page, "page-context-gemma-3-4b")
+    assert parse_qs(urlparse(page.url).query)["presets"] == [",".join(PRESETS)]
+    labels = page.evaluate(MODEL_TABS, None)
+    assert labels == [preset.label for preset in PRESETS.values()]
+    for i, preset in enumerate(PRESETS.values()):
+        if i:
+            page.evaluate(MODEL_TABS, i)
+            selected = "(label) => document.querySelector(\".st-key-context_tab [role='tab'][aria-selected='true']\")?.innerText === label"
+            page.wait_for_function(selected, arg=preset.label)
+            wait_ready(page)
+        charts = 2 * len(preset.layers)  # per layer kind: wavelengths and decay
+        box = page.locator(".st-key-context_tab [role='tabpanel']:visible")
+        assert box.locator("[data-testid='stPlotlyChart'] .main-svg").count() >= charts, preset.label
+        assert page.locator("[data-testid='stException']").count() == 0, preset.label
+        assert all(title.strip() for title in chart_titles(page)), preset.label
+        if preset.label.startswith("Gemma 3"):
+            screenshot(page, "page-context-gemma-3")
 
 
 def test_link_opens_rope_in_a_new_tab_with_the_presets_settings(context, app_url):

@@ -11,6 +11,7 @@ fragments of their own; /sinusoidal's circle is a fragment inside the Waves tab'
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -41,9 +42,7 @@ def test_a_control_inside_a_fragment_reruns_that_fragment_only(context, app_url,
     box = page.locator(f".st-key-{control} input").first
     box.fill(value)
     box.press("Enter")
-    page.wait_for_function("document.querySelector(\"[data-testid='stApp']\").getAttribute('data-test-script-state') === 'notRunning'")
-    page.wait_for_timeout(1500)
-    wait_ready(page)
+    settled(page, frames)
     sent = b"".join(frames)
     assert re.search(redrawn, sent), f"{case}: the figure of the changed control was not sent again"
     assert SIDEBAR not in sent, f"{case}: the whole page ran again (the sidebar was sent), not the fragment"
@@ -54,21 +53,16 @@ def test_a_control_inside_a_fragment_reruns_that_fragment_only(context, app_url,
 def test_a_fragment_follows_the_sidebar_after_its_own_runs(context, app_url):
     """A fragment run uses the settings of the page's last full run; the next full run (a
     sidebar step) must redraw the fragment with the new settings, its control kept."""
-    page = context.new_page()
-    page.goto(f"{app_url}/sinusoidal?sin_view=Waves")
-    wait_ready(page, timeout=120_000)
+    frames: list[bytes] = []
+    page = _opened(context, f"{app_url}/sinusoidal?sin_view=Waves", frames)
+    frames.clear()
     box = page.locator(".st-key-pair input").first
     box.fill("5")
     box.press("Enter")
-    page.wait_for_timeout(1000)
-    wait_ready(page)
+    settled(page, frames)
     titles = chart_titles(page)
     before = next(t for t in titles if "for pair 5" in t)
-    page.locator(".st-key-d_model_slider input[type='range']").focus()
-    page.keyboard.press("ArrowRight")
-    page.wait_for_function("!location.search.includes('d_model=128') && location.search.includes('d_model=')", timeout=30_000)
-    page.wait_for_timeout(1000)
-    wait_ready(page)
+    _stepped(page, "d_model", frames)
     titles = chart_titles(page)
     after = next(t for t in titles if "for pair 5" in t)
     assert after != before  # ω of pair 5 depends on d_model: the circle was redrawn at the new width
@@ -98,8 +92,7 @@ def _stepped(page, setting: str, frames: list[bytes]) -> bytes:
     page.locator(f".st-key-{setting}_slider input[type='range']").focus()
     page.keyboard.press("ArrowRight")
     page.wait_for_function("(before) => location.search !== before", arg=before, timeout=30_000)
-    page.wait_for_timeout(1000)
-    wait_ready(page)
+    settled(page, frames)
     return b"".join(frames)
 
 
@@ -134,6 +127,20 @@ def runs_finished(frames: list[bytes]) -> list[str]:
         for msg in _messages(frames)
         if msg.WhichOneof("type") == "script_finished" and msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN
     ]
+
+
+SETTLE_MS = 300  # after a run has finished: time enough for a run it set off (a rerun, an undo) to have started
+
+
+def settled(page, frames: list[bytes], timeout: float = 30.0) -> None:
+    """Wait until a script run that these frames saw start has finished (a run ended early for a rerun does
+    not count), then SETTLE_MS for any run it set off, then until the page is ready."""
+    end = time.monotonic() + timeout
+    while not runs_finished(frames):
+        assert time.monotonic() < end, "no script run finished"
+        page.wait_for_timeout(50)
+    page.wait_for_timeout(SETTLE_MS)
+    wait_ready(page)
 
 
 def _opened(context, path: str, frames: list[bytes]):
@@ -177,10 +184,10 @@ def test_a_page_opened_after_a_sidebar_only_move_is_drawn_with_the_new_setting(c
     frames: list[bytes] = []
     page = _opened(context, f"{app_url}/lab", frames)
     _stepped(page, "d_model", frames)  # 128 -> 256 on /lab: the sidebar only
+    frames.clear()
     page.locator("[data-testid='stSidebarNav'] a", has_text="Sinusoidal encoding").click()
     page.wait_for_function("location.pathname.endsWith('/sinusoidal')", timeout=30_000)
-    page.wait_for_timeout(1000)
-    wait_ready(page)
+    settled(page, frames)
     assert "d_model=256" in page.url
     assert any("d_model = 256" in t for t in chart_titles(page)), chart_titles(page)
 
