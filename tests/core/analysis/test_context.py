@@ -72,7 +72,7 @@ def test_summary_rows():
     assert first["scaling"] == "llama3 ×8" and first["attention factor"] == 1.0 and first["unverified"] == "none"
     assert first["slowest wavelength after"] == pytest.approx(8 * first["slowest wavelength before"], rel=1e-12)
     assert rows[2]["scaling"] == "linear ×8" and rows[2]["interpolated"] == 128 and rows[1]["scaling"] == "none"
-    assert "trained_context" in rows[1]["unverified"]
+    assert rows[1]["trained context"] == 32_768 and rows[1]["unverified"] == "none"  # the Gemma 3 report's 32K pre-training
 
 
 def test_link_params():
@@ -91,7 +91,7 @@ def test_link_params():
     assert any("24 of 96" in d for d in cx.link_params(PRESETS["gpt-neox-20b"], PRESETS["gpt-neox-20b"].layers[0]).dropped)
     gemma3 = PRESETS["gemma-3-4b"]
     assert cx.link_params(gemma3, gemma3.layers[1]).rope == {
-        "head_dim": "256", "rope_layout": "half", "scaling": "linear", "base": "1000000", "max_len": "131072", "factor": "8", "original_len": "16384"
+        "head_dim": "256", "rope_layout": "half", "scaling": "linear", "base": "1000000", "max_len": "131072", "factor": "8", "original_len": "32768"
     }  # fmt: skip
 
 
@@ -152,3 +152,4 @@ def test_2d_properties():
         cx.mrope_angles(rows, rows, cols, 16, 1e4, (2, 2, 2))
     with pytest.raises(ValueError, match="at least 0"):
         cx.mrope_axes([2, -1, 3])
+
