@@ -243,3 +243,20 @@ def test_context_module_keeps_in_step_with_the_rope_page_and_controls():
     assert tuple(head_dims) == cx.ROPE_PAGE_HEAD_DIMS
     assert cx.LINKABLE_KINDS == CONTROLLED_KINDS
     assert len((ROOT / PAGE).read_text().splitlines()) < 250
+
+
+def test_what_to_look_for_is_the_reach_of_each_layer():
+    """The caption under each layer's figures is core's reach and decay sentences for that layer (core tests the numbers: Llama 3.1's 35 pairs went
+    round in training, 29 kept; the other 29 reach twice their trained angle), the window named for Gemma 3's local layers."""
+    at = open_context(presets="gemma-3-4b")
+    assert_clean(at)
+    shown = [c.value for c in at.caption if c.value.startswith("What to look for: ")]
+    gemma = PRESETS["gemma-3-4b"]
+    for layer, text in zip(gemma.layers, shown, strict=True):
+        view = cx.pair_view(layer, gemma.extended_context)
+        reach = cx.angle_reach(view, gemma.trained_context, gemma.extended_context, layer.window)
+        assert cx.reach_text(reach, layer.scaling is not None) in text
+        offsets = cx.decay_offsets(gemma.extended_context)
+        assert cx.decay_text(offsets, *cx.decay_curves(layer, gemma.extended_context, offsets), layer.scaling is not None) in text
+    assert "window of 1,024 positions, so its offsets stop at 1,023" in shown[0]
+    assert "all of them stay within the arc" in shown[1]  # linear x8 of a 32K pre-training covers 128K
