@@ -58,6 +58,11 @@ def scaling_kind_control(where=st, *, default: str) -> str:
 
 
 MAX_FACTOR = 1024.0
+FACTOR_HELP = (
+    "What the interpolated pairs' frequencies are divided by: every pair for linear, the slowest for NTK, the pairs past the band for "
+    "YaRN and Llama 3. Often the new context over the original one, but not always: Llama 3.1's config sets 8 with an original "
+    "context of 8,192 and max_position_embeddings 131,072 (16×). At least 1."
+)
 MAX_ORIGINAL = 131_072
 
 
@@ -75,10 +80,10 @@ def check_scaling_links(default: str) -> None:
 
 
 def factor_control(where=st) -> float:
-    """The scaling factor s (new context over original context), bound to the URL."""
+    """The scaling factor s, the divisor of the interpolated pairs' frequencies, bound to the URL."""
     check_scaling_urls()
     return float(
-        where.number_input("Factor s", 0.0, MAX_FACTOR, 4.0, step=0.5, key="factor", bind="query-params", help="New context over original context; at least 1.")
+        where.number_input("Factor s", 0.0, MAX_FACTOR, 4.0, step=0.5, key="factor", bind="query-params", help=FACTOR_HELP)
     )
 
 
