@@ -193,3 +193,21 @@ def closest_pair(max_len: int, d_model: int, base: float = 10_000.0, *, candidat
         if psq + lone_sq[j] < best_sq:
             best_sq, best_p, best_q = psq + lone_sq[j], int(p[j]), int(p[j] + delta)
     return Closest(float(np.sqrt(best_sq)), best_p, best_q, exact)
+
+
+def distance_records(max_len: int, d_model: int, base: float = 10_000.0) -> tuple[np.ndarray, np.ndarray]:
+    r"""The offsets δ = 1 .. max_len − 1 at which $\lVert PE(p + \delta) - PE(p) \rVert$ reaches a new
+    minimum, scanning δ upwards, and those distances: the near misses that make two far-apart positions
+    look alike. Even d only (there the distance depends on δ alone):
+    $D(\delta) = \sqrt{\sum_i 4\sin^2(\delta\omega_i/2)}$, which has no cancellation.
+    Returns (offsets, distances), (k,) each; empty for max_len < 2."""
+    if d_model % 2:
+        raise ValueError("Record distances are defined for an even d_model, where the distance depends on the offset alone.")
+    if max_len < 2:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    delta = np.arange(1, max_len)
+    omega = pair_frequencies(d_model, base)
+    dist = np.sqrt((4.0 * np.sin(np.outer(delta, omega) / 2.0) ** 2).sum(axis=1))  # (max_len - 1,)
+    best_so_far = np.minimum.accumulate(dist)
+    record = np.concatenate([[True], dist[1:] < best_so_far[:-1]])
+    return delta[record], dist[record]
