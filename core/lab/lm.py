@@ -362,11 +362,16 @@ def load_shipped(path: str | Path | None = None) -> Shipped:
 # only its range ("stays near 19-20"), not its cells.
 PAPER_SOURCE = (
     "Press, Smith & Lewis (2022), Train Short, Test Long: Attention with Linear Biases Enables Input Length Extrapolation, "
-    "ICLR 2022, arXiv:2108.12409, appendix Table 2 (WikiText-103, trained on L = 512 tokens)"
+    "ICLR 2022, arXiv:2108.12409 v2, appendix Table 2 (WikiText-103 validation set, trained on L = 512 tokens), rows 512, 1012, "
+    "1512 and 2512, the PPL column of each method. Read from a transcription of the table in a public repository "
+    "(viktor-shcherb/msc_thesis@d8817a6820bc, references/2022-04-alibi-train-short-test-long/sections/08_appendix-a.md); "
+    "the stored copies of the paper itself reachable here (arXiv, ar5iv) end before its appendix, so the cells were not "
+    "compared with the paper's own page"
 )
 PAPER_TRAIN_LEN = 512
-PAPER = {
-    "sinusoidal": {512: 20.05, 1012: 43.54, 2512: 132.41},
-    "rope": {512: 20.07, 1012: 21.37, 2512: 31.58},
-    "alibi": {512: 19.73, 1512: 18.52},
+PAPER = {  # scheme -> {evaluation length in tokens: validation perplexity}, Table 2
+    "sinusoidal": {512: 20.05, 1012: 43.54, 1512: 76.23, 2512: 132.41},
+    "rope": {512: 20.07, 1012: 21.37, 1512: 25.99, 2512: 31.58},
+    "t5": {512: 19.65, 1012: 18.79, 1512: 18.91, 2512: 20.41},
+    "alibi": {512: 19.73, 1012: 18.73, 1512: 18.52, 2512: 18.41},
 }

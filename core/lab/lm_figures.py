@@ -67,7 +67,7 @@ def paper_figure() -> go.Figure:
         log_y=True,
         markers=True,
         x_marks=[(lm.PAPER_TRAIN_LEN, f"training length L = {lm.PAPER_TRAIN_LEN}")],
-        note="values quoted from the paper's appendix Table 2, not re-run here; T5's row is not drawn",
+        note="cells of the paper's appendix Table 2 (see the caption for where they were read), not re-run here",
     )
     return _colour_by_scheme(fig, list(lm.PAPER))
 

@@ -250,7 +250,7 @@ def test_the_real_text_section_shows_the_shipped_curves_on_load_and_the_paper_in
     assert "lab_lm_shipped" not in chart_keys(at)
     paper = figure(at, "lab_lm_paper")
     sinusoid = next(t for t in paper["data"] if t["name"].startswith("sinusoidal"))
-    np.testing.assert_allclose(decode(sinusoid["y"]).astype(float), [20.05, 43.54, 132.41])
+    np.testing.assert_allclose(decode(sinusoid["y"]).astype(float), [20.05, 43.54, 76.23, 132.41])  # Table 2, rows 512 to 2512
     assert paper["layout"]["shapes"][0]["x0"] == 512
     assert "Press, Smith & Lewis (2022)" in " ".join(c.value for c in at.caption)
 
