@@ -64,7 +64,10 @@ SOURCES: dict[str, tuple[Source, ...]] = {
 
 
 def sources_expander(path: str) -> None:
-    """The page's sources, folded, as a two-column table."""
+    """The page's sources, folded, as a two-column table built only while the expander is open (Streamlit 1.67 runs
+    a lazy expander's content only when it is open): a closed one costs the page nothing."""
     entries = SOURCES[path]
-    with st.expander("Sources", icon=":material/menu_book:"):
-        static_table({"what the page says": [e.claim for e in entries], "source": [e.where for e in entries]})
+    box = st.expander("Sources", icon=":material/menu_book:", key=f"sources_{path or 'problem'}", on_change="rerun")
+    if box.open:
+        with box:
+            static_table({"what the page says": [e.claim for e in entries], "source": [e.where for e in entries]})

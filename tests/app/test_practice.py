@@ -24,6 +24,9 @@ def test_practice_shows_every_answer_and_its_sources():
     assert all(m.answer in shown for m in claims) and all(t.check in shown for t in tasks)
     assert [b.proto.url for b in at.get("link_button")] == [t.link for t in tasks]
     assert at.header[0].value == f"{len(claims)} misconceptions" and "Sources" in labels
+    assert not at.table  # the Sources expander is closed: its table is not built
+    at.session_state["sources_practice"] = True  # open it, as a click would
+    at.run()
     table = at.table[-1].value  # static_table escapes punctuation so the cells show as written (ui.shared.as_text)
     assert list(table.iloc[:, 0]) == [as_text(s.claim) for s in SOURCES["practice"]]
 
