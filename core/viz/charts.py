@@ -178,7 +178,7 @@ TITLE_CHARS = 72
 NOTE_CHARS = 110  # the small print under a title is about 70 % of its size: more characters to a line
 NOTE_LINE_PX = 16  # what each further line of the small print adds to the top margin
 TITLE_LINE_PX = 23  # what each further title line adds to the top margin (the first line stays where a one-line title sits, the others hang below it)
-AXIS_TITLE_CHAR_PX = 8.0  # width of an average character of an axis title (plotly.js sets it to 1.2 x the 13-pixel font); a rotated y title longer than the plot is wrapped
+AXIS_TITLE_CHAR_PX = 8.0  # width of an average axis-title character (plotly.js: 1.2 x the 13-pixel font); a longer rotated y title is wrapped
 AXIS_TITLE_LINE_PX = 20  # what each further line of a wrapped y title adds to the left margin
 # Every marker is an SVG element of its own, styled one by one, and a path of a few hundred
 # coloured dots cost more than the rest of its figure. Lines run through every point (hover
