@@ -17,6 +17,7 @@ from ui.path import next_link
 from ui.rope_controls import preset_control
 from ui.sections import sections
 from ui.shared import guarded, plot
+from ui.sources import sources_expander
 
 GROWTHS = (2, 4, 8)  # the query's length over the cached prompt's, for the dynamic-NTK pitfall
 GRIDS = (8, 12, 16, 24, 32)
@@ -178,4 +179,5 @@ def _grids() -> None:
 
 
 sections("ctx_view", {"Models": _models, "The dynamic-NTK pitfall": _pitfall, "RoPE in 2-D": _grids})
+sources_expander("context")
 next_link("context")

@@ -18,6 +18,7 @@ from ui.lab_lm import lm_section
 from ui.lab_run import run_panel
 from ui.path import next_link
 from ui.shared import check_url_value, plot, text_block
+from ui.sources import sources_expander
 
 warm_model()  # torch loads in the background (once per server, ~20 s) while the visitor reads and sets up a run
 st.title("The lab: train short, test long")
@@ -149,4 +150,5 @@ beyond the training length, so they separate nothing out there.
 
 # --- real text: the ALiBi paper's experiment (ui.lab_lm: precomputed results at once, a live run on demand) ---
 lm_section()
+sources_expander("lab")
 next_link("lab")

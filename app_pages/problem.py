@@ -12,6 +12,7 @@ from core.viz.grid import strided
 from ui.path import STEPS, next_link
 from ui.scorecard import scorecard
 from ui.shared import current_settings, guarded, note_if, plot, static_table
+from ui.sources import sources_expander
 
 DEMO_WIDTH = 512  # the attention demo's width cap: it builds three d x d projections
 
@@ -22,6 +23,12 @@ st.markdown(
     "A transformer reads a sentence all at once. Self-attention compares every word with every other word, but nothing in that comparison "
     "says *where* a word stands: without help, ‘dog bites man’ and ‘man bites dog’ look the same to it. A **positional encoding** is that "
     "help. This app shows what each kind of encoding does, live, with the numbers behind every picture."
+)
+st.markdown(
+    "A recap of what attention does with the words: each word starts as its own fixed vector, the same wherever it appears. Self-attention "
+    "replaces it by a weighted mix of all the words' vectors, weighted by how well they match, so the output is a *contextual* vector: ‘bank’ "
+    "next to ‘river’ ends up different from ‘bank’ next to ‘loan’. That mix depends on which words are present, and without positions on nothing "
+    "else: the same words in another order give the same vectors, only reordered."
 )
 st.subheader("What a good encoding needs")
 st.markdown("\n".join(f"- **{name}**: {words}" for name, words in properties.CHECKLIST))
@@ -114,8 +121,9 @@ with col_c:
     )
     plot(fig, key="naive_binary")
     st.caption(
-        "Bounded and unique, but neighbours are sometimes 1 bit apart and sometimes many (7 -> 8 flips four bits), so distance jumps. The sinusoid "
-        "moves the same distance at every step."
+        "Bounded and unique, but neighbours are sometimes 1 bit apart and sometimes many (7 -> 8 flips four bits), so distance jumps: bits are a "
+        "discrete code, each feature either 0 or 1. The sinusoid is a continuous code, each feature a smooth wave, and it moves the same distance at "
+        "every step."
     )
 with col_d:
     n_hot = min(max(L, 2), 32)
@@ -180,4 +188,5 @@ else:
 
 st.subheader("The naive fixes against the checklist")
 scorecard(["integer", "fraction", "binary", "onehot"], Setting(width=s.d_model, base=s.base, train_len=L), L)
+sources_expander("")
 next_link("")

@@ -35,7 +35,122 @@ HAVIV = "Haviv et al. 2022, Transformer Language Models without Positional Encod
 KAZEMNEJAD = "Kazemnejad et al. 2023, The Impact of Positional Encoding on Length Generalization in Transformers (NeurIPS; arXiv:2305.19466)"
 TF = "transformers 5.23.0 (PyPI wheel)"
 
+LLAMA3 = "Llama Team 2024, The Llama 3 Herd of Models (arXiv:2407.21783)"
+GEMMA3 = "Gemma Team 2025, Gemma 3 Technical Report (arXiv:2503.19786)"
+QWEN2VL = "Wang et al. 2024, Qwen2-VL (arXiv:2409.12191)"
+ALIBI_CODE = "ofirpress/attention_with_linear_biases@4b92f28 (master)"
+PRESET_SOURCES = "each model's ‘Sources of … settings’ under its tab on /context (core/schemes/rope_presets.py, every field with its status)"
+COMPUTED = "computed on the page from the arrays drawn (the caption says how)"
+
 SOURCES: dict[str, tuple[Source, ...]] = {
+    "": (
+        Source("Attention has no recurrence or convolution, so order must be injected", f"{VASWANI}, §3.5"),
+        Source("Word vectors scaled by √d_model before the position is added", f"{VASWANI}, §3.4"),
+        Source("The bag-of-words numbers, the naive codes' curves and the gradient step", COMPUTED),
+        Source(
+            "One gradient step multiplies a linear layer's squared error by (1 − η‖x‖²)²",
+            "the gradient of ½‖Wx − t‖² is (Wx − t)xᵀ; the page takes the step on its arrays",
+        ),
+    ),
+    "sinusoidal": (
+        Source("PE(p, 2i) = sin(p / base^(2i/d)), PE(p, 2i+1) = cos(…), base 10,000", f"{VASWANI}, §3.5"),
+        Source("The wavelengths form a geometric progression from 2π to 10,000·2π", f"{VASWANI}, §3.5"),
+        Source("BERT and GPT-2 learn one vector per position", f"{BERT}, §3 and Figure 2; openai/gpt-2 src/model.py (wpe), read in stored copies"),
+        Source(
+            "A learned table at initialisation: normal, std 0.02",
+            f"{TF}: _init_weights with initializer_range 0.02; the original BERT draws a truncated normal of std 0.02, the original GPT-2 "
+            "code std 0.01 for wpe (core/schemes/learned.py)",
+        ),
+        Source("A learned table instead of the sinusoid: nearly identical results", f"{VASWANI}, Table 3, row (E); the sinusoid kept for extrapolation, §3.5"),
+        Source(
+            "tensor2tensor and fairseq: sines then cosines, step ln(base)/(d/2 − 1), a zero column for odd widths",
+            f"tensor2tensor layers/common_attention.py get_timing_signal_1d; fairseq modules/sinusoidal_positional_embedding.py get_embedding, "
+            f"read in the fairseq fork {ALIBI_CODE}",
+        ),
+        Source("The clock hands and the tuning forks", "the pictures of the course notes this app was built from"),
+    ),
+    "similarity": (
+        Source("For a fixed offset k, PE(p + k) is a linear function of PE(p)", f"{VASWANI}, §3.5"),
+        Source("RoPE applies that rotation to queries and keys", f"{ROFORMER}, §3.2"),
+        Source("Every matrix, distance and residual", COMPUTED),
+    ),
+    "rope": (
+        Source("Rotate pairs of query and key dimensions by p·θᵢ, θᵢ = base^(−2i/d); the score depends on m − n", f"{ROFORMER}, §3.2, equations (14) to (16)"),
+        Source("The score decays with the offset", f"{ROFORMER}, §3.3 and §3.4.3"),
+        Source("Llama 3 raised its base to 500,000 to support longer contexts", f"{LLAMA3}, §3.2"),
+        Source(
+            "Meta's code pairs adjacent dimensions",
+            "meta-llama/llama@689c7f261b9c (main) llama/model.py apply_rotary_emb (view_as_complex of adjacent pairs)",
+        ),
+        Source(
+            "Hugging Face permutes the query and key weights when converting Llama",
+            "huggingface/transformers src/transformers/models/llama/convert_llama_weights_to_hf.py, permute (‘permute for sliced rotary’); read in "
+            "stored copies, no default-branch commit checked here",
+        ),
+        Source("Linear scaling (position interpolation)", PI),
+        Source("NTK-aware base change, base·s^(d/(d−2)); YaRN's ramp and attention factor 0.1·ln s + 1", YARN),
+        Source(
+            "Every scaling kind's frequencies and attention factor",
+            f"{TF} transformers/modeling_rope_utils.py (_compute_linear_scaling_rope_parameters, _compute_dynamic_ntk_parameters, "
+            "_compute_yarn_parameters, _compute_llama3_parameters); tests/core/schemes/test_rope.py compares them",
+        ),
+        Source("Llama 3.1's llama3 scaling: factor 8, bands at original/4 and original/1", PRESET_SOURCES),
+    ),
+    "context": (
+        Source("Every model's head width, base, scaling and contexts", PRESET_SOURCES),
+        Source(
+            "The frequencies and attention factors of each model",
+            f"{TF} modeling_rope_utils.py; tests/core/schemes/test_rope_presets.py compares every preset",
+        ),
+        Source("Gemma 3: pre-trained on 32K sequences, RoPE rescaled by 8 to reach 128K", f"{GEMMA3}, §5.3"),
+        Source("The decay of an all-ones query and key", f"{ROFORMER}, §3.3 and §3.4.3"),
+        Source("Qwen2-VL's M-RoPE: temporal, height and width sections [16, 24, 24]", f"{QWEN2VL}; {TF} models/qwen2_vl (Qwen2VLRotaryEmbedding)"),
+        Source("Dynamic NTK: the base grows with the sequence length", f"{TF} modeling_rope_utils.py _compute_dynamic_ntk_parameters"),
+        Source("Which pairs stay within the angles they took in training; where the decay falls below half", COMPUTED),
+    ),
+    "relative": (
+        Source("ALiBi: a bias −m·distance, slopes 2^(−8h/H)", f"{ALIBI}, §3"),
+        Source("Slopes for a head count that is not a power of two", f"{ALIBI_CODE} fairseq/models/transformer.py get_slopes"),
+        Source("ALiBi's perplexity does not rise on longer inputs; its gain there comes from the early-token curse", f"{ALIBI}, Table 2 and Appendix B"),
+        Source("T5's buckets: exact near, logarithmic up to max_distance, 32 buckets, 128; shared by all layers", f"{T5}, §2.1"),
+        Source("T5's bucket function", f"{TF} models/t5/modeling_t5.py T5Attention._relative_position_bucket"),
+        Source("Shaw et al.: a^K added to the key, a^V to the values, distances clipped at ±k", f"{SHAW}, §3"),
+        Source("KERPLE: −r₁·log(1 + r₂·|i − j|), two learned numbers per head", f"{KERPLE}, its logarithmic variant"),
+        Source("Transformer-XL's four terms, with the sinusoid of the offset and learned u, v", f"{TXL}, §3.3"),
+    ),
+    "compare": (
+        Source("The sinusoid; a learned table", f"{VASWANI}, §3.5; {BERT}, §3"),
+        Source("RoPE", f"{ROFORMER}, §3.2"),
+        Source("ALiBi, T5, Shaw, KERPLE", f"{ALIBI}, §3; {T5}, §2.1; {SHAW}, §3; {KERPLE}"),
+        Source("Every property in the table", "measured from each scheme's own arrays at the sidebar's settings (core/analysis/properties.py)"),
+    ),
+    "attention": (
+        Source("Scaled dot-product attention, softmax(QKᵀ/√d)V", f"{VASWANI}, §3.2.1, equation (1)"),
+        Source("Words scaled by √d_model", f"{VASWANI}, §3.4"),
+        Source("ALiBi is used with a causal mask in decoders", f"{ALIBI}, §3"),
+        Source("Every residual, share and cosine", COMPUTED),
+    ),
+    "lab": (
+        Source("The ALiBi paper's experiment and its numbers", f"{ALIBI}, Table 2 (rows 512 to 2512, read from a transcription: the caption says which)"),
+        Source("ALiBi's gain with longer windows and the early-token curse", f"{ALIBI}, Appendix B"),
+        Source("NoPE language models carry absolute position", f"{HAVIV}, abstract"),
+        Source("T5's usual max_distance 128", f"{T5}, §2.1"),
+        Source("Jane Austen's novels", "data/README.md (the janeaustenr corpus, its licence)"),
+        Source("The precomputed results and the table under ‘Why this task’", "measured by `python -m bench.lab_lm` and `python -m bench.lab --tasks`"),
+    ),
+    "model": (
+        Source(
+            "all-MiniLM-L6-v2: a 6-layer BERT of width 384, 512 positions",
+            "data/README.md (the model's config, the package it was copied from, its licence)",
+        ),
+        Source("BERT learns one vector per position and puts [CLS] first", f"{BERT}, §3"),
+        Source("Every similarity, PCA path, spectrum and fit", COMPUTED),
+    ),
+    "code": (
+        Source("Each scheme's formula", "the docstring of each generated module names its paper; the /compare page's Sources list them"),
+        Source("Dropout on the sum of embeddings and positions, 0.1", f"{VASWANI}, §5.4"),
+        Source("The code is the app's arithmetic", "tests/core/files/test_codegen.py runs it for every scheme against the app's arrays"),
+    ),
     "practice": (
         Source("The Transformer paper adds its sinusoid once, to the inputs of the encoder and decoder stacks", f"{VASWANI}, §3.5"),
         Source("BERT adds a learned position embedding to the token embeddings", f"{BERT}, §3 ‘Input/Output Representations’ and Figure 2"),

@@ -353,3 +353,12 @@ def add_versus_concat(words: list[str], pe: np.ndarray, *, seed: int = 0) -> Add
     zeros = np.zeros_like(x)
     concat = permutation_residual(np.concatenate([x, zeros], axis=1), perm, np.concatenate([zeros, pe], axis=1), random_projections(2 * d))  # (T, 2d)
     return AddVersusConcat(added, concat, d, 2 * d, 3 * d * d, 3 * (2 * d) ** 2)
+
+
+def word_code_cosines(words: list[str], codes: np.ndarray, *, scale: bool = True) -> np.ndarray:
+    """|cos| between each word's input vector (`sentence_inputs`) and the code added at its position: 0 when the two
+    are orthogonal, so that adding them loses nothing of either to the other. codes (T, d). Returns (T,)."""
+    x = sentence_inputs(words, codes.shape[1], scale=scale)  # (T, d)
+    norms = np.linalg.norm(x, axis=1) * np.linalg.norm(codes, axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(norms > 0, np.abs((x * codes).sum(axis=1)) / np.where(norms > 0, norms, 1.0), 0.0)
