@@ -173,14 +173,14 @@ else:
     with col_f:
         plot(
             charts.lines(
-                [("word + integer p", study.positions, study.integer_loss), ("word + sinusoid", study.positions, study.sinusoid_loss)],
-                title="One gradient step on a linear layer: loss after the step / loss before, the same step size at every position",
+                [("word + integer p", study.positions, study.integer_max_step), ("word + sinusoid", study.positions, study.sinusoid_max_step)],
+                title="The largest gradient step that still lowers a linear layer's loss, 2/‖x‖², over the step that fits the word",
                 x_title="position p (log scale)",
-                y_title="loss after / before (log scale)",
+                y_title="largest step / word's step (log scale)",
                 log_x=True,
                 log_y=True,
-                y_marks=[(1.0, "no progress")],
-                note=f"W x fitted to a target by squared error; step size η = 1/‖word‖² = {study.step:.3g}",
+                y_marks=[(1.0, "the word's step, η = 1/‖word‖²")],
+                note="W x fitted to a target by squared error: one step of size η multiplies the loss by (1 − η‖x‖²)²",
             ),
             key="naive_step",
         )

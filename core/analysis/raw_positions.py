@@ -11,7 +11,8 @@ $\sqrt{d}$ as the Transformer paper scales its embeddings, §3.4) plus a positio
   multiplied by $(1 - \eta\lVert x\rVert^2)^2$. With the step size that fits the word alone in one step,
   $\eta = 1/\lVert w\rVert^2$, an input much longer than the word makes the same step overshoot and the loss grow
   by about $(\lVert x\rVert / \lVert w\rVert)^4$. The step is taken on the arrays, W and t drawn from a seeded
-  generator, not read from the closed form (the tests compare the two).
+  generator, not read from the closed form (the tests compare the two). The loss falls only while
+  $\eta < 2/\lVert x\rVert^2$: the largest usable step, which raw positions shrink as $1/p^2$.
 
 Imports core.schemes and core.analysis.attention only; arrays are numpy float64.
 """
@@ -39,6 +40,8 @@ class RawScale:
     integer_loss: np.ndarray  # (n,) loss after one step / loss before, input w + p·1
     sinusoid_loss: np.ndarray  # (n,) the same, input w + PE(p)
     word_loss: float  # the same for the word alone: 0 up to rounding
+    integer_max_step: np.ndarray  # (n,) the largest step that still lowers the loss, 2 / ‖w + p·1‖², over η
+    sinusoid_max_step: np.ndarray  # (n,) the same for w + PE(p)
 
 
 def _one_step(x: np.ndarray, w_layer: np.ndarray, target: np.ndarray, eta: float) -> np.ndarray:
@@ -71,6 +74,8 @@ def raw_scale(positions: np.ndarray, d_model: int, base: float = 10_000.0, *, se
         _one_step(w + integer, w_layer, target, eta),
         _one_step(w + sinusoid, w_layer, target, eta),
         float(_one_step(w[None, :], w_layer, target, eta)[0]),
+        2.0 / ((w + integer) ** 2).sum(axis=1) / eta,
+        2.0 / ((w + sinusoid) ** 2).sum(axis=1) / eta,
     )
 
 
@@ -108,8 +113,9 @@ def raw_scale_text(study: RawScale, d_model: int) -> str:
         f"position {int(p[0]):,}"
         + (f" and {study.integer_loss[-1]:.3g} times at position {last:,}" if p.size > 1 else "")
         + (f"; from position {grows:,} on the step makes the loss worse" if grows is not None else "")
-        + ". A step size that suits early positions blows up at later ones: with raw positions the usable step shrinks as 1/p², and the "
-        "size of every gradient depends on where the word stands."
+        + ". A step size that suits early positions blows up at later ones: the loss falls only for steps below 2/‖x‖², which at position "
+        f"{last:,} is {study.integer_max_step[-1]:.3g} times the step that fits the word (right-hand figure): with raw positions the usable step "
+        "shrinks as 1/p², and the size of every gradient depends on where the word stands."
     )
     worst = float(study.sinusoid_loss.max())
     if worst < 1:

@@ -54,10 +54,10 @@ def test_raw_positions_scale_and_gradient_step_are_cores():
     study = raw_positions.raw_scale(raw_positions.measured_positions(1000), 64)
     figs = {title_text(f).split(",")[0].split(":")[0]: f for f in figures(at)}
     scale = next(f for t, f in figs.items() if t.startswith("Size of the position code"))
-    step = next(f for t, f in figs.items() if t.startswith("One gradient step"))
+    step = next(f for t, f in figs.items() if t.startswith("The largest gradient step"))
     lines = {t["name"]: decode(t["y"]).astype(float) for t in scale["data"] if "name" in t}
     np.testing.assert_allclose(lines["integer p in every feature"], study.integer_ratio, rtol=1e-6)
     lines = {t["name"]: decode(t["y"]).astype(float) for t in step["data"] if "name" in t}
-    np.testing.assert_allclose(lines["word + integer p"], study.integer_loss, rtol=1e-6)
-    np.testing.assert_allclose(lines["word + sinusoid"], study.sinusoid_loss, rtol=1e-6)
+    np.testing.assert_allclose(lines["word + integer p"], study.integer_max_step, rtol=1e-6)
+    np.testing.assert_allclose(lines["word + sinusoid"], study.sinusoid_max_step, rtol=1e-6)
     assert raw_positions.raw_scale_text(study, 64) in [c.value for c in at.caption]

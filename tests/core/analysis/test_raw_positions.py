@@ -40,6 +40,25 @@ def test_one_step_is_a_literal_gradient_step_and_the_closed_form():
             assert measured == pytest.approx((1 - eta * x @ x) ** 2, rel=1e-9)
 
 
+def test_the_largest_step_is_where_the_loss_stops_falling():
+    """Just below 2/‖x‖² a literal step lowers the loss, just above it raises it; raw positions shrink that step as 1/p²."""
+    d, positions = 32, np.array([1, 7, 300])
+    study = rp.raw_scale(positions, d, seed=2)
+    rng = np.random.default_rng(2)
+    w_layer, target = rng.normal(0.0, 1.0 / math.sqrt(d), (d, d)), rng.normal(0.0, 1.0, d)
+    w = sentence_inputs([rp.WORD], d)[0]
+    for k, p in enumerate(positions):
+        x = w + np.full(d, float(p))
+        largest = study.integer_max_step[k] * study.step
+        for factor, better in ((0.999, True), (1.001, False)):
+            error = w_layer @ x - target
+            after = (w_layer - factor * largest * np.outer(error, x)) @ x - target
+            assert bool(np.sum(after**2) < np.sum(error**2)) is better
+    big = rp.raw_scale(np.array([1000, 2000]), d)
+    assert big.integer_max_step[0] / big.integer_max_step[1] == pytest.approx(4, rel=1e-3)  # 1/p²
+    assert np.all(big.sinusoid_max_step > 1)  # the word's own step still works with the sinusoid at this width
+
+
 def test_integer_steps_explode_as_p_to_the_fourth_while_the_sinusoids_stay_bounded():
     study = rp.raw_scale(rp.measured_positions(4096), 128)
     big = study.positions > 100
