@@ -171,7 +171,7 @@ def lm_section() -> None:
             "**What to look for** in the precomputed results: past L the sinusoid and RoPE meet positions, or angles, they never trained "
             "on. A ratio ppl(4L) / ppl(L) near 1 means the scheme extrapolates. " + text.reading(ship.perplexity, L, lm.PAPER)
         )
-        st.caption(text.differences(ship.perplexity, L, int(ship.config["t5_max_distance"]), lm.PAPER))
+        st.caption(text.differences(ship.perplexity, L, int(ship.config["t5_max_distance"]), lm.PAPER, ship.seconds))
     # in tabs: only the open one is drawn, so the page's first load draws one figure here, not two
     sections("lab_lm_view", {"Precomputed here": shipped_results, "In the paper": paper_results})
     st.subheader("Run it yourself")

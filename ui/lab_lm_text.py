@@ -83,10 +83,13 @@ def t5_buckets_reached(train_len: int, max_distance: int) -> int:
     return int(np.unique(buckets).size)
 
 
-def differences(perplexity: Perplexity, train_len: int, t5_max_distance: int, paper: dict[str, dict[int, float]]) -> str:
-    """Where the lab's setting departs from the paper's, with the RoPE ratios and T5's buckets computed."""
+def differences(
+    perplexity: Perplexity, train_len: int, t5_max_distance: int, paper: dict[str, dict[int, float]], seconds: dict[str, float] | None = None
+) -> str:
+    """Where the lab's setting departs from the paper's, with the run times, the RoPE ratios and T5's buckets computed."""
+    took = f" ({min(seconds.values()):.0f} to {max(seconds.values()):.0f} s per scheme here, training and evaluation)" if seconds else ""
     parts = [
-        f"Where this differs from the paper: characters, not words, a model thousands of times smaller trained for about a minute, and "
+        f"Where this differs from the paper: characters, not words, a model thousands of times smaller trained for minutes{took}, and "
         f"L = {train_len} instead of {lm.PAPER_TRAIN_LEN}."
     ]
     rope_here = _ratio(perplexity.get("rope", {}), train_len, 4 * train_len)

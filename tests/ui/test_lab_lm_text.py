@@ -49,6 +49,8 @@ def test_differences_compute_rope_and_t5_buckets():
     assert text.t5_buckets_reached(64, 32) == text.t5_buckets_reached(text.FAR, 32) == 31
     assert text.t5_buckets_reached(64, 128) == 27 and text.t5_buckets_reached(text.FAR, 128) == 32
     assert "reach 31 of the 31 buckets" in diff and "would reach 27 of 32" in diff and "prototype" not in diff
+    timed = text.differences(RESULTS, 64, 32, lm.PAPER, {"rope": 91.08, "alibi": 207.3})
+    assert "(91 to 207 s per scheme here, training and evaluation)" in timed and "about a minute" not in timed
 
 
 @pytest.mark.parametrize("scheme", list(lm.PAPER))
