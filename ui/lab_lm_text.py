@@ -19,11 +19,6 @@ def _label(scheme: str) -> str:
     return SCHEMES[scheme].label
 
 
-def _ratio(ppl: dict[int, float | None], base: int, longer: int) -> float | None:
-    a, b = ppl.get(base), ppl.get(longer)
-    return None if a is None or b is None else b / a
-
-
 def paper_caption(paper: dict[str, dict[int, float]], source: str) -> str:
     """The paper's cells, scheme by scheme, as the figure draws them, and where they were read."""
     rows = []
@@ -46,15 +41,21 @@ def reading(perplexity: Perplexity, train_len: int, paper: dict[str, dict[int, f
     with_pos = {s: v for s, v in at_l.items() if s != "none"}
     parts = []
     if "none" in at_l and with_pos:
+        nope, best, worst = at_l["none"], min(with_pos.values()), max(with_pos.values())
+        if nope > worst:
+            than = "scores worse than every scheme with positions"
+        elif nope > best:
+            than = "scores worse than some schemes with positions and better than others"
+        else:
+            than = "scores as well as or better than every scheme with positions"
         parts.append(
-            f"At L = {train_len} the schemes with positions score {min(with_pos.values()):.2f} to {max(with_pos.values()):.2f} and NoPE "
-            f"{at_l['none']:.2f}: without positions, order reaches the model only through the causal mask (each character sees only those "
-            "before it). Language models trained that way still carry absolute position in their hidden states (Haviv et al. 2022), but "
-            "this small one does far worse without positions than with them."
+            f"At L = {train_len} the schemes with positions score {best:.2f} to {worst:.2f} and NoPE {nope:.2f}: without positions, order "
+            "reaches the model only through the causal mask (each character sees only those before it). Language models trained that way "
+            f"still carry absolute position in their hidden states (Haviv et al. 2022); this small one {than}."
         )
     ratios = []
     for scheme, ppl in perplexity.items():
-        r = _ratio(ppl, train_len, 4 * train_len)
+        r = lm.ratio(ppl, train_len, 4)
         if r is not None:
             ratios.append(f"{_label(scheme)} ×{r:.3g}")
     if ratios:
@@ -62,14 +63,19 @@ def reading(perplexity: Perplexity, train_len: int, paper: dict[str, dict[int, f
         first = min(min(cells) for cells in paper.values())
         theirs = [f"{_label(s)} ×{cells[longest] / cells[first]:.3g}" for s, cells in paper.items() if first in cells and longest in cells]
         parts.append(
-            f"Past L, ppl(4L) / ppl(L) here: {', '.join(ratios)}; in the paper, ppl({longest:,}) / ppl({first:,}) (about 5L): {', '.join(theirs)}."
+            f"Past L, ppl(4L) / ppl(L) here: {', '.join(ratios)}; in the paper's Table 2 as transcribed (not checked against the paper, "
+            f"see the ‘In the paper’ tab), ppl({longest:,}) / ppl({first:,}) ({longest / first:.2g}L): {', '.join(theirs)}."
         )
-    alibi = perplexity.get("alibi")
+    alibi, theirs_alibi = perplexity.get("alibi"), paper.get("alibi", {})
     if alibi and alibi.get(train_len) is not None and alibi.get(8 * train_len) is not None and alibi[8 * train_len] < alibi[train_len]:
         (short, a), (long, b) = start_shares(train_len)
+        also = ""
+        first, last = (min(theirs_alibi), max(theirs_alibi)) if theirs_alibi else (0, 0)
+        if theirs_alibi and theirs_alibi[last] < theirs_alibi[first]:
+            also = f", as in the transcribed table ({theirs_alibi[first]:.2f} at {first:,} → {theirs_alibi[last]:.2f} at {last:,} tokens)"
         parts.append(
-            f"ALiBi's perplexity falls a little with longer windows ({alibi[train_len]:.3f} at {train_len} → {alibi[8 * train_len]:.3f} at "
-            f"{8 * train_len}), as in the paper. Press et al. trace that gain to the early-token curse of non-overlapping evaluation "
+            f"ALiBi's perplexity falls with longer windows ({alibi[train_len]:.3f} at {train_len} → {alibi[8 * train_len]:.3f} at "
+            f"{8 * train_len}){also}. Press et al. attribute that gain to the early-token curse of non-overlapping evaluation "
             "(Appendix B): the first characters of each window are predicted with little or no context, and longer windows have fewer of "
             f"them. This lab evaluates the same way: {a:.1%} of the characters scored in windows of {short} have fewer than "
             f"{max(1, train_len // 4)} before them, {b:.1%} in windows of {long}."
@@ -92,13 +98,15 @@ def differences(
         f"Where this differs from the paper: characters, not words, a model thousands of times smaller trained for minutes{took}, and "
         f"L = {train_len} instead of {lm.PAPER_TRAIN_LEN}."
     ]
-    rope_here = _ratio(perplexity.get("rope", {}), train_len, 4 * train_len)
+    rope_here = lm.ratio(perplexity.get("rope", {}), train_len, 4)
     cells = paper.get("rope", {})
     if rope_here is not None and cells:
         longest, first = max(cells), min(cells)
+        theirs = cells[longest] / cells[first]
+        how = "more" if rope_here > theirs else "less"
         parts.append(
-            f"RoPE breaks much harder here (×{rope_here:.3g} by 4L) than the paper's rotary model (×{cells[longest] / cells[first]:.3g} at "
-            f"{longest:,} tokens, about 5L)."
+            f"RoPE's perplexity rises {how} here (×{rope_here:.3g} by 4L) than the rotary model's in the transcribed Table 2 (×{theirs:.3g} at "
+            f"{longest:,} tokens, {longest / first:.2g}L)."
         )
     reach, usable = t5_buckets_reached(train_len, t5_max_distance), t5_buckets_reached(FAR, t5_max_distance)
     usual, usual_usable = t5_buckets_reached(train_len, T5_USUAL_MAX_DISTANCE), t5_buckets_reached(FAR, T5_USUAL_MAX_DISTANCE)

@@ -11,6 +11,7 @@ import numpy as np
 
 from core.analysis import context as cx
 from core.analysis import similarity
+from core.lab.config import SURVEY, SURVEY_LENGTHS
 from core.schemes import alibi, rope, sinusoidal
 from core.schemes.rope_presets import PRESETS
 
@@ -97,7 +98,7 @@ def uniqueness_answer(d: int = 2, max_len: int = 10_000, base: float = 10_000.0)
     offsets, dists = similarity.distance_records(max_len, d, base)
     omega = float(sinusoidal.pair_frequencies(d, base)[0])
     turns = offsets * omega / (2 * np.pi)
-    six = float(np.sqrt((4.0 * np.sin(6 * sinusoidal.pair_frequencies(d, base) / 2.0) ** 2).sum()))
+    six = float(np.sqrt(similarity.pair_distance_sq(np.array([6]), d, base)[0]))
     shown = ", ".join(f"{o:,} ({t:.3f} turns, {v:.2g})" for o, t, v in zip(offsets[-4:], turns[-4:], dists[-4:]))
     return (
         "Look at ‘Is every position unique?’: the smallest distance between two positions. One pair turns by "
@@ -116,8 +117,13 @@ def alibi_answer(heads: int = 8, max_len: int = 4096) -> str:
     return (
         f"The span table under ‘each head's attention span’: with equal content, the steep first head puts 90 % of its attention on the "
         f"nearest {span[0]:,} keys, the last head on the nearest {span[-1]:,}. Raise max_len to {8 * max_len:,}: the spans are "
-        f"{longer[0]:,} and {longer[-1]:,}, unchanged once the context is longer than them: every key a longer input adds lies past "
-        "the span, and all of those together get less than 10 % of the head's attention."
+        f"{longer[0]:,} and {longer[-1]:,}, "
+        + (
+            "unchanged once the context is longer than them: every key a longer input adds lies past the span, and all of those "
+            "together get less than 10 % of the head's attention."
+            if (longer[0], longer[-1]) == (span[0], span[-1])
+            else f"wider than at {max_len:,}: the last head's span was cut short by the context."
+        )
     )
 
 
@@ -130,6 +136,10 @@ def misconceptions() -> list[Misconception]:
     gap_sum, gap_rot, row = sum_versus_rotation()
     cos_pe, spread_pe, cos_noise, spread_noise = neighbour_cosines()
     concat_gap = concat_is_projected_sum()
+    short, long = SURVEY_LENGTHS
+    kback = {scheme: row["kback1"] for scheme, row in SURVEY.items()}  # the lab's default task: accuracy at short -> long tokens
+    nope, best_low = kback["none"][0], min(kback[s][0] for s in ("sinusoidal", "learned", "rope", "t5"))
+    (sin_short, sin_long), learned_short = kback["sinusoidal"], kback["learned"][0]
     return [
         Misconception(
             "Positions are added to the input once, and that is how every model does it.",
@@ -143,9 +153,10 @@ def misconceptions() -> list[Misconception]:
             "The mask hides later tokens, so a decoder can in principle tell positions apart, for instance by how many tokens it sees: probes "
             "find absolute position in the hidden states of language models trained without any encoding (NoPE; Haviv et al. 2022), and "
             "Kazemnejad et al. (2023) show in theory that such a decoder can represent absolute and relative positions. Whether a small model learns "
-            "to use it is another matter: in the lab's ‘token k places back’ task, a one-layer model without positions gets about a quarter "
-            "of the answers right, where the sinusoid, a learned table, RoPE and T5 get nearly all of them at the training length (the table "
-            "under ‘Why this task’ on the lab page).",
+            f"to use it is another matter: in the lab's ‘token k places back’ task, a one-layer model without positions gets {nope:.0%} of the "
+            f"answers right at the training length of {short} tokens, where the sinusoid, a learned table, RoPE and T5 each get "
+            + ("all of them" if best_low >= 1 else f"at least {best_low:.0%}")
+            + " (the table under ‘Why this task’ on the lab page).",
             ("app_pages/lab.py", "Train it yourself in the lab"),
         ),
         Misconception(
@@ -170,9 +181,9 @@ def misconceptions() -> list[Misconception]:
         Misconception(
             "The sinusoid extrapolates to any length: its formula works for every position.",
             "The formula gives a vector for any position, but a model trained on short inputs has only seen some combinations of its angles. "
-            "Beyond the training length the slow pairs reach angles it never saw, and accuracy falls: in the lab, a model trained on 32 tokens "
-            "with the sinusoid answers almost every question at 32 tokens and about a third at 128 (the table under ‘Why this task’). A formula "
-            "that is defined is not a model that generalises.",
+            f"Beyond the training length the slow pairs reach angles it never saw, and accuracy falls: in the lab, a model trained on {short} "
+            f"tokens with the sinusoid answers {sin_short:.0%} of the questions at {short} tokens and {sin_long:.0%} at {long} (the table under "
+            "‘Why this task’). A formula that is defined is not a model that generalises.",
             ("app_pages/lab.py", "Measure it in the lab"),
         ),
         Misconception(
@@ -196,7 +207,7 @@ def misconceptions() -> list[Misconception]:
             "In the Transformer paper, replacing the sinusoid with learned position embeddings gave nearly identical results (Vaswani et al. "
             "2017, Table 3, row E: the same development perplexity, 4.92, and BLEU 25.7 against 25.8); the authors kept the sinusoid because "
             "it might extrapolate to longer inputs (§3.5). A learned table has no row past its last trained position, so it cannot run on "
-            "longer inputs at all: in the lab it answers everything at 32 tokens and has no code at 128.",
+            f"longer inputs at all: in the lab it answers {learned_short:.0%} of the questions at {short} tokens and has no code at {long}.",
             ("app_pages/model.py", "See a trained table on the model page"),
         ),
         Misconception(

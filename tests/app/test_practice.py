@@ -7,6 +7,9 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
+from core.analysis import similarity
+from core.schemes import rope
+from core.schemes.rope_presets import PRESETS
 from core.viz import charts
 from tests.app.conftest import assert_clean, open_page
 from ui import practice_text as pt
@@ -40,6 +43,11 @@ def test_exercise_links_open_their_view_cleanly(which):
     assert not at.warning, [w.value for w in at.warning]
     metrics = {m.label: m.value for m in at.metric}
     if which == "Llama":
-        assert metrics["pairs kept"] == "29" and metrics["pairs interpolated"] == "29" and metrics["pairs blended"] == "6"
+        preset = PRESETS["llama-3.1-8b"]
+        labels = rope.scaling_regions(preset.head_dim, preset.base, preset.scaling, seq_len=preset.extended_context).label
+        for name in ("kept", "blended", "interpolated"):
+            assert metrics[f"pairs {name}"] == str(int((labels == name).sum()))
     else:
-        assert metrics["smallest distance between two distinct positions"] == charts.number(6.02887067189769e-05)
+        best = similarity.closest_pair(int(query["max_len"]), int(query["d_model"]), float(query["base"]))
+        assert metrics["smallest distance between two distinct positions"] == charts.number(best.distance)
+        assert f"{best.q - best.p:,} apart, at distance {best.distance:.2g}" in task.check  # the answer names what the view shows

@@ -80,3 +80,19 @@ def test_misconceptions_answer_the_seeds_list_and_say_what_they_cannot():
     assert "Table 3, row E" in learned and "4.92" in learned and "25.7 against 25.8" in learned
     decoder = next(a for c, a in claims.items() if "causal mask" in c)
     assert "Haviv et al. 2022" in decoder and "Kazemnejad et al. (2023)" in decoder
+
+
+def test_the_lab_numbers_are_the_labs_survey(monkeypatch):
+    """The answers quote core.lab.config.SURVEY, the record the lab's 'Why this task' table is drawn from: change a cell and the
+    sentence follows."""
+    from core.lab import config
+
+    def answers() -> str:
+        return " ".join(m.answer for m in pt.misconceptions())
+
+    sin_short, sin_long = config.SURVEY["sinusoidal"]["kback1"]
+    assert f"answers {sin_short:.0%} of the questions at 32 tokens and {sin_long:.0%} at 128" in answers()
+    assert f"without positions gets {config.SURVEY['none']['kback1'][0]:.0%} of the answers" in answers()
+    monkeypatch.setitem(config.SURVEY, "rope", dict(config.SURVEY["rope"], kback1=(0.9, 0.4)))
+    monkeypatch.setitem(config.SURVEY, "sinusoidal", dict(config.SURVEY["sinusoidal"], kback1=(0.97, 0.2)))
+    assert "each get at least 90%" in answers() and "answers 97% of the questions at 32 tokens and 20% at 128" in answers()
