@@ -65,7 +65,7 @@ def _models() -> None:
     }  # fmt: skip
     formats |= {c: st.column_config.NumberColumn(label, format="%.4g") for c, label in short.items()}
     config = {"model": st.column_config.TextColumn(pinned=True)} | formats
-    # three tables of eight columns or fewer: one of nineteen was cut at the right edge of a 1,440-pixel window
+    # three tables of eight columns or fewer, so each fits a 1,440-pixel window without a horizontal scroll
     for columns in TABLE_COLUMNS:
         st.dataframe(table[list(columns)], hide_index=True, column_config=config)
     st.caption(

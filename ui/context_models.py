@@ -76,7 +76,10 @@ def model_tab(preset: RopePreset) -> None:
             key=f"context_decay_{preset.name}_{index}",
         )
         reach = cx.angle_reach(view, preset.trained_context, preset.extended_context, layer.window)
-        window = f" This layer attends within a window of {layer.window:,} positions, so its offsets stop at {layer.window - 1:,}." if layer.window else ""
+        window = cx.window_text(layer.window, "This layer") if layer.window else ""
+        if preset.window and not layer.window:  # some layers attend within a window, with this same RoPE
+            windowed = cx.angle_reach(view, preset.trained_context, preset.extended_context, preset.window)
+            window = cx.window_text(preset.window, preset.windowed, windowed)
         st.caption(
             "What to look for: "
             + cx.reach_text(reach, layer.scaling is not None)

@@ -175,8 +175,9 @@ def reach_text(reach: Reach, scaled: bool) -> str:
     dt, de = f"{reach.trained_offset:,}", f"{reach.extended_offset:,}"
     kept = reach.turned_kept if scaled else reach.turned
     first = (
-        f"{reach.turned} of the {reach.turning} turning pairs complete a turn within offsets up to {dt} (the longest in training), so any "
-        f"angle they take later is one they took in training; {'the scaling' if scaled else 'without scaling, RoPE'} keeps {kept} of them"
+        f"{reach.turned} of the {reach.turning} turning pairs complete a turn within offsets up to {dt} (the longest in training), so at "
+        f"longer offsets they only go round the circle they went round in training; {'the scaling' if scaled else 'without scaling, RoPE'} "
+        f"keeps {kept} of them"
         + (f" and changes the other {reach.turned - kept}" if kept < reach.turned else "")
         + "."
     )
@@ -203,6 +204,15 @@ def reach_text(reach: Reach, scaled: bool) -> str:
             f"in training ({ratio:.3g}×)."
         )
     return first + second + third
+
+
+def window_text(window: int, which: str, reach: Reach | None = None) -> str:
+    """The sentence on layers that attend within a sliding window: their offsets stop at window − 1. `which` names them
+    ("This layer", "every other layer"); with `reach` (`angle_reach` at that window) it says how many pairs go round there."""
+    lead = f" {which[0].upper()}{which[1:]} attends within a window of {window:,} positions, so its offsets stop at {window - 1:,}"
+    if reach is None:
+        return lead + "."
+    return lead + f": there {reach.turned} of the {reach.turning} turning pairs go round, the other {reach.unturned} never do."
 
 
 def decay_offsets(extended_context: int, points: int = 400) -> np.ndarray:

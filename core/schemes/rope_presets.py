@@ -131,6 +131,9 @@ class RopePreset:
     layer_types: the RoPE of each kind of layer when they differ (Gemma's local and global layers);
     empty when every layer is the same. mrope_section: Qwen2-VL's temporal / height / width split
     of the head's frequencies. sources: field -> "status: citation". notes: what else to know.
+    window, windowed: the sliding window of the layers that attend within one, when their RoPE is the
+    other layers' own (one entry stands for them all), and which layers those are, in words: "every
+    layer" (then the one entry carries it) or "every other layer".
     """
 
     name: str
@@ -147,11 +150,15 @@ class RopePreset:
     layer_types: tuple[LayerRope, ...] = ()
     mrope_section: tuple[int, ...] | None = None
     notes: str = ""
+    window: int | None = None
+    windowed: str = ""
 
     def __post_init__(self) -> None:
         _check_partial(self.partial_rotary_factor)
         if self.layout not in LAYOUTS or self.extended_context < self.trained_context:
             raise ValueError(f"preset {self.name}: layout must be one of {LAYOUTS} and the extended context at least the trained one.")
+        if (self.window is None) != (self.windowed == "") or (self.window is not None and self.layer_types):
+            raise ValueError(f"preset {self.name}: a window needs the words for its layers, and layer_types carry their own windows.")
         object.__setattr__(self, "sources", MappingProxyType(dict(self.sources)))
         for key, text in self.sources.items():
             if not text.startswith(tuple(f"{s}: " for s in STATUSES)):
@@ -162,7 +169,8 @@ class RopePreset:
         """The RoPE of each kind of layer: `layer_types`, or one entry for all layers."""
         if self.layer_types:
             return self.layer_types
-        return (LayerRope("all layers", self.head_dim, self.base, self.scaling, self.partial_rotary_factor),)
+        every = self.window if self.windowed == "every layer" else None
+        return (LayerRope("all layers", self.head_dim, self.base, self.scaling, self.partial_rotary_factor, window=every),)
 
     @property
     def kind(self) -> str:
@@ -221,6 +229,8 @@ PRESETS_LIST: tuple[RopePreset, ...] = (
             "sliding_window": f"{VERIFIED}: 4096 ({MLC}['mistral_7b'] sliding_window_size; {TF}models/mistral/configuration_mistral.py)",
         },
         notes="Every layer attends over a sliding window of 4,096 positions; RoPE itself is plain.",
+        window=4096,
+        windowed="every layer",
     ),
     RopePreset(
         "mistral-7b-v0.3", "Mistral 7B v0.3", "mistralai/Mistral-7B-v0.3", 128, 1_000_000.0, None, 1.0, 32_768, 32_768,
@@ -299,6 +309,8 @@ PRESETS_LIST: tuple[RopePreset, ...] = (
             "sliding_window": f"{VERIFIED}: 128 on every other layer, the same RoPE on all ({OPENAI_OSS})",
         },
         notes="OpenAI's own code uses the unrounded ramp ends (truncate False) and the same 0.1 ln s + 1 attention factor ('concentration').",
+        window=128,
+        windowed="every other layer",
     ),
     RopePreset(
         "deepseek-v3", "DeepSeek-V3 (its RoPE part)", "deepseek-ai/DeepSeek-V3", 64, 10_000.0,
@@ -358,6 +370,8 @@ PRESETS_LIST: tuple[RopePreset, ...] = (
             "sliding_window": f"{VERIFIED}: 4096 on every other layer ({MLC}['gemma2_9b']); the pattern is {TF}models/gemma2/configuration_gemma2.py",
         },
         notes="Local and global layers differ only in their attention window, not in RoPE (compare Gemma 3).",
+        window=4096,
+        windowed="every other layer",
     ),
     RopePreset(
         "gemma-3-4b", "Gemma 3 4B", "google/gemma-3-4b-pt / -it", 256, 1_000_000.0, RopeScaling("linear", 8.0, 32_768), 1.0, 32_768, 131_072,

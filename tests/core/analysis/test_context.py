@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -218,3 +219,25 @@ def test_half_offset_and_decay_text_by_hand():
     offsets = cx.decay_offsets(phi.extended_context)
     before, after = cx.decay_curves(phi.layers[0], phi.extended_context, offsets)
     assert cx.half_offset(offsets, after) > 4 * cx.half_offset(offsets, before)
+
+
+def test_sliding_windows_of_one_row_presets_bound_the_offsets():
+    """Mistral 7B v0.1 attends within 4,096 positions in every layer: its one row's offsets stop at 4,095, though its context is
+    32,768. Gemma 2 and gpt-oss window every other layer with the same RoPE: the sentence counts the pairs that go round there."""
+    mistral = PRESETS["mistral-7b-v0.1"]
+    (layer,) = mistral.layers
+    assert layer.window == 4096 and mistral.windowed == "every layer"
+    reach = cx.angle_reach(cx.pair_view(layer, mistral.extended_context), mistral.trained_context, mistral.extended_context, layer.window)
+    assert reach.trained_offset == reach.extended_offset == 4095
+    assert reach.turned == int((2 * np.pi * 1e4 ** (np.arange(64) * 2 / 128) <= 4096).sum())
+    oss = PRESETS["gpt-oss-20b"]
+    assert oss.layers[0].window is None and (oss.window, oss.windowed) == (128, "every other layer")
+    view = cx.pair_view(oss.layers[0], oss.extended_context)
+    windowed = cx.angle_reach(view, oss.trained_context, oss.extended_context, oss.window)
+    by_hand = int((2 * np.pi * 150_000.0 ** (np.arange(32) * 2 / 64) <= 128).sum())
+    text = cx.window_text(oss.window, oss.windowed, windowed)
+    assert text == f" Every other layer attends within a window of 128 positions, so its offsets stop at 127: there {by_hand} of the 32 turning " \
+        f"pairs go round, the other {32 - by_hand} never do."
+    assert cx.window_text(1024, "This layer") == " This layer attends within a window of 1,024 positions, so its offsets stop at 1,023."
+    with pytest.raises(ValueError, match="window"):
+        replace(mistral, windowed="")
