@@ -92,20 +92,25 @@ def measured_positions(max_len: int, points: int = 300) -> np.ndarray:
     return np.unique(np.geomspace(1, max_len - 1, points).round().astype(np.int64))
 
 
+def _span(values: np.ndarray, spec: str) -> str:
+    """'a to b' for the smallest and largest value, or one number where they agree to the digits shown."""
+    lo, hi = format(float(values.min()), spec), format(float(values.max()), spec)
+    return lo if lo == hi else f"{lo} to {hi}"
+
+
 def raw_scale_text(study: RawScale, d_model: int) -> str:
     """The sentences under the two figures, every number (and every comparison word) from `study`."""
     p, last = study.positions, int(study.positions[-1])
     equal = first_position_above(p, study.integer_ratio, 1.0)
     grows = first_position_above(p, study.integer_loss, 1.0)
-    lo, hi = float(study.sinusoid_ratio.min()), float(study.sinusoid_ratio.max())
-    sin_size = f"{lo:.4g} times the word at every position" if hi - lo < 1e-9 * hi else f"{lo:.4g} to {hi:.4g} times the word"
+    sin_size = f"{_span(study.sinusoid_ratio, '.4g')} times the word"
     lead = (
         f"Measured at width d = {d_model:,} on the word ‘{WORD}’ (its vector scaled by √d, as the Transformer paper scales embeddings: "
         f"norm {study.word_norm:.4g}). The integer code adds p to all {d_model:,} features, so it is p√d long: "
         + (f"longer than the word from position {equal:,} on and " if equal is not None else "")
         + f"{study.integer_ratio[-1]:.4g} times the word at position {last:,}"
         + (", where the word is lost in it" if study.integer_ratio[-1] > 10 else "")
-        + f". The sinusoid's code is {sin_size}, whatever p."
+        + f". The sinusoid's code is {sin_size} at every position measured: it does not grow with p."
     )
     step = (
         f" One gradient step on a linear layer fitted by squared error multiplies its loss by (1 − η‖x‖²)². With the step size that "
@@ -113,7 +118,8 @@ def raw_scale_text(study: RawScale, d_model: int) -> str:
         f"position {int(p[0]):,}"
         + (f" and {study.integer_loss[-1]:.3g} times at position {last:,}" if p.size > 1 else "")
         + (f"; from position {grows:,} on the step makes the loss worse" if grows is not None else "")
-        + ". A step size that suits early positions blows up at later ones: the loss falls only for steps below 2/‖x‖², which at position "
+        + (". A step size that suits the first positions blows up at later ones" if grows is not None and study.integer_loss[0] < 1 else "")
+        + ". The loss falls only for steps below 2/‖x‖², which at position "
         f"{last:,} is {study.integer_max_step[-1]:.3g} times the step that fits the word (right-hand figure): with raw positions the usable step "
         "shrinks as 1/p², and the size of every gradient depends on where the word stands."
     )
@@ -122,7 +128,7 @@ def raw_scale_text(study: RawScale, d_model: int) -> str:
         step += f" With the sinusoid the same step leaves at most {worst:.3g} of the loss at every position: it still makes progress."
     else:
         step += (
-            f" At this width the same step overshoots with the sinusoid too ({float(study.sinusoid_loss.min()):.3g} to {worst:.3g} times the "
-            "loss), but within those bounds at every position, since its code does not grow with p: a smaller step fixes it once for all."
+            f" At this width the same step overshoots with the sinusoid too ({_span(study.sinusoid_loss, '.3g')} times the loss), but within "
+            "those bounds at every position, since its code does not grow with p: a smaller step fixes it once for all."
         )
     return lead + step

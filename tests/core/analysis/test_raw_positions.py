@@ -77,3 +77,15 @@ def test_measured_positions_and_tiny_widths():
     tiny = rp.raw_scale(np.array([1]), 2)
     text = rp.raw_scale_text(tiny, 2)
     assert ("still makes progress" in text) == (tiny.sinusoid_loss.max() < 1) and "position 1" in text
+
+
+@pytest.mark.parametrize(("d", "max_len"), [(2, 2), (2, 100), (3, 50), (128, 512)])
+def test_the_words_follow_the_numbers(d, max_len):
+    """'Suits the first positions' only where the word's step lowers the loss at the first one and raises it later; a range of
+    the sinusoid's sizes only where they differ in the digits shown."""
+    study = rp.raw_scale(rp.measured_positions(max_len), d)
+    text = rp.raw_scale_text(study, d)
+    suits = study.integer_loss[0] < 1 and rp.first_position_above(study.positions, study.integer_loss, 1.0) is not None
+    assert ("suits the first positions" in text) == suits
+    lo, hi = f"{study.sinusoid_ratio.min():.4g}", f"{study.sinusoid_ratio.max():.4g}"
+    assert (f"{lo} to {hi} times the word" in text) == (lo != hi) and f"{lo} to {lo} " not in text
