@@ -241,8 +241,7 @@ def _add_concat() -> None:
             },
             hide_index=True,
         )
-        codes = SCHEMES[scheme.name].input_code(np.arange(n), Setting(width, base, train_len=n))
-        overlap = attention.word_code_cosines(list(words), codes)  # the words as add_versus_concat takes them: scaled by √d
+        overlap = ac.overlap  # |cos| of each word (scaled by √d, as the shuffle test takes it) and its code
         st.caption(
             "Both make order visible. Concatenation keeps words and positions in separate dimensions but doubles the width; the projections here are "
             f"square, so they hold {ac.params_concat / ac.params_add:g} times the parameters (a projection to a fixed width would hold twice as many). "
