@@ -58,10 +58,13 @@ def scaling_kind_control(where=st, *, default: str) -> str:
 
 
 MAX_FACTOR = 1024.0
+_LLAMA31 = PRESETS["llama-3.1-8b"]
 FACTOR_HELP = (
-    "What the interpolated pairs' frequencies are divided by: every pair for linear, the slowest for NTK, the pairs past the band for "
-    "YaRN and Llama 3. Often the new context over the original one, but not always: Llama 3.1's config sets 8 with an original "
-    "context of 8,192 and max_position_embeddings 131,072 (16×). At least 1."
+    "What the interpolated frequencies are divided by: every pair's for linear, the slowest pair's for NTK (through the base), those "
+    "past the band for YaRN and Llama 3; dynamic NTK grows its base with the sequence length at a rate set by s. Often the "
+    f"new context over the original one, but not always: Llama 3.1's config sets {_LLAMA31.scaling.factor:g} with an original context of "
+    f"{_LLAMA31.scaling.original_max_len:,} and max_position_embeddings {_LLAMA31.extended_context:,} "
+    f"({_LLAMA31.extended_context / _LLAMA31.scaling.original_max_len:g}×; its sources are on /context). At least 1."
 )
 MAX_ORIGINAL = 131_072
 

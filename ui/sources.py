@@ -39,6 +39,9 @@ LLAMA3 = "Llama Team 2024, The Llama 3 Herd of Models (arXiv:2407.21783)"
 GEMMA3 = "Gemma Team 2025, Gemma 3 Technical Report (arXiv:2503.19786)"
 QWEN2VL = "Wang et al. 2024, Qwen2-VL (arXiv:2409.12191)"
 ALIBI_CODE = "ofirpress/attention_with_linear_biases@4b92f28 (master)"
+GPT2_CODE = "openai/gpt-2@9b63575 (master)"
+BERT_CODE = "google-research/bert@eedf571 (master)"
+T2T_CODE = "tensorflow/tensor2tensor@bafdc1b (master)"
 PRESET_SOURCES = "each model's ‘Sources of … settings’ under its tab on /context (core/schemes/rope_presets.py, every field with its status)"
 COMPUTED = "computed on the page from the arrays drawn (the caption says how)"
 
@@ -55,17 +58,17 @@ SOURCES: dict[str, tuple[Source, ...]] = {
     "sinusoidal": (
         Source("PE(p, 2i) = sin(p / base^(2i/d)), PE(p, 2i+1) = cos(…), base 10,000", f"{VASWANI}, §3.5"),
         Source("The wavelengths form a geometric progression from 2π to 10,000·2π", f"{VASWANI}, §3.5"),
-        Source("BERT and GPT-2 learn one vector per position", f"{BERT}, §3 and Figure 2; openai/gpt-2 src/model.py (wpe), read in stored copies"),
+        Source("BERT and GPT-2 learn one vector per position", f"{BERT}, §3 and Figure 2; {GPT2_CODE} src/model.py (wpe, added to wte)"),
         Source(
             "A learned table at initialisation: normal, std 0.02",
-            f"{TF}: _init_weights with initializer_range 0.02; the original BERT draws a truncated normal of std 0.02, the original GPT-2 "
-            "code std 0.01 for wpe (core/schemes/learned.py)",
+            f"{TF}: _init_weights with initializer_range 0.02; the original BERT draws a truncated normal of std 0.02 ({BERT_CODE} "
+            f"modeling.py create_initializer), the original GPT-2 a normal of std 0.01 for wpe ({GPT2_CODE} src/model.py)",
         ),
         Source("A learned table instead of the sinusoid: nearly identical results", f"{VASWANI}, Table 3, row (E); the sinusoid kept for extrapolation, §3.5"),
         Source(
             "tensor2tensor and fairseq: sines then cosines, step ln(base)/(d/2 − 1), a zero column for odd widths",
-            f"tensor2tensor layers/common_attention.py get_timing_signal_1d; fairseq modules/sinusoidal_positional_embedding.py get_embedding, "
-            f"read in the fairseq fork {ALIBI_CODE}",
+            f"{T2T_CODE} tensor2tensor/layers/common_attention.py get_timing_signal_1d; fairseq modules/sinusoidal_positional_embedding.py "
+            f"get_embedding, read in the fairseq fork {ALIBI_CODE}",
         ),
         Source("The clock hands and the tuning forks", "the pictures of the course notes this app was built from"),
     ),
@@ -111,7 +114,10 @@ SOURCES: dict[str, tuple[Source, ...]] = {
     "relative": (
         Source("ALiBi: a bias −m·distance, slopes 2^(−8h/H)", f"{ALIBI}, §3"),
         Source("Slopes for a head count that is not a power of two", f"{ALIBI_CODE} fairseq/models/transformer.py get_slopes"),
-        Source("ALiBi's perplexity does not rise on longer inputs; its gain there comes from the early-token curse", f"{ALIBI}, Table 2 and Appendix B"),
+        Source(
+            "ALiBi's perplexity does not degrade on longer inputs, the others' does; its small gain there is put down to the early-token curse",
+            f"{ALIBI}, Figure 1 and its caption; Appendix B",
+        ),
         Source("T5's buckets: exact near, logarithmic up to max_distance, 32 buckets, 128; shared by all layers", f"{T5}, §2.1"),
         Source("T5's bucket function", f"{TF} models/t5/modeling_t5.py T5Attention._relative_position_bucket"),
         Source("Shaw et al.: a^K added to the key, a^V to the values, distances clipped at ±k", f"{SHAW}, §3"),
@@ -131,7 +137,11 @@ SOURCES: dict[str, tuple[Source, ...]] = {
         Source("Every residual, share and cosine", COMPUTED),
     ),
     "lab": (
-        Source("The ALiBi paper's experiment and its numbers", f"{ALIBI}, Table 2 (rows 512 to 2512, read from a transcription: the caption says which)"),
+        Source(
+            "The ALiBi paper's experiment and its numbers",
+            f"{ALIBI}, appendix Table 2, rows 512 to 2512: read from a third party's transcription and NOT checked against the paper "
+            "(its stored copies could be read here only as their opening pages; the caption under ‘In the paper’ names the transcription)",
+        ),
         Source("ALiBi's gain with longer windows and the early-token curse", f"{ALIBI}, Appendix B"),
         Source("NoPE language models carry absolute position", f"{HAVIV}, abstract"),
         Source("T5's usual max_distance 128", f"{T5}, §2.1"),

@@ -924,7 +924,11 @@ def _longrope_code(dim: int, scaling: RopeScaling, D: str) -> CodeRule:
         "LongRoPE: pair i divided by its own factor, SHORT_FACTOR[i] while the sequence fits in L = ORIGINAL_MAX_LEN positions, "
         "LONG_FACTOR[i] once it is longer; cos and sin are multiplied by ATTENTION_FACTOR",
         (
-            ("FACTOR", scaling.factor, "s: sets the attention factor (transformers: max_position_embeddings / L when a config omits it)"),
+            (
+                "FACTOR",
+                scaling.factor,
+                "s: unused here, the config gives the attention factor" if scaling.attention_factor is not None else "s: sets ATTENTION_FACTOR below",
+            ),
             ("ORIGINAL_MAX_LEN", scaling.original_max_len, "L: the context the model was trained on"),
             ("SHORT_FACTOR", _number_list(scaling.short_factor or ()), "one divisor per pair, up to L positions"),
             ("LONG_FACTOR", _number_list(scaling.long_factor or ()), "one divisor per pair, past L positions"),
