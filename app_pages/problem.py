@@ -160,7 +160,7 @@ else:
         plot(
             charts.lines(
                 [("integer p in every feature", study.positions, study.integer_ratio), ("sinusoid", study.positions, study.sinusoid_ratio)],
-                title=f"Size of the position code against the word's, ‖code(p)‖ / ‖word‖ (d = {width})",
+                title=f"How long the position code is against the word (d = {width})",
                 x_title="position p (log scale)",
                 y_title="‖code(p)‖ / ‖word‖ (log scale)",
                 log_x=True,
@@ -180,7 +180,7 @@ else:
                 log_x=True,
                 log_y=True,
                 y_marks=[(1.0, "the word's step, η = 1/‖word‖²")],
-                note="W x fitted to a target by squared error: one step of size η multiplies the loss by (1 − η‖x‖²)²",
+                note="one step of size η multiplies the squared error by (1 − η‖x‖²)²",
             ),
             key="naive_step",
         )

@@ -147,7 +147,7 @@ def _t5() -> None:
             "Transformer-XL (Dai et al. 2019, §3.3) also scores by the offset i − j, but with a sinusoid instead of a learned table. It expands "
             "the score of query i and key j into four terms: content against content, content against the offset's sinusoid R(i − j) "
             "(through its own key projection W_R), a learned vector u against the key's content, and a learned vector v against R(i − j). "
-            "T5 keeps only a learned number per bucket, added to the score; Transformer-XL's position terms depend on the query too."
+            "T5 keeps only a learned number per bucket, added to the score; one of Transformer-XL's two position terms depends on the query too."
         )
         static_table(
             {

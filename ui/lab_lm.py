@@ -118,8 +118,9 @@ def live_run() -> None:
     )
     b2.button("Stop", icon=":material/stop:", disabled=not running, key="lab_lm_stop", on_click=_stop)
     if run is None:
-        st.caption(f"About a minute per scheme on one free core: {len(configs)} scheme{'s' if len(configs) != 1 else ''} take about "
-                   f"{sum(lm.estimate(c).seconds for c in configs) / 60:,.0f} min, longer when the server is busy. "
+        seconds = [lm.estimate(c).seconds for c in configs] or [0.0]
+        st.caption(f"Estimated for one free core: {len(configs)} scheme{'s' if len(configs) != 1 else ''} take about {sum(seconds) / 60:,.0f} min "
+                   f"({min(seconds):,.0f} to {max(seconds):,.0f} s each), longer when the server is busy. "
                    "The default settings reproduce the shipped numbers.")  # fmt: skip
         return
     if run.done:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from core.schemes.rope_presets import PRESETS
 from ui.shared import static_table
 
 
@@ -44,6 +45,11 @@ BERT_CODE = "google-research/bert@eedf571 (master)"
 T2T_CODE = "tensorflow/tensor2tensor@bafdc1b (master)"
 PRESET_SOURCES = "each model's ‘Sources of … settings’ under its tab on /context (core/schemes/rope_presets.py, every field with its status)"
 COMPUTED = "computed on the page from the arrays drawn (the caption says how)"
+_LLAMA31 = PRESETS["llama-3.1-8b"]
+_LLAMA31_SCALING = (
+    f"Llama 3.1's llama3 scaling: factor {_LLAMA31.scaling.factor:g}, original {_LLAMA31.scaling.original_max_len:,}, bands at "
+    f"original/{_LLAMA31.scaling.high_freq_factor:g} and original/{_LLAMA31.scaling.low_freq_factor:g}"
+)
 
 SOURCES: dict[str, tuple[Source, ...]] = {
     "": (
@@ -97,7 +103,7 @@ SOURCES: dict[str, tuple[Source, ...]] = {
             f"{TF} transformers/modeling_rope_utils.py (_compute_linear_scaling_rope_parameters, _compute_dynamic_ntk_parameters, "
             "_compute_yarn_parameters, _compute_llama3_parameters); tests/core/schemes/test_rope.py compares them",
         ),
-        Source("Llama 3.1's llama3 scaling: factor 8, bands at original/4 and original/1", PRESET_SOURCES),
+        Source(_LLAMA31_SCALING, PRESET_SOURCES),
     ),
     "context": (
         Source("Every model's head width, base, scaling and contexts", PRESET_SOURCES),
@@ -146,7 +152,7 @@ SOURCES: dict[str, tuple[Source, ...]] = {
         Source("NoPE language models carry absolute position", f"{HAVIV}, abstract"),
         Source("T5's usual max_distance 128", f"{T5}, §2.1"),
         Source("Jane Austen's novels", "data/README.md (the janeaustenr corpus, its licence)"),
-        Source("The precomputed results and the table under ‘Why this task’", "measured by `python -m bench.lab_lm` and `python -m bench.lab --tasks`"),
+        Source("The precomputed results and the table under ‘Why this task’", "measured by python -m bench.lab_lm and python -m bench.lab --tasks"),
     ),
     "model": (
         Source(
@@ -160,6 +166,7 @@ SOURCES: dict[str, tuple[Source, ...]] = {
         Source("Each scheme's formula", "the docstring of each generated module names its paper; the /compare page's Sources list them"),
         Source("Dropout on the sum of embeddings and positions, 0.1", f"{VASWANI}, §5.4"),
         Source("The code is the app's arithmetic", "tests/core/files/test_codegen.py runs it for every scheme against the app's arrays"),
+        Source(f"The factor's help: {_LLAMA31_SCALING}, max_position_embeddings {_LLAMA31.extended_context:,}", PRESET_SOURCES),
     ),
     "practice": (
         Source("The Transformer paper adds its sinusoid once, to the inputs of the encoder and decoder stacks", f"{VASWANI}, §3.5"),
@@ -176,10 +183,14 @@ SOURCES: dict[str, tuple[Source, ...]] = {
         ),
         Source("The sinusoid was kept because it may extrapolate", f"{VASWANI}, §3.5"),
         Source(
-            "Llama 3.1 8B: llama3 scaling, factor 8, original 8,192, max_position_embeddings 131,072, rope_theta 500,000",
+            f"Llama 3.1 8B: llama3 scaling, factor {_LLAMA31.scaling.factor:g}, original {_LLAMA31.scaling.original_max_len:,}, "
+            f"max_position_embeddings {_LLAMA31.extended_context:,}, rope_theta {_LLAMA31.base:,.0f}",
             "the /context page's Sources of Llama 3.1 8B (core/schemes/rope_presets.py)",
         ),
-        Source("The lab's numbers for the token-k-back task", "the table under ‘Why this task’ on /lab, measured by `python -m bench.lab --tasks`"),
+        Source(
+            "The lab's numbers for the token-k-back task",
+            "the table under ‘Why this task’ on /lab (core/lab/config.py SURVEY), measured by python -m bench.lab --tasks",
+        ),
         Source(
             "The misconceptions answered from the seventh on",
             "the course notes this app was built from list them (noise, concatenation, learned tables, human perception)",

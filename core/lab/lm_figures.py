@@ -67,7 +67,7 @@ def paper_figure() -> go.Figure:
         log_y=True,
         markers=True,
         x_marks=[(lm.PAPER_TRAIN_LEN, f"training length L = {lm.PAPER_TRAIN_LEN}")],
-        note="a third party's transcription of the paper's appendix Table 2, not checked against the paper (the caption says why); not re-run here",
+        note="a transcription, not checked against the paper (see the caption)",
     )
     return _colour_by_scheme(fig, list(lm.PAPER))
 

@@ -53,7 +53,7 @@ def test_raw_positions_scale_and_gradient_step_are_cores():
     assert_clean(at)
     study = raw_positions.raw_scale(raw_positions.measured_positions(1000), 64)
     figs = {title_text(f).split(",")[0].split(":")[0]: f for f in figures(at)}
-    scale = next(f for t, f in figs.items() if t.startswith("Size of the position code"))
+    scale = next(f for t, f in figs.items() if t.startswith("How long the position code is"))
     step = next(f for t, f in figs.items() if t.startswith("The largest gradient step"))
     lines = {t["name"]: decode(t["y"]).astype(float) for t in scale["data"] if "name" in t}
     np.testing.assert_allclose(lines["integer p in every feature"], study.integer_ratio, rtol=1e-6)
