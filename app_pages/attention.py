@@ -14,6 +14,7 @@ from ui.panel_grid import panel_grid
 from ui.path import next_link
 from ui.sections import live_part, sections
 from ui.shared import current_settings, guarded, note_if, plot, quoted
+from ui.sources import sources_expander
 
 WIDTH_CAP = 512  # the page builds d x d projections and (H, T, T) weights for three runs
 MAX_TOKENS = figs.MAX_TOKENS  # words attended over, each one drawn on the figures' axes
@@ -240,10 +241,13 @@ def _add_concat() -> None:
             },
             hide_index=True,
         )
+        overlap = ac.overlap  # |cos| of each word (scaled by √d, as the shuffle test takes it) and its code
         st.caption(
-            "Both make order visible. Concatenation keeps words and positions in separate dimensions but doubles the width, so every projection has four "
-            "times the parameters; addition shares the space, and in high dimensions a random word vector and the sinusoid are nearly orthogonal, "
-            "so little is lost."
+            "Both make order visible. Concatenation keeps words and positions in separate dimensions but doubles the width; the projections here are "
+            f"square, so they hold {ac.params_concat / ac.params_add:g} times the parameters (a projection to a fixed width would hold twice as many). "
+            "Addition shares the space: what it could lose is the part of a word that points along its position's code. Here a word's vector and "
+            f"its code have a mean |cosine| of {overlap.mean():.2g} (largest {overlap.max():.2g}; 0 would be orthogonal), so "
+            + ("little is lost." if overlap.max() < 0.3 else "they overlap noticeably at this width.")
         )
     else:
         st.info(f"{scheme.label} is {scheme.applied}: only a code added to the inputs can be concatenated instead.", icon=":material/info:")
@@ -254,4 +258,5 @@ sections(
     "att_view",
     {"Side by side": _side_by_side, "Words against positions": _magnitudes, "Add or concatenate": _add_concat},
 )
+sources_expander("attention")
 next_link("attention")

@@ -18,6 +18,7 @@ from ui.panel_grid import panel_grid
 from ui.params import BASE, D_MODEL, MAX_LEN
 from ui.rope_controls import factor_control, original_len_control, pair_layout_control, scaling_kind_control
 from ui.shared import check_url_value, current_settings, follow_default, guarded, keep_in_url, keep_valid, one_of, url_choice, whole_in
+from ui.sources import sources_expander
 
 HEADS = (1, 2, 4, 8, 16)
 USES_ORIGINAL = ("dynamic", "yarn", "llama3")
@@ -224,3 +225,5 @@ st.header("These settings as a link")
 address = f"{(st.context.url or '/code').rstrip('/')}?{urlencode(link)}"
 st.code(address, language=None)
 st.caption("Opening it shows this page with the same scheme and settings; the address bar holds the same link.")
+
+sources_expander("code")

@@ -14,6 +14,7 @@ from ui.panel_grid import panel_grid
 from ui.path import next_link
 from ui.sections import sections
 from ui.shared import check_url_value, current_settings, keep_choices_in_url, one_of, url_choices
+from ui.sources import sources_expander
 
 GRID = 40  # positions (and dimensions) per small panel
 HEADS = (1, 2, 4, 8, 16)
@@ -191,4 +192,5 @@ def _properties() -> None:
 
 # only the open tab runs and is drawn: a step of a shared slider redraws its figure, not all of the page's (ui/sections.py)
 sections("compare_view", {"What each writes": _codes, "Scores": _scores, "Properties": _properties})
+sources_expander("compare")
 next_link("compare")

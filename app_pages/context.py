@@ -17,12 +17,18 @@ from ui.path import next_link
 from ui.rope_controls import preset_control
 from ui.sections import sections
 from ui.shared import guarded, plot
+from ui.sources import sources_expander
 
 GROWTHS = (2, 4, 8)  # the query's length over the cached prompt's, for the dynamic-NTK pitfall
 GRIDS = (8, 12, 16, 24, 32)
 GRID_BASES = (10_000, 1_000_000)
 GRID_HEAD_DIM = 128  # Qwen2-VL's head width
 SPLITS = ((16, 24, 24), (16, 8, 40), (16, 40, 8))  # Qwen2-VL's, and two other splits of its 64 pairs
+TABLE_COLUMNS = (  # the side-by-side table's columns (core.analysis.context.summary_rows), in three tables
+    ("model", "layers", "scaling", "head_dim", "base", "attention factor", "unverified"),
+    ("model", "layers", "trained context", "extended context", "rotating dims", "pairs", "turn within trained", "turn within extended"),
+    ("model", "layers", "kept", "blended", "interpolated", "not rotated", "slowest wavelength before", "slowest wavelength after"),
+)
 
 
 st.title("Long context in real models")
@@ -52,13 +58,22 @@ def _models() -> None:
         st.info("Choose one or more models above to compare them.", icon=":material/info:")
         return
     table = summary(tuple(chosen))
-    formats = {c: st.column_config.NumberColumn(format="%.4g") for c in ("base", "attention factor", "slowest wavelength before", "slowest wavelength after")}
-    st.dataframe(table, hide_index=True, column_config={"model": st.column_config.TextColumn(pinned=True)} | formats)
+    formats = {c: st.column_config.NumberColumn(format="%.4g") for c in ("base", "attention factor")}
+    short = {  # shorter headers, so each table fits (the columns keep their names)
+        "turn within trained": "turn in trained", "turn within extended": "turn in extended",
+        "slowest wavelength before": "slowest λ before", "slowest wavelength after": "slowest λ after",
+    }  # fmt: skip
+    formats |= {c: st.column_config.NumberColumn(label, format="%.4g") for c, label in short.items()}
+    config = {"model": st.column_config.TextColumn(pinned=True)} | formats
+    # three tables of eight columns or fewer, so each fits a 1,440-pixel window without a horizontal scroll
+    for columns in TABLE_COLUMNS:
+        st.dataframe(table[list(columns)], hide_index=True, column_config=config)
     st.caption(
-        "One row per model and kind of layer. A pair *turns within* a context when its wavelength 2π/θᵢ is at most that many positions: "
-        "before scaling for the trained context, after it for the extended one. *Not rotated* counts the pairs that never turn: "
-        "the dimensions partial rotary leaves alone, and proportional RoPE's zero frequencies. Numbers show 4 significant digits; "
-        "'unverified' names the fields no stored source could confirm."
+        "One row per model and kind of layer in each table: its settings, its contexts and how many pairs turn within them, and what the "
+        "scaling does to its pairs. A pair *turns in* a "
+        "context when its wavelength 2π/θᵢ is at most that many positions: before scaling for the trained context, after it for the "
+        "extended one. *Not rotated* counts the pairs that never turn: the dimensions partial rotary leaves alone, and proportional "
+        "RoPE's zero frequencies. Numbers show 4 significant digits; 'unverified' names the fields no stored source could confirm."
     )
     st.header("Model by model")
     tabs = st.tabs([p.label for p in presets], key="context_tab", on_change="rerun")
@@ -164,4 +179,5 @@ def _grids() -> None:
 
 
 sections("ctx_view", {"Models": _models, "The dynamic-NTK pitfall": _pitfall, "RoPE in 2-D": _grids})
+sources_expander("context")
 next_link("context")

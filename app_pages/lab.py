@@ -11,13 +11,14 @@ import pandas as pd
 import streamlit as st
 
 from core.lab import figures as figs
-from core.lab.config import TASKS
+from core.lab.config import SURVEY_LENGTHS, TASKS
 from core.lab.runner import warm_model
 from ui.lab_controls import lab_controls
 from ui.lab_lm import lm_section
 from ui.lab_run import run_panel
 from ui.path import next_link
 from ui.shared import check_url_value, plot, text_block
+from ui.sources import sources_expander
 
 warm_model()  # torch loads in the background (once per server, ~20 s) while the visitor reads and sets up a run
 st.title("The lab: train short, test long")
@@ -122,21 +123,14 @@ if run is not None:
 # lazy: its text and table are built only when opened (and an open one is in the link)
 why = st.expander("Why this task", key="lab_why", bind="query-params")
 if why.open:
+    lengths = " → ".join(str(n) for n in SURVEY_LENGTHS)
+    why.markdown(
+        "The default task, **the token k places back** with k = 1, separates the schemes most clearly, both at the training length and "
+        "beyond it. Measured with the defaults (seed 0, 300 steps, one layer, trained on 32 tokens; `python -m bench.lab --tasks` repeats "
+        f"it), accuracy at {lengths} tokens:\n\n" + figs.survey_table()
+    )
     why.markdown(
         """
-The default task, **the token k places back** with k = 1, separates the schemes most clearly, both at the
-training length and beyond it. Measured with the defaults (seed 0, 300 steps, one layer, trained on 32 tokens;
-`python -m bench.lab --tasks` repeats it), accuracy at 32 → 128 tokens:
-
-| scheme | kback, k = 1 | kback, k = 3 | copy (2 layers) | reverse (2 layers) |
-|---|---|---|---|---|
-| none | 0.25 → 0.15 | 0.21 → 0.14 | 0.13 → 0.07 | 0.11 → 0.08 |
-| sinusoidal | 1.00 → 0.31 | 1.00 → 0.33 | 1.00 → 0.06 | 1.00 → 0.06 |
-| learned | 1.00 → no code | 1.00 → no code | 0.27 → no code | 0.21 → no code |
-| RoPE | 1.00 → 0.42 | 1.00 → 0.46 | 1.00 → 0.06 | 0.29 → 0.07 |
-| ALiBi | 0.88 → 0.81 | 0.65 → 0.55 | 0.12 → 0.07 | 0.11 → 0.07 |
-| T5 | 1.00 → 0.58 | 1.00 → 0.58 | 1.00 → 0.06 | 0.13 → 0.07 |
-
 Why: the tokens are random, so only position can find the answer, and the answer sits at one fixed offset. Every
 scheme that can point at an exact place learns it within the training length, and then they part ways on longer
 inputs: RoPE and the sinusoid meet angles they never saw and fall towards chance past about 40 tokens; T5's far
@@ -149,4 +143,5 @@ beyond the training length, so they separate nothing out there.
 
 # --- real text: the ALiBi paper's experiment (ui.lab_lm: precomputed results at once, a live run on demand) ---
 lm_section()
+sources_expander("lab")
 next_link("lab")

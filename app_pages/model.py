@@ -26,6 +26,7 @@ from ui.path import next_link
 from ui.sections import sections
 from ui.shared import current_settings, plot, quoted
 from ui.upload import checkpoint_widget, uploaded_table
+from ui.sources import sources_expander
 
 MINILM = Path(__file__).resolve().parents[1] / "data" / "minilm_position_embeddings.npy"
 MINILM_NAME = "all-MiniLM-L6-v2"
@@ -235,4 +236,5 @@ def _learned() -> None:
 views = {"The table": _table, "Similarity": _similarity, "Path (PCA)": _path, "Spectrum": _spectrum, f"What {MINILM_NAME} learned": _learned}
 # only the open tab runs and is drawn (ui/sections.py): a page of 11 charts draws 2 to 4; the same tabs for both sources (a switch keeps the open one)
 sections("model_view", views)
+sources_expander("model")
 next_link("model")

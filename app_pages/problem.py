@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from core.analysis import attention, properties
+from core.analysis import attention, properties, raw_positions
 from core.schemes import naive
 from core.schemes.registry import Setting
 from core.schemes.sinusoidal import sinusoidal_encoding
@@ -12,6 +12,7 @@ from core.viz.grid import strided
 from ui.path import STEPS, next_link
 from ui.scorecard import scorecard
 from ui.shared import current_settings, guarded, note_if, plot, static_table
+from ui.sources import sources_expander
 
 DEMO_WIDTH = 512  # the attention demo's width cap: it builds three d x d projections
 
@@ -23,18 +24,32 @@ st.markdown(
     "says *where* a word stands: without help, ‘dog bites man’ and ‘man bites dog’ look the same to it. A **positional encoding** is that "
     "help. This app shows what each kind of encoding does, live, with the numbers behind every picture."
 )
+st.markdown(
+    "A recap of what attention does with the words: each word starts as its own fixed vector, the same wherever it appears. Self-attention "
+    "replaces it by a weighted mix of all the words' vectors, weighted by how well they match, so the output is a *contextual* vector: ‘bank’ "
+    "next to ‘river’ ends up different from ‘bank’ next to ‘loan’. That mix depends on which words are present, and without positions on nothing "
+    "else: the same words in another order give the same vectors, only reordered."
+)
 st.subheader("What a good encoding needs")
 st.markdown("\n".join(f"- **{name}**: {words}" for name, words in properties.CHECKLIST))
 st.caption("Every scheme page scores its schemes on this list, measured from their own arrays at the sidebar's settings; the compare page scores them all.")
 st.subheader("A path through the app")
 for k, step in enumerate(STEPS, 1):
     st.page_link(step.script, label=f"{k}. {step.title}: {step.pitch}", icon=step.icon)
-note_if(s.d_model > DEMO_WIDTH, f"The attention demo below uses width {DEMO_WIDTH} (d_model is {s.d_model:,}): it builds d x d projection matrices.")
+note_if(
+    s.d_model > DEMO_WIDTH,
+    f"The attention demo and the gradient-step figures below use width {DEMO_WIDTH} (d_model is {s.d_model:,}): they build d x d matrices.",
+)
 
 
 @st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
 def bag_result(width: int, base: float) -> attention.BagOfWords:
     return attention.bag_of_words(["dog", "bites", "man"], ["man", "bites", "dog"], width, sinusoidal_encoding(3, width, base))
+
+
+@st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
+def raw_study(max_len: int, width: int, base: float) -> raw_positions.RawScale:
+    return raw_positions.raw_scale(raw_positions.measured_positions(max_len), width, base)
 
 
 # --- 2. A bag of words ------------------------------------------------------------------
@@ -49,7 +64,7 @@ static_table(
 )
 st.caption(
     "Each sentence vector is the mean of the self-attention outputs. Without positions the two "
-    "orders give the same vector (cosine 1.000, distance at rounding level): the model sees a "
+    f"orders give the same vector (cosine {charts.number(bag.cosine_plain)}, distance {bag.distance_plain:.1e}, rounding): the model sees a "
     "bag of words. With the sinusoid added before attention they differ. Note that the sinusoid "
     "alone is not enough: the mean of (word + position) over the sentence is the same for both "
     "orders; the difference appears because attention mixes words according to where they are. "
@@ -72,7 +87,7 @@ with col_a:
         y_marks=[(1.0, "typical size of a word feature (~1)")],
     )
     plot(fig, key="naive_integer")
-    st.caption(f"Adding p itself: at position {L - 1:,} the code is {L - 1:,}, and the word it is added to is lost in it.")
+    st.caption(f"Adding p itself: at position {L - 1:,} the code is {L - 1:,} in every feature (its size against a word's is measured below).")
 with col_b:
     lengths = sorted({n for n in (4, 8, 16, max(L, 2)) if n <= max(L, 16)})
     fig = charts.lines(
@@ -106,8 +121,9 @@ with col_c:
     )
     plot(fig, key="naive_binary")
     st.caption(
-        "Bounded and unique, but neighbours are sometimes 1 bit apart and sometimes many (7 -> 8 flips four bits), so distance jumps. The sinusoid "
-        "moves the same distance at every step."
+        "Bounded and unique, but neighbours are sometimes 1 bit apart and sometimes many (7 -> 8 flips four bits), so distance jumps: bits are a "
+        "discrete code, each feature either 0 or 1. The sinusoid is a continuous code, each feature a smooth wave, and it moves the same distance at "
+        "every step."
     )
 with col_d:
     n_hot = min(max(L, 2), 32)
@@ -134,6 +150,43 @@ with col_d:
         f"dimensions for max_len = {L:,}, and position {L:,} has no code at all."
     )
 
+st.subheader("Why raw positions make training unstable")
+if L < 2:
+    st.info("With max_len = 1 there is only position 0, whose integer code is 0: raise max_len to see the scale grow.", icon=":material/info:")
+else:
+    study = guarded(raw_study, L, width, s.base)
+    col_e, col_f = st.columns(2)
+    with col_e:
+        plot(
+            charts.lines(
+                [("integer p in every feature", study.positions, study.integer_ratio), ("sinusoid", study.positions, study.sinusoid_ratio)],
+                title=f"How long the position code is against the word (d = {width})",
+                x_title="position p (log scale)",
+                y_title="‖code(p)‖ / ‖word‖ (log scale)",
+                log_x=True,
+                log_y=True,
+                y_marks=[(1.0, "as long as the word")],
+                note=f"{study.positions.size:,} positions from 1 to {L - 1:,}" if study.positions.size < L - 1 else "",
+            ),
+            key="naive_scale",
+        )
+    with col_f:
+        plot(
+            charts.lines(
+                [("word + integer p", study.positions, study.integer_max_step), ("word + sinusoid", study.positions, study.sinusoid_max_step)],
+                title="The largest gradient step that still lowers a linear layer's loss, 2/‖x‖², over the step that fits the word",
+                x_title="position p (log scale)",
+                y_title="largest step / word's step (log scale)",
+                log_x=True,
+                log_y=True,
+                y_marks=[(1.0, "the word's step, η = 1/‖word‖²")],
+                note="one step of size η multiplies the squared error by (1 − η‖x‖²)²",
+            ),
+            key="naive_step",
+        )
+    st.caption(raw_positions.raw_scale_text(study, width))
+
 st.subheader("The naive fixes against the checklist")
 scorecard(["integer", "fraction", "binary", "onehot"], Setting(width=s.d_model, base=s.base, train_len=L), L)
+sources_expander("")
 next_link("")

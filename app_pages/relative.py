@@ -15,6 +15,7 @@ from ui.path import next_link
 from ui.scorecard import scorecard
 from ui.sections import sections
 from ui.shared import current_settings, guarded, plot, static_table
+from ui.sources import sources_expander
 
 SPAN_MASS = 0.9
 HEAD_CHOICES = tuple(range(1, 65))
@@ -99,7 +100,10 @@ def _alibi() -> None:
     st.caption(
         f"What to look for: with equal content, the nearest {span[0]:,} keys hold {SPAN_MASS:.0%} of head 0's attention, while head "
         f"{int(heads) - 1} spreads over {span[-1]:,}. Content scores can overrule the bias, but these spans are the default reach of each head, "
-        "and they do not change with the context length once it is longer than the span: that is why ALiBi extrapolates."
+        "and they do not change with the context length once it is longer than the span: the keys a longer input adds lie past it and share "
+        f"less than {1 - SPAN_MASS:.0%} of each head's attention. Press et al. find that ALiBi's perplexity does not degrade on inputs longer "
+        "than its training length, where the sinusoid's, rotary's and T5's do (Figure 1), and attribute its small gain there to fewer "
+        "predictions lacking context rather than to the extra context (Appendix B)."
     )
 
 
@@ -121,7 +125,7 @@ def _t5() -> None:
         st.caption(
             f"What to look for: near the query every distance has its own bucket ({len(exact)} exact buckets); further out the buckets widen "
             f"logarithmically ({len(used_log)} log buckets), and every distance from the last bucket's start on (distance {last_start:,}) shares one "
-            "value, so T5 treats that distance and 20,000 positions back alike. "
+            "value, so T5 treats that distance and every longer one alike. "
             + (
                 "Keys after the query (right) get their own buckets."
                 if bidirectional
@@ -137,6 +141,30 @@ def _t5() -> None:
             f"What to look for: like ALiBi the matrix is constant along diagonals, but in steps: a new colour only where a new bucket begins. "
             f"It is flat from the start of the last bucket, {last_start:,} positions apart, not only past max distance ({max_distance}). "
             f"T5 learns {num_buckets} numbers per head for this, shared by all layers."
+        )
+    with st.expander("Beside T5: Transformer-XL's relative encoding"):
+        st.markdown(
+            "Transformer-XL (Dai et al. 2019, §3.3) also scores by the offset i − j, but with a sinusoid instead of a learned table. It expands "
+            "the score of query i and key j into four terms: content against content, content against the offset's sinusoid R(i − j) "
+            "(through its own key projection W_R), a learned vector u against the key's content, and a learned vector v against R(i − j). "
+            "T5 keeps only a learned number per bucket, added to the score; one of Transformer-XL's two position terms depends on the query too."
+        )
+        static_table(
+            {
+                "": ["what codes the offset", "what it adds to the score", "learned for it", "past the training length"],
+                "T5": [
+                    "a bucket: exact near, logarithmic far, one bucket past max_distance",
+                    "a number per bucket and head, the same for every query",
+                    "num_buckets numbers per head, shared by all layers",
+                    "the last bucket's number for every far key",
+                ],
+                "Transformer-XL": [
+                    "the sinusoid of the offset, R(i − j), at every distance",
+                    "q·W_R R(i − j) + v·W_R R(i − j): depends on the query and the offset",
+                    "W_R per layer, and u, v",
+                    "the sinusoid is defined at any offset; the model has not seen the new ones",
+                ],
+            }
         )
 
 
@@ -168,4 +196,5 @@ def _kerple() -> None:
 
 
 sections("rel_view", {"ALiBi": _alibi, "T5": _t5, "Shaw": _shaw, "KERPLE and the checklist": _kerple})
+sources_expander("relative")
 next_link("relative")

@@ -14,6 +14,7 @@ from ui.rope_scaling import scaling_tab
 from ui.scorecard import scorecard
 from ui.sections import sections
 from ui.shared import check_url_value, current_settings, follow_default, guarded, keep_valid, plot
+from ui.sources import sources_expander
 
 HEAD_DIMS = (2, 4, 8, 16, 32, 64, 128, 256)
 DENSE, SPARSE = 512, 1500  # offsets drawn: every one up to DENSE, then SPARSE log-spaced
@@ -154,8 +155,8 @@ def _decay() -> None:
     )
     st.caption(
         "What to look for: for equal query and key the score is Σᵢ 2cos(δθᵢ) / d: it falls and oscillates as the offset grows, "
-        "so far-apart tokens score lower on average (RoFormer's long-distance decay). A larger base stretches the decay "
-        "over more positions; that is why long-context models raise it (Llama 3 uses 500,000)."
+        "so far-apart tokens score lower on average (RoFormer's long-term decay, Su et al. 2021, §3.3). A larger base stretches the decay "
+        "over more positions (compare the curves); Llama 3 raised its base to 500,000 to support longer contexts (Llama Team 2024, §3.2)."
     )
 
 
@@ -185,4 +186,5 @@ sections(
     "rope_view",
     {"One pair": _pair, "Offset": _offset, "Decay": _decay, "Scaling": lambda: scaling_tab(head_dim, base, L, theta), "Layouts and the checklist": _layouts},
 )
+sources_expander("rope")
 next_link("rope")

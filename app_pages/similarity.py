@@ -13,6 +13,7 @@ from ui.panel_grid import panel_grid
 from ui.path import next_link
 from ui.sections import sections
 from ui.shared import current_settings, plot, position_window
+from ui.sources import sources_expander
 
 MATRIX_GRID = 250  # positions per similarity matrix panel
 LINE_POINTS = 2000
@@ -157,7 +158,8 @@ def _shift_by_k() -> None:
     c2.metric("positions checked", f"{res_pos.count:,}" + (f" (every {res_pos.step:,}th)" if res_pos.is_sample else " (all)"))
     st.caption(
         "The matrix is block-diagonal: each block rotates one (sin, cos) pair by k·ωᵢ. It contains k but not p, so one matrix "
-        "moves every position k steps forward; attention can learn to look 'k words back' as a linear function of the vectors. "
+        "moves every position k steps forward: a linear map of the vectors can look 'k words back' from any position, which is why the "
+        "Transformer paper chose this encoding (Vaswani et al. 2017, §3.5). "
         + (
             "For odd d the last sine has no cosine partner, so no matrix shifts it exactly: that column sets the residual above."
             if d % 2
@@ -219,4 +221,5 @@ sections(
     "sim_view",
     {"Matrices": _matrices, "Distance": _distance, "Shift by k": _shift_by_k, "Uniqueness and norms": _uniqueness_and_norms},
 )
+sources_expander("similarity")
 next_link("similarity")

@@ -75,6 +75,18 @@ def model_tab(preset: RopePreset) -> None:
             ),
             key=f"context_decay_{preset.name}_{index}",
         )
+        reach = cx.angle_reach(view, preset.trained_context, preset.extended_context, layer.window)
+        window = cx.window_text(layer.window, "This layer") if layer.window else ""
+        if preset.window and not layer.window:  # some layers attend within a window, with this same RoPE
+            windowed = cx.angle_reach(view, preset.trained_context, preset.extended_context, preset.window)
+            window = cx.window_text(preset.window, preset.windowed, windowed)
+        st.caption(
+            "What to look for: "
+            + cx.reach_text(reach, layer.scaling is not None)
+            + window
+            + " "
+            + cx.decay_text(offsets, before, after, layer.scaling is not None)
+        )
         plan = cx.link_params(preset, layer)
         which = f"the {layer.name} layers" if len(preset.layers) > 1 else preset.label
         links = st.columns(2)
@@ -89,11 +101,6 @@ def model_tab(preset: RopePreset) -> None:
             else ""
         )
         st.caption("Each link opens a new tab whose address holds the whole setting, the sidebar's base and max_len included." + left_out)
-    st.caption(
-        "What to look for: pairs whose wavelength lies below the trained context completed turns in training and are kept; "
-        "pairs above it never did, and a scaling divides their frequency so the extended context maps onto angles the model saw. "
-        "The decay curve is RoFormer's: it falls with distance, and a scaling stretches it to the longer context."
-    )
     with st.expander(f"Sources of {preset.label}'s settings"):
         st.dataframe(pd.DataFrame([(k, *v.split(": ", 1)) for k, v in preset.sources.items()], columns=["field", "status", "source"]), hide_index=True)
     code_box = st.expander(f"NumPy and PyTorch code for {preset.label}", key=f"context_code_{preset.name}", on_change="rerun")

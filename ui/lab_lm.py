@@ -18,6 +18,7 @@ from core.lab.runner import LabRun, train_lm, trainers
 from core.schemes.registry import SCHEMES
 from ui.controls import Choices, Number, check_links
 from ui.internals import connection_check
+from ui import lab_lm_text as text
 from ui.lab_run import POLL_S, POLL_WAITING_S, progress_panel, result_cache
 from ui.sections import sections
 from ui.shared import plot, static_table
@@ -79,11 +80,7 @@ def shipped_results() -> None:
 def paper_results() -> None:
     """The paper's own curves (quoted, not recomputed)."""
     plot(figs.paper_figure(), key="lab_lm_paper")
-    st.caption(
-        f"Source: {lm.PAPER_SOURCE}. Sinusoidal 20.05 → 43.54 (1,012 tokens) → 132.41 (2,512); rotary 20.07 → 21.37 → 31.58; "
-        "ALiBi 19.73 → 18.52 (1,512); T5's bias stays near 19 to 20 (its cells are not drawn here). These values are as quoted in "
-        "the issue that asked for this section and have not been re-checked against the paper's table here."
-    )
+    st.caption(text.paper_caption(lm.PAPER, lm.PAPER_SOURCE))
 
 
 def _progress(polled_as_waiting: bool = False) -> None:
@@ -121,8 +118,9 @@ def live_run() -> None:
     )
     b2.button("Stop", icon=":material/stop:", disabled=not running, key="lab_lm_stop", on_click=_stop)
     if run is None:
-        st.caption(f"About a minute per scheme on one free core: {len(configs)} scheme{'s' if len(configs) != 1 else ''} take about "
-                   f"{sum(lm.estimate(c).seconds for c in configs) / 60:,.0f} min, longer when the server is busy. "
+        seconds = [lm.estimate(c).seconds for c in configs] or [0.0]
+        st.caption(f"Estimated for one free core: {len(configs)} scheme{'s' if len(configs) != 1 else ''} take about {sum(seconds) / 60:,.0f} min "
+                   f"({min(seconds):,.0f} to {max(seconds):,.0f} s each), longer when the server is busy. "
                    "The default settings reproduce the shipped numbers.")  # fmt: skip
         return
     if run.done:
@@ -164,19 +162,17 @@ def lm_section() -> None:
         "character of Jane Austen's novels on windows of L = 64 characters, then scored on held-out text it never saw, cut "
         "into whole windows of 64, 128, 256 and 512 characters."
     )
-    st.markdown(
-        "**What to look for**: at L the schemes with positions are close to one another, and NoPE is clearly worse (it cannot "
-        "tell where in the window it is). Past L the sinusoid and RoPE meet positions, or angles, they never trained on and their "
-        "perplexity climbs, as in the paper; T5's bias and ALiBi stay flat, and ALiBi even improves a little with more context, "
-        "as in the paper; NoPE drifts up slowly. A ratio ppl(4L) / ppl(L) near 1 means the scheme extrapolates."
-    )
-    st.caption(
-        "Where this differs from the paper: characters, not words, a model thousands of times smaller trained for about a minute, "
-        "and L = 64 instead of 512. RoPE breaks much harder here than in the paper's table (its perplexity more than triples by 4L; the "
-        "paper's rotary model rises by about half at 5L), the sinusoid's rise is of the same order. T5 holds because its "
-        "buckets stop at distance 32 (= L/2), so training reaches every bucket; with T5's usual 128 the far buckets stay "
-        "untrained at L = 64 and its perplexity doubled by 4L in the prototype runs."
-    )
+    try:
+        ship = shipped()
+    except ValueError:
+        ship = None
+    if ship is not None:
+        L = int(ship.config["train_len"])
+        st.markdown(
+            "**What to look for** in the precomputed results: past L the sinusoid and RoPE meet positions, or angles, they never trained "
+            "on. A ratio ppl(4L) / ppl(L) near 1 means the scheme extrapolates. " + text.reading(ship.perplexity, L, lm.PAPER)
+        )
+        st.caption(text.differences(ship.perplexity, L, int(ship.config["t5_max_distance"]), lm.PAPER, ship.seconds))
     # in tabs: only the open one is drawn, so the page's first load draws one figure here, not two
     sections("lab_lm_view", {"Precomputed here": shipped_results, "In the paper": paper_results})
     st.subheader("Run it yourself")

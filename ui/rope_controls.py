@@ -58,6 +58,14 @@ def scaling_kind_control(where=st, *, default: str) -> str:
 
 
 MAX_FACTOR = 1024.0
+_LLAMA31 = PRESETS["llama-3.1-8b"]
+FACTOR_HELP = (
+    "What the interpolated frequencies are divided by: every pair's for linear, the slowest pair's for NTK (through the base), those "
+    "past the band for YaRN and Llama 3; dynamic NTK grows its base with the sequence length at a rate set by s. Often the "
+    f"new context over the original one, but not always: Llama 3.1's config sets {_LLAMA31.scaling.factor:g} with an original context of "
+    f"{_LLAMA31.scaling.original_max_len:,} and max_position_embeddings {_LLAMA31.extended_context:,} "
+    f"({_LLAMA31.extended_context / _LLAMA31.scaling.original_max_len:g}×; its sources are on /context). At least 1."
+)
 MAX_ORIGINAL = 131_072
 
 
@@ -75,10 +83,10 @@ def check_scaling_links(default: str) -> None:
 
 
 def factor_control(where=st) -> float:
-    """The scaling factor s (new context over original context), bound to the URL."""
+    """The scaling factor s, the divisor of the interpolated pairs' frequencies, bound to the URL."""
     check_scaling_urls()
     return float(
-        where.number_input("Factor s", 0.0, MAX_FACTOR, 4.0, step=0.5, key="factor", bind="query-params", help="New context over original context; at least 1.")
+        where.number_input("Factor s", 0.0, MAX_FACTOR, 4.0, step=0.5, key="factor", bind="query-params", help=FACTOR_HELP)
     )
 
 

@@ -4,6 +4,7 @@ to each pair's frequency against the target context (the sidebar's max_len)."""
 import numpy as np
 import streamlit as st
 
+from core.analysis import context as cx
 from core.schemes import rope
 from core.viz import charts
 from ui.rope_controls import KIND_LABELS, factor_control, original_len_control, scaling_kind_control, scaling_words
@@ -76,9 +77,11 @@ def scaling_tab(head_dim: int, base: float, L: int, theta: np.ndarray) -> None: 
         ),
         key="rope_ratio",
     )
+    view = cx.PairView(pairs, wave_before, wave_after, None, np.asarray(labels).astype(str), float(attention_factor), 2 * theta.size)
     st.caption(
-        "What to look for: pairs whose wavelength is much shorter than the original context have turned many times in training; "
-        "keeping them (ratio 1) keeps local order sharp. Pairs whose wavelength exceeds the original context never completed a turn; "
-        "dividing them by s keeps their angles inside the range the model saw. YaRN and Llama 3 do exactly this, with a blend "
-        "between; linear scaling divides everything, which blurs nearby positions; the NTK base change divides slow pairs most."
+        "What to look for: "
+        + cx.reach_text(cx.angle_reach(view, original, L), kind != "none")
+        + " YaRN and Llama 3 keep the fast pairs, whose angles tell near positions apart, and divide the slow ones (the 'NTK-by-parts' idea of "
+        "Peng et al. 2023, YaRN, arXiv:2309.00071); linear scaling divides every pair by s; the NTK base change leaves the fastest pair as it "
+        "is and divides the slowest by exactly s."
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -332,8 +332,9 @@ def score_shares(
 
 @dataclass(frozen=True)
 class AddVersusConcat:
-    """Both ways of combining words and positions: does the shuffle change the outputs, and
-    what does the wider input cost (parameters of the Q, K, V projections)."""
+    """Both ways of combining words and positions: does the shuffle change the outputs, what does the
+    wider input cost (parameters of the Q, K, V projections), and how much each word overlaps the code
+    added to it (|cos|, `word_code_cosines`: what addition could lose, (T,))."""
 
     residual_add: float
     residual_concat: float
@@ -341,6 +342,7 @@ class AddVersusConcat:
     width_concat: int
     params_add: int
     params_concat: int
+    overlap: np.ndarray = field(compare=False)
 
 
 def add_versus_concat(words: list[str], pe: np.ndarray, *, seed: int = 0) -> AddVersusConcat:
@@ -352,4 +354,13 @@ def add_versus_concat(words: list[str], pe: np.ndarray, *, seed: int = 0) -> Add
     # [x, PE] with the words shuffled is [x, 0][perm] + [0, PE]: the same test at width 2d
     zeros = np.zeros_like(x)
     concat = permutation_residual(np.concatenate([x, zeros], axis=1), perm, np.concatenate([zeros, pe], axis=1), random_projections(2 * d))  # (T, 2d)
-    return AddVersusConcat(added, concat, d, 2 * d, 3 * d * d, 3 * (2 * d) ** 2)
+    return AddVersusConcat(added, concat, d, 2 * d, 3 * d * d, 3 * (2 * d) ** 2, word_code_cosines(words, pe))
+
+
+def word_code_cosines(words: list[str], codes: np.ndarray, *, scale: bool = True) -> np.ndarray:
+    """|cos| between each word's input vector (`sentence_inputs`) and the code added at its position: 0 when the two
+    are orthogonal, so that adding them loses nothing of either to the other. codes (T, d). Returns (T,)."""
+    x = sentence_inputs(words, codes.shape[1], scale=scale)  # (T, d)
+    norms = np.linalg.norm(x, axis=1) * np.linalg.norm(codes, axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(norms > 0, np.abs((x * codes).sum(axis=1)) / np.where(norms > 0, norms, 1.0), 0.0)

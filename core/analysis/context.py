@@ -116,6 +116,105 @@ def counts(view: PairView, trained_context: int, extended_context: int) -> dict[
     return out
 
 
+class Reach(NamedTuple):
+    """What a scaling does to the angles of a head's turning pairs at the longest offset a layer meets
+    at its extended context, against the angles the unscaled pairs took in training (`angle_reach`)."""
+
+    turning: int  # pairs with a frequency (the rest never turn)
+    turned: int  # of those, pairs whose unscaled wavelength is at most the longest trained offset + 1: they went round in training
+    turned_kept: int  # of those, pairs the scaling keeps
+    unturned: int  # the other turning pairs: they never completed a turn in training
+    unturned_inside: int  # of those, pairs whose angle at the longest extended offset is at most their angle at the longest trained one
+    trained_offset: int  # the longest offset between a query and a key in training: min(trained context, window) - 1
+    extended_offset: int  # the longest at the extended context: min(extended context, window) - 1
+    slowest_trained: float  # the slowest pair's angle at trained_offset, unscaled (rad)
+    slowest_extended: float  # its angle at extended_offset, scaled (rad)
+    overshoot: float  # the largest (angle at extended_offset) / (angle at trained_offset) over the unturned pairs; nan if none
+
+
+def angle_reach(view: PairView, trained_context: int, extended_context: int, window: int | None = None) -> Reach:
+    r"""Which turning pairs stay within the angles they took in training once scaled. RoPE's score
+    depends on the offset δ between query and key, pair i adding the angle $\delta\,\theta_i$; the
+    longest offset is $\Delta_T = \min(T, W) - 1$ in a trained context of T positions (W: the layer's
+    sliding window, if any) and $\Delta_E = \min(E, W) - 1$ at the extended context E. A pair whose
+    unscaled wavelength $2\pi/\theta_i$ is at most $\Delta_T + 1$ went all the way round in training;
+    any other saw only the arc up to $\Delta_T\,\theta_i$ and stays inside it when scaled to $\theta_i'$ if
+    $\Delta_E\,\theta_i' \le \Delta_T\,\theta_i$ (relative tolerance 1e-9). The slowest pair is the turning
+    pair with the longest unscaled wavelength. Returns a Reach."""
+    turning = np.isfinite(view.before) & np.isfinite(view.after)
+    theta_before = np.where(turning, 2 * np.pi / np.where(turning, view.before, 1.0), 0.0)
+    theta_after = np.where(turning, 2 * np.pi / np.where(turning, view.after, 1.0), 0.0)
+    span_t = min(trained_context, window or trained_context) - 1
+    span_e = min(extended_context, window or extended_context) - 1
+    turned = turning & (view.before <= span_t + 1)
+    unturned = turning & ~turned
+    reached_t, reached_e = span_t * theta_before, span_e * theta_after
+    inside = unturned & (reached_e <= reached_t * (1 + 1e-9))
+    overshoot = float((reached_e[unturned] / reached_t[unturned]).max()) if unturned.any() and span_t > 0 else float("nan")
+    slowest = int(np.argmax(np.where(turning, view.before, -np.inf))) if turning.any() else 0
+    return Reach(
+        int(turning.sum()),
+        int(turned.sum()),
+        int((turned & (view.label == "kept")).sum()),
+        int(unturned.sum()),
+        int(inside.sum()),
+        span_t,
+        span_e,
+        float(reached_t[slowest]) if turning.any() else 0.0,
+        float(reached_e[slowest]) if turning.any() else 0.0,
+        overshoot,
+    )
+
+
+def reach_text(reach: Reach, scaled: bool) -> str:
+    """The sentences under a figure of wavelengths per pair, every number from `reach`: how many pairs
+    went round in training and how many of them the scaling keeps, how many never did and how many of
+    those stay within the arc they covered in training, and the slowest pair's angle before and after."""
+    if reach.turning == 0:
+        return "No pair of this head turns: its scores do not depend on position."
+    dt, de = f"{reach.trained_offset:,}", f"{reach.extended_offset:,}"
+    kept = reach.turned_kept if scaled else reach.turned
+    first = (
+        f"{reach.turned} of the {reach.turning} turning pairs complete a turn within offsets up to {dt} (the longest in training), so at "
+        f"longer offsets they only go round the circle they went round in training; {'the scaling' if scaled else 'without scaling, RoPE'} "
+        f"keeps {kept} of them"
+        + (f" and changes the other {reach.turned - kept}" if kept < reach.turned else "")
+        + "."
+    )
+    if reach.unturned == 0:
+        second = ""
+    elif reach.extended_offset == reach.trained_offset:
+        second = f" The other {reach.unturned} never complete a turn: their angles stay below {2 * np.pi:.4g} rad at every offset."
+    elif reach.unturned_inside == reach.unturned:
+        second = (
+            f" The other {reach.unturned} never completed a turn in training; at offset {de} all of them stay within the arc they covered "
+            f"up to offset {dt}."
+        )
+    else:
+        stay = "none of them stays" if reach.unturned_inside == 0 else f"{reach.unturned_inside} of them stay"
+        second = (
+            f" The other {reach.unturned} never completed a turn in training; at offset {de} {stay} within the arc they covered up to offset {dt}, "
+            f"and {reach.unturned - reach.unturned_inside} go past it, to angles training never gave them, by up to {100 * (reach.overshoot - 1):.4g} %."
+        )
+    third = ""
+    if reach.extended_offset > reach.trained_offset and reach.slowest_trained > 0:
+        ratio = reach.slowest_extended / reach.slowest_trained
+        third = (
+            f" The slowest pair turns {reach.slowest_extended:.4g} rad at offset {de}, against {reach.slowest_trained:.4g} rad at offset {dt} "
+            f"in training ({ratio:.3g}×)."
+        )
+    return first + second + third
+
+
+def window_text(window: int, which: str, reach: Reach | None = None) -> str:
+    """The sentence on layers that attend within a sliding window: their offsets stop at window − 1. `which` names them
+    ("This layer", "every other layer"); with `reach` (`angle_reach` at that window) it says how many pairs go round there."""
+    lead = f" {which[0].upper()}{which[1:]} attends within a window of {window:,} positions, so its offsets stop at {window - 1:,}"
+    if reach is None:
+        return lead + "."
+    return lead + f": there {reach.turned} of the {reach.turning} turning pairs go round, the other {reach.unturned} never do."
+
+
 def decay_offsets(extended_context: int, points: int = 400) -> np.ndarray:
     """0, then `points` log-spaced whole offsets from 1 to the extended context. Returns (n,) float64."""
     return np.unique(np.concatenate([[0.0], np.geomspace(1, max(extended_context, 2), points).round()]))
@@ -133,6 +232,28 @@ def decay_curves(layer: LayerRope, extended_context: int, offsets: np.ndarray) -
     before = rope.relative_score(ones, ones, before_freq, offsets, attention_factor=before_c) / layer.head_dim
     after = rope.relative_score(ones, ones, after_freq, offsets, attention_factor=after_c) / layer.head_dim
     return before, after
+
+
+def half_offset(offsets: np.ndarray, curve: np.ndarray) -> float | None:
+    """The first offset at which a decay curve is below half its value at offset 0 (`offsets[0]` = 0), or
+    None if it never falls that far over the offsets drawn."""
+    below = np.flatnonzero(curve < curve[0] / 2)
+    return float(offsets[below[0]]) if below.size else None
+
+
+def decay_text(offsets: np.ndarray, before: np.ndarray, after: np.ndarray, scaled: bool) -> str:
+    """The sentence under a decay figure: where each curve first falls below half its value at offset 0
+    (`half_offset`, over the offsets drawn), before and after scaling. RoFormer (Su et al. 2021, §3.4.3)
+    bounds this score by a sum that falls with the offset; the numbers say where, for this head."""
+
+    def where(curve: np.ndarray) -> str:
+        found = half_offset(offsets, curve)
+        return f"offset {found:,.0f}" if found is not None else f"none up to {offsets[-1]:,.0f}"
+
+    lead = "Of the offsets drawn, the first where the score of an all-ones query and key is below half its value at offset 0"
+    if not scaled:
+        return f"{lead}: {where(before)}."
+    return f"{lead}: {where(before)} before scaling, {where(after)} after."
 
 
 def _scaling_words(scaling: rope.RopeScaling | None) -> str:

@@ -58,6 +58,14 @@ def pair_dot_by_offset(max_offset: int, d_model: int, base: float = 10_000.0, *,
     return cos_sum_arith(0.0, float(step), max_offset // step + 1, omega)
 
 
+def pair_distance_sq(offsets: np.ndarray, d_model: int, base: float = 10_000.0) -> np.ndarray:
+    r"""$\sum_i 4\sin^2(\delta\,\omega_i/2)$ over the full (sin, cos) pairs for each offset δ: the squared distance
+    $\lVert PE(p + \delta) - PE(p) \rVert^2$ for even d, whatever p (for odd d, its pairs' part). No cancellation,
+    unlike $d - 2S(\delta)$. Returns (n,)."""
+    omega, _ = _split(d_model, base)
+    return (4.0 * np.sin(np.outer(np.asarray(offsets, dtype=np.float64), omega) / 2.0) ** 2).sum(axis=1)
+
+
 def row_norm(positions: np.ndarray, d_model: int, base: float = 10_000.0) -> np.ndarray:
     r"""Closed-form norm of PE(p): $\sqrt{d/2}$ for even d; for odd d,
     $\sqrt{(d-1)/2 + \sin^2(p\,\omega_m)}$, between $\sqrt{(d-1)/2}$ and $\sqrt{(d+1)/2}$. Returns (n,)."""
@@ -171,12 +179,9 @@ def closest_pair(max_len: int, d_model: int, base: float = 10_000.0, *, candidat
     offsets = np.arange(1, max_len)
     pair_sq = np.maximum(2.0 * omega.size - 2.0 * pair_dot_by_offset(max_len - 1, d_model, base)[1:], 0.0)
 
-    def exact_pair_sq(delta: np.ndarray) -> np.ndarray:
-        return (4.0 * np.sin(np.outer(delta, omega) / 2.0) ** 2).sum(axis=1)
-
     if lone is None:
         best = offsets[np.argsort(pair_sq, kind="stable")[:candidates]]
-        sq = exact_pair_sq(best)
+        sq = pair_distance_sq(best, d_model, base)
         i = int(np.argmin(sq))
         return Closest(float(np.sqrt(sq[i])), 0, int(best[i]), True)
 
@@ -186,10 +191,27 @@ def closest_pair(max_len: int, d_model: int, base: float = 10_000.0, *, candidat
     exact = possible.size <= candidates
     order = np.argsort(pair_sq[possible - 1], kind="stable")[:candidates]
     best_sq, best_p, best_q = np.inf, 0, 1
-    for delta, psq in zip(possible[order], exact_pair_sq(possible[order])):
+    for delta, psq in zip(possible[order], pair_distance_sq(possible[order], d_model, base)):
         p = np.arange(0, max_len - delta)
         lone_sq = (np.sin((p + delta) * lone) - np.sin(p * lone)) ** 2
         j = int(np.argmin(lone_sq))
         if psq + lone_sq[j] < best_sq:
             best_sq, best_p, best_q = psq + lone_sq[j], int(p[j]), int(p[j] + delta)
     return Closest(float(np.sqrt(best_sq)), best_p, best_q, exact)
+
+
+def distance_records(max_len: int, d_model: int, base: float = 10_000.0) -> tuple[np.ndarray, np.ndarray]:
+    r"""The offsets δ = 1 .. max_len − 1 at which $\lVert PE(p + \delta) - PE(p) \rVert$ reaches a new
+    minimum, scanning δ upwards, and those distances: the near misses that make two far-apart positions
+    look alike. Even d only (there the distance depends on δ alone):
+    $D(\delta) = \sqrt{\sum_i 4\sin^2(\delta\omega_i/2)}$, which has no cancellation.
+    Returns (offsets, distances), (k,) each; empty for max_len < 2."""
+    if d_model % 2:
+        raise ValueError("Record distances are defined for an even d_model, where the distance depends on the offset alone.")
+    if max_len < 2:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    delta = np.arange(1, max_len)
+    dist = np.sqrt(pair_distance_sq(delta, d_model, base))  # (max_len - 1,)
+    best_so_far = np.minimum.accumulate(dist)
+    record = np.concatenate([[True], dist[1:] < best_so_far[:-1]])
+    return delta[record], dist[record]

@@ -149,8 +149,28 @@ def _added(scheme: Scheme, s: Setting, f: Formula) -> GeneratedCode:
         _block(f.torch_body, 8),
         "        return code  # (L, D_MODEL)",
     )
-    torch_usage = f"pe = {f.torch_class}(); x = x + pe(torch.arange(x.shape[-2]))  # x: (B, T, {d})"
-    torch_source = _source(_docstring(f.title, f.formula, _settings_line(f), torch_usage), _join(shared, _block(f.torch_helpers, 0), torch_cls), torch=True)
+    layer_cls = _lines(
+        "class AddPositions(nn.Module):",
+        '    """The layer a model puts right after its token embedding: x + PE, then dropout, as the\n'
+        "    Transformer paper applies dropout (0.1 in its base model) to the sums of the embeddings and the\n"
+        "    positional encodings (Vaswani et al. 2017, section 5.4).\n"
+        "\n"
+        "    forward(x): x holds a batch of B sequences of T token vectors, (B, T, D_MODEL); the (T, D_MODEL)\n"
+        "    code of positions 0 .. T-1 is added to every sequence of the batch (broadcast), so the shape stays.\n"
+        '    """',
+        "\n    def __init__(self, dropout: float = 0.1) -> None:",
+        "        super().__init__()",
+        f"        self.pe = {f.torch_class}()",
+        "        self.dropout = nn.Dropout(dropout)",
+        "\n    def forward(self, x: torch.Tensor) -> torch.Tensor:",
+        '        """x (B, T, D_MODEL) -> (B, T, D_MODEL), in x\'s dtype and device."""',
+        "        code = self.pe(torch.arange(x.shape[-2], device=x.device)).to(device=x.device, dtype=x.dtype)  # (T, D_MODEL)",
+        "        return self.dropout(x + code[None, :, :])  # (1, T, D_MODEL) broadcast over the batch -> (B, T, D_MODEL)",
+    )
+    torch_usage = f"layer = AddPositions(dropout=0.1); x = layer(token_embedding(ids))  # ids: (B, T) -> x: (B, T, {d})"
+    torch_source = _source(
+        _docstring(f.title, f.formula, _settings_line(f), torch_usage), _join(shared, _block(f.torch_helpers, 0), torch_cls, layer_cls), torch=True
+    )
     what = (
         f"{scheme.label}: the code added to the token vector of each position, d_model = {d:,}"
         + (f"; positions 0 to {rows - 1:,} have one" if rows is not None else "; any position has one")

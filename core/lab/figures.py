@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from core.lab.config import TASKS, LabConfig, LabResult, make_batch
+from core.lab.config import SURVEY, SURVEY_COLUMNS, TASKS, LabConfig, LabResult, make_batch
 from core.schemes.registry import SCHEMES
 from core.schemes.sinusoidal import sinusoidal_encoding
 from core.viz import charts
@@ -30,6 +30,17 @@ def label(name: str) -> str:
 
 
 # --- before training -------------------------------------------------------------------
+
+
+def survey_table() -> str:
+    """core.lab.config.SURVEY as a Markdown table: accuracy at the training length → 4x it, per scheme and task."""
+
+    def cell(pair: tuple[float, float | None]) -> str:
+        return f"{pair[0]:.2f} → " + ("no code" if pair[1] is None else f"{pair[1]:.2f}")
+
+    lines = ["| scheme | " + " | ".join(SURVEY_COLUMNS.values()) + " |", "|---" * (len(SURVEY_COLUMNS) + 1) + "|"]
+    lines += [f"| {label(scheme)} | " + " | ".join(cell(row[task]) for task in SURVEY_COLUMNS) + " |" for scheme, row in SURVEY.items()]
+    return "\n".join(lines)
 
 
 def example_text(config: LabConfig) -> str:

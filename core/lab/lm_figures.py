@@ -57,17 +57,17 @@ def perplexity_by_length(series: Series, train_len: int, *, what: str) -> go.Fig
 
 
 def paper_figure() -> go.Figure:
-    """The ALiBi paper's own numbers (core.lab.lm.PAPER): WikiText-103, trained on 512 tokens."""
+    """The ALiBi paper's Table 2 as transcribed (core.lab.lm.PAPER, not checked against the paper): WikiText-103, trained on 512 tokens."""
     lines = [(SCHEMES[s].label, np.array(sorted(v)), np.array([v[n] for n in sorted(v)], dtype=float)) for s, v in lm.PAPER.items()]
     fig = charts.lines(
         lines,
-        title="The paper's numbers: WikiText-103 perplexity against evaluation length, trained on L = 512 tokens (Press et al. 2022, Table 2)",
+        title="The paper's Table 2 as transcribed: WikiText-103 perplexity against evaluation length, trained on L = 512 tokens (Press et al. 2022)",
         x_title="evaluation length (tokens)",
         y_title="perplexity per token (log)",
         log_y=True,
         markers=True,
         x_marks=[(lm.PAPER_TRAIN_LEN, f"training length L = {lm.PAPER_TRAIN_LEN}")],
-        note="values quoted from the paper's appendix Table 2, not re-run here; T5's row is not drawn",
+        note="a transcription, not checked against the paper (see the caption)",
     )
     return _colour_by_scheme(fig, list(lm.PAPER))
 

@@ -153,8 +153,11 @@ class RopeScaling:
     `rope_parameters` dict of a Hugging Face config as a typed, hashable value.
 
     kind: one of SCALING_KINDS: "linear", "ntk", "dynamic", "yarn", "llama3", "longrope", "proportional".
-    factor: s, the new context length over the original one (s = 1 changes nothing). Hugging Face
-        derives it as max_position_embeddings / original_max_position_embeddings when a yarn or
+    factor: s, the divisor of the frequencies a kind interpolates (linear: every pair; ntk: the
+        slowest, through the base; yarn, llama3: the pairs past their band; s = 1 changes nothing).
+        Position interpolation picks s as the new context over the original one, but a config need
+        not: Llama 3.1 sets 8 with original 8,192 and max_position_embeddings 131,072 (16×). Hugging
+        Face derives it as max_position_embeddings / original_max_position_embeddings when a yarn or
         longrope config leaves it out; here it is always given.
     original_max_len: L, the context length the model was trained on; Hugging Face's
         `original_max_position_embeddings` (yarn, llama3, longrope), or `max_position_embeddings` for
@@ -808,7 +811,7 @@ def _default_code(dim: int, scaling: RopeScaling | None, D: str) -> CodeRule:
 def _linear_code(dim: int, scaling: RopeScaling, D: str) -> CodeRule:
     return CodeRule(
         "linear (position interpolation): theta_i' = theta_i / FACTOR",
-        (("FACTOR", scaling.factor, "s: new context over original context"),),
+        (("FACTOR", scaling.factor, "s: every frequency is divided by it"),),
         _THETA.format(base="BASE", D=D) + "\nreturn theta / FACTOR, 1.0",
     )
 
@@ -817,7 +820,7 @@ def _ntk_code(dim: int, scaling: RopeScaling, D: str) -> CodeRule:
     return CodeRule(
         f"NTK-aware base change: base' = BASE * FACTOR^({D} / ({D} - 2)); the slowest pair is divided by FACTOR, the fastest kept",
         (
-            ("FACTOR", float(scaling.factor), "s: new context over original context"),
+            ("FACTOR", float(scaling.factor), "s: the slowest pair's frequency is divided by it"),
             ("NTK_BASE", Expr(f"BASE * FACTOR ** ({D} / ({D} - 2))"), "the enlarged base"),
         ),
         _THETA.format(base="NTK_BASE", D=D) + "\nreturn theta, 1.0",
@@ -921,7 +924,11 @@ def _longrope_code(dim: int, scaling: RopeScaling, D: str) -> CodeRule:
         "LongRoPE: pair i divided by its own factor, SHORT_FACTOR[i] while the sequence fits in L = ORIGINAL_MAX_LEN positions, "
         "LONG_FACTOR[i] once it is longer; cos and sin are multiplied by ATTENTION_FACTOR",
         (
-            ("FACTOR", scaling.factor, "s: new context over original context"),
+            (
+                "FACTOR",
+                scaling.factor,
+                "s: unused here, the config gives the attention factor" if scaling.attention_factor is not None else "s: sets ATTENTION_FACTOR below",
+            ),
             ("ORIGINAL_MAX_LEN", scaling.original_max_len, "L: the context the model was trained on"),
             ("SHORT_FACTOR", _number_list(scaling.short_factor or ()), "one divisor per pair, up to L positions"),
             ("LONG_FACTOR", _number_list(scaling.long_factor or ()), "one divisor per pair, past L positions"),

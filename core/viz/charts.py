@@ -178,6 +178,8 @@ TITLE_CHARS = 72
 NOTE_CHARS = 110  # the small print under a title is about 70 % of its size: more characters to a line
 NOTE_LINE_PX = 16  # what each further line of the small print adds to the top margin
 TITLE_LINE_PX = 23  # what each further title line adds to the top margin (the first line stays where a one-line title sits, the others hang below it)
+AXIS_TITLE_CHAR_PX = 8.0  # width of an average axis-title character (plotly.js: 1.2 x the 13-pixel font); a longer rotated y title is wrapped
+AXIS_TITLE_LINE_PX = 20  # what each further line of a wrapped y title adds to the left margin
 # Every marker is an SVG element of its own, styled one by one, and a path of a few hundred
 # coloured dots cost more than the rest of its figure. Lines run through every point (hover
 # finds each one); plotly.js draws the dots of at most MAX_DOTS points per trace, evenly
@@ -387,6 +389,10 @@ def _figure(
     margin, x_room = _margins(traces, {k: v for k, v in base.items() if k[1:5] == "axis"}, names, top)
     base["margin"] = margin
     plot_px = max(base["height"] - margin["t"] - margin["b"], 1)  # the plot's height in pixels
+    if y_title and len(y_title) * AXIS_TITLE_CHAR_PX > plot_px:  # a y title taller than the plot runs into the title above it: wrap it
+        y_lines = wrap_title(y_title, max(int(plot_px / AXIS_TITLE_CHAR_PX), 8))
+        base["yaxis"]["title"] = dict(text="<br>".join(y_lines))
+        margin["l"] += AXIS_TITLE_LINE_PX * (len(y_lines) - 1)
     log_x, log_y = (base.get(a, {}).get("type") == "log" for a in ("xaxis", "yaxis"))
     shapes, labels = _marks(
         x_marks,

@@ -69,9 +69,11 @@ def test_default_page_shows_cores_numbers():
     assert not at.warning, [w.value for w in at.warning]
     assert at.title[0].value == "Long context in real models"
     assert at.query_params["presets"] == ",".join(DEFAULT_PRESETS)
-    table = at.dataframe[0].value
+    parts = [at.dataframe[k].value.reset_index(drop=True) for k in range(3)]
+    table = pd.concat([parts[0]] + [p.drop(columns=["model", "layers"]) for p in parts[1:]], axis=1)  # the three tables: every column once
     expected = pd.DataFrame(cx.summary_rows([PRESETS[n] for n in DEFAULT_PRESETS]))
-    pd.testing.assert_frame_equal(table.reset_index(drop=True), expected, check_dtype=False)
+    pd.testing.assert_frame_equal(table[list(expected.columns)], expected, check_dtype=False)
+    assert all(len(p.columns) <= 8 for p in parts)  # each fits a 1,440-pixel window (seen in Chromium with Gemma 3's long layer names)
     figs = figures(at)
     assert len(figs) == 2  # the Models tab with the first model's tab open: its wavelengths and its decay
     first = PRESETS[DEFAULT_PRESETS[0]]
@@ -128,7 +130,7 @@ def test_every_preset_renders_with_cores_numbers(name):
     assert links["code"] == plans[-1].code
     rope_plan = next((plan.rope for plan in reversed(plans) if plan.rope is not None), None)
     assert links.get("rope") == (None if rope_plan is None else {**rope_plan, "rope_view": "Scaling"})  # opens /rope's Scaling tab
-    sources = at.dataframe[1].value
+    sources = at.dataframe[3].value
     assert len(sources) == len(preset.sources) and set(sources["status"]) <= set(STATUSES)
     for field in preset.unverified:
         assert sources.set_index("field").loc[field, "status"] in ("unverified", "partly verified")  # said on the page
@@ -243,3 +245,20 @@ def test_context_module_keeps_in_step_with_the_rope_page_and_controls():
     assert tuple(head_dims) == cx.ROPE_PAGE_HEAD_DIMS
     assert cx.LINKABLE_KINDS == CONTROLLED_KINDS
     assert len((ROOT / PAGE).read_text().splitlines()) < 250
+
+
+def test_what_to_look_for_is_the_reach_of_each_layer():
+    """The caption under each layer's figures is core's reach and decay sentences for that layer (core tests the numbers: Llama 3.1's 35 pairs went
+    round in training, 29 kept; the other 29 reach twice their trained angle), the window named for Gemma 3's local layers."""
+    at = open_context(presets="gemma-3-4b")
+    assert_clean(at)
+    shown = [c.value for c in at.caption if c.value.startswith("What to look for: ")]
+    gemma = PRESETS["gemma-3-4b"]
+    for layer, text in zip(gemma.layers, shown, strict=True):
+        view = cx.pair_view(layer, gemma.extended_context)
+        reach = cx.angle_reach(view, gemma.trained_context, gemma.extended_context, layer.window)
+        assert cx.reach_text(reach, layer.scaling is not None) in text
+        offsets = cx.decay_offsets(gemma.extended_context)
+        assert cx.decay_text(offsets, *cx.decay_curves(layer, gemma.extended_context, offsets), layer.scaling is not None) in text
+    assert "window of 1,024 positions, so its offsets stop at 1,023" in shown[0]
+    assert "all of them stay within the arc" in shown[1]  # linear x8 of a 32K pre-training covers 128K

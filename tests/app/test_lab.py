@@ -14,7 +14,7 @@ import pytest
 
 from core.lab import runner
 from core.lab.config import LabConfig
-from core.lab.figures import example_text
+from core.lab.figures import example_text, survey_table
 from core.schemes.registry import SCHEMES
 from tests.app.conftest import assert_clean, chart_keys, decode, figure, figures, open_page, plain_table, title_text
 
@@ -250,9 +250,10 @@ def test_the_real_text_section_shows_the_shipped_curves_on_load_and_the_paper_in
     assert "lab_lm_shipped" not in chart_keys(at)
     paper = figure(at, "lab_lm_paper")
     sinusoid = next(t for t in paper["data"] if t["name"].startswith("sinusoidal"))
-    np.testing.assert_allclose(decode(sinusoid["y"]).astype(float), [20.05, 43.54, 132.41])
+    np.testing.assert_allclose(decode(sinusoid["y"]).astype(float), [lm.PAPER["sinusoidal"][n] for n in sorted(lm.PAPER["sinusoidal"])])
     assert paper["layout"]["shapes"][0]["x0"] == 512
-    assert "Press, Smith & Lewis (2022)" in " ".join(c.value for c in at.caption)
+    captions = " ".join(c.value for c in at.caption)
+    assert "Press, Smith & Lewis (2022)" in captions and "Not checked against the paper" in captions  # the cells' provenance, said
 
 
 def test_why_this_task_is_built_only_when_open_and_its_link_opens_it():
@@ -262,7 +263,7 @@ def test_why_this_task_is_built_only_when_open_and_its_link_opens_it():
     at = open_page("lab", lab_why="true")
     assert_clean(at)
     why = next(e for e in at.expander if e.label == "Why this task")
-    assert why.proto.expanded and "| sinusoidal | 1.00 → 0.31 |" in why.markdown[0].value
+    assert why.proto.expanded and survey_table() in why.markdown[0].value
     at = open_page("lab", lab_why="TRUE")  # Streamlit reads a bound expander's value whatever its case
     assert_clean(at)
     assert not at.warning

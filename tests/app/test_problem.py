@@ -3,8 +3,10 @@ scored against the checklist, and the width cap."""
 
 from __future__ import annotations
 
-from core.analysis import properties
-from tests.app.conftest import assert_clean, open_page, plain_table
+import numpy as np
+
+from core.analysis import properties, raw_positions
+from tests.app.conftest import assert_clean, decode, figures, open_page, plain_table, title_text
 from ui.path import STEPS
 
 
@@ -42,3 +44,20 @@ def test_problem_caps_the_demo_width_with_a_notice():
     at = open_page("problem", d_model="8192")
     assert_clean(at)
     assert any("width 512" in i.value for i in at.info)
+
+
+def test_raw_positions_scale_and_gradient_step_are_cores():
+    """The two figures under 'Why raw positions make training unstable' draw core.analysis.raw_positions' arrays, and the
+    caption is its sentence for them (the numbers and their rules are tested in tests/core/analysis/test_raw_positions.py)."""
+    at = open_page("problem", d_model="64", max_len="1000")
+    assert_clean(at)
+    study = raw_positions.raw_scale(raw_positions.measured_positions(1000), 64)
+    figs = {title_text(f).split(",")[0].split(":")[0]: f for f in figures(at)}
+    scale = next(f for t, f in figs.items() if t.startswith("How long the position code is"))
+    step = next(f for t, f in figs.items() if t.startswith("The largest gradient step"))
+    lines = {t["name"]: decode(t["y"]).astype(float) for t in scale["data"] if "name" in t}
+    np.testing.assert_allclose(lines["integer p in every feature"], study.integer_ratio, rtol=1e-6)
+    lines = {t["name"]: decode(t["y"]).astype(float) for t in step["data"] if "name" in t}
+    np.testing.assert_allclose(lines["word + integer p"], study.integer_max_step, rtol=1e-6)
+    np.testing.assert_allclose(lines["word + sinusoid"], study.sinusoid_max_step, rtol=1e-6)
+    assert raw_positions.raw_scale_text(study, 64) in [c.value for c in at.caption]

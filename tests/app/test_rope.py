@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+from core.analysis import context as cx
 from core.schemes import rope
 from core.viz import charts
 from tests.app.conftest import chart_keys, assert_clean, decode, figures, open_page, title_text
@@ -195,3 +196,19 @@ def test_rope_a_bad_scaling_link_is_named_whichever_tab_is_open():
     assert_clean(scaling)
     assert not scaling.warning and scaling.selectbox(key="scaling").value == "llama3"
     assert scaling.number_input(key="factor").value == 8.0 and scaling.number_input(key="original_len").value == 32
+
+
+def test_rope_scaling_caption_is_the_reach_of_the_setting():
+    """Llama 3.1's own link: the caption's counts and angles are core.analysis.context's reach of the pairs drawn (35 went round
+    in the 8,192 trained positions, 29 kept; the other 29 reach twice their trained angle, factor 8 against a 16-fold context)."""
+    at = open_page("rope", head_dim="128", scaling="llama3", factor="8", original_len="8192", max_len="131072", base="500000", rope_view="Scaling")
+    assert_clean(at)
+    theta = rope.default_frequencies(128, 500_000.0)
+    scaling = rope.RopeScaling("llama3", 8.0, 8192)
+    scaled, c = rope.rope_frequencies(128, 500_000.0, scaling, seq_len=131_072)
+    labels = rope.scaling_regions(128, 500_000.0, scaling, seq_len=131_072).label
+    view = cx.PairView(np.arange(64), 2 * np.pi / theta, 2 * np.pi / scaled, None, labels, c, 128)
+    reach = cx.angle_reach(view, 8192, 131_072)
+    assert (reach.turned, reach.turned_kept, reach.unturned, reach.unturned_inside) == (35, 29, 29, 0)
+    caption = next(c.value for c in at.caption if c.value.startswith("What to look for: "))
+    assert cx.reach_text(reach, scaled=True) in caption

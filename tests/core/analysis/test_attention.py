@@ -106,3 +106,15 @@ def test_bag_of_words_dog_bites_man():
     assert bag.distance_pe > 1e-3
     with pytest.raises(ValueError, match="same words"):
         at.bag_of_words(["a"], ["b"], 8, sinusoidal_encoding(1, 8))
+
+
+def test_word_code_cosines_by_hand():
+    from core.analysis.attention import sentence_inputs, word_code_cosines
+
+    words = ["dog", "bites", "man"]
+    x = sentence_inputs(words, 8)
+    codes = np.stack([x[0], -2 * x[1], np.zeros(8)])  # along the word, against it (|cos| 1), nothing (0 by convention)
+    np.testing.assert_allclose(word_code_cosines(words, codes), [1.0, 1.0, 0.0], atol=1e-12)
+    e = np.eye(8)[:3]
+    expected = np.abs((x * e).sum(axis=1)) / np.linalg.norm(x, axis=1)
+    np.testing.assert_allclose(word_code_cosines(words, e), expected, rtol=1e-12)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -72,7 +73,7 @@ def test_summary_rows():
     assert first["scaling"] == "llama3 ×8" and first["attention factor"] == 1.0 and first["unverified"] == "none"
     assert first["slowest wavelength after"] == pytest.approx(8 * first["slowest wavelength before"], rel=1e-12)
     assert rows[2]["scaling"] == "linear ×8" and rows[2]["interpolated"] == 128 and rows[1]["scaling"] == "none"
-    assert "trained_context" in rows[1]["unverified"]
+    assert rows[1]["trained context"] == 32_768 and rows[1]["unverified"] == "none"  # the Gemma 3 report's 32K pre-training
 
 
 def test_link_params():
@@ -91,7 +92,7 @@ def test_link_params():
     assert any("24 of 96" in d for d in cx.link_params(PRESETS["gpt-neox-20b"], PRESETS["gpt-neox-20b"].layers[0]).dropped)
     gemma3 = PRESETS["gemma-3-4b"]
     assert cx.link_params(gemma3, gemma3.layers[1]).rope == {
-        "head_dim": "256", "rope_layout": "half", "scaling": "linear", "base": "1000000", "max_len": "131072", "factor": "8", "original_len": "16384"
+        "head_dim": "256", "rope_layout": "half", "scaling": "linear", "base": "1000000", "max_len": "131072", "factor": "8", "original_len": "32768"
     }  # fmt: skip
 
 
@@ -152,3 +153,91 @@ def test_2d_properties():
         cx.mrope_angles(rows, rows, cols, 16, 1e4, (2, 2, 2))
     with pytest.raises(ValueError, match="at least 0"):
         cx.mrope_axes([2, -1, 3])
+
+
+def test_angle_reach_by_hand_llama3():
+    """Llama 3.1: 35 pairs have a wavelength within 8,192 (29 kept, 6 blended); the other 29 are divided by 8 while the context grows
+    16-fold, so the slowest reaches twice its trained angle: (131,071 / 8) θ against 8,191 θ, θ = 500,000^(-126/128)."""
+    llama = PRESETS["llama-3.1-8b"]
+    view = cx.pair_view(llama.layers[0], llama.extended_context)
+    reach = cx.angle_reach(view, llama.trained_context, llama.extended_context)
+    theta = 500_000.0 ** (-126 / 128)
+    assert (reach.turning, reach.turned, reach.turned_kept, reach.unturned, reach.unturned_inside) == (64, 35, 29, 29, 0)
+    assert (reach.trained_offset, reach.extended_offset) == (8191, 131_071)
+    assert reach.slowest_trained == pytest.approx(8191 * theta, rel=1e-12) and reach.slowest_extended == pytest.approx(131_071 / 8 * theta, rel=1e-12)
+    assert reach.overshoot == pytest.approx(131_071 / 8 / 8191, rel=1e-12)
+    text = cx.reach_text(reach, scaled=True)
+    assert "35 of the 64 turning pairs" in text and "keeps 29 of them and changes the other 6" in text
+    assert "none of them stays within" in text and f"{100 * (131_071 / 8 / 8191 - 1):.4g} %" in text
+    assert f"{131_071 / 8 * theta:.4g} rad at offset 131,071, against {8191 * theta:.4g} rad at offset 8,191" in text
+
+
+def test_angle_reach_inside_when_the_factor_covers_the_growth():
+    """Linear scaling divides every offset by s: the longest, E - 1, lands on (E - 1) / s, inside the trained T - 1 only when
+    s >= (E - 1) / (T - 1). At s = E / T = 4 it lands a quarter position past: every slow pair overshoots by (4095 / 4) / 1023 - 1."""
+    inside = LayerRope("x", 64, 10_000.0, rope.RopeScaling("linear", 4095 / 1023, 1024))
+    reach = cx.angle_reach(cx.pair_view(inside, 4096), 1024, 4096)
+    assert reach.unturned > 0 and reach.unturned_inside == reach.unturned and reach.turned_kept == 0
+    assert "all of them stay within the arc" in cx.reach_text(reach, scaled=True)
+    four = LayerRope("x", 64, 10_000.0, rope.RopeScaling("linear", 4.0, 1024))
+    reach = cx.angle_reach(cx.pair_view(four, 4096), 1024, 4096)
+    assert reach.unturned_inside == 0 and reach.overshoot == pytest.approx(4095 / 4 / 1023, rel=1e-12)
+    assert f"by up to {100 * (4095 / 4 / 1023 - 1):.4g} %" in cx.reach_text(reach, scaled=True)
+    # the same head unscaled at four times the context: every unturned pair goes past, by 4095/1023 - 1
+    plain = LayerRope("x", 64, 10_000.0)
+    reach = cx.angle_reach(cx.pair_view(plain, 4096), 1024, 4096)
+    assert reach.unturned_inside == 0 and reach.overshoot == pytest.approx(4095 / 1023, rel=1e-12)
+    assert "without scaling, RoPE keeps" in cx.reach_text(reach, scaled=False)
+
+
+def test_angle_reach_stops_at_the_sliding_window():
+    """Gemma 3's local layers attend within 1,024 positions: the longest offset is 1,023 in training and at 128K alike."""
+    gemma = PRESETS["gemma-3-4b"]
+    local = gemma.layers[0]
+    assert local.window == 1024
+    reach = cx.angle_reach(cx.pair_view(local, gemma.extended_context), gemma.trained_context, gemma.extended_context, local.window)
+    assert reach.trained_offset == reach.extended_offset == 1023 and reach.turned_kept == reach.turned
+    wavelengths = 2 * np.pi * 1e4 ** (np.arange(128) * 2 / 256)
+    assert reach.turned == int((wavelengths <= 1024).sum())
+    assert "never complete a turn" in cx.reach_text(reach, scaled=False)
+    glob = gemma.layers[1]  # linear x8 from 32K pre-training: (131,071 / 8) < 32,767, every slow pair stays inside
+    reach = cx.angle_reach(cx.pair_view(glob, gemma.extended_context), gemma.trained_context, gemma.extended_context)
+    assert reach.unturned > 0 and reach.unturned_inside == reach.unturned
+
+
+def test_half_offset_and_decay_text_by_hand():
+    offsets = np.array([0.0, 1.0, 2.0, 4.0, 8.0])
+    assert cx.half_offset(offsets, np.array([2.0, 1.5, 1.01, 0.99, 0.5])) == 4.0  # 1.01 is not below 1
+    assert cx.half_offset(offsets, np.ones(5)) is None
+    text = cx.decay_text(offsets, np.array([2.0, 1.5, 1.01, 0.99, 0.5]), np.ones(5), scaled=True)
+    assert text.endswith(": offset 4 before scaling, none up to 8 after.")
+    llama = PRESETS["llama-3.1-8b"]  # Llama 3 keeps its fast pairs: the near fall of the score does not move
+    offsets = cx.decay_offsets(llama.extended_context)
+    before, after = cx.decay_curves(llama.layers[0], llama.extended_context, offsets)
+    assert cx.half_offset(offsets, before) == cx.half_offset(offsets, after)
+    phi = PRESETS["phi-3-mini-128k-instruct-2404"]  # LongRoPE divides every pair: its fall moves out
+    offsets = cx.decay_offsets(phi.extended_context)
+    before, after = cx.decay_curves(phi.layers[0], phi.extended_context, offsets)
+    assert cx.half_offset(offsets, after) > 4 * cx.half_offset(offsets, before)
+
+
+def test_sliding_windows_of_one_row_presets_bound_the_offsets():
+    """Mistral 7B v0.1 attends within 4,096 positions in every layer: its one row's offsets stop at 4,095, though its context is
+    32,768. Gemma 2 and gpt-oss window every other layer with the same RoPE: the sentence counts the pairs that go round there."""
+    mistral = PRESETS["mistral-7b-v0.1"]
+    (layer,) = mistral.layers
+    assert layer.window == 4096 and mistral.windowed == "every layer"
+    reach = cx.angle_reach(cx.pair_view(layer, mistral.extended_context), mistral.trained_context, mistral.extended_context, layer.window)
+    assert reach.trained_offset == reach.extended_offset == 4095
+    assert reach.turned == int((2 * np.pi * 1e4 ** (np.arange(64) * 2 / 128) <= 4096).sum())
+    oss = PRESETS["gpt-oss-20b"]
+    assert oss.layers[0].window is None and (oss.window, oss.windowed) == (128, "every other layer")
+    view = cx.pair_view(oss.layers[0], oss.extended_context)
+    windowed = cx.angle_reach(view, oss.trained_context, oss.extended_context, oss.window)
+    by_hand = int((2 * np.pi * 150_000.0 ** (np.arange(32) * 2 / 64) <= 128).sum())
+    text = cx.window_text(oss.window, oss.windowed, windowed)
+    assert text == f" Every other layer attends within a window of 128 positions, so its offsets stop at 127: there {by_hand} of the 32 turning " \
+        f"pairs go round, the other {32 - by_hand} never do."
+    assert cx.window_text(1024, "This layer") == " This layer attends within a window of 1,024 positions, so its offsets stop at 1,023."
+    with pytest.raises(ValueError, match="window"):
+        replace(mistral, windowed="")

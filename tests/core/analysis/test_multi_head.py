@@ -126,6 +126,8 @@ def test_add_versus_concat_costs_and_order():
     assert (result.width_add, result.width_concat) == (32, 64)
     assert (result.params_add, result.params_concat) == (3 * 32 * 32, 3 * 64 * 64)
     assert result.residual_add > 1e-3 and result.residual_concat > 1e-3
+    pe, x = sinusoidal_encoding(3, 32), at.sentence_inputs(["dog", "bites", "man"], 32)  # the overlap of each word and its code, by hand
+    np.testing.assert_allclose(result.overlap, np.abs((x * pe).sum(axis=1)) / (np.linalg.norm(x, axis=1) * np.linalg.norm(pe, axis=1)), rtol=1e-12)
 
 
 def test_torch_and_numpy_agree_with_rotary_and_bias_hooks():

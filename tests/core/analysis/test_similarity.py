@@ -101,3 +101,12 @@ def test_aliasing_makes_tiny_widths_nearly_repeat():
     found = sim.closest_pair(300, 2, 2.0)
     assert (found.q - found.p) == 44
     assert found.distance < 0.02
+
+
+def test_pair_distance_sq_is_the_measured_distance_whatever_p():
+    offsets = np.array([1, 6, 44, 710])
+    np.testing.assert_allclose(sim.pair_distance_sq(offsets, 2), 4 * np.sin(offsets / 2) ** 2, rtol=1e-12)  # one pair, ω = 1
+    pe = sinusoidal_encoding(800, 16, 100.0)
+    for p in (0, 7, 50):
+        measured = ((pe[p + offsets] - pe[p]) ** 2).sum(axis=1)
+        np.testing.assert_allclose(sim.pair_distance_sq(offsets, 16, 100.0), measured, rtol=1e-9, atol=1e-12)

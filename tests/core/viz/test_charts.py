@@ -403,3 +403,20 @@ def test_hover_numbers_drop_trailing_zeros():
     formats = [f for fig in figures for t in fig.data for f in re.findall(r"%\{\w+:([^}]*)\}", t.hovertemplate or "")]
     assert len(formats) >= 12  # heatmaps' z, the image probe's z, spectrum's y and customdata, the circle's x and y, the paths' 2 and 3 coordinates
     assert all(re.fullmatch(r"\.\d+~g", f) for f in formats), formats
+
+
+def test_a_y_title_longer_than_the_plot_wraps_and_widens_the_left_margin():
+    """A rotated y title is centred on the plot: longer than the plot is tall, it runs up into the title and its note
+    (/context's wavelength chart). It wraps into lines that fit, and the left margin grows by a line for each."""
+    y = np.array([1.0, 2.0])
+    long_title = "wavelength 2π/θᵢ (positions, log scale) of every pair"
+    short = charts.lines([("a", np.array([0, 1]), y)], title="t", x_title="x", y_title="short", note="n", height=380)
+    assert short.layout.yaxis.title.text == "short"
+    tall = charts.lines([("a", np.array([0, 1]), y)], title="t", x_title="x", y_title=long_title, note="n", height=800)
+    assert tall.layout.yaxis.title.text == long_title  # fits an 800-pixel chart's plot
+    small = charts.lines([("a", np.array([0, 1]), y)], title="t " * 60, x_title="x", y_title=long_title, note="n", height=300)
+    lines = small.layout.yaxis.title.text.split("<br>")
+    plot_px = small.layout.height - small.layout.margin.t - small.layout.margin.b
+    assert len(lines) >= 2 and " ".join(lines) == long_title
+    assert all(len(line) * charts.AXIS_TITLE_CHAR_PX <= plot_px for line in lines)
+    assert small.layout.margin.l == short.layout.margin.l + charts.AXIS_TITLE_LINE_PX * (len(lines) - 1)

@@ -1,0 +1,67 @@
+"""ui.lab_lm_text: the real-text section's sentences quote the shipped results and the paper's cells, never typed numbers.
+Hand-made results make each rule fail if a sentence stops following its numbers."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.lab import lm
+from ui import lab_lm_text as text
+
+RESULTS = {
+    "none": {64: 9.0, 128: 9.5, 256: 9.9, 512: 10.0},
+    "sinusoidal": {64: 6.0, 128: 15.0, 256: 24.0, 512: 45.0},
+    "rope": {64: 5.0, 128: 6.0, 256: 15.0, 512: 27.0},
+    "alibi": {64: 5.4, 128: 5.35, 256: 5.3, 512: 5.2},
+}
+
+
+def test_paper_caption_lists_every_cell_and_its_provenance():
+    caption = text.paper_caption(lm.PAPER, lm.PAPER_SOURCE)
+    for cells in lm.PAPER.values():
+        for n, v in cells.items():
+            assert f"{v:.2f} ({n:,})" in caption
+    assert "Table 2" in caption and "Not checked against the paper" in caption and "transcription" in caption
+
+
+def test_reading_quotes_the_ratios_and_explains_alibis_gain_by_the_early_token_curse():
+    reading = text.reading(RESULTS, 64, lm.PAPER)
+    assert "score 5.00 to 6.00 and NoPE 9.00" in reading
+    assert "causal mask" in reading and "Haviv et al. 2022" in reading and "scores worse than every scheme with positions" in reading
+    assert "sinusoidal (paper) ×4" in reading and "rotary (RoPE) ×3" in reading  # 24 / 6, 15 / 5
+    assert f"ALiBi ×{5.3 / 5.4:.3g}" in reading
+    cells = lm.PAPER["sinusoidal"]
+    assert f"ppl(2,512) / ppl(512) (4.9L): sinusoidal (paper) ×{cells[2512] / cells[512]:.3g}" in reading
+    assert "Table 2 as transcribed (not checked against the paper" in reading
+    assert "early-token curse" in reading and "Appendix B" in reading and "5.400 at 64 → 5.200 at 512" in reading
+    assert "25.0% of the characters scored in windows of 64 have fewer than 16 before them, 3.1% in windows of 512" in reading
+    flat = dict(RESULTS, alibi={64: 5.4, 128: 5.5, 256: 5.6, 512: 5.7})  # no gain: no sentence explaining one
+    assert "early-token curse" not in text.reading(flat, 64, lm.PAPER)
+    rising = dict(lm.PAPER, alibi={512: 19.0, 2512: 20.0})  # a table where ALiBi rises: the sentence no longer says 'as in' it
+    assert "early-token curse" in text.reading(RESULTS, 64, rising) and "as in the transcribed table" not in text.reading(RESULTS, 64, rising)
+    good_nope = dict(RESULTS, none={64: 4.0, 128: 4.1, 256: 4.2, 512: 4.3})  # the comparison word follows the numbers
+    assert "scores as well as or better than every scheme with positions" in text.reading(good_nope, 64, lm.PAPER)
+
+
+def test_start_shares_by_hand():
+    assert text.start_shares(64) == [(64, 16 / 64), (512, 16 / 512)]
+    assert text.start_shares(100, (1, 2), context=10) == [(100, 0.1), (200, 0.05)]
+
+
+def test_differences_compute_rope_and_t5_buckets():
+    diff = text.differences(RESULTS, 64, 32, lm.PAPER)
+    rope = lm.PAPER["rope"]
+    assert "rises more here (×3 by 4L)" in diff and f"(×{rope[2512] / rope[512]:.3g} at 2,512 tokens" in diff
+    calm = dict(RESULTS, rope={64: 5.0, 128: 5.1, 256: 5.2, 512: 5.5})
+    assert "rises less here (×1.04 by 4L)" in text.differences(calm, 64, 32, lm.PAPER)
+    assert text.t5_buckets_reached(64, 32) == text.t5_buckets_reached(text.FAR, 32) == 31
+    assert text.t5_buckets_reached(64, 128) == 27 and text.t5_buckets_reached(text.FAR, 128) == 32
+    assert "reach 31 of the 31 buckets" in diff and "would reach 27 of 32" in diff
+    timed = text.differences(RESULTS, 64, 32, lm.PAPER, {"rope": 91.08, "alibi": 207.3})
+    assert "(91 to 207 s per scheme here, training and evaluation)" in timed
+
+
+@pytest.mark.parametrize("scheme", list(lm.PAPER))
+def test_paper_ratios_in_the_reading_are_the_cells(scheme):
+    cells = lm.PAPER[scheme]
+    assert f"×{cells[2512] / cells[512]:.3g}" in text.reading(RESULTS, 64, lm.PAPER)

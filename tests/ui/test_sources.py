@@ -1,0 +1,51 @@
+"""ui.sources: every page has a Sources expander, and every paper a page's words cite by author is in that page's list.
+The check reads the page scripts (and the text modules they draw from) as text, so a new citation without a source fails."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from ui.path import STEPS
+from ui.sources import SOURCES
+
+ROOT = Path(__file__).resolve().parents[2]
+TEXT_MODULES = {  # modules whose sentences a page shows
+    "practice": ["ui/practice_text.py"],
+    "lab": ["ui/lab_lm.py", "ui/lab_lm_text.py"],
+    "context": ["ui/context_models.py", "core/analysis/context.py"],
+    "rope": ["ui/rope_scaling.py", "ui/rope_controls.py"],
+    "": ["core/analysis/raw_positions.py"],
+}
+CITED = re.compile(r"\b(Vaswani|Press|Su|Peng|Chen|Dai|Chi|Shaw|Raffel|Haviv|Kazemnejad|Devlin|Llama Team|Gemma Team|Wang)( et al\.| \(| 20\d\d|,)")
+KEYWORDS = {"Devlin": "BERT", "Raffel": "Raffel", "Shaw": "Shaw"}
+
+
+def page_text(step) -> str:
+    text = (ROOT / step.script).read_text()
+    for module in TEXT_MODULES.get(step.url_path, []):
+        text += (ROOT / module).read_text()
+    return text
+
+
+@pytest.mark.parametrize("step", STEPS, ids=[s.url_path or "problem" for s in STEPS])
+def test_every_page_draws_its_sources(step):
+    tree = ast.parse((ROOT / step.script).read_text())
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "sources_expander"]
+    assert [c.args[0].value for c in calls] == [step.url_path]
+    entries = SOURCES[step.url_path]
+    assert entries and all(e.claim.strip() and e.where.strip() for e in entries)
+
+
+@pytest.mark.parametrize("step", STEPS, ids=[s.url_path or "problem" for s in STEPS])
+def test_every_author_a_page_cites_is_in_its_sources(step):
+    sources = " ".join(e.where for e in SOURCES[step.url_path])
+    for author in {m.group(1) for m in CITED.finditer(page_text(step))}:
+        assert KEYWORDS.get(author, author) in sources, f"/{step.url_path} cites {author} without a source entry"
+
+
+def test_sources_cover_exactly_the_pages():
+    assert set(SOURCES) == {s.url_path for s in STEPS}

@@ -1,0 +1,118 @@
+"""The sentences of the lab's real-text section (ui.lab_lm) that quote numbers: what to look for in the
+precomputed results, where they differ from the paper, and the paper's own cells. Every number is read
+from the results or from core.lab.lm.PAPER, never typed. Pure functions, so tests read every sentence."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from core.lab import lm
+from core.schemes import relative
+from core.schemes.registry import SCHEMES, T5_BUCKETS
+
+Perplexity = dict[str, dict[int, float | None]]
+T5_USUAL_MAX_DISTANCE = 128  # T5's own max_distance (Raffel et al. 2020, §2.1)
+FAR = 1 << 20  # a distance past every bucket's edge: the buckets any distance reaches
+
+
+def _label(scheme: str) -> str:
+    return SCHEMES[scheme].label
+
+
+def paper_caption(paper: dict[str, dict[int, float]], source: str) -> str:
+    """The paper's cells, scheme by scheme, as the figure draws them, and where they were read."""
+    rows = []
+    for scheme, cells in paper.items():
+        rows.append(f"{_label(scheme)} " + " → ".join(f"{cells[n]:.2f} ({n:,})" for n in sorted(cells)))
+    return f"Source: {source}. Perplexity at each evaluation length (tokens): " + "; ".join(rows) + "."
+
+
+def start_shares(train_len: int, factors: tuple[int, ...] = (1, 8), context: int | None = None) -> list[tuple[int, float]]:
+    """For whole non-overlapping windows of f·L characters, the share of scored characters that have fewer than
+    `context` (L/4 by default) characters before them in their window: context / (f·L). Returns (window, share) pairs."""
+    k = context if context is not None else max(1, train_len // 4)
+    return [(f * train_len, k / (f * train_len)) for f in factors]
+
+
+def reading(perplexity: Perplexity, train_len: int, paper: dict[str, dict[int, float]]) -> str:
+    """'What to look for' in the precomputed results: the perplexities at L, the ratio ppl(4L) / ppl(L) of each
+    scheme with the paper's nearest ratio beside it, and why ALiBi gains (the paper's early-token curse)."""
+    at_l = {s: p[train_len] for s, p in perplexity.items() if p.get(train_len) is not None}
+    with_pos = {s: v for s, v in at_l.items() if s != "none"}
+    parts = []
+    if "none" in at_l and with_pos:
+        nope, best, worst = at_l["none"], min(with_pos.values()), max(with_pos.values())
+        if nope > worst:
+            than = "scores worse than every scheme with positions"
+        elif nope > best:
+            than = "scores worse than some schemes with positions and better than others"
+        else:
+            than = "scores as well as or better than every scheme with positions"
+        parts.append(
+            f"At L = {train_len} the schemes with positions score {best:.2f} to {worst:.2f} and NoPE {nope:.2f}: without positions, order "
+            "reaches the model only through the causal mask (each character sees only those before it). Language models trained that way "
+            f"still carry absolute position in their hidden states (Haviv et al. 2022); this small one {than}."
+        )
+    ratios = []
+    for scheme, ppl in perplexity.items():
+        r = lm.ratio(ppl, train_len, 4)
+        if r is not None:
+            ratios.append(f"{_label(scheme)} ×{r:.3g}")
+    if ratios:
+        longest = max(max(cells) for cells in paper.values())
+        first = min(min(cells) for cells in paper.values())
+        theirs = [f"{_label(s)} ×{cells[longest] / cells[first]:.3g}" for s, cells in paper.items() if first in cells and longest in cells]
+        parts.append(
+            f"Past L, ppl(4L) / ppl(L) here: {', '.join(ratios)}; in the paper's Table 2 as transcribed (not checked against the paper, "
+            f"see the ‘In the paper’ tab), ppl({longest:,}) / ppl({first:,}) ({longest / first:.2g}L): {', '.join(theirs)}."
+        )
+    alibi, theirs_alibi = perplexity.get("alibi"), paper.get("alibi", {})
+    if alibi and alibi.get(train_len) is not None and alibi.get(8 * train_len) is not None and alibi[8 * train_len] < alibi[train_len]:
+        (short, a), (long, b) = start_shares(train_len)
+        also = ""
+        first, last = (min(theirs_alibi), max(theirs_alibi)) if theirs_alibi else (0, 0)
+        if theirs_alibi and theirs_alibi[last] < theirs_alibi[first]:
+            also = f", as in the transcribed table ({theirs_alibi[first]:.2f} at {first:,} → {theirs_alibi[last]:.2f} at {last:,} tokens)"
+        parts.append(
+            f"ALiBi's perplexity falls with longer windows ({alibi[train_len]:.3f} at {train_len} → {alibi[8 * train_len]:.3f} at "
+            f"{8 * train_len}){also}. Press et al. attribute that gain to the early-token curse of non-overlapping evaluation "
+            "(Appendix B): the first characters of each window are predicted with little or no context, and longer windows have fewer of "
+            f"them. This lab evaluates the same way: {a:.1%} of the characters scored in windows of {short} have fewer than "
+            f"{max(1, train_len // 4)} before them, {b:.1%} in windows of {long}."
+        )
+    return " ".join(parts)
+
+
+def t5_buckets_reached(train_len: int, max_distance: int) -> int:
+    """How many of T5's causal buckets the distances 0 .. L − 1 of training windows reach (core.schemes.relative)."""
+    buckets = relative.t5_relative_bucket(-np.arange(train_len), bidirectional=False, num_buckets=T5_BUCKETS, max_distance=max_distance)
+    return int(np.unique(buckets).size)
+
+
+def differences(
+    perplexity: Perplexity, train_len: int, t5_max_distance: int, paper: dict[str, dict[int, float]], seconds: dict[str, float] | None = None
+) -> str:
+    """Where the lab's setting departs from the paper's, with the run times, the RoPE ratios and T5's buckets computed."""
+    took = f" ({min(seconds.values()):.0f} to {max(seconds.values()):.0f} s per scheme here, training and evaluation)" if seconds else ""
+    parts = [
+        f"Where this differs from the paper: characters, not words, a model thousands of times smaller trained for minutes{took}, and "
+        f"L = {train_len} instead of {lm.PAPER_TRAIN_LEN}."
+    ]
+    rope_here = lm.ratio(perplexity.get("rope", {}), train_len, 4)
+    cells = paper.get("rope", {})
+    if rope_here is not None and cells:
+        longest, first = max(cells), min(cells)
+        theirs = cells[longest] / cells[first]
+        how = "more" if rope_here > theirs else "less"
+        parts.append(
+            f"RoPE's perplexity rises {how} here (×{rope_here:.3g} by 4L) than the rotary model's in the transcribed Table 2 (×{theirs:.3g} at "
+            f"{longest:,} tokens, {longest / first:.2g}L)."
+        )
+    reach, usable = t5_buckets_reached(train_len, t5_max_distance), t5_buckets_reached(FAR, t5_max_distance)
+    usual, usual_usable = t5_buckets_reached(train_len, T5_USUAL_MAX_DISTANCE), t5_buckets_reached(FAR, T5_USUAL_MAX_DISTANCE)
+    parts.append(
+        f"T5's buckets here stop at distance {t5_max_distance}, so training windows of {train_len} reach {reach} of the {usable} buckets any "
+        f"distance can reach; with T5's usual {T5_USUAL_MAX_DISTANCE} they would reach {usual} of {usual_usable}, and the others would get "
+        "no gradient and stay as initialised."
+    )
+    return " ".join(parts)

@@ -1,0 +1,209 @@
+"""Each page's "Sources" expander: what the page says about a paper, a model or a library, and where that
+comes from (paper, section, equation or table; a config file; a commit on a repository's default branch).
+Numbers the page computes from its own arrays need no entry: the page says how they are computed. Where a
+source could not be read here, the entry says so.
+
+`SOURCES` maps a page's URL path to its entries; `sources_expander(path)` draws them, folded, at the end of
+the page. The text is the app's own, shown through `static_table` (as text, never as Markdown)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from core.schemes.rope_presets import PRESETS
+from ui.shared import static_table
+
+
+@dataclass(frozen=True)
+class Source:
+    claim: str  # what the page says, in a few words
+    where: str  # where it comes from
+
+
+VASWANI = "Vaswani et al. 2017, Attention Is All You Need (NeurIPS; arXiv:1706.03762)"
+ROFORMER = "Su et al. 2021, RoFormer: Enhanced Transformer with Rotary Position Embedding (arXiv:2104.09864)"
+ALIBI = "Press, Smith & Lewis 2022, Train Short, Test Long (ICLR; arXiv:2108.12409)"
+T5 = "Raffel et al. 2020, Exploring the Limits of Transfer Learning with a Unified Text-to-Text Transformer (JMLR; arXiv:1910.10683)"
+SHAW = "Shaw, Uszkoreit & Vaswani 2018, Self-Attention with Relative Position Representations (NAACL; arXiv:1803.02155)"
+TXL = "Dai et al. 2019, Transformer-XL (ACL; arXiv:1901.02860)"
+KERPLE = "Chi et al. 2022, KERPLE: Kernelized Relative Positional Embedding for Length Extrapolation (NeurIPS; arXiv:2205.09921)"
+YARN = "Peng et al. 2023, YaRN: Efficient Context Window Extension of Large Language Models (arXiv:2309.00071)"
+PI = "Chen et al. 2023, Extending Context Window of Large Language Models via Positional Interpolation (arXiv:2306.15595)"
+BERT = "Devlin et al. 2019, BERT (NAACL; arXiv:1810.04805)"
+HAVIV = "Haviv et al. 2022, Transformer Language Models without Positional Encodings Still Learn Positional Information (Findings of EMNLP; arXiv:2203.16634)"
+KAZEMNEJAD = "Kazemnejad et al. 2023, The Impact of Positional Encoding on Length Generalization in Transformers (NeurIPS; arXiv:2305.19466)"
+TF = "transformers 5.23.0 (PyPI wheel)"
+
+LLAMA3 = "Llama Team 2024, The Llama 3 Herd of Models (arXiv:2407.21783)"
+GEMMA3 = "Gemma Team 2025, Gemma 3 Technical Report (arXiv:2503.19786)"
+QWEN2VL = "Wang et al. 2024, Qwen2-VL (arXiv:2409.12191)"
+ALIBI_CODE = "ofirpress/attention_with_linear_biases@4b92f28 (master)"
+GPT2_CODE = "openai/gpt-2@9b63575 (master)"
+BERT_CODE = "google-research/bert@eedf571 (master)"
+T2T_CODE = "tensorflow/tensor2tensor@bafdc1b (master)"
+PRESET_SOURCES = "each model's ‘Sources of … settings’ under its tab on /context (core/schemes/rope_presets.py, every field with its status)"
+COMPUTED = "computed on the page from the arrays drawn (the caption says how)"
+_LLAMA31 = PRESETS["llama-3.1-8b"]
+_LLAMA31_SCALING = (
+    f"Llama 3.1's llama3 scaling: factor {_LLAMA31.scaling.factor:g}, original {_LLAMA31.scaling.original_max_len:,}, bands at "
+    f"original/{_LLAMA31.scaling.high_freq_factor:g} and original/{_LLAMA31.scaling.low_freq_factor:g}"
+)
+
+SOURCES: dict[str, tuple[Source, ...]] = {
+    "": (
+        Source("Attention has no recurrence or convolution, so order must be injected", f"{VASWANI}, §3.5"),
+        Source("Word vectors scaled by √d_model before the position is added", f"{VASWANI}, §3.4"),
+        Source("The bag-of-words numbers, the naive codes' curves and the gradient step", COMPUTED),
+        Source(
+            "One gradient step multiplies a linear layer's squared error by (1 − η‖x‖²)²",
+            "the gradient of ½‖Wx − t‖² is (Wx − t)xᵀ; the page takes the step on its arrays",
+        ),
+    ),
+    "sinusoidal": (
+        Source("PE(p, 2i) = sin(p / base^(2i/d)), PE(p, 2i+1) = cos(…), base 10,000", f"{VASWANI}, §3.5"),
+        Source("The wavelengths form a geometric progression from 2π to 10,000·2π", f"{VASWANI}, §3.5"),
+        Source("BERT and GPT-2 learn one vector per position", f"{BERT}, §3 and Figure 2; {GPT2_CODE} src/model.py (wpe, added to wte)"),
+        Source(
+            "A learned table at initialisation: normal, std 0.02",
+            f"{TF}: _init_weights with initializer_range 0.02; the original BERT draws a truncated normal of std 0.02 ({BERT_CODE} "
+            f"modeling.py create_initializer), the original GPT-2 a normal of std 0.01 for wpe ({GPT2_CODE} src/model.py)",
+        ),
+        Source("A learned table instead of the sinusoid: nearly identical results", f"{VASWANI}, Table 3, row (E); the sinusoid kept for extrapolation, §3.5"),
+        Source(
+            "tensor2tensor and fairseq: sines then cosines, step ln(base)/(d/2 − 1), a zero column for odd widths",
+            f"{T2T_CODE} tensor2tensor/layers/common_attention.py get_timing_signal_1d; fairseq modules/sinusoidal_positional_embedding.py "
+            f"get_embedding, read in the fairseq fork {ALIBI_CODE}",
+        ),
+        Source("The clock hands and the tuning forks", "the pictures of the course notes this app was built from"),
+    ),
+    "similarity": (
+        Source("For a fixed offset k, PE(p + k) is a linear function of PE(p)", f"{VASWANI}, §3.5"),
+        Source("RoPE applies that rotation to queries and keys", f"{ROFORMER}, §3.2"),
+        Source("Every matrix, distance and residual", COMPUTED),
+    ),
+    "rope": (
+        Source("Rotate pairs of query and key dimensions by p·θᵢ, θᵢ = base^(−2i/d); the score depends on m − n", f"{ROFORMER}, §3.2, equations (14) to (16)"),
+        Source("The score decays with the offset", f"{ROFORMER}, §3.3 and §3.4.3"),
+        Source("Llama 3 raised its base to 500,000 to support longer contexts", f"{LLAMA3}, §3.2"),
+        Source(
+            "Meta's code pairs adjacent dimensions",
+            "meta-llama/llama@689c7f261b9c (main) llama/model.py apply_rotary_emb (view_as_complex of adjacent pairs)",
+        ),
+        Source(
+            "Hugging Face permutes the query and key weights when converting Llama",
+            "huggingface/transformers src/transformers/models/llama/convert_llama_weights_to_hf.py, permute (‘permute for sliced rotary’); read in "
+            "stored copies, no default-branch commit checked here",
+        ),
+        Source("Linear scaling (position interpolation)", PI),
+        Source("NTK-aware base change, base·s^(d/(d−2)); YaRN's ramp and attention factor 0.1·ln s + 1", YARN),
+        Source(
+            "Every scaling kind's frequencies and attention factor",
+            f"{TF} transformers/modeling_rope_utils.py (_compute_linear_scaling_rope_parameters, _compute_dynamic_ntk_parameters, "
+            "_compute_yarn_parameters, _compute_llama3_parameters); tests/core/schemes/test_rope.py compares them",
+        ),
+        Source(_LLAMA31_SCALING, PRESET_SOURCES),
+    ),
+    "context": (
+        Source("Every model's head width, base, scaling and contexts", PRESET_SOURCES),
+        Source(
+            "The frequencies and attention factors of each model",
+            f"{TF} modeling_rope_utils.py; tests/core/schemes/test_rope_presets.py compares every preset",
+        ),
+        Source("Gemma 3: pre-trained on 32K sequences, RoPE rescaled by 8 to reach 128K", f"{GEMMA3}, §5.3"),
+        Source("The decay of an all-ones query and key", f"{ROFORMER}, §3.3 and §3.4.3"),
+        Source("Qwen2-VL's M-RoPE: temporal, height and width sections [16, 24, 24]", f"{QWEN2VL}; {TF} models/qwen2_vl (Qwen2VLRotaryEmbedding)"),
+        Source("Dynamic NTK: the base grows with the sequence length", f"{TF} modeling_rope_utils.py _compute_dynamic_ntk_parameters"),
+        Source("Which pairs stay within the angles they took in training; where the decay falls below half", COMPUTED),
+    ),
+    "relative": (
+        Source("ALiBi: a bias −m·distance, slopes 2^(−8h/H)", f"{ALIBI}, §3"),
+        Source("Slopes for a head count that is not a power of two", f"{ALIBI_CODE} fairseq/models/transformer.py get_slopes"),
+        Source(
+            "ALiBi's perplexity does not degrade on longer inputs, the others' does; its small gain there is put down to the early-token curse",
+            f"{ALIBI}, Figure 1 and its caption; Appendix B",
+        ),
+        Source("T5's buckets: exact near, logarithmic up to max_distance, 32 buckets, 128; shared by all layers", f"{T5}, §2.1"),
+        Source("T5's bucket function", f"{TF} models/t5/modeling_t5.py T5Attention._relative_position_bucket"),
+        Source("Shaw et al.: a^K added to the key, a^V to the values, distances clipped at ±k", f"{SHAW}, §3"),
+        Source("KERPLE: −r₁·log(1 + r₂·|i − j|), two learned numbers per head", f"{KERPLE}, its logarithmic variant"),
+        Source("Transformer-XL's four terms, with the sinusoid of the offset and learned u, v", f"{TXL}, §3.3"),
+    ),
+    "compare": (
+        Source("The sinusoid; a learned table", f"{VASWANI}, §3.5; {BERT}, §3"),
+        Source("RoPE", f"{ROFORMER}, §3.2"),
+        Source("ALiBi, T5, Shaw, KERPLE", f"{ALIBI}, §3; {T5}, §2.1; {SHAW}, §3; {KERPLE}"),
+        Source("Every property in the table", "measured from each scheme's own arrays at the sidebar's settings (core/analysis/properties.py)"),
+    ),
+    "attention": (
+        Source("Scaled dot-product attention, softmax(QKᵀ/√d)V", f"{VASWANI}, §3.2.1, equation (1)"),
+        Source("Words scaled by √d_model", f"{VASWANI}, §3.4"),
+        Source("ALiBi is used with a causal mask in decoders", f"{ALIBI}, §3"),
+        Source("Every residual, share and cosine", COMPUTED),
+    ),
+    "lab": (
+        Source(
+            "The ALiBi paper's experiment and its numbers",
+            f"{ALIBI}, appendix Table 2, rows 512 to 2512: read from a third party's transcription and NOT checked against the paper "
+            "(its stored copies could be read here only as their opening pages; the caption under ‘In the paper’ names the transcription)",
+        ),
+        Source("ALiBi's gain with longer windows and the early-token curse", f"{ALIBI}, Appendix B"),
+        Source("NoPE language models carry absolute position", f"{HAVIV}, abstract"),
+        Source("T5's usual max_distance 128", f"{T5}, §2.1"),
+        Source("Jane Austen's novels", "data/README.md (the janeaustenr corpus, its licence)"),
+        Source("The precomputed results and the table under ‘Why this task’", "measured by python -m bench.lab_lm and python -m bench.lab --tasks"),
+    ),
+    "model": (
+        Source(
+            "all-MiniLM-L6-v2: a 6-layer BERT of width 384, 512 positions",
+            "data/README.md (the model's config, the package it was copied from, its licence)",
+        ),
+        Source("BERT learns one vector per position and puts [CLS] first", f"{BERT}, §3"),
+        Source("Every similarity, PCA path, spectrum and fit", COMPUTED),
+    ),
+    "code": (
+        Source("Each scheme's formula", "the docstring of each generated module names its paper; the /compare page's Sources list them"),
+        Source("Dropout on the sum of embeddings and positions, 0.1", f"{VASWANI}, §5.4"),
+        Source("The code is the app's arithmetic", "tests/core/files/test_codegen.py runs it for every scheme against the app's arrays"),
+        Source(f"The factor's help: {_LLAMA31_SCALING}, max_position_embeddings {_LLAMA31.extended_context:,}", PRESET_SOURCES),
+    ),
+    "practice": (
+        Source("The Transformer paper adds its sinusoid once, to the inputs of the encoder and decoder stacks", f"{VASWANI}, §3.5"),
+        Source("BERT adds a learned position embedding to the token embeddings", f"{BERT}, §3 ‘Input/Output Representations’ and Figure 2"),
+        Source("RoPE rotates queries and keys in every attention layer", f"{ROFORMER}, §3.2, equations (14) to (16): applied in self-attention"),
+        Source("ALiBi adds a bias to the scores of every layer", f"{ALIBI}, §3"),
+        Source("T5 adds a learned bias per bucket of distances, its parameters shared across layers", f"{T5}, §2.1"),
+        Source("KERPLE subtracts r₁·log(1 + r₂·distance) from the scores", f"{KERPLE}, its logarithmic variant"),
+        Source("NoPE language models carry absolute position (probing)", f"{HAVIV}, abstract"),
+        Source("A decoder without positions can represent absolute and relative positions", f"{KAZEMNEJAD}, abstract"),
+        Source(
+            "Learned position embeddings instead of the sinusoid: nearly identical results",
+            f"{VASWANI}, Table 3, row (E): PPL 4.92, BLEU 25.7 (base: 4.92, 25.8)",
+        ),
+        Source("The sinusoid was kept because it may extrapolate", f"{VASWANI}, §3.5"),
+        Source(
+            f"Llama 3.1 8B: llama3 scaling, factor {_LLAMA31.scaling.factor:g}, original {_LLAMA31.scaling.original_max_len:,}, "
+            f"max_position_embeddings {_LLAMA31.extended_context:,}, rope_theta {_LLAMA31.base:,.0f}",
+            "the /context page's Sources of Llama 3.1 8B (core/schemes/rope_presets.py)",
+        ),
+        Source(
+            "The lab's numbers for the token-k-back task",
+            "the table under ‘Why this task’ on /lab (core/lab/config.py SURVEY), measured by python -m bench.lab --tasks",
+        ),
+        Source(
+            "The misconceptions answered from the seventh on",
+            "the course notes this app was built from list them (noise, concatenation, learned tables, human perception)",
+        ),
+    ),
+}
+
+
+def sources_expander(path: str) -> None:
+    """The page's sources, folded, as a two-column table built only while the expander is open (Streamlit 1.67 runs
+    a lazy expander's content only when it is open): a closed one costs the page nothing."""
+    entries = SOURCES[path]
+    box = st.expander("Sources", icon=":material/menu_book:", key=f"sources_{path or 'problem'}", on_change="rerun")
+    if box.open:
+        with box:
+            static_table({"what the page says": [e.claim for e in entries], "source": [e.where for e in entries]})
