@@ -15,4 +15,6 @@ if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
 fi
 
 python -m ruff check .  # lines within pyproject's 160 characters, no unused or undefined names: fails the run
-python -m pytest "$@"
+# A worker per core (pytest-xdist; PEE_TEST_WORKERS to choose): AppTests in each, and each worker's browser
+# tests against a server of its own. A worker that runs out of tests takes some of another's (worksteal).
+python -m pytest -n "${PEE_TEST_WORKERS:-auto}" --dist worksteal "$@"
