@@ -33,9 +33,11 @@ def test_every_preset_draws_its_charts(context, app_url):
             selected = "(label) => document.querySelector(\".st-key-context_tab [role='tab'][aria-selected='true']\")?.innerText === label"
             page.wait_for_function(selected, arg=preset.label)
             wait_ready(page)
-        charts = 2 * len(preset.layers)  # per layer kind: wavelengths and decay
-        box = page.locator(".st-key-context_tab [role='tabpanel']:visible")
-        assert box.locator("[data-testid='stPlotlyChart'] .main-svg").count() >= charts, preset.label
+        charts = 2 * len(preset.layers)  # per layer kind: wavelengths and decay, in the open tab (the tab's run may follow its click)
+        drawn = "(n) => [...document.querySelectorAll(\".st-key-context_tab [role='tabpanel']\")].filter(p => p.offsetParent)" \
+            ".flatMap(p => [...p.querySelectorAll(\"[data-testid='stPlotlyChart'] .main-svg\")]).length >= n"
+        page.wait_for_function(drawn, arg=charts, timeout=30_000)
+        wait_ready(page)
         assert page.locator("[data-testid='stException']").count() == 0, preset.label
         assert all(title.strip() for title in chart_titles(page)), preset.label
         if preset.label.startswith("Gemma 3"):
