@@ -27,7 +27,7 @@ import json
 import math
 import zlib
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 import numpy as np
@@ -135,6 +135,31 @@ def eval_windows(held: np.ndarray, length: int, eval_chars: int) -> np.ndarray:
     return held[np.arange(n)[:, None] * length + np.arange(length + 1)[None, :]]  # (N, length + 1)
 
 
+def sliding_windows(held: np.ndarray, window: int, stride: int, eval_chars: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The same eval_chars characters `eval_windows` scores (targets held[1 : eval_chars + 1]),
+    each scored once, in windows of `window` characters that move by `stride`: window w reads
+    held[w S : w S + window] and scores its last S targets (the first window scores all of its
+    own), so every character after the first window is predicted from at least window - S
+    characters before it, whatever its place (Press et al. 2022, §5's sliding window, at stride S).
+    Returns (inputs (N, window), targets (N, window), first (N,): the index of the first scored
+    target in each window), N = 1 + (eval_chars - window) / S."""
+    window = whole_number(window, "The window", 1)
+    stride = whole_number(stride, "The stride", 1, window)
+    if eval_chars < window or (eval_chars - window) % stride:
+        raise ValueError(
+            f"A window of {window:,} moving by {stride:,} does not end exactly at the {eval_chars:,} characters scored: "
+            f"{eval_chars:,} − {window:,} must be a multiple of the stride."
+        )
+    if eval_chars + 1 > len(held):
+        raise ValueError(f"The held-out text ({len(held):,} characters) is too short for {eval_chars:,} characters.")
+    n = 1 + (eval_chars - window) // stride
+    starts = np.arange(n) * stride  # (N,)
+    index = starts[:, None] + np.arange(window)[None, :]  # (N, window)
+    first = np.full(n, window - stride)
+    first[0] = 0
+    return held[index], held[index + 1], first
+
+
 # --- a run ------------------------------------------------------------------------------------
 
 
@@ -233,7 +258,9 @@ class LMResult:
     """What one run gives: perplexity[n] on held-out windows of n characters, or None where the
     scheme has no code (notes[n] says why) or the run was stopped; losses (steps run,) the
     training loss per step; wall seconds of training and of evaluation, and CPU seconds of both
-    (the run's thread: what other work on the machine does not inflate)."""
+    (the run's thread: what other work on the machine does not inflate); `state` the trained
+    weights by parameter name (float32 numpy arrays, what core.lab.weights writes), None when
+    the run was stopped."""
 
     config: LMConfig
     losses: np.ndarray
@@ -244,6 +271,7 @@ class LMResult:
     tokens_per_s: float
     stopped: bool
     cpu_seconds: float = float("nan")
+    state: dict[str, np.ndarray] | None = field(default=None, repr=False)
 
     @property
     def steps_done(self) -> int:

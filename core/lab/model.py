@@ -135,7 +135,11 @@ def position_hooks(scheme: Scheme, setting: Setting, generator: torch.Generator)
 
 
 class Block(nn.Module):
-    """Pre-norm causal self-attention with the scheme's hooks, then an MLP; both residual."""
+    """Pre-norm causal self-attention with the scheme's hooks, then an MLP; both residual.
+    While `keep` is a list, every forward pass appends its attention weights (B, H, T, T) to it
+    (core.lab.trained reads attention maps and their entropy that way)."""
+
+    keep: list[torch.Tensor] | None = None
 
     def __init__(self, d: int, heads: int) -> None:
         super().__init__()
@@ -153,7 +157,10 @@ class Block(nn.Module):
         if bias is not None:
             scores = scores + bias
         scores = scores.masked_fill(torch.ones(t, t, dtype=torch.bool).triu(1), float("-inf"))
-        y = (scores.softmax(dim=-1) @ v).transpose(1, 2).reshape(b, t, d)  # (B, T, d)
+        weights = scores.softmax(dim=-1)  # (B, H, T, T)
+        if self.keep is not None:
+            self.keep.append(weights.detach())
+        y = (weights @ v).transpose(1, 2).reshape(b, t, d)  # (B, T, d)
         x = x + self.out(y)
         return x + self.mlp(self.norm2(x))
 
@@ -390,7 +397,13 @@ def train_lm(config: LMConfig, on_step: Callable[[int, float, float], None] | No
             notes[length] = note
     rate = len(losses) * config.batch * config.train_len / max(seconds, 1e-9)
     cpu = time.thread_time() - cpu  # this thread's CPU seconds, training and evaluation: what a busy machine does not inflate
-    return LMResult(config, np.asarray(losses), ppl, notes, seconds, time.perf_counter() - evaluating, rate, stopped, cpu)
+    state = None if stopped else weights_of(model)
+    return LMResult(config, np.asarray(losses), ppl, notes, seconds, time.perf_counter() - evaluating, rate, stopped, cpu, state)
+
+
+def weights_of(model: nn.Module) -> dict[str, np.ndarray]:
+    """The model's parameters by name, as float32 numpy copies (what core.lab.weights writes)."""
+    return {name: value.detach().to(torch.float32).numpy().copy() for name, value in model.state_dict().items()}
 
 
 def _warm_up() -> None:
