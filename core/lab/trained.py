@@ -239,3 +239,214 @@ __all__ = [
     "RotaryHooks", "ablated", "attention_weights", "build", "fine_tune", "hidden_states", "perplexity", "scaled_rope",
     "shipped", "sliding_perplexity", "trained_frequencies", "weights_of",
 ]  # fmt: skip
+
+
+# --- the experiments: one run each, through core.lab.runner.LabRun -----------------------------
+
+
+def _entropy_sum(weights: torch.Tensor) -> tuple[float, int]:
+    """Σ over rows of −Σ_j a_ij ln a_ij, and the number of rows, of attention weights (..., T, T)."""
+    logs = torch.where(weights > 0, weights.log(), torch.zeros_like(weights))
+    rows = -(weights * logs).sum(dim=-1)  # (..., T)
+    return float(rows.sum()), int(rows.numel())
+
+
+@torch.no_grad()
+def perplexity_and_entropy(
+    model: TinyTransformer, config: lm.LMConfig, held: np.ndarray, length: int, should_stop: Stop = None
+) -> tuple[float | None, float | None]:
+    """Perplexity on whole windows of `length` (as core.lab.model.perplexity) and the mean
+    attention entropy (nats) over every query, head and layer of the same windows."""
+    data = torch.from_numpy(lm.eval_windows(held, length, config.eval_chars))  # (N, length + 1)
+    step = _chunks(data.shape[0], config.n_heads, length)
+    loss, entropy, rows = 0.0, 0.0, 0
+    kept: list[torch.Tensor] = []
+    try:
+        for block in model.blocks:
+            block.keep = kept
+        for i in range(0, data.shape[0], step):
+            if should_stop is not None and should_stop():
+                return None, None
+            x = data[i : i + step]
+            logits = model(x[:, :-1])
+            loss += float(F.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1), reduction="sum"))
+            for weights in kept:
+                s, n = _entropy_sum(weights)
+                entropy, rows = entropy + s, rows + n
+            kept.clear()
+    finally:
+        for block in model.blocks:
+            block.keep = None
+    return math.exp(loss / (data.shape[0] * length)), entropy / rows
+
+
+def _outcome(config, values: dict, losses: np.ndarray, stopped: bool, start: float, cpu: float, chars: int = 0):
+    from core.lab.experiment import Outcome
+
+    seconds = time.perf_counter() - start
+    return Outcome(config, values, losses, stopped, seconds, time.thread_time() - cpu, chars / max(seconds, 1e-9))
+
+
+def run_probe(config, on_step=None, should_stop: Stop = None):
+    """Probe a model (core.lab.probe.ProbeConfig): the shipped one, or one trained first like the
+    real-text lab's (core.lab.model.train_lm). Values: R² and mean absolute error per layer,
+    perplexity by length (trained models), attention maps (layers, H, L, L) averaged over the
+    first 64 windows and their mean entropy per layer."""
+    from core.lab import probe
+    from core.lab.model import train_lm
+
+    start, cpu = time.perf_counter(), time.thread_time()
+    lm_config = config.lm_config
+    values: dict = {}
+    losses = np.zeros(0)
+    if config.shipped:
+        lm_config, state = weights.read_state(config.scheme)
+    else:
+        result = train_lm(lm_config, on_step=on_step, should_stop=should_stop)
+        losses = result.losses
+        if result.stopped:
+            return _outcome(config, values, losses, True, start, cpu)
+        state = result.state
+        values["perplexity"] = {str(n): v for n, v in result.perplexity.items()}
+    model = build(lm_config, state)
+    windows = lm.eval_windows(lm.load_corpus(lm_config.corpus).held, lm_config.train_len, lm_config.eval_chars)[: probe.PROBE_WINDOWS, :-1]  # (N, L)
+    hidden = hidden_states(model, windows, should_stop)
+    maps = attention_weights(model, windows[:64], should_stop) if hidden is not None else None
+    if hidden is None or maps is None:
+        return _outcome(config, values, losses, True, start, cpu)
+    values["r2"], values["mae"] = probe.probe_layers(hidden)
+    values["attention"] = np.stack([m.mean(axis=0) for m in maps])  # (layers, H, L, L)
+    values["entropy"] = [probe.mean_entropy(m) for m in maps]
+    if on_step is not None and config.shipped:
+        on_step(1, math.nan, windows.size / max(time.perf_counter() - start, 1e-9))
+    return _outcome(config, values, losses, False, start, cpu, windows.size)
+
+
+def _evaluate_each(config, model, lm_config, lengths, on_step, should_stop, done: int = 0, entropy: bool = False):
+    """Perplexity (and entropy) at every length, on_step after each; (values, stopped)."""
+    held = lm.load_corpus(lm_config.corpus).held
+    ppl, ent = {}, {}
+    start = time.perf_counter()
+    for i, n in enumerate(lengths):
+        if entropy:
+            p, e = perplexity_and_entropy(model, lm_config, held, n, should_stop)
+            ent[str(n)] = e
+        else:
+            p, note = perplexity(model, lm_config, held, n, should_stop)
+        if p is None:
+            return {"perplexity": ppl, "entropy": ent}, True
+        ppl[str(n)] = p
+        if on_step is not None:
+            on_step(done + i + 1, math.nan, (i + 1) * lm_config.eval_chars / max(time.perf_counter() - start, 1e-9))
+    return ({"perplexity": ppl, "entropy": ent} if entropy else {"perplexity": ppl}), False
+
+
+def run_pairs(config, on_step=None, should_stop: Stop = None):
+    """The shipped RoPE model with config.removed pairs at frequency 0 (core.lab.pairs): perplexity by length."""
+    start, cpu = time.perf_counter(), time.thread_time()
+    lm_config, state = weights.read_state("rope")
+    model = build(lm_config, state, ablated(lm_config, config.removed))
+    values, stopped = _evaluate_each(config, model, lm_config, config.lengths, on_step, should_stop)
+    return _outcome(config, values, np.zeros(0), stopped, start, cpu, lm_config.eval_chars * len(values["perplexity"]))
+
+
+def run_extend(config, on_step=None, should_stop: Stop = None):
+    """The shipped RoPE model with config's RopeScaling (core.lab.extend), fine-tuned first when
+    asked: perplexity and attention entropy by length, the fine-tune's losses."""
+    start, cpu = time.perf_counter(), time.thread_time()
+    lm_config, state = weights.read_state("rope")
+    model = build(lm_config, state, scaled_rope(lm_config, config.rope_scaling))
+    losses = np.zeros(0)
+    if config.fine_tune:
+        from core.lab import extend
+
+        losses, stopped = fine_tune(
+            model, lm_config, config.tune_len, config.fine_tune, config.tune_batch, extend.FINE_TUNE_LR, config.seed, on_step, should_stop
+        )
+        if stopped:
+            return _outcome(config, {}, losses, True, start, cpu)
+    values, stopped = _evaluate_each(config, model, lm_config, config.lengths, on_step, should_stop, done=config.fine_tune, entropy=True)
+    return _outcome(config, values, losses, stopped, start, cpu, lm_config.eval_chars * len(values["perplexity"]))
+
+
+def run_sliding(config, on_step=None, should_stop: Stop = None):
+    """A shipped model's sliding-window perplexity (core.lab.sliding)."""
+    start, cpu = time.perf_counter(), time.thread_time()
+    lm_config, model = shipped(config.scheme)
+    ppl, note = sliding_perplexity(model, lm_config, lm.load_corpus(lm_config.corpus).held, config.window, config.stride, should_stop)
+    stopped = note == NOT_EVALUATED
+    if on_step is not None and not stopped:
+        on_step(1, math.nan, lm_config.eval_chars / max(time.perf_counter() - start, 1e-9))
+    return _outcome(config, {"perplexity": ppl, "note": note}, np.zeros(0), stopped, start, cpu, lm_config.eval_chars)
+
+
+def run_passkey(config, on_step=None, should_stop: Stop = None):
+    """Train the config's model on the passkey task (core.lab.passkey), then its accuracy at every
+    distance on config.eval_count fresh sequences (data seeded [seed, 2, distance]); None where
+    the scheme has no code (a learned table past its rows)."""
+    from core.lab import passkey
+
+    torch.set_num_threads(1)
+    start, cpu = time.perf_counter(), time.thread_time()
+    model = TinyTransformer(config, torch.Generator().manual_seed(config.seed), positions=lm_positions(config))
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, betas=(0.9, 0.98), weight_decay=0.0)
+    rng = np.random.default_rng([config.seed, 1])
+    losses: list[float] = []
+    model.halt = should_stop
+    stopped = False
+    try:
+        for step in range(config.steps):
+            if should_stop is not None and should_stop():
+                stopped = True
+                break
+            x, y, _ = passkey.batch(config.alphabet, rng, config.batch, config.train_len)
+            logits = model(torch.from_numpy(x))
+            loss = F.cross_entropy(logits[:, -1], torch.from_numpy(y[:, -1]))
+            for group in optimizer.param_groups:
+                group["lr"] = _learning_rate(config, step)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            losses.append(float(loss.detach()))
+            if on_step is not None:
+                on_step(step + 1, losses[-1], (step + 1) * config.batch * config.train_len / (time.perf_counter() - start))
+    except Halted:
+        stopped = True
+    model.halt = None
+    if stopped:
+        return _outcome(config, {}, np.asarray(losses), True, start, cpu)
+    model.eval()
+    accuracy, notes = {}, {}
+    with torch.no_grad():
+        for d in config.distances:
+            if should_stop is not None and should_stop():
+                return _outcome(config, {}, np.asarray(losses), True, start, cpu)
+            n = passkey.eval_length(d, config.train_len)
+            x, y, _ = passkey.batch(config.alphabet, np.random.default_rng([config.seed, 2, d]), config.eval_count, n, d)
+            step = _chunks(config.eval_count, config.n_heads, n)
+            try:
+                right = sum(
+                    int((model(torch.from_numpy(x[i : i + step]))[:, -1].argmax(-1).numpy() == y[i : i + step, -1]).sum()) for i in range(0, len(x), step)
+                )
+            except ValueError as err:  # a learned table has no row there
+                accuracy[str(d)], notes[str(d)] = None, str(err)
+                continue
+            accuracy[str(d)] = right / config.eval_count
+    return _outcome(config, {"accuracy": accuracy, "notes": notes}, np.asarray(losses), False, start, cpu, config.steps * config.batch * config.train_len)
+
+
+def run(config, on_step=None, should_stop: Stop = None):
+    """Run any experiment's config (core.lab.probe, pairs, extend, sliding, passkey) and give its Outcome."""
+    from core.lab import extend, pairs, passkey, probe, sliding
+
+    runners = {
+        probe.ProbeConfig: run_probe,
+        pairs.PairsConfig: run_pairs,
+        extend.ExtendConfig: run_extend,
+        sliding.SlidingConfig: run_sliding,
+        passkey.PasskeyConfig: run_passkey,
+    }
+    if type(config) not in runners:
+        raise ValueError(f"No experiment runs a {type(config).__name__}.")
+    return runners[type(config)](config, on_step, should_stop)
