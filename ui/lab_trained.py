@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from core.lab import experiment, extend, lm, pairs, passkey, probe, sliding, weights
+from core.lab import experiment, extend, findings, lm, pairs, passkey, probe, sliding, weights
 from core.lab import trained_figures as figs
 from core.lab.runner import LabRun, run_experiment, trainers
 from core.schemes.registry import SCHEMES
@@ -172,17 +172,7 @@ def probe_view() -> None:
     if ship is not None:
         models = ship.results["models"]
         plot(figs.probe_figure([(m["scheme"], m["n_layers"], m["r2"]) for m in models], what=f"precomputed, seed {ship.seed}"), key="lab_probe_shipped")
-        nope = {m["n_layers"]: m for m in models if m["scheme"] == "none"}
-        rel = [m for m in models if m["scheme"] in ("rope", "t5", "alibi")]
-        sin = next(m for m in models if m["scheme"] == "sinusoidal")
-        st.caption(
-            _precomputed(ship)
-            + " After its last block NoPE's R² is "
-            + ", ".join(f"{nope[n]['r2'][-1]:.3f} with {n} layer{'s' if n > 1 else ''}" for n in sorted(nope))
-            + f"; at the input (layer 0) it is {max(m['r2'][0] for m in nope.values()):.3f} at most: a token's embedding carries no position. "
-            + f"RoPE, T5 and ALiBi stay at or below {max(max(m['r2']) for m in rel):.3f} at every layer; the sinusoid's added code is read at "
-            + f"R² {sin['r2'][0]:.3f} at the input and {sin['r2'][-1]:.3f} after block 2."
-        )
+        st.caption(_precomputed(ship) + " " + findings.probe(models))
         depth = max(len(m["r2"]) for m in models)
         static_table(
             {
@@ -197,11 +187,10 @@ def probe_view() -> None:
         "conjecture that causal attention lets a token count its predecessors. Kazemnejad et al. (2023, abstract) show that NoPE can "
         "represent both absolute and relative positions, but that trained with SGD “it mostly resembles T5's relative PE attention "
         "patterns”.  \n"
-        "**Here, and where it differs.** NoPE does learn where it is, and more with depth, but only in part at this size: the probe "
-        "reads position from the first block on, never from the input (nothing there varies with position), and a linear probe "
-        "reads it far less well from 1 or 2 layers than from 4. The relative schemes carry almost no absolute position in their "
-        "hidden states: they put position into the attention scores instead. Their models are word-level and far larger; these "
-        f"are 64-wide character models trained for 750 steps.  \nSources: {probe.HAVIV}; {probe.KAZEMNEJAD}."
+        "**Where ours differs.** Their models are word-level and far larger; these are 64-wide character models trained for 750 steps, "
+        "and the probe here is linear: “throughout the network” holds here from the first block on, and how much of the position a "
+        "linear map reads depends on the depth (the table above).  \n"
+        f"Sources: {probe.HAVIV}; {probe.KAZEMNEJAD}."
     )
     _attention_maps(ship)
     st.subheader("Train and probe one yourself")
@@ -282,27 +271,9 @@ def extend_view() -> None:
         what = f"precomputed, seed {ship.seed}"
         plot(figs.extend_figure(rows, s, tuned, what=what), key="lab_ext_ppl")
         table = figs.extend_rows(rows, s, tuned)
-        by = {r["method"]: r for r in table}
-        base = next(r for r in rows if r["method"] == "none" and not r["fine_tune"])
-        best = min((r for r in table if r["ppl @ 512"] is not None), key=lambda r: r["ppl @ 512"])
-        y, y0 = by.get(extend.LABELS["yarn"]), by.get(extend.LABELS["yarn_no_t"])
-        st.caption(
-            _precomputed(ship)
-            + f" As trained, perplexity {base['perplexity']['64']:.3f} at 64 and {base['perplexity']['512']:.3f} at 512. "
-            + f"With s = {s}{', fine-tuned' if tuned else ''}: lowest at 512 is {best['method']}, {best['ppl @ 512']:.3f}"
-            + (
-                f"; YaRN {y['ppl @ 512']:.3f} with its temperature and {y0['ppl @ 512']:.3f} without it (at 64: {y['ppl @ 64']:.3f} and {y0['ppl @ 64']:.3f})."
-                if y and y0
-                else "."
-            )
-        )
+        st.caption(_precomputed(ship) + " " + findings.extension(rows, s, tuned))
         plot(figs.extend_figure(rows, s, tuned, what=what, quantity="entropy"), key="lab_ext_entropy")
-        if y and y0:
-            st.caption(
-                f"The temperature sharpens attention: YaRN's mean entropy at 512 is {y['entropy @ 512']:.3f} nats with it and "
-                f"{y0['entropy @ 512']:.3f} without; the model as trained has {base['entropy']['64']:.3f} at 64 and "
-                f"{base['entropy']['512']:.3f} at 512 (a longer window gives every query more keys to spread over)."
-            )
+        st.caption("Mean entropy of every query's attention, in every head and layer, on the same windows: higher means attention spread over more keys.")
         static_table({k: [r[k] if k == "method" else _cell(r[k]) for r in table] for k in table[0]} if table else {})
     factor = extend.temperature_factor(s)
     st.markdown(
@@ -312,11 +283,10 @@ def extend_view() -> None:
         "t on the logits (eq. 21) with √(1/t) = 0.1 ln s + 1 (eq. 22), fitted to the lowest perplexity of LLaMA models without "
         f"fine-tuning; at s = {s} that is {factor:.4f}, scores × {factor**2:.4f}. YaRN extends LLaMA 2 after 400 fine-tuning steps, "
         "about 0.1 % of its pre-training data (§4).  \n"
-        "**Here, and where it differs.** Without fine-tuning, linear interpolation is the worst here, not a mild loss: this model's "
-        "fastest pair turns a radian per character, and dividing it by s blurs exactly what it uses to read its neighbours (see "
-        "“RoPE's frequencies”). NTK-aware and YaRN keep the fast pairs and hold far better. YaRN's temperature, fitted for LLaMA, "
-        "does not help this tiny model: its perplexity is a little higher with it. The fine-tune here is 38 steps, 5 % of training, "
-        f"much more than YaRN's share of a large model's data.  \nSources: {extend.CHEN}; {extend.PENG}."
+        "**Where ours differs.** A model of 110,000 parameters trained on 64 characters, not LLaMA; a fine-tune of 38 steps, 5 % of "
+        "its training, far more than YaRN's share of a large model's data. Whether the temperature fitted for LLaMA lowers perplexity "
+        "here is in the caption above, for every s, with and without the fine-tune.  \n"
+        f"Sources: {extend.CHEN}; {extend.PENG}."
     )
     st.subheader("Stretch it yourself")
     check_links(EXT_METHOD, EXT_LIVE_S, EXT_STEPS)
@@ -372,14 +342,7 @@ def sliding_view() -> None:
             plot(figs.sliding_figure(rows, chosen, what=f"precomputed, seed {ship.seed}"), key="lab_slide_shipped")
         else:
             st.info("Pick at least one scheme to draw.", icon=":material/info:")
-        get = {(r["scheme"], r["window"]): r for r in rows}
-        a64, a512 = get.get(("alibi", 64)), get.get(("alibi", 512))
-        if a64 and a512:
-            st.caption(
-                _precomputed(ship) + f" ALiBi: non-overlapping {a64['nonoverlapping']:.3f} at 64 and {a512['nonoverlapping']:.3f} at 512; sliding "
-                f"{a64['sliding']:.3f} at 64 and {a512['sliding']:.3f} at 512 (stride {a512['stride']}: every character after the first "
-                f"window has at least n − {a512['stride']} characters before it)."
-            )
+        st.caption(_precomputed(ship) + " " + findings.sliding(rows))
         static_table(
             {
                 "scheme": [SCHEMES[r["scheme"]].label for r in rows],
@@ -393,9 +356,10 @@ def sliding_view() -> None:
         "non-overlapping evaluation a longer window has fewer characters near its start, where predictions are poor, and with a "
         "sliding window (stride 1 there) that advantage goes away. (The stored copy searched here shows only the paper's first "
         "pages, so §5's wording was not re-read for this page.)  \n"
-        "**Here.** Compare each scheme's dashed line with its solid one: the distance between them at 64 is the early-token curse "
-        "at the training length; whether the solid line still falls past 64 says whether more context than L is used. The stride "
-        "here is 16, not 1 (cost): a character has between n − 16 and n − 1 characters before it."
+        "**Here, and where it differs.** "
+        + (findings.early_tokens(ship.results["rows"]) + " " if ship is not None else "")
+        + "The stride here is 16, not 1 (cost): a character has between n − 16 and n − 1 characters before it; and the scores "
+        "are per character of Austen, not per word of WikiText-103."
         f"  \nSource: {lm.PAPER_SOURCE.split(', appendix')[0]}."
     )
     st.subheader("Slide it yourself")
@@ -443,16 +407,7 @@ def pairs_view() -> None:
     if ship is not None:
         variants = ship.results["variants"]
         plot(figs.pairs_figure(variants, what=f"precomputed, seed {ship.seed}"), key="lab_pairs_shipped")
-        by = {v["name"]: v for v in variants}
-        base = by["nothing removed"]["perplexity"]
-        fast1 = by["1 fastest removed"]["perplexity"]
-        slow4 = by["4 slowest removed"]["perplexity"]
-        slow5 = by[f"{len(never)} slowest removed"]["perplexity"]
-        st.caption(
-            _precomputed(ship) + f" Nothing removed: {base['64']:.3f} at 64, {base['256']:.3f} at 256. Without the fastest pair alone: {fast1['64']:.3f} and "
-            f"{fast1['256']:.3f}. Without the 4 slowest: {slow4['64']:.3f} and {slow4['256']:.3f}. Without the {len(never)} that never turn "
-            f"within L (pairs {never[0]} to {never[-1]}): {slow5['64']:.3f} and {slow5['256']:.3f}."
-        )
+        st.caption(_precomputed(ship) + " " + findings.pairs(variants, never))
         static_table(
             {
                 "removed": [v["name"] for v in variants],
@@ -467,11 +422,10 @@ def pairs_view() -> None:
         "they propose a modification (p-RoPE, which removes the lowest frequencies) that improves performance. Liu et al. (2023, "
         "abstract) explain RoPE's failure to extrapolate by a “critical dimension”: in their account, the dimensions whose period is "
         "longer than the training length never see a full turn in training.  \n"
-        "**Here, and where it differs.** This model leans on its fast pairs: removing the fastest one alone multiplies perplexity "
-        "at L, as Barbero et al.'s positional heads would predict. Its slowest pairs are nearly unused at L (their angles barely "
-        "move in 64 characters), as p-RoPE assumes. But removing the pairs that never turn within L does not rescue 4L here: "
-        "perplexity at 256 does not fall. What breaks past L in this model is not only its slow pairs."
-        f"  \nSources: {pairs.BARBERO}; {pairs.LIU}."
+        "**Where ours differs.** Gemma 7B has hundreds of pairs per head and long contexts; this model has 8 pairs per head and was "
+        "trained on 64 characters. The caption above says which of its pairs matter at L and whether removing those that never turn "
+        "within L helps at 4L, as the critical-dimension account would suggest.  \n"
+        f"Sources: {pairs.BARBERO}; {pairs.LIU}."
     )
     st.subheader("Remove pairs yourself")
     check_links(PAIRS_REMOVED)

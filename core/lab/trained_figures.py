@@ -63,7 +63,7 @@ def attention_grid(maps: Sequence[tuple[str, np.ndarray]], layer: int) -> dict:
         title=f"Mean attention of layer {layer + 1} over 64 held-out windows of {L} characters (row: query position, column: key position)",
         x_title="key position",
         y_title="query position",
-        note="one colour range for every panel, from 0; each row sums to 1 (a causal row i spreads over keys 0 to i)",
+        note=f"one colour range for every panel, 0 to {charts.number(top, 3)}; each row sums to 1 (a causal row i spreads over keys 0 to i)",
         panel_height=200,
     )
     spec["columns"] = max(1, max(arr.shape[1] for _, arr in maps))  # one row of heads per model

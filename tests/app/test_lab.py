@@ -16,7 +16,7 @@ from core.lab import runner
 from core.lab.config import LabConfig
 from core.lab.figures import example_text
 from core.schemes.registry import SCHEMES
-from tests.app.conftest import assert_clean, chart_keys, decode, figure, figures, open_page, plain_table, title_text
+from tests.app.conftest import assert_clean, chart_keys, decode, figure, figures, grids, open_page, plain_table, title_text
 
 TINY = {"lab_train_len": 8, "lab_steps": 30}
 
@@ -40,7 +40,8 @@ def test_nothing_trains_on_load():
     at = open_page("lab")
     assert_clean(at)
     assert "lab_run" not in at.session_state
-    assert chart_keys(at) == ["lab_task_map", "lab_lm_shipped"]  # the task's picture and the precomputed curves (the paper's are in a closed tab): no training
+    # the task's picture, the precomputed curves (the paper's are in a closed tab) and the first trained-model experiment's: no training
+    assert chart_keys(at) == ["lab_task_map", "lab_lm_shipped", "lab_probe_shipped"]
     task_map = figure(at, "lab_task_map")
     tested, trained = task_map["data"]
     np.testing.assert_array_equal(decode(trained["x"]), np.arange(1, 32))  # kback, k = 1: every position from 1 on
@@ -297,3 +298,54 @@ def test_a_bad_real_text_link_says_so_and_no_scheme_is_a_message():
     at.multiselect(key="lab_lm_schemes").set_value([]).run()
     assert any("Pick at least one scheme to train" in e.value for e in at.error)
     assert at.button(key="lab_lm_train").disabled
+
+
+# --- the experiments on the trained models -------------------------------------------------------------
+
+
+def test_the_trained_model_experiments_show_their_shipped_numbers_and_wire_a_live_run():
+    from core.lab import experiment
+
+    at = open_page("lab")  # the first experiment: the position probe, precomputed, nothing trained
+    assert_clean(at)
+    assert "lab_probe_run" not in at.session_state
+    ship = experiment.load("probe")
+    lines = {t["name"]: decode(t["y"]).astype(float) for t in figure(at, "lab_probe_shipped")["data"] if t.get("name")}
+    nope4 = next(m for m in ship.results["models"] if (m["scheme"], m["n_layers"]) == ("none", 4))
+    np.testing.assert_allclose(lines["none (NoPE), 4 layers"], nope4["r2"], rtol=1e-12)
+    captions = " ".join(c.value for c in at.caption)
+    assert "**Precomputed** by `python -m bench.lab_probe`" in captions and f"{nope4['r2'][-1]:.3f} (4 layers)" in captions
+    assert "Haviv, Ram, Press, Izsak & Levy (2022)" in " ".join(m.value for m in at.markdown)
+    (maps,) = [g for g in grids(at)]
+    assert [p["title"] for p in maps["panels"]][:5] == ["NoPE, head 1", "NoPE, head 2", "NoPE, head 3", "NoPE, head 4", "T5, head 1"]
+
+    at = open_page("lab", lab_trained_view="pairs")  # evaluate an ablation live through the runner, as the page's button does
+    assert_clean(at)
+    at.multiselect(key="lab_pairs_removed").set_value(["0"]).run()
+    at.button(key="lab_pairs_go").click().run()
+    run = at.session_state["lab_pairs_run"]
+    assert run.wait(120) and run.progress[0].state in ("done", "cached")
+    at.run()
+    assert_clean(at)
+    shipped_ppl = next(v for v in experiment.load("pairs").results["variants"] if v["removed"] == [0])["perplexity"]
+    assert any(f"{shipped_ppl['64']:.3f} at 64" in m.value for m in at.markdown)  # the live number is the shipped one
+    assert any("largest relative difference 0" in c.value for c in at.caption)
+
+
+def test_a_damaged_shipped_model_is_a_sentence_on_the_page(tmp_path, monkeypatch):
+    import shutil
+
+    from core.lab import weights
+
+    folder = tmp_path / "models"
+    shutil.copytree(weights.MODELS_DIR, folder)
+    data = bytearray((folder / "austen_rope.safetensors").read_bytes())
+    data[1000] ^= 0xFF
+    (folder / "austen_rope.safetensors").write_bytes(bytes(data))
+    monkeypatch.setattr(weights, "MODELS_DIR", folder)
+    at = open_page("lab", lab_trained_view="extend")
+    assert not at.exception
+    assert any("austen_rope.safetensors is damaged or was changed" in e.value for e in at.error)
+    assert at.button(key="lab_ext_go").disabled  # nothing to run it on
+    at = open_page("lab", lab_trained_view="warp")
+    assert not at.exception and any("lab_trained_view" in w.value for w in at.warning)
