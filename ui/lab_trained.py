@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import numpy as np
 import streamlit as st
 
 from core.lab import experiment, extend, findings, lm, pairs, passkey, probe, sliding, weights
@@ -238,10 +239,17 @@ def _attention_maps(ship: experiment.Shipped | None) -> None:
     panel_grid(figs.attention_grid([("NoPE", maps["none_2"]), ("T5", maps["t5_2"])], layer - 1), key="lab_probe_maps")
     if ship is not None:
         ent = {m["scheme"]: m["entropy"] for m in ship.results["models"] if m["n_layers"] == 2}
+        even = float(np.mean(np.log(np.arange(1, 65))))  # every query spread evenly over its keys
+        nope, t5 = ent["none"][layer - 1], ent["t5"][layer - 1]
         st.caption(
-            f"Mean attention entropy of layer {layer} (nats, over every query of 64 windows): NoPE {ent['none'][layer - 1]:.3f}, "
-            f"T5 {ent['t5'][layer - 1]:.3f}; for comparison, a query at position i that spreads evenly over its i + 1 keys has ln(i + 1), "
-            "4.16 at the last position. Kazemnejad et al. compare such maps across schemes and find NoPE's closest to T5's."
+            f"Mean attention entropy of layer {layer} (nats, over every query of 64 windows): NoPE {nope:.3f}, T5 {t5:.3f}; attention "
+            f"spread evenly over every query's keys would have {even:.3f}. Kazemnejad et al. compare such maps across schemes and find "
+            "NoPE's closest to T5's; "
+            + (
+                f"here NoPE's layer {layer} is the nearer of the two to even attention."
+                if abs(nope - even) < abs(t5 - even)
+                else f"here T5's layer {layer} is the nearer of the two to even attention."
+            )
         )
 
 
@@ -468,23 +476,17 @@ def passkey_view() -> None:
             figs.passkey_figure([(s, res[s]["accuracy"]) for s in order], default.keys, default.train_len, what=f"precomputed, seed {ship.seed}"),
             key="lab_key_shipped",
         )
-        far = max(int(d) for d in res[order[0]]["accuracy"])
-        st.caption(
-            _precomputed(ship)
-            + f" Accuracy at distance {far}: "
-            + "; ".join(
-                f"{SCHEMES[s].label} {'no code' if res[s]['accuracy'][str(far)] is None else format(res[s]['accuracy'][str(far)], '.3f')}" for s in order
-            )
-            + f". Chance is {1 / default.keys:.4f}."
-        )
+        st.caption(_precomputed(ship) + " " + findings.passkey({sc: res[sc] for sc in order}) + f" Chance is {1 / default.keys:.4f}.")
         ds = sorted(int(d) for d in res[order[0]]["accuracy"])
         static_table({"scheme": [SCHEMES[s].label for s in order], **{f"d = {d}": [_cell(res[s]["accuracy"].get(str(d))) for s in order] for d in ds}})
     st.markdown(
         "**The paper.** Mohtashami & Jaggi (2023) hide a pass key (a number) in repeated filler sentences and ask for it at the end; "
         "YaRN (§4.3.2) and others use the same test to check that an extended context is actually reachable.  \n"
-        "**Here, and where it differs.** The key's tokens never occur in the filler here, as the number never occurs in the "
-        "paper's filler sentences, so finding it takes attention to the right token at the right distance, not reading. Tokens are "
-        "symbols, not words, and each scheme is trained from scratch on this one task."
+        "**Here, and where it differs.** "
+        + (findings.flat_but_retrieving(ship.results["schemes"]) + " " if ship is not None else "")
+        + "The key's tokens never occur in the filler here, as the number never occurs in the paper's filler sentences, so finding "
+        "it takes attention to reach the right token at its distance. Tokens are symbols, not words, and each scheme is trained from "
+        "scratch on this one task, with no language model around it."
         f"  \nSource: {passkey.PAPER_SOURCE}."
     )
     st.subheader("Train one yourself")

@@ -19,6 +19,7 @@ from core.viz.grid import Sample
 from core.viz.panel_grid import grouped_grid
 
 L = 64
+FIRST_QUERY = 4  # the attention maps start at query 4: queries 0 to 3 have 1 to 4 keys, and their weights near 1 would dim every other cell
 
 
 def _ppl(values: dict[str, float | None], lengths: Sequence[int]) -> np.ndarray:
@@ -39,13 +40,16 @@ def probe_figure(models: Sequence[tuple[str, int, Sequence[float]]], *, what: st
         lines,
         title=f"How well a linear probe reads each character's position (0 to {L - 1}) from the residual stream, per layer ({what})",
         x_title="layer boundary (0: the input, before the first block; l: after block l)",
-        y_title="R² of the position probe on held-out windows",
+        y_title="R² of the position probe",
         markers=True,
         integer_x=True,
-        y_marks=[(0.0, "0: no better than guessing the mean position")],
+        y_marks=[(0.0, "0: no better than the mean")],
         note="probe fitted on 256 held-out windows of 64 characters, scored on 256 others",
     )
-    return _colour_by_scheme(fig, [s for s, _, _ in models])
+    fig = _colour_by_scheme(fig, [s for s, _, _ in models])
+    for trace, (_, n, _) in zip(fig.data, models):
+        trace.line.dash = {1: "dot", 2: "solid", 3: "dashdot", 4: "dash"}.get(n, "solid")  # one scheme's depths: one colour, a dash each
+    return fig
 
 
 def attention_grid(maps: Sequence[tuple[str, np.ndarray]], layer: int) -> dict:
@@ -54,13 +58,13 @@ def attention_grid(maps: Sequence[tuple[str, np.ndarray]], layer: int) -> dict:
     panels = []
     for name, arr in maps:
         t = arr.shape[-1]
-        ax = Sample(0, t, 1)
-        panels += [(f"{name}, head {h + 1}", arr[layer, h], ax, ax) for h in range(arr.shape[1])]
-    top = float(max(np.nanmax(arr[layer]) for _, arr in maps))
+        keys, queries = Sample(0, t, 1), Sample(FIRST_QUERY, t, 1, full=t)
+        panels += [(f"{name}, head {h + 1}", arr[layer, h, FIRST_QUERY:], keys, queries) for h in range(arr.shape[1])]
+    top = float(max(np.nanmax(arr[layer, :, FIRST_QUERY:]) for _, arr in maps))
     group = charts.ScaleGroup(panels, signed=False, zmin=0.0, zmax=top, colorbar_title="mean attention weight", hover="weight")
     spec = grouped_grid(
         [group],
-        title=f"Mean attention of layer {layer + 1} over 64 held-out windows of {L} characters (row: query position, column: key position)",
+        title=f"Mean attention of layer {layer + 1} over 64 held-out windows of {L} characters (row: query position, from {FIRST_QUERY}; column: key position)",
         x_title="key position",
         y_title="query position",
         note=f"one colour range for every panel, 0 to {charts.number(top, 3)}; each row sums to 1 (a causal row i spreads over keys 0 to i)",
@@ -85,6 +89,7 @@ def pairs_figure(variants: Sequence[dict], *, what: str) -> go.Figure:
         ks = np.array([v["k"] for v in rows])
         for length in (L, 4 * L):
             lines.append((f"the k {word} removed, at {length}", ks, _ppl_at(rows, length)))
+    colours = (charts.LINE_COLOURS[0], charts.LINE_COLOURS[0], charts.LINE_COLOURS[2], charts.LINE_COLOURS[2])  # one colour per kind
     fig = charts.lines(
         lines,
         title=f"The trained RoPE model with k of its 8 pairs removed (no longer turning): held-out perplexity at L = {L} and 4L = {4 * L} ({what})",
@@ -94,6 +99,8 @@ def pairs_figure(variants: Sequence[dict], *, what: str) -> go.Figure:
         markers=True,
         integer_x=True,
     )
+    for trace, colour in zip(fig.data, colours):
+        trace.line.color = trace.marker.color = colour
     for trace in fig.data[1::2]:
         trace.line.dash = "dash"  # 4L dashed, L solid
     return fig
@@ -110,7 +117,10 @@ def wavelength_figure(wavelengths: Sequence[float], removed: Sequence[int]) -> g
     if removed:
         idx = np.asarray(sorted(removed))
         fig.add_trace(go.Scatter(x=idx, y=w[idx], mode="markers", name="removed (frequency 0)", marker=dict(symbol="x", size=12, color="#000000")))
-    fig.update_layout(yaxis_title="wavelength 2π/θᵢ (characters, log scale)")
+    fig.update_layout(yaxis_title="wavelength 2π/θᵢ (characters, log scale)", xaxis_title="pair index i (dimensions i and i + 8 of each 16-wide head)")
+    for note in fig.layout.annotations:
+        if note.text and note.text.startswith("max_len"):
+            note.text = f"training length L = {L}"
     fig.data[0].name = "completes a turn within L"
     if len(fig.data) > 1 and fig.data[1].name.startswith("wavelength"):
         fig.data[1].name = "never completes a turn within L"
@@ -138,7 +148,7 @@ def extend_figure(rows: Sequence[dict], factor: int, fine_tune: bool, *, what: s
         y_title, log_y = "perplexity per character (log)", True
     else:
         title = f"Mean attention entropy against length, s = {factor}{tuned} ({what})"
-        y_title, log_y = "mean attention entropy per query (nats)", False
+        y_title, log_y = "attention entropy (nats)", False
     return charts.lines(
         lines,
         title=title,

@@ -65,7 +65,7 @@ def test_a_tiny_configuration_runs_to_the_end_and_draws_its_results():
     assert [p.state for p in run.progress] == ["done", "done", "done"]
     figs = figures(at)
     titles = [title_text(f) for f in figs]
-    assert len(figs) == 7 and all(titles)  # with the real-text section's precomputed curves (after these)
+    assert len(figs) == 8 and all(titles)  # with the precomputed curves of the real-text section and of the first trained-model experiment (after these)
     figs, titles = figs[1:], titles[1:]  # after the task's picture
     assert titles[0].startswith("Accuracy against evaluation length: trained on 8 tokens")
     accuracy = {t["name"]: (decode(t["x"]), decode(t["y"]).astype(float)) for t in figs[0]["data"]}
@@ -93,7 +93,7 @@ def test_the_same_configuration_again_comes_from_the_cache():
     again = at.session_state["lab_run"]
     assert again.done and again.progress[0].state == "cached" and again.results[0] is first  # no thread, no wait
     assert_clean(at)
-    assert len(figures(at)) == 5 and at.dataframe  # the results drawn by the click's own run (and the task map and the precomputed curves)
+    assert len(figures(at)) == 6 and at.dataframe  # the results drawn by the click's own run (and the task map and two precomputed figures)
 
 
 def test_stop_ends_a_long_run_and_shows_where_it_stopped():
@@ -150,7 +150,7 @@ def test_a_waiting_run_trains_once_a_trainer_frees_up(trainers_busy):
     assert run.wait(120) and run.progress[0].state == "done"
     at.run()
     assert_clean(at)
-    assert len(figures(at)) == 5 and not any("Waiting" in i.value for i in at.info)
+    assert len(figures(at)) == 6 and not any("Waiting" in i.value for i in at.info)
 
 
 def test_two_sessions_in_line_each_see_their_place(trainers_busy):
