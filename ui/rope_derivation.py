@@ -1,5 +1,5 @@
 """/rope's "Derivation" tab: from the requirement that the score depend on m − n only, to the
-rotation q·e^{imθ} (RoFormer, Su et al.), with one pair of a query and a key in the complex plane
+rotation q·e^(imθ) (RoFormer, Su et al.), with one pair of a query and a key in the complex plane
 as m and n move (core.viz.rope_derivation)."""
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ def derivation_tab(theta: np.ndarray) -> None:
     st.markdown(
         "RoFormer asks for position functions f whose scores depend on the two vectors and on the offset only: "
         "⟨f(q, m), f(k, n)⟩ = g(q, k, m − n). Take one pair of dimensions of a query and a key and read each as a complex number, "
-        "q = q₁ + i q₂. Multiplying by e^{imθ} turns a pair by the angle mθ, and the real part of one number times the conjugate of "
+        "q = q₁ + i q₂. Multiplying by e^(imθ) turns a pair by the angle mθ, and the real part of one number times the conjugate of "
         "another is their dot product, so\n\n"
-        "Re[q e^{imθ} · conj(k e^{inθ})] = Re[q · conj(k) · e^{i(m−n)θ}] = |q| |k| cos(arg q − arg k + (m − n)θ):\n\n"
+        "Re[q e^(imθ) · conj(k e^(inθ))] = Re[q · conj(k) · e^(i(m−n)θ)] = |q| |k| cos(arg q − arg k + (m − n)θ):\n\n"
         "m and n enter only as m − n, and turning never changes |q| or |k|. A head of width d does this to each of its d/2 pairs, "
         "pair i at its own θᵢ = base^(−2i/d), and adds up the pairs' scores. "
         f"Source: {SOURCE}, §3.1 (the requirement) and §3.2 (the two-dimensional case and its general form); the derivation is "

@@ -234,10 +234,10 @@ def passkey_figure(accuracy: Sequence[tuple[str, dict[str, float | None]]], keys
     return _colour_by_scheme(fig, [s for s, _ in accuracy])
 
 
-def passkey_text(config: passkey.PasskeyConfig, seed: int = 0, shown: int = 48) -> str:
+def passkey_text(config: passkey.PasskeyConfig, seed: int = 0, shown: int = 24) -> str:
     """One training sequence of the task, as tokens: f3 filler, M the marker, K7 a key, ? the query."""
     tokens = config.alphabet
-    x, y, d = passkey.batch(tokens, np.random.default_rng([seed, 9]), 1, config.train_len, distance=min(20, config.train_len - 2))
+    x, y, d = passkey.batch(tokens, np.random.default_rng([seed, 9]), 1, config.train_len, distance=min(12, config.train_len - 2))
     names = []
     for t in x[0][-shown:]:
         t = int(t)

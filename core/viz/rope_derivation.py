@@ -89,6 +89,7 @@ def offset_curve(m: int, n: int, theta: float, span: int, q: complex = Q, k: com
         x_title="offset m − n (positions)",
         y_title="score q·k after turning",
         x_marks=[(m - n, f"m − n = {m - n}")],
+        markers=True,
     )
     fig.add_trace(
         go.Scatter(x=[m - n], y=[score(q, k, m, n, theta)], mode="markers", name=f"(m, n) = ({m}, {n})", marker=dict(size=11, color=charts.LINE_COLOURS[1]))
