@@ -323,7 +323,7 @@ def extend_view() -> None:
         if same and config.seed == 0:
             st.caption(_same_as_shipped([(ppl[n], same[0]["perplexity"][n]) for n in ppl]))
 
-    live("lab_ext", configs, extend.over_budget, "Evaluate", draw, problem)
+    live("lab_ext", configs, extend.over_budget, "Run", draw, problem)
 
 
 # --- 3. sliding window --------------------------------------------------------------------------

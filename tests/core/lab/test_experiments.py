@@ -211,17 +211,20 @@ def test_the_shipped_results_say_what_made_them():
     np.testing.assert_allclose(maps["none_2"].sum(axis=-1), 1.0, atol=5e-3)  # attention rows (float16) sum to 1
 
 
-def test_the_runner_reproduces_the_shipped_ablation_and_a_tiny_probe_run():
+def test_the_runner_reproduces_the_shipped_ablation_extension_and_probe():
     ship = {tuple(v["removed"]): v for v in experiment.load("pairs").results["variants"]}
     live = through_runner(pairs.PairsConfig((0,), lengths=(64,)))
     assert live.values["perplexity"]["64"] == pytest.approx(ship[(0,)]["perplexity"]["64"], rel=1e-6)
-    from core.lab import trained
-
-    tiny = probe.ProbeConfig("none", n_layers=1, steps=3)
-    assert not tiny.shipped and tiny.progress_steps == 3
-    a, b = through_runner(tiny), trained.run(tiny)
-    assert a.values["r2"] == b.values["r2"] and a.values["perplexity"] == b.values["perplexity"]  # the same seed, the same numbers
-    assert len(a.values["r2"]) == 2 and a.values["attention"].shape == (1, 4, 64, 64) and a.steps_done == 3
+    rows = {(r["method"], r["factor"], r["fine_tune"]): r for r in experiment.load("extend").results["rows"]}
+    live = through_runner(extend.ExtendConfig("yarn", 4, lengths=(64,)))
+    assert live.values["perplexity"]["64"] == pytest.approx(rows[("yarn", 4, 0)]["perplexity"]["64"], rel=1e-6)
+    assert live.values["entropy"]["64"] == pytest.approx(rows[("yarn", 4, 0)]["entropy"]["64"], rel=1e-6)
+    nope = next(m for m in experiment.load("probe").results["models"] if (m["scheme"], m["n_layers"]) == ("none", 2))
+    shipped_probe = probe.ProbeConfig("none")
+    assert shipped_probe.shipped and shipped_probe.progress_steps == 1
+    live = through_runner(shipped_probe)
+    np.testing.assert_allclose(live.values["r2"], nope["r2"], rtol=1e-9)
+    assert live.values["attention"].shape == (2, 4, 64, 64) and live.steps_done == 0  # nothing trained
 
 
 def test_a_tiny_passkey_run_is_deterministic_and_a_learned_table_has_no_answer_past_its_end():
