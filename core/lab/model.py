@@ -136,10 +136,11 @@ def position_hooks(scheme: Scheme, setting: Setting, generator: torch.Generator)
 
 class Block(nn.Module):
     """Pre-norm causal self-attention with the scheme's hooks, then an MLP; both residual.
-    While `keep` is a list, every forward pass appends its attention weights (B, H, T, T) to it
-    (core.lab.trained reads attention maps and their entropy that way)."""
+    While `keep` is set, every forward pass hands it its attention weights (B, H, T, T): a list
+    gets them appended, a function is called with them (core.lab.trained reads attention maps and
+    their entropy that way; a function can reduce them at once instead of holding every layer's)."""
 
-    keep: list[torch.Tensor] | None = None
+    keep: list[torch.Tensor] | Callable[[torch.Tensor], None] | None = None
 
     def __init__(self, d: int, heads: int) -> None:
         super().__init__()
@@ -158,8 +159,10 @@ class Block(nn.Module):
             scores = scores + bias
         scores = scores.masked_fill(torch.ones(t, t, dtype=torch.bool).triu(1), float("-inf"))
         weights = scores.softmax(dim=-1)  # (B, H, T, T)
-        if self.keep is not None:
+        if isinstance(self.keep, list):
             self.keep.append(weights.detach())
+        elif self.keep is not None:
+            self.keep(weights.detach())
         y = (weights @ v).transpose(1, 2).reshape(b, t, d)  # (B, T, d)
         x = x + self.out(y)
         return x + self.mlp(self.norm2(x))

@@ -246,8 +246,7 @@ __all__ = [
 
 def _entropy_sum(weights: torch.Tensor) -> tuple[float, int]:
     """Σ over rows of −Σ_j a_ij ln a_ij, and the number of rows, of attention weights (..., T, T)."""
-    logs = torch.where(weights > 0, weights.log(), torch.zeros_like(weights))
-    rows = -(weights * logs).sum(dim=-1)  # (..., T)
+    rows = -torch.xlogy(weights, weights).sum(dim=-1)  # (..., T); 0 ln 0 = 0
     return float(rows.sum()), int(rows.numel())
 
 
@@ -259,24 +258,27 @@ def perplexity_and_entropy(
     attention entropy (nats) over every query, head and layer of the same windows."""
     data = torch.from_numpy(lm.eval_windows(held, length, config.eval_chars))  # (N, length + 1)
     step = _chunks(data.shape[0], config.n_heads, length)
-    loss, entropy, rows = 0.0, 0.0, 0
-    kept: list[torch.Tensor] = []
+    loss = 0.0
+    total = [0.0, 0]  # entropy summed over rows, rows
+
+    def reduce(weights: torch.Tensor) -> None:  # each layer's weights reduced as they come: none is held
+        s, n = _entropy_sum(weights)
+        total[0] += s
+        total[1] += n
+
     try:
         for block in model.blocks:
-            block.keep = kept
+            block.keep = reduce
         for i in range(0, data.shape[0], step):
             if should_stop is not None and should_stop():
                 return None, None
             x = data[i : i + step]
             logits = model(x[:, :-1])
             loss += float(F.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1), reduction="sum"))
-            for weights in kept:
-                s, n = _entropy_sum(weights)
-                entropy, rows = entropy + s, rows + n
-            kept.clear()
     finally:
         for block in model.blocks:
             block.keep = None
+    entropy, rows = total
     return math.exp(loss / (data.shape[0] * length)), entropy / rows
 
 
