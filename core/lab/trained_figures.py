@@ -117,7 +117,10 @@ def wavelength_figure(wavelengths: Sequence[float], removed: Sequence[int]) -> g
     if removed:
         idx = np.asarray(sorted(removed))
         fig.add_trace(go.Scatter(x=idx, y=w[idx], mode="markers", name="removed (frequency 0)", marker=dict(symbol="x", size=12, color="#000000")))
-    fig.update_layout(yaxis_title="wavelength 2π/θᵢ (characters, log scale)", xaxis_title="pair index i (dimensions i and i + 8 of each 16-wide head)")
+    fig.update_layout(
+        xaxis=dict(title=dict(text="pair index i (dimensions i and i + 8 of each 16-wide head)")),
+        yaxis=dict(title=dict(text="wavelength 2π/θᵢ (characters, log scale)")),
+    )
     for note in fig.layout.annotations:
         if note.text and note.text.startswith("max_len"):
             note.text = f"training length L = {L}"

@@ -349,3 +349,45 @@ def test_a_damaged_shipped_model_is_a_sentence_on_the_page(tmp_path, monkeypatch
     assert at.button(key="lab_ext_go").disabled  # nothing to run it on
     at = open_page("lab", lab_trained_view="warp")
     assert not at.exception and any("lab_trained_view" in w.value for w in at.warning)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"lab_trained_view": "extend", "lab_ext_s": "2"},
+        {"lab_trained_view": "extend", "lab_ext_s": "8", "lab_ext_tuned": "true"},
+        {"lab_trained_view": "sliding", "lab_slide_schemes": "rope,alibi"},
+        {"lab_trained_view": "pairs", "lab_pairs_removed": "0,7"},
+        {"lab_trained_view": "passkey"},
+    ],
+)
+def test_every_experiment_draws_its_shipped_numbers_with_titles_and_axes(params):
+    import json as _json
+
+    from core.lab import experiment
+
+    at = open_page("lab", **params)
+    assert_clean(at)
+    keys = [k for k in chart_keys(at) if k.startswith("lab_") and k not in ("lab_task_map", "lab_lm_shipped")]
+    assert keys, "the experiment drew nothing"
+    for key in keys:
+        fig = figure(at, key)
+        assert title_text(fig) and fig["layout"]["xaxis"]["title"]["text"] and fig["layout"]["yaxis"]["title"]["text"], key
+    view = params["lab_trained_view"]
+    ship = experiment.load(view)
+    captions = " ".join(c.value for c in at.caption)
+    assert f"**Precomputed** by `python -m bench.lab_{view}`" in captions
+    if view == "extend":  # the caption's numbers are the figure's
+        s, tuned = int(params["lab_ext_s"]), "lab_ext_tuned" in params
+        yarn = next(r for r in ship.results["rows"] if (r["method"], r["factor"], bool(r["fine_tune"])) == ("yarn", s, tuned))
+        line = next(t for t in figure(at, "lab_ext_ppl")["data"] if t["name"] == "YaRN")
+        np.testing.assert_allclose(decode(line["y"]).astype(float), [yarn["perplexity"][n] for n in ("64", "128", "256", "512")], rtol=1e-12)
+        assert f"YaRN {yarn['perplexity']['512']:.3f}" in captions
+    if view == "pairs":  # the chosen pairs are crossed on the wavelength picture
+        crossed = next(t for t in figure(at, "lab_pairs_wavelengths")["data"] if t["name"] == "removed (frequency 0)")
+        assert list(decode(crossed["x"])) == [0, 7]
+    if view == "passkey":
+        alibi = next(t for t in figure(at, "lab_key_shipped")["data"] if t["name"] == "ALiBi")
+        acc = ship.results["schemes"]["alibi"]["accuracy"]
+        np.testing.assert_allclose(decode(alibi["y"]).astype(float), [acc[d] for d in sorted(acc, key=int)], rtol=1e-12)
+    assert _json.dumps(params)  # the settings travel in the link
