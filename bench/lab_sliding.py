@@ -2,7 +2,7 @@
 
 Every shipped Austen model (data/lab_models) scored on the same 32,768 held-out characters with
 windows of 64, 128, 256 and 512 characters moving by 16 (core.lab.sliding: every character after
-the first window is predicted from at least window − 16 characters), beside its non-overlapping
+the first window is predicted from window − 15 to window characters), beside its non-overlapping
 perplexity at the same lengths (data/lab_lm_results.json, the same models). The learned table has
 no code past 64 characters: only its window of 64 is run. Writes data/lab_sliding_results.json.
 

@@ -54,6 +54,15 @@ def shipped_maps() -> dict:
     return probe.load_maps()
 
 
+@st.cache_data(max_entries=1, show_spinner=False)
+def _lm_perplexity() -> dict[str, dict[int, float | None]]:
+    """The shipped real-text comparison's non-overlapping perplexities (empty when its file cannot be read)."""
+    try:
+        return lm.load_shipped().perplexity
+    except ValueError:
+        return {}
+
+
 def _load(name: str) -> experiment.Shipped | None:
     """The shipped results, or None after a sentence saying why there are none."""
     try:
@@ -81,6 +90,25 @@ def _precomputed(ship: experiment.Shipped) -> str:
 
 def _cell(value: object, digits: int = 3) -> str:
     return "" if value is None or value != value else f"{value:.{digits}f}"
+
+
+def _one(make: Callable[[], object]) -> tuple[list, str | None]:
+    """([the config make() builds], None), or ([], the sentence of its ValueError)."""
+    try:
+        return [make()], None
+    except ValueError as err:
+        return [], str(err)
+
+
+def _parameters(scheme: str) -> int | None:
+    """The shipped model's number of parameters (its manifest), None when the manifest cannot be read."""
+    try:
+        return weights.load_manifest().models[scheme].parameters
+    except (ValueError, KeyError):
+        return None
+
+
+TRAINED = lm.LMConfig()  # the shipped models' configuration
 
 
 # --- the live run -------------------------------------------------------------------------------
@@ -163,11 +191,12 @@ MAP_LAYER = Choice("lab_probe_map_layer", "Layer of the attention maps", [1, 2],
 
 
 def probe_view() -> None:
+    fit = probe.PROBE_WINDOWS // 2
     st.markdown(
         "Without any positional encoding, can a causal model still tell where in its window it is? A **linear probe** "
-        "(closed-form ridge regression) is fitted to read each character's position, 0 to 63, from the model's residual stream "
-        "at every layer boundary, on 256 held-out windows, and scored on 256 others. R² = 1 means the position is read exactly; "
-        "0 means no better than guessing the middle."
+        f"(closed-form ridge regression) is fitted to read each character's position, 0 to {TRAINED.train_len - 1}, from the model's "
+        f"residual stream at every layer boundary, on {fit} held-out windows, and scored on {probe.PROBE_WINDOWS - fit} others. "
+        "R² = 1 means the position is read exactly; 0 means no better than guessing the mean position."
     )
     ship = _load("probe")
     if ship is not None:
@@ -181,16 +210,21 @@ def probe_view() -> None:
                 **{f"layer {i}": [f"{m['r2'][i]:.3f} ({m['mae'][i]:.1f})" if i < len(m["r2"]) else "" for m in models] for i in range(depth)},
             }
         )
-        st.caption("R² of the probe per layer boundary, and in brackets its mean absolute error in positions (guessing the middle is off by 16 on average).")
+        guess = float(np.abs(np.arange(TRAINED.train_len) - (TRAINED.train_len - 1) / 2).mean())
+        st.caption(
+            "R² of the probe per layer boundary, and in brackets its mean absolute error in positions (guessing the mean position "
+            f"is off by {guess:.1f} on average)."
+        )
     st.markdown(
         f"**The papers.** Haviv et al. (2022, abstract) found causal language models without positional encodings competitive, and that "
         "“probing experiments reveal that such models acquire an implicit notion of absolute positions throughout the network”; they "
         "conjecture that causal attention lets a token count its predecessors. Kazemnejad et al. (2023, abstract) show that NoPE can "
         "represent both absolute and relative positions, but that trained with SGD “it mostly resembles T5's relative PE attention "
         "patterns”.  \n"
-        "**Where ours differs.** Their models are word-level and far larger; these are 64-wide character models trained for 750 steps, "
-        "and the probe here is linear: “throughout the network” holds here from the first block on, and how much of the position a "
-        "linear map reads depends on the depth (the table above).  \n"
+        "**Where ours differs.** Their models are trained on other data (Haviv et al. vary the data sets, model sizes and sequence "
+        f"lengths; Kazemnejad et al. train on reasoning and mathematical tasks); these are {TRAINED.d_model}-wide character models "
+        f"trained for {TRAINED.steps} steps on Austen. The probe here is linear, so what it reads is a lower bound on what a model "
+        "knows of position; after which block, and how well, a linear map reads NoPE's position is in the table above.  \n"
         f"Sources: {probe.HAVIV}; {probe.KAZEMNEJAD}."
     )
     _attention_maps(ship)
@@ -198,15 +232,13 @@ def probe_view() -> None:
     check_links(PROBE_SCHEME, PROBE_LAYERS, PROBE_SEED, PROBE_STEPS)
     c1, c2, c3, c4 = st.columns([3, 1, 1, 1])
     scheme, layers, seed, steps = PROBE_SCHEME.draw(c1), PROBE_LAYERS.draw(c2), PROBE_SEED.draw(c3), PROBE_STEPS.draw(c4)
-    try:
-        configs, problem = [probe.ProbeConfig(scheme, int(layers), int(seed), int(steps))], None
-    except ValueError as err:
-        configs, problem = [], str(err)
+    configs, problem = _one(lambda: probe.ProbeConfig(scheme, int(layers), int(seed), int(steps)))
     if configs and configs[0].shipped:
         problem = problem or model_problem(scheme)
     st.caption(
-        "A shipped model (2 layers, seed 0, 750 steps) is only probed, in about a second; any other settings train the model first "
-        "(about 15 s per layer of CPU here), as the real-text lab above does."
+        f"A shipped model ({TRAINED.n_layers} layers, seed {TRAINED.seed}, {TRAINED.steps} steps) is only probed; any other settings "
+        "train the model first, as the real-text lab above does"
+        + (f" (estimated at {probe.estimate_seconds(configs[0]):,.0f} s of CPU here)." if configs else ".")
     )
 
     def draw(done: list) -> None:
@@ -220,7 +252,7 @@ def probe_view() -> None:
             f"{', '.join(f'{v:.1f}' for v in outcome.values['mae'])}. {outcome.cpu_seconds:.1f} s of CPU."
         )
         same = [m for m in (ship.results["models"] if ship else []) if (m["scheme"], m["n_layers"]) == (config.scheme, config.n_layers)]
-        if same and config.seed == ship.seed and config.steps == 750:
+        if same and config.seed == ship.seed and config.steps == TRAINED.steps:
             st.caption(_same_as_shipped(list(zip(outcome.values["r2"], same[0]["r2"]))))
 
     live("lab_probe", configs, probe.over_budget, "Probe", draw, problem)
@@ -239,18 +271,7 @@ def _attention_maps(ship: experiment.Shipped | None) -> None:
     panel_grid(figs.attention_grid([("NoPE", maps["none_2"]), ("T5", maps["t5_2"])], layer - 1), key="lab_probe_maps")
     if ship is not None:
         ent = {m["scheme"]: m["entropy"] for m in ship.results["models"] if m["n_layers"] == 2}
-        even = float(np.mean(np.log(np.arange(1, 65))))  # every query spread evenly over its keys
-        nope, t5 = ent["none"][layer - 1], ent["t5"][layer - 1]
-        st.caption(
-            f"Mean attention entropy of layer {layer} (nats, over every query of 64 windows): NoPE {nope:.3f}, T5 {t5:.3f}; attention "
-            f"spread evenly over every query's keys would have {even:.3f}. Kazemnejad et al. compare such maps across schemes and find "
-            "NoPE's closest to T5's; "
-            + (
-                f"here NoPE's layer {layer} is the nearer of the two to even attention."
-                if abs(nope - even) < abs(t5 - even)
-                else f"here T5's layer {layer} is the nearer of the two to even attention."
-            )
-        )
+        st.caption(findings.attention_maps(maps["none_2"], maps["t5_2"], layer, ent["none"][layer - 1], ent["t5"][layer - 1]))
 
 
 # --- 2. context extension -------------------------------------------------------------------------
@@ -263,8 +284,12 @@ EXT_STEPS = Number("lab_ext_steps", "Fine-tuning steps", 0, extend.MAX_FINE_TUNE
 
 
 def extend_view() -> None:
+    ship = _load("extend")
+    trained = next((r for r in ship.results["rows"] if r["method"] == "none" and not r["fine_tune"]), None) if ship else None
+    first, last = str(extend.LENGTHS[0]), str(extend.LENGTHS[-1])
+    broke = f": its perplexity goes from {trained['perplexity'][first]:.3f} at {first} to {trained['perplexity'][last]:.3f} at {last}" if trained else ""
     st.markdown(
-        "The shipped RoPE model was trained on windows of L = 64 characters and breaks past them. Here its RoPE is stretched by a "
+        f"The shipped RoPE model was trained on windows of L = {TRAINED.train_len} characters{broke}. Here its RoPE is stretched by a "
         "factor s with the scalings /context explains, each a `RopeScaling` of core.schemes.rope run by the model's own attention: "
         "**linear** (position interpolation: every frequency divided by s), **NTK-aware** (a larger base), **YaRN** (fast pairs kept, "
         "slow pairs interpolated, and a temperature: cos and sin multiplied by √(1/t) = 0.1 ln s + 1, so every score by its square), "
@@ -273,7 +298,6 @@ def extend_view() -> None:
     check_links(EXT_FACTOR, EXT_TUNED)
     c1, c2 = st.columns([2, 3])
     s, tuned = int(EXT_FACTOR.draw(c1)), EXT_TUNED.draw(c2)
-    ship = _load("extend")
     if ship is not None:
         rows = ship.results["rows"]
         what = f"precomputed, seed {ship.seed}"
@@ -284,6 +308,8 @@ def extend_view() -> None:
         st.caption("Mean entropy of every query's attention, in every head and layer, on the same windows: higher means attention spread over more keys.")
         static_table({k: [r[k] if k == "method" else _cell(r[k]) for r in table] for k in table[0]} if table else {})
     factor = extend.temperature_factor(s)
+    count = _parameters("rope")
+    size = f"{count:,} parameters" if count else "a few hundred kB"
     st.markdown(
         f"**The papers.** Chen et al. (2023, abstract): position interpolation extends RoPE models such as LLaMA to 32,768 tokens "
         "“with minimal fine-tuning (within 1000 steps)”, where extrapolating past the trained length “may lead to catastrophically high "
@@ -291,21 +317,23 @@ def extend_view() -> None:
         "t on the logits (eq. 21) with √(1/t) = 0.1 ln s + 1 (eq. 22), fitted to the lowest perplexity of LLaMA models without "
         f"fine-tuning; at s = {s} that is {factor:.4f}, scores × {factor**2:.4f}. YaRN extends LLaMA 2 after 400 fine-tuning steps, "
         "about 0.1 % of its pre-training data (§4).  \n"
-        "**Where ours differs.** A model of 110,000 parameters trained on 64 characters, not LLaMA; a fine-tune of 38 steps, 5 % of "
-        "its training, far more than YaRN's share of a large model's data. Whether the temperature fitted for LLaMA lowers perplexity "
-        "here is in the caption above, for every s, with and without the fine-tune.  \n"
+        f"**Where ours differs.** A model of {size} trained on {TRAINED.train_len} characters, not LLaMA; a fine-tune of "
+        f"{extend.FINE_TUNE_STEPS} steps, {extend.FINE_TUNE_STEPS / TRAINED.steps:.0%} of its training steps and characters, far more "
+        "than YaRN's share of a large model's data. Whether the temperature fitted for LLaMA lowers perplexity here is in the caption "
+        "above, for every s, with and without the fine-tune.  \n"
         f"Sources: {extend.CHEN}; {extend.PENG}."
     )
     st.subheader("Stretch it yourself")
     check_links(EXT_METHOD, EXT_LIVE_S, EXT_STEPS)
     c1, c2, c3 = st.columns([3, 1, 2])
     method, live_s, steps = EXT_METHOD.draw(c1), EXT_LIVE_S.draw(c2), EXT_STEPS.draw(c3)
-    try:
-        configs, problem = [extend.ExtendConfig(method, int(live_s), int(steps))], None
-    except ValueError as err:
-        configs, problem = [], str(err)
+    configs, problem = _one(lambda: extend.ExtendConfig(method, int(live_s), int(steps)))
     problem = problem or model_problem("rope")
-    st.caption("Evaluating takes about 5 s of CPU; each fine-tuning step on windows of min(s, 8) × 64 characters a little more. s = 1 is the model as trained.")
+    if configs:
+        st.caption(
+            f"Estimated at {extend.estimate_seconds(configs[0]):,.0f} s of CPU here (fine-tuning on windows of "
+            f"{configs[0].tune_len} characters, batches of {configs[0].tune_batch}). s = 1 is the model as trained."
+        )
 
     def draw(done: list) -> None:
         config, outcome = done[0]
@@ -336,10 +364,10 @@ SLIDE_STRIDE = Number("lab_slide_stride", "Stride", 1, 512, 64, expected="the st
 
 def sliding_view() -> None:
     st.markdown(
-        "The real-text lab above cuts the held-out text into whole windows: the first character of each window is predicted from "
-        "nothing, the next from one character, and so on. A **sliding window** instead moves a window of n characters by a stride "
-        "and scores only its last characters, so every character is predicted from nearly n before it. Both score the same 32,768 "
-        "characters with the same shipped models."
+        "The real-text lab above cuts the held-out text into whole windows: the first character scored in a window is predicted "
+        "from the one character before it, the next from two, and so on. A **sliding window** of n characters instead moves by a "
+        "stride S and scores only its last S characters, so every character after the first window is predicted from n − S + 1 to n "
+        f"characters before it. Both score the same {TRAINED.eval_chars:,} characters with the same shipped models."
     )
     check_links(SLIDE_SHOWN)
     chosen = SLIDE_SHOWN.draw()
@@ -360,24 +388,22 @@ def sliding_view() -> None:
             }
         )
     st.markdown(
-        "**The paper.** Press et al. (2022, §5) explain part of ALiBi's gain on inputs longer than L by the “early token curse”: in "
-        "non-overlapping evaluation a longer window has fewer characters near its start, where predictions are poor, and with a "
-        "sliding window (stride 1 there) that advantage goes away. (The stored copy searched here shows only the paper's first "
-        "pages, so §5's wording was not re-read for this page.)  \n"
+        "**The paper.** Press et al. (2022, appendix B) name the “early token curse” (B.1): in non-overlapping evaluation the "
+        "predictions early in each window have little context, and a longer window has fewer of them. Evaluated with a sliding window "
+        "of stride 1 (B.2, Figure 11), ALiBi's perplexity on WikiText-103 stays about flat as the input grows past L instead of "
+        "falling, as does T5's bias (Table 14), while the sinusoidal model's still explodes; they read this as ALiBi “might not be "
+        "using contexts longer than the ones it was trained on”.  \n"
         "**Here, and where it differs.** "
         + (findings.early_tokens(ship.results["rows"]) + " " if ship is not None else "")
-        + "The stride here is 16, not 1 (cost): a character has between n − 16 and n − 1 characters before it; and the scores "
-        "are per character of Austen, not per word of WikiText-103."
-        f"  \nSource: {lm.PAPER_SOURCE.split(', appendix')[0]}."
+        + f"The stride here is {sliding.STRIDE}, not 1 (cost): a character after the first window has n − {sliding.STRIDE - 1} to n "
+        "characters before it; and the scores are per character of Austen, not per word of WikiText-103."
+        f"  \nSource: {lm.PAPER_CITATION}."
     )
     st.subheader("Slide it yourself")
     check_links(SLIDE_SCHEME, SLIDE_WINDOW, SLIDE_STRIDE)
     c1, c2, c3 = st.columns([3, 3, 1])
     scheme, window, stride = SLIDE_SCHEME.draw(c1), SLIDE_WINDOW.draw(c2), SLIDE_STRIDE.draw(c3)
-    try:
-        configs, problem = [sliding.SlidingConfig(scheme, int(window), int(stride))], None
-    except ValueError as err:
-        configs, problem = [], str(err)
+    configs, problem = _one(lambda: sliding.SlidingConfig(scheme, int(window), int(stride)))
     problem = problem or model_problem(scheme)
     st.caption("A sliding pass costs window ÷ stride times a non-overlapping one: a short stride on a long window is refused here.")
 
@@ -387,9 +413,10 @@ def sliding_view() -> None:
         if ppl is None:
             st.info(outcome.values.get("note") or "No perplexity at this window.", icon=":material/info:")
             return
-        plain = lm.load_shipped().perplexity[config.scheme].get(config.window) if config.window else None
+        rows = ship.results["rows"] if ship else []
+        plain = next((r["nonoverlapping"] for r in rows if (r["scheme"], r["window"]) == (config.scheme, config.window)), None)
         st.markdown(f"**{config.label}**: perplexity {ppl:.3f}" + (f" (non-overlapping at the same length: {plain:.3f})" if plain else "") + ".")
-        same = [r for r in (ship.results["rows"] if ship else []) if (r["scheme"], r["window"], r["stride"]) == (config.scheme, config.window, config.stride)]
+        same = [r for r in rows if (r["scheme"], r["window"], r["stride"]) == (config.scheme, config.window, config.stride)]
         if same:
             st.caption(_same_as_shipped([(ppl, same[0]["sliding"])]))
 
@@ -404,12 +431,14 @@ PAIRS_REMOVED = Choices("lab_pairs_removed", "Pairs to remove", [str(i) for i in
 def pairs_view() -> None:
     inv = pairs.frequencies()
     wl = pairs.wavelengths()
-    never = pairs.never_turn(inv, 64)
+    never = pairs.never_turn(inv, TRAINED.train_len)
+    hd = TRAINED.d_model // TRAINED.n_heads
     st.markdown(
-        f"Each 16-wide head of the RoPE model turns 8 pairs of its queries and keys, pair i by θᵢ = 10000^(−i/8) per character: "
-        f"wavelengths from {wl[0]:.1f} to {wl[-1]:,.0f} characters. Trained on L = 64, pairs {never[0]} to {never[-1]} never complete "
-        "a turn within L. **Removing** a pair here sets its frequency to 0: it keeps its content but no longer carries position. "
-        "Removing none changes nothing; removing all eight leaves the same weights without positions."
+        f"Each {hd}-wide head of the RoPE model turns {inv.size} pairs of its queries and keys, pair i by θᵢ = "
+        f"{TRAINED.setting.base:,.0f}^(−2i/{hd}) per character: "
+        f"wavelengths from {wl[0]:.1f} to {wl[-1]:,.0f} characters. Trained on L = {TRAINED.train_len}, pairs {never[0]} to "
+        f"{never[-1]} never complete a turn within L. **Removing** a pair here sets its frequency to 0: it keeps its content but no "
+        f"longer carries position. Removing none changes nothing; removing all {inv.size} leaves the same weights without positions."
     )
     ship = _load("pairs")
     if ship is not None:
@@ -425,14 +454,14 @@ def pairs_view() -> None:
             }
         )
     st.markdown(
-        "**The papers.** Barbero et al. (2024, abstract) find that Gemma 7B uses RoPE's highest frequencies to build robust "
-        "“positional” attention patterns and greatly prefers its lowest frequencies, which they suspect carry semantic information; "
-        "they propose a modification (p-RoPE, which removes the lowest frequencies) that improves performance. Liu et al. (2023, "
-        "abstract) explain RoPE's failure to extrapolate by a “critical dimension”: in their account, the dimensions whose period is "
-        "longer than the training length never see a full turn in training.  \n"
-        "**Where ours differs.** Gemma 7B has hundreds of pairs per head and long contexts; this model has 8 pairs per head and was "
-        "trained on 64 characters. The caption above says which of its pairs matter at L and whether removing those that never turn "
-        "within L helps at 4L, as the critical-dimension account would suggest.  \n"
+        "**The papers** (their abstracts; the papers' bodies were not checked here). Barbero et al. (2024) find that Gemma 7B "
+        "“learns to use RoPE to construct robust ‘positional’ attention patterns by exploiting the highest frequencies” and “greatly "
+        "prefers to use the lowest frequencies of RoPE, which we suspect are used to carry semantic information”, and propose a "
+        "modification of RoPE that improves performance. Liu et al. (2023) “explain the origin of the RoPE-based extrapolation issue "
+        "by critical dimension for extrapolation”.  \n"
+        f"**Where ours differs.** Gemma 7B is a large language model; this one has {inv.size} pairs per head and was trained "
+        f"on {TRAINED.train_len} characters. The caption above says what removing the fastest pairs does at L, and whether removing "
+        "the pairs that never complete a turn within L, the ones training never showed a whole circle, helps at 4L.  \n"
         f"Sources: {pairs.BARBERO}; {pairs.LIU}."
     )
     st.subheader("Remove pairs yourself")
@@ -463,11 +492,14 @@ def passkey_view() -> None:
     default = passkey.PasskeyConfig()
     st.markdown(
         f"A flat perplexity on long inputs does not say whether the far context is used. The **passkey** test asks for it: a key "
-        f"hidden in filler, announced by a marker, and asked for at the end. The lab's model (2 layers, width 64) is trained per "
-        f"scheme on sequences of {default.train_len} tokens with the key anywhere, then asked at distances up to 8 × {default.train_len}."
+        f"hidden in filler, announced by a marker, and asked for at the end. The lab's model ({default.n_layers} layers, width "
+        f"{default.d_model}) is trained per scheme on sequences of {default.train_len} tokens with the key anywhere, then asked at "
+        f"distances up to {passkey.MAX_FACTOR} × {default.train_len}."
     )
     text_block(figs.passkey_text(default))
-    st.caption("One training sequence: f3 a filler token (16 of them), M the marker, K7 a key (16 of them), ? the question.")
+    st.caption(
+        f"One training sequence: f3 a filler token ({default.fillers} of them), M the marker, K7 a key ({default.keys} of them), ? the question."
+    )
     ship = _load("passkey")
     if ship is not None:
         res = ship.results["schemes"]
@@ -476,27 +508,33 @@ def passkey_view() -> None:
             figs.passkey_figure([(s, res[s]["accuracy"]) for s in order], default.keys, default.train_len, what=f"precomputed, seed {ship.seed}"),
             key="lab_key_shipped",
         )
-        st.caption(_precomputed(ship) + " " + findings.passkey({sc: res[sc] for sc in order}) + f" Chance is {1 / default.keys:.4f}.")
+        same = figs.coinciding([(s, res[s]["accuracy"]) for s in order])
+        st.caption(
+            _precomputed(ship)
+            + " "
+            + findings.passkey({sc: res[sc] for sc in order})
+            + f" Chance is {1 / default.keys:.4f}."
+            + "".join(f" The lines of {' and '.join(SCHEMES[s].label for s in g)} lie on each other (the same accuracy at every distance)." for g in same)
+        )
         ds = sorted(int(d) for d in res[order[0]]["accuracy"])
         static_table({"scheme": [SCHEMES[s].label for s in order], **{f"d = {d}": [_cell(res[s]["accuracy"].get(str(d))) for s in order] for d in ds}})
+    flat = findings.flat_but_retrieving(ship.results["schemes"], _lm_perplexity()) if ship is not None else ""
     st.markdown(
-        "**The paper.** Mohtashami & Jaggi (2023) hide a pass key (a number) in repeated filler sentences and ask for it at the end; "
-        "YaRN (§4.3.2) and others use the same test to check that an extended context is actually reachable.  \n"
+        "**The paper.** The passkey retrieval task of Mohtashami & Jaggi (2023), as YaRN (Peng et al. 2023, §4.3.2) describes and "
+        "uses it to check an extended context, “measures a model's ability to retrieve a simple passkey (i.e., a five-digit number) "
+        "from amongst a large amount of otherwise meaningless text”. (The Landmark Attention paper itself was checked here only at "
+        "its abstract.)  \n"
         "**Here, and where it differs.** "
-        + (findings.flat_but_retrieving(ship.results["schemes"]) + " " if ship is not None else "")
-        + "The key's tokens never occur in the filler here, as the number never occurs in the paper's filler sentences, so finding "
-        "it takes attention to reach the right token at its distance. Tokens are symbols, not words, and each scheme is trained from "
-        "scratch on this one task, with no language model around it."
-        f"  \nSource: {passkey.PAPER_SOURCE}."
+        + (flat + " " if flat else "")
+        + "The key's tokens never occur in the filler here, so finding it takes attention to reach the right token at its distance. "
+        "Tokens are symbols, not words, and each scheme is trained from scratch on this one task, with no language model around it."
+        f"  \nSources: {passkey.PAPER_SOURCE}; {extend.PENG}."
     )
     st.subheader("Train one yourself")
     check_links(KEY_SCHEME, KEY_SEED, KEY_STEPS)
     c1, c2, c3 = st.columns([3, 1, 1])
     scheme, seed, steps = KEY_SCHEME.draw(c1), KEY_SEED.draw(c2), KEY_STEPS.draw(c3)
-    try:
-        configs, problem = [passkey.PasskeyConfig(scheme, steps=int(steps), seed=int(seed))], None
-    except ValueError as err:
-        configs, problem = [], str(err)
+    configs, problem = _one(lambda: passkey.PasskeyConfig(scheme, steps=int(steps), seed=int(seed)))
 
     def draw(done: list) -> None:
         config, outcome = done[0]
@@ -521,7 +559,7 @@ def trained_section() -> None:
     """The section: a few words, the experiment picker, and the chosen experiment."""
     st.header("What the trained models know")
     st.markdown(
-        "The six Austen models above are shipped with the app (data/lab_models, about 440 kB each). Five experiments on them, or "
+        "The six Austen models above are shipped with the app (data/lab_models). Five experiments on them, or "
         "on models trained the same way, each with its numbers precomputed and a live run on demand."
     )
     check_links(VIEW)

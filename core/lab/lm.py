@@ -139,8 +139,9 @@ def sliding_windows(held: np.ndarray, window: int, stride: int, eval_chars: int)
     """The same eval_chars characters `eval_windows` scores (targets held[1 : eval_chars + 1]),
     each scored once, in windows of `window` characters that move by `stride`: window w reads
     held[w S : w S + window] and scores its last S targets (the first window scores all of its
-    own), so every character after the first window is predicted from at least window - S
-    characters before it, whatever its place (Press et al. 2022, §5's sliding window, at stride S).
+    own), so every character after the first window is predicted from window - S + 1 to window
+    characters before it, whatever its place (the sliding window of Press et al. 2022, appendix B.1,
+    at stride S; with S = window it is `eval_windows`' non-overlapping evaluation).
     Returns (inputs (N, window), targets (N, window), first (N,): the index of the first scored
     target in each window), N = 1 + (eval_chars - window) / S."""
     window = whole_number(window, "The window", 1)
@@ -388,10 +389,11 @@ def load_shipped(path: str | Path | None = None) -> Shipped:
 # (ar5iv.labs.arxiv.org/html/2108.12409, the arXiv v2 PDF) but only its first pages, not the cells
 # of Table 2, so they could not be checked against the table. T5's row is left out: the issue quotes
 # only its range ("stays near 19-20"), not its cells.
-PAPER_SOURCE = (
+PAPER_CITATION = (
     "Press, Smith & Lewis (2022), Train Short, Test Long: Attention with Linear Biases Enables Input Length Extrapolation, "
-    "ICLR 2022, arXiv:2108.12409, appendix Table 2 (WikiText-103, trained on L = 512 tokens)"
+    "ICLR 2022, arXiv:2108.12409"
 )
+PAPER_SOURCE = PAPER_CITATION + ", appendix Table 2 (WikiText-103, trained on L = 512 tokens)"
 PAPER_TRAIN_LEN = 512
 PAPER = {
     "sinusoidal": {512: 20.05, 1012: 43.54, 2512: 132.41},

@@ -3,13 +3,14 @@ r"""Which of RoPE's frequencies does a trained model use? Pair ablation, torch-f
 The lab's RoPE model turns the 8 pairs of every 16-wide head by $m\,\theta_i$ with
 $\theta_i = 10000^{-2i/16}$: wavelengths $2\pi/\theta_i$ from 6.3 characters (pair 0) to about
 19,900 (pair 7). Trained on L = 64 characters, pairs 0 to 2 complete at least one turn within L
-and pairs 3 to 7 never do (Liu et al. 2023's "critical dimension": the pairs whose period is
-longer than the training length see only part of their circle).
+and pairs 3 to 7 never do: they see only part of their circle in training (Liu et al. 2023 trace
+RoPE's failure to extrapolate to a "critical dimension"; only their abstract was checked here).
 
 Removing a pair here means giving it frequency 0: it no longer turns, so it still carries the
-content of q and k but no position (Barbero et al. 2024's p-RoPE removes the slowest pairs this
-way). Removing none changes nothing; removing all eight leaves the model without positions
-(its attention is what the same weights compute with no positional encoding at all).
+content of q and k but no position. Removing none changes nothing; removing all eight leaves the
+model without positions (its attention is what the same weights compute with no positional
+encoding at all). Barbero et al. (2024) study which of RoPE's frequencies a trained Gemma uses and
+propose a modification of RoPE (their abstract; the paper's body was not checked here).
 """
 
 from __future__ import annotations

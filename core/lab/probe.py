@@ -34,6 +34,7 @@ DEPTHS = (1, 2, 4)  # NoPE's depths in the shipped results
 COMPARED = ("none", "sinusoidal", "learned", "rope", "t5", "alibi")  # the shipped models probed beside NoPE
 RIDGE = 1.0
 PROBE_WINDOWS = 512  # windows of L held-out characters: the 32,768 the perplexities are measured on
+MAP_WINDOWS = 64  # the attention maps are the mean over the first 64 of them
 ATTENTION_PATH = lm.DATA / "lab_probe_attention.npz"  # the shipped attention maps (bench.lab_probe)
 
 

@@ -1,12 +1,14 @@
 r"""Sliding-window against non-overlapping evaluation of the shipped Austen models, torch-free.
 
 Non-overlapping evaluation (core.lab.lm, the ALiBi paper's default) cuts the held-out text into
-whole windows of n characters: the first character of every window is predicted from nothing,
-the second from one character, and so on, so a longer window lowers perplexity partly because
-fewer characters sit near a window's start (Press et al. 2022, §5, "the early token curse").
-Sliding-window evaluation (`core.lab.lm.sliding_windows`) moves a window of n characters by a
-stride S and scores only its last S characters, so every character after the first window is
-predicted from at least n − S characters before it. Both score the same 32,768 characters.
+whole windows of n characters: the first character scored in a window is predicted from the one
+character before it, the next from two, and so on, so a longer window lowers perplexity partly
+because fewer characters sit near a window's start: the "early token curse" (Press et al. 2022,
+appendix B: B.1 defines it and the sliding window, B.2 and its Figure 11 evaluate ALiBi with a
+sliding window of stride 1). Sliding-window evaluation (`core.lab.lm.sliding_windows`) moves a
+window of n characters by a stride S and scores only its last S characters, so every character
+after the first window is predicted from n − S + 1 to n characters before it. Both score the same
+32,768 characters.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from core.lab.pairs import multiples
 from core.schemes.checks import shown, whole_number
 from core.schemes.registry import SCHEMES
 
-STRIDE = 16  # the shipped results' stride: every character after the first window sees at least n − 16 before it
+STRIDE = 16  # the shipped results' stride: every character after the first window sees n − 15 to n before it
 WINDOWS = (64, 128, 256, 512)
 
 

@@ -11,14 +11,14 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from core.lab import extend, lm, passkey
+from core.lab import extend, lm, passkey, probe
 from core.lab.lm_figures import _colour_by_scheme
 from core.schemes.registry import SCHEMES
 from core.viz import charts
 from core.viz.grid import Sample
 from core.viz.panel_grid import grouped_grid
 
-L = 64
+L = lm.LMConfig().train_len  # the shipped models' training length
 FIRST_QUERY = 4  # the attention maps start at query 4: queries 0 to 3 have 1 to 4 keys, and their weights near 1 would dim every other cell
 
 
@@ -43,8 +43,9 @@ def probe_figure(models: Sequence[tuple[str, int, Sequence[float]]], *, what: st
         y_title="R² of the position probe",
         markers=True,
         integer_x=True,
-        y_marks=[(0.0, "0: no better than the mean")],
-        note="probe fitted on 256 held-out windows of 64 characters, scored on 256 others",
+        y_marks=[(0.0, "0: the mean")],
+        note=f"probe fitted on {probe.PROBE_WINDOWS // 2} held-out windows of {L} characters, scored on "
+        f"{probe.PROBE_WINDOWS - probe.PROBE_WINDOWS // 2} others; R² 0: no better than guessing the mean",
     )
     fig = _colour_by_scheme(fig, [s for s, _, _ in models])
     for trace, (_, n, _) in zip(fig.data, models):
@@ -64,7 +65,8 @@ def attention_grid(maps: Sequence[tuple[str, np.ndarray]], layer: int) -> dict:
     group = charts.ScaleGroup(panels, signed=False, zmin=0.0, zmax=top, colorbar_title="mean attention weight", hover="weight")
     spec = grouped_grid(
         [group],
-        title=f"Mean attention of layer {layer + 1} over 64 held-out windows of {L} characters (row: query position, from {FIRST_QUERY}; column: key position)",
+        title=f"Mean attention of layer {layer + 1} over {probe.MAP_WINDOWS} held-out windows of {L} characters "
+        f"(row: query position, from {FIRST_QUERY}; column: key position)",
         x_title="key position",
         y_title="query position",
         note=f"one colour range for every panel, 0 to {charts.number(top, 3)}; each row sums to 1 (a causal row i spreads over keys 0 to i)",
@@ -88,7 +90,7 @@ def pairs_figure(variants: Sequence[dict], *, what: str) -> go.Figure:
             rows.append(next(v for v in variants if v["kind"] == "fastest" and v["k"] == n))  # all pairs removed: the same model either way
         ks = np.array([v["k"] for v in rows])
         for length in (L, 4 * L):
-            lines.append((f"the k {word} removed, at {length}", ks, _ppl_at(rows, length)))
+            lines.append((f"the k {word} removed, at {length}", ks, np.array([_ppl(r["perplexity"], [length])[0] for r in rows])))
     colours = (charts.LINE_COLOURS[0], charts.LINE_COLOURS[0], charts.LINE_COLOURS[2], charts.LINE_COLOURS[2])  # one colour per kind
     fig = charts.lines(
         lines,
@@ -104,10 +106,6 @@ def pairs_figure(variants: Sequence[dict], *, what: str) -> go.Figure:
     for trace in fig.data[1::2]:
         trace.line.dash = "dash"  # 4L dashed, L solid
     return fig
-
-
-def _ppl_at(rows: Sequence[dict], length: int) -> np.ndarray:
-    return np.array([np.nan if r["perplexity"].get(str(length)) is None else r["perplexity"][str(length)] for r in rows], dtype=float)
 
 
 def wavelength_figure(wavelengths: Sequence[float], removed: Sequence[int]) -> go.Figure:
@@ -137,15 +135,17 @@ def extend_figure(rows: Sequence[dict], factor: int, fine_tune: bool, *, what: s
     """Perplexity (or attention entropy) against evaluation length for every method at factor s,
     without or with the fine-tune; the unscaled model as it was trained beside them."""
     lengths = list(extend.LENGTHS)
-    lines = []
+    lines, drawn = [], []
     for method in extend.METHODS:
         for r in rows:
             same = r["method"] == method and bool(r["fine_tune"]) == fine_tune and (r["factor"] == factor or (method == "none" and not fine_tune))
             if same:
                 name = extend.LABELS[method] + (" (as trained)" if method == "none" and not fine_tune else "")
                 lines.append((name, np.array(lengths), _ppl(r[quantity], lengths)))
+                drawn.append(r)
                 break
-    tuned = f", after {rows[-1].get('fine_tune') or extend.FINE_TUNE_STEPS} fine-tuning steps at {min(factor, 8) * L}" if fine_tune else ", no fine-tuning"
+    steps = sorted({int(r["fine_tune"]) for r in drawn if r["fine_tune"]})
+    tuned = f", after {' or '.join(map(str, steps))} fine-tuning steps at {min(factor, 8) * L}" if fine_tune and steps else ", no fine-tuning"
     if quantity == "perplexity":
         title = f"The trained RoPE model stretched by s = {factor}: held-out perplexity against length{tuned} ({what})"
         y_title, log_y = "perplexity per character (log)", True
@@ -234,7 +234,25 @@ def passkey_figure(accuracy: Sequence[tuple[str, dict[str, float | None]]], keys
         y_marks=[(1 / keys, f"chance: 1 in {keys}")],
         log_x=True,
     )
-    return _colour_by_scheme(fig, [s for s, _ in accuracy])
+    fig = _colour_by_scheme(fig, [s for s, _ in accuracy])
+    for k, trace in enumerate(fig.data[: len(accuracy)]):  # lines at the same accuracies lie on each other: a dash and a marker each
+        trace.line.dash = DASHES[k % len(DASHES)]
+        trace.marker.symbol = SYMBOLS[k % len(SYMBOLS)]
+        trace.marker.size = 9 - k % 3
+    return fig
+
+
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "cross")
+
+
+def coinciding(accuracy: Sequence[tuple[str, dict[str, float | None]]]) -> list[list[str]]:
+    """Groups of two or more schemes whose accuracies are equal at every distance drawn (their
+    lines lie on each other), in the order given."""
+    groups: dict[tuple, list[str]] = {}
+    for scheme, acc in accuracy:
+        groups.setdefault(tuple(acc[d] for d in sorted(acc, key=int)), []).append(scheme)
+    return [g for g in groups.values() if len(g) > 1]
 
 
 def passkey_text(config: passkey.PasskeyConfig, seed: int = 0, shown: int = 24) -> str:
@@ -247,8 +265,3 @@ def passkey_text(config: passkey.PasskeyConfig, seed: int = 0, shown: int = 24) 
         names.append("M" if t == tokens.marker else "?" if t == tokens.query else f"K{t - tokens.fillers}" if t >= tokens.fillers else f"f{t}")
     answer = f"K{int(y[0, -1]) - tokens.fillers}"
     return f"input (last {shown} of {config.train_len}): {' '.join(names)}\nanswer at ?: {answer} (the key {int(d[0])} tokens back)"
-
-
-def lm_default_perplexity() -> dict[str, dict[int, float | None]]:
-    """The shipped non-overlapping perplexities (core.lab.lm), for captions."""
-    return lm.load_shipped().perplexity

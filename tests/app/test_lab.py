@@ -390,4 +390,10 @@ def test_every_experiment_draws_its_shipped_numbers_with_titles_and_axes(params)
         alibi = next(t for t in figure(at, "lab_key_shipped")["data"] if t["name"] == "ALiBi")
         acc = ship.results["schemes"]["alibi"]["accuracy"]
         np.testing.assert_allclose(decode(alibi["y"]).astype(float), [acc[d] for d in sorted(acc, key=int)], rtol=1e-12)
+        same = [s for s in ship.results["schemes"] if ship.results["schemes"][s]["accuracy"] == ship.results["schemes"]["t5"]["accuracy"]]
+        if len(same) > 1:  # lines drawn on each other are named
+            assert "lie on each other" in captions
+    text = " ".join(m.value for m in at.markdown) + captions
+    if view == "sliding":  # the early-token curse is the ALiBi paper's appendix B, not its §5 (related work)
+        assert "appendix B" in text and "Figure 11" in text and "§5" not in text
     assert _json.dumps(params)  # the settings travel in the link
