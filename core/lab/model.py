@@ -224,6 +224,23 @@ def _learning_rate(config: LabConfig, step: int) -> float:
     return config.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
 
 
+def adamw(model: nn.Module, lr: float) -> torch.optim.AdamW:
+    """The lab's optimiser: AdamW, betas (0.9, 0.98), no weight decay."""
+    return torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.98), weight_decay=0.0)
+
+
+def optimise(model: nn.Module, optimizer: torch.optim.Optimizer, loss: torch.Tensor, lr: float) -> float:
+    """One step on `loss` at learning rate `lr`, gradients clipped to norm 1 (every lab training
+    loop on text takes its steps here). Returns the loss as a float."""
+    for group in optimizer.param_groups:
+        group["lr"] = lr
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    optimizer.step()
+    return float(loss.detach())
+
+
 NOT_EVALUATED = "not evaluated: the run was stopped"
 QUICK_EVAL_S = 0.25  # a run stopped while training is still evaluated, if that is estimated to take at most this long (a stop ends within 2 s)
 
@@ -267,7 +284,7 @@ def train(config: LabConfig, on_step: Callable[[int, float, float], None] | None
     torch.set_num_threads(1)  # process-wide: several sessions' runs share the cores fairly
     model = TinyTransformer(config, torch.Generator().manual_seed(config.seed))
     model.halt = should_stop  # a stop is noticed between layers, forward and backward (a step may take a second on a busy server)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, betas=(0.9, 0.98), weight_decay=0.0)
+    optimizer = adamw(model, config.lr)
     rng = np.random.default_rng([config.seed, 1])  # the training data
     losses: list[float] = []
     stopped, start = False, time.perf_counter()
@@ -366,7 +383,7 @@ def train_lm(config: LMConfig, on_step: Callable[[int, float, float], None] | No
     lm.eval_windows(corpus.held, max(config.eval_lens), config.eval_chars)  # refuses a held-out part too short, before training
     torch.set_num_threads(1)
     model = TinyTransformer(config, torch.Generator().manual_seed(config.seed), positions=lm_positions(config))
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, betas=(0.9, 0.98), weight_decay=0.0)
+    optimizer = adamw(model, config.lr)
     rng = np.random.default_rng([config.seed, 1])
     losses: list[float] = []
     stopped, start, cpu = False, time.perf_counter(), time.thread_time()
@@ -377,13 +394,7 @@ def train_lm(config: LMConfig, on_step: Callable[[int, float, float], None] | No
         x = torch.from_numpy(lm.train_batch(corpus.train, rng, config.batch, config.train_len))  # (B, L + 1)
         logits = model(x[:, :-1])  # (B, L, tokens)
         loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1))
-        for group in optimizer.param_groups:
-            group["lr"] = _learning_rate(config, step)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        losses.append(float(loss.detach()))
+        losses.append(optimise(model, optimizer, loss, _learning_rate(config, step)))
         if on_step is not None:
             on_step(step + 1, losses[-1], (step + 1) * config.batch * config.train_len / (time.perf_counter() - start))
     seconds = time.perf_counter() - start

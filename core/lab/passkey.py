@@ -153,16 +153,8 @@ class PasskeyConfig:
     def label(self) -> str:
         return f"{SCHEMES[self.scheme].label} (passkey)"
 
-    def with_scheme(self, scheme: str) -> PasskeyConfig:
-        return replace(self, scheme=scheme)
-
     def fields(self) -> dict[str, object]:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items() if k != "scheme"}
-
-
-def config_from(values: dict[str, object], scheme: str) -> PasskeyConfig:
-    known = set(PasskeyConfig.__dataclass_fields__) - {"scheme"}
-    return PasskeyConfig(scheme=scheme, **{k: (tuple(v) if isinstance(v, list) else v) for k, v in values.items() if k in known})
 
 
 def estimate_seconds(config: PasskeyConfig) -> float:

@@ -27,11 +27,10 @@ from dataclasses import replace
 import numpy as np
 import torch
 import torch.nn.functional as F
-from torch import nn
 
-from core.lab import lm, weights
+from core.lab import lm, pairs, weights
 from core.lab.config import EVAL_SCORES
-from core.lab.model import NOT_EVALUATED, FixedPositions, Halted, PositionHooks, TinyTransformer, _learning_rate, lm_positions, weights_of
+from core.lab.model import NOT_EVALUATED, FixedPositions, Halted, PositionHooks, TinyTransformer, _learning_rate, adamw, lm_positions, optimise
 from core.schemes import rope
 from core.schemes.registry import SCHEMES
 
@@ -84,16 +83,9 @@ class RotaryHooks(PositionHooks):
         return torch.einsum("bhti,tio->bhto", x, self.matrices(x.shape[-2]))
 
 
-def trained_frequencies(config: lm.LMConfig) -> np.ndarray:
-    """The frequencies the RoPE models were trained with: θ_i = base^(-2i/hd), (hd / 2,)."""
-    return rope.rope_frequencies(config.d_model // config.n_heads, config.setting.base)[0]
-
-
 def ablated(config: lm.LMConfig, removed: tuple[int, ...]) -> RotaryHooks:
     """The trained RoPE with the pairs in `removed` given frequency 0 (they carry content, no position)."""
-    inv_freq = trained_frequencies(config).copy()
-    inv_freq[list(removed)] = 0.0
-    return RotaryHooks(inv_freq)
+    return RotaryHooks(pairs.ablated_frequencies(pairs.frequencies(config), removed), layout=config.setting.layout)
 
 
 def scaled_rope(config: lm.LMConfig, scaling: rope.RopeScaling | None) -> PositionHooks:
@@ -154,7 +146,7 @@ def sliding_perplexity(
 ) -> tuple[float | None, str]:
     """Perplexity of the first config.eval_chars held-out characters, each scored once, with
     `window` characters of input per forward pass moving by `stride` (core.lab.lm's
-    sliding_windows: every character but the first window's has at least window - stride
+    sliding_windows: every character but the first window's has window - stride + 1 to window
     characters before it). Returns (perplexity, '') or (None, why)."""
     inputs, targets, first = lm.sliding_windows(held, window, stride, config.eval_chars)
     step = _chunks(inputs.shape[0], config.n_heads, window)
@@ -204,7 +196,7 @@ def fine_tune(
     torch.set_num_threads(1)
     corpus = lm.load_corpus(config.corpus)
     schedule = replace(config, steps=steps, lr=lr)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.98), weight_decay=0.0)
+    optimizer = adamw(model, lr)
     rng = np.random.default_rng([seed, 3, length])
     losses: list[float] = []
     model.train()
@@ -218,13 +210,7 @@ def fine_tune(
             x = torch.from_numpy(lm.train_batch(corpus.train, rng, batch, length))  # (B, length + 1)
             logits = model(x[:, :-1])
             loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1))
-            for group in optimizer.param_groups:
-                group["lr"] = _learning_rate(schedule, step)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            losses.append(float(loss.detach()))
+            losses.append(optimise(model, optimizer, loss, _learning_rate(schedule, step)))
             if on_step is not None:
                 on_step(step + 1, losses[-1], (step + 1) * batch * length / (time.perf_counter() - start))
     except Halted:
@@ -233,12 +219,6 @@ def fine_tune(
         model.halt = None
         model.eval()
     return np.asarray(losses), stopped
-
-
-__all__ = [
-    "RotaryHooks", "ablated", "attention_weights", "build", "fine_tune", "hidden_states", "perplexity", "scaled_rope",
-    "shipped", "sliding_perplexity", "trained_frequencies", "weights_of",
-]  # fmt: skip
 
 
 # --- the experiments: one run each, through core.lab.runner.LabRun -----------------------------
@@ -293,7 +273,7 @@ def run_probe(config, on_step=None, should_stop: Stop = None):
     """Probe a model (core.lab.probe.ProbeConfig): the shipped one, or one trained first like the
     real-text lab's (core.lab.model.train_lm). Values: R² and mean absolute error per layer,
     perplexity by length (trained models), attention maps (layers, H, L, L) averaged over the
-    first 64 windows and their mean entropy per layer."""
+    first probe.MAP_WINDOWS windows and their mean entropy per layer."""
     from core.lab import probe
     from core.lab.model import train_lm
 
@@ -313,7 +293,7 @@ def run_probe(config, on_step=None, should_stop: Stop = None):
     model = build(lm_config, state)
     windows = lm.eval_windows(lm.load_corpus(lm_config.corpus).held, lm_config.train_len, lm_config.eval_chars)[: probe.PROBE_WINDOWS, :-1]  # (N, L)
     hidden = hidden_states(model, windows, should_stop)
-    maps = attention_weights(model, windows[:64], should_stop) if hidden is not None else None
+    maps = attention_weights(model, windows[: probe.MAP_WINDOWS], should_stop) if hidden is not None else None
     if hidden is None or maps is None:
         return _outcome(config, values, losses, True, start, cpu)
     values["r2"], values["mae"] = probe.probe_layers(hidden)
@@ -391,7 +371,7 @@ def run_passkey(config, on_step=None, should_stop: Stop = None):
     torch.set_num_threads(1)
     start, cpu = time.perf_counter(), time.thread_time()
     model = TinyTransformer(config, torch.Generator().manual_seed(config.seed), positions=lm_positions(config))
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, betas=(0.9, 0.98), weight_decay=0.0)
+    optimizer = adamw(model, config.lr)
     rng = np.random.default_rng([config.seed, 1])
     losses: list[float] = []
     model.halt = should_stop
@@ -404,13 +384,7 @@ def run_passkey(config, on_step=None, should_stop: Stop = None):
             x, y, _ = passkey.batch(config.alphabet, rng, config.batch, config.train_len)
             logits = model(torch.from_numpy(x))
             loss = F.cross_entropy(logits[:, -1], torch.from_numpy(y[:, -1]))
-            for group in optimizer.param_groups:
-                group["lr"] = _learning_rate(config, step)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            losses.append(float(loss.detach()))
+            losses.append(optimise(model, optimizer, loss, _learning_rate(config, step)))
             if on_step is not None:
                 on_step(step + 1, losses[-1], (step + 1) * config.batch * config.train_len / (time.perf_counter() - start))
     except Halted:

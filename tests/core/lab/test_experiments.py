@@ -11,9 +11,8 @@ import math
 import numpy as np
 import pytest
 
-from core.lab import experiment, extend, lm, pairs, passkey, probe, sliding
+from core.lab import experiment, extend, findings, lm, pairs, passkey, probe, sliding
 from core.lab.runner import LabRun, ResultCache, run_experiment
-
 
 
 def through_runner(config):
@@ -72,7 +71,7 @@ def test_removing_no_pair_changes_nothing_and_removing_all_is_the_model_without_
     config, state = weights.read_state("rope")  # the shipped RoPE model
     windows = lm.eval_windows(lm.load_corpus().held, 64, 128)[:, :-1]  # (2, 64)
     tokens = torch.from_numpy(windows)
-    n = trained.trained_frequencies(config).size
+    n = pairs.frequencies(config).size
     as_trained = trained.build(config, state)  # the registry's RoPE, as trained
     nothing_removed = trained.build(config, state, trained.ablated(config, ()))
     all_removed = trained.build(config, state, trained.ablated(config, tuple(range(n))))
@@ -184,6 +183,44 @@ def test_sliding_windows_score_every_character_once_with_enough_before_it():
     assert "allowed about 10 s" in sliding.over_budget([sliding.SlidingConfig("alibi", 512, 1)])
 
 
+def test_a_sliding_window_as_long_as_its_stride_is_the_non_overlapping_evaluation():
+    from core.lab import trained
+
+    config, model = trained.shipped("none")
+    held = lm.load_corpus().held
+    slid, _ = trained.sliding_perplexity(model, config, held, 64, 64)
+    whole, _ = trained.perplexity(model, config, held, 64)
+    assert slid == pytest.approx(whole, rel=1e-6)  # the same characters, each with the same context
+
+
+# --- the findings' sentences, chosen by the numbers ----------------------------------------------------
+
+
+def test_the_schemes_called_flat_are_chosen_by_their_perplexities():
+    ppl = {"none": {64: 9.0, 512: 10.4}, "t5": {64: 4.76, 512: 5.01}, "alibi": {64: 5.41, 512: 5.32}, "learned": {64: 5.3, 512: None}}
+    assert findings.flat(ppl) == ["t5", "alibi"]  # NoPE rises by 16 %, the learned table has no code at 512
+    results = {s: {"accuracy": {"32": 1.0, "128": 0.5 if s == "alibi" else 1.0}} for s in ppl}
+    said = findings.flat_but_retrieving(results, ppl)
+    assert "within 10% of their perplexity at 64 (T5 relative buckets, ALiBi)" in said and "none (NoPE)" not in said
+    assert "ALiBi names 50% of the keys or more" in said and "T5 relative buckets names every key" in said
+    assert findings.flat_but_retrieving(results, {"none": ppl["none"]}) == ""
+
+
+def test_coinciding_passkey_lines_are_named_and_the_attention_maps_compared_with_even_attention():
+    from core.lab import trained_figures as figs
+
+    acc = [("none", {"4": 1.0, "96": 1.0}), ("t5", {"4": 1.0, "96": 1.0}), ("alibi", {"4": 1.0, "96": 0.9})]
+    assert figs.coinciding(acc) == [["none", "t5"]]
+    fig = figs.passkey_figure(acc, 16, 64, what="test")
+    assert len({(t.line.dash, t.marker.symbol) for t in fig.data[:3]}) == 3  # lines on each other stay told apart
+    t = 8
+    even = np.tril(np.ones((t, t))) / np.arange(1, t + 1)[:, None]
+    diagonal = np.eye(t)
+    as_even, as_diagonal = even[None, None], diagonal[None, None]  # (layers, H, T, T)
+    assert "closer to even attention than to T5's" in findings.attention_maps(as_even, as_diagonal, 1, 1.0, 0.0)
+    assert "closer to T5's than to even attention" in findings.attention_maps(as_diagonal, as_diagonal, 1, 0.0, 0.0)
+
+
 # --- shipped results, and the runner reproducing them ------------------------------------------------
 
 
@@ -211,7 +248,7 @@ def test_the_shipped_results_say_what_made_them():
     np.testing.assert_allclose(maps["none_2"].sum(axis=-1), 1.0, atol=5e-3)  # attention rows (float16) sum to 1
 
 
-def test_the_runner_reproduces_the_shipped_ablation_extension_and_probe():
+def test_the_runner_reproduces_the_shipped_ablation_extension_probe_and_sliding_window():
     ship = {tuple(v["removed"]): v for v in experiment.load("pairs").results["variants"]}
     live = through_runner(pairs.PairsConfig((0,), lengths=(64,)))
     assert live.values["perplexity"]["64"] == pytest.approx(ship[(0,)]["perplexity"]["64"], rel=1e-6)
@@ -225,6 +262,9 @@ def test_the_runner_reproduces_the_shipped_ablation_extension_and_probe():
     live = through_runner(shipped_probe)
     np.testing.assert_allclose(live.values["r2"], nope["r2"], rtol=1e-9)
     assert live.values["attention"].shape == (2, 4, 64, 64) and live.steps_done == 0  # nothing trained
+    rows = {(r["scheme"], r["window"], r["stride"]): r for r in experiment.load("sliding").results["rows"]}
+    live = through_runner(sliding.SlidingConfig("alibi", 64))
+    assert live.values["perplexity"] == pytest.approx(rows[("alibi", 64, sliding.STRIDE)]["sliding"], rel=1e-6)
 
 
 def test_a_tiny_passkey_run_is_deterministic_and_a_learned_table_has_no_answer_past_its_end():
