@@ -94,8 +94,8 @@ def pairs_figure(variants: Sequence[dict], *, what: str) -> go.Figure:
     colours = (charts.LINE_COLOURS[0], charts.LINE_COLOURS[0], charts.LINE_COLOURS[2], charts.LINE_COLOURS[2])  # one colour per kind
     fig = charts.lines(
         lines,
-        title=f"The trained RoPE model with k of its 8 pairs removed (no longer turning): held-out perplexity at L = {L} and 4L = {4 * L} ({what})",
-        x_title="pairs removed, k (k = 8: no pair turns, the model has no positions)",
+        title=f"The trained RoPE model with k of its {n} pairs removed (no longer turning): held-out perplexity at L = {L} and 4L = {4 * L} ({what})",
+        x_title=f"pairs removed, k (k = {n}: no pair turns, the model has no positions)",
         y_title="perplexity per character (log)",
         log_y=True,
         markers=True,
@@ -111,12 +111,12 @@ def pairs_figure(variants: Sequence[dict], *, what: str) -> go.Figure:
 def wavelength_figure(wavelengths: Sequence[float], removed: Sequence[int]) -> go.Figure:
     """/rope's wavelength picture of the model's 8 pairs, L marked, the removed pairs crossed."""
     w = np.asarray(wavelengths, dtype=float)
-    fig = charts.spectrum(w, L, title="The RoPE model's pairs: wavelength 2π/θᵢ against the training length L = 64", note="crossed: the pairs removed")
+    fig = charts.spectrum(w, L, title=f"The RoPE model's pairs: wavelength 2π/θᵢ against the training length L = {L}", note="crossed: the pairs removed")
     if removed:
         idx = np.asarray(sorted(removed))
         fig.add_trace(go.Scatter(x=idx, y=w[idx], mode="markers", name="removed (frequency 0)", marker=dict(symbol="x", size=12, color="#000000")))
     fig.update_layout(
-        xaxis=dict(title=dict(text="pair index i (dimensions i and i + 8 of each 16-wide head)")),
+        xaxis=dict(title=dict(text=f"pair index i (dimensions i and i + {w.size} of each {2 * w.size}-wide head)")),
         yaxis=dict(title=dict(text="wavelength 2π/θᵢ (characters, log scale)")),
     )
     for note in fig.layout.annotations:
