@@ -3,7 +3,8 @@
 The controls (ui.lab_controls) describe one configuration per scheme; Train runs them in the
 background (ui.lab_run: progress bars while it runs, a line to wait in when the server's
 trainers are busy); once the run is done the page draws its results (core.lab.figures). Below, the real-text section
-(ui.lab_lm) shows the shipped perplexity curves at once and retrains them on demand.
+(ui.lab_lm) shows the shipped perplexity curves at once and retrains them on demand, and five experiments on
+the trained models (ui.lab_trained) show their shipped results and rerun on demand.
 Nothing trains until a Train button is pressed.
 """
 
@@ -16,6 +17,7 @@ from core.lab.runner import warm_model
 from ui.lab_controls import lab_controls
 from ui.lab_lm import lm_section
 from ui.lab_run import run_panel
+from ui.lab_trained import trained_section
 from ui.path import next_link
 from ui.shared import check_url_value, plot, text_block
 from ui.sources import sources_expander
@@ -35,7 +37,7 @@ st.caption(
 
 # --- controls ----------------------------------------------------------------------------
 # every control travels in the URL (choices by plain name), so a lab setting is a link
-check_url_value("lab_why", lambda raw: raw.lower() in ("true", "false"), "it is true (the explanation \"Why this task\" open) or false")
+check_url_value("lab_why", lambda raw: raw.lower() in ("true", "false"), 'it is true (the explanation "Why this task" open) or false')
 chosen = lab_controls()
 st.caption(f"**Task**: {TASKS[chosen.task].summary}")
 
@@ -143,5 +145,7 @@ beyond the training length, so they separate nothing out there.
 
 # --- real text: the ALiBi paper's experiment (ui.lab_lm: precomputed results at once, a live run on demand) ---
 lm_section()
+# --- experiments on the trained models (ui.lab_trained: one at a time, precomputed at once, a live run on demand) ---
+trained_section()
 sources_expander("lab")
 next_link("lab")

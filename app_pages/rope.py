@@ -10,6 +10,7 @@ from core.schemes.registry import Setting
 from core.viz import charts
 from ui.path import next_link
 from ui.rope_controls import check_scaling_links, pair_layout_control
+from ui.rope_derivation import derivation_tab
 from ui.rope_scaling import scaling_tab
 from ui.scorecard import scorecard
 from ui.sections import sections
@@ -47,6 +48,7 @@ head_dim = c1.select_slider(
 layout = pair_layout_control(c2)
 check_scaling_links(default="yarn")  # the Scaling tab's link values, named whichever tab is open
 theta = guarded(rope.default_frequencies, head_dim, base)
+
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
 def offset_scores(head_dim: int, base: float, layout: str, max_offset: int, start_b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -113,7 +115,6 @@ def _offset() -> None:
         help="The key sits here; the first curve puts it at 0.",
     )
 
-
     offsets, at_zero, at_b = offset_scores(head_dim, base, layout, max_offset, int(start_b))
     gap = float(np.abs(at_zero - at_b).max())
     sampled = offsets.size < max_offset + 1
@@ -138,7 +139,6 @@ def _offset() -> None:
 # --- decay ---------------------------------------------------------------------------------
 def _decay() -> None:
     st.header("Long-distance decay")
-
 
     bases = tuple(dict.fromkeys((float(base), 10_000.0, 500_000.0)))
     d_offsets, curves = decay(head_dim, bases, max(L, 4096))
@@ -184,7 +184,14 @@ def _layouts() -> None:
 
 sections(
     "rope_view",
-    {"One pair": _pair, "Offset": _offset, "Decay": _decay, "Scaling": lambda: scaling_tab(head_dim, base, L, theta), "Layouts and the checklist": _layouts},
+    {
+        "One pair": _pair,
+        "Offset": _offset,
+        "Derivation": lambda: derivation_tab(theta),
+        "Decay": _decay,
+        "Scaling": lambda: scaling_tab(head_dim, base, L, theta),
+        "Layouts and the checklist": _layouts,
+    },
 )
 sources_expander("rope")
 next_link("rope")

@@ -7,9 +7,12 @@ held-out perplexity at L, 2L, 4L, 8L, the ratio ppl(4L) / ppl(L) per scheme, the
 scheme and of the whole comparison, and the peak memory (RSS of this process), against the
 targets: one scheme at most 60 s, the whole comparison at most 6 minutes, under 1.5 GB.
 
-    python -m bench.lab_lm                          # the comparison; writes data/lab_lm_results.json
-    python -m bench.lab_lm --out /tmp/x.json        # somewhere else
-    python -m bench.lab_lm --check alibi            # retrain one scheme live, compare with the shipped numbers
+    python -m bench.lab_lm                          # the comparison; writes data/lab_lm_results.json and the models
+    python -m bench.lab_lm --out /tmp/x.json --models /tmp/models   # somewhere else
+    python -m bench.lab_lm --check alibi            # retrain one scheme live, compare with the shipped numbers and model
+
+The trained models are written too, one safetensors file per scheme with a manifest
+(core.lab.weights, data/lab_models/): the experiments on trained models read them.
 
 Times depend on what else the machine runs: the load average and CPU seconds are recorded too.
 Exits with status 1 when a target (or a --check) fails.
@@ -27,7 +30,9 @@ import sys
 import time
 from pathlib import Path
 
-from core.lab import lm
+import numpy as np
+
+from core.lab import lm, weights
 from core.lab.runner import LabRun, train_lm
 
 ONE_SCHEME_S = 60.0
@@ -52,7 +57,7 @@ def _ppl(value: float | None) -> str:
     return "no code" if value is None else f"{value:8.3f}"
 
 
-def compare(configs: list[lm.LMConfig], out: Path | None, command: str) -> int:
+def compare(configs: list[lm.LMConfig], out: Path | None, command: str, models: Path | None = None) -> int:
     load_before = os.getloadavg()
     print(f"load average {load_before[0]:.1f} on {os.cpu_count()} CPUs; {len(configs)} schemes, {configs[0].steps} steps each", file=sys.stderr, flush=True)
     job, wall, cpu = run(configs)
@@ -108,6 +113,10 @@ def compare(configs: list[lm.LMConfig], out: Path | None, command: str) -> int:
         }  # fmt: skip
         out.write_text(json.dumps(data, indent=1) + "\n")
         print(f"wrote {out}")
+        if models is not None:
+            states = {c.scheme: job.results[i].state for i, c in enumerate(configs)}
+            manifest = weights.write(states, configs[0], command, models)
+            print(f"wrote {len(manifest.models)} models to {models} ({', '.join(f'{m.file} {m.bytes:,} B' for m in manifest.models.values())})")
     return 0 if ok_one and ok_all and ok_rss and not failed else 1
 
 
@@ -134,7 +143,16 @@ def check(scheme: str, shipped_path: Path | None) -> int:
         print(f"{n:5d}: live {_ppl(live)}  shipped {_ppl(ref)}")
     ok = worst <= CHECK_RTOL
     print(f"{scheme}: live retrain in {wall:.1f} s; largest relative difference {worst:.2e}  [at most {CHECK_RTOL:g}: {'ok' if ok else 'FAIL'}]")
-    return 0 if ok else 1
+    try:
+        _, shipped_state = weights.read_state(scheme)
+    except ValueError as err:
+        print(f"the shipped model: {err}")
+        return 1
+    same = (
+        result.state is not None and set(result.state) == set(shipped_state) and all(np.array_equal(result.state[k], shipped_state[k]) for k in shipped_state)
+    )
+    print(f"{scheme}: the retrained weights {'equal' if same else 'DIFFER from'} the shipped model's, bit for bit")
+    return 0 if ok and same else 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=lm.LMConfig().steps)
     parser.add_argument("--seed", type=int, default=lm.LMConfig().seed)
     parser.add_argument("--out", type=Path, default=lm.RESULTS_PATH, help="where to write the results (default: the shipped file)")
+    parser.add_argument("--models", type=Path, default=weights.MODELS_DIR, help="where to write the trained models (default: data/lab_models)")
     parser.add_argument("--no-write", action="store_true", help="print only")
     parser.add_argument("--check", metavar="SCHEME", help="retrain one scheme with the shipped configuration and compare")
     args = parser.parse_args(argv)
@@ -153,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:
         parser.error(str(err))
     command = "python -m bench.lab_lm" + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:]))
-    return compare(configs, None if args.no_write else args.out, command)
+    return compare(configs, None if args.no_write else args.out, command, None if args.no_write else args.models)
 
 
 if __name__ == "__main__":

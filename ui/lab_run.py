@@ -62,9 +62,9 @@ def progress_panel(polled_as_waiting: bool = False, *, run_key: str = RUN_KEY, s
     elif polled_as_waiting and current.running:
         st.rerun()
     for p in current.progress:
-        text = f"**{SCHEMES[p.scheme].label}**: {p.state}, step {p.step:,} of {p.steps:,}"
+        text = f"**{p.label or SCHEMES[p.scheme].label}**: {p.state}, step {p.step:,} of {p.steps:,}"
         if p.step:
-            text += f", loss {p.loss:.3f}, {p.tokens_per_s:,.0f} {unit}/s"
+            text += (f", loss {p.loss:.3f}" if p.loss == p.loss else "") + f", {p.tokens_per_s:,.0f} {unit}/s"  # an evaluation has no loss
         if p.message:
             text += f" ({p.message})"
         st.progress(min(1.0, p.step / p.steps), text=text)

@@ -27,7 +27,7 @@ import json
 import math
 import zlib
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 import numpy as np
@@ -135,6 +135,32 @@ def eval_windows(held: np.ndarray, length: int, eval_chars: int) -> np.ndarray:
     return held[np.arange(n)[:, None] * length + np.arange(length + 1)[None, :]]  # (N, length + 1)
 
 
+def sliding_windows(held: np.ndarray, window: int, stride: int, eval_chars: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The same eval_chars characters `eval_windows` scores (targets held[1 : eval_chars + 1]),
+    each scored once, in windows of `window` characters that move by `stride`: window w reads
+    held[w S : w S + window] and scores its last S targets (the first window scores all of its
+    own), so every character after the first window is predicted from window - S + 1 to window
+    characters before it, whatever its place (the sliding window of Press et al. 2022, appendix B.1,
+    at stride S; with S = window it is `eval_windows`' non-overlapping evaluation).
+    Returns (inputs (N, window), targets (N, window), first (N,): the index of the first scored
+    target in each window), N = 1 + (eval_chars - window) / S."""
+    window = whole_number(window, "The window", 1)
+    stride = whole_number(stride, "The stride", 1, window)
+    if eval_chars < window or (eval_chars - window) % stride:
+        raise ValueError(
+            f"A window of {window:,} moving by {stride:,} does not end exactly at the {eval_chars:,} characters scored: "
+            f"{eval_chars:,} − {window:,} must be a multiple of the stride."
+        )
+    if eval_chars + 1 > len(held):
+        raise ValueError(f"The held-out text ({len(held):,} characters) is too short for {eval_chars:,} characters.")
+    n = 1 + (eval_chars - window) // stride
+    starts = np.arange(n) * stride  # (N,)
+    index = starts[:, None] + np.arange(window)[None, :]  # (N, window)
+    first = np.full(n, window - stride)
+    first[0] = 0
+    return held[index], held[index + 1], first
+
+
 # --- a run ------------------------------------------------------------------------------------
 
 
@@ -233,7 +259,9 @@ class LMResult:
     """What one run gives: perplexity[n] on held-out windows of n characters, or None where the
     scheme has no code (notes[n] says why) or the run was stopped; losses (steps run,) the
     training loss per step; wall seconds of training and of evaluation, and CPU seconds of both
-    (the run's thread: what other work on the machine does not inflate)."""
+    (the run's thread: what other work on the machine does not inflate); `state` the trained
+    weights by parameter name (float32 numpy arrays, what core.lab.weights writes), None when
+    the run was stopped."""
 
     config: LMConfig
     losses: np.ndarray
@@ -244,6 +272,7 @@ class LMResult:
     tokens_per_s: float
     stopped: bool
     cpu_seconds: float = float("nan")
+    state: dict[str, np.ndarray] | None = field(default=None, repr=False)
 
     @property
     def steps_done(self) -> int:
@@ -356,18 +385,20 @@ def load_shipped(path: str | Path | None = None) -> Shipped:
 # Press, Smith & Lewis, "Train Short, Test Long: Attention with Linear Biases Enables Input Length
 # Extrapolation", ICLR 2022, arXiv:2108.12409 (v2, 22 Apr 2022), appendix Table 2: WikiText-103
 # validation perplexity of models trained on L = 512 tokens, evaluated on longer inputs. The cells are
-# a third party's transcription of the table, not checked against the paper: the paper's stored copies
-# (its ar5iv HTML, copies of the v2 PDF) can be searched here only as their opening pages, and the
-# authors' repository (ofirpress/attention_with_linear_biases@4b92f28, README at every stored commit)
-# quotes no perplexities. PAPER_SOURCE says so on the page.
-PAPER_SOURCE = (
+# a third party's transcription of the table, not checked against the paper: in every stored copy of the
+# paper reachable here the table is an image, and the authors' repository
+# (ofirpress/attention_with_linear_biases@4b92f28, README at every stored commit) quotes no perplexities.
+# PAPER_SOURCE says so on the page.
+PAPER_CITATION = (
     "Press, Smith & Lewis (2022), Train Short, Test Long: Attention with Linear Biases Enables Input Length Extrapolation, "
-    "ICLR 2022, arXiv:2108.12409 v2, appendix Table 2 (WikiText-103 validation set, trained on L = 512 tokens), rows 512, 1012, "
+    "ICLR 2022, arXiv:2108.12409"
+)
+PAPER_SOURCE = (
+    PAPER_CITATION + " v2, appendix Table 2 (WikiText-103 validation set, trained on L = 512 tokens), rows 512, 1012, "
     "1512 and 2512, the PPL column of each method. Not checked against the paper: these cells were read from a third party's "
     "transcription of the table (viktor-shcherb/msc_thesis@d8817a6820bc, references/2022-04-alibi-train-short-test-long/sections/"
-    "08_appendix-a.md). The paper's own stored copies (its ar5iv HTML, copies of the arXiv v2 PDF) could be read here only as "
-    "their opening pages, which end before the appendix, and the authors' repository (ofirpress/attention_with_linear_biases@4b92f28) quotes no "
-    "perplexities, so no cell was compared with the paper itself"
+    "08_appendix-a.md). In the paper's stored copies reachable here the table is an image, and the authors' repository "
+    "(ofirpress/attention_with_linear_biases@4b92f28) quotes no perplexities, so no cell was compared with the paper itself"
 )
 PAPER_TRAIN_LEN = 512
 PAPER = {  # scheme -> {evaluation length in tokens: validation perplexity}, Table 2 as transcribed (PAPER_SOURCE)

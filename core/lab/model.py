@@ -135,7 +135,12 @@ def position_hooks(scheme: Scheme, setting: Setting, generator: torch.Generator)
 
 
 class Block(nn.Module):
-    """Pre-norm causal self-attention with the scheme's hooks, then an MLP; both residual."""
+    """Pre-norm causal self-attention with the scheme's hooks, then an MLP; both residual.
+    While `keep` is set, every forward pass hands it its attention weights (B, H, T, T): a list
+    gets them appended, a function is called with them (core.lab.trained reads attention maps and
+    their entropy that way; a function can reduce them at once instead of holding every layer's)."""
+
+    keep: list[torch.Tensor] | Callable[[torch.Tensor], None] | None = None
 
     def __init__(self, d: int, heads: int) -> None:
         super().__init__()
@@ -153,7 +158,12 @@ class Block(nn.Module):
         if bias is not None:
             scores = scores + bias
         scores = scores.masked_fill(torch.ones(t, t, dtype=torch.bool).triu(1), float("-inf"))
-        y = (scores.softmax(dim=-1) @ v).transpose(1, 2).reshape(b, t, d)  # (B, T, d)
+        weights = scores.softmax(dim=-1)  # (B, H, T, T)
+        if isinstance(self.keep, list):
+            self.keep.append(weights.detach())
+        elif self.keep is not None:
+            self.keep(weights.detach())
+        y = (weights @ v).transpose(1, 2).reshape(b, t, d)  # (B, T, d)
         x = x + self.out(y)
         return x + self.mlp(self.norm2(x))
 
@@ -214,6 +224,23 @@ def _learning_rate(config: LabConfig, step: int) -> float:
     return config.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
 
 
+def adamw(model: nn.Module, lr: float) -> torch.optim.AdamW:
+    """The lab's optimiser: AdamW, betas (0.9, 0.98), no weight decay."""
+    return torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.98), weight_decay=0.0)
+
+
+def optimise(model: nn.Module, optimizer: torch.optim.Optimizer, loss: torch.Tensor, lr: float) -> float:
+    """One step on `loss` at learning rate `lr`, gradients clipped to norm 1 (every lab training
+    loop on text takes its steps here). Returns the loss as a float."""
+    for group in optimizer.param_groups:
+        group["lr"] = lr
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    optimizer.step()
+    return float(loss.detach())
+
+
 NOT_EVALUATED = "not evaluated: the run was stopped"
 QUICK_EVAL_S = 0.25  # a run stopped while training is still evaluated, if that is estimated to take at most this long (a stop ends within 2 s)
 
@@ -257,7 +284,7 @@ def train(config: LabConfig, on_step: Callable[[int, float, float], None] | None
     torch.set_num_threads(1)  # process-wide: several sessions' runs share the cores fairly
     model = TinyTransformer(config, torch.Generator().manual_seed(config.seed))
     model.halt = should_stop  # a stop is noticed between layers, forward and backward (a step may take a second on a busy server)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, betas=(0.9, 0.98), weight_decay=0.0)
+    optimizer = adamw(model, config.lr)
     rng = np.random.default_rng([config.seed, 1])  # the training data
     losses: list[float] = []
     stopped, start = False, time.perf_counter()
@@ -356,7 +383,7 @@ def train_lm(config: LMConfig, on_step: Callable[[int, float, float], None] | No
     lm.eval_windows(corpus.held, max(config.eval_lens), config.eval_chars)  # refuses a held-out part too short, before training
     torch.set_num_threads(1)
     model = TinyTransformer(config, torch.Generator().manual_seed(config.seed), positions=lm_positions(config))
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, betas=(0.9, 0.98), weight_decay=0.0)
+    optimizer = adamw(model, config.lr)
     rng = np.random.default_rng([config.seed, 1])
     losses: list[float] = []
     stopped, start, cpu = False, time.perf_counter(), time.thread_time()
@@ -367,13 +394,7 @@ def train_lm(config: LMConfig, on_step: Callable[[int, float, float], None] | No
         x = torch.from_numpy(lm.train_batch(corpus.train, rng, config.batch, config.train_len))  # (B, L + 1)
         logits = model(x[:, :-1])  # (B, L, tokens)
         loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1))
-        for group in optimizer.param_groups:
-            group["lr"] = _learning_rate(config, step)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        losses.append(float(loss.detach()))
+        losses.append(optimise(model, optimizer, loss, _learning_rate(config, step)))
         if on_step is not None:
             on_step(step + 1, losses[-1], (step + 1) * config.batch * config.train_len / (time.perf_counter() - start))
     seconds = time.perf_counter() - start
@@ -390,7 +411,13 @@ def train_lm(config: LMConfig, on_step: Callable[[int, float, float], None] | No
             notes[length] = note
     rate = len(losses) * config.batch * config.train_len / max(seconds, 1e-9)
     cpu = time.thread_time() - cpu  # this thread's CPU seconds, training and evaluation: what a busy machine does not inflate
-    return LMResult(config, np.asarray(losses), ppl, notes, seconds, time.perf_counter() - evaluating, rate, stopped, cpu)
+    state = None if stopped else weights_of(model)
+    return LMResult(config, np.asarray(losses), ppl, notes, seconds, time.perf_counter() - evaluating, rate, stopped, cpu, state)
+
+
+def weights_of(model: nn.Module) -> dict[str, np.ndarray]:
+    """The model's parameters by name, as float32 numpy copies (what core.lab.weights writes)."""
+    return {name: value.detach().to(torch.float32).numpy().copy() for name, value in model.state_dict().items()}
 
 
 def _warm_up() -> None:

@@ -90,6 +90,18 @@ def train_lm(config, on_step: Callable[[int, float, float], None] | None = None,
     return model.train_lm(config, on_step=on_step, should_stop=should_stop)
 
 
+def run_experiment(config, on_step: Callable[[int, float, float], None] | None = None, should_stop: Callable[[], bool] | None = None):
+    """Run one experiment on trained models (a config of core.lab.probe, pairs, extend, sliding or
+    passkey; torch, imported here when a run starts): see core.lab.trained.run. Its LabRun's `train_fn`."""
+    from core.lab import trained
+
+    return trained.run(config, on_step=on_step, should_stop=should_stop)
+
+
+def _uses_torch(train_fn: Callable[..., object]) -> bool:
+    return train_fn in (train, train_lm, run_experiment)
+
+
 class ResultCache:
     """Finished results by configuration, at most `max_entries` (the oldest used goes first);
     safe to share between sessions' threads."""
@@ -125,6 +137,7 @@ class Progress:
 
     scheme: str
     steps: int
+    label: str = ""  # what the bar names, when not the scheme's label (an experiment's config)
     step: int = 0
     loss: float = float("nan")
     tokens_per_s: float = 0.0
@@ -284,7 +297,7 @@ class LabRun:
     finished: float = 0.0
 
     def __post_init__(self) -> None:
-        self.progress = [Progress(c.scheme, c.steps) for c in self.configs]
+        self.progress = [Progress(c.scheme, getattr(c, "progress_steps", c.steps), getattr(c, "label", "")) for c in self.configs]
         self._stop = threading.Event()
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
@@ -308,7 +321,7 @@ class LabRun:
         if len(self.results) == len(self.configs):  # everything cached: nothing to train, nothing to wait for
             self._finish()
             return self
-        if (self.train_fn or train) in (train, train_lm):
+        if _uses_torch(self.train_fn or train):
             warm_model()  # torch loads while the run waits in line
         if self.slots is not None:
             self._ticket = self.slots.join()  # in line now, in the order Train was pressed
@@ -406,7 +419,7 @@ class LabRun:
 
     def _train_all(self) -> None:
         train_fn = self.train_fn or train
-        if train_fn in (train, train_lm) and not model_loaded():
+        if _uses_torch(train_fn) and not model_loaded():
             self._set("loading", "loading torch, once per server: about 20 s")
             if not load_model(self._should_stop):  # stopped while torch loads: ends now, the import goes on
                 self._set("stopped", "")

@@ -16,7 +16,7 @@ from core.lab import runner
 from core.lab.config import LabConfig
 from core.lab.figures import example_text, survey_table
 from core.schemes.registry import SCHEMES
-from tests.app.conftest import assert_clean, chart_keys, decode, figure, figures, open_page, plain_table, title_text
+from tests.app.conftest import assert_clean, chart_keys, decode, figure, figures, grids, open_page, plain_table, title_text
 
 TINY = {"lab_train_len": 8, "lab_steps": 30}
 
@@ -40,7 +40,8 @@ def test_nothing_trains_on_load():
     at = open_page("lab")
     assert_clean(at)
     assert "lab_run" not in at.session_state
-    assert chart_keys(at) == ["lab_task_map", "lab_lm_shipped"]  # the task's picture and the precomputed curves (the paper's are in a closed tab): no training
+    # the task's picture, the precomputed curves (the paper's are in a closed tab) and the first trained-model experiment's: no training
+    assert chart_keys(at) == ["lab_task_map", "lab_lm_shipped", "lab_probe_shipped"]
     task_map = figure(at, "lab_task_map")
     tested, trained = task_map["data"]
     np.testing.assert_array_equal(decode(trained["x"]), np.arange(1, 32))  # kback, k = 1: every position from 1 on
@@ -64,7 +65,7 @@ def test_a_tiny_configuration_runs_to_the_end_and_draws_its_results():
     assert [p.state for p in run.progress] == ["done", "done", "done"]
     figs = figures(at)
     titles = [title_text(f) for f in figs]
-    assert len(figs) == 7 and all(titles)  # with the real-text section's precomputed curves (after these)
+    assert len(figs) == 8 and all(titles)  # with the precomputed curves of the real-text section and of the first trained-model experiment (after these)
     figs, titles = figs[1:], titles[1:]  # after the task's picture
     assert titles[0].startswith("Accuracy against evaluation length: trained on 8 tokens")
     accuracy = {t["name"]: (decode(t["x"]), decode(t["y"]).astype(float)) for t in figs[0]["data"]}
@@ -92,7 +93,7 @@ def test_the_same_configuration_again_comes_from_the_cache():
     again = at.session_state["lab_run"]
     assert again.done and again.progress[0].state == "cached" and again.results[0] is first  # no thread, no wait
     assert_clean(at)
-    assert len(figures(at)) == 5 and at.dataframe  # the results drawn by the click's own run (and the task map and the precomputed curves)
+    assert len(figures(at)) == 6 and at.dataframe  # the results drawn by the click's own run (and the task map and two precomputed figures)
 
 
 def test_stop_ends_a_long_run_and_shows_where_it_stopped():
@@ -149,7 +150,7 @@ def test_a_waiting_run_trains_once_a_trainer_frees_up(trainers_busy):
     assert run.wait(120) and run.progress[0].state == "done"
     at.run()
     assert_clean(at)
-    assert len(figures(at)) == 5 and not any("Waiting" in i.value for i in at.info)
+    assert len(figures(at)) == 6 and not any("Waiting" in i.value for i in at.info)
 
 
 def test_two_sessions_in_line_each_see_their_place(trainers_busy):
@@ -298,3 +299,102 @@ def test_a_bad_real_text_link_says_so_and_no_scheme_is_a_message():
     at.multiselect(key="lab_lm_schemes").set_value([]).run()
     assert any("Pick at least one scheme to train" in e.value for e in at.error)
     assert at.button(key="lab_lm_train").disabled
+
+
+# --- the experiments on the trained models -------------------------------------------------------------
+
+
+def test_the_trained_model_experiments_show_their_shipped_numbers_and_wire_a_live_run():
+    from core.lab import experiment
+
+    at = open_page("lab")  # the first experiment: the position probe, precomputed, nothing trained
+    assert_clean(at)
+    assert "lab_probe_run" not in at.session_state
+    ship = experiment.load("probe")
+    lines = {t["name"]: decode(t["y"]).astype(float) for t in figure(at, "lab_probe_shipped")["data"] if t.get("name")}
+    nope4 = next(m for m in ship.results["models"] if (m["scheme"], m["n_layers"]) == ("none", 4))
+    np.testing.assert_allclose(lines["none (NoPE), 4 layers"], nope4["r2"], rtol=1e-12)
+    captions = " ".join(c.value for c in at.caption)
+    assert "**Precomputed** by `python -m bench.lab_probe`" in captions and f"{nope4['r2'][-1]:.3f} (4 layers)" in captions
+    assert "Haviv, Ram, Press, Izsak & Levy (2022)" in " ".join(m.value for m in at.markdown)
+    (maps,) = [g for g in grids(at)]
+    assert [p["title"] for p in maps["panels"]][:5] == ["NoPE, head 1", "NoPE, head 2", "NoPE, head 3", "NoPE, head 4", "T5, head 1"]
+
+    at = open_page("lab", lab_trained_view="pairs")  # evaluate an ablation live through the runner, as the page's button does
+    assert_clean(at)
+    at.multiselect(key="lab_pairs_removed").set_value(["0"]).run()
+    at.button(key="lab_pairs_go").click().run()
+    run = at.session_state["lab_pairs_run"]
+    assert run.wait(120) and run.progress[0].state in ("done", "cached")
+    at.run()
+    assert_clean(at)
+    shipped_ppl = next(v for v in experiment.load("pairs").results["variants"] if v["removed"] == [0])["perplexity"]
+    assert any(f"{shipped_ppl['64']:.3f} at 64" in m.value for m in at.markdown)  # the live number is the shipped one
+    assert any("largest relative difference 0" in c.value for c in at.caption)
+
+
+def test_a_damaged_shipped_model_is_a_sentence_on_the_page(tmp_path, monkeypatch):
+    import shutil
+
+    from core.lab import weights
+
+    folder = tmp_path / "models"
+    shutil.copytree(weights.MODELS_DIR, folder)
+    data = bytearray((folder / "austen_rope.safetensors").read_bytes())
+    data[1000] ^= 0xFF
+    (folder / "austen_rope.safetensors").write_bytes(bytes(data))
+    monkeypatch.setattr(weights, "MODELS_DIR", folder)
+    at = open_page("lab", lab_trained_view="extend")
+    assert not at.exception
+    assert any("austen_rope.safetensors is damaged or was changed" in e.value for e in at.error)
+    assert at.button(key="lab_ext_go").disabled  # nothing to run it on
+    at = open_page("lab", lab_trained_view="warp")
+    assert not at.exception and any("lab_trained_view" in w.value for w in at.warning)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"lab_trained_view": "extend", "lab_ext_s": "2"},
+        {"lab_trained_view": "extend", "lab_ext_s": "8", "lab_ext_tuned": "true"},
+        {"lab_trained_view": "sliding", "lab_slide_schemes": "rope,alibi"},
+        {"lab_trained_view": "pairs", "lab_pairs_removed": "0,7"},
+        {"lab_trained_view": "passkey"},
+    ],
+)
+def test_every_experiment_draws_its_shipped_numbers_with_titles_and_axes(params):
+    import json as _json
+
+    from core.lab import experiment
+
+    at = open_page("lab", **params)
+    assert_clean(at)
+    keys = [k for k in chart_keys(at) if k.startswith("lab_") and k not in ("lab_task_map", "lab_lm_shipped")]
+    assert keys, "the experiment drew nothing"
+    for key in keys:
+        fig = figure(at, key)
+        assert title_text(fig) and fig["layout"]["xaxis"]["title"]["text"] and fig["layout"]["yaxis"]["title"]["text"], key
+    view = params["lab_trained_view"]
+    ship = experiment.load(view)
+    captions = " ".join(c.value for c in at.caption)
+    assert f"**Precomputed** by `python -m bench.lab_{view}`" in captions
+    if view == "extend":  # the caption's numbers are the figure's
+        s, tuned = int(params["lab_ext_s"]), "lab_ext_tuned" in params
+        yarn = next(r for r in ship.results["rows"] if (r["method"], r["factor"], bool(r["fine_tune"])) == ("yarn", s, tuned))
+        line = next(t for t in figure(at, "lab_ext_ppl")["data"] if t["name"] == "YaRN")
+        np.testing.assert_allclose(decode(line["y"]).astype(float), [yarn["perplexity"][n] for n in ("64", "128", "256", "512")], rtol=1e-12)
+        assert f"YaRN {yarn['perplexity']['512']:.3f}" in captions
+    if view == "pairs":  # the chosen pairs are crossed on the wavelength picture
+        crossed = next(t for t in figure(at, "lab_pairs_wavelengths")["data"] if t["name"] == "removed (frequency 0)")
+        assert list(decode(crossed["x"])) == [0, 7]
+    if view == "passkey":
+        alibi = next(t for t in figure(at, "lab_key_shipped")["data"] if t["name"] == "ALiBi")
+        acc = ship.results["schemes"]["alibi"]["accuracy"]
+        np.testing.assert_allclose(decode(alibi["y"]).astype(float), [acc[d] for d in sorted(acc, key=int)], rtol=1e-12)
+        same = [s for s in ship.results["schemes"] if ship.results["schemes"][s]["accuracy"] == ship.results["schemes"]["t5"]["accuracy"]]
+        if len(same) > 1:  # lines drawn on each other are named
+            assert "lie on each other" in captions
+    text = " ".join(m.value for m in at.markdown) + captions
+    if view == "sliding":  # the early-token curse is the ALiBi paper's appendix B, not its §5 (related work)
+        assert "appendix B" in text and "Figure 11" in text and "§5" not in text
+    assert _json.dumps(params)  # the settings travel in the link

@@ -11,7 +11,7 @@ import pytest
 from core.analysis import context as cx
 from core.schemes import rope
 from core.viz import charts
-from tests.app.conftest import chart_keys, assert_clean, decode, figures, open_page, title_text
+from tests.app.conftest import chart_keys, assert_clean, decode, figure, figures, open_page, title_text
 
 
 def metrics(at) -> dict[str, str]:
@@ -176,6 +176,7 @@ def test_rope_each_tab_draws_its_own_figures_and_the_controls_above_stay():
     expected = {
         None: ["rope_pair_circle"],
         "Offset": ["rope_relative"],
+        "Derivation": ["rope_derive_plane", "rope_derive_offset"],
         "Decay": ["rope_decay"],
         "Scaling": ["rope_wavelengths", "rope_ratio"],
         "Layouts and the checklist": [],
@@ -212,3 +213,20 @@ def test_rope_scaling_caption_is_the_reach_of_the_setting():
     assert (reach.turned, reach.turned_kept, reach.unturned, reach.unturned_inside) == (35, 29, 29, 0)
     caption = next(c.value for c in at.caption if c.value.startswith("What to look for: "))
     assert cx.reach_text(reach, scaled=True) in caption
+
+
+def test_rope_derivation_draws_the_pair_at_m_and_n_and_says_the_numbers_it_draws():
+    at = open_page("rope", head_dim="16", rope_view="Derivation", rope_derive_pair="3", rope_m="40", rope_n="3")
+    assert_clean(at)
+    theta = 10_000.0 ** (-2 * 3 / 16)
+    q_at_m = next(t for t in figure(at, "rope_derive_plane")["data"] if t["name"] == "q turned to m = 40")
+    turned = 1.2 * np.exp(1j * (0.4 + 40 * theta))  # core.viz.rope_derivation's query pair, turned to m
+    np.testing.assert_allclose([decode(q_at_m["x"])[1], decode(q_at_m["y"])[1]], [turned.real, turned.imag], atol=1e-9)
+    score = 1.2 * 0.9 * math.cos(0.4 + 0.6 + 37 * theta)  # |q||k| cos(arg q − arg k + (m − n)θ)
+    dot = next(t for t in figure(at, "rope_derive_offset")["data"] if t["name"] == "(m, n) = (40, 3)")
+    assert decode(dot["x"])[0] == 37 and decode(dot["y"])[0] == pytest.approx(score, abs=1e-9)
+    caption = " ".join(c.value for c in at.caption)
+    assert f"= {score:.4f}; |q| |k| cos" in caption and "stay 1.2000 and 0.9000" in caption
+    past = open_page("rope", head_dim="16", rope_view="Derivation", rope_derive_pair="100")  # head width 16: pairs 0 to 7
+    assert_clean(past)
+    assert any("pairs 0 to 7: pair 7 is drawn" in c.value for c in past.caption)

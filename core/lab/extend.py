@@ -1,0 +1,130 @@
+r"""Context extension on a trained RoPE model, torch-free: position interpolation, NTK-aware
+scaling and YaRN applied to the shipped Austen RoPE model (trained on L = 64 characters), with
+and without a short fine-tune at the longer length.
+
+Each method is a `core.schemes.rope.RopeScaling` of the kind /context explains, with
+original_max_len = L and factor s; the model's attention runs the registry's RoPE with it
+(core.lab.trained.scaled_rope), exactly as its training ran RoPE without it:
+
+- "linear" (Chen et al. 2023, position interpolation): every θ_i / s;
+- "ntk" (NTK-aware): the base raised to b·s^{d/(d−2)}, fast pairs nearly kept, slow ones interpolated;
+- "yarn" (Peng et al. 2023): fast pairs kept, slow ones interpolated, a ramp between, and the
+  attention factor √(1/t) = 0.1 ln s + 1 on cos and sin (YaRN §3.4, eq. 22), which multiplies
+  every score by its square: a temperature t < 1 on the softmax;
+- "yarn_no_t": the same frequencies with the factor 1, to see what the temperature does.
+
+The attention entropy is measured beside the perplexity: the mean over every query of
+−Σ_j a_ij ln a_ij (nats), in every head and layer, on the same held-out windows.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from core.lab import experiment, lm
+from core.lab.pairs import multiples
+from core.schemes import rope
+from core.schemes.checks import shown, whole_number
+
+METHODS = ("none", "linear", "ntk", "yarn", "yarn_no_t")
+LABELS = {
+    "none": "no scaling",
+    "linear": "linear (position interpolation)",
+    "ntk": "NTK-aware",
+    "yarn": "YaRN",
+    "yarn_no_t": "YaRN without its temperature",
+}
+FACTORS = (2, 4, 8)
+LENGTHS = (64, 128, 256, 512)
+FINE_TUNE_STEPS = 38  # 5 % of the 750 steps the model was trained
+FINE_TUNE_LR = 1e-3
+MAX_FINE_TUNE = 400
+
+
+def scaling(method: str, factor: float, train_len: int = 64) -> rope.RopeScaling | None:
+    """The RopeScaling a method applies (None: the model as trained)."""
+    if method not in METHODS:
+        raise ValueError(f"Unknown method {shown(method)}; choose one of {', '.join(METHODS)}.")
+    if method == "none":
+        return None
+    kind = "yarn" if method.startswith("yarn") else method
+    return rope.RopeScaling(kind, float(factor), train_len, attention_factor=1.0 if method == "yarn_no_t" else None)
+
+
+def temperature_factor(factor: float) -> float:
+    """YaRN's √(1/t) = 0.1 ln s + 1 (1 for s ≤ 1): what multiplies cos and sin, so scores by its square."""
+    return 0.1 * math.log(factor) + 1.0 if factor > 1 else 1.0
+
+
+@dataclass(frozen=True)
+class ExtendConfig:
+    """The shipped RoPE model with `method` at factor s, optionally fine-tuned `fine_tune` steps on
+    training windows of min(s, 8) × L characters (batch 32 / that multiple: the same characters per
+    step as training), then evaluated at `lengths`."""
+
+    method: str = "yarn"
+    factor: int = 4
+    fine_tune: int = 0
+    lengths: tuple[int, ...] = LENGTHS
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        scaling(self.method, 1.0)
+        whole_number(self.factor, "The scaling factor s", 1, 16)
+        whole_number(self.fine_tune, "The fine-tuning steps", 0, MAX_FINE_TUNE)
+        whole_number(self.seed, "The seed", 0, 2**31 - 1)
+        object.__setattr__(self, "lengths", multiples(self.lengths))
+
+    scheme = "rope"
+
+    @property
+    def rope_scaling(self) -> rope.RopeScaling | None:
+        return scaling(self.method, self.factor) if self.factor > 1 else None
+
+    @property
+    def tune_multiple(self) -> int:
+        return min(self.factor, 8)
+
+    @property
+    def tune_len(self) -> int:
+        return 64 * self.tune_multiple
+
+    @property
+    def tune_batch(self) -> int:
+        return max(1, 32 // self.tune_multiple)
+
+    @property
+    def steps(self) -> int:
+        return self.fine_tune + len(self.lengths)
+
+    @property
+    def label(self) -> str:
+        what = LABELS[self.method] + ("" if self.method == "none" else f", s = {self.factor}")
+        return what + (f", fine-tuned {self.fine_tune} steps at {self.tune_len}" if self.fine_tune else "")
+
+
+def estimate_seconds(config: ExtendConfig) -> float:
+    base = lm.LMConfig(scheme="rope")
+    tune = 0.0
+    if config.fine_tune:
+        # the lab's fitted constants stop at 256 characters: a longer window is estimated as that many, scaled up (an overestimate)
+        length = min(config.tune_len, 256)
+        twin = lm.LMConfig(
+            scheme="rope", train_len=length, batch=config.tune_batch * config.tune_len // length, steps=config.fine_tune, factors=(1,), eval_chars=length
+        )
+        tune = lm.estimate(twin).train_s * config.tune_len / length
+    return tune + 1.3 * experiment.eval_seconds(base, config.lengths)  # entropy beside perplexity: a third more
+
+
+def over_budget(configs: list[ExtendConfig]) -> str | None:
+    if not configs:
+        return None
+    total = sum(estimate_seconds(c) for c in configs)
+    trains = any(c.fine_tune for c in configs)
+    limit = experiment.TRAIN_CPU_S if trains else experiment.EVAL_CPU_S
+    return experiment.refuse_over(total, limit, "Fine-tuning and evaluating this" if trains else "Evaluating this")
+
+
+CHEN = "Chen, Wong, Chen & Tian (2023), Extending Context Window of Large Language Models via Positional Interpolation, arXiv:2306.15595"
+PENG = "Peng, Quesnelle, Fan & Shippole (2023), YaRN: Efficient Context Window Extension of Large Language Models, arXiv:2309.00071"

@@ -1,0 +1,108 @@
+r"""Which of RoPE's frequencies does a trained model use? Pair ablation, torch-free.
+
+The lab's RoPE model turns the 8 pairs of every 16-wide head by $m\,\theta_i$ with
+$\theta_i = 10000^{-2i/16}$: wavelengths $2\pi/\theta_i$ from 6.3 characters (pair 0) to about
+19,900 (pair 7). Trained on L = 64 characters, pairs 0 to 2 complete at least one turn within L
+and pairs 3 to 7 never do: they see only part of their circle in training (Liu et al. 2023 trace
+RoPE's failure to extrapolate to a "critical dimension"; only their abstract was checked here).
+
+Removing a pair here means giving it frequency 0: it no longer turns, so it still carries the
+content of q and k but no position. Removing none changes nothing; removing all eight leaves the
+model without positions (its attention is what the same weights compute with no positional
+encoding at all). Barbero et al. (2024) study which of RoPE's frequencies a trained Gemma uses and
+propose a modification of RoPE (their abstract; the paper's body was not checked here).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.lab import experiment, lm
+from core.schemes import rope
+from core.schemes.checks import whole_number
+
+LENGTHS = (64, 256)  # L and 4L
+
+
+def frequencies(config: lm.LMConfig | None = None) -> np.ndarray:
+    """θ_i of the shipped RoPE model's heads (hd / 2,)."""
+    config = config or lm.LMConfig(scheme="rope")
+    return rope.rope_frequencies(config.d_model // config.n_heads, config.setting.base)[0]
+
+
+def wavelengths(config: lm.LMConfig | None = None) -> np.ndarray:
+    """2π / θ_i in characters (hd / 2,)."""
+    return rope.rope_wavelengths(frequencies(config))
+
+
+def never_turn(inv_freq: np.ndarray, train_len: int) -> tuple[int, ...]:
+    """The pairs that do not complete one turn within `train_len` positions: (train_len − 1) θ_i < 2π."""
+    return tuple(int(i) for i in np.nonzero((train_len - 1) * np.asarray(inv_freq) < 2 * np.pi)[0])
+
+
+def fastest(k: int, n: int) -> tuple[int, ...]:
+    return tuple(range(min(k, n)))
+
+
+def slowest(k: int, n: int) -> tuple[int, ...]:
+    return tuple(range(max(0, n - k), n))
+
+
+def ablated_frequencies(inv_freq: np.ndarray, removed: tuple[int, ...]) -> np.ndarray:
+    """inv_freq with the removed pairs' frequencies set to 0."""
+    out = np.array(inv_freq, dtype=np.float64)
+    out[list(removed)] = 0.0
+    return out
+
+
+def multiples(lengths: tuple[int, ...], train_len: int = 64) -> tuple[int, ...]:
+    """The evaluation lengths, sorted, each L, 2L, 4L or 8L (ValueError otherwise)."""
+    allowed = tuple(train_len * f for f in (1, 2, 4, 8))
+    out = tuple(sorted({whole_number(x, "An evaluation length", 1) for x in lengths}))
+    if not out or any(x not in allowed for x in out):
+        raise ValueError(f"Evaluation lengths are {', '.join(map(str, allowed))} (L to 8L), got {', '.join(map(str, lengths)) or 'none'}.")
+    return out
+
+
+@dataclass(frozen=True)
+class PairsConfig:
+    """The shipped RoPE model with the pairs `removed` given frequency 0, evaluated at `lengths`."""
+
+    removed: tuple[int, ...] = ()
+    lengths: tuple[int, ...] = LENGTHS
+
+    def __post_init__(self) -> None:
+        n = frequencies().size
+        removed = tuple(sorted({whole_number(i, "A pair index", 0, n - 1) for i in self.removed}))
+        object.__setattr__(self, "removed", removed)
+        object.__setattr__(self, "lengths", multiples(self.lengths))
+
+    scheme = "rope"
+
+    @property
+    def steps(self) -> int:
+        return len(self.lengths)
+
+    @property
+    def label(self) -> str:
+        return "RoPE, all pairs turning" if not self.removed else f"RoPE without pair{'s' if len(self.removed) > 1 else ''} {', '.join(map(str, self.removed))}"
+
+
+def estimate_seconds(config: PairsConfig) -> float:
+    """CPU seconds: the evaluation passes, by the real-text lab's fitted constants."""
+    return experiment.eval_seconds(lm.LMConfig(scheme="rope"), config.lengths)
+
+
+def over_budget(configs: list[PairsConfig]) -> str | None:
+    if not configs:
+        return None
+    return experiment.refuse_over(sum(estimate_seconds(c) for c in configs), experiment.EVAL_CPU_S, "Evaluating these ablations")
+
+
+BARBERO = (
+    "Barbero, Vitvitskyi, Perivolaropoulos, Pascanu & Veličković (2024), Round and Round We Go! What makes Rotary Positional "
+    "Encodings useful?, arXiv:2410.06205"
+)
+LIU = "Liu, Yan, Zhang, An, Qiu & Lin (2023), Scaling Laws of RoPE-based Extrapolation, arXiv:2310.05209"

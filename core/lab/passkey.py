@@ -1,0 +1,187 @@
+r"""Passkey retrieval at a distance (Mohtashami & Jaggi 2023), at the lab's scale, torch-free:
+the task, its batches, a run's configuration and budget, and what the paper says.
+
+A sequence of `length` tokens is filler (random tokens from a filler alphabet), with one key
+(a token from a separate key alphabet) hidden in it, announced by a marker just before it, and
+a query token at the very end. The model must name the key at the query:
+
+    f f f f M k f f f f f f f ... f f Q   ->  k
+
+The key stands `distance` tokens before the query (distance d puts the key at position
+length − 1 − d and the marker before it). Only the answer at the query is scored, so chance is
+one in `keys`. A model is trained on sequences of `train_len` tokens with the key anywhere, then
+tested at distances up to 8 × train_len, each in the shortest sequence of a whole number of
+training lengths that holds it. The question it answers (issue's "effective against nominal
+context"): does a scheme whose perplexity stays flat on long inputs also fetch a token from far
+away, or does it only read a recent window?
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from core.lab import config as lab
+from core.lab import experiment, lm
+from core.schemes.checks import shown, whole_number
+from core.schemes.registry import SCHEMES, Setting
+
+IGNORE = lab.IGNORE
+MAX_FACTOR = 8  # distances up to 8 x the training length
+DEFAULT_DISTANCES = (4, 16, 32, 62, 96, 126, 192, 254, 380, 510)
+SCHEMES_SHOWN = lm.DEFAULT_SCHEMES
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """The task's alphabet: fillers 0 .. F-1, keys F .. F+K-1, then the marker and the query."""
+
+    fillers: int
+    keys: int
+
+    @property
+    def marker(self) -> int:
+        return self.fillers + self.keys
+
+    @property
+    def query(self) -> int:
+        return self.fillers + self.keys + 1
+
+    @property
+    def size(self) -> int:
+        return self.fillers + self.keys + 2
+
+
+def batch(
+    tokens: Tokens, rng: np.random.Generator, n: int, length: int, distance: int | np.ndarray | None = None, queries: int = 1
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`n` sequences of `length` tokens: filler, the marker, the key at `distance` before the
+    final query (one distance for all, one per sequence, or None: uniform in 1 .. length - 2).
+    With `queries` > 1, up to queries - 1 more queries stand at random places after the key
+    (training: more answers per sequence); each query's target is the key.
+    Returns (inputs (n, length), targets (n, length): IGNORE but the key at every query,
+    distances (n,): the last query's distance to the key)."""
+    length = whole_number(length, "The sequence length", 3)
+    x = rng.integers(0, tokens.fillers, size=(n, length))  # (n, T)
+    d = rng.integers(1, length - 1, size=n) if distance is None else np.broadcast_to(np.asarray(distance, dtype=np.int64), (n,)).copy()
+    if np.any(d < 1) or np.any(d > length - 2):
+        raise ValueError(
+            f"A key at distance {int(d.max() if np.any(d > length - 2) else d.min())} does not fit a sequence of {length} tokens (1 to {length - 2})."
+        )
+    keys = tokens.fillers + rng.integers(0, tokens.keys, size=n)  # (n,)
+    rows = np.arange(n)
+    where = length - 1 - d  # the key's position
+    x[rows, where] = keys
+    x[rows, where - 1] = tokens.marker
+    x[:, -1] = tokens.query
+    targets = np.full((n, length), IGNORE, dtype=np.int64)
+    targets[:, -1] = keys
+    if queries > 1:
+        extra = rng.integers(0, length, size=(n, queries - 1))  # (n, q - 1): kept where they fall after the key
+        after = extra > where[:, None]
+        r, c = np.nonzero(after)
+        x[r, extra[r, c]] = tokens.query
+        targets[r, extra[r, c]] = keys[r]
+    return x.astype(np.int64), targets, d
+
+
+def eval_length(distance: int, train_len: int) -> int:
+    """The shortest whole number of training lengths that holds a key at `distance` (and its marker)."""
+    return train_len * max(1, math.ceil((distance + 2) / train_len))
+
+
+@dataclass(frozen=True)
+class PasskeyConfig:
+    """One passkey run: the lab's tiny model (2 layers, width 64, 4 heads, as on Austen) with
+    `scheme`, trained `steps` steps of `batch` sequences of `train_len` tokens, then asked
+    `eval_count` fresh sequences at every distance in `distances`. T5's causal buckets stop at
+    `t5_max_distance` (L/2), as in the real-text lab."""
+
+    scheme: str = "alibi"
+    train_len: int = 64
+    steps: int = 300
+    batch: int = 64
+    lr: float = 3e-3
+    seed: int = 0
+    fillers: int = 16
+    keys: int = 16
+    d_model: int = 64
+    n_heads: int = 4
+    n_layers: int = 2
+    distances: tuple[int, ...] = DEFAULT_DISTANCES
+    eval_count: int = 256
+    t5_max_distance: int = 32
+
+    def __post_init__(self) -> None:
+        if self.scheme not in SCHEMES:
+            raise ValueError(f"Unknown scheme {shown(self.scheme)}; choose one of {', '.join(SCHEMES)}.")
+        length = whole_number(self.train_len, "The training length", 8, lab.LIMITS["train_len"])
+        whole_number(self.steps, "The number of training steps", 1, lab.LIMITS["steps"])
+        whole_number(self.batch, "The batch size", 1, lab.LIMITS["batch"])
+        whole_number(self.seed, "The seed", 0, 2**31 - 1)
+        whole_number(self.fillers, "The filler alphabet", 2, 200)
+        whole_number(self.keys, "The number of keys", 2, 200)
+        d = whole_number(self.d_model, "The model width", 2, lab.LIMITS["d_model"])
+        heads = whole_number(self.n_heads, "The number of heads", 1, lab.LIMITS["n_heads"])
+        if d % heads or (d // heads) % 2:
+            raise ValueError(f"A width of {d} must split into {heads} heads of an even width.")
+        whole_number(self.n_layers, "The number of layers", 1, lab.LIMITS["n_layers"])
+        whole_number(self.eval_count, "The sequences per distance", 1, 4096)
+        whole_number(self.t5_max_distance, "T5's max_distance", 2, 4096)
+        if isinstance(self.lr, bool) or not isinstance(self.lr, (int, float)) or not math.isfinite(self.lr) or not 0 < self.lr <= 1:
+            raise ValueError(f"The learning rate must be a number above 0 and at most 1, got {shown(self.lr)}.")
+        distances = tuple(sorted({whole_number(x, "A distance", 1, MAX_FACTOR * length - 2) for x in self.distances}))
+        if not distances:
+            raise ValueError("Give at least one distance.")
+        object.__setattr__(self, "distances", distances)
+
+    @property
+    def tokens(self) -> int:
+        return Tokens(self.fillers, self.keys).size
+
+    @property
+    def alphabet(self) -> Tokens:
+        return Tokens(self.fillers, self.keys)
+
+    @property
+    def setting(self) -> Setting:
+        return Setting(width=self.d_model, train_len=self.train_len, n_heads=self.n_heads, seed=self.seed)
+
+    @property
+    def label(self) -> str:
+        return f"{SCHEMES[self.scheme].label} (passkey)"
+
+    def fields(self) -> dict[str, object]:
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items() if k != "scheme"}
+
+
+def estimate_seconds(config: PasskeyConfig) -> float:
+    """CPU seconds of a run: training as the lab's fitted constants say, and evaluation."""
+    twin = lab.LabConfig(
+        scheme=config.scheme, train_len=config.train_len, eval_lens=(config.train_len,), steps=config.steps, batch=config.batch,
+        lr=config.lr, seed=config.seed, vocab=config.tokens, d_model=config.d_model, n_heads=config.n_heads, n_layers=config.n_layers,
+    )  # fmt: skip
+    evals = sum(
+        lab.estimate(replace(twin, eval_lens=(eval_length(d, config.train_len),), steps=1)).eval_s * config.eval_count / lab.EVAL_BATCH
+        for d in config.distances
+        if eval_length(d, config.train_len) <= lab.MAX_EVAL_FACTOR * config.train_len
+    )
+    far = sum(eval_length(d, config.train_len) ** 2 for d in config.distances if eval_length(d, config.train_len) > lab.MAX_EVAL_FACTOR * config.train_len)
+    return lab.estimate(twin).train_s + evals + far * config.eval_count * config.n_layers * config.n_heads * lab.EVAL_SCORE_S
+
+
+def over_budget(configs: list[PasskeyConfig]) -> str | None:
+    """Why this run is refused (each scheme's training and evaluation over TRAIN_CPU_S), or None."""
+    if not configs:
+        return None
+    worst = max(estimate_seconds(c) for c in configs)
+    return experiment.refuse_over(worst, experiment.TRAIN_CPU_S, "Training one scheme on the passkey task")
+
+
+# Mohtashami & Jaggi, "Landmark Attention: Random-Access Infinite Context Length for Transformers",
+# NeurIPS 2023, arXiv:2305.16300: the passkey retrieval task hides a random number in repeated
+# filler text and asks for it at the end; the paper uses it to test retrieval far past the
+# training context.
+PAPER_SOURCE = "Mohtashami & Jaggi (2023), Landmark Attention: Random-Access Infinite Context Length for Transformers, arXiv:2305.16300"

@@ -1,0 +1,64 @@
+r"""Sliding-window against non-overlapping evaluation of the shipped Austen models, torch-free.
+
+Non-overlapping evaluation (core.lab.lm, the ALiBi paper's default) cuts the held-out text into
+whole windows of n characters: the first character scored in a window is predicted from the one
+character before it, the next from two, and so on, so a longer window lowers perplexity partly
+because fewer characters sit near a window's start: the "early token curse" (Press et al. 2022,
+appendix B: B.1 defines it and the sliding window, B.2 and its Figure 11 evaluate ALiBi with a
+sliding window of stride 1). Sliding-window evaluation (`core.lab.lm.sliding_windows`) moves a
+window of n characters by a stride S and scores only its last S characters, so every character
+after the first window is predicted from n − S + 1 to n characters before it. Both score the same
+32,768 characters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.lab import experiment, lm
+from core.lab.pairs import multiples
+from core.schemes.checks import shown, whole_number
+from core.schemes.registry import SCHEMES
+
+STRIDE = 16  # the shipped results' stride: every character after the first window sees n − 15 to n before it
+WINDOWS = (64, 128, 256, 512)
+
+
+@dataclass(frozen=True)
+class SlidingConfig:
+    """The shipped model of `scheme`, every held-out character scored once with windows of
+    `window` characters moving by `stride`."""
+
+    scheme: str = "alibi"
+    window: int = 64
+    stride: int = STRIDE
+
+    def __post_init__(self) -> None:
+        if self.scheme not in lm.DEFAULT_SCHEMES:
+            raise ValueError(f"There is no shipped model for {shown(self.scheme)}; choose one of {', '.join(lm.DEFAULT_SCHEMES)}.")
+        (window,) = multiples((self.window,))
+        stride = whole_number(self.stride, "The stride", 1, window)
+        chars = lm.LMConfig().eval_chars
+        if (chars - window) % stride:
+            raise ValueError(
+                f"A window of {window} moving by {stride} does not end exactly on the {chars:,}th character scored: "
+                f"{chars:,} − {window} must be a multiple of the stride (a power of 2 up to {window} is)."
+            )
+
+    steps = 1
+
+    @property
+    def label(self) -> str:
+        return f"{SCHEMES[self.scheme].label}, window {self.window}, stride {self.stride}"
+
+
+def estimate_seconds(config: SlidingConfig) -> float:
+    """A sliding pass costs window / stride non-overlapping passes at that length."""
+    base = lm.LMConfig(scheme=config.scheme)
+    return experiment.eval_seconds(base, (config.window,)) * config.window / config.stride
+
+
+def over_budget(configs: list[SlidingConfig]) -> str | None:
+    if not configs:
+        return None
+    return experiment.refuse_over(sum(estimate_seconds(c) for c in configs), experiment.EVAL_CPU_S, "This sliding-window evaluation")

@@ -1,0 +1,267 @@
+"""The pictures of the experiments on trained models (core.lab.probe, pairs, extend, sliding,
+passkey), torch-free. Each function takes plain numbers, as the shipped results hold them and as
+a live run gives them, so both draw the same way; every title says what is shown and whose
+numbers they are (`what`: "precomputed, seed 0", "your run").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from core.lab import extend, lm, passkey, probe
+from core.lab.lm_figures import _colour_by_scheme
+from core.schemes.registry import SCHEMES
+from core.viz import charts
+from core.viz.grid import Sample
+from core.viz.panel_grid import grouped_grid
+
+L = lm.LMConfig().train_len  # the shipped models' training length
+FIRST_QUERY = 4  # the attention maps start at query 4: queries 0 to 3 have 1 to 4 keys, and their weights near 1 would dim every other cell
+
+
+def _ppl(values: dict[str, float | None], lengths: Sequence[int]) -> np.ndarray:
+    return np.array([np.nan if values.get(str(n)) is None else values[str(n)] for n in lengths], dtype=float)
+
+
+# --- the probe ------------------------------------------------------------------------------
+
+
+def probe_label(scheme: str, n_layers: int) -> str:
+    return f"{SCHEMES[scheme].label}, {n_layers} layer{'s' if n_layers > 1 else ''}"
+
+
+def probe_figure(models: Sequence[tuple[str, int, Sequence[float]]], *, what: str) -> go.Figure:
+    """R² of the linear position probe at every layer boundary, one line per (scheme, layers, R²s)."""
+    lines = [(probe_label(s, n), np.arange(len(r2)), np.asarray(r2, dtype=float)) for s, n, r2 in models]
+    fig = charts.lines(
+        lines,
+        title=f"How well a linear probe reads each character's position (0 to {L - 1}) from the residual stream, per layer ({what})",
+        x_title="layer boundary (0: the input, before the first block; l: after block l)",
+        y_title="R² of the position probe",
+        markers=True,
+        integer_x=True,
+        y_marks=[(0.0, "0: the mean")],
+        note=f"probe fitted on {probe.PROBE_WINDOWS // 2} held-out windows of {L} characters, scored on "
+        f"{probe.PROBE_WINDOWS - probe.PROBE_WINDOWS // 2} others; R² 0: no better than guessing the mean",
+    )
+    fig = _colour_by_scheme(fig, [s for s, _, _ in models])
+    for trace, (_, n, _) in zip(fig.data, models):
+        trace.line.dash = {1: "dot", 2: "solid", 3: "dashdot", 4: "dash"}.get(n, "solid")  # one scheme's depths: one colour, a dash each
+    return fig
+
+
+def attention_grid(maps: Sequence[tuple[str, np.ndarray]], layer: int) -> dict:
+    """Layer `layer`'s mean attention, one panel per head, for each (model name, (layers, H, T, T))
+    map: a panel grid on one sequential colour range from 0 (every panel's weights are comparable)."""
+    panels = []
+    for name, arr in maps:
+        t = arr.shape[-1]
+        keys, queries = Sample(0, t, 1), Sample(FIRST_QUERY, t, 1, full=t)
+        panels += [(f"{name}, head {h + 1}", arr[layer, h, FIRST_QUERY:], keys, queries) for h in range(arr.shape[1])]
+    top = float(max(np.nanmax(arr[layer, :, FIRST_QUERY:]) for _, arr in maps))
+    group = charts.ScaleGroup(panels, signed=False, zmin=0.0, zmax=top, colorbar_title="mean attention weight", hover="weight")
+    spec = grouped_grid(
+        [group],
+        title=f"Mean attention of layer {layer + 1} over {probe.MAP_WINDOWS} held-out windows of {L} characters "
+        f"(row: query position, from {FIRST_QUERY}; column: key position)",
+        x_title="key position",
+        y_title="query position",
+        note=f"one colour range for every panel, 0 to {charts.number(top, 3)}; each row sums to 1 (a causal row i spreads over keys 0 to i)",
+        panel_height=200,
+    )
+    spec["columns"] = max(1, max(arr.shape[1] for _, arr in maps))  # one row of heads per model
+    return spec
+
+
+# --- the frequency ablation -------------------------------------------------------------------
+
+
+def pairs_figure(variants: Sequence[dict], *, what: str) -> go.Figure:
+    """Perplexity at L and 4L against the number of pairs removed, fastest first or slowest first."""
+    base = next(v for v in variants if v["kind"] == "none")
+    lines = []
+    n = max(v["k"] for v in variants)
+    for kind, word in (("fastest", "fastest"), ("slowest", "slowest")):
+        rows = [base] + sorted((v for v in variants if v["kind"] == kind), key=lambda v: v["k"])
+        if kind == "slowest":
+            rows.append(next(v for v in variants if v["kind"] == "fastest" and v["k"] == n))  # all pairs removed: the same model either way
+        ks = np.array([v["k"] for v in rows])
+        for length in (L, 4 * L):
+            lines.append((f"the k {word} removed, at {length}", ks, np.array([_ppl(r["perplexity"], [length])[0] for r in rows])))
+    colours = (charts.LINE_COLOURS[0], charts.LINE_COLOURS[0], charts.LINE_COLOURS[2], charts.LINE_COLOURS[2])  # one colour per kind
+    fig = charts.lines(
+        lines,
+        title=f"The trained RoPE model with k of its {n} pairs removed (no longer turning): held-out perplexity at L = {L} and 4L = {4 * L} ({what})",
+        x_title=f"pairs removed, k (k = {n}: no pair turns, the model has no positions)",
+        y_title="perplexity per character (log)",
+        log_y=True,
+        markers=True,
+        integer_x=True,
+    )
+    for trace, colour in zip(fig.data, colours):
+        trace.line.color = trace.marker.color = colour
+    for trace in fig.data[1::2]:
+        trace.line.dash = "dash"  # 4L dashed, L solid
+    return fig
+
+
+def wavelength_figure(wavelengths: Sequence[float], removed: Sequence[int]) -> go.Figure:
+    """/rope's wavelength picture of the model's 8 pairs, L marked, the removed pairs crossed."""
+    w = np.asarray(wavelengths, dtype=float)
+    fig = charts.spectrum(w, L, title=f"The RoPE model's pairs: wavelength 2π/θᵢ against the training length L = {L}", note="crossed: the pairs removed")
+    if removed:
+        idx = np.asarray(sorted(removed))
+        fig.add_trace(go.Scatter(x=idx, y=w[idx], mode="markers", name="removed (frequency 0)", marker=dict(symbol="x", size=12, color="#000000")))
+    fig.update_layout(
+        xaxis=dict(title=dict(text=f"pair index i (dimensions i and i + {w.size} of each {2 * w.size}-wide head)")),
+        yaxis=dict(title=dict(text="wavelength 2π/θᵢ (characters, log scale)")),
+    )
+    for note in fig.layout.annotations:
+        if note.text and note.text.startswith("max_len"):
+            note.text = f"training length L = {L}"
+    fig.data[0].name = "completes a turn within L"
+    if len(fig.data) > 1 and fig.data[1].name.startswith("wavelength"):
+        fig.data[1].name = "never completes a turn within L"
+    return fig
+
+
+# --- context extension -------------------------------------------------------------------------
+
+
+def extend_figure(rows: Sequence[dict], factor: int, fine_tune: bool, *, what: str, quantity: str = "perplexity") -> go.Figure:
+    """Perplexity (or attention entropy) against evaluation length for every method at factor s,
+    without or with the fine-tune; the unscaled model as it was trained beside them."""
+    lengths = list(extend.LENGTHS)
+    lines, drawn = [], []
+    for method in extend.METHODS:
+        for r in rows:
+            same = r["method"] == method and bool(r["fine_tune"]) == fine_tune and (r["factor"] == factor or (method == "none" and not fine_tune))
+            if same:
+                name = extend.LABELS[method] + (" (as trained)" if method == "none" and not fine_tune else "")
+                lines.append((name, np.array(lengths), _ppl(r[quantity], lengths)))
+                drawn.append(r)
+                break
+    steps = sorted({int(r["fine_tune"]) for r in drawn if r["fine_tune"]})
+    tuned = f", after {' or '.join(map(str, steps))} fine-tuning steps at {min(factor, 8) * L}" if fine_tune and steps else ", no fine-tuning"
+    if quantity == "perplexity":
+        title = f"The trained RoPE model stretched by s = {factor}: held-out perplexity against length{tuned} ({what})"
+        y_title, log_y = "perplexity per character (log)", True
+    else:
+        title = f"Mean attention entropy against length, s = {factor}{tuned} ({what})"
+        y_title, log_y = "attention entropy (nats)", False
+    return charts.lines(
+        lines,
+        title=title,
+        x_title="evaluation length (characters, whole non-overlapping windows)",
+        y_title=y_title,
+        log_y=log_y,
+        markers=True,
+        x_marks=[(L, f"trained on L = {L}"), (min(factor, 8) * L, f"s × L = {factor * L}")]
+        if factor * L <= 8 * L and factor > 1
+        else [(L, f"trained on L = {L}")],
+    )
+
+
+def extend_rows(rows: Sequence[dict], factor: int, fine_tune: bool) -> list[dict[str, object]]:
+    """A table row per method at factor s: perplexity and entropy by length."""
+    out = []
+    for r in rows:
+        if bool(r["fine_tune"]) != fine_tune or (r["factor"] != factor and not (r["method"] == "none" and not fine_tune)):
+            continue
+        row: dict[str, object] = {"method": extend.LABELS[r["method"]]}
+        row.update({f"ppl @ {n}": r["perplexity"].get(str(n)) for n in extend.LENGTHS})
+        row.update({f"entropy @ {n}": r["entropy"].get(str(n)) for n in extend.LENGTHS})
+        out.append(row)
+    return out
+
+
+# --- sliding window ---------------------------------------------------------------------------
+
+
+def sliding_figure(rows: Sequence[dict], schemes: Sequence[str], *, what: str) -> go.Figure:
+    """For each scheme, non-overlapping (dashed) and sliding-window (solid) perplexity against the window length."""
+    lines, order = [], []
+    for scheme in schemes:
+        mine = sorted((r for r in rows if r["scheme"] == scheme), key=lambda r: r["window"])
+        if not mine:
+            continue
+        x = np.array([r["window"] for r in mine])
+        stride = mine[0]["stride"]
+        lines.append((f"{SCHEMES[scheme].label}, sliding (stride {stride})", x, np.array([r["sliding"] for r in mine], dtype=float)))
+        lines.append(
+            (
+                f"{SCHEMES[scheme].label}, non-overlapping",
+                x,
+                np.array([np.nan if r["nonoverlapping"] is None else r["nonoverlapping"] for r in mine], dtype=float),
+            )
+        )
+        order += [scheme, scheme]
+    fig = charts.lines(
+        lines,
+        title=f"Held-out perplexity against window length: sliding window (solid) and whole non-overlapping windows (dashed) ({what})",
+        x_title="window length (characters)",
+        y_title="perplexity per character (log)",
+        log_y=True,
+        markers=True,
+        x_marks=[(L, f"training length L = {L}")],
+    )
+    fig = _colour_by_scheme(fig, order)
+    for trace in fig.data[1::2]:
+        trace.line.dash = "dash"
+    return fig
+
+
+# --- passkey ---------------------------------------------------------------------------------
+
+
+def passkey_figure(accuracy: Sequence[tuple[str, dict[str, float | None]]], keys: int, train_len: int, *, what: str) -> go.Figure:
+    """Accuracy of the passkey answer against the key's distance, one line per scheme, chance and L marked."""
+    lines = []
+    for scheme, acc in accuracy:
+        ds = sorted(int(d) for d in acc)
+        lines.append((SCHEMES[scheme].label, np.array(ds), np.array([np.nan if acc[str(d)] is None else acc[str(d)] for d in ds], dtype=float)))
+    fig = charts.lines(
+        lines,
+        title=f"Passkey retrieval: share of keys named right against the key's distance from the question, trained on {train_len} tokens ({what})",
+        x_title="distance from the key to the question (tokens; the sequence is the shortest multiple of L that holds it)",
+        y_title="accuracy",
+        markers=True,
+        y_range=(-0.03, 1.03),
+        x_marks=[(train_len, f"training length L = {train_len}")],
+        y_marks=[(1 / keys, f"chance: 1 in {keys}")],
+        log_x=True,
+    )
+    fig = _colour_by_scheme(fig, [s for s, _ in accuracy])
+    for k, trace in enumerate(fig.data[: len(accuracy)]):  # lines at the same accuracies lie on each other: a dash and a marker each
+        trace.line.dash = DASHES[k % len(DASHES)]
+        trace.marker.symbol = SYMBOLS[k % len(SYMBOLS)]
+        trace.marker.size = 9 - k % 3
+    return fig
+
+
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "cross")
+
+
+def coinciding(accuracy: Sequence[tuple[str, dict[str, float | None]]]) -> list[list[str]]:
+    """Groups of two or more schemes whose accuracies are equal at every distance drawn (their
+    lines lie on each other), in the order given."""
+    groups: dict[tuple, list[str]] = {}
+    for scheme, acc in accuracy:
+        groups.setdefault(tuple(acc[d] for d in sorted(acc, key=int)), []).append(scheme)
+    return [g for g in groups.values() if len(g) > 1]
+
+
+def passkey_text(config: passkey.PasskeyConfig, seed: int = 0, shown: int = 24) -> str:
+    """One training sequence of the task, as tokens: f3 filler, M the marker, K7 a key, ? the query."""
+    tokens = config.alphabet
+    x, y, d = passkey.batch(tokens, np.random.default_rng([seed, 9]), 1, config.train_len, distance=min(12, config.train_len - 2))
+    names = []
+    for t in x[0][-shown:]:
+        t = int(t)
+        names.append("M" if t == tokens.marker else "?" if t == tokens.query else f"K{t - tokens.fillers}" if t >= tokens.fillers else f"f{t}")
+    answer = f"K{int(y[0, -1]) - tokens.fillers}"
+    return f"input (last {shown} of {config.train_len}): {' '.join(names)}\nanswer at ?: {answer} (the key {int(d[0])} tokens back)"

@@ -1,0 +1,278 @@
+"""The experiments on trained models (core.lab.probe, pairs, extend, sliding, passkey and their
+torch side core.lab.trained): the probe on hand cases with a known linear answer, the ablation's
+identities (removing no pair changes nothing, removing all is the model without positions),
+YaRN's temperature, the passkey generator, the sliding windows, the budgets' sentences, and a run
+through the page's runner equal to the shipped numbers (tiny or cheap configurations)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from core.lab import experiment, extend, findings, lm, pairs, passkey, probe, sliding
+from core.lab.runner import LabRun, ResultCache, run_experiment
+
+
+def through_runner(config):
+    """One config through a LabRun as the page starts it (no budget), its Outcome."""
+    run = LabRun([config], cache=ResultCache(), train_fn=run_experiment, budget=lambda configs: None).start()
+    assert run.wait(120) and run.progress[0].state == "done", run.progress[0].message
+    return run.results[0]
+
+
+# --- the probe ------------------------------------------------------------------------------------
+
+
+def test_the_ridge_probe_recovers_an_exact_linear_answer():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((200, 5))
+    x[:, 3] = 7.0  # a constant column carries nothing and must not break the fit
+    w = np.array([2.0, -1.0, 0.5, 0.0, 3.0])
+    y = x @ w + 4.0
+    fit = probe.ridge_fit(x, y, lam=0.0)
+    np.testing.assert_allclose(fit.predict(x), y, atol=1e-9)
+    np.testing.assert_allclose(fit.w / fit.std, [2.0, -1.0, 0.5, 0.0, 3.0], atol=1e-9)  # back in the raw features' units
+    assert probe.r_squared(y, fit.predict(x)) == pytest.approx(1.0)
+    assert probe.r_squared(y, np.full_like(y, y.mean())) == pytest.approx(0.0)  # guessing the mean
+    shrunk = probe.ridge_fit(x, y, lam=1e6)  # a huge penalty: back to the mean
+    assert np.abs(shrunk.predict(x) - y.mean()).max() < 0.05 * np.abs(y - y.mean()).max()
+
+
+def test_the_layer_probe_reads_position_where_it_is_written_and_not_where_it_is_not():
+    n, t, d = 20, 16, 6
+    rng = np.random.default_rng(1)
+    hidden = rng.standard_normal((2, n, t, d))  # layer 0: noise, no position
+    hidden[1, :, :, 2] = np.arange(t) * 0.5 - 1.0  # layer 1: dimension 2 is a linear function of the position
+    r2, mae = probe.probe_layers(hidden, lam=1e-6)
+    assert r2[1] == pytest.approx(1.0, abs=1e-9) and mae[1] == pytest.approx(0.0, abs=1e-6)
+    assert r2[0] < 0.1 and mae[0] > 3.0
+    with pytest.raises(ValueError, match="at least two windows"):
+        probe.probe_layers(hidden[:, :1])
+
+
+def test_entropy_of_uniform_and_one_hot_rows():
+    t = 4
+    uniform = np.tril(np.ones((t, t))) / np.arange(1, t + 1)[:, None]  # causal rows spread evenly
+    assert probe.mean_entropy(uniform) == pytest.approx(np.mean(np.log(np.arange(1, t + 1))))
+    assert probe.mean_entropy(np.eye(t)) == 0.0
+
+
+# --- the pair ablation -------------------------------------------------------------------------------
+
+
+def test_removing_no_pair_changes_nothing_and_removing_all_is_the_model_without_positions():
+    import torch
+
+    from core.lab import trained, weights
+    from core.lab.model import PositionHooks
+
+    config, state = weights.read_state("rope")  # the shipped RoPE model
+    windows = lm.eval_windows(lm.load_corpus().held, 64, 128)[:, :-1]  # (2, 64)
+    tokens = torch.from_numpy(windows)
+    n = pairs.frequencies(config).size
+    as_trained = trained.build(config, state)  # the registry's RoPE, as trained
+    nothing_removed = trained.build(config, state, trained.ablated(config, ()))
+    all_removed = trained.build(config, state, trained.ablated(config, tuple(range(n))))
+    no_positions = trained.build(config, state, PositionHooks())
+    with torch.no_grad():
+        torch.testing.assert_close(nothing_removed(tokens), as_trained(tokens), rtol=0, atol=1e-5)
+        torch.testing.assert_close(all_removed(tokens), no_positions(tokens), rtol=0, atol=1e-5)
+        assert (all_removed(tokens) - as_trained(tokens)).abs().max() > 1.0  # positions did matter
+    for a, b in zip(trained.attention_weights(all_removed, windows), trained.attention_weights(no_positions, windows)):
+        np.testing.assert_allclose(a, b, atol=1e-6)  # NoPE's attention, weight for weight
+
+
+def test_the_pairs_that_never_turn_within_l_and_the_ablation_lists():
+    inv = pairs.frequencies()
+    assert inv.size == 8 and inv[0] == 1.0
+    assert pairs.never_turn(inv, 64) == (3, 4, 5, 6, 7)  # 2π / θ₂ = 62.8 < 64: pair 2 just completes a turn
+    assert pairs.fastest(3, 8) == (0, 1, 2) and pairs.slowest(3, 8) == (5, 6, 7)
+    np.testing.assert_array_equal(pairs.ablated_frequencies(inv, (0, 7)) == 0, [True] + [False] * 6 + [True])
+    assert pairs.PairsConfig((7, 0, 0)).removed == (0, 7)
+    with pytest.raises(ValueError, match="A pair index must be"):
+        pairs.PairsConfig((8,))
+    with pytest.raises(ValueError, match="Evaluation lengths are 64, 128, 256, 512"):
+        pairs.PairsConfig((), lengths=(100,))
+
+
+# --- context extension -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("s", [1, 2, 4, 8, 16])
+def test_yarns_temperature_is_one_tenth_ln_s_plus_one_and_scales_every_score_by_its_square(s):
+    from core.lab import trained
+    from core.schemes import rope
+
+    factor = extend.temperature_factor(s)
+    assert factor == pytest.approx(0.1 * math.log(s) + 1.0)  # √(1/t) = 0.1 ln s + 1 (YaRN eq. 22)
+    config = lm.LMConfig(scheme="rope")
+    if s == 1:
+        assert extend.ExtendConfig("yarn", 1).rope_scaling is None
+        return
+    with_t, without_t = extend.scaling("yarn", s), extend.scaling("yarn_no_t", s)
+    assert rope.rope_frequencies(16, 1e4, with_t)[1] == pytest.approx(factor) and rope.rope_frequencies(16, 1e4, without_t)[1] == 1.0
+    np.testing.assert_array_equal(rope.rope_frequencies(16, 1e4, with_t)[0], rope.rope_frequencies(16, 1e4, without_t)[0])  # same frequencies
+    import torch
+
+    q = torch.randn(1, 1, 5, 16, generator=torch.Generator().manual_seed(3))
+    k = torch.randn(1, 1, 5, 16, generator=torch.Generator().manual_seed(4))
+    hot, plain = trained.scaled_rope(config, with_t), trained.scaled_rope(config, without_t)
+    scores_t = hot.rotate(q) @ hot.rotate(k).transpose(-2, -1)
+    scores = plain.rotate(q) @ plain.rotate(k).transpose(-2, -1)
+    torch.testing.assert_close(scores_t, scores * factor**2, rtol=1e-5, atol=1e-5)
+
+
+def test_extension_configs_are_the_registry_scalings_and_bad_ones_are_sentences():
+    c = extend.ExtendConfig("linear", 4, fine_tune=38)
+    assert c.rope_scaling.kind == "linear" and c.rope_scaling.factor == 4 and c.rope_scaling.original_max_len == 64
+    assert (c.tune_len, c.tune_batch, c.steps) == (256, 8, 38 + 4)
+    assert extend.ExtendConfig("ntk", 16).tune_len == 512  # fine-tuning stops at 8L
+    with pytest.raises(ValueError, match="Unknown method 'warp'"):
+        extend.ExtendConfig("warp", 2)
+    with pytest.raises(ValueError, match="The scaling factor s must be"):
+        extend.ExtendConfig("yarn", 17)
+    assert "allowed about 10 s" in extend.over_budget([extend.ExtendConfig("yarn", 4)] * 3)
+    assert extend.over_budget([extend.ExtendConfig("yarn", 4)]) is None
+    assert "allowed about 120 s" in extend.over_budget([extend.ExtendConfig("yarn", 8, fine_tune=400)])
+
+
+# --- the passkey generator --------------------------------------------------------------------------
+
+
+def test_the_passkey_is_where_it_says_and_only_the_question_is_scored():
+    tokens = passkey.Tokens(fillers=16, keys=16)
+    x, y, d = passkey.batch(tokens, np.random.default_rng(5), 200, 64)
+    rows = np.arange(200)
+    assert x.shape == y.shape == (200, 64) and np.all((1 <= d) & (d <= 62))
+    key_at = 63 - d
+    assert np.all(x[rows, key_at - 1] == tokens.marker) and np.all(x[:, -1] == tokens.query)
+    assert np.all((x[rows, key_at] >= 16) & (x[rows, key_at] < 32))  # a key token, never a filler
+    np.testing.assert_array_equal(y[:, -1], x[rows, key_at])  # the answer is the key
+    assert np.all(y[:, :-1] == passkey.IGNORE)
+    others = np.ones_like(x, dtype=bool)
+    others[rows, key_at], others[rows, key_at - 1], others[:, -1] = False, False, False
+    assert np.all(x[others] < 16)  # everything else is filler
+    x, y, d = passkey.batch(tokens, np.random.default_rng(6), 10, 512, distance=510)
+    assert np.all(x[:, 0] == tokens.marker) and np.all(d == 510)  # the farthest key: the marker opens the sequence
+    with pytest.raises(ValueError, match="does not fit a sequence of 64 tokens"):
+        passkey.batch(tokens, np.random.default_rng(7), 2, 64, distance=63)
+    x, y, _ = passkey.batch(tokens, np.random.default_rng(8), 50, 64, queries=6)  # more questions, each after the key
+    asked = y != passkey.IGNORE
+    assert np.all(x[asked] == tokens.query) and np.all(y[asked] == np.repeat(y[:, -1], asked.sum(axis=1)))
+    assert passkey.eval_length(62, 64) == 64 and passkey.eval_length(63, 64) == 128 and passkey.eval_length(510, 64) == 512
+
+
+# --- sliding windows ---------------------------------------------------------------------------------
+
+
+def test_sliding_windows_score_every_character_once_with_enough_before_it():
+    held = np.arange(1000)
+    inputs, targets, first = lm.sliding_windows(held, 64, 16, 256)
+    scored = np.concatenate([targets[w, first[w] :] for w in range(len(first))])
+    np.testing.assert_array_equal(scored, held[1:257])  # the same characters as the non-overlapping windows, once each
+    np.testing.assert_array_equal(targets, inputs + 1)  # each target is the next character
+    assert first[0] == 0 and np.all(first[1:] == 48)  # after the first window, at least 64 - 16 characters before
+    with pytest.raises(ValueError, match="must be a multiple of the stride"):
+        lm.sliding_windows(held, 64, 40, 256)
+    with pytest.raises(ValueError, match="a multiple of the stride"):
+        sliding.SlidingConfig("alibi", 64, 24)
+    with pytest.raises(ValueError, match="There is no shipped model for 'kerple'|There is no shipped model for `kerple`"):
+        sliding.SlidingConfig("kerple", 64)
+    assert "allowed about 10 s" in sliding.over_budget([sliding.SlidingConfig("alibi", 512, 1)])
+
+
+def test_a_sliding_window_as_long_as_its_stride_is_the_non_overlapping_evaluation():
+    from core.lab import trained
+
+    config, model = trained.shipped("none")
+    held = lm.load_corpus().held
+    slid, _ = trained.sliding_perplexity(model, config, held, 64, 64)
+    whole, _ = trained.perplexity(model, config, held, 64)
+    assert slid == pytest.approx(whole, rel=1e-6)  # the same characters, each with the same context
+
+
+# --- the findings' sentences, chosen by the numbers ----------------------------------------------------
+
+
+def test_the_schemes_called_flat_are_chosen_by_their_perplexities():
+    ppl = {"none": {64: 9.0, 512: 10.4}, "t5": {64: 4.76, 512: 5.01}, "alibi": {64: 5.41, 512: 5.32}, "learned": {64: 5.3, 512: None}}
+    assert findings.flat(ppl) == ["t5", "alibi"]  # NoPE rises by 16 %, the learned table has no code at 512
+    results = {s: {"accuracy": {"32": 1.0, "128": 0.5 if s == "alibi" else 1.0}} for s in ppl}
+    said = findings.flat_but_retrieving(results, ppl)
+    assert "within 10% of their perplexity at 64 (T5 relative buckets, ALiBi)" in said and "none (NoPE)" not in said
+    assert "ALiBi names 50% of the keys or more" in said and "T5 relative buckets names every key" in said
+    assert findings.flat_but_retrieving(results, {"none": ppl["none"]}) == ""
+
+
+def test_coinciding_passkey_lines_are_named_and_the_attention_maps_compared_with_even_attention():
+    from core.lab import trained_figures as figs
+
+    acc = [("none", {"4": 1.0, "96": 1.0}), ("t5", {"4": 1.0, "96": 1.0}), ("alibi", {"4": 1.0, "96": 0.9})]
+    assert figs.coinciding(acc) == [["none", "t5"]]
+    fig = figs.passkey_figure(acc, 16, 64, what="test")
+    assert len({(t.line.dash, t.marker.symbol) for t in fig.data[:3]}) == 3  # lines on each other stay told apart
+    t = 8
+    even = np.tril(np.ones((t, t))) / np.arange(1, t + 1)[:, None]
+    diagonal = np.eye(t)
+    as_even, as_diagonal = even[None, None], diagonal[None, None]  # (layers, H, T, T)
+    assert "closer to even attention than to T5's" in findings.attention_maps(as_even, as_diagonal, 1, 1.0, 0.0)
+    assert "closer to T5's than to even attention" in findings.attention_maps(as_diagonal, as_diagonal, 1, 0.0, 0.0)
+
+
+# --- shipped results, and the runner reproducing them ------------------------------------------------
+
+
+def test_a_missing_or_damaged_results_file_is_a_sentence(tmp_path):
+    with pytest.raises(ValueError, match=r"The precomputed results \(none.json\) are missing: run python -m bench.lab_probe"):
+        experiment.load("probe", tmp_path / "none.json")
+    (tmp_path / "bad.json").write_text("{")
+    with pytest.raises(ValueError, match=r"\(bad.json\) cannot be read"):
+        experiment.load("probe", tmp_path / "bad.json")
+    (tmp_path / "maps.npz").write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match=r"attention maps \(maps.npz\) cannot be read"):
+        probe.load_maps(tmp_path / "maps.npz")
+
+
+def test_the_shipped_results_say_what_made_them():
+    for name in ("probe", "pairs"):
+        ship = experiment.load(name)
+        assert ship.command == f"python -m bench.lab_{name}" and ship.seed == 0
+        assert ship.meta["total_cpu_seconds"] <= 15 * 60 and ship.meta["peak_rss_mb"] <= 1024
+    models = {(m["scheme"], m["n_layers"]): m for m in experiment.load("probe").results["models"]}
+    assert set(models) >= {("none", 1), ("none", 2), ("none", 4), ("sinusoidal", 2), ("rope", 2), ("t5", 2)}
+    assert all(len(m["r2"]) == n + 1 for (_, n), m in models.items())
+    maps = probe.load_maps()
+    assert maps["none_2"].shape == (2, 4, 64, 64) and maps["t5_2"].shape == (2, 4, 64, 64)
+    np.testing.assert_allclose(maps["none_2"].sum(axis=-1), 1.0, atol=5e-3)  # attention rows (float16) sum to 1
+
+
+def test_the_runner_reproduces_the_shipped_ablation_extension_probe_and_sliding_window():
+    ship = {tuple(v["removed"]): v for v in experiment.load("pairs").results["variants"]}
+    live = through_runner(pairs.PairsConfig((0,), lengths=(64,)))
+    assert live.values["perplexity"]["64"] == pytest.approx(ship[(0,)]["perplexity"]["64"], rel=1e-6)
+    rows = {(r["method"], r["factor"], r["fine_tune"]): r for r in experiment.load("extend").results["rows"]}
+    live = through_runner(extend.ExtendConfig("yarn", 4, lengths=(64,)))
+    assert live.values["perplexity"]["64"] == pytest.approx(rows[("yarn", 4, 0)]["perplexity"]["64"], rel=1e-6)
+    assert live.values["entropy"]["64"] == pytest.approx(rows[("yarn", 4, 0)]["entropy"]["64"], rel=1e-6)
+    nope = next(m for m in experiment.load("probe").results["models"] if (m["scheme"], m["n_layers"]) == ("none", 2))
+    shipped_probe = probe.ProbeConfig("none")
+    assert shipped_probe.shipped and shipped_probe.progress_steps == 1
+    live = through_runner(shipped_probe)
+    np.testing.assert_allclose(live.values["r2"], nope["r2"], rtol=1e-9)
+    assert live.values["attention"].shape == (2, 4, 64, 64) and live.steps_done == 0  # nothing trained
+    rows = {(r["scheme"], r["window"], r["stride"]): r for r in experiment.load("sliding").results["rows"]}
+    live = through_runner(sliding.SlidingConfig("alibi", 64))
+    assert live.values["perplexity"] == pytest.approx(rows[("alibi", 64, sliding.STRIDE)]["sliding"], rel=1e-6)
+
+
+def test_a_tiny_passkey_run_is_deterministic_and_a_learned_table_has_no_answer_past_its_end():
+    from core.lab import trained
+
+    config = passkey.PasskeyConfig("learned", steps=3, batch=4, distances=(4, 100), eval_count=8)
+    a, b = through_runner(config), trained.run(config)
+    assert a.values == b.values and np.array_equal(a.losses, b.losses)
+    assert a.values["accuracy"]["100"] is None and "64 rows" in a.values["notes"]["100"]
+    assert 0.0 <= a.values["accuracy"]["4"] <= 1.0
+    assert "allowed about 120 s" in passkey.over_budget([passkey.PasskeyConfig(steps=2000)])

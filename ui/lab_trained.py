@@ -1,0 +1,567 @@
+"""The lab's experiments on its trained Austen models: five views, one drawn at a time.
+
+Each view shows its shipped results at once (data/lab_<name>_results.json, written by
+`python -m bench.lab_<name>`, marked as precomputed), what the papers claim beside what was
+measured, with the section it comes from, and a live run through the lab's runner
+(core.lab.runner.LabRun with core.lab.runner.run_experiment: the budget refuses in a sentence,
+the server's line of trainers, Stop, the shared cache). The views:
+
+- "probe": does a model know where it is? (core.lab.probe)
+- "extend": context extension on the trained RoPE model (core.lab.extend)
+- "sliding": sliding-window against non-overlapping evaluation (core.lab.sliding)
+- "pairs": which RoPE frequencies the trained model uses (core.lab.pairs)
+- "passkey": retrieval at a distance (core.lab.passkey)
+
+The view on screen is in the URL (`lab_trained_view`); only its figures are built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import streamlit as st
+
+from core.lab import experiment, extend, findings, lm, pairs, passkey, probe, sliding, weights
+from core.lab import trained_figures as figs
+from core.lab.runner import LabRun, run_experiment, trainers
+from core.schemes.registry import SCHEMES
+from ui.controls import Choice, Choices, Number, Toggle, check_links
+from ui.internals import connection_check
+from ui.lab_run import POLL_S, POLL_WAITING_S, progress_panel, result_cache
+from ui.panel_grid import panel_grid
+from ui.shared import plot, static_table, text_block
+
+VIEWS = {
+    "probe": "Does it know where it is?",
+    "extend": "Context extension",
+    "sliding": "Sliding window",
+    "pairs": "RoPE's frequencies",
+    "passkey": "Passkey at a distance",
+}
+VIEW = Choice("lab_trained_view", "Experiment", list(VIEWS), "probe", labels=VIEWS, widget="segmented_control")
+SCHEME_LABEL = {s: SCHEMES[s].label for s in lm.DEFAULT_SCHEMES}
+ERROR = ":material/error:"
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def shipped(name: str) -> experiment.Shipped:
+    return experiment.load(name)
+
+
+@st.cache_data(max_entries=1, show_spinner=False)
+def shipped_maps() -> dict:
+    return probe.load_maps()
+
+
+@st.cache_data(max_entries=1, show_spinner=False)
+def _lm_perplexity() -> dict[str, dict[int, float | None]]:
+    """The shipped real-text comparison's non-overlapping perplexities (empty when its file cannot be read)."""
+    try:
+        return lm.load_shipped().perplexity
+    except ValueError:
+        return {}
+
+
+def _load(name: str) -> experiment.Shipped | None:
+    """The shipped results, or None after a sentence saying why there are none."""
+    try:
+        return shipped(name)
+    except ValueError as err:
+        st.error(str(err), icon=ERROR)
+        return None
+
+
+def model_problem(*schemes: str) -> str | None:
+    """Why a shipped model cannot be used (missing, damaged, changed), in a sentence; None when all are fine."""
+    for scheme in schemes:
+        try:
+            weights.read_state(scheme)
+        except ValueError as err:
+            return str(err)
+    return None
+
+
+def _precomputed(ship: experiment.Shipped) -> str:
+    cpu = ship.meta.get("total_cpu_seconds")
+    cost = f", {cpu:,.0f} s of CPU" if isinstance(cpu, (int, float)) else ""
+    return f"**Precomputed** by `{ship.command}` (seed {ship.seed}) on {ship.meta.get('date', 'an unrecorded date')}{cost}; nothing ran for this page."
+
+
+def _cell(value: object, digits: int = 3) -> str:
+    return "" if value is None or value != value else f"{value:.{digits}f}"
+
+
+def _one(make: Callable[[], object]) -> tuple[list, str | None]:
+    """([the config make() builds], None), or ([], the sentence of its ValueError)."""
+    try:
+        return [make()], None
+    except ValueError as err:
+        return [], str(err)
+
+
+def _parameters(scheme: str) -> int | None:
+    """The shipped model's number of parameters (its manifest), None when the manifest cannot be read."""
+    try:
+        return weights.load_manifest().models[scheme].parameters
+    except (ValueError, KeyError):
+        return None
+
+
+TRAINED = lm.LMConfig()  # the shipped models' configuration
+
+
+# --- the live run -------------------------------------------------------------------------------
+
+
+def _start(run_key: str, configs: list, budget: Callable[[list], str | None]) -> None:
+    current = st.session_state.get(run_key)
+    if current is not None and current.running:
+        return
+    st.session_state[run_key] = LabRun(
+        configs, cache=result_cache(), alive=connection_check(), slots=trainers(), train_fn=run_experiment, budget=budget, wall_seconds=experiment.LIVE_WALL_S
+    ).start()
+
+
+def _stop(run_key: str) -> None:
+    st.session_state[run_key].stop()
+
+
+def live(key: str, configs: list, budget: Callable[[list], str | None], button: str, draw: Callable[[list], None], problem: str | None = None) -> None:
+    """Run `configs` on demand: the budget's refusal, Run and Stop, a progress bar per config
+    while it waits or runs, then draw((config, outcome) finished) once it is done."""
+    run_key, shown_key = f"{key}_run", f"{key}_shown"
+    if problem is None:
+        problem = budget(configs) if configs else "Choose something to run."
+    if problem:
+        st.error(problem, icon=ERROR)
+    run: LabRun | None = st.session_state.get(run_key)
+    running = run is not None and run.running
+    b1, b2, _ = st.columns([2, 1, 3])
+    b1.button(
+        button,
+        type="primary",
+        icon=":material/play_arrow:",
+        key=f"{key}_go",
+        disabled=running or bool(problem),
+        on_click=_start,
+        args=(run_key, configs, budget),
+    )
+    b2.button("Stop", icon=":material/stop:", key=f"{key}_stop", disabled=not running, on_click=_stop, args=(run_key,))
+    if run is None:
+        return
+    if run.done:
+        st.session_state[shown_key] = run
+    waiting = run.queued() is not None
+    st.fragment(run_every=(POLL_WAITING_S if waiting else POLL_S) if running else None)(progress_panel)(
+        waiting, run_key=run_key, shown_key=shown_key, unit="characters"
+    )
+    if not run.done:
+        st.caption("Running in the background; closing the tab stops it.")
+        return
+    for p in run.progress:
+        if p.state == "failed":
+            st.error(f"{p.label or p.scheme} failed: {p.message}", icon=ERROR)
+    done = [(c, run.results[i]) for i, c in enumerate(run.configs) if i in run.results and not run.results[i].stopped]
+    if not done:
+        if not any(p.state == "failed" for p in run.progress):
+            st.info("The run was stopped before it finished.", icon=":material/info:")
+        return
+    if run.configs != configs:
+        st.caption("The settings above have changed since this run; the results below are the last run's.")
+    draw(done)
+
+
+def _same_as_shipped(pairs_of_numbers: Sequence[tuple[float | None, float | None]]) -> str:
+    """'largest relative difference …' between a live run and the shipped numbers of the same settings."""
+    worst = max((abs(a - b) / abs(b) for a, b in pairs_of_numbers if a is not None and b not in (None, 0)), default=0.0)
+    return (
+        f"Against the precomputed numbers for the same settings: largest relative difference {worst:.2g} (the same seed on the "
+        "same software and CPU gives the same numbers; another CPU or torch version may differ in the last digits)."
+    )
+
+
+# --- 1. does it know where it is? ---------------------------------------------------------------
+
+PROBE_SCHEME = Choice("lab_probe_scheme", "Model", list(probe.COMPARED), "none", labels=SCHEME_LABEL)
+PROBE_LAYERS = Number("lab_probe_layers", "Layers", 1, 4, 1, expected="the layers are a whole number from {lo} to {hi}")
+PROBE_SEED = Number("lab_probe_seed", "Seed", 0, 2**31 - 1, 0, expected="the seed is a whole number from {lo} to {hi:,}")
+PROBE_STEPS = Number("lab_probe_steps", "Training steps", 1, 3000, 750, expected="steps are a whole number from {lo} to {hi:,}")
+MAP_LAYER = Choice("lab_probe_map_layer", "Layer of the attention maps", [1, 2], 1, widget="segmented_control")
+
+
+def probe_view() -> None:
+    fit = probe.PROBE_WINDOWS // 2
+    st.markdown(
+        "Without any positional encoding, can a causal model still tell where in its window it is? A **linear probe** "
+        f"(closed-form ridge regression) is fitted to read each character's position, 0 to {TRAINED.train_len - 1}, from the model's "
+        f"residual stream at every layer boundary, on {fit} held-out windows, and scored on {probe.PROBE_WINDOWS - fit} others. "
+        "R² = 1 means the position is read exactly; 0 means no better than guessing the mean position."
+    )
+    ship = _load("probe")
+    if ship is not None:
+        models = ship.results["models"]
+        plot(figs.probe_figure([(m["scheme"], m["n_layers"], m["r2"]) for m in models], what=f"precomputed, seed {ship.seed}"), key="lab_probe_shipped")
+        st.caption(_precomputed(ship) + " " + findings.probe(models))
+        depth = max(len(m["r2"]) for m in models)
+        static_table(
+            {
+                "model": [figs.probe_label(m["scheme"], m["n_layers"]) for m in models],
+                **{f"layer {i}": [f"{m['r2'][i]:.3f} ({m['mae'][i]:.1f})" if i < len(m["r2"]) else "" for m in models] for i in range(depth)},
+            }
+        )
+        guess = float(np.abs(np.arange(TRAINED.train_len) - (TRAINED.train_len - 1) / 2).mean())
+        st.caption(
+            "R² of the probe per layer boundary, and in brackets its mean absolute error in positions (guessing the mean position "
+            f"is off by {guess:.1f} on average)."
+        )
+    st.markdown(
+        f"**The papers.** Haviv et al. (2022, abstract) found causal language models without positional encodings competitive, and that "
+        "“probing experiments reveal that such models acquire an implicit notion of absolute positions throughout the network”; they "
+        "conjecture that causal attention lets a token count its predecessors. Kazemnejad et al. (2023, abstract) show that NoPE can "
+        "represent both absolute and relative positions, but that trained with SGD “it mostly resembles T5's relative PE attention "
+        "patterns”.  \n"
+        "**Where ours differs.** Their models are trained on other data (Haviv et al. vary the data sets, model sizes and sequence "
+        f"lengths; Kazemnejad et al. train on reasoning and mathematical tasks); these are {TRAINED.d_model}-wide character models "
+        f"trained for {TRAINED.steps} steps on Austen. The probe here is linear, so what it reads is a lower bound on what a model "
+        "knows of position; after which block, and how well, a linear map reads NoPE's position is in the table above.  \n"
+        f"Sources: {probe.HAVIV}; {probe.KAZEMNEJAD}."
+    )
+    _attention_maps(ship)
+    st.subheader("Train and probe one yourself")
+    check_links(PROBE_SCHEME, PROBE_LAYERS, PROBE_SEED, PROBE_STEPS)
+    c1, c2, c3, c4 = st.columns([3, 1, 1, 1])
+    scheme, layers, seed, steps = PROBE_SCHEME.draw(c1), PROBE_LAYERS.draw(c2), PROBE_SEED.draw(c3), PROBE_STEPS.draw(c4)
+    configs, problem = _one(lambda: probe.ProbeConfig(scheme, int(layers), int(seed), int(steps)))
+    if configs and configs[0].shipped:
+        problem = problem or model_problem(scheme)
+    st.caption(
+        f"A shipped model ({TRAINED.n_layers} layers, seed {TRAINED.seed}, {TRAINED.steps} steps) is only probed; any other settings "
+        "train the model first, as the real-text lab above does"
+        + (f" (estimated at {probe.estimate_seconds(configs[0]):,.0f} s of CPU here)." if configs else ".")
+    )
+
+    def draw(done: list) -> None:
+        config, outcome = done[0]
+        plot(
+            figs.probe_figure([(config.scheme, config.n_layers, outcome.values["r2"])], what=f"your run, seed {config.seed}, {config.steps:,} steps"),
+            key="lab_probe_live",
+        )
+        st.caption(
+            f"R² per layer: {', '.join(f'{v:.3f}' for v in outcome.values['r2'])}; mean absolute error in positions: "
+            f"{', '.join(f'{v:.1f}' for v in outcome.values['mae'])}. {outcome.cpu_seconds:.1f} s of CPU."
+        )
+        same = [m for m in (ship.results["models"] if ship else []) if (m["scheme"], m["n_layers"]) == (config.scheme, config.n_layers)]
+        if same and config.seed == ship.seed and config.steps == TRAINED.steps:
+            st.caption(_same_as_shipped(list(zip(outcome.values["r2"], same[0]["r2"]))))
+
+    live("lab_probe", configs, probe.over_budget, "Probe", draw, problem)
+
+
+def _attention_maps(ship: experiment.Shipped | None) -> None:
+    try:
+        maps = shipped_maps()
+    except ValueError as err:
+        st.error(str(err), icon=ERROR)
+        return
+    if "none_2" not in maps or "t5_2" not in maps:
+        st.error("The precomputed attention maps lack NoPE's or T5's 2-layer model: run python -m bench.lab_probe again.", icon=ERROR)
+        return
+    layer = int(MAP_LAYER.draw())
+    panel_grid(figs.attention_grid([("NoPE", maps["none_2"]), ("T5", maps["t5_2"])], layer - 1), key="lab_probe_maps")
+    if ship is not None:
+        ent = {m["scheme"]: m["entropy"] for m in ship.results["models"] if m["n_layers"] == 2}
+        st.caption(findings.attention_maps(maps["none_2"], maps["t5_2"], layer, ent["none"][layer - 1], ent["t5"][layer - 1]))
+
+
+# --- 2. context extension -------------------------------------------------------------------------
+
+EXT_FACTOR = Choice("lab_ext_s", "Scaling factor s", list(extend.FACTORS), 4, widget="segmented_control")
+EXT_TUNED = Toggle("lab_ext_tuned", f"after a fine-tune of {extend.FINE_TUNE_STEPS} steps", False)
+EXT_METHOD = Choice("lab_ext_method", "Method", list(extend.METHODS), "yarn", labels=extend.LABELS)
+EXT_LIVE_S = Number("lab_ext_live_s", "s", 1, 16, 4, expected="s is a whole number from {lo} to {hi}")
+EXT_STEPS = Number("lab_ext_steps", "Fine-tuning steps", 0, extend.MAX_FINE_TUNE, 0, expected="steps are a whole number from {lo} to {hi}")
+
+
+def extend_view() -> None:
+    ship = _load("extend")
+    trained = next((r for r in ship.results["rows"] if r["method"] == "none" and not r["fine_tune"]), None) if ship else None
+    first, last = str(extend.LENGTHS[0]), str(extend.LENGTHS[-1])
+    broke = f": its perplexity goes from {trained['perplexity'][first]:.3f} at {first} to {trained['perplexity'][last]:.3f} at {last}" if trained else ""
+    st.markdown(
+        f"The shipped RoPE model was trained on windows of L = {TRAINED.train_len} characters{broke}. Here its RoPE is stretched by a "
+        "factor s with the scalings /context explains, each a `RopeScaling` of core.schemes.rope run by the model's own attention: "
+        "**linear** (position interpolation: every frequency divided by s), **NTK-aware** (a larger base), **YaRN** (fast pairs kept, "
+        "slow pairs interpolated, and a temperature: cos and sin multiplied by √(1/t) = 0.1 ln s + 1, so every score by its square), "
+        "and YaRN without that temperature. Without any training, then after a short fine-tune at the longer length."
+    )
+    check_links(EXT_FACTOR, EXT_TUNED)
+    c1, c2 = st.columns([2, 3])
+    s, tuned = int(EXT_FACTOR.draw(c1)), EXT_TUNED.draw(c2)
+    if ship is not None:
+        rows = ship.results["rows"]
+        what = f"precomputed, seed {ship.seed}"
+        plot(figs.extend_figure(rows, s, tuned, what=what), key="lab_ext_ppl")
+        table = figs.extend_rows(rows, s, tuned)
+        st.caption(_precomputed(ship) + " " + findings.extension(rows, s, tuned))
+        plot(figs.extend_figure(rows, s, tuned, what=what, quantity="entropy"), key="lab_ext_entropy")
+        st.caption("Mean entropy of every query's attention, in every head and layer, on the same windows: higher means attention spread over more keys.")
+        static_table({k: [r[k] if k == "method" else _cell(r[k]) for r in table] for k in table[0]} if table else {})
+    factor = extend.temperature_factor(s)
+    count = _parameters("rope")
+    size = f"{count:,} parameters" if count else "a few hundred kB"
+    st.markdown(
+        f"**The papers.** Chen et al. (2023, abstract): position interpolation extends RoPE models such as LLaMA to 32,768 tokens "
+        "“with minimal fine-tuning (within 1000 steps)”, where extrapolating past the trained length “may lead to catastrophically high "
+        "attention scores”. Peng et al. (2023), YaRN: “NTK-aware” interpolation (§3.1), “NTK-by-parts” (§3.2), and in §3.4 a temperature "
+        "t on the logits (eq. 21) with √(1/t) = 0.1 ln s + 1 (eq. 22), fitted to the lowest perplexity of LLaMA models without "
+        f"fine-tuning; at s = {s} that is {factor:.4f}, scores × {factor**2:.4f}. YaRN extends LLaMA 2 after 400 fine-tuning steps, "
+        "about 0.1 % of its pre-training data (§4).  \n"
+        f"**Where ours differs.** A model of {size} trained on {TRAINED.train_len} characters, not LLaMA; a fine-tune of "
+        f"{extend.FINE_TUNE_STEPS} steps, {extend.FINE_TUNE_STEPS / TRAINED.steps:.0%} of its training steps and characters, far more "
+        "than YaRN's share of a large model's data. Whether the temperature fitted for LLaMA lowers perplexity here is in the caption "
+        "above, for every s, with and without the fine-tune.  \n"
+        f"Sources: {extend.CHEN}; {extend.PENG}."
+    )
+    st.subheader("Stretch it yourself")
+    check_links(EXT_METHOD, EXT_LIVE_S, EXT_STEPS)
+    c1, c2, c3 = st.columns([3, 1, 2])
+    method, live_s, steps = EXT_METHOD.draw(c1), EXT_LIVE_S.draw(c2), EXT_STEPS.draw(c3)
+    configs, problem = _one(lambda: extend.ExtendConfig(method, int(live_s), int(steps)))
+    problem = problem or model_problem("rope")
+    if configs:
+        st.caption(
+            f"Estimated at {extend.estimate_seconds(configs[0]):,.0f} s of CPU here (fine-tuning on windows of "
+            f"{configs[0].tune_len} characters, batches of {configs[0].tune_batch}). s = 1 is the model as trained."
+        )
+
+    def draw(done: list) -> None:
+        config, outcome = done[0]
+        row = {"method": config.method, "factor": config.factor, "fine_tune": config.fine_tune, **outcome.values}
+        base = [r for r in (ship.results["rows"] if ship else []) if r["method"] == "none" and not r["fine_tune"]]
+        plot(
+            figs.extend_figure(base + [row] if config.method != "none" else [row], config.factor, bool(config.fine_tune), what=f"your run: {config.label}"),
+            key="lab_ext_live",
+        )
+        ppl = outcome.values["perplexity"]
+        st.caption(f"Perplexity {', '.join(f'{n}: {v:.3f}' for n, v in ppl.items())}; {outcome.cpu_seconds:.1f} s of CPU.")
+        same = [
+            r for r in (ship.results["rows"] if ship else []) if (r["method"], r["factor"], r["fine_tune"]) == (config.method, config.factor, config.fine_tune)
+        ]
+        if same and config.seed == 0:
+            st.caption(_same_as_shipped([(ppl[n], same[0]["perplexity"][n]) for n in ppl]))
+
+    live("lab_ext", configs, extend.over_budget, "Run", draw, problem)
+
+
+# --- 3. sliding window --------------------------------------------------------------------------
+
+SLIDE_SHOWN = Choices("lab_slide_schemes", "Schemes drawn", list(lm.DEFAULT_SCHEMES), ["none", "t5", "alibi"], labels=SCHEME_LABEL)
+SLIDE_SCHEME = Choice("lab_slide_scheme", "Model", list(lm.DEFAULT_SCHEMES), "alibi", labels=SCHEME_LABEL)
+SLIDE_WINDOW = Choice("lab_slide_window", "Window", list(sliding.WINDOWS), 128, widget="segmented_control")
+SLIDE_STRIDE = Number("lab_slide_stride", "Stride", 1, 512, 64, expected="the stride is a whole number from {lo} to {hi}")
+
+
+def sliding_view() -> None:
+    st.markdown(
+        "The real-text lab above cuts the held-out text into whole windows: the first character scored in a window is predicted "
+        "from the one character before it, the next from two, and so on. A **sliding window** of n characters instead moves by a "
+        "stride S and scores only its last S characters, so every character after the first window is predicted from n − S + 1 to n "
+        f"characters before it. Both score the same {TRAINED.eval_chars:,} characters with the same shipped models."
+    )
+    check_links(SLIDE_SHOWN)
+    chosen = SLIDE_SHOWN.draw()
+    ship = _load("sliding")
+    if ship is not None:
+        rows = ship.results["rows"]
+        if chosen:
+            plot(figs.sliding_figure(rows, chosen, what=f"precomputed, seed {ship.seed}"), key="lab_slide_shipped")
+        else:
+            st.info("Pick at least one scheme to draw.", icon=":material/info:")
+        st.caption(_precomputed(ship) + " " + findings.sliding(rows))
+        static_table(
+            {
+                "scheme": [SCHEMES[r["scheme"]].label for r in rows],
+                "window": [str(r["window"]) for r in rows],
+                "non-overlapping": [_cell(r["nonoverlapping"]) for r in rows],
+                "sliding": [_cell(r["sliding"]) for r in rows],
+            }
+        )
+    st.markdown(
+        "**The paper.** Press et al. (2022, appendix B) name the “early token curse” (B.1): in non-overlapping evaluation the "
+        "predictions early in each window have little context, and a longer window has fewer of them. Evaluated with a sliding window "
+        "of stride 1 (B.2, Figure 11), ALiBi's perplexity on WikiText-103 stays about flat as the input grows past L instead of "
+        "falling, as does T5's bias (Table 14), while the sinusoidal model's still explodes; they read this as ALiBi “might not be "
+        "using contexts longer than the ones it was trained on”.  \n"
+        "**Here, and where it differs.** "
+        + (findings.early_tokens(ship.results["rows"]) + " " if ship is not None else "")
+        + f"The stride here is {sliding.STRIDE}, not 1 (cost): a character after the first window has n − {sliding.STRIDE - 1} to n "
+        "characters before it; and the scores are per character of Austen, not per word of WikiText-103."
+        f"  \nSource: {lm.PAPER_CITATION}."
+    )
+    st.subheader("Slide it yourself")
+    check_links(SLIDE_SCHEME, SLIDE_WINDOW, SLIDE_STRIDE)
+    c1, c2, c3 = st.columns([3, 3, 1])
+    scheme, window, stride = SLIDE_SCHEME.draw(c1), SLIDE_WINDOW.draw(c2), SLIDE_STRIDE.draw(c3)
+    configs, problem = _one(lambda: sliding.SlidingConfig(scheme, int(window), int(stride)))
+    problem = problem or model_problem(scheme)
+    st.caption("A sliding pass costs window ÷ stride times a non-overlapping one: a short stride on a long window is refused here.")
+
+    def draw(done: list) -> None:
+        config, outcome = done[0]
+        ppl = outcome.values["perplexity"]
+        if ppl is None:
+            st.info(outcome.values.get("note") or "No perplexity at this window.", icon=":material/info:")
+            return
+        rows = ship.results["rows"] if ship else []
+        plain = next((r["nonoverlapping"] for r in rows if (r["scheme"], r["window"]) == (config.scheme, config.window)), None)
+        st.markdown(f"**{config.label}**: perplexity {ppl:.3f}" + (f" (non-overlapping at the same length: {plain:.3f})" if plain else "") + ".")
+        same = [r for r in rows if (r["scheme"], r["window"], r["stride"]) == (config.scheme, config.window, config.stride)]
+        if same:
+            st.caption(_same_as_shipped([(ppl, same[0]["sliding"])]))
+
+    live("lab_slide", configs, sliding.over_budget, "Evaluate", draw, problem)
+
+
+# --- 4. RoPE's frequencies ---------------------------------------------------------------------
+
+PAIRS_REMOVED = Choices("lab_pairs_removed", "Pairs to remove", [str(i) for i in range(8)], [], labels=lambda i: f"pair {i}")
+
+
+def pairs_view() -> None:
+    inv = pairs.frequencies()
+    wl = pairs.wavelengths()
+    never = pairs.never_turn(inv, TRAINED.train_len)
+    hd = TRAINED.d_model // TRAINED.n_heads
+    st.markdown(
+        f"Each {hd}-wide head of the RoPE model turns {inv.size} pairs of its queries and keys, pair i by θᵢ = "
+        f"{TRAINED.setting.base:,.0f}^(−2i/{hd}) per character: "
+        f"wavelengths from {wl[0]:.1f} to {wl[-1]:,.0f} characters. Trained on L = {TRAINED.train_len}, pairs {never[0]} to "
+        f"{never[-1]} never complete a turn within L. **Removing** a pair here sets its frequency to 0: it keeps its content but no "
+        f"longer carries position. Removing none changes nothing; removing all {inv.size} leaves the same weights without positions."
+    )
+    ship = _load("pairs")
+    if ship is not None:
+        variants = ship.results["variants"]
+        plot(figs.pairs_figure(variants, what=f"precomputed, seed {ship.seed}"), key="lab_pairs_shipped")
+        st.caption(_precomputed(ship) + " " + findings.pairs(variants, never))
+        static_table(
+            {
+                "removed": [v["name"] for v in variants],
+                "pairs": [", ".join(map(str, v["removed"])) or "none" for v in variants],
+                "ppl @ 64": [_cell(v["perplexity"].get("64")) for v in variants],
+                "ppl @ 256": [_cell(v["perplexity"].get("256")) for v in variants],
+            }
+        )
+    st.markdown(
+        "**The papers** (their abstracts; the papers' bodies were not checked here). Barbero et al. (2024) find that Gemma 7B "
+        "“learns to use RoPE to construct robust ‘positional’ attention patterns by exploiting the highest frequencies” and “greatly "
+        "prefers to use the lowest frequencies of RoPE, which we suspect are used to carry semantic information”, and propose a "
+        "modification of RoPE that improves performance. Liu et al. (2023) “explain the origin of the RoPE-based extrapolation issue "
+        "by critical dimension for extrapolation”.  \n"
+        f"**Where ours differs.** Gemma 7B is a large language model; this one has {inv.size} pairs per head and was trained "
+        f"on {TRAINED.train_len} characters. The caption above says what removing the fastest pairs does at L, and whether removing "
+        "the pairs that never complete a turn within L, the ones training never showed a whole circle, helps at 4L.  \n"
+        f"Sources: {pairs.BARBERO}; {pairs.LIU}."
+    )
+    st.subheader("Remove pairs yourself")
+    check_links(PAIRS_REMOVED)
+    removed = tuple(int(i) for i in PAIRS_REMOVED.draw())
+    plot(figs.wavelength_figure(wl.tolist(), removed), key="lab_pairs_wavelengths")
+    configs, problem = [pairs.PairsConfig(removed)], model_problem("rope")
+
+    def draw(done: list) -> None:
+        config, outcome = done[0]
+        ppl = outcome.values["perplexity"]
+        st.markdown(f"**{config.label}**: perplexity " + ", ".join(f"{v:.3f} at {n}" for n, v in ppl.items()) + f" ({outcome.cpu_seconds:.1f} s of CPU).")
+        same = [v for v in (ship.results["variants"] if ship else []) if tuple(v["removed"]) == config.removed]
+        if same:
+            st.caption(_same_as_shipped([(ppl[n], same[0]["perplexity"][n]) for n in ppl]))
+
+    live("lab_pairs", configs, pairs.over_budget, "Evaluate", draw, problem)
+
+
+# --- 5. passkey -----------------------------------------------------------------------------------
+
+KEY_SCHEME = Choice("lab_key_scheme", "Scheme", list(lm.DEFAULT_SCHEMES), "alibi", labels=SCHEME_LABEL)
+KEY_SEED = Number("lab_key_seed", "Seed", 0, 2**31 - 1, 0, expected="the seed is a whole number from {lo} to {hi:,}")
+KEY_STEPS = Number("lab_key_steps", "Training steps", 1, 2000, passkey.PasskeyConfig().steps, expected="steps are a whole number from {lo} to {hi:,}")
+
+
+def passkey_view() -> None:
+    default = passkey.PasskeyConfig()
+    st.markdown(
+        f"A flat perplexity on long inputs does not say whether the far context is used. The **passkey** test asks for it: a key "
+        f"hidden in filler, announced by a marker, and asked for at the end. The lab's model ({default.n_layers} layers, width "
+        f"{default.d_model}) is trained per scheme on sequences of {default.train_len} tokens with the key anywhere, then asked at "
+        f"distances up to {passkey.MAX_FACTOR} × {default.train_len}."
+    )
+    text_block(figs.passkey_text(default))
+    st.caption(
+        f"One training sequence: f3 a filler token ({default.fillers} of them), M the marker, K7 a key ({default.keys} of them), ? the question."
+    )
+    ship = _load("passkey")
+    if ship is not None:
+        res = ship.results["schemes"]
+        order = [s for s in lm.DEFAULT_SCHEMES if s in res]
+        plot(
+            figs.passkey_figure([(s, res[s]["accuracy"]) for s in order], default.keys, default.train_len, what=f"precomputed, seed {ship.seed}"),
+            key="lab_key_shipped",
+        )
+        same = figs.coinciding([(s, res[s]["accuracy"]) for s in order])
+        st.caption(
+            _precomputed(ship)
+            + " "
+            + findings.passkey({sc: res[sc] for sc in order})
+            + f" Chance is {1 / default.keys:.4f}."
+            + "".join(f" The lines of {' and '.join(SCHEMES[s].label for s in g)} lie on each other (the same accuracy at every distance)." for g in same)
+        )
+        ds = sorted(int(d) for d in res[order[0]]["accuracy"])
+        static_table({"scheme": [SCHEMES[s].label for s in order], **{f"d = {d}": [_cell(res[s]["accuracy"].get(str(d))) for s in order] for d in ds}})
+    flat = findings.flat_but_retrieving(ship.results["schemes"], _lm_perplexity()) if ship is not None else ""
+    st.markdown(
+        "**The paper.** The passkey retrieval task of Mohtashami & Jaggi (2023), as YaRN (Peng et al. 2023, §4.3.2) describes and "
+        "uses it to check an extended context, “measures a model's ability to retrieve a simple passkey (i.e., a five-digit number) "
+        "from amongst a large amount of otherwise meaningless text”. (The Landmark Attention paper itself was checked here only at "
+        "its abstract.)  \n"
+        "**Here, and where it differs.** "
+        + (flat + " " if flat else "")
+        + "The key's tokens never occur in the filler here, so finding it takes attention to reach the right token at its distance. "
+        "Tokens are symbols, not words, and each scheme is trained from scratch on this one task, with no language model around it."
+        f"  \nSources: {passkey.PAPER_SOURCE}; {extend.PENG}."
+    )
+    st.subheader("Train one yourself")
+    check_links(KEY_SCHEME, KEY_SEED, KEY_STEPS)
+    c1, c2, c3 = st.columns([3, 1, 1])
+    scheme, seed, steps = KEY_SCHEME.draw(c1), KEY_SEED.draw(c2), KEY_STEPS.draw(c3)
+    configs, problem = _one(lambda: passkey.PasskeyConfig(scheme, steps=int(steps), seed=int(seed)))
+
+    def draw(done: list) -> None:
+        config, outcome = done[0]
+        acc = outcome.values["accuracy"]
+        plot(
+            figs.passkey_figure([(config.scheme, acc)], config.keys, config.train_len, what=f"your run, seed {config.seed}, {config.steps:,} steps"),
+            key="lab_key_live",
+        )
+        note = next(iter(outcome.values["notes"].values()), "")
+        st.caption(f"{outcome.cpu_seconds:.1f} s of CPU." + (f" Missing points: {note}." if note else ""))
+        if ship is not None and config.scheme in ship.results["schemes"] and config == passkey.PasskeyConfig(config.scheme):
+            ref = ship.results["schemes"][config.scheme]["accuracy"]
+            st.caption(_same_as_shipped([(acc[d], ref[d]) for d in ref if d in acc]))
+
+    live("lab_key", configs, passkey.over_budget, "Train", draw, problem)
+
+
+DRAWERS = {"probe": probe_view, "extend": extend_view, "sliding": sliding_view, "pairs": pairs_view, "passkey": passkey_view}
+
+
+def trained_section() -> None:
+    """The section: a few words, the experiment picker, and the chosen experiment."""
+    st.header("What the trained models know")
+    st.markdown(
+        "The six Austen models above are shipped with the app (data/lab_models). Five experiments on them, or "
+        "on models trained the same way, each with its numbers precomputed and a live run on demand."
+    )
+    check_links(VIEW)
+    view = VIEW.draw()
+    DRAWERS[view]()
