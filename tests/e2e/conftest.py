@@ -67,8 +67,10 @@ def context(_shared_context):
         page.close()
 
 
-DRAWN = """() => [...document.querySelectorAll("[data-testid='stPlotlyChart']")].every(c => c.querySelector('.main-svg'))
-    && [...document.querySelectorAll('.pee-pg')].every(g => g.dataset.draws)"""  # Plotly's SVG, and every panel grid (ui/panel_grid.py) painted
+TRACES = ".trace, .hm, image, .heatmaplayer *, .imagelayer *, .scatterlayer *, .gl-container canvas"  # what Plotly draws a trace as
+DRAWN = f"""() => [...document.querySelectorAll("[data-testid='stPlotlyChart'] .js-plotly-plot")]
+        .every(p => p.querySelector('.main-svg') && (!(p.data || []).length || p.querySelector("{TRACES}")))
+    && [...document.querySelectorAll('.pee-pg')].every(g => g.dataset.draws)"""  # every Plotly chart with its traces, every panel grid painted
 
 
 def wait_ready(page, timeout: float = 60_000) -> None:

@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.e2e.conftest import figure_signature, screenshot, wait_ready
+from tests.e2e.conftest import TRACES, figure_signature, screenshot, wait_ready
 from tests.pages import CHARTS, NAMES
 
 BOUND_TABS = """(click) => {
@@ -27,9 +27,7 @@ def drawn_charts(page) -> int:
     or (3-D scenes) a WebGL canvas; and panel grids the browser painted (ui/panel_grid.py), a
     canvas per panel, at least one cell of one of them coloured."""
     plotly = page.eval_on_selector_all(
-        "[data-testid='stPlotlyChart'] .js-plotly-plot",
-        "els => els.filter(e => e.querySelector('.main-svg') && (e.querySelector('.trace, .hm, image, .heatmaplayer *, .imagelayer *, .scatterlayer "
-        "*, .gl-container canvas'))).length",
+        "[data-testid='stPlotlyChart'] .js-plotly-plot", f"els => els.filter(e => e.querySelector('.main-svg') && e.querySelector('{TRACES}')).length"
     )
     painted = page.eval_on_selector_all(
         ".pee-pg[data-draws]",
