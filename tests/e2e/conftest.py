@@ -108,7 +108,7 @@ def screenshot(page, name: str) -> Path:
     size = page.viewport_size
     height = page.evaluate("() => { const m = document.querySelector(\"[data-testid='stMain']\"); return m ? m.scrollHeight : 0; }")
     page.set_viewport_size({"width": size["width"], "height": max(size["height"], min(int(height), 12_000))})
-    page.wait_for_timeout(500)
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")  # laid out and painted at the new size
     page.screenshot(path=str(path))
     page.set_viewport_size(size)
     return path

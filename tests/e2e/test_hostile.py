@@ -30,7 +30,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from bench.load.server import Server
-from tests.e2e.conftest import ROOT, screenshot, wait_ready
+from tests.e2e.conftest import ROOT, screenshot, wait_ready, worker
 from ui.internals import UPLOAD_BYTES_TOTAL, UPLOAD_FILES_PER_SESSION
 
 PAYLOAD = "`[Login here](https://evil.example/x)` ![i](https://evil.example/p.png) $\\color{red}{\\Huge EVIL}$ :material/skull: :red[evil] <a href=https://evil.example>a</a>"
@@ -151,30 +151,24 @@ def run_async(coroutine):
         return pool.submit(asyncio.run, coroutine).result()
 
 
-def test_one_session_cannot_hold_more_uploads_than_its_budget(app_url):
-    async def scenario() -> tuple[list[int], int, int]:
-        before = held_upload_bytes(app_url)
-        client = await WireClient(app_url).open()
-        statuses = [client.put(bytes(4 * MB)) for _ in range(8)]  # 8 files of 4 MB, as fast as it can
-        held = held_upload_bytes(app_url) - before
-        other = await WireClient(app_url).open()  # another visitor is not refused because of it
+def test_uploads_are_bounded_per_session_and_per_server():
+    """On a server of its own (it ends full of uploads): one session's uploads, as fast as it can send them, are
+    held up to its budget and another visitor is not refused because of it; then sessions enough to fill the
+    server's budget: refused with a status once it is full, never held past it."""
+    size = 19 * MB
+    sessions = UPLOAD_BYTES_TOTAL // (UPLOAD_FILES_PER_SESSION * size) + 2
+
+    async def one_session(base: str) -> tuple[list[int], int, int]:
+        client = await WireClient(base).open()
+        statuses = [client.put(bytes(4 * MB)) for _ in range(8)]  # 8 files of 4 MB
+        held = held_upload_bytes(base)
+        other = await WireClient(base).open()
         other_status = other.put(bytes(MB))
         await client.close()
         await other.close()
         return statuses, held, other_status
 
-    statuses, held, other_status = run_async(scenario())
-    assert statuses == [204] * 8  # accepted, but only the latest are kept
-    assert held <= UPLOAD_FILES_PER_SESSION * 4 * MB, f"one session holds {held / MB:.1f} MB"
-    assert held >= 4 * MB  # the latest upload is there (the metric does count them)
-    assert other_status == 204
-
-
-def test_all_sessions_together_cannot_hold_more_than_the_server_budget():
-    size = 19 * MB
-    sessions = UPLOAD_BYTES_TOTAL // (UPLOAD_FILES_PER_SESSION * size) + 2
-
-    async def scenario(base: str) -> tuple[list[int], int]:
+    async def every_session(base: str) -> tuple[list[int], int]:
         clients = [await WireClient(base).open() for _ in range(sessions)]
         statuses = [client.put(bytes(size)) for client in clients for _ in range(UPLOAD_FILES_PER_SESSION)]
         held = held_upload_bytes(base)
@@ -182,7 +176,12 @@ def test_all_sessions_together_cannot_hold_more_than_the_server_budget():
             await client.close()
         return statuses, held
 
-    with Server(log=ROOT / "artifacts" / "e2e-upload-budget-server.log") as server:  # its own: it ends full of uploads
-        statuses, held = run_async(scenario(server.url))
+    with Server(log=ROOT / "artifacts" / f"e2e-upload-budget-server-{worker()}.log") as server:
+        statuses, held, other_status = run_async(one_session(server.url))
+        assert statuses == [204] * 8  # accepted, but only the latest are kept
+        assert held <= UPLOAD_FILES_PER_SESSION * 4 * MB, f"one session holds {held / MB:.1f} MB"
+        assert held >= 4 * MB  # the latest upload is there (the metric does count them)
+        assert other_status == 204
+        statuses, held = run_async(every_session(server.url))
     assert held <= UPLOAD_BYTES_TOTAL, f"the server holds {held / MB:.0f} MB of uploads"
     assert 507 in statuses and statuses[0] == 204  # refused once full, with a status, not a crash
