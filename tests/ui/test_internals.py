@@ -114,6 +114,14 @@ def test_the_private_test_and_bench_hooks_exist():
     assert hasattr(app_test, "MediaFileManager"), UPGRADE  # tests/app/test_code.py patches it there
     at = AppTest.from_function(_check_script).run()
     assert hasattr(at._tree, "get_widget_states"), UPGRADE  # tests/app: test_reconnect.py, test_bad_input.py
+    # tests/conftest.py scans for component manifests once per process: AppTest must still scan through that function
+    from streamlit.components.v2 import manifest_scanner
+
+    assert hasattr(manifest_scanner.scan_component_manifests, "cache_info"), UPGRADE  # the cached one is in place
+    before = manifest_scanner.scan_component_manifests.cache_info()
+    AppTest.from_function(_check_script).run()
+    after = manifest_scanner.scan_component_manifests.cache_info()
+    assert after.hits + after.misses == before.hits + before.misses + 1, UPGRADE  # a new AppTest's first run asked for the scan
 
 
 # --- they behave as relied on ----------------------------------------------------------
