@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from bench.load.pages import app_pages
 from core.schemes.rope_presets import PRESETS
 from ui.params import BASE, D_MODEL, MAX_LEN
 
@@ -57,37 +59,35 @@ class Setting:
         return ", ".join(f"{key}={value}" for key, value in self.query_params().items())
 
 
-PAGES: tuple[Page, ...] = (
-    Page("problem", "app_pages/problem.py", "The position problem", default=True),
-    Page("sinusoidal", "app_pages/sinusoidal.py", "The sinusoidal encoding"),
-    Page("similarity", "app_pages/similarity.py", "Similarity between positions"),
-    Page("attention", "app_pages/attention.py", "Attention with and without positions"),
-    Page(
-        "attention-256",
-        "app_pages/attention.py",
-        "Attention with and without positions",
-        params=(("sentence", "your own sentence"), ("text", " ".join(f"w{i}" for i in range(256))), ("heads", "8")),
-    ),
-    Page("compare", "app_pages/compare.py", "Every scheme side by side"),
-    Page("rope", "app_pages/rope.py", "Rotary position embeddings (RoPE)"),
-    Page("rope-256", "app_pages/rope.py", "Rotary position embeddings (RoPE)", params=(("head_dim", "256"), ("scaling", "llama3"), ("factor", "8"))),
-    Page("context", "app_pages/context.py", "Long context in real models"),
-    Page(
-        "context-all",
-        "app_pages/context.py",
-        "Long context in real models",
-        params=(("presets", ",".join(PRESETS)), ("ntk_growth", "8"), ("grid", "32")),  # every model in the table, the largest pitfall and grid
-    ),
-    Page("relative", "app_pages/relative.py", "Relative biases: ALiBi, T5, Shaw and KERPLE"),
-    Page("model", "app_pages/model.py", "A real model's positions"),
-    Page(
-        "relative-64",
-        "app_pages/relative.py",
-        "Relative biases: ALiBi, T5, Shaw and KERPLE",
-        params=(("alibi_heads", "64"), ("t5_buckets", "256"), ("t5_max_distance", "131072"), ("shaw_k", "64")),
-    ),
-    Page("code", "app_pages/code.py", "Code for these settings"),
-)
+def heading(script: str) -> str:
+    """The title a page script draws (its `st.title("...")`), read from its source: what a run of that page shows first."""
+    tree = ast.parse((ROOT / script).read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "title" and node.args:
+            if isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                return node.args[0].value
+    raise ValueError(f"{script} draws no st.title with a literal text")
+
+
+VARIANTS = {  # base page -> (variant name, page controls in the URL): the heavy settings of some pages' own controls
+    "attention": [("attention-256", (("sentence", "your own sentence"), ("text", " ".join(f"w{i}" for i in range(256))), ("heads", "8")))],
+    "rope": [("rope-256", (("head_dim", "256"), ("scaling", "llama3"), ("factor", "8")))],
+    # every model in the table, the largest pitfall and grid
+    "context": [("context-all", (("presets", ",".join(PRESETS)), ("ntk_growth", "8"), ("grid", "32")))],
+    "relative": [("relative-64", (("alibi_heads", "64"), ("t5_buckets", "256"), ("t5_max_distance", "131072"), ("shaw_k", "64")))],
+}
+
+
+def _pages() -> tuple[Page, ...]:
+    """Every page of the app's navigation (ui/path.py), each followed by its variants."""
+    pages = []
+    for app_page in app_pages():
+        page = Page(app_page.name, app_page.script, heading(app_page.script), default=app_page.default)
+        pages += [page, *(Page(name, page.script, page.title, params=params) for name, params in VARIANTS.get(page.name, []))]
+    return tuple(pages)
+
+
+PAGES = _pages()
 
 DEFAULTS = Setting("defaults", int(D_MODEL.default), int(MAX_LEN.default), float(BASE.default))
 SETTINGS: tuple[Setting, ...] = (

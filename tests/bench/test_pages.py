@@ -18,3 +18,12 @@ def test_names_pick_those_pages_in_the_apps_order():
 def test_an_unknown_name_stops_the_script_and_lists_the_known_ones():
     with pytest.raises(SystemExit, match=r"unknown page\(s\) \['labb'\].*'lab'"):
         pages_named("problem,labb")
+
+
+def test_the_benchmark_measures_every_page_of_the_navigation_with_its_own_heading():
+    from bench.config import PAGES, VARIANTS
+
+    names = [p.name for p in app_pages()]
+    assert [p.name for p in PAGES if p.name in names] == names and set(VARIANTS) <= set(names)
+    by_name = {p.name: p for p in PAGES}
+    assert by_name["sinusoidal"].title == "The sinusoidal encoding" and by_name["rope-256"].script == "app_pages/rope.py"
