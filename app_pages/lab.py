@@ -14,12 +14,13 @@ import streamlit as st
 from core.lab import figures as figs
 from core.lab.config import SURVEY_LENGTHS, TASKS
 from core.lab.runner import warm_model
+from ui.controls import check_url_value
+from ui.display import plot, text_block
 from ui.lab_controls import lab_controls
 from ui.lab_lm import lm_section
 from ui.lab_run import run_panel
 from ui.lab_trained import trained_section
 from ui.path import next_link
-from ui.shared import check_url_value, plot, text_block
 from ui.sources import sources_expander
 
 warm_model()  # torch loads in the background (once per server, ~20 s) while the visitor reads and sets up a run

@@ -9,9 +9,10 @@ from core.schemes.registry import Setting
 from core.schemes.sinusoidal import sinusoidal_encoding
 from core.viz import charts
 from core.viz.grid import strided
+from ui.display import guarded, note_if, plot, static_table
 from ui.path import STEPS, next_link
 from ui.scorecard import scorecard
-from ui.shared import current_settings, guarded, note_if, plot, static_table
+from ui.sidebar import current_settings
 from ui.sources import sources_expander
 
 DEMO_WIDTH = 512  # the attention demo's width cap: it builds three d x d projections

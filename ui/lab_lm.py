@@ -16,12 +16,12 @@ from core.lab import lm
 from core.lab import lm_figures as figs
 from core.lab.runner import LabRun, train_lm, trainers
 from core.schemes.registry import SCHEMES
-from ui.controls import Choices, Number, check_links
-from ui.internals import connection_check
 from ui import lab_lm_text as text
+from ui.controls import Choices, Number, check_links
+from ui.display import plot, static_table
+from ui.internals import connection_check
 from ui.lab_run import POLL_S, POLL_WAITING_S, progress_panel, result_cache
-from ui.sections import sections
-from ui.shared import plot, static_table
+from ui.tabs import url_tabs
 
 RUN_KEY, SHOWN_KEY = "lab_lm_run", "lab_lm_shown"
 D = lm.LMConfig()
@@ -174,6 +174,6 @@ def lm_section() -> None:
         )
         st.caption(text.differences(ship.perplexity, L, int(ship.config["t5_max_distance"]), lm.PAPER, ship.seconds))
     # in tabs: only the open one is drawn, so the page's first load draws one figure here, not two
-    sections("lab_lm_view", {"Precomputed here": shipped_results, "In the paper": paper_results})
+    url_tabs("lab_lm_view", {"Precomputed here": shipped_results, "In the paper": paper_results})
     st.subheader("Run it yourself")
     live_run()

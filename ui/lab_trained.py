@@ -27,10 +27,10 @@ from core.lab import trained_figures as figs
 from core.lab.runner import LabRun, run_experiment, trainers
 from core.schemes.registry import SCHEMES
 from ui.controls import Choice, Choices, Number, Toggle, check_links
+from ui.display import plot, static_table, text_block
 from ui.internals import connection_check
 from ui.lab_run import POLL_S, POLL_WAITING_S, progress_panel, result_cache
 from ui.panel_grid import panel_grid
-from ui.shared import plot, static_table, text_block
 
 VIEWS = {
     "probe": "Does it know where it is?",

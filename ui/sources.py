@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from core.schemes.rope_presets import PRESETS
-from ui.shared import static_table
+from ui.display import static_table
 
 
 @dataclass(frozen=True)

@@ -83,7 +83,7 @@ TABS = {
 
 
 def test_each_tab_draws_its_own_figures_and_is_in_the_link():
-    # only the open tab runs (ui/sections.py): 2 or 3 charts a run instead of 11, each tab one click away and in the URL
+    # only the open tab runs (ui/tabs.py): 2 or 3 charts a run instead of 11, each tab one click away and in the URL
     assert tab_sets(open_page("model")) == [("model_view", list(TABS))]
     for label, keys in TABS.items():
         at = open_page("model", model_view=label)
