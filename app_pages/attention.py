@@ -11,7 +11,7 @@ from core.viz import attention_figures as figs
 from core.viz import charts
 from ui.controls import Choice, Number, Text, Toggle, check_links
 from ui.display import guarded, note_if, plot, quoted
-from ui.panel_grid import panel_grid
+from ui.heatmap import draw_heatmap
 from ui.path import next_link
 from ui.sidebar import current_settings
 from ui.sources import sources_expander
@@ -151,7 +151,7 @@ def _side_by_side() -> None:
     res = _study()
     st.header("Side by side")
     head = st.selectbox("Head shown", list(range(heads)), key="head", format_func=lambda h: f"head {h + 1} of {heads}") if heads > 1 else 0
-    panel_grid(figs.weight_figure(res, head, words, scheme.label), key="att_side_by_side")  # painted by the browser (ui/panel_grid.py)
+    draw_heatmap(figs.weight_figure(res, head, words, scheme.label), key="att_side_by_side")  # painted by the browser
     st.caption(
         f"The encoding is {scheme.applied}. Without it, a word's attention depends only on which words are present: "
         "identical words get identical rows, and the pattern moves with the words when they are shuffled. With it, "

@@ -13,10 +13,10 @@ from core.schemes.registry import SCHEMES, Setting
 from core.schemes.rope_presets import PRESETS
 from core.viz.columns import columns
 from core.viz.grid import strided, window
-from core.viz.panel_grid import panel_grid as grid_spec
+from core.viz.heatmap import heatmap
 from ui.controls import check_url_value, follow_default, keep_in_url, keep_valid, one_of, url_choice, whole_in
 from ui.display import guarded
-from ui.panel_grid import panel_grid
+from ui.heatmap import draw_heatmap
 from ui.params import BASE, D_MODEL, MAX_LEN
 from ui.rope_controls import factor_control, original_len_control, pair_layout_control, scaling_kind_control
 from ui.sidebar import current_settings
@@ -150,8 +150,8 @@ else:
     note = "; ".join(n for n in (pos.note(unit.split()[0]), "" if pairs else dims.note("dimension")) if n)
     if rows is not None and rows < L:
         note = "; ".join(n for n in (note, f"no code past position {rows - 1:,}") if n)
-    panel_grid(  # painted by the browser (ui/panel_grid.py): a step repaints one canvas, no Plotly chart is rebuilt
-        grid_spec(
+    draw_heatmap(  # painted by the browser: a step repaints one canvas, no Plotly chart is rebuilt
+        heatmap(
             [("", z, x, pos)],  # one panel: the title above names the scheme
             title=f"{scheme.label}: {f'the bias of head 1 of {heads}' if pairs else what}",
             x_title="key position" if pairs else "dimension",

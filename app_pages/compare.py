@@ -8,9 +8,9 @@ from core.analysis import properties
 from core.schemes.registry import SCHEMES, Setting
 from core.viz.columns import columns
 from core.viz.grid import Picked, Sample, window
-from core.viz.panel_grid import panel_grid as grid_spec
+from core.viz.heatmap import heatmap
 from ui.controls import check_url_value, keep_choices_in_url, number, one_of, url_choices
-from ui.panel_grid import panel_grid
+from ui.heatmap import draw_heatmap
 from ui.path import next_link
 from ui.sidebar import current_settings
 from ui.sources import sources_expander
@@ -88,8 +88,8 @@ def _codes() -> None:
     d, drawn = current_settings().d_model, _drawn()
     st.header("What each scheme writes")
     code_panels = [(SCHEMES[n].label, drawn[n][1], drawn[n][0], pos) for n in names]
-    panel_grid(
-        grid_spec(
+    draw_heatmap(
+        heatmap(
             code_panels,
             title=f"What each scheme writes at positions {pos.start:,} to {pos.stop - 1:,}, d_model = {d:,}, max_len = {L:,}",
             x_title="dimension (biases: key position)",
@@ -115,8 +115,8 @@ def _codes() -> None:
 def _scores() -> None:
     drawn = _drawn()
     st.header("What each scheme adds to the score between two positions")
-    panel_grid(
-        grid_spec(
+    draw_heatmap(
+        heatmap(
             [(SCHEMES[n].label, drawn[n][2], pos, pos) for n in names],
             title="Score contribution S(m, n) between a query at m (rows) and a key at n (columns)",
             x_title="key position n",

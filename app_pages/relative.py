@@ -11,7 +11,7 @@ from core.viz import charts
 from core.viz import relative_figures as figs
 from ui.controls import Choice, Number, Toggle, check_links
 from ui.display import guarded, plot, static_table
-from ui.panel_grid import panel_grid
+from ui.heatmap import draw_heatmap
 from ui.path import next_link
 from ui.scorecard import scorecard
 from ui.sidebar import current_settings
@@ -55,7 +55,7 @@ def _alibi() -> None:
     st.header("ALiBi: a straight-line penalty per head")
     causal = ALIBI_CAUSAL.draw(st)
     slopes = guarded(alibi.alibi_slopes, int(heads))
-    panel_grid(figs.alibi_heads(int(heads), L, causal), key="alibi_heads_map")  # painted by the browser (ui/panel_grid.py)
+    draw_heatmap(figs.alibi_heads(int(heads), L, causal), key="alibi_heads_map")  # painted by the browser
     st.caption(
         "What to look for: one colour range for all heads, so equal colours are equal penalties. Every panel is darker away from the diagonal, but "
         "with a different steepness: the first head forgets distant keys fastest, the last hardly at all."
@@ -137,7 +137,7 @@ def _t5() -> None:
         with st.expander("Every bucket's range"):
             st.dataframe(bucket_table, hide_index=True, width="stretch", key="t5_range_table")
 
-        panel_grid(figs.t5_heads(int(num_buckets), int(max_distance), bidirectional, L), key="t5_bias_map")
+        draw_heatmap(figs.t5_heads(int(num_buckets), int(max_distance), bidirectional, L), key="t5_bias_map")
         st.caption(
             f"What to look for: like ALiBi the matrix is constant along diagonals, but in steps: a new colour only where a new bucket begins. "
             f"It is flat from the start of the last bucket, {last_start:,} positions apart, not only past max distance ({max_distance}). "

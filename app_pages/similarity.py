@@ -7,10 +7,10 @@ from core.analysis import similarity
 from core.schemes import sinusoidal
 from core.viz import charts
 from core.viz.grid import Sample, envelope, strided
-from core.viz.panel_grid import panel_grid as grid_spec
+from core.viz.heatmap import heatmap
 from ui.controls import number, position_window
 from ui.display import plot
-from ui.panel_grid import panel_grid
+from ui.heatmap import draw_heatmap
 from ui.path import next_link
 from ui.sidebar import current_settings
 from ui.sources import sources_expander
@@ -51,8 +51,8 @@ def _matrices() -> None:
     grid = strided(stop, MATRIX_GRID, start=start)
     cos = similarity.similarity_matrix(grid.start, grid.step, grid.count, d, base, kind="cosine")
     sines = similarity.sines_only_cosine(grid.indices, d, base)
-    panel_grid(  # painted by the browser (ui/panel_grid.py): a step repaints two canvases, no Plotly chart is rebuilt
-        grid_spec(
+    draw_heatmap(  # painted by the browser: a step repaints two canvases, no Plotly chart is rebuilt
+        heatmap(
             [("sines and cosines (the sinusoid)", cos, grid, grid), ("sines only, the same frequencies", sines, grid, grid)],
             title=f"Cosine similarity between positions {start:,} to {stop - 1:,}: the sinusoid beside a code that keeps only the sines",
             x_title="position q",

@@ -10,7 +10,7 @@ from core.viz import charts
 from core.viz import sinusoid_figures as figs
 from ui.controls import choice, follow_default, number, position_window
 from ui.display import note_if, plot
-from ui.panel_grid import panel_grid
+from ui.heatmap import draw_heatmap
 from ui.path import next_link
 from ui.scorecard import scorecard
 from ui.sidebar import current_settings
@@ -56,7 +56,7 @@ def _picture() -> None:
     d, L, base = current_settings()
     st.header("The encoding as a picture")
     heat = figs.encoding_heatmap(d, L, base, layout, start, stop)
-    panel_grid(heat.spec, key="sin_heatmap")  # painted by the browser (ui/panel_grid.py): a step repaints one canvas
+    draw_heatmap(heat.spec, key="sin_heatmap")  # painted by the browser: a step repaints one canvas
     n_slow, slowest = figs.slow_columns(d, base, stop - start)
     st.caption(
         "What to look for: the left columns (fast pairs) change from one row to the next; columns further right change ever more slowly. "

@@ -57,15 +57,8 @@ def follow_default(key: str, default, fits: Callable[[object], bool] = lambda va
 
 
 def position_window(max_len: int, key: str, label: str = "Positions shown", span: int | None = None, help: str | None = None) -> tuple[int, int]:
-    """A two-thumb slider choosing [start, stop) within 0 .. max_len; the whole range by
-    default, or the first `span` positions."""
-    if max_len < 2:
-        return 0, max_len
-    default = (0, max_len - 1 if span is None else min(max_len, span) - 1)
-    value = follow_default(key, default, lambda window: window[1] <= max_len - 1)
-    help = help or "Narrow the window to see every position, with exact values on hover."
-    start, last = st.slider(label, 0, max_len - 1, value, key=key, help=help)
-    return int(start), int(last) + 1
+    """A two-thumb slider choosing [start, stop) within 0 .. max_len, bound to the URL: a `Window`."""
+    return Window(key, label, span=span, help=help).draw(max_len)
 
 
 def url_choice(key: str, options: list[str], default: str) -> str | None:
@@ -418,6 +411,78 @@ class Text:
             start = follow_default(self.key, start)
         cap = dict(max_chars=self.longest) if self.cap_typing else {}
         return where.text_input(self.label, start, key=self.key, bind=BOUND, help=self.help, disabled=disabled, **cap)
+
+
+@dataclass(frozen=True)
+class Window:
+    """A window of consecutive indices [start, stop) within 0 .. size - 1 (positions, dimensions), drawn
+    as a two-thumb slider bound to the URL, which carries its first and last index
+    (`?sin_window=100&sin_window=199`). The whole range by default, or the first `span`; the
+    default follows the size until the user moves the window, or a box dragged over a heatmap
+    sets it (`zoom_to`, ui/heatmap.py). A link whose window is not two whole numbers in range,
+    first no later than last, gets a notice and the default."""
+
+    key: str
+    label: str = "Positions shown"
+    span: int | None = None
+    help: str | None = None
+    noun: str = "position"
+
+    def default(self, size: int) -> tuple[int, int]:
+        return 0, size - 1 if self.span is None else min(size, self.span) - 1
+
+    def fits(self, size: int) -> Callable[[object], bool]:
+        """Whether a value is a window this control can show at this size: (first, last), whole, in range, in order."""
+
+        def fitting(value: object) -> bool:
+            whole = isinstance(value, (tuple, list)) and len(value) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+            return whole and 0 <= value[0] <= value[1] <= size - 1
+
+        return fitting
+
+    def check(self, size: int) -> None:
+        """The link's window checked once per session and size (the range is part of the check)."""
+        keep_valid(self.key, self.fits(size))
+        marker = f"_url_checked_{self.key}:{size}"
+        if marker in st.session_state:
+            return
+        st.session_state[marker] = True
+        raw = st.query_params.get_all(self.key)
+        whole = whole_in(0, size - 1)
+        if not raw or len(raw) == 2 and all(whole(v) for v in raw) and float(raw[0]) <= float(raw[1]):
+            return
+        try:
+            del st.query_params[self.key]
+        except Exception:  # already bound to its slider: Streamlit ignores the value itself
+            pass
+        forget_initial_query_param(self.key)
+        expected = f"a window is two {self.noun}s from 0 to {size - 1:,}, the first no later than the last"
+        st.warning(link_notice(self.key, " & ".join(raw)[:200], expected), icon=LINK_ICON)
+
+    def draw(self, size: int, where: Any = st) -> tuple[int, int]:
+        """Draw it in `where` (nothing to choose below two indices). Returns (start, stop)."""
+        if size < 2:
+            return 0, size
+        self.check(size)
+        value = follow_default(self.key, self.default(size), self.fits(size))
+        help = self.help or f"Narrow the window to see every {self.noun}, with exact values on hover."
+        first, last = where.slider(self.label, 0, size - 1, value, key=self.key, bind=BOUND, help=help)
+        return int(first), int(last) + 1
+
+    def zoom_to(self, first: int, last: int, size: int) -> None:
+        """Set the window (from a callback, before the slider is drawn): first .. last within range,
+        at least two indices wide where the range has them."""
+        first, last = max(0, min(int(first), size - 1)), max(0, min(int(last), size - 1))
+        first, last = min(first, last), max(first, last)
+        if last == first:
+            first, last = (first, first + 1) if first + 1 < size else (max(0, first - 1), first)
+        st.session_state[self.key] = (first, last)
+        forget_initial_query_param(self.key)
+
+    def reset(self, size: int) -> None:
+        """Back to the default window."""
+        st.session_state[self.key] = self.default(size)
+        forget_initial_query_param(self.key)
 
 
 def number(where: Any, label: str, key: str, lo: int | float, hi: int | float, default: int | float, **options: Any) -> int | float:

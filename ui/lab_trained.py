@@ -30,7 +30,7 @@ from ui.controls import Choice, Choices, Number, Toggle, check_links
 from ui.display import plot, static_table, text_block
 from ui.internals import connection_check
 from ui.lab_run import POLL_S, POLL_WAITING_S, progress_panel, result_cache
-from ui.panel_grid import panel_grid
+from ui.heatmap import draw_heatmap
 
 VIEWS = {
     "probe": "Does it know where it is?",
@@ -268,7 +268,7 @@ def _attention_maps(ship: experiment.Shipped | None) -> None:
         st.error("The precomputed attention maps lack NoPE's or T5's 2-layer model: run python -m bench.lab_probe again.", icon=ERROR)
         return
     layer = int(MAP_LAYER.draw())
-    panel_grid(figs.attention_grid([("NoPE", maps["none_2"]), ("T5", maps["t5_2"])], layer - 1), key="lab_probe_maps")
+    draw_heatmap(figs.attention_grid([("NoPE", maps["none_2"]), ("T5", maps["t5_2"])], layer - 1), key="lab_probe_maps")
     if ship is not None:
         ent = {m["scheme"]: m["entropy"] for m in ship.results["models"] if m["n_layers"] == 2}
         st.caption(findings.attention_maps(maps["none_2"], maps["t5_2"], layer, ent["none"][layer - 1], ent["t5"][layer - 1]))

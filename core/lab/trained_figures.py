@@ -16,7 +16,7 @@ from core.lab.lm_figures import _colour_by_scheme
 from core.schemes.registry import SCHEMES
 from core.viz import charts
 from core.viz.grid import Sample
-from core.viz.panel_grid import grouped_grid
+from core.viz.heatmap import ScaleGroup, grouped_heatmap
 
 L = lm.LMConfig().train_len  # the shipped models' training length
 FIRST_QUERY = 4  # the attention maps start at query 4: queries 0 to 3 have 1 to 4 keys, and their weights near 1 would dim every other cell
@@ -62,8 +62,8 @@ def attention_grid(maps: Sequence[tuple[str, np.ndarray]], layer: int) -> dict:
         keys, queries = Sample(0, t, 1), Sample(FIRST_QUERY, t, 1, full=t)
         panels += [(f"{name}, head {h + 1}", arr[layer, h, FIRST_QUERY:], keys, queries) for h in range(arr.shape[1])]
     top = float(max(np.nanmax(arr[layer, :, FIRST_QUERY:]) for _, arr in maps))
-    group = charts.ScaleGroup(panels, signed=False, zmin=0.0, zmax=top, colorbar_title="mean attention weight", hover="weight")
-    spec = grouped_grid(
+    group = ScaleGroup(panels, signed=False, zmin=0.0, zmax=top, colorbar_title="mean attention weight", hover="weight")
+    spec = grouped_heatmap(
         [group],
         title=f"Mean attention of layer {layer + 1} over {probe.MAP_WINDOWS} held-out windows of {L} characters "
         f"(row: query position, from {FIRST_QUERY}; column: key position)",

@@ -15,7 +15,7 @@ from core.analysis.attention import AttentionStudy
 from core.schemes.registry import ADDED, Scheme
 from core.viz import charts
 from core.viz.grid import ordinal, strided
-from core.viz.panel_grid import grouped_grid
+from core.viz.heatmap import Named, ScaleGroup, grouped_heatmap
 
 MAX_TOKENS = 256  # tokens drawn per axis
 TICK_LIMIT = 40  # above this many tokens the axes show positions instead of words
@@ -26,7 +26,7 @@ ROW_PX = 14  # the height of a row with a word label: the 12-pixel tick font and
 def weight_figure(res: AttentionStudy, head: int, words: Sequence[str], label: str) -> dict:
     """Head `head`'s (T, T) weights without positions and with the scheme named `label`, side by
     side on one sequential colour range from 0, and their difference (signed, on the diverging
-    scale) as a third panel of the same size with its own key: a core.viz.panel_grid spec, which
+    scale) as a third panel of the same size with its own key: a core.viz.heatmap spec, which
     the browser paints (a Plotly figure of three heatmaps was all of the page's slider step).
     Axes name the words up to TICK_LIMIT tokens, positions beyond."""
     n = len(words)
@@ -34,24 +34,22 @@ def weight_figure(res: AttentionStudy, head: int, words: Sequence[str], label: s
     names = [f"{i}:{w}" for i, w in enumerate(words)] if n <= TICK_LIMIT else None  # unique, repeated words included: the hover names a cell by them
     every = max(1, -(-n // X_LABELS))  # a narrow panel has room for about X_LABELS turned key words; the rows name every word
     axis_title = "key word" if names else "key position"
+    keys, queries = (Named(ax, names, every), Named(ax, names)) if names else (ax, ax)
     plain, with_pe = res.weights_plain[head], res.weights_pe[head]  # (T, T) each
-    weights = charts.ScaleGroup(
-        [("without positions", plain, ax, ax), (f"with {label}", with_pe, ax, ax)],
+    weights = ScaleGroup(
+        [("without positions", plain, keys, queries), (f"with {label}", with_pe, keys, queries)],
         signed=False,
         zmin=0.0,
         zmax=float(max(plain.max(), with_pe.max())),
         colorbar_title="weight",
         hover="weight",
     )
-    difference = charts.ScaleGroup([("difference: with − without", with_pe - plain, ax, ax)], colorbar_title="difference", hover="with − without")
-    return grouped_grid(
+    difference = ScaleGroup([("difference: with − without", with_pe - plain, keys, queries)], colorbar_title="difference", hover="with − without")
+    return grouped_heatmap(
         [weights, difference],
         title=f"Attention weights, head {head + 1} (row: query, column: key), and the difference",
         x_title=axis_title,
         y_title=axis_title.replace("key", "query"),
-        x_names=names,
-        y_names=names,
-        x_every=every,
         note=f"key words named on every {ordinal(every)} column (the rows name every word)" if names and every > 1 else "",
         panel_height=max(260, ROW_PX * n) if names else 300,  # a word label per row needs its own line
     )

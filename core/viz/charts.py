@@ -26,7 +26,8 @@ SEQUENTIAL = "Viridis"
 HEATMAP_CELLS = wire.LIST_CELLS  # per figure: beyond this heatmaps are sent as images (plotly.js colours a heatmap cell by cell, twice over typed arrays)
 HOVER_CELLS = 4_096  # an image's exact values on hover: an invisible heatmap of at most this many of its cells
 LINE_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")  # Okabe-Ito
-VALUE_FORMAT = ".6~g"  # a value on hover: 6 significant digits, trailing zeros dropped (d3's ~: cos 0 reads 1, not 1.00000)
+VALUE_DIGITS = 6  # significant digits of a value on hover
+VALUE_FORMAT = f".{VALUE_DIGITS}~g"  # in d3's format: trailing zeros dropped (d3's ~: cos 0 reads 1, not 1.00000)
 COORD_FORMAT = ".4~g"  # a point's coordinates on hover, likewise
 FONT = dict(family="Inter, Source Sans Pro, sans-serif", size=13)
 _AXIS = dict(gridcolor="#EBEDF0", zerolinecolor="#C9CED6", linecolor="#C9CED6", showline=True, ticks="outside", tickcolor="#C9CED6", automargin=True)
@@ -215,15 +216,18 @@ def number(x: float, digits: int = 4) -> str:
     return f"{rounded:,.{max(decimals, 0)}f}"
 
 
+def nice_steps(up_to: float) -> list[int]:
+    """The whole steps of the form 1, 2 or 5 x 10^k, in order, up to the first at least `up_to`:
+    the steps a tick may take (1, 2, 5, 10, 20, 50, ...)."""
+    steps = [1]
+    while steps[-1] < up_to:
+        steps.append(steps[-1] * 5 // 2 if str(steps[-1])[0] == "2" else steps[-1] * 2)  # 1 -> 2 -> 5 -> 10 -> 20 ...
+    return steps
+
+
 def nice_step(span: float, most: int = TICKS) -> int:
     """The smallest whole step of the form 1, 2 or 5 x 10^k that cuts `span` into at most `most` parts."""
-    step = 1
-    while span / step > most:
-        for factor in (2, 5 / 2, 2):  # 1 -> 2 -> 5 -> 10 -> 20 ...
-            step = int(round(step * factor))
-            if span / step <= most:
-                break
-    return step
+    return next(step for step in nice_steps(span / most) if span / step <= most)
 
 
 def integer_ticks(lo: float, hi: float, most: int = TICKS) -> list[int]:

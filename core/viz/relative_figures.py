@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 from core.schemes import alibi, kerple, relative
 from core.viz import charts
 from core.viz.grid import Sample, strided, window
-from core.viz.panel_grid import panel_grid
+from core.viz.heatmap import heatmap
 
 GRID = 48  # query and key positions per small bias panel
 MAX_PANELS = 16  # heads drawn as panels
@@ -23,7 +23,7 @@ WEIGHT_POINTS = 400
 
 def alibi_heads(n_heads: int, max_len: int, causal: bool) -> dict:
     """The bias of each head (the first MAX_PANELS) over a strided grid of positions, one colour
-    range: a core.viz.panel_grid spec (the browser paints it; 16 panels as Plotly axes cost the
+    range: a core.viz.heatmap spec (the browser paints it; 16 panels as Plotly axes cost the
     browser more than the rest of the page)."""
     slopes = alibi.alibi_slopes(n_heads)
     grid = strided(max_len, GRID)
@@ -32,7 +32,7 @@ def alibi_heads(n_heads: int, max_len: int, causal: bool) -> dict:
     if causal:
         bias = np.where(np.isfinite(bias), bias, np.nan)  # masked keys drawn blank
     notes = [n for n in (grid.note("position"), f"the first {shown} of {n_heads} heads" if shown < n_heads else "") if n]
-    return panel_grid(
+    return heatmap(
         [(f"head {h}: slope {charts.number(slopes[h])}", bias[h], grid, grid) for h in range(shown)],
         title=f"ALiBi bias −m·(i − j) added to the score of query i and key j, per head, over {max_len:,} positions"
         + (" (blank: masked)" if causal else ", |i − j| both ways"),
@@ -108,14 +108,14 @@ def t5_bucket_map(num_buckets: int, max_distance: int, bidirectional: bool, rang
 
 def t5_heads(num_buckets: int, max_distance: int, bidirectional: bool, max_len: int) -> dict:
     """A T5 bias matrix for 4 heads from illustrative bucket values, one colour range: a
-    core.viz.panel_grid spec (the browser paints it)."""
+    core.viz.heatmap spec (the browser paints it)."""
     values = relative.t5_demo_bucket_values(num_buckets, 4, bidirectional=bidirectional, max_distance=max_distance)
     grid = strided(max_len, GRID)
     bias = relative.t5_bias(values, grid.indices, grid.indices, bidirectional=bidirectional, max_distance=max_distance)  # (4, g, g)
     note = "; ".join(
         n for n in ("illustrative bucket values (not a trained model): nearer buckets higher, heads forgetting at different rates", grid.note("position")) if n
     )
-    return panel_grid(
+    return heatmap(
         [(f"head {h}", bias[h], grid, grid) for h in range(4)],
         title="A T5 bias matrix from bucket values: each head looks up one number per bucket",
         x_title="key position",

@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from core.schemes import learned, naive, sinusoidal
 from core.viz import charts
 from core.viz.grid import Picked, Sample, pairs, strided, window
-from core.viz.panel_grid import panel_grid
+from core.viz.heatmap import heatmap
 
 GRID = 500  # positions and dimensions per heatmap at most
 SMALL_GRID = 160  # per panel when heatmaps stand side by side
@@ -32,7 +32,7 @@ def pair_columns(d_model: int, layout: str, limit: int) -> Sample | Picked:
 
 @dataclass(frozen=True)
 class Heatmap:
-    spec: dict  # a core.viz.panel_grid spec of one panel: the browser paints it (ui/panel_grid.py)
+    spec: dict  # a core.viz.heatmap spec of one panel: the browser paints it
     rows: Sample
     columns: Sample | Picked
 
@@ -44,7 +44,7 @@ def encoding_heatmap(d: int, max_len: int, base: float, layout: str, start: int,
     enc = sinusoidal.sinusoidal_encoding(max_len, d, base, layout=layout, positions=rows.indices, dims=cols.indices)
     note = "; ".join(n for n in (rows.note("position"), cols.note("dimension")) if n)
     title = f"PE(p, j) for positions {start:,} to {stop - 1:,}, d_model = {d:,}, base = {base:,.6g}"
-    spec = panel_grid(
+    spec = heatmap(
         [("", enc, cols, rows)], title=title, x_title="dimension j", y_title="position p", columns=1, shared_range=True, zmax=1.0, note=note, panel_height=460
     )
     return Heatmap(spec, rows, cols)

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from core.lab import runner
 from tests.links import tab_sets
 from tests.pages import PAGE_FILES
-from ui.panel_grid import NAME
+from ui.heatmap import NAME
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULTS = {"d_model": "128", "max_len": "256", "base": "10000"}
@@ -87,11 +87,11 @@ def chart_keys(at: AppTest) -> list[str]:
     return [el.proto.id.split("-", 2)[-1] for el in at.get("plotly_chart")]
 
 
-PANEL_GRID = NAME  # ui/panel_grid.py: small heatmaps the browser paints from a core.viz.panel_grid spec
+PANEL_GRID = NAME  # ui/heatmap.py: every heatmap, painted by the browser from a core.viz.heatmap spec
 
 
 def grids(at: AppTest) -> list[dict]:
-    """The panel grids the page sent (core.viz.panel_grid specs, as the browser receives them), in page order."""
+    """The heatmaps the page sent (core.viz.heatmap specs, as the browser receives them), in page order."""
     return [json.loads(el.proto.json) for el in at.get("bidi_component") if el.proto.component_name == PANEL_GRID]
 
 
@@ -106,7 +106,7 @@ def grid_map(at: AppTest) -> dict[str, dict]:
 
 
 def grid(at: AppTest, key: str) -> dict:
-    """The panel grid the page sent under the key `key` (ui.panel_grid.panel_grid(..., key=...))."""
+    """The heatmap the page sent under the key `key` (ui.heatmap.draw_heatmap(..., key=...))."""
     sent = grid_map(at)
     if key not in sent:
         raise KeyError(f"no panel grid with key {key!r}")
@@ -127,23 +127,19 @@ def _png(panel: dict):
 
 
 def panel_palette(panel: dict):
-    """A PNG panel's palette: 256 colours [r, g, b], index 255 the see-through one."""
+    """A panel's PNG palette: 256 colours [r, g, b], index 255 the see-through one."""
     import numpy as np
 
     return np.asarray(_png(panel).getpalette()[: 3 * 256], dtype=np.int64).reshape(-1, 3)
 
 
 def panel_levels(panel: dict):
-    """The colour level (0..254, -1 blank) of every cell of a panel grid's panel as the browser
-    paints it: read from its PNG when it has one, else computed from its values as the component does."""
+    """The colour level (0..254, -1 blank) of every cell of a heatmap's panel as the browser
+    paints it: its PNG's palette indices."""
     import numpy as np
 
-    from core.viz.panel_grid import levels
-
-    if "image" in panel:
-        index = np.asarray(_png(panel), dtype=np.int64)
-        return np.where(index == 255, -1, index)
-    return levels(decode(panel["z"]).astype(np.float64), panel["zmin"], panel["zmax"])
+    index = np.asarray(_png(panel), dtype=np.int64)
+    return np.where(index == 255, -1, index)
 
 
 def title_text(fig: dict) -> str:

@@ -38,7 +38,7 @@ def test_side_by_side_weights_are_the_core_numbers():
     at.selectbox(key="sentence").set_value("the cat sat on the mat").run()
     words = attention.tokenize("the cat sat on the mat")
     study = attention.attention_study(words, sinusoidal_encoding(6, 32, 1e4), n_heads=1, seed=1)
-    spec = grid(at, "att_side_by_side")  # painted by the browser (ui/panel_grid.py)
+    spec = grid(at, "att_side_by_side")  # painted by the browser
     panels = spec["panels"]
     assert [p["title"] for p in panels] == ["without positions", "with sinusoidal (paper)", "difference: with − without"]
     np.testing.assert_allclose(decode(panels[0]["z"]), study.weights_plain[0], atol=1e-6)
@@ -203,5 +203,5 @@ def test_the_painted_weights_keep_the_figure_rules_at_every_length(words, extra)
     check_grid("att_side_by_side", spec)
     check_claims("attention", {"att_side_by_side": spec}, {"d_model": 128, "max_len": 256})
     named = words <= 40
-    assert all(("names" in p["y"]) == named and ("image" in p) == (words == 256) for p in spec["panels"])
+    assert all(("names" in p["y"]) == named and (p["probe"] > 1) == (words == 256) for p in spec["panels"])
     assert spec["x_title"] == ("key word" if named else "key position")

@@ -288,7 +288,7 @@ def test_the_preview_is_the_encoding_the_code_computes(params, exact):
     dimensions, on ±max|value|; small, every value is sent; large (256 x 256), a PNG of its levels and
     every 4th row and column's values for the hover."""
     from core.schemes.sinusoidal import sinusoidal_encoding
-    from core.viz.panel_grid import levels
+    from core.viz.heatmap import levels
 
     d, L, base = int(params.get("d_model", 128)), int(params.get("max_len", 256)), float(params.get("base", 10_000))
     at = open_page("code", scheme="sinusoidal", **params)
@@ -300,6 +300,6 @@ def test_the_preview_is_the_encoding_the_code_computes(params, exact):
     bound = float(np.abs(want).max())
     assert panel["zmax"] == pytest.approx(bound, rel=1e-6) and panel["zmin"] == -panel["zmax"]
     k = panel["probe"]
-    assert (k == 1) == exact and ("image" in panel) != exact
+    assert (k == 1) == exact and bool(panel["probe_note"]) != exact
     np.testing.assert_allclose(decode(panel["z"]), want[::k, ::k], atol=1e-6)
     assert np.mean(panel_levels(panel) == levels(want, -panel["zmax"], panel["zmax"])) > 0.999

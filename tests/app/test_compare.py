@@ -101,7 +101,7 @@ def test_compare_with_nothing_selected_says_so():
 
 
 def panel(at, grid_index, name, names=tuple(SCHEMES)) -> dict:
-    """A scheme's panel in the page's grid (core.viz.panel_grid): its title, values, range and axes."""
+    """A scheme's panel in the page's grid (core.viz.heatmap): its title, values, range and axes."""
     found = grids(at)[grid_index]["panels"][list(names).index(name)]
     assert found["title"] == SCHEMES[name].label
     return found

@@ -60,7 +60,7 @@ def test_settings_survive_a_page_switch():
     at.switch_page("app_pages/similarity.py").run()
     assert at.number_input(key="max_len").value == 1000
     assert at.query_params["max_len"] == "1000"
-    assert "positions 0 to 999" in grids(at)[0]["title"]  # the matrices, painted by the browser (ui/panel_grid.py)
+    assert "positions 0 to 999" in grids(at)[0]["title"]  # the matrices, painted by the browser
     assert_clean(at)
 
 

@@ -54,7 +54,7 @@ def test_relative_alibi_panels_are_the_bias_causal_and_not():
     i = np.arange(L)
     diff = (i[:, None] - i[None, :]).astype(np.float64)
     slopes = alibi.alibi_slopes(8)
-    spec = grid(at, "alibi_heads_map")  # painted by the browser (ui/panel_grid.py)
+    spec = grid(at, "alibi_heads_map")  # painted by the browser
     panels = spec["panels"]
     shown = ["0.5000", "0.2500", "0.1250", "0.06250", "0.03125", "0.01562", "0.007812", "0.003906"]  # 1/2 .. 1/256 to 4 digits
     assert [p["title"] for p in panels] == [f"head {h}: slope {m}" for h, m in enumerate(shown)]

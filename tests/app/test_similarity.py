@@ -8,7 +8,7 @@ import pytest
 
 from core.analysis import similarity
 from core.viz.grid import strided
-from core.viz.panel_grid import levels
+from core.viz.heatmap import levels
 from tests.app.conftest import assert_clean, chart_keys, decode, figures, grid_keys, grids, metric_values, open_page, open_views, panel_levels, title_text
 
 
@@ -46,7 +46,7 @@ def test_similarity_reference_and_offset_controls():
 
 def test_similarity_draws_only_the_open_tab():
     at = open_page("similarity")
-    assert grid_keys(at) == ["sim_matrices"] and chart_keys(at) == []  # painted by the browser (ui/panel_grid.py)
+    assert grid_keys(at) == ["sim_matrices"] and chart_keys(at) == []  # painted by the browser
     assert chart_keys(open_page("similarity", sim_view="Distance")) == ["sim_profile", "sim_consecutive"]
     assert chart_keys(open_page("similarity", sim_view="Uniqueness and norms")) == ["sim_norms"]
 

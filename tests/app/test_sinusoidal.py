@@ -12,7 +12,7 @@ from tests.app.conftest import assert_clean, chart_keys, decode, grid_keys, grid
 
 def test_sinusoidal_layout_toggle_changes_the_heatmap():
     at = open_page("sinusoidal", d_model="8", max_len="16")
-    z = decode(grids(at)[0]["panels"][0]["z"])  # painted by the browser (ui/panel_grid.py): 16 x 8 cells, every value sent
+    z = decode(grids(at)[0]["panels"][0]["z"])  # painted by the browser: 16 x 8 cells, every value sent
     np.testing.assert_allclose(z, sinusoidal.sinusoidal_encoding(16, 8), atol=1e-7)
     at.button_group(key="layout").set_value("concat").run()
     assert_clean(at)
@@ -57,7 +57,7 @@ def test_sinusoidal_window_narrows_the_heatmap():
     (spec,) = grids(at)
     assert "positions 1,000 to 1,099" in spec["title"]
     (panel,) = spec["panels"]
-    assert panel["probe"] == 1 and "image" not in panel  # 100 x 128 cells: every value sent, exact on hover
+    assert panel["probe"] == 1 and not panel["probe_note"]  # 100 x 128 cells: every value sent, exact on hover
     assert panel["y"]["indices"] == list(range(1000, 1100))
     np.testing.assert_allclose(decode(panel["z"]), sinusoidal.sinusoidal_encoding(131072, 128, positions=np.arange(1000, 1100)), atol=1e-6)
 
@@ -76,7 +76,7 @@ def test_sinusoidal_draws_only_the_open_tab():
 
 
 def test_the_live_preview_tab_starts_at_the_sidebar_settings_with_the_apps_scale():
-    from core.viz import charts, wire
+    from core.viz import charts, heatmap, wire
     from ui.sinusoid_preview import preview_data
 
     at = open_page("sinusoidal", d_model="64", max_len="100", base="500", layout="concat", sin_view="Live preview")
@@ -89,8 +89,10 @@ def test_the_live_preview_tab_starts_at_the_sidebar_settings_with_the_apps_scale
     assert sent["path"].endswith("/sinusoidal") and {k: v for k, v in sent.items() if k != "path"} == {k: v for k, v in data.items() if k != "path"}
     assert (sent["d_model"], sent["max_len"], sent["base"], sent["layout"]) == (64, 100, 500.0, "concat")
     assert sent["base_range"][0] >= 2.0  # the preview's link never leaves the app's own range
-    lut = np.asarray(data["lut"])
-    assert lut.shape == (255, 3) and np.array_equal(lut, wire.colour_lut(charts.DIVERGING, 255))  # the image heatmaps' colours
+    lut = np.asarray(data["colours"])
+    assert lut.shape == (255, 3) and np.array_equal(lut, wire.colour_lut(charts.DIVERGING, 255))  # every heatmap's colours
+    assert data["edges"] == heatmap.level_edges(-1.0, 1.0).tolist()  # and their levels over ±1
+    assert data["tick_steps"][:5] == [1, 2, 5, 10, 20] and data["tick_steps"][-1] >= 20_480
     assert any("computed in your browser" in h.value for h in at.header)
 
 

@@ -39,7 +39,7 @@ import numpy as np
 import pytest
 
 from core.viz.charts import number
-from core.viz.panel_grid import levels
+from core.viz.heatmap import levels
 from tests.app.conftest import assert_clean, decode, figure_bytes, grid_bytes, grid_map, open_views, panel_levels, panel_palette
 from tests.pages import CHARTS, PAGE_FILES
 

@@ -70,7 +70,7 @@ def context(_shared_context):
 TRACES = ".trace, .hm, image, .heatmaplayer *, .imagelayer *, .scatterlayer *, .gl-container canvas"  # what Plotly draws a trace as
 DRAWN = f"""() => [...document.querySelectorAll("[data-testid='stPlotlyChart'] .js-plotly-plot")]
         .every(p => p.querySelector('.main-svg') && (!(p.data || []).length || p.querySelector("{TRACES}")))
-    && [...document.querySelectorAll('.pee-pg')].every(g => g.dataset.draws)"""  # every Plotly chart with its traces, every panel grid painted
+    && [...document.querySelectorAll('.pee-hm')].every(g => g.dataset.draws)"""  # every Plotly chart with its traces, every panel grid painted
 
 
 def wait_ready(page, timeout: float = 60_000) -> None:
@@ -91,12 +91,12 @@ def wait_ready(page, timeout: float = 60_000) -> None:
 
 def figure_signature(page) -> list[str]:
     """What the browser is drawing, figure by figure: every Plotly chart's data as plotly.js holds
-    it, and every panel grid's title and the pixels of its canvases (ui/panel_grid.py), read once
+    it, and every panel grid's title and the pixels of its canvases, read once
     every picture is on them. A redraw with new numbers changes it; a page that draws nothing gives []."""
-    page.wait_for_function("() => [...document.querySelectorAll('.pee-pg')].every(g => g.dataset.draws && g.dataset.draws === g.dataset.paints)")
+    page.wait_for_function("() => [...document.querySelectorAll('.pee-hm')].every(g => g.dataset.draws && g.dataset.draws === g.dataset.paints)")
     return page.evaluate(
         "() => [...document.querySelectorAll('.js-plotly-plot')].map(p => JSON.stringify(p.data || []))"
-        ".concat([...document.querySelectorAll('.pee-pg')].map(g => g.dataset.title + [...g.querySelectorAll('canvas')].map(c => c.toDataURL()).join('|')))"
+        ".concat([...document.querySelectorAll('.pee-hm')].map(g => g.dataset.title + [...g.querySelectorAll('canvas')].map(c => c.toDataURL()).join('|')))"
     )
 
 

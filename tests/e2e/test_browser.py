@@ -19,18 +19,18 @@ BOUND_TABS = """(click) => {
     return tabs.map(t => t.innerText);
 }"""
 def chart_titles(page) -> list[str]:
-    return page.eval_on_selector_all("[data-testid='stPlotlyChart'] .gtitle, .pee-pg-title", "els => els.map(e => e.textContent)")
+    return page.eval_on_selector_all("[data-testid='stPlotlyChart'] .gtitle, .pee-hm-title", "els => els.map(e => e.textContent)")
 
 
 def drawn_charts(page) -> int:
     """Charts that Plotly has actually drawn: a main SVG with at least one trace or image in it,
-    or (3-D scenes) a WebGL canvas; and panel grids the browser painted (ui/panel_grid.py), a
+    or (3-D scenes) a WebGL canvas; and panel grids the browser painted, a
     canvas per panel, at least one cell of one of them coloured."""
     plotly = page.eval_on_selector_all(
         "[data-testid='stPlotlyChart'] .js-plotly-plot", f"els => els.filter(e => e.querySelector('.main-svg') && e.querySelector('{TRACES}')).length"
     )
     painted = page.eval_on_selector_all(
-        ".pee-pg[data-draws]",
+        ".pee-hm[data-draws]",
         "els => els.filter(g => [...g.querySelectorAll('canvas')].some(c => "
         "c.getContext('2d').getImageData(0, 0, c.width, c.height).data.some((v, i) => i % 4 === 3 && v > 0))).length",
     )
@@ -69,7 +69,7 @@ def test_page_renders_its_charts(context, app_url, path):
     expected = CHARTS[NAMES[path]]
     if not tabs:  # every figure of the page is on screen at once: wait for as many as it draws
         page.wait_for_function(
-            f"document.querySelectorAll(\"[data-testid='stPlotlyChart'] .main-svg, .pee-pg[data-draws]\").length >= {expected}", timeout=30_000
+            f"document.querySelectorAll(\"[data-testid='stPlotlyChart'] .main-svg, .pee-hm[data-draws]\").length >= {expected}", timeout=30_000
         )
     drawn = drawn_charts(page)
     assert all(title.strip() for title in chart_titles(page))
@@ -153,7 +153,7 @@ def test_attention_sentence_change_redraws(context, app_url):
     page.wait_for_function("document.location.search.includes('colourless')", timeout=30_000)
     # the URL changes when the box commits, which can be before the run it starts has begun: wait for
     # the words on the figure's axis (a run that never redraws them times out here)
-    ticks = "Array.from(document.querySelectorAll('.pee-pg-yt > span')).map(e => e.textContent).join(' ')"  # the painted grid's row words
+    ticks = "Array.from(document.querySelectorAll('.pee-hm-yt > span')).map(e => e.textContent).join(' ')"  # the painted grid's row words
     page.wait_for_function(f"() => {ticks}.includes('4:furiously')", timeout=30_000)
     wait_ready(page)
     assert page.locator("[data-testid='stException']").count() == 0

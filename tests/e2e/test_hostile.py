@@ -64,14 +64,14 @@ def test_a_hostile_link_draws_no_link_image_formula_or_icon(context, app_url, pa
 
 def test_a_hostile_sentence_reaches_the_attention_grid_as_plain_words(context, app_url):
     # the visitor's sentence names the painted grid's rows and columns: the tokenizer keeps letters and digits only,
-    # and ui/panel_grid.py writes every label with textContent; neither lets markup through
+    # and ui/components/heatmap writes every label with textContent; neither lets markup through
     page = context.new_page()
     page.goto(f"{app_url}/attention?{urlencode({'sentence': 'your own sentence', 'text': PAYLOAD})}")
     wait_ready(page)
-    page.wait_for_selector(".pee-pg[data-draws]", timeout=30_000)
-    rows = page.locator(".pee-pg-yt > span").all_inner_texts()
+    page.wait_for_selector(".pee-hm[data-draws]", timeout=30_000)
+    rows = page.locator(".pee-hm-yt > span").all_inner_texts()
     assert "3:evil" in rows and "1:here" in rows  # Login here https evil example ...: letters and digits, each word a label
-    grid = page.locator(".pee-pg")
+    grid = page.locator(".pee-hm")
     assert grid.locator("a, img, script, .katex").count() == 0
     assert page.locator("[data-testid='stApp'] a[href*='evil']").count() == 0 and page.locator("[data-testid='stException']").count() == 0
 

@@ -1,4 +1,4 @@
-"""/compare's panel grids (ui/panel_grid.py) in Chromium: every canvas holds the panel the page
+"""/compare's panel grids in Chromium: every canvas holds the panel the page
 sent, cell by cell, on the app's diverging scale (blank where there is no value); the numbers
 along a panel's sides stand at the centres of the cells they name; hover reads a cell's panel,
 true row and column and exact value; a slider step paints the same grid again in place."""
@@ -11,17 +11,17 @@ import pytest
 from tests.app.conftest import decode, grids, open_page, panel_levels
 from tests.e2e.conftest import wait_ready
 
-PIXELS = """() => [...document.querySelectorAll('.pee-pg canvas')].map((c) => ({
+PIXELS = """() => [...document.querySelectorAll('.pee-hm canvas')].map((c) => ({
     width: c.width, height: c.height, rgba: Array.from(c.getContext('2d').getImageData(0, 0, c.width, c.height).data),
 }))"""
 
-TICKS = """() => [...document.querySelectorAll('.pee-pg-panel')].map((panel) => {
+TICKS = """() => [...document.querySelectorAll('.pee-hm-panel')].map((panel) => {
     const c = panel.querySelector('canvas').getBoundingClientRect();
     const read = (cls, centre) => [...panel.querySelectorAll(cls + ' > span')].map((s) => {
         const r = s.getBoundingClientRect();
         return [s.textContent, centre === 'x' ? ((r.left + r.right) / 2 - c.left) / c.width : ((r.top + r.bottom) / 2 - c.top) / c.height];
     });
-    return { x: read('.pee-pg-xt', 'x'), y: read('.pee-pg-yt', 'y') };
+    return { x: read('.pee-hm-xt', 'x'), y: read('.pee-hm-yt', 'y') };
 })"""
 
 
@@ -64,7 +64,7 @@ def opened(context, app_url: str, query: str, path: str = "compare"):
     page = context.new_page()
     page.goto(f"{app_url}/{path}?{query}")
     wait_ready(page, timeout=120_000)
-    page.wait_for_selector(".pee-pg[data-draws]", timeout=30_000)
+    page.wait_for_selector(".pee-hm[data-draws]", timeout=30_000)
     return page
 
 
@@ -73,10 +73,10 @@ def test_every_canvas_is_its_panel_at_the_page_settings(context, app_url, query)
     params = dict(part.split("=") for part in query.split("&"))
     spec = spec_of(**params)
     page = opened(context, app_url, query)
-    assert page.locator(".pee-pg-title").inner_text() == spec["title"]
-    assert page.locator(".pee-pg-note").inner_text() == spec["note"]
-    assert page.locator(".pee-pg-xlabel").inner_text() == spec["x_title"] and page.locator(".pee-pg-ylabel").inner_text() == spec["y_title"]
-    titles = page.locator(".pee-pg-ptitle").all_inner_texts()
+    assert page.locator(".pee-hm-title").inner_text() == spec["title"]
+    assert page.locator(".pee-hm-note").inner_text() == spec["note"]
+    assert page.locator(".pee-hm-xlabel").inner_text() == spec["x_title"] and page.locator(".pee-hm-ylabel").inner_text() == spec["y_title"]
+    titles = page.locator(".pee-hm-ptitle").all_inner_texts()
     assert titles == [f"{p['title']}\n{p['range']}" for p in spec["panels"]]
     check_canvases(page, spec)
     assert page.locator("[data-testid='stPlotlyChart']").count() == 0 and page.locator("[data-testid='stException']").count() == 0
@@ -95,12 +95,12 @@ def test_the_numbers_stand_at_the_cells_they_name(context, app_url):
 
 
 def hover_cell(page, k: int, row: int, col: int, rows: int, cols: int) -> str:
-    canvas = page.locator(".pee-pg canvas").nth(k)
+    canvas = page.locator(".pee-hm canvas").nth(k)
     canvas.scroll_into_view_if_needed()
     box = canvas.bounding_box()
     page.mouse.move(box["x"] + 1 + (col + 0.5) * (box["width"] - 2) / cols, box["y"] + 1 + (row + 0.5) * (box["height"] - 2) / rows)
-    page.wait_for_selector(".pee-pg-tip:not([hidden])", timeout=5_000)
-    return page.locator(".pee-pg-tip").inner_text()
+    page.wait_for_selector(".pee-hm-tip:not([hidden])", timeout=5_000)
+    return page.locator(".pee-hm-tip").inner_text()
 
 
 def test_hover_reads_the_panel_the_true_indices_and_the_value(context, app_url):
@@ -120,23 +120,23 @@ def test_hover_reads_the_panel_the_true_indices_and_the_value(context, app_url):
         else:
             assert float(text[3].removeprefix("value ")) == pytest.approx(float(z[row, col]), rel=1e-5, abs=1e-7)
     page.mouse.move(5, 5)
-    assert page.locator(".pee-pg-tip").is_hidden()
+    assert page.locator(".pee-hm-tip").is_hidden()
     page.close()
 
 
 def test_a_step_paints_the_same_grid_again(context, app_url):
     page = opened(context, app_url, "d_model=16&max_len=40&base=100")
-    page.evaluate("() => { window.__grid = document.querySelector('.pee-pg'); }")
-    draws = int(page.locator(".pee-pg").get_attribute("data-draws"))
+    page.evaluate("() => { window.__grid = document.querySelector('.pee-hm'); }")
+    draws = int(page.locator(".pee-hm").get_attribute("data-draws"))
     before = page.evaluate("location.search")
     page.locator(".st-key-d_model_slider input[type='range']").focus()
     page.keyboard.press("ArrowRight")
     page.wait_for_function("(before) => location.search !== before", arg=before, timeout=30_000)
     wait_ready(page)
     d = page.locator(".st-key-d_model input").first.input_value()
-    page.wait_for_function("(d) => document.querySelector('.pee-pg').dataset.title.includes('d_model = ' + d)", arg=d, timeout=30_000)
-    assert page.evaluate("() => window.__grid === document.querySelector('.pee-pg')")  # the same element, painted again
-    assert int(page.locator(".pee-pg").get_attribute("data-draws")) == draws + 1
+    page.wait_for_function("(d) => document.querySelector('.pee-hm').dataset.title.includes('d_model = ' + d)", arg=d, timeout=30_000)
+    assert page.evaluate("() => window.__grid === document.querySelector('.pee-hm')")  # the same element, painted again
+    assert int(page.locator(".pee-hm").get_attribute("data-draws")) == draws + 1
     check_canvases(page, spec_of(d_model=d, max_len="40", base="100"))
     page.close()
 
@@ -147,7 +147,7 @@ def test_the_grid_downloads_as_a_png_of_its_panels(context, app_url, tmp_path):
     spec = spec_of(d_model="16", max_len="40", base="100")
     page = opened(context, app_url, "d_model=16&max_len=40&base=100")
     with page.expect_download() as download:
-        page.locator(".pee-pg-save").click()
+        page.locator(".pee-hm-save").click()
     saved = tmp_path / download.value.suggested_filename
     download.value.save_as(saved)
     assert saved.name == "compare_codes.png"
@@ -200,7 +200,7 @@ def test_attentions_grid_shows_words_two_scales_and_reads_words_on_hover(context
     spec = spec_of("attention", sentence="the cat sat on the mat")
     page = opened(context, app_url, "sentence=the+cat+sat+on+the+mat", path="attention")
     check_canvases(page, spec)
-    keys = [" ".join(text.split()) for text in page.locator(".pee-pg-keys > span").all_inner_texts()]
+    keys = [" ".join(text.split()) for text in page.locator(".pee-hm-keys > span").all_inner_texts()]
     weights, difference = (spec["scales"][k] for k in (0, 1))
     assert keys == [
         f"0 {weights['hi']} (weight: without positions, with sinusoidal (paper))",

@@ -1,4 +1,4 @@
-"""core.viz.panel_grid: what a grid of small heatmaps painted by the browser shows, worked by hand."""
+"""core.viz.heatmap: what a heatmap painted by the browser shows, worked by hand."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 
 from core.viz import charts, wire
 from core.viz.grid import Picked, pairs, strided, window
-from core.viz.panel_grid import axis, grouped_grid, levels, panel_grid
-from tests.app.conftest import decode, panel_palette
+from core.viz.heatmap import LEVELS, Binned, Named, ScaleGroup, axis, grouped_heatmap, heatmap, level_edges, levels
+from tests.app.conftest import decode, panel_levels, panel_palette
 
 
 def test_consecutive_axis_ticks_stand_at_the_centres_of_their_cells():
@@ -46,7 +46,7 @@ def test_each_panel_has_its_own_range_under_its_title():
     b = np.array([[0.001, 0.0], [0.0, -0.0025]])
     blank = np.full((2, 2), np.nan)
     g = strided(2, 2)
-    spec = panel_grid([("a", a, g, g), ("b", b, g, g), ("none", blank, g, g), ("zero", np.zeros((2, 2)), g, g)], title="T", x_title="x", y_title="y")
+    spec = heatmap([("a", a, g, g), ("b", b, g, g), ("none", blank, g, g), ("zero", np.zeros((2, 2)), g, g)], title="T", x_title="x", y_title="y")
     ranges = [(p["zmin"], p["zmax"], p["range"]) for p in spec["panels"]]
     blank_range = (-1.0, 1.0, "colour range ±1.00")  # no value, or all zero: a range of 1, not 0
     assert ranges == [(-3.0, 3.0, "colour range ±3.00"), (-0.0025, 0.0025, "colour range ±0.00250"), blank_range, blank_range]
@@ -61,7 +61,7 @@ def test_each_panel_has_its_own_range_under_its_title():
 
 def test_a_shared_range_is_the_largest_value_over_all_panels_and_said_once():
     g = strided(2, 2)
-    spec = panel_grid(
+    spec = heatmap(
         [("h1", np.array([[0.5, -0.25], [0, 0]]), g, g), ("h2", np.zeros((2, 2)), g, g), ("h3", np.array([[0.1, np.nan], [-0.75, 0]]), g, g)],
         title="T",
         x_title="x",
@@ -73,65 +73,82 @@ def test_a_shared_range_is_the_largest_value_over_all_panels_and_said_once():
     assert spec["note"] == "positions 0 to 1 of 10; one colour range for every panel, ±0.750"
     assert (spec["scales"][0]["lo"], spec["scales"][0]["hi"]) == ("−0.750", "+0.750")
     cosine = np.array([[1.0, 0.5], [0.5, 1.0]])
-    fixed = panel_grid([("c", cosine, g, g)], title="T", x_title="x", y_title="y", shared_range=True, zmax=1.0, value_title="cosine")
+    fixed = heatmap([("c", cosine, g, g)], title="T", x_title="x", y_title="y", shared_range=True, zmax=1.0, value_title="cosine")
     assert fixed["panels"][0]["zmax"] == 1.0 and fixed["scales"][0]["note"] == "(cosine; white: 0)" and fixed["scales"][0]["value"] == "cosine"
     assert fixed["note"] == "colour range ±1.00"  # one panel: no "every panel"
     with pytest.raises(ValueError, match="holds every value"):  # a fixed range never clips a value
-        panel_grid([("c", np.array([[2.0]]), strided(1, 1), strided(1, 1))], title="T", x_title="x", y_title="y", shared_range=True, zmax=1.0)
+        heatmap([("c", np.array([[2.0]]), strided(1, 1), strided(1, 1))], title="T", x_title="x", y_title="y", shared_range=True, zmax=1.0)
 
 
-def test_the_colours_are_the_image_heatmaps_255_levels():
+def test_the_colours_are_255_levels_whose_edges_are_sent():
     g = strided(3, 3)
-    spec = panel_grid([("p", np.eye(3), g, g)], title="T", x_title="x", y_title="y")
-    assert np.array_equal(np.asarray(spec["scales"][0]["colours"]), wire.colour_lut(charts.DIVERGING, 255))
+    spec = heatmap([("p", np.eye(3), g, g)], title="T", x_title="x", y_title="y")
+    assert np.array_equal(np.asarray(spec["scales"][0]["colours"]), wire.colour_lut(charts.DIVERGING, LEVELS))
     z = np.array([[-2.0, 0.0, 2.0], [5.0, -5.0, np.nan], [1.0, -1.0, 0.004]])
-    assert levels(z, -2.0, 2.0).tolist() == [[0, 127, 254], [254, 0, -1], [190, 64, 127]]  # (1 + 2) / 4 * 254 = 190.5 -> 190 (NumPy rounds halves to even)
+    assert levels(z, -2.0, 2.0).tolist() == [[0, 127, 254], [254, 0, -1], [191, 64, 127]]  # (1 + 2) / 4 * 254 = 190.5: halves go up
+    edges = level_edges(-1.0, 1.0)
+    assert edges.shape == (254,) and edges[0] == -1 + 1 / 254 and edges[-1] == 1 - 1 / 254
+    assert levels(edges, -1.0, 1.0).tolist() == list(range(1, 255))  # a value on an edge has reached it
+    assert levels(np.nextafter(edges, -np.inf), -1.0, 1.0).tolist() == list(range(254))
+    assert panel_levels(spec["panels"][0]).tolist() == levels(np.eye(3), -1.0, 1.0).tolist()  # the picture sent is these levels
 
 
 def test_bad_panels_are_refused():
     g = strided(2, 2)
     with pytest.raises(ValueError, match="at least one panel"):
-        panel_grid([], title="T", x_title="x", y_title="y")
+        heatmap([], title="T", x_title="x", y_title="y")
     with pytest.raises(ValueError, match="shape"):
-        panel_grid([("p", np.zeros((3, 2)), g, g)], title="T", x_title="x", y_title="y")
+        heatmap([("p", np.zeros((3, 2)), g, g)], title="T", x_title="x", y_title="y")
 
 
 def test_columns_and_size_of_compares_grid():
     pos = window(131072, 40, start=131032)
     cols = strided(8192, 40)
     panels = [(f"s{k}", np.random.default_rng(k).standard_normal((40, cols.count)) * 10.0**k, cols, pos) for k in range(13)]
-    spec = panel_grid(panels, title="T", x_title="x", y_title="y", columns=3)
-    assert spec["columns"] == 3 and panel_grid(panels[:2], title="T", x_title="x", y_title="y")["columns"] == 2
+    spec = heatmap(panels, title="T", x_title="x", y_title="y", columns=3)
+    assert spec["columns"] == 3 and heatmap(panels[:2], title="T", x_title="x", y_title="y")["columns"] == 2
     assert spec["panels"][0]["y"]["ticks"][0][1] == "131,040"  # thousands separated, as the Plotly axes did
-    assert len(json.dumps(spec)) < 150_000  # 13 panels of 40 x 40 float32: well inside a step's 300 kB
+    assert len(json.dumps(spec)) < 200_000  # 13 panels of 40 x 40 float32 and their pictures (noise: the largest PNGs), inside a step's 300 kB
 
 
 def test_named_axes_label_every_kth_slot_with_its_word_and_keep_every_name():
     s = strided(5, 5)
     words = ["0:the", "1:cat", "2:sat", "3:on", "4:the"]  # a word twice, told apart by its position
-    got = axis(s, names=words, every=2)
+    got = axis(Named(s, words, every=2))
     assert got["indices"] == [0, 1, 2, 3, 4] and got["names"] == words
     assert got["ticks"] == [[0.1, "0:the"], [0.5, "2:sat"], [0.9, "4:the"]]  # slots 0, 2, 4 at the centres of their cells
-    assert axis(s, names=words)["ticks"] == [[(k + 0.5) / 5, w] for k, w in enumerate(words)]
+    assert axis(Named(s, words))["ticks"] == [[(k + 0.5) / 5, w] for k, w in enumerate(words)]
     with pytest.raises(ValueError, match="4 names for 5"):
-        axis(s, names=words[:4])
+        axis(Named(s, words[:4]))
+
+
+def test_binned_axes_tick_round_values_where_they_fall_and_send_each_bins_value():
+    freqs = np.arange(11) / 20  # bins of 0.05 cycles per position, 0 to 0.5
+    got = axis(Binned(freqs, [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6]))
+    assert got["values"] == [float(f"{f:.4g}") for f in freqs] and got["indices"] == list(range(11))
+    assert [label for _, label in got["ticks"]] == ["0", "0.1", "0.2", "0.3", "0.4", "0.5"]  # 0.6 lies past the last bin
+    for share, label in got["ticks"]:  # each at the centre of the bin of its value
+        assert share == pytest.approx((float(label) / 0.05 + 0.5) / 11)
+
+
+def test_a_windows_last_index_is_sent_for_a_box_over_its_last_cell():
+    assert axis(strided(1000, 250, start=100))["last"] == 999  # every 4th position from 100: the last cell stands for 996 to 999
+    assert axis(window(100, 40, start=20))["last"] == 59
 
 
 def test_a_grouped_grid_gives_each_group_its_scale_range_and_key():
     """Attention's picture: two weight panels on one sequential range from 0, their difference on
     the diverging scale ±max|difference|, a key each; a PNG past EXACT_CELLS on its own scale's colours."""
-    g = strided(2, 2)
+    w = Named(strided(2, 2), ["0:a", "1:b"])
     plain, with_pe = np.array([[0.5, 0.5], [0.25, 0.75]]), np.array([[0.9, 0.1], [0.5, 0.5]])
-    spec = grouped_grid(
+    spec = grouped_heatmap(
         [
-            charts.ScaleGroup([("without", plain, g, g), ("with", with_pe, g, g)], signed=False, zmin=0.0, zmax=0.9, colorbar_title="weight", hover="weight"),
-            charts.ScaleGroup([("difference", with_pe - plain, g, g)], colorbar_title="difference", hover="with − without"),
+            ScaleGroup([("without", plain, w, w), ("with", with_pe, w, w)], signed=False, zmin=0.0, zmax=0.9, colorbar_title="weight", hover="weight"),
+            ScaleGroup([("difference", with_pe - plain, w, w)], colorbar_title="difference", hover="with − without"),
         ],
         title="T",
         x_title="key word",
         y_title="query word",
-        x_names=["0:a", "1:b"],
-        y_names=["0:a", "1:b"],
     )
     weights, difference = spec["scales"]
     assert (weights["lo"], weights["hi"], weights["note"], weights["value"], weights["signed"]) == ("0", "0.900", "(weight: without, with)", "weight", False)
@@ -144,45 +161,55 @@ def test_a_grouped_grid_gives_each_group_its_scale_range_and_key():
     assert all(p["x"]["names"] == p["y"]["names"] == ["0:a", "1:b"] for p in spec["panels"])
     np.testing.assert_allclose(decode(spec["panels"][2]["z"]), with_pe - plain, atol=1e-7)
     # the weight 0.25 sits at level round(0.25 / 0.9 * 254) = 71 of the sequential scale, 0.5 at 141
-    assert levels(plain, 0.0, 0.9).tolist() == [[141, 141], [71, 212]]
+    assert levels(plain, 0.0, 0.9).tolist() == [[141, 141], [71, 212]] == panel_levels(spec["panels"][0]).tolist()
     big = strided(120, 120)
     rng = np.random.default_rng(0)
-    wide = grouped_grid(
+    wide = grouped_heatmap(
         [
-            charts.ScaleGroup([("w", rng.random((120, 120)), big, big)], signed=False, zmin=0.0, zmax=1.0),
-            charts.ScaleGroup([("d", rng.normal(size=(120, 120)), big, big)]),
+            ScaleGroup([("w", rng.random((120, 120)), big, big)], signed=False, zmin=0.0, zmax=1.0),
+            ScaleGroup([("d", rng.normal(size=(120, 120)), big, big)]),
         ],
         title="T",
         x_title="x",
         y_title="y",
     )
-    assert all("image" in p for p in wide["panels"])  # 28,800 cells: PNGs on each panel's own scale
-    for panel, name in zip(wide["panels"], (charts.SEQUENTIAL, charts.DIVERGING)):
-        assert np.array_equal(panel_palette(panel)[:255], wire.colour_lut(name, 255)) and panel["probe"] == 2
+    for panel, name in zip(wide["panels"], (charts.SEQUENTIAL, charts.DIVERGING)):  # 28,800 cells: every 2nd row and column's value for the hover
+        assert np.array_equal(panel_palette(panel)[:255], wire.colour_lut(name, 255)) and panel["probe"] == 2  # each PNG on its own scale
+        assert panel["probe_note"] == "(hover reads every 2nd row and column)" and decode(panel["z"]).shape == (60, 60)
+    assert spec["panels"][0]["probe"] == 1 and spec["panels"][0]["probe_note"] == ""
     assert all("names" not in p["x"] for p in wide["panels"])
     with pytest.raises(ValueError, match="every group"):
-        grouped_grid([charts.ScaleGroup([])], title="T", x_title="x", y_title="y")
+        grouped_heatmap([ScaleGroup([])], title="T", x_title="x", y_title="y")
 
 
 def test_a_panel_without_values_does_not_set_its_groups_range_and_no_range_clips():
     g = strided(2, 2)
     blank, signed, weights = np.full((2, 2), np.nan), np.array([[5.0, -1.0], [0.0, 2.0]]), np.array([[0.2, np.nan], [0.6, 0.4]])
-    spec = grouped_grid(
-        [charts.ScaleGroup([("blank", blank, g, g), ("d", signed, g, g)]), charts.ScaleGroup([("w", weights, g, g), ("none", blank, g, g)], signed=False)],
+    spec = grouped_heatmap(
+        [ScaleGroup([("blank", blank, g, g), ("d", signed, g, g)]), ScaleGroup([("w", weights, g, g), ("none", blank, g, g)], signed=False)],
         title="T",
         x_title="x",
         y_title="y",
     )
     assert [(p["zmin"], p["zmax"]) for p in spec["panels"]] == [(-5.0, 5.0), (-5.0, 5.0), (0.2, 0.6), (0.2, 0.6)]  # NaN panels set nothing
     assert [s["lo"] for s in spec["scales"]] == ["−5.00", "0.200"] and json.dumps(spec, allow_nan=False)  # no NaN reaches the browser
-    flat = grouped_grid([charts.ScaleGroup([("c", np.full((2, 2), 0.25), g, g)], signed=False)], title="T", x_title="x", y_title="y")
+    flat = grouped_heatmap([ScaleGroup([("c", np.full((2, 2), 0.25), g, g)], signed=False)], title="T", x_title="x", y_title="y")
     assert (flat["panels"][0]["zmin"], flat["panels"][0]["zmax"]) == (0.25, 1.25)  # a constant group: a range of 1, never 0
     with pytest.raises(ValueError, match="must hold every value"):
-        grouped_grid([charts.ScaleGroup([("w", weights, g, g)], signed=False, zmin=0.0, zmax=0.5)], title="T", x_title="x", y_title="y")
+        grouped_heatmap([ScaleGroup([("w", weights, g, g)], signed=False, zmin=0.0, zmax=0.5)], title="T", x_title="x", y_title="y")
 
 
 def test_a_long_name_is_cut_for_its_label_and_hover():
     words = ["0:" + "a" * 100_000, "1:b"]
-    got = axis(strided(2, 2), names=words)
+    got = axis(Named(strided(2, 2), words))
     assert got["names"] == ["0:" + "a" * 21 + "…", "1:b"] and len(got["names"][0]) == 24
     assert [label for _, label in got["ticks"]] == got["names"]
+
+
+def test_a_clipped_group_paints_values_beyond_its_range_at_the_ends_and_its_key_says_so():
+    g = strided(2, 2)
+    share = np.array([[0.1, 0.6], [0.0, 0.25]])  # a share of power above the cap of 0.25
+    spec = grouped_heatmap([ScaleGroup([("s", share, g, g)], signed=False, zmin=0.0, zmax=0.25, clipped=True)], title="T", x_title="x", y_title="y")
+    (scale,) = spec["scales"]
+    assert (scale["lo"], scale["hi"], scale["clipped"]) == ("≤ 0", "≥ 0.250", True)
+    assert panel_levels(spec["panels"][0]).tolist() == [[102, 254], [0, 254]]

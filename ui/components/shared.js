@@ -1,0 +1,34 @@
+// What the app's browser components share. ui/components/__init__.py puts this file in place of
+// the line that imports it, since a component's script reaches the browser as one module.
+
+// A whole number as the app writes it (131,072).
+export const whole = (n) => n.toLocaleString('en-US');
+
+// A value's colour level: how many of the level edges it reaches. The server decides the edges
+// (core.viz.heatmap.level_edges) and sends them; NaN has no level (-1).
+export function level(value, edges) {
+  if (Number.isNaN(value)) return -1;
+  let lo = 0, hi = edges.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (edges[mid] <= value) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+// The smallest of the steps the server sent (1, 2, 5, 10, 20, ...) that is at least `need`.
+export function stepFor(need, steps) {
+  return steps.find((s) => s >= need) ?? steps[steps.length - 1];
+}
+
+// The theme's colours as values a canvas can draw with (Streamlit passes them as CSS variables).
+export function theme(el) {
+  const css = getComputedStyle(el);
+  const read = (name, fallback) => css.getPropertyValue(name).trim() || fallback;
+  return {
+    text: read('--st-text-color', '#1F2430'),
+    background: read('--st-background-color', '#FFFFFF'),
+    border: read('--st-border-color', '#D5DAE5'),
+    font: read('--st-font', 'sans-serif'),
+  };
+}
