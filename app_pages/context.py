@@ -11,9 +11,11 @@ from core.schemes import rope
 from core.schemes.rope_presets import PRESETS
 from core.viz import charts
 from core.viz.grid import strided
+from core.viz.heatmap import heatmap
 from ui import controls
 from ui.context_models import fmt, model_tab
 from ui.display import guarded, plot
+from ui.heatmap import draw_heatmap
 from ui.path import next_link
 from ui.rope_controls import preset_control
 from ui.sources import sources_expander
@@ -124,7 +126,8 @@ def _pitfall() -> None:
 
 def draw_grid(panels: list, title: str, note: str, key: str) -> None:
     """Panels of scores over the patch grid, side by side, on the diverging scale centred on zero."""
-    plot(charts.side_by_side_heatmaps(panels, title=title, x_title="column", y_title="row", colorbar_title="score − mean", note=note), key=key)
+    spec = heatmap(panels, title=title, x_title="column", y_title="row", shared_range=True, value_title="score − mean", note=note, panel_height=260)
+    draw_heatmap(spec, key=key)
 
 
 # --- RoPE in 2-D -----------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from core.lab.config import SURVEY_LENGTHS, TASKS
 from core.lab.runner import warm_model
 from ui.controls import check_url_value
 from ui.display import plot, text_block
+from ui.heatmap import draw_heatmap
 from ui.lab_controls import lab_controls
 from ui.lab_lm import lm_section
 from ui.lab_run import run_panel
@@ -107,8 +108,8 @@ def results(run) -> None:
     if tables:
         st.header("What the learned table learned: does it make waves?")
         values, similarity = figs.learned_table(*tables[0])
-        plot(values, key="lab_table_heatmap")
-        plot(similarity, key="lab_table_similarity")
+        draw_heatmap(values, key="lab_table_heatmap")
+        draw_heatmap(similarity, key="lab_table_similarity")
         st.caption(
             "The learned table starts as noise (normal, std 0.02). What the task rewards is telling positions apart, so a band "
             "along the diagonal of the similarity matrix (neighbours alike, far positions different) means it found a notion of "

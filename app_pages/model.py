@@ -21,6 +21,7 @@ from core.schemes import sinusoidal
 from core.viz import model_figures as mf
 from ui.controls import Toggle, check_linked, check_links, choice, linked_number
 from ui.display import plot, quoted
+from ui.heatmap import draw_heatmap
 from ui.metrics import metric
 from ui.model_learned import learned
 from ui.path import next_link
@@ -117,9 +118,9 @@ def _table() -> None:
     st.header("The table itself")
     left, right = st.columns(2)
     with left:
-        plot(figs["model_table"], key="model_table")
+        draw_heatmap(figs["model_table"], key="model_table")
     with right:
-        plot(figs["model_sin_table"], key="model_sin_table")
+        draw_heatmap(figs["model_sin_table"], key="model_sin_table")
     largest, at_position, at_dimension = ts.largest_value(A)
     c1, c2, c3, c4 = st.columns(4)
     c1.metric("largest |value|", f"{largest:.3g}", help=f"at position {at_position:,}, dimension {at_dimension:,}")
@@ -135,7 +136,7 @@ def _table() -> None:
 
 def _similarity() -> None:
     st.header("Similarity between positions")
-    plot(figs["model_cosine"], key="model_cosine")
+    draw_heatmap(figs["model_cosine"], key="model_cosine")
     step = A.rows.step
     c1, c2, c3, c4 = st.columns(4)
     metric(
@@ -197,7 +198,7 @@ def _path() -> None:
 
 def _spectrum() -> None:
     st.header("Each dimension as a signal over position")
-    plot(figs["model_spectrum"], key="model_spectrum")
+    draw_heatmap(figs["model_spectrum"], key="model_spectrum")
     plot(figs["model_dominant"], key="model_dominant")
     freq_values, counts = ts.common_frequencies(A.dominant)
     c1, c2, c3 = st.columns(3)

@@ -9,7 +9,9 @@ from core.schemes.registry import Setting
 from core.schemes.sinusoidal import sinusoidal_encoding
 from core.viz import charts
 from core.viz.grid import strided
+from core.viz.heatmap import ScaleGroup, grouped_heatmap
 from ui.display import guarded, note_if, plot, static_table
+from ui.heatmap import draw_heatmap
 from ui.path import STEPS, next_link
 from ui.scorecard import scorecard
 from ui.sidebar import current_settings
@@ -130,19 +132,14 @@ with col_d:
     n_hot = min(max(L, 2), 32)
     one_hot = naive.one_hot_positions(n_hot)
     ax = strided(n_hot, n_hot)
-    plot(
-        charts.heatmap(
-            one_hot @ one_hot.T,
-            ax,
-            ax,
+    draw_heatmap(
+        grouped_heatmap(
+            [ScaleGroup([("", one_hot @ one_hot.T, ax, ax)], signed=False, zmin=0.0, zmax=1.0, colorbar_title="dot product", hover="dot product")],
             title="One-hot positions: similarity between positions",
             x_title="position",
             y_title="position",
-            signed=False,
-            zmin=0.0,
-            zmax=1.0,
-            colorbar_title="dot product",
             note=f"first {n_hot} positions" if L > n_hot else "",
+            panel_height=300,
         ),
         key="naive_one_hot",
     )

@@ -173,7 +173,7 @@ def _t5() -> None:
 def _shaw() -> None:
     st.header("Shaw et al.: clipped relative positions")
     shaw_k = SHAW_K.draw(st)
-    plot(figs.shaw_clip(int(shaw_k), L)[0], key="shaw_clip")
+    draw_heatmap(figs.shaw_clip(int(shaw_k), L)[0], key="shaw_clip")
     distinct = relative.shaw_distinct_ids(L, L, int(shaw_k))
     st.caption(
         f"What to look for: {2 * shaw_k + 1} colours, one per clipped distance, and flat beyond ±{shaw_k}. Shaw et al. add the chosen vector "

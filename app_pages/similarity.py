@@ -8,9 +8,9 @@ from core.schemes import sinusoidal
 from core.viz import charts
 from core.viz.grid import Sample, envelope, strided
 from core.viz.heatmap import heatmap
-from ui.controls import number, position_window
+from ui.controls import Window, number
 from ui.display import plot
-from ui.heatmap import draw_heatmap
+from ui.heatmap import Zoom, draw_heatmap
 from ui.path import next_link
 from ui.sidebar import current_settings
 from ui.sources import sources_expander
@@ -39,6 +39,8 @@ def profile(reference: int, max_len: int, d_model: int, base: float) -> np.ndarr
     return similarity.dot_profile(reference, max_len, d_model, base)
 
 
+WINDOW = Window("sim_window")  # the positions of the matrices; a box dragged over them sets it
+
 def measured_positions(stop: int, d: int) -> Sample:
     """Positions at which a quantity is measured from full rows of width d, within the element budget."""
     return strided(stop, max(16, ELEMENTS // d))
@@ -47,7 +49,7 @@ def measured_positions(stop: int, d: int) -> Sample:
 def _matrices() -> None:
     d, L, base = current_settings()  # read afresh: a live part (ui/tabs.py)
     st.header("Similarity matrices")
-    start, stop = position_window(L, "sim_window")
+    start, stop = WINDOW.draw(L)
     grid = strided(stop, MATRIX_GRID, start=start)
     cos = similarity.similarity_matrix(grid.start, grid.step, grid.count, d, base, kind="cosine")
     sines = similarity.sines_only_cosine(grid.indices, d, base)
@@ -65,6 +67,7 @@ def _matrices() -> None:
             panel_height=400,
         ),
         key="sim_matrices",
+        zoom=Zoom(rows=(WINDOW, L), cols=(WINDOW, L)),  # positions against positions: one window for both
     )
     st.caption(
         "What to look for, left: a dark red diagonal (every position is most like itself, cosine 1) and bands parallel to it. Each diagonal has one "
@@ -140,15 +143,16 @@ def _shift_by_k() -> None:
     layout_of = np.argsort(sinusoidal.layout_permutation(d, "interleaved"))[paper_cols]
     m = sinusoidal.rotation_matrix(k, d, base, dims=layout_of)
     ax = strided(len(paper_cols), len(paper_cols))
-    plot(
-        charts.side_by_side_heatmaps(
-            [(f"M{charts.subscript(k)}", m, ax, ax)],
+    draw_heatmap(
+        heatmap(
+            [("", m, ax, ax)],
             title=f"M{charts.subscript(k)}: PE(p + {k}) = M{charts.subscript(k)} · PE(p), one 2×2 rotation per pair",
             x_title="input dimension",
             y_title="output dimension",
+            shared_range=True,
             zmax=1.0,
             note=f"first {len(paper_cols)} of {d:,} dimensions" if d > MAP_DIMS else "",
-            height=480,
+            panel_height=400,
         ),
         key="sim_rotation",
     )

@@ -8,9 +8,9 @@ from core.schemes import sinusoidal
 from core.schemes.registry import Setting
 from core.viz import charts
 from core.viz import sinusoid_figures as figs
-from ui.controls import choice, follow_default, number, position_window
+from ui.controls import Window, choice, follow_default, number, position_window
 from ui.display import note_if, plot
-from ui.heatmap import draw_heatmap
+from ui.heatmap import Zoom, draw_heatmap
 from ui.path import next_link
 from ui.scorecard import scorecard
 from ui.sidebar import current_settings
@@ -49,14 +49,15 @@ layout = choice(  # plain names in the URL, not the labels
     labels={"interleaved": "interleaved (paper: sin, cos, sin, cos, ...)", "concat": "sines first, then cosines"},
     widget="segmented_control",
 )
-start, stop = position_window(current_settings().max_len, "sin_window")  # max_len is not live here: its move reruns the page
+WINDOW = Window("sin_window")  # the positions shown; a box dragged over the heatmap sets it
+start, stop = WINDOW.draw(current_settings().max_len)  # max_len is not live here: its move reruns the page
 
 
 def _picture() -> None:
     d, L, base = current_settings()
     st.header("The encoding as a picture")
     heat = figs.encoding_heatmap(d, L, base, layout, start, stop)
-    draw_heatmap(heat.spec, key="sin_heatmap")  # painted by the browser: a step repaints one canvas
+    draw_heatmap(heat.spec, key="sin_heatmap", zoom=Zoom(rows=(WINDOW, L), cols=None))  # painted by the browser: a step repaints one canvas
     n_slow, slowest = figs.slow_columns(d, base, stop - start)
     st.caption(
         "What to look for: the left columns (fast pairs) change from one row to the next; columns further right change ever more slowly. "
@@ -145,7 +146,7 @@ def _spectrum() -> None:
 def _binary() -> None:
     d, L, base = current_settings()
     st.header("Like counting in binary, but smooth")
-    plot(figs.binary_analogy(d, L, base), key="sin_binary")
+    draw_heatmap(figs.binary_analogy(d, L, base), key="sin_binary")
     st.caption(
         "Bit b repeats every 2^(b+1) positions; beside each, the sine whose wavelength is nearest (the fastest sine repeats every 2π ≈ 6.3 positions, so the "
         "two fastest bits share it). The lowest bit flips every position, the next every two, the next every four: fast to slow, like the columns on the "
@@ -173,7 +174,7 @@ def _exact() -> None:
 def _t2t() -> None:
     d, L, base = current_settings()
     st.header("The tensor2tensor / fairseq convention")
-    plot(figs.t2t_comparison(d, L, base, start, stop), key="sin_t2t")
+    draw_heatmap(figs.t2t_comparison(d, L, base, start, stop), key="sin_t2t")
     half = np.arange(d // 2)
     plot(
         charts.lines(
@@ -206,7 +207,7 @@ def _learned() -> None:
         "tried a learned table in place of its sinusoid and got nearly identical results (Vaswani et al. 2017, Table 3, row E: development perplexity "
         "4.92 both, BLEU 25.7 against 25.8), and kept the sinusoid in the hope that it would extrapolate (§3.5)."
     )
-    plot(figs.learned_table(d, L, base), key="sin_learned")
+    draw_heatmap(figs.learned_table(d, L, base), key="sin_learned")
     st.caption(
         "What to look for: the sinusoid's columns are waves from the first row; the untrained table has none, and its rows are no more alike when "
         "positions are near than when they are far. The model page shows a trained one, the lab trains one itself."

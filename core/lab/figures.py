@@ -18,8 +18,10 @@ from core.schemes.registry import SCHEMES
 from core.schemes.sinusoidal import sinusoidal_encoding
 from core.viz import charts
 from core.viz.grid import strided
+from core.viz.heatmap import heatmap
 
 GRID = 128  # positions and dimensions drawn of a learned table
+PAIR_PX = 300  # each panel's height on screen (two side by side)
 EXAMPLE_TOKENS = 24  # tokens of the training example shown
 Done = Sequence[tuple[LabConfig, LabResult]]
 
@@ -157,7 +159,7 @@ def _cosine(a: np.ndarray) -> np.ndarray:
     return unit @ unit.T  # (L, L)
 
 
-def learned_table(config: LabConfig, result: LabResult) -> tuple[go.Figure, go.Figure]:
+def learned_table(config: LabConfig, result: LabResult) -> tuple[dict, dict]:
     """The rows of a trained position table that training reached, beside the sinusoid of the
     same shape: the values (the table scaled to ±1 by its largest |value|) and the cosine
     similarity between positions, both on at most GRID positions and dimensions."""
@@ -166,22 +168,25 @@ def learned_table(config: LabConfig, result: LabResult) -> tuple[go.Figure, go.F
     pos, dims = strided(config.train_len, GRID), strided(config.d_model, GRID)
     bound = float(np.abs(trained).max()) or 1.0
     cells, pairs = np.ix_(pos.indices, dims.indices), np.ix_(pos.indices, pos.indices)
-    values = charts.side_by_side_heatmaps(
+    values = heatmap(
         [(f"learned table after training (÷ {bound:.3g})", (trained / bound)[cells], dims, pos), ("sinusoid of the same width", sin[cells], dims, pos)],
         title=f"{label(config.scheme)} after {result.steps_done:,} steps beside the sinusoid: {config.train_len} positions × {config.d_model} dimensions",
         x_title="dimension",
         y_title="position",
+        shared_range=True,
         zmax=1.0,
-        colorbar_title="value",
         note="; ".join(n for n in (pos.note("position"), dims.note("dimension")) if n),
+        panel_height=PAIR_PX,
     )
-    similarity = charts.side_by_side_heatmaps(
+    similarity = heatmap(
         [("learned table", _cosine(trained)[pairs], pos, pos), ("sinusoid", _cosine(sin)[pairs], pos, pos)],
         title="Cosine similarity between the codes of two positions",
         x_title="position",
         y_title="position",
+        shared_range=True,
         zmax=1.0,
-        colorbar_title="cosine",
+        value_title="cosine",
         note=pos.note("position"),
+        panel_height=PAIR_PX,
     )
     return values, similarity

@@ -5,26 +5,24 @@ white at zero) for every signed quantity, and one sequential scale (viridis) for
 that cannot be negative. Every figure gets a title saying what it shows, labelled axes, and
 the sampling note when it shows a sample.
 
-Heatmaps stay small on the wire: up to HEATMAP_CELLS cells they are sent as numbers (exact
-values on hover); beyond that they are coloured here and sent as one PNG image.
+Plotly draws lines, scatter and bars; every heatmap is painted by the browser component
+(core.viz.heatmap says what it shows, ui/heatmap.py paints it).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
 
+from core.viz import plotly_internals as private
 from core.viz import wire
-from core.viz.grid import Picked, Sample, ordinal
+from core.viz.grid import ordinal
 
 DIVERGING = "RdBu_r"
 SEQUENTIAL = "Viridis"
-HEATMAP_CELLS = wire.LIST_CELLS  # per figure: beyond this heatmaps are sent as images (plotly.js colours a heatmap cell by cell, twice over typed arrays)
-HOVER_CELLS = 4_096  # an image's exact values on hover: an invisible heatmap of at most this many of its cells
 LINE_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")  # Okabe-Ito
 VALUE_DIGITS = 6  # significant digits of a value on hover
 VALUE_FORMAT = f".{VALUE_DIGITS}~g"  # in d3's format: trailing zeros dropped (d3's ~: cos 0 reads 1, not 1.00000)
@@ -36,8 +34,7 @@ _AXIS = dict(gridcolor="#EBEDF0", zerolinecolor="#C9CED6", linecolor="#C9CED6", 
 # JSON); plotly.js draws the whole figure again when the copy has a template (it cannot tell
 # a copied template from a new one) or a data array given as a typed array, unless
 # layout.datarevision says the data are the same. So figures carry no template, scatter
-# data go as plain lists (heatmaps keep their compact typed arrays and pay the second
-# drawing), and datarevision is a digest of the data.
+# data go as plain lists, and datarevision is a digest of the data.
 STYLE = dict(paper_bgcolor="white", plot_bgcolor="white", font=FONT, colorway=list(LINE_COLOURS), hoverlabel=dict(font=dict(size=12)))
 _NO_TEMPLATE = go.layout.Template()  # given at construction, so plotly.py does not apply its default (~10 ms), then removed
 _AXIS_KEY = re.compile(r"[xy]axis\d*$")
@@ -186,7 +183,6 @@ AXIS_TITLE_LINE_PX = 20  # what each further line of a wrapped y title adds to t
 # finds each one); plotly.js draws the dots of at most MAX_DOTS points per trace, evenly
 # spread, and all of them once the user zooms in far enough.
 MAX_DOTS = 128
-_HEATMAP_AXIS = dict(showgrid=False, zeroline=False)  # a heatmap covers its grid: drawing it is wasted work
 TICKS = 8  # tick labels per axis at most; on a small panel, 4
 
 
@@ -253,27 +249,6 @@ def log_ticks(lo: float, hi: float, most: int = TICKS) -> list[float]:
     return values
 
 
-def index_axis(sample: Sample | Picked, most: int = TICKS, *, image: bool = False) -> dict:
-    """Axis settings for a heatmap axis of indices: whole-number ticks within the drawn indices
-    and their own labels (131,072 rather than 131k). A Picked sample (whole pairs) is drawn in
-    equal-width slots, one per chosen index, labelled with the index itself: a category axis for
-    a heatmap trace, slots 0, 1, 2, ... for an `image`."""
-    if not sample.uniform:
-        labels = [str(i) for i in sample.indices]
-        slots = np.unique(np.linspace(0, len(labels) - 1, min(most, len(labels))).round().astype(int))
-        text = [f"{sample.indices[k]:,}" for k in slots]
-        if image:
-            return dict(tickmode="array", tickvals=[int(k) for k in slots], ticktext=text)
-        return dict(type="category", tickmode="array", tickvals=[labels[k] for k in slots], ticktext=text)
-    values = integer_ticks(sample.start, sample.stop - 1, most) if sample.count else []
-    return dict(tickmode="array", tickvals=values, ticktext=[f"{v:,}" for v in values])
-
-
-def _coords(sample: Sample | Picked) -> np.ndarray | list[str]:
-    """Where a heatmap puts its cells along an axis: at the indices, or in labelled slots."""
-    return sample.indices if sample.uniform else [str(i) for i in sample.indices]
-
-
 def _dot_stride(n: int) -> int:
     """Every how many points plotly.js draws a dot when a trace of n points has MAX_DOTS."""
     return max(1, -(-n // MAX_DOTS))
@@ -286,11 +261,9 @@ def _dots_note(n: int, noun: str = "position") -> str:
 
 
 def _colour_bar_title(traces: Sequence) -> str | None:
-    """The title of the colour bar at the figure's right edge, the last one shown ('' untitled), or
-    None when it shows none (a bar between panels has room of its own: heatmap_row)."""
+    """The title of the colour bar at the figure's right edge (a scatter's markers coloured by a
+    scale), the last one shown ('' untitled), or None when it shows none."""
     for trace in reversed(traces):
-        if trace.type == "heatmap" and trace.showscale is not False:
-            return trace.colorbar.title.text or ""
         marker = getattr(trace, "marker", None)
         if marker is not None and marker.showscale:
             return marker.colorbar.title.text or ""
@@ -414,10 +387,10 @@ def _figure(
     base["datarevision"] = wire.digest(traces)
     # Built without plotly.py's validation, which took over half of a 12-panel figure's build
     # (it checks every key of every axis against the schema): the traces were validated when
-    # they were made (go.Heatmap(...), go.Scatter(...)), and the layout is written here in
+    # they were made (go.Scatter(...), go.Bar(...)), and the layout is written here in
     # plain nested keys (no "title_text" shorthand, no None; tests/core/test_charts.py checks
     # the result against a validated build).
-    fig = wire.Figure(data=traces, layout=_plain_layout(base), _validate=False)
+    fig = private.unvalidated(wire.Figure, traces, _plain_layout(base))
     fig.layout.template = None
     return fig
 
@@ -436,114 +409,6 @@ def _plain_layout(layout: dict) -> dict:
                 value["title"] = {**value.get("title", {}), "text": text}
         out[key] = value
     return out
-
-
-def heatmap_trace(
-    z: np.ndarray,
-    x: Sample,
-    y: Sample,
-    *,
-    zmin: float,
-    zmax: float,
-    scale: str,
-    colorbar_title: str = "",
-    hover: str = "value",
-    showscale: bool = True,
-    numeric: bool | None = None,
-) -> list:
-    """Traces that draw z (rows = y indices, columns = x indices) with the given colour range:
-    a go.Heatmap (exact values on hover) when `numeric` (default: z has at most HEATMAP_CELLS
-    cells) or when its rows are not evenly spaced, else an image plus an invisible trace that
-    carries the colour bar and an invisible heatmap of every k-th row and column that gives those
-    cells' exact values on hover (the hover names the cell it reads).
-
-    An image is drawn in slots: at the indices themselves along an evenly spaced axis (x0, dx),
-    in slots 0, 1, 2, ... along a Picked one (whole pairs), whose true index of every slot is
-    the image's `customdata` (and the hover's). Nothing goes in `meta`: plotly.js draws a whole
-    figure a second time when it is handed a copy of one that has a `meta` (Streamlit hands it
-    one right after the first draw), whereas a changed `customdata` is left to datarevision."""
-    xs, ys, hover_name = _coords(x), _coords(y), hover
-    if (z.size <= HEATMAP_CELLS if numeric is None else numeric) or not y.uniform:
-        return [
-            go.Heatmap(
-                z=z.astype(np.float32),
-                x=xs,
-                y=ys,
-                zmin=zmin,
-                zmax=zmax,
-                colorscale=scale,
-                showscale=showscale,
-                colorbar=dict(title=dict(text=colorbar_title)),
-                hovertemplate=f"x %{{x}}<br>y %{{y}}<br>{hover} %{{z:{VALUE_FORMAT}}}<extra></extra>",
-            )
-        ]
-    # 255 colour levels; palette index 255 is see-through, for NaN cells (no value there), as in a heatmap
-    level = np.clip((z - zmin) / (zmax - zmin if zmax > zmin else 1.0), 0, 1)
-    index = np.where(np.isfinite(z), np.round(np.nan_to_num(level) * 254), 255)
-    lut = np.vstack([wire.colour_lut(scale, 255), [[255, 255, 255]]]).astype(np.uint8)
-    x0, dx = (float(x.indices[0]), float(x.step)) if x.uniform else (0.0, 1.0)
-    y0, dy = float(y.indices[0]), float(y.step)
-    image = go.Image(source=wire.png(index, lut, transparent=255), x0=x0, dx=dx, y0=y0, dy=dy, hoverinfo="skip")
-    if not x.uniform:
-        image.customdata = [int(i) for i in x.indices]  # the true column of every slot
-    bar = go.Scatter(
-        x=[None],
-        y=[None],
-        mode="markers",
-        showlegend=False,
-        hoverinfo="skip",
-        marker=dict(colorscale=scale, cmin=zmin, cmax=zmax, color=[zmin], showscale=showscale, colorbar=dict(title=dict(text=colorbar_title))),
-    )
-    k = max(1, int(np.ceil(np.sqrt(z.size / HOVER_CELLS))))  # every k-th row and column
-    values = z[::k, ::k].astype(np.float32)
-    slots = np.arange(z.shape[1])[::k]
-    read = f"<br>(the value at this cell: hover reads every {ordinal(k)} row and column)" if k > 1 else ""
-    probe = go.Heatmap(
-        z=values,
-        x=x.indices[::k] if x.uniform else slots,
-        y=np.asarray(y.indices[::k]),
-        zmin=zmin,
-        zmax=zmax,
-        colorscale=scale,
-        opacity=0,
-        showscale=False,
-        hoverongaps=False,
-        hovertemplate=f"x %{{{'x' if x.uniform else 'customdata'}}}<br>y %{{y}}<br>{hover_name} %{{z:{VALUE_FORMAT}}}{read}<extra></extra>",
-    )
-    if not x.uniform:  # a slot's true column, cell by cell: what the hover names
-        probe.customdata = np.broadcast_to(x.indices[slots], values.shape)
-    return [image, bar, probe]
-
-
-def heatmap(
-    z: np.ndarray,
-    x: Sample,
-    y: Sample,
-    *,
-    title: str,
-    x_title: str,
-    y_title: str,
-    signed: bool = True,
-    zmin: float | None = None,
-    zmax: float | None = None,
-    colorbar_title: str = "",
-    note: str = "",
-    height: int = 420,
-) -> go.Figure:
-    """A heatmap of z, rows along y (drawn top to bottom) and columns along x.
-    Signed data use the diverging scale centred on zero."""
-    return side_by_side_heatmaps(
-        [("", z, x, y)],
-        title=title,
-        x_title=x_title,
-        y_title=y_title,
-        signed=signed,
-        zmin=zmin,
-        zmax=zmax,
-        colorbar_title=colorbar_title,
-        note=note,
-        height=height,
-    )
 
 
 def lines(
@@ -709,159 +574,6 @@ def _panel_title(text: str, x: float, y: float, size: int) -> dict:
     return dict(text=text, x=x, y=y, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=size))
 
 
-@dataclass(frozen=True)
-class ScaleGroup:
-    """Consecutive panels of a heatmap row that share one colour scale and one colour bar:
-    (panel title, z, x sample, y sample) each. Signed data use the diverging scale centred on
-    zero (+-zmax, or +-the largest |value| when zmax is None); unsigned data the sequential one
-    from zmin to zmax (the data's own extremes when None). `hover` names the value on hover."""
-
-    panels: Sequence[tuple[str, np.ndarray, Sample, Sample]]
-    signed: bool = True
-    zmin: float | None = None
-    zmax: float | None = None
-    colorbar_title: str = ""
-    hover: str = "value"
-
-    def finite(self) -> np.ndarray:
-        """Every finite value of the group's panels, flat (NaN cells, no value there, left out)."""
-        flat = [np.ravel(np.asarray(z, dtype=np.float64)) for _, z, _, _ in self.panels]
-        return np.concatenate([f[np.isfinite(f)] for f in flat]) if flat else np.zeros(0)
-
-    def bounds(self) -> tuple[float, float]:
-        """The group's colour range, from its finite values (a panel with no value, all NaN, does
-        not set it): ±zmax or ±max|z| when signed (±1 when that is 0), else zmin .. zmax or the
-        values' own extremes (0 .. 1 when there are none)."""
-        finite = self.finite()
-        if self.signed:
-            bound = self.zmax if self.zmax is not None else float(np.abs(finite).max()) if finite.size else 0.0
-            bound = bound if bound > 0 else 1.0
-            return -bound, bound
-        zmin = self.zmin if self.zmin is not None else float(finite.min()) if finite.size else 0.0
-        zmax = self.zmax if self.zmax is not None else float(finite.max()) if finite.size else 1.0
-        return zmin, zmax
-
-
-BAR_ROOM = 0.10  # paper width a colour bar and its tick labels take between two groups of panels, beyond the usual gap
-
-
-def side_by_side_heatmaps(
-    panels: Sequence[tuple[str, np.ndarray, Sample, Sample]],
-    *,
-    title: str,
-    x_title: str,
-    y_title: str,
-    signed: bool = True,
-    zmin: float | None = None,
-    zmax: float | None = None,
-    colorbar_title: str = "",
-    note: str = "",
-    height: int = 400,
-    x_ticks: Sequence[Sequence[str]] | None = None,
-    y_ticks: Sequence[Sequence[str]] | None = None,
-    name_cells: bool = False,
-) -> go.Figure:
-    """Several heatmaps in one row (titled panels) with one shared colour scale, so equal
-    colours mean equal values. Signed data use the diverging scale centred on zero: the range
-    is +-zmax, or +-the largest |value| when zmax is None. Word ticks and `name_cells`: as in
-    heatmap_row."""
-    group = ScaleGroup(panels, signed=signed, zmin=zmin, zmax=zmax, colorbar_title=colorbar_title)
-    return heatmap_row(
-        [group], title=title, x_title=x_title, y_title=y_title, note=note, height=height, x_ticks=x_ticks, y_ticks=y_ticks, name_cells=name_cells
-    )
-
-
-def heatmap_row(
-    groups: Sequence[ScaleGroup],
-    *,
-    title: str,
-    x_title: str,
-    y_title: str,
-    note: str = "",
-    height: int = 400,
-    x_ticks: Sequence[Sequence[str]] | None = None,
-    y_ticks: Sequence[Sequence[str]] | None = None,
-    name_cells: bool = False,
-) -> go.Figure:
-    """Heatmaps in one row of equal panels, in groups that each share a colour scale (equal
-    colours mean equal values within a group) and show one colour bar right after the group's
-    last panel. One figure however many groups: a chart costs the browser more to mount than a
-    panel does to draw. `x_ticks`/`y_ticks`: a word label for every column/row of each panel,
-    in order across groups. `name_cells` (panels sent
-    as heatmaps): the cells sit at their words along each axis that has them (category axes), so
-    the hover names a cell's column and row by those words rather than by slot indices; each
-    panel's labels must be unique."""
-    ranges = [group.bounds() for group in groups]  # once per group: each scans all of its panels
-    # (group, its colour range, panel, whether the panel is its group's last)
-    panels = [(group, z_range, panel, i == len(group.panels) - 1) for group, z_range in zip(groups, ranges) for i, panel in enumerate(group.panels)]
-    n, gap = len(panels), 0.08 if y_ticks is None else 0.16  # word ticks need room between panels
-    bars_inside = len(groups) - 1  # every group's bar but the last sits between panels
-    numeric = sum(z.size for _, _, (_, z, _, _), _ in panels) <= HEATMAP_CELLS  # the budget is per figure
-    named_x, named_y = (name_cells and numeric and ticks is not None for ticks in (x_ticks, y_ticks))
-    width = (1.0 - gap * (n - 1) - BAR_ROOM * bars_inside) / n  # the next panel's tick labels still get their gap after a bar
-    traces, layout, titles = [], {}, []
-    left = 0.0
-    for k, (group, (zmin, zmax), (panel_title, z, xs, ys), last_of_group) in enumerate(panels):
-        suffix = "" if k == 0 else str(k + 1)
-        bar_inside = last_of_group and group is not groups[-1]  # a bar between groups: beside its panel, not at the right edge
-        for trace in heatmap_trace(
-            z,
-            xs,
-            ys,
-            zmin=zmin,
-            zmax=zmax,
-            scale=DIVERGING if group.signed else SEQUENTIAL,
-            colorbar_title=group.colorbar_title,
-            hover=group.hover,
-            showscale=last_of_group,
-            numeric=numeric,
-        ):
-            trace.update(xaxis=f"x{suffix}", yaxis=f"y{suffix}")
-            if named_x or named_y:
-                trace.update(hovertemplate=f"{x_title} %{{x}}<br>{y_title} %{{y}}<br>{group.hover} %{{z:{VALUE_FORMAT}}}<extra></extra>")
-                trace.update(**({"x": list(x_ticks[k])} if named_x else {}), **({"y": list(y_ticks[k])} if named_y else {}))
-            if bar_inside and (trace.type == "scatter" or trace.type == "heatmap" and trace.showscale):  # an image's bar rides on an empty marker trace
-                (trace.marker if trace.type == "scatter" else trace).colorbar.update(x=left + width + 0.01, xanchor="left", thickness=18)
-            traces.append(trace)
-        shared_x = n > 1 and x_ticks is None  # one x title under the row, not one per narrow panel (they run into each other)
-        right = 1.0 if k == n - 1 else left + width  # not 1.0000000000000002 from the sums: plotly.js resets a domain outside [0, 1]
-        x_axis = dict(domain=[left, right], anchor=f"y{suffix}", title_text=None if shared_x else x_title, **_HEATMAP_AXIS)
-        y_axis = dict(anchor=f"x{suffix}", autorange="reversed", scaleanchor=False, title_text=y_title if k == 0 else None, **_HEATMAP_AXIS)
-        most = TICKS if n < 3 else 5
-        x_axis.update(index_axis(xs, most, image=not numeric))
-        y_axis.update(index_axis(ys, TICKS, image=not numeric))
-        if x_ticks is not None:
-            x_axis.update(tickmode="array", tickvals=list(x_ticks[k]) if named_x else list(xs.indices), ticktext=list(x_ticks[k]))
-        if y_ticks is not None:
-            y_axis.update(tickmode="array", tickvals=list(y_ticks[k]) if named_y else list(ys.indices), ticktext=list(y_ticks[k]))
-        for axis, named in ((x_axis, named_x), (y_axis, named_y)):
-            if named:
-                axis["type"] = "category"
-        layout[f"xaxis{suffix}"], layout[f"yaxis{suffix}"] = x_axis, y_axis
-        if panel_title:
-            titles.append(_panel_title(panel_title, left + width / 2, 1.0, 13))
-        left += width + gap + (BAR_ROOM if bar_inside else 0.0)
-    if n > 1 and x_ticks is None:  # where plotly.js puts an axis title: under the tick labels, inside X_ROOM
-        titles.append(
-            dict(
-                text=x_title,
-                x=0.5,
-                y=0.0,
-                xref="paper",
-                yref="paper",
-                xanchor="center",
-                yanchor="top",
-                yshift=-X_ROOM + 24,
-                showarrow=False,
-                font=dict(size=14),
-                name="x_title",
-            )
-        )
-    return _figure(
-        traces, title=title, note=note, height=height, top=20 if any(t.get("name") != "x_title" for t in titles) else 0, annotations=titles, **layout
-    )
-
-
 def position_paths(
     panels: Sequence[tuple[str, np.ndarray, np.ndarray]],
     *,
@@ -937,40 +649,3 @@ def position_paths(
     if not three_d:
         note = "; ".join(n for n in (note, _dots_note(max(len(positions) for _, _, positions in panels))) if n)
     return _figure(traces, title=title, note=note, height=height, top=20 if titles else 0, annotations=titles, **layout)
-
-
-def frequency_heatmaps(
-    panels: Sequence[tuple[str, np.ndarray, Sample]],
-    freqs: np.ndarray,
-    *,
-    title: str,
-    y_title: str,
-    zmax: float | None = None,
-    colorbar_title: str = "",
-    note: str = "",
-    height: int = 440,
-) -> go.Figure:
-    """Side-by-side heatmaps of a non-negative quantity over (row, frequency), e.g. each
-    dimension's power spectrum: z is (rows, len(freqs)) per panel, the x axis is labelled in
-    cycles per position at round frequencies (the cells are frequency bins), and one
-    sequential colour scale is shared, clipped at zmax when given."""
-    bins = Sample(0, len(freqs), 1)
-    fig = side_by_side_heatmaps(
-        [(name, z, bins, rows) for name, z, rows in panels],
-        title=title,
-        x_title="frequency (cycles per position)",
-        y_title=y_title,
-        signed=False,
-        zmin=0.0,
-        zmax=zmax,
-        colorbar_title=colorbar_title,
-        note=note,
-        height=height,
-    )
-    top = float(freqs[-1]) if len(freqs) > 1 else 0.5
-    step = float(freqs[1] - freqs[0]) if len(freqs) > 1 else 1.0
-    nice = np.array([t for t in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5) if top / t <= 6][0] if top > 0 else 0.1)
-    values = np.arange(0.0, top + 1e-12, float(nice))
-    ticks = dict(tickmode="array", tickvals=list(values / step), ticktext=[f"{v:g}" for v in values])
-    fig.update_layout({f"xaxis{'' if k == 0 else k + 1}": ticks for k in range(len(panels))})
-    return fig

@@ -312,4 +312,8 @@ def grouped_heatmap(
         palette = _palette(scale)
         for name, z, xs, ys in group.panels:
             out.append(_panel(name, z, xs, ys, float(zmin), float(zmax), k, palette, every))
+    if len(groups) == 1:  # one key: the note says its range too, as a grid of one range does
+        zmin, zmax = float(out[0]["zmin"]), float(out[0]["zmax"])
+        says = f"colour range ±{number(zmax, 3)}" if groups[0].signed else f"colour range {number(zmin, 3)} to {number(zmax, 3)}"
+        note = "; ".join(part for part in (note, says) if part)
     return _spec(title, note, x_title, y_title, columns or len(out), True, scales, out, panel_height)

@@ -12,9 +12,19 @@ import plotly.graph_objects as go
 from core.analysis import position_analysis as pa
 from core.viz import charts
 from core.viz.grid import Sample, strided
+from core.viz.heatmap import Binned, ScaleGroup, grouped_heatmap, heatmap
 
 GRID = 512  # at most this many positions or dimensions per heatmap panel
 SHARE_CAP = 0.25  # colour limit of the spectrum heatmaps (share of a dimension's power)
+TABLE_PX = 380  # a table's panel height on screen (two tables side by side)
+PAIR_PX = 320  # each of two panels side by side
+
+
+def frequency_ticks(freqs: np.ndarray) -> list[float]:
+    """Round frequencies (0, 0.1, 0.2, ... or finer) to label an axis of frequency bins, at most 7."""
+    top = float(freqs[-1]) if len(freqs) > 1 else 0.5
+    step = next((t for t in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5) if top / t <= 6), 0.5) if top > 0 else 0.1
+    return [float(v) for v in np.round(np.arange(0.0, top + 1e-12, step), 6)]
 
 
 def compose(outer: Sample, inner: Sample) -> Sample:
@@ -27,43 +37,37 @@ def notes(*parts: str) -> str:
     return "; ".join(p for p in parts if p)
 
 
-def table_figures(A: pa.TableAnalysis, S: pa.TableAnalysis, name: str, sin_name: str) -> dict[str, go.Figure]:
-    """The figures that depend on the table `A` and the sinusoid `S` beside it only, by the page's
+def table_figures(A: pa.TableAnalysis, S: pa.TableAnalysis, name: str, sin_name: str) -> dict[str, go.Figure | dict]:
+    """The figures (Plotly figures, and core.viz.heatmap specs for the heatmaps) that depend on the table `A` and the sinusoid `S` beside it only, by the page's
     chart key: the table and the sinusoid, cosine similarity, neighbour and offset curves (from
     two analysed positions on), explained variance, the spectrum and the dominant frequencies."""
     rows, cols = strided(A.rows.count, GRID), strided(A.cols.count, GRID)
     shown_rows, shown_cols = compose(A.rows, rows), compose(A.cols, cols)
     grid_note = notes(shown_rows.note("position"), shown_cols.note("dimension"))
     clip = float(np.quantile(np.abs(A.values), 0.999)) or 1.0
-    figs = {
-        "model_table": charts.heatmap(
-            A.values[:: rows.step, :: cols.step],
-            shown_cols,
-            shown_rows,
+    figs: dict[str, go.Figure | dict] = {
+        "model_table": grouped_heatmap(
+            [ScaleGroup([("", A.values[:: rows.step, :: cols.step], shown_cols, shown_rows)], zmax=clip, colorbar_title="value", clipped=True)],
             title=f"{name}: value of each position's vector",
             x_title="dimension",
             y_title="position",
-            zmax=clip,
-            colorbar_title="value",
             note=notes(f"colours clipped at ±{clip:.3g} (99.9% of values lie within)", grid_note),
-            height=520,
+            panel_height=TABLE_PX,
         ),
-        "model_sin_table": charts.heatmap(
-            S.values[:: rows.step, :: cols.step],
-            shown_cols,
-            shown_rows,
+        "model_sin_table": heatmap(
+            [("", S.values[:: rows.step, :: cols.step], shown_cols, shown_rows)],
             title=f"The {sin_name}",
             x_title="dimension",
             y_title="position",
+            shared_range=True,
             zmax=1.0,
-            colorbar_title="value",
             note=grid_note,
-            height=520,
+            panel_height=TABLE_PX,
         ),
     }
     sim_rows = strided(A.rows.count, GRID)
     sim_shown = compose(A.rows, sim_rows)
-    figs["model_cosine"] = charts.side_by_side_heatmaps(
+    figs["model_cosine"] = heatmap(
         [
             (name, A.cosine[:: sim_rows.step, :: sim_rows.step], sim_shown, sim_shown),
             (sin_name, S.cosine[:: sim_rows.step, :: sim_rows.step], sim_shown, sim_shown),
@@ -71,10 +75,11 @@ def table_figures(A: pa.TableAnalysis, S: pa.TableAnalysis, name: str, sin_name:
         title="Cosine similarity between the vectors of positions p and q",
         x_title="position q",
         y_title="position p",
+        shared_range=True,
         zmax=1.0,
-        colorbar_title="cosine",
+        value_title="cosine",
         note=sim_shown.note("position"),
-        height=470,
+        panel_height=PAIR_PX,
     )
     if A.rows.count >= 2:
         step = A.rows.step
@@ -108,19 +113,29 @@ def table_figures(A: pa.TableAnalysis, S: pa.TableAnalysis, name: str, sin_name:
         markers=True,
     )
     rank = strided(A.cols.count, A.cols.count)
-    figs["model_spectrum"] = charts.frequency_heatmaps(
-        [(name, A.power_share[np.argsort(A.dominant, kind="stable")], rank), (sin_name, S.power_share[np.argsort(S.dominant, kind="stable")], rank)],
-        A.freqs,
+    freqs = Binned(A.freqs, frequency_ticks(A.freqs))
+    by_frequency = [T.power_share[np.argsort(T.dominant, kind="stable")] for T in (A, S)]
+    figs["model_spectrum"] = grouped_heatmap(
+        [
+            ScaleGroup(
+                [(name, by_frequency[0], freqs, rank), (sin_name, by_frequency[1], freqs, rank)],
+                signed=False,
+                zmin=0.0,
+                zmax=SHARE_CAP,
+                colorbar_title="share of power",
+                hover="share of power",
+                clipped=True,
+            )
+        ],
         title="Power spectrum of each dimension over position (mean removed), dimensions sorted by their dominant frequency",
+        x_title="frequency (cycles per position)",
         y_title="dimension, by dominant frequency",
-        zmax=SHARE_CAP,
-        colorbar_title="share of power",
         note=notes(
             f"each row is one dimension's share of power per frequency bin, colours clipped at {SHARE_CAP:.0%}",
             A.rows.note("position"),
             A.cols.note("dimension"),
         ),
-        height=480,
+        panel_height=PAIR_PX,
     )
     ranks = np.arange(A.cols.count)
     figs["model_dominant"] = charts.lines(

@@ -127,23 +127,22 @@ def t5_heads(num_buckets: int, max_distance: int, bidirectional: bool, max_len: 
     )
 
 
-def shaw_clip(k: int, max_len: int) -> tuple[go.Figure, Sample]:
-    """clip(j − i, −k, k) for the first 32 positions (consecutive: a stride would skip the clipping)."""
+def shaw_clip(k: int, max_len: int) -> tuple[dict, Sample]:
+    """clip(j − i, −k, k) for the first 32 positions (consecutive: a stride would skip the
+    clipping), as a core.viz.heatmap spec."""
     rows = window(max_len, 32)
     ids = relative.shaw_relative_positions(rows.indices, rows.indices, k).astype(np.float64)
-    figure = charts.heatmap(
-        ids,
-        rows,
-        rows,
+    spec = heatmap(
+        [("", ids, rows, rows)],
         title=f"clip(j − i, −{k}, {k}): which of the {2 * k + 1} learned vectors the pair (query i, key j) uses",
         x_title="key position j",
         y_title="query position i",
-        colorbar_title="clipped j − i",
-        zmax=max(k, 1),
+        shared_range=True,  # ±the largest clipped offset drawn: k, or less where the window is shorter than k
+        value_title="clipped j − i",
         note=rows.note("position"),
-        height=460,
+        panel_height=380,
     )
-    return figure, rows
+    return spec, rows
 
 
 def kerple_lines(n_heads: int, max_len: int, seed: int = 0) -> go.Figure:

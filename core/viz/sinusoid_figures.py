@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from core.schemes import learned, naive, sinusoidal
 from core.viz import charts
 from core.viz.grid import Picked, Sample, pairs, strided, window
-from core.viz.heatmap import heatmap
+from core.viz.heatmap import Named, heatmap
 
 GRID = 500  # positions and dimensions per heatmap at most
 SMALL_GRID = 160  # per panel when heatmaps stand side by side
@@ -108,9 +108,10 @@ def phase_circle(d: int, max_len: int, base: float, pair: int, start: int, count
     )
 
 
-def binary_analogy(d: int, max_len: int, base: float) -> go.Figure:
+def binary_analogy(d: int, max_len: int, base: float) -> dict:
     """The bits of positions 0 .. 63 (or max_len) beside the sine of the pair whose wavelength is
-    nearest each bit's period."""
+    nearest each bit's period: a core.viz.heatmap spec whose columns are named (the hover names
+    the bit or the pair, not the slot it is drawn in)."""
     n_pos = min(max_len, 64)
     bits = naive.binary_positions(max(n_pos, 2))[:n_pos]
     n_bits = bits.shape[1]
@@ -119,39 +120,39 @@ def binary_analogy(d: int, max_len: int, base: float) -> go.Figure:
     nearest = np.unique(np.argmin(np.abs(np.log(wl[None, :] / periods[:, None])), axis=1))  # nearest wavelength per bit
     sines = sinusoidal.sinusoidal_encoding(n_pos, d, base, dims=2 * nearest)
     pos = strided(n_pos, n_pos)
-    return charts.side_by_side_heatmaps(
-        [
-            ("bits of p (red 1, blue 0)", 2 * bits - 1, strided(n_bits, n_bits), pos),
-            ("sin(p·ωᵢ), the pair nearest each bit", sines, strided(sines.shape[1], sines.shape[1]), pos),
-        ],
+    bit_names = Named(strided(n_bits, n_bits), [f"bit {b}" for b in range(n_bits)])
+    pair_names = Named(strided(sines.shape[1], sines.shape[1]), [f"pair {i}, λ {wl[i]:.3g}" for i in nearest])
+    return heatmap(
+        [("bits of p (red 1, blue 0)", 2 * bits - 1, bit_names, pos), ("sin(p·ωᵢ), the pair nearest each bit", sines, pair_names, pos)],
         title=f"Positions 0 to {n_pos - 1}: binary digits beside the sine of {sines.shape[1]} pairs",
         x_title="bit / pair (fast to slow)",
         y_title="position p",
+        columns=2,
+        shared_range=True,
         zmax=1.0,
-        x_ticks=[[f"bit {b}" for b in range(n_bits)], [f"pair {i}<br>λ {wl[i]:.3g}" for i in nearest]],
-        name_cells=True,  # the hover names the bit or the pair, not the slot it is drawn in
-        height=460,
+        panel_height=360,
     )
 
 
-def t2t_comparison(d: int, max_len: int, base: float, start: int, stop: int) -> go.Figure:
+def t2t_comparison(d: int, max_len: int, base: float, start: int, stop: int) -> dict:
     """The paper's encoding in the sines-first layout, tensor2tensor's table and their difference,
-    column by column (whole pairs of the paper's columns when there are more than SMALL_GRID)."""
+    column by column (whole pairs of the paper's columns when there are more than SMALL_GRID), on
+    one colour range: a core.viz.heatmap spec."""
     rows, cols = strided(stop, SMALL_GRID, start=start), pair_columns(d, "concat", SMALL_GRID)
     paper = sinusoidal.sinusoidal_encoding(max_len, d, base, layout="concat", positions=rows.indices, dims=cols.indices)
     t2t = sinusoidal.t2t_timing_signal(0, d, max_timescale=base, positions=rows.indices)[:, cols.indices]
-    return charts.side_by_side_heatmaps(
+    return heatmap(
         [("paper, sines first", paper, cols, rows), ("tensor2tensor / fairseq", t2t, cols, rows), ("difference", t2t - paper, cols, rows)],
         title="The paper's encoding (sines-first layout) beside the tensor2tensor/fairseq table",
         x_title="dimension",
         y_title="position p",
-        zmax=1.0 if d > 1 else None,
+        shared_range=True,  # ±max|value|: the difference can reach past ±1
         note="; ".join(n for n in (rows.note("position"), cols.note("dimension")) if n),
-        height=460,
+        panel_height=300,
     )
 
 
-def learned_table(d: int, max_len: int, base: float) -> go.Figure:
+def learned_table(d: int, max_len: int, base: float) -> dict:
     """A learned table at its initialisation beside the sinusoid: the first positions (a window,
     every dimension up to GRID as whole pairs for the sinusoid, strided for the table), one colour range each."""
     rows = window(max_len, 64)
@@ -159,12 +160,14 @@ def learned_table(d: int, max_len: int, base: float) -> go.Figure:
     table = learned.learned_rows(rows.indices, d)[:, table_cols.indices]
     sin = sinusoidal.sinusoidal_encoding(max_len, d, base, positions=rows.indices, dims=sin_cols.indices)
     bound = float(np.abs(table).max()) or 1.0
-    return charts.side_by_side_heatmaps(
+    return heatmap(
         [(f"learned table at initialisation (÷ {bound:.3g}, its largest |value|)", table / bound, table_cols, rows), ("sinusoid", sin, sin_cols, rows)],
         title=f"A learned table (normal, std 0.02, one row per position) beside the sinusoid, positions {rows.start} to {rows.stop - 1}",
         x_title="dimension",
         y_title="position p",
+        columns=2,
+        shared_range=True,
         zmax=1.0,
         note="; ".join(n for n in (rows.note("position"), table_cols.note("dimension")) if n),
-        height=420,
+        panel_height=300,
     )

@@ -3,9 +3,10 @@
 Streamlit's chart element re-sends a figure to plotly.js right after drawing it (a copy made
 through JSON); plotly.js draws the whole figure again when the copy has a template or a data
 array given as a typed array, unless layout.datarevision says the data are the same. So the
-figures core.viz.charts builds are `Figure`s whose arrays go as plain JSON lists where that is
-cheap, carry a `digest` of their data as datarevision, and big heatmaps go as one palette
-`png` instead of a cell-by-cell trace.
+figures core.viz.charts builds are `Figure`s whose scatter arrays go as plain JSON lists and
+which carry a `digest` of their data as datarevision. Heatmaps are not Plotly figures here: the
+browser component paints them from a palette `png` (core.viz.heatmap). Plotly's private
+structures are read through core.viz.plotly_internals only.
 """
 
 from __future__ import annotations
@@ -16,31 +17,31 @@ import io
 
 import numpy as np
 import plotly.graph_objects as go
-from _plotly_utils.utils import to_typed_array_spec
 from plotly.colors import get_colorscale, sample_colorscale
 
-LIST_CELLS = 24_000  # heatmap cells per figure sent as lists (~11 characters a cell, so at most ~270 kB) rather than typed arrays (~5.3)
+from core.viz import plotly_internals as private
+
+LIST_CELLS = 24_000  # values a heatmap sends with every cell (~5.3 characters a cell as float32 in base64; core.viz.heatmap)
+LISTED = ("scatter", "scatter3d")  # trace types whose arrays go as lists
 
 
 class Figure(go.Figure):
-    """A go.Figure whose arrays go to the browser as plain JSON lists, not typed arrays (see the module
-    docstring): those of scatter traces, and those of heatmaps up to LIST_CELLS cells per
-    figure (bigger ones stay compact and are drawn twice). Ints stay ints, float64 values are
-    written exactly, and float32 heatmap values to 8 significant digits (float32 holds 7 to 8)."""
+    """A go.Figure whose scatter arrays go to the browser as plain JSON lists, not typed arrays (see
+    the module docstring). Ints stay ints, float64 values are written exactly, float32 values to
+    8 significant digits (float32 holds 7 to 8)."""
 
     def to_dict(self) -> dict:
         """The figure as plotly.js reads it: the same spec as plotly's own `to_dict` followed by
-        `as_lists` on the traces named above, built in one pass over the validated properties
+        `as_lists` on the scatter traces, built in one pass over the validated properties
         (plotly's deep-copies every array, then base64-encodes it, which `as_lists` decoded
         again: most of a chart's cost in a page's run)."""
-        if self._frame_objs:  # no figure here has frames: plotly's own path, then lists
+        if private.has_frames(self):  # no figure here has frames: plotly's own path, then lists
             return self._to_dict_via_plotly()
-        spec = {"data": [_copy(trace) for trace in self._data], "layout": _copy(self._layout)}
+        spec = {"data": [_copy(trace) for trace in private.trace_dicts(self)], "layout": _copy(private.layout_dict(self))}
         if spec["layout"].get("template", 0) is None:  # unvalidated, a removed template stays as null
             del spec["layout"]["template"]
-        small = sum(np.size(t["z"]) for t in spec["data"] if t.get("type") == "heatmap" and _numeric(t.get("z"))) <= LIST_CELLS
         for trace in spec["data"]:
-            _encode(trace, lists=trace.get("type") in ("scatter", "scatter3d") or (small and trace.get("type") == "heatmap"))
+            _encode(trace, lists=trace.get("type") in LISTED)
         _encode(spec["layout"], lists=False)
         return spec
 
@@ -48,10 +49,8 @@ class Figure(go.Figure):
         spec = super().to_dict()  # typed arrays throughout: turn these back
         if spec.get("layout", {}).get("template", 0) is None:
             del spec["layout"]["template"]
-        heatmaps = [t for t in spec["data"] if t.get("type") == "heatmap"]
-        small = sum(typed_array(t.get("z")).size for t in heatmaps) <= LIST_CELLS
         for trace in spec["data"]:
-            if trace.get("type") in ("scatter", "scatter3d") or (small and trace.get("type") == "heatmap"):
+            if trace.get("type") in LISTED:
                 as_lists(trace)
         return spec
 
@@ -85,7 +84,7 @@ def _encode(node, *, lists: bool) -> None:
                 if _numeric(value):
                     node[key] = (short_floats(value) if value.dtype == np.float32 else value).tolist()
             elif _numeric(value):
-                node[key] = to_typed_array_spec(value)
+                node[key] = private.typed_array(value)
         elif isinstance(value, (dict, list)):
             _encode(value, lists=lists)
 
@@ -148,8 +147,8 @@ def digest(traces) -> str:
             digest.update(f"{value!r};".encode())
 
     for trace in traces:
-        props = getattr(trace, "_props", None)  # plotly's validated properties, read in place (to_plotly_json deep-copies them)
-        feed(props if isinstance(props, dict) else trace.to_plotly_json())
+        props = private.props(trace)  # read in place: to_plotly_json deep-copies them
+        feed(props if props is not None else trace.to_plotly_json())
     return digest.hexdigest()
 
 

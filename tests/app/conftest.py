@@ -53,18 +53,20 @@ def open_tab(at: AppTest, label: str) -> AppTest:
     return at.run()
 
 
-def every_figure(at: AppTest) -> list[dict]:
-    """Every figure the page shows in this AppTest session, tab by tab: each tab of its bound tab
-    set opened in turn in this session (what an upload or a control set stays set), then the tab
-    that was open opened again. A page without bound tabs: its figures."""
+def every_figure(at: AppTest, sent=None) -> list[dict]:
+    """Every Plotly figure (or, with `sent=grids`, every heatmap) the page shows in this AppTest
+    session, tab by tab: each tab of its bound tab set opened in turn in this session (what an
+    upload or a control set stays set), then the tab that was open opened again. A page without
+    bound tabs: its figures."""
+    sent = sent or figures
     sets = tab_sets(at)
     if not sets:
-        return figures(at)
+        return sent(at)
     (key, labels), *_ = sets
     was = at.session_state[key] if key in at.session_state else labels[0]
     found = []
     for label in labels:
-        found += figures(open_tab(at, label))
+        found += sent(open_tab(at, label))
     open_tab(at, was)
     return found
 

@@ -9,7 +9,6 @@ from urllib.parse import parse_qsl
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import pytest
 import torch
 from streamlit.testing.v1 import AppTest
@@ -19,7 +18,8 @@ from core.files.rope_code import rope_code
 from core.schemes import rope
 from core.schemes.rope_presets import PRESETS, STATUSES
 from core.viz import charts
-from tests.app.conftest import ROOT, assert_clean, decode, figure_bytes, figures, open_page, title_text
+from core.viz import wire
+from tests.app.conftest import ROOT, assert_clean, decode, figure_bytes, figures, grids, open_page, title_text
 from tests.helpers import assert_close
 from ui.rope_controls import CONTROLLED_KINDS, DEFAULT_PRESETS
 
@@ -91,27 +91,27 @@ def test_default_page_shows_cores_numbers():
     assert_close(lines[2][1], pitfall.stale - pitfall.consistent, atol=1e-12)
     assert f"{np.abs(pitfall.stale - pitfall.consistent).max():.3g}" in " ".join(m.value for m in pit.markdown)
     # RoPE in 2-D: 16 x 16 patches, query at (8, 8), base 10,000, head_dim 128
-    grids = open_context(ctx_view="RoPE in 2-D")
-    assert_clean(grids)
-    figs = [None, None, None, *figures(grids)]  # the two grid figures, numbered as when the page drew all five
+    grid_view = open_context(ctx_view="RoPE in 2-D")
+    assert_clean(grid_view)
+    figs = [None, None, None, *grids(grid_view)]  # the two heatmaps (painted by the browser), numbered as when the page drew all five
     rows, cols = cx.grid_positions(16, 16)
     expected_grids = [
         cx.axial_angles(rows, cols, 128, 10_000.0),
         cx.flat_angles(rows, cols, 16, 128, 10_000.0),
         cx.mrope_angles(0 * rows, rows, cols, 128, 10_000.0, (16, 24, 24)),
     ]
-    heatmaps = [t for t in figs[3]["data"] if t["type"] == "heatmap"]
-    for trace, angles in zip(heatmaps, expected_grids, strict=True):
-        assert_close(decode(trace["z"]).reshape(16, 16), cx.centred_grid(angles, 8 * 16 + 8, 16, 16)[0], atol=1e-6)
-        assert -trace["zmin"] == trace["zmax"] > 0  # centred on zero, one range for the three panels
-    assert len({(t["zmin"], t["zmax"]) for t in heatmaps}) == 1
-    assert f"{cx.centred_grid(expected_grids[0], 136, 16, 16)[1]:.3g}" in title_text(figs[3])  # the subtracted mean is said
-    splits = [t for t in figs[4]["data"] if t["type"] == "heatmap"]
-    for trace, split in zip(splits, ((16, 24, 24), (16, 8, 40), (16, 40, 8)), strict=True):
+    heatmaps = figs[3]["panels"]
+    for panel, angles in zip(heatmaps, expected_grids, strict=True):
+        assert_close(decode(panel["z"]).reshape(16, 16), cx.centred_grid(angles, 8 * 16 + 8, 16, 16)[0], atol=1e-6)
+        assert -panel["zmin"] == panel["zmax"] > 0  # centred on zero, one range for the three panels
+    assert len({(p["zmin"], p["zmax"]) for p in heatmaps}) == 1
+    assert f"{cx.centred_grid(expected_grids[0], 136, 16, 16)[1]:.3g}" in figs[3]["note"]  # the subtracted mean is said
+    splits = figs[4]["panels"]
+    for panel, split in zip(splits, ((16, 24, 24), (16, 8, 40), (16, 40, 8)), strict=True):
         expected = cx.centred_grid(cx.mrope_angles(0 * rows, rows, cols, 128, 10_000.0, split), 136, 16, 16)[0]
-        assert_close(decode(trace["z"]).reshape(16, 16), expected, atol=1e-6)
-    diverging = [list(pair) for pair in go.Heatmap(colorscale=charts.DIVERGING).colorscale]
-    assert all([list(pair) for pair in t["colorscale"]] == diverging for t in heatmaps + splits)  # one diverging scale for signed scores
+        assert_close(decode(panel["z"]).reshape(16, 16), expected, atol=1e-6)
+    diverging = wire.colour_lut(charts.DIVERGING, 255).tolist()
+    assert all(spec["scales"] == [spec["scales"][0]] and spec["scales"][0]["colours"] == diverging for spec in figs[3:])  # one diverging scale
 
 
 @pytest.mark.parametrize("name", list(PRESETS))
@@ -219,9 +219,9 @@ def test_no_model_chosen_still_shows_the_pitfall_and_the_grids():
     pit = open_context(presets="", ctx_view="The dynamic-NTK pitfall")
     assert_clean(pit)
     assert len(figures(pit)) == 1 and "Llama 2 7B" in title_text(figures(pit)[0])
-    grids = open_context(presets="", ctx_view="RoPE in 2-D")
-    assert_clean(grids)
-    assert len(figures(grids)) == 2
+    grid_view = open_context(presets="", ctx_view="RoPE in 2-D")
+    assert_clean(grid_view)
+    assert len(grids(grid_view)) == 2
 
 
 def test_grid_controls_redraw_with_cores_numbers():
@@ -230,9 +230,9 @@ def test_grid_controls_redraw_with_cores_numbers():
     at.button_group(key="grid_base").set_value(1_000_000).run()
     assert_clean(at)
     rows, cols = cx.grid_positions(8, 8)
-    trace = next(t for t in figures(at)[0]["data"] if t["type"] == "heatmap")
+    panel = grids(at)[0]["panels"][0]
     expected = cx.centred_grid(cx.axial_angles(rows, cols, 128, 1e6), 4 * 8 + 4, 8, 8)[0]
-    assert_close(decode(trace["z"]).reshape(8, 8), expected, atol=1e-6)
+    assert_close(decode(panel["z"]).reshape(8, 8), expected, atol=1e-6)
     pit = open_context(presets="phi-2", ctx_view="The dynamic-NTK pitfall")
     pit.select_slider(key="ntk_growth").set_value(8).run()
     assert_clean(pit)

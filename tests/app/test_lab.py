@@ -16,7 +16,7 @@ from core.lab import runner
 from core.lab.config import LabConfig
 from core.lab.figures import example_text, survey_table
 from core.schemes.registry import SCHEMES
-from tests.app.conftest import assert_clean, chart_keys, decode, figure, figures, grids, open_page, plain_table, title_text
+from tests.app.conftest import assert_clean, chart_keys, decode, figure, figures, grid, grids, open_page, plain_table, title_text
 
 TINY = {"lab_train_len": 8, "lab_steps": 30}
 
@@ -65,7 +65,7 @@ def test_a_tiny_configuration_runs_to_the_end_and_draws_its_results():
     assert [p.state for p in run.progress] == ["done", "done", "done"]
     figs = figures(at)
     titles = [title_text(f) for f in figs]
-    assert len(figs) == 8 and all(titles)  # with the precomputed curves of the real-text section and of the first trained-model experiment (after these)
+    assert len(figs) == 6 and all(titles)  # with the precomputed curves of the real-text section and of the first trained-model experiment (after these)
     figs, titles = figs[1:], titles[1:]  # after the task's picture
     assert titles[0].startswith("Accuracy against evaluation length: trained on 8 tokens")
     accuracy = {t["name"]: (decode(t["x"]), decode(t["y"]).astype(float)) for t in figs[0]["data"]}
@@ -77,9 +77,10 @@ def test_a_tiny_configuration_runs_to_the_end_and_draws_its_results():
     by_position = {t["name"]: decode(t["y"]) for t in figs[1]["data"]}
     assert by_position["rotary (RoPE)"].size == 32 and by_position["learned absolute table (no code at 16+)"].size == 8  # stops where the table ends
     assert figs[2]["layout"]["yaxis"]["type"] == "log" and len(figs[2]["data"]) == 3  # one loss curve per scheme
-    heat = figs[3]["data"][0]
-    assert heat["zmin"] == -heat["zmax"] and heat["colorscale"] == figs[4]["data"][0]["colorscale"]  # signed: centred on zero
-    assert "learned absolute table after 30 steps" in titles[3] and "Cosine similarity" in titles[4]
+    table_map, similarity_map = (grid(at, key) for key in ("lab_table_heatmap", "lab_table_similarity"))  # painted by the browser
+    assert all(p["zmin"] == -p["zmax"] for spec in (table_map, similarity_map) for p in spec["panels"])  # signed: centred on zero
+    assert table_map["scales"][0]["colours"] == similarity_map["scales"][0]["colours"]
+    assert "learned absolute table after 30 steps" in table_map["title"] and "Cosine similarity" in similarity_map["title"]
     table = at.dataframe[0].value
     assert list(table["scheme"]) == ["none (NoPE)", "rotary (RoPE)", "learned absolute table"]
     assert "cannot extrapolate" in table["notes"][2]

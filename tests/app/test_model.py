@@ -18,15 +18,23 @@ from PIL import Image
 from core.analysis import position_analysis as pa
 from core.analysis import table_summary as ts
 from core.schemes.sinusoidal import sinusoidal_encoding
-from tests.app.conftest import ROOT, assert_clean, chart_keys, decode, every_figure, open_page, open_tab, tab_sets, title_text
+from core.viz import charts, wire
+from tests.app.conftest import ROOT, assert_clean, chart_keys, decode, every_figure, grid_keys, grids, open_page, open_tab, tab_sets, title_text
 
 TABLE = np.load(ROOT / "data" / "minilm_position_embeddings.npy").astype(np.float64)
-N_CHARTS = 11
+N_CHARTS = 7  # Plotly charts over all tabs
+N_HEATMAPS = 4  # and heatmaps (the two tables, the cosine similarity, the spectrum), painted by the browser
 
 
 def by_title(at, start: str) -> dict:
     matches = [f for f in every_figure(at) if title_text(f).startswith(start)]
     assert len(matches) == 1, [title_text(f) for f in every_figure(at)]
+    return matches[0]
+
+
+def heatmap_titled(at, start: str) -> dict:
+    matches = [spec for spec in every_figure(at, grids) if spec["title"].startswith(start)]
+    assert len(matches) == 1, [spec["title"] for spec in every_figure(at, grids)]
     return matches[0]
 
 
@@ -62,6 +70,8 @@ def test_minilm_page_draws_every_figure_titled_and_labelled():
     assert_clean(at)
     figs = every_figure(at)
     assert len(figs) == N_CHARTS
+    heatmaps = every_figure(at, grids)
+    assert len(heatmaps) == N_HEATMAPS and all(spec["title"] and spec["x_title"] and spec["y_title"] for spec in heatmaps)
     for fig in figs:
         layout = fig["layout"]
         assert layout["title"]["text"]
@@ -88,10 +98,10 @@ def test_each_tab_draws_its_own_figures_and_is_in_the_link():
     for label, keys in TABS.items():
         at = open_page("model", model_view=label)
         assert_clean(at)
-        assert chart_keys(at) == keys, label
+        assert sorted(chart_keys(at) + grid_keys(at)) == sorted(keys), label
         if label != "The table":  # the first tab leaves the link clean
             assert at.query_params["model_view"] == label
-    assert sum(map(len, TABS.values())) == N_CHARTS
+    assert sum(map(len, TABS.values())) == N_CHARTS + N_HEATMAPS
     learned = open_page("model", model_view="What all-MiniLM-L6-v2 learned")
     assert any("A fast rotation" in m.value for m in learned.markdown)
     ring = ts.ring(pa.analyse(TABLE), 512)  # the numbers are measured from the committed table
@@ -201,20 +211,17 @@ def test_minilm_figures_carry_the_committed_tables_numbers():
 def test_signed_heatmaps_use_the_diverging_scale_centred_on_zero():
     at = open_page("model")
     for start in ("all-MiniLM-L6-v2: value", "The sinusoid", "Cosine similarity between"):
-        fig = by_title(at, start)
-        bar = [t for t in fig["data"] if t.get("marker", {}).get("showscale") or t.get("showscale")]
-        assert bar, start
-        trace = bar[0]
-        lo, hi = (trace["marker"]["cmin"], trace["marker"]["cmax"]) if "marker" in trace else (trace["zmin"], trace["zmax"])
-        assert lo == -hi and hi > 0
-        scale = trace["marker"]["colorscale"] if "marker" in trace else trace["colorscale"]
-        assert scale[0][1] == "rgb(5,48,97)" and scale[-1][1] == "rgb(103,0,31)"  # RdBu reversed: blue negative, red positive
+        spec = heatmap_titled(at, start)
+        (scale,) = spec["scales"]
+        assert scale["signed"] and all(p["zmin"] == -p["zmax"] and p["zmax"] > 0 for p in spec["panels"]), start
+        assert scale["colours"] == wire.colour_lut(charts.DIVERGING, 255).tolist(), start
+        assert scale["colours"][0] == [5, 48, 97] and scale["colours"][-1] == [103, 0, 31]  # RdBu reversed: blue negative, red positive
 
 
 def test_the_sidebar_base_sets_the_sinusoid():
     at = open_page("model", base="100")
     assert_clean(at)
-    assert "base 100" in title_text(by_title(at, "The sinusoid"))
+    assert "base 100" in heatmap_titled(at, "The sinusoid")["title"]
     neighbour = by_title(at, "How alike each position is to the next")
     np.testing.assert_allclose(decode(neighbour["data"][1]["y"]), pa.neighbour_cosine(sinusoidal_encoding(512, 384, 100.0)), rtol=1e-12)
 
@@ -252,11 +259,11 @@ def test_a_real_safetensors_upload_lists_tables_position_first_and_is_drawn():
     assert len(every_figure(at)) == N_CHARTS
     neighbour = by_title(at, "How alike each position is to the next")
     np.testing.assert_allclose(decode(neighbour["data"][0]["y"]), pa.neighbour_cosine(table.astype(np.float64)), rtol=1e-12)
-    assert "16 wide" in title_text(by_title(at, "The sinusoid"))
+    assert "16 wide" in heatmap_titled(at, "The sinusoid")["title"]
 
     at.toggle(key="transpose").set_value(True).run()  # 16 positions x 64 dimensions
     assert_clean(at)
-    assert "64 wide" in title_text(by_title(at, "The sinusoid"))
+    assert "64 wide" in heatmap_titled(at, "The sinusoid")["title"]
     np.testing.assert_allclose(decode(by_title(at, "How alike")["data"][0]["y"]), pa.neighbour_cosine(table.T.astype(np.float64)), rtol=1e-12)
 
     at.selectbox(key="tensor").set_value("w").run()  # a 3-row table still draws (no component slider)

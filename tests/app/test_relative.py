@@ -11,7 +11,7 @@ import pytest
 from core.schemes import alibi, kerple, relative
 from core.viz.grid import strided
 from core.viz.charts import number
-from tests.app.conftest import assert_clean, chart_keys, decode, figure, grid, grid_keys, open_page, plain_table, title_text
+from tests.app.conftest import assert_clean, chart_keys, decode, figure, grid, grid_keys, open_page, plain_table
 
 
 @pytest.mark.parametrize("heads", [8, 12])
@@ -143,7 +143,7 @@ def test_relative_each_tab_draws_its_own_figures_and_is_a_link():
         assert sorted(chart_keys(at) + grid_keys(at)) == sorted(keys), view
         assert at.select_slider(key="alibi_heads").value == 8  # the head count stays above the tabs
     shaw = open_page("relative", rel_view="Shaw")
-    assert title_text(figure(shaw, "shaw_clip")).startswith("clip(j − i")
+    assert grid(shaw, "shaw_clip")["title"].startswith("clip(j − i")
     checklist = open_page("relative", rel_view="KERPLE and the checklist")
     assert len(checklist.table) == 1  # the checklist's table
 
@@ -196,12 +196,13 @@ def test_relative_shaw_heatmap_is_the_clipped_offset(k):
     at = open_page("relative", rel_view="Shaw")
     at.slider(key="shaw_k").set_value(k).run()
     assert_clean(at)
-    fig = figure(at, "shaw_clip")
-    z = decode(fig["data"][0]["z"]).astype(np.int64)
+    (panel,) = grid(at, "shaw_clip")["panels"]
+    z = decode(panel["z"]).astype(np.int64)
     i = np.arange(32)
     assert np.array_equal(z, np.clip(i[None, :] - i[:, None], -k, k))  # row = query i, column = key j
     assert np.unique(z).size == min(2 * k + 1, 63)
-    assert fig["data"][0]["zmax"] == max(k, 1) and fig["data"][0]["zmin"] == -max(k, 1)
+    bound = max(min(k, 31), 1)  # ±the largest clipped offset among 32 positions (±1 when every one is 0)
+    assert panel["zmax"] == bound and panel["zmin"] == -bound
     distinct = relative.shaw_distinct_ids(256, 256, k)
     assert any(f"use {distinct:,} distinct vectors" in c.value for c in at.caption)
     assert distinct == min(2 * k + 1, 2 * 255 + 1)

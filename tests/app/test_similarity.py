@@ -41,7 +41,7 @@ def test_similarity_reference_and_offset_controls():
     at = open_page("similarity", max_len="100", sim_view="Shift by k")
     at.number_input(key="offset").set_value(40).run()
     assert_clean(at)
-    assert any("M₄₀" in title_text(f) for f in figures(at))  # Unicode, not raw TeX
+    assert any("M₄₀" in spec["title"] for spec in grids(at))  # Unicode, not raw TeX
 
 
 def test_similarity_draws_only_the_open_tab():

@@ -116,6 +116,10 @@ def check_grid(key: str, spec: dict) -> None:
                     slot = share * len(indices) - 0.5
                     assert abs(slot - round(slot)) < 1e-9 and axis["names"][round(slot)] == label, f"{key} {name}: tick {label!r} at slot {slot}"
                     continue
+                if "values" in axis:  # bins of a measured quantity: a round value, where it falls between the bins' values
+                    at = np.interp(share * len(indices) - 0.5, np.arange(len(indices)), axis["values"])
+                    assert abs(at - float(label)) < 1e-3 * max(1.0, abs(float(label))), f"{key} {name}: tick {label} stands at value {at}"
+                    continue
                 assert re.fullmatch(r"-?\d{1,3}(,\d{3})*", label), f"{key} {name}: tick {label!r} is not a whole number"
                 at = np.interp(share * len(indices) - 0.5, np.arange(len(indices)), indices)
                 assert abs(at - int(label.replace(",", ""))) < 1e-6, f"{key} {name}: tick {label} stands at index {at}"
@@ -125,7 +129,9 @@ def check_grid(key: str, spec: dict) -> None:
             assert panel["zmin"] == -panel["zmax"] > -np.inf, f"{key} {name}: a diverging range not centred on zero"
         else:
             inside = not finite.size or panel["zmin"] <= finite.min() and finite.max() <= panel["zmax"] + 1e-6 * abs(panel["zmax"])
-            assert inside and scale["lo"] == number(panel["zmin"], 3), f"{key} {name}: values outside its range {panel['zmin']} .. {panel['zmax']}"
+            below = "≤ " if scale.get("clipped") else ""  # a clipped range: values beyond it painted at its ends, and its key says so
+            outside = f"{key} {name}: values outside its range {panel['zmin']} .. {panel['zmax']}"
+            assert (inside or below) and scale["lo"] == below + number(panel["zmin"], 3), outside
     # a range is tight when its panel has values: max|z| of every cell (the hover's every k-th cell of a PNG panel
     # may miss it, so there the picture must reach an end of the scale), or a fixed range said in the note
     if spec["shared_range"]:
@@ -134,9 +140,11 @@ def check_grid(key: str, spec: dict) -> None:
             shared, low = group[0][0]["zmax"], group[0][0]["zmin"]
             assert all(p["zmax"] == shared and p["zmin"] == low and p["range"] == "" for p, _, _ in group), f"{key}: panels off their shared range"
             top = max(bound for _, bound, _ in group)
-            assert shared >= top * (1 - 1e-6), f"{key}: values beyond the shared range ±{shared}"
+            clipped = scale.get("clipped", False)  # a chosen range that values lie beyond, painted at its ends: its key says ≥
+            assert clipped or shared >= top * (1 - 1e-6), f"{key}: values beyond the shared range ±{shared}"
             assert any(end for _, _, end in group) or not top or shared == 1.0, f"{key}: the shared range {low} .. {shared} is wider than every value"
-            assert scale["hi"] == (f"+{number(shared, 3)}" if scale["signed"] else number(shared, 3)), f"{key}: the key does not say the range"
+            said = ("≥ " if clipped else "") + (f"+{number(shared, 3)}" if scale["signed"] else number(shared, 3))
+            assert scale["hi"] == said, f"{key}: the key does not say the range"
         if len(spec["scales"]) == 1:
             assert number(spec["panels"][0]["zmax"], 3) in spec["note"], f"{key}: the shared range is not said"
     else:
@@ -213,23 +221,6 @@ def check_generic(key: str, fig: dict) -> None:
         assert len(ranges) <= 1 and not says_per_panel, f"{key}: panels meant to be compared on different ranges"
 
 
-def columns_of(trace: dict) -> np.ndarray:
-    return np.asarray(decode(trace["x"])).astype(np.float64).astype(np.int64)
-
-
-def image_columns(trace: dict) -> np.ndarray:
-    """The column drawn in every slot of an image trace (core.viz.charts.heatmap_trace): its
-    customdata on a Picked axis, else x0, x0 + dx, ... across the picture's width."""
-    import base64
-    import struct
-
-    if "customdata" in trace:
-        return np.asarray(decode(trace["customdata"])).astype(np.int64)
-    png = base64.b64decode(trace["source"].split(",", 1)[1])
-    width = struct.unpack(">I", png[16:20])[0]  # the IHDR chunk: width, height
-    return (trace.get("x0", 0) + trace.get("dx", 1) * np.arange(width)).astype(np.int64)
-
-
 def check_pairs(key: str, cols: np.ndarray, d: int, layout: str) -> None:
     """Every drawn column comes with its (sin, cos) partner."""
     kept = set(cols.tolist())
@@ -249,8 +240,7 @@ def check_claims(page: str, figs: dict[str, dict], setting: dict) -> None:
         (heat,) = figs["sin_heatmap"]["panels"]  # a panel grid the browser paints: its drawn columns are its x indices, its ticks checked by check_grid
         check_pairs("sin_heatmap", np.asarray(heat["x"]["indices"]), d, "interleaved")
         assert L < 2 or np.ptp(panel_levels(heat)) > 0, "sin_heatmap: a constant picture of a varying encoding"
-        t2t = figs["sin_t2t"]["data"][0]
-        check_pairs("sin_t2t", columns_of(t2t) if t2t["type"] == "heatmap" else image_columns(t2t), d, "concat")
+        check_pairs("sin_t2t", np.asarray(figs["sin_t2t"]["panels"][0]["x"]["indices"]), d, "concat")
         waves = figs.get("sin_waves")
         if waves:
             dots = [t for t in waves["data"] if t.get("mode") == "markers"]

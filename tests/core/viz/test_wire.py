@@ -1,5 +1,5 @@
 """core.viz.wire.Figure.to_dict, built in one pass over the validated properties, writes the same
-JSON as plotly's own path (deep copy, typed arrays, then `as_lists` on scatters and small heatmaps)
+JSON as plotly's own path (deep copy, typed arrays, then `as_lists` on scatters)
 for every kind of figure the app draws and for the array kinds plotly treats specially (int64
 beyond int32, float32, strings, empty arrays, skipped keys); and the spec it returns is a copy."""
 
@@ -12,24 +12,19 @@ import pytest
 
 from core.schemes.sinusoidal import sinusoidal_encoding
 from core.viz import charts, wire
-from core.viz.grid import strided
 
 RNG = np.random.default_rng(5)
 
 
 def _figures() -> dict[str, go.Figure]:
-    pe = sinusoidal_encoding(64, 32)  # float32: written to 8 significant digits as lists
-    small = strided(32, 32)
-    side = 200  # 40,000 cells: an image, its colour bar and a hover grid
-    big = RNG.standard_normal((side, side)).astype(np.float32)
     xy = {"title": "t", "x_title": "x", "y_title": "y"}
+    path = RNG.standard_normal((20, 3))
     return {
-        "small heatmap": charts.heatmap(pe, small, strided(64, 64), **xy),
-        "image heatmap": charts.heatmap(big, strided(side, side), strided(side, side), **xy),
         "lines": charts.lines([("a", np.arange(5), np.linspace(0, 1, 5)), ("b", np.arange(5), np.arange(5, dtype=np.float32))], **xy),
         "spectrum": charts.spectrum(np.array([6.28, 62.8, 628.0]), 100, title="s"),
         "phase circle": charts.phase_circle(np.zeros(3), np.ones(3), np.arange(3), title="c"),
-        "side by side": charts.side_by_side_heatmaps([("a", pe, small, strided(64, 64)), ("b", -pe, small, strided(64, 64))], **xy),
+        "paths": charts.position_paths([("a", path[:, :2], np.arange(20))] * 2, title="p", axis_titles=("PC 1", "PC 2")),
+        "paths 3-D": charts.position_paths([("a", path, np.arange(20))], title="p"),
     }
 
 
@@ -48,9 +43,7 @@ def _plain_cases() -> dict[str, go.Figure]:
         ],
         layout=dict(xaxis=dict(range=np.array([0.0, 5.0]), tickvals=np.arange(3), ticktext=["0", "1", "2"]), template=None, datarevision="r"),
     )
-    mid = RNG.standard_normal((120, 120))  # 14,400 float64 cells each, 28,800 in all: above LIST_CELLS, so typed arrays
-    two = wire.Figure(data=[go.Heatmap(z=mid), go.Heatmap(z=-mid, xaxis="x2")], layout=dict(template=None))
-    return {"plotly's special cases": fig, "two heatmaps, typed": two}
+    return {"plotly's special cases": fig}
 
 
 CASES = {**_figures(), **_plain_cases()}
@@ -64,13 +57,12 @@ def test_the_one_pass_spec_writes_what_plotlys_own_path_writes(name):
     assert pio.to_json(fast, validate=False) == pio.to_json(reference, validate=False)
 
 
-def test_the_sinusoid_goes_as_lists_of_short_floats_and_the_big_image_as_a_png():
-    heat = CASES["small heatmap"].to_dict()["data"][0]
-    assert isinstance(heat["z"], list) and heat["z"][0][0] == 0.0 and heat["z"][0][1] == 1.0  # sin 0, cos 0
-    assert max(_digits(v) for row in heat["z"] for v in row) == 8  # float32 written to 8 significant digits, not float64's 17
-    image, bar, probe = CASES["image heatmap"].to_dict()["data"]
-    assert image["type"] == "image" and image["source"].startswith("data:image/png;base64,")
-    assert probe["type"] == "heatmap" and isinstance(probe["z"], list)
+def test_float32_scatter_values_go_as_lists_of_short_floats():
+    y = sinusoidal_encoding(16, 2)[:, 0].astype(np.float32)  # float32 sines: written to 8 significant digits as lists
+    line = wire.Figure(data=[go.Scatter(x=np.arange(16), y=y)], layout=dict(template=None)).to_dict()["data"][0]
+    assert isinstance(line["y"], list) and line["y"][0] == 0.0
+    assert max(_digits(v) for v in line["y"]) == 8  # not float64's 17
+    np.testing.assert_allclose(line["y"], y, rtol=1e-7)
 
 
 def _digits(value: float) -> int:
@@ -78,10 +70,10 @@ def _digits(value: float) -> int:
     return len(mantissa.rstrip("0")) if mantissa else 0
 
 
-def test_typed_arrays_stay_typed_above_the_list_budget():
-    a, b = (trace["z"] for trace in CASES["two heatmaps, typed"].to_dict()["data"])
-    assert a["dtype"] == "f8" and a["shape"] == "120, 120"
-    assert np.array_equal(wire.typed_array(b), -wire.typed_array(a))
+def test_arrays_of_other_traces_stay_typed():
+    bar = CASES["plotly's special cases"].to_dict()["data"][2]
+    assert bar["type"] == "bar" and bar["y"]["dtype"] == "f4"
+    np.testing.assert_array_equal(wire.typed_array(bar["y"]), np.array([0.1, 0.2, 0.3], dtype=np.float32))
 
 
 def test_the_spec_is_a_copy():

@@ -65,6 +65,36 @@ export function zoomRequest(spec, k, r0, c0, r1, c1) {
   return rows || cols ? { rows, cols } : null;
 }
 
+// The same, as one line a screen reader announces when the keyboard's cell cursor lands on the cell.
+export function announcement(spec, cell) {
+  return hoverText(spec, cell).split('\n').join('; ');
+}
+
+// The keyboard's cell cursor after a key press on a panel of `rows` by `cols` drawn cells: the arrows move
+// it a cell, Page Up and Page Down ten rows, Home and End to the first and last column; it stays on the
+// panel. null for any other key (the browser keeps it: Tab still leaves the figure).
+export function moveCursor(at, key, rows, cols) {
+  const clamp = (v, n) => Math.min(Math.max(v, 0), n - 1);
+  if (key === 'Home') return { row: at.row, col: 0 };
+  if (key === 'End') return { row: at.row, col: cols - 1 };
+  const step = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1], PageUp: [-10, 0], PageDown: [10, 0] }[key];
+  return step ? { row: clamp(at.row + step[0], rows), col: clamp(at.col + step[1], cols) } : null;
+}
+
+// What panel k's canvas says it draws (its text alternative): the figure, the panel, its size with the
+// first and last row and column, its colour range, and how to read its cells by keyboard.
+export function description(spec, k) {
+  const p = spec.panels[k], scale = spec.scales[p.scale], rows = p.y.indices.length, cols = p.x.indices.length;
+  const ends = (axis, n) => (n ? `${label(axis, 0)} to ${label(axis, n - 1)}` : 'none');
+  const range = p.range || `colour range ${scale.lo} to ${scale.hi}`;
+  return [
+    `Heatmap: ${spec.title}${p.title ? `, ${p.title}` : ''}`,
+    `${whole(rows)} rows (${spec.y_title} ${ends(p.y, rows)}) by ${whole(cols)} columns (${spec.x_title} ${ends(p.x, cols)})`,
+    `${range} (${scale.value})`,
+    'arrow keys read one cell at a time',
+  ].join('; ');
+}
+
 // The stops of a colour key's bar, [share of its length, colour], on screen and in the PNG alike.
 export function keyStops(colours) {
   const last = colours.length - 1;
@@ -131,13 +161,14 @@ export default function (component) {
     const canvas = document.createElement('canvas');
     canvas.width = Math.max(cols, 1); canvas.height = Math.max(rows, 1);
     canvas.dataset.panel = String(k);
+    canvas.tabIndex = 0;  // focusable: the arrow keys move a cell cursor (below)
     canvas.setAttribute('role', 'img');
-    canvas.setAttribute('aria-label', `${p.title || data.title}: ${rows} rows by ${cols} columns${p.range ? ', ' + p.range : ''}`);
+    canvas.setAttribute('aria-label', description(data, k));
     const picture = new Image();  // the server's palette PNG of the cells' colour levels, decoded by the browser
     picture.src = p.image;
     loads.push(picture.decode().then(() => canvas.getContext('2d').drawImage(picture, 0, 0)));
     el.append(title, yt, canvas, document.createElement('div'), xt);
-    return { el, canvas, values: decode(p.z), rows, cols };
+    return { el, canvas, values: decode(p.z), rows, cols, cursor: { row: 0, col: 0 } };
   });
   grid.replaceChildren(...painted.map((d) => d.el));
   // paints so far, counted once every picture is on its canvas (read by the browser tests)
@@ -207,6 +238,32 @@ export default function (component) {
     setTriggerValue('zoom', { reset: true });
   }
 
+  // the keyboard's cell cursor: a focused panel shows it on its cell and announces that cell (panel, row,
+  // column and exact value) in the live region, which also shows it for sighted keyboard users
+  const live = q('.pee-hm-live'), cursorBox = q('.pee-hm-cursor');
+  function showCursor(k) {
+    const d = painted[k], { row, col } = d.cursor, rect = d.canvas.getBoundingClientRect(), frame = root.getBoundingClientRect();
+    const cellW = d.canvas.clientWidth / d.cols, cellH = d.canvas.clientHeight / d.rows;
+    cursorBox.style.left = `${rect.left + d.canvas.clientLeft + col * cellW - frame.left}px`;
+    cursorBox.style.top = `${rect.top + d.canvas.clientTop + row * cellH - frame.top}px`;
+    cursorBox.style.width = `${Math.max(cellW, 4)}px`; cursorBox.style.height = `${Math.max(cellH, 4)}px`;
+    cursorBox.hidden = false;
+    live.textContent = announcement(data, cellAt(data, d.values, k, row, col));
+    root.dataset.cursor = `${k},${row},${col}`;  // read by the browser tests
+  }
+  const panelOf = (ev) => (ev.target.dataset && ev.target.dataset.panel !== undefined ? Number(ev.target.dataset.panel) : null);
+  function keyed(ev) {
+    const k = panelOf(ev);
+    if (k === null) return;
+    const d = painted[k], next = moveCursor(d.cursor, ev.key, d.rows, d.cols);
+    if (!next) return;
+    ev.preventDefault();  // the arrows move the cursor, not the page
+    d.cursor = next;
+    showCursor(k);
+  }
+  const focused = (ev) => { const k = panelOf(ev); if (k !== null && painted[k].rows && painted[k].cols) showCursor(k); };
+  const unfocused = () => { cursorBox.hidden = true; };
+
   // the figure as one PNG (what Plotly's camera button gives its figures): title, note, every panel with
   // its title, range and ticks, at twice the screen's scale, cells kept sharp, in the theme's colours
   function save() {
@@ -272,9 +329,10 @@ export default function (component) {
   const listeners = [
     [saveButton, 'click', save], [grid, 'mousemove', hover], [grid, 'mouseleave', leave], [grid, 'mousedown', press],
     [grid, 'dblclick', reset], [window, 'mousemove', stretch], [window, 'mouseup', release],
+    [grid, 'keydown', keyed], [grid, 'focusin', focused], [grid, 'focusout', unfocused],
   ];
   for (const [el, type, fn] of listeners) el.addEventListener(type, fn);
-  tip.hidden = true; box.hidden = true;
+  tip.hidden = true; box.hidden = true; cursorBox.hidden = true; live.textContent = '';
   const cleanup = () => {
     for (const [el, type, fn] of listeners) el.removeEventListener(type, fn);
     root._peeCleanup = null;

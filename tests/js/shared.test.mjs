@@ -1,0 +1,28 @@
+// ui/components/shared.js: the colour level of a value from the server's level edges, the ruler's
+// step from the server's steps, whole numbers as the app writes them. Run by `node --test` (tests/test_js.py).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { level, stepFor, whole } from '../../ui/components/shared.js';
+
+test('a value reaches as many levels as edges at or below it', () => {
+  const edges = [-0.5, 0, 0.5];  // four levels: below -0.5, -0.5 to 0, 0 to 0.5, 0.5 and up
+  assert.deepEqual([-1, -0.5, -0.1, 0, 0.49, 0.5, 7].map((v) => level(v, edges)), [0, 1, 1, 2, 2, 3, 3]);
+  assert.equal(level(Number.NaN, edges), -1);  // no value: no level
+  assert.equal(level(-Infinity, edges), 0);
+  assert.equal(level(Infinity, edges), 3);
+  assert.equal(level(0.3, []), 0);  // one level only
+});
+
+test('the step is the first of the steps that is at least what is needed', () => {
+  const steps = [1, 2, 5, 10, 20, 50, 100];
+  assert.equal(stepFor(0.2, steps), 1);
+  assert.equal(stepFor(2, steps), 2);
+  assert.equal(stepFor(2.01, steps), 5);
+  assert.equal(stepFor(11, steps), 20);
+  assert.equal(stepFor(1e6, steps), 100);  // past the last step: the last
+});
+
+test('whole numbers have thousands separators', () => {
+  assert.equal(whole(131072), '131,072');
+  assert.equal(whole(0), '0');
+});
