@@ -465,6 +465,10 @@ class Window:
             return 0, size
         self.check(size)
         value = follow_default(self.key, self.default(size), self.fits(size))
+        if st.session_state.pop(self._zoomed, False):
+            # set by zoom_to, and in session state: the slider is given its default, since Streamlit writes a
+            # bound widget's value to the URL only when it differs from the value the widget is created with
+            value = self.default(size)
         help = self.help or f"Narrow the window to see every {self.noun}, with exact values on hover."
         first, last = where.slider(self.label, 0, size - 1, value, key=self.key, bind=BOUND, help=help)
         return int(first), int(last) + 1
@@ -477,7 +481,12 @@ class Window:
         if last == first:
             first, last = (first, first + 1) if first + 1 < size else (max(0, first - 1), first)
         st.session_state[self.key] = (first, last)
+        st.session_state[self._zoomed] = True
         forget_initial_query_param(self.key)
+
+    @property
+    def _zoomed(self) -> str:
+        return f"_zoomed_{self.key}"
 
     def reset(self, size: int) -> None:
         """Back to the default window."""

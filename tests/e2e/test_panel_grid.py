@@ -221,3 +221,70 @@ def test_attentions_grid_shows_words_two_scales_and_reads_words_on_hover(context
         assert text[:3] == [panel["title"], "query word: 4:the", "key word: 1:cat"]
         assert float(text[3].removeprefix(value + " ")) == pytest.approx(float(decode(panel["z"])[4, 1]), rel=1e-5, abs=1e-7)
     page.close()
+
+
+def test_the_keyboard_reads_one_cell_at_a_time_and_says_it_aloud(context, app_url):
+    spec = spec_of(d_model="16", max_len="40", base="100")
+    page = opened(context, app_url, "d_model=16&max_len=40&base=100")
+    canvas = page.locator(".pee-hm canvas").first
+    panel = spec["panels"][0]
+    label = canvas.get_attribute("aria-label")
+    rows, cols = len(panel["y"]["indices"]), len(panel["x"]["indices"])
+    assert canvas.get_attribute("role") == "img" and canvas.get_attribute("tabindex") == "0"
+    assert f"{rows:,} rows" in label and f"{cols:,} columns" in label and panel["title"] in label  # what is drawn, and its size
+    canvas.focus()
+    live = page.locator(".pee-hm-live")
+    assert live.get_attribute("aria-live") == "polite"
+    for key in ("ArrowDown", "ArrowDown", "ArrowRight"):
+        page.keyboard.press(key)
+    page.wait_for_function("() => document.querySelector('.pee-hm').dataset.cursor === '0,2,1'", timeout=5_000)
+    z = decode(panel["z"])
+    said = live.inner_text().split("; ")
+    assert said[:3] == [panel["title"], f"{spec['y_title']}: {panel['y']['indices'][2]:,}", f"{spec['x_title']}: {panel['x']['indices'][1]:,}"]
+    assert float(said[3].removeprefix("value ")) == pytest.approx(float(z[2, 1]), rel=1e-5, abs=1e-7)
+    assert page.locator(".pee-hm-cursor").is_visible()
+    page.keyboard.press("Tab")  # the arrows do not trap focus: Tab goes on to the next panel, with a cursor of its own
+    page.wait_for_function("() => document.querySelector('.pee-hm').dataset.cursor === '1,0,0'", timeout=5_000)
+    assert live.inner_text().startswith(spec["panels"][1]["title"] + "; ")
+    page.close()
+
+
+def drag(page, canvas, rows: int, cols: int, start: tuple[int, int], end: tuple[int, int]) -> None:
+    """Press on cell `start` (row, column) of a canvas of rows x cols cells, move to `end`, release."""
+    box = canvas.bounding_box()
+
+    def at(cell):
+        return box["x"] + 1 + (cell[1] + 0.5) * (box["width"] - 2) / cols, box["y"] + 1 + (cell[0] + 0.5) * (box["height"] - 2) / rows
+
+    page.mouse.move(*at(start))
+    page.mouse.down()
+    page.mouse.move(*at(end), steps=5)
+    page.mouse.up()
+
+
+def test_a_box_over_the_picture_sets_the_window_in_the_url_and_a_double_click_gives_back_the_whole_range(context, app_url):
+    page = opened(context, app_url, "d_model=16&max_len=40&base=100", path="sinusoidal")
+    canvas = page.locator(".pee-hm canvas").first
+    canvas.scroll_into_view_if_needed()
+    drag(page, canvas, 40, 16, (10, 2), (19, 12))  # rows 10 to 19: every position is drawn at max_len 40
+    page.wait_for_function("() => new URLSearchParams(location.search).getAll('sin_window').join(',') === '10,19'", timeout=30_000)
+    wait_ready(page)
+    page.wait_for_function("() => document.querySelector('.pee-hm').dataset.title.includes('positions 10 to 19')", timeout=30_000)
+    spec = spec_of("sinusoidal", d_model="16", max_len="40", base="100", sin_window=["10", "19"])
+    assert spec["panels"][0]["y"]["indices"] == list(range(10, 20))  # those rows, each drawn
+    check_canvases(page, spec)
+    canvas = page.locator(".pee-hm canvas").first
+    canvas.dblclick()
+    page.wait_for_function("() => !new URLSearchParams(location.search).has('sin_window')", timeout=30_000)
+    wait_ready(page)
+    page.wait_for_function("() => document.querySelector('.pee-hm').dataset.title.includes('positions 0 to 39')", timeout=30_000)
+    page.close()
+
+
+def test_a_box_over_the_similarity_matrix_zooms_both_axes_to_its_positions(context, app_url):
+    page = opened(context, app_url, "d_model=16&max_len=40&base=100", path="similarity")
+    canvas = page.locator(".pee-hm canvas").first
+    canvas.scroll_into_view_if_needed()
+    drag(page, canvas, 40, 40, (5, 20), (12, 30))  # rows 5..12 and columns 20..30: one window spanning both, 5..30
+    page.wait_for_function("() => new URLSearchParams(location.search).getAll('sim_window').join(',') === '5,30'", timeout=30_000)
+    page.close()
