@@ -86,7 +86,7 @@ def draw_heatmap(spec: dict, *, key: str, zoom: Zoom | None = None) -> None:
     """Paint a core.viz.heatmap spec under a key of its own (the component keeps its canvases
     across reruns and paints them again when the spec changes); with `zoom`, a box over it sets
     the page's windows."""
-    data = {**spec, "file": f"{key}.png"}
+    data = {**spec, "key": key, "file": f"{key}.png"}
     if zoom is None:
         _renderer()(data=data, key=key, height="content")
         return

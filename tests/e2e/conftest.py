@@ -70,7 +70,12 @@ def context(_shared_context):
 TRACES = ".trace, .hm, image, .heatmaplayer *, .imagelayer *, .scatterlayer *, .gl-container canvas"  # what Plotly draws a trace as
 DRAWN = f"""() => [...document.querySelectorAll("[data-testid='stPlotlyChart'] .js-plotly-plot")]
         .every(p => p.querySelector('.main-svg') && (!(p.data || []).length || p.querySelector("{TRACES}")))
-    && [...document.querySelectorAll('.pee-hm')].every(g => g.dataset.draws)"""  # every Plotly chart with its traces, every panel grid painted
+    && [...document.querySelectorAll("[data-testid='stElementContainer']:has([data-testid='stBidiComponentRegular'])")].every(c =>
+        c.querySelector('.pee-sp[data-drawn]') || [...c.querySelectorAll('.pee-hm')].some(g => g.dataset.draws === g.dataset.paints
+            && c.classList.contains('st-key-' + g.dataset.key)))"""
+# every Plotly chart with its traces; every browser component mounted (on a loaded machine its element can arrive after the
+# script has finished) and, a heatmap, painted with the data of the key its element now has (a heatmap in the same place of
+# another tab reuses the element: its earlier paint does not count)
 
 
 def wait_ready(page, timeout: float = 60_000) -> None:

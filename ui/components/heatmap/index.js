@@ -175,7 +175,7 @@ export default function (component) {
   const paints = Number(root.dataset.paints || 0) + 1;
   root.dataset.paints = String(paints);
   Promise.all(loads).then(() => {
-    if (Number(root.dataset.paints) === paints) { root.dataset.draws = String(paints); root.dataset.title = data.title; }
+    if (Number(root.dataset.paints) === paints) { root.dataset.draws = String(paints); root.dataset.title = data.title; root.dataset.key = data.key; }
   });
 
   // the drawn cell under the pointer: {k, row, col}, or null off every panel
