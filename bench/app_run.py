@@ -20,7 +20,7 @@ from streamlit.testing.v1 import AppTest
 
 from bench.config import APP, APP_TIMEOUT_S, Page, Setting
 from bench.script_thread import ScriptClock
-from ui.panel_grid import NAME as PANEL_GRID  # the painted grids (ui/panel_grid.py) count as figures
+from ui.heatmap import NAME as HEATMAP  # the heatmaps the browser paints (ui/heatmap.py) count as figures
 
 
 class _NoBareModeWarning(logging.Filter):
@@ -98,9 +98,9 @@ def timed_run(at: AppTest) -> tuple[float, float]:
 
 def figures(at: AppTest) -> list[ChartSize]:
     """The figures of the last run with the byte size of each one's JSON: the Plotly charts' specs,
-    and the data of the panel grids the browser paints (ui/panel_grid.py)."""
+    and the data of the heatmaps the browser paints (ui/heatmap.py)."""
     charts = [ChartSize(el.key or el.proto.id, len(el.proto.spec.encode())) for el in at.get("plotly_chart")]
-    grids = [ChartSize(el.proto.id, len(el.proto.json.encode())) for el in at.get("bidi_component") if el.proto.component_name == PANEL_GRID]
+    grids = [ChartSize(el.proto.id, len(el.proto.json.encode())) for el in at.get("bidi_component") if el.proto.component_name == HEATMAP]
     return charts + grids
 
 

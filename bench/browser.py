@@ -78,7 +78,8 @@ WAIT_SETTLED = f"""
   const taken = urlBefore === null || location.search !== urlBefore;
   if (!taken || !window.__ready() || Date.now() - window.__last < {QUIET_MS}) return false;
   return {{t: Math.max(window.__last, since), exceptions: document.querySelectorAll("[data-testid='stException']").length,
-           charts: document.querySelectorAll("[data-testid='stPlotlyChart'], .pee-pg").length,  // Plotly charts and painted panel grids (ui/panel_grid.py)
+           // Plotly charts and painted heatmaps (ui/heatmap.py; .pee-pg: --before a tree that named them so)
+           charts: document.querySelectorAll("[data-testid='stPlotlyChart'], .pee-hm, .pee-pg").length,
            images: document.querySelectorAll("[data-testid='stImage'], [data-testid='stPlotlyChart'] image").length}};
 }}
 """

@@ -46,7 +46,8 @@ INIT_SCRIPT = """
       script: app ? app.getAttribute('data-test-script-state') : null,
       skeletons: document.querySelectorAll("[data-testid='stSkeleton']").length,
       exceptions: document.querySelectorAll("[data-testid='stException']").length,
-      charts: document.querySelectorAll("[data-testid='stPlotlyChart'] .main-svg, .pee-pg[data-draws]").length,  // Plotly charts and painted panel grids
+      // Plotly charts and painted heatmaps (.pee-pg: --before a tree that named them so)
+      charts: document.querySelectorAll("[data-testid='stPlotlyChart'] .main-svg, .pee-hm[data-draws], .pee-pg[data-draws]").length,
     };
   };
   window.__ready = () => {
@@ -56,9 +57,10 @@ INIT_SCRIPT = """
   };
   // what the charts draw: Plotly.react gives a plot a new data array when it draws new data, so
   // comparing the arrays by identity tells a redraw without serialising megabytes each poll; a
-  // panel grid (ui/panel_grid.py) counts its finished paints in data-draws
+  // heatmap (ui/heatmap.py; .pee-pg in a tree from before it was named so, measured with --before) counts its
+  // finished paints in data-draws
   const drawing = () => Array.from(document.querySelectorAll('.js-plotly-plot')).map(p => p.data)
-    .concat(Array.from(document.querySelectorAll('.pee-pg')).map(g => `grid ${g.dataset.draws}`));
+    .concat(Array.from(document.querySelectorAll('.pee-hm, .pee-pg')).map(g => `grid ${g.dataset.draws}`));
   window.__mark = () => { window.__marked = drawing(); };
   window.__redrawn = () => {
     const now = drawing();
@@ -100,7 +102,7 @@ WAIT_READY = """
   const s = window.__state();
   const boxes = [...document.querySelectorAll("[data-testid='stPlotlyChart']")];
   const drawn = boxes.filter(b => b.querySelector('.main-svg')).length;
-  const painted = [...document.querySelectorAll('.pee-pg')].every(g => g.dataset.draws && g.dataset.draws === g.dataset.paints);
+  const painted = [...document.querySelectorAll('.pee-hm, .pee-pg')].every(g => g.dataset.draws && g.dataset.draws === g.dataset.paints);
   const titled = !!document.querySelector("[data-testid='stMain'] h1");
   return s.conn === 'CONNECTED' && s.script === 'notRunning' && s.skeletons === 0 && (s.exceptions > 0 || (titled && drawn === boxes.length && painted));
 }

@@ -25,7 +25,7 @@ What each figure claims, checked against what it shows:
   not the same picture; a pair's circle joins its dots along the arc, not by chords; waves put a
   dot on whole positions only.
 
-A panel grid the browser paints (ui/panel_grid.py: small multiples, and single big heatmaps) is read from the
+A heatmap the browser paints (ui/heatmap.py: small multiples, and single big heatmaps) is read from the
 spec the page sends and held to the same rules: a title and axis titles, ticks that are whole
 numbers standing at the cells of their indices, each panel on ±max|z| of its own values written
 under its title (or one shared range, said once), and the captions' claims about its panels.
