@@ -45,13 +45,15 @@ RUN set -eux; \
 
 # nginx from Debian's packages, in front of the app processes (deploy/nginx), and a non-root user
 # with uid 1000, as Hugging Face Spaces and most clusters expect. nginx runs as that user too: it
-# listens on 8501 and keeps its scratch files under /tmp. The app's files stay owned by root: the
-# server only reads them.
+# listens on 8501 and buffers request bodies under /tmp/pee-explorer, made here so that the image
+# also starts from a read-only mount. The app's files stay owned by root: the server only reads them.
 RUN set -eux; \
     apt-get update; \
     DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nginx; \
     rm -rf /var/lib/apt/lists/* /var/log/nginx/* /etc/nginx/sites-enabled/*; \
-    useradd --create-home --uid 1000 --user-group app
+    useradd --create-home --uid 1000 --user-group app; \
+    mkdir -p /tmp/pee-explorer/client_body /tmp/pee-explorer/proxy /tmp/pee-explorer/fastcgi /tmp/pee-explorer/uwsgi /tmp/pee-explorer/scgi; \
+    chown -R 1000:1000 /tmp/pee-explorer
 
 # The app itself (.dockerignore keeps tests, caches and the git history out).
 COPY . .

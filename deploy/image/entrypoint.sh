@@ -20,6 +20,7 @@
 # PEE_PROXY=none runs one app process on PEE_PORT with no nginx (the Kubernetes manifests: one
 # process per pod, the Ingress in front). Arguments are passed to every app process
 # (`docker run IMAGE --client.showErrorDetails=full`). `entrypoint.sh --cores` prints N and exits.
+# deploy/image/nginx.py renders nginx's configuration and starts it with nothing written to disk;
 # deploy/image/healthcheck.py (the image's HEALTHCHECK) asks nginx and every app process.
 set -eu
 
@@ -92,27 +93,13 @@ if [ -z "${PEE_LAB_MAX_RUNS:-}" ]; then
     export PEE_LAB_MAX_RUNS
 fi
 
-mkdir -p "$RUN_DIR"
-servers=''
+mkdir -p "$RUN_DIR"  # nginx's scratch folders go here (the Dockerfile makes it: the image may be mounted read-only)
 ports=''
 i=0
 while [ "$i" -lt "$N" ]; do
-    p=$((APP_PORT + i))
-    servers="$servers        server 127.0.0.1:$p max_fails=3 fail_timeout=10s;
-"
-    ports="$ports $p"
+    ports="$ports $((APP_PORT + i))"
     i=$((i + 1))
 done
-# nginx's configuration from the template: errors to the container's output, scratch files in RUN_DIR,
-# no access log unless PEE_ACCESS_LOG names a file (a non-root nginx cannot always reopen /dev/stdout)
-if [ -n "${PEE_ACCESS_LOG:-}" ]; then access="s#{{LOGS}}/nginx-access.log#$PEE_ACCESS_LOG#"; else access='s#^\( *access_log\) .*;#\1 off;#'; fi
-awk -v servers="$servers" '$0 ~ /\{\{SERVERS\}\}/ { printf "%s", servers; next } { print }' deploy/nginx/sticky.conf.template |
-    sed -e "s#{{LOGS}}/nginx-error.log#stderr#" -e "$access" \
-        -e "s#{{PREFIX}}#$RUN_DIR#g" -e "s#{{LOGS}}#$RUN_DIR#g" -e "s#{{LISTEN}}#${PEE_LISTEN:-0.0.0.0}:$PORT#" >"$RUN_DIR/nginx.conf"
-{
-    echo "proxy $PORT"
-    for p in $ports; do echo "app $p"; done
-} >"$RUN_DIR/ports"
 
 # One app process on port $1, started again whenever it exits, until this loop gets SIGTERM.
 serve() {
@@ -125,7 +112,6 @@ serve() {
         # shellcheck disable=SC2086
         $STREAMLIT run app.py --server.address=127.0.0.1 --server.port="$port" "$@" &
         child=$!
-        echo "$child" >"$RUN_DIR/app-$port.pid"
         status=0
         wait "$child" || status=$?
         pause=$RESTART_PAUSE
@@ -151,7 +137,8 @@ stop() {
 trap 'stop 0' TERM INT
 
 say "$N app process(es) on 127.0.0.1:${ports# } behind nginx on port $PORT (PEE_LAB_MAX_RUNS=$PEE_LAB_MAX_RUNS each)"
-"$NGINX" -e stderr -p "$RUN_DIR" -c "$RUN_DIR/nginx.conf" &
+# shellcheck disable=SC2086
+python deploy/image/nginx.py --listen "${PEE_LISTEN:-0.0.0.0}:$PORT" --app-ports $ports --run-dir "$RUN_DIR" --nginx "$NGINX" ${PEE_ACCESS_LOG:+--access-log "$PEE_ACCESS_LOG"} &
 nginx_pid=$!
 status=0
 wait "$nginx_pid" || status=$?
