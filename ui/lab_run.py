@@ -13,6 +13,8 @@ server's cache at once, without waiting.
 
 from __future__ import annotations
 
+import math
+
 import streamlit as st
 
 from core.lab.config import LabConfig, estimate
@@ -63,9 +65,9 @@ def waiting_message(outlook: Outlook) -> str:
     estimated wait with the most it can be."""
     runs = f"{outlook.in_progress} run{'s' if outlook.in_progress != 1 else ''} in progress"
     where = f"{runs}, you are {ordinal(outlook.place + 1)} in line"
-    if outlook.wait_s is not None:
+    if outlook.wait_s is not None and math.isfinite(outlook.wait_s):
         where += f"; it should start in about {duration(outlook.wait_s)}"
-        if outlook.at_most_s is not None and outlook.at_most_s > outlook.wait_s + 5:
+        if outlook.at_most_s is not None and math.isfinite(outlook.at_most_s) and outlook.at_most_s > outlook.wait_s + 5:
             where += f" (at most {duration(outlook.at_most_s)}: every run stops at three times its estimate)"
     if outlook.behind_own:
         return f"Waiting for your run in another tab to end (one trainer per visitor): {where}. Stop leaves the line."

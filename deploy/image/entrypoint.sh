@@ -31,7 +31,8 @@ RUN_DIR=${PEE_RUN_DIR:-/tmp/pee-explorer}
 CGROUP=${PEE_CGROUP_ROOT:-/sys/fs/cgroup}
 STREAMLIT=${PEE_STREAMLIT:-streamlit}  # word-split on purpose: the bench passes "python -m streamlit"
 NGINX=${PEE_NGINX:-nginx}
-RESTART_PAUSE=${PEE_RESTART_PAUSE:-1}  # seconds before an exited app process is started again (5 if it lived under 10 s)
+RESTART_PAUSE=${PEE_RESTART_PAUSE:-1}  # seconds before an exited app process is started again ...
+QUICK_PAUSE=${PEE_QUICK_RESTART_PAUSE:-5}  # ... or, if it lived under 10 s, these (no tight loop of failing starts)
 
 say() { echo "pe-explorer: $*" >&2; }
 
@@ -115,7 +116,7 @@ serve() {
         status=0
         wait "$child" || status=$?
         pause=$RESTART_PAUSE
-        [ $(($(date +%s) - start)) -ge 10 ] || pause=5 # one that dies at start is not restarted in a tight loop
+        [ $(($(date +%s) - start)) -ge 10 ] || pause=$QUICK_PAUSE
         say "the app process on port $port (pid $child) exited with status $status; starting it again in $pause s"
         child=''
         sleep "$pause"
