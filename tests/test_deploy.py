@@ -214,8 +214,9 @@ def test_the_entrypoint_restarts_an_app_process_that_dies_and_stops_everything_o
     try:
         pids = eventually(lambda: [ask(first + i, "/pid") for i in (1, 2)] if all(ask(first + i, "/pid") for i in (1, 2)) else None)
         assert pids, "both app processes answer"
-        health = subprocess.run([sys.executable, "deploy/image/healthcheck.py"], cwd=ROOT, env={**env, "PEE_PORT": str(first + 1)}, capture_output=True, text=True)
-        assert health.returncode == 0, health.stdout  # (nginx is a stand-in here: its port is an app's)
+        checked = {**env, "PEE_PORT": str(first + 1)}  # nginx is a stand-in here: its port is an app's
+        health = subprocess.run([sys.executable, "deploy/image/healthcheck.py"], cwd=ROOT, env=checked, capture_output=True, text=True)
+        assert health.returncode == 0, health.stdout
         os.kill(int(pids[0].split()[1]), signal.SIGKILL)
         again = eventually(lambda: (a := ask(first + 1, "/pid")) and a != pids[0] and a)
         assert again and again != pids[0] and ask(first + 2, "/pid") == pids[1]  # started again; the other untouched
