@@ -1,8 +1,9 @@
 """The deploy configuration keeps what issue 16 asks of a public demo: no public metrics endpoint,
 uploads rate-limited at the proxy, and the pod's memory set from the measured ceiling.
 
-Read from the files as written (no nginx or cluster here; `python deploy/check_nginx.py` runs the
-nginx template for real and docs/deploy.md gives its result).
+The Kubernetes manifests are read as written (no cluster here); the image's entrypoint runs for real, with
+stand-in app processes, and with Debian's nginx in front of them (`python deploy/check_nginx.py` runs the
+template in front of the real app, and docs/deploy.md gives its result).
 """
 
 from __future__ import annotations
@@ -82,11 +83,13 @@ def test_the_pod_requests_the_measured_memory_peak_and_limits_above_it():
 # --- the image: one app process per core behind nginx (deploy/image) ---------------------------------
 
 import os  # noqa: E402
+import shutil  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
+import urllib.error  # noqa: E402
 import urllib.request  # noqa: E402
 
 import pytest  # noqa: E402
@@ -237,3 +240,46 @@ def test_the_entrypoint_restarts_an_app_process_that_dies_and_stops_everything_o
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+
+
+def test_the_images_nginx_hides_the_metrics_and_keeps_a_browser_on_one_process(tmp_path):
+    """The entrypoint with Debian's nginx (scripts/test.sh installs it) in front of two stand-in apps
+    that answer every path: /_stcore/metrics, in any spelling nginx decodes to it, is nginx's 404 and
+    never reaches an app; a first visit gets a routing cookie, and with it every request reaches the
+    same app process; the image's health check passes with nginx and both processes up."""
+    (tmp_path / "app.py").write_text(FAKE_APP)
+    first = free_ports(3)
+    env = {
+        **os.environ, "PEE_PROCESSES": "2", "PEE_PORT": str(first), "PEE_APP_PORT": str(first + 1), "PEE_LISTEN": "127.0.0.1",
+        "PEE_RUN_DIR": str(tmp_path / "run"), "PEE_STREAMLIT": f"{sys.executable} {tmp_path / 'app.py'}", "PEE_NGINX": NGINX,
+    }  # fmt: skip
+    proc = subprocess.Popen(["sh", str(ENTRYPOINT)], env=env, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert eventually(lambda: all(ask(p) == "ok" for p in (first, first + 1, first + 2)), 20), "nginx and both app processes answer"
+        assert ask(first + 1, "/_stcore/metrics") == "ok"  # the stand-in answers it, as Streamlit does
+        for path in ("/_stcore/metrics", "/_stcore//metrics", "/_stcore/%6detrics", "/_stcore/metrics?x=1"):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(f"http://127.0.0.1:{first}{path}", timeout=2)
+            assert refused.value.code == 404 and refused.value.headers.get("X-Upstream") in (None, ""), path  # nginx's own answer
+        with urllib.request.urlopen(f"http://127.0.0.1:{first}/pid", timeout=2) as r:
+            cookie = r.headers["Set-Cookie"].split(";")[0]
+        assert cookie.startswith("st_route=") and len(cookie) > len("st_route=") + 8
+        seen = set()
+        for _ in range(6):
+            with urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{first}/pid", headers={"Cookie": cookie}), timeout=2) as r:
+                assert r.headers.get("Set-Cookie") is None  # the cookie is kept, not replaced
+                seen.add((r.read().decode(), r.headers["X-Upstream"]))
+        assert len(seen) == 1  # one process for this browser
+        health = subprocess.run([sys.executable, "deploy/image/healthcheck.py"], cwd=ROOT, env=env, capture_output=True, text=True)
+        assert health.returncode == 0, health.stdout
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
