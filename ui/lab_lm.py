@@ -45,8 +45,8 @@ def _cell(value: object, digits: int) -> str:
 
 def _table(series: figs.Series, train_len: int, seconds: dict[str, float] | None = None) -> None:
     """Perplexity per length, the ratios and (with `seconds`) the time per scheme, as a static
-    table: a handful of rows read whole, and st.dataframe's grid cost the page's first load a
-    tenth of its time (0.4 s of about 3.7 s, measured in Chromium)."""
+    table: a handful of rows read whole, without st.dataframe's grid and its cost to the page's
+    first load (docs/deploy.md)."""
     rows = figs.rows(series, train_len, seconds)
     names = list(dict.fromkeys(name for row in rows for name in row))  # every row's columns, in order (runs may differ in lengths)
     if rows:

@@ -169,7 +169,7 @@ class LMConfig:
     """One language-modelling run: a registry scheme in the lab's tiny model, trained on windows
     of `train_len` characters and scored at train_len x `factors`.
 
-    The defaults are the configuration measured in the prototype (issue 19's notes): 2 layers of
+    The defaults are the configuration measured in the prototype: 2 layers of
     width 64 with 4 heads (~110k parameters), batch 32, 750 steps (1.5 M characters seen), AdamW
     at lr 1e-2 with the lab's warm-up and cosine decay; a learned table has L rows (no code past
     L); T5's causal buckets use max_distance = L/2 (`t5_max_distance`), so that every bucket is

@@ -212,7 +212,7 @@ def test_a_bad_lab_link_says_so():
     assert at.multiselect(key="lab_schemes").value == ["rope"]
 
 
-# --- the real-text section (issue 19) ------------------------------------------------------------
+# --- the real-text section ---------------------------------------------------------------------
 
 
 def test_the_real_text_section_shows_the_shipped_curves_on_load_and_the_paper_in_its_tab_without_training():
