@@ -78,9 +78,13 @@ def shipped_results() -> None:
 
 
 def paper_results() -> None:
-    """The paper's own curves (quoted, not recomputed)."""
-    plot(figs.paper_figure(), key="lab_lm_paper")
-    st.caption(text.paper_caption(lm.PAPER, lm.PAPER_SOURCE))
+    """What the paper's text says of each method's extrapolation (its Table 2 is not quoted: lm.PAPER_NOT_QUOTED)."""
+    st.markdown(f"**In the paper** ({lm.PAPER_CITATION}): how far past the training length each method's perplexity keeps improving.")
+    static_table(text.paper_rows(lm.PAPER_CLAIMS))
+    st.caption(
+        lm.PAPER_NOT_QUOTED + " The paper's Figure 1 draws the comparison at L = 512 and L = 1,024; its caption says the sinusoidal, "
+        "rotary and T5 models' perplexity degrades as the input grows, and ALiBi's does not."
+    )
 
 
 def _progress(polled_as_waiting: bool = False) -> None:
@@ -170,9 +174,10 @@ def lm_section() -> None:
         L = int(ship.config["train_len"])
         st.markdown(
             "**What to look for** in the precomputed results: past L the sinusoid and RoPE meet positions, or angles, they never trained "
-            "on. A ratio ppl(4L) / ppl(L) near 1 means the scheme extrapolates. " + text.reading(ship.perplexity, L, lm.PAPER)
+            "on. A ratio ppl(4L) / ppl(L) near 1 means the scheme extrapolates. " + text.reading(ship.perplexity, L, lm.PAPER_CLAIMS)
         )
-        st.caption(text.differences(ship.perplexity, L, int(ship.config["t5_max_distance"]), lm.PAPER, ship.seconds))
+        model = (int(ship.config["n_layers"]), int(ship.config["d_model"]))
+        st.caption(text.differences(ship.perplexity, L, int(ship.config["t5_max_distance"]), lm.PAPER_CLAIMS, ship.seconds, model))
     # in tabs: only the open one is drawn, so the page's first load draws one figure here, not two
     url_tabs("lab_lm_view", {"Precomputed here": shipped_results, "In the paper": paper_results})
     st.subheader("Run it yourself")
