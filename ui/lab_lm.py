@@ -10,9 +10,11 @@ shared cache of finished runs (ui.lab_run.result_cache).
 
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 
-from core.lab import lm
+from core.lab import lm, weights
 from core.lab import lm_figures as figs
 from core.lab.runner import LabRun, train_lm, trainers
 from core.schemes.registry import SCHEMES
@@ -68,7 +70,7 @@ def shipped_results() -> None:
         f"**Precomputed** by `{ship.command}` on {ship.meta.get('date', 'an unrecorded date')}; nothing was trained for this page. "
         f"Ratio ppl(4L) / ppl(L) per scheme: {figs.ratio_text(series, L)}. "
         f"The learned table's line is a single point: it has {L} rows, one per position it was trained on, and no code at all for "
-        f"position {L} and beyond, so the longer windows cannot be run (the paper leaves learned tables out for the same reason)."
+        f"position {L} and beyond, so the longer windows cannot be run."
     )
     _table(series, L, ship.seconds)
     st.caption(
@@ -157,19 +159,34 @@ def live_run() -> None:
         )
 
 
+LM_FIELDS = {f.name for f in dataclasses.fields(lm.LMConfig)}
+
+
+def _parameters_text() -> str:
+    """', 110,000 to 118,000 parameters': the shipped models' counts (their manifest), or nothing when it cannot be read."""
+    try:
+        counts = [m.parameters for m in weights.load_manifest().models.values()]
+    except ValueError:
+        return ""
+    low, high = min(counts), max(counts)
+    return f", {low:,} parameters" if low == high else f", {low:,} to {high:,} parameters by scheme"
+
+
 def lm_section() -> None:
     """The whole section: words, the shipped results and the paper's (in tabs), and the live run."""
     st.header("Real text: train short, read long (the ALiBi paper's experiment)")
-    st.markdown(
-        "The ALiBi paper asked what happens to a language model's perplexity when it reads text longer than it was trained on. "
-        "Here the same tiny model (2 layers, width 64, about 110,000 parameters) is trained per scheme to predict the next "
-        "character of Jane Austen's novels on windows of L = 64 characters, then scored on held-out text it never saw, cut "
-        "into whole windows of 64, 128, 256 and 512 characters."
-    )
     try:
         ship = shipped()
     except ValueError:
         ship = None
+    config = lm.LMConfig(**{k: v for k, v in ship.config.items() if k in LM_FIELDS}) if ship is not None else lm.LMConfig()
+    lengths = [config.train_len * f for f in config.factors]
+    st.markdown(
+        "The ALiBi paper asked what happens to a language model's perplexity when it reads text longer than it was trained on. "
+        f"Here the same tiny model ({config.n_layers} layers, width {config.d_model}{_parameters_text()}) is trained per scheme to predict the "
+        f"next character of Jane Austen's novels on windows of L = {config.train_len} characters, then scored on held-out text it never "
+        f"saw, cut into whole windows of {', '.join(map(str, lengths[:-1]))} and {lengths[-1]} characters."
+    )
     if ship is not None:
         L = int(ship.config["train_len"])
         st.markdown(

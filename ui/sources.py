@@ -93,8 +93,9 @@ SOURCES: dict[str, tuple[Source, ...]] = {
         ),
         Source(
             "Hugging Face permutes the query and key weights when converting Llama",
-            "huggingface/transformers src/transformers/models/llama/convert_llama_weights_to_hf.py, permute (‘permute for sliced rotary’); read in "
-            "stored copies, no default-branch commit checked here",
+            "huggingface/transformers@6ae9169c77cc src/transformers/models/llama/convert_llama_weights_to_hf.py, permute (‘permute for sliced "
+            "rotary’): the stored copy read here; whether that commit is on the default branch could not be checked (the repository is too "
+            "large to fetch here)",
         ),
         Source("Linear scaling (position interpolation)", PI),
         Source("NTK-aware base change, base·s^(d/(d−2)); YaRN's ramp and attention factor 0.1·ln s + 1", YARN),

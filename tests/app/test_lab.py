@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import re
+import time
 
 import numpy as np
 import pytest
@@ -100,8 +101,11 @@ def test_stop_ends_a_long_run_and_shows_where_it_stopped():
     at = tiny_page(["none"], lab_steps=20_000)
     at.button(key="lab_train").click().run()
     assert not at.button(key="lab_stop").disabled and at.button(key="lab_train").disabled
-    at.button(key="lab_stop").click().run()
     run = at.session_state["lab_run"]
+    end = time.monotonic() + 60
+    while run.progress[0].step < 1 and time.monotonic() < end:  # Stop once it has trained a step: there is a place to stop at
+        time.sleep(0.05)
+    at.button(key="lab_stop").click().run()
     assert run.wait(60) and run.progress[0].state == "stopped"
     at.run()
     assert_clean(at)
