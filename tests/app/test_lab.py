@@ -7,6 +7,7 @@ clear messages."""
 from __future__ import annotations
 
 import html
+import json
 import re
 import time
 
@@ -352,6 +353,22 @@ def test_a_damaged_shipped_model_is_a_sentence_on_the_page(tmp_path, monkeypatch
     assert at.button(key="lab_ext_go").disabled  # nothing to run it on
     at = open_page("lab", lab_trained_view="warp")
     assert not at.exception and any("lab_trained_view" in w.value for w in at.warning)
+
+
+def test_shipped_results_that_parse_but_lack_what_a_view_reads_are_a_sentence(tmp_path, monkeypatch):
+    from core.lab import experiment
+    from ui import lab_trained
+
+    path = tmp_path / "lab_probe_results.json"
+    path.write_text(json.dumps({"command": "python -m bench.lab_probe", "config": {}, "seed": 0, "results": {"models": [{"scheme": "none"}]}}))
+    monkeypatch.setattr(experiment, "results_path", lambda name: path)
+    lab_trained.shipped.clear()  # the page caches what it loaded: this test's file, then the real one again
+    try:
+        at = open_page("lab", lab_trained_view="probe")
+        assert not at.exception
+        assert any("could not be drawn from its precomputed results" in e.value and "python -m bench.lab_probe" in e.value for e in at.error)
+    finally:
+        lab_trained.shipped.clear()
 
 
 @pytest.mark.parametrize(
