@@ -16,7 +16,7 @@ import plotly.express  # noqa: F401  server arrive together, and a second sessio
 import streamlit as st
 
 from ui.path import BY_PATH, pages
-from ui.shared import shared_controls, show_url_notices
+from ui.sidebar import shared_controls, show_url_notices
 
 FAVICON = Path(__file__).parent / "ui" / "assets" / "favicon.png"  # served by the app: no font server needed offline
 

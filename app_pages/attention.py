@@ -10,11 +10,12 @@ from core.schemes.registry import ADDED, SCHEMES, Setting, positional_schemes
 from core.viz import attention_figures as figs
 from core.viz import charts
 from ui.controls import Choice, Number, Text, Toggle, check_links
+from ui.display import guarded, note_if, plot, quoted
 from ui.panel_grid import panel_grid
 from ui.path import next_link
-from ui.sections import live_part, sections
-from ui.shared import current_settings, guarded, note_if, plot, quoted
+from ui.sidebar import current_settings
 from ui.sources import sources_expander
+from ui.tabs import live_part, url_tabs
 
 WIDTH_CAP = 512  # the page builds d x d projections and (H, T, T) weights for three runs
 MAX_TOKENS = figs.MAX_TOKENS  # words attended over, each one drawn on the figures' axes
@@ -253,8 +254,8 @@ def _add_concat() -> None:
         st.info(f"{scheme.label} is {scheme.applied}: only a code added to the inputs can be concatenated instead.", icon=":material/info:")
 
 
-# only the open tab runs and is drawn: a step of a shared slider redraws its figures, not all of the page's (ui/sections.py)
-sections(
+# only the open tab runs and is drawn: a step of a shared slider redraws its figures, not all of the page's (ui/tabs.py)
+url_tabs(
     "att_view",
     {"Side by side": _side_by_side, "Words against positions": _magnitudes, "Add or concatenate": _add_concat},
 )

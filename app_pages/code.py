@@ -14,10 +14,12 @@ from core.schemes.rope_presets import PRESETS
 from core.viz.columns import columns
 from core.viz.grid import strided, window
 from core.viz.panel_grid import panel_grid as grid_spec
+from ui.controls import check_url_value, follow_default, keep_in_url, keep_valid, one_of, url_choice, whole_in
+from ui.display import guarded
 from ui.panel_grid import panel_grid
 from ui.params import BASE, D_MODEL, MAX_LEN
 from ui.rope_controls import factor_control, original_len_control, pair_layout_control, scaling_kind_control
-from ui.shared import check_url_value, current_settings, follow_default, guarded, keep_in_url, keep_valid, one_of, url_choice, whole_in
+from ui.sidebar import current_settings
 from ui.sources import sources_expander
 
 HEADS = (1, 2, 4, 8, 16)

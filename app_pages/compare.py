@@ -9,12 +9,12 @@ from core.schemes.registry import SCHEMES, Setting
 from core.viz.columns import columns
 from core.viz.grid import Picked, Sample, window
 from core.viz.panel_grid import panel_grid as grid_spec
-from ui.controls import number
+from ui.controls import check_url_value, keep_choices_in_url, number, one_of, url_choices
 from ui.panel_grid import panel_grid
 from ui.path import next_link
-from ui.sections import sections
-from ui.shared import check_url_value, current_settings, keep_choices_in_url, one_of, url_choices
+from ui.sidebar import current_settings
 from ui.sources import sources_expander
+from ui.tabs import url_tabs
 
 GRID = 40  # positions (and dimensions) per small panel
 HEADS = (1, 2, 4, 8, 16)
@@ -190,7 +190,7 @@ def _properties() -> None:
     )
 
 
-# only the open tab runs and is drawn: a step of a shared slider redraws its figure, not all of the page's (ui/sections.py)
-sections("compare_view", {"What each writes": _codes, "Scores": _scores, "Properties": _properties})
+# only the open tab runs and is drawn: a step of a shared slider redraws its figure, not all of the page's (ui/tabs.py)
+url_tabs("compare_view", {"What each writes": _codes, "Scores": _scores, "Properties": _properties})
 sources_expander("compare")
 next_link("compare")

@@ -13,11 +13,11 @@ from core.viz import charts
 from core.viz.grid import strided
 from ui import controls
 from ui.context_models import fmt, model_tab
+from ui.display import guarded, plot
 from ui.path import next_link
 from ui.rope_controls import preset_control
-from ui.sections import sections
-from ui.shared import guarded, plot
 from ui.sources import sources_expander
+from ui.tabs import url_tabs
 
 GROWTHS = (2, 4, 8)  # the query's length over the cached prompt's, for the dynamic-NTK pitfall
 GRIDS = (8, 12, 16, 24, 32)
@@ -178,6 +178,6 @@ def _grids() -> None:
     )
 
 
-sections("ctx_view", {"Models": _models, "The dynamic-NTK pitfall": _pitfall, "RoPE in 2-D": _grids})
+url_tabs("ctx_view", {"Models": _models, "The dynamic-NTK pitfall": _pitfall, "RoPE in 2-D": _grids})
 sources_expander("context")
 next_link("context")

@@ -5,7 +5,7 @@ between positions, the positions' path by PCA, and the spectrum of each dimensio
 tab each (`model_view`), and what the bundled model learned (ui.model_learned).
 
 Analysis and figures are cached by small keys (table, base, component, dimension). Only the
-open tab runs, as a fragment (ui/sections.py): its controls rerun that tab alone, and the
+open tab runs, as a fragment (ui/tabs.py): its controls rerun that tab alone, and the
 one-dimension figure, a fragment inside the Spectrum tab, reruns alone when its dimension moves.
 """
 
@@ -20,13 +20,14 @@ from core.analysis import table_summary as ts
 from core.schemes import sinusoidal
 from core.viz import model_figures as mf
 from ui.controls import Toggle, check_linked, check_links, choice, linked_number
+from ui.display import plot, quoted
 from ui.metrics import metric
 from ui.model_learned import learned
 from ui.path import next_link
-from ui.sections import sections
-from ui.shared import current_settings, plot, quoted
-from ui.upload import checkpoint_widget, uploaded_table
+from ui.sidebar import current_settings
 from ui.sources import sources_expander
+from ui.tabs import url_tabs
+from ui.upload import checkpoint_widget, uploaded_table
 
 MINILM = Path(__file__).resolve().parents[1] / "data" / "minilm_position_embeddings.npy"
 MINILM_NAME = "all-MiniLM-L6-v2"
@@ -234,7 +235,7 @@ def _learned() -> None:
 
 
 views = {"The table": _table, "Similarity": _similarity, "Path (PCA)": _path, "Spectrum": _spectrum, f"What {MINILM_NAME} learned": _learned}
-# only the open tab runs and is drawn (ui/sections.py): a page of 11 charts draws 2 to 4; the same tabs for both sources (a switch keeps the open one)
-sections("model_view", views)
+# only the open tab runs and is drawn (ui/tabs.py): a page of 11 charts draws 2 to 4; the same tabs for both sources (a switch keeps the open one)
+url_tabs("model_view", views)
 sources_expander("model")
 next_link("model")

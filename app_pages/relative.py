@@ -1,5 +1,5 @@
 """Page `relative`: ALiBi's per-head linear biases, T5's relative buckets, Shaw's clipping and
-KERPLE's logarithm, one tab each (ui.sections: only the open tab runs; `rel_view` in the URL)."""
+KERPLE's logarithm, one tab each (ui.tabs: only the open tab runs; `rel_view` in the URL)."""
 
 import numpy as np
 import pandas as pd
@@ -10,12 +10,13 @@ from core.schemes.registry import Setting
 from core.viz import charts
 from core.viz import relative_figures as figs
 from ui.controls import Choice, Number, Toggle, check_links
+from ui.display import guarded, plot, static_table
 from ui.panel_grid import panel_grid
 from ui.path import next_link
 from ui.scorecard import scorecard
-from ui.sections import sections
-from ui.shared import current_settings, guarded, plot, static_table
+from ui.sidebar import current_settings
 from ui.sources import sources_expander
+from ui.tabs import url_tabs
 
 SPAN_MASS = 0.9
 HEAD_CHOICES = tuple(range(1, 65))
@@ -195,6 +196,6 @@ def _kerple() -> None:
     scorecard(["alibi", "t5", "shaw", "kerple"], Setting(width=64, train_len=L, n_heads=int(heads)), L)
 
 
-sections("rel_view", {"ALiBi": _alibi, "T5": _t5, "Shaw": _shaw, "KERPLE and the checklist": _kerple})
+url_tabs("rel_view", {"ALiBi": _alibi, "T5": _t5, "Shaw": _shaw, "KERPLE and the checklist": _kerple})
 sources_expander("relative")
 next_link("relative")

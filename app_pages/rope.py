@@ -1,5 +1,5 @@
 """Page `rope`: rotary embeddings: the rotation, the relative property, the decay, long-context scaling (ui.rope_scaling)
-and the two layouts, one tab each (ui.sections: only the open tab runs; `rope_view` in the URL). The head width and the
+and the two layouts, one tab each (ui.tabs: only the open tab runs; `rope_view` in the URL). The head width and the
 pair layout, above the tabs, apply to all of them."""
 
 import numpy as np
@@ -8,14 +8,16 @@ import streamlit as st
 from core.schemes import rope
 from core.schemes.registry import Setting
 from core.viz import charts
+from ui.controls import check_url_value, follow_default, keep_valid
+from ui.display import guarded, plot
 from ui.path import next_link
 from ui.rope_controls import check_scaling_links, pair_layout_control
 from ui.rope_derivation import derivation_tab
 from ui.rope_scaling import scaling_tab
 from ui.scorecard import scorecard
-from ui.sections import sections
-from ui.shared import check_url_value, current_settings, follow_default, guarded, keep_valid, plot
+from ui.sidebar import current_settings
 from ui.sources import sources_expander
+from ui.tabs import url_tabs
 
 HEAD_DIMS = (2, 4, 8, 16, 32, 64, 128, 256)
 DENSE, SPARSE = 512, 1500  # offsets drawn: every one up to DENSE, then SPARSE log-spaced
@@ -182,7 +184,7 @@ def _layouts() -> None:
     scorecard(["rope"], Setting(width=head_dim, base=base, train_len=L, layout=layout), L)
 
 
-sections(
+url_tabs(
     "rope_view",
     {
         "One pair": _pair,

@@ -8,12 +8,13 @@ from core.schemes import sinusoidal
 from core.viz import charts
 from core.viz.grid import Sample, envelope, strided
 from core.viz.panel_grid import panel_grid as grid_spec
-from ui.controls import number
+from ui.controls import number, position_window
+from ui.display import plot
 from ui.panel_grid import panel_grid
 from ui.path import next_link
-from ui.sections import sections
-from ui.shared import current_settings, plot, position_window
+from ui.sidebar import current_settings
 from ui.sources import sources_expander
+from ui.tabs import url_tabs
 
 MATRIX_GRID = 250  # positions per similarity matrix panel
 LINE_POINTS = 2000
@@ -44,7 +45,7 @@ def measured_positions(stop: int, d: int) -> Sample:
 
 
 def _matrices() -> None:
-    d, L, base = current_settings()  # read afresh: a live part (ui/sections.py)
+    d, L, base = current_settings()  # read afresh: a live part (ui/tabs.py)
     st.header("Similarity matrices")
     start, stop = position_window(L, "sim_window")
     grid = strided(stop, MATRIX_GRID, start=start)
@@ -216,8 +217,8 @@ def _uniqueness_and_norms() -> None:
         )
 
 
-# only the open tab runs and is drawn: a step of a shared slider redraws its figures, not all of the page's (ui/sections.py)
-sections(
+# only the open tab runs and is drawn: a step of a shared slider redraws its figures, not all of the page's (ui/tabs.py)
+url_tabs(
     "sim_view",
     {"Matrices": _matrices, "Distance": _distance, "Shift by k": _shift_by_k, "Uniqueness and norms": _uniqueness_and_norms},
 )

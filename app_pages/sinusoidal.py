@@ -8,20 +8,21 @@ from core.schemes import sinusoidal
 from core.schemes.registry import Setting
 from core.viz import charts
 from core.viz import sinusoid_figures as figs
-from ui.controls import choice, number
+from ui.controls import choice, follow_default, number, position_window
+from ui.display import note_if, plot
 from ui.panel_grid import panel_grid
 from ui.path import next_link
-from ui.sections import live_part, sections
 from ui.scorecard import scorecard
-from ui.shared import current_settings, follow_default, note_if, plot, position_window
+from ui.sidebar import current_settings
 from ui.sinusoid_preview import sinusoid_preview
 from ui.sources import sources_expander
+from ui.tabs import live_part, url_tabs
 
 WAVE_SPAN = 64  # consecutive positions the waves show by default
 
 
 def _formula() -> None:
-    d, _, base = current_settings()  # read afresh: a live part (ui/sections.py)
+    d, _, base = current_settings()  # read afresh: a live part (ui/tabs.py)
     base_tex = f"{base:,.6g}".replace(",", "{,}")
     st.latex(
         rf"PE_{{(p,\,2i)}} = \sin\!\left(\frac{{p}}{{{base_tex}^{{\,2i/{d}}}}}\right),\qquad "
@@ -233,8 +234,8 @@ def _preview() -> None:
     )
 
 
-# only the open tab runs and is drawn: a step of a shared slider redraws its figures, not all of the page's (ui/sections.py)
-sections(
+# only the open tab runs and is drawn: a step of a shared slider redraws its figures, not all of the page's (ui/tabs.py)
+url_tabs(
     "sin_view",
     {
         "Picture": _picture,

@@ -4,9 +4,9 @@ the same page, measured in the same run:
     python -m bench.controls                       # every control below
     python -m bench.controls --before /work/wt/base   # and the same controls on another checkout
 
-Issue 17's target: "a page control (a layout switch, a chosen dimension, a head count) reruns
+The target: "a page control (a layout switch, a chosen dimension, a head count) reruns
 only what depends on it". A control inside a page's open tab reruns that tab, a fragment
-(ui/sections.py), and /sinusoidal's pair and /model's dimension a fragment inside it. Per
+(ui/tabs.py), and /sinusoidal's pair and /model's dimension a fragment inside it. Per
 control, in headless Chromium (bench.browser's relay, settle rule and CPU meters):
 
 - change: the control set to a new value each time (a number counted up, a slider one stop
@@ -34,7 +34,6 @@ from bench.browser import Counting, _open, _settled, _task_duration
 from bench.load.browser import CHROMIUM, CHROMIUM_ARGS
 from bench.load.pages import ROOT
 from bench.load.server import Server, load_average
-
 
 RUNNING = "document.querySelector(\"[data-testid='stApp']\").getAttribute('data-test-script-state') !== 'notRunning'"
 

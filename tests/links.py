@@ -144,7 +144,7 @@ def bound_widgets(at: AppTest) -> dict[str, object]:
 
 
 def tab_sets(at: AppTest) -> list[tuple[str, list[str]]]:
-    """The page's tabs bound to the URL (ui/sections.py), as (URL parameter, tab labels), default tab first.
+    """The page's tabs bound to the URL (ui/tabs.py), as (URL parameter, tab labels), default tab first.
     Only the open tab of such a set runs, so AppTest sees only its figures."""
     found = []
     for node in walk(at.main):
@@ -239,7 +239,7 @@ def markdown_problems(at: AppTest) -> list[str]:
         proto, kind = getattr(node, "proto", None), getattr(node, "type", "")
         if proto is None or not hasattr(proto, "ListFields") or kind in PLAIN_TYPES:
             continue
-        if kind == "table":  # st.table reads every cell and header as Markdown (ui.shared.static_table escapes them)
+        if kind == "table":  # st.table reads every cell and header as Markdown (ui.display.static_table escapes them)
             cells = [*map(str, node.value.columns), *(v for v in node.value.to_numpy().ravel() if isinstance(v, str))]
             for text in cells:
                 if MARK in text.lower() and re.search(r"[!-/:-@\[-`{-~]", ESCAPED.sub("", text)):

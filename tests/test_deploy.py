@@ -1,4 +1,4 @@
-"""The deploy configuration keeps what issue 16 asks of a public demo: no public metrics endpoint,
+"""The deploy configuration keeps what a public demo needs: no public metrics endpoint,
 uploads rate-limited at the proxy, and the pod's memory set from the measured ceiling.
 
 The Kubernetes manifests are read as written (no cluster here); the image's entrypoint runs for real, with

@@ -12,8 +12,8 @@ from core.analysis import context as cx
 from core.files.rope_code import rope_code
 from core.schemes.rope_presets import PRESETS, RopePreset
 from core.viz import charts
+from ui.display import guarded, plot
 from ui.rope_controls import KIND_LABELS
-from ui.shared import guarded, plot
 
 
 def fmt(value: float) -> str:

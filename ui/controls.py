@@ -1,6 +1,6 @@
 """Page controls bound to the URL, each described once: its key (also the URL parameter), label,
 range or options, and default. The same description checks the link's value before the
-widget exists (a bad one is dropped with a notice, see `ui.shared.check_url_value`) and draws
+widget exists (a bad one is dropped with a notice, see `ui.controls.check_url_value`) and draws
 the widget, so a range is never typed twice and the notice always names the range drawn.
 
 A control is a small frozen dataclass with `check()` (once per session; a no-op after) and
@@ -23,21 +23,210 @@ from typing import Any, Protocol
 
 import streamlit as st
 
-from ui.shared import (
-    check_url_value,
-    follow_default,
-    is_flag,
-    is_one_of,
-    keep_valid,
-    keep_choices_in_url,
-    keep_in_url,
-    link_notice,
-    number_in,
-    one_of,
-    url_choice,
-    url_choices,
-    whole_in,
-)
+from ui.internals import forget_initial_query_param, widget_values_sent_by_browser
+from ui.params import link_value
+
+MAX_LISTED = 2  # a list in a link (schemes=a,b,...) is read up to this many names per option, distinct or not
+
+
+# --- a page control's value in the link: checked before its widget exists, seeded, written back -------------
+
+
+def follow_default(key: str, default, fits: Callable[[object], bool] = lambda value: True):
+    """The value to create a page control with, when its default depends on the shared
+    settings (a window over max_len, the dimensions drawn for d_model).
+
+    While the user has not moved the control it follows its default, so a link with the same
+    settings reopens the same view. Once moved, it keeps the user's value as long as that
+    still `fits` the new settings (Streamlit rebuilds a widget whose range changed, so the
+    value is handed over explicitly); otherwise it starts again from the default."""
+    marker = f"_default_{key}"
+    value = default
+    if key in st.session_state and marker in st.session_state:
+        current = st.session_state[key]
+        try:
+            fitting = bool(fits(current))
+        except Exception:  # a value of another kind entirely (another page's, a crafted one): it does not fit
+            fitting = False
+        if current != st.session_state[marker] and fitting:
+            value = current
+        elif default != st.session_state[marker] or not fitting:
+            del st.session_state[key]
+    st.session_state[marker] = default
+    return value
+
+
+def position_window(max_len: int, key: str, label: str = "Positions shown", span: int | None = None, help: str | None = None) -> tuple[int, int]:
+    """A two-thumb slider choosing [start, stop) within 0 .. max_len; the whole range by
+    default, or the first `span` positions."""
+    if max_len < 2:
+        return 0, max_len
+    default = (0, max_len - 1 if span is None else min(max_len, span) - 1)
+    value = follow_default(key, default, lambda window: window[1] <= max_len - 1)
+    help = help or "Narrow the window to see every position, with exact values on hover."
+    start, last = st.slider(label, 0, max_len - 1, value, key=key, help=help)
+    return int(start), int(last) + 1
+
+
+def url_choice(key: str, options: list[str], default: str) -> str | None:
+    """Seed a page's choice widget (keyed `key`) from the URL parameter of the same name, on
+    the first run of the session: the URL carries the plain option name (`scheme=t2t`), not
+    its display label. An unknown value gives a notice and the default. Call before creating
+    the widget; `keep_in_url` writes the choice back after it. Returns the notice, if any.
+    A browser reconnecting to a restarted server already shows the choice, perhaps just
+    changed (`ui.internals.widget_values_sent_by_browser`): the widget then takes the
+    browser's value, not the URL's.
+    A value another page left under the same key (its options differ: `/code?scheme=alibi`,
+    then the attention page) is not one of `options`: it is replaced, silently, by the link's
+    value or the default, so a page never draws a choice it does not offer."""
+    if key in st.session_state:
+        current, raw = st.session_state[key], st.query_params.get(key)
+        # set again even when it fits: a widget of another page under this key leaves its value but not its widget,
+        # and a widget created without the value set through session state starts from its own default
+        st.session_state[key] = current if is_one_of(current, options) else raw if is_one_of(raw, options) else default
+        return None
+    if key in widget_values_sent_by_browser():
+        return None
+    raw = st.query_params.get(key)
+    st.session_state[key] = raw if is_one_of(raw, options) else default
+    if raw is None or is_one_of(raw, options):
+        return None
+    return f"{link_value(key, raw)} in the link is not one of {', '.join(map(str, options))}; using {default}."
+
+
+def is_one_of(value: object, options) -> bool:
+    """`value` is one of `options`, of the same type (True is not 1, '1' is not 1)."""
+    return any(type(value) is type(option) and value == option for option in options)
+
+
+def keep_valid(key: str, fits: Callable[[object], bool]) -> None:
+    """Drop this session's value under `key` unless it `fits` the control about to be drawn.
+
+    Streamlit keeps a value set through st.session_state across pages, and two pages may use
+    one key for different controls (`heads` is 1 to 16 on /code, 1 to 8 on /attention;
+    `head_dim` any width on /code, a power of two on /rope). A page calls this for every value
+    it reads from session state before it draws the widget, which then starts from its own
+    default (or the link) instead of raising or showing a value it does not offer."""
+    if key in st.session_state:
+        try:
+            ok = bool(fits(st.session_state[key]))
+        except Exception:  # a value of another type entirely: it does not fit
+            ok = False
+        if not ok:
+            del st.session_state[key]
+
+
+def keep_in_url(key: str) -> None:
+    """Write a page choice to the URL, so the address bar links to it."""
+    st.query_params[key] = str(st.session_state[key])
+
+
+def check_url_value(key: str, accepted: Callable[[str], bool], expected: str) -> None:
+    """For a page control bound to the URL (bind="query-params"); call it before creating the
+    widget. Streamlit drops a URL value its widget cannot take without a word, and some (an
+    int input given -inf or 1e309) even raise. So, once per session, a value that is not
+    `accepted` is taken out of the URL before the widget sees it (the widget is not bound yet
+    on the session's first run), and the page says what was wrong."""
+    marker = f"_url_checked_{key}:{expected}"  # per range: another page's control under the same key checks again
+    if marker in st.session_state:
+        return
+    st.session_state[marker] = True
+    raw = st.query_params.get(key)
+    if raw is None or accepted(raw):
+        return
+    try:
+        del st.query_params[key]
+    except Exception:  # already bound to a widget: Streamlit ignores the value itself
+        pass
+    forget_initial_query_param(key)
+    st.warning(link_notice(key, raw, expected), icon=":material/link_off:")
+
+
+def link_notice(key: str, raw: str, expected: str) -> str:
+    """The notice for a link value a page control cannot take: what it was (as inert text,
+    `ui.params.link_value`), what it should be."""
+    return f"{link_value(key, raw)} in the link is not valid: {expected}. Using the default."
+
+
+def whole_in(lo: int, hi: int) -> Callable[[str], bool]:
+    """A URL value test: a whole number from lo to hi ('12', '12.0'; not '1e309', 'abc')."""
+
+    def accepted(raw: str) -> bool:
+        try:
+            value = float(raw)
+        except ValueError:
+            return False
+        return math.isfinite(value) and value.is_integer() and lo <= value <= hi
+
+    return accepted
+
+
+def number_in(lo: float, hi: float) -> Callable[[str], bool]:
+    """A URL value test: a finite number from lo to hi."""
+
+    def accepted(raw: str) -> bool:
+        try:
+            value = float(raw)
+        except ValueError:
+            return False
+        return math.isfinite(value) and lo <= value <= hi
+
+    return accepted
+
+
+def is_flag(raw: str) -> bool:
+    """A URL value test for a toggle: true or false (any case), as Streamlit writes them."""
+    return raw.lower() in ("true", "false")
+
+
+def one_of(options) -> Callable[[str], bool]:
+    """A URL value test: one of the options, as text."""
+    names = {str(option) for option in options}
+    return lambda raw: raw in names
+
+
+def url_choices(key: str, options: list[str], default: list[str]) -> str | None:
+    """`url_choice` for a multiselect: the URL carries plain option names separated by commas
+    (`schemes=rope,alibi`). Unknown names are dropped with a notice. Call before creating the
+    widget; `keep_choices_in_url` writes the choice back. Returns the notice, if any. As in
+    `url_choice`, a reconnecting browser's own value stands, and a value another page left
+    under the key is kept only as far as its names are among `options`.
+    A name given twice counts once, and a link naming more names than there are options is
+    read only up to that many distinct ones: its cost does not grow with the link."""
+    if key in st.session_state:
+        current = st.session_state[key]
+        if isinstance(current, list) and all(is_one_of(name, options) for name in current) and len(set(current)) == len(current):
+            st.session_state[key] = current  # set again, as in url_choice
+            return None
+        known = list(dict.fromkeys(n for n in current if is_one_of(n, options))) if isinstance(current, (list, tuple)) else []
+        st.session_state[key] = known or list(default)
+        return None
+    if key in widget_values_sent_by_browser():
+        return None
+    raw = st.query_params.get(key)
+    if raw is None:
+        st.session_state[key] = list(default)
+        return None
+    names: list[str] = []
+    unknown: list[str] = []
+    for name in raw.split(",", MAX_LISTED * len(options)):  # at most that many pieces are ever looked at
+        if name and name not in names and name not in unknown:
+            (names if is_one_of(name, options) else unknown).append(name)
+    known = names
+    st.session_state[key] = known if known or not (names or unknown) else list(default)
+    if not unknown:
+        return None
+    named = ", ".join(link_value("", n) for n in unknown[:3]) + (f" and {len(unknown) - 3:,} more" if len(unknown) > 3 else "")
+    verb, outcome = "is" if len(unknown) == 1 else "are", "left out" if known else "showing the default"
+    return f"`{key}` in the link names {named}, which {verb} not among {', '.join(options)}; {outcome}."
+
+
+def keep_choices_in_url(key: str) -> None:
+    """Write a multiselect's plain option names to the URL, comma-separated."""
+    st.query_params[key] = ",".join(st.session_state[key])
+
+
+# --- controls described once: checked from the link, drawn bound to it -------------------------------------
 
 BOUND = "query-params"  # Streamlit keeps the widget and the URL parameter of its key in step
 LINK_ICON = ":material/link_off:"
@@ -68,7 +257,7 @@ class Number:
     """A number from lo to hi (whole when lo, hi and default are ints) in a number_input, or a
     slider (`slider=True`), bound to the URL parameter `key`. With `follow=True` the default
     depends on other settings: the control follows it until the user moves it
-    (`ui.shared.follow_default`), keeping a moved value while it stays within lo..hi."""
+    (`ui.controls.follow_default`), keeping a moved value while it stays within lo..hi."""
 
     key: str
     label: str
@@ -126,7 +315,7 @@ class Choice:
     Without `labels` the options are shown as themselves and Streamlit binds the widget to
     the URL; a value not among them is dropped with a notice built from `expected`. With
     `labels` (option -> text shown, a mapping or a function) Streamlit's binding would put the
-    label in the URL, so the URL carries the plain option name instead (`ui.shared.url_choice`,
+    label in the URL, so the URL carries the plain option name instead (`ui.controls.url_choice`,
     `keep_in_url`: `layout=concat`) and an unknown name gets url_choice's notice."""
 
     key: str

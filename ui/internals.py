@@ -82,7 +82,7 @@ def widget_values_sent_by_browser() -> dict[str, object]:
     and cannot decode them yet: they wait in `_new_widget_state` until the widgets are drawn.
     Each becomes a plain value: a number (number_input), a list of option labels (select_slider,
     multiselect, segmented_control) or a label (selectbox, radio). A value set through
-    st.session_state before the widget is drawn overrides the sent one, so URL seeding (ui.shared)
+    st.session_state before the widget is drawn overrides the sent one, so URL seeding (ui.sidebar, ui.controls)
     asks here first.
     On the browser's back/forward the URL is what the user asked for: nothing is returned, as
     Streamlit lets the URL win over widgets bound to it then.
@@ -340,6 +340,6 @@ def _refuse_upload(detail: str) -> None:
     raise HTTPException(status_code=507, detail=detail)
 
 
-# Installed when this module is first imported (app.py imports ui.shared, which imports it), so
+# Installed when this module is first imported (app.py imports ui.sidebar, which imports it), so
 # before the first session's first run finishes; True where each is in place.
 INSTALLED = {"widget states": tolerate_bad_widget_states(), "uploads": bound_uploads()}

@@ -27,10 +27,10 @@ from core.lab import trained_figures as figs
 from core.lab.runner import LabRun, run_experiment, trainers
 from core.schemes.registry import SCHEMES
 from ui.controls import Choice, Choices, Number, Toggle, check_links
+from ui.display import plot, static_table, text_block
 from ui.internals import connection_check, visitor_id
 from ui.lab_run import POLL_S, POLL_WAITING_S, progress_panel, result_cache
 from ui.panel_grid import panel_grid
-from ui.shared import plot, static_table, text_block
 
 VIEWS = {
     "probe": "Does it know where it is?",
@@ -569,4 +569,11 @@ def trained_section() -> None:
     )
     check_links(VIEW)
     view = VIEW.draw()
-    DRAWERS[view]()
+    try:
+        DRAWERS[view]()
+    except (KeyError, TypeError, IndexError) as err:  # results that parse but lack what the view reads: a sentence, not a trace
+        st.error(
+            f"This experiment could not be drawn from its precomputed results ({experiment.results_path(view).name}: "
+            f"{type(err).__name__} {str(err)[:80]}): run python -m bench.lab_{view} to make them again.",
+            icon=ERROR,
+        )

@@ -19,7 +19,7 @@ class Step:
     """One page: its script, stable URL path ("" for `/`), title, icon, what a learner finds
     there (one sentence for the roadmap), the shared settings it uses, and which of those it
     reads only in its live parts (`live`: its open tab, or a part drawn by
-    `ui.sections.live_part`), so that a move reruns those parts and not the page (`ui.shared`)."""
+    `ui.tabs.live_part`), so that a move reruns those parts and not the page (`ui.sidebar`)."""
 
     script: str
     url_path: str

@@ -11,7 +11,7 @@ import streamlit as st
 from core.schemes import rope
 from core.schemes.rope_presets import PRESETS
 from ui import controls
-from ui.shared import check_url_value, follow_default, keep_in_url, number_in, url_choice, whole_in
+from ui.controls import check_url_value, follow_default, keep_in_url, number_in, url_choice, whole_in
 
 # The kinds a factor and an original context define. "longrope" (a factor per pair, two lists) and
 # "proportional" (a proportion of turning pairs) need more than these controls hold: they come
@@ -70,7 +70,7 @@ MAX_ORIGINAL = 131_072
 
 
 def check_scaling_urls() -> None:
-    """Check the URL's factor and original_len before their widgets exist (ui.shared.check_url_value)."""
+    """Check the URL's factor and original_len before their widgets exist (ui.controls.check_url_value)."""
     check_url_value("factor", number_in(0.0, MAX_FACTOR), f"the factor is a number up to {MAX_FACTOR:g} (at least 1 to scale)")
     check_url_value("original_len", whole_in(1, MAX_ORIGINAL), f"the original context is a whole number of positions from 1 to {MAX_ORIGINAL:,}")
 

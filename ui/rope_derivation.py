@@ -10,7 +10,7 @@ import streamlit as st
 from core.viz import rope_derivation as fig
 from core.viz.charts import subscript
 from ui.controls import Number, check_links
-from ui.shared import plot
+from ui.display import plot
 
 PAIR = Number("rope_derive_pair", "Pair i", 0, 127, 0, expected="the pair is a whole number from {lo} to {hi}")
 M = Number("rope_m", "Query position m", 0, 1000, 5, expected="m is a whole number from {lo} to {hi}", slider=True)

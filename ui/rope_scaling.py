@@ -7,8 +7,8 @@ import streamlit as st
 from core.analysis import context as cx
 from core.schemes import rope
 from core.viz import charts
+from ui.display import guarded, plot
 from ui.rope_controls import KIND_LABELS, factor_control, original_len_control, scaling_kind_control, scaling_words
-from ui.shared import guarded, plot
 
 
 def scaling_tab(head_dim: int, base: float, L: int, theta: np.ndarray) -> None:  # L: the sidebar's max_len, named as on the page

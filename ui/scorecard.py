@@ -8,7 +8,7 @@ import streamlit as st
 
 from core.analysis import properties
 from core.schemes.registry import SCHEMES, Setting
-from ui.shared import static_table
+from ui.display import static_table
 
 
 @st.cache_data(max_entries=64, ttl=3600, show_spinner=False)

@@ -24,7 +24,7 @@ import streamlit as st
 
 from core.viz import charts, wire
 from ui.params import BASE
-from ui.shared import set_shared
+from ui.sidebar import set_shared
 
 NAME = "pee.sinusoid_preview"
 D_RANGE = (2, 1024)  # the preview's own slider ranges (the sidebar's may be larger: the preview clamps into these)
@@ -212,7 +212,7 @@ export default function (component) {
   const moveBase = () => { base = clamp(Number(Math.pow(10, Number(bIn.value)).toPrecision(6)), data.base_range[0], data.base_range[1]); draw(); };
   dIn.addEventListener('input', draw); LIn.addEventListener('input', draw); bIn.addEventListener('input', moveBase);
   canvas.addEventListener('mousemove', readout);
-  // the sidebar takes the preview's settings: one message to the server, which checks them (ui.shared.set_shared)
+  // the sidebar takes the preview's settings: one message to the server, which checks them (ui.sidebar.set_shared)
   const apply = () => setTriggerValue('apply', { d_model: d, max_len: L, base: base });
   q('.pee-sp-apply').addEventListener('click', apply);
   let pending = 0;
@@ -269,8 +269,8 @@ REFUSED = "_sin_preview_refused"  # set by _apply when the settings sent could n
 
 def _apply() -> None:
     """'Use these settings in the sidebar': the settings the preview sent become the sidebar's,
-    checked there (ui.shared.set_shared), and the whole app runs again: the preview's tab runs
-    as a fragment (ui/sections.py), and the sidebar, the link and the other tabs follow only a
+    checked there (ui.sidebar.set_shared), and the whole app runs again: the preview's tab runs
+    as a fragment (ui/tabs.py), and the sidebar, the link and the other tabs follow only a
     full run. A message with a setting that is not a usable number changes nothing and says so."""
     got = st.session_state.get(KEY)
     if set_shared(got.get("apply") if hasattr(got, "get") else None):

@@ -16,7 +16,8 @@ import streamlit as st
 
 from core.analysis import position_analysis as pa
 from core.files import checkpoint
-from ui.shared import guarded, keep_valid, quoted
+from ui.controls import keep_valid
+from ui.display import guarded, quoted
 
 MIN_SIDE = 3  # positions and dimensions a table needs: the path figures draw three principal components
 SOURCE_KEY = "source"  # the page's choice between the bundled table and the upload

@@ -88,7 +88,7 @@ class WsVisitor:
             w = state.widget_states.widgets.add()
             w.id = self.widgets[widget[0]]
             w.string_array_value.data.append(widget[1])
-            if self.fragments.get(widget[0]):  # a widget drawn by a fragment reruns that fragment (the sidebar: ui/shared.py)
+            if self.fragments.get(widget[0]):  # a widget drawn by a fragment reruns that fragment (the sidebar: ui/sidebar.py)
                 state.fragment_id = self.fragments[widget[0]]
         start = time.monotonic()
         await ws.send(msg.SerializeToString())

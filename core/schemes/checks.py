@@ -48,7 +48,7 @@ def quoted(text: object, limit: int = 40) -> str:
     """A user's text (a link value, a file or tensor name, what was typed) for a sentence that is
     rendered as Markdown: at most `limit` characters of it ("…" after a cut), made inert
     (`inert`) in a code span. The one way this app echoes what a visitor linked, typed or
-    uploaded (ui.shared re-exports it)."""
+    uploaded (ui.display re-exports it)."""
     raw = str(text)
     return f"`{inert(raw[:limit], in_code=True)}{'…' if len(raw) > limit else ''}`"
 

@@ -162,7 +162,7 @@ def _shown(value):
 
 
 def plain_table(table) -> pd.DataFrame:
-    """An st.table drawn by ui.shared.static_table, its cells and headers as shown: the
+    """An st.table drawn by ui.display.static_table, its cells and headers as shown: the
     backslashes that keep them from being read as Markdown taken out."""
     frame = table.value.map(_shown)
     frame.columns = [_shown(c) for c in frame.columns]

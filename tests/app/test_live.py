@@ -1,6 +1,6 @@
 """Live settings (ui/path.py `Step.live`): a move of a shared setting that a page reads only in
-its live parts reruns those parts and the setting's own controls, not the page (ui/shared.py,
-ui/sections.py). The risk is a part that reads a module-level name the page computed from the
+its live parts reruns those parts and the setting's own controls, not the page (ui/sidebar.py,
+ui/tabs.py). The risk is a part that reads a module-level name the page computed from the
 settings on its last full run: it would draw the old width under the new one's caption.
 
 So, for every live page, tab and live setting, the view after a move (moved in the sidebar's
@@ -22,7 +22,7 @@ from streamlit.proto.Slider_pb2 import Slider
 
 from tests.app.conftest import PAGE_FILES, open_page, tab_sets
 from ui.path import STEPS
-from ui.shared import LIVE_PARTS_KEY
+from ui.sidebar import LIVE_PARTS_KEY
 
 LIVE = {step.url_path: step.live for step in STEPS}
 MOVES = {"d_model": [127, 5000], "base": [500.0], "max_len": [999]}  # an odd width (the odd-width notes), a width past every cap

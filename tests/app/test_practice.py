@@ -13,7 +13,7 @@ from core.schemes.rope_presets import PRESETS
 from core.viz import charts
 from tests.app.conftest import assert_clean, open_page
 from ui import practice_text as pt
-from ui.shared import as_text
+from ui.display import as_text
 from ui.sources import SOURCES
 
 
@@ -30,7 +30,7 @@ def test_practice_shows_every_answer_and_its_sources():
     assert not at.table  # the Sources expander is closed: its table is not built
     at.session_state["sources_practice"] = True  # open it, as a click would
     at.run()
-    table = at.table[-1].value  # static_table escapes punctuation so the cells show as written (ui.shared.as_text)
+    table = at.table[-1].value  # static_table escapes punctuation so the cells show as written (ui.display.as_text)
     assert list(table.iloc[:, 0]) == [as_text(s.claim) for s in SOURCES["practice"]]
 
 

@@ -1,5 +1,5 @@
 """AppTest of the `similarity` page's own controls: what they change on screen, and bad input.
-The page draws one tab at a time (ui/sections.py); a test opens the tab it checks through the link."""
+The page draws one tab at a time (ui/tabs.py); a test opens the tab it checks through the link."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from tests.e2e.conftest import TRACES, figure_signature, screenshot, wait_ready
 from tests.pages import CHARTS, NAMES
 
 BOUND_TABS = """(click) => {
-    const box = document.querySelector("[class*='st-key-'][class*='_view']");  // the tabs bound to the URL (ui/sections.py: keys *_view)
+    const box = document.querySelector("[class*='st-key-'][class*='_view']");  // the tabs bound to the URL (ui/tabs.py: keys *_view)
     const list = box && box.querySelector("[role='tablist']");
     const tabs = list ? [...list.querySelectorAll("[role='tab']")].filter(t => t.closest("[role='tablist']") === list) : [];  // not a tab inside a tab
     if (click !== null) tabs[click].click();

@@ -1,10 +1,10 @@
-"""A page control reruns only what depends on it (issue 17), checked on the wire in Chromium.
+"""A page control reruns only what depends on it, checked on the wire in Chromium.
 
 A full rerun of a page sends every widget of the page again, the sidebar's sliders included
 (Streamlit leaves out only charts whose spec did not change); a fragment run sends only the
 fragment's elements. So after a control inside a fragment changes, the frames the browser
 receives must carry that control's figure, redrawn, and none of the sidebar. The open tab of a
-tabbed page is a fragment (ui/sections.py); /model's PCA section and one-dimension figure are
+tabbed page is a fragment (ui/tabs.py); /model's PCA section and one-dimension figure are
 fragments of their own; /sinusoidal's circle is a fragment inside the Waves tab's.
 """
 

@@ -28,8 +28,10 @@ def _every_control_app() -> None:
     import streamlit as st
 
     from ui import controls
-    from ui.sections import sections
-    from ui.shared import check_url_value, quoted, shared_controls, show_url_notices
+    from ui.controls import check_url_value
+    from ui.display import quoted
+    from ui.sidebar import shared_controls, show_url_notices
+    from ui.tabs import url_tabs
 
     shared_controls()
     show_url_notices()
@@ -52,7 +54,7 @@ def _every_control_app() -> None:
     check_url_value("why", lambda raw: raw.lower() in ("true", "false"), "it is true (open) or false")
     with st.expander("Why", key="why", bind="query-params"):
         st.write("because")
-    sections("view", {"One": lambda: st.write("one"), "Two": lambda: st.write("two")})
+    url_tabs("view", {"One": lambda: st.write("one"), "Two": lambda: st.write("two")})
 
 
 def _open(given: dict[str, str]) -> AppTest:

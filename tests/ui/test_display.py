@@ -1,4 +1,4 @@
-"""ui.shared's small helpers: text shown exactly as written where Streamlit renders Markdown
+"""ui.display's helpers: text shown exactly as written where Streamlit renders Markdown
 (`as_text`, `static_table`), a notice that keeps its place whatever the settings (`note_if`),
 and shared settings set from numbers a browser component sent (`set_shared`, and the live
 preview's callback that uses it)."""
@@ -14,7 +14,7 @@ from hypothesis import strategies as st_h
 from streamlit.testing.v1 import AppTest
 
 from tests.links import markdown_problems
-from ui.shared import as_text
+from ui.display import as_text
 
 UNESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")  # what CommonMark does to a backslash before ASCII punctuation
 
@@ -36,7 +36,7 @@ def test_as_text_by_hand():
 def _tables_app() -> None:
     import streamlit as st
 
-    from ui.shared import static_table
+    from ui.display import static_table
 
     hostile = "evil [Login](https://evil.example) :red[evil] $evil$ <b>evil</b>"
     if st.session_state.get("raw"):
@@ -57,7 +57,7 @@ def test_static_table_leaves_no_markup_and_the_oracle_sees_a_raw_one():
 def _notice_app() -> None:
     import streamlit as st
 
-    from ui.shared import note_if
+    from ui.display import note_if
 
     note_if(st.session_state.get("shown", False), "a notice")
     note_if(st.session_state.get("shown", False), "a caption", caption=True)
@@ -78,7 +78,7 @@ def test_a_notice_that_comes_and_goes_keeps_the_elements_after_it_in_place():
 def _set_shared_app() -> None:
     import streamlit as st
 
-    from ui.shared import set_shared, shared_controls
+    from ui.sidebar import set_shared, shared_controls
 
     if "sent" in st.session_state and "result" not in st.session_state:
         st.session_state["result"] = set_shared(st.session_state["sent"])  # before the widgets, as a callback
@@ -116,7 +116,7 @@ def _apply_app() -> None:
     import streamlit as st
 
     from ui import sinusoid_preview
-    from ui.shared import shared_controls
+    from ui.sidebar import shared_controls
 
     if "sent" in st.session_state and "done" not in st.session_state:
         st.session_state["done"] = True

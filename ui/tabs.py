@@ -16,8 +16,8 @@ there reruns the page).
 
 The open tab is also a *live part* (`live_part`): a fragment with a key, which a move of a
 shared setting the page declares live (`ui.path.Step.live`) reruns by that key, together with
-the setting's own controls, instead of the whole page (`ui.shared`). So a drawer must read the
-shared settings itself (`ui.shared.current_settings()`), never through a module-level name
+the setting's own controls, instead of the whole page (`ui.sidebar`). So a drawer must read the
+shared settings itself (`ui.sidebar.current_settings()`), never through a module-level name
 computed from them: on a live rerun only the fragment runs, and the page's module-level names
 keep the values of its last full run. tests/app/test_live.py checks, tab by tab, that a live
 step shows exactly what a fresh load of the same link shows.
@@ -29,10 +29,11 @@ from collections.abc import Callable, Mapping
 
 import streamlit as st
 
-from ui.shared import LIVE_PARTS_KEY, check_url_value
+from ui.controls import check_url_value
+from ui.sidebar import LIVE_PARTS_KEY
 
 
-def sections(key: str, drawers: Mapping[str, Callable[[], None]]) -> str:
+def url_tabs(key: str, drawers: Mapping[str, Callable[[], None]]) -> str:
     """Draw one tab per label of `drawers`, and run the drawer of the open tab only (in its tab).
     Returns the open tab's label."""
     labels = list(drawers)
@@ -50,10 +51,10 @@ def sections(key: str, drawers: Mapping[str, Callable[[], None]]) -> str:
 
 def live_part(key: str, draw: Callable[[], None]) -> None:
     """Run `draw` here as a fragment named `key`, and list it among the parts a move of a live
-    shared setting reruns (`ui.shared`). A part of a page above its tabs that reads a live setting
+    shared setting reruns (`ui.sidebar`). A part of a page above its tabs that reads a live setting
     (a formula with d_model in it, a notice about the width) is one too. `draw` reads the
-    settings itself, as sections' drawers do.
-    ui.shared clears the list at the start of each full run; the page's parts add themselves as
+    settings itself, as url_tabs' drawers do.
+    ui.sidebar clears the list at the start of each full run; the page's parts add themselves as
     they are drawn, in full runs and fragment runs alike."""
     parts = st.session_state.setdefault(LIVE_PARTS_KEY, [])
     if key not in parts:

@@ -1,0 +1,75 @@
+"""What a page shows besides its controls, the same way everywhere: a finished figure (`plot`), a notice
+some settings need (`note_if`), text that must show exactly as written where Streamlit renders Markdown
+(`as_text`, `static_table`, `quoted` for a visitor's text, `text_block` for aligned columns), and a
+core error as a sentence in the page (`guarded`)."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Mapping, Sequence
+
+import streamlit as st
+
+from core.schemes.checks import quoted  # noqa: F401  for pages too: the one way a visitor's text is echoed
+
+
+def plot(fig, *, key: str | None = None) -> None:
+    """Send a finished core.viz.charts figure, styled as built (no Streamlit theme override)."""
+    st.plotly_chart(fig, theme=None, key=key, config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}})
+
+
+def note_if(shown: bool, text: str, *, icon: str | None = ":material/info:", caption: bool = False) -> None:
+    """An st.info (or, with `caption`, an st.caption) that only some settings need (a width
+    cap, an odd width), drawn in a container that is there whatever the settings. Streamlit's
+    browser side tells the elements of a block apart by their place in it: a notice that comes
+    and goes moves every element after it, and each one, every figure below included, is built
+    again from scratch, changed or not (docs/deploy.md has the measurement)."""
+    slot = st.container()
+    if shown and caption:
+        slot.caption(text)
+    elif shown:
+        slot.info(text, icon=icon)
+
+
+_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character: all that Markdown, LaTeX or a Streamlit directive is made of
+
+
+def as_text(text: str) -> str:
+    """`text` for a place that renders Markdown, every ASCII punctuation character escaped by a
+    backslash (CommonMark shows an escaped punctuation character as itself, and nothing else
+    can start Markdown, LaTeX, HTML, an autolink or a Streamlit directive): it shows exactly as
+    written."""
+    return _PUNCTUATION.sub(r"\\\1", text)
+
+
+def text_block(text: str) -> None:
+    """Preformatted text (lines whose columns line up) in a monospaced box, as st.code shows it,
+    without st.code's syntax highlighter, whose JavaScript would be most of a page's first load
+    (docs/deploy.md). The text is escaped, so it shows exactly as written."""
+    st.html(
+        "<pre style=\"font-family: 'Source Code Pro', monospace; font-size: 14px; line-height: 1.5; background: rgba(128, 131, 140, 0.1); "
+        f"border-radius: 0.5rem; padding: 0.75rem 1rem; margin: 0; overflow-x: auto; white-space: pre\">{html.escape(text)}</pre>"
+    )
+
+
+def static_table(columns: Mapping[str, Sequence[object]]) -> None:
+    """A small table of the app's own text and numbers (column -> cells) as st.table: every cell
+    shown whole, wrapped, with no scrolling. For a table that changes with the settings it is
+    also the cheaper one to redraw: st.dataframe paints a canvas and rebuilds its hidden
+    accessible copy after every change (docs/deploy.md).
+    st.table reads its cells as Markdown, so text goes through `as_text` (numbers stay numbers)."""
+    st.table(
+        {as_text(str(name)): [as_text(cell) if isinstance(cell, str) else cell for cell in cells] for name, cells in columns.items()},
+        hide_index=True,
+    )
+
+
+def guarded(func, *args, **kwargs):
+    """Call a core function; a ValueError (bad input, in words) becomes an in-page error and
+    the page stops there instead of showing a stack trace."""
+    try:
+        return func(*args, **kwargs)
+    except ValueError as err:
+        st.error(str(err), icon=":material/error:")
+        st.stop()
