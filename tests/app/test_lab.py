@@ -10,6 +10,7 @@ import html
 import json
 import re
 import time
+from collections import deque
 
 import numpy as np
 import pytest
@@ -178,6 +179,7 @@ def test_a_visitor_training_in_one_tab_waits_in_another_with_an_estimated_wait(t
     import ui.lab_run
 
     slots, held = trainers_busy
+    monkeypatch.setattr(slots, "_paces", deque(maxlen=slots.PACE_RUNS))  # no pace from the runs of earlier tests in this process: waits as estimated
     for ticket in held:  # the visitor's first tab holds one trainer (40 s estimated), somebody else the others
         ticket.seconds, ticket.cap, ticket.started = 40.0, 120.0, time.monotonic()
     held[0].visitor = "browser-1"
