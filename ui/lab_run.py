@@ -7,7 +7,7 @@ At most PEE_LAB_MAX_RUNS runs (default 2) train at once in this server (core.lab
 and at most one per visitor (a browser, across its tabs: ui.internals.visitor_id); a run past the
 cap waits in line and says where it stands and how long it should wait, Stop takes it out, and
 closing the tab does too (ui.internals.connection_check). A run is stopped at three times its
-estimated time (core.lab.runner.CAP_FACTOR). A configuration already trained comes from the
+estimated time (core.lab.runner.CAP_FACTOR), more on a server slower than its estimates. A configuration already trained comes from the
 server's cache at once, without waiting.
 """
 
@@ -68,7 +68,7 @@ def waiting_message(outlook: Outlook) -> str:
     if outlook.wait_s is not None and math.isfinite(outlook.wait_s):
         where += f"; it should start in about {duration(outlook.wait_s)}"
         if outlook.at_most_s is not None and math.isfinite(outlook.at_most_s) and outlook.at_most_s > outlook.wait_s + 5:
-            where += f" (at most {duration(outlook.at_most_s)}: every run stops at three times its estimate)"
+            where += f" (at most {duration(outlook.at_most_s)}: every run stops at three times its estimate at this server's pace)"
     if outlook.behind_own:
         return f"Waiting for your run in another tab to end (one trainer per visitor): {where}. Stop leaves the line."
     return f"Waiting for a free trainer: {where}. Training starts by itself when a trainer frees up; Stop leaves the line."

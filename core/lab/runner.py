@@ -27,12 +27,16 @@ from core.lab.config import WALL_SECONDS, LabConfig, LabResult, over_budget
 
 MAX_RUNS_ENV = "PEE_LAB_MAX_RUNS"  # how many runs may train at once in one server process
 DEFAULT_MAX_RUNS = 2  # the hosted demo's two cores: one run each (a run uses one torch thread)
-# A run's time limit follows its own estimate: CAP_FACTOR times what it is estimated to take, at least
+# A run's time limit follows its own estimate: CAP_FACTOR times what it is estimated to take, times how
+# much slower than estimated this server's recent runs were (Trainers.pace, when above 1), at least
 # CAP_FLOOR_S, at most the limit its page sets (LabRun.wall_seconds). The estimates are for one free
 # core and came out 0.5 to 0.8 of the measured time on an idle machine (the shipped real-text runs);
 # a server busy with a room's redraws and a second trainer runs slower, so three times the estimate
 # leaves a run that is merely slow time to finish, and a run that hangs holds its trainer minutes, not
-# the page's whole limit (900 s for the real-text comparison).
+# the page's whole limit (900 s for the real-text comparison). On a server several times slower than
+# the estimates (a saturated one: docs/deploy.md measured 6 times), three times the estimate alone
+# stopped most runs short; the pace, learnt from the runs that ended and those stopped at their limit,
+# lets the next ones finish.
 CAP_FACTOR = 3.0
 CAP_FLOOR_S = 30.0
 
@@ -384,8 +388,9 @@ class LabRun:
     at once, every scheme "failed" with the sentence saying why, without a thread or a slot.
 
     A run has a time limit (`cap`) that follows its own estimate (`estimate(config)`, seconds for
-    one config; the runs it leaves to the cache are not counted): CAP_FACTOR times the estimate, at
-    least CAP_FLOOR_S, at most `wall_seconds`; `wall_seconds` alone without an estimate. A run still
+    one config; the runs it leaves to the cache are not counted): CAP_FACTOR times the estimate, times
+    the pace of `slots` when above 1 (`pace`: set when it joins the line and again when it starts
+    training), at least CAP_FLOOR_S, at most `wall_seconds`; `wall_seconds` alone without an estimate. A run still
     going `cap` seconds after it started training (torch loaded, its slot taken) is stopped
     (`timed_out`), whatever it is doing: training and evaluation both ask `should_stop` at least
     once a second. `visitor` names who pressed Train (a browser, across its tabs): the trainers
@@ -420,6 +425,7 @@ class LabRun:
         self.refused = self.budget(self.configs)
         self.estimated_s = 0.0  # estimated seconds of the configs left to train once the cache has given what it has
         self.cap = self.wall_seconds
+        self.pace = 1.0  # the server's pace the time limit was set with (1 or more)
 
     def start(self) -> LabRun:
         if self.started:
@@ -437,7 +443,7 @@ class LabRun:
             return self
         if self.estimate is not None:
             self.estimated_s = sum(float(self.estimate(c)) for i, c in enumerate(self.configs) if i not in self.results)
-            self.cap = min(self.wall_seconds, max(CAP_FLOOR_S, CAP_FACTOR * self.estimated_s))
+            self._set_cap()
         if _uses_torch(self.train_fn or train):
             warm_model()  # torch loads while the run waits in line
         if self.slots is not None:
@@ -534,18 +540,34 @@ class LabRun:
             self._finish()
 
     def _pace(self) -> float | None:
-        """Measured / estimated seconds of this run's training, when it trained every config it had
-        to (not stopped, nothing failed, none taken from the cache meanwhile); else None."""
-        if self.estimate is None or not self._trained or self.stopped or any(p.state not in ("done", "cached") for p in self.progress):
+        """Measured / estimated seconds of this run's training: when it trained every config it had
+        to (not stopped, nothing failed, none taken from the cache meanwhile), or when its time limit
+        stopped it (the estimate then counts the configs it finished and the part of the one it was
+        training that it got through, by steps); else None (stopped by hand or by a closed tab: its time says nothing)."""
+        if self.estimate is None or not self._train_start:
             return None
         estimated = sum(float(self.estimate(self.configs[i])) for i in self._trained)
+        if self.timed_out:
+            cut = [(i, p) for i, p in enumerate(self.progress) if i not in self._trained and i in self.results and p.steps and p.step]
+            estimated += sum(float(self.estimate(self.configs[i])) * min(1.0, p.step / p.steps) for i, p in cut)
+        elif not self._trained or self.stopped or any(p.state not in ("done", "cached") for p in self.progress):
+            return None
         return (time.monotonic() - self._train_start) / estimated if estimated > 0 else None
+
+    def _set_cap(self) -> None:
+        """The time limit from the estimate and the server's pace now (set when the run joins the line,
+        and again when it starts training: the runs ahead of it may have shown the server slower)."""
+        self.pace = max(1.0, self.slots.pace) if self.slots is not None else 1.0
+        self.cap = min(self.wall_seconds, max(CAP_FLOOR_S, CAP_FACTOR * self.estimated_s * self.pace))
+        if self._ticket is not None:
+            self._ticket.cap = self.cap
 
     def _limit(self) -> str:
         """The run's time limit, in words."""
         if self.estimate is None or self.cap >= self.wall_seconds:
             return f"this server's time limit of {self.cap:,.0f} s per run"
-        return f"this run's time limit of {self.cap:,.0f} s ({CAP_FACTOR:g} × its estimated {self.estimated_s:,.0f} s)"
+        slower = f" × {self.pace:.1f}, as much slower as this server's recent runs were" if self.pace > 1.0 else ""
+        return f"this run's time limit of {self.cap:,.0f} s ({CAP_FACTOR:g} × its estimated {self.estimated_s:,.0f} s{slower})"
 
     def _set(self, state: str, message: str) -> None:
         for i, p in enumerate(self.progress):
@@ -561,6 +583,8 @@ class LabRun:
                 return
             self._set("waiting", "")
         self._train_start = time.monotonic()
+        if self.estimate is not None:
+            self._set_cap()
         self._deadline = self._train_start + self.cap  # the time limit counts from the start of training
         for i, config in enumerate(self.configs):
             if i in self.results:

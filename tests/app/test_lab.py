@@ -180,17 +180,22 @@ def test_a_visitor_training_in_one_tab_waits_in_another_with_an_estimated_wait(t
 
     slots, held = trainers_busy
     monkeypatch.setattr(slots, "_paces", deque(maxlen=slots.PACE_RUNS))  # no pace from the runs of earlier tests in this process: waits as estimated
+    started = time.monotonic()
     for ticket in held:  # the visitor's first tab holds one trainer (40 s estimated), somebody else the others
-        ticket.seconds, ticket.cap, ticket.started = 40.0, 120.0, time.monotonic()
+        ticket.seconds, ticket.cap, ticket.started = 40.0, 120.0, started
     held[0].visitor = "browser-1"
     monkeypatch.setattr(ui.lab_run, "visitor_id", lambda: "browser-1")
     at = tiny_page(["none"], lab_seed=105)
     at.button(key="lab_train").click().run()
+    spent = time.monotonic() - started  # the first tab's run has this much less left by the time the page says it
     run = at.session_state["lab_run"]
     assert run.visitor == "browser-1" and run.cap == runner.CAP_FLOOR_S and run.outlook().behind_own
     text = " ".join(i.value for i in at.info)
     assert "Waiting for your run in another tab to end (one trainer per visitor)" in text, text
-    assert re.search(r"should start in about 40 s \(at most 2 min", text), text
+    shown = re.search(r"should start in about (\d+ s) \(at most (\d+ min|\d+ s)", text)
+    assert shown, text
+    assert shown.group(1) in {ui.lab_run.duration(40 - spent * k / 20) for k in range(21)}, (text, spent)  # what is left of its 40 s
+    assert shown.group(2) in {ui.lab_run.duration(120 - spent * k / 20) for k in range(21)}, (text, spent)  # of its 120 s limit
     at.button(key="lab_stop").click().run()
     assert run.wait(10) and slots.waiting == 0
 

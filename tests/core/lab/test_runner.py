@@ -391,3 +391,54 @@ def test_a_run_past_its_estimated_limit_is_stopped_and_says_so(monkeypatch):
     assert run.cap == pytest.approx(0.12) and run.wait(WAIT) and run.timed_out
     assert run.progress[0].state == "stopped" and "this run's time limit of 0 s (3 × its estimated 0 s)" in run.progress[0].message
     assert run.progress[1].state == "stopped" and run.progress[1].message.startswith("not started")
+
+
+def test_a_run_stopped_at_its_limit_tells_the_server_its_pace_from_the_steps_it_got_through(monkeypatch):
+    """Ended by its time limit, a run has taken at least CAP_FACTOR times the estimate of the work it
+    did (the limit is CAP_FACTOR x its whole estimate, and it did only part): its pace is at least
+    that, where a run stopped by hand gives none."""
+    monkeypatch.setattr(runner, "CAP_FLOOR_S", 0.001)
+    slots, fake = Trainers(1), FakeTrain(pause=0.01)
+    run = LabRun([config(71, steps=1000)], train_fn=fake, estimate=lambda c: 0.05, slots=slots).start()
+    assert run.cap == pytest.approx(0.15) and run.wait(WAIT) and run.timed_out
+    assert 0 < run.progress[0].step < 1000
+    assert slots.pace >= runner.CAP_FACTOR  # measured >= 0.15 s for at most 0.05 s x (steps done / 1000) estimated
+    by_hand = Trainers(1)
+    stopped = LabRun([config(72, steps=1000)], train_fn=fake, estimate=lambda c: 0.05, slots=by_hand).start()
+    assert until(lambda: stopped.progress[0].step > 0)
+    stopped.stop()
+    assert stopped.wait(WAIT) and not stopped.timed_out and by_hand.pace == 1.0  # nothing learnt
+
+
+def test_the_time_limit_follows_the_servers_pace_when_slower_than_estimated():
+    slots = Trainers(1)
+    for pace in (4.0, 4.0, 4.0):
+        slots.release(slots.acquire(), pace)
+    fake = FakeTrain()
+    fake.gate.clear()
+    run = LabRun([config(81)], estimate=lambda c: 10.0, wall_seconds=900, slots=slots, train_fn=fake).start()
+    assert run.pace == 4.0 and run.cap == 120.0  # 3 x 10 s x 4
+    run.stop()
+    quick = Trainers(1)
+    for pace in (0.5, 0.5, 0.5):
+        quick.release(quick.acquire(), pace)
+    fast = LabRun([config(82)], estimate=lambda c: 10.0, wall_seconds=900, slots=quick, train_fn=fake).start()
+    assert fast.cap == 30.0  # a fast server never cuts the limit below 3 x the estimate
+    fast.stop()
+    fake.gate.set()
+    assert run.wait(WAIT) and fast.wait(WAIT)
+
+
+def test_a_waiting_run_takes_the_pace_learnt_while_it_waited():
+    slots, fake = Trainers(1), FakeTrain()
+    held = slots.acquire(visitor="x")
+    fake.gate.clear()
+    run = LabRun([config(91)], estimate=lambda c: 20.0, wall_seconds=900, slots=slots, train_fn=fake, visitor="y").start()
+    assert run.cap == 60.0 and run.pace == 1.0
+    slots.release(held, pace=2.5)  # the run ahead turned out 2.5 times slower than estimated
+    assert until(lambda: run.progress[0].state == "training")
+    assert run.cap == 150.0 and run.pace == 2.5
+    run._deadline = 0.0  # as if the 150 s had passed
+    fake.gate.set()
+    assert run.wait(WAIT) and run.timed_out
+    assert "this run's time limit of 150 s (3 × its estimated 20 s × 2.5, as much slower as this server's recent runs were)" in run.progress[0].message
