@@ -82,6 +82,6 @@ def scaling_tab(head_dim: int, base: float, L: int, theta: np.ndarray) -> None: 
         "What to look for: "
         + cx.reach_text(cx.angle_reach(view, original, L), kind != "none")
         + " YaRN and Llama 3 keep the fast pairs, whose angles tell near positions apart, and divide the slow ones (the 'NTK-by-parts' idea of "
-        "Peng et al. 2023, YaRN, arXiv:2309.00071); linear scaling divides every pair by s; the NTK base change leaves the fastest pair as it "
+        "Peng et al. 2023, YaRN §3.2, arXiv:2309.00071); linear scaling divides every pair by s; the NTK base change leaves the fastest pair as it "
         "is and divides the slowest by exactly s."
     )

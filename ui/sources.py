@@ -100,8 +100,11 @@ SOURCES: dict[str, tuple[Source, ...]] = {
             "rotary’): the stored copy read here; whether that commit is on the default branch could not be checked (the repository is too "
             "large to fetch here)",
         ),
-        Source("Linear scaling (position interpolation)", PI),
-        Source("NTK-aware base change, base·s^(d/(d−2)); YaRN's ramp and attention factor 0.1·ln s + 1", YARN),
+        Source("Linear scaling (position interpolation)", f"{PI}, abstract"),
+        Source(
+            "NTK-aware base change, base·s^(d/(d−2)); YaRN's ramp (NTK-by-parts) and attention factor 0.1·ln s + 1",
+            f"{YARN}, §3.1 (Definition 1), §3.2, §3.4 (equation 22)",
+        ),
         Source(
             "Every scaling kind's frequencies and attention factor",
             f"{TF} transformers/modeling_rope_utils.py (_compute_linear_scaling_rope_parameters, _compute_dynamic_ntk_parameters, "
