@@ -60,6 +60,33 @@ def test_rotary_equals_apply_rope(layout, scaling):
     assert_close(module(torch.from_numpy(x)).numpy(), rope.apply_rope(x, np.arange(40), inv40, layout=layout, attention_factor=factor40))
 
 
+TWIN_ORIGINAL = 32  # the original context of every kind's sample below
+
+
+def sample_scaling(kind: str, rotary_pairs: int) -> rope.RopeScaling:
+    """A scaling of `kind` at factor 4 over an original context of TWIN_ORIGINAL positions; LongRoPE's two
+    lists (every kind takes them and reads them only if its record says so) differ pair by pair."""
+    short = 1.0 + 0.25 * np.arange(rotary_pairs)
+    return rope.RopeScaling(kind, 4.0, TWIN_ORIGINAL, short_factor=short, long_factor=2 * short + 1)
+
+
+@pytest.mark.parametrize("p", [1.0, 0.5])
+@pytest.mark.parametrize("length", [TWIN_ORIGINAL - 8, 3 * TWIN_ORIGINAL], ids=["inside", "beyond"])
+@pytest.mark.parametrize("layout", rope.LAYOUTS)
+@pytest.mark.parametrize("kind", [None, *rope.SCALING_KINDS])
+def test_the_twin_rotates_as_core_for_every_kind(kind, layout, length, p):
+    # a sequence of `length` positions, as Hugging Face's forward and core's rope_frequencies(seq_len=length) see it;
+    # p: partial rotary (the first int(hd p) dimensions turn), or the proportion of turning pairs for "proportional"
+    hd, base = 16, 500.0
+    scaling = None if kind is None else sample_scaling(kind, rope.rotary_dim(hd, p) // 2)
+    twin = modules.RotaryEmbedding(hd, base, scaling, layout=layout, partial_rotary_factor=p)
+    x = np.random.default_rng(5).normal(size=(2, length, hd))
+    inv_freq, factor = rope.rope_frequencies(hd, base, scaling, seq_len=length, partial_rotary_factor=p)
+    expected = rope.apply_rope(x, np.arange(length), inv_freq, layout=layout, attention_factor=factor)
+    assert_close(twin(torch.from_numpy(x)).numpy(), expected)
+    assert_close(twin(torch.from_numpy(x), torch.arange(length)).numpy(), expected)
+
+
 def test_rotary_is_the_registry_rope_hook():
     setting = Setting(width=64, n_heads=4, base=10_000.0)
     q = np.random.default_rng(2).normal(size=(4, 30, 16))
