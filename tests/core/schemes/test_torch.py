@@ -10,6 +10,7 @@ import torch
 from core.schemes import alibi, learned, torch as modules, relative, rope
 from core.schemes.registry import SCHEMES, SHAW_CLIP, Setting
 from core.schemes.sinusoidal import sinusoidal_encoding
+from tests.core.schemes.test_rope import SAMPLE_ORIGINAL, sample_scaling
 from tests.helpers import assert_close
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -60,18 +61,8 @@ def test_rotary_equals_apply_rope(layout, scaling):
     assert_close(module(torch.from_numpy(x)).numpy(), rope.apply_rope(x, np.arange(40), inv40, layout=layout, attention_factor=factor40))
 
 
-TWIN_ORIGINAL = 32  # the original context of every kind's sample below
-
-
-def sample_scaling(kind: str, rotary_pairs: int) -> rope.RopeScaling:
-    """A scaling of `kind` at factor 4 over an original context of TWIN_ORIGINAL positions; LongRoPE's two
-    lists (every kind takes them and reads them only if its record says so) differ pair by pair."""
-    short = 1.0 + 0.25 * np.arange(rotary_pairs)
-    return rope.RopeScaling(kind, 4.0, TWIN_ORIGINAL, short_factor=short, long_factor=2 * short + 1)
-
-
 @pytest.mark.parametrize("p", [1.0, 0.5])
-@pytest.mark.parametrize("length", [TWIN_ORIGINAL - 8, 3 * TWIN_ORIGINAL], ids=["inside", "beyond"])
+@pytest.mark.parametrize("length", [SAMPLE_ORIGINAL - 8, 3 * SAMPLE_ORIGINAL], ids=["inside", "beyond"])
 @pytest.mark.parametrize("layout", rope.LAYOUTS)
 @pytest.mark.parametrize("kind", [None, *rope.SCALING_KINDS])
 def test_the_twin_rotates_as_core_for_every_kind(kind, layout, length, p):
