@@ -12,6 +12,7 @@ from core.analysis import context as cx
 from core.schemes import rope
 from core.viz import charts
 from tests.app.conftest import chart_keys, assert_clean, decode, figure, figures, open_page, title_text
+from ui import rope_controls
 
 
 def metrics(at) -> dict[str, str]:
@@ -129,7 +130,7 @@ def expected_counts(kind: str, head_dim: int, base: float, factor: float, origin
     return {name: int((labels == name).sum()) for name in ("kept", "blended", "interpolated")}
 
 
-@pytest.mark.parametrize("kind", ["none", "linear", "ntk", "dynamic", "yarn", "llama3"])
+@pytest.mark.parametrize("kind", rope_controls.KINDS)  # every kind on the controls, from the records
 @pytest.mark.parametrize("head_dim", [64, 128])
 def test_rope_every_scaling_kind_counts_pairs_as_core(kind, head_dim):
     at = open_page("rope", max_len="8192", rope_view="Scaling")

@@ -39,7 +39,12 @@ def test_the_controls_are_the_records():
     assert rope_controls.KINDS == ("none", *on_controls) and {"longrope", "proportional"}.isdisjoint(on_controls)
     assert all(rope_controls.KIND_LABELS[name] == kind.label for name, kind in rope.SCALING_KINDS.items())
     assert all(rope.SCALING_KINDS[name].controls.factor in rope_controls.FACTOR_HELP for name in on_controls)
-    assert [k for k in rope_controls.KINDS if rope_controls.reads_original(k)] == ["dynamic", "yarn", "llama3"]
+    assert all(rope_controls.reads_original(k) == ("original_max_len" in rope.SCALING_KINDS[k].reads) for k in on_controls)
+    assert not rope_controls.reads_original("none")
+    # by hand: linear and ntk divide by s whatever the context; dynamic, yarn and llama3 measure against it
+    assert {k: rope_controls.reads_original(k) for k in ("linear", "ntk", "dynamic", "yarn", "llama3")} == {
+        "linear": False, "ntk": False, "dynamic": True, "yarn": True, "llama3": True,
+    }
 
 
 @pytest.mark.parametrize("kind", ["none", "linear", "yarn"])
