@@ -1,4 +1,4 @@
-"""The deploy configuration keeps what issue 16 asks of a public demo: no public metrics endpoint,
+"""The deploy configuration keeps what a public demo needs: no public metrics endpoint,
 uploads rate-limited at the proxy, and the pod's memory set from the measured ceiling.
 
 Read from the files as written (no nginx or cluster here; `python deploy/check_nginx.py` runs the

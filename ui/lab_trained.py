@@ -564,4 +564,11 @@ def trained_section() -> None:
     )
     check_links(VIEW)
     view = VIEW.draw()
-    DRAWERS[view]()
+    try:
+        DRAWERS[view]()
+    except (KeyError, TypeError, IndexError) as err:  # results that parse but lack what the view reads: a sentence, not a trace
+        st.error(
+            f"This experiment could not be drawn from its precomputed results ({experiment.results_path(view).name}: "
+            f"{type(err).__name__} {str(err)[:80]}): run python -m bench.lab_{view} to make them again.",
+            icon=ERROR,
+        )

@@ -94,8 +94,9 @@ SOURCES: dict[str, tuple[Source, ...]] = {
         ),
         Source(
             "Hugging Face permutes the query and key weights when converting Llama",
-            "huggingface/transformers src/transformers/models/llama/convert_llama_weights_to_hf.py, permute (‘permute for sliced rotary’); read in "
-            "stored copies, no default-branch commit checked here",
+            "huggingface/transformers@6ae9169c77cc src/transformers/models/llama/convert_llama_weights_to_hf.py, permute (‘permute for sliced "
+            "rotary’): the stored copy read here; whether that commit is on the default branch could not be checked (the repository is too "
+            "large to fetch here)",
         ),
         Source("Linear scaling (position interpolation)", PI),
         Source("NTK-aware base change, base·s^(d/(d−2)); YaRN's ramp and attention factor 0.1·ln s + 1", YARN),
@@ -144,11 +145,8 @@ SOURCES: dict[str, tuple[Source, ...]] = {
         Source("Every residual, share and cosine", COMPUTED),
     ),
     "lab": (
-        Source(
-            "The ALiBi paper's experiment and its numbers",
-            f"{ALIBI}, appendix Table 2, rows 512 to 2512: read from a third party's transcription and NOT checked against the paper "
-            "(its stored copies could be read here only as their opening pages; the caption under ‘In the paper’ names the transcription)",
-        ),
+        Source("The ALiBi paper's experiment, its model, and how far past L each method improves", f"{ALIBI}, §1, §2.1, §2.2"),
+        Source("The paper's Table 2 (perplexity per evaluation length)", "not quoted: an image in every stored copy of the paper read here"),
         Source("ALiBi's gain with longer windows and the early-token curse", f"{ALIBI}, Appendix B"),
         Source("NoPE language models carry absolute position", f"{HAVIV}, abstract"),
         Source("T5's usual max_distance 128", f"{T5}, §2.1"),

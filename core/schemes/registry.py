@@ -501,11 +501,6 @@ def positional_schemes() -> list[str]:
     return [name for name, scheme in SCHEMES.items() if scheme.carries_position]
 
 
-def schemes_applied(how: str) -> list[str]:
-    """Names of the schemes applied in one way (ADDED, ROTARY, BIAS, NOTHING)."""
-    return [name for name, scheme in SCHEMES.items() if scheme.applied == how]
-
-
 def with_length(setting: Setting, train_len: int) -> Setting:
     """The same setting built for another length."""
     return replace(setting, train_len=train_len)

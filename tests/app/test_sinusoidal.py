@@ -63,7 +63,7 @@ def test_sinusoidal_window_narrows_the_heatmap():
 
 
 def test_sinusoidal_draws_only_the_open_tab():
-    """A step of a shared slider redraws the open tab's figures, not the page's (issue 17); the
+    """A step of a shared slider redraws the open tab's figures, not the page's; the
     others are one click away, and in the link."""
     at = open_page("sinusoidal")
     assert grid_keys(at) == ["sin_heatmap"] and chart_keys(at) == []
