@@ -15,9 +15,9 @@ from core.schemes.rope_presets import PRESETS
 from ui import controls
 from ui.controls import check_url_value, follow_default, keep_in_url, number_in, url_choice, whole_in
 
-# The kinds whose record says how a factor and an original context set them; the others ("longrope": a factor
-# per pair, two lists; "proportional": a proportion of turning pairs) come with the model presets of the
-# context page, which exports their code itself.
+# The kinds whose record says how a factor and an original context set them; the others (such as LongRoPE, a
+# factor per pair in two lists, or proportional RoPE, a proportion of turning pairs) come with the model presets
+# of the context page, which exports their code itself.
 KINDS = ("none",) + tuple(name for name, kind in rope.SCALING_KINDS.items() if kind.controls is not None)  # "none": no RopeScaling at all
 KIND_LABELS = {"none": "none", "default": "none"} | {name: kind.label for name, kind in rope.SCALING_KINDS.items()}
 DEFAULT_PRESETS = ("llama-3.1-8b", "phi-3-mini-128k-instruct-2404", "gpt-neox-20b")

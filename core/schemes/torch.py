@@ -97,10 +97,10 @@ class LearnedPositionEmbedding(nn.Module):
 class RotaryEmbedding(nn.Module):
     r"""Rotates queries and keys, pair i of position m by $m\theta_i$ (`core.schemes.rope.apply_rope`), with
     $\theta$ and the attention factor from `core.schemes.rope.rope_frequencies` (the buffer `inv_freq`). A
-    scaling kind whose record is `length_dependent` ("dynamic", "longrope") gets them again on every call,
+    scaling kind whose record is `length_dependent` (dynamic NTK, LongRoPE) gets them again on every call,
     for the sequence's length max(positions) + 1, as core and Hugging Face's forward do.
     partial_rotary_factor as in rope_frequencies: only the first 2 len(inv_freq) dimensions turn, the others
-    pass through ("proportional" reads it as its proportion of turning pairs)."""
+    pass through (a kind whose record has `turning_proportion` reads it as its proportion of turning pairs)."""
 
     def __init__(
         self, head_dim: int, base: float = 10_000.0, scaling: rope.RopeScaling | None = None, layout: str = "half", partial_rotary_factor: float = 1.0
