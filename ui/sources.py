@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from core.schemes.rope import SCALING_KINDS
 from core.schemes.rope_presets import PRESETS
 from ui.display import static_table
 
@@ -107,8 +108,8 @@ SOURCES: dict[str, tuple[Source, ...]] = {
         ),
         Source(
             "Every scaling kind's frequencies and attention factor",
-            f"{TF} transformers/modeling_rope_utils.py (_compute_linear_scaling_rope_parameters, _compute_dynamic_ntk_parameters, "
-            "_compute_yarn_parameters, _compute_llama3_parameters); tests/core/schemes/test_rope.py compares them",
+            f"{TF} transformers/modeling_rope_utils.py ({', '.join(k.reference for k in SCALING_KINDS.values() if k.controls and k.reference)}); "
+            "tests/core/schemes/test_rope.py compares them",
         ),
         Source(_LLAMA31_SCALING, PRESET_SOURCES),
     ),
