@@ -14,7 +14,7 @@ supervised exactly as in the image, on loopback; every app process gets every pa
 the same load goes through its nginx. Each websocket session is one connection with no routing
 cookie, so nginx's hash on the fresh routing key spreads the sessions over the processes.
 Arguments after `--` go to bench.load.ws (`--per-page 10`, `--cookie 'st_route=bench-{i}'`).
-Needs nginx (Debian: apt-get install -y nginx-light) for more than one process.
+Needs nginx (Debian: apt-get install -y nginx) for more than one process.
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
 
     nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
     if (args.entrypoint or args.replicas > 1) and nginx is None:
-        print("more than one process needs nginx in front of them: install it (Debian: apt-get install -y nginx-light) or pass --replicas 1")
+        print("more than one process needs nginx in front of them: install it (Debian: apt-get install -y nginx) or pass --replicas 1")
         return 2
     logs = ROOT / "artifacts"
     replicas: list[Server] = []
