@@ -518,6 +518,7 @@ def passkey_view() -> None:
             _precomputed(ship)
             + " "
             + findings.passkey({sc: res[sc] for sc in order})
+            + (" " + findings.without_positions(res) if findings.without_positions(res) else "")
             + f" Chance is {1 / default.keys:.4f}."
             + "".join(f" The lines of {' and '.join(SCHEMES[s].label for s in g)} lie on each other (the same accuracy at every distance)." for g in same)
         )
@@ -531,7 +532,7 @@ def passkey_view() -> None:
         "its abstract.)  \n"
         "**Here, and where it differs.** "
         + (flat + " " if flat else "")
-        + "The key's tokens never occur in the filler here, so finding it takes attention to reach the right token at its distance. "
+        + "The key's tokens never occur in the filler here: attention has to reach them, however far back they are. "
         "Tokens are symbols, not words, and each scheme is trained from scratch on this one task, with no language model around it."
         f"  \nSources: {passkey.PAPER_SOURCE}; {extend.PENG}."
     )

@@ -188,6 +188,23 @@ def passkey(results: dict[str, dict], train_len: int = 64) -> str:
     return "; ".join(parts) + "."
 
 
+def without_positions(results: dict[str, dict]) -> str:
+    """NoPE's worst passkey accuracy over every distance; when it answers (nearly) everywhere, what that shows: the key
+    can be found by what it is, so what the schemes with positions lose past L comes from their positions."""
+    if "none" not in results:
+        return ""
+    answered = [v for v in results["none"]["accuracy"].values() if v is not None]
+    if not answered:
+        return ""
+    worst = min(answered)
+    if worst < 0.99:
+        return f"NoPE, which has no positions, answers {worst:.2f} at worst."
+    return (
+        f"NoPE, which has no positions, answers {worst:.2f} or better at every distance: the key's tokens occur nowhere else, so "
+        "attention can find them by what they are, wherever they are; what a scheme with positions loses beyond L comes from its positions."
+    )
+
+
 def flat(perplexity: dict[str, dict[int, float | None]], train_len: int = 64, within: float = 0.1) -> list[str]:
     """The schemes whose non-overlapping perplexity at their longest length stays within `within`
     (10 %) of their perplexity at `train_len`: those whose perplexity "stays flat" past L."""

@@ -206,6 +206,15 @@ def test_the_schemes_called_flat_are_chosen_by_their_perplexities():
     assert findings.flat_but_retrieving(results, {"none": ppl["none"]}) == ""
 
 
+def test_what_nope_shows_on_the_passkey_is_said_only_when_it_answers_everywhere():
+    everywhere = {"none": {"accuracy": {"4": 1.0, "510": 0.995}}, "sinusoidal": {"accuracy": {"4": 1.0, "510": 0.24}}}
+    said = findings.without_positions(everywhere)
+    assert said.startswith("NoPE, which has no positions, answers 0.99 or better at every distance") and "comes from its positions" in said
+    partly = {"none": {"accuracy": {"4": 1.0, "510": 0.6, "600": None}}}
+    assert findings.without_positions(partly) == "NoPE, which has no positions, answers 0.60 at worst."
+    assert findings.without_positions({"rope": everywhere["sinusoidal"]}) == ""
+
+
 def test_coinciding_passkey_lines_are_named_and_the_attention_maps_compared_with_even_attention():
     from core.lab import trained_figures as figs
 
