@@ -199,8 +199,9 @@ def without_positions(results: dict[str, dict]) -> str:
     worst = min(answered)
     if worst < 0.99:
         return f"NoPE, which has no positions, answers {worst:.2f} at worst."
+    share = "every key" if worst == 1.0 else f"{worst:.2f} of the keys or more"
     return (
-        f"NoPE, which has no positions, answers {worst:.2f} or better at every distance: the key's tokens occur nowhere else, so "
+        f"NoPE, which has no positions, names {share} at every distance: the key's tokens occur nowhere else, so "
         "attention can find them by what they are, wherever they are; what a scheme with positions loses beyond L comes from its positions."
     )
 
