@@ -198,7 +198,7 @@ def without_positions(results: dict[str, dict]) -> str:
         return ""
     worst = min(answered)
     if worst < 0.99:
-        return f"NoPE, which has no positions, answers {worst:.2f} at worst."
+        return f"NoPE, which has no positions, names {worst:.2f} of the keys at worst."
     share = "every key" if worst == 1.0 else f"{worst:.2f} of the keys or more"
     return (
         f"NoPE, which has no positions, names {share} at every distance: the key's tokens occur nowhere else, so "

@@ -209,10 +209,10 @@ def test_the_schemes_called_flat_are_chosen_by_their_perplexities():
 def test_what_nope_shows_on_the_passkey_is_said_only_when_it_answers_everywhere():
     everywhere = {"none": {"accuracy": {"4": 1.0, "510": 0.995}}, "sinusoidal": {"accuracy": {"4": 1.0, "510": 0.24}}}
     said = findings.without_positions(everywhere)
-    assert said.startswith("NoPE, which has no positions, names 0.99 of the keys or more at every distance")
-    assert findings.without_positions({"none": {"accuracy": {"4": 1.0}}}).startswith("NoPE, which has no positions, names every key at every") and "comes from its positions" in said
+    assert said.startswith("NoPE, which has no positions, names 0.99 of the keys or more at every distance") and "comes from its positions" in said
+    assert findings.without_positions({"none": {"accuracy": {"4": 1.0}}}).startswith("NoPE, which has no positions, names every key at every")
     partly = {"none": {"accuracy": {"4": 1.0, "510": 0.6, "600": None}}}
-    assert findings.without_positions(partly) == "NoPE, which has no positions, answers 0.60 at worst."
+    assert findings.without_positions(partly) == "NoPE, which has no positions, names 0.60 of the keys at worst."
     assert findings.without_positions({"rope": everywhere["sinusoidal"]}) == ""
 
 
