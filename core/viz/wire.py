@@ -22,7 +22,6 @@ from plotly.colors import get_colorscale, sample_colorscale
 
 from core.viz import plotly_internals as private
 
-LIST_CELLS = 24_000  # values a heatmap sends with every cell (~5.3 characters a cell as float32 in base64; core.viz.heatmap)
 LISTED = ("scatter", "scatter3d")  # trace types whose arrays go as lists
 
 
