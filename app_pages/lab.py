@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from core.lab import figures as figs
-from core.lab.config import SURVEY_LENGTHS, TASKS
+from core.lab.config import EVAL_BATCH, SURVEY, SURVEY_LENGTHS, TASKS
 from core.lab.runner import warm_model
 from ui.controls import check_url_value
 from ui.display import plot, text_block
@@ -78,7 +78,7 @@ def results(run) -> None:
     plot(figs.accuracy_by_length(done), key="lab_accuracy")
     missing = figs.missing_codes(done)
     st.caption(
-        "Each point is the share of scored tokens predicted right on 64 fresh sequences of that length. "
+        f"Each point is the share of scored tokens predicted right on {EVAL_BATCH} fresh sequences of that length. "
         + (f"Missing points: the scheme has no code there ({next(iter(missing.values()))})." if missing else "")
     )
     plot(figs.accuracy_by_position(done), key="lab_by_position")
@@ -133,16 +133,19 @@ if why.open:
         "beyond it. Measured with the defaults (seed 0, 300 steps, one layer, trained on 32 tokens; `python -m bench.lab --tasks` repeats "
         f"it), accuracy at {lengths} tokens:\n\n" + figs.survey_table()
     )
+    at = {scheme: row["kback1"][1] for scheme, row in SURVEY.items()}  # accuracy at the longest length, k = 1
     why.markdown(
-        """
-Why: the tokens are random, so only position can find the answer, and the answer sits at one fixed offset. Every
-scheme that can point at an exact place learns it within the training length, and then they part ways on longer
-inputs: RoPE and the sinusoid meet angles they never saw and fall towards chance past about 40 tokens; T5's far
-buckets were never trained, so it fades; ALiBi, a fixed penalty on distance, barely notices the length, but it can
-only say "nearer is better", so it cannot point exactly (worse at k = 3); a learned table has no row at all past its
-end. Copy and reverse need the offset to the separator, which changes with the length: every scheme falls to chance
-beyond the training length, so they separate nothing out there.
-"""
+        "Why: the tokens are random, so only position can find the answer, and the answer sits at one fixed offset. Every "
+        "scheme that can point at an exact place learns it within the training length, and then they part ways on longer "
+        f"inputs: RoPE and the sinusoid meet angles they never saw and fall from {SURVEY['rope']['kback1'][0]:.2f} and "
+        f"{SURVEY['sinusoidal']['kback1'][0]:.2f} to {at['rope']:.2f} and {at['sinusoidal']:.2f} at {SURVEY_LENGTHS[-1]} tokens "
+        f"(NoPE, which has no position to go on, gets {at['none']:.2f}); T5's far buckets were never trained, so it falls to {at['t5']:.2f}; "
+        f"ALiBi, a fixed penalty on distance, barely notices the length ({SURVEY['alibi']['kback1'][0]:.2f} → {at['alibi']:.2f}), but it "
+        "can only say \"nearer is better\", so it cannot point exactly (it reaches "
+        f"{SURVEY['alibi']['kback3'][0]:.2f} at k = 3); a learned table has no row at all past its end. Copy and reverse need the offset "
+        "to the separator, which changes with the length: every scheme falls to the level of NoPE there "
+        f"({min(SURVEY[s]['copy'][1] for s in SURVEY if SURVEY[s]['copy'][1] is not None):.2f} to "
+        f"{max(SURVEY[s]['copy'][1] for s in SURVEY if SURVEY[s]['copy'][1] is not None):.2f} on copy), so they separate nothing out there."
     )
 
 # --- real text: the ALiBi paper's experiment (ui.lab_lm: precomputed results at once, a live run on demand) ---

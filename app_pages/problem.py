@@ -123,10 +123,12 @@ with col_c:
         markers=True,
     )
     plot(fig, key="naive_binary")
+    steps = naive.neighbour_distances(sin_ref)
+    same = f"the same distance, {steps[0]:.4g}, at every step" if np.ptp(steps) < 1e-9 else f"between {steps.min():.4g} and {steps.max():.4g} a step"
     st.caption(
         "Bounded and unique, but neighbours are sometimes 1 bit apart and sometimes many (7 -> 8 flips four bits), so distance jumps: bits are a "
-        "discrete code, each feature either 0 or 1. The sinusoid is a continuous code, each feature a smooth wave, and it moves the same distance at "
-        "every step."
+        f"discrete code, each feature either 0 or 1. The sinusoid is a continuous code, each feature a smooth wave: at d = {sin_ref.shape[1]} "
+        f"it moves {same}."
     )
 with col_d:
     n_hot = min(max(L, 2), 32)

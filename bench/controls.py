@@ -4,7 +4,7 @@ the same page, measured in the same run:
     python -m bench.controls                       # every control below
     python -m bench.controls --before /work/wt/base   # and the same controls on another checkout
 
-Issue 17's target: "a page control (a layout switch, a chosen dimension, a head count) reruns
+The target: "a page control (a layout switch, a chosen dimension, a head count) reruns
 only what depends on it". A control inside a page's open tab reruns that tab, a fragment
 (ui/tabs.py), and /sinusoidal's pair and /model's dimension a fragment inside it. Per
 control, in headless Chromium (bench.browser's relay, settle rule and CPU meters):

@@ -1,4 +1,4 @@
-"""`python -m bench.lab [--tasks] [--json PATH]`: the lab's targets (issue 5).
+"""`python -m bench.lab [--tasks] [--json PATH]`: the lab's targets.
 
 - one scheme (the default config: RoPE on "the token k places back") reaches >= 95 % accuracy
   at the training length within 20 s;

@@ -4,7 +4,7 @@ background core.lab.runner.LabRun with train_fn core.lab.runner.run_experiment, 
 budget), time them (wall and CPU seconds, peak memory of this process), write the shipped results
 with their exact configuration, seed, command and machine, and check a rerun against them.
 
-Targets (issue's "Targets", measured here): the whole shipped experiment regenerates in at most
+Targets, measured here: the whole shipped experiment regenerates in at most
 15 CPU-minutes on one core; peak RSS at most 1 GB.
 """
 

@@ -1,4 +1,4 @@
-"""The lab's limits, measured (issue 16): how fast a run stops in every phase, and what the
+"""The lab's limits, measured: how fast a run stops in every phase, and what the
 server's memory peaks at with two of the largest runs the budget allows plus full caches.
 
     python -m bench.lab_limits worst             # the allowed configs with the longest step, pass, most memory

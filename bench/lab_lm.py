@@ -1,4 +1,4 @@
-"""`python -m bench.lab_lm`: the real-text comparison (issue 19), and the results the lab ships.
+"""`python -m bench.lab_lm`: the real-text comparison, and the results the lab ships.
 
 Trains the lab's tiny model once per scheme on 64-character windows of Jane Austen
 (core.lab.lm.LMConfig's defaults, seed 0), the way the page's "Run it yourself" does (one

@@ -24,8 +24,7 @@ def note_if(shown: bool, text: str, *, icon: str | None = ":material/info:", cap
     cap, an odd width), drawn in a container that is there whatever the settings. Streamlit's
     browser side tells the elements of a block apart by their place in it: a notice that comes
     and goes moves every element after it, and each one, every figure below included, is built
-    again from scratch, changed or not (measured on /problem: the step to d_model 1,024 redrew
-    its four unchanged charts and took twice the time of the step to 256)."""
+    again from scratch, changed or not (docs/deploy.md has the measurement)."""
     slot = st.container()
     if shown and caption:
         slot.caption(text)
@@ -46,9 +45,8 @@ def as_text(text: str) -> str:
 
 def text_block(text: str) -> None:
     """Preformatted text (lines whose columns line up) in a monospaced box, as st.code shows it,
-    without st.code's syntax highlighter: its 1.6 MB of JavaScript took /lab's first load from
-    1.36 to 1.61 times the minimal page's (measured in Chromium). The text is escaped, so it
-    shows exactly as written."""
+    without st.code's syntax highlighter, whose JavaScript would be most of a page's first load
+    (docs/deploy.md). The text is escaped, so it shows exactly as written."""
     st.html(
         "<pre style=\"font-family: 'Source Code Pro', monospace; font-size: 14px; line-height: 1.5; background: rgba(128, 131, 140, 0.1); "
         f"border-radius: 0.5rem; padding: 0.75rem 1rem; margin: 0; overflow-x: auto; white-space: pre\">{html.escape(text)}</pre>"
@@ -59,7 +57,7 @@ def static_table(columns: Mapping[str, Sequence[object]]) -> None:
     """A small table of the app's own text and numbers (column -> cells) as st.table: every cell
     shown whole, wrapped, with no scrolling. For a table that changes with the settings it is
     also the cheaper one to redraw: st.dataframe paints a canvas and rebuilds its hidden
-    accessible copy about 0.2 s after every change, which doubled /problem's d_model step.
+    accessible copy after every change (docs/deploy.md).
     st.table reads its cells as Markdown, so text goes through `as_text` (numbers stay numbers)."""
     st.table(
         {as_text(str(name)): [as_text(cell) if isinstance(cell, str) else cell for cell in cells] for name, cells in columns.items()},

@@ -10,16 +10,18 @@ shared cache of finished runs (ui.lab_run.result_cache).
 
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 
-from core.lab import lm
+from core.lab import lm, weights
 from core.lab import lm_figures as figs
 from core.lab.runner import LabRun, train_lm, trainers
 from core.schemes.registry import SCHEMES
 from ui import lab_lm_text as text
 from ui.controls import Choices, Number, check_links
 from ui.display import plot, static_table
-from ui.internals import connection_check
+from ui.internals import connection_check, visitor_id
 from ui.lab_run import POLL_S, POLL_WAITING_S, progress_panel, result_cache
 from ui.tabs import url_tabs
 
@@ -45,8 +47,8 @@ def _cell(value: object, digits: int) -> str:
 
 def _table(series: figs.Series, train_len: int, seconds: dict[str, float] | None = None) -> None:
     """Perplexity per length, the ratios and (with `seconds`) the time per scheme, as a static
-    table: a handful of rows read whole, and st.dataframe's grid cost the page's first load a
-    tenth of its time (0.4 s of about 3.7 s, measured in Chromium)."""
+    table: a handful of rows read whole, without st.dataframe's grid and its cost to the page's
+    first load (docs/deploy.md)."""
     rows = figs.rows(series, train_len, seconds)
     names = list(dict.fromkeys(name for row in rows for name in row))  # every row's columns, in order (runs may differ in lengths)
     if rows:
@@ -68,7 +70,7 @@ def shipped_results() -> None:
         f"**Precomputed** by `{ship.command}` on {ship.meta.get('date', 'an unrecorded date')}; nothing was trained for this page. "
         f"Ratio ppl(4L) / ppl(L) per scheme: {figs.ratio_text(series, L)}. "
         f"The learned table's line is a single point: it has {L} rows, one per position it was trained on, and no code at all for "
-        f"position {L} and beyond, so the longer windows cannot be run (the paper leaves learned tables out for the same reason)."
+        f"position {L} and beyond, so the longer windows cannot be run."
     )
     _table(series, L, ship.seconds)
     st.caption(
@@ -78,9 +80,13 @@ def shipped_results() -> None:
 
 
 def paper_results() -> None:
-    """The paper's own curves (quoted, not recomputed)."""
-    plot(figs.paper_figure(), key="lab_lm_paper")
-    st.caption(text.paper_caption(lm.PAPER, lm.PAPER_SOURCE))
+    """What the paper's text says of each method's extrapolation (its Table 2 is not quoted: lm.PAPER_NOT_QUOTED)."""
+    st.markdown(f"**In the paper** ({lm.PAPER_CITATION}): how far past the training length each method's perplexity keeps improving.")
+    static_table(text.paper_rows(lm.PAPER_CLAIMS))
+    st.caption(
+        lm.PAPER_NOT_QUOTED + " The paper's Figure 1 draws the comparison at L = 512 and L = 1,024; its caption says the sinusoidal, "
+        "rotary and T5 models' perplexity degrades as the input grows, and ALiBi's does not."
+    )
 
 
 def _progress(polled_as_waiting: bool = False) -> None:
@@ -93,8 +99,9 @@ def _start(configs: list[lm.LMConfig]) -> None:
     if current is not None and current.running:
         return
     st.session_state[RUN_KEY] = LabRun(
-        configs, cache=result_cache(), alive=connection_check(), slots=trainers(), train_fn=train_lm, budget=lm.over_budget, wall_seconds=lm.LM_WALL_SECONDS
-    ).start()
+        configs, cache=result_cache(), alive=connection_check(), slots=trainers(), train_fn=train_lm, budget=lm.over_budget,
+        wall_seconds=lm.LM_WALL_SECONDS, estimate=lambda c: lm.estimate(c).seconds, visitor=visitor_id(),
+    ).start()  # fmt: skip
 
 
 def _stop() -> None:
@@ -153,26 +160,42 @@ def live_run() -> None:
         )
 
 
+LM_FIELDS = {f.name for f in dataclasses.fields(lm.LMConfig)}
+
+
+def _parameters_text() -> str:
+    """', 110,000 to 118,000 parameters': the shipped models' counts (their manifest), or nothing when it cannot be read."""
+    try:
+        counts = [m.parameters for m in weights.load_manifest().models.values()]
+    except ValueError:
+        return ""
+    low, high = min(counts), max(counts)
+    return f", {low:,} parameters" if low == high else f", {low:,} to {high:,} parameters by scheme"
+
+
 def lm_section() -> None:
     """The whole section: words, the shipped results and the paper's (in tabs), and the live run."""
     st.header("Real text: train short, read long (the ALiBi paper's experiment)")
-    st.markdown(
-        "The ALiBi paper asked what happens to a language model's perplexity when it reads text longer than it was trained on. "
-        "Here the same tiny model (2 layers, width 64, about 110,000 parameters) is trained per scheme to predict the next "
-        "character of Jane Austen's novels on windows of L = 64 characters, then scored on held-out text it never saw, cut "
-        "into whole windows of 64, 128, 256 and 512 characters."
-    )
     try:
         ship = shipped()
     except ValueError:
         ship = None
+    config = lm.LMConfig(**{k: v for k, v in ship.config.items() if k in LM_FIELDS}) if ship is not None else lm.LMConfig()
+    lengths = [config.train_len * f for f in config.factors]
+    st.markdown(
+        "The ALiBi paper asked what happens to a language model's perplexity when it reads text longer than it was trained on. "
+        f"Here the same tiny model ({config.n_layers} layers, width {config.d_model}{_parameters_text()}) is trained per scheme to predict the "
+        f"next character of Jane Austen's novels on windows of L = {config.train_len} characters, then scored on held-out text it never "
+        f"saw, cut into whole windows of {', '.join(map(str, lengths[:-1]))} and {lengths[-1]} characters."
+    )
     if ship is not None:
         L = int(ship.config["train_len"])
         st.markdown(
             "**What to look for** in the precomputed results: past L the sinusoid and RoPE meet positions, or angles, they never trained "
-            "on. A ratio ppl(4L) / ppl(L) near 1 means the scheme extrapolates. " + text.reading(ship.perplexity, L, lm.PAPER)
+            "on. A ratio ppl(4L) / ppl(L) near 1 means the scheme extrapolates. " + text.reading(ship.perplexity, L, lm.PAPER_CLAIMS)
         )
-        st.caption(text.differences(ship.perplexity, L, int(ship.config["t5_max_distance"]), lm.PAPER, ship.seconds))
+        model = (int(ship.config["n_layers"]), int(ship.config["d_model"]))
+        st.caption(text.differences(ship.perplexity, L, int(ship.config["t5_max_distance"]), lm.PAPER_CLAIMS, ship.seconds, model))
     # in tabs: only the open one is drawn, so the page's first load draws one figure here, not two
     url_tabs("lab_lm_view", {"Precomputed here": shipped_results, "In the paper": paper_results})
     st.subheader("Run it yourself")

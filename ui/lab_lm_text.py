@@ -1,8 +1,11 @@
 """The sentences of the lab's real-text section (ui.lab_lm) that quote numbers: what to look for in the
-precomputed results, where they differ from the paper, and the paper's own cells. Every number is read
-from the results or from core.lab.lm.PAPER, never typed. Pure functions, so tests read every sentence."""
+precomputed results, where they differ from the paper, and what the paper says of each method. Every
+number is read from the results or from core.lab.lm.PAPER_CLAIMS, never typed. Pure functions, so tests
+read every sentence."""
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -19,12 +22,21 @@ def _label(scheme: str) -> str:
     return SCHEMES[scheme].label
 
 
-def paper_caption(paper: dict[str, dict[int, float]], source: str) -> str:
-    """The paper's cells, scheme by scheme, as the figure draws them, and where they were read."""
-    rows = []
-    for scheme, cells in paper.items():
-        rows.append(f"{_label(scheme)} " + " → ".join(f"{cells[n]:.2f} ({n:,})" for n in sorted(cells)))
-    return f"Source: {source}. Perplexity at each evaluation length (tokens): " + "; ".join(rows) + "."
+def paper_rows(claims: tuple[lm.PaperClaim, ...]) -> dict[str, list[str]]:
+    """The paper's claims as a table: per method, how far past L it keeps improving, what it says, and where."""
+    L = lm.PAPER_TRAIN_LEN
+    return {
+        "method": [_label(c.scheme) for c in claims],
+        f"improves up to, past L = {L}": [f"{c.extra:,} tokens (L + {c.extra / L:.0%})" if c.extra is not None else "" for c in claims],
+        "the paper says": [c.says for c in claims],
+        "where": [c.where for c in claims],
+    }
+
+
+def _claims_sentence(claims: tuple[lm.PaperClaim, ...]) -> str:
+    L = lm.PAPER_TRAIN_LEN
+    told = [f"{_label(c.scheme)} {c.extra:,} tokens (L + {c.extra / L:.0%})" for c in claims if c.extra is not None]
+    return f"the paper's word-level models, trained on L = {L} tokens, keep improving past L up to: {', '.join(told)}"
 
 
 def start_shares(train_len: int, factors: tuple[int, ...] = (1, 8), context: int | None = None) -> list[tuple[int, float]]:
@@ -34,9 +46,9 @@ def start_shares(train_len: int, factors: tuple[int, ...] = (1, 8), context: int
     return [(f * train_len, k / (f * train_len)) for f in factors]
 
 
-def reading(perplexity: Perplexity, train_len: int, paper: dict[str, dict[int, float]]) -> str:
+def reading(perplexity: Perplexity, train_len: int, claims: tuple[lm.PaperClaim, ...]) -> str:
     """'What to look for' in the precomputed results: the perplexities at L, the ratio ppl(4L) / ppl(L) of each
-    scheme with the paper's nearest ratio beside it, and why ALiBi gains (the paper's early-token curse)."""
+    scheme with how far past L the paper's models improve, and why ALiBi gains (the paper's early-token curse)."""
     at_l = {s: p[train_len] for s, p in perplexity.items() if p.get(train_len) is not None}
     with_pos = {s: v for s, v in at_l.items() if s != "none"}
     parts = []
@@ -59,20 +71,12 @@ def reading(perplexity: Perplexity, train_len: int, paper: dict[str, dict[int, f
         if r is not None:
             ratios.append(f"{_label(scheme)} ×{r:.3g}")
     if ratios:
-        longest = max(max(cells) for cells in paper.values())
-        first = min(min(cells) for cells in paper.values())
-        theirs = [f"{_label(s)} ×{cells[longest] / cells[first]:.3g}" for s, cells in paper.items() if first in cells and longest in cells]
-        parts.append(
-            f"Past L, ppl(4L) / ppl(L) here: {', '.join(ratios)}; in the paper's Table 2 as transcribed (not checked against the paper, "
-            f"see the ‘In the paper’ tab), ppl({longest:,}) / ppl({first:,}) ({longest / first:.2g}L): {', '.join(theirs)}."
-        )
-    alibi, theirs_alibi = perplexity.get("alibi"), paper.get("alibi", {})
+        parts.append(f"Past L, ppl(4L) / ppl(L) here: {', '.join(ratios)}; {_claims_sentence(claims)} (§2.2; the ‘In the paper’ tab).")
+    alibi = perplexity.get("alibi")
     if alibi and alibi.get(train_len) is not None and alibi.get(8 * train_len) is not None and alibi[8 * train_len] < alibi[train_len]:
         (short, a), (long, b) = start_shares(train_len)
-        also = ""
-        first, last = (min(theirs_alibi), max(theirs_alibi)) if theirs_alibi else (0, 0)
-        if theirs_alibi and theirs_alibi[last] < theirs_alibi[first]:
-            also = f", as in the transcribed table ({theirs_alibi[first]:.2f} at {first:,} → {theirs_alibi[last]:.2f} at {last:,} tokens)"
+        said = next((c for c in claims if c.scheme == "alibi"), None)
+        also = f"; the paper says its ALiBi model {said.says} ({said.where})" if said else ""
         parts.append(
             f"ALiBi's perplexity falls with longer windows ({alibi[train_len]:.3f} at {train_len} → {alibi[8 * train_len]:.3f} at "
             f"{8 * train_len}){also}. Press et al. attribute that gain to the early-token curse of non-overlapping evaluation "
@@ -83,30 +87,39 @@ def reading(perplexity: Perplexity, train_len: int, paper: dict[str, dict[int, f
     return " ".join(parts)
 
 
+@functools.lru_cache(maxsize=16)
 def t5_buckets_reached(train_len: int, max_distance: int) -> int:
-    """How many of T5's causal buckets the distances 0 .. L − 1 of training windows reach (core.schemes.relative)."""
+    """How many of T5's causal buckets the distances 0 .. L − 1 of training windows reach (core.schemes.relative).
+    Kept per arguments for the process: /lab's text asks it on every run, twice for FAR distances (about 20 ms each)."""
     buckets = relative.t5_relative_bucket(-np.arange(train_len), bidirectional=False, num_buckets=T5_BUCKETS, max_distance=max_distance)
     return int(np.unique(buckets).size)
 
 
+PAPER_MODEL = (16, 1024)  # layers and width of the paper's WikiText-103 model (Baevski & Auli's, §2.1)
+
+
 def differences(
-    perplexity: Perplexity, train_len: int, t5_max_distance: int, paper: dict[str, dict[int, float]], seconds: dict[str, float] | None = None
+    perplexity: Perplexity,
+    train_len: int,
+    t5_max_distance: int,
+    claims: tuple[lm.PaperClaim, ...],
+    seconds: dict[str, float] | None = None,
+    model: tuple[int, int] | None = None,
 ) -> str:
-    """Where the lab's setting departs from the paper's, with the run times, the RoPE ratios and T5's buckets computed."""
-    took = f" ({min(seconds.values()):.0f} to {max(seconds.values()):.0f} s per scheme here, training and evaluation)" if seconds else ""
-    parts = [
-        f"Where this differs from the paper: characters, not words, a model thousands of times smaller trained for minutes{took}, and "
-        f"L = {train_len} instead of {lm.PAPER_TRAIN_LEN}."
-    ]
+    """Where the lab's setting departs from the paper's: the unit, the model (`model`: this run's layers and width), the run times,
+    the training length; RoPE's ratio beside the paper's rotary claim and T5's buckets, computed."""
+    if seconds:
+        took = f"trained and evaluated in {min(seconds.values()):.0f} to {max(seconds.values()):.0f} s per scheme here"
+    else:
+        took = "trained briefly on a CPU"
+    size = f"{model[0]} layers of width {model[1]} against the paper's {PAPER_MODEL[0]} of width {PAPER_MODEL[1]} (§2.1)" if model else "a far smaller model"
+    parts = [f"Where this differs from the paper: characters, not words; {size}, {took}; L = {train_len} instead of {lm.PAPER_TRAIN_LEN}."]
     rope_here = lm.ratio(perplexity.get("rope", {}), train_len, 4)
-    cells = paper.get("rope", {})
-    if rope_here is not None and cells:
-        longest, first = max(cells), min(cells)
-        theirs = cells[longest] / cells[first]
-        how = "more" if rope_here > theirs else "less"
+    rotary = next((c for c in claims if c.scheme == "rope" and c.extra is not None), None)
+    if rope_here is not None and rotary is not None:
         parts.append(
-            f"RoPE's perplexity rises {how} here (×{rope_here:.3g} by 4L) than the rotary model's in the transcribed Table 2 (×{theirs:.3g} at "
-            f"{longest:,} tokens, {longest / first:.2g}L)."
+            f"Here RoPE's perplexity is ×{rope_here:.3g} by 4L; the paper's rotary model {rotary.says}: {rotary.extra:,} tokens is "
+            f"L + {rotary.extra / lm.PAPER_TRAIN_LEN:.0%} ({rotary.where})."
         )
     reach, usable = t5_buckets_reached(train_len, t5_max_distance), t5_buckets_reached(FAR, t5_max_distance)
     usual, usual_usable = t5_buckets_reached(train_len, T5_USUAL_MAX_DISTANCE), t5_buckets_reached(FAR, T5_USUAL_MAX_DISTANCE)

@@ -12,7 +12,7 @@ sweep, and once the sessions have closed). The machine's load average is printed
 numbers: this machine is shared, so read latencies with it. Exit status 1 when a target
 fails (default: every session held, 0 errors, p95 redraw < 2 s).
 
-The pages come from app.py's navigation (bench/load_pages.py), so new pages are covered.
+The pages come from app.py's navigation (bench/load/pages.py, from ui/path.py), so new pages are covered.
 Behind a proxy with several replicas, pass each replica's pid (--server-pid, repeatable) to
 read their RSS, and --backend-header to record which replica served each session (see
 deploy/README.md for the two-replica proof, which drives this script).

@@ -94,19 +94,6 @@ def pca(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return scores, (var / total if total > 0 else np.zeros_like(var))
 
 
-def pca_path(table: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """The positions' path in the first k principal directions and the share of variance each
-    explains. k above min(L, d) is padded with zero columns. Returns (coords (L, k), ratio (k,))."""
-    if k < 1:
-        raise ValueError(f"k must be at least 1, got {k}.")
-    scores, ratio = pca(table)
-    r = scores.shape[1]
-    if r < k:
-        scores = np.pad(scores, ((0, 0), (0, k - r)))
-        ratio = np.pad(ratio, (0, k - r))
-    return scores[:, :k], ratio[:k]
-
-
 def path_turns(coords: np.ndarray) -> float:
     """How many times a 2-D path winds around the origin (the centroid, for PCA scores): the
     unwrapped angle swept from the first point to the last over 2π, unsigned. A circle

@@ -67,7 +67,6 @@ SAFETENSORS_DTYPES: dict[str, str] = {
     "U16": "<u2",
     "U8": "u1",
 }
-UNSUPPORTED_DTYPES = ("BOOL", "F8_E4M3", "F8_E5M2", "F8_E8M0", "F6_E2M3", "F6_E3M2", "F4", "E8M0", "C64", "C128")
 
 WHY_NO_PICKLE = (
     "Unpickling can run arbitrary code hidden in the file, so this app never opens pickles. "

@@ -188,6 +188,24 @@ def passkey(results: dict[str, dict], train_len: int = 64) -> str:
     return "; ".join(parts) + "."
 
 
+def without_positions(results: dict[str, dict]) -> str:
+    """NoPE's worst passkey accuracy over every distance; when it answers (nearly) everywhere, what that shows: the key
+    can be found by what it is, so what the schemes with positions lose past L comes from their positions."""
+    if "none" not in results:
+        return ""
+    answered = [v for v in results["none"]["accuracy"].values() if v is not None]
+    if not answered:
+        return ""
+    worst = min(answered)
+    if worst < 0.99:
+        return f"NoPE, which has no positions, names {worst:.2f} of the keys at worst."
+    share = "every key" if worst == 1.0 else f"{worst:.2f} of the keys or more"
+    return (
+        f"NoPE, which has no positions, names {share} at every distance: the key's tokens occur nowhere else, so "
+        "attention can find them by what they are, wherever they are; what a scheme with positions loses beyond L comes from its positions."
+    )
+
+
 def flat(perplexity: dict[str, dict[int, float | None]], train_len: int = 64, within: float = 0.1) -> list[str]:
     """The schemes whose non-overlapping perplexity at their longest length stays within `within`
     (10 %) of their perplexity at `train_len`: those whose perplexity "stays flat" past L."""

@@ -169,7 +169,7 @@ class LMConfig:
     """One language-modelling run: a registry scheme in the lab's tiny model, trained on windows
     of `train_len` characters and scored at train_len x `factors`.
 
-    The defaults are the configuration measured in the prototype (issue 19's notes): 2 layers of
+    The defaults are the configuration measured in the prototype: 2 layers of
     width 64 with 4 heads (~110k parameters), batch 32, 750 steps (1.5 M characters seen), AdamW
     at lr 1e-2 with the lab's warm-up and cosine decay; a learned table has L rows (no code past
     L); T5's causal buckets use max_distance = L/2 (`t5_max_distance`), so that every bucket is
@@ -383,27 +383,34 @@ def load_shipped(path: str | Path | None = None) -> Shipped:
 
 
 # Press, Smith & Lewis, "Train Short, Test Long: Attention with Linear Biases Enables Input Length
-# Extrapolation", ICLR 2022, arXiv:2108.12409 (v2, 22 Apr 2022), appendix Table 2: WikiText-103
-# validation perplexity of models trained on L = 512 tokens, evaluated on longer inputs. The cells are
-# a third party's transcription of the table, not checked against the paper: in every stored copy of the
-# paper reachable here the table is an image, and the authors' repository
-# (ofirpress/attention_with_linear_biases@4b92f28, README at every stored commit) quotes no perplexities.
-# PAPER_SOURCE says so on the page.
+# Extrapolation", ICLR 2022, arXiv:2108.12409. Its Table 2 (perplexity per evaluation length, L = 512)
+# is an image in every stored copy of the paper reachable here, so no cell of it is quoted; what its
+# text says of each method's extrapolation is (§1, §2.2: read in a stored full text of the paper).
 PAPER_CITATION = (
     "Press, Smith & Lewis (2022), Train Short, Test Long: Attention with Linear Biases Enables Input Length Extrapolation, "
     "ICLR 2022, arXiv:2108.12409"
 )
-PAPER_SOURCE = (
-    PAPER_CITATION + " v2, appendix Table 2 (WikiText-103 validation set, trained on L = 512 tokens), rows 512, 1012, "
-    "1512 and 2512, the PPL column of each method. Not checked against the paper: these cells were read from a third party's "
-    "transcription of the table (viktor-shcherb/msc_thesis@d8817a6820bc, references/2022-04-alibi-train-short-test-long/sections/"
-    "08_appendix-a.md). In the paper's stored copies reachable here the table is an image, and the authors' repository "
-    "(ofirpress/attention_with_linear_biases@4b92f28) quotes no perplexities, so no cell was compared with the paper itself"
-)
 PAPER_TRAIN_LEN = 512
-PAPER = {  # scheme -> {evaluation length in tokens: validation perplexity}, Table 2 as transcribed (PAPER_SOURCE)
-    "sinusoidal": {512: 20.05, 1012: 43.54, 1512: 76.23, 2512: 132.41},
-    "rope": {512: 20.07, 1012: 21.37, 1512: 25.99, 2512: 31.58},
-    "t5": {512: 19.65, 1012: 18.79, 1512: 18.91, 2512: 20.41},
-    "alibi": {512: 19.73, 1012: 18.73, 1512: 18.52, 2512: 18.41},
-}
+PAPER_NOT_QUOTED = (
+    "The paper's Table 2 gives each method's perplexity at every evaluation length, but in every stored copy of the paper that "
+    "could be read here the table is an image, so none of its cells is quoted on this page."
+)
+
+
+@dataclass(frozen=True)
+class PaperClaim:
+    """What the paper's text says of one method trained on PAPER_TRAIN_LEN tokens: up to how many tokens past it the
+    perplexity still improves (None when the text gives no such number), in our words, and where it says so."""
+
+    scheme: str
+    extra: int | None
+    says: str
+    where: str
+
+
+PAPER_CLAIMS = (
+    PaperClaim("sinusoidal", 20, "improves up to 20 tokens past L, stays steady to 50 past it, then degrades", "§2.2"),
+    PaperClaim("rope", 200, "improves with up to 200 more tokens than it saw in training", "§2.2"),
+    PaperClaim("t5", 600, "improves with up to 600 extra tokens", "§2.2"),
+    PaperClaim("alibi", None, "peaks at around twice the training length and stays strong on inputs of 10,000 tokens", "§1"),
+)

@@ -56,22 +56,6 @@ def perplexity_by_length(series: Series, train_len: int, *, what: str) -> go.Fig
     return _colour_by_scheme(fig, [scheme for scheme, _ in series])
 
 
-def paper_figure() -> go.Figure:
-    """The ALiBi paper's Table 2 as transcribed (core.lab.lm.PAPER, not checked against the paper): WikiText-103, trained on 512 tokens."""
-    lines = [(SCHEMES[s].label, np.array(sorted(v)), np.array([v[n] for n in sorted(v)], dtype=float)) for s, v in lm.PAPER.items()]
-    fig = charts.lines(
-        lines,
-        title="The paper's Table 2 as transcribed: WikiText-103 perplexity against evaluation length, trained on L = 512 tokens (Press et al. 2022)",
-        x_title="evaluation length (tokens)",
-        y_title="perplexity per token (log)",
-        log_y=True,
-        markers=True,
-        x_marks=[(lm.PAPER_TRAIN_LEN, f"training length L = {lm.PAPER_TRAIN_LEN}")],
-        note="a transcription, not checked against the paper (see the caption)",
-    )
-    return _colour_by_scheme(fig, list(lm.PAPER))
-
-
 def ratio_text(series: Series, train_len: int) -> str:
     """'NoPE 1.105, sinusoidal 4.433, …' : ppl(4L) / ppl(L) per scheme, 'no code' where missing."""
     parts = []

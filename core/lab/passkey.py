@@ -11,7 +11,7 @@ The key stands `distance` tokens before the query (distance d puts the key at po
 length − 1 − d and the marker before it). Only the answer at the query is scored, so chance is
 one in `keys`. A model is trained on sequences of `train_len` tokens with the key anywhere, then
 tested at distances up to 8 × train_len, each in the shortest sequence of a whole number of
-training lengths that holds it. The question it answers (issue's "effective against nominal
+training lengths that holds it. The question it answers ("effective against nominal
 context"): does a scheme whose perplexity stays flat on long inputs also fetch a token from far
 away, or does it only read a recent window?
 """

@@ -38,7 +38,7 @@ from core.viz.charts import DIVERGING, SEQUENTIAL, VALUE_DIGITS, integer_ticks, 
 from core.viz.grid import Picked, Sample, ordinal
 
 TICKS = 4  # labelled ticks per panel axis at most: a panel is about 200 pixels across
-EXACT_CELLS = wire.LIST_CELLS  # cells per grid whose every value is sent (hover exact at every cell); past it every k-th
+EXACT_CELLS = 24_000  # cells per grid whose every value is sent (hover exact at every cell; ~5.3 characters a cell); past it every k-th
 HOVER_CELLS = 4_096  # a big panel's values for the hover: every k-th row and column, at most this many cells
 NAME_CHARS = 24  # characters of a row's or column's name shown (ticks and hover); longer ones end in an ellipsis
 LEVELS = 255  # colour levels of a scale; palette index LEVELS (255) is a cell with no value, see-through

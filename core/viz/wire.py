@@ -12,6 +12,7 @@ structures are read through core.viz.plotly_internals only.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import io
 
@@ -21,7 +22,6 @@ from plotly.colors import get_colorscale, sample_colorscale
 
 from core.viz import plotly_internals as private
 
-LIST_CELLS = 24_000  # values a heatmap sends with every cell (~5.3 characters a cell as float32 in base64; core.viz.heatmap)
 LISTED = ("scatter", "scatter3d")  # trace types whose arrays go as lists
 
 
@@ -152,10 +152,18 @@ def digest(traces) -> str:
     return digest.hexdigest()
 
 
+@functools.lru_cache(maxsize=8)
 def colour_lut(scale: str, n: int = 256) -> np.ndarray:
-    """n RGB colours along a named Plotly scale. Returns (n, 3) uint8."""
+    """n RGB colours along a named Plotly scale. Returns (n, 3) uint8, read-only.
+
+    Kept per (scale, n) for the process, shared by every session: plotly's sampling validates each
+    colour and looks the scale's name up through `inspect`, about 3 ms a call, and a grid or image
+    figure asks for its scale's colours on every run (a profile of a server under the websocket
+    load found this function in 7 % of its samples). The app uses two scales at two sizes."""
     colours = sample_colorscale(get_colorscale(scale), np.linspace(0, 1, n), colortype="tuple")
-    return np.round(np.asarray(colours) * 255).astype(np.uint8)
+    lut = np.round(np.asarray(colours) * 255).astype(np.uint8)
+    lut.flags.writeable = False  # one array for every caller: nobody may change it
+    return lut
 
 
 def png(levels: np.ndarray, lut: np.ndarray, *, transparent: int | None = None) -> str:

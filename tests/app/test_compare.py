@@ -171,7 +171,7 @@ def test_compare_rope_panel_is_the_rotated_constant_vector():
 
 
 def test_compare_draws_only_the_open_tab():
-    """A step of a shared slider redraws the open tab's figure (issue 17); the others are in the link."""
+    """A step of a shared slider redraws the open tab's figure; the others are in the link."""
     at = open_page("compare")
     assert grid_keys(at) == ["compare_codes"] and chart_keys(at) == []
     at = open_page("compare", compare_view="Scores")

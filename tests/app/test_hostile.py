@@ -172,7 +172,7 @@ def test_state_left_by_one_page_fits_the_next(page):
 
 @pytest.mark.parametrize("scheme", ["rope", "alibi", "t5"])
 def test_what_one_pages_link_seeds_every_other_page_can_draw(scheme):
-    """The issue's case: /code?scheme=rope, then the RoPE page (its layout became None, an exception
+    """A case once found: /code?scheme=rope, then the RoPE page (its layout became None, an exception
     that survived every click). A link seeds the session state of the page it opens (a scheme, a
     head count, a head width other pages read under the same keys); every other page, opened next
     in the same session, must draw clean with widgets holding values they offer."""

@@ -1,4 +1,4 @@
-"""A page control reruns only what depends on it (issue 17), checked on the wire in Chromium.
+"""A page control reruns only what depends on it, checked on the wire in Chromium.
 
 A full rerun of a page sends every widget of the page again, the sidebar's sliders included
 (Streamlit leaves out only charts whose spec did not change); a fragment run sends only the

@@ -1,4 +1,4 @@
-"""Hostile input against a real server (issue 16): what a browser draws from a hostile link, and
+"""Hostile input against a real server: what a browser draws from a hostile link, and
 what one session can make the server hold through uploads, over Streamlit's own wire.
 
 - A link whose every parameter carries Markdown, LaTeX, a directive or HTML opens with notices
@@ -6,7 +6,7 @@ what one session can make the server hold through uploads, over Streamlit's own 
   made from it (the real frontend renders the notices; tests/app/test_hostile.py checks every
   page's element protos).
 - Uploads: a client speaking Streamlit's protocol (a websocket session, then PUTs to
-  /_stcore/upload_file/<session>/<file id> with file ids it invents, as the issue's attack did)
+  /_stcore/upload_file/<session>/<file id> with file ids it invents, as an attack would)
   cannot make the server hold more than ui.internals.UPLOAD_FILES_PER_SESSION files for its
   session, and all sessions together not more than UPLOAD_BYTES_TOTAL (what the server holds
   is read from its /_stcore/metrics, which the deploy configuration keeps private).

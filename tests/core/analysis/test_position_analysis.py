@@ -26,23 +26,23 @@ def random_rotation(d: int, seed: int = 0) -> np.ndarray:
 # --- PCA -------------------------------------------------------------------------------
 
 def test_pca_of_a_circle_splits_the_variance_evenly():
-    coords, ratio = pa.pca_path(circle(360), 2)
+    coords, ratio = pa.pca(circle(360))
     assert_close(ratio, [0.5, 0.5])
     assert_close(np.linalg.norm(coords, axis=1), np.ones(360))  # the circle, rotated at most
 
 
 def test_pca_finds_a_circle_hidden_in_many_dimensions():
     embedded = np.pad(circle(200), ((0, 0), (0, 14))) @ random_rotation(16) + 3.0  # rotated and shifted
-    coords, ratio = pa.pca_path(embedded, 3)
-    assert_close(ratio, [0.5, 0.5, 0.0], atol=1e-12)
+    coords, ratio = pa.pca(embedded)
+    assert_close(ratio, [0.5, 0.5] + [0.0] * 14, atol=1e-12)
     assert_close(np.linalg.norm(coords[:, :2], axis=1), np.ones(200), atol=1e-12)
     assert pa.path_turns(coords[:, :2]) == pytest.approx(199 / 200)
 
 
 def test_pca_of_points_on_a_line_has_one_component():
     t = np.linspace(-1, 1, 50)
-    coords, ratio = pa.pca_path(np.outer(t, [3.0, 4.0, 0.0]), 2)
-    assert_close(ratio, [1.0, 0.0])
+    coords, ratio = pa.pca(np.outer(t, [3.0, 4.0, 0.0]))
+    assert_close(ratio, [1.0, 0.0, 0.0])
     assert_close(np.abs(coords[:, 0]), np.abs(5.0 * t), atol=1e-12)
 
 
@@ -55,9 +55,9 @@ def test_pca_is_deterministic_in_sign():
     assert np.all(s1[np.argmax(np.abs(s1), axis=0), np.arange(s1.shape[1])] > 0)
 
 
-def test_pca_of_identical_rows_explains_nothing_and_pads_missing_components():
-    coords, ratio = pa.pca_path(np.ones((5, 3)), 4)
-    assert coords.shape == (5, 4) and np.all(coords == 0)
+def test_pca_of_identical_rows_explains_nothing():
+    coords, ratio = pa.pca(np.ones((5, 3)))
+    assert coords.shape == (5, 3) and np.all(coords == 0)
     assert np.all(ratio == 0)
 
 

@@ -342,7 +342,7 @@ def test_random_garbage_never_raises_anything_but_valueerror():
                 pass
 
 
-# --- hostile files (issue 16): every failure of a parser is a sentence ------------------
+# --- hostile files: every failure of a parser is a sentence ------------------
 
 
 def _npz_member_patched(compressed: bool = False, **fields) -> bytes:

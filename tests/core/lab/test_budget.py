@@ -1,4 +1,4 @@
-"""The lab's budget (issue 16): a run is estimated from its whole configuration and refused, in a
+"""The lab's budget: a run is estimated from its whole configuration and refused, in a
 sentence, before anything trains when it is over the budget; an allowed run stops on Stop, on its
 tab closing, or at its time limit, in every phase: waiting for a trainer, training, evaluating; and
 where a stop is noticed (between layers, forward and backward) is counted. How fast it stops
@@ -19,7 +19,7 @@ from core.lab.model import NOT_EVALUATED
 from core.lab.runner import LabRun, Trainers
 
 DEFAULT_SCHEMES = ("none", "sinusoidal", "learned", "rope", "alibi", "t5")
-# the largest link the lab accepted before (issue 16): about 5 s a step, 2.3 GB, hours per scheme
+# the largest link the lab once accepted: about 5 s a step, 2.3 GB, hours per scheme
 LARGEST_LINK = dict(train_len=256, steps=20_000, d_model=256, n_layers=4, n_heads=16, eval_lens=(1024,), batch=16)
 # evaluation well over a second, training steps of a fraction of one: each phase lasts long enough to stop it in
 SLOW_EVAL = dict(scheme="alibi", d_model=64, n_heads=4, n_layers=2, train_len=128, batch=16, eval_lens=(128, 256, 512))

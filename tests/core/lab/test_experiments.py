@@ -206,6 +206,16 @@ def test_the_schemes_called_flat_are_chosen_by_their_perplexities():
     assert findings.flat_but_retrieving(results, {"none": ppl["none"]}) == ""
 
 
+def test_what_nope_shows_on_the_passkey_is_said_only_when_it_answers_everywhere():
+    everywhere = {"none": {"accuracy": {"4": 1.0, "510": 0.995}}, "sinusoidal": {"accuracy": {"4": 1.0, "510": 0.24}}}
+    said = findings.without_positions(everywhere)
+    assert said.startswith("NoPE, which has no positions, names 0.99 of the keys or more at every distance") and "comes from its positions" in said
+    assert findings.without_positions({"none": {"accuracy": {"4": 1.0}}}).startswith("NoPE, which has no positions, names every key at every")
+    partly = {"none": {"accuracy": {"4": 1.0, "510": 0.6, "600": None}}}
+    assert findings.without_positions(partly) == "NoPE, which has no positions, names 0.60 of the keys at worst."
+    assert findings.without_positions({"rope": everywhere["sinusoidal"]}) == ""
+
+
 def test_coinciding_passkey_lines_are_named_and_the_attention_maps_compared_with_even_attention():
     from core.lab import trained_figures as figs
 
@@ -265,6 +275,16 @@ def test_the_runner_reproduces_the_shipped_ablation_extension_probe_and_sliding_
     rows = {(r["scheme"], r["window"], r["stride"]): r for r in experiment.load("sliding").results["rows"]}
     live = through_runner(sliding.SlidingConfig("alibi", 64))
     assert live.values["perplexity"] == pytest.approx(rows[("alibi", 64, sliding.STRIDE)]["sliding"], rel=1e-6)
+
+
+def test_the_runner_retrains_the_shipped_tiny_passkey_run_to_its_numbers():
+    # bench.lab_passkey ships a tiny run beside the full ones: trained and asked again through the page's runner, the same seed gives
+    # the same losses and answers (the bench's --check retrains a full one)
+    tiny = experiment.load("passkey").results["tiny"]
+    config = passkey.PasskeyConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in tiny["config"].items()})
+    live = through_runner(config)
+    assert live.values["accuracy"] == tiny["accuracy"]
+    np.testing.assert_allclose(live.losses, tiny["losses"], rtol=1e-6)
 
 
 def test_a_tiny_passkey_run_is_deterministic_and_a_learned_table_has_no_answer_past_its_end():

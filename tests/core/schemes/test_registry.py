@@ -21,7 +21,6 @@ from core.schemes.registry import (
     T5_MAX_DISTANCE,
     Setting,
     positional_schemes,
-    schemes_applied,
     with_length,
 )
 from core.schemes.sinusoidal import sinusoidal_encoding, t2t_timing_signal
@@ -65,8 +64,8 @@ def test_positional_schemes_leave_out_only_none():
     assert not SCHEMES["none"].carries_position
 
 
-def test_schemes_applied_partition_the_registry():
-    groups = {how: schemes_applied(how) for how in (ADDED, ROTARY, BIAS, NOTHING)}
+def test_the_ways_of_applying_partition_the_registry():
+    groups = {how: [name for name, scheme in SCHEMES.items() if scheme.applied == how] for how in (ADDED, ROTARY, BIAS, NOTHING)}
     assert groups[ADDED] == ["integer", "fraction", "binary", "onehot", "sinusoidal", "t2t", "learned"]
     assert groups[ROTARY] == ["rope"]
     assert groups[BIAS] == ["alibi", "t5", "shaw", "kerple"]

@@ -5,6 +5,7 @@ spec as a validated build."""
 import json
 
 import numpy as np
+import pytest
 import plotly.io as pio
 
 from core.viz import charts, wire
@@ -15,6 +16,19 @@ def test_image_colours_follow_the_scale():
     assert lut.shape == (256, 3)
     # RdBu reversed: low values blue, high values red, the middle nearly white
     assert lut[0, 2] > lut[0, 0] and lut[-1, 0] > lut[-1, 2] and lut[128].min() > 200
+
+
+def test_a_scales_colours_are_sampled_once_and_shared_read_only():
+    from plotly.colors import get_colorscale, sample_colorscale
+
+    wire.colour_lut.cache_clear()
+    first = wire.colour_lut(charts.SEQUENTIAL, 255)
+    again = wire.colour_lut(charts.SEQUENTIAL, 255)
+    assert again is first and wire.colour_lut.cache_info().hits == 1  # the second call samples nothing
+    direct = np.round(np.asarray(sample_colorscale(get_colorscale(charts.SEQUENTIAL), np.linspace(0, 1, 255), colortype="tuple")) * 255)
+    assert np.array_equal(first, direct.astype(np.uint8))
+    with pytest.raises(ValueError):
+        first[0, 0] = 1  # shared by every caller, so nobody writes into it
 
 
 def test_lines_labels_and_legend():
@@ -44,6 +58,17 @@ def test_the_binary_analogy_names_each_column_by_its_bit_or_pair_on_hover():
     wl = sinusoidal.wavelengths(128, 10_000.0)
     assert [f"pair {i}, λ {wl[i]:.3g}" for i in pairs] == sines["x"]["names"] and pairs == sorted(set(pairs))
     assert "names" not in bits["y"] and bits["y"]["indices"] == list(range(64))  # positions stay numbers
+
+
+def test_each_bit_is_matched_to_the_pair_whose_wavelength_is_nearest_its_period():
+    from core.viz import sinusoid_figures
+
+    # d = 128, base 10^4: pair k has wavelength 2π·1.1548^k (6.28, 7.26, 8.38, ...). Bit 1 repeats every 4: |ln(6.28/4)| = 0.45 beats
+    # |ln(7.26/4)| = 0.60, so pair 0; bit 2 repeats every 8: pair 2 (8.38, 0.046 away in log) beats pair 1 (7.26, 0.097)
+    assert list(sinusoid_figures.nearest_pair_per_bit(128, 256, 10_000.0)[:3]) == [0, 0, 2]
+    # with one pair every bit's nearest is it; at d = 8 pair 1's wavelength is 62.8 (base^(2/8) = 10): bits 0-3 (periods 2..16) nearer 2π
+    assert list(sinusoid_figures.nearest_pair_per_bit(2, 64, 10_000.0)) == [0] * 6
+    assert list(sinusoid_figures.nearest_pair_per_bit(8, 64, 10_000.0)[:4]) == [0] * 4
 
 
 # --- cheap to draw: what keeps plotly.js from drawing a figure twice ----------------------
