@@ -19,9 +19,11 @@ from ui.path import BY_PATH, pages
 from ui.sidebar import shared_controls, show_url_notices
 
 FAVICON = Path(__file__).parent / "ui" / "assets" / "favicon.png"  # served by the app: no font server needed offline
+STYLES = Path(__file__).parent / "ui" / "assets" / "app.css"  # what the theme has no option for (the file says what)
 
 st.set_page_config(page_title="Positional Encoding Explorer", page_icon=str(FAVICON), layout="wide")
 
+st.html(STYLES)
 page = st.navigation(pages())  # in the order of the learning path (ui/path.py); the URL paths never change
 step = BY_PATH[page.url_path]
 shared_controls(step.uses, step.live)

@@ -1,0 +1,70 @@
+"""Accessibility in the browser, shared by the e2e tests and scripts/a11y_views.py: axe-core (the npm package
+pinned in package-lock.json, installed by scripts/test.sh) run on the page as it is, the URL-bound tabs of a page,
+and what a narrow screen shows.
+
+axe-core's WCAG 2.0 and 2.1 A and AA rules judge a page; a violation counts as the app's own when the minimal
+one-chart Streamlit page (bench/minimal_app.py) does not have it too: what both have is Streamlit's (or the
+minimal page's), not something this app can change in its own markup. A violation is compared by its rule and the
+element's HTML with Streamlit's generated class names and ids taken out, so the same Streamlit element on two pages
+is the same violation, and an app's caption is not mistaken for a Streamlit label.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+WCAG_TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa")
+GRAVE = ("serious", "critical")  # the impacts that fail a page
+
+RUN_AXE = """async (tags) => {
+    const result = await axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']});
+    return result.violations.flatMap(v => v.nodes.map(n => ({
+        rule: v.id, impact: n.impact || v.impact, html: n.html, target: n.target.join(' '), summary: n.failureSummary || ''})));
+}"""
+
+BOUND_TABS = """(click) => {
+    const box = document.querySelector("[class*='st-key-'][class*='_view']");  // the tabs bound to the URL (ui/tabs.py: keys *_view)
+    const list = box && box.querySelector("[role='tablist']");
+    const tabs = list ? [...list.querySelectorAll("[role='tab']")].filter(t => t.closest("[role='tablist']") === list) : [];  // not a tab inside a tab
+    if (click !== null) tabs[click].click();
+    return tabs.map(t => t.innerText);
+}"""
+
+# The page's own width against the window's: a page that scrolls sideways as a whole has a wider document.
+OVERFLOW = """() => ({scroll: document.documentElement.scrollWidth, inner: window.innerWidth,
+    wide: [...document.querySelectorAll("[data-testid='stMain'] *")]
+        .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest("[data-testid='stSidebar']"))
+        .filter(e => { for (let p = e.parentElement; p; p = p.parentElement) {
+            const s = getComputedStyle(p); if (s.overflowX === 'auto' || s.overflowX === 'scroll' || s.overflowX === 'hidden') return false; } return true; })
+        .slice(0, 5).map(e => e.tagName.toLowerCase() + '.' + [...e.classList].slice(0, 2).join('.') + ' ' + Math.round(e.getBoundingClientRect().right))})"""
+
+_GENERATED = re.compile(r'\s(?:id|aria-labelledby|aria-controls|aria-describedby|for)="[^"]*"|\bst-emotion-cache-\w+|\be[0-9a-z]{6,8}\d\b')
+
+
+def violations(page) -> list[dict]:
+    """Every serious or critical axe-core violation on the page as it is now, one entry per element:
+    rule, impact, html, target (a CSS selector) and axe's failure summary (the colours, for contrast)."""
+    if not AXE_JS.exists():
+        raise FileNotFoundError(f"{AXE_JS} is missing: run `npm ci` in {ROOT} (scripts/test.sh does)")
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.add_script_tag(path=str(AXE_JS))
+    return [v for v in page.evaluate(RUN_AXE, list(WCAG_TAGS)) if v["impact"] in GRAVE]
+
+
+def signature(violation: dict) -> tuple[str, str]:
+    """What makes two violations the same one: the rule and the element's HTML without generated names."""
+    return violation["rule"], " ".join(_GENERATED.sub("", violation["html"]).split())
+
+
+def own(found: list[dict], reference: list[dict]) -> list[dict]:
+    """The violations in `found` that the reference page does not also have."""
+    theirs = {signature(v) for v in reference}
+    return [v for v in found if signature(v) not in theirs]
+
+
+def describe(found: list[dict]) -> str:
+    """One line per violation, for a failure message: rule, impact, what axe says, and the element."""
+    return "\n".join(f"{v['rule']} ({v['impact']}): {v['summary'].splitlines()[-1].strip()} at {v['html'][:160]}" for v in found)
