@@ -177,8 +177,8 @@ def _permutation(res: attention.AttentionStudy) -> None:
     notes = figs.shuffle_notes(res, words, scheme, causal)
     st.caption(
         "Shuffle the words but keep positions 0, 1, 2, ... where they are, run attention, and put the outputs back in the "
-        "original word order. Without positions they match the unshuffled outputs up to rounding (~1e-16): attention is "
-        "permutation-equivariant. With positions they do not. " + " ".join(notes)
+        "original word order. Without positions they match the unshuffled outputs up to rounding (the residual above, "
+        f"{res.residual_plain:.1e}): attention is permutation-equivariant. With positions they do not. " + " ".join(notes)
     )
     b = guarded(bag, width, base, scheme.name)
     st.markdown(

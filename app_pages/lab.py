@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from core.lab import figures as figs
-from core.lab.config import SURVEY, SURVEY_LENGTHS, TASKS
+from core.lab.config import EVAL_BATCH, SURVEY, SURVEY_LENGTHS, TASKS
 from core.lab.runner import warm_model
 from ui.controls import check_url_value
 from ui.display import plot, text_block
@@ -77,7 +77,7 @@ def results(run) -> None:
     plot(figs.accuracy_by_length(done), key="lab_accuracy")
     missing = figs.missing_codes(done)
     st.caption(
-        "Each point is the share of scored tokens predicted right on 64 fresh sequences of that length. "
+        f"Each point is the share of scored tokens predicted right on {EVAL_BATCH} fresh sequences of that length. "
         + (f"Missing points: the scheme has no code there ({next(iter(missing.values()))})." if missing else "")
     )
     plot(figs.accuracy_by_position(done), key="lab_by_position")
@@ -136,8 +136,9 @@ if why.open:
     why.markdown(
         "Why: the tokens are random, so only position can find the answer, and the answer sits at one fixed offset. Every "
         "scheme that can point at an exact place learns it within the training length, and then they part ways on longer "
-        f"inputs: RoPE and the sinusoid meet angles they never saw and fall to {at['rope']:.2f} and {at['sinusoidal']:.2f} at "
-        f"{SURVEY_LENGTHS[-1]} tokens, near NoPE's {at['none']:.2f}; T5's far buckets were never trained, so it falls to {at['t5']:.2f}; "
+        f"inputs: RoPE and the sinusoid meet angles they never saw and fall from {SURVEY['rope']['kback1'][0]:.2f} and "
+        f"{SURVEY['sinusoidal']['kback1'][0]:.2f} to {at['rope']:.2f} and {at['sinusoidal']:.2f} at {SURVEY_LENGTHS[-1]} tokens "
+        f"(NoPE, which has no position to go on, gets {at['none']:.2f}); T5's far buckets were never trained, so it falls to {at['t5']:.2f}; "
         f"ALiBi, a fixed penalty on distance, barely notices the length ({SURVEY['alibi']['kback1'][0]:.2f} → {at['alibi']:.2f}), but it "
         "can only say \"nearer is better\", so it cannot point exactly (it reaches "
         f"{SURVEY['alibi']['kback3'][0]:.2f} at k = 3); a learned table has no row at all past its end. Copy and reverse need the offset "

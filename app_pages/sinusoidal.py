@@ -34,8 +34,8 @@ def _formula() -> None:
 
 st.title("The sinusoidal encoding")
 st.markdown(
-    "Each position p becomes a vector of d_model numbers: sines and cosines of p at frequencies that fall geometrically from 1 radian per position down to "
-    "almost 1/base."
+    "Each position p becomes a vector of d_model numbers: sines and cosines of p at frequencies that fall geometrically from 1 radian per position "
+    "for the first pair down to base^(−(d_model − 2)/d_model) for the last, which approaches 1/base as d_model grows."
 )
 live_part("sin_formula", _formula)
 
@@ -146,9 +146,11 @@ def _binary() -> None:
     d, L, base = current_settings()
     st.header("Like counting in binary, but smooth")
     plot(figs.binary_analogy(d, L, base), key="sin_binary")
+    on_fastest = int(np.count_nonzero(figs.nearest_pair_per_bit(d, L, base) == 0))  # bits whose nearest sine is pair 0
+    shared = {1: "only bit 0 is nearest it", 2: "bits 0 and 1 share it"}.get(on_fastest, f"bits 0 to {on_fastest - 1} all share it")
     st.caption(
-        "Bit b repeats every 2^(b+1) positions; beside each, the sine whose wavelength is nearest (the fastest sine repeats every 2π ≈ 6.3 positions, so the "
-        "two fastest bits share it). The lowest bit flips every position, the next every two, the next every four: fast to slow, like the columns on the "
+        "Bit b repeats every 2^(b+1) positions; beside each, the sine whose wavelength is nearest (the fastest sine repeats every 2π ≈ 6.3 "
+        f"positions, so {shared}). The lowest bit flips every position, the next every two, the next every four: fast to slow, like the columns on the "
         "right. Bits are a discrete code: each column jumps between two values. The sinusoid is a continuous one: the same kind of fast-to-slow code with "
         "smooth values, so neighbouring positions stay close (and a fractional position would fall between its neighbours), and it keeps going past any "
         "fixed number of bits."

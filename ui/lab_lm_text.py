@@ -104,9 +104,12 @@ def differences(
 ) -> str:
     """Where the lab's setting departs from the paper's: the unit, the model (`model`: this run's layers and width), the run times,
     the training length; RoPE's ratio beside the paper's rotary claim and T5's buckets, computed."""
-    took = f" ({min(seconds.values()):.0f} to {max(seconds.values()):.0f} s per scheme here, training and evaluation)" if seconds else ""
+    if seconds:
+        took = f"trained and evaluated in {min(seconds.values()):.0f} to {max(seconds.values()):.0f} s per scheme here"
+    else:
+        took = "trained briefly on a CPU"
     size = f"{model[0]} layers of width {model[1]} against the paper's {PAPER_MODEL[0]} of width {PAPER_MODEL[1]} (§2.1)" if model else "a far smaller model"
-    parts = [f"Where this differs from the paper: characters, not words; {size}, trained for minutes{took}; L = {train_len} instead of {lm.PAPER_TRAIN_LEN}."]
+    parts = [f"Where this differs from the paper: characters, not words; {size}, {took}; L = {train_len} instead of {lm.PAPER_TRAIN_LEN}."]
     rope_here = lm.ratio(perplexity.get("rope", {}), train_len, 4)
     rotary = next((c for c in claims if c.scheme == "rope" and c.extra is not None), None)
     if rope_here is not None and rotary is not None:

@@ -34,6 +34,9 @@ PI = "Chen et al. 2023, Extending Context Window of Large Language Models via Po
 BERT = "Devlin et al. 2019, BERT (NAACL; arXiv:1810.04805)"
 HAVIV = "Haviv et al. 2022, Transformer Language Models without Positional Encodings Still Learn Positional Information (Findings of EMNLP; arXiv:2203.16634)"
 KAZEMNEJAD = "Kazemnejad et al. 2023, The Impact of Positional Encoding on Length Generalization in Transformers (NeurIPS; arXiv:2305.19466)"
+BARBERO = "Barbero et al. 2024, Round and Round We Go! What makes Rotary Positional Encodings useful? (arXiv:2410.06205)"
+LIU = "Liu et al. 2023, Scaling Laws of RoPE-based Extrapolation (arXiv:2310.05209)"
+PASSKEY = "Mohtashami & Jaggi 2023, Landmark Attention: Random-Access Infinite Context Length for Transformers (NeurIPS; arXiv:2305.16300)"
 TF = "transformers 5.23.0 (PyPI wheel)"
 
 LLAMA3 = "Llama Team 2024, The Llama 3 Herd of Models (arXiv:2407.21783)"
@@ -148,6 +151,15 @@ SOURCES: dict[str, tuple[Source, ...]] = {
         Source("The paper's Table 2 (perplexity per evaluation length)", "not quoted: an image in every stored copy of the paper read here"),
         Source("ALiBi's gain with longer windows and the early-token curse", f"{ALIBI}, Appendix B"),
         Source("NoPE language models carry absolute position", f"{HAVIV}, abstract"),
+        Source("NoPE can represent absolute and relative position; trained, it resembles T5's patterns", f"{KAZEMNEJAD}, abstract"),
+        Source("Stretching a trained RoPE model: position interpolation, up to 32,768 tokens", f"{PI}, abstract"),
+        Source(
+            "NTK-aware and NTK-by-parts interpolation, YaRN's temperature, its fine-tuning data, passkey retrieval", f"{YARN}, §3.1, §3.2, §3.4, §4, §4.3.2"
+        ),
+        Source("Gemma 7B uses RoPE's fastest pairs for positional patterns and its slowest for meaning", f"{BARBERO}, abstract (the body not read here)"),
+        Source("A critical dimension explains RoPE's extrapolation limit", f"{LIU}, abstract (the body not read here)"),
+        Source("Sliding-window evaluation stays flat for ALiBi and T5's bias, explodes for the sinusoid", f"{ALIBI}, Appendix B.2, Figure 11, Table 14"),
+        Source("The passkey retrieval task", f"{PASSKEY}, as {YARN.split(',')[0]} describe it in §4.3.2"),
         Source("T5's usual max_distance 128", f"{T5}, §2.1"),
         Source("Jane Austen's novels", "data/README.md (the janeaustenr corpus, its licence)"),
         Source("The precomputed results and the table under ‘Why this task’", "measured by python -m bench.lab_lm and python -m bench.lab --tasks"),

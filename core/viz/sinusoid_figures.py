@@ -108,6 +108,14 @@ def phase_circle(d: int, max_len: int, base: float, pair: int, start: int, count
     )
 
 
+def nearest_pair_per_bit(d: int, max_len: int, base: float) -> np.ndarray:
+    """For each bit of positions 0 .. min(max_len, 64) - 1, the pair whose wavelength is nearest the bit's period on a log scale
+    (bit b repeats every 2^(b+1) positions)."""
+    n_bits = naive.binary_positions(max(min(max_len, 64), 2)).shape[1]
+    periods = 2.0 ** np.arange(1, n_bits + 1)
+    return np.argmin(np.abs(np.log(sinusoidal.wavelengths(d, base)[None, :] / periods[:, None])), axis=1)
+
+
 def binary_analogy(d: int, max_len: int, base: float) -> go.Figure:
     """The bits of positions 0 .. 63 (or max_len) beside the sine of the pair whose wavelength is
     nearest each bit's period."""
@@ -115,8 +123,7 @@ def binary_analogy(d: int, max_len: int, base: float) -> go.Figure:
     bits = naive.binary_positions(max(n_pos, 2))[:n_pos]
     n_bits = bits.shape[1]
     wl = sinusoidal.wavelengths(d, base)
-    periods = 2.0 ** np.arange(1, n_bits + 1)  # bit b repeats every 2^(b+1) positions
-    nearest = np.unique(np.argmin(np.abs(np.log(wl[None, :] / periods[:, None])), axis=1))  # nearest wavelength per bit
+    nearest = np.unique(nearest_pair_per_bit(d, max_len, base))
     sines = sinusoidal.sinusoidal_encoding(n_pos, d, base, dims=2 * nearest)
     pos = strided(n_pos, n_pos)
     return charts.side_by_side_heatmaps(

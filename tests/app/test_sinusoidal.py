@@ -37,6 +37,12 @@ def test_sinusoidal_counts_pairs_longer_than_context():
     assert expected == 38
 
 
+def test_the_binary_caption_counts_the_bits_drawn_beside_the_fastest_sine():
+    # the count comes from the matching the figure draws: two bits at d = 128, four at d = 8 (worked in tests/core/viz/test_charts.py)
+    assert "bits 0 and 1 share it" in open_page("sinusoidal", d_model="128", sin_view="Binary").caption[0].value
+    assert "bits 0 to 3 all share it" in open_page("sinusoidal", d_model="8", sin_view="Binary").caption[0].value
+
+
 def test_sinusoidal_latex_shows_current_settings():
     at = open_page("sinusoidal", d_model="64", base="500000")
     latex = at.latex[0].value

@@ -15,12 +15,13 @@ from ui.sources import SOURCES
 ROOT = Path(__file__).resolve().parents[2]
 TEXT_MODULES = {  # modules whose sentences a page shows
     "practice": ["ui/practice_text.py"],
-    "lab": ["ui/lab_lm.py", "ui/lab_lm_text.py"],
+    "lab": ["ui/lab_lm.py", "ui/lab_lm_text.py", "ui/lab_trained.py", "core/lab/findings.py"],
     "context": ["ui/context_models.py", "core/analysis/context.py"],
     "rope": ["ui/rope_scaling.py", "ui/rope_controls.py"],
     "": ["core/analysis/raw_positions.py"],
 }
-CITED = re.compile(r"\b(Vaswani|Press|Su|Peng|Chen|Dai|Chi|Shaw|Raffel|Haviv|Kazemnejad|Devlin|Llama Team|Gemma Team|Wang)( et al\.| \(| 20\d\d|,)")
+AUTHORS = "Vaswani|Press|Su|Peng|Chen|Dai|Chi|Shaw|Raffel|Haviv|Kazemnejad|Devlin|Llama Team|Gemma Team|Wang|Barbero|Liu|Mohtashami"
+CITED = re.compile(rf"\b({AUTHORS})( et al\.| \(| 20\d\d|,| &)")
 KEYWORDS = {"Devlin": "BERT", "Raffel": "Raffel", "Shaw": "Shaw"}
 
 

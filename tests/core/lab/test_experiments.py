@@ -267,6 +267,16 @@ def test_the_runner_reproduces_the_shipped_ablation_extension_probe_and_sliding_
     assert live.values["perplexity"] == pytest.approx(rows[("alibi", 64, sliding.STRIDE)]["sliding"], rel=1e-6)
 
 
+def test_the_runner_retrains_the_shipped_tiny_passkey_run_to_its_numbers():
+    # bench.lab_passkey ships a tiny run beside the full ones: trained and asked again through the page's runner, the same seed gives
+    # the same losses and answers (the bench's --check retrains a full one)
+    tiny = experiment.load("passkey").results["tiny"]
+    config = passkey.PasskeyConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in tiny["config"].items()})
+    live = through_runner(config)
+    assert live.values["accuracy"] == tiny["accuracy"]
+    np.testing.assert_allclose(live.losses, tiny["losses"], rtol=1e-6)
+
+
 def test_a_tiny_passkey_run_is_deterministic_and_a_learned_table_has_no_answer_past_its_end():
     from core.lab import trained
 

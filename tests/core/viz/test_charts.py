@@ -136,6 +136,17 @@ def test_the_binary_analogy_names_each_column_by_its_bit_or_pair_on_hover():
     assert list(bits.y) == list(range(64))
 
 
+def test_each_bit_is_matched_to_the_pair_whose_wavelength_is_nearest_its_period():
+    from core.viz import sinusoid_figures
+
+    # d = 128, base 10^4: pair k has wavelength 2π·1.1548^k (6.28, 7.26, 8.38, ...). Bit 1 repeats every 4: |ln(6.28/4)| = 0.45 beats
+    # |ln(7.26/4)| = 0.60, so pair 0; bit 2 repeats every 8: pair 2 (8.38, 0.046 away in log) beats pair 1 (7.26, 0.097)
+    assert list(sinusoid_figures.nearest_pair_per_bit(128, 256, 10_000.0)[:3]) == [0, 0, 2]
+    # with one pair every bit's nearest is it; at d = 8 pair 1's wavelength is 62.8 (base^(2/8) = 10): bits 0-3 (periods 2..16) nearer 2π
+    assert list(sinusoid_figures.nearest_pair_per_bit(2, 64, 10_000.0)) == [0] * 6
+    assert list(sinusoid_figures.nearest_pair_per_bit(8, 64, 10_000.0)[:4]) == [0] * 4
+
+
 def test_a_heatmap_row_of_images_moves_the_image_bar_between_groups():
     big = strided(300, 300)
     z = np.linspace(0, 1, 300 * 300).reshape(300, 300)
