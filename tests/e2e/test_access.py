@@ -68,6 +68,8 @@ def test_every_view_at_a_large_setting_on_a_phone(phone, app_url, axe_reference,
 FOCUSABLE = """() => [...document.querySelectorAll(
         "[data-testid='stSidebar'] *, [data-testid='stMain'] *")]
     .filter(e => !e.closest("[data-testid='stElementToolbar']"))  // a table's own toolbar: Streamlit's, shown when the table has focus
+    .filter(e => { const shut = e.closest('details:not([open])');  // a closed expander shows its title only
+        return !shut || e.parentElement === shut && e.tagName === 'SUMMARY'; })
     .filter(e => e.tabIndex >= 0 && !e.disabled && e.getClientRects().length && getComputedStyle(e).visibility !== 'hidden'
         && (e.matches("input, button, select, textarea, summary, a[href], [role='slider'], [role='tab'], [role='button'], [role='combobox'], [tabindex]")))
     .map((e, i) => { e.dataset.kb = i; return i; })"""
@@ -77,7 +79,7 @@ WHAT = """() => { const e = document.activeElement; if (!e) return null;
     return {kb: e.dataset.kb ?? null, role, tag: e.tagName.toLowerCase(), text: text.slice(0, 40),
         slider: e.matches("input[type='range']") && ([...(e.closest("[class*='_slider']") || {classList: []}).classList]
             .find(c => c.startsWith('st-key-')) || '').replace('st-key-', ''),
-        bound: role === 'tab' && !!e.closest("[class*='st-key-'][class*='_view']"), csv: text.includes('Data (CSV)'),
+        bound: role === 'tab' && !!e.closest("[class*='st-key-'][class*='_view']"), csv: e.tagName === 'BUTTON' && text.includes('Data (CSV)'),
         expander: e.tagName === 'SUMMARY' && !!e.closest("[data-testid='stExpander']")}; }"""
 
 

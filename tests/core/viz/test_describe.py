@@ -66,7 +66,9 @@ def test_the_encoding_picture_counts_its_still_pairs_by_hand():
     # -1..1) when 255 w_i < asin(0.1) = 0.10017, i.e. i > 16 * log10(255 / 0.10017) = 54.5: pairs 55..63, nine of them.
     pe = sinusoidal_encoding(256, 128)
     assert describe.still_pairs(pe) == 9
-    assert describe.encoding_text(pe) == "256 positions by 128 dimensions, values -1 to 1; the last 9 of 64 pairs almost constant (each varies by less than 0.1)"
+    assert describe.encoding_text(pe) == (
+        "256 positions by 128 dimensions, values -1 to 1; the last 9 of 64 pairs almost constant (each varies by less than 0.1)"
+    )
     short = sinusoidal_encoding(2, 4, base=2.0)  # w = 1, 1/2: both pairs move between positions 0 and 1
     assert describe.encoding_text(short) == f"2 positions by 4 dimensions, values {describe.number(short.min())} to 1; every one of 2 pairs varies"
 
