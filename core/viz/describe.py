@@ -45,11 +45,20 @@ def _values(trace, axis: str) -> np.ndarray | None:
     return values if values.size and np.isfinite(values).any() else None
 
 
+def _pictured(fig) -> bool:
+    """Whether the figure paints a heatmap as a picture (core.viz.charts.heatmap_trace past HEATMAP_CELLS): its values
+    are then in the see-through heatmap laid over it for the hover, at every k-th row and column."""
+    return any(trace.type == "image" for trace in fig.data)
+
+
 def _drawn(fig) -> list:
-    """The traces that draw data: not the invisible helpers (a colour bar's carrier, a hover layer, a picture)."""
+    """The traces that draw data: not the invisible helpers (a colour bar's carrier, a hover layer), but the hover
+    layer of a heatmap painted as a picture, which holds the picture's values."""
     out = []
+    pictured = _pictured(fig)
     for trace in fig.data:
-        if trace.type not in KINDS or getattr(trace, "opacity", None) == 0 or getattr(trace, "visible", None) is False:
+        hidden = getattr(trace, "opacity", None) == 0 and not (pictured and trace.type == "heatmap")
+        if trace.type not in KINDS or hidden or getattr(trace, "visible", None) is False:
             continue
         if _values(trace, "z" if trace.type == "heatmap" else "y") is None:
             continue
@@ -92,8 +101,9 @@ def figure_text(fig) -> str:
         xs, ys = _values(traces[0], "x"), _values(traces[0], "y")
         at_x = number(xs[col]) if xs is not None and len(xs) == z.shape[1] else number(col)
         at_y = number(ys[row]) if ys is not None and len(ys) == z.shape[0] else number(row)
+        kind = "A heatmap painted as a picture, its values read" if _pictured(fig) else "A heatmap"
         return (
-            f"{title}. A heatmap of {z.shape[0]} rows ({y_title}) by {z.shape[1]} columns ({x_title}), values {_span(z)}; "
+            f"{title}. {kind} at {z.shape[0]} rows ({y_title}) by {z.shape[1]} columns ({x_title}), values {_span(z)}; "
             f"the largest, {number(np.nanmax(z))}, at {x_title} {at_x}, {y_title} {at_y}."
         )
     sizes = [len(_values(t, "y")) for t in traces]

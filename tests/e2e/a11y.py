@@ -1,6 +1,6 @@
 """Accessibility in the browser, shared by the e2e tests and scripts/a11y_views.py: axe-core (the npm package
 pinned in package-lock.json, installed by scripts/test.sh) run on the page as it is, the URL-bound tabs of a page,
-and what a narrow screen shows.
+what a narrow screen shows, and where the Tab key goes.
 
 axe-core's WCAG 2.0 and 2.1 A and AA rules judge a page; a violation counts as the app's own when the minimal
 one-chart Streamlit page (bench/minimal_app.py) does not have it too: what both have is Streamlit's (or the
@@ -68,3 +68,52 @@ def own(found: list[dict], reference: list[dict]) -> list[dict]:
 def describe(found: list[dict]) -> str:
     """One line per violation, for a failure message: rule, impact, what axe says, and the element."""
     return "\n".join(f"{v['rule']} ({v['impact']}): {v['summary'].splitlines()[-1].strip()} at {v['html'][:160]}" for v in found)
+
+
+# Every control, button, link, tab list and expander title a page shows, numbered (data-kb) for the walk.
+FOCUSABLE = """() => [...document.querySelectorAll(
+        "[data-testid='stSidebar'] *, [data-testid='stMain'] *")]
+    .filter(e => !e.closest("[data-testid='stElementToolbar']"))  // a table's own toolbar: Streamlit's, shown when the table has focus
+    .filter(e => { const shut = e.closest('details:not([open])');  // a closed expander shows its title only
+        return !shut || e.parentElement === shut && e.tagName === 'SUMMARY'; })
+    .filter(e => e.tabIndex >= 0 && !e.disabled && e.getClientRects().length && getComputedStyle(e).visibility !== 'hidden'
+        && (e.matches("input, button, select, textarea, summary, a[href], [role='slider'], [role='tab'], [role='button'], [role='combobox'], [tabindex]")))
+    .map((e, i) => { e.dataset.kb = i; return i; })"""
+
+WHAT = """() => { const e = document.activeElement; if (!e) return null;
+    const text = (e.innerText || e.getAttribute('aria-label') || '').trim();
+    return {kb: e.dataset.kb ?? null, role: e.getAttribute('role'), tag: e.tagName.toLowerCase(), text: text.slice(0, 40),
+        csv: e.tagName === 'BUTTON' && text.includes('Data (CSV)')}; }"""  # where the focus is: what a Tab press reached
+
+
+def walk(page, limit: int) -> list[dict]:
+    """Press Tab until focus comes back to where it started (or `limit` presses), and say where each press landed."""
+    seen = []
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        here = page.evaluate(WHAT)
+        if seen and here == seen[0]:
+            break
+        seen.append(here)
+    return seen
+
+
+def missed_by_tab(page, stops: list[dict]) -> list[str]:
+    """The controls the page shows (FOCUSABLE, numbered before the walk) that no Tab press reached."""
+    reached = sorted({int(s["kb"]) for s in stops if s and s["kb"] is not None})
+    return page.evaluate(
+        "(reached) => [...document.querySelectorAll('[data-kb]')].filter(e => !reached.includes(+e.dataset.kb))"
+        # a tab list and a radio group are one Tab stop each: the arrows move within them (WAI-ARIA's pattern)
+        ".filter(e => !(e.getAttribute('role') === 'tab' && e.getAttribute('aria-selected') === 'false'))"
+        ".filter(e => !(e.getAttribute('role') === 'radio' && e.getAttribute('aria-checked') === 'false'))"
+        ".map(e => e.tagName.toLowerCase() + ' ' + (e.innerText || e.getAttribute('aria-label') || '').trim().slice(0, 40))",
+        reached,
+    )
+
+
+def tab_by_keyboard(page) -> None:
+    """Open the next of the page's bound tabs from the keyboard: focus on the open tab (Tab reaches it: the walk shows
+    it), ArrowRight to the next, Enter."""
+    page.focus("[class*='st-key-'][class*='_view'] [role='tab'][aria-selected='true']")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")

@@ -4,7 +4,10 @@ reopens the same view in a fresh browser."""
 
 from __future__ import annotations
 
+import csv
+import io
 import re
+from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -72,8 +75,9 @@ def test_page_renders_its_charts(context, app_url, axe_reference, path):
     assert all(title.strip() for title in chart_titles(page))
     screenshot(page, f"page-{path or 'problem'}")
     own = {tabs[0] if tabs else "": a11y.own(a11y.violations(page), axe_reference)}
-    for i, label in enumerate(tabs[1:], start=1):  # every other tab: one click away, and in the link
-        page.evaluate(BOUND_TABS, i)
+    keyboard(page)
+    for label in tabs[1:]:  # every other tab: one key away (ArrowRight, Enter), and in the link
+        a11y.tab_by_keyboard(page)
         page.wait_for_function("(label) => [...new URLSearchParams(location.search).values()].includes(label)", arg=label, timeout=30_000)
         wait_ready(page)
         assert page.locator("[data-testid='stException']").count() == 0
@@ -85,6 +89,22 @@ def test_page_renders_its_charts(context, app_url, axe_reference, path):
     assert {k: query(page)[k] for k in ("d_model", "max_len", "base")} == {"d_model": "128", "max_len": "256", "base": "10000"}
     assert page.evaluate("Array.from(document.querySelectorAll('link[rel~=icon]')).map(l => new URL(l.href).host)") == [app_host]  # the app serves its own icon
     assert elsewhere == []
+
+
+def keyboard(page) -> None:
+    """Tab reaches every control, button, link, tab list and expander title of the page, and Space presses a button:
+    a figure's data downloads as CSV under its axes' titles. (Enter and the arrows open the tabs, in the test above;
+    the arrows move a slider, in the test below.)"""
+    page.evaluate(a11y.FOCUSABLE)
+    stops = a11y.walk(page, page.locator("[data-kb]").count() + 40)
+    assert a11y.missed_by_tab(page, stops) == []
+    kb = next((s["kb"] for s in stops if s and s["csv"]), None)
+    if kb is not None:
+        page.focus(f"[data-kb='{kb}']")
+        with page.expect_download() as download:
+            page.keyboard.press("Space")
+        rows = list(csv.reader(io.StringIO(Path(download.value.path()).read_text(encoding="utf-8"))))
+        assert rows[0][0] == "series" and len(rows) > 1
 
 
 @pytest.mark.parametrize(("path", "setting", "after"), [("", "max_len", "512"), ("sinusoidal", "d_model", "256"), ("similarity", "max_len", "512")])

@@ -18,12 +18,13 @@ export function mark(main) {
   for (const box of main.querySelectorAll('*')) {
     const ours = box.dataset.peeScroll === '1';
     const wide = SCROLLING.has(getComputedStyle(box).overflowX) && box.scrollWidth > box.clientWidth + 1;
-    if (wide && !ours && !box.hasAttribute('tabindex') && !box.querySelector(FOCUSABLE)) {
+    const free = !box.querySelector(FOCUSABLE);  // a box with a control in it is scrolled by focusing the control
+    if (wide && free && !ours && !box.hasAttribute('tabindex') && !box.hasAttribute('role')) {
       box.tabIndex = 0;
       box.setAttribute('role', 'region');
       box.setAttribute('aria-label', label(box));
       box.dataset.peeScroll = '1';
-    } else if (!wide && ours) {
+    } else if (ours && !(wide && free)) {
       box.removeAttribute('tabindex');
       box.removeAttribute('role');
       box.removeAttribute('aria-label');

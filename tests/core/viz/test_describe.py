@@ -35,7 +35,7 @@ def test_one_series_names_no_series_and_a_flat_one_has_no_extremes():
 def test_a_heatmap_says_its_shape_range_and_largest_cell():
     z = np.array([[0.0, 1.0, 2.0], [3.0, 9.0, 4.0]])
     fig = go.Figure(go.Heatmap(z=z, x=[10, 20, 30], y=[0, 1]), layout=dict(title=dict(text="Cells"), xaxis_title="key", yaxis_title="query"))
-    assert describe.figure_text(fig) == "Cells. A heatmap of 2 rows (query) by 3 columns (key), values 0 to 9; the largest, 9, at key 20, query 1."
+    assert describe.figure_text(fig) == "Cells. A heatmap at 2 rows (query) by 3 columns (key), values 0 to 9; the largest, 9, at key 20, query 1."
     rows = list(csv.reader(io.StringIO(describe.figure_csv(fig))))
     assert rows[0] == ["series", "key", "query", "Cells"]
     assert [(int(r[1]), int(r[2]), float(r[3])) for r in rows[1:]] == [(x, y, z[j, i]) for j, y in enumerate([0, 1]) for i, x in enumerate([10, 20, 30])]
@@ -46,6 +46,25 @@ def test_invisible_helpers_are_not_described():
     fig.add_trace(go.Scatter(x=[None], y=[None], showlegend=False))  # a colour bar's carrier draws nothing
     fig.add_trace(go.Heatmap(z=[[100.0]], opacity=0))  # a hover layer
     assert describe.figure_text(fig) == describe.figure_text(waves())
+
+
+def test_a_heatmap_painted_as_a_picture_is_read_from_its_hover_layer():
+    # core.viz.charts paints a big heatmap as an image and lays a see-through heatmap of every k-th cell over it
+    from core.viz.grid import Sample
+
+    z = np.arange(300 * 200, dtype=float).reshape(300, 200) / 1000  # (300, 200): past HEATMAP_CELLS
+    fig = go.Figure(charts.heatmap_trace(z, Sample(0, 200, 1), Sample(0, 300, 1), zmin=0, zmax=60, scale=charts.SEQUENTIAL, numeric=False))
+    fig.update_layout(title_text="Big", xaxis_title="column", yaxis_title="row")
+    probe = next(t for t in fig.data if t.type == "heatmap")
+    k = int(np.diff(probe.x)[0])  # the hover layer's stride
+    rows, cols = np.asarray(probe.z).shape
+    assert k > 1 and (rows, cols) == (len(range(0, 300, k)), len(range(0, 200, k)))
+    top = z[::k, ::k].max()
+    assert describe.figure_text(fig) == (
+        f"Big. A heatmap painted as a picture, its values read at {rows} rows (row) by {cols} columns (column), "
+        f"values 0 to {describe.number(top)}; the largest, {describe.number(top)}, at column {(cols - 1) * k}, row {(rows - 1) * k}."
+    )
+    assert len(describe.figure_csv(fig).splitlines()) == 1 + rows * cols
 
 
 def test_nothing_drawn_is_said():
