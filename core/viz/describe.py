@@ -160,28 +160,28 @@ def grid_text(values: np.ndarray, *, rows: str, columns: str, title: str = "") -
     return f"{lead}{values.shape[0]} {rows} by {values.shape[1]} {columns}, values {_span(values)}"
 
 
-def still_pairs(values: np.ndarray, *, share: float = 0.05) -> int:
-    """How many of the last (sin, cos) column pairs of an encoding (positions, dimensions) hardly change along
-    the drawn positions: both columns vary by less than `share` of the whole picture's range of values (a
-    twentieth: a few colour levels of the 255 the painted heatmap has). Counted from the last pair back,
-    stopping at the first pair that moves."""
+def still_pairs(values: np.ndarray, *, layout: str = "interleaved", share: float = 0.1) -> int:
+    """How many of the last (sin, cos) pairs of an encoding (positions, dimensions) hardly move over the drawn
+    positions: the angle of the pair, atan2(sin, cos), turns by less than `share` of a cycle from the first row to
+    the last (a tenth: the rule /sinusoidal's caption uses). Pairs are columns (2i, 2i + 1) when `layout` is
+    "interleaved", (i, i + d/2) when "concat" (sines first). Counted from the last pair back, stopping at the first pair that turns."""
     values = np.asarray(values, dtype=float)
     pairs = values.shape[1] // 2
     if pairs == 0 or values.shape[0] < 2:
         return 0
-    limit = share * (np.nanmax(values) - np.nanmin(values))
-    moves = np.ptp(values[:, : 2 * pairs], axis=0).reshape(pairs, 2).max(axis=1) >= limit  # (pairs,)
-    moving = np.flatnonzero(moves)
+    sin, cos = (values[:, 0 : 2 * pairs : 2], values[:, 1 : 2 * pairs : 2]) if layout == "interleaved" else (values[:, :pairs], values[:, pairs : 2 * pairs])
+    angle = np.unwrap(np.arctan2(sin, cos), axis=0)  # (L, pairs): consecutive rows a step under pi apart for the slow pairs counted here
+    turns = np.abs(angle[-1] - angle[0]) / (2 * np.pi)  # (pairs,)
+    moving = np.flatnonzero(turns >= share)
     return pairs - (int(moving[-1]) + 1 if moving.size else 0)
 
 
-def encoding_text(values: np.ndarray, *, title: str = "") -> str:
-    """The sinusoidal encoding's picture in words: '256 positions by 128 dimensions, values −1 to 1; the last 9 of
-    64 pairs almost constant (each varies by less than 0.1)'."""
+def encoding_text(values: np.ndarray, *, layout: str = "interleaved", title: str = "") -> str:
+    """The sinusoidal encoding's picture in words: '256 positions by 128 dimensions, values -1 to 1; the last 22 of
+    64 pairs almost constant (each turns less than a tenth of a cycle)'."""
     values = np.asarray(values, dtype=float)
-    still, pairs = still_pairs(values), values.shape[1] // 2
-    limit = 0.05 * (np.nanmax(values) - np.nanmin(values))
-    tail = f"; every one of {pairs} pairs varies"
+    still, pairs = still_pairs(values, layout=layout), values.shape[1] // 2
+    tail = f"; every one of {pairs} pairs turns a tenth of a cycle or more"
     if still:
-        tail = f"; the last {still} of {pairs} pairs almost constant (each varies by less than {number(limit)})"
+        tail = f"; the last {still} of {pairs} pairs almost constant (each turns less than a tenth of a cycle)"
     return grid_text(values, rows="positions", columns="dimensions", title=title) + tail
