@@ -33,13 +33,18 @@ BOUND_TABS = """(click) => {
     return tabs.map(t => t.innerText);
 }"""
 
-# The page's own width against the window's: a page that scrolls sideways as a whole has a wider document.
-OVERFLOW = """() => ({scroll: document.documentElement.scrollWidth, inner: window.innerWidth,
-    wide: [...document.querySelectorAll("[data-testid='stMain'] *")]
-        .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest("[data-testid='stSidebar']"))
-        .filter(e => { for (let p = e.parentElement; p; p = p.parentElement) {
-            const s = getComputedStyle(p); if (s.overflowX === 'auto' || s.overflowX === 'scroll' || s.overflowX === 'hidden') return false; } return true; })
-        .slice(0, 5).map(e => e.tagName.toLowerCase() + '.' + [...e.classList].slice(0, 2).join('.') + ' ' + Math.round(e.getBoundingClientRect().right))})"""
+# The page's own width against the window's: a page that scrolls sideways as a whole has a wider document; then the
+# first elements that stick out past the window, outside any box that scrolls or clips them, say why.
+OVERFLOW = """() => {
+    const scroll = document.documentElement.scrollWidth, inner = window.innerWidth;
+    if (scroll <= inner) return {scroll, inner, wide: []};
+    const boxed = e => { for (let p = e.parentElement; p; p = p.parentElement) {
+        if (['auto', 'scroll', 'hidden'].includes(getComputedStyle(p).overflowX)) return true; } return false; };
+    const wide = [...document.querySelectorAll("[data-testid='stMain'] *")]
+        .filter(e => e.getBoundingClientRect().right > inner + 1 && !boxed(e)).slice(0, 5)
+        .map(e => e.tagName.toLowerCase() + '.' + [...e.classList].slice(0, 2).join('.') + ' ' + Math.round(e.getBoundingClientRect().right));
+    return {scroll, inner, wide};
+}"""
 
 _GENERATED = re.compile(r'\s(?:id|aria-labelledby|aria-controls|aria-describedby|for)="[^"]*"|\bst-emotion-cache-\w+|\be[0-9a-z]{6,8}\d\b')
 
@@ -111,9 +116,19 @@ def missed_by_tab(page, stops: list[dict]) -> list[str]:
     )
 
 
-def tab_by_keyboard(page) -> None:
-    """Open the next of the page's bound tabs from the keyboard: focus on the open tab (Tab reaches it: the walk shows
-    it), ArrowRight to the next, Enter."""
+OPEN_PANEL = """(label) => {
+    const box = document.querySelector("[class*='st-key-'][class*='_view']");
+    const tab = box && [...box.querySelectorAll("[role='tab'][aria-selected='true']")].find(t => t.innerText === label);
+    const panel = tab && document.getElementById(tab.getAttribute('aria-controls'));
+    return !!panel && panel.querySelector("[data-testid='stElementContainer']") !== null;
+}"""  # the tab named `label` is open and its run has drawn something in it (a lazy tab is empty until then)
+
+
+def tab_by_keyboard(page, label: str) -> None:
+    """Open the next of the page's bound tabs, `label`, from the keyboard: focus on the open tab (Tab reaches it: the
+    walk shows it), ArrowRight to the next, Enter; then wait for its link and its first element."""
     page.focus("[class*='st-key-'][class*='_view'] [role='tab'][aria-selected='true']")
     page.keyboard.press("ArrowRight")
     page.keyboard.press("Enter")
+    page.wait_for_function("(label) => [...new URLSearchParams(location.search).values()].includes(label)", arg=label, timeout=60_000)
+    page.wait_for_function(OPEN_PANEL, arg=label, timeout=60_000)

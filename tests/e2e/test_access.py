@@ -42,6 +42,7 @@ def test_every_view_at_a_large_setting_on_a_phone(phone, app_url, axe_reference,
             if i:
                 page.evaluate(a11y.BOUND_TABS, i)
                 page.wait_for_function("(label) => [...new URLSearchParams(location.search).values()].includes(label)", arg=label, timeout=60_000)
+                page.wait_for_function(a11y.OPEN_PANEL, arg=label, timeout=60_000)
                 wait_ready(page)
             own[label] = a11y.describe(a11y.own(a11y.violations(page), axe_reference))
             seen = overflow(page)
