@@ -55,12 +55,39 @@ def test_every_colour_in_the_css_file_passes_on_the_code_background():
     assert {c: round(contrast(rgb(c), rgb(CODE_BACKGROUND)), 2) for c in colours if contrast(rgb(c), rgb(CODE_BACKGROUND)) < 4.5} == {}
 
 
+def blocks(text: str) -> list[tuple[str, str]]:
+    """(prelude, body) of each top-level block of a style sheet, by matching braces."""
+    out, depth, start, head = [], 0, 0, 0
+    for i, ch in enumerate(text):
+        if ch == "{":
+            if depth == 0:
+                head, start = i, i + 1
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            assert depth >= 0, "a closing brace without its opening one"
+            if depth == 0:
+                out.append((text[text.rfind("}", 0, head) + 1 : head].strip(), text[start:i]))
+    assert depth == 0, "an opening brace without its closing one"
+    return out
+
+
 def test_the_css_file_parses():
     body = re.sub(r"/\*.*?\*/", "", CSS, flags=re.S)
-    assert body.count("{") == body.count("}")
-    rules = re.findall(r"([^{}]+)\{([^{}]*)\}", body)
-    assert rules and "".join(sel + "{" + decl + "}" for sel, decl in rules).split() == body.split()
+    rules = []
+    for prelude, inner in blocks(body):
+        if prelude.startswith("@media"):
+            assert re.fullmatch(r"@media \((max|min)-width: \d+px\)", prelude), prelude
+            rules += blocks(inner)
+        else:
+            rules.append((prelude, inner))
+    assert len(rules) >= 10
     for selector, declarations in rules:
-        assert selector.strip() and all(part.strip() for part in selector.split(","))
+        assert selector and all(part.strip() for part in selector.split(",")), selector
         for declaration in filter(str.strip, declarations.split(";")):
-            assert re.fullmatch(r"\s*[a-z-]+\s*:\s*[^:;]+\s*", declaration), declaration
+            assert re.fullmatch(r"\s*[a-z-]+\s*:\s*[^:;{}]+\s*", declaration), declaration
+
+
+def test_the_parser_catches_a_missing_brace():
+    with pytest.raises(AssertionError):
+        blocks(".a { color: #000; ")
