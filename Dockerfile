@@ -1,5 +1,6 @@
 # The workshop image: the whole app on http://localhost:8501, CPU-only torch, nothing fetched
-# at run time.
+# at run time. It starts one Streamlit process per core the container may use, behind nginx with
+# sticky sessions (deploy/image/entrypoint.sh says how; PEE_PROCESSES=N to choose).
 #
 #   docker build -t pe-explorer .
 #   docker run --rm -p 8501:8501 pe-explorer
@@ -42,9 +43,17 @@ RUN set -eux; \
     PYTHONDONTWRITEBYTECODE= python -c "import torch, numpy, safetensors, pandas, pyarrow, pyarrow.compute, PIL, plotly.express, plotly.graph_objects, plotly.io, streamlit, streamlit.web.cli, streamlit.web.bootstrap, streamlit.web.server, streamlit.runtime, streamlit.components.v1; assert torch.version.cuda is None, torch.version.cuda; print('torch', torch.__version__, 'CPU only')"; \
     rm -rf /root/.cache /tmp/*
 
-# A non-root user with uid 1000, as Hugging Face Spaces and most clusters expect. The app's
-# files stay owned by root: the server only reads them.
-RUN useradd --create-home --uid 1000 --user-group app
+# nginx from Debian's packages, in front of the app processes (deploy/nginx), and a non-root user
+# with uid 1000, as Hugging Face Spaces and most clusters expect. nginx runs as that user too: it
+# listens on 8501 and buffers request bodies under /tmp/pee-explorer, made here so that the image
+# also starts from a read-only mount. The app's files stay owned by root: the server only reads them.
+RUN set -eux; \
+    apt-get update; \
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nginx; \
+    rm -rf /var/lib/apt/lists/* /var/log/nginx/* /etc/nginx/sites-enabled/*; \
+    useradd --create-home --uid 1000 --user-group app; \
+    mkdir -p /tmp/pee-explorer/client_body /tmp/pee-explorer/proxy /tmp/pee-explorer/fastcgi /tmp/pee-explorer/uwsgi /tmp/pee-explorer/scgi; \
+    chown -R 1000:1000 /tmp/pee-explorer
 
 # The app itself (.dockerignore keeps tests, caches and the git history out).
 COPY . .
@@ -54,10 +63,12 @@ ENV HOME=/home/app
 
 EXPOSE 8501
 
-# python:3.11-slim has no curl; Python asks the health endpoint instead.
-HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
-    CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4).read() != b'ok')"]
+# Healthy when nginx and every app process answer (nginx alone would hide a dead process: it sends
+# that process's visitors to another). python:3.11-slim has no curl; Python asks.
+HEALTHCHECK --interval=30s --timeout=10s --start-period=30s --retries=3 \
+    CMD ["python", "/app/deploy/image/healthcheck.py"]
 
-# Serve on every interface, headless, without usage statistics. Anything after the image name
-# in `docker run` is added to these options (e.g. --client.showErrorDetails=full).
-ENTRYPOINT ["streamlit", "run", "app.py", "--server.address=0.0.0.0", "--server.port=8501", "--server.headless=true", "--browser.gatherUsageStats=false"]
+# nginx on every interface on 8501, the app processes on loopback behind it, each started again
+# if it exits. Anything after the image name in `docker run` is added to every app process's
+# options (e.g. --client.showErrorDetails=full). PEE_PROXY=none: one process on 8501, no nginx.
+ENTRYPOINT ["/app/deploy/image/entrypoint.sh"]

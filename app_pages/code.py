@@ -18,12 +18,11 @@ from ui.controls import check_url_value, follow_default, keep_in_url, keep_valid
 from ui.display import guarded
 from ui.panel_grid import panel_grid
 from ui.params import BASE, D_MODEL, MAX_LEN
-from ui.rope_controls import factor_control, original_len_control, pair_layout_control, scaling_kind_control
+from ui.rope_controls import factor_control, original_len_control, pair_layout_control, reads_original, scaling_kind_control
 from ui.sidebar import current_settings
 from ui.sources import sources_expander
 
 HEADS = (1, 2, 4, 8, 16)
-USES_ORIGINAL = ("dynamic", "yarn", "llama3")
 MAX_HEAD_DIM = 8192
 PREVIEW = 256  # positions (and dimensions) in the preview: 256 x 256 cells go as a PNG, with every 4th row and column's values for the hover
 
@@ -74,7 +73,7 @@ if rotary:
     if kind != "none":
         factor = factor_control(c4)
         link["factor"] = str(int(factor)) if factor.is_integer() else repr(factor)
-    if kind in USES_ORIGINAL:
+    if reads_original(kind):
         original = original_len_control(c5, L, factor)
         link["original_len"] = str(original)
 
@@ -176,7 +175,7 @@ full = f"({heads} heads × {L:,} × {L:,})" if pairs else f"({shown_len:,} posit
 st.markdown(
     f"The current matrix {full}: "
     + ("the bias between every query and key position" if pairs else what)
-    + (f" (RoPE's dynamic scaling at the whole context, {L:,} positions)" if kind == "dynamic" else "")
+    + (f" (RoPE's {scaling.record.label} scaling at the whole context, {L:,} positions)" if scaling is not None and scaling.record.length_dependent else "")
     + "."
 )
 npy, csv = downloads.extent(name, setting, downloads.MAX_NPY_VALUES), downloads.extent(name, setting, downloads.MAX_CSV_VALUES)

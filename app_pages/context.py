@@ -89,7 +89,7 @@ def _pitfall() -> None:
     st.header("The dynamic-NTK cache pitfall")
     subject = presets[0] if presets else PRESETS["llama-2-7b"]
     layer = subject.layers[-1]
-    p = 1.0 if layer.scaling is not None and layer.scaling.kind == "proportional" else layer.partial_rotary_factor
+    p = cx.rotary_fraction(layer)
     growth = NTK_GROWTH.draw(st)
     cache_len = subject.trained_context
     dynamic = rope.RopeScaling("dynamic", float(growth), cache_len)

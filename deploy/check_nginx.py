@@ -13,7 +13,7 @@ deploy/nginx/sticky.conf.template (as deploy/two_replicas.py renders it), then a
   them itself: they carry no XSRF token, 403), the rest get 429 from nginx.
 
 Prints one line per check and a JSON record; exit status 0 when every check held. Needs nginx
-(apt-get install -y nginx). tests/e2e/test_deploy.py runs it when nginx is installed.
+(apt-get install -y nginx).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The project's test command (README): installs what the tests need, runs the linter, then runs
-# all the tests, browser tests included. Browser tests use Debian's Chromium; if it is missing this script
-# installs it (as root, or with sudo), and if it still cannot, the tests fail rather than skip.
+# all the tests, browser tests included. Browser tests use Debian's Chromium, and the deploy tests Debian's nginx;
+# if either is missing this script installs it (as root, or with sudo), and if it still cannot, the tests fail rather than skip.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,6 +12,13 @@ if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
   if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+fi
+
+if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then  # the image's proxy, run for real by tests/test_deploy.py
+  echo "Installing Debian's nginx for the deploy tests..."
+  if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nginx >/dev/null
 fi
 
 # axe-core, the accessibility engine the browser tests inject into every page, pinned in package-lock.json: npm ci

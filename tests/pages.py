@@ -4,6 +4,7 @@ its number of figures, which `CHARTS` must name (test_every_page_has_a_chart_cou
 
 from __future__ import annotations
 
+from ui.lab_trained import VIEW as LAB_TRAINED_VIEW
 from ui.path import STEPS
 
 NAMES = {step.url_path: step.url_path or "problem" for step in STEPS}  # url path -> short name ("" is /, the position problem)
@@ -15,3 +16,7 @@ CHARTS = {
     "problem": 4, "sinusoidal": 8, "similarity": 5, "attention": 3, "compare": 2, "rope": 5,
     "context": 5, "relative": 8, "model": 11, "lab": 3, "practice": 0, "code": 1,
 }  # fmt: skip
+
+# Views chosen by a segmented control rather than tabs (the URL carries the option's name, the control shows its label): the
+# truth harness opens each at the defaults; test_truth fails on a page whose "_view" control is not listed here.
+VIEW_SWITCHES = {"lab": [LAB_TRAINED_VIEW]}

@@ -1,8 +1,9 @@
 """The deploy configuration keeps what a public demo needs: no public metrics endpoint,
 uploads rate-limited at the proxy, and the pod's memory set from the measured ceiling.
 
-Read from the files as written (no nginx or cluster here; `python deploy/check_nginx.py` runs the
-nginx template for real and docs/deploy.md gives its result).
+The Kubernetes manifests are read as written (no cluster here); the image's entrypoint runs for real, with
+stand-in app processes, and with Debian's nginx in front of them (`python deploy/check_nginx.py` runs the
+template in front of the real app, and docs/deploy.md gives its result).
 """
 
 from __future__ import annotations
@@ -77,3 +78,208 @@ def test_the_pod_requests_the_measured_memory_peak_and_limits_above_it():
     request = int(re.search(r"requests:\s+cpu: \S+\s+memory: (\d+)Mi", resources).group(1))
     limit = int(re.search(r"limits:\s+memory: (\d+)Mi", resources).group(1))
     assert peak <= request < limit and peak <= 0.8 * limit
+
+
+# --- the image: one app process per core behind nginx (deploy/image) ---------------------------------
+
+import os  # noqa: E402
+import shutil  # noqa: E402
+import signal  # noqa: E402
+import socket  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import urllib.error  # noqa: E402
+import urllib.request  # noqa: E402
+
+import pytest  # noqa: E402
+
+ENTRYPOINT = ROOT / "deploy" / "image" / "entrypoint.sh"
+DOCKERFILE = (ROOT / "Dockerfile").read_text()
+NPROC = int(subprocess.run(["nproc"], capture_output=True, text=True).stdout)
+
+
+def cores(tmp_path, files: dict[str, str]) -> int:
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    env = {**os.environ, "PEE_CGROUP_ROOT": str(tmp_path)}
+    return int(subprocess.run(["sh", str(ENTRYPOINT), "--cores"], capture_output=True, text=True, env=env, check=True).stdout)
+
+
+@pytest.mark.parametrize(
+    ("files", "quota_cores"),
+    [
+        ({}, None),  # no cgroup files: the CPUs online
+        ({"cpu.max": "max 100000\n"}, None),  # v2, no quota
+        ({"cpu.max": "200000 100000\n"}, 2),
+        ({"cpu.max": "150000 100000\n"}, 2),  # 1.5 cores: rounded up
+        ({"cpu.max": "50000 100000\n"}, 1),  # half a core: still one process
+        ({"cpu.max": "100000000 100000\n"}, None),  # a quota above the CPUs: the CPUs
+        ({"cpu.max": "garbage\n"}, None),
+        ({"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n"}, None),  # v1, no quota
+        ({"cpu,cpuacct/cpu.cfs_quota_us": "100000\n", "cpu,cpuacct/cpu.cfs_period_us": "100000\n"}, 1),  # v1
+        ({"cpu/cpu.cfs_quota_us": "300000\n", "cpu/cpu.cfs_period_us": "100000\n"}, 3),
+    ],
+)
+def test_the_entrypoint_starts_one_process_per_core_of_the_quota(tmp_path, files, quota_cores):
+    expected = NPROC if quota_cores is None else max(1, min(NPROC, quota_cores))
+    assert cores(tmp_path, files) == expected
+
+
+def test_the_image_runs_the_entrypoint_behind_nginx_and_checks_every_process():
+    assert re.search(r'(?m)^ENTRYPOINT \["/app/deploy/image/entrypoint\.sh"\]$', DOCKERFILE)
+    assert re.search(r'(?s)HEALTHCHECK .*CMD \["python", "/app/deploy/image/healthcheck\.py"\]', DOCKERFILE)
+    assert re.search(r"apt-get install -y --no-install-recommends nginx\b", DOCKERFILE)
+    ignored = (ROOT / ".dockerignore").read_text().split("\n")
+    assert "deploy" not in ignored and {"deploy/k8s", "deploy/*.py"} <= set(ignored)  # deploy/image and deploy/nginx go in
+    assert os.access(ENTRYPOINT, os.X_OK)
+    assert re.search(r"- name: PEE_PROXY[^\n]*\n\s+value: none", DEPLOYMENT)  # the manifests: one process per pod, no nginx in it
+
+
+def image_config(*ports: int) -> str:
+    out = subprocess.run([sys.executable, "deploy/image/nginx.py", "--app-ports", *map(str, ports), "--print"], cwd=ROOT, capture_output=True, text=True)
+    return out.stdout
+
+
+def test_the_images_nginx_is_the_templates_with_every_process_upstream():
+    conf = image_config(8511, 8512)
+    assert "{{" not in code(conf) and conf.count("location") == TEMPLATE.count("location")
+    server = code(block(conf, "server"))
+    assert re.search(r"return\s+404\s*;", block(server, "location ^~ /_stcore/metrics"))  # hidden, as in deploy/nginx
+    assert "listen 0.0.0.0:8501;" in server and "limit_req zone=uploads" in server
+    upstream = code(block(conf, "upstream streamlit"))
+    assert re.findall(r"server 127\.0\.0\.1:(\d+) max_fails=3", upstream) == ["8511", "8512"] and "hash $route_key consistent;" in upstream
+    assert re.search(r"(?m)^error_log stderr warn;$", conf) and re.search(r"(?m)^\s*access_log off;$", conf)
+
+
+def free_ports(n: int) -> int:
+    """A first port of `n` consecutive ones that are free now."""
+    for _ in range(50):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            first = s.getsockname()[1]
+        if first + n < 65000 and all(_free(first + i) for i in range(n)):
+            return first
+    raise RuntimeError("no free ports")
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+
+
+FAKE_APP = """import http.server, os, sys
+port = int(next(a.split("=")[1] for a in sys.argv if a.startswith("--server.port=")))
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200); self.end_headers(); self.wfile.write(f"ok {os.getpid()}".encode() if self.path == "/pid" else b"ok")
+    def log_message(self, *a): pass
+http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
+"""
+
+
+def ask(port: int, path: str = "/_stcore/health") -> str | None:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=1) as r:
+            return r.read().decode()
+    except OSError:
+        return None
+
+
+def eventually(check, timeout: float = 10.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if value := check():
+            return value
+        time.sleep(0.05)
+    return check()
+
+
+def test_the_entrypoint_restarts_an_app_process_that_dies_and_stops_everything_on_sigterm(tmp_path):
+    """The entrypoint's own loop, with a stand-in app (answers health on its --server.port) and a
+    stand-in nginx (sleeps): a killed app process is started again, the health check sees every
+    process, SIGTERM ends them all, and nginx exiting ends the container."""
+    (tmp_path / "app.py").write_text(FAKE_APP)
+    (tmp_path / "nginx").write_text("#!/bin/sh\nexec sleep 600\n")
+    (tmp_path / "nginx").chmod(0o755)
+    first = free_ports(3)
+    env = {
+        **os.environ, "PEE_PROCESSES": "2", "PEE_PORT": str(first), "PEE_APP_PORT": str(first + 1), "PEE_RUN_DIR": str(tmp_path / "run"),
+        "PEE_STREAMLIT": f"{sys.executable} {tmp_path / 'app.py'}", "PEE_NGINX": str(tmp_path / "nginx"),
+        "PEE_RESTART_PAUSE": "0.1", "PEE_QUICK_RESTART_PAUSE": "0.1",
+    }  # fmt: skip
+    proc = subprocess.Popen(["sh", str(ENTRYPOINT)], env=env, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        pids = eventually(lambda: [ask(first + i, "/pid") for i in (1, 2)] if all(ask(first + i, "/pid") for i in (1, 2)) else None)
+        assert pids, "both app processes answer"
+        checked = {**env, "PEE_PORT": str(first + 1)}  # nginx is a stand-in here: its port is an app's
+        health = subprocess.run([sys.executable, "deploy/image/healthcheck.py"], cwd=ROOT, env=checked, capture_output=True, text=True)
+        assert health.returncode == 0, health.stdout
+        os.kill(int(pids[0].split()[1]), signal.SIGKILL)
+        again = eventually(lambda: (a := ask(first + 1, "/pid")) and a != pids[0] and a)
+        assert again and again != pids[0] and ask(first + 2, "/pid") == pids[1]  # started again; the other untouched
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(10) == 0
+        assert eventually(lambda: not any(ask(first + i) for i in (1, 2)), 5)
+        assert "exited with status 137; starting it again" in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    proc = subprocess.Popen(["sh", str(ENTRYPOINT)], env=env, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert eventually(lambda: ask(first + 1) and ask(first + 2))
+        subprocess.run(["pkill", "-KILL", "-s", str(proc.pid), "-f", "sleep 600"], check=True)  # the stand-in nginx of this session dies
+        assert proc.wait(10) == 1 and eventually(lambda: not any(ask(first + i) for i in (1, 2)), 5)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+
+
+def test_the_images_nginx_hides_the_metrics_and_keeps_a_browser_on_one_process(tmp_path):
+    """The entrypoint with Debian's nginx (scripts/test.sh installs it) in front of two stand-in apps
+    that answer every path: /_stcore/metrics, in any spelling nginx decodes to it, is nginx's 404 and
+    never reaches an app; a first visit gets a routing cookie, and with it every request reaches the
+    same app process; the image's health check passes with nginx and both processes up."""
+    (tmp_path / "app.py").write_text(FAKE_APP)
+    first = free_ports(3)
+    env = {
+        **os.environ, "PEE_PROCESSES": "2", "PEE_PORT": str(first), "PEE_APP_PORT": str(first + 1), "PEE_LISTEN": "127.0.0.1",
+        "PEE_RUN_DIR": str(tmp_path / "run"), "PEE_STREAMLIT": f"{sys.executable} {tmp_path / 'app.py'}", "PEE_NGINX": NGINX,
+    }  # fmt: skip
+    proc = subprocess.Popen(["sh", str(ENTRYPOINT)], env=env, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert eventually(lambda: all(ask(p) == "ok" for p in (first, first + 1, first + 2)), 20), "nginx and both app processes answer"
+        assert ask(first + 1, "/_stcore/metrics") == "ok"  # the stand-in answers it, as Streamlit does
+        for path in ("/_stcore/metrics", "/_stcore//metrics", "/_stcore/%6detrics", "/_stcore/metrics?x=1"):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(f"http://127.0.0.1:{first}{path}", timeout=2)
+            assert refused.value.code == 404 and refused.value.headers.get("X-Upstream") in (None, ""), path  # nginx's own answer
+        with urllib.request.urlopen(f"http://127.0.0.1:{first}/pid", timeout=2) as r:
+            cookie = r.headers["Set-Cookie"].split(";")[0]
+        assert cookie.startswith("st_route=") and len(cookie) > len("st_route=") + 8
+        seen = set()
+        for _ in range(6):
+            with urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{first}/pid", headers={"Cookie": cookie}), timeout=2) as r:
+                assert r.headers.get("Set-Cookie") is None  # the cookie is kept, not replaced
+                seen.add((r.read().decode(), r.headers["X-Upstream"]))
+        assert len(seen) == 1  # one process for this browser
+        health = subprocess.run([sys.executable, "deploy/image/healthcheck.py"], cwd=ROOT, env=env, capture_output=True, text=True)
+        assert health.returncode == 0, health.stdout
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()

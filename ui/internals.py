@@ -34,6 +34,11 @@ What is relied on, all in streamlit.runtime, none of it documented API:
   (web/server/starlette/starlette_routes.py) calls `add_file` once a PUT's body is read, and
   turns a `starlette.exceptions.HTTPException` raised there into that status.
   `bound_uploads` wraps it (below).
+- The XSRF cookie's name and format (web/server/starlette/starlette_server_config.py
+  `XSRF_COOKIE_NAME`, starlette_app_utils.py `generate_xsrf_token_string`): `_streamlit_xsrf`,
+  "2|<mask hex>|<masked token hex>|<timestamp>", the token being the masked bytes XOR the mask
+  repeated. The server keeps the token and draws a new mask on every page load, so the token is the
+  same in every tab of a browser. Read by `visitor_id` (below), through the public st.context.cookies.
 """
 
 from __future__ import annotations
@@ -139,6 +144,50 @@ def connection_check() -> Callable[[], bool]:
             return True
 
     return connected
+
+
+ROUTE_COOKIE = "st_route"  # the routing cookie of deploy/nginx (and the Ingress's affinity cookie): one per browser
+XSRF_COOKIE = "_streamlit_xsrf"
+
+
+def _xsrf_token(value: str) -> bytes | None:
+    """The token inside a version-2 XSRF cookie value, or None when it is not one."""
+    try:
+        version, mask_hex, masked_hex, _ = value.strip("\"'").split("|")
+        mask, masked = bytes.fromhex(mask_hex), bytes.fromhex(masked_hex)
+        if version != "2" or len(mask) != 4 or not masked:
+            return None
+        return bytes(b ^ mask[i % 4] for i, b in enumerate(masked))
+    except (ValueError, AttributeError):
+        return None
+
+
+def visitor_id() -> str:
+    """Who runs this script: the same string for every tab of one browser, another for another
+    browser (a private window is another browser). For sharing something fairly between the people
+    in a room, not for security: a visitor who clears their cookies is someone new.
+
+    From the cookies the browser sent with its websocket (st.context.cookies): the proxy's routing
+    cookie (`st_route`, deploy/nginx) when there is one, else the token in Streamlit's XSRF cookie
+    (on whenever server.enableXsrfProtection is, as in .streamlit/config.toml). Hashed: the XSRF
+    token is a secret. Without either (no server, as in AppTest, or a format that changed), the
+    session itself, as if every tab were its own visitor; "" outside a script run."""
+    import hashlib
+
+    try:
+        import streamlit as st
+
+        cookies = st.context.cookies
+        route = cookies.get(ROUTE_COOKIE)
+        if route:
+            return "route:" + hashlib.sha256(route.encode()).hexdigest()[:16]
+        token = _xsrf_token(cookies.get(XSRF_COOKIE) or "")
+        if token:
+            return "xsrf:" + hashlib.sha256(token).hexdigest()[:16]
+    except Exception:
+        pass
+    ctx = _script_context()
+    return f"session:{getattr(ctx, 'session_id', '')}" if ctx is not None else ""
 
 
 # --- hostile widget states and uploads: the two wrappers installed once per process -------

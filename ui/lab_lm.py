@@ -21,7 +21,7 @@ from core.schemes.registry import SCHEMES
 from ui import lab_lm_text as text
 from ui.controls import Choices, Number, check_links
 from ui.display import plot, static_table
-from ui.internals import connection_check
+from ui.internals import connection_check, visitor_id
 from ui.lab_run import POLL_S, POLL_WAITING_S, progress_panel, result_cache
 from ui.tabs import url_tabs
 
@@ -99,8 +99,9 @@ def _start(configs: list[lm.LMConfig]) -> None:
     if current is not None and current.running:
         return
     st.session_state[RUN_KEY] = LabRun(
-        configs, cache=result_cache(), alive=connection_check(), slots=trainers(), train_fn=train_lm, budget=lm.over_budget, wall_seconds=lm.LM_WALL_SECONDS
-    ).start()
+        configs, cache=result_cache(), alive=connection_check(), slots=trainers(), train_fn=train_lm, budget=lm.over_budget,
+        wall_seconds=lm.LM_WALL_SECONDS, estimate=lambda c: lm.estimate(c).seconds, visitor=visitor_id(),
+    ).start()  # fmt: skip
 
 
 def _stop() -> None:

@@ -5,6 +5,8 @@ read every sentence."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from core.lab import lm
@@ -85,8 +87,10 @@ def reading(perplexity: Perplexity, train_len: int, claims: tuple[lm.PaperClaim,
     return " ".join(parts)
 
 
+@functools.lru_cache(maxsize=16)
 def t5_buckets_reached(train_len: int, max_distance: int) -> int:
-    """How many of T5's causal buckets the distances 0 .. L − 1 of training windows reach (core.schemes.relative)."""
+    """How many of T5's causal buckets the distances 0 .. L − 1 of training windows reach (core.schemes.relative).
+    Kept per arguments for the process: /lab's text asks it on every run, twice for FAR distances (about 20 ms each)."""
     buckets = relative.t5_relative_bucket(-np.arange(train_len), bidirectional=False, num_buckets=T5_BUCKETS, max_distance=max_distance)
     return int(np.unique(buckets).size)
 

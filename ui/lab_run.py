@@ -3,21 +3,25 @@ while a run waits or trains, and the run kept in the session.
 
 Training runs in a background thread per session (core.lab.runner.LabRun); a fragment polls it
 for the progress bars while it runs, and the whole page reruns once it ends to draw the results.
-At most PEE_LAB_MAX_RUNS runs (default 2) train at once in this server (core.lab.runner.trainers());
-a run past the cap waits in line and says where it stands, Stop takes it out, and closing the
-tab does too (ui.internals.connection_check). A configuration already trained comes from the
+At most PEE_LAB_MAX_RUNS runs (default 2) train at once in this server (core.lab.runner.trainers()),
+and at most one per visitor (a browser, across its tabs: ui.internals.visitor_id); a run past the
+cap waits in line and says where it stands and how long it should wait, Stop takes it out, and
+closing the tab does too (ui.internals.connection_check). A run is stopped at three times its
+estimated time (core.lab.runner.CAP_FACTOR), more on a server slower than its estimates. A configuration already trained comes from the
 server's cache at once, without waiting.
 """
 
 from __future__ import annotations
 
+import math
+
 import streamlit as st
 
-from core.lab.config import LabConfig
-from core.lab.runner import LabRun, ResultCache, trainers
+from core.lab.config import LabConfig, estimate
+from core.lab.runner import LabRun, Outlook, ResultCache, trainers
 from core.schemes.registry import SCHEMES
 from core.viz.grid import ordinal
-from ui.internals import connection_check
+from ui.internals import connection_check, visitor_id
 
 POLL_S = 0.5  # seconds between two looks at a training run. With runner.postScriptGC = false (.streamlit/config.toml)
 # a poll costs the server 5-15 ms and polling every 0.25-1.5 s left training speed within the machine's noise;
@@ -37,17 +41,37 @@ def start(configs: list[LabConfig]) -> None:
     current = st.session_state.get(RUN_KEY)
     if current is not None and current.running:
         return  # one run per session (a double click lands here)
-    st.session_state[RUN_KEY] = LabRun(configs, cache=result_cache(), alive=connection_check(), slots=trainers()).start()
+    st.session_state[RUN_KEY] = LabRun(
+        configs, cache=result_cache(), alive=connection_check(), slots=trainers(), estimate=seconds, visitor=visitor_id()
+    ).start()
+
+
+def seconds(config: LabConfig) -> float:
+    """The estimated seconds of one synthetic config (its time limit and the waits shown follow it)."""
+    return estimate(config).seconds
 
 
 def stop() -> None:
     st.session_state[RUN_KEY].stop()
 
 
-def waiting_message(place: int, in_progress: int) -> str:
-    """What a run waiting in line says: `place` 0 is first in line."""
-    runs = f"{in_progress} run{'s' if in_progress != 1 else ''} in progress"
-    return f"Waiting for a free trainer: {runs}, you are {ordinal(place + 1)} in line. Training starts by itself when a trainer frees up; Stop leaves the line."
+def duration(seconds: float) -> str:
+    """A wait in words: to 5 s under a minute and a half, then to the minute."""
+    return f"{max(5, 5 * round(seconds / 5)):,.0f} s" if seconds < 90 else f"{round(seconds / 60):,.0f} min"
+
+
+def waiting_message(outlook: Outlook) -> str:
+    """What a run waiting in line says: its place (0 is first in line), the runs training, and the
+    estimated wait with the most it can be."""
+    runs = f"{outlook.in_progress} run{'s' if outlook.in_progress != 1 else ''} in progress"
+    where = f"{runs}, you are {ordinal(outlook.place + 1)} in line"
+    if outlook.wait_s is not None and math.isfinite(outlook.wait_s):
+        where += f"; it should start in about {duration(outlook.wait_s)}"
+        if outlook.at_most_s is not None and math.isfinite(outlook.at_most_s) and outlook.at_most_s > outlook.wait_s + 5:
+            where += f" (at most {duration(outlook.at_most_s)}: every run stops at three times its estimate at this server's pace)"
+    if outlook.behind_own:
+        return f"Waiting for your run in another tab to end (one trainer per visitor): {where}. Stop leaves the line."
+    return f"Waiting for a free trainer: {where}. Training starts by itself when a trainer frees up; Stop leaves the line."
 
 
 def progress_panel(polled_as_waiting: bool = False, *, run_key: str = RUN_KEY, shown_key: str = SHOWN_KEY, unit: str = "tokens") -> None:
@@ -56,9 +80,9 @@ def progress_panel(polled_as_waiting: bool = False, *, run_key: str = RUN_KEY, s
     already holds it), and once it leaves the line (to poll at the training pace). The lab's
     synthetic tasks and its real-text section (ui.lab_lm) both draw their progress here."""
     current: LabRun = st.session_state[run_key]
-    queued = current.queued()
+    queued = current.outlook()
     if queued is not None:
-        st.info(waiting_message(*queued), icon=":material/hourglass_top:")
+        st.info(waiting_message(queued), icon=":material/hourglass_top:")
     elif polled_as_waiting and current.running:
         st.rerun()
     for p in current.progress:

@@ -28,7 +28,7 @@ from core.lab.runner import LabRun, run_experiment, trainers
 from core.schemes.registry import SCHEMES
 from ui.controls import Choice, Choices, Number, Toggle, check_links
 from ui.display import plot, static_table, text_block
-from ui.internals import connection_check
+from ui.internals import connection_check, visitor_id
 from ui.lab_run import POLL_S, POLL_WAITING_S, progress_panel, result_cache
 from ui.panel_grid import panel_grid
 
@@ -114,22 +114,27 @@ TRAINED = lm.LMConfig()  # the shipped models' configuration
 # --- the live run -------------------------------------------------------------------------------
 
 
-def _start(run_key: str, configs: list, budget: Callable[[list], str | None]) -> None:
+def _start(run_key: str, configs: list, budget: Callable[[list], str | None], estimate: Callable[[object], float]) -> None:
     current = st.session_state.get(run_key)
     if current is not None and current.running:
         return
     st.session_state[run_key] = LabRun(
-        configs, cache=result_cache(), alive=connection_check(), slots=trainers(), train_fn=run_experiment, budget=budget, wall_seconds=experiment.LIVE_WALL_S
-    ).start()
+        configs, cache=result_cache(), alive=connection_check(), slots=trainers(), train_fn=run_experiment, budget=budget,
+        wall_seconds=experiment.LIVE_WALL_S, estimate=estimate, visitor=visitor_id(),
+    ).start()  # fmt: skip
 
 
 def _stop(run_key: str) -> None:
     st.session_state[run_key].stop()
 
 
-def live(key: str, configs: list, budget: Callable[[list], str | None], button: str, draw: Callable[[list], None], problem: str | None = None) -> None:
+def live(
+    key: str, configs: list, budget: Callable[[list], str | None], estimate: Callable[[object], float], button: str, draw: Callable[[list], None],
+    problem: str | None = None,
+) -> None:
     """Run `configs` on demand: the budget's refusal, Run and Stop, a progress bar per config
-    while it waits or runs, then draw((config, outcome) finished) once it is done."""
+    while it waits or runs, then draw((config, outcome) finished) once it is done. `estimate` gives
+    one config's seconds: the run's time limit and the waits shown in line follow it."""
     run_key, shown_key = f"{key}_run", f"{key}_shown"
     if problem is None:
         problem = budget(configs) if configs else "Choose something to run."
@@ -145,7 +150,7 @@ def live(key: str, configs: list, budget: Callable[[list], str | None], button: 
         key=f"{key}_go",
         disabled=running or bool(problem),
         on_click=_start,
-        args=(run_key, configs, budget),
+        args=(run_key, configs, budget, estimate),
     )
     b2.button("Stop", icon=":material/stop:", key=f"{key}_stop", disabled=not running, on_click=_stop, args=(run_key,))
     if run is None:
@@ -255,7 +260,7 @@ def probe_view() -> None:
         if same and config.seed == ship.seed and config.steps == TRAINED.steps:
             st.caption(_same_as_shipped(list(zip(outcome.values["r2"], same[0]["r2"]))))
 
-    live("lab_probe", configs, probe.over_budget, "Probe", draw, problem)
+    live("lab_probe", configs, probe.over_budget, probe.estimate_seconds, "Probe", draw, problem)
 
 
 def _attention_maps(ship: experiment.Shipped | None) -> None:
@@ -351,7 +356,7 @@ def extend_view() -> None:
         if same and config.seed == 0:
             st.caption(_same_as_shipped([(ppl[n], same[0]["perplexity"][n]) for n in ppl]))
 
-    live("lab_ext", configs, extend.over_budget, "Run", draw, problem)
+    live("lab_ext", configs, extend.over_budget, extend.estimate_seconds, "Run", draw, problem)
 
 
 # --- 3. sliding window --------------------------------------------------------------------------
@@ -420,7 +425,7 @@ def sliding_view() -> None:
         if same:
             st.caption(_same_as_shipped([(ppl, same[0]["sliding"])]))
 
-    live("lab_slide", configs, sliding.over_budget, "Evaluate", draw, problem)
+    live("lab_slide", configs, sliding.over_budget, sliding.estimate_seconds, "Evaluate", draw, problem)
 
 
 # --- 4. RoPE's frequencies ---------------------------------------------------------------------
@@ -478,7 +483,7 @@ def pairs_view() -> None:
         if same:
             st.caption(_same_as_shipped([(ppl[n], same[0]["perplexity"][n]) for n in ppl]))
 
-    live("lab_pairs", configs, pairs.over_budget, "Evaluate", draw, problem)
+    live("lab_pairs", configs, pairs.over_budget, pairs.estimate_seconds, "Evaluate", draw, problem)
 
 
 # --- 5. passkey -----------------------------------------------------------------------------------
@@ -549,7 +554,7 @@ def passkey_view() -> None:
             ref = ship.results["schemes"][config.scheme]["accuracy"]
             st.caption(_same_as_shipped([(acc[d], ref[d]) for d in ref if d in acc]))
 
-    live("lab_key", configs, passkey.over_budget, "Train", draw, problem)
+    live("lab_key", configs, passkey.over_budget, passkey.estimate_seconds, "Train", draw, problem)
 
 
 DRAWERS = {"probe": probe_view, "extend": extend_view, "sliding": sliding_view, "pairs": pairs_view, "passkey": passkey_view}

@@ -6,6 +6,8 @@ page opens the same choice on the other; and the model presets of the context pa
 
 from __future__ import annotations
 
+import math
+
 import streamlit as st
 
 from core.schemes import rope
@@ -13,29 +15,18 @@ from core.schemes.rope_presets import PRESETS
 from ui import controls
 from ui.controls import check_url_value, follow_default, keep_in_url, number_in, url_choice, whole_in
 
-# The kinds a factor and an original context define. "longrope" (a factor per pair, two lists) and
-# "proportional" (a proportion of turning pairs) need more than these controls hold: they come
-# with the model presets of the context page, which exports their code itself.
-CONTROLLED_KINDS = ("linear", "ntk", "dynamic", "yarn", "llama3")
-KINDS = ("none",) + CONTROLLED_KINDS  # "none": no RopeScaling at all
-assert set(CONTROLLED_KINDS) <= set(rope.SCALING_KINDS)
-KIND_LABELS = {
-    "none": "none",
-    "linear": "linear (position interpolation)",
-    "ntk": "NTK-aware base change",
-    "dynamic": "dynamic NTK",
-    "yarn": "YaRN",
-    "llama3": "Llama 3",
-    "longrope": "LongRoPE",
-    "proportional": "proportional",
-    "default": "none",
-}
+# The kinds whose record says how a factor and an original context set them; the others (such as LongRoPE, a
+# factor per pair in two lists, or proportional RoPE, a proportion of turning pairs) come with the model presets
+# of the context page, which exports their code itself.
+KINDS = ("none",) + tuple(name for name, kind in rope.SCALING_KINDS.items() if kind.controls is not None)  # "none": no RopeScaling at all
+KIND_LABELS = {"none": "none", "default": "none"} | {name: kind.label for name, kind in rope.SCALING_KINDS.items()}
 DEFAULT_PRESETS = ("llama-3.1-8b", "phi-3-mini-128k-instruct-2404", "gpt-neox-20b")
 LAYOUT_LABELS = {"half": "half: i, i + d/2", "interleaved": "interleaved: 2i, 2i+1"}
 LAYOUT_HELP = "half pairs dimension i with i + d/2 (rotate_half: Hugging Face Llama, GPT-NeoX); interleaved pairs 2i with 2i+1 (RoFormer, Meta's Llama, GPT-J)."
 
 
-def _seed(key: str, options: list[str], default: str) -> None:
+def _choice_from_url(key: str, options: list[str], default: str) -> None:
+    """Give the choice widget `key` the link's value on the session's first run, with a notice when the link's is not an option."""
     notice = url_choice(key, options, default)
     if notice:
         st.warning(notice, icon=":material/link_off:")
@@ -43,7 +34,7 @@ def _seed(key: str, options: list[str], default: str) -> None:
 
 def pair_layout_control(where=st) -> str:
     """The pair layout ("half" or "interleaved") in `where` (a column, or the page)."""
-    _seed("rope_layout", list(rope.LAYOUTS), "half")
+    _choice_from_url("rope_layout", list(rope.LAYOUTS), "half")
     layout = where.segmented_control("Pair layout", rope.LAYOUTS, required=True, key="rope_layout", format_func=LAYOUT_LABELS.get, help=LAYOUT_HELP)
     keep_in_url("rope_layout")
     return layout
@@ -51,34 +42,90 @@ def pair_layout_control(where=st) -> str:
 
 def scaling_kind_control(where=st, *, default: str) -> str:
     """The scaling kind (one of KINDS) in `where`."""
-    _seed("scaling", list(KINDS), default)
+    _choice_from_url("scaling", list(KINDS), default)
     kind = where.selectbox("Scaling", KINDS, format_func=KIND_LABELS.get, key="scaling")
     keep_in_url("scaling")
     return kind
 
 
+def reads_original(kind: str) -> bool:
+    """Whether a kind of KINDS reads the original context (its record says so; "none" does not)."""
+    return kind in rope.SCALING_KINDS and "original_max_len" in rope.SCALING_KINDS[kind].reads
+
+
 MAX_FACTOR = 1024.0
+DEFAULT_FACTOR = 4.0
 _LLAMA31 = PRESETS["llama-3.1-8b"]
 FACTOR_HELP = (
-    "What the interpolated frequencies are divided by: every pair's for linear, the slowest pair's for NTK (through the base), those "
-    "past the band for YaRN and Llama 3; dynamic NTK grows its base with the sequence length at a rate set by s. Often the "
-    f"new context over the original one, but not always: Llama 3.1's config sets {_LLAMA31.scaling.factor:g} with an original context of "
-    f"{_LLAMA31.scaling.original_max_len:,} and max_position_embeddings {_LLAMA31.extended_context:,} "
-    f"({_LLAMA31.extended_context / _LLAMA31.scaling.original_max_len:g}×; its sources are on /context). At least 1."
+    "The scaling factor s. "
+    + "; ".join(f"{rope.SCALING_KINDS[kind].label}: {rope.SCALING_KINDS[kind].controls.factor}" for kind in KINDS[1:])
+    + ". Often the new context over the original one, but not always: Llama 3.1's config sets "
+    f"{_LLAMA31.scaling.factor:g} with an original context of {_LLAMA31.scaling.original_max_len:,} and max_position_embeddings "
+    f"{_LLAMA31.extended_context:,} ({_LLAMA31.extended_context / _LLAMA31.scaling.original_max_len:g}×; its sources are on /context). "
+    f"At least {rope.MIN_FACTOR:g}."
 )
 MAX_ORIGINAL = 131_072
+_FIELDS = {"factor": "factor", "original_len": "original_max_len"}  # link parameter -> RopeScaling field
+
+
+def _link_number(key: str) -> float | int | None:
+    """The link's value for `key` as a finite number (an int when whole), or None (absent, or not a
+    number: the range check names it)."""
+    try:
+        value = float(st.query_params.get(key, "nan"))
+    except ValueError:
+        return None
+    if not math.isfinite(value):
+        return None
+    return int(value) if value.is_integer() else value
+
+
+def _refused(kind: str, fields: dict[str, float | int]) -> str | None:
+    """The sentence of the kind's record refusing a scaling with these fields, or None when it takes it."""
+    try:
+        rope.RopeScaling(kind, **fields)
+    except ValueError as error:
+        return str(error).rstrip(".")
+    return None
+
+
+def _refusal(kind: str, key: str) -> str | None:
+    """What the kind's record says of the link's number for `key` ("factor" or "original_len"): its sentence
+    when it refuses it, None when it takes it. The other field is the link's when the record takes that one
+    alone, else a value it takes (so each sentence names its own parameter)."""
+    value = _link_number(key)
+    if kind not in rope.SCALING_KINDS or value is None:
+        return None
+    fields = {"factor": DEFAULT_FACTOR, "original_max_len": 1}
+    other_key = next(k for k in _FIELDS if k != key)
+    other = _link_number(other_key)
+    if other is not None and _refused(kind, fields | {_FIELDS[other_key]: other}) is None:
+        fields[_FIELDS[other_key]] = other
+    return _refused(kind, fields | {_FIELDS[key]: value})
 
 
 def check_scaling_urls() -> None:
-    """Check the URL's factor and original_len before their widgets exist (ui.controls.check_url_value)."""
-    check_url_value("factor", number_in(0.0, MAX_FACTOR), f"the factor is a number up to {MAX_FACTOR:g} (at least 1 to scale)")
-    check_url_value("original_len", whole_in(1, MAX_ORIGINAL), f"the original context is a whole number of positions from 1 to {MAX_ORIGINAL:,}")
+    """Check the URL's factor and original_len before their widgets exist (ui.controls.check_url_value): a
+    value out of the control's range, or one the chosen kind's record refuses (its own sentence), is named
+    and dropped."""
+    kind = st.session_state.get("scaling", "none")  # the link's kind, checked just before
+    factor, original = _refusal(kind, "factor"), _refusal(kind, "original_len")
+    check_url_value(
+        "factor",
+        lambda raw: number_in(rope.MIN_FACTOR, MAX_FACTOR)(raw) and factor is None,
+        factor or f"the factor is a number from {rope.MIN_FACTOR:g} to {MAX_FACTOR:,g}",
+    )
+    check_url_value(
+        "original_len",
+        lambda raw: whole_in(1, MAX_ORIGINAL)(raw) and original is None,
+        original or f"the original context is a whole number of positions from 1 to {MAX_ORIGINAL:,}",
+    )
 
 
 def check_scaling_links(default: str) -> None:
     """Check the URL's scaling, factor and original_len whether or not their widgets are drawn on
     this run (they live in /rope's Scaling tab): a bad value is named at once, whichever tab is open."""
-    _seed("scaling", list(KINDS), default)
+    _choice_from_url("scaling", list(KINDS), default)
     check_scaling_urls()
 
 
@@ -86,7 +133,7 @@ def factor_control(where=st) -> float:
     """The scaling factor s, the divisor of the interpolated pairs' frequencies, bound to the URL."""
     check_scaling_urls()
     return float(
-        where.number_input("Factor s", 0.0, MAX_FACTOR, 4.0, step=0.5, key="factor", bind="query-params", help=FACTOR_HELP)
+        where.number_input("Factor s", rope.MIN_FACTOR, MAX_FACTOR, DEFAULT_FACTOR, step=0.5, key="factor", bind="query-params", help=FACTOR_HELP)
     )
 
 
@@ -122,16 +169,8 @@ def preset_control(where=st, default: tuple[str, ...] = DEFAULT_PRESETS) -> list
     )
 
 
-def scaling_words(kind: str, base: float, factor: float, head_dim: int, max_len: int) -> str:
-    """What a scaling kind does, in one sentence for the rope page (the numbers of this setting written in)."""
-    if kind == "none":
+def scaling_words(scaling: rope.RopeScaling | None, head_dim: int, base: float, max_len: int) -> str:
+    """What a scaling does, in one sentence for the rope page: its record's words, with the numbers of this setting written in."""
+    if scaling is None:
         return "no scaling: positions past the original context give angles the slow pairs never saw"
-    if kind == "ntk":
-        new_base = base * factor ** (head_dim / (head_dim - 2))  # the page shows this only once core accepted the setting (head_dim >= 4)
-        return f"the base becomes {base:,.6g} · s^(d/(d−2)) = {new_base:,.6g}: fast pairs barely change, the slowest is divided by s"
-    return {
-        "linear": "every frequency is divided by s: positions are squeezed into the original range",
-        "dynamic": f"the base grows with the sequence length (here {max_len:,}), as NTK does, only once it exceeds the original context",
-        "yarn": "fast pairs are kept, slow ones divided by s, a linear ramp in between; cos and sin are multiplied by an attention factor",
-        "llama3": "wavelengths below original/4 are kept, above original/1 divided by s, and the band between is blended smoothly",
-    }[kind]
+    return scaling.record.controls.words(head_dim, base, scaling, max_len)

@@ -31,13 +31,13 @@ def scaling_tab(head_dim: int, base: float, L: int, theta: np.ndarray) -> None: 
         return
     if kind == "none":
         scaled, attention_factor, ratio, labels, edges = theta, 1.0, np.ones_like(theta), np.full(theta.size, "kept"), ()
-        how = "no scaling: positions past the original context give angles the slow pairs never saw"
+        how = scaling_words(None, head_dim, base, L)
     else:
         scaling = guarded(rope.RopeScaling, kind, factor, original)
         scaled, attention_factor = guarded(rope.rope_frequencies, head_dim, base, scaling, seq_len=L)
         regions = rope.scaling_regions(head_dim, base, scaling, seq_len=L)
         ratio, labels, edges = regions.ratio, regions.label, regions.edges
-        how = scaling_words(kind, base, factor, head_dim, L)
+        how = scaling_words(scaling, head_dim, base, L)
     st.caption(f"**{KIND_LABELS[kind]}**: {how}.")
     pairs = np.arange(theta.size)
     wave_before, wave_after = 2 * np.pi / theta, 2 * np.pi / scaled
@@ -82,6 +82,6 @@ def scaling_tab(head_dim: int, base: float, L: int, theta: np.ndarray) -> None: 
         "What to look for: "
         + cx.reach_text(cx.angle_reach(view, original, L), kind != "none")
         + " YaRN and Llama 3 keep the fast pairs, whose angles tell near positions apart, and divide the slow ones (the 'NTK-by-parts' idea of "
-        "Peng et al. 2023, YaRN, arXiv:2309.00071); linear scaling divides every pair by s; the NTK base change leaves the fastest pair as it "
+        "Peng et al. 2023, YaRN §3.2, arXiv:2309.00071); linear scaling divides every pair by s; the NTK base change leaves the fastest pair as it "
         "is and divides the slowest by exactly s."
     )

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from core.schemes.rope import SCALING_KINDS
 from core.schemes.rope_presets import PRESETS
 from ui.display import static_table
 
@@ -100,12 +101,15 @@ SOURCES: dict[str, tuple[Source, ...]] = {
             "rotary’): the stored copy read here; whether that commit is on the default branch could not be checked (the repository is too "
             "large to fetch here)",
         ),
-        Source("Linear scaling (position interpolation)", PI),
-        Source("NTK-aware base change, base·s^(d/(d−2)); YaRN's ramp and attention factor 0.1·ln s + 1", YARN),
+        Source("Linear scaling (position interpolation)", f"{PI}, abstract"),
+        Source(
+            "NTK-aware base change, base·s^(d/(d−2)); YaRN's ramp (NTK-by-parts) and attention factor 0.1·ln s + 1",
+            f"{YARN}, §3.1 (Definition 1), §3.2, §3.4 (equation 22)",
+        ),
         Source(
             "Every scaling kind's frequencies and attention factor",
-            f"{TF} transformers/modeling_rope_utils.py (_compute_linear_scaling_rope_parameters, _compute_dynamic_ntk_parameters, "
-            "_compute_yarn_parameters, _compute_llama3_parameters); tests/core/schemes/test_rope.py compares them",
+            f"{TF} transformers/modeling_rope_utils.py ({', '.join(k.reference for k in SCALING_KINDS.values() if k.controls and k.reference)}); "
+            "tests/core/schemes/test_rope.py compares them",
         ),
         Source(_LLAMA31_SCALING, PRESET_SOURCES),
     ),

@@ -12,7 +12,15 @@ browser test. A redraw here is timed from sending the rerun to the server's scri
 message: server time plus loopback, no rendering.
 
 Reports sessions held, redraw p50/p95, errors (an exception element, a run that did not
-finish, a closed socket), the server's CPU and RSS. Same targets as bench.load.
+finish, a closed socket), the server's CPU (in all, and per action: CPU-seconds of the server
+processes over the redraws and page switches answered) and RSS. Same targets as bench.load.
+
+`--per-page SECONDS` then measures the server's CPU per action page by page, in the same run:
+for each page, `--per-page-sessions` sessions (4) open it, and once all have drawn it they move the
+shared sliders on it alone for SECONDS; the server processes' CPU-seconds over those moves divided
+by their number is that page's CPU per action (its first runs are not counted). `--cookie` sends a
+cookie with every session's websocket, numbered per session (`st_route=bench-{i}`: a routing
+cookie per visitor, as nginx would have set, so that each session is a visitor of its own).
 """
 
 from __future__ import annotations
@@ -54,8 +62,12 @@ class WsResult:
 
 
 class WsVisitor:
-    def __init__(self, index: int, base_url: str, pages: list[AppPage], think: float, timeout: float = 60.0) -> None:
+    def __init__(
+        self, index: int, base_url: str, pages: list[AppPage], think: float, timeout: float = 60.0, go: asyncio.Event | None = None, cookie: str = ""
+    ) -> None:
         self.index, self.base_url, self.pages, self.think, self.timeout = index, base_url.rstrip("/"), pages, think, timeout
+        self.go = go  # when given, the session waits for it after its first page run
+        self.cookie = cookie.format(i=index) if cookie else ""
         self.page_i = index % len(pages)
         self.result = WsResult(index, pages[self.page_i].name)
         self.query = ""
@@ -113,8 +125,13 @@ class WsVisitor:
     async def run(self, deadline: list[float]) -> WsResult:
         url = self.base_url.replace("http", "ws", 1) + "/_stcore/stream"
         try:
-            async with websockets.connect(url, subprotocols=["streamlit"], origin=self.base_url, max_size=None, open_timeout=60) as ws:
+            headers = {"Cookie": self.cookie} if self.cookie else None
+            async with websockets.connect(
+                url, subprotocols=["streamlit"], origin=self.base_url, max_size=None, open_timeout=60, additional_headers=headers
+            ) as ws:
                 self.result.first_run_s = await self.run_once(ws, page=self.pages[self.page_i])
+                if self.go is not None:
+                    await self.go.wait()
                 while time.monotonic() < deadline[0]:
                     for key, (default, other) in MOVES.items():
                         for value in (other, default):
@@ -145,18 +162,53 @@ async def warm_up(base_url: str, pages: list[AppPage]) -> float:
     return time.monotonic() - start
 
 
+async def per_page(base_url: str, pages: list[AppPage], pids: list[int], sessions: int, seconds: float, think: float, cookie: str = "") -> list[dict]:
+    """Server CPU per action, page by page: `sessions` sessions on one page at a time move the
+    shared sliders for `seconds` once all have drawn it; CPU-seconds of `pids` over the moves."""
+    rows = []
+    for page in pages:
+        go, deadline = asyncio.Event(), [float("inf")]
+        visitors = [WsVisitor(i, base_url, [page], think, go=go, cookie=cookie) for i in range(sessions)]
+        tasks = [asyncio.create_task(v.run(deadline)) for v in visitors]
+        while not all(v.result.first_run_s is not None or v.result.errors or tasks[i].done() for i, v in enumerate(visitors)):
+            await asyncio.sleep(0.05)
+        meter = CpuMeter(pids)
+        meter.start()
+        deadline[0] = time.monotonic() + seconds
+        go.set()
+        results = await asyncio.gather(*tasks)
+        cpu = meter.stop()
+        redraws = [x for r in results for x in r.redraws_s]
+        cpu_s = cpu["server_cores"] * cpu["wall_s"]
+        rows.append({"page": page.name, "actions": len(redraws), "cpu_s": cpu_s, "cpu_ms_per_action": 1000 * cpu_s / len(redraws) if redraws else None,
+                     "p50": percentile(redraws, 50), "p95": percentile(redraws, 95), "errors": sum(len(r.errors) for r in results)})  # fmt: skip
+    return rows
+
+
+def per_page_lines(rows: list[dict]) -> list[str]:
+    lines = [f"{'page':<12} {'actions':>7} {'server CPU-ms per action':>25} {'redraw p50':>10} {'p95':>7} {'errors':>6}"]
+    for r in rows:
+        per = f"{r['cpu_ms_per_action']:.1f}" if r["cpu_ms_per_action"] is not None else "-"
+        lines.append(f"{r['page']:<12} {r['actions']:>7} {per:>25} {fmt(r['p50']):>10} {fmt(r['p95']):>7} {r['errors']:>6}")
+    actions, cpu_s = sum(r["actions"] for r in rows), sum(r["cpu_s"] for r in rows)
+    if actions:
+        lines.append(f"{'all pages':<12} {actions:>7} {1000 * cpu_s / actions:>25.1f}")
+    return lines
+
+
 async def main_async(args: argparse.Namespace) -> int:
     pages = pages_named(args.pages)
     server, base_url, pids = server_under_test(args.url, args.server_pid, args.server_arg)
-    memory = Memory(pids)
+    memory, proxy_memory = Memory(pids), Memory(args.proxy_pid)
     load_before = load_average()
     try:
         await warm_up(base_url, pages)  # so that imports and first runs are not measured
         memory.sample("before")
-        visitors = [WsVisitor(i, base_url, pages, args.think) for i in range(args.sessions)]
+        visitors = [WsVisitor(i, base_url, pages, args.think, cookie=args.cookie) for i in range(args.sessions)]
         deadline = [float("inf")]
-        meter = CpuMeter(pids)
+        meter, proxy_meter = CpuMeter(pids), CpuMeter(args.proxy_pid)
         meter.start()
+        proxy_meter.start()
         t0 = time.monotonic()
 
         async def start(v: WsVisitor) -> WsResult:
@@ -168,9 +220,14 @@ async def main_async(args: argparse.Namespace) -> int:
             deadline[0] = time.monotonic() + args.seconds
 
         results, _ = await asyncio.gather(asyncio.gather(*(start(v) for v in visitors)), set_deadline())
-        cpu = meter.stop()
+        cpu, proxy_cpu = meter.stop(), proxy_meter.stop()
         elapsed = time.monotonic() - t0
         memory.sample(f"after {args.sessions} sessions")
+        proxy_memory.sample(f"after {args.sessions} sessions")
+        page_rows = []
+        if args.per_page:
+            page_rows = await per_page(base_url, pages, pids, args.per_page_sessions, args.per_page, args.think, args.cookie)
+            memory.sample("after the pages one by one")
     finally:
         if server:
             server.stop()
@@ -183,7 +240,8 @@ async def main_async(args: argparse.Namespace) -> int:
         f"Websocket load (no browser) on {base_url}: {args.sessions} sessions x {args.seconds:.0f} s after a {args.ramp:.0f} s ramp, "
         f"think time {args.think:g} s, pages {', '.join(p.name for p in pages)}",
         f"machine load (1/5/15 min): before {load_before}; at the end {load_average()}",
-        f"CPU used: app server(s) {cpu['server_cores']:.2f} cores of {cpu['cores']:.0f}, over {elapsed:.0f} s",
+        f"CPU used: app server(s) {cpu['server_cores']:.2f} cores of {cpu['cores']:.0f}, over {elapsed:.0f} s; "
+        f"{1000 * cpu['server_cores'] * cpu['wall_s'] / max(1, len(redraws) + len(switches)):.1f} CPU-ms per action (redraws and page switches)",
         "",
         f"sessions held         {held} / {args.sessions}",
         f"redraws               {len(redraws)}   p50 {fmt(percentile(redraws, 50))}   p95 {fmt(p95)}   max {fmt(max(redraws, default=None))}",
@@ -193,6 +251,12 @@ async def main_async(args: argparse.Namespace) -> int:
         "server RSS:",
         *(f"  {moment:<34} {describe_rss(values)}" for moment, values in memory.samples.items()),
     ]
+    if args.proxy_pid:
+        rss = proxy_memory.samples[f"after {args.sessions} sessions"]["total"]
+        lines += [f"proxy (pids {', '.join(map(str, args.proxy_pid))}): {proxy_cpu['server_cores']:.2f} cores while moving, RSS {rss or 0:.0f} MB at the end"]
+    if page_rows:
+        lines += ["", f"server CPU per action, page by page ({args.per_page_sessions} sessions on one page for {args.per_page:g} s each):"]
+        lines += per_page_lines(page_rows)
     errs = [(r.index, e) for r in results for e in r.errors]
     if errs:
         lines += ["", "errors:", *(f"  session {i}: {e}" for i, e in errs[:30])]
@@ -206,7 +270,7 @@ async def main_async(args: argparse.Namespace) -> int:
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"url": base_url, "args": {k: str(v) for k, v in vars(args).items()}, "cpu": cpu, "memory": memory.samples,
-                                         "checks": checks, "sessions": [asdict(r) for r in results]}, indent=2) + "\n")
+                                         "checks": checks, "per_page": page_rows, "sessions": [asdict(r) for r in results]}, indent=2) + "\n")
     return 0 if all(checks.values()) else 1
 
 
@@ -219,8 +283,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--url", help="the app's base URL; default: start a server for this run")
     p.add_argument("--server-arg", action="append", default=[], help="an option for the server started here (repeatable)")
     p.add_argument("--server-pid", type=int, action="append", default=[], help="pid(s) of the app server(s) whose CPU and RSS to report")
+    p.add_argument("--proxy-pid", type=int, action="append", default=[], help="pid(s) of a proxy in front of the servers: its CPU and RSS, reported apart")
     p.add_argument("--pages", help="comma-separated page names (default: every page of app.py)")
     p.add_argument("--p95-target", type=float, default=2.0)
+    p.add_argument("--per-page", type=float, metavar="SECONDS", help="then measure the server's CPU per action on each page for SECONDS")
+    p.add_argument("--per-page-sessions", type=int, default=4)
+    p.add_argument("--cookie", default="", help="a cookie sent by every session, {i} its number (e.g. st_route=bench-{i})")
     p.add_argument("--json", type=Path)
     args = p.parse_args(argv)
     return asyncio.run(main_async(args))

@@ -38,7 +38,6 @@ from core.schemes import rope
 from core.schemes.rope_presets import LayerRope, RopePreset
 
 ROPE_PAGE_HEAD_DIMS = (2, 4, 8, 16, 32, 64, 128, 256)  # the head widths /rope offers (app_pages/rope.py HEAD_DIMS; a test keeps them equal)
-LINKABLE_KINDS = ("linear", "ntk", "dynamic", "yarn", "llama3")  # the kinds /rope and /code build from factor and original_len alone
 MAX_LINK_LEN = 131_072  # the sidebar's largest max_len
 NOT_ROTATED = "not rotated"
 SCALED = ("kept", "blended", "interpolated")  # what a scaling did to a turning pair (core.schemes.rope.scaling_regions)
@@ -50,18 +49,27 @@ class PairView(NamedTuple):
     index: np.ndarray  # (P,) pair index
     before: np.ndarray  # (P,) wavelength 2*pi/theta without scaling, positions; inf for a pair that never turns
     after: np.ndarray  # (P,) wavelength at the extended context (longrope: its long list); inf likewise
-    short: np.ndarray | None  # (P,) longrope only: the wavelength with its short list (sequences up to the trained context)
+    short: np.ndarray | None  # (P,) for sequences up to the trained context, where a length-dependent kind differs from before (LongRoPE's short list)
     label: np.ndarray  # (P,) str: "kept", "blended", "interpolated" or "not rotated"
     attention_factor: float  # on cos and sin at the extended context
     rotating: int  # how many dimensions turn: 2 * (pairs with a frequency), the rest are left as they are
 
 
 def unscaled(layer: LayerRope) -> LayerRope:
-    """The same layer without its scaling: no rope scaling, except that proportional RoPE keeps its
-    turning proportion and only loses its factor (dividing by s is its scaling)."""
-    if layer.scaling is not None and layer.scaling.kind == "proportional":
+    """The same layer without its scaling: no rope scaling, except that a kind that reads the partial
+    rotary factor as its proportion of turning pairs (proportional RoPE) keeps that proportion and only
+    loses its factor (dividing by s is its scaling)."""
+    if layer.scaling is not None and layer.scaling.record.turning_proportion:
         return replace(layer, scaling=replace(layer.scaling, factor=1.0))
     return replace(layer, scaling=None)
+
+
+def rotary_fraction(layer: LayerRope) -> float:
+    """The fraction of the layer's head that rotates as partial rotary: its partial_rotary_factor, or 1
+    when its scaling reads that factor as a proportion of turning pairs instead (every pair can turn)."""
+    if layer.scaling is not None and layer.scaling.record.turning_proportion:
+        return 1.0
+    return layer.partial_rotary_factor
 
 
 def _wavelengths(inv_freq: np.ndarray, pairs: int) -> np.ndarray:
@@ -86,20 +94,22 @@ def pair_view(layer: LayerRope, extended_context: int) -> PairView:
         regions = rope.scaling_regions(layer.head_dim, layer.base, layer.scaling, seq_len=extended_context, partial_rotary_factor=layer.partial_rotary_factor)
         label[: regions.label.size] = regions.label
     short = None
-    if layer.scaling is not None and layer.scaling.kind == "longrope":
+    if layer.scaling is not None and layer.scaling.record.length_dependent:  # up to the trained context it may rotate otherwise
         short = _wavelengths(layer.frequencies(seq_len=None)[0], pairs)
+        short = None if np.array_equal(short, _wavelengths(before_freq, pairs)) else short
     rotating = 2 * int(np.count_nonzero(after_freq > 0))
     return PairView(np.arange(pairs), _wavelengths(before_freq, pairs), _wavelengths(after_freq, pairs), short, label.astype(str), float(factor), rotating)
 
 
 def wavelength_series(view: PairView, scaled: bool, trained_context: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
     """The lines of a wavelength-per-pair figure, as (name, pair indices, wavelengths): the unscaled
-    wavelengths, LongRoPE's short list, and the scaled ones grouped by label; pairs that never turn
+    wavelengths, those of sequences up to the trained context where they differ (LongRoPE's short list),
+    and the scaled ones grouped by label; pairs that never turn
     are left out (an infinite wavelength has no place on the axis). Returns a list of tuples."""
     finite, turning = np.isfinite(view.before), np.isfinite(view.after)
     series = [("before scaling" if scaled else "every turning pair", view.index[finite], view.before[finite])]
     if view.short is not None:
-        series.append((f"short list (up to {trained_context:,} positions)", view.index[turning], view.short[turning]))
+        series.append((f"after, for sequences up to {trained_context:,} positions", view.index[turning], view.short[turning]))
     if scaled:
         series += [(f"after: {name}", view.index[view.label == name], view.after[view.label == name]) for name in SCALED if (view.label == name).any()]
     return series
@@ -315,19 +325,13 @@ def link_params(preset: RopePreset, layer: LayerRope) -> LinkPlan:
     nearest setting leaves out. Returns a LinkPlan."""
     dropped: list[str] = []
     s = layer.scaling
-    kind = s.kind if s is not None and s.kind in LINKABLE_KINDS else "none"
-    if s is not None and kind == "none":
+    controls = None if s is None else s.record.controls  # how those pages' controls set this kind, if they can
+    kind = "none" if controls is None else s.kind
+    if s is not None and controls is None:
         dropped.append(f"the {s.kind} scaling (those pages build a scaling from a factor and an original context only)")
-    if kind == "yarn":
-        if not s.truncate:
-            dropped.append("truncate=False (the pages round the ramp's ends)")
-        if (s.beta_fast, s.beta_slow) != (32.0, 1.0):
-            dropped.append(f"beta_fast {s.beta_fast:g} and beta_slow {s.beta_slow:g}")
-        if s.attention_factor is not None or (s.mscale is not None and s.mscale_all_dim is not None):
-            dropped.append(f"the attention factor {rope.yarn_attention_factor(s):.4g} (the pages use 0.1 ln s + 1)")
-    if kind == "llama3" and (s.low_freq_factor, s.high_freq_factor) != (1.0, 4.0):
-        dropped.append("low_freq_factor and high_freq_factor")
-    if layer.partial_rotary_factor < 1 and (s is None or s.kind != "proportional"):
+    if controls is not None:
+        dropped += controls.left_out(s)
+    if rotary_fraction(layer) < 1:
         dropped.append(f"partial rotary: only {rope.rotary_dim(layer.head_dim, layer.partial_rotary_factor)} of {layer.head_dim} dimensions turn here")
     if preset.mrope_section is not None:
         dropped.append("the M-RoPE sections (for text they change nothing)")

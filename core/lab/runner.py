@@ -5,25 +5,40 @@ by `load_model`, in a thread of its own, once per process: when the lab page is 
 
 `LabRun` is what a page starts, polls and stops; `ResultCache` keeps finished results by
 configuration; `Trainers` is the cap (at most `PEE_LAB_MAX_RUNS`, default 2, train; the others
-wait in line, first come first served).
+wait in line, first come first served, and a visitor holds at most one trainer however many tabs
+they train from), and says where a run stands in line with an estimated wait (`Outlook`).
 """
 
 from __future__ import annotations
 
 import atexit
+import heapq
 import logging
 import os
 import threading
 import time
 import weakref
 from collections import OrderedDict, deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from core.lab.config import WALL_SECONDS, LabConfig, LabResult, over_budget
 
 MAX_RUNS_ENV = "PEE_LAB_MAX_RUNS"  # how many runs may train at once in one server process
 DEFAULT_MAX_RUNS = 2  # the hosted demo's two cores: one run each (a run uses one torch thread)
+# A run's time limit follows its own estimate: CAP_FACTOR times what it is estimated to take, times how
+# much slower than estimated this server's recent runs were (Trainers.pace, when above 1), at least
+# CAP_FLOOR_S, at most the limit its page sets (LabRun.wall_seconds). The estimates are for one free
+# core and came out 0.5 to 0.8 of the measured time on an idle machine (the shipped real-text runs);
+# a server busy with a room's redraws and a second trainer runs slower, so three times the estimate
+# leaves a run that is merely slow time to finish, and a run that hangs holds its trainer minutes, not
+# the page's whole limit (900 s for the real-text comparison). On a server several times slower than
+# the estimates (a saturated one: docs/deploy.md measured 6 times), three times the estimate alone
+# stopped most runs short; the pace, learnt from the runs that ended and those stopped at their limit,
+# lets the next ones finish.
+CAP_FACTOR = 3.0
+CAP_FLOOR_S = 30.0
 
 
 _MODEL_READY = threading.Event()  # set when the import of core.lab.model has ended (well or not)
@@ -163,34 +178,69 @@ def max_runs_from_env(environ: Mapping[str, str] | None = None) -> int:
 
 
 class Ticket:
-    """One run's place in a `Trainers` line, then its slot."""
+    """One run's place in a `Trainers` line, then its slot: who asked (`visitor`, None for nobody in
+    particular), its estimated seconds of work and its time limit (for the waits others are shown),
+    and when it took a slot."""
 
-    __slots__ = ()
+    __slots__ = ("visitor", "seconds", "cap", "started")
+
+    def __init__(self, visitor: Hashable | None = None, seconds: float = 0.0, cap: float = float("inf")) -> None:
+        self.visitor, self.seconds, self.cap, self.started = visitor, max(0.0, float(seconds)), max(0.0, float(cap)), 0.0
+
+
+@dataclass(frozen=True)
+class Outlook:
+    """Where a waiting run stands: `place` (0 = the next to start), the runs holding a trainer now
+    (`in_progress`), the estimated seconds until it starts (`wait_s`, from the estimates of the runs
+    ahead of it and of those training, scaled by how this server's recent runs compared with their
+    estimates; None when no trainer may run at all), the most it can wait if every run ahead takes
+    its whole time limit (`at_most_s`), and whether it waits for the same visitor's run in another
+    tab (`behind_own`)."""
+
+    place: int
+    in_progress: int
+    wait_s: float | None
+    at_most_s: float | None
+    behind_own: bool
 
 
 class Trainers:
     """A cap on the runs that train at once, shared by every session of a server.
 
-    At most `max_runs` tickets hold a slot; the others wait in line, first come first served:
-    `join()` takes a place at the end, `wait_turn()` blocks until the ticket is first in line and
-    a slot is free (then it holds the slot) or until `should_stop()` says the run is not wanted
-    any more (then it leaves the line). `cancel()` takes a ticket out of the line at once,
-    `release()` frees its slot; both may be called more than once. Thread-safe."""
+    At most `max_runs` tickets hold a slot, and at most one per visitor: a visitor's second run (from
+    another tab) waits until the first has ended, and others behind it in line go first meanwhile.
+    The others wait in line, first come first served: `join()` takes a place at the end,
+    `wait_turn()` blocks until the ticket is the first in line whose visitor holds no slot and a slot
+    is free (then it holds the slot) or until `should_stop()` says the run is not wanted any more
+    (then it leaves the line). `cancel()` takes a ticket out of the line at once, `release()` frees
+    its slot; both may be called more than once. `outlook()` says where a waiting ticket stands and
+    how long it may wait. Thread-safe."""
+
+    PACE_RUNS = 8  # how many recent runs' measured / estimated time the waits are scaled by
 
     def __init__(self, max_runs: int = DEFAULT_MAX_RUNS) -> None:
         if isinstance(max_runs, bool) or not isinstance(max_runs, int) or max_runs < 0:
             raise ValueError(f"max_runs must be a whole number of at least 0, got {max_runs!r}.")
         self.max_runs = max_runs
         self.peak = 0  # most slots ever held at once
+        self.served: list[Hashable | None] = []  # visitors in the order their runs took a slot (the last 1000)
         self._cond = threading.Condition()
         self._line: deque[Ticket] = deque()
         self._active: set[Ticket] = set()
+        self._paces: deque[float] = deque(maxlen=self.PACE_RUNS)
 
-    def join(self) -> Ticket:
-        ticket = Ticket()
+    def join(self, visitor: Hashable | None = None, seconds: float = 0.0, cap: float = float("inf")) -> Ticket:
+        ticket = Ticket(visitor, seconds, cap)
         with self._cond:
             self._line.append(ticket)
         return ticket
+
+    def _busy(self, visitor: Hashable | None) -> bool:
+        return visitor is not None and any(t.visitor == visitor for t in self._active)
+
+    def _next(self) -> Ticket | None:
+        """The ticket that takes the next free slot: the first in line whose visitor holds none."""
+        return next((t for t in self._line if not self._busy(t.visitor)), None)
 
     def wait_turn(self, ticket: Ticket, should_stop: Callable[[], bool] = lambda: False, every: float = 0.5) -> bool:
         """Block until `ticket` holds a slot (True), or until it is cancelled or should_stop()
@@ -205,17 +255,19 @@ class Trainers:
                     return True
                 if ticket not in self._line:
                     return False  # cancelled
-                if self._line[0] is ticket and len(self._active) < self.max_runs:
-                    self._line.popleft()
+                if len(self._active) < self.max_runs and self._next() is ticket:
+                    self._line.remove(ticket)
                     self._active.add(ticket)
+                    ticket.started = time.monotonic()
                     self.peak = max(self.peak, len(self._active))
+                    self.served = [*self.served[-999:], ticket.visitor]
                     self._cond.notify_all()  # the next in line may have a free slot too
                     return True
                 self._cond.wait(every)
 
-    def acquire(self, should_stop: Callable[[], bool] = lambda: False, every: float = 0.5) -> Ticket | None:
+    def acquire(self, should_stop: Callable[[], bool] = lambda: False, every: float = 0.5, visitor: Hashable | None = None) -> Ticket | None:
         """join() then wait_turn(): a ticket holding a slot, or None."""
-        ticket = self.join()
+        ticket = self.join(visitor)
         return ticket if self.wait_turn(ticket, should_stop, every) else None
 
     def cancel(self, ticket: Ticket) -> bool:
@@ -227,20 +279,44 @@ class Trainers:
             self._cond.notify_all()
             return True
 
-    def release(self, ticket: Ticket) -> None:
-        """Free the ticket's slot (or its place in line) for the next in line."""
+    def release(self, ticket: Ticket, pace: float | None = None) -> None:
+        """Free the ticket's slot (or its place in line) for the next in line. `pace`: how the run's
+        measured time compared with its estimate (measured / estimated), for the waits shown next."""
         with self._cond:
             self._active.discard(ticket)
             if ticket in self._line:
                 self._line.remove(ticket)
+            if pace is not None and pace == pace and pace > 0:
+                self._paces.append(pace)
             self._cond.notify_all()
+
+    @property
+    def pace(self) -> float:
+        """Measured / estimated time of this server's recent runs (their median; 1 before any),
+        kept within 0.5 and 10 so that one odd run does not make every wait absurd."""
+        with self._cond:
+            paces = sorted(self._paces)
+        return 1.0 if not paces else min(10.0, max(0.5, paces[len(paces) // 2]))
 
     def status(self, ticket: Ticket) -> tuple[int, int] | None:
         """(place in line, 0 = next; runs holding a slot) while the ticket waits, else None."""
+        outlook = self.outlook(ticket)
+        return None if outlook is None else (outlook.place, outlook.in_progress)
+
+    def outlook(self, ticket: Ticket) -> Outlook | None:
+        """Where a waiting ticket stands, and its estimated wait; None when it is not waiting."""
+        pace = self.pace
         with self._cond:
             if ticket not in self._line:
                 return None
-            return self._line.index(ticket), len(self._active)
+            now = time.monotonic()
+            active, line = list(self._active), list(self._line)
+            behind_own = self._busy(ticket.visitor)
+            starts = _schedule(active, line, self.max_runs, now, lambda t: t.seconds * pace)
+            worst = _schedule(active, line, self.max_runs, now, lambda t: t.cap)
+        order = sorted(range(len(line)), key=lambda i: (starts.get(line[i], float("inf")), i))  # who starts first; in line order on a tie
+        place = [line[i] for i in order].index(ticket)
+        return Outlook(place, len(active), starts.get(ticket), worst.get(ticket), behind_own)
 
     @property
     def in_progress(self) -> int:
@@ -251,6 +327,36 @@ class Trainers:
     def waiting(self) -> int:
         with self._cond:
             return len(self._line)
+
+
+def _schedule(active: list[Ticket], line: list[Ticket], max_runs: int, now: float, length: Callable[[Ticket], float]) -> dict[Ticket, float]:
+    """Seconds from `now` until each ticket in `line` would take a slot, if every run took
+    `length(ticket)` seconds (a run training now: what is left of it, never past its time limit):
+    the rule of `Trainers.wait_turn` played forward. Tickets that never start (no slot at all) are left out."""
+    if max_runs <= 0:
+        return {}
+    free = [min(max(0.0, length(t) - (now - t.started)), max(0.0, t.cap - (now - t.started))) for t in active]
+    visitor_free: dict[Hashable, float] = {}
+    for t, end in zip(active, free):
+        if t.visitor is not None:
+            visitor_free[t.visitor] = max(visitor_free.get(t.visitor, 0.0), end)
+    slots = sorted(free) + [0.0] * max(0, max_runs - len(active))
+    heapq.heapify(slots)
+    pending, starts = list(line), {}
+    while pending:
+        at = heapq.heappop(slots)
+        ready = [t for t in pending if t.visitor is None or visitor_free.get(t.visitor, 0.0) <= at]
+        if not ready:  # everyone waiting is behind a run of their own: the slot waits for the first of those to end
+            at = min(visitor_free[t.visitor] for t in pending)
+            ready = [t for t in pending if t.visitor is None or visitor_free.get(t.visitor, 0.0) <= at]
+        t = ready[0]
+        starts[t] = at
+        end = at + max(0.0, min(length(t), t.cap))
+        if t.visitor is not None:
+            visitor_free[t.visitor] = end
+        heapq.heappush(slots, end)
+        pending.remove(t)
+    return starts
 
 
 _trainers: Trainers | None = None
@@ -279,9 +385,16 @@ class LabRun:
     when `alive()` turns False while it waits. `train_fn` replaces `train` (tests).
 
     A run over the lab's budget (`budget`, by default `core.lab.config.over_budget`) is refused by `start()`: it is done
-    at once, every scheme "failed" with the sentence saying why, without a thread or a slot. A run
-    still going `wall_seconds` after it started training is stopped (`timed_out`), whatever it
-    is doing: training and evaluation both ask `should_stop` at least once a second."""
+    at once, every scheme "failed" with the sentence saying why, without a thread or a slot.
+
+    A run has a time limit (`cap`) that follows its own estimate (`estimate(config)`, seconds for
+    one config; the runs it leaves to the cache are not counted): CAP_FACTOR times the estimate, times
+    the pace of `slots` when above 1 (`pace`: set when it joins the line and again when it starts
+    training), at least CAP_FLOOR_S, at most `wall_seconds`; `wall_seconds` alone without an estimate. A run still
+    going `cap` seconds after it started training (torch loaded, its slot taken) is stopped
+    (`timed_out`), whatever it is doing: training and evaluation both ask `should_stop` at least
+    once a second. `visitor` names who pressed Train (a browser, across its tabs): the trainers
+    give one visitor at most one slot at a time."""
 
     configs: list[LabConfig]
     cache: ResultCache | None = None
@@ -291,6 +404,8 @@ class LabRun:
     train_fn: Callable[..., LabResult] | None = None
     wall_seconds: float = WALL_SECONDS
     budget: Callable[[list], str | None] = over_budget  # why a run is refused, or None (the real-text task has its own)
+    estimate: Callable[[Any], float] | None = None  # estimated seconds of one config, for the time limit and the waits shown
+    visitor: Hashable | None = None  # who asked (a browser across its tabs): one trainer at a time each
     progress: list[Progress] = field(default_factory=list)
     results: dict[int, LabResult] = field(default_factory=dict)
     started: float = 0.0
@@ -304,8 +419,13 @@ class LabRun:
         self._ticket: Ticket | None = None
         self._checked, self._alive = 0.0, True
         self._deadline = float("inf")  # set when training starts
+        self._train_start = 0.0
+        self._trained: list[int] = []  # configs this run trained to the end (for its pace)
         self.timed_out = False
         self.refused = self.budget(self.configs)
+        self.estimated_s = 0.0  # estimated seconds of the configs left to train once the cache has given what it has
+        self.cap = self.wall_seconds
+        self.pace = 1.0  # the server's pace the time limit was set with (1 or more)
 
     def start(self) -> LabRun:
         if self.started:
@@ -321,10 +441,13 @@ class LabRun:
         if len(self.results) == len(self.configs):  # everything cached: nothing to train, nothing to wait for
             self._finish()
             return self
+        if self.estimate is not None:
+            self.estimated_s = sum(float(self.estimate(c)) for i, c in enumerate(self.configs) if i not in self.results)
+            self._set_cap()
         if _uses_torch(self.train_fn or train):
             warm_model()  # torch loads while the run waits in line
         if self.slots is not None:
-            self._ticket = self.slots.join()  # in line now, in the order Train was pressed
+            self._ticket = self.slots.join(self.visitor, self.estimated_s, self.cap)  # in line now, in the order Train was pressed
         self._thread = threading.Thread(target=self._work, name="lab-run", daemon=True)
         try:
             self._thread.start()
@@ -356,9 +479,14 @@ class LabRun:
 
     def queued(self) -> tuple[int, int] | None:
         """While waiting for a slot: (place in line, 0 = next; runs training now); else None."""
+        outlook = self.outlook()
+        return None if outlook is None else (outlook.place, outlook.in_progress)
+
+    def outlook(self) -> Outlook | None:
+        """While waiting for a slot: its place, the runs training, the estimated wait; else None."""
         if self._ticket is None or self._done.is_set():
             return None
-        return self.slots.status(self._ticket)
+        return self.slots.outlook(self._ticket)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for the run to end; True when it has finished."""
@@ -401,7 +529,6 @@ class LabRun:
                     if i not in self.results:
                         p.state = "stopped"  # left the line: stopped, or nobody watching
                 return
-            self._deadline = time.monotonic() + self.wall_seconds  # the time limit counts from the start of training
             self._train_all()
         except Exception as err:  # a failure is shown, never raised into the server  # noqa: BLE001
             for p in self.progress:
@@ -409,8 +536,38 @@ class LabRun:
                     p.state, p.message = "failed", f"{type(err).__name__}: {err}"
         finally:
             if self._ticket is not None:
-                self.slots.release(self._ticket)  # even after an exception: the next in line goes on
+                self.slots.release(self._ticket, self._pace())  # even after an exception: the next in line goes on
             self._finish()
+
+    def _pace(self) -> float | None:
+        """Measured / estimated seconds of this run's training: when it trained every config it had
+        to (not stopped, nothing failed, none taken from the cache meanwhile), or when its time limit
+        stopped it (the estimate then counts the configs it finished and the part of the one it was
+        training that it got through, by steps); else None (stopped by hand or by a closed tab: its time says nothing)."""
+        if self.estimate is None or not self._train_start:
+            return None
+        estimated = sum(float(self.estimate(self.configs[i])) for i in self._trained)
+        if self.timed_out:
+            cut = [(i, p) for i, p in enumerate(self.progress) if i not in self._trained and i in self.results and p.steps and p.step]
+            estimated += sum(float(self.estimate(self.configs[i])) * min(1.0, p.step / p.steps) for i, p in cut)
+        elif not self._trained or self.stopped or any(p.state not in ("done", "cached") for p in self.progress):
+            return None
+        return (time.monotonic() - self._train_start) / estimated if estimated > 0 else None
+
+    def _set_cap(self) -> None:
+        """The time limit from the estimate and the server's pace now (set when the run joins the line,
+        and again when it starts training: the runs ahead of it may have shown the server slower)."""
+        self.pace = max(1.0, self.slots.pace) if self.slots is not None else 1.0
+        self.cap = min(self.wall_seconds, max(CAP_FLOOR_S, CAP_FACTOR * self.estimated_s * self.pace))
+        if self._ticket is not None:
+            self._ticket.cap = self.cap
+
+    def _limit(self) -> str:
+        """The run's time limit, in words."""
+        if self.estimate is None or self.cap >= self.wall_seconds:
+            return f"this server's time limit of {self.cap:,.0f} s per run"
+        slower = f" × {self.pace:.1f}, as much slower as this server's recent runs were" if self.pace > 1.0 else ""
+        return f"this run's time limit of {self.cap:,.0f} s ({CAP_FACTOR:g} × its estimated {self.estimated_s:,.0f} s{slower})"
 
     def _set(self, state: str, message: str) -> None:
         for i, p in enumerate(self.progress):
@@ -425,6 +582,10 @@ class LabRun:
                 self._set("stopped", "")
                 return
             self._set("waiting", "")
+        self._train_start = time.monotonic()
+        if self.estimate is not None:
+            self._set_cap()
+        self._deadline = self._train_start + self.cap  # the time limit counts from the start of training
         for i, config in enumerate(self.configs):
             if i in self.results:
                 continue  # taken from the cache by start()
@@ -432,7 +593,7 @@ class LabRun:
             if self._should_stop():
                 p.state = "stopped"
                 if self.timed_out:
-                    p.message = f"not started: this server's time limit of {self.wall_seconds:,.0f} s per run was reached"
+                    p.message = f"not started: {self._limit()} was reached"
                 continue
             if self._take_cached(i, config):  # another session may have finished it meanwhile
                 continue
@@ -448,8 +609,10 @@ class LabRun:
                 continue
             self.results[i] = result
             p.state = "stopped" if result.stopped else "done"
+            if not result.stopped:
+                self._trained.append(i)
             if self.timed_out:
-                p.message = f"stopped at this server's time limit of {self.wall_seconds:,.0f} s per run"
+                p.message = f"stopped at {self._limit()}"
             if self.cache is not None:
                 self.cache.put(result)
 

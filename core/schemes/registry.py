@@ -48,8 +48,8 @@ class Setting:
     """The numbers a scheme needs. `train_len` is the length a model (or a table) was built
     for: the sidebar's max_len. `width` is d_model for added schemes and the head width for
     rotary ones; `n_heads` matters for bias schemes; `seed` draws initial tables. `layout` and
-    `scaling` are RoPE's pair layout and long-context scaling (its "dynamic" kind at
-    seq_len = train_len, the context the setting describes)."""
+    `scaling` are RoPE's pair layout and long-context scaling (a kind whose record is
+    length-dependent at seq_len = train_len, the context the setting describes)."""
 
     width: int
     base: float = 10_000.0
@@ -290,7 +290,7 @@ def _one_hot(pos: np.ndarray, s: Setting) -> np.ndarray:
 
 def _rope(x: np.ndarray, pos: np.ndarray, s: Setting) -> np.ndarray:
     head_dim = x.shape[-1]
-    seq_len = s.train_len if s.scaling is not None else None  # "dynamic" scales for the whole context
+    seq_len = s.train_len if s.scaling is not None else None  # a length-dependent kind (its record says) scales for the whole context
     inv_freq, factor = rope.rope_frequencies(head_dim, s.base, s.scaling, seq_len=seq_len)
     return rope.apply_rope(x, pos, inv_freq, layout=s.layout, attention_factor=factor)
 

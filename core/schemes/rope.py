@@ -37,6 +37,12 @@ follows the Hugging Face transformers rope types of the same names
 - "proportional" (Gemma 4's global layers): only the first $\lfloor p\,d/2 \rfloor$ pairs turn, with
   exponents over the whole head; the others get frequency 0 and never turn.
 
+Each kind is one record, a `ScalingKind` in `SCALING_KINDS` (as transformers keeps
+`ROPE_INIT_FUNCTIONS`): its frequency rule and attention factor, its checks, whether it depends on
+the sequence length, its generated code, where its regions change, and how the pages' controls set
+it. The rest of the app (the torch twin, /context's analysis, /code, the controls and their link
+checks) reads the record and never names a kind, so a kind is added in a section of its own below.
+
 **Partial rotary** (`partial_rotary_factor` p, GPT-NeoX / Pythia 0.25, Phi-2 0.4): only the first
 $r = \lfloor p\,d \rfloor$ dimensions of a head rotate, with frequencies $\text{base}^{-2i/r}$ over
 that width, and every scaling rule works on $r$ instead of $d$. Hugging Face returns
@@ -54,7 +60,7 @@ from __future__ import annotations
 import math
 import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Literal, NamedTuple
 
 import numpy as np
@@ -64,8 +70,8 @@ from core.schemes.formula import Constant, Expr, Formula, literal
 
 Layout = Literal["half", "interleaved"]
 LAYOUTS: tuple[str, ...] = ("half", "interleaved")
-SCALING_KINDS: tuple[str, ...] = ("linear", "ntk", "dynamic", "yarn", "llama3", "longrope", "proportional")
 REGION_LABELS: tuple[str, ...] = ("kept", "blended", "interpolated", "not rotated")
+MIN_FACTOR = 1.0  # every kind: a factor below 1 would shrink the context
 
 _BLOCK = 1 << 17  # angles per block (1 MB of float64): long inputs are processed a block of positions at a time
 
@@ -152,7 +158,8 @@ class RopeScaling:
     """How to stretch RoPE beyond the context it was trained on; the `rope_scaling` /
     `rope_parameters` dict of a Hugging Face config as a typed, hashable value.
 
-    kind: one of SCALING_KINDS: "linear", "ntk", "dynamic", "yarn", "llama3", "longrope", "proportional".
+    kind: one of SCALING_KINDS: "linear", "ntk", "dynamic", "yarn", "llama3", "longrope", "proportional";
+        its record (`record`) says which fields below it reads and checks them.
     factor: s, the divisor of the frequencies a kind interpolates (linear: every pair; ntk: the
         slowest, through the base; yarn, llama3: the pairs past their band; s = 1 changes nothing).
         Position interpolation picks s as the new context over the original one, but a config need
@@ -202,44 +209,29 @@ class RopeScaling:
         for name in ("short_factor", "long_factor"):
             if getattr(self, name) is not None:
                 object.__setattr__(self, name, _factor_list(name, getattr(self, name)))
-        if self.factor < 1:
-            raise ValueError(f"factor must be at least 1, got {self.factor!r}: a scaling factor below 1 would shrink the context.")
+        if self.factor < MIN_FACTOR:
+            raise ValueError(f"factor must be at least {MIN_FACTOR:g}, got {self.factor!r}: a scaling factor below 1 would shrink the context.")
         object.__setattr__(self, "original_max_len", whole_number(self.original_max_len, "original_max_len", 1))
-        if self.kind in ("yarn", "longrope") and self.attention_factor is not None and self.attention_factor <= 0:
-            raise ValueError(f"attention_factor must be above 0, got {self.attention_factor!r}.")
-        if self.kind == "yarn":
-            if self.beta_slow <= 0:
-                raise ValueError(f"beta_slow must be above 0, got {self.beta_slow!r}: it counts rotations over the original context.")
-            if self.beta_fast <= self.beta_slow:
-                raise ValueError(
-                    f"beta_fast must be greater than beta_slow for yarn, got beta_fast={self.beta_fast!r} and beta_slow={self.beta_slow!r}: "
-                    "pairs turning more than beta_fast times are kept, fewer than beta_slow times interpolated."
-                )
-            for name in ("mscale", "mscale_all_dim"):
-                if getattr(self, name) is not None and getattr(self, name) <= 0:
-                    raise ValueError(f"{name} must be above 0, got {getattr(self, name)!r}: it scales the 0.1 ln(s) term of YaRN's attention factor.")
-        if self.kind == "llama3":
-            if self.low_freq_factor <= 0:
-                raise ValueError(f"low_freq_factor must be above 0, got {self.low_freq_factor!r}: the band edge is original_max_len / low_freq_factor.")
-            if self.low_freq_factor >= self.high_freq_factor:
-                raise ValueError(
-                    f"low_freq_factor must be below high_freq_factor for llama3, got {self.low_freq_factor!r} and {self.high_freq_factor!r}: "
-                    "together they set the band of wavelengths that is blended."
-                )
-        if self.kind == "longrope":
-            if self.short_factor is None or self.long_factor is None:
-                raise ValueError(
-                    "longrope needs both short_factor and long_factor: one divisor per rotating pair, "
-                    "the short list used up to original_max_len positions and the long list beyond."
-                )
-            if len(self.short_factor) != len(self.long_factor):
-                raise ValueError(
-                    f"short_factor and long_factor must have the same length (one per rotating pair), got {len(self.short_factor)} and {len(self.long_factor)}."
-                )
+        self.record.check(self)  # what this kind's own rule needs
+
+    @property
+    def record(self) -> ScalingKind:
+        """Everything about this kind: its record in SCALING_KINDS."""
+        return SCALING_KINDS[self.kind]
+
+
+def _default(name: str) -> object:
+    """A RopeScaling field's default value (what the pages' controls leave it at)."""
+    return next(f.default for f in fields(RopeScaling) if f.name == name)
+
+
+def _check_attention_factor(scaling: RopeScaling) -> None:
+    if scaling.attention_factor is not None and scaling.attention_factor <= 0:
+        raise ValueError(f"attention_factor must be above 0, got {scaling.attention_factor!r}.")
 
 
 # ----------------------------------------------------------------------------------------------
-# Frequencies: the default one, then one rule per scaling kind (same signature, as in Hugging Face)
+# Frequencies without scaling
 
 
 def rotary_dim(head_dim: int, partial_rotary_factor: float = 1.0) -> int:
@@ -280,6 +272,144 @@ def rope_wavelengths(inv_freq: np.ndarray) -> np.ndarray:
     return 2.0 * np.pi / inv_freq
 
 
+# ----------------------------------------------------------------------------------------------
+# A scaling kind is one record. Every frequency rule has Hugging Face's signature
+# (head_dim, base, scaling, seq_len, partial_rotary_factor) -> (inv_freq, attention_factor); its code
+# is the `frequencies()` function the code page exports (core.files.codegen wraps it in the rotation),
+# written with the same float operations as the rule, so tests/core/files/test_codegen.py finds the
+# same numbers. A rule's code is written over the rotary width `D`: "HEAD_DIM" when every dimension
+# rotates, "ROTARY_DIM" (partial rotary).
+
+FrequencyRule = Callable[..., tuple[np.ndarray, float]]  # (head_dim, base, scaling, seq_len, partial_rotary_factor)
+
+
+class CodeRule(NamedTuple):
+    """A frequency rule as code: its words, its constants and the body of `frequencies()`."""
+
+    words: str
+    constants: tuple[Constant, ...]
+    body: str
+
+
+CodeTemplate = Callable[[int, RopeScaling, str], CodeRule]  # (rotary width, scaling, D) -> its code
+EdgeRule = Callable[[int, float, RopeScaling, float], tuple[float, ...]]  # (head_dim, base, scaling, partial_rotary_factor) -> wavelengths
+WordsRule = Callable[[int, float, RopeScaling, int], str]  # (head_dim, base, scaling, seq_len) -> one sentence
+
+
+def _no_check(scaling: RopeScaling) -> None:
+    """A kind with nothing to check beyond what every kind shares."""
+
+
+def _no_edges(head_dim: int, base: float, scaling: RopeScaling, partial_rotary_factor: float = 1.0) -> tuple[float, ...]:
+    """A kind whose regions have no band edges."""
+    return ()
+
+
+def _nothing_left_out(scaling: RopeScaling) -> tuple[str, ...]:
+    return ()
+
+
+def _said(sentence: str) -> WordsRule:
+    """Words that need no numbers of the setting."""
+    return lambda head_dim, base, scaling, seq_len: sentence
+
+
+class Controls(NamedTuple):
+    """How the pages' controls set a kind: a factor s and an original context L (`ui/rope_controls.py`),
+    every other field at its RopeScaling default."""
+
+    words: WordsRule  # what it does, one sentence with the setting's numbers written in (/rope's Scaling tab)
+    factor: str  # what s does in this kind (the factor's help)
+    left_out: Callable[[RopeScaling], tuple[str, ...]] = _nothing_left_out  # what of a given scaling the controls cannot hold (/context's links)
+
+
+@dataclass(frozen=True)
+class ScalingKind:
+    """One RoPE scaling kind, the one place that knows it.
+
+    name: its `RopeScaling.kind` and its plain name in links and configs ("yarn").
+    label: its name on screen ("YaRN").
+    frequencies: its rule (FrequencyRule): (inv_freq, attention factor) as Hugging Face computes them.
+    code: its rule as generated code (CodeTemplate), the same float operations as `frequencies`.
+    reads: the RopeScaling fields its rule reads (a test changes each other field and sees nothing move).
+    check: raises ValueError with a sentence for a RopeScaling its rule cannot take; RopeScaling calls it
+        after the checks every kind shares (finite numbers, factor at least 1, a whole original context).
+    length_dependent: its frequencies depend on seq_len, so whatever rotates a sequence gets them again
+        for that sequence's length (the torch twin, the generated module, /context's short list).
+    even_rotary: its rotary width must be even (Hugging Face fails on an odd one).
+    turning_proportion: it reads partial_rotary_factor as the proportion of pairs that turn, with a whole
+        head's exponents, not as partial rotary; without its factor it keeps that proportion.
+    edges: the wavelengths where its regions change (EdgeRule, `scaling_regions`); () for none.
+    controls: how the pages' factor and original context set it; None when they cannot (a model preset
+        brings it, on /context and under /code's presets).
+    reference: the Hugging Face function its rule mirrors, for /rope's sources ("" when none).
+    """
+
+    name: str
+    label: str
+    frequencies: FrequencyRule
+    code: CodeTemplate
+    reads: tuple[str, ...]
+    check: Callable[[RopeScaling], None] = _no_check
+    length_dependent: bool = False
+    even_rotary: bool = False
+    turning_proportion: bool = False
+    edges: EdgeRule = _no_edges
+    controls: Controls | None = None
+    reference: str = ""
+
+
+_THETA = "theta = 1.0 / {base} ** (np.arange(0, {D}, 2, dtype=np.float64) / {D})  # theta_i = base^(-2i / {D})"
+_WRAP = 6  # numbers per line of a written-out factor list
+
+
+def _number_list(values: tuple[float, ...]) -> Expr:
+    """A list of floats as source, _WRAP to a line, that reads back to exactly the same values."""
+    rows = [", ".join(literal(v) for v in values[i : i + _WRAP]) for i in range(0, len(values), _WRAP)]
+    return Expr("[\n    " + ",\n    ".join(rows) + ",\n]")
+
+
+def _default_code(dim: int, scaling: RopeScaling | None, D: str) -> CodeRule:
+    return CodeRule("no scaling", (), _THETA.format(base="BASE", D=D) + "\nreturn theta, 1.0")
+
+
+# ----------------------------------------------------------------------------------------------
+# linear: position interpolation
+
+
+def linear_frequencies(
+    head_dim: int, base: float, scaling: RopeScaling, seq_len: int | None = None, partial_rotary_factor: float = 1.0
+) -> tuple[np.ndarray, float]:
+    r"""Position interpolation: $\theta_i' = \theta_i / s$, the same as feeding positions $m / s$
+    (Hugging Face `_compute_linear_scaling_rope_parameters`; seq_len is unused).
+    Returns ((ceil(r / 2),), attention factor 1.0), r = `rotary_dim`."""
+    # $\theta_i' = \theta_i / s$
+    return _theta(rotary_dim(head_dim, partial_rotary_factor), base) / scaling.factor, 1.0
+
+
+def _linear_code(dim: int, scaling: RopeScaling, D: str) -> CodeRule:
+    return CodeRule(
+        "linear (position interpolation): theta_i' = theta_i / FACTOR",
+        (("FACTOR", scaling.factor, "s: every frequency is divided by it"),),
+        _THETA.format(base="BASE", D=D) + "\nreturn theta / FACTOR, 1.0",
+    )
+
+
+LINEAR = ScalingKind(
+    "linear",
+    "linear (position interpolation)",
+    linear_frequencies,
+    _linear_code,
+    reads=("factor",),
+    controls=Controls(_said("every frequency is divided by s: positions are squeezed into the original range"), "every pair's frequency is divided by it"),
+    reference="_compute_linear_scaling_rope_parameters",
+)
+
+
+# ----------------------------------------------------------------------------------------------
+# ntk: the NTK-aware base change, fixed
+
+
 def _ntk_base(base: float, factor: float, dim: int) -> float:
     if dim < 4:
         raise ValueError("head_dim must be at least 4 for an NTK-aware base: with a single pair the frequency is 1 whatever the base.")
@@ -301,16 +431,6 @@ def ntk_aware_base(base: float, factor: float, head_dim: int) -> float:
     return _ntk_base(base, factor, _check_head_dim(head_dim))
 
 
-def linear_frequencies(
-    head_dim: int, base: float, scaling: RopeScaling, seq_len: int | None = None, partial_rotary_factor: float = 1.0
-) -> tuple[np.ndarray, float]:
-    r"""Position interpolation: $\theta_i' = \theta_i / s$, the same as feeding positions $m / s$
-    (Hugging Face `_compute_linear_scaling_rope_parameters`; seq_len is unused).
-    Returns ((ceil(r / 2),), attention factor 1.0), r = `rotary_dim`."""
-    # $\theta_i' = \theta_i / s$
-    return _theta(rotary_dim(head_dim, partial_rotary_factor), base) / scaling.factor, 1.0
-
-
 def ntk_frequencies(
     head_dim: int, base: float, scaling: RopeScaling, seq_len: int | None = None, partial_rotary_factor: float = 1.0
 ) -> tuple[np.ndarray, float]:
@@ -319,6 +439,36 @@ def ntk_frequencies(
     the same change made per sequence length). Returns ((ceil(r / 2),), attention factor 1.0)."""
     dim = rotary_dim(head_dim, partial_rotary_factor)
     return _theta(dim, _ntk_base(base, scaling.factor, dim)), 1.0
+
+
+def _ntk_code(dim: int, scaling: RopeScaling, D: str) -> CodeRule:
+    return CodeRule(
+        f"NTK-aware base change: base' = BASE * FACTOR^({D} / ({D} - 2)); the slowest pair is divided by FACTOR, the fastest kept",
+        (
+            ("FACTOR", float(scaling.factor), "s: the slowest pair's frequency is divided by it"),
+            ("NTK_BASE", Expr(f"BASE * FACTOR ** ({D} / ({D} - 2))"), "the enlarged base"),
+        ),
+        _THETA.format(base="NTK_BASE", D=D) + "\nreturn theta, 1.0",
+    )
+
+
+def _ntk_words(head_dim: int, base: float, scaling: RopeScaling, seq_len: int) -> str:
+    new_base = _ntk_base(base, scaling.factor, head_dim)  # shown only once core accepted the setting (head_dim >= 4)
+    return f"the base becomes {base:,.6g} · s^(d/(d−2)) = {new_base:,.6g}: fast pairs barely change, the slowest is divided by s"
+
+
+NTK = ScalingKind(
+    "ntk",
+    "NTK-aware base change",
+    ntk_frequencies,
+    _ntk_code,
+    reads=("factor",),
+    controls=Controls(_ntk_words, "the slowest pair's frequency is divided by it, through the base"),
+)
+
+
+# ----------------------------------------------------------------------------------------------
+# dynamic: the NTK-aware base change per sequence length
 
 
 def dynamic_base(head_dim: int, base: float, scaling: RopeScaling, seq_len: int | None = None, partial_rotary_factor: float = 1.0) -> float:
@@ -350,6 +500,58 @@ def dynamic_frequencies(
     $\theta_i' = b'^{-2i/r}$. Returns ((ceil(r / 2),), attention factor 1.0)."""
     dim = rotary_dim(head_dim, partial_rotary_factor)
     return _theta(dim, dynamic_base(head_dim, base, scaling, seq_len, partial_rotary_factor)), 1.0
+
+
+def _dynamic_code(dim: int, scaling: RopeScaling, D: str) -> CodeRule:
+    constants = (("FACTOR", scaling.factor, "s"), ("ORIGINAL_MAX_LEN", scaling.original_max_len, "L: the context the model was trained on"))
+    if dim == 2:
+        body = "# a single pair turns at 1 radian per position whatever the base: nothing to rescale\n" + _THETA.format(base="BASE", D=D)
+        body += "\nreturn theta, 1.0"
+    else:
+        body = f"""
+        n = ORIGINAL_MAX_LEN if seq_len is None else max(seq_len, ORIGINAL_MAX_LEN)
+        base = BASE * ((FACTOR * n / ORIGINAL_MAX_LEN) - (FACTOR - 1)) ** ({D} / ({D} - 2))  # grows past L
+        """
+        body = textwrap.dedent(body).strip("\n") + "\n" + _THETA.format(base="base", D=D) + "\nreturn theta, 1.0"
+    return CodeRule(
+        f"dynamic NTK: for a sequence of n = max(seq_len, L) positions, base' = BASE * (s n / L - (s - 1))^({D} / ({D} - 2))",
+        constants,
+        body,
+    )
+
+
+def _dynamic_words(head_dim: int, base: float, scaling: RopeScaling, seq_len: int) -> str:
+    return f"the base grows with the sequence length (here {seq_len:,}), as NTK does, only once it exceeds the original context"
+
+
+DYNAMIC = ScalingKind(
+    "dynamic",
+    "dynamic NTK",
+    dynamic_frequencies,
+    _dynamic_code,
+    reads=("factor", "original_max_len"),
+    length_dependent=True,
+    controls=Controls(_dynamic_words, "the base grows with the sequence length at a rate set by it"),
+    reference="_compute_dynamic_ntk_parameters",
+)
+
+
+# ----------------------------------------------------------------------------------------------
+# yarn: NTK-by-parts and an attention factor
+
+
+def _check_yarn(scaling: RopeScaling) -> None:
+    _check_attention_factor(scaling)
+    if scaling.beta_slow <= 0:
+        raise ValueError(f"beta_slow must be above 0, got {scaling.beta_slow!r}: it counts rotations over the original context.")
+    if scaling.beta_fast <= scaling.beta_slow:
+        raise ValueError(
+            f"beta_fast must be greater than beta_slow for yarn, got beta_fast={scaling.beta_fast!r} and beta_slow={scaling.beta_slow!r}: "
+            "pairs turning more than beta_fast times are kept, fewer than beta_slow times interpolated."
+        )
+    for name in ("mscale", "mscale_all_dim"):
+        if getattr(scaling, name) is not None and getattr(scaling, name) <= 0:
+            raise ValueError(f"{name} must be above 0, got {getattr(scaling, name)!r}: it scales the 0.1 ln(s) term of YaRN's attention factor.")
 
 
 def yarn_mscale(factor: float, mscale: float = 1.0) -> float:
@@ -429,6 +631,98 @@ def yarn_frequencies(
     return inv_freq, yarn_attention_factor(scaling)
 
 
+def _yarn_code(dim: int, scaling: RopeScaling, D: str) -> CodeRule:
+    mscales: tuple[Constant, ...] = ()
+    if scaling.attention_factor is not None:
+        attention = literal(scaling.attention_factor)
+    elif scaling.factor <= 1:
+        attention = "1.0"
+    elif scaling.mscale is not None and scaling.mscale_all_dim is not None:
+        attention = "(0.1 * MSCALE * math.log(FACTOR) + 1.0) / (0.1 * MSCALE_ALL_DIM * math.log(FACTOR) + 1.0)"
+        mscales = (("MSCALE", scaling.mscale, ""), ("MSCALE_ALL_DIM", scaling.mscale_all_dim, "DeepSeek: the ratio of the two mscale terms"))
+    else:
+        attention = "0.1 * math.log(FACTOR) + 1.0"
+    rounding = "low, high = math.floor(low), math.ceil(high)  # whole pairs\n    " if scaling.truncate else ""
+    body = f'''
+    def correction_dim(rotations):
+        """The pair index that turns `rotations` times over ORIGINAL_MAX_LEN positions."""
+        return {D} * math.log(ORIGINAL_MAX_LEN / (rotations * 2 * math.pi)) / (2 * math.log(BASE))
+
+    {_THETA.format(base="BASE", D=D)}
+    low, high = correction_dim(BETA_FAST), correction_dim(BETA_SLOW)
+    {rounding}low, high = max(low, 0), min(high, {D} - 1)
+    if low == high:
+        high += 0.001  # no division by zero
+    ramp = np.clip((np.arange({D} // 2, dtype=np.float64) - low) / (high - low), 0.0, 1.0)  # gamma_i
+    keep = 1.0 - ramp
+    return (theta / FACTOR) * (1.0 - keep) + theta * keep, ATTENTION_FACTOR
+    '''
+    return CodeRule(
+        "YaRN: pairs turning more than BETA_FAST times over L keep theta_i, fewer than BETA_SLOW times get theta_i / s, a linear ramp between; "
+        "cos and sin are multiplied by ATTENTION_FACTOR",
+        (
+            ("FACTOR", scaling.factor, "s"),
+            ("ORIGINAL_MAX_LEN", scaling.original_max_len, "L: the context the model was trained on"),
+            ("BETA_FAST", scaling.beta_fast, ""),
+            ("BETA_SLOW", scaling.beta_slow, ""),
+        )
+        + mscales
+        + (("ATTENTION_FACTOR", Expr(attention), "on cos and sin"),),
+        textwrap.dedent(body).replace("\n    \n", "\n\n").strip("\n"),
+    )
+
+
+def _yarn_edges(head_dim: int, base: float, scaling: RopeScaling, partial_rotary_factor: float = 1.0) -> tuple[float, ...]:
+    r"""The wavelengths of the pairs low and high of `yarn_correction_range` (L / beta_fast and L / beta_slow
+    before truncation and clamping): $\lambda(i) = 2\pi\,b^{2i/r}$ at the ramp's ends."""
+    dim = rotary_dim(head_dim, partial_rotary_factor)
+    low, high = yarn_correction_range(head_dim, base, scaling, partial_rotary_factor)
+    return tuple(float(2 * np.pi * float(base) ** (2 * i / dim)) for i in (low, high))
+
+
+def _yarn_left_out(scaling: RopeScaling) -> tuple[str, ...]:
+    out = []
+    if not scaling.truncate:
+        out.append("truncate=False (the pages round the ramp's ends)")
+    if (scaling.beta_fast, scaling.beta_slow) != (_default("beta_fast"), _default("beta_slow")):
+        out.append(f"beta_fast {scaling.beta_fast:g} and beta_slow {scaling.beta_slow:g}")
+    if scaling.attention_factor is not None or (scaling.mscale is not None and scaling.mscale_all_dim is not None):
+        out.append(f"the attention factor {yarn_attention_factor(scaling):.4g} (the pages use 0.1 ln s + 1)")
+    return tuple(out)
+
+
+YARN = ScalingKind(
+    "yarn",
+    "YaRN",
+    yarn_frequencies,
+    _yarn_code,
+    reads=("factor", "original_max_len", "beta_fast", "beta_slow", "truncate", "attention_factor", "mscale", "mscale_all_dim"),
+    check=_check_yarn,
+    even_rotary=True,
+    edges=_yarn_edges,
+    controls=Controls(
+        _said("fast pairs are kept, slow ones divided by s, a linear ramp in between; cos and sin are multiplied by an attention factor"),
+        "the pairs past the ramp are divided by it, and it sets the attention factor",
+        _yarn_left_out,
+    ),
+    reference="_compute_yarn_parameters",
+)
+
+
+# ----------------------------------------------------------------------------------------------
+# llama3: bands by wavelength, a smooth blend between
+
+
+def _check_llama3(scaling: RopeScaling) -> None:
+    if scaling.low_freq_factor <= 0:
+        raise ValueError(f"low_freq_factor must be above 0, got {scaling.low_freq_factor!r}: the band edge is original_max_len / low_freq_factor.")
+    if scaling.low_freq_factor >= scaling.high_freq_factor:
+        raise ValueError(
+            f"low_freq_factor must be below high_freq_factor for llama3, got {scaling.low_freq_factor!r} and {scaling.high_freq_factor!r}: "
+            "together they set the band of wavelengths that is blended."
+        )
+
+
 def llama3_frequencies(
     head_dim: int, base: float, scaling: RopeScaling, seq_len: int | None = None, partial_rotary_factor: float = 1.0
 ) -> tuple[np.ndarray, float]:
@@ -454,6 +748,75 @@ def llama3_frequencies(
     # $(1 - g_i)\,\theta_i / s + g_i\,\theta_i$ in the band between
     inv_freq = np.where(is_medium, (1 - smooth) * theta / s + smooth * theta, inv_freq)
     return inv_freq, 1.0
+
+
+def _llama3_code(dim: int, scaling: RopeScaling, D: str) -> CodeRule:
+    body = f"""
+    {_THETA.format(base="BASE", D=D)}
+    wavelen = 2 * np.pi / theta
+    low_freq_wavelen, high_freq_wavelen = ORIGINAL_MAX_LEN / LOW_FREQ_FACTOR, ORIGINAL_MAX_LEN / HIGH_FREQ_FACTOR
+    smooth = (ORIGINAL_MAX_LEN / wavelen - LOW_FREQ_FACTOR) / (HIGH_FREQ_FACTOR - LOW_FREQ_FACTOR)
+    inv_freq = np.where(wavelen > low_freq_wavelen, theta / FACTOR, theta)  # long wavelengths interpolated
+    is_medium = ~(wavelen < high_freq_wavelen) & ~(wavelen > low_freq_wavelen)
+    inv_freq = np.where(is_medium, (1 - smooth) * theta / FACTOR + smooth * theta, inv_freq)  # blended between
+    return inv_freq, 1.0
+    """
+    return CodeRule(
+        "Llama 3: wavelengths below L / HIGH_FREQ_FACTOR keep theta_i, above L / LOW_FREQ_FACTOR get theta_i / s, blended smoothly between",
+        (
+            ("FACTOR", scaling.factor, "s"),
+            ("ORIGINAL_MAX_LEN", scaling.original_max_len, "L: the context the model was trained on"),
+            ("LOW_FREQ_FACTOR", scaling.low_freq_factor, ""),
+            ("HIGH_FREQ_FACTOR", scaling.high_freq_factor, ""),
+        ),
+        textwrap.dedent(body).strip("\n"),
+    )
+
+
+def _llama3_edges(head_dim: int, base: float, scaling: RopeScaling, partial_rotary_factor: float = 1.0) -> tuple[float, ...]:
+    """The band's edges: L / high_freq_factor and L / low_freq_factor."""
+    return (scaling.original_max_len / scaling.high_freq_factor, scaling.original_max_len / scaling.low_freq_factor)
+
+
+def _llama3_words(head_dim: int, base: float, scaling: RopeScaling, seq_len: int) -> str:
+    low, high = scaling.low_freq_factor, scaling.high_freq_factor
+    return f"wavelengths below original/{high:g} are kept, above original/{low:g} divided by s, and the band between is blended smoothly"
+
+
+def _llama3_left_out(scaling: RopeScaling) -> tuple[str, ...]:
+    if (scaling.low_freq_factor, scaling.high_freq_factor) != (_default("low_freq_factor"), _default("high_freq_factor")):
+        return ("low_freq_factor and high_freq_factor",)
+    return ()
+
+
+LLAMA3 = ScalingKind(
+    "llama3",
+    "Llama 3",
+    llama3_frequencies,
+    _llama3_code,
+    reads=("factor", "original_max_len", "low_freq_factor", "high_freq_factor"),
+    check=_check_llama3,
+    edges=_llama3_edges,
+    controls=Controls(_llama3_words, "the pairs past the band are divided by it", _llama3_left_out),
+    reference="_compute_llama3_parameters",
+)
+
+
+# ----------------------------------------------------------------------------------------------
+# longrope: a searched factor per pair, a short and a long list
+
+
+def _check_longrope(scaling: RopeScaling) -> None:
+    _check_attention_factor(scaling)
+    if scaling.short_factor is None or scaling.long_factor is None:
+        raise ValueError(
+            "longrope needs both short_factor and long_factor: one divisor per rotating pair, "
+            "the short list used up to original_max_len positions and the long list beyond."
+        )
+    if len(scaling.short_factor) != len(scaling.long_factor):
+        raise ValueError(
+            f"short_factor and long_factor must have the same length (one per rotating pair), got {len(scaling.short_factor)} and {len(scaling.long_factor)}."
+        )
 
 
 def longrope_attention_factor(scaling: RopeScaling) -> float:
@@ -497,6 +860,51 @@ def longrope_frequencies(
     return 1.0 / (ext * base ** (np.arange(0, dim, 2, dtype=np.float64) / dim)), longrope_attention_factor(scaling)
 
 
+def _longrope_code(dim: int, scaling: RopeScaling, D: str) -> CodeRule:
+    if scaling.attention_factor is not None:
+        attention = literal(scaling.attention_factor)
+    else:
+        attention = "1.0" if scaling.factor <= 1 else "math.sqrt(1 + math.log(FACTOR) / math.log(ORIGINAL_MAX_LEN))"
+    body = f"""
+    chosen = LONG_FACTOR if seq_len is not None and seq_len > ORIGINAL_MAX_LEN else SHORT_FACTOR  # the whole sequence switches
+    ext = np.asarray(chosen, dtype=np.float64)
+    return 1.0 / (ext * BASE ** (np.arange(0, {D}, 2, dtype=np.float64) / {D})), ATTENTION_FACTOR
+    """
+    return CodeRule(
+        "LongRoPE: pair i divided by its own factor, SHORT_FACTOR[i] while the sequence fits in L = ORIGINAL_MAX_LEN positions, "
+        "LONG_FACTOR[i] once it is longer; cos and sin are multiplied by ATTENTION_FACTOR",
+        (
+            (
+                "FACTOR",
+                scaling.factor,
+                "s: unused here, the config gives the attention factor" if scaling.attention_factor is not None else "s: sets ATTENTION_FACTOR below",
+            ),
+            ("ORIGINAL_MAX_LEN", scaling.original_max_len, "L: the context the model was trained on"),
+            ("SHORT_FACTOR", _number_list(scaling.short_factor or ()), "one divisor per pair, up to L positions"),
+            ("LONG_FACTOR", _number_list(scaling.long_factor or ()), "one divisor per pair, past L positions"),
+            ("ATTENTION_FACTOR", Expr(attention), "on cos and sin, for both lists"),
+        ),
+        textwrap.dedent(body).strip("\n"),
+    )
+
+
+LONGROPE = ScalingKind(
+    "longrope",
+    "LongRoPE",
+    longrope_frequencies,
+    _longrope_code,
+    reads=("factor", "original_max_len", "short_factor", "long_factor", "attention_factor"),
+    check=_check_longrope,
+    length_dependent=True,
+    even_rotary=True,
+    reference="_compute_longrope_parameters",
+)
+
+
+# ----------------------------------------------------------------------------------------------
+# proportional: a proportion of the pairs turn, with a whole head's exponents
+
+
 def proportional_frequencies(
     head_dim: int, base: float, scaling: RopeScaling, seq_len: int | None = None, partial_rotary_factor: float = 1.0
 ) -> tuple[np.ndarray, float]:
@@ -519,17 +927,36 @@ def proportional_frequencies(
     return inv_freq, 1.0
 
 
-FrequencyRule = Callable[..., tuple[np.ndarray, float]]  # (head_dim, base, scaling, seq_len, partial_rotary_factor)
-SCALING_RULES: dict[str, FrequencyRule] = {
-    "linear": linear_frequencies,
-    "ntk": ntk_frequencies,
-    "dynamic": dynamic_frequencies,
-    "yarn": yarn_frequencies,
-    "llama3": llama3_frequencies,
-    "longrope": longrope_frequencies,
-    "proportional": proportional_frequencies,
-}
-EVEN_ROTARY = ("yarn", "longrope")  # kinds whose rotary width must be even (Hugging Face fails on an odd one)
+def _proportional_code(dim: int, scaling: RopeScaling, D: str) -> CodeRule:
+    body = """
+    turning = int(PARTIAL_ROTARY_FACTOR * HEAD_DIM // 2)  # pairs that turn; the rest have frequency 0
+    inv_freq = np.zeros(HEAD_DIM // 2)
+    inv_freq[:turning] = 1.0 / BASE ** (np.arange(0, 2 * turning, 2, dtype=np.float64) / HEAD_DIM) / FACTOR
+    return inv_freq, 1.0
+    """
+    return CodeRule(
+        "proportional: the first int(PARTIAL_ROTARY_FACTOR * HEAD_DIM // 2) pairs keep theta_i = BASE^(-2i / HEAD_DIM) / FACTOR, "
+        "the others get frequency 0 and never turn",
+        (("FACTOR", scaling.factor, "s: every turning frequency is divided by it"),),
+        textwrap.dedent(body).strip("\n"),
+    )
+
+
+PROPORTIONAL = ScalingKind(
+    "proportional",
+    "proportional",
+    proportional_frequencies,
+    _proportional_code,
+    reads=("factor",),
+    turning_proportion=True,
+    reference="_compute_proportional_rope_parameters",
+)
+
+
+# ----------------------------------------------------------------------------------------------
+# The registry of kinds, and the frequencies of any of them
+
+SCALING_KINDS: dict[str, ScalingKind] = {kind.name: kind for kind in (LINEAR, NTK, DYNAMIC, YARN, LLAMA3, LONGROPE, PROPORTIONAL)}
 
 
 def rope_frequencies(
@@ -537,16 +964,18 @@ def rope_frequencies(
 ) -> tuple[np.ndarray, float]:
     r"""The frequencies $\theta_i$ of every turning pair and the attention factor that multiplies cos
     and sin, as Hugging Face transformers computes them for rope type `scaling.kind` ("default"
-    when scaling is None, with GPT-NeoX's and Phi's partial rotary). seq_len (the current sequence
-    length, Hugging Face's max(position_ids) + 1) matters for "dynamic" and "longrope" only.
+    when scaling is None, with GPT-NeoX's and Phi's partial rotary): the rule of the kind's record.
+    seq_len (the current sequence length, Hugging Face's max(position_ids) + 1) matters only for a
+    kind whose record is `length_dependent` ("dynamic", "longrope").
 
     partial_rotary_factor p: only the first r = int(head_dim · p) dimensions rotate (`rotary_dim`);
-    the frequencies are computed over r. "proportional" reads p as its proportion of turning pairs.
+    the frequencies are computed over r. A kind with `turning_proportion` ("proportional") reads p as
+    its proportion of turning pairs instead.
 
     Returns (inv_freq, attention_factor): inv_freq has ceil(r / 2) entries (head_dim // 2 when
-    p = 1; r / 2 for yarn and longrope, which need an even r), and head_dim // 2 for
-    "proportional", whose pairs past the first int(p · head_dim // 2) are 0. `apply_rope` rotates
-    the first 2 · len(inv_freq) dimensions and leaves the others as they are.
+    p = 1; r / 2 for an `even_rotary` kind: yarn, longrope), and head_dim // 2 for "proportional",
+    whose pairs past the first int(p · head_dim // 2) are 0. `apply_rope` rotates the first
+    2 · len(inv_freq) dimensions and leaves the others as they are.
     """
     head_dim, base = _check_head_dim(head_dim), _check_base(base)
     p = _check_partial(partial_rotary_factor)
@@ -554,17 +983,18 @@ def rope_frequencies(
         seq_len = whole_number(seq_len, "seq_len", 1)
     if scaling is not None and not isinstance(scaling, RopeScaling):
         raise ValueError(f"scaling must be a RopeScaling or None, got {type(scaling).__name__}.")
-    if scaling is not None and scaling.kind == "proportional":
-        return proportional_frequencies(head_dim, base, scaling, seq_len, p)
-    dim = rotary_dim(head_dim, p)
     if scaling is None:
-        return _theta(dim, base), 1.0
-    if scaling.kind in EVEN_ROTARY and dim % 2:
+        return _theta(rotary_dim(head_dim, p), base), 1.0
+    record = scaling.record
+    if record.turning_proportion:  # p is its proportion of turning pairs, not a rotary width
+        return record.frequencies(head_dim, base, scaling, seq_len, p)
+    dim = rotary_dim(head_dim, p)
+    if record.even_rotary and dim % 2:
         raise ValueError(
             f"{scaling.kind} needs an even number of rotating dimensions, but int({head_dim} × {p:g}) = {dim} is odd: "
             "its per-pair rule has r // 2 entries for ceil(r / 2) frequencies (Hugging Face fails here too)."
         )
-    return SCALING_RULES[scaling.kind](head_dim, base, scaling, seq_len, p)
+    return record.frequencies(head_dim, base, scaling, seq_len, p)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -752,16 +1182,16 @@ def scaling_regions(
     - "not rotated": ratio 0, a "proportional" pair that never turns.
 
     The unscaled frequencies are those of the same rotary width (`rotary_dim`), or of the whole head
-    for "proportional". Ratios are compared with a relative tolerance of 1e-9. `edges` are the
-    wavelengths where the label changes: llama3 (L / high_freq_factor, L / low_freq_factor); yarn the
-    wavelengths of the pairs low and high of `yarn_correction_range` (L / beta_fast and L / beta_slow
-    before truncation and clamping); none for the other kinds. For "dynamic" and "longrope" the
+    for a kind with `turning_proportion` ("proportional"). Ratios are compared with a relative
+    tolerance of 1e-9. `edges` are the wavelengths where the label changes, the `edges` of the kind's
+    record: llama3 (L / high_freq_factor, L / low_freq_factor); yarn the wavelengths of the pairs low
+    and high of `yarn_correction_range`; none for the other kinds. For a `length_dependent` kind the
     ratio depends on seq_len (none or at most L: dynamic keeps every pair, longrope uses its short list).
     Returns a ScalingRegions of (len(inv_freq),) arrays, as `rope_frequencies` returns them.
     """
     inv_freq, _ = rope_frequencies(head_dim, base, scaling, seq_len=seq_len, partial_rotary_factor=partial_rotary_factor)
-    proportional = scaling is not None and scaling.kind == "proportional"
-    dim = head_dim if proportional else rotary_dim(head_dim, partial_rotary_factor)
+    whole = scaling is not None and scaling.record.turning_proportion
+    dim = head_dim if whole else rotary_dim(head_dim, partial_rotary_factor)
     theta = _theta(dim, float(base))
     ratio = inv_freq / theta
     factor = 1.0 if scaling is None else scaling.factor
@@ -769,200 +1199,14 @@ def scaling_regions(
     label = np.where(
         ratio == 0, "not rotated", np.where(np.abs(ratio - 1) <= tol, "kept", np.where(ratio <= (1 + tol) / factor, "interpolated", "blended"))
     )
-    edges: tuple[float, ...] = ()
-    if scaling is not None and scaling.kind == "llama3":
-        edges = (scaling.original_max_len / scaling.high_freq_factor, scaling.original_max_len / scaling.low_freq_factor)
-    elif scaling is not None and scaling.kind == "yarn":
-        low, high = yarn_correction_range(head_dim, base, scaling, partial_rotary_factor)
-        # $\lambda(i) = 2\pi\,b^{2i/r}$ at the ramp's ends
-        edges = tuple(float(2 * np.pi * float(base) ** (2 * i / dim)) for i in (low, high))
+    edges = () if scaling is None else scaling.record.edges(head_dim, float(base), scaling, partial_rotary_factor)
     return ScalingRegions(ratio=ratio, label=label, wavelength=2 * np.pi / theta, edges=edges)
 
 
 # ----------------------------------------------------------------------------------------------
-# Generated code: each scaling rule as the `frequencies()` function the code page exports
-# (core.files.codegen wraps it in the rotation), written with the same float operations as the
-# rule above it, so tests/core/files/test_codegen.py finds the same numbers. A rule is written
-# over the rotary width `D`: "HEAD_DIM" when every dimension rotates, "ROTARY_DIM" (partial rotary).
-
-_THETA = "theta = 1.0 / {base} ** (np.arange(0, {D}, 2, dtype=np.float64) / {D})  # theta_i = base^(-2i / {D})"
-_WRAP = 6  # numbers per line of a written-out factor list
+# Generated code: the constants and `frequencies()` of a setting (core.files.codegen wraps them)
 
 
-class CodeRule(NamedTuple):
-    """A frequency rule as code: its words, its constants and the body of `frequencies()`."""
-
-    words: str
-    constants: tuple[Constant, ...]
-    body: str
-    takes_seq_len: bool = False
-
-
-def _number_list(values: tuple[float, ...]) -> Expr:
-    """A list of floats as source, _WRAP to a line, that reads back to exactly the same values."""
-    rows = [", ".join(literal(v) for v in values[i : i + _WRAP]) for i in range(0, len(values), _WRAP)]
-    return Expr("[\n    " + ",\n    ".join(rows) + ",\n]")
-
-
-def _default_code(dim: int, scaling: RopeScaling | None, D: str) -> CodeRule:
-    return CodeRule("no scaling", (), _THETA.format(base="BASE", D=D) + "\nreturn theta, 1.0")
-
-
-def _linear_code(dim: int, scaling: RopeScaling, D: str) -> CodeRule:
-    return CodeRule(
-        "linear (position interpolation): theta_i' = theta_i / FACTOR",
-        (("FACTOR", scaling.factor, "s: every frequency is divided by it"),),
-        _THETA.format(base="BASE", D=D) + "\nreturn theta / FACTOR, 1.0",
-    )
-
-
-def _ntk_code(dim: int, scaling: RopeScaling, D: str) -> CodeRule:
-    return CodeRule(
-        f"NTK-aware base change: base' = BASE * FACTOR^({D} / ({D} - 2)); the slowest pair is divided by FACTOR, the fastest kept",
-        (
-            ("FACTOR", float(scaling.factor), "s: the slowest pair's frequency is divided by it"),
-            ("NTK_BASE", Expr(f"BASE * FACTOR ** ({D} / ({D} - 2))"), "the enlarged base"),
-        ),
-        _THETA.format(base="NTK_BASE", D=D) + "\nreturn theta, 1.0",
-    )
-
-
-def _dynamic_code(dim: int, scaling: RopeScaling, D: str) -> CodeRule:
-    constants = (("FACTOR", scaling.factor, "s"), ("ORIGINAL_MAX_LEN", scaling.original_max_len, "L: the context the model was trained on"))
-    if dim == 2:
-        body = "# a single pair turns at 1 radian per position whatever the base: nothing to rescale\n" + _THETA.format(base="BASE", D=D)
-        body += "\nreturn theta, 1.0"
-    else:
-        body = f"""
-        n = ORIGINAL_MAX_LEN if seq_len is None else max(seq_len, ORIGINAL_MAX_LEN)
-        base = BASE * ((FACTOR * n / ORIGINAL_MAX_LEN) - (FACTOR - 1)) ** ({D} / ({D} - 2))  # grows past L
-        """
-        body = textwrap.dedent(body).strip("\n") + "\n" + _THETA.format(base="base", D=D) + "\nreturn theta, 1.0"
-    return CodeRule(
-        f"dynamic NTK: for a sequence of n = max(seq_len, L) positions, base' = BASE * (s n / L - (s - 1))^({D} / ({D} - 2))",
-        constants,
-        body,
-        takes_seq_len=True,
-    )
-
-
-def _yarn_code(dim: int, scaling: RopeScaling, D: str) -> CodeRule:
-    mscales: tuple[Constant, ...] = ()
-    if scaling.attention_factor is not None:
-        attention = literal(scaling.attention_factor)
-    elif scaling.factor <= 1:
-        attention = "1.0"
-    elif scaling.mscale is not None and scaling.mscale_all_dim is not None:
-        attention = "(0.1 * MSCALE * math.log(FACTOR) + 1.0) / (0.1 * MSCALE_ALL_DIM * math.log(FACTOR) + 1.0)"
-        mscales = (("MSCALE", scaling.mscale, ""), ("MSCALE_ALL_DIM", scaling.mscale_all_dim, "DeepSeek: the ratio of the two mscale terms"))
-    else:
-        attention = "0.1 * math.log(FACTOR) + 1.0"
-    rounding = "low, high = math.floor(low), math.ceil(high)  # whole pairs\n    " if scaling.truncate else ""
-    body = f'''
-    def correction_dim(rotations):
-        """The pair index that turns `rotations` times over ORIGINAL_MAX_LEN positions."""
-        return {D} * math.log(ORIGINAL_MAX_LEN / (rotations * 2 * math.pi)) / (2 * math.log(BASE))
-
-    {_THETA.format(base="BASE", D=D)}
-    low, high = correction_dim(BETA_FAST), correction_dim(BETA_SLOW)
-    {rounding}low, high = max(low, 0), min(high, {D} - 1)
-    if low == high:
-        high += 0.001  # no division by zero
-    ramp = np.clip((np.arange({D} // 2, dtype=np.float64) - low) / (high - low), 0.0, 1.0)  # gamma_i
-    keep = 1.0 - ramp
-    return (theta / FACTOR) * (1.0 - keep) + theta * keep, ATTENTION_FACTOR
-    '''
-    return CodeRule(
-        "YaRN: pairs turning more than BETA_FAST times over L keep theta_i, fewer than BETA_SLOW times get theta_i / s, a linear ramp between; "
-        "cos and sin are multiplied by ATTENTION_FACTOR",
-        (
-            ("FACTOR", scaling.factor, "s"),
-            ("ORIGINAL_MAX_LEN", scaling.original_max_len, "L: the context the model was trained on"),
-            ("BETA_FAST", scaling.beta_fast, ""),
-            ("BETA_SLOW", scaling.beta_slow, ""),
-        )
-        + mscales
-        + (("ATTENTION_FACTOR", Expr(attention), "on cos and sin"),),
-        textwrap.dedent(body).replace("\n    \n", "\n\n").strip("\n"),
-    )
-
-
-def _llama3_code(dim: int, scaling: RopeScaling, D: str) -> CodeRule:
-    body = f"""
-    {_THETA.format(base="BASE", D=D)}
-    wavelen = 2 * np.pi / theta
-    low_freq_wavelen, high_freq_wavelen = ORIGINAL_MAX_LEN / LOW_FREQ_FACTOR, ORIGINAL_MAX_LEN / HIGH_FREQ_FACTOR
-    smooth = (ORIGINAL_MAX_LEN / wavelen - LOW_FREQ_FACTOR) / (HIGH_FREQ_FACTOR - LOW_FREQ_FACTOR)
-    inv_freq = np.where(wavelen > low_freq_wavelen, theta / FACTOR, theta)  # long wavelengths interpolated
-    is_medium = ~(wavelen < high_freq_wavelen) & ~(wavelen > low_freq_wavelen)
-    inv_freq = np.where(is_medium, (1 - smooth) * theta / FACTOR + smooth * theta, inv_freq)  # blended between
-    return inv_freq, 1.0
-    """
-    return CodeRule(
-        "Llama 3: wavelengths below L / HIGH_FREQ_FACTOR keep theta_i, above L / LOW_FREQ_FACTOR get theta_i / s, blended smoothly between",
-        (
-            ("FACTOR", scaling.factor, "s"),
-            ("ORIGINAL_MAX_LEN", scaling.original_max_len, "L: the context the model was trained on"),
-            ("LOW_FREQ_FACTOR", scaling.low_freq_factor, ""),
-            ("HIGH_FREQ_FACTOR", scaling.high_freq_factor, ""),
-        ),
-        textwrap.dedent(body).strip("\n"),
-    )
-
-
-def _longrope_code(dim: int, scaling: RopeScaling, D: str) -> CodeRule:
-    if scaling.attention_factor is not None:
-        attention = literal(scaling.attention_factor)
-    else:
-        attention = "1.0" if scaling.factor <= 1 else "math.sqrt(1 + math.log(FACTOR) / math.log(ORIGINAL_MAX_LEN))"
-    body = f"""
-    chosen = LONG_FACTOR if seq_len is not None and seq_len > ORIGINAL_MAX_LEN else SHORT_FACTOR  # the whole sequence switches
-    ext = np.asarray(chosen, dtype=np.float64)
-    return 1.0 / (ext * BASE ** (np.arange(0, {D}, 2, dtype=np.float64) / {D})), ATTENTION_FACTOR
-    """
-    return CodeRule(
-        "LongRoPE: pair i divided by its own factor, SHORT_FACTOR[i] while the sequence fits in L = ORIGINAL_MAX_LEN positions, "
-        "LONG_FACTOR[i] once it is longer; cos and sin are multiplied by ATTENTION_FACTOR",
-        (
-            (
-                "FACTOR",
-                scaling.factor,
-                "s: unused here, the config gives the attention factor" if scaling.attention_factor is not None else "s: sets ATTENTION_FACTOR below",
-            ),
-            ("ORIGINAL_MAX_LEN", scaling.original_max_len, "L: the context the model was trained on"),
-            ("SHORT_FACTOR", _number_list(scaling.short_factor or ()), "one divisor per pair, up to L positions"),
-            ("LONG_FACTOR", _number_list(scaling.long_factor or ()), "one divisor per pair, past L positions"),
-            ("ATTENTION_FACTOR", Expr(attention), "on cos and sin, for both lists"),
-        ),
-        textwrap.dedent(body).strip("\n"),
-        takes_seq_len=True,
-    )
-
-
-def _proportional_code(dim: int, scaling: RopeScaling, D: str) -> CodeRule:
-    body = """
-    turning = int(PARTIAL_ROTARY_FACTOR * HEAD_DIM // 2)  # pairs that turn; the rest have frequency 0
-    inv_freq = np.zeros(HEAD_DIM // 2)
-    inv_freq[:turning] = 1.0 / BASE ** (np.arange(0, 2 * turning, 2, dtype=np.float64) / HEAD_DIM) / FACTOR
-    return inv_freq, 1.0
-    """
-    return CodeRule(
-        "proportional: the first int(PARTIAL_ROTARY_FACTOR * HEAD_DIM // 2) pairs keep theta_i = BASE^(-2i / HEAD_DIM) / FACTOR, "
-        "the others get frequency 0 and never turn",
-        (("FACTOR", scaling.factor, "s: every turning frequency is divided by it"),),
-        textwrap.dedent(body).strip("\n"),
-    )
-
-
-CODE_RULES: dict[str, Callable[[int, RopeScaling, str], CodeRule]] = {
-    "linear": _linear_code,
-    "ntk": _ntk_code,
-    "dynamic": _dynamic_code,
-    "yarn": _yarn_code,
-    "llama3": _llama3_code,
-    "longrope": _longrope_code,
-    "proportional": _proportional_code,
-}
 PAIR_WORDS = {
     "half": "dimension i with i + HEAD_DIM/2 (rotate_half: Hugging Face Llama, GPT-NeoX)",
     "interleaved": "dimension 2i with 2i+1 (RoFormer, Meta's Llama, GPT-J)",
@@ -975,18 +1219,20 @@ PARTIAL_PAIR_WORDS = {
 
 def source(head_dim: int, base: float, layout: str = "half", scaling: RopeScaling | None = None, partial_rotary_factor: float = 1.0) -> Formula:
     """RoPE as generated code: the constants and the `frequencies()` function of the scaling rule
-    (core.files.codegen wraps them in `rotate` and `RotaryEmbedding`). With partial rotary (p < 1,
-    any kind but "proportional") the constants gain PARTIAL_ROTARY_FACTOR and ROTARY_DIM, the rule
+    (core.files.codegen wraps them in `rotate` and `RotaryEmbedding`): the `code` of the kind's record.
+    With partial rotary (p < 1, any kind but one with `turning_proportion`) the constants gain PARTIAL_ROTARY_FACTOR and ROTARY_DIM, the rule
     is written over ROTARY_DIM, and the rotation turns the first 2 n dimensions only (n frequencies).
     Settings core refuses raise its ValueError."""
     _check_layout(layout)
     rope_frequencies(head_dim, base, scaling, partial_rotary_factor=partial_rotary_factor)  # the same checks and messages as core
     p = float(partial_rotary_factor)
-    proportional = scaling is not None and scaling.kind == "proportional"
-    partial = p < 1 and not proportional
+    record = None if scaling is None else scaling.record
+    proportion = record is not None and record.turning_proportion  # p is the proportion of turning pairs
+    partial = p < 1 and not proportion
     D = "ROTARY_DIM" if partial else "HEAD_DIM"
     dim = rotary_dim(head_dim, p) if partial else head_dim
-    rule = (_default_code if scaling is None else CODE_RULES[scaling.kind])(dim, scaling, D)
+    rule = _default_code(dim, scaling, D) if record is None else record.code(dim, scaling, D)
+    takes_seq_len = record is not None and record.length_dependent
     constants: tuple[Constant, ...] = (
         ("HEAD_DIM", head_dim, "width of one head's queries and keys"),
         ("BASE", float(base), ""),
@@ -997,10 +1243,10 @@ def source(head_dim: int, base: float, layout: str = "half", scaling: RopeScalin
             ("PARTIAL_ROTARY_FACTOR", p, "the fraction of each head's dimensions that rotate"),
             ("ROTARY_DIM", Expr("int(HEAD_DIM * PARTIAL_ROTARY_FACTOR)"), "the first dimensions turn, the rest pass through unchanged"),
         )
-    elif proportional:
+    elif proportion:
         constants += (("PARTIAL_ROTARY_FACTOR", p, "the proportion of pairs that turn"),)
     constants += rule.constants
-    arg = "seq_len=None" if rule.takes_seq_len else ""
+    arg = "seq_len=None" if takes_seq_len else ""
     frequencies = f'def frequencies({arg}):\n    """theta_i of each turning pair, and the factor on cos and sin."""\n' + textwrap.indent(rule.body, "    ")
     pairs = PARTIAL_PAIR_WORDS[layout] if partial else PAIR_WORDS[layout]
     extent = (
@@ -1017,4 +1263,4 @@ def source(head_dim: int, base: float, layout: str = "half", scaling: RopeScalin
     Frequencies: {rule.words}.
     """
     title = "Rotary position embedding (RoPE, Su et al. 2021)"
-    return Formula(title, formula, constants, torch_class="RotaryEmbedding", shared=frequencies, takes_seq_len=rule.takes_seq_len, rule=rule.words)
+    return Formula(title, formula, constants, torch_class="RotaryEmbedding", shared=frequencies, takes_seq_len=takes_seq_len, rule=rule.words)

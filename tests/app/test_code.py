@@ -21,6 +21,7 @@ from core.schemes import rope
 from core.schemes.registry import BIAS, ROTARY, SCHEMES, Setting
 from tests.app.conftest import EXTREMES, assert_clean, decode, figures, grids, open_page, panel_levels
 from tests.helpers import assert_close
+from ui import rope_controls
 
 SMALL = {"d_model": "24", "max_len": "40", "base": "500"}
 
@@ -100,7 +101,7 @@ def test_rope_code_from_a_link_with_layout_and_scaling():
     assert {"rope_layout": "interleaved", "scaling": "yarn", "factor": "8", "original_len": "64"}.items() <= query.items()
 
 
-@pytest.mark.parametrize("kind", ["ntk", "dynamic", "llama3", "linear"])
+@pytest.mark.parametrize("kind", rope_controls.KINDS[1:])  # every kind on the controls, from the records
 def test_rope_scaling_chosen_on_the_page(kind):
     at = open_page("code", scheme="rope", **SMALL)
     at.selectbox(key="scaling").set_value(kind).run()
@@ -108,7 +109,8 @@ def test_rope_scaling_chosen_on_the_page(kind):
     numpy_source, _ = code_blocks(at)
     assert "FACTOR = 4.0" in numpy_source
     assert ("NTK_BASE = " in numpy_source) == (kind == "ntk")
-    assert ("ORIGINAL_MAX_LEN = 10" in numpy_source) == (kind in ("dynamic", "llama3"))  # default original: max_len // factor
+    # the original context is asked for and written exactly when the record reads it; default max_len // factor
+    assert ("ORIGINAL_MAX_LEN = 10" in numpy_source) == rope_controls.reads_original(kind) == ("original_len" in [n.key for n in at.number_input])
     assert at.query_params["scaling"] == kind
 
 
@@ -194,10 +196,14 @@ def test_odd_width_for_rope_is_an_error_not_an_exception():
     assert any("head_dim must be even" in e.value for e in at.error)
 
 
-def test_a_factor_below_one_is_an_error_not_an_exception():
+def test_a_factor_below_one_in_a_link_is_named_and_dropped():
+    # the link check asks YaRN's record, which refuses a factor below 1: a notice with its sentence, the default, the code
     at = open_page("code", scheme="rope", scaling="yarn", factor="0.5", **SMALL)
-    assert not at.exception
-    assert any("factor must be at least 1" in e.value for e in at.error)
+    assert_clean(at)
+    assert not at.error and [w.value for w in at.warning] == [
+        "`factor='0.5'` in the link is not valid: factor must be at least 1, got 0.5: a scaling factor below 1 would shrink the context. Using the default."
+    ]
+    assert "FACTOR = 4.0" in code_blocks(at)[0]
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ import html
 import json
 import re
 import time
+from collections import deque
 
 import numpy as np
 import pytest
@@ -170,6 +171,33 @@ def test_two_sessions_in_line_each_see_their_place(trainers_busy):
     assert any("you are 1st in line" in i.value for i in second.info), [i.value for i in second.info]
     second.button(key="lab_stop").click().run()
     assert second.session_state["lab_run"].wait(10) and slots.waiting == 0
+
+
+def test_a_visitor_training_in_one_tab_waits_in_another_with_an_estimated_wait(trainers_busy, monkeypatch):
+    """One trainer per visitor: the same browser (ui.internals.visitor_id, stubbed: AppTest sends no
+    cookies) holds a trainer already, so its other tab waits behind it, and says so with a wait."""
+    import ui.lab_run
+
+    slots, held = trainers_busy
+    monkeypatch.setattr(slots, "_paces", deque(maxlen=slots.PACE_RUNS))  # no pace from the runs of earlier tests in this process: waits as estimated
+    started = time.monotonic()
+    for ticket in held:  # the visitor's first tab holds one trainer (40 s estimated), somebody else the others
+        ticket.seconds, ticket.cap, ticket.started = 40.0, 120.0, started
+    held[0].visitor = "browser-1"
+    monkeypatch.setattr(ui.lab_run, "visitor_id", lambda: "browser-1")
+    at = tiny_page(["none"], lab_seed=105)
+    at.button(key="lab_train").click().run()
+    spent = time.monotonic() - started  # the first tab's run has this much less left by the time the page says it
+    run = at.session_state["lab_run"]
+    assert run.visitor == "browser-1" and run.cap == runner.CAP_FLOOR_S and run.outlook().behind_own
+    text = " ".join(i.value for i in at.info)
+    assert "Waiting for your run in another tab to end (one trainer per visitor)" in text, text
+    shown = re.search(r"should start in about (\d+ s) \(at most (\d+ min|\d+ s)", text)
+    assert shown, text
+    assert shown.group(1) in {ui.lab_run.duration(40 - spent * k / 20) for k in range(21)}, (text, spent)  # what is left of its 40 s
+    assert shown.group(2) in {ui.lab_run.duration(120 - spent * k / 20) for k in range(21)}, (text, spent)  # of its 120 s limit
+    at.button(key="lab_stop").click().run()
+    assert run.wait(10) and slots.waiting == 0
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ from core.analysis import context as cx
 from core.schemes import rope
 from core.viz import charts
 from tests.app.conftest import chart_keys, assert_clean, decode, figure, figures, open_page, title_text
+from ui import rope_controls
 
 
 def metrics(at) -> dict[str, str]:
@@ -68,20 +69,22 @@ def test_rope_yarn_attention_factor_is_core_and_by_hand():
     assert metrics(at)["attention factor (cos, sin ×)"] == f"{factor:.4g}" == f"{0.1 * math.log(4) + 1:.4g}" == "1.139"  # 4 significant digits on screen
 
 
-def test_rope_factor_below_one_is_refused():
-    at = open_page("rope", rope_view="Scaling")
-    at.number_input(key="factor").set_value(0.5).run()
-    assert not at.exception
-    assert len(at.error) == 1 and "below 1" in at.error[0].value
-    assert len(figures(at)) == 0  # the Scaling tab stops at the error
+@pytest.mark.parametrize("raw", ["0", "0.5"])
+def test_rope_factor_below_one_in_a_link_is_named_and_dropped(raw):
+    # the link check asks the kind's record, which refuses a factor below 1: a notice naming factor, the default, no red box
+    at = open_page("rope", rope_view="Scaling", factor=raw)
+    assert_clean(at)
+    assert not at.error and len(at.warning) == 1 and "`factor=" in at.warning[0].value and "factor must be at least 1" in at.warning[0].value
+    assert at.number_input(key="factor").value == 4.0 and len(figures(at)) == 2
 
 
 @pytest.mark.parametrize("kind", ["ntk", "linear"])
 def test_rope_factor_below_one_is_refused_for_every_kind(kind):
-    at = open_page("rope", rope_view="Scaling")
-    at.selectbox(key="scaling").set_value(kind).run()
-    at.number_input(key="factor").set_value(0.5).run()
-    assert not at.exception and any("below 1" in e.value for e in at.error)
+    at = open_page("rope", rope_view="Scaling", scaling=kind, factor="0.5")
+    assert_clean(at)
+    assert not at.error and any("factor must be at least 1" in w.value for w in at.warning)
+    at.number_input(key="factor").set_value(0.5).run()  # the widget offers 1 and up: a value below is not taken
+    assert not at.exception and not at.error and at.number_input(key="factor").value == 4.0
 
 
 def test_rope_original_context_longer_than_target_is_refused():
@@ -127,7 +130,7 @@ def expected_counts(kind: str, head_dim: int, base: float, factor: float, origin
     return {name: int((labels == name).sum()) for name in ("kept", "blended", "interpolated")}
 
 
-@pytest.mark.parametrize("kind", ["none", "linear", "ntk", "dynamic", "yarn", "llama3"])
+@pytest.mark.parametrize("kind", rope_controls.KINDS)  # every kind on the controls, from the records
 @pytest.mark.parametrize("head_dim", [64, 128])
 def test_rope_every_scaling_kind_counts_pairs_as_core(kind, head_dim):
     at = open_page("rope", max_len="8192", rope_view="Scaling")

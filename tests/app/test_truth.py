@@ -40,8 +40,9 @@ import pytest
 
 from core.viz.charts import number
 from core.viz.panel_grid import levels
-from tests.app.conftest import assert_clean, decode, figure_bytes, grid_bytes, grid_map, open_views, panel_levels, panel_palette
-from tests.pages import CHARTS, PAGE_FILES
+from tests.app.conftest import assert_clean, decode, figure_bytes, grid_bytes, grid_map, open_page, open_views, panel_levels, panel_palette
+from tests.links import _keyed_widgets
+from tests.pages import CHARTS, PAGE_FILES, VIEW_SWITCHES
 
 NAMED = {  # the settings every page is run at
     "defaults": (128, 256, 10_000.0),
@@ -295,7 +296,12 @@ def check_claims(page: str, figs: dict[str, dict], setting: dict) -> None:
 def run_page(page: str, setting: dict) -> None:
     figs, grids_sent, drawn = {}, {}, 0
     link = params(setting)
-    for at in open_views(page, **link):  # every tab of the page: only the open one runs
+    views = open_views(page, **link)  # every tab of the page: only the open one runs
+    switches = {k for k, kind in _keyed_widgets(views[0]).items() if kind == "button_group" and k.endswith("_view")}
+    assert switches == {c.key for c in VIEW_SWITCHES.get(page, [])}, f"{page}: view switches {switches} not opened by this harness (tests/pages.py)"
+    if setting == {"d_model": 128, "max_len": 256, "base": 10_000.0}:  # the views of a switch, at the defaults
+        views += [open_page(page, **link, **{c.key: option}) for c in VIEW_SWITCHES.get(page, []) for option in c.options if option != c.default]
+    for at in views:
         assert_clean(at)
         assert not at.warning, [w.value for w in at.warning]  # a valid link gives no notice
         assert {k: at.query_params[k] for k in link} == link, "the URL does not hold the settings"

@@ -242,3 +242,44 @@ def test_a_runtime_that_cannot_answer_counts_as_connected(monkeypatch):
 
     monkeypatch.setattr(runtime, "get_instance", lambda: SimpleNamespace(is_active_session=broken))
     assert internals.connection_check()() is True
+
+
+def test_the_xsrf_cookie_is_named_and_made_as_visitor_id_reads_it():
+    from streamlit.web.server.starlette import starlette_app_utils as xsrf
+    from streamlit.web.server.starlette.starlette_server_config import XSRF_COOKIE_NAME
+
+    assert internals.XSRF_COOKIE == XSRF_COOKIE_NAME, UPGRADE
+    token = bytes(range(16))
+    first, second = xsrf.generate_xsrf_token_string(token), xsrf.generate_xsrf_token_string(token)
+    assert first != second  # a new mask on every page load ...
+    assert internals._xsrf_token(first) == internals._xsrf_token(second) == token  # ... the same token in every tab
+    assert [internals._xsrf_token(v) for v in ("", "1|ab", "2|zz|00|1", "2|0011|0a|1", None)] == [None] * 5
+
+
+def _cookies(monkeypatch, cookies: dict[str, str]) -> None:
+    import streamlit as st
+
+    monkeypatch.setattr(type(st.context), "cookies", property(lambda self: cookies))
+
+
+def test_a_visitor_is_one_browser_by_its_routing_cookie_or_its_xsrf_token(monkeypatch):
+    from streamlit.web.server.starlette import starlette_app_utils as xsrf
+
+    token = bytes(range(16))
+    _cookies(monkeypatch, {"_streamlit_xsrf": xsrf.generate_xsrf_token_string(token)})
+    tab1 = internals.visitor_id()
+    _cookies(monkeypatch, {"_streamlit_xsrf": xsrf.generate_xsrf_token_string(token)})  # another tab: another mask
+    assert internals.visitor_id() == tab1 and tab1.startswith("xsrf:") and token.hex() not in tab1
+    _cookies(monkeypatch, {"_streamlit_xsrf": xsrf.generate_xsrf_token_string(bytes(16))})
+    assert internals.visitor_id() != tab1  # another browser
+    _cookies(monkeypatch, {"st_route": "abc", "_streamlit_xsrf": xsrf.generate_xsrf_token_string(token)})
+    assert internals.visitor_id().startswith("route:") and "abc" not in internals.visitor_id()
+
+
+def test_without_cookies_a_visitor_is_the_session(monkeypatch):
+    _cookies(monkeypatch, {})
+    assert internals.visitor_id() == ""  # outside a script run
+    monkeypatch.setattr(internals, "_script_context", lambda: SimpleNamespace(session_id="s-1"))
+    assert internals.visitor_id() == "session:s-1"
+    _cookies(monkeypatch, {"_streamlit_xsrf": "not a token"})
+    assert internals.visitor_id() == "session:s-1"

@@ -54,6 +54,8 @@ def test_differences_compute_rope_and_t5_buckets():
     assert "RoPE's perplexity is ×1.04 by 4L" in text.differences(calm, 64, 32, lm.PAPER_CLAIMS)
     assert text.t5_buckets_reached(64, 32) == text.t5_buckets_reached(text.FAR, 32) == 31
     assert text.t5_buckets_reached(64, 128) == 27 and text.t5_buckets_reached(text.FAR, 128) == 32
+    hits = text.t5_buckets_reached.cache_info().hits
+    assert text.t5_buckets_reached(text.FAR, 128) == 32 and text.t5_buckets_reached.cache_info().hits == hits + 1  # a million distances bucketed once
     assert "reach 31 of the 31 buckets" in diff and "would reach 27 of 32" in diff
     timed = text.differences(RESULTS, 64, 32, lm.PAPER_CLAIMS, {"rope": 91.08, "alibi": 207.3})
     assert "trained and evaluated in 91 to 207 s per scheme here" in timed and "minutes" not in timed

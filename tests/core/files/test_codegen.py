@@ -17,6 +17,7 @@ from core.files.downloads import MAX_CSV_VALUES, MAX_NPY_VALUES, current_matrix,
 from core.files.rope_code import rope_code  # the template around rope.source with a partial rotary factor (/context)
 from core.schemes import relative, rope
 from core.schemes.registry import ADDED, BIAS, NOTHING, ROTARY, SCHEMES, T5_BUCKETS, T5_MAX_DISTANCE, Setting
+from tests.core.schemes.test_rope import SAMPLE_ORIGINAL, sample_scaling
 from tests.helpers import assert_close
 
 SETTINGS = {
@@ -238,6 +239,22 @@ def test_new_rope_kinds_and_partial_rotary_code_equals_core(layout, name, length
     for source in (code.numpy_source, code.torch_source):
         assert "core." not in source and ast.get_docstring(ast.parse(source))
         assert ("ROTARY_DIM = int(HEAD_DIM * PARTIAL_ROTARY_FACTOR)" in source) == (p < 1 and (scaling is None or scaling.kind != "proportional"))
+
+
+@pytest.mark.parametrize("p", [1.0, 0.5])
+@pytest.mark.parametrize("length", [SAMPLE_ORIGINAL - 8, 3 * SAMPLE_ORIGINAL], ids=["inside", "beyond"])
+@pytest.mark.parametrize("kind", list(rope.SCALING_KINDS))
+def test_every_registered_kind_code_equals_core(kind, length, p):
+    # every kind of the registry through its record's code, inside and beyond its original context, at full and partial rotary
+    head_dim = 16
+    scaling = sample_scaling(kind, rope.rotary_dim(head_dim, p) // 2)
+    code = rope_code(head_dim, 500.0, "interleaved", scaling, p)
+    x = np.random.default_rng(7).standard_normal((length, head_dim))
+    pos = np.arange(length, dtype=np.float64)
+    inv_freq, factor = rope.rope_frequencies(head_dim, 500.0, scaling, seq_len=length, partial_rotary_factor=p)
+    expected = rope.apply_rope(x, pos, inv_freq, layout="interleaved", attention_factor=factor)
+    assert_close(numpy_entry(code)(x, pos), expected, atol=0, rtol=0)
+    assert_close(as_numpy(torch_entry(code)(torch.from_numpy(x))), expected)
 
 
 def test_new_kinds_flow_through_generate_at_full_rotary():

@@ -304,3 +304,141 @@ def test_the_real_import_reports_a_failure_to_the_list_and_event_it_was_handed(m
     runner._import_model(ready, errors)
     assert ready.is_set() and len(errors) == 1 and isinstance(errors[0], ImportError)
     assert not runner._MODEL_READY.is_set() and runner._MODEL_ERROR == []
+
+
+# --- fairness in a room: one trainer per visitor, a place with an estimated wait, a limit that follows the estimate ---
+
+
+def test_a_visitor_holds_one_trainer_across_tabs_and_others_go_first_meanwhile():
+    slots, fake = Trainers(2), FakeTrain()
+    fake.gate.clear()  # every run holds its slot until the gate opens
+    tab1 = LabRun([config(1)], slots=slots, train_fn=fake, visitor="ann").start()
+    tab2 = LabRun([config(2)], slots=slots, train_fn=fake, visitor="ann").start()  # the same browser, another tab
+    bob = LabRun([config(3)], slots=slots, train_fn=fake, visitor="bob").start()
+    assert until(lambda: fake.order == [1, 3])  # bob, behind ann's second tab in line, takes the free trainer
+    outlook = tab2.outlook()
+    assert outlook.behind_own and outlook.place == 0 and outlook.in_progress == 2
+    assert slots.peak == 2 and tab2.progress[0].state == "waiting"
+    fake.gate.set()
+    assert all(r.wait(WAIT) for r in (tab1, tab2, bob))
+    assert fake.order == [1, 3, 2] and slots.served == ["ann", "bob", "ann"]
+
+
+def test_ten_visitors_are_served_in_turn_whatever_their_tabs_do():
+    slots, fake = Trainers(2), FakeTrain(pause=0.001)
+    held = [slots.acquire(visitor="x"), slots.acquire(visitor="y")]
+    runs = [LabRun([config(100 + i)], slots=slots, train_fn=fake, visitor=f"v{i}").start() for i in range(10)]
+    extra = LabRun([config(200)], slots=slots, train_fn=fake, visitor="v0").start()  # v0 presses again in a second tab
+    assert [r.queued()[0] for r in runs] == list(range(10)) and extra.queued()[0] == 10
+    for ticket in held:
+        slots.release(ticket)
+    assert all(r.wait(WAIT) for r in [*runs, extra])
+    assert fake.order == [100 + i for i in range(10)] + [200] and slots.peak == 2
+    assert slots.served[2:] == [f"v{i}" for i in range(10)] + ["v0"]
+
+
+def test_the_estimated_wait_adds_up_the_runs_ahead_and_what_is_left_of_those_training():
+    slots = Trainers(2)
+    now = time.monotonic()
+    a, b = slots.join("a", seconds=100, cap=300), slots.join("b", seconds=40, cap=120)
+    assert slots.wait_turn(a) and slots.wait_turn(b)
+    a.started = b.started = now - 10  # trained 10 s each: 90 and 30 s left
+    waiting = [slots.join(v, seconds=s, cap=3 * s) for v, s in (("c", 50), ("d", 20), ("a", 10), ("e", 5))]
+    seen = [slots.outlook(t) for t in waiting]
+    # c takes b's trainer when it frees (30 s) and ends at 80 s; a's second run waits for a's first (90 s), so d
+    # takes c's trainer at 80 s; a's second run then a's own trainer at 90 s, and e the first to free after that (100 s)
+    assert [round(o.wait_s) for o in seen] == [30, 80, 90, 100] and [o.place for o in seen] == [0, 1, 2, 3]
+    assert [o.behind_own for o in seen] == [False, False, True, False] and all(o.in_progress == 2 for o in seen)
+    assert [round(o.at_most_s) for o in seen] == [110, 260, 290, 320]  # every run ahead taking its whole limit
+    assert slots.outlook(a) is None  # not waiting
+
+
+def test_the_waits_follow_how_this_servers_runs_compare_with_their_estimates():
+    slots = Trainers(1)
+    assert slots.pace == 1.0
+    for pace in (2.0, 2.2, 1.8):
+        slots.release(slots.acquire(), pace)
+    assert slots.pace == 2.0
+    busy = slots.join("a", seconds=10)
+    assert slots.wait_turn(busy)
+    waiting = slots.join("b", seconds=10)
+    assert 19 < slots.outlook(waiting).wait_s <= 20  # 10 s estimated, twice as slow here
+    slots.release(busy, pace=float("nan"))  # a run with no pace leaves the others alone
+    assert slots.pace == 2.0
+
+
+def test_a_runs_time_limit_follows_its_estimate():
+    fake = FakeTrain()
+    fake.gate.clear()
+    run = LabRun([config(51), config(52)], train_fn=fake, estimate=lambda c: 0.02, wall_seconds=900).start()
+    assert run.cap == runner.CAP_FLOOR_S  # 3 x 0.04 s is under the floor
+    run.stop()
+    assert run.wait(WAIT)
+    big = LabRun([config(53)], estimate=lambda c: 100.0, wall_seconds=900, train_fn=fake)
+    assert big.start().cap == 300.0 and big.estimated_s == 100.0
+    big.stop()
+    huge = LabRun([config(54)], estimate=lambda c: 500.0, wall_seconds=900, train_fn=fake).start()
+    assert huge.cap == 900.0  # never past the page's own limit
+    huge.stop()
+    fake.gate.set()
+    assert big.wait(WAIT) and huge.wait(WAIT)
+
+
+def test_a_run_past_its_estimated_limit_is_stopped_and_says_so(monkeypatch):
+    monkeypatch.setattr(runner, "CAP_FLOOR_S", 0.05)
+    fake = FakeTrain(pause=0.01)
+    run = LabRun([config(61, steps=10_000), config(62)], train_fn=fake, estimate=lambda c: 0.02, slots=Trainers(1)).start()
+    assert run.cap == pytest.approx(0.12) and run.wait(WAIT) and run.timed_out
+    assert run.progress[0].state == "stopped" and "this run's time limit of 0 s (3 × its estimated 0 s)" in run.progress[0].message
+    assert run.progress[1].state == "stopped" and run.progress[1].message.startswith("not started")
+
+
+def test_a_run_stopped_at_its_limit_tells_the_server_its_pace_from_the_steps_it_got_through(monkeypatch):
+    """Ended by its time limit, a run has taken at least CAP_FACTOR times the estimate of the work it
+    did (the limit is CAP_FACTOR x its whole estimate, and it did only part): its pace is at least
+    that, where a run stopped by hand gives none."""
+    monkeypatch.setattr(runner, "CAP_FLOOR_S", 0.001)
+    slots, fake = Trainers(1), FakeTrain(pause=0.01)
+    run = LabRun([config(71, steps=1000)], train_fn=fake, estimate=lambda c: 0.05, slots=slots).start()
+    assert run.cap == pytest.approx(0.15) and run.wait(WAIT) and run.timed_out
+    assert 0 < run.progress[0].step < 1000
+    assert slots.pace >= runner.CAP_FACTOR  # measured >= 0.15 s for at most 0.05 s x (steps done / 1000) estimated
+    by_hand = Trainers(1)
+    stopped = LabRun([config(72, steps=1000)], train_fn=fake, estimate=lambda c: 0.05, slots=by_hand).start()
+    assert until(lambda: stopped.progress[0].step > 0)
+    stopped.stop()
+    assert stopped.wait(WAIT) and not stopped.timed_out and by_hand.pace == 1.0  # nothing learnt
+
+
+def test_the_time_limit_follows_the_servers_pace_when_slower_than_estimated():
+    slots = Trainers(1)
+    for pace in (4.0, 4.0, 4.0):
+        slots.release(slots.acquire(), pace)
+    fake = FakeTrain()
+    fake.gate.clear()
+    run = LabRun([config(81)], estimate=lambda c: 10.0, wall_seconds=900, slots=slots, train_fn=fake).start()
+    assert run.pace == 4.0 and run.cap == 120.0  # 3 x 10 s x 4
+    run.stop()
+    quick = Trainers(1)
+    for pace in (0.5, 0.5, 0.5):
+        quick.release(quick.acquire(), pace)
+    fast = LabRun([config(82)], estimate=lambda c: 10.0, wall_seconds=900, slots=quick, train_fn=fake).start()
+    assert fast.cap == 30.0  # a fast server never cuts the limit below 3 x the estimate
+    fast.stop()
+    fake.gate.set()
+    assert run.wait(WAIT) and fast.wait(WAIT)
+
+
+def test_a_waiting_run_takes_the_pace_learnt_while_it_waited():
+    slots, fake = Trainers(1), FakeTrain()
+    held = slots.acquire(visitor="x")
+    fake.gate.clear()
+    run = LabRun([config(91)], estimate=lambda c: 20.0, wall_seconds=900, slots=slots, train_fn=fake, visitor="y").start()
+    assert run.cap == 60.0 and run.pace == 1.0
+    slots.release(held, pace=2.5)  # the run ahead turned out 2.5 times slower than estimated
+    assert until(lambda: run.progress[0].state == "training")
+    assert run.cap == 150.0 and run.pace == 2.5
+    run._deadline = 0.0  # as if the 150 s had passed
+    fake.gate.set()
+    assert run.wait(WAIT) and run.timed_out
+    assert "this run's time limit of 150 s (3 × its estimated 20 s × 2.5, as much slower as this server's recent runs were)" in run.progress[0].message

@@ -8,6 +8,7 @@ ours in float64, so they are compared with rtol 1e-6 (a few float32 ulps; the la
 cos/sin, so they are compared at 1e-12.
 """
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -564,11 +565,13 @@ def test_every_kind_and_partial_factor_matches_hugging_face(case):
 
 
 def test_the_reference_grid_covers_every_kind_with_partial_factors():
+    # a kind whose record names a Hugging Face function is one of transformers' rope types, and the grid tries it
     covered = {(c["kind"], c["partial_rotary_factor"]) for c in GRID}
-    for kind in ("linear", "dynamic", "yarn", "llama3", "longrope", "proportional", "default"):
+    referenced = {name for name, record in rope.SCALING_KINDS.items() if record.reference}
+    for kind in (*referenced, "default"):
         assert {(kind, 1.0), (kind, 0.5), (kind, 0.25)} <= covered, kind
     assert REFERENCE["transformers_version"] == "5.23.0" and len(GRID) == 163
-    assert set(REFERENCE["kinds_in_ROPE_INIT_FUNCTIONS"]) | {"ntk"} == set(rope.SCALING_KINDS)
+    assert set(REFERENCE["kinds_in_ROPE_INIT_FUNCTIONS"]) == referenced  # "ntk" names none: a fixed base change, no rope type of theirs
 
 
 @pytest.mark.parametrize("case", REFERENCE["failed_cases"], ids=lambda c: f"{c['kind']}-hd{c['head_dim']}-p{c['partial_rotary_factor']}")
@@ -754,6 +757,89 @@ LONG_8 = RopeScaling("longrope", 2.0, 8, short_factor=[1.0] * 8, long_factor=[1.
 def test_bad_new_input_raises_value_error_with_a_sentence(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# ------------------------------------------------------------------------------------------------
+# The record of each kind (rope.SCALING_KINDS): every test here runs over the registry, so a new kind is
+# tried by them as soon as it is registered; its numbers against Hugging Face are the reference grid above.
+
+SAMPLE_ORIGINAL = 32  # the original context of every kind's sample
+
+
+def sample_scaling(kind: str, rotary_pairs: int, **fields) -> RopeScaling:
+    """A scaling of `kind` at factor 4 over SAMPLE_ORIGINAL positions: LongRoPE's two lists (every kind takes
+    them, and reads them only if its record says so) differ pair by pair and from 1."""
+    short = 1.0 + 0.25 * np.arange(rotary_pairs)
+    return RopeScaling(kind, 4.0, SAMPLE_ORIGINAL, short_factor=short, long_factor=2 * short + 1, **fields)
+
+
+OTHER_VALUES = {  # a valid other value for every field a kind may read
+    "factor": 2.5,
+    "original_max_len": 48,
+    "beta_fast": 16.0,
+    "beta_slow": 2.0,
+    "low_freq_factor": 2.0,
+    "high_freq_factor": 8.0,
+    "attention_factor": 1.5,
+    "truncate": False,
+    "mscale": 0.5,
+    "mscale_all_dim": 0.7,
+    "short_factor": tuple(3.0 - 0.25 * np.arange(8)),
+    "long_factor": tuple(5.0 + np.arange(8)),
+}
+
+
+def test_every_field_a_record_may_read_has_another_value_here():
+    fields = {f.name for f in dataclasses.fields(RopeScaling)} - {"kind"}
+    assert set(OTHER_VALUES) == fields
+    for name, record in rope.SCALING_KINDS.items():
+        assert record.name == name and record.label and set(record.reads) <= fields and "factor" in record.reads, name
+
+
+@pytest.mark.parametrize("kind", list(rope.SCALING_KINDS))
+def test_a_kind_reads_only_the_fields_its_record_names(kind):
+    # every field it does not read changed, alone and all at once: the frequencies and the attention factor stay, bit for bit
+    base = sample_scaling(kind, 8)
+    others = {name: value for name, value in OTHER_VALUES.items() if name not in rope.SCALING_KINDS[kind].reads}
+    for changed in [{name: value} for name, value in others.items()] + [others]:
+        for seq_len in (None, SAMPLE_ORIGINAL, 3 * SAMPLE_ORIGINAL):
+            expected, c = rope.rope_frequencies(16, 500.0, base, seq_len=seq_len)
+            got, c_got = rope.rope_frequencies(16, 500.0, dataclasses.replace(base, **changed), seq_len=seq_len)
+            assert_close(got, expected, atol=0, rtol=0) and c_got == c, (changed, seq_len)
+
+
+@pytest.mark.parametrize("kind", list(rope.SCALING_KINDS))
+def test_a_kind_depends_on_the_length_exactly_when_its_record_says_so(kind):
+    scaling, record = sample_scaling(kind, 8), rope.SCALING_KINDS[kind]
+    inside = [rope.rope_frequencies(16, 500.0, scaling, seq_len=n)[0] for n in (None, 1, SAMPLE_ORIGINAL)]
+    beyond = rope.rope_frequencies(16, 500.0, scaling, seq_len=SAMPLE_ORIGINAL + 1)[0]
+    assert all(np.array_equal(f, inside[0]) for f in inside)  # up to the original context: as trained (dynamic) or the short list
+    assert (not np.array_equal(beyond, inside[0])) == record.length_dependent
+
+
+@pytest.mark.parametrize("kind", list(rope.SCALING_KINDS))
+def test_an_odd_rotary_width_is_refused_exactly_when_the_record_needs_an_even_one(kind):
+    record = rope.SCALING_KINDS[kind]
+    scaling = sample_scaling(kind, 12)  # int(64 * 0.4) = 25 rotating dimensions: 12 whole pairs
+    if record.even_rotary:
+        with pytest.raises(ValueError, match="even number of rotating dimensions"):
+            rope.rope_frequencies(64, 1e4, scaling, partial_rotary_factor=0.4)
+    else:
+        inv_freq, _ = rope.rope_frequencies(64, 1e4, scaling, partial_rotary_factor=0.4)
+        assert inv_freq.size == (32 if record.turning_proportion else 13)  # a whole head's pairs, or ceil(25 / 2)
+
+
+@pytest.mark.parametrize("kind", list(rope.SCALING_KINDS))
+def test_a_kind_on_the_controls_is_set_by_a_factor_and_an_original_context_alone(kind):
+    # the pages' controls build RopeScaling(kind, s, L) and leave every other field at its default
+    record = rope.SCALING_KINDS[kind]
+    if record.controls is None:
+        return
+    scaling = RopeScaling(kind, 4.0, 64)
+    inv_freq, _ = rope.rope_frequencies(16, 1e4, scaling, seq_len=256)
+    words = record.controls.words(16, 1e4, scaling, 256)
+    assert inv_freq.size == 8 and words and not words.endswith(".") and record.controls.factor
+    assert record.controls.left_out(scaling) == ()  # at the defaults, nothing is left out
 
 
 # The script that made the constants above (run it with transformers installed, e.g. in a throwaway venv:

@@ -10,6 +10,7 @@ import torch
 from core.schemes import alibi, learned, torch as modules, relative, rope
 from core.schemes.registry import SCHEMES, SHAW_CLIP, Setting
 from core.schemes.sinusoidal import sinusoidal_encoding
+from tests.core.schemes.test_rope import SAMPLE_ORIGINAL, sample_scaling
 from tests.helpers import assert_close
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -58,6 +59,23 @@ def test_rotary_equals_apply_rope(layout, scaling):
     assert_close(module(torch.from_numpy(x), torch.from_numpy(positions)).numpy(), expected)
     inv40, factor40 = rope.rope_frequencies(hd, 500.0, scaling, seq_len=40)  # positions 0 .. 39 by default
     assert_close(module(torch.from_numpy(x)).numpy(), rope.apply_rope(x, np.arange(40), inv40, layout=layout, attention_factor=factor40))
+
+
+@pytest.mark.parametrize("p", [1.0, 0.5])
+@pytest.mark.parametrize("length", [SAMPLE_ORIGINAL - 8, 3 * SAMPLE_ORIGINAL], ids=["inside", "beyond"])
+@pytest.mark.parametrize("layout", rope.LAYOUTS)
+@pytest.mark.parametrize("kind", [None, *rope.SCALING_KINDS])
+def test_the_twin_rotates_as_core_for_every_kind(kind, layout, length, p):
+    # a sequence of `length` positions, as Hugging Face's forward and core's rope_frequencies(seq_len=length) see it;
+    # p: partial rotary (the first int(hd p) dimensions turn), or the proportion of turning pairs for "proportional"
+    hd, base = 16, 500.0
+    scaling = None if kind is None else sample_scaling(kind, rope.rotary_dim(hd, p) // 2)
+    twin = modules.RotaryEmbedding(hd, base, scaling, layout=layout, partial_rotary_factor=p)
+    x = np.random.default_rng(5).normal(size=(2, length, hd))
+    inv_freq, factor = rope.rope_frequencies(hd, base, scaling, seq_len=length, partial_rotary_factor=p)
+    expected = rope.apply_rope(x, np.arange(length), inv_freq, layout=layout, attention_factor=factor)
+    assert_close(twin(torch.from_numpy(x)).numpy(), expected)
+    assert_close(twin(torch.from_numpy(x), torch.arange(length)).numpy(), expected)
 
 
 def test_rotary_is_the_registry_rope_hook():

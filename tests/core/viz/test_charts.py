@@ -4,6 +4,7 @@ signed data use the one diverging scale centred on zero, and every figure is lab
 import json
 
 import numpy as np
+import pytest
 import plotly.graph_objects as go
 import plotly.io as pio
 
@@ -40,6 +41,19 @@ def test_image_colours_follow_the_scale():
     assert lut.shape == (256, 3)
     # RdBu reversed: low values blue, high values red, the middle nearly white
     assert lut[0, 2] > lut[0, 0] and lut[-1, 0] > lut[-1, 2] and lut[128].min() > 200
+
+
+def test_a_scales_colours_are_sampled_once_and_shared_read_only():
+    from plotly.colors import get_colorscale, sample_colorscale
+
+    wire.colour_lut.cache_clear()
+    first = wire.colour_lut(charts.SEQUENTIAL, 255)
+    again = wire.colour_lut(charts.SEQUENTIAL, 255)
+    assert again is first and wire.colour_lut.cache_info().hits == 1  # the second call samples nothing
+    direct = np.round(np.asarray(sample_colorscale(get_colorscale(charts.SEQUENTIAL), np.linspace(0, 1, 255), colortype="tuple")) * 255)
+    assert np.array_equal(first, direct.astype(np.uint8))
+    with pytest.raises(ValueError):
+        first[0, 0] = 1  # shared by every caller, so nobody writes into it
 
 
 def test_lines_labels_and_legend():
