@@ -16,14 +16,19 @@ import plotly.express  # noqa: F401  server arrive together, and a second sessio
 import streamlit as st
 
 from ui.path import BY_PATH, pages
+from ui.scroll_regions import scroll_regions
 from ui.sidebar import shared_controls, show_url_notices
 
 FAVICON = Path(__file__).parent / "ui" / "assets" / "favicon.png"  # served by the app: no font server needed offline
+STYLES = Path(__file__).parent / "ui" / "assets" / "app.css"  # what the theme has no option for (the file says what)
 
 st.set_page_config(page_title="Positional Encoding Explorer", page_icon=str(FAVICON), layout="wide")
 
+st.html(STYLES)
 page = st.navigation(pages())  # in the order of the learning path (ui/path.py); the URL paths never change
 step = BY_PATH[page.url_path]
 shared_controls(step.uses, step.live)
 show_url_notices()
+with st.sidebar:
+    scroll_regions()  # keyboard access to whatever scrolls sideways (ui/assets/scroll_regions.js)
 page.run()

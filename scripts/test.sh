@@ -21,6 +21,19 @@ if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then  # the image'
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nginx >/dev/null
 fi
 
+# axe-core, the accessibility engine the browser tests inject into every page, pinned in package-lock.json: npm ci
+# when node_modules is missing or was installed from another lock file; Debian's node and npm if they are missing.
+if ! command -v npm >/dev/null; then
+  echo "Installing Debian's nodejs and npm for the accessibility tests..."
+  if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nodejs npm >/dev/null
+fi
+if ! cmp -s package-lock.json node_modules/.installed-lock.json; then
+  npm ci --no-audit --no-fund --loglevel=error
+  cp package-lock.json node_modules/.installed-lock.json
+fi
+
 python -m ruff check .  # lines within pyproject's 160 characters, no unused or undefined names: fails the run
 # A worker per core (pytest-xdist; PEE_TEST_WORKERS to choose): AppTests in each, and each worker's browser
 # tests against a server of its own. A worker that runs out of tests takes some of another's (worksteal).

@@ -18,10 +18,10 @@ from core.viz.heatmap import level_edges, levels
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = sorted((ROOT / "ui" / "components").rglob("*.js"))
 NODE = shutil.which("node")
-pytestmark = pytest.mark.skipif(NODE is None, reason="no node on this machine (Debian: apt-get install nodejs)")
 
 
 def _node(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    assert NODE, "node is missing: scripts/test.sh installs Debian's nodejs"
     return subprocess.run([NODE, *args], cwd=ROOT, input=stdin, capture_output=True, text=True, timeout=120)
 
 

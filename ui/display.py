@@ -5,18 +5,49 @@ core error as a sentence in the page (`guarded`)."""
 
 from __future__ import annotations
 
+import hashlib
 import html
 import re
 from collections.abc import Mapping, Sequence
 
 import streamlit as st
 
+from core.viz import describe
 from core.schemes.checks import quoted  # noqa: F401  for pages too: the one way a visitor's text is echoed
 
 
 def plot(fig, *, key: str | None = None) -> None:
-    """Send a finished core.viz.charts figure, styled as built (no Streamlit theme override)."""
+    """Send a finished core.viz.charts figure, styled as built (no Streamlit theme override), with what it shows
+    in words for a screen reader (core.viz.describe.figure_text, in a paragraph app.css hides from the eye) and its
+    drawn data as CSV behind a button (written only when the button is pressed, and without a rerun)."""
     st.plotly_chart(fig, theme=None, key=key, config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}})
+    title = describe.plain(fig.layout.title.text) if fig.layout.title and fig.layout.title.text else "figure"
+    with st.container(horizontal=True, horizontal_alignment="right", gap=None):
+        st.html(f'<p class="pee-figure-text">{html.escape(describe.figure_text(fig))}</p>')
+        st.download_button(
+            "Data (CSV)",
+            data=lambda: describe.figure_csv(fig),
+            file_name=_file_name(title) + ".csv",
+            mime="text/csv",
+            on_click="ignore",
+            icon=":material/download:",
+            type="tertiary",
+            key=f"{key}_csv" if key else "csv_" + _identity(fig, title),
+            help=f"The data drawn in {title}, one row per point",
+        )
+
+
+def _file_name(title: str) -> str:
+    """A file name from a figure's title: its words, lower case, joined by hyphens, at most 60 characters."""
+    return "-".join(re.findall(r"[a-z0-9]+", title.lower()))[:60].strip("-") or "figure"
+
+
+def _identity(fig, title: str) -> str:
+    """What tells a page's figures apart whatever the settings (their numbers do not): the title's words
+    without digits, the axis titles and the series' names, hashed."""
+    words = [re.sub(r"[0-9.,]+", "#", title)] + [describe.plain(getattr(getattr(fig.layout, a).title, "text", "")) for a in ("xaxis", "yaxis")]
+    words += [describe.plain(t.name) for t in fig.data]
+    return hashlib.sha1("|".join(words).encode()).hexdigest()[:12]
 
 
 def note_if(shown: bool, text: str, *, icon: str | None = ":material/info:", caption: bool = False) -> None:

@@ -51,6 +51,23 @@ def browser():
 
 
 @pytest.fixture(scope="session")
+def axe_reference(browser) -> list[dict]:
+    """The serious and critical axe-core violations of the minimal one-chart Streamlit page (bench/minimal_app.py),
+    served here for this worker: what a page of the app may have too (tests/e2e/a11y.py)."""
+    from tests.e2e import a11y
+
+    with Server(script="bench/minimal_app.py", log=ROOT / "artifacts" / f"e2e-minimal-{worker()}.log") as server:
+        ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+        try:
+            page = ctx.new_page()
+            page.goto(server.url)
+            wait_ready(page)
+            return a11y.violations(page)
+        finally:
+            ctx.close()
+
+
+@pytest.fixture(scope="session")
 def _shared_context(browser):
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     yield ctx

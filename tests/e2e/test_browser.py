@@ -1,23 +1,22 @@
-"""End to end, in headless Chromium: every page renders its charts; a shared slider redraws
-the chart and rewrites the URL; that URL reopens the same view in a fresh browser."""
+"""End to end, in headless Chromium: every page renders its charts, passes axe-core's WCAG 2.1 AA rules in each
+of its tabs and can be used with the keyboard alone; a shared slider redraws the chart and rewrites the URL; that URL
+reopens the same view in a fresh browser."""
 
 from __future__ import annotations
 
+import csv
+import io
 import re
+from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+from tests.e2e import a11y
+from tests.e2e.a11y import BOUND_TABS
 from tests.e2e.conftest import TRACES, figure_signature, screenshot, wait_ready
 from tests.pages import CHARTS, NAMES
 
-BOUND_TABS = """(click) => {
-    const box = document.querySelector("[class*='st-key-'][class*='_view']");  // the tabs bound to the URL (ui/tabs.py: keys *_view)
-    const list = box && box.querySelector("[role='tablist']");
-    const tabs = list ? [...list.querySelectorAll("[role='tab']")].filter(t => t.closest("[role='tablist']") === list) : [];  // not a tab inside a tab
-    if (click !== null) tabs[click].click();
-    return tabs.map(t => t.innerText);
-}"""
 def settled(page, quiet_ms: int = 1_500, most_ms: int = 20_000) -> int:
     """drawn_charts once it has not changed for `quiet_ms`: the URL changes on a tab's click, and on a
     loaded machine the tab's run may start after wait_ready has found nothing left to draw."""
@@ -68,7 +67,8 @@ def test_deep_link_on_a_fresh_server_runs_the_whole_app(context, app_url):
 
 
 @pytest.mark.parametrize("path", list(NAMES))
-def test_page_renders_its_charts(context, app_url, path):
+def test_page_renders_its_charts(context, app_url, axe_reference, path):
+    # at the defaults, every tab: its figures drawn, and no serious or critical axe-core violation of the app's own (tests/e2e/a11y.py)
     page = context.new_page()
     app_host = urlparse(app_url).netloc
     elsewhere: list[str] = []  # a workshop laptop may have no network: nothing may come from another host
@@ -88,17 +88,36 @@ def test_page_renders_its_charts(context, app_url, path):
     drawn = drawn_charts(page)
     assert all(title.strip() for title in chart_titles(page))
     screenshot(page, f"page-{path or 'problem'}")
-    for i, label in enumerate(tabs[1:], start=1):  # every other tab: one click away, and in the link
-        page.evaluate(BOUND_TABS, i)
-        page.wait_for_function("(label) => [...new URLSearchParams(location.search).values()].includes(label)", arg=label, timeout=30_000)
+    own = {tabs[0] if tabs else "": a11y.own(a11y.violations(page), axe_reference)}
+    keyboard(page)
+    for label in tabs[1:]:  # every other tab: one key away (ArrowRight, Enter), and in the link
+        a11y.tab_by_keyboard(page, label)
         wait_ready(page)
         assert page.locator("[data-testid='stException']").count() == 0
         drawn += settled(page)
         assert all(title.strip() for title in chart_titles(page))
+        own[label] = a11y.own(a11y.violations(page), axe_reference)
+    assert {view: a11y.describe(found) for view, found in own.items() if found} == {}
     assert drawn >= expected
     assert {k: query(page)[k] for k in ("d_model", "max_len", "base")} == {"d_model": "128", "max_len": "256", "base": "10000"}
     assert page.evaluate("Array.from(document.querySelectorAll('link[rel~=icon]')).map(l => new URL(l.href).host)") == [app_host]  # the app serves its own icon
     assert elsewhere == []
+
+
+def keyboard(page) -> None:
+    """Tab reaches every control, button, link, tab list and expander title of the page, and Space presses a button:
+    a figure's data downloads as CSV under its axes' titles. (Enter and the arrows open the tabs, in the test above;
+    the arrows move a slider, in the test below.)"""
+    page.evaluate(a11y.FOCUSABLE)
+    stops = a11y.walk(page, page.locator("[data-kb]").count() + 40)
+    assert a11y.missed_by_tab(page, stops) == []
+    kb = next((s["kb"] for s in stops if s and s["csv"]), None)
+    if kb is not None:
+        page.focus(f"[data-kb='{kb}']")
+        with page.expect_download() as download:
+            page.keyboard.press("Space")
+        rows = list(csv.reader(io.StringIO(Path(download.value.path()).read_text(encoding="utf-8"))))
+        assert rows[0][0] == "series" and len(rows) > 1
 
 
 @pytest.mark.parametrize(("path", "setting", "after"), [("", "max_len", "512"), ("sinusoidal", "d_model", "256"), ("similarity", "max_len", "512")])

@@ -1,0 +1,93 @@
+"""Text colours the app sets, against WCAG 2.1's contrast ratio (1.4.3, AA: 4.5:1 for text under 18 pt): the
+captions, which Streamlit draws in the theme's text colour at 60 % opacity (.streamlit/config.toml), and the code
+highlighter's token colours in ui/assets/app.css, on the backgrounds they are drawn on. The CSS file is parsed
+here too: every rule a selector list and declarations `property: value;`, braces balanced."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+THEME = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["theme"]
+CSS = (ROOT / "ui" / "assets" / "app.css").read_text()
+CODE_BACKGROUND = "#fafbfc"  # st.code's background in the light theme (Streamlit 1.67), as axe-core measured it
+CAPTION_OPACITY = 0.6  # Streamlit's fadedText60
+
+
+def rgb(hex_colour: str) -> tuple[float, ...]:
+    h = hex_colour.lstrip("#")
+    return tuple(int(h[i : i + 2], 16) / 255 for i in (0, 2, 4))
+
+
+def luminance(c: tuple[float, ...]) -> float:
+    r, g, b = (x / 12.92 if x <= 0.04045 else ((x + 0.055) / 1.055) ** 2.4 for x in c)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def over(fg: tuple[float, ...], bg: tuple[float, ...], alpha: float) -> tuple[float, ...]:
+    return tuple(alpha * f + (1 - alpha) * b for f, b in zip(fg, bg))
+
+
+def test_the_ratio_matches_wcag_examples():
+    assert contrast(rgb("#000000"), rgb("#ffffff")) == pytest.approx(21.0)
+    assert contrast(rgb("#767676"), rgb("#ffffff")) == pytest.approx(4.54, abs=0.01)  # the lightest grey that passes on white
+    assert contrast(rgb("#797c83"), rgb("#ffffff")) == pytest.approx(4.18, abs=0.01)  # the captions' grey before, as axe-core measured it
+
+
+@pytest.mark.parametrize("background", ["backgroundColor", "secondaryBackgroundColor"])
+def test_captions_pass_on_the_page_and_in_the_sidebar(background):
+    caption = over(rgb(THEME["textColor"]), rgb(THEME[background]), CAPTION_OPACITY)
+    assert contrast(caption, rgb(THEME[background])) >= 4.5
+
+
+def test_every_colour_in_the_css_file_passes_on_the_code_background():
+    colours = re.findall(r"color:\s*(#[0-9a-fA-F]{6})", CSS)
+    assert len(colours) >= 8
+    assert {c: round(contrast(rgb(c), rgb(CODE_BACKGROUND)), 2) for c in colours if contrast(rgb(c), rgb(CODE_BACKGROUND)) < 4.5} == {}
+
+
+def blocks(text: str) -> list[tuple[str, str]]:
+    """(prelude, body) of each top-level block of a style sheet, by matching braces."""
+    out, depth, start, head = [], 0, 0, 0
+    for i, ch in enumerate(text):
+        if ch == "{":
+            if depth == 0:
+                head, start = i, i + 1
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            assert depth >= 0, "a closing brace without its opening one"
+            if depth == 0:
+                out.append((text[text.rfind("}", 0, head) + 1 : head].strip(), text[start:i]))
+    assert depth == 0, "an opening brace without its closing one"
+    return out
+
+
+def test_the_css_file_parses():
+    body = re.sub(r"/\*.*?\*/", "", CSS, flags=re.S)
+    rules = []
+    for prelude, inner in blocks(body):
+        if prelude.startswith("@media"):
+            assert re.fullmatch(r"@media \((max|min)-width: \d+px\)", prelude), prelude
+            rules += blocks(inner)
+        else:
+            rules.append((prelude, inner))
+    assert len(rules) >= 10
+    for selector, declarations in rules:
+        assert selector and all(part.strip() for part in selector.split(",")), selector
+        for declaration in filter(str.strip, declarations.split(";")):
+            assert re.fullmatch(r"\s*[a-z-]+\s*:\s*[^:;{}]+\s*", declaration), declaration
+
+
+def test_the_parser_catches_a_missing_brace():
+    with pytest.raises(AssertionError):
+        blocks(".a { color: #000; ")
