@@ -234,6 +234,8 @@ def test_the_entrypoint_restarts_an_app_process_that_dies_and_stops_everything_o
     proc = subprocess.Popen(["sh", str(ENTRYPOINT)], env=env, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         assert eventually(lambda: ask(first + 1) and ask(first + 2))
+        nginx_up = ["pgrep", "-s", str(proc.pid), "-f", "sleep 600"]  # the entrypoint starts nginx after the apps answer: wait for it
+        assert eventually(lambda: subprocess.run(nginx_up, capture_output=True).returncode == 0)
         subprocess.run(["pkill", "-KILL", "-s", str(proc.pid), "-f", "sleep 600"], check=True)  # the stand-in nginx of this session dies
         assert proc.wait(10) == 1 and eventually(lambda: not any(ask(first + i) for i in (1, 2)), 5)
     finally:
