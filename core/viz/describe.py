@@ -1,8 +1,7 @@
 """A figure in words and as a table, from the arrays it draws: the text alternative a screen reader reads in place
 of a chart (what is drawn, how much of it, its range, and where it peaks), and the drawn data as CSV.
 
-`figure_text` and `figure_csv` read a Plotly figure's traces (lines, markers, bars, 3-D paths, heatmap cells);
-`grid_text` and `still_pairs` say what a painted heatmap (core.viz.heatmap) shows, for its own text alternative.
+`figure_text` and `figure_csv` read a Plotly figure's traces (lines, markers, bars, 3-D paths, heatmap cells).
 """
 
 from __future__ import annotations
@@ -152,36 +151,3 @@ def figure_csv(fig) -> str:
             table.writerow([plain(trace.name), a, b] + ([z[i]] if z is not None else []))
     return out.getvalue()
 
-
-def grid_text(values: np.ndarray, *, rows: str, columns: str, title: str = "") -> str:
-    """What a heatmap of `values` (rows, columns) shows: '256 positions by 128 dimensions, values −1 to 1'."""
-    values = np.asarray(values, dtype=float)
-    lead = f"{plain(title)}. " if title else ""
-    return f"{lead}{values.shape[0]} {rows} by {values.shape[1]} {columns}, values {_span(values)}"
-
-
-def still_pairs(values: np.ndarray, *, layout: str = "interleaved", share: float = 0.1) -> int:
-    """How many of the last (sin, cos) pairs of an encoding (positions, dimensions) hardly move over the drawn
-    positions: the angle of the pair, atan2(sin, cos), turns by less than `share` of a cycle from the first row to
-    the last (a tenth: the rule /sinusoidal's caption uses). Pairs are columns (2i, 2i + 1) when `layout` is
-    "interleaved", (i, i + d/2) when "concat" (sines first). Counted from the last pair back, stopping at the first pair that turns."""
-    values = np.asarray(values, dtype=float)
-    pairs = values.shape[1] // 2
-    if pairs == 0 or values.shape[0] < 2:
-        return 0
-    sin, cos = (values[:, 0 : 2 * pairs : 2], values[:, 1 : 2 * pairs : 2]) if layout == "interleaved" else (values[:, :pairs], values[:, pairs : 2 * pairs])
-    angle = np.unwrap(np.arctan2(sin, cos), axis=0)  # (L, pairs): consecutive rows a step under pi apart for the slow pairs counted here
-    turns = np.abs(angle[-1] - angle[0]) / (2 * np.pi)  # (pairs,)
-    moving = np.flatnonzero(turns >= share)
-    return pairs - (int(moving[-1]) + 1 if moving.size else 0)
-
-
-def encoding_text(values: np.ndarray, *, layout: str = "interleaved", title: str = "") -> str:
-    """The sinusoidal encoding's picture in words: '256 positions by 128 dimensions, values -1 to 1; the last 22 of
-    64 pairs almost constant (each turns less than a tenth of a cycle)'."""
-    values = np.asarray(values, dtype=float)
-    still, pairs = still_pairs(values, layout=layout), values.shape[1] // 2
-    tail = f"; every one of {pairs} pairs turns a tenth of a cycle or more"
-    if still:
-        tail = f"; the last {still} of {pairs} pairs almost constant (each turns less than a tenth of a cycle)"
-    return grid_text(values, rows="positions", columns="dimensions", title=title) + tail

@@ -10,7 +10,6 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from core.schemes.sinusoidal import sinusoidal_encoding
 from core.viz import charts, describe
 
 
@@ -81,25 +80,6 @@ def test_the_csv_is_every_drawn_point_exactly():
     assert [(r[0], float(r[1]), float(r[2])) for r in rows[1:]] == [("up", i, v) for i, v in enumerate([0, 1, 2, 3])] + [
         ("down", i, v) for i, v in enumerate([5, 2.5, -1, -2])
     ]
-
-
-def test_the_encoding_picture_counts_its_still_pairs_by_hand():
-    # d = 128, base 10^4: pair i turns by w_i = 10^(-4 * 2i / 128) = 10^(-i/16) radians a position, so by 255 w_i over
-    # positions 0..255; that is under a tenth of a cycle (2 pi / 10) when i > 16 log10(255 / 0.6283) = 41.7: pairs 42..63,
-    # 22 of them (the number /sinusoidal's caption gives, and the example)
-    pe = sinusoidal_encoding(256, 128)
-    assert describe.still_pairs(pe) == 22
-    assert describe.encoding_text(pe) == (
-        "256 positions by 128 dimensions, values -1 to 1; the last 22 of 64 pairs almost constant (each turns less than a tenth of a cycle)"
-    )
-    # sines first: the same pairs, the same count
-    assert describe.still_pairs(sinusoidal_encoding(256, 128, layout="concat"), layout="concat") == 22
-    # positions 1000..1255: the same angles turned, the same count (the turn, not where it starts)
-    assert describe.still_pairs(sinusoidal_encoding(1256, 128)[1000:]) == 22
-    short = sinusoidal_encoding(2, 4, base=100.0)  # one step at w = 1 and 100^(-1/2) = 0.1 rad: 0.159 and 0.016 of a cycle
-    assert describe.still_pairs(short) == 1
-    fast = sinusoidal_encoding(2, 4, base=2.0)  # w = 1 and 2^(-1/2) = 0.707 rad: 0.159 and 0.113 of a cycle, both a tenth or more
-    assert describe.encoding_text(fast).endswith("; every one of 2 pairs turns a tenth of a cycle or more")
 
 
 @pytest.mark.parametrize(("x", "text"), [(1.0, "1"), (0.1, "0.1"), (-0.99, "-0.99"), (60610.0, "60,610"), (2.5e-7, "2.500e-07"), (0.0, "0")])
