@@ -11,6 +11,7 @@ without the sidebar. tests/app/test_pages.py guards the name.
 
 from pathlib import Path
 
+import ui.threads  # noqa: F401, I001  first: it sets how numpy's BLAS threads wait, which numpy reads when it loads
 import pandas  # noqa: F401  imported here, once, before any session runs a page: the first visitors of a fresh
 import plotly.express  # noqa: F401  server arrive together, and a second session could see a half-imported module
 import streamlit as st

@@ -1,0 +1,118 @@
+"""Server CPU per action of this tree against another commit, in one run: the two alternated.
+
+    python -m bench.load.ab --ref 9050b89 [--rounds 2] [--sessions 20] [--seconds 20] [--per-page 8]
+
+This machine is shared and noisy, so a speed figure is a ratio against a reference measured in
+the same run. The reference commit is exported (`git archive`) into a temporary folder; then, for
+each round, a server of each tree (this checkout, the reference; the order swapped every round)
+gets the websocket load of bench.load.ws (`--sessions` sessions on all pages for `--seconds`,
+then `--per-page` seconds on each page alone) and is stopped. Reported: CPU-ms per action over
+all actions and page by page, for each tree and round, and this tree's over the reference's
+summed over the rounds. Both servers run this checkout's load client.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from io import BytesIO
+from pathlib import Path
+
+from bench.load.pages import ROOT
+from bench.load.server import Server, load_average
+
+
+def export(ref: str, into: Path) -> str:
+    """The tree of `ref` under `into`; returns its short hash."""
+    short = subprocess.run(["git", "rev-parse", "--short", ref], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    data = subprocess.run(["git", "archive", "--format=tar", ref], cwd=ROOT, capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=BytesIO(data)) as tar:
+        tar.extractall(into, filter="data")
+    return short
+
+
+def one_run(tree: Path, label: str, args: argparse.Namespace, out: Path) -> dict:
+    """A server of `tree` under the websocket load; the figures of its report."""
+    server = Server(root=tree, log=out / f"server-{label}.log").start()
+    report = out / f"{label}.json"
+    try:
+        cmd = [sys.executable, "-m", "bench.load.ws", "--url", server.url, "--server-pid", str(server.pid), "--sessions", str(args.sessions),
+               "--seconds", str(args.seconds), "--per-page", str(args.per_page), "--json", str(report)]  # fmt: skip
+        if args.pages:
+            cmd += ["--pages", args.pages]
+        subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    finally:
+        server.stop()
+    data = json.loads(report.read_text())
+    actions = sum(len(s["redraws_s"]) + len(s["switches_s"]) for s in data["sessions"])
+    errors = sum(len(s["errors"]) for s in data["sessions"]) + sum(r["errors"] for r in data["per_page"])
+    cpu_s = data["cpu"]["server_cores"] * data["cpu"]["wall_s"]
+    return {
+        "all": {"actions": actions, "cpu_s": cpu_s},
+        "pages": {r["page"]: {"actions": r["actions"], "cpu_s": r["cpu_s"]} for r in data["per_page"]},
+        "errors": errors,
+    }
+
+
+def ms(cell: dict) -> float | None:
+    return 1000 * cell["cpu_s"] / cell["actions"] if cell["actions"] else None
+
+
+def table(runs: list[tuple[str, int, dict]]) -> list[str]:
+    """Rows: all actions, each page; columns: every run, then this tree over the reference (sums of CPU over sums of actions)."""
+    rows = ["all"] + list(runs[0][2]["pages"])
+    head = " | ".join(f"{tree} {i + 1}" for tree, i, _ in runs)
+    lines = [f"| CPU-ms per action | {head} | this / ref |", "|---" * (len(runs) + 2) + "|"]
+    for row in rows:
+        cells, totals = [], {"this": [0.0, 0], "ref": [0.0, 0]}
+        for tree, _, run in runs:
+            cell = run["all"] if row == "all" else run["pages"].get(row, {"actions": 0, "cpu_s": 0.0})
+            value = ms(cell)
+            cells.append(f"{value:.1f}" if value is not None else "-")
+            totals[tree][0] += cell["cpu_s"]
+            totals[tree][1] += cell["actions"]
+        this, ref = (1000 * s / n if n else None for s, n in totals.values())
+        ratio = f"**{this / ref:.2f}**" if this and ref else "-"
+        lines.append(f"| {row} | {' | '.join(cells)} | {ratio} |")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--ref", default="9050b89", help="the commit to compare with")
+    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--sessions", type=int, default=20)
+    p.add_argument("--seconds", type=float, default=20)
+    p.add_argument("--per-page", type=float, default=8)
+    p.add_argument("--pages", default="", help="comma-separated page names (default: every page)")
+    p.add_argument("--out", type=Path, default=ROOT / "artifacts" / "ab")
+    args = p.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    here = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    tmp = Path(tempfile.mkdtemp(prefix="pee-ab-"))
+    try:
+        ref = export(args.ref, tmp)
+        print(f"this tree {here}{' with uncommitted changes' if dirty else ''} against {ref}; load before: {load_average()}", flush=True)
+        runs = []
+        for i in range(args.rounds):
+            order = [("this", ROOT), ("ref", tmp)] if i % 2 == 0 else [("ref", tmp), ("this", ROOT)]
+            for tree, root in order:
+                run = one_run(root, f"{tree}-{i + 1}", args, args.out)
+                print(f"round {i + 1} {tree}: {ms(run['all']):.1f} CPU-ms per action over {run['all']['actions']} actions, {run['errors']} errors", flush=True)
+                runs.append((tree, i, run))
+        runs.sort(key=lambda r: (r[0] != "this", r[1]))
+        print(f"load at the end: {load_average()}\n")
+        print("\n".join(table(runs)))
+        return 0 if all(run["errors"] == 0 for *_, run in runs) else 1
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
