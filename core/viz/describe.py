@@ -1,7 +1,8 @@
 """A figure in words and as a table, from the arrays it draws: the text alternative a screen reader reads in place
 of a chart (what is drawn, how much of it, its range, and where it peaks), and the drawn data as CSV.
 
-`figure_text` and `figure_csv` read a Plotly figure's traces (lines, markers, bars, 3-D paths, heatmap cells).
+`figure_text` and `figure_csv` read a Plotly figure's traces (lines, markers, bars, 3-D paths); heatmaps are not
+Plotly figures here (the heatmap component says what it paints: ui/components/heatmap/).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 from core.viz.charts import number as _padded
 
 _TAG = re.compile(r"<[^>]+>")
-KINDS = {"scatter": "line chart", "scattergl": "line chart", "bar": "bar chart", "scatter3d": "3-D path", "heatmap": "heatmap"}
+KINDS = {"scatter": "line chart", "scattergl": "line chart", "bar": "bar chart", "scatter3d": "3-D path"}
 NAMES_SHOWN = 4  # series named in a sentence; the rest are counted
 
 
@@ -44,22 +45,13 @@ def _values(trace, axis: str) -> np.ndarray | None:
     return values if values.size and np.isfinite(values).any() else None
 
 
-def _pictured(fig) -> bool:
-    """Whether the figure paints a heatmap as a picture (an image under a see-through heatmap for the hover): its values
-    are then in the see-through heatmap laid over it for the hover, at every k-th row and column."""
-    return any(trace.type == "image" for trace in fig.data)
-
-
 def _drawn(fig) -> list:
-    """The traces that draw data: not the invisible helpers (a colour bar's carrier, a hover layer), but the hover
-    layer of a heatmap painted as a picture, which holds the picture's values."""
+    """The traces that draw data: not the invisible helpers (a colour bar's carrier, a see-through layer)."""
     out = []
-    pictured = _pictured(fig)
     for trace in fig.data:
-        hidden = getattr(trace, "opacity", None) == 0 and not (pictured and trace.type == "heatmap")
-        if trace.type not in KINDS or hidden or getattr(trace, "visible", None) is False:
+        if trace.type not in KINDS or getattr(trace, "opacity", None) == 0 or getattr(trace, "visible", None) is False:
             continue
-        if _values(trace, "z" if trace.type == "heatmap" else "y") is None:
+        if _values(trace, "y") is None:
             continue
         out.append(trace)
     return out
@@ -86,25 +78,13 @@ def _names(traces: list) -> str:
 
 def figure_text(fig) -> str:
     """What a Plotly figure shows, in words, from its drawn traces: its title, how many series of how many
-    points, each axis's title and range, and the highest and lowest point (which series, where). A heatmap:
-    its rows and columns, the range of its values and where the largest is."""
+    points, each axis's title and range, and the highest and lowest point (which series, where)."""
     title = plain(fig.layout.title.text) if fig.layout.title and fig.layout.title.text else "A figure"
     traces = _drawn(fig)
     if not traces:
         return f"{title}. Nothing is drawn at these settings."
     kinds = sorted({KINDS[t.type] for t in traces})
     x_title, y_title = _axis_title(fig, "xaxis") or "x", _axis_title(fig, "yaxis") or "y"
-    if traces[0].type == "heatmap":
-        z = np.asarray(traces[0].z, dtype=float)
-        row, col = np.unravel_index(np.nanargmax(z), z.shape)
-        xs, ys = _values(traces[0], "x"), _values(traces[0], "y")
-        at_x = number(xs[col]) if xs is not None and len(xs) == z.shape[1] else number(col)
-        at_y = number(ys[row]) if ys is not None and len(ys) == z.shape[0] else number(row)
-        kind = "A heatmap painted as a picture, its values read" if _pictured(fig) else "A heatmap"
-        return (
-            f"{title}. {kind} at {z.shape[0]} rows ({y_title}) by {z.shape[1]} columns ({x_title}), values {_span(z)}; "
-            f"the largest, {number(np.nanmax(z))}, at {x_title} {at_x}, {y_title} {at_y}."
-        )
     sizes = [len(_values(t, "y")) for t in traces]
     xs = [_values(t, "x") if _values(t, "x") is not None else np.arange(n, dtype=float) for t, n in zip(traces, sizes)]
     ys = [_values(t, "y") for t in traces]
@@ -126,21 +106,12 @@ def figure_text(fig) -> str:
 
 
 def figure_csv(fig) -> str:
-    """The drawn data of a Plotly figure as CSV, one row per point (per cell, for a heatmap): the series,
+    """The drawn data of a Plotly figure as CSV, one row per point: the series,
     then x, y (and z) under the axes' titles."""
     traces = _drawn(fig)
     x_title, y_title = _axis_title(fig, "xaxis") or "x", _axis_title(fig, "yaxis") or "y"
     out = io.StringIO()
     table = csv.writer(out, lineterminator="\n")
-    if traces and traces[0].type == "heatmap":
-        table.writerow(["series", x_title, y_title, plain(fig.layout.title.text) or "value"])
-        for trace in traces:
-            z = np.asarray(trace.z, dtype=float)
-            xs = list(trace.x) if trace.x is not None else list(range(z.shape[1]))
-            ys = list(trace.y) if trace.y is not None else list(range(z.shape[0]))
-            for r, row in enumerate(z):
-                table.writerows([plain(trace.name), xs[c], ys[r], repr(float(v))] for c, v in enumerate(row))
-        return out.getvalue()
     three_d = any(t.type == "scatter3d" for t in traces)
     table.writerow(["series", x_title, y_title] + (["z"] if three_d else []))
     for trace in traces:

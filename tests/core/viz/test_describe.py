@@ -31,43 +31,11 @@ def test_one_series_names_no_series_and_a_flat_one_has_no_extremes():
     assert describe.figure_text(flat) == "Flat. A line chart of 3 points: k 0 to 2, score 0.5."
 
 
-def test_a_heatmap_says_its_shape_range_and_largest_cell():
-    z = np.array([[0.0, 1.0, 2.0], [3.0, 9.0, 4.0]])
-    fig = go.Figure(go.Heatmap(z=z, x=[10, 20, 30], y=[0, 1]), layout=dict(title=dict(text="Cells"), xaxis_title="key", yaxis_title="query"))
-    assert describe.figure_text(fig) == "Cells. A heatmap at 2 rows (query) by 3 columns (key), values 0 to 9; the largest, 9, at key 20, query 1."
-    rows = list(csv.reader(io.StringIO(describe.figure_csv(fig))))
-    assert rows[0] == ["series", "key", "query", "Cells"]
-    assert [(int(r[1]), int(r[2]), float(r[3])) for r in rows[1:]] == [(x, y, z[j, i]) for j, y in enumerate([0, 1]) for i, x in enumerate([10, 20, 30])]
-
-
 def test_invisible_helpers_are_not_described():
     fig = waves()
     fig.add_trace(go.Scatter(x=[None], y=[None], showlegend=False))  # a colour bar's carrier draws nothing
-    fig.add_trace(go.Heatmap(z=[[100.0]], opacity=0))  # a hover layer
+    fig.add_trace(go.Scatter(x=[0.0], y=[100.0], opacity=0))  # a see-through layer
     assert describe.figure_text(fig) == describe.figure_text(waves())
-
-
-def test_a_heatmap_painted_as_a_picture_is_read_from_its_hover_layer():
-    # a big heatmap drawn as an image, with a see-through heatmap of every k-th cell over it for the hover
-    z = np.arange(300 * 200, dtype=float).reshape(300, 200) / 1000  # (300, 200)
-    k = 4
-    fig = go.Figure(
-        [
-            go.Image(source="data:image/png;base64,", x0=0, dx=1, y0=0, dy=1, hoverinfo="skip"),
-            go.Heatmap(z=z[::k, ::k], x=np.arange(200)[::k], y=np.arange(300)[::k], opacity=0, showscale=False, colorscale=charts.SEQUENTIAL),
-        ]
-    )
-    fig.update_layout(title_text="Big", xaxis_title="column", yaxis_title="row")
-    probe = next(t for t in fig.data if t.type == "heatmap")
-    k = int(np.diff(probe.x)[0])  # the hover layer's stride
-    rows, cols = np.asarray(probe.z).shape
-    assert k > 1 and (rows, cols) == (len(range(0, 300, k)), len(range(0, 200, k)))
-    top = z[::k, ::k].max()
-    assert describe.figure_text(fig) == (
-        f"Big. A heatmap painted as a picture, its values read at {rows} rows (row) by {cols} columns (column), "
-        f"values 0 to {describe.number(top)}; the largest, {describe.number(top)}, at column {(cols - 1) * k}, row {(rows - 1) * k}."
-    )
-    assert len(describe.figure_csv(fig).splitlines()) == 1 + rows * cols
 
 
 def test_nothing_drawn_is_said():
