@@ -39,10 +39,16 @@ What is relied on, all in streamlit.runtime, none of it documented API:
   "2|<mask hex>|<masked token hex>|<timestamp>", the token being the masked bytes XOR the mask
   repeated. The server keeps the token and draws a new mask on every page load, so the token is the
   same in every tab of a browser. Read by `visitor_id` (below), through the public st.context.cookies.
+- `navigation.page.StreamlitPage`: its state is plain attributes, made once by `__init__` (which
+  resolves the script's path, reads its file's name and checks the icon: 4 % of a rerun's server
+  time) except `_can_be_called`, which st.navigation sets on the page it returns and `run` clears.
+  So a shallow copy of a page made before any navigation is a page as st.Page would make it again.
+  `reused_pages` (below) makes the pages once per process and copies them on every run.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 
 WRITTEN_FOR = "1.67.0"  # the streamlit version whose private structures this module reads
@@ -343,3 +349,23 @@ def _refuse_upload(detail: str) -> None:
 # Installed when this module is first imported (app.py imports ui.sidebar, which imports it), so
 # before the first session's first run finishes; True where each is in place.
 INSTALLED = {"widget states": tolerate_bad_widget_states(), "uploads": bound_uploads()}
+
+
+_PAGES: list = []  # the process's pages, as made, never given to st.navigation
+
+
+def reused_pages(make: Callable[[], list]) -> list:
+    """The st.Page list `make` returns, made on the first run of the process and copied on later
+    ones (see the module docstring); made anew whenever the copies would not be fresh pages."""
+    if _PAGES:
+        try:
+            copies = [copy.copy(page) for page in _PAGES]
+            if all(getattr(page, "_can_be_called", None) is False for page in copies):
+                return copies
+        except Exception:  # pragma: no cover - a page that cannot be copied: make them anew
+            pass
+    made = make()
+    if all(getattr(page, "_can_be_called", None) is False for page in made):
+        _PAGES[:] = [copy.copy(page) for page in made]
+    return made
+

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from ui.internals import reused_pages
+
 ALL = frozenset({"d_model", "max_len", "base"})
 
 
@@ -105,7 +107,11 @@ BY_PATH = {step.url_path: step for step in STEPS}
 
 
 def pages() -> list:
-    """The st.Page of every step, in path order; `/` is the default."""
+    """The st.Page of every step, in path order; `/` is the default. Made once per process (ui.internals.reused_pages)."""
+    return reused_pages(_made_pages)
+
+
+def _made_pages() -> list:
     return [st.Page(s.script, title=s.title, icon=s.icon, **({"default": True} if s.url_path == "" else {"url_path": s.url_path})) for s in STEPS]
 
 

@@ -44,7 +44,7 @@ def perplexity_by_length(series: Series, train_len: int, *, what: str) -> go.Fig
     for scheme, ppl in series:
         lengths = sorted(ppl)
         lines.append((named(scheme, ppl, train_len), np.array(lengths), np.array([np.nan if ppl[n] is None else ppl[n] for n in lengths], dtype=float)))
-    fig = charts.lines(
+    fig = charts.lines.fresh(
         lines,
         title=f"Held-out perplexity of Jane Austen against evaluation length, trained on {train_len} characters ({what})",
         x_title="evaluation length (characters, whole non-overlapping windows)",

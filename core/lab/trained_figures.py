@@ -36,7 +36,7 @@ def probe_label(scheme: str, n_layers: int) -> str:
 def probe_figure(models: Sequence[tuple[str, int, Sequence[float]]], *, what: str) -> go.Figure:
     """R² of the linear position probe at every layer boundary, one line per (scheme, layers, R²s)."""
     lines = [(probe_label(s, n), np.arange(len(r2)), np.asarray(r2, dtype=float)) for s, n, r2 in models]
-    fig = charts.lines(
+    fig = charts.lines.fresh(
         lines,
         title=f"How well a linear probe reads each character's position (0 to {L - 1}) from the residual stream, per layer ({what})",
         x_title="layer boundary (0: the input, before the first block; l: after block l)",
@@ -71,8 +71,8 @@ def attention_grid(maps: Sequence[tuple[str, np.ndarray]], layer: int) -> dict:
         y_title="query position",
         note=f"one colour range for every panel, 0 to {charts.number(top, 3)}; each row sums to 1 (a causal row i spreads over keys 0 to i)",
         panel_height=200,
+        columns=max(arr.shape[1] for _, arr in maps),  # one row of heads per model
     )
-    spec["columns"] = max(1, max(arr.shape[1] for _, arr in maps))  # one row of heads per model
     return spec
 
 
@@ -92,7 +92,7 @@ def pairs_figure(variants: Sequence[dict], *, what: str) -> go.Figure:
         for length in (L, 4 * L):
             lines.append((f"the k {word} removed, at {length}", ks, np.array([_ppl(r["perplexity"], [length])[0] for r in rows])))
     colours = (charts.LINE_COLOURS[0], charts.LINE_COLOURS[0], charts.LINE_COLOURS[2], charts.LINE_COLOURS[2])  # one colour per kind
-    fig = charts.lines(
+    fig = charts.lines.fresh(
         lines,
         title=f"The trained RoPE model with k of its {n} pairs removed (no longer turning): held-out perplexity at L = {L} and 4L = {4 * L} ({what})",
         x_title=f"pairs removed, k (k = {n}: no pair turns, the model has no positions)",
@@ -111,7 +111,7 @@ def pairs_figure(variants: Sequence[dict], *, what: str) -> go.Figure:
 def wavelength_figure(wavelengths: Sequence[float], removed: Sequence[int]) -> go.Figure:
     """/rope's wavelength picture of the model's 8 pairs, L marked, the removed pairs crossed."""
     w = np.asarray(wavelengths, dtype=float)
-    fig = charts.spectrum(w, L, title=f"The RoPE model's pairs: wavelength 2π/θᵢ against the training length L = {L}", note="crossed: the pairs removed")
+    fig = charts.spectrum.fresh(w, L, title=f"The RoPE model's pairs: wavelength 2π/θᵢ against the training length L = {L}", note="crossed: the pairs removed")
     if removed:
         idx = np.asarray(sorted(removed))
         fig.add_trace(go.Scatter(x=idx, y=w[idx], mode="markers", name="removed (frequency 0)", marker=dict(symbol="x", size=12, color="#000000")))
@@ -199,7 +199,7 @@ def sliding_figure(rows: Sequence[dict], schemes: Sequence[str], *, what: str) -
             )
         )
         order += [scheme, scheme]
-    fig = charts.lines(
+    fig = charts.lines.fresh(
         lines,
         title=f"Held-out perplexity against window length: sliding window (solid) and whole non-overlapping windows (dashed) ({what})",
         x_title="window length (characters)",
@@ -223,7 +223,7 @@ def passkey_figure(accuracy: Sequence[tuple[str, dict[str, float | None]]], keys
     for scheme, acc in accuracy:
         ds = sorted(int(d) for d in acc)
         lines.append((SCHEMES[scheme].label, np.array(ds), np.array([np.nan if acc[str(d)] is None else acc[str(d)] for d in ds], dtype=float)))
-    fig = charts.lines(
+    fig = charts.lines.fresh(
         lines,
         title=f"Passkey retrieval: share of keys named right against the key's distance from the question, trained on {train_len} tokens ({what})",
         x_title="distance from the key to the question (tokens; the sequence is the shortest multiple of L that holds it)",

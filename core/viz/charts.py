@@ -18,6 +18,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.viz import plotly_internals as private
+from core.viz.memo import shared
 from core.viz import wire
 from core.viz.grid import ordinal
 
@@ -411,6 +412,7 @@ def _plain_layout(layout: dict) -> dict:
     return out
 
 
+@shared
 def lines(
     series: Sequence[tuple[str, np.ndarray, np.ndarray]],
     *,
@@ -492,6 +494,7 @@ def lines(
     )
 
 
+@shared
 def spectrum(wavelength: np.ndarray, max_len: int, *, title: str, note: str = "") -> go.Figure:
     """Wavelength (positions per cycle) of each sin/cos pair on a log scale, with max_len
     marked; pairs above the line never complete a cycle inside the context."""
@@ -525,6 +528,7 @@ def spectrum(wavelength: np.ndarray, max_len: int, *, title: str, note: str = ""
     )
 
 
+@shared
 def phase_circle(
     sin_values: np.ndarray,
     cos_values: np.ndarray,
@@ -574,6 +578,7 @@ def _panel_title(text: str, x: float, y: float, size: int) -> dict:
     return dict(text=text, x=x, y=y, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=size))
 
 
+@shared
 def position_paths(
     panels: Sequence[tuple[str, np.ndarray, np.ndarray]],
     *,

@@ -36,6 +36,7 @@ import numpy as np
 from core.viz import wire
 from core.viz.charts import DIVERGING, SEQUENTIAL, VALUE_DIGITS, integer_ticks, number
 from core.viz.grid import Picked, Sample, ordinal
+from core.viz.memo import shared
 
 TICKS = 4  # labelled ticks per panel axis at most: a panel is about 200 pixels across
 EXACT_CELLS = 24_000  # cells per grid whose every value is sent (hover exact at every cell; ~5.3 characters a cell); past it every k-th
@@ -229,6 +230,7 @@ def _spec(
     }
 
 
+@shared
 def heatmap(
     panels: Sequence[tuple[str, np.ndarray, Axis, Axis]],
     *,
@@ -274,6 +276,7 @@ def heatmap(
     return _spec(title, "; ".join(part for part in (note, says) if part), x_title, y_title, columns, shared_range, [scale], out, panel_height)
 
 
+@shared
 def grouped_heatmap(
     groups: Sequence[ScaleGroup],
     *,

@@ -83,7 +83,7 @@ def offset_curve(m: int, n: int, theta: float, span: int, q: complex = Q, k: com
     """The score against m − n from −span to span, the current (m, n) marked: every (m, n) with the
     same difference lands on the same point."""
     offsets = np.arange(-span, span + 1)
-    fig = charts.lines(
+    fig = charts.lines.fresh(  # a point is added to it below
         [("score(m − n)", offsets, score_of_offset(q, k, offsets, theta))],
         title="The score depends on the offset m − n only",
         x_title="offset m − n (positions)",

@@ -283,3 +283,35 @@ def test_without_cookies_a_visitor_is_the_session(monkeypatch):
     assert internals.visitor_id() == "session:s-1"
     _cookies(monkeypatch, {"_streamlit_xsrf": "not a token"})
     assert internals.visitor_id() == "session:s-1"
+
+
+def _pages_script():
+    import streamlit as st
+
+    from ui import internals
+
+    made = []
+
+    def make():
+        made.append(1)
+        return [st.Page(lambda: st.write("a"), title="A", url_path="a", default=True), st.Page(lambda: st.write("b"), title="B", url_path="b")]
+
+    internals._PAGES.clear()
+    first = internals.reused_pages(make)
+    page = st.navigation(first)
+    page.run()
+    second = internals.reused_pages(make)
+    st.session_state["facts"] = {
+        "made": len(made),
+        "same attributes": [vars(a) == vars(b) for a, b in zip(internals._PAGES, second)],
+        "fresh": [p._can_be_called for p in second],
+        "distinct": all(a is not b for a, b in zip(first, second)),
+    }
+    internals._PAGES.clear()
+
+
+def test_pages_are_made_once_and_copied_as_fresh_pages():
+    at = AppTest.from_function(_pages_script)
+    at.run()
+    assert not at.exception, (UPGRADE, [e.value for e in at.exception])
+    assert at.session_state["facts"] == {"made": 1, "same attributes": [True, True], "fresh": [False, False], "distinct": True}, UPGRADE

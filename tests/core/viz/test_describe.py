@@ -32,7 +32,9 @@ def test_one_series_names_no_series_and_a_flat_one_has_no_extremes():
 
 
 def test_invisible_helpers_are_not_described():
-    fig = waves()
+    x = np.arange(4.0)
+    fig = charts.lines.fresh([("up", x, np.array([0.0, 1.0, 2.0, 3.0])), ("down", x, np.array([5.0, 2.5, -1.0, -2.0]))],
+                             title="Two lines<br><sup>a note</sup>", x_title="position", y_title="value")  # fmt: skip
     fig.add_trace(go.Scatter(x=[None], y=[None], showlegend=False))  # a colour bar's carrier draws nothing
     fig.add_trace(go.Scatter(x=[0.0], y=[100.0], opacity=0))  # a see-through layer
     assert describe.figure_text(fig) == describe.figure_text(waves())

@@ -1,0 +1,177 @@
+"""Figures built once per process for the same inputs, and shared by every session.
+
+A room follows the same links, so most redraws ask for a figure another visitor's rerun has just
+built from the same arrays. `shared` keeps a builder's result under a digest of everything it
+was given (arrays by dtype, shape and bytes; dataclasses field by field; anything else by type
+and repr), so equal inputs give the same object back and any difference builds anew: the cache
+cannot serve a figure of other settings, whatever the page forgets to say. A call with an
+argument of any other kind (an object whose repr could hide its contents) is built every time.
+
+Results are shared: nothing may change a figure after it is built. A caller that styles a figure
+after building it builds its own with `builder.fresh(...)`; `Store.changed` finds a stored result
+that was changed after all (tests/conftest.py asks it after every test, the page runs included). All builders share one
+least-recently-used store of at most BUDGET_BYTES, measured at storing (arrays' bytes, strings'
+lengths) and said in docs/deploy.md with the RSS it costs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import functools
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+
+import numpy as np
+
+from core.viz import plotly_internals as private
+
+BUDGET_BYTES = 64 * 2**20  # every shared figure of the process together
+LARGEST_SHARE = 8  # one result above BUDGET_BYTES / LARGEST_SHARE is not kept
+FIGURE_OBJECTS = 8_000  # bytes of plotly objects around a figure's own data (tracemalloc: 21 kB for a 2-line chart whose data are 13.6 kB)
+
+
+class Unkeyed(Exception):
+    """An argument the digest cannot read in full."""
+
+
+def _feed(h, value) -> None:
+    if value is None or isinstance(value, (bool, int, float, str, bytes, complex, np.generic, enum.Enum)):
+        h.update(f"{type(value).__name__}:{value!r};".encode())
+    elif isinstance(value, np.ndarray):
+        if value.dtype == object:
+            h.update(b"O")
+            _feed(h, value.tolist())
+        else:
+            h.update(f"{value.dtype.str}{value.shape}".encode())
+            h.update(np.ascontiguousarray(value).tobytes())
+    elif isinstance(value, (list, tuple)):
+        h.update(b"[" if isinstance(value, list) else b"(")
+        for item in value:
+            _feed(h, item)
+        h.update(b"]")
+    elif isinstance(value, dict):
+        h.update(b"{")
+        for key in sorted(value, key=repr):
+            _feed(h, key)
+            _feed(h, value[key])
+        h.update(b"}")
+    elif isinstance(value, (set, frozenset)):
+        h.update(b"<")
+        for item in sorted(value, key=repr):
+            _feed(h, item)
+        h.update(b">")
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        h.update(f"@{type(value).__module__}.{type(value).__qualname__}(".encode())
+        for field in dataclasses.fields(value):
+            h.update(field.name.encode())
+            _feed(h, getattr(value, field.name))
+        h.update(b")")
+    else:
+        raise Unkeyed(type(value).__name__)
+
+
+def digest(*parts) -> bytes:
+    """A 16-byte digest of nested values; raises Unkeyed for a kind it cannot read in full."""
+    h = hashlib.blake2b(digest_size=16)
+    _feed(h, parts)
+    return h.digest()
+
+
+def size(value) -> int:
+    """Roughly the bytes a result holds: its arrays and strings, through dicts, lists and a figure's traces and layout."""
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if isinstance(value, (str, bytes)):
+        return len(value)
+    if isinstance(value, dict):
+        return sum(size(v) for v in value.values()) + 64 * len(value)
+    if isinstance(value, (list, tuple)):
+        return sum(size(v) for v in value) + 8 * len(value)
+    if hasattr(value, "_data") and hasattr(value, "_layout"):  # a plotly figure
+        return FIGURE_OBJECTS + size(private.trace_dicts(value)) + size(private.layout_dict(value))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return sum(size(getattr(value, f.name)) for f in dataclasses.fields(value))
+    return 64
+
+
+def contents(value) -> bytes | None:
+    """A digest of what a result holds (a figure: its traces' and layout's properties), None when it cannot be read in full."""
+    if hasattr(value, "_data") and hasattr(value, "_layout"):
+        value = (private.trace_dicts(value), private.layout_dict(value))
+    try:
+        return digest(value)
+    except Unkeyed:
+        return None
+
+
+class Store:
+    """A thread-safe LRU of results by key, at most `budget` bytes in all."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget, self.used = budget, 0
+        self.items: OrderedDict[bytes, tuple[object, int, bytes | None]] = OrderedDict()  # key -> (result, size, its contents' digest)
+        self.lock = threading.Lock()
+        self.hits = self.misses = 0
+
+    def get(self, key: bytes):
+        with self.lock:
+            found = self.items.get(key)
+            if found is None:
+                self.misses += 1
+                return None
+            self.items.move_to_end(key)
+            self.hits += 1
+            return found
+
+    def put(self, key: bytes, value: object) -> None:
+        n = size(value)
+        if n > self.budget // LARGEST_SHARE:
+            return
+        seen = contents(value)
+        with self.lock:
+            old = self.items.pop(key, None)
+            if old is not None:
+                self.used -= old[1]
+            self.items[key] = (value, n, seen)
+            self.used += n
+            while self.used > self.budget and self.items:
+                _, (_, dropped, _) = self.items.popitem(last=False)
+                self.used -= dropped
+
+    def changed(self) -> list[object]:
+        """The stored results whose contents differ from what they were when stored (a caller changed a shared figure)."""
+        with self.lock:
+            held = list(self.items.values())
+        return [value for value, _, seen in held if seen is not None and contents(value) != seen]
+
+    def clear(self) -> None:
+        with self.lock:
+            self.items.clear()
+            self.used = self.hits = self.misses = 0
+
+
+STORE = Store(BUDGET_BYTES)
+
+
+def shared(builder: Callable) -> Callable:
+    """`builder`'s results kept in STORE under a digest of its name and arguments (see the module docstring)."""
+    name = f"{builder.__module__}.{builder.__qualname__}"
+
+    @functools.wraps(builder)
+    def build(*args, **kwargs):
+        try:
+            key = digest(name, args, kwargs)
+        except Unkeyed:
+            return builder(*args, **kwargs)
+        found = STORE.get(key)
+        if found is not None:
+            return found[0]
+        value = builder(*args, **kwargs)
+        STORE.put(key, value)
+        return value
+
+    build.fresh = builder  # type: ignore[attr-defined]  # a result of one's own, to change after building
+    return build
