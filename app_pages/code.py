@@ -131,15 +131,16 @@ dims = columns(scheme, setting, PREVIEW)  # whole (sin, cos) pairs of the sinuso
 
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
-def preview(name: str, setting: Setting, positions: tuple[int, ...], dims: tuple[int, ...]) -> tuple[np.ndarray, str]:
-    """The picture at the previewed positions: head 1's bias, or the drawn dimensions; and what it is."""
-    picture = SCHEMES[name].picture(np.asarray(positions), setting)
-    z = picture.values[0] if picture.per == "pair" else picture.values[:, list(dims)]
+def preview(name: str, setting: Setting, positions: np.ndarray, dims: np.ndarray) -> tuple[np.ndarray, str]:
+    """The picture at the previewed positions: head 1's bias, or the drawn dimensions; and what it is.
+    The indices come as arrays: st.cache_data hashes an array's bytes at once, a tuple item by item."""
+    picture = SCHEMES[name].picture(positions, setting)
+    z = picture.values[0] if picture.per == "pair" else picture.values[:, dims]
     return z, picture.what
 
 
 st.header("What the code computes")
-z, what = guarded(preview, name, setting, tuple(pos.indices.tolist()), tuple(dims.indices.tolist()))
+z, what = guarded(preview, name, setting, np.asarray(pos.indices, dtype=np.int64), np.asarray(dims.indices, dtype=np.int64))
 pairs = scheme.per == "pair"
 if not scheme.carries_position:
     st.caption("Nothing to draw: this scheme adds zeros.")

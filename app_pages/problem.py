@@ -12,7 +12,7 @@ from core.viz.grid import strided
 from core.viz.heatmap import ScaleGroup, grouped_heatmap
 from ui.display import guarded, note_if, plot, static_table
 from ui.heatmap import draw_heatmap
-from ui.path import STEPS, next_link
+from ui.path import STEPS, link, next_link
 from ui.scorecard import scorecard
 from ui.sidebar import current_settings
 from ui.sources import sources_expander
@@ -38,7 +38,7 @@ st.markdown("\n".join(f"- **{name}**: {words}" for name, words in properties.CHE
 st.caption("Every scheme page scores its schemes on this list, measured from their own arrays at the sidebar's settings; the compare page scores them all.")
 st.subheader("A path through the app")
 for k, step in enumerate(STEPS, 1):
-    st.page_link(step.script, label=f"{k}. {step.title}: {step.pitch}", icon=step.icon)
+    link(step, f"{k}. {step.title}: {step.pitch}", step.icon)
 note_if(
     s.d_model > DEMO_WIDTH,
     f"The attention demo and the gradient-step figures below use width {DEMO_WIDTH} (d_model is {s.d_model:,}): they build d x d matrices.",

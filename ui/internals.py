@@ -43,7 +43,9 @@ What is relied on, all in streamlit.runtime, none of it documented API:
   resolves the script's path, reads its file's name and checks the icon: 4 % of a rerun's server
   time) except `_can_be_called`, which st.navigation sets on the page it returns and `run` clears.
   So a shallow copy of a page made before any navigation is a page as st.Page would make it again.
-  `reused_pages` (below) makes the pages once per process and copies them on every run.
+  `reused_pages` (below) makes the pages once per process and copies them on every run;
+  `made_page` gives st.page_link the process's page (read only: st.page_link given a page object
+  reads its public properties and its script hash, instead of resolving a path on every call).
 """
 
 from __future__ import annotations
@@ -368,4 +370,9 @@ def reused_pages(make: Callable[[], list]) -> list:
     if all(getattr(page, "_can_be_called", None) is False for page in made):
         _PAGES[:] = [copy.copy(page) for page in made]
     return made
+
+
+def made_page(url_path: str):
+    """The process's page at `url_path` as `reused_pages` made it, for st.page_link; None before the first run made them."""
+    return next((page for page in _PAGES if getattr(page, "url_path", None) == url_path), None)
 

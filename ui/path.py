@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from ui.internals import reused_pages
+from ui.internals import made_page, reused_pages
 
 ALL = frozenset({"d_model", "max_len", "base"})
 
@@ -121,4 +121,10 @@ def next_link(current: str) -> None:
     if index + 1 < len(STEPS):
         step = STEPS[index + 1]
         st.divider()
-        st.page_link(step.script, label=f"Next: {step.title}, {step.pitch}", icon=":material/arrow_forward:")
+        link(step, f"Next: {step.title}, {step.pitch}", ":material/arrow_forward:")
+
+
+def link(step: Step, label: str, icon: str) -> None:
+    """A link to a step's page (its st.Page when the process has made it: no path to resolve)."""
+    page = made_page(step.url_path)
+    st.page_link(page if page is not None else step.script, label=label, icon=icon)

@@ -28,7 +28,7 @@ import numpy as np
 
 from core.viz import plotly_internals as private
 
-BUDGET_BYTES = 64 * 2**20  # every shared figure of the process together
+BUDGET_BYTES = 32 * 2**20  # every shared figure of the process together (a view of a page holds well under 1 MB of them)
 LARGEST_SHARE = 8  # one result above BUDGET_BYTES / LARGEST_SHARE is not kept
 FIGURE_OBJECTS = 8_000  # bytes of plotly objects around a figure's own data (tracemalloc: 21 kB for a 2-line chart whose data are 13.6 kB)
 
