@@ -2,16 +2,17 @@
 
 A room follows the same links, so most redraws ask for a figure another visitor's rerun has just
 built from the same arrays. `shared` keeps a builder's result under a digest of everything it
-was given (arrays by dtype, shape and bytes; dataclasses field by field; anything else by type
-and repr), so equal inputs give the same object back and any difference builds anew: the cache
-cannot serve a figure of other settings, whatever the page forgets to say. A call with an
-argument of any other kind (an object whose repr could hide its contents) is built every time.
+was given (arrays by dtype, shape and bytes; lists, tuples, dicts, sets and dataclasses item by
+item; numbers, strings and enums by type and repr), so equal inputs give the same object back and
+any difference builds anew: the cache cannot serve a figure of other settings, whatever the page
+forgets to say. A call with an argument of any other kind (an object whose repr could hide its
+contents) is built every time.
 
 Results are shared: nothing may change a figure after it is built. A caller that styles a figure
 after building it builds its own with `builder.fresh(...)`; `Store.changed` finds a stored result
-that was changed after all (tests/conftest.py asks it after every test, the page runs included). All builders share one
-least-recently-used store of at most BUDGET_BYTES, measured at storing (arrays' bytes, strings'
-lengths) and said in docs/deploy.md with the RSS it costs.
+that was changed after all (tests/conftest.py asks it after every test, the page runs included).
+All builders share one least-recently-used store of at most BUDGET_BYTES, measured at storing
+(arrays' bytes, strings' lengths, FIGURE_OBJECTS a figure); docs/deploy.md has the RSS measured.
 """
 
 from __future__ import annotations
