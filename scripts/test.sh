@@ -34,6 +34,9 @@ if ! cmp -s package-lock.json node_modules/.installed-lock.json; then
   cp package-lock.json node_modules/.installed-lock.json
 fi
 
+# numpy's BLAS workers sleep between products instead of spinning (ui/threads.py says why): here they
+# spun in every test worker, the servers the browser tests start and their own helpers, on shared cores.
+export OPENBLAS_THREAD_TIMEOUT="${OPENBLAS_THREAD_TIMEOUT:-4}"
 python -m ruff check .  # lines within pyproject's 160 characters, no unused or undefined names: fails the run
 # A worker per core (pytest-xdist; PEE_TEST_WORKERS to choose): AppTests in each, and each worker's browser
 # tests against a server of its own. A worker that runs out of tests takes some of another's (worksteal).
