@@ -41,7 +41,8 @@ What is relied on, all in streamlit.runtime, none of it documented API:
   same in every tab of a browser. Read by `visitor_id` (below), through the public st.context.cookies.
 - `navigation.page.StreamlitPage`: its state is plain attributes, made once by `__init__` (which
   resolves the script's path, reads its file's name and checks the icon: 4 % of a rerun's server
-  time) except `_can_be_called`, which st.navigation sets on the page it returns and `run` clears.
+  time) except `_can_be_called`, which st.navigation sets on the page it returns and `run` clears
+  (and `_default`, which st.navigation sets when no page is marked default; app.py marks one).
   So a shallow copy of a page made before any navigation is a page as st.Page would make it again.
   `reused_pages` (below) makes the pages once per process and copies them on every run;
   `made_page` gives st.page_link the process's page (read only: st.page_link given a page object

@@ -1,7 +1,8 @@
 """How numpy's BLAS threads wait between matrix products: set before numpy is first imported
 (app.py imports this module first; nothing in streamlit imports numpy before app.py runs).
 
-numpy's OpenBLAS starts a worker thread per core, and after each product its idle workers spin
+numpy's OpenBLAS starts worker threads (one fewer than the cores: the calling thread does a share
+too), and after each product its idle workers spin
 before they sleep, for 2^28 clock cycles by default (OpenBLAS's THREAD_TIMEOUT; about a tenth of
 a second here), in case another product follows at once.
 In a server a product is followed by a websocket message, not another product, so that spinning

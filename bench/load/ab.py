@@ -40,14 +40,17 @@ def one_run(tree: Path, label: str, args: argparse.Namespace, out: Path) -> dict
     """A server of `tree` under the websocket load; the figures of its report."""
     server = Server(root=tree, log=out / f"server-{label}.log").start()
     report = out / f"{label}.json"
+    report.unlink(missing_ok=True)  # never a previous run's figures
     try:
         cmd = [sys.executable, "-m", "bench.load.ws", "--url", server.url, "--server-pid", str(server.pid), "--sessions", str(args.sessions),
                "--seconds", str(args.seconds), "--per-page", str(args.per_page), "--json", str(report)]  # fmt: skip
         if args.pages:
             cmd += ["--pages", args.pages]
-        subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+        done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     finally:
         server.stop()
+    if not report.exists():
+        raise SystemExit(f"bench.load.ws wrote no report for {label} (exit {done.returncode}):\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
     data = json.loads(report.read_text())
     actions = sum(len(s["redraws_s"]) + len(s["switches_s"]) for s in data["sessions"])
     errors = sum(len(s["errors"]) for s in data["sessions"]) + sum(r["errors"] for r in data["per_page"])

@@ -4,8 +4,9 @@ A room follows the same links, so most redraws ask for a figure another visitor'
 built from the same arrays. `shared` keeps a builder's result under a digest of everything it
 was given (arrays by dtype, shape and bytes; lists, tuples, dicts, sets and dataclasses item by
 item; numbers, strings and enums by type and repr), so equal inputs give the same object back and
-any difference builds anew: the cache cannot serve a figure of other settings, whatever the page
-forgets to say. A call with an argument of any other kind (an object whose repr could hide its
+inputs that differ in any of these build anew: the cache cannot serve a figure of other settings,
+whatever the page forgets to say. (Dicts are read in sorted key order: a builder must not draw
+differently by a dict's order alone; none does.) A call with an argument of any other kind (an object whose repr could hide its
 contents) is built every time.
 
 Results are shared: nothing may change a figure after it is built. A caller that styles a figure
@@ -42,14 +43,13 @@ def _feed(h, value) -> None:
     if value is None or isinstance(value, (bool, int, float, str, bytes, complex, np.generic, enum.Enum)):
         h.update(f"{type(value).__name__}:{value!r};".encode())
     elif isinstance(value, np.ndarray):
+        h.update(f"{value.dtype.descr}{value.shape}".encode())  # descr: a structured dtype's fields too
         if value.dtype == object:
-            h.update(b"O")
-            _feed(h, value.tolist())
+            _feed(h, value.ravel().tolist())
         else:
-            h.update(f"{value.dtype.str}{value.shape}".encode())
             h.update(np.ascontiguousarray(value).tobytes())
     elif isinstance(value, (list, tuple)):
-        h.update(b"[" if isinstance(value, list) else b"(")
+        h.update(f"{type(value).__qualname__}[".encode())  # a named tuple is not a plain one
         for item in value:
             _feed(h, item)
         h.update(b"]")

@@ -4,6 +4,7 @@ figure is found."""
 
 from __future__ import annotations
 
+import collections
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,6 +41,9 @@ def test_equal_inputs_give_the_same_figure_and_any_difference_a_new_one():
         ({"a": 1}, {"a": 1.0}),
         (strided(100, 10), strided(100, 20)),  # dataclasses, field by field
         (np.arange(10_000.0), np.arange(10_000.0) + np.r_[np.zeros(9_999), 1.0]),  # a long array whose repr would hide the change
+        (np.array([None, None], dtype=object), np.array([[None, None]], dtype=object)),  # object arrays: their shape too
+        (np.zeros(1, dtype=[("a", "<f8")]), np.zeros(1, dtype=[("b", "<f8")])),  # structured: the fields' names too
+        (collections.namedtuple("P", "x y")(1, 2), (1, 2)),
     ],
 )
 def test_the_digest_tells_apart(a, b):
