@@ -31,11 +31,3 @@ def shared_figures_stay_as_built():
     changed = memo.STORE.changed()
     memo.STORE.clear()
     assert not changed, f"{len(changed)} shared figure(s) changed after they were built"
-
-
-def pytest_collection_modifyitems(items):
-    """The browser and deploy tests first (seconds each, against milliseconds for most others), so that
-    at the end the two workers share short tests instead of one waiting on the other's long one
-    (--dist worksteal hands each worker half of this order and lets it take from the other's end)."""
-    slow = ("tests/e2e/", "tests/test_deploy.py")
-    items.sort(key=lambda item: 0 if any(part in item.nodeid for part in slow) else 1)
