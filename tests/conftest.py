@@ -19,6 +19,8 @@ from streamlit.components.v2 import manifest_scanner
 
 from core.viz import memo
 
+memo.STORE.watch = True  # every stored figure's contents recorded, for the check below
+
 manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
 
 

@@ -11,7 +11,8 @@ contents) is built every time.
 
 Results are shared: nothing may change a figure after it is built. A caller that styles a figure
 after building it builds its own with `builder.fresh(...)`; `Store.changed` finds a stored result
-that was changed after all (tests/conftest.py asks it after every test, the page runs included).
+that was changed after all (tests/conftest.py turns `watch` on and asks it after every test, the page
+runs included).
 All builders share one least-recently-used store of at most BUDGET_BYTES, measured at storing
 (arrays' bytes, strings' lengths, FIGURE_OBJECTS a figure); docs/deploy.md has the RSS measured.
 """
@@ -27,6 +28,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 import numpy as np
+import plotly.graph_objects as go
 
 from core.viz import plotly_internals as private
 
@@ -92,17 +94,22 @@ def size(value) -> int:
         return sum(size(v) for v in value.values()) + 64 * len(value)
     if isinstance(value, (list, tuple)):
         return sum(size(v) for v in value) + 8 * len(value)
-    if hasattr(value, "_data") and hasattr(value, "_layout"):  # a plotly figure
-        return FIGURE_OBJECTS + size(private.trace_dicts(value)) + size(private.layout_dict(value))
+    if isinstance(value, go.Figure):
+        return FIGURE_OBJECTS + size(_parts(value))
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return sum(size(getattr(value, f.name)) for f in dataclasses.fields(value))
     return 64
 
 
+def _parts(fig: go.Figure) -> tuple[list, dict]:
+    """A figure's traces' and layout's validated properties, read in place."""
+    return private.trace_dicts(fig), private.layout_dict(fig)
+
+
 def contents(value) -> bytes | None:
     """A digest of what a result holds (a figure: its traces' and layout's properties), None when it cannot be read in full."""
-    if hasattr(value, "_data") and hasattr(value, "_layout"):
-        value = (private.trace_dicts(value), private.layout_dict(value))
+    if isinstance(value, go.Figure):
+        value = _parts(value)
     try:
         return digest(value)
     except Unkeyed:
@@ -112,8 +119,9 @@ def contents(value) -> bytes | None:
 class Store:
     """A thread-safe LRU of results by key, at most `budget` bytes in all."""
 
-    def __init__(self, budget: int) -> None:
+    def __init__(self, budget: int, watch: bool = False) -> None:
         self.budget, self.used = budget, 0
+        self.watch = watch  # record each result's contents for `changed` (the tests do; a server need not)
         self.items: OrderedDict[bytes, tuple[object, int, bytes | None]] = OrderedDict()  # key -> (result, size, its contents' digest)
         self.lock = threading.Lock()
         self.hits = self.misses = 0
@@ -132,7 +140,7 @@ class Store:
         n = size(value)
         if n > self.budget // LARGEST_SHARE:
             return
-        seen = contents(value)
+        seen = contents(value) if self.watch else None
         with self.lock:
             old = self.items.pop(key, None)
             if old is not None:
@@ -144,7 +152,8 @@ class Store:
                 self.used -= dropped
 
     def changed(self) -> list[object]:
-        """The stored results whose contents differ from what they were when stored (a caller changed a shared figure)."""
+        """The stored results whose contents differ from what they were when stored (a caller changed a shared
+        figure), among those stored while `watch` was on."""
         with self.lock:
             held = list(self.items.values())
         return [value for value, _, seen in held if seen is not None and contents(value) != seen]
