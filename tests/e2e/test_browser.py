@@ -17,9 +17,9 @@ from tests.e2e.a11y import BOUND_TABS
 from tests.e2e.conftest import TRACES, figure_signature, screenshot, wait_ready
 from tests.pages import CHARTS, NAMES
 
-def settled(page, quiet_ms: int = 1_500, most_ms: int = 20_000) -> int:
-    """drawn_charts once it has not changed for `quiet_ms`: the URL changes on a tab's click, and on a
-    loaded machine the tab's run may start after wait_ready has found nothing left to draw."""
+def settled(page, quiet_ms: int = 300, most_ms: int = 20_000) -> int:
+    """drawn_charts once it has not changed for `quiet_ms`. The tab's run has begun (a11y.tab_by_keyboard waits
+    for its first element) and ended (wait_ready), but on a loaded machine an element of it can mount after that."""
     count, since, waited = drawn_charts(page), 0, 0
     while since < quiet_ms and waited < most_ms:
         page.wait_for_timeout(250)
