@@ -1,18 +1,22 @@
 """Where the test suite's CPU goes, by kind of process: runs pytest (arguments after `--`, default the
 whole suite on a worker per core, as scripts/test.sh does) and, every half second meanwhile, reads the CPU
-time of every process on the machine that started after it, grouped as Chromium's renderers, its browser
-process, its GPU and utility processes, the app servers the browser tests start, pytest's workers, and the rest.
+time of every process descended from that pytest run, grouped as Chromium's renderers, browser process, GPU,
+utility and zygote processes, the app servers the browser tests start, pytest (its main process and its
+workers), Playwright's driver, and the rest.
 
     python scripts/suite_cpu.py                        # the whole suite
     python scripts/suite_cpu.py -- tests/e2e/test_browser.py
 
-A process that lives less than half a second can be missed; one that exits between two reads keeps the
-time it had at the last read. The wall time and pytest's last line follow the table.
+The total is exact: the CPU of the pytest run and everything it waited for (getrusage of the children).
+The groups are read from samples, so a process that exits before a sample, or between two, leaves time
+that the samples do not see: it is the row "not seen by a sample". How busy the machine's cores were over
+the run (all processes, from /proc/stat) follows the table, with the wall time and pytest's last line.
 """
 
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 import sys
 import threading
@@ -25,17 +29,23 @@ TICK = os.sysconf("SC_CLK_TCK")
 
 
 def kind(cmdline: bytes) -> str:
-    """The group a process's command line puts it in."""
-    if b"chromium" in cmdline or b"chrome" in cmdline:
-        for part in (b"renderer", b"gpu-process", b"utility", b"zygote"):
-            if b"--type=" + part in cmdline:
-                return "chromium " + part.decode()
-        return "chromium browser"
-    if b"streamlit" in cmdline:
+    """The group a process's command line (NUL-separated, as /proc/PID/cmdline holds it) puts it in."""
+    args = [a for a in cmdline.split(b"\0") if a]
+    if len(args) == 1 and b" " in args[0]:  # a process that retitled itself (Chromium's forked children) has its arguments in one string
+        args = args[0].split(b" ")
+    program = os.path.basename(args[0]) if args else b""
+    if program in (b"chromium", b"chrome", b"headless_shell"):
+        kinds = [a.removeprefix(b"--type=") for a in args if a.startswith(b"--type=")]
+        return "chromium " + (kinds[0].decode() if kinds else "browser")
+    module = args[args.index(b"-m") + 1 :] if b"-m" in args else []  # python -m MODULE ...
+    if module[:2] == [b"streamlit", b"run"]:
         return "app server"
-    if b"pytest" in cmdline or b"sys.stdin.readline" in cmdline:  # pytest-xdist's workers start as `python -c "...exec(eval(sys.stdin.readline()))"`
+    if module[:1] == [b"pytest"]:
         return "pytest"
-    if b"node" in cmdline and b"playwright" in cmdline:
+    code = args[args.index(b"-c") + 1 :][:1] if b"-c" in args else []
+    if code and b"sys.stdin.readline" in code[0]:  # pytest-xdist's workers: python -u -c "import sys;exec(eval(sys.stdin.readline()))"
+        return "pytest"
+    if program == b"node" and any(b"playwright" in a for a in args):
         return "playwright driver"
     return "other"
 
@@ -46,52 +56,63 @@ def cpu_seconds(stat: str) -> float:
     return (int(fields[11]) + int(fields[12])) / TICK
 
 
-def sample(seen: dict[tuple[str, str], list], before: set[tuple[str, str]]) -> None:
-    """Read every process once: its latest CPU time under (pid, start time), and its group the first time."""
+def sample(root: int, seen: dict[tuple[int, str], list]) -> None:
+    """Read every process descended from `root` once: its latest CPU time and group, under (pid, start time)."""
+    parent, stats = {}, {}
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
         try:
             stat = open(f"/proc/{pid}/stat").read()
-            key = (pid, stat.rsplit(")", 1)[1].split()[19])
-            if key in before:
-                continue
-            if key not in seen:
-                seen[key] = [kind(open(f"/proc/{pid}/cmdline", "rb").read()), 0.0]
-            seen[key][1] = cpu_seconds(stat)
-        except (OSError, IndexError, ValueError):  # gone meanwhile
+        except OSError:  # gone meanwhile
             continue
+        fields = stat.rsplit(")", 1)[1].split()
+        parent[int(pid)], stats[int(pid)] = int(fields[1]), (stat, fields[19])
+    for pid, (stat, started) in stats.items():
+        up = pid
+        while up not in (root, 0, 1) and up in parent:
+            up = parent[up]
+        if up != root:
+            continue
+        try:
+            group = kind(open(f"/proc/{pid}/cmdline", "rb").read())  # read again each time: a forked child is renamed when it execs
+        except OSError:
+            continue
+        seen[(pid, started)] = [group, cpu_seconds(stat)]
+
+
+def busy() -> tuple[float, float]:
+    """(busy, all) CPU seconds of the whole machine so far, from the first line of /proc/stat."""
+    values = [int(v) for v in open("/proc/stat").readline().split()[1:]]
+    idle = values[3] + values[4]  # idle and iowait
+    return (sum(values) - idle) / TICK, sum(values) / TICK
 
 
 def main(argv: list[str]) -> int:
     args = argv[argv.index("--") + 1 :] if "--" in argv else ["-n", "auto", "--dist", "worksteal"]
-    before: set[tuple[str, str]] = set()
-    sample(seen := {}, before)
-    before, seen = set(seen), {}
-    done = threading.Event()
-
-    def watch() -> None:
-        while not done.is_set():
-            sample(seen, before)
-            time.sleep(0.5)
-
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    start = time.monotonic()
     env = {**os.environ, "OPENBLAS_THREAD_TIMEOUT": os.environ.get("OPENBLAS_THREAD_TIMEOUT", "4")}  # as scripts/test.sh
-    run = subprocess.run([sys.executable, "-m", "pytest", *args], cwd=ROOT, env=env, capture_output=True, text=True)
-    wall = time.monotonic() - start
-    done.set()
-    watcher.join()
+    seen: dict[tuple[int, str], list] = {}
+    start, machine = time.monotonic(), busy()
+    run = subprocess.Popen([sys.executable, "-m", "pytest", *args], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    output: list[str] = []
+    reader = threading.Thread(target=lambda: output.extend(run.stdout), daemon=True)
+    reader.start()
+    while run.poll() is None:
+        sample(run.pid, seen)
+        time.sleep(0.5)
+    reader.join()
+    wall, machine = time.monotonic() - start, [b - a for a, b in zip(machine, busy())]
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    total = children.ru_utime + children.ru_stime
     totals = Counter()
     for group, seconds in seen.values():
         totals[group] += seconds
     print("| process | CPU-s |\n|---|---|")
     for group, seconds in totals.most_common():
         print(f"| {group} | {seconds:.0f} |")
-    print(f"| all | {sum(totals.values()):.0f} |")
-    last = (run.stdout.strip().splitlines() or [""])[-1]
-    print(f"\nwall {wall:.0f} s; pytest: {last}")
+    print(f"| not seen by a sample | {total - sum(totals.values()):.0f} |\n| all | {total:.0f} |")
+    last = next((line.strip() for line in reversed(output) if line.strip()), "")
+    print(f"\nwall {wall:.0f} s; the machine's cores {100 * machine[0] / machine[1]:.0f} % busy; pytest: {last}")
     return run.returncode
 
 

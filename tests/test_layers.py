@@ -101,7 +101,7 @@ CORE_WITHOUT_TORCH = sorted(n for n in MODULES if n.startswith("core") and n not
 
 # One interpreter imports numpy (which imports neither torch nor streamlit), then forks a child per module:
 # each child imports its module into a fresh copy of that interpreter and says which of the two it brought in.
-# A fresh interpreter per module gave the same answers at the cost of starting Python and numpy ~70 times.
+# A fresh interpreter per module gave the same answers at the cost of starting Python and numpy 55 times.
 FORK_EACH = """
 import json, os, sys
 import numpy

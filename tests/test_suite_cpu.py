@@ -1,4 +1,5 @@
-"""scripts/suite_cpu.py's grouping of processes by their command lines (as /proc/PID/cmdline holds them: NUL-separated)."""
+"""scripts/suite_cpu.py's grouping of processes by their command lines (as /proc/PID/cmdline holds them: NUL-separated),
+and its reading of /proc/PID/stat."""
 
 from __future__ import annotations
 
@@ -14,10 +15,15 @@ CMDLINES = {
     b"/usr/lib/chromium/chromium\0--type=utility\0--utility-sub-type=network.mojom.NetworkService": "chromium utility",
     b"/usr/lib/chromium/chromium\0--no-sandbox\0--headless\0--remote-debugging-pipe": "chromium browser",
     b"/usr/bin/python\0-m\0streamlit\0run\0app.py\0--server.port\08511": "app server",
-    b"/usr/bin/python\0-c\0import sys;exec(eval(sys.stdin.readline()))": "pytest",
+    b"/usr/bin/python\0-u\0-c\0import sys;exec(eval(sys.stdin.readline()))": "pytest",
+    b"/usr/lib/chromium/chromium --type=renderer --lang=en-US --num-raster-threads=1": "chromium renderer",
     b"/usr/bin/python\0-m\0pytest\0-n\0auto": "pytest",
     b"/usr/bin/node\0/site-packages/playwright/driver/package/cli.js\0run-driver": "playwright driver",
     b"/usr/sbin/nginx\0-c\0/tmp/nginx.conf": "other",
+    # the words alone do not make the group: an argument naming streamlit, a script that mentions chrome
+    b"/usr/bin/python\0-c\0import sys; print({'torch', 'streamlit'} & set(sys.modules))": "other",
+    b"/usr/bin/python\0-m\0pytest\0tests/e2e\0-k\0streamlit or chrome": "pytest",
+    b"/usr/bin/python\0scripts/chrome_streamlit_run.py": "other",
 }
 
 

@@ -17,7 +17,7 @@ from tests.e2e.a11y import BOUND_TABS
 from tests.e2e.conftest import TRACES, figure_signature, screenshot, wait_ready
 from tests.pages import CHARTS, NAMES
 
-def settled(page, quiet_ms: int = 300, most_ms: int = 20_000) -> int:
+def settled(page, quiet_ms: int = 250, most_ms: int = 20_000) -> int:
     """drawn_charts once it has not changed for `quiet_ms`. The tab's run has begun (a11y.tab_by_keyboard waits
     for its first element) and ended (wait_ready), but on a loaded machine an element of it can mount after that."""
     count, since, waited = drawn_charts(page), 0, 0
