@@ -17,6 +17,7 @@ CMDLINES = {
     b"/usr/bin/python\0-m\0streamlit\0run\0app.py\0--server.port\08511": "app server",
     b"/usr/bin/python\0-u\0-c\0import sys;exec(eval(sys.stdin.readline()))": "pytest",
     b"/usr/lib/chromium/chromium --type=renderer --lang=en-US --num-raster-threads=1": "chromium renderer",
+    b"/usr/lib/chromium/chromium --type=renderer --lang=en-US\0\0\0--no-sandbox": "chromium renderer",  # retitled over longer arguments
     b"/usr/bin/python\0-m\0pytest\0-n\0auto": "pytest",
     b"/usr/bin/node\0/site-packages/playwright/driver/package/cli.js\0run-driver": "playwright driver",
     b"/usr/sbin/nginx\0-c\0/tmp/nginx.conf": "other",
