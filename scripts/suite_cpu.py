@@ -24,6 +24,10 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as a script: bench/ is imported from the checkout
+
+from bench.load.server import descendants  # noqa: E402  # the process tree, as the load bench reads it
+
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -56,30 +60,17 @@ def cpu_seconds(stat: str) -> float:
 
 
 def sample(root: int, seen: dict[tuple[int, str], list]) -> None:
-    """Read every process descended from `root` once: its latest CPU time and group, under (pid, start time)."""
-    parent, stats = {}, {}
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
+    """Read `root` and every process below it once: its latest CPU time and group, under (pid, start time)."""
+    for pid in [root, *descendants(root)]:
         try:
             stat = open(f"/proc/{pid}/stat").read()
+            cmdline = open(f"/proc/{pid}/cmdline", "rb").read()
         except OSError:  # gone meanwhile
             continue
-        fields = stat.rsplit(")", 1)[1].split()
-        parent[int(pid)], stats[int(pid)] = int(fields[1]), (stat, fields[19])
-    for pid, (stat, started) in stats.items():
-        up = pid
-        while up not in (root, 0, 1) and up in parent:
-            up = parent[up]
-        if up != root:
-            continue
-        try:
-            cmdline = open(f"/proc/{pid}/cmdline", "rb").read()
-        except OSError:
-            continue
+        key = (pid, stat.rsplit(")", 1)[1].split()[19])
         # read again each time (a forked child is renamed when it execs), but an exited child not yet waited for has none left
-        group = kind(cmdline) if cmdline else seen.get((pid, started), ["other"])[0]
-        seen[(pid, started)] = [group, cpu_seconds(stat)]
+        group = kind(cmdline) if cmdline else seen.get(key, ["other"])[0]
+        seen[key] = [group, cpu_seconds(stat)]
 
 
 def busy() -> tuple[float, float]:
