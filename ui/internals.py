@@ -47,12 +47,28 @@ What is relied on, all in streamlit.runtime, none of it documented API:
   `reused_pages` (below) makes the pages once per process and copies them on every run;
   `made_page` gives st.page_link the process's page (read only: st.page_link given a page object
   reads its public properties and its script hash, instead of resolving a path on every call).
+- What every run repeats, and four wrappers that do it once (installed at import, `INSTALLED`;
+  each returns False and leaves Streamlit as it is when a structure is not as described):
+  `runtime.app_session._populate_theme_msg(msg, section)`, a module function the new_session
+  message of every full run calls for six theme sections, each reading every config option
+  (`config.get_options_for_section`); `config.get_config_options()`, the options dict, a new one
+  when the config is parsed again (`theme_read_once`). `BidiComponentMixin._bidi_component`
+  (also bound at import as `streamlit._bidi_component`, which components v2 call) and its
+  `_build_bidi_identity_kwargs(**kwargs)`, whose result `compute_and_register_element_id`
+  ignores when a key is given (`key_as_main_identity=True`) (`keyed_components_unhashed`).
+  `runtime.caching.cache_utils._make_function_key(cache_type, func)`, which CachedFunc calls
+  for every decorated function, every time a page script defines one (`cache_keys_once`). The
+  module global `get_session_state` of six widget modules (number_input, selectbox, slider,
+  text_widgets, radio, time_widgets), whose `.filtered_state` they read only as
+  `key in state and state[key] is None`; `SafeSessionState._lock` and `._state`,
+  `SessionState.__getitem__`, `state.common.is_element_id`, `session_state._is_internal_key`
+  (`widgets_read_one_key`).
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 WRITTEN_FOR = "1.67.0"  # the streamlit version whose private structures this module reads
 _EMPTY = object()  # a WidgetState proto with no value set
@@ -349,9 +365,230 @@ def _refuse_upload(detail: str) -> None:
     raise HTTPException(status_code=507, detail=detail)
 
 
+# --- what every run repeats: four wrappers installed once per process ----------------------
+# Measured in a room (py-spy --gil on a server under `python -m bench.load.ws --sessions 20`):
+# the theme 5 % of the server's CPU, a keyed component's identity 2 %, the cache keys 3 %,
+# the widgets' copies of Session State 3 to 4 %; docs/deploy.md has the before and after.
+
+
+def theme_read_once() -> bool:
+    """Read the theme from the config once per section, not at every full run.
+
+    Every full run starts with a new_session message whose six theme sections Streamlit fills
+    by reading every config option each time (`_populate_theme_msg`). Wrapped, a section is
+    filled once into a message of its own, and copied into each later one; filled again when the
+    config is parsed again (a new options dict). A theme option set at run time in the same dict
+    (`config.set_option`; the app sets none) would not be seen. True when in place."""
+    try:
+        from streamlit import config
+        from streamlit.runtime import app_session
+
+        original = app_session._populate_theme_msg
+        if getattr(original, "_pee_once", False):
+            return True
+        filled: dict = {}
+
+        def populate(msg, section: str = "theme") -> None:
+            options = config.get_config_options()
+            found = filled.get((type(msg), section))
+            if found is None or found[0] is not options:
+                fresh = type(msg)()
+                original(fresh, section)
+                found = filled[(type(msg), section)] = (options, fresh)
+            if found[1].ByteSize():  # an empty section stays unset, as Streamlit leaves it (a set one, even empty, is sent)
+                msg.MergeFrom(found[1])
+
+        populate._pee_once, populate.__wrapped__ = True, original
+        app_session._populate_theme_msg = populate
+        return True
+    except Exception:
+        return False
+
+
+def keyed_components_unhashed() -> bool:
+    """Skip the identity a keyed browser component's data would give it, which Streamlit computes
+    and then ignores.
+
+    For every component call, Streamlit encodes its data to JSON a second time (keys sorted) and
+    hashes that (for a heatmap, ~130 kB) into identity kwargs for `compute_and_register_element_id`,
+    which drops them all when the call has a key. Every component of the app has one. Wrapped, a
+    keyed call's identity is built without its data (the element id is the same); an unkeyed
+    call's as before. True when in place."""
+    try:
+        import threading
+        import types
+
+        import streamlit
+        from streamlit.components.v2.bidi_component.main import BidiComponentMixin
+
+        original_call = BidiComponentMixin._bidi_component
+        if getattr(original_call, "_pee_keyed", False):
+            return True
+        original_identity = BidiComponentMixin._build_bidi_identity_kwargs
+        keyed = threading.local()
+
+        def _bidi_component(self, component_name, key=None, *args, **kwargs):
+            keyed.on = key is not None
+            try:
+                return original_call(self, component_name, key, *args, **kwargs)
+            finally:
+                keyed.on = False
+
+        def _build_bidi_identity_kwargs(self, **kwargs):
+            if getattr(keyed, "on", False):
+                kwargs["data"] = None
+                kwargs["proto"] = type(kwargs["proto"])()  # no data field set: nothing of it is encoded
+            return original_identity(self, **kwargs)
+
+        bound = getattr(streamlit, "_bidi_component", None)
+        if getattr(bound, "__func__", None) is not original_call:
+            return False
+        _bidi_component._pee_keyed, _bidi_component.__wrapped__ = True, original_call
+        _build_bidi_identity_kwargs.__wrapped__ = original_identity
+        BidiComponentMixin._bidi_component = _bidi_component
+        BidiComponentMixin._build_bidi_identity_kwargs = _build_bidi_identity_kwargs
+        streamlit._bidi_component = types.MethodType(_bidi_component, bound.__self__)
+        return True
+    except Exception:
+        return False
+
+
+def cache_keys_once() -> bool:
+    """Work out the key of an st.cache_data function once, not every time its page runs.
+
+    A page script runs again on every rerun, so each `@st.cache_data def f` in it makes a new
+    CachedFunc, whose key (a hash of the function's module, qualified name and source) Streamlit
+    works out by reading the source again (`inspect.getsource`: a tokenizer pass over the file).
+    Streamlit compiles a page once (ScriptCache), so each run's `f` has the same code object;
+    code objects compare by their contents, so the key is kept by (cache type, module, qualified
+    name, code). True when in place."""
+    try:
+        from streamlit.runtime.caching import cache_utils
+
+        original = cache_utils._make_function_key
+        if getattr(original, "_pee_once", False):
+            return True
+        keys: dict = {}
+
+        def make_function_key(cache_type, func):
+            code = getattr(func, "__code__", None)
+            if code is None:
+                return original(cache_type, func)
+            found = (cache_type, func.__module__, func.__qualname__, code)
+            key = keys.get(found)
+            if key is None:
+                key = keys[found] = original(cache_type, func)
+            return key
+
+        make_function_key._pee_once, make_function_key.__wrapped__ = True, original
+        cache_utils._make_function_key = make_function_key
+        return True
+    except Exception:
+        return False
+
+
+WIDGET_MODULES = ("number_input", "selectbox", "slider", "text_widgets", "radio", "time_widgets")
+
+
+class _OneKeyState(Mapping):
+    """Session State as a widget reads it: a plain key answered by one lookup, the same read
+    `st.session_state[key]` makes; anything else (an element id, an internal key, iterating) from
+    the whole `filtered_state`, built once."""
+
+    def __init__(self, safe) -> None:
+        self._safe, self._whole = safe, None
+
+    def _one(self, key) -> tuple[bool, object] | None:
+        from streamlit.runtime.state.common import is_element_id
+        from streamlit.runtime.state.session_state import _is_internal_key
+
+        if not isinstance(key, str) or is_element_id(key) or _is_internal_key(key):
+            return None
+        with self._safe._lock:
+            try:
+                return True, self._safe._state[key]
+            except KeyError:
+                return False, None
+
+    def _all(self) -> dict:
+        if self._whole is None:
+            self._whole = self._safe.filtered_state
+        return self._whole
+
+    def __contains__(self, key) -> bool:
+        one = self._one(key)
+        return key in self._all() if one is None else one[0]
+
+    def __getitem__(self, key):
+        one = self._one(key)
+        if one is None:
+            return self._all()[key]
+        if not one[0]:
+            raise KeyError(key)
+        return one[1]
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+class _OneKeySession:
+    """A SafeSessionState whose `filtered_state` is a `_OneKeyState`; everything else is the real one's."""
+
+    def __init__(self, safe) -> None:
+        self._safe = safe
+
+    def __getattr__(self, name: str):
+        return getattr(self._safe, name)
+
+    @property
+    def filtered_state(self) -> _OneKeyState:
+        return _OneKeyState(self._safe)
+
+
+def widgets_read_one_key() -> bool:
+    """Let a widget ask Session State about its own key instead of copying all of it first.
+
+    number_input, selectbox, slider, text_input, radio and the time widgets each read
+    `get_session_state().filtered_state` only to ask `key in state and state[key] is None`;
+    `filtered_state` builds a dict of every key the session holds, reading each value: a cost
+    that grows with every page a visitor has seen, paid per widget per run. In those modules
+    `get_session_state` is wrapped so that `filtered_state` is a `_OneKeyState`. True when in place."""
+    try:
+        import importlib
+
+        from streamlit.runtime.state import get_session_state
+
+        modules = [importlib.import_module(f"streamlit.elements.widgets.{name}") for name in WIDGET_MODULES]
+        if all(getattr(m.get_session_state, "_pee_one_key", False) for m in modules):
+            return True
+        if not all(m.get_session_state is get_session_state for m in modules):
+            return False
+        _OneKeyState(None)._one("$$ID-0-k")  # the two helpers it imports are there
+
+        def one_key_session_state():
+            return _OneKeySession(get_session_state())
+
+        one_key_session_state._pee_one_key = True
+        for m in modules:
+            m.get_session_state = one_key_session_state
+        return True
+    except Exception:
+        return False
+
+
 # Installed when this module is first imported (app.py imports ui.sidebar, which imports it), so
 # before the first session's first run finishes; True where each is in place.
-INSTALLED = {"widget states": tolerate_bad_widget_states(), "uploads": bound_uploads()}
+INSTALLED = {
+    "widget states": tolerate_bad_widget_states(),
+    "uploads": bound_uploads(),
+    "theme": theme_read_once(),
+    "keyed components": keyed_components_unhashed(),
+    "cache keys": cache_keys_once(),
+    "one key": widgets_read_one_key(),
+}
 
 
 _PAGES: list = []  # the process's pages, as made, never given to st.navigation
@@ -376,4 +613,3 @@ def reused_pages(make: Callable[[], list]) -> list:
 def made_page(url_path: str):
     """The process's page at `url_path` as `reused_pages` made it, for st.page_link; None before the first run made them."""
     return next((page for page in _PAGES if getattr(page, "url_path", None) == url_path), None)
-

@@ -315,3 +315,156 @@ def test_pages_are_made_once_and_copied_as_fresh_pages():
     at.run()
     assert not at.exception, (UPGRADE, [e.value for e in at.exception])
     assert at.session_state["facts"] == {"made": 1, "same attributes": [True, True], "fresh": [False, False], "distinct": True}, UPGRADE
+
+
+# --- what every run repeats: the four wrappers give what Streamlit gives, once -------------
+
+
+def _theme_of(populate) -> bytes:
+    from streamlit.proto.NewSession_pb2 import NewSession
+
+    msg = NewSession()
+    populate(msg.custom_theme)
+    populate(msg.custom_theme.sidebar, "theme.sidebar")
+    populate(msg.custom_theme.dark, "theme.dark")
+    return msg.SerializeToString(deterministic=True)
+
+
+def test_the_theme_is_read_once_and_sent_as_streamlit_reads_it(monkeypatch):
+    from streamlit import config
+    from streamlit.runtime import app_session
+
+    populate = app_session._populate_theme_msg
+    assert internals.INSTALLED["theme"] and populate.__wrapped__ is not populate, UPGRADE
+    expected = _theme_of(populate.__wrapped__)
+    reads = []
+    original = config.get_options_for_section
+    monkeypatch.setattr(config, "get_options_for_section", lambda section: reads.append(section) or original(section))
+    parsed_again = dict(config.get_config_options())  # the same options in a new dict, as when the config is parsed again
+    monkeypatch.setattr(config, "get_config_options", lambda *a, **k: parsed_again)
+    assert _theme_of(populate) == expected
+    assert sorted(reads) == ["theme", "theme.dark", "theme.sidebar"]
+    assert _theme_of(populate) == _theme_of(populate) == expected
+    assert sorted(reads) == ["theme", "theme.dark", "theme.sidebar"]  # not read again
+    from streamlit.proto.NewSession_pb2 import CustomThemeConfig
+
+    msg = CustomThemeConfig()
+    populate(msg)
+    assert msg.primary_color == config.get_option("theme.primaryColor") == "#B2182B"  # the app's own theme (.streamlit/config.toml) is there
+
+
+def _components_script() -> None:
+    import streamlit as st
+
+    show = st.components.v2.component("pee.probe", html="<div></div>", js="export default function () {}")
+    show(data={"z": [1, 2], "a": "x"}, key="keyed")
+    show(data={"z": [1, 2], "a": "x"})
+    show(data={"z": [1, 2, 3], "a": "x"})
+
+
+def _component_ids() -> list[str]:
+    at = AppTest.from_function(_components_script).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return [element.proto.id for element in at._tree.main.children.values()]
+
+
+def test_a_keyed_component_gets_the_same_id_without_its_data_hashed(monkeypatch):
+    import streamlit as st
+    from streamlit.components.v2.bidi_component import main
+    from streamlit.components.v2.bidi_component.main import BidiComponentMixin
+
+    assert internals.INSTALLED["keyed components"], UPGRADE
+    identities = []
+    register = main.compute_and_register_element_id
+
+    def spy(*args, **kwargs):
+        identities.append(kwargs)
+        return register(*args, **kwargs)
+
+    monkeypatch.setattr(main, "compute_and_register_element_id", spy)
+    wrapped = _component_ids()
+    assert ["json" in kwargs for kwargs in identities] == [False, True, True]  # the keyed one's data is not encoded for its identity
+    monkeypatch.setattr(BidiComponentMixin, "_build_bidi_identity_kwargs", BidiComponentMixin._build_bidi_identity_kwargs.__wrapped__)
+    monkeypatch.setattr(BidiComponentMixin, "_bidi_component", BidiComponentMixin._bidi_component.__wrapped__)
+    monkeypatch.setattr(st, "_bidi_component", st._bidi_component.__func__.__wrapped__.__get__(st._bidi_component.__self__))
+    identities.clear()
+    assert _component_ids() == wrapped  # Streamlit's own: the same ids
+    assert ["json" in kwargs for kwargs in identities] == [True, True, True]
+    assert wrapped[0].endswith("-keyed") and wrapped[1] != wrapped[2]  # unkeyed ones still told apart by their data
+
+
+def test_a_cached_function_has_streamlits_key_worked_out_once_per_code(monkeypatch):
+    from streamlit.runtime.caching import cache_utils
+    from streamlit.runtime.caching.cache_type import CacheType
+
+    make_key = cache_utils._make_function_key
+    assert internals.INSTALLED["cache keys"] and make_key.__wrapped__ is not make_key, UPGRADE
+    source = "def measured(n):\n    return n + {k}\n"
+    first, again, other = ({} for _ in range(3))
+    for space, k in ((first, 1), (again, 1), (other, 2)):
+        exec(compile(source.format(k=k), "<page>", "exec"), space)  # a page script run again: a new function, equal code
+    reads = []  # the source of a function compiled from a string, read as inspect reads a page's
+    monkeypatch.setattr(cache_utils.inspect, "getsource", lambda f: reads.append(f) or source.format(k=f(0)))
+    key = make_key(CacheType.DATA, first["measured"])
+    assert key == make_key.__wrapped__(CacheType.DATA, first["measured"])  # Streamlit's own key
+    assert make_key(CacheType.DATA, again["measured"]) == key
+    assert make_key(CacheType.DATA, other["measured"]) != key  # other code: another key
+    assert make_key(CacheType.RESOURCE, first["measured"]) == make_key.__wrapped__(CacheType.RESOURCE, first["measured"])
+    assert len(reads) == 5  # read by the wrapped calls that had no key yet (first, other, RESOURCE) and the two unwrapped ones
+
+
+def _one_key_script() -> None:
+    import streamlit as st
+    from streamlit.runtime.state import get_session_state
+
+    from ui.internals import _OneKeyState
+
+    st.session_state.setdefault("blank", None)
+    st.session_state.setdefault("plain", 3)
+    st.session_state["$$STREAMLIT_INTERNAL_KEY_probe"] = 1
+    st.number_input("blank", key="blank", value=5)  # preset to None: Streamlit's check makes it start empty
+    st.number_input("typed", key="typed", value=7)
+    st.selectbox("pick", ["a", "b"], key="pick")
+    st.slider("range", 0, 10, 4)  # no key
+    whole = get_session_state().filtered_state
+    one = _OneKeyState(get_session_state())
+    asked = [*whole, "absent", "$$ID-0-none", "$$STREAMLIT_INTERNAL_KEY_probe"]
+    st.session_state["answers"] = [(k, k in whole, k in one, whole.get(k), one.get(k)) for k in asked]
+    st.session_state["same"] = (dict(one) == whole, len(one) == len(whole))
+
+
+def test_widgets_read_their_own_key_as_the_whole_state_would_answer():
+    from streamlit.elements.widgets import number_input
+
+    assert internals.INSTALLED["one key"] and number_input.get_session_state._pee_one_key, UPGRADE
+    at = AppTest.from_function(_one_key_script).run()
+    assert not at.exception, (UPGRADE, [e.value for e in at.exception])
+    assert at.number_input(key="blank").value is None and at.number_input(key="typed").value == 7
+    answers = at.session_state["answers"]
+    assert {k for k, *_ in answers} >= {"blank", "plain", "typed", "pick", "absent"}
+    for key, in_whole, in_one, from_whole, from_one in answers:
+        assert (in_one, from_one) == (in_whole, from_whole), key
+    assert at.session_state["same"] == (True, True)
+    at.number_input(key="typed").set_value(9).run()
+    assert not at.exception and at.number_input(key="typed").value == 9
+
+
+def test_each_wrapper_leaves_streamlit_as_it_is_when_a_structure_is_missing(monkeypatch):
+    from streamlit.components.v2.bidi_component.main import BidiComponentMixin
+    from streamlit.elements.widgets import radio
+    from streamlit.runtime import app_session
+    from streamlit.runtime.caching import cache_utils
+
+    monkeypatch.delattr(app_session, "_populate_theme_msg")
+    assert internals.theme_read_once() is False
+    monkeypatch.setattr(cache_utils, "_make_function_key", cache_utils._make_function_key.__wrapped__)
+    monkeypatch.delattr(cache_utils.inspect, "getsource")
+    assert internals.cache_keys_once() is True  # installs over a plain function; the missing piece shows only when called
+    monkeypatch.delattr(cache_utils, "_make_function_key")
+    assert internals.cache_keys_once() is False
+    monkeypatch.setattr(BidiComponentMixin, "_bidi_component", BidiComponentMixin._bidi_component.__wrapped__)
+    monkeypatch.setattr("streamlit._bidi_component", None)  # not the main area's bound method: not wrapped
+    assert internals.keyed_components_unhashed() is False
+    assert not getattr(BidiComponentMixin._bidi_component, "_pee_keyed", False)
+    monkeypatch.setattr(radio, "get_session_state", lambda: None)  # one module that no longer reads it from Streamlit
+    assert internals.widgets_read_one_key() is False
