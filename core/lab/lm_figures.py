@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 from core.lab import lm
 from core.schemes.registry import SCHEMES
 from core.viz import charts
+from core.viz.memo import shared
 
 Series = Sequence[tuple[str, dict[int, float | None]]]
 
@@ -36,6 +37,7 @@ def named(scheme: str, perplexity: dict[int, float | None], train_len: int) -> s
     return SCHEMES[scheme].label + (f" (no code past {train_len}: the line stops)" if missing else "")
 
 
+@shared
 def perplexity_by_length(series: Series, train_len: int, *, what: str) -> go.Figure:
     """Held-out perplexity against evaluation length (log y: the sinusoid's rise and ALiBi's flat
     line on one scale), one line per scheme, the training length marked. `what` says whose numbers

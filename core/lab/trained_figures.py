@@ -17,6 +17,7 @@ from core.schemes.registry import SCHEMES
 from core.viz import charts
 from core.viz.grid import Sample
 from core.viz.heatmap import ScaleGroup, grouped_heatmap
+from core.viz.memo import shared
 
 L = lm.LMConfig().train_len  # the shipped models' training length
 FIRST_QUERY = 4  # the attention maps start at query 4: queries 0 to 3 have 1 to 4 keys, and their weights near 1 would dim every other cell
@@ -33,6 +34,7 @@ def probe_label(scheme: str, n_layers: int) -> str:
     return f"{SCHEMES[scheme].label}, {n_layers} layer{'s' if n_layers > 1 else ''}"
 
 
+@shared
 def probe_figure(models: Sequence[tuple[str, int, Sequence[float]]], *, what: str) -> go.Figure:
     """R² of the linear position probe at every layer boundary, one line per (scheme, layers, R²s)."""
     lines = [(probe_label(s, n), np.arange(len(r2)), np.asarray(r2, dtype=float)) for s, n, r2 in models]
@@ -79,6 +81,7 @@ def attention_grid(maps: Sequence[tuple[str, np.ndarray]], layer: int) -> dict:
 # --- the frequency ablation -------------------------------------------------------------------
 
 
+@shared
 def pairs_figure(variants: Sequence[dict], *, what: str) -> go.Figure:
     """Perplexity at L and 4L against the number of pairs removed, fastest first or slowest first."""
     base = next(v for v in variants if v["kind"] == "none")
@@ -108,6 +111,7 @@ def pairs_figure(variants: Sequence[dict], *, what: str) -> go.Figure:
     return fig
 
 
+@shared
 def wavelength_figure(wavelengths: Sequence[float], removed: Sequence[int]) -> go.Figure:
     """/rope's wavelength picture of the model's 8 pairs, L marked, the removed pairs crossed."""
     w = np.asarray(wavelengths, dtype=float)
@@ -131,6 +135,7 @@ def wavelength_figure(wavelengths: Sequence[float], removed: Sequence[int]) -> g
 # --- context extension -------------------------------------------------------------------------
 
 
+@shared
 def extend_figure(rows: Sequence[dict], factor: int, fine_tune: bool, *, what: str, quantity: str = "perplexity") -> go.Figure:
     """Perplexity (or attention entropy) against evaluation length for every method at factor s,
     without or with the fine-tune; the unscaled model as it was trained beside them."""
@@ -181,6 +186,7 @@ def extend_rows(rows: Sequence[dict], factor: int, fine_tune: bool) -> list[dict
 # --- sliding window ---------------------------------------------------------------------------
 
 
+@shared
 def sliding_figure(rows: Sequence[dict], schemes: Sequence[str], *, what: str) -> go.Figure:
     """For each scheme, non-overlapping (dashed) and sliding-window (solid) perplexity against the window length."""
     lines, order = [], []
@@ -217,6 +223,7 @@ def sliding_figure(rows: Sequence[dict], schemes: Sequence[str], *, what: str) -
 # --- passkey ---------------------------------------------------------------------------------
 
 
+@shared
 def passkey_figure(accuracy: Sequence[tuple[str, dict[str, float | None]]], keys: int, train_len: int, *, what: str) -> go.Figure:
     """Accuracy of the passkey answer against the key's distance, one line per scheme, chance and L marked."""
     lines = []

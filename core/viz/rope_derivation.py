@@ -17,6 +17,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.viz import charts
+from core.viz.memo import shared
 
 Q = 1.2 * np.exp(0.4j)  # the pair of the query (x, y) = (Re, Im), before it is turned
 K = 0.9 * np.exp(-0.6j)  # the pair of the key
@@ -49,6 +50,7 @@ def _arrow(z: complex, name: str, colour: str, *, faint: bool = False) -> go.Sca
     )
 
 
+@shared
 def complex_plane(m: int, n: int, theta: float, q: complex = Q, k: complex = K) -> go.Figure:
     """The query's pair at m and the key's at n in the complex plane, with where they started (dotted)
     and the circles they turn on: the angle between them is arg q − arg k + (m − n)θ."""
@@ -79,6 +81,7 @@ def complex_plane(m: int, n: int, theta: float, q: complex = Q, k: complex = K) 
     )
 
 
+@shared
 def offset_curve(m: int, n: int, theta: float, span: int, q: complex = Q, k: complex = K) -> go.Figure:
     """The score against m − n from −span to span, the current (m, n) marked: every (m, n) with the
     same difference lands on the same point."""
