@@ -1,0 +1,102 @@
+"""What each of ui.internals' run wrappers saves per call: Streamlit's own function (`__wrapped__`)
+against the wrapped one, timed in this process (the best of 7 repeats).
+
+    python -m bench.internals_cost
+
+- the theme: the six sections of one new_session message (every full run sends one);
+- a keyed component's identity: the sorted JSON and MD5 Streamlit makes of a heatmap spec of
+  EXACT_CELLS cells and then ignores (per heatmap, per run);
+- an st.cache_data function's key (per cached function a page script defines, per full run);
+- a widget's look at Session State (per number_input, selectbox, slider, text_input, per run),
+  with the keys one session holds after opening every page of the app (AppTest).
+
+Multiply by the calls of a run to see what a rerun saves; the load bench (bench.load.ab) says
+what it comes to for the server under a room's load.
+"""
+
+from __future__ import annotations
+
+import json
+import timeit
+
+import numpy as np
+
+
+def best_us(fn, number: int) -> float:
+    """µs per call: the fastest of 7 repeats of `number` calls."""
+    return min(timeit.repeat(fn, number=number, repeat=7)) / number * 1e6
+
+
+def theme() -> tuple[float, float]:
+    from streamlit.proto.NewSession_pb2 import NewSession
+    from streamlit.runtime import app_session
+
+    sections = ("theme", "theme.light", "theme.dark", "theme.sidebar", "theme.light.sidebar", "theme.dark.sidebar")
+
+    def fill(populate) -> None:
+        t = NewSession().custom_theme
+        for section, msg in zip(sections, (t, t.light, t.dark, t.sidebar, t.light.sidebar, t.dark.sidebar)):
+            populate(msg, section)
+
+    wrapped = app_session._populate_theme_msg
+    return best_us(lambda: fill(wrapped.__wrapped__), 200), best_us(lambda: fill(wrapped), 200)
+
+
+def component_identity() -> tuple[float, int]:
+    """Streamlit's identity of an unkeyed call with a heatmap's data (what a keyed call no longer computes), and the spec's size."""
+    from streamlit.util import calc_hash
+
+    from core.viz.grid import Sample
+    from core.viz.heatmap import EXACT_CELLS, heatmap
+
+    rows = 150
+    z = np.random.default_rng(0).standard_normal((rows, EXACT_CELLS // rows))
+    data = {**heatmap([("p", z, Sample(0, z.shape[1], 1), Sample(0, rows, 1))], title="t", x_title="x", y_title="y", note=""), "key": "k"}
+    return best_us(lambda: calc_hash(json.dumps(data, sort_keys=True)), 50), len(json.dumps(data))
+
+
+def cache_key() -> tuple[float, float]:
+    from streamlit.runtime.caching import cache_utils
+    from streamlit.runtime.caching.cache_type import CacheType
+
+    from core.viz import heatmap
+
+    func = heatmap.heatmap.__wrapped__  # a function in a module file, as a page's cached function is
+    make_key = cache_utils._make_function_key
+    return best_us(lambda: make_key.__wrapped__(CacheType.DATA, func), 50), best_us(lambda: make_key(CacheType.DATA, func), 50)
+
+
+def session_state() -> tuple[float, float, int]:
+    from streamlit.testing.v1 import AppTest
+
+    from bench.load.pages import ROOT, app_pages
+    from ui.internals import _OneKeyState
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    for page in app_pages():
+        at.switch_page(page.script).run()
+    safe = at.session_state._state
+    whole = best_us(lambda: "d_model" in safe.filtered_state, 2000)
+    one = best_us(lambda: "d_model" in _OneKeyState(safe), 2000)
+    return whole, one, len(safe.filtered_state)
+
+
+def main() -> int:
+    import ui.internals as internals
+
+    if not all(internals.INSTALLED.values()):
+        raise SystemExit(f"not every wrapper is in place: {internals.INSTALLED}")
+    streamlit_us, wrapped_us = theme()
+    print(f"theme, six sections of a new_session message:   Streamlit {streamlit_us:7.0f} µs, wrapped {wrapped_us:6.1f} µs")
+    streamlit_us, size = component_identity()
+    print(f"a keyed component's identity ({size / 1000:.0f} kB spec):     Streamlit {streamlit_us:7.0f} µs, wrapped    0    µs (not computed)")
+    streamlit_us, wrapped_us = cache_key()
+    print(f"an st.cache_data function's key:                Streamlit {streamlit_us:7.0f} µs, wrapped {wrapped_us:6.1f} µs")
+    streamlit_us, wrapped_us, keys = session_state()
+    print(f"a widget's look at Session State ({keys} keys):    Streamlit {streamlit_us:7.0f} µs, wrapped {wrapped_us:6.1f} µs")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
