@@ -114,16 +114,26 @@ def keep_in_url(key: str) -> None:
     st.query_params[key] = str(st.session_state[key])
 
 
+CHECKED_KEY = "_url_checked"  # the link values this session has checked, one set: Streamlit copies every key of Session State at every rerun
+
+
+def first_check(marker: str) -> bool:
+    """Whether a link value (named by `marker`) is checked for the first time this session; from now on it is checked."""
+    checked = st.session_state.setdefault(CHECKED_KEY, set())
+    if marker in checked:
+        return False
+    checked.add(marker)
+    return True
+
+
 def check_url_value(key: str, accepted: Callable[[str], bool], expected: str) -> None:
     """For a page control bound to the URL (bind="query-params"); call it before creating the
     widget. Streamlit drops a URL value its widget cannot take without a word, and some (an
     int input given -inf or 1e309) even raise. So, once per session, a value that is not
     `accepted` is taken out of the URL before the widget sees it (the widget is not bound yet
     on the session's first run), and the page says what was wrong."""
-    marker = f"_url_checked_{key}:{expected}"  # per range: another page's control under the same key checks again
-    if marker in st.session_state:
+    if not first_check(f"{key}:{expected}"):  # per range: another page's control under the same key checks again
         return
-    st.session_state[marker] = True
     raw = st.query_params.get(key)
     if raw is None or accepted(raw):
         return
@@ -443,10 +453,8 @@ class Window:
     def check(self, size: int) -> None:
         """The link's window checked once per session and size (the range is part of the check)."""
         keep_valid(self.key, self.fits(size))
-        marker = f"_url_checked_{self.key}:{size}"
-        if marker in st.session_state:
+        if not first_check(f"{self.key}:{size}"):
             return
-        st.session_state[marker] = True
         raw = st.query_params.get_all(self.key)
         whole = whole_in(0, size - 1)
         if not raw or len(raw) == 2 and all(whole(v) for v in raw) and float(raw[0]) <= float(raw[1]):
@@ -534,10 +542,8 @@ def check_linked(key: str, lo: int, hi: int) -> None:
     """A `linked_number`'s link value checked once per session, wherever the page calls this:
     above its tabs, a bad `?dim=` gets its notice whichever tab is open (the control then starts
     at its default when its tab opens)."""
-    marker = f"_link_checked_{key}"
-    if marker in st.session_state:
+    if not first_check(f"link {key}"):
         return
-    st.session_state[marker] = True
     raw = st.query_params.get(key)
     if raw is not None and _whole_from_link(raw, lo, hi) is None:
         st.warning(link_notice(key, raw, f"a whole number from {lo} to {hi}"), icon=LINK_ICON)
