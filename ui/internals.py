@@ -51,8 +51,9 @@ What is relied on, all in streamlit.runtime, none of it documented API:
   each returns False and leaves Streamlit as it is when a structure is not as described):
   `runtime.app_session._populate_theme_msg(msg, section)`, a module function the new_session
   message of every full run calls for six theme sections, each reading every config option
-  (`config.get_options_for_section`); `config.get_config_options()`, the options dict, a new one
-  when the config is parsed again (`theme_read_once`). `BidiComponentMixin._bidi_component`
+  (`config.get_options_for_section`), each section a CustomThemeConfig with a `sidebar` field of
+  the same type; `config.get_config_options()`, the options dict, a new one when the config is
+  parsed again (`theme_read_once`). `BidiComponentMixin._bidi_component`
   (also bound at import as `streamlit._bidi_component`, which components v2 call) and its
   `_build_bidi_identity_kwargs(**kwargs)`, whose result `compute_and_register_element_id`
   ignores when a key is given (`key_as_main_identity=True`) (`keyed_components_unhashed`).
@@ -376,8 +377,9 @@ def theme_read_once() -> bool:
 
     Every full run starts with a new_session message whose six theme sections Streamlit fills
     by reading every config option each time (`_populate_theme_msg`). Wrapped, a section is
-    filled once into a message of its own, and copied into each later one; filled again when the
-    config is parsed again (a new options dict). A theme option set at run time in the same dict
+    filled once into a message of its own (with whether Streamlit set it at all: a section set to
+    defaults only, as `base` alone, is still sent) and copied into each later one; filled again when
+    the config is parsed again (a new options dict). A theme option set at run time in the same dict
     (`config.set_option`; the app sets none) would not be seen. True when in place."""
     try:
         from streamlit import config
@@ -389,14 +391,20 @@ def theme_read_once() -> bool:
         filled: dict = {}
 
         def populate(msg, section: str = "theme") -> None:
-            options = config.get_config_options()
-            found = filled.get((type(msg), section))
-            if found is None or found[0] is not options:
-                fresh = type(msg)()
-                original(fresh, section)
-                found = filled[(type(msg), section)] = (options, fresh)
-            if found[1].ByteSize():  # an empty section stays unset, as Streamlit leaves it (a set one, even empty, is sent)
-                msg.MergeFrom(found[1])
+            try:
+                options = config.get_config_options()
+                found = filled.get((type(msg), section))
+                if found is None or found[0] is not options:
+                    holder = type(msg)()  # filled as a sub-message (its `sidebar`, of the same type): whether Streamlit set it shows
+                    original(holder.sidebar, section)
+                    found = filled[(type(msg), section)] = (options, holder.HasField("sidebar"), holder.sidebar)
+                _, touched, section_msg = found
+            except Exception:  # not as written for: Streamlit's own
+                original(msg, section)
+                return
+            if touched:  # set (even to defaults only, as `base` alone): the section is sent, as Streamlit sends it
+                msg.SetInParent()
+                msg.MergeFrom(section_msg)
 
         populate._pee_once, populate.__wrapped__ = True, original
         app_session._populate_theme_msg = populate
@@ -435,7 +443,7 @@ def keyed_components_unhashed() -> bool:
                 keyed.on = False
 
         def _build_bidi_identity_kwargs(self, **kwargs):
-            if getattr(keyed, "on", False):
+            if getattr(keyed, "on", False) and "proto" in kwargs:
                 kwargs["data"] = None
                 kwargs["proto"] = type(kwargs["proto"])()  # no data field set: nothing of it is encoded
             return original_identity(self, **kwargs)
@@ -460,9 +468,13 @@ def cache_keys_once() -> bool:
     CachedFunc, whose key (a hash of the function's module, qualified name and source) Streamlit
     works out by reading the source again (`inspect.getsource`: a tokenizer pass over the file).
     Streamlit compiles a page once (ScriptCache), so each run's `f` has the same code object;
-    code objects compare by their contents, so the key is kept by (cache type, module, qualified
-    name, code). True when in place."""
+    code objects compare by their contents but not their file, defaults or comments, so the key is
+    kept by (cache type, module, qualified name, code, file, defaults) of the function inside any
+    functools.wraps decorator (what Streamlit reads the source of). A change to comments alone keeps
+    the key (the app's servers do not watch files). True when in place."""
     try:
+        import inspect
+
         from streamlit.runtime.caching import cache_utils
 
         original = cache_utils._make_function_key
@@ -471,11 +483,15 @@ def cache_keys_once() -> bool:
         keys: dict = {}
 
         def make_function_key(cache_type, func):
-            code = getattr(func, "__code__", None)
-            if code is None:
+            try:
+                target = inspect.unwrap(func)  # Streamlit reads the source of the function inside any functools.wraps decorator
+                code = target.__code__
+                kwdefaults = tuple(sorted((target.__kwdefaults__ or {}).items()))
+                # code objects compare without their file, defaults or comments: those are part of the key too
+                found = (cache_type, func.__module__, func.__qualname__, code, code.co_filename, target.__defaults__, kwdefaults)
+                key = keys.get(found)
+            except Exception:  # no code object, or an unhashable default: Streamlit's own, every time
                 return original(cache_type, func)
-            found = (cache_type, func.__module__, func.__qualname__, code)
-            key = keys.get(found)
             if key is None:
                 key = keys[found] = original(cache_type, func)
             return key
@@ -504,9 +520,13 @@ class _OneKeyState(Mapping):
 
         if not isinstance(key, str) or is_element_id(key) or _is_internal_key(key):
             return None
-        with self._safe._lock:
+        try:
+            lock, state = self._safe._lock, self._safe._state
+        except AttributeError:  # not as written for: the whole state answers
+            return None
+        with lock:
             try:
-                return True, self._safe._state[key]
+                return True, state[key]
             except KeyError:
                 return False, None
 

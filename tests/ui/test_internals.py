@@ -321,12 +321,15 @@ def test_pages_are_made_once_and_copied_as_fresh_pages():
 
 
 def _theme_of(populate) -> bytes:
+    """The six sections as AppSession._create_new_session_message fills them."""
     from streamlit.proto.NewSession_pb2 import NewSession
 
     msg = NewSession()
-    populate(msg.custom_theme)
-    populate(msg.custom_theme.sidebar, "theme.sidebar")
-    populate(msg.custom_theme.dark, "theme.dark")
+    t = msg.custom_theme
+    for part, section in ((t, "theme"), (t.light, "theme.light"), (t.dark, "theme.dark"), (t.sidebar, "theme.sidebar")):
+        populate(part, section)
+    populate(t.light.sidebar, "theme.light.sidebar")
+    populate(t.dark.sidebar, "theme.dark.sidebar")
     return msg.SerializeToString(deterministic=True)
 
 
@@ -343,14 +346,34 @@ def test_the_theme_is_read_once_and_sent_as_streamlit_reads_it(monkeypatch):
     parsed_again = dict(config.get_config_options())  # the same options in a new dict, as when the config is parsed again
     monkeypatch.setattr(config, "get_config_options", lambda *a, **k: parsed_again)
     assert _theme_of(populate) == expected
-    assert sorted(reads) == ["theme", "theme.dark", "theme.sidebar"]
+    sections = ["theme", "theme.dark", "theme.dark.sidebar", "theme.light", "theme.light.sidebar", "theme.sidebar"]
+    assert sorted(reads) == sections
     assert _theme_of(populate) == _theme_of(populate) == expected
-    assert sorted(reads) == ["theme", "theme.dark", "theme.sidebar"]  # not read again
+    assert sorted(reads) == sections  # not read again
     from streamlit.proto.NewSession_pb2 import CustomThemeConfig
 
     msg = CustomThemeConfig()
     populate(msg)
     assert msg.primary_color == config.get_option("theme.primaryColor") == "#B2182B"  # the app's own theme (.streamlit/config.toml) is there
+
+
+def test_a_theme_section_of_defaults_only_is_sent_as_streamlit_sends_it(monkeypatch):
+    from streamlit import config
+    from streamlit.runtime import app_session
+
+    populate = app_session._populate_theme_msg
+    original = config.get_options_for_section
+
+    def only_base(section: str) -> dict:  # [theme] base = "light" and nothing else: the default value, set
+        options = dict.fromkeys(original(section))
+        return options | {"base": "light"} if section == "theme" else options
+
+    monkeypatch.setattr(config, "get_options_for_section", only_base)
+    parsed_again = dict(config.get_config_options())
+    monkeypatch.setattr(config, "get_config_options", lambda *a, **k: parsed_again)
+    expected = _theme_of(populate.__wrapped__)
+    assert expected  # Streamlit sends the theme section, empty as it is: "light", not the visitor's system theme
+    assert _theme_of(populate) == expected
 
 
 def _components_script() -> None:
@@ -394,23 +417,38 @@ def test_a_keyed_component_gets_the_same_id_without_its_data_hashed(monkeypatch)
 
 
 def test_a_cached_function_has_streamlits_key_worked_out_once_per_code(monkeypatch):
+    import uuid
+
     from streamlit.runtime.caching import cache_utils
     from streamlit.runtime.caching.cache_type import CacheType
 
     make_key = cache_utils._make_function_key
     assert internals.INSTALLED["cache keys"] and make_key.__wrapped__ is not make_key, UPGRADE
-    source = "def measured(n):\n    return n + {k}\n"
-    first, again, other = ({} for _ in range(3))
-    for space, k in ((first, 1), (again, 1), (other, 2)):
-        exec(compile(source.format(k=k), "<page>", "exec"), space)  # a page script run again: a new function, equal code
+    token = uuid.uuid4().hex  # a function this process has not keyed yet
+    source = "def measured(n, path={path!r}):\n    return n + {k}  # " + token + "\n"
+    spaces = {}
+    for name, k, path, file in (
+        ("first", 1, "a", "p.py"),
+        ("again", 1, "a", "p.py"),
+        ("other", 2, "a", "p.py"),
+        ("default", 1, "b", "p.py"),
+        ("file", 1, "a", "q.py"),
+    ):
+        spaces[name] = {}
+        exec(compile(source.format(k=k, path=path), file, "exec"), spaces[name])  # a page script run again: a new function
+    fn = {name: space["measured"] for name, space in spaces.items()}
     reads = []  # the source of a function compiled from a string, read as inspect reads a page's
-    monkeypatch.setattr(cache_utils.inspect, "getsource", lambda f: reads.append(f) or source.format(k=f(0)))
-    key = make_key(CacheType.DATA, first["measured"])
-    assert key == make_key.__wrapped__(CacheType.DATA, first["measured"])  # Streamlit's own key
-    assert make_key(CacheType.DATA, again["measured"]) == key
-    assert make_key(CacheType.DATA, other["measured"]) != key  # other code: another key
-    assert make_key(CacheType.RESOURCE, first["measured"]) == make_key.__wrapped__(CacheType.RESOURCE, first["measured"])
-    assert len(reads) == 5  # read by the wrapped calls that had no key yet (first, other, RESOURCE) and the two unwrapped ones
+    monkeypatch.setattr(cache_utils.inspect, "getsource", lambda f: reads.append(f) or source.format(k=f(0), path=f.__defaults__[0]))
+    key = make_key(CacheType.DATA, fn["first"])
+    assert key == make_key.__wrapped__(CacheType.DATA, fn["first"])  # Streamlit's own key
+    assert make_key(CacheType.DATA, fn["again"]) == key  # the same code again: the key kept, the source not read
+    assert len(reads) == 2
+    assert make_key(CacheType.DATA, fn["other"]) != key  # other code: another key
+    assert make_key(CacheType.DATA, fn["default"]) == make_key.__wrapped__(CacheType.DATA, fn["default"]) != key  # equal code, another default
+    assert fn["file"].__code__ == fn["first"].__code__  # equal code in another file: its key is worked out, not taken from p.py's
+    assert make_key(CacheType.DATA, fn["file"]) == make_key.__wrapped__(CacheType.DATA, fn["file"])
+    assert len(reads) == 7  # first, other, default and file read once by the wrapped calls (again: not read), three by Streamlit's own
+    assert make_key(CacheType.RESOURCE, fn["first"]) == make_key.__wrapped__(CacheType.RESOURCE, fn["first"])
 
 
 def _one_key_script() -> None:
@@ -445,8 +483,11 @@ def test_widgets_read_their_own_key_as_the_whole_state_would_answer():
     for key, in_whole, in_one, from_whole, from_one in answers:
         assert (in_one, from_one) == (in_whole, from_whole), key
     assert at.session_state["same"] == (True, True)
-    at.number_input(key="typed").set_value(9).run()
+    at.number_input(key="typed").set_value(9).run()  # a value the browser sent: in _new_widget_state on this run
     assert not at.exception and at.number_input(key="typed").value == 9
+    for key, in_whole, in_one, from_whole, from_one in at.session_state["answers"]:
+        assert (in_one, from_one) == (in_whole, from_whole), key
+    assert ("typed", True, True, 9, 9) in at.session_state["answers"]
 
 
 def test_each_wrapper_leaves_streamlit_as_it_is_when_a_structure_is_missing(monkeypatch):
@@ -466,5 +507,14 @@ def test_each_wrapper_leaves_streamlit_as_it_is_when_a_structure_is_missing(monk
     monkeypatch.setattr("streamlit._bidi_component", None)  # not the main area's bound method: not wrapped
     assert internals.keyed_components_unhashed() is False
     assert not getattr(BidiComponentMixin._bidi_component, "_pee_keyed", False)
-    monkeypatch.setattr(radio, "get_session_state", lambda: None)  # one module that no longer reads it from Streamlit
+    import importlib
+
+    from streamlit.runtime.state import get_session_state
+
+    for name in internals.WIDGET_MODULES:  # as Streamlit has them, then one that no longer reads it from Streamlit
+        monkeypatch.setattr(importlib.import_module(f"streamlit.elements.widgets.{name}"), "get_session_state", get_session_state)
+    monkeypatch.setattr(radio, "get_session_state", lambda: None)
     assert internals.widgets_read_one_key() is False
+    assert all(
+        importlib.import_module(f"streamlit.elements.widgets.{n}").get_session_state is get_session_state for n in internals.WIDGET_MODULES if n != "radio"
+    )
