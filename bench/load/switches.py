@@ -20,44 +20,28 @@ import tempfile
 from pathlib import Path
 
 import websockets
-from streamlit.proto.BackMsg_pb2 import BackMsg
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
 from bench.load.ab import export
-from bench.load.pages import ROOT, AppPage, app_pages
+from bench.load.pages import ROOT, app_pages
 from bench.load.server import Server, cpu_seconds, load_average
-
-
-async def _run(ws, page: AppPage, query: list[str]) -> None:
-    """Ask for a full run of `page` and wait for its end (the query string carried, as the browser does)."""
-    msg = BackMsg()
-    msg.rerun_script.page_name = page.url_path
-    msg.rerun_script.query_string = query[0]
-    await ws.send(msg.SerializeToString())
-    while True:
-        fwd = ForwardMsg()
-        fwd.ParseFromString(await asyncio.wait_for(ws.recv(), timeout=120))
-        kind = fwd.WhichOneof("type")
-        if kind == "page_info_changed":
-            query[0] = fwd.page_info_changed.query_string
-        elif kind == "script_finished" and fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
-            return
+from bench.load.ws import WsVisitor
 
 
 async def switch_costs(url: str, pid: int, rounds: int) -> dict[str, float]:
     """CPU-ms per switch to each page (by name), over `rounds` rounds after one not counted."""
     pages = app_pages()
     spent = {page.name: 0.0 for page in pages}
+    visitor = WsVisitor(0, url, pages, think=0)  # its run_once: a run asked for as the browser asks, the query string carried
     async with websockets.connect(url.replace("http", "ws", 1) + "/_stcore/stream", subprotocols=["streamlit"], max_size=None) as ws:
-        query = [""]
         for page in pages:
-            await _run(ws, page, query)
+            await visitor.run_once(ws, page=page)
         for _ in range(rounds):
             for page in pages:
                 before = cpu_seconds(pid)
-                await _run(ws, page, query)
+                await visitor.run_once(ws, page=page)
                 await asyncio.sleep(0.05)  # the messages of the run's end handled before the clock is read
                 spent[page.name] += cpu_seconds(pid) - before
+    if visitor.result.errors:
+        raise SystemExit(f"a page raised during the switches: {visitor.result.errors[:3]}")
     return {name: 1000 * s / rounds for name, s in spent.items()}
 
 
