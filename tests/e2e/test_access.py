@@ -10,7 +10,7 @@ import pytest
 
 from bench.config import SETTINGS
 from tests.e2e import a11y
-from tests.e2e.conftest import wait_ready
+from tests.e2e.conftest import keep_warm, wait_ready
 from tests.pages import NAMES
 
 LARGE = next(s for s in SETTINGS if s.name == "extremes")
@@ -18,9 +18,10 @@ PHONE, TABLET = 390, 768
 
 
 @pytest.fixture(scope="module")
-def phone(browser):
+def phone(browser, app_url):
     """A context with a phone's viewport for this module's tests (a context's viewport is set when it is made)."""
     ctx = browser.new_context(viewport={"width": PHONE, "height": 844})
+    keep_warm(ctx, app_url)
     yield ctx
     ctx.close()
 
