@@ -55,29 +55,25 @@ def restart(server: Server, sig: int, *pages) -> None:
         wait_ready(page, timeout=90_000)
 
 
-def test_server_restart_loses_nothing_the_url_cannot_give_back(browser, own_server):
+def test_server_restart_loses_nothing_the_url_cannot_give_back(context, own_server):
     link = f"{own_server.url}/similarity?d_model=64&max_len=100&base=500"
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    try:
-        page = ctx.new_page()
-        page.goto(link)
-        wait_ready(page)
-        want = {"d_model": "64", "max_len": "100", "base": "500"}
-        assert shown(page) == want and in_url(page) == want
-        before = figure_signature(page)
-        assert before, "the page drew no figure to compare"
+    page = context.new_page()
+    page.goto(link)
+    wait_ready(page)
+    want = {"d_model": "64", "max_len": "100", "base": "500"}
+    assert shown(page) == want and in_url(page) == want
+    before = figure_signature(page)
+    assert before, "the page drew no figure to compare"
 
-        restart(own_server, signal.SIGKILL, page)  # the process dies with every session in it, then comes back
-        assert page.locator("[data-testid='stException']").count() == 0
-        assert shown(page) == want and in_url(page) == want  # the reconnected page still shows the view
+    restart(own_server, signal.SIGKILL, page)  # the process dies with every session in it, then comes back
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert shown(page) == want and in_url(page) == want  # the reconnected page still shows the view
 
-        page.reload()  # a fresh session on the new process, built from the URL alone
-        wait_ready(page)
-        assert shown(page) == want and in_url(page) == want
-        assert figure_signature(page) == before  # the same numbers drawn as before the restart
-        assert page.locator("[data-testid='stException']").count() == 0
-    finally:
-        ctx.close()
+    page.reload()  # a fresh session on the new process, built from the URL alone
+    wait_ready(page)
+    assert shown(page) == want and in_url(page) == want
+    assert figure_signature(page) == before  # the same numbers drawn as before the restart
+    assert page.locator("[data-testid='stException']").count() == 0
 
 
 def wait_for_param(page, name: str, value: str) -> None:
@@ -93,57 +89,51 @@ FIRST_MOVES = {
 }
 
 
-def test_the_first_move_after_a_restart_is_kept(browser, own_server):
+def test_the_first_move_after_a_restart_is_kept(context, own_server):
     """A page per kind of first move (a shared setting's slider or exact box, a page choice seeded from
     the URL by ui.controls.url_choice), all open when the server restarts under them: each reconnects to a
     fresh session whose first run carries the move; seeding it from the URL used to undo it."""
     link = "/similarity?d_model=64&max_len=100&base=500"
-    contexts, pages = [], {}
-    try:
-        for case in [*FIRST_MOVES, "layout"]:
-            ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-            contexts.append(ctx)
-            page = pages[case] = ctx.new_page()
-            page.goto(f"{own_server.url}{link if case != 'layout' else '/sinusoidal?d_model=64&max_len=100&base=500&layout=interleaved'}")
-            wait_ready(page)
-        before = {case: figure_signature(page) for case, page in pages.items() if case != "layout"}
-        assert all(before.values()), "a page drew no figure to compare"
-        restart(own_server, signal.SIGTERM, *pages.values())
-
-        for case, (setting, widget, want, label) in FIRST_MOVES.items():
-            page = pages[case]
-            if widget == "slider":
-                thumb = page.locator(f".st-key-{setting}_slider input[type='range']")
-                thumb.focus()
-                thumb.press("ArrowRight")
-            else:
-                box = page.locator(f".st-key-{setting} input")
-                box.fill(want)
-                box.press("Enter")
-            wait_for_param(page, setting, want)
-            page.wait_for_timeout(500)  # a second run (an undo) would have started by now
-            wait_ready(page)
-            expected = {"d_model": "64", "max_len": "100", "base": "500", setting: want}
-            assert shown(page) == expected and in_url(page) == expected, case
-            assert label in page.locator(f".st-key-{setting}_slider").inner_text(), case  # the slider follows the box, and the reverse
-            assert figure_signature(page) != before[case], case
-            assert page.locator("[data-testid='stException']").count() == 0, case
-
-        page = pages["layout"]
-        page.locator(".st-key-layout button", has_text="sines first").click()
-        wait_for_param(page, "layout", "concat")
-        page.wait_for_timeout(500)
+    pages = {}
+    for case in [*FIRST_MOVES, "layout"]:  # a tab each: a session each
+        page = pages[case] = context.new_page()
+        page.goto(f"{own_server.url}{link if case != 'layout' else '/sinusoidal?d_model=64&max_len=100&base=500&layout=interleaved'}")
         wait_ready(page)
-        assert "layout=concat" in page.url
-        assert (
-            page.locator(".st-key-layout [aria-checked='true'], .st-key-layout [aria-pressed='true'], .st-key-layout [data-testid$='Active']")
-            .inner_text()
-            .startswith("sines first")
-        )
-        assert in_url(page) == {"d_model": "64", "max_len": "100", "base": "500"}
-    finally:
-        for ctx in contexts:
-            ctx.close()
+    before = {case: figure_signature(page) for case, page in pages.items() if case != "layout"}
+    assert all(before.values()), "a page drew no figure to compare"
+    restart(own_server, signal.SIGTERM, *pages.values())
+
+    for case, (setting, widget, want, label) in FIRST_MOVES.items():
+        page = pages[case]
+        if widget == "slider":
+            thumb = page.locator(f".st-key-{setting}_slider input[type='range']")
+            thumb.focus()
+            thumb.press("ArrowRight")
+        else:
+            box = page.locator(f".st-key-{setting} input")
+            box.fill(want)
+            box.press("Enter")
+        wait_for_param(page, setting, want)
+        page.wait_for_timeout(500)  # a second run (an undo) would have started by now
+        wait_ready(page)
+        expected = {"d_model": "64", "max_len": "100", "base": "500", setting: want}
+        assert shown(page) == expected and in_url(page) == expected, case
+        assert label in page.locator(f".st-key-{setting}_slider").inner_text(), case  # the slider follows the box, and the reverse
+        assert figure_signature(page) != before[case], case
+        assert page.locator("[data-testid='stException']").count() == 0, case
+
+    page = pages["layout"]
+    page.locator(".st-key-layout button", has_text="sines first").click()
+    wait_for_param(page, "layout", "concat")
+    page.wait_for_timeout(500)
+    wait_ready(page)
+    assert "layout=concat" in page.url
+    assert (
+        page.locator(".st-key-layout [aria-checked='true'], .st-key-layout [aria-pressed='true'], .st-key-layout [data-testid$='Active']")
+        .inner_text()
+        .startswith("sines first")
+    )
+    assert in_url(page) == {"d_model": "64", "max_len": "100", "base": "500"}
 
 
 def cpu_seconds(pid: int) -> float:
@@ -168,12 +158,11 @@ def quiet_rate(pid: int, within: float = 15.0) -> float:
     return min(rates)
 
 
-def test_closing_the_tab_during_training_frees_its_run(browser, own_server):
+def test_closing_the_tab_during_training_frees_its_run(context, own_server):
     # a long run (1,500 steps per scheme: minutes, within the lab's budget of about 3 min), started, then the visitor goes away
     if not any(p.url_path == "lab" for p in app_pages()):
         pytest.fail("app.py has no lab page: this test needs one (or goes with it)")
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = ctx.new_page()
+    page = context.new_page()
     page.goto(f"{own_server.url}/lab")
     wait_ready(page)
     idle = quiet_rate(own_server.proc.pid)
@@ -188,7 +177,7 @@ def test_closing_the_tab_during_training_frees_its_run(browser, own_server):
     page.locator("[data-testid='stProgress']", has_text="loss").first.wait_for(timeout=90_000)
     training = cpu_rate(own_server.proc.pid, 3.0)
     assert training > max(0.2, 3 * idle), f"training does not show in the server's CPU time ({training:.2f} cores, idle {idle:.2f})"
-    ctx.close()  # the websocket closes; the run asks every second whether its session is still there
+    page.close()  # the websocket closes; the run asks every second whether its session is still there
     deadline = time.monotonic() + 30
     rates = []
     while time.monotonic() < deadline:
