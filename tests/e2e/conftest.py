@@ -90,8 +90,10 @@ def _shared_context(browser, app_url):
 @pytest.fixture()
 def context(_shared_context):
     """A browser context the tests of a worker share, its cache warm (a page loads the app's scripts from
-    it, not from the server), with every page a test opened closed after it. Each page is a session of its
-    own on the server; a test that needs a browser with nothing in it makes its own (browser.new_context)."""
+    it, not from the server) and its renderer too (keep_warm: that page stays open), with every page a test
+    opened closed after it (a test that also stops a server of its own asks for it before this fixture, so
+    that its tabs close first). Each page is a session of its own on the server; a test that needs a browser
+    with nothing in it makes its own (browser.new_context)."""
     ctx, keeper = _shared_context
     yield ctx
     for page in ctx.pages:

@@ -55,7 +55,7 @@ def restart(server: Server, sig: int, *pages) -> None:
         wait_ready(page, timeout=90_000)
 
 
-def test_server_restart_loses_nothing_the_url_cannot_give_back(context, own_server):
+def test_server_restart_loses_nothing_the_url_cannot_give_back(own_server, context):
     link = f"{own_server.url}/similarity?d_model=64&max_len=100&base=500"
     page = context.new_page()
     page.goto(link)
@@ -89,7 +89,7 @@ FIRST_MOVES = {
 }
 
 
-def test_the_first_move_after_a_restart_is_kept(context, own_server):
+def test_the_first_move_after_a_restart_is_kept(own_server, context):
     """A page per kind of first move (a shared setting's slider or exact box, a page choice seeded from
     the URL by ui.controls.url_choice), all open when the server restarts under them: each reconnects to a
     fresh session whose first run carries the move; seeding it from the URL used to undo it."""
@@ -158,7 +158,7 @@ def quiet_rate(pid: int, within: float = 15.0) -> float:
     return min(rates)
 
 
-def test_closing_the_tab_during_training_frees_its_run(context, own_server):
+def test_closing_the_tab_during_training_frees_its_run(own_server, context):
     # a long run (1,500 steps per scheme: minutes, within the lab's budget of about 3 min), started, then the visitor goes away
     if not any(p.url_path == "lab" for p in app_pages()):
         pytest.fail("app.py has no lab page: this test needs one (or goes with it)")
