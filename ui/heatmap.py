@@ -16,10 +16,12 @@ one in a link gets the controls' notice.
 from __future__ import annotations
 
 import functools
+import json
 from dataclasses import dataclass
 
 import streamlit as st
 
+from core.viz import memo
 from ui.components import assets
 from ui.controls import Window
 
@@ -82,13 +84,27 @@ def _zoomed(key: str, zoom: Zoom) -> None:
         st.rerun(scope="app")
 
 
+def _json(spec: object) -> bytes:
+    return json.dumps(spec).encode()
+
+
+def payload(spec: dict, extra: dict) -> bytes:
+    """The component's data: the JSON of `spec` with `extra`'s keys put in (theirs win), as bytes. The
+    spec's own JSON is written once per shared spec (core.viz.memo: the same object for every session
+    that asks for its settings), not on every run, as Streamlit would for a dict (a ms a heatmap)."""
+    if not spec:
+        return _json(extra)
+    body = memo.STORE.derived(spec, _json)
+    return body[:-1] + b", " + _json(extra)[1:] if extra else body
+
+
 def draw_heatmap(spec: dict, *, key: str, zoom: Zoom | None = None) -> None:
     """Paint a core.viz.heatmap spec under a key of its own (the component keeps its canvases
     across reruns and paints them again when the spec changes); with `zoom`, a box over it sets
     the page's windows."""
-    data = {**spec, "key": key, "file": f"{key}.png"}
+    extra: dict = {"key": key, "file": f"{key}.png"}
     if zoom is None:
-        _renderer()(data=data, key=key, height="content")
+        _renderer()(data=payload(spec, extra), key=key, height="content")
         return
-    data["zoom"] = {"y": zoom.rows is not None, "x": zoom.cols is not None, "hint": zoom.hint}
-    _renderer()(data=data, key=key, height="content", on_zoom_change=functools.partial(_zoomed, key, zoom))
+    extra["zoom"] = {"y": zoom.rows is not None, "x": zoom.cols is not None, "hint": zoom.hint}
+    _renderer()(data=payload(spec, extra), key=key, height="content", on_zoom_change=functools.partial(_zoomed, key, zoom))

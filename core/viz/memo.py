@@ -123,6 +123,8 @@ class Store:
         self.budget, self.used = budget, 0
         self.watch = watch  # record each result's contents for `changed` (the tests do; a server need not)
         self.items: OrderedDict[bytes, tuple[object, int, bytes | None]] = OrderedDict()  # key -> (result, size, its contents' digest)
+        self.ids: dict[int, bytes] = {}  # id of a held result -> its key
+        self.made: dict[bytes, bytes] = {}  # key -> what `derived` made from that result, dropped with it
         self.lock = threading.Lock()
         self.hits = self.misses = 0
 
@@ -142,14 +144,44 @@ class Store:
             return
         seen = contents(value) if self.watch else None
         with self.lock:
-            old = self.items.pop(key, None)
-            if old is not None:
-                self.used -= old[1]
+            self._drop(key)
             self.items[key] = (value, n, seen)
+            self.ids[id(value)] = key
             self.used += n
-            while self.used > self.budget and self.items:
-                _, (_, dropped, _) = self.items.popitem(last=False)
-                self.used -= dropped
+            self._trim()
+
+    def _drop(self, key: bytes) -> None:
+        """Forget the result under `key` and what was made from it (the lock held)."""
+        old = self.items.pop(key, None)
+        if old is not None:
+            self.used -= old[1]
+            if self.ids.get(id(old[0])) == key:
+                del self.ids[id(old[0])]
+        made = self.made.pop(key, None)
+        if made is not None:
+            self.used -= len(made)
+
+    def _trim(self) -> None:
+        """Drop the least recently used results until the store is within its budget (the lock held)."""
+        while self.used > self.budget and self.items:
+            self._drop(next(iter(self.items)))
+
+    def derived(self, value: object, make: Callable[[object], bytes]) -> bytes:
+        """`make(value)`, made once and kept with `value` while `value` is a result held here (a shared
+        result never changes, so neither does what is made from it), counted in the budget and dropped
+        with it; made afresh each time for any other value."""
+        with self.lock:
+            key = self.ids.get(id(value))
+            if key is not None and key in self.made:
+                return self.made[key]
+        made = make(value)
+        with self.lock:
+            key = self.ids.get(id(value))
+            if key is not None and self.items[key][0] is value and key not in self.made and len(made) <= self.budget // LARGEST_SHARE:
+                self.made[key] = made
+                self.used += len(made)
+                self._trim()
+        return made
 
     def changed(self) -> list[object]:
         """The stored results whose contents differ from what they were when stored (a caller changed a shared
@@ -161,6 +193,8 @@ class Store:
     def clear(self) -> None:
         with self.lock:
             self.items.clear()
+            self.ids.clear()
+            self.made.clear()
             self.used = self.hits = self.misses = 0
 
 

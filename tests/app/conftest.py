@@ -94,7 +94,12 @@ PANEL_GRID = NAME  # ui/heatmap.py: every heatmap, painted by the browser from a
 
 def grids(at: AppTest) -> list[dict]:
     """The heatmaps the page sent (core.viz.heatmap specs, as the browser receives them), in page order."""
-    return [json.loads(el.proto.json) for el in at.get("bidi_component") if el.proto.component_name == PANEL_GRID]
+    return [json.loads(_sent(el)) for el in at.get("bidi_component") if el.proto.component_name == PANEL_GRID]
+
+
+def _sent(el) -> bytes:
+    """A component element's data as sent: the bytes of its JSON (ui.heatmap.payload), or Streamlit's JSON of a dict."""
+    return el.proto.bytes if el.proto.WhichOneof("data") == "bytes" else el.proto.json.encode()
 
 
 def grid_keys(at: AppTest) -> list[str]:
@@ -116,7 +121,7 @@ def grid(at: AppTest, key: str) -> dict:
 
 
 def grid_bytes(at: AppTest) -> list[int]:
-    return [len(el.proto.json.encode()) for el in at.get("bidi_component") if el.proto.component_name == PANEL_GRID]
+    return [len(_sent(el)) for el in at.get("bidi_component") if el.proto.component_name == PANEL_GRID]
 
 
 def _png(panel: dict):

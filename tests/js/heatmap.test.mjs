@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  announcement, cellAt, decode, description, hoverText, keyStops, label, moveCursor, slotAt, span, zoomRequest,
+  announcement, cellAt, decode, description, hoverText, keyStops, label, moveCursor, received, slotAt, span, zoomRequest,
 } from '../../ui/components/heatmap/index.js';
 
 const typed = (values) => ({ dtype: 'f4', bdata: Buffer.from(new Float32Array(values).buffer).toString('base64'), shape: '' });
@@ -94,4 +94,11 @@ test('a key bar has nine stops from the first colour to the last', () => {
   assert.deepEqual(stops[0], [0, 'rgb(0,0,254)']);
   assert.deepEqual(stops[8], [1, 'rgb(254,0,0)']);
   assert.deepEqual(stops[4], [127 / 254, 'rgb(127,0,127)']);
+});
+
+test('received reads the bytes of a JSON spec, and passes anything else as it came', () => {
+  const spec = { title: 'PE(p, i) for ω = 1/10000', panels: [{ zmin: -1, zmax: 1 }], key: 'k', zoom: { y: true, x: false } };
+  assert.deepEqual(received(new TextEncoder().encode(JSON.stringify(spec))), spec);
+  assert.equal(received(spec), spec);
+  assert.equal(received(null), null);
 });

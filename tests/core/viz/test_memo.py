@@ -108,3 +108,24 @@ def test_a_heatmap_spec_is_shared_too():
     assert spec(np.eye(4).copy()) is spec(np.eye(4))
     assert spec(np.eye(4)[::-1].copy()) is not spec(np.eye(4))
     assert memo.digest(Box(np.arange(3))) != memo.digest(Box(np.arange(4)))
+
+
+def test_what_is_made_from_a_held_result_is_made_once_counted_and_dropped_with_it():
+    store = memo.Store(budget=6400)
+    made: list[object] = []
+
+    def make(value) -> bytes:
+        made.append(value)
+        return b"x" * 100
+
+    held, other = np.zeros(100), np.zeros(100)
+    store.put(b"a", held)
+    assert store.derived(held, make) is store.derived(held, make) and made == [held]  # made once for a held result
+    assert store.used == 800 + 100
+    assert store.derived(other, make) == b"x" * 100 and store.derived(other, make) and made == [held, other, other]  # not held: every time
+    for k in range(8):  # 8 more results of 800 bytes: "a" (the least recently used) and what was made from it go
+        store.put(bytes([k]), np.zeros(100))
+    assert b"a" not in store.items and store.made == {} and id(held) not in store.ids and store.used == 6400
+    store.put(b"b", held)
+    store.put(b"b", np.ones(100))  # another result under the same key: what was made from the first is not its
+    assert store.derived(held, make) and made[-1] is held and store.made == {}

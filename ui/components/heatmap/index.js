@@ -105,8 +105,15 @@ export function keyStops(colours) {
 
 const ZOOM_PX = 4; // a press that moves less than this is a click, not a box
 
+// What Python sent: the bytes of the spec's JSON (ui/heatmap.py writes it once per figure, not on every run),
+// read here into the spec; anything else as it came.
+export function received(data) {
+  return data instanceof Uint8Array ? JSON.parse(new TextDecoder().decode(data)) : data;
+}
+
 export default function (component) {
-  const { data, parentElement, setTriggerValue } = component;
+  const { parentElement, setTriggerValue } = component;
+  const data = received(component.data);
   const root = parentElement.querySelector('.pee-hm');
   // Streamlit runs this again on the same DOM when the data change (a slider step): the previous run's
   // listeners go first
