@@ -417,8 +417,8 @@ def keyed_components_unhashed() -> bool:
     """Skip the identity a keyed browser component's data would give it, which Streamlit computes
     and then ignores.
 
-    For every component call, Streamlit encodes its data to JSON a second time (keys sorted) and
-    hashes that (for a heatmap, ~130 kB) into identity kwargs for `compute_and_register_element_id`,
+    For every component call, Streamlit hashes its data (a dict encoded to JSON a second time, keys
+    sorted; bytes, a heatmap's ~130 kB of JSON, as they are) into identity kwargs for `compute_and_register_element_id`,
     which drops them all when the call has a key. Every component of the app has one. Wrapped, a
     keyed call's identity is built without its data (the element id is the same); an unkeyed
     call's as before. True when in place."""

@@ -14,7 +14,8 @@ after building it builds its own with `builder.fresh(...)`; `Store.changed` find
 that was changed after all (tests/conftest.py turns `watch` on and asks it after every test, the page
 runs included).
 All builders share one least-recently-used store of at most BUDGET_BYTES, measured at storing
-(arrays' bytes, strings' lengths, FIGURE_OBJECTS a figure); docs/deploy.md has the RSS measured.
+(arrays' bytes, strings' lengths, FIGURE_OBJECTS a figure) and counting what `Store.derived` made
+from a result (a heatmap's JSON) with it; docs/deploy.md has the RSS measured.
 """
 
 from __future__ import annotations
@@ -117,7 +118,7 @@ def contents(value) -> bytes | None:
 
 
 class Store:
-    """A thread-safe LRU of results by key, at most `budget` bytes in all."""
+    """A thread-safe LRU of results by key, and of bytes made from them (`derived`), at most `budget` bytes in all."""
 
     def __init__(self, budget: int, watch: bool = False) -> None:
         self.budget, self.used = budget, 0

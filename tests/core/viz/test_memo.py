@@ -127,5 +127,9 @@ def test_what_is_made_from_a_held_result_is_made_once_counted_and_dropped_with_i
         store.put(bytes([k]), np.zeros(100))
     assert b"a" not in store.items and store.made == {} and id(held) not in store.ids and store.used == 6400
     store.put(b"b", held)
-    store.put(b"b", np.ones(100))  # another result under the same key: what was made from the first is not its
-    assert store.derived(held, make) and made[-1] is held and store.made == {}
+    store.derived(held, make)
+    assert b"b" in store.made
+    store.put(b"b", np.ones(100))  # another result under the same key: what was made from the first goes with it
+    assert store.made == {} and id(held) not in store.ids
+    assert store.derived(held, make) and made[-1] is held and store.made == {}  # no longer held: made, not kept
+    assert store.used == sum(n for _, n, _ in store.items.values()) == 7 * 800  # what derived made and trimmed for is all counted back out
