@@ -1,11 +1,13 @@
 """What each of ui.internals' run wrappers saves per call: Streamlit's own function (`__wrapped__`)
-against the wrapped one, timed in this process (the best of 7 repeats).
+against the wrapped one, timed in this process (the best of 7 repeats); and what ui.heatmap's data as
+bytes saves against a dict.
 
     python -m bench.internals_cost
 
 - the theme: the six sections of one new_session message (every full run sends one);
 - a keyed component's identity: the sorted JSON and MD5 Streamlit makes of a heatmap spec of
   EXACT_CELLS cells and then ignores (per heatmap, per run);
+- a heatmap's data: Streamlit's JSON of a dict against the bytes of ui.heatmap.payload (per heatmap, per run);
 - an st.cache_data function's key (per cached function a page script defines, per full run);
 - a widget's look at Session State (per number_input, selectbox, slider, text_input, per run),
   with the keys one session holds after opening every page of the app (AppTest).
@@ -42,17 +44,38 @@ def theme() -> tuple[float, float]:
     return best_us(lambda: fill(wrapped.__wrapped__), 200), best_us(lambda: fill(wrapped), 200)
 
 
-def component_identity() -> tuple[float, int]:
-    """Streamlit's identity of an unkeyed call with a heatmap's data (what a keyed call no longer computes), and the spec's size."""
-    from streamlit.util import calc_hash
-
+def _spec() -> dict:
+    """A heatmap spec of EXACT_CELLS cells, built as the pages build theirs (shared: core.viz.memo)."""
     from core.viz.grid import Sample
     from core.viz.heatmap import EXACT_CELLS, heatmap
 
     rows = 150
     z = np.random.default_rng(0).standard_normal((rows, EXACT_CELLS // rows))
-    data = {**heatmap([("p", z, Sample(0, z.shape[1], 1), Sample(0, rows, 1))], title="t", x_title="x", y_title="y", note=""), "key": "k"}
+    return heatmap([("p", z, Sample(0, z.shape[1], 1), Sample(0, rows, 1))], title="t", x_title="x", y_title="y", note="")
+
+
+def component_identity() -> tuple[float, int]:
+    """Streamlit's identity of an unkeyed call with a heatmap's data (what a keyed call no longer computes), and the spec's size."""
+    from streamlit.util import calc_hash
+
+    data = {**_spec(), "key": "k"}
     return best_us(lambda: calc_hash(json.dumps(data, sort_keys=True)), 50), len(json.dumps(data))
+
+
+def heatmap_data() -> tuple[float, float]:
+    """A heatmap's data on every run: Streamlit's JSON of it as a dict (`serialize_mixed_data`), against
+    ui.heatmap.payload's bytes (the shared spec's JSON written once, the element's keys put in)."""
+    from streamlit.components.v2.bidi_component.serialization import serialize_mixed_data
+    from streamlit.proto.BidiComponent_pb2 import BidiComponent
+
+    from ui.heatmap import payload
+
+    spec, extra = _spec(), {"key": "k", "file": "k.png"}
+
+    def as_bytes() -> None:
+        BidiComponent().bytes = payload(spec, extra)
+
+    return best_us(lambda: serialize_mixed_data({**spec, **extra}, BidiComponent()), 50), best_us(as_bytes, 50)
 
 
 def cache_key() -> tuple[float, float]:
@@ -95,6 +118,9 @@ def main() -> int:
     print(f"theme, six sections of a new_session message:   Streamlit {streamlit_us:7.0f} µs, wrapped {wrapped_us:6.1f} µs")
     streamlit_us, size = component_identity()
     print(f"a keyed component's identity ({size / 1000:.0f} kB spec):     Streamlit {streamlit_us:7.0f} µs, wrapped    0    µs (not computed)")
+    streamlit_us, wrapped_us = heatmap_data()
+    label = f"a heatmap's data, {size / 1000:.0f} kB of JSON:"
+    print(f"{label:<48}Streamlit {streamlit_us:7.0f} µs, as bytes {wrapped_us:4.1f} µs")
     streamlit_us, wrapped_us = cache_key()
     print(f"an st.cache_data function's key:                Streamlit {streamlit_us:7.0f} µs, wrapped {wrapped_us:6.1f} µs")
     streamlit_us, wrapped_us, keys = session_state()
