@@ -100,11 +100,11 @@ def figures(at: AppTest) -> list[ChartSize]:
     """The figures of the last run with the byte size of each one's JSON: the Plotly charts' specs,
     and the data of the heatmaps the browser paints (ui/heatmap.py)."""
     charts = [ChartSize(el.key or el.proto.id, len(el.proto.spec.encode())) for el in at.get("plotly_chart")]
-    grids = [ChartSize(el.proto.id, len(_data(el.proto))) for el in at.get("bidi_component") if el.proto.component_name == HEATMAP]
+    grids = [ChartSize(el.proto.id, len(component_data(el.proto))) for el in at.get("bidi_component") if el.proto.component_name == HEATMAP]
     return charts + grids
 
 
-def _data(proto) -> bytes:
+def component_data(proto) -> bytes:
     """A component element's data as sent: bytes as they are (a heatmap's JSON, ui.heatmap.payload), or Streamlit's JSON of a dict."""
     return proto.bytes if proto.WhichOneof("data") == "bytes" else proto.json.encode()
 

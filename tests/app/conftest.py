@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from bench.app_run import component_data
 from core.lab import runner
 from tests.links import tab_sets
 from tests.pages import PAGE_FILES
@@ -94,12 +95,7 @@ PANEL_GRID = NAME  # ui/heatmap.py: every heatmap, painted by the browser from a
 
 def grids(at: AppTest) -> list[dict]:
     """The heatmaps the page sent (core.viz.heatmap specs, as the browser receives them), in page order."""
-    return [json.loads(_sent(el)) for el in at.get("bidi_component") if el.proto.component_name == PANEL_GRID]
-
-
-def _sent(el) -> bytes:
-    """A component element's data as sent: the bytes of its JSON (ui.heatmap.payload), or Streamlit's JSON of a dict."""
-    return el.proto.bytes if el.proto.WhichOneof("data") == "bytes" else el.proto.json.encode()
+    return [json.loads(component_data(el.proto)) for el in at.get("bidi_component") if el.proto.component_name == PANEL_GRID]
 
 
 def grid_keys(at: AppTest) -> list[str]:
@@ -121,7 +117,7 @@ def grid(at: AppTest, key: str) -> dict:
 
 
 def grid_bytes(at: AppTest) -> list[int]:
-    return [len(_sent(el)) for el in at.get("bidi_component") if el.proto.component_name == PANEL_GRID]
+    return [len(component_data(el.proto)) for el in at.get("bidi_component") if el.proto.component_name == PANEL_GRID]
 
 
 def _png(panel: dict):
