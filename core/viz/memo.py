@@ -178,7 +178,7 @@ class Store:
         made = make(value)
         with self.lock:
             key = self.ids.get(id(value))
-            if key is not None and self.items[key][0] is value and key not in self.made and len(made) <= self.budget // LARGEST_SHARE:
+            if key is not None and key not in self.made and len(made) <= self.budget // LARGEST_SHARE:  # `value` is alive: its id names it
                 self.made[key] = made
                 self.used += len(made)
                 self._trim()
