@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import random
 import sys
@@ -152,13 +153,24 @@ class WsVisitor:
         return self.result
 
 
-async def warm_up(base_url: str, pages: list[AppPage]) -> float:
-    """Run every page once in one session (imports and first runs done), in seconds."""
-    start = time.monotonic()
+@contextlib.asynccontextmanager
+async def warm_session(base_url: str, pages: list[AppPage]):
+    """A session that runs every page once (imports and first runs done) and stays open until the
+    block ends. Streamlit drops its compiled page scripts when the last session leaves (1.67:
+    WebsocketSessionManager.disconnect_session), so a warm-up that left before the figures were
+    taken would have every page compiled again inside them; a room is never empty."""
     visitor = WsVisitor(0, base_url, pages, 0)
     async with websockets.connect(base_url.replace("http", "ws", 1) + "/_stcore/stream", subprotocols=["streamlit"], origin=base_url, max_size=None) as ws:
         for page in pages:
             await visitor.run_once(ws, page=page)
+        yield
+
+
+async def warm_up(base_url: str, pages: list[AppPage]) -> float:
+    """Run every page once in one session (imports and first runs done), in seconds."""
+    start = time.monotonic()
+    async with warm_session(base_url, pages):
+        pass
     return time.monotonic() - start
 
 
@@ -202,32 +214,32 @@ async def main_async(args: argparse.Namespace) -> int:
     memory, proxy_memory = Memory(pids), Memory(args.proxy_pid)
     load_before = load_average()
     try:
-        await warm_up(base_url, pages)  # so that imports and first runs are not measured
-        memory.sample("before")
-        visitors = [WsVisitor(i, base_url, pages, args.think, cookie=args.cookie) for i in range(args.sessions)]
-        deadline = [float("inf")]
-        meter, proxy_meter = CpuMeter(pids), CpuMeter(args.proxy_pid)
-        meter.start()
-        proxy_meter.start()
-        t0 = time.monotonic()
+        async with warm_session(base_url, pages):  # imports, first runs and compiles are not measured
+            memory.sample("before")
+            visitors = [WsVisitor(i, base_url, pages, args.think, cookie=args.cookie) for i in range(args.sessions)]
+            deadline = [float("inf")]
+            meter, proxy_meter = CpuMeter(pids), CpuMeter(args.proxy_pid)
+            meter.start()
+            proxy_meter.start()
+            t0 = time.monotonic()
 
-        async def start(v: WsVisitor) -> WsResult:
-            await asyncio.sleep(args.ramp * v.index / args.sessions)
-            return await v.run(deadline)
+            async def start(v: WsVisitor) -> WsResult:
+                await asyncio.sleep(args.ramp * v.index / args.sessions)
+                return await v.run(deadline)
 
-        async def set_deadline() -> None:
-            await asyncio.sleep(args.ramp)
-            deadline[0] = time.monotonic() + args.seconds
+            async def set_deadline() -> None:
+                await asyncio.sleep(args.ramp)
+                deadline[0] = time.monotonic() + args.seconds
 
-        results, _ = await asyncio.gather(asyncio.gather(*(start(v) for v in visitors)), set_deadline())
-        cpu, proxy_cpu = meter.stop(), proxy_meter.stop()
-        elapsed = time.monotonic() - t0
-        memory.sample(f"after {args.sessions} sessions")
-        proxy_memory.sample(f"after {args.sessions} sessions")
-        page_rows = []
-        if args.per_page:
-            page_rows = await per_page(base_url, pages, pids, args.per_page_sessions, args.per_page, args.think, args.cookie)
-            memory.sample("after the pages one by one")
+            results, _ = await asyncio.gather(asyncio.gather(*(start(v) for v in visitors)), set_deadline())
+            cpu, proxy_cpu = meter.stop(), proxy_meter.stop()
+            elapsed = time.monotonic() - t0
+            memory.sample(f"after {args.sessions} sessions")
+            proxy_memory.sample(f"after {args.sessions} sessions")
+            page_rows = []
+            if args.per_page:
+                page_rows = await per_page(base_url, pages, pids, args.per_page_sessions, args.per_page, args.think, args.cookie)
+                memory.sample("after the pages one by one")
     finally:
         if server:
             server.stop()

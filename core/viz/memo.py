@@ -36,6 +36,10 @@ from core.viz import plotly_internals as private
 BUDGET_BYTES = 32 * 2**20  # every shared figure of the process together (a view of a page holds well under 1 MB of them)
 LARGEST_SHARE = 8  # one result above BUDGET_BYTES / LARGEST_SHARE is not kept
 FIGURE_OBJECTS = 8_000  # bytes of plotly objects around a figure's own data (tracemalloc: 21 kB for a 2-line chart whose data are 13.6 kB)
+SCALAR = 64  # bytes counted for a number or any other small object
+# plotly.graph_objects resolves every attribute through a module __getattr__ (a lazy import), some microseconds
+# each time: `size` visits every number of a heatmap spec, so it names the class once
+FIGURE = go.Figure
 
 
 class Unkeyed(Exception):
@@ -87,6 +91,8 @@ def digest(*parts) -> bytes:
 
 def size(value) -> int:
     """Roughly the bytes a result holds: its arrays and strings, through dicts, lists and a figure's traces and layout."""
+    if value is None or isinstance(value, (int, float)):  # first: most of what it visits are the numbers in a spec's lists
+        return SCALAR
     if isinstance(value, np.ndarray):
         return value.nbytes
     if isinstance(value, (str, bytes)):
@@ -95,11 +101,11 @@ def size(value) -> int:
         return sum(size(v) for v in value.values()) + 64 * len(value)
     if isinstance(value, (list, tuple)):
         return sum(size(v) for v in value) + 8 * len(value)
-    if isinstance(value, go.Figure):
+    if isinstance(value, FIGURE):
         return FIGURE_OBJECTS + size(_parts(value))
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return sum(size(getattr(value, f.name)) for f in dataclasses.fields(value))
-    return 64
+    return SCALAR
 
 
 def _parts(fig: go.Figure) -> tuple[list, dict]:
@@ -109,7 +115,7 @@ def _parts(fig: go.Figure) -> tuple[list, dict]:
 
 def contents(value) -> bytes | None:
     """A digest of what a result holds (a figure: its traces' and layout's properties), None when it cannot be read in full."""
-    if isinstance(value, go.Figure):
+    if isinstance(value, FIGURE):
         value = _parts(value)
     try:
         return digest(value)
