@@ -3,6 +3,7 @@ URL, and read its resident memory (RSS) from /proc."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import socket
@@ -167,6 +168,20 @@ def cpu_seconds(pid: int) -> float | None:
     except OSError:
         return None
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def settled(pids: list[int], below: float = 0.05, window: float = 0.5, longest: float = 60.0) -> float:
+    """Wait until the server processes `pids` together use less than `below` of a core over `window`
+    seconds, at most `longest` seconds; returns the seconds waited. A warm-up's page runs can start
+    work that outlives them: /lab starts importing torch in a thread (core.lab.runner.warm_model:
+    about 3 CPU-seconds, once per process), which would otherwise land in the first figures taken."""
+    start = time.monotonic()
+    while time.monotonic() - start < longest:
+        before = sum(cpu_seconds(pid) or 0.0 for pid in pids)
+        await asyncio.sleep(window)
+        if sum(cpu_seconds(pid) or 0.0 for pid in pids) - before < below * window:
+            break
+    return time.monotonic() - start
 
 
 def descendants(root: int) -> list[int]:

@@ -41,7 +41,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from bench.load.browser import Memory, describe_rss, fmt, percentile
 from bench.load.pages import AppPage, pages_named
-from bench.load.server import CpuMeter, load_average, server_under_test
+from bench.load.server import CpuMeter, load_average, server_under_test, settled
 
 # each shared slider moves between its default stop and the next one, as the browser test does
 MOVES = {"d_model_slider": ("128", "256"), "max_len_slider": ("256", "512"), "base_slider": ("10,000", "20,000")}
@@ -215,6 +215,7 @@ async def main_async(args: argparse.Namespace) -> int:
     load_before = load_average()
     try:
         async with warm_session(base_url, pages):  # imports, first runs and compiles are not measured
+            quiet_s = await settled(pids)  # and what they started in the background (the lab's torch import) has ended
             memory.sample("before")
             visitors = [WsVisitor(i, base_url, pages, args.think, cookie=args.cookie) for i in range(args.sessions)]
             deadline = [float("inf")]
@@ -251,7 +252,7 @@ async def main_async(args: argparse.Namespace) -> int:
     lines = [
         f"Websocket load (no browser) on {base_url}: {args.sessions} sessions x {args.seconds:.0f} s after a {args.ramp:.0f} s ramp, "
         f"think time {args.think:g} s, pages {', '.join(p.name for p in pages)}",
-        f"machine load (1/5/15 min): before {load_before}; at the end {load_average()}",
+        f"machine load (1/5/15 min): before {load_before}; at the end {load_average()}; the server quiet {quiet_s:.1f} s after the warm-up",
         f"CPU used: app server(s) {cpu['server_cores']:.2f} cores of {cpu['cores']:.0f}, over {elapsed:.0f} s; "
         f"{1000 * cpu['server_cores'] * cpu['wall_s'] / max(1, len(redraws) + len(switches)):.1f} CPU-ms per action (redraws and page switches)",
         "",
