@@ -144,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
         cmd = [sys.executable, "-m", "bench.load.ws", "--url", url, "--sessions", str(args.sessions), "--seconds", str(args.seconds)]
         cmd += ["--p95-target", str(args.p95_target)] + [x for pid in pids for x in ("--server-pid", str(pid))]
         cmd += [x for pid in proxy_pids for x in ("--proxy-pid", str(pid))]
+        app_urls = entry.app_urls if entry is not None else [r.url for r in replicas]
+        cmd += [x for u in app_urls if u != url for x in ("--warm-url", u)]  # each process behind the proxy keeps a session, so keeps its compiled pages
         if args.json:
             cmd += ["--json", str(args.json)]
         cmd += ws_args

@@ -214,7 +214,9 @@ async def main_async(args: argparse.Namespace) -> int:
     memory, proxy_memory = Memory(pids), Memory(args.proxy_pid)
     load_before = load_average()
     try:
-        async with warm_session(base_url, pages):  # imports, first runs and compiles are not measured
+        async with contextlib.AsyncExitStack() as warm:  # imports, first runs and compiles are not measured
+            for url in dict.fromkeys([base_url, *(u.rstrip("/") for u in args.warm_url)]):
+                await warm.enter_async_context(warm_session(url, pages))
             quiet_s = await settled(pids)  # and what they started in the background (the lab's torch import) has ended
             memory.sample("before")
             visitors = [WsVisitor(i, base_url, pages, args.think, cookie=args.cookie) for i in range(args.sessions)]
@@ -301,6 +303,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--p95-target", type=float, default=2.0)
     p.add_argument("--per-page", type=float, metavar="SECONDS", help="then measure the server's CPU per action on each page for SECONDS")
     p.add_argument("--per-page-sessions", type=int, default=4)
+    p.add_argument("--warm-url", action="append", default=[], help="a server behind --url (a proxy) to hold a warm session with too (repeatable)")
     p.add_argument("--cookie", default="", help="a cookie sent by every session, {i} its number (e.g. st_route=bench-{i})")
     p.add_argument("--json", type=Path)
     args = p.parse_args(argv)

@@ -40,6 +40,7 @@ SCALAR = 64  # bytes counted for a number or any other small object
 # plotly.graph_objects resolves every attribute through a module __getattr__ (a lazy import), some microseconds
 # each time: `size` visits every number of a heatmap spec, so it names the class once
 FIGURE = go.Figure
+NUMBERS = frozenset({int, float, bool, np.float64})  # exact types: a subclass may be a dataclass or a figure, which `size` reads through
 
 
 class Unkeyed(Exception):
@@ -91,7 +92,7 @@ def digest(*parts) -> bytes:
 
 def size(value) -> int:
     """Roughly the bytes a result holds: its arrays and strings, through dicts, lists and a figure's traces and layout."""
-    if value is None or isinstance(value, (int, float)):  # first: most of what it visits are the numbers in a spec's lists
+    if value is None or type(value) in NUMBERS:  # first: most of what it visits are the numbers in a spec's lists
         return SCALAR
     if isinstance(value, np.ndarray):
         return value.nbytes

@@ -82,10 +82,18 @@ def test_the_store_keeps_its_byte_budget_dropping_the_least_recently_used():
 
 def test_a_results_size_counts_its_arrays_strings_and_every_number_of_its_lists():
     spec = {"z": np.zeros((4, 5)), "title": "abc", "colours": [[1, 2, 3], [4.5, None, True]], "n": np.int64(7)}
-    # the array's 160 bytes, 3 characters, two lists of 3 numbers (64 a number, 8 a slot) in one of 2 slots, an np.int64 (64, as any small object), 64 a key
+    # the array's 160 bytes, 3 characters, two lists of 3 values (64 a value, 8 a slot) in a list of 2 slots, an np.int64 (64, as any small object), 64 a key
     assert memo.size(spec) == 160 + 3 + 2 * (3 * 64 + 3 * 8) + 2 * 8 + 64 + 4 * 64
-    fig = charts.lines([("a", np.arange(3.0), np.arange(3.0))], title="t", x_title="x", y_title="y")
-    assert memo.size(fig) > memo.FIGURE_OBJECTS + 2 * 24  # a figure: its objects and the bytes of its two arrays at least
+    small, large = (charts.lines([("a", np.arange(n, dtype=float), np.zeros(n))], title="t", x_title="x", y_title="y") for n in (3, 1003))
+    assert memo.size(small) > memo.FIGURE_OBJECTS and memo.size(large) - memo.size(small) == 2 * 1000 * 8  # a figure: its objects and its arrays' bytes
+
+    @dataclass
+    class Boxed(float):  # a number that is also a dataclass is read field by field
+        held: np.ndarray
+
+    boxed = float.__new__(Boxed, 1.0)  # float's own constructor takes the number alone
+    boxed.held = np.zeros(1000)
+    assert memo.size(boxed) == 8000
 
 
 def test_a_shared_figure_changed_after_it_was_built_is_found():
