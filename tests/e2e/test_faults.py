@@ -9,7 +9,6 @@ tests must not go down, and the lab test reads its server's CPU time).
 from __future__ import annotations
 
 import ast
-import os
 import re
 import signal
 import time
@@ -20,7 +19,7 @@ from urllib.parse import parse_qs, urljoin, urlparse
 import pytest
 
 from bench.load.pages import app_pages
-from bench.load.server import Server
+from bench.load.server import Server, cpu_seconds
 from tests.e2e.conftest import ROOT, figure_signature, wait_ready, worker
 
 SETTINGS = ("d_model", "max_len", "base")
@@ -134,12 +133,6 @@ def test_the_first_move_after_a_restart_is_kept(own_server, context):
         .startswith("sines first")
     )
     assert in_url(page) == {"d_model": "64", "max_len": "100", "base": "500"}
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far, from /proc/PID/stat."""
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def cpu_rate(pid: int, seconds: float = 2.0) -> float:
