@@ -33,7 +33,7 @@ from pathlib import Path
 from bench.browser import Counting, _open, _settled, _task_duration
 from bench.load.browser import CHROMIUM, CHROMIUM_ARGS
 from bench.load.pages import ROOT
-from bench.load.server import Server, load_average
+from bench.load.server import Server, cpu_seconds, load_average
 
 RUNNING = "document.querySelector(\"[data-testid='stApp']\").getAttribute('data-test-script-state') !== 'notRunning'"
 
@@ -72,12 +72,6 @@ class Result:
     errors: list[str] = field(default_factory=list)
 
 
-def _cpu_seconds(pid: int) -> float:
-    """User + system CPU of one process so far (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / 100.0
-
-
 async def _act(page, control: Control | None, i: int) -> None:
     """The i-th change of this page's session: a value it has not had before."""
     if control is None:  # the page's shared d_model step
@@ -98,7 +92,7 @@ async def _series(
     page, cdp, relay: Counting, server_pid: int, control: Control | None, n: int, r: Result, start: int = 0
 ) -> tuple[list[float], list[float], float, float]:
     times, kbs = [], []
-    task0, cpu0 = await _task_duration(cdp), _cpu_seconds(server_pid)
+    task0, cpu0 = await _task_duration(cdp), cpu_seconds(server_pid)
     for i in range(start, start + n):
         url_before = await page.evaluate("location.search")
         sent = relay.sent
@@ -118,7 +112,7 @@ async def _series(
         kbs.append((relay.sent - sent) / 1000)
         if done["exceptions"]:
             r.errors.append(f"{done['exceptions']} exception(s) shown")
-    return times, kbs, (await _task_duration(cdp) - task0) / n, (_cpu_seconds(server_pid) - cpu0) / n
+    return times, kbs, (await _task_duration(cdp) - task0) / n, (cpu_seconds(server_pid) - cpu0) / n
 
 
 async def measure(browser, relay: Counting, server_pid: int, control: Control, tree: str, n: int) -> Result:
