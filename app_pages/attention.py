@@ -13,6 +13,7 @@ from ui.controls import Choice, Number, Text, Toggle, check_links
 from ui.display import guarded, note_if, plot, quoted
 from ui.heatmap import draw_heatmap
 from ui.path import next_link
+from ui.reorder import word_order
 from ui.sidebar import current_settings
 from ui.sources import sources_expander
 from ui.tabs import live_part, url_tabs
@@ -65,10 +66,6 @@ def locality_band() -> None:
     st.session_state.update(sentence="one word repeated", project=False, scale_words=False, causal=False, heads=1, scheme="sinusoidal", pe_scale=1.0)
 
 
-st.button(
-    "Show the locality band", on_click=locality_band, key="locality", icon=":material/blur_linear:",
-    help="One word repeated, no projections (Q = K = V), words unscaled: only positions tell the tokens apart, and attention falls off with distance.",
-)  # fmt: skip
 c1, c2 = st.columns([2, 3])
 preset = SENTENCE.draw(c1)
 text = TEXT.draw(c2, disabled=preset != CUSTOM)
@@ -79,37 +76,45 @@ if not words:
 if len(words) > MAX_TOKENS:
     st.info(f"Using the first {MAX_TOKENS} of {len(words):,} words.", icon=":material/content_cut:")
     words = words[:MAX_TOKENS]
+order = word_order("att_order", words, lambda n: tuple(int(k) for k in attention.shuffle_perm(n, 1)))  # as the shuffle test always began
 
 names = positional_schemes()
 SCHEME = Choice("scheme", "Positional encoding", names, "sinusoidal", labels=lambda n: SCHEMES[n].label)
 PROJECT = Toggle("project", "Random Q, K, V projections", True, help="Off: Q = K = V = the input vectors.")
 CAUSAL = Toggle("causal", "Causal mask", False, help="Each word attends only to itself and earlier words.")
-SCALE_WORDS = Toggle("scale_words", "Scale words by √d_model", True, help="As the Transformer paper does, so words and positions have similar size.")
+SCALE_WORDS = Toggle(
+    "scale_words", "Scale words by √d_model", True,
+    help="The Transformer paper multiplies its word vectors by √d_model (section 3.4). Off: each word vector has length about 1.",
+)  # fmt: skip
 HEADS = Choice("heads", "Heads", [1, 2, 4, 8], 1, expected="the head count is {options}")
 PE_SCALE = Number(
     "pe_scale", "Position factor", 0.0, 4.0, 1.0, expected="the position factor is a number from {lo:g} to {hi:g}", step=0.25, slider=True,
     help="Multiplies the positional encoding before it is applied.",
 )  # fmt: skip
 check_links(SCHEME, PROJECT, CAUSAL, SCALE_WORDS, HEADS, PE_SCALE)
-c1, c2, c3, c4 = st.columns(4)
-scheme = SCHEMES[SCHEME.draw(c1)]
-heads, project, causal = HEADS.draw(c2), PROJECT.draw(c3), CAUSAL.draw(c4)
-c1, c2, c3 = st.columns([1, 1, 2])
-scale_words, pe_scale = SCALE_WORDS.draw(c1), PE_SCALE.draw(c2)
-if "att_seed" not in st.session_state:
-    st.session_state.att_seed = 1
-if c3.button("Shuffle the words", key="shuffle", icon=":material/shuffle:"):
-    st.session_state.att_seed += 1
+scheme = SCHEMES[SCHEME.draw()]
+with st.expander("Model settings: heads, projections, mask, scaling"):
+    c1, c2, c3 = st.columns(3)
+    heads, project, causal = HEADS.draw(c1), PROJECT.draw(c2), CAUSAL.draw(c3)
+    c1, c2, c3 = st.columns([1, 1, 2])
+    scale_words, pe_scale = SCALE_WORDS.draw(c1), PE_SCALE.draw(c2)
+    c3.button(
+        "Show the locality band", on_click=locality_band, key="locality", icon=":material/blur_linear:",
+        help="One word repeated, no projections (Q = K = V), words unscaled: only positions tell the words apart.",
+    )  # fmt: skip
 
 
 @st.cache_data(max_entries=16, ttl=3600, show_spinner=False)
 def study(
-    words: tuple[str, ...], width: int, base: float, scheme: str, heads: int, project: bool, causal: bool, scale_words: bool, pe_scale: float, seed: int
-) -> attention.AttentionStudy:
+    words: tuple[str, ...], width: int, base: float, scheme: str, heads: int, project: bool, causal: bool, scale_words: bool, pe_scale: float,
+    order: tuple[int, ...],
+) -> attention.AttentionStudy:  # fmt: skip
     """Cached per setting; the (H, T, T) weights are kept as float32 (at 256 tokens and 8
     heads an entry is ~8 MB), so 16 entries stay near 130 MB at worst."""
     positions = SCHEMES[scheme].attention_positions(len(words), Setting(width, base, train_len=len(words), n_heads=heads), pe_scale)
-    result = attention.attention_study(list(words), positions, n_heads=heads, project=project, causal=causal, scale_words=scale_words, seed=seed, width=width)
+    result = attention.attention_study(
+        list(words), positions, n_heads=heads, project=project, causal=causal, scale_words=scale_words, perm=np.array(order), width=width
+    )
     weights = ("weights_plain", "weights_pe", "weights_plain_shuffled", "weights_pe_shuffled")
     return replace(result, **{name: getattr(result, name).astype(np.float32) for name in weights})
 
@@ -117,7 +122,7 @@ def study(
 def _study() -> attention.AttentionStudy:
     """The study at this run's settings (a live part calls it; the result is never kept at module level)."""
     width, base = _width()
-    return guarded(study, tuple(words), width, base, scheme.name, heads, project, causal, scale_words, pe_scale, st.session_state.att_seed)
+    return guarded(study, tuple(words), width, base, scheme.name, heads, project, causal, scale_words, pe_scale, tuple(int(k) for k in order))
 
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
@@ -139,8 +144,9 @@ def shares(words: tuple[str, ...], width: int, base: float, scheme: str, project
 
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)
-def add_concat(words: tuple[str, ...], width: int, base: float, scheme: str, seed: int) -> attention.AddVersusConcat:
-    return attention.add_versus_concat(list(words), SCHEMES[scheme].input_code(np.arange(len(words)), Setting(width, base, train_len=len(words))), seed=seed)
+def add_concat(words: tuple[str, ...], width: int, base: float, scheme: str, order: tuple[int, ...]) -> attention.AddVersusConcat:
+    codes = SCHEMES[scheme].input_code(np.arange(len(words)), Setting(width, base, train_len=len(words)))
+    return attention.add_versus_concat(list(words), codes, perm=np.array(order))
 
 
 added = scheme.applied == ADDED
@@ -149,36 +155,47 @@ n = len(words)
 
 def _side_by_side() -> None:
     res = _study()
-    st.header("Side by side")
     head = st.selectbox("Head shown", list(range(heads)), key="head", format_func=lambda h: f"head {h + 1} of {heads}") if heads > 1 else 0
-    draw_heatmap(figs.weight_figure(res, head, words, scheme.label), key="att_side_by_side")  # painted by the browser
+    draw_heatmap(figs.reorder_figure(res, head, scheme.label), key="att_orders")  # painted by the browser
+    st.caption(" ".join(figs.reorder_sentences(res, head, scheme.label, causal)))
+    st.subheader("With against without, and the difference")
+    draw_heatmap(figs.weight_figure(res, head, words, scheme.label), key="att_side_by_side")
     st.caption(
-        f"The encoding is {scheme.applied}. Without it, a word's attention depends only on which words are present: "
-        "identical words get identical rows, and the pattern moves with the words when they are shuffled. With it, "
-        "where a word stands changes whom it attends to (red: more attention than without positions, blue: less)."
-        + (" The causal mask hides later words (the upper triangle), and that alone already depends on order." if causal else "")
+        f"The encoding is {scheme.applied}. "
+        + (
+            "Without it, a word's attention depends only on which words are present, so identical words get identical rows. "
+            if not causal
+            else "The causal mask hides later words (the upper triangle), and that alone already depends on order. "
+        )
+        + "With it, where a word stands changes whom it attends to (red: more attention than without positions, blue: less)."
     )
-    _permutation(res)  # numbers and words, no figure: they stay beside the figures they explain
+    with st.expander("The reordering test in numbers"):
+        _permutation(res)
 
 
 def _permutation(res: attention.AttentionStudy) -> None:
     width, base = _width()
-    st.header("The permutation test")
     shuffled = [words[i] for i in res.perm]
-    st.markdown(f"Shuffled sentence: {quoted(' '.join(shuffled[:60]), limit=1000)}{' ...' if n > 60 else ''}")  # the visitor's words, as text
+    st.markdown(f"Your order: {quoted(' '.join(shuffled[:60]), limit=1000)}{' ...' if n > 60 else ''}")  # the visitor's words, as text
     m1, m2, m3, m4 = st.columns(4)
-    residual_help = "max |output difference| between the shuffled run, put back in order, and the original"
-    m1.metric("shuffle residual, no positions", f"{res.residual_plain:.1e}", help=residual_help)
-    m2.metric("shuffle residual, with positions", charts.number(res.residual_pe), help=f"the same, with {scheme.label}: {res.residual_pe!r}")
+    residual_help = "max |output difference| between the reordered run, put back in order, and the original"
+    m1.metric("reordering residual, no positions", f"{res.residual_plain:.1e}", help=residual_help)
+    m2.metric("reordering residual, with positions", charts.number(res.residual_pe), help=f"the same, with {scheme.label}: {res.residual_pe!r}")
     repeated = len(set(words)) < n
     spread_help = "largest difference between the attention rows of two identical words"
     m3.metric("same-word rows, no positions", f"{res.repeat_spread_plain:.1e}" if repeated else "no repeats", help=spread_help)
     m4.metric("same-word rows, with positions", f"{res.repeat_spread_pe:.3g}" if repeated else "no repeats", help=f"the same, with {scheme.label}")
     notes = figs.shuffle_notes(res, words, scheme, causal)
     st.caption(
-        "Shuffle the words but keep positions 0, 1, 2, ... where they are, run attention, and put the outputs back in the "
-        "original word order. Without positions they match the unshuffled outputs up to rounding (the residual above, "
-        f"{res.residual_plain:.1e}): attention is permutation-equivariant. With positions they do not. " + " ".join(notes)
+        "Reorder the words but keep positions 0, 1, 2, ... where they are, run attention, and put the outputs back in the "
+        "original word order. The residual is the largest difference from the outputs of the original order. "
+        + (
+            f"Without positions it is rounding ({res.residual_plain:.1e}): attention is permutation-equivariant, which means that "
+            "reordering its inputs only reorders its outputs. "
+            if res.residual_plain < 1e-9
+            else ""
+        )
+        + " ".join(notes)
     )
     b = guarded(bag, width, base, scheme.name)
     st.markdown(
@@ -232,7 +249,7 @@ def _add_concat() -> None:
     width, base = _width()
     if added:  # only an added code can be concatenated instead
         st.header("Add or concatenate?")
-        ac = guarded(add_concat, tuple(words), width, base, scheme.name, st.session_state.att_seed)
+        ac = guarded(add_concat, tuple(words), width, base, scheme.name, tuple(int(k) for k in order))
         st.dataframe(
             {
                 "": ["add: x + PE", "concatenate: [x, PE]"],

@@ -7,42 +7,42 @@ from core.analysis import attention, properties, raw_positions
 from core.schemes import naive
 from core.schemes.registry import Setting
 from core.schemes.sinusoidal import sinusoidal_encoding
-from core.viz import charts
+from core.viz import attention_figures, charts
 from core.viz.grid import strided
 from core.viz.heatmap import ScaleGroup, grouped_heatmap
+from ui.controls import Choice, check_links
 from ui.display import guarded, note_if, plot, static_table
 from ui.heatmap import draw_heatmap
 from ui.path import STEPS, link, next_link
+from ui.reorder import word_order
 from ui.scorecard import scorecard
 from ui.sidebar import current_settings
 from ui.sources import sources_expander
 
 DEMO_WIDTH = 512  # the attention demo's width cap: it builds three d x d projections
+LESSONS = {  # sentences whose order matters: a swap of subject and object, and a repeated word
+    "dog bites man": ["dog", "bites", "man"],
+    "the cat sat on the mat": ["the", "cat", "sat", "on", "the", "mat"],
+}
 
 st.title("The position problem")
 s = current_settings()
 width = min(s.d_model, DEMO_WIDTH)
 st.markdown(
-    "A transformer reads a sentence all at once. Self-attention compares every word with every other word, but nothing in that comparison "
-    "says *where* a word stands: without help, ‘dog bites man’ and ‘man bites dog’ look the same to it. A **positional encoding** is that "
-    "help. This app shows what each kind of encoding does, live, with the numbers behind every picture."
+    "A transformer reads all the words of a sentence at once, and self-attention, which lets each word gather from the others, "
+    "has no idea where any word stands. Reorder the words below: **without positions** the picture just moves with its words; "
+    "**with a positional encoding** added, it changes."
 )
-st.markdown(
-    "A recap of what attention does with the words: each word starts as its own fixed vector, the same wherever it appears. Self-attention "
-    "replaces it by a weighted mix of all the words' vectors, weighted by how well they match, so the output is a *contextual* vector: ‘bank’ "
-    "next to ‘river’ ends up different from ‘bank’ next to ‘loan’. That mix depends on which words are present, and without positions on nothing "
-    "else: the same words in another order give the same vectors, only reordered."
-)
-st.subheader("What a good encoding needs")
-st.markdown("\n".join(f"- **{name}**: {words}" for name, words in properties.CHECKLIST))
-st.caption("Every scheme page scores its schemes on this list, measured from their own arrays at the sidebar's settings; the compare page scores them all.")
-st.subheader("A path through the app")
-for k, step in enumerate(STEPS, 1):
-    link(step, f"{k}. {step.title}: {step.pitch}", step.icon)
-note_if(
-    s.d_model > DEMO_WIDTH,
-    f"The attention demo and the gradient-step figures below use width {DEMO_WIDTH} (d_model is {s.d_model:,}): they build d x d matrices.",
-)
+SENTENCE = Choice("lesson", "Sentence", list(LESSONS), next(iter(LESSONS)), expected="pick one of the sentences offered", widget="segmented_control")
+check_links(SENTENCE)
+words = LESSONS[SENTENCE.draw()]
+order = word_order("order", words)
+note_if(s.d_model > DEMO_WIDTH, f"The attention pictures use width {DEMO_WIDTH} (d_model is {s.d_model:,}): they build d x d matrices.")
+
+
+@st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
+def lesson(words: tuple[str, ...], order: tuple[int, ...], width: int, base: float) -> attention.AttentionStudy:
+    return attention.attention_study(list(words), sinusoidal_encoding(len(words), width, base), perm=np.array(order), backend=attention.multi_head_attention)
 
 
 @st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
@@ -55,28 +55,49 @@ def raw_study(max_len: int, width: int, base: float) -> raw_positions.RawScale:
     return raw_positions.raw_scale(raw_positions.measured_positions(max_len), width, base)
 
 
-# --- 2. A bag of words ------------------------------------------------------------------
-st.header("1. 'dog bites man' = 'man bites dog'?")
-bag = guarded(bag_result, width, s.base)
-static_table(
-    {
-        "": ["without positions", "with the sinusoid added"],
-        "cosine of the two sentence vectors": [charts.number(bag.cosine_plain), charts.number(bag.cosine_pe)],
-        "relative distance ‖a − b‖ / ‖a‖": [f"{bag.distance_plain:.1e}", charts.number(bag.distance_pe)],
-    }
-)
-st.caption(
-    "Each sentence vector is the mean of the self-attention outputs. Without positions the two "
-    f"orders give the same vector (cosine {charts.number(bag.cosine_plain)}, distance {bag.distance_plain:.1e}, rounding): the model sees a "
-    "bag of words. With the sinusoid added before attention they differ. Note that the sinusoid "
-    "alone is not enough: the mean of (word + position) over the sentence is the same for both "
-    "orders; the difference appears because attention mixes words according to where they are. "
-    "Word vectors here are fixed pseudo-random vectors (the same word always gets the same one) and attention uses fixed random "
-    "projections, so every number is reproducible. The attention page shows the weights, shuffles any sentence, and applies every scheme."
-)
+study = guarded(lesson, tuple(words), tuple(int(k) for k in order), width, s.base)
+draw_heatmap(attention_figures.reorder_figure(study, 0, "the sinusoid"), key="lesson_weights")
+st.caption(" ".join(attention_figures.reorder_sentences(study, 0, "the sinusoid", causal=False)))
+
+with st.expander("What attention does, and why it needs positions"):
+    st.markdown(
+        "Each word starts as its own fixed vector, the same wherever it appears. Self-attention replaces it by a weighted mix of all the "
+        "words' vectors, weighted by how well they match, so the output is a *contextual* vector: ‘bank’ next to ‘river’ ends up different "
+        "from ‘bank’ next to ‘loan’. That mix depends on which words are present and, without positions, on nothing else: the same words in "
+        "another order give the same vectors, only reordered. A recurrent network reads one word after another, so order is built into how it "
+        "reads; attention reads every word in parallel, which is what makes it fast, and is exactly why order has to be added. "
+        "A **positional encoding** is that addition: a vector (or a change to the scores) that depends on where a word stands."
+    )
+    st.markdown(
+        "Here the word vectors are fixed pseudo-random vectors (the same word always gets the same one), attention uses fixed random "
+        "projections standing in for trained ones, and the sinusoid of the sidebar's width and base is added to the words. "
+        "The attention page does the same with any scheme and any sentence."
+    )
+    bag = guarded(bag_result, width, s.base)
+    st.markdown("The same test on a whole sentence: the mean of the attention outputs for ‘dog bites man’ and for ‘man bites dog’.")
+    static_table(
+        {
+            "": ["without positions", "with the sinusoid added"],
+            "cosine of the two sentence vectors": [charts.number(bag.cosine_plain), charts.number(bag.cosine_pe)],
+            "relative distance ‖a − b‖ / ‖a‖": [f"{bag.distance_plain:.1e}", charts.number(bag.distance_pe)],
+        }
+    )
+    st.caption(
+        f"Without positions the two orders give the same vector (distance {bag.distance_plain:.1e}, rounding): the model sees a bag of words. "
+        f"With the sinusoid they differ (distance {charts.number(bag.distance_pe)}). A cosine near 1 does not mean the positions are missing: "
+        "what tells is whether the distance is rounding error. The sinusoid alone is not enough either: the mean of (word + position) over "
+        "the sentence is the same for both orders; the difference appears because attention mixes words according to where they are."
+    )
+
+with st.expander("What a good encoding needs, and the path through the app"):
+    st.markdown("\n".join(f"- **{name}**: {words}" for name, words in properties.CHECKLIST))
+    st.caption("Every scheme page scores its schemes on this list, measured from their own arrays at the sidebar's settings; the compare page scores them all.")
+    for k, step in enumerate(STEPS, 1):
+        link(step, f"{k}. {step.title}: {step.pitch}", step.icon)
+
 
 # --- 3. Naive fixes ----------------------------------------------------------------------
-st.header("2. Naive fixes, and why each fails")
+st.header("Naive fixes, and why each fails")
 L = s.max_len
 col_a, col_b = st.columns(2)
 with col_a:

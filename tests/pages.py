@@ -13,7 +13,7 @@ PAGE_FILES = {NAMES[step.url_path]: None if step.url_path == "" else step.script
 # Figures a page draws at the defaults over all its tabs (only the open tab's are drawn at a time): Plotly
 # charts and painted panel grids. The AppTests count what the server sends, the browser tests what is drawn.
 CHARTS = {
-    "problem": 4, "sinusoidal": 8, "similarity": 5, "attention": 3, "compare": 2, "rope": 5,
+    "problem": 5, "sinusoidal": 8, "similarity": 5, "attention": 4, "compare": 2, "rope": 5,
     "context": 5, "relative": 8, "model": 11, "lab": 3, "practice": 0, "code": 1,
 }  # fmt: skip
 

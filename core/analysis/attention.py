@@ -122,6 +122,20 @@ def shuffle_perm(n: int, seed: int) -> np.ndarray:
     return np.roll(np.arange(n), 1)
 
 
+def check_order(order, n: int) -> np.ndarray:
+    """`order` as a permutation of 0 .. n-1 (int64, (n,)), or a ValueError that says what is wrong."""
+    arr = np.asarray(order)
+    if arr.shape != (n,) or not np.issubdtype(arr.dtype, np.integer) or not np.array_equal(np.sort(arr), np.arange(n)):
+        raise ValueError(f"A word order must name each of the {n} words once.")
+    return arr.astype(np.int64)
+
+
+def reordered_weights(weights_back: np.ndarray, perm: np.ndarray) -> np.ndarray:
+    """Weights of the reordered sentence in its own order, from weights put back in the original order
+    (`AttentionStudy.weights_*_shuffled`): row and column k are slot k's, the word perm[k]. (H, T, T)."""
+    return weights_back[:, perm][:, :, perm]
+
+
 @dataclass(frozen=True)
 class BagOfWords:
     """Mean-pooled self-attention outputs of two sentences with the same words in another order."""
@@ -266,18 +280,20 @@ def attention_study(
     seed: int = 0,
     backend=multi_head_attention_torch,
     width: int | None = None,
+    perm: np.ndarray | None = None,
 ) -> AttentionStudy:
     """Attention on `words` without and with positions (an added (T, d) array, or a Positions
-    that may rotate queries and keys or bias the scores), and on a seeded shuffle of the words
-    (positions stay where they are: position k is still position k). `d_model` is the width
-    of `pe` when it is an array, else of `width`."""
+    that may rotate queries and keys or bias the scores), and on the words reordered by `perm`
+    (slot k of the reordered sentence holds word perm[k]; a seeded shuffle when None). Positions
+    stay where they are: position k is still position k. `d_model` is the width of `pe` when it
+    is an array, else of `width`."""
     positions = as_positions(pe)
     d = width if positions.added is None else positions.added.shape[1]
     if d is None:
         raise ValueError("attention_study needs the width when nothing is added to the inputs.")
     x = sentence_inputs(words, d, scale=scale_words)
     proj = random_projections(d) if project else None
-    perm = shuffle_perm(len(words), seed)
+    perm = shuffle_perm(len(words), seed) if perm is None else check_order(perm, len(words))
     inverse = np.argsort(perm)
     runs = {}
     for name, pos in (("plain", NO_POSITIONS), ("pe", positions)):
@@ -345,11 +361,12 @@ class AddVersusConcat:
     overlap: np.ndarray = field(compare=False)
 
 
-def add_versus_concat(words: list[str], pe: np.ndarray, *, seed: int = 0) -> AddVersusConcat:
-    """Shuffle test for x + pe (width d) and for [x, pe] (width 2d), with seeded projections."""
+def add_versus_concat(words: list[str], pe: np.ndarray, *, seed: int = 0, perm: np.ndarray | None = None) -> AddVersusConcat:
+    """Shuffle test for x + pe (width d) and for [x, pe] (width 2d), with seeded projections; the words
+    reordered by `perm` (a seeded shuffle when None)."""
     d = pe.shape[1]
     x = sentence_inputs(words, d)
-    perm = shuffle_perm(len(words), seed)
+    perm = shuffle_perm(len(words), seed) if perm is None else check_order(perm, len(words))
     added = permutation_residual(x, perm, pe, random_projections(d))
     # [x, PE] with the words shuffled is [x, 0][perm] + [0, PE]: the same test at width 2d
     zeros = np.zeros_like(x)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from core.analysis.attention import AttentionStudy
+from core.analysis.attention import AttentionStudy, reordered_weights
 from core.schemes.registry import ADDED, Scheme
 from core.viz import charts
 from core.viz.grid import ordinal, strided
@@ -53,6 +53,85 @@ def weight_figure(res: AttentionStudy, head: int, words: Sequence[str], label: s
         note=f"key words named on every {ordinal(every)} column (the rows name every word)" if names and every > 1 else "",
         panel_height=max(260, ROW_PX * n) if names else 300,  # a word label per row needs its own line
     )
+
+
+def reorder_figure(res: AttentionStudy, head: int, label: str) -> dict:
+    """The lesson in one picture: head `head`'s weights for the sentence in its original order and in
+    the visitor's order (`res.perm`), each in its own order, without positions (top row) and with
+    the scheme named `label` (bottom row), on one sequential colour range from 0 so that every cell
+    is comparable. Without positions the right-hand panel is the left one with its rows and columns
+    carried along with their words; with positions it is not. A core.viz.heatmap spec."""
+    words = list(res.words)
+    n = len(words)
+    mine = [words[k] for k in res.perm]
+    ax = strided(n, MAX_TOKENS)
+    if n <= TICK_LIMIT:
+        every = max(1, -(-n // X_LABELS))
+        axes = {
+            order: (Named(ax, [f"{i}:{w}" for i, w in enumerate(ws)], every), Named(ax, [f"{i}:{w}" for i, w in enumerate(ws)]))
+            for order, ws in (("original", words), ("yours", mine))
+        }
+        axis_title = "key word (position:word)"
+    else:
+        every, axes, axis_title = 1, {"original": (ax, ax), "yours": (ax, ax)}, "key position"
+    panels = [
+        ("original order, no positions", res.weights_plain[head], *axes["original"]),
+        ("your order, no positions", reordered_weights(res.weights_plain_shuffled, res.perm)[head], *axes["yours"]),
+        (f"original order, with {label}", res.weights_pe[head], *axes["original"]),
+        (f"your order, with {label}", reordered_weights(res.weights_pe_shuffled, res.perm)[head], *axes["yours"]),
+    ]
+    top = float(max(np.max(z) for _, z, _, _ in panels))
+    return grouped_heatmap(
+        [ScaleGroup(panels, signed=False, zmin=0.0, zmax=top, colorbar_title="attention weight", hover="weight")],
+        title=f"Attention weights{f', head {head + 1}' if res.weights_plain.shape[0] > 1 else ''} in two word orders (row: query, column: key)",
+        x_title=axis_title,
+        y_title=axis_title.replace("key", "query"),
+        note=f"key words named on every {ordinal(every)} column" if every > 1 else "",
+        panel_height=max(220, ROW_PX * n) if n <= TICK_LIMIT else 300,
+        columns=2,
+    )
+
+
+def reorder_changes(res: AttentionStudy, head: int) -> tuple[float, float]:
+    """How much head `head`'s weights change when the words are reordered, once each word is moved back
+    to its place: max |weight| difference without positions and with them."""
+    plain = float(np.abs(res.weights_plain_shuffled[head] - res.weights_plain[head]).max())
+    with_pe = float(np.abs(res.weights_pe_shuffled[head] - res.weights_pe[head]).max())
+    return plain, with_pe
+
+
+def reorder_sentences(res: AttentionStudy, head: int, label: str, causal: bool) -> list[str]:
+    """What to look for in `reorder_figure`, said only where it holds for these weights."""
+    n = len(res.words)
+    if np.array_equal(res.perm, np.arange(n)):
+        return ["Both orders are the same now: swap two words to see what changes."]
+    if [res.words[k] for k in res.perm] == list(res.words):
+        return ["Your order puts the same words in the same places (only repeated words traded places), so both sentences are the same."]
+    plain, with_pe = reorder_changes(res, head)
+    if plain < 1e-9:
+        first = (
+            "Top row, no positions: the right picture is the left one with its rows and columns carried along with their words. "
+            "Moved back to its place, every word's attention is unchanged"
+            + (" (exactly)." if plain == 0 else f" (largest difference {plain:.0e}, rounding).")
+        )
+    elif causal:
+        first = (
+            "Top row: even without positions the causal mask (each word sees only itself and earlier words) makes attention depend on order: "
+            f"moved back to their places, the weights differ by up to {charts.number(plain)}."
+        )
+    else:
+        first = f"Top row, no positions: moved back to their places, the weights differ by up to {charts.number(plain)}."
+    if with_pe < 1e-9:
+        second = (
+            f"Bottom row, with {label}: this reordering leaves the weights as they were too (largest difference {with_pe:.0e}): "
+            "the positions, as applied here, cannot tell these two orders apart. Try another order."
+        )
+    else:
+        second = (
+            f"Bottom row, with {label}: the pictures differ, because where a word stands now changes whom it attends to "
+            f"(moved back to their places, the weights differ by up to {charts.number(with_pe)})."
+        )
+    return [first, second]
 
 
 def shuffle_notes(res: AttentionStudy, words: Sequence[str], scheme: Scheme, causal: bool) -> list[str]:

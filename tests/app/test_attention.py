@@ -10,6 +10,7 @@ from core.schemes.registry import SCHEMES, positional_schemes
 from core.schemes.sinusoidal import sinusoidal_encoding
 from core.viz.charts import number
 from tests.app.conftest import assert_clean, chart_keys, decode, figures, grid, grid_keys, grids, open_page, open_views
+from tests.pages import CHARTS
 
 
 def metrics(at) -> dict[str, str]:
@@ -22,15 +23,15 @@ def test_every_preset(preset):
     at.selectbox(key="sentence").set_value(preset).run()
     assert_clean(at)
     m = metrics(at)
-    assert float(m["shuffle residual, no positions"]) < 1e-12
-    shuffled = next(m.value for m in at.markdown if m.value.startswith("Shuffled")).split("`")[1]  # shown as inert text in a code span
+    assert float(m["reordering residual, no positions"]) < 1e-12
+    shuffled = next(m.value for m in at.markdown if m.value.startswith("Your order")).split("`")[1]  # shown as inert text in a code span
     words = attention.tokenize(shuffled)  # the same words as the sentence, in another order
     if len(set(words)) < len(words):
         assert float(m["same-word rows, no positions"]) < 1e-12
     else:
         assert m["same-word rows, no positions"] == "no repeats"
-    assert grid_keys(at) == ["att_side_by_side"] and chart_keys(at) == []  # the open tab's (without, with, difference, painted); the others':
-    assert sum(len(figures(run)) + len(grids(run)) for run in open_views("attention", sentence=preset)) == 3
+    assert grid_keys(at) == ["att_orders", "att_side_by_side"] and chart_keys(at) == []  # the open tab's (without, with, difference, painted); the others':
+    assert sum(len(figures(run)) + len(grids(run)) for run in open_views("attention", sentence=preset)) == CHARTS["attention"]
 
 
 def test_side_by_side_weights_are_the_core_numbers():
@@ -64,7 +65,7 @@ def test_a_long_sentence_names_every_row_and_every_kth_column_and_grows_to_fit()
     spec = grid(at, "att_side_by_side")
     words = [label.split(":", 1)[1] for label in spec["panels"][0]["y"]["names"]]
     n = len(words)
-    shuffled = next(m.value for m in at.markdown if m.value.startswith("Shuffled")).split("`")[1]
+    shuffled = next(m.value for m in at.markdown if m.value.startswith("Your order")).split("`")[1]
     assert sorted(attention.tokenize(shuffled)) == sorted(words) and 10 < n <= 40  # the sentence's words, all of them, in order below
     every = -(-n // 10)
     assert every > 1
@@ -86,12 +87,12 @@ def test_repeated_word_rows_identical_without_positions_distinct_with():
 def test_shuffle_button_reshuffles():
     at = open_page("attention")
     at.selectbox(key="sentence").set_value("the cat sat on the mat").run()
-    before = [m.value for m in at.markdown if m.value.startswith("Shuffled")]
-    at.button(key="shuffle").click().run()
-    after = [m.value for m in at.markdown if m.value.startswith("Shuffled")]
+    before = [m.value for m in at.markdown if m.value.startswith("Your order")]
+    at.button(key="att_order_shuffle").click().run()
+    after = [m.value for m in at.markdown if m.value.startswith("Your order")]
     assert before != after
-    assert float(metrics(at)["shuffle residual, no positions"]) < 1e-12
-    assert float(metrics(at)["shuffle residual, with positions"]) > 1e-3
+    assert float(metrics(at)["reordering residual, no positions"]) < 1e-12
+    assert float(metrics(at)["reordering residual, with positions"]) > 1e-3
 
 
 @pytest.mark.parametrize("scheme", positional_schemes())
@@ -104,7 +105,7 @@ def test_every_scheme_in_the_picker(scheme):
         at.selectbox(key="heads").set_value(heads).run()
         assert_clean(at)
         m = metrics(at)
-        assert float(m["shuffle residual, with positions"]) > 1e-3, heads
+        assert float(m["reordering residual, with positions"]) > 1e-3, heads
         if heads > 1:
             at.selectbox(key="head").set_value(heads - 1).run()
             assert f"head {heads}" in grid(at, "att_side_by_side")["title"]
@@ -114,7 +115,7 @@ def test_causal_mask_changes_the_story():
     at = open_page("attention")
     at.toggle(key="causal").set_value(True).run()
     assert_clean(at)
-    assert float(metrics(at)["shuffle residual, no positions"]) > 1e-3
+    assert float(metrics(at)["reordering residual, no positions"]) > 1e-3
     assert any("mask itself encodes order" in c.value for c in at.caption)
 
 
@@ -134,17 +135,17 @@ def test_custom_sentence_edge_cases(text, outcome):
         assert any("first 256" in i.value for i in at.info)
         panels = grid(at, "att_side_by_side")["panels"]  # 3 x 256 x 256 cells: PNGs, with every 4th row and column's values for the hover
         assert all("image" in p and p["probe"] == 4 and "names" not in p["x"] and p["x"]["indices"] == list(range(256)) for p in panels)
-    assert len(grids(at)) == 1 and not figures(at)  # the open tab's; with the others', through their links:
+    assert len(grids(at)) == 2 and not figures(at)  # the open tab's (the two orders; with, without and the difference); with the others':
     views = open_views("attention", sentence="your own sentence", text=text)
     assert all(not run.exception for run in views)
-    assert sum(len(figures(run)) + len(grids(run)) for run in views) == 3
+    assert sum(len(figures(run)) + len(grids(run)) for run in views) == CHARTS["attention"]
 
 
 def test_custom_sentence_and_settings_from_the_link():
     at = open_page("attention", sentence="your own sentence", text="colourless green ideas sleep furiously", heads="2", scheme="t2t")
     assert_clean(at)
     assert at.selectbox(key="heads").value == 2 and at.selectbox(key="scheme").value == "t2t"
-    assert "colourless" in " ".join(m.value for m in at.markdown if m.value.startswith("Shuffled"))
+    assert "colourless" in " ".join(m.value for m in at.markdown if m.value.startswith("Your order"))
 
 
 def test_unknown_scheme_in_the_link():

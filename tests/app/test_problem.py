@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.analysis import properties, raw_positions
-from tests.app.conftest import assert_clean, decode, figures, open_page, plain_table, title_text
+from tests.app.conftest import assert_clean, decode, figures, grid, grid_keys, open_page, plain_table, title_text
 from ui.path import STEPS
 
 
@@ -61,3 +61,25 @@ def test_raw_positions_scale_and_gradient_step_are_cores():
     np.testing.assert_allclose(lines["word + integer p"], study.integer_max_step, rtol=1e-6)
     np.testing.assert_allclose(lines["word + sinusoid"], study.sinusoid_max_step, rtol=1e-6)
     assert raw_positions.raw_scale_text(study, 64) in [c.value for c in at.caption]
+
+
+def test_the_lesson_opens_the_page_and_a_swap_reorders_its_picture():
+    at = open_page("problem", d_model="64")
+    assert_clean(at)
+    assert grid_keys(at)[0] == "lesson_weights"  # the first figure of the page
+    assert at.query_params["order"] == "2,1,0"  # 'man bites dog' beside 'dog bites man'
+    at.button_group(key="order_pick").set_value(0).run()
+    at.button_group(key="order_pick").set_value(2).run()  # swap the words in slots 0 and 2: back to 'dog bites man'
+    assert at.query_params["order"] == "0,1,2"
+    assert at.caption[0].value == "Both orders are the same now: swap two words to see what changes."
+    at.button(key="order_reverse").click().run()
+    panels = grid(at, "lesson_weights")["panels"]
+    assert [p["y"]["names"] for p in panels[:2]] == [["0:dog", "1:bites", "2:man"], ["0:man", "1:bites", "2:dog"]]
+    plain, mine = (decode(p["z"]).astype(float) for p in panels[:2])
+    np.testing.assert_allclose(mine, plain[::-1, ::-1], atol=1e-7)
+
+
+def test_a_bad_order_in_the_link_gets_a_notice_and_the_default():
+    at = open_page("problem", order="0,0,1")
+    assert_clean(at)
+    assert any("word order" in w.value for w in at.warning) and at.query_params["order"] == "2,1,0"

@@ -30,6 +30,7 @@ def _every_control_app() -> None:
     from ui import controls
     from ui.controls import check_url_value
     from ui.display import quoted
+    from ui.reorder import word_order
     from ui.sidebar import shared_controls, show_url_notices
     from ui.tabs import url_tabs
 
@@ -49,6 +50,7 @@ def _every_control_app() -> None:
     controls.toggle(st, "Flag", "flag", False)
     words = controls.text(st, "Words", "words", "a b", 200, "a sentence is up to {longest} characters")
     st.caption(f"Your words: {quoted(words)}")
+    word_order("order", ["dog", "bites", "man"])
     controls.linked_number(st, "Dimension", "dim", 0, 383, 5)
     controls.linked_number(st, "Component", "pc", 1, 10, 1, select_slider=True)
     check_url_value("why", lambda raw: raw.lower() in ("true", "false"), "it is true (open) or false")

@@ -1,0 +1,76 @@
+"""The reordering lesson's figure and sentences (core.viz.attention_figures): what each panel shows, that
+the four share one colour range, and that each sentence is said only where it holds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.analysis import attention
+from core.schemes.registry import SCHEMES, Setting
+from core.schemes.sinusoidal import sinusoidal_encoding
+from core.viz.attention_figures import reorder_changes, reorder_figure, reorder_sentences
+from tests.app.conftest import decode
+
+WORDS = ["dog", "bites", "man"]
+
+
+def _study(words, order, pe=None, **options):
+    pe = sinusoidal_encoding(len(words), 64) if pe is None else pe
+    return attention.attention_study(words, pe, perm=np.array(order), backend=attention.multi_head_attention, width=64, **options)
+
+
+def _panels(spec):
+    return [(p["title"], decode(p["z"]).astype(float), p) for p in spec["panels"]]
+
+
+def test_without_positions_the_picture_moves_with_its_words():
+    res = _study(WORDS, [2, 1, 0])
+    (t0, orig, p0), (t1, mine, p1), (t2, orig_pe, _), (t3, mine_pe, _) = _panels(reorder_figure(res, 0, "the sinusoid"))
+    titles = ["original order, no positions", "your order, no positions", "original order, with the sinusoid", "your order, with the sinusoid"]
+    assert [t0, t1, t2, t3] == titles
+    assert p0["y"]["names"] == ["0:dog", "1:bites", "2:man"] and p1["y"]["names"] == ["0:man", "1:bites", "2:dog"]
+    # slot k of your order holds word 2 - k: the same cells, carried along with their words
+    np.testing.assert_allclose(mine, orig[::-1, ::-1], atol=1e-7)
+    assert np.abs(mine_pe - orig_pe[::-1, ::-1]).max() > 1e-3  # with positions it is not a reordering of the original
+
+
+def test_the_four_panels_share_one_sequential_range_that_holds_them_all():
+    res = _study(WORDS, [1, 2, 0])
+    spec = reorder_figure(res, 0, "the sinusoid")
+    assert len(spec["scales"]) == 1 and not spec["scales"][0]["signed"] and spec["columns"] == 2
+    top = max(float(np.max(z)) for _, z, _ in _panels(spec))
+    assert all(p["zmin"] == 0.0 and p["zmax"] == pytest.approx(top, rel=1e-6) for p in spec["panels"])
+
+
+def test_the_changes_are_measured_with_each_word_moved_back():
+    res = _study(WORDS, [2, 1, 0])
+    plain, with_pe = reorder_changes(res, 0)
+    assert plain < 1e-12
+    mine = attention.multi_head_attention(attention.sentence_inputs(WORDS[::-1], 64) + sinusoidal_encoding(3, 64), 1, attention.random_projections(64))[1][0]
+    back = mine[::-1, ::-1]  # your order's weights, each word moved back to its place (the reversal is its own inverse)
+    assert with_pe == pytest.approx(float(np.abs(back - res.weights_pe[0]).max())) and with_pe > 1e-3
+
+
+def test_sentences_say_only_what_holds():
+    same = reorder_sentences(_study(WORDS, [0, 1, 2]), 0, "the sinusoid", causal=False)
+    assert same == ["Both orders are the same now: swap two words to see what changes."]
+    words = ["the", "cat", "the"]
+    twins = reorder_sentences(_study(words, [2, 1, 0]), 0, "the sinusoid", causal=False)  # the two 'the' trade places: the same sentence
+    assert "same words in the same places" in twins[0] and len(twins) == 1
+    plain, moved = reorder_sentences(_study(WORDS, [2, 1, 0]), 0, "the sinusoid", causal=False)
+    assert "carried along with their words" in plain and "the pictures differ" in moved
+    masked, _ = reorder_sentences(_study(WORDS, [2, 1, 0], causal=True), 0, "the sinusoid", causal=True)
+    assert "causal mask" in masked and "carried along" not in masked
+    # a bias that depends only on |i - j| cannot tell a sentence from its mirror image
+    alibi = SCHEMES["alibi"].attention_positions(3, Setting(64, 1e4, train_len=3, n_heads=1))
+    _, blind = reorder_sentences(_study(WORDS, [2, 1, 0], pe=alibi), 0, "ALiBi", causal=False)
+    assert "cannot tell these two orders apart" in blind
+    # nothing added at all (a position factor of 0): said the same way, never 'the pictures differ'
+    _, nothing = reorder_sentences(_study(WORDS, [1, 0, 2], pe=np.zeros((3, 64))), 0, "nothing", causal=False)
+    assert "cannot tell these two orders apart" in nothing
+
+
+def test_a_bad_order_is_refused_in_words():
+    with pytest.raises(ValueError, match="each of the 3 words once"):
+        attention.attention_study(WORDS, sinusoidal_encoding(3, 64), perm=np.array([0, 0, 1]))

@@ -1,0 +1,102 @@
+"""A sentence's word order that the visitor changes: click a word, then another, to swap them
+(or reverse, shuffle, put back). The order is in the URL (`?order=2,1,0`: slot k of the new
+sentence holds word number k of the original), checked like any link value.
+
+The order belongs to one sentence: when the words change, it starts again from the page's default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import streamlit as st
+
+from ui.controls import first_check, link_notice
+
+CHIPS = 16  # words offered as chips to click; a longer sentence is reordered by the buttons alone
+
+
+def parse_order(raw: str, n: int) -> tuple[int, ...] | None:
+    """A link's order for n words: n whole numbers separated by commas, each of 0 .. n-1 once; None otherwise.
+    At most n + 1 pieces are ever looked at, so a long link costs no more than a short one."""
+    pieces = raw.split(",", n)
+    if len(pieces) != n or not all(p.isascii() and p.isdigit() and len(p) <= 6 for p in pieces):
+        return None
+    order = tuple(int(p) for p in pieces)
+    return order if sorted(order) == list(range(n)) else None
+
+
+def reversed_order(n: int) -> tuple[int, ...]:
+    """The sentence read backwards: 'dog bites man' becomes 'man bites dog'."""
+    return tuple(range(n - 1, -1, -1))
+
+
+def _state(key: str) -> str:
+    return f"_{key}_order"
+
+
+def _set(key: str, order: Sequence[int]) -> None:
+    words, _ = st.session_state[_state(key)]
+    st.session_state[_state(key)] = (words, tuple(order))
+    st.session_state[f"_{key}_pending"] = None
+    st.session_state[f"{key}_pick"] = None
+
+
+def _picked(key: str) -> None:
+    """A chip clicked: the first click marks a word, the second swaps the two."""
+    pick, pending = st.session_state.get(f"{key}_pick"), st.session_state.get(f"_{key}_pending")
+    if pick is None or pending is None or pending == pick:
+        st.session_state[f"_{key}_pending"] = pick
+        return
+    _, order = st.session_state[_state(key)]
+    swapped = list(order)
+    swapped[pending], swapped[pick] = swapped[pick], swapped[pending]
+    _set(key, swapped)
+
+
+def _shuffled(key: str) -> None:
+    _, order = st.session_state[_state(key)]
+    n = len(order)
+    new = list(order)
+    while n > 1 and new == list(order):
+        new = [int(k) for k in np.random.default_rng().permutation(n)]
+    _set(key, new)
+
+
+def word_order(key: str, words: Sequence[str], default: Callable[[int], tuple[int, ...]] = reversed_order) -> np.ndarray:
+    """Draw the word-order control for `words` and return the order (slot k holds word order[k]), (n,) int64.
+    The link's value is read once per session for these words; a bad one gets a notice and the default."""
+    n = len(words)
+    held = st.session_state.get(_state(key))
+    if held is None or held[0] != tuple(words):
+        order = default(n)
+        raw = st.query_params.get(key)
+        if raw is not None and first_check(f"{key}:order"):
+            parsed = parse_order(raw, n)
+            if parsed is None:
+                st.warning(link_notice(key, raw, f"a word order names each of the {n} words once, by number from 0, separated by commas"),
+                           icon=":material/link_off:")  # fmt: skip
+            else:
+                order = parsed
+        st.session_state[_state(key)] = (tuple(words), tuple(order))
+        st.session_state[f"_{key}_pending"] = None
+        st.session_state.pop(f"{key}_pick", None)
+    _, order = st.session_state[_state(key)]
+    if 1 < n <= CHIPS:
+        st.pills(
+            "Your order: click a word, then another, to swap them",
+            list(range(n)),
+            format_func=lambda k: words[order[k]],
+            selection_mode="single",
+            key=f"{key}_pick",
+            on_change=_picked,
+            args=(key,),
+        )
+    if n > 1:
+        c1, c2, c3, _ = st.columns([1, 1, 1, 2])
+        c1.button("Reverse", key=f"{key}_reverse", on_click=_set, args=(key, reversed_order(n)), icon=":material/swap_horiz:", width="stretch")
+        c2.button("Shuffle", key=f"{key}_shuffle", on_click=_shuffled, args=(key,), icon=":material/shuffle:", width="stretch")
+        c3.button("Original order", key=f"{key}_reset", on_click=_set, args=(key, tuple(range(n))), icon=":material/undo:", width="stretch")
+    st.query_params[key] = ",".join(map(str, order))
+    return np.asarray(order, dtype=np.int64)
