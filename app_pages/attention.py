@@ -50,9 +50,8 @@ def _width_note() -> None:
 st.title("Attention with and without positions")
 live_part("att_width", _width_note)
 st.markdown(
-    "Words become fixed pseudo-random vectors (the same word always gets the same vector), attention runs in "
-    "torch with fixed random projections standing in for trained ones, and a positional encoding is applied "
-    "the way a model applies it. Compare what attention sees with and without it."
+    "Reorder the words: without positions each word's attention travels with it; with a positional encoding, applied the way a model "
+    "applies it, the picture changes. Words are fixed pseudo-random vectors and the projections fixed random ones, standing in for trained ones."
 )
 
 # --- controls ----------------------------------------------------------------------------

@@ -94,9 +94,9 @@ def word_order(key: str, words: Sequence[str], default: Callable[[int], tuple[in
             args=(key,),
         )
     if n > 1:
-        c1, c2, c3, _ = st.columns([1, 1, 1, 2])
-        c1.button("Reverse", key=f"{key}_reverse", on_click=_set, args=(key, reversed_order(n)), icon=":material/swap_horiz:", width="stretch")
-        c2.button("Shuffle", key=f"{key}_shuffle", on_click=_shuffled, args=(key,), icon=":material/shuffle:", width="stretch")
-        c3.button("Original order", key=f"{key}_reset", on_click=_set, args=(key, tuple(range(n))), icon=":material/undo:", width="stretch")
+        row = st.container(horizontal=True)  # one row that wraps on a phone
+        row.button("Reverse", key=f"{key}_reverse", on_click=_set, args=(key, reversed_order(n)), icon=":material/swap_horiz:")
+        row.button("Shuffle", key=f"{key}_shuffle", on_click=_shuffled, args=(key,), icon=":material/shuffle:")
+        row.button("Original order", key=f"{key}_reset", on_click=_set, args=(key, tuple(range(n))), icon=":material/undo:")
     st.query_params[key] = ",".join(map(str, order))
     return np.asarray(order, dtype=np.int64)
