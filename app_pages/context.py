@@ -35,10 +35,9 @@ TABLE_COLUMNS = (  # the side-by-side table's columns (core.analysis.context.sum
 
 st.title("Long context in real models")
 st.markdown(
-    "A model's config decides its RoPE: `rope_theta`, `rope_scaling`, `partial_rotary_factor`, `mrope_section`. "
-    "Here those settings of real models, with the frequencies Hugging Face transformers computes for them, meet the context "
-    "they were trained on and the longer one they are run at. Each model brings its own head width, base and contexts: "
-    "the sidebar's d_model, max_len and base do not apply on this page."
+    "Real models' RoPE settings, with the frequencies Hugging Face transformers computes for them, against the context each model was "
+    "trained on and the longer one it is run at: look for the pairs that stop turning within the longer context. "
+    "Each model brings its own head width, base and contexts, so the sidebar's settings do not apply here."
 )
 chosen = preset_control()
 presets = [PRESETS[name] for name in chosen]
@@ -55,35 +54,35 @@ def summary(names: tuple[str, ...]) -> pd.DataFrame:
 
 # --- side by side, then model by model ------------------------------------------------------
 def _models() -> None:
-    st.header("Side by side")
     if not presets:
         st.info("Choose one or more models above to compare them.", icon=":material/info:")
         return
-    table = summary(tuple(chosen))
-    formats = {c: st.column_config.NumberColumn(format="%.4g") for c in ("base", "attention factor")}
-    short = {  # shorter headers, so each table fits (the columns keep their names)
-        "turn within trained": "turn in trained", "turn within extended": "turn in extended",
-        "slowest wavelength before": "slowest λ before", "slowest wavelength after": "slowest λ after",
-    }  # fmt: skip
-    formats |= {c: st.column_config.NumberColumn(label, format="%.4g") for c, label in short.items()}
-    config = {"model": st.column_config.TextColumn(pinned=True)} | formats
-    # three tables of eight columns or fewer, so each fits a 1,440-pixel window without a horizontal scroll
-    for columns in TABLE_COLUMNS:
-        st.dataframe(table[list(columns)], hide_index=True, column_config=config)
-    st.caption(
-        "One row per model and kind of layer in each table: its settings, its contexts and how many pairs turn within them, and what the "
-        "scaling does to its pairs. A pair *turns in* a "
-        "context when its wavelength 2π/θᵢ is at most that many positions: before scaling for the trained context, after it for the "
-        "extended one. *Not rotated* counts the pairs that never turn: the dimensions partial rotary leaves alone, and proportional "
-        "RoPE's zero frequencies. Numbers show 4 significant digits; 'unverified' names the fields no stored source could confirm."
-    )
-    st.header("Model by model")
     tabs = st.tabs([p.label for p in presets], key="context_tab", on_change="rerun")
     for preset, tab in zip(presets, tabs):
         if tab.open is False:
             continue  # only the open tab is computed
         with tab:
             model_tab(preset)
+    with st.expander("All the chosen models side by side, in numbers"):
+        table = summary(tuple(chosen))
+        formats = {c: st.column_config.NumberColumn(format="%.4g") for c in ("base", "attention factor")}
+        short = {  # shorter headers, so each table fits (the columns keep their names)
+            "turn within trained": "turn in trained", "turn within extended": "turn in extended",
+            "slowest wavelength before": "slowest λ before", "slowest wavelength after": "slowest λ after",
+        }  # fmt: skip
+        formats |= {c: st.column_config.NumberColumn(label, format="%.4g") for c, label in short.items()}
+        config = {"model": st.column_config.TextColumn(pinned=True)} | formats
+        # three tables of eight columns or fewer, so each fits a 1,440-pixel window without a horizontal scroll
+        for columns in TABLE_COLUMNS:
+            st.dataframe(table[list(columns)], hide_index=True, column_config=config)
+        st.caption(
+            "One row per model and kind of layer in each table: its settings, its contexts and how many pairs turn within them, and what the "
+            "scaling does to its pairs. A pair *turns in* a "
+            "context when its wavelength 2π/θᵢ is at most that many positions: before scaling for the trained context, after it for the "
+            "extended one. *Not rotated* counts the pairs that never turn: the dimensions partial rotary leaves alone, and proportional "
+            "RoPE's zero frequencies. Numbers show 4 significant digits; 'unverified' names the fields no stored source could confirm. "
+            "In a model's configuration these settings are `rope_theta`, `rope_scaling`, `partial_rotary_factor` and `mrope_section`."
+        )
 
 
 # --- the dynamic-NTK pitfall -----------------------------------------------------------------

@@ -69,7 +69,7 @@ def test_default_page_shows_cores_numbers():
     assert not at.warning, [w.value for w in at.warning]
     assert at.title[0].value == "Long context in real models"
     assert at.query_params["presets"] == ",".join(DEFAULT_PRESETS)
-    parts = [at.dataframe[k].value.reset_index(drop=True) for k in range(3)]
+    parts = [at.dataframe[k].value.reset_index(drop=True) for k in range(-3, 0)]  # the summary tables close the Models tab
     table = pd.concat([parts[0]] + [p.drop(columns=["model", "layers"]) for p in parts[1:]], axis=1)  # the three tables: every column once
     expected = pd.DataFrame(cx.summary_rows([PRESETS[n] for n in DEFAULT_PRESETS]))
     pd.testing.assert_frame_equal(table[list(expected.columns)], expected, check_dtype=False)
@@ -130,7 +130,7 @@ def test_every_preset_renders_with_cores_numbers(name):
     assert links["code"] == plans[-1].code
     rope_plan = next((plan.rope for plan in reversed(plans) if plan.rope is not None), None)
     assert links.get("rope") == (None if rope_plan is None else {**rope_plan, "rope_view": "Scaling"})  # opens /rope's Scaling tab
-    sources = at.dataframe[3].value
+    sources = at.dataframe[0].value  # the open model's sources, first on the tab
     assert len(sources) == len(preset.sources) and set(sources["status"]) <= set(STATUSES)
     for field in preset.unverified:
         assert sources.set_index("field").loc[field, "status"] in ("unverified", "partly verified")  # said on the page
