@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 from bench.app_run import measure_page, open_page, warm_up
-from bench.config import DEFAULT_RUNS, PAGES, SETTINGS, WARM_UP, Page, Setting, by_name
+from bench.config import DEFAULT_RUNS, PAGES, WARM_UP, Page, by_name
+from harness.settings import SETTINGS, Setting
 from bench.naive import measure_naive
 from bench.profiling import Profile, profile_rerun
 from bench.report import Row, load_average, machine, report, to_json, write_json

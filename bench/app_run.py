@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 
 from streamlit.testing.v1 import AppTest
 
-from bench.config import APP, APP_TIMEOUT_S, Page, Setting
+from bench.config import APP, APP_TIMEOUT_S, Page
+from harness.app_run import component_data
+from harness.settings import Setting
 from bench.script_thread import ScriptClock
 from ui.heatmap import NAME as HEATMAP  # the heatmaps the browser paints (ui/heatmap.py) count as figures
 
@@ -102,11 +104,6 @@ def figures(at: AppTest) -> list[ChartSize]:
     charts = [ChartSize(el.key or el.proto.id, len(el.proto.spec.encode())) for el in at.get("plotly_chart")]
     grids = [ChartSize(el.proto.id, len(component_data(el.proto))) for el in at.get("bidi_component") if el.proto.component_name == HEATMAP]
     return charts + grids
-
-
-def component_data(proto) -> bytes:
-    """A component element's data as sent: bytes as they are (a heatmap's JSON, ui.heatmap.payload), or Streamlit's JSON of a dict."""
-    return proto.bytes if proto.WhichOneof("data") == "bytes" else proto.json.encode()
 
 
 def problems(at: AppTest, page: Page, setting: Setting) -> list[str]:

@@ -49,9 +49,9 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from bench.load.browser import CHROMIUM, CHROMIUM_ARGS
-from bench.load.pages import ROOT, AppPage, pages_named
-from bench.load.server import CpuMeter, Server, load_average
+from harness.browser import CHROMIUM, CHROMIUM_ARGS
+from harness.pages import ROOT, AppPage, pages_named
+from harness.server import CpuMeter, Server, load_average
 
 SETTINGS = {"default": "", "big": "d_model=512&max_len=2048"}
 TARGETS = {"redraw_ratio": 2.0, "load_ratio": 1.5, "kb_per_step": 300.0, "cpu_per_redraw_s": 0.3}

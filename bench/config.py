@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from bench.load.pages import app_pages
+from harness.pages import app_pages
+from harness.settings import Setting
 from core.schemes.rope_presets import PRESETS
-from ui.params import BASE, D_MODEL, MAX_LEN
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app.py"
@@ -35,28 +35,6 @@ class Page:
     title: str
     default: bool = False  # served at `/`: reached by the first run, no switch needed
     params: tuple[tuple[str, str], ...] = ()  # page controls set through the URL
-
-
-@dataclass(frozen=True)
-class Setting:
-    """One value of the shared sidebar settings, given to the app through the URL."""
-
-    name: str
-    d_model: int
-    max_len: int
-    base: float
-
-    def query_params(self) -> dict[str, str]:
-        """The settings as the URL carries them (strings, in the app's own format)."""
-        return {
-            D_MODEL.name: D_MODEL.format(self.d_model),
-            MAX_LEN.name: MAX_LEN.format(self.max_len),
-            BASE.name: BASE.format(self.base),
-        }
-
-    def describe(self) -> str:
-        """'d_model=128, max_len=256, base=10000'."""
-        return ", ".join(f"{key}={value}" for key, value in self.query_params().items())
 
 
 def heading(script: str) -> str:
@@ -88,13 +66,6 @@ def _pages() -> tuple[Page, ...]:
 
 
 PAGES = _pages()
-
-DEFAULTS = Setting("defaults", int(D_MODEL.default), int(MAX_LEN.default), float(BASE.default))
-SETTINGS: tuple[Setting, ...] = (
-    DEFAULTS,
-    Setting("extremes", 8192, 131_072, 1e8),
-    Setting("odd", 8191, 131_072, 2.0),
-)
 
 # Run once before measuring so that imports are not counted; small, so it warms no cache
 # entry a measured setting would use.

@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.browser import Counting, _open, _settled, _task_duration
-from bench.load.browser import CHROMIUM, CHROMIUM_ARGS
-from bench.load.pages import ROOT
-from bench.load.server import Server, cpu_seconds, load_average
+from harness.browser import CHROMIUM, CHROMIUM_ARGS
+from harness.pages import ROOT
+from harness.server import Server, cpu_seconds, load_average
 
 RUNNING = "document.querySelector(\"[data-testid='stApp']\").getAttribute('data-test-script-state') !== 'notRunning'"
 

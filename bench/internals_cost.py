@@ -92,7 +92,7 @@ def cache_key() -> tuple[float, float]:
 def session_state() -> tuple[float, float, int]:
     from streamlit.testing.v1 import AppTest
 
-    from bench.load.pages import ROOT, app_pages
+    from harness.pages import ROOT, app_pages
     from ui.internals import _OneKeyState
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)

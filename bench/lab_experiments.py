@@ -17,7 +17,7 @@ import platform
 import resource
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from core.lab import experiment
@@ -40,8 +40,22 @@ def run(configs: Sequence[Any]) -> tuple[LabRun, float, float]:
     return job, time.perf_counter() - start, time.process_time() - cpu
 
 
-def outcomes(configs: Sequence[Any]) -> tuple[list[Any], dict[str, Any]]:
-    """Run `configs`; (their Outcomes in order, the timing and machine record). Exits on a failure."""
+def cpu_by_label(labelled: Iterable[tuple[str, float]]) -> dict[str, float]:
+    """Each run's CPU seconds under its label. Two runs under one label would leave only the later
+    one's figure under it, so a repeated label is refused, naming it."""
+    found: dict[str, float] = {}
+    for label, seconds in labelled:
+        if label in found:
+            raise ValueError(f"two runs are labelled {label!r}: give each configuration a label of its own (the bench's `label`)")
+        found[label] = round(seconds, 2)
+    return found
+
+
+def outcomes(configs: Sequence[Any], label: Callable[[Any], str] = lambda config: config.label) -> tuple[list[Any], dict[str, Any]]:
+    """Run `configs`; (their Outcomes in order, the timing and machine record, each run's CPU time under
+    `label` of its configuration). Exits on a failure."""
+    labels = [label(c) for c in configs]
+    cpu_by_label((name, 0.0) for name in labels)  # refused before anything is trained
     load = os.getloadavg()
     print(f"load average {load[0]:.1f} on {os.cpu_count()} CPUs; {len(configs)} runs", file=sys.stderr, flush=True)
     job, wall, cpu = run(configs)
@@ -52,13 +66,13 @@ def outcomes(configs: Sequence[Any]) -> tuple[list[Any], dict[str, Any]]:
         sys.exit(1)
     results = [job.results[i] for i in range(len(configs))]
     for r in results:
-        print(f"  {r.config.label}: {r.cpu_seconds:.1f} s CPU", flush=True)
+        print(f"  {label(r.config)}: {r.cpu_seconds:.1f} s CPU", flush=True)
     import torch
 
     meta = {
         "total_seconds": round(wall, 1),
         "total_cpu_seconds": round(cpu, 1),
-        "cpu_seconds": {r.config.label: round(r.cpu_seconds, 2) for r in results},
+        "cpu_seconds": cpu_by_label(zip(labels, (r.cpu_seconds for r in results))),
         "peak_rss_mb": round(peak_rss_mb()),
         "load_average_before": [round(x, 2) for x in load],
         "load_average_after": [round(x, 2) for x in os.getloadavg()],
@@ -93,8 +107,10 @@ def main(
     check: Callable[[experiment.Shipped], tuple[list[Any], Callable[[list[Any]], list[tuple[str, float | None, float | None]]]]],
     argv: list[str] | None = None,
     after: Callable[[list[Any]], None] | None = None,
+    label: Callable[[Any], str] = lambda config: config.label,
 ) -> int:
-    """The command line every experiment bench has: run and write (default), --no-write, --check."""
+    """The command line every experiment bench has: run and write (default), --no-write, --check. `label`
+    names a configuration's run in the CPU record (the page's label unless a bench runs one the page never does)."""
     parser = argparse.ArgumentParser(prog=f"python -m bench.lab_{name}", description=doc.splitlines()[0])
     parser.add_argument("--no-write", action="store_true", help="print only")
     parser.add_argument("--check", action="store_true", help="rerun a part of the shipped experiment through the runner and compare")
@@ -103,7 +119,7 @@ def main(
     if args.check:
         shipped = experiment.load(name)
         again, compare = check(shipped)
-        got, meta = outcomes(again)
+        got, meta = outcomes(again, label)
         rows = compare(got)
         ok = all(close(live, ref) for _, live, ref in rows)
         for what, live, ref in rows:
@@ -111,7 +127,7 @@ def main(
         cost = f"{meta['total_cpu_seconds']:.1f} s CPU, peak RSS {meta['peak_rss_mb']} MB"
         print(f"rerun matches the shipped numbers to {CHECK_RTOL:g}: {'ok' if ok else 'FAIL'}  ({cost})")
         return 0 if ok else 1
-    got, meta = outcomes(configs())
+    got, meta = outcomes(configs(), label)
     status = report(meta)
     if not args.no_write:
         path = experiment.write(name, command, config_record, seed, results(got), meta)

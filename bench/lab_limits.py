@@ -293,7 +293,7 @@ def _settings(n: int, seed: int = 7) -> list[dict[str, str]]:
 
 
 def _pages() -> list[str]:
-    from bench.load.pages import app_pages
+    from harness.pages import app_pages
 
     return [p.url_path for p in app_pages()]
 
@@ -404,7 +404,7 @@ async def fill_and_train(base: str, rss: Rss, settings: int, uploads: int, confi
 
 
 def memory(settings: int, uploads: int, lab_seconds: float, port: int, parallel: int) -> dict:
-    from bench.load.server import Server, load_average
+    from harness.server import Server, load_average
 
     config = with_seconds(worst()["memory"], lab_seconds)
     print(f"lab config: {describe(config)}", flush=True)

@@ -24,7 +24,8 @@ import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from bench.config import NAIVE_CELL_LIMIT, Setting
+from bench.config import NAIVE_CELL_LIMIT
+from harness.settings import Setting
 from core.schemes import naive as naive_codes
 from core.viz.grid import strided
 from core.schemes.sinusoidal import sinusoidal_encoding

@@ -14,7 +14,8 @@ import plotly
 import streamlit
 
 from bench.app_run import AppResult
-from bench.config import NAIVE_CELL_LIMIT, Setting
+from bench.config import NAIVE_CELL_LIMIT
+from harness.settings import Setting
 from bench.naive import NaiveResult
 from bench.profiling import Profile
 from bench.targets import TARGETS, Check

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bench.app_run import AppResult
-from bench.config import ANY_RUN_MS, DEFAULTS, DEFAULTS_RUN_MS, FIGURE_BYTES
+from bench.config import ANY_RUN_MS, DEFAULTS_RUN_MS, FIGURE_BYTES
+from harness.settings import DEFAULTS
 
 
 @dataclass(frozen=True)

@@ -32,9 +32,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.load.pages import pages_named  # noqa: E402
-from bench.load.server import Server, wait_healthy  # noqa: E402
-from bench.load.ws import warm_up  # noqa: E402
+from harness.pages import pages_named  # noqa: E402
+from harness.server import Server, wait_healthy  # noqa: E402
+from harness.ws import warm_up  # noqa: E402
 
 TEMPLATE = ROOT / "deploy" / "nginx" / "sticky.conf.template"
 BURST = 6  # the template's `limit_req zone=uploads burst=6 nodelay`: one request at the rate, then the burst

@@ -38,38 +38,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.load.pages import app_pages  # noqa: E402
-from bench.load.server import Server, free_port, wait_healthy  # noqa: E402
-from bench.load.ws import warm_up  # noqa: E402
-
-TEMPLATE = ROOT / "deploy" / "nginx" / "sticky.conf.template"
-
-
-def render_nginx(prefix: Path, logs: Path, listen: int, replicas: list[Server]) -> Path:
-    servers = "\n".join(f"        server 127.0.0.1:{r.port} max_fails=3 fail_timeout=10s;" for r in replicas)
-    text = (
-        TEMPLATE.read_text()
-        .replace("{{PREFIX}}", str(prefix))
-        .replace("{{LOGS}}", str(logs))
-        .replace("{{LISTEN}}", f"127.0.0.1:{listen}")
-        .replace("{{SERVERS}}", servers)
-    )
-    conf = prefix / "nginx.conf"
-    conf.write_text(text)
-    return conf
-
-
-def stop_all(nginx_proc: subprocess.Popen | None, replicas: list[Server]) -> None:
-    """Stop nginx gracefully (SIGQUIT; killed after 10 s) if it still runs, then every replica."""
-    if nginx_proc and nginx_proc.poll() is None:
-        nginx_proc.send_signal(signal.SIGQUIT)
-        try:
-            nginx_proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            nginx_proc.kill()
-    for r in replicas:
-        r.stop()
-
+from harness.pages import app_pages  # noqa: E402
+from harness.server import Server, free_port, wait_healthy  # noqa: E402
+from harness.nginx import render_nginx, stop_all  # noqa: E402
+from harness.ws import warm_up  # noqa: E402
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python deploy/two_replicas.py", description=__doc__.split("\n\n")[0])

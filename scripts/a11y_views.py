@@ -6,7 +6,7 @@
 `axe` starts the app and the minimal one-chart page (bench/minimal_app.py), runs axe-core's WCAG 2.0/2.1 A and AA
 rules on every view at the defaults and at the extreme settings, and prints a Markdown table: the serious and
 critical violations (elements) of each view, and how many of them the minimal page does not also have (the app's
-own; tests/e2e/a11y.py says how they are compared). `--url` judges a server started elsewhere (another checkout).
+own; harness/a11y.py says how they are compared). `--url` judges a server started elsewhere (another checkout).
 `shots` also prints, per page, whether the page scrolls sideways as a whole at that width.
 """
 
@@ -19,13 +19,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.config import SETTINGS as BENCH_SETTINGS  # noqa: E402
-from bench.load.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from bench.load.server import Server  # noqa: E402
-from tests.e2e import a11y  # noqa: E402
-from tests.e2e.conftest import screenshot, wait_ready  # noqa: E402
-from tests.pages import NAMES  # noqa: E402
+from harness import a11y  # noqa: E402
+from harness.browser import CHROMIUM, CHROMIUM_ARGS, screenshot, wait_ready  # noqa: E402
+from harness.pages import app_pages  # noqa: E402
+from harness.server import Server  # noqa: E402
+from harness.settings import SETTINGS as BENCH_SETTINGS  # noqa: E402
 
+NAMES = {page.url_path: page.name for page in app_pages()}  # url path -> short name ("" is /, the position problem)
 SETTINGS = {"defaults": "", "extremes": "?" + "&".join(f"{k}={v}" for k, v in next(s for s in BENCH_SETTINGS if s.name == "extremes").query_params().items())}
 
 

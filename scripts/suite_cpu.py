@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script: bench/ is imported from the checkout
 
-from bench.load.server import descendants  # noqa: E402  # the process tree, as the load bench reads it
+from harness.server import descendants  # noqa: E402  # the process tree, as the load bench reads it
 
 TICK = os.sysconf("SC_CLK_TCK")
 

@@ -5,7 +5,7 @@ that draws every kind of link-checked control the pages use) and the page tests
 (tests/app/test_bad_input.py: per page, one run per class of input, proving the page wires the
 checked controls; tests/app/test_hostile.py: widget states a crafted session sends).
 
-The contract (DESIGN.md): a bad value in a link never raises; it is either taken as it is (the URL
+The contract (docs/architecture.md, "Links"): a bad value in a link never raises; it is either taken as it is (the URL
 keeps it) or replaced by a valid value with a visible notice naming the parameter; nothing the
 input holds forms a link, an image, HTML, LaTeX, an icon or a directive anywhere Streamlit renders
 Markdown; and the session carries on.

@@ -1,5 +1,7 @@
 """The architecture (docs/architecture.md): layers only point down, no import circles, core never
 imports streamlit, and importing any core module but the torch ones (TORCH_MODULES) never imports torch.
+Around the app, each top-level folder imports only the folders FOLDER_ARROWS allows, and no two folders
+import each other, however indirectly.
 
 Imports are read from the source with ast, those inside functions included (a lazy import is
 still an arrow), so a module that imports another only when it runs counts too."""
@@ -22,6 +24,19 @@ TORCH_MODULES = {"core.schemes.torch", "core.lab.model", "core.lab.trained"}  # 
 # and the files written, then the lab (which trains the schemes and draws what it found).
 RANK = {"core.schemes": 0, "core.viz.grid": 0, "core.viz.wire": 0, "core.analysis": 1, "core.viz": 2, "core.files": 2, "core.lab": 3}
 LAYER = {"core": 0, "ui": 1, "app_pages": 2}  # app.py and the pages -> ui -> core
+
+
+APP = frozenset({"app", "core", "ui", "app_pages"})  # the app's own layers, checked module by module below
+# What each folder around the app may import: the shared harness sits on the app alone; the benchmarks, the
+# deploy proofs and the scripts use the harness and the app, never each other; the tests test all of them.
+FOLDER_ARROWS = {
+    "harness": APP,
+    "bench": APP | {"harness"},
+    "deploy": APP | {"harness"},
+    "scripts": APP | {"harness"},
+    "tests": APP | {"harness", "bench", "deploy", "scripts"},
+}
+TOP = APP | set(FOLDER_ARROWS)
 
 
 def module_name(path: Path) -> str:
@@ -58,6 +73,51 @@ def rank(name: str) -> tuple[int, str]:
 
 def package(name: str) -> str:
     return name.rsplit(".", 1)[0] if name.count(".") >= 2 else name
+
+
+def top_imports(path: Path) -> set[str]:
+    """The repository's top-level folders (and app.py) that `path` imports, lazy imports included."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module.split(".")[0])
+    return found & TOP
+
+
+def folder_of(path: Path) -> str:
+    return path.relative_to(ROOT).parts[0].removesuffix(".py")
+
+
+AROUND = sorted(p for folder in FOLDER_ARROWS for p in (ROOT / folder).rglob("*.py"))
+FOLDER_GRAPH: dict[str, set[str]] = {}
+for _path in [ROOT / "app.py", *(p for folder in sorted(APP - {"app"}) for p in (ROOT / folder).rglob("*.py")), *AROUND]:
+    FOLDER_GRAPH.setdefault(folder_of(_path), set()).update(top_imports(_path) - {folder_of(_path)})
+
+
+@pytest.mark.parametrize("path", AROUND, ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_folder_around_the_app_imports_only_what_it_may(path):
+    folder = folder_of(path)
+    wrong = top_imports(path) - FOLDER_ARROWS[folder] - {folder}
+    assert not wrong, f"{path.relative_to(ROOT)} imports {sorted(wrong)}: {folder}/ may import only {sorted(FOLDER_ARROWS[folder])}"
+
+
+def test_no_circles_between_folders():
+    assert {"harness", "ui"} <= FOLDER_GRAPH["bench"] and FOLDER_GRAPH["tests"] >= {"bench", "scripts"}  # the graph is read
+    for folder in APP:
+        assert not FOLDER_GRAPH.get(folder, set()) & set(FOLDER_ARROWS), f"{folder} imports {sorted(FOLDER_GRAPH[folder] & set(FOLDER_ARROWS))}"
+
+    def reach(start: str) -> set[str]:
+        seen, todo = set(), [start]
+        while todo:
+            for nxt in FOLDER_GRAPH.get(todo.pop(), set()) - seen:
+                seen.add(nxt)
+                todo.append(nxt)
+        return seen
+
+    circles = sorted(folder for folder in FOLDER_GRAPH if folder in reach(folder))
+    assert not circles, f"folders in an import circle: {circles}"
 
 
 def test_the_graph_is_read():

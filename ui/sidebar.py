@@ -1,7 +1,7 @@
 """The shared sidebar (d_model, max_len, base), bound to the URL.
 
 Each setting has two widgets: a log-spaced slider for quick moves and an exact number
-entry (key = the setting's name, as DESIGN.md fixes). The number entry holds the value;
+entry (key = the setting's name: see docs/architecture.md, "Links"). The number entry holds the value;
 the slider follows it. On a session's first run the values are read from the URL through
 `ui.params.parse_param`, so a bad value becomes a notice and a fallback, never an
 exception; on every run the current values are written back, so the address bar is always

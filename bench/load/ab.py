@@ -23,8 +23,8 @@ import tempfile
 from io import BytesIO
 from pathlib import Path
 
-from bench.load.pages import ROOT
-from bench.load.server import Server, load_average
+from harness.pages import ROOT
+from harness.server import Server, load_average
 
 
 def export(ref: str, into: Path) -> str:

@@ -12,7 +12,7 @@ sweep, and once the sessions have closed). The machine's load average is printed
 numbers: this machine is shared, so read latencies with it. Exit status 1 when a target
 fails (default: every session held, 0 errors, p95 redraw < 2 s).
 
-The pages come from app.py's navigation (bench/load/pages.py, from ui/path.py), so new pages are covered.
+The pages come from app.py's navigation (harness/pages.py, from ui/path.py), so new pages are covered.
 Behind a proxy with several replicas, pass each replica's pid (--server-pid, repeatable) to
 read their RSS, and --backend-header to record which replica served each session (see
 deploy/README.md for the two-replica proof, which drives this script).
@@ -24,7 +24,6 @@ import argparse
 import asyncio
 import json
 import math
-import os
 import random
 import statistics
 import sys
@@ -32,23 +31,10 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from bench.load.pages import AppPage, pages_named
-from bench.load.server import CpuMeter, load_average, rss_mb, server_under_test
+from harness.pages import AppPage, pages_named
+from harness.browser import CHROMIUM, CHROMIUM_ARGS
+from harness.server import CpuMeter, load_average, rss_mb, server_under_test
 from bench.load.session import INIT_SCRIPT, WAIT_READY, SessionConfig, SessionResult, Visitor
-
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-renderer-backgrounding",
-    "--disable-background-timer-throttling",
-]
-
 
 def chromium_at(nice: int) -> str:
     """Chromium's path, or at niceness > 0 a wrapper script that starts it under `nice` (its

@@ -34,9 +34,9 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from bench.load.browser import fmt, percentile
-from bench.load.pages import app_pages
-from bench.load.server import CpuMeter, Server, load_average, server_under_test
-from bench.load.ws import WsVisitor, warm_up
+from harness.pages import app_pages
+from harness.server import CpuMeter, Server, load_average, server_under_test
+from harness.ws import WsVisitor, warm_up
 
 PLACE = re.compile(r"you are (\d+)\w\w in line(?:; it should start in about ([\d,]+) (s|min))?")
 BAR = re.compile(r"\*\*(.+?)\*\*: (\w+), step")

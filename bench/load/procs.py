@@ -33,9 +33,9 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from bench.load.pages import ROOT, app_pages
-from bench.load.server import Server, descendants, listening_pid, wait_healthy
-from bench.load.ws import warm_up
+from harness.pages import ROOT, app_pages
+from harness.server import Server, descendants, listening_pid, wait_healthy
+from harness.ws import warm_up
 
 ENTRYPOINT = ROOT / "deploy" / "image" / "entrypoint.sh"
 
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--p95-target", type=float, default=1.0)
     p.add_argument("--json", type=Path)
     args = p.parse_args(ours)
-    from deploy.two_replicas import render_nginx, stop_all
+    from harness.nginx import render_nginx, stop_all
 
     nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
     if (args.entrypoint or args.replicas > 1) and nginx is None:

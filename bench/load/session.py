@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlparse
 
-from bench.load.pages import AppPage
+from harness.pages import AppPage
 
 SETTINGS = ("d_model", "max_len", "base")
 

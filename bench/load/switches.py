@@ -21,9 +21,9 @@ from pathlib import Path
 
 import websockets
 from bench.load.ab import export
-from bench.load.pages import ROOT, app_pages
-from bench.load.server import Server, cpu_seconds, load_average
-from bench.load.ws import WsVisitor
+from harness.pages import ROOT, app_pages
+from harness.server import Server, cpu_seconds, load_average
+from harness.ws import WsVisitor
 
 
 async def switch_costs(url: str, pid: int, rounds: int) -> dict[str, float]:

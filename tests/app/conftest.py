@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from bench.app_run import component_data
+from harness.app_run import component_data
 from core.lab import runner
 from tests.links import tab_sets
 from tests.pages import PAGE_FILES

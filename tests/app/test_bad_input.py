@@ -2,7 +2,7 @@
 bad value of each class gives a notice and a valid value, never an exception or markup.
 
 Nothing here is listed by hand. The pages come from the app's navigation (ui/path.py STEPS, through
-bench.load.pages); each page's parameters are found by running it at the defaults, once per tab bound
+harness.pages); each page's parameters are found by running it at the defaults, once per tab bound
 to the URL (only the open tab runs): the ones the app writes to the URL itself (the shared settings,
 the page's own choices), every widget bound to the URL, and the tabs.
 
@@ -29,7 +29,7 @@ import tomllib
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from bench.load.pages import ROOT, AppPage, app_pages
+from harness.pages import ROOT, AppPage, app_pages
 from tests.app.conftest import open_page as open_name
 from tests.links import EDGES, INJECTIONS, LISTS, SCRIPT_BOUND_S, Param, case_values, link_problems, notices, params_read, query_groups, tab_sets
 from ui.params import SHARED_PARAMS

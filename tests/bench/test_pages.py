@@ -1,8 +1,8 @@
-"""bench.load.pages.pages_named: the pages `--pages` picks for bench.load and bench.load.ws."""
+"""harness.pages.pages_named: the pages `--pages` picks for bench.load and bench.load.ws."""
 
 import pytest
 
-from bench.load.pages import app_pages, pages_named
+from harness.pages import app_pages, pages_named
 
 
 def test_no_names_pick_every_page():

@@ -12,21 +12,20 @@ from pathlib import Path
 
 import pytest
 
-from bench.load.browser import CHROMIUM, CHROMIUM_ARGS  # the browser the load bench drives, started the same way
-from bench.load.server import Server, healthy
+from harness.browser import CHROMIUM, CHROMIUM_ARGS, wait_ready  # the browser the load bench drives, started the same way
+from harness.server import Server, healthy
 
 # One renderer process per site, kept alive by a page that stays open (keep_warm): Chromium gives each new tab a new
 # renderer otherwise, which compiles Streamlit's frontend from its source again, about 2 s of CPU per tab against under 1 s
 # in a renderer that has run it before; the tests open a tab each, and the browser is most of the suite's CPU.
 E2E_ARGS = [*CHROMIUM_ARGS, "--process-per-site"]
 ROOT = Path(__file__).resolve().parents[2]
-SHOTS = ROOT / "artifacts" / "screenshots"
 
 
 @pytest.fixture(scope="session")
 def app_url() -> str:
     """The app's base URL: E2E_URL if set (a server started elsewhere, e.g. a container),
-    otherwise a server started here for this test session (bench.load.server.Server, the same
+    otherwise a server started here for this test session (harness.server.Server, the same
     start and health wait the load test uses; its log in artifacts/e2e-server.log)."""
     if os.environ.get("E2E_URL"):
         url = os.environ["E2E_URL"].rstrip("/")
@@ -57,8 +56,8 @@ def browser():
 @pytest.fixture(scope="session")
 def axe_reference(browser) -> list[dict]:
     """The serious and critical axe-core violations of the minimal one-chart Streamlit page (bench/minimal_app.py),
-    served here for this worker: what a page of the app may have too (tests/e2e/a11y.py)."""
-    from tests.e2e import a11y
+    served here for this worker: what a page of the app may have too (harness/a11y.py)."""
+    from harness import a11y
 
     with Server(script="bench/minimal_app.py", log=ROOT / "artifacts" / f"e2e-minimal-{worker()}.log") as server:
         ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
@@ -99,57 +98,3 @@ def context(_shared_context):
     for page in ctx.pages:
         if page is not keeper:
             page.close()
-
-
-TRACES = ".trace, .hm, image, .heatmaplayer *, .imagelayer *, .scatterlayer *, .gl-container canvas"  # what Plotly draws a trace as
-DRAWN = f"""() => [...document.querySelectorAll("[data-testid='stPlotlyChart'] .js-plotly-plot")]
-        .every(p => p.querySelector('.main-svg') && (!(p.data || []).length || p.querySelector("{TRACES}")))
-    && [...document.querySelectorAll("[data-testid='stElementContainer']:has([data-testid='stBidiComponentRegular'])")].every(c =>
-        c.classList.contains('st-key-pee_scroll_regions')
-        || c.querySelector('.pee-sp[data-drawn]') || [...c.querySelectorAll('.pee-hm')].some(g => g.dataset.draws === g.dataset.paints
-            && c.classList.contains('st-key-' + g.dataset.key)))"""
-# every Plotly chart with its traces; every browser component that draws (not the scroll-region script) mounted (on a loaded
-# machine its element can arrive after the
-# script has finished) and, a heatmap, painted with the data of the key its element now has (a heatmap in the same place of
-# another tab reuses the element: its earlier paint does not count)
-
-
-def wait_ready(page, timeout: float = 60_000) -> None:
-    """Wait until the app is connected, the script has finished, nothing is still loading, and every
-    figure on the page is drawn (Plotly draws, and a panel grid paints, just after the run's last delta)."""
-    page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']", timeout=timeout)
-    page.wait_for_function(
-        """() => {
-            const app = document.querySelector("[data-testid='stApp']");
-            return app && app.getAttribute('data-test-script-state') === 'notRunning'
-                && document.querySelectorAll("[data-testid='stSkeleton']").length === 0;
-        }""",
-        timeout=timeout,
-    )
-    page.wait_for_function(DRAWN, timeout=timeout)
-    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")  # two frames: what was drawn is painted
-
-
-def figure_signature(page) -> list[str]:
-    """What the browser is drawing, figure by figure: every Plotly chart's data as plotly.js holds
-    it, and every panel grid's title and the pixels of its canvases, read once
-    every picture is on them. A redraw with new numbers changes it; a page that draws nothing gives []."""
-    page.wait_for_function("() => [...document.querySelectorAll('.pee-hm')].every(g => g.dataset.draws && g.dataset.draws === g.dataset.paints)")
-    return page.evaluate(
-        "() => [...document.querySelectorAll('.js-plotly-plot')].map(p => JSON.stringify(p.data || []))"
-        ".concat([...document.querySelectorAll('.pee-hm')].map(g => g.dataset.title + [...g.querySelectorAll('canvas')].map(c => c.toDataURL()).join('|')))"
-    )
-
-
-def screenshot(page, name: str) -> Path:
-    """Save the whole page: Streamlit scrolls inside its main container, so the viewport is
-    first stretched to that container's height, then restored."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    path = SHOTS / f"{name}.png"
-    size = page.viewport_size
-    height = page.evaluate("() => { const m = document.querySelector(\"[data-testid='stMain']\"); return m ? m.scrollHeight : 0; }")
-    page.set_viewport_size({"width": size["width"], "height": max(size["height"], min(int(height), 12_000))})
-    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")  # laid out and painted at the new size
-    page.screenshot(path=str(path))
-    page.set_viewport_size(size)
-    return path

@@ -1,6 +1,6 @@
 """Accessibility at a large setting (bench.config's extremes) on a phone's screen (390 px), one page load per page:
 every tab passes axe-core's WCAG 2.0/2.1 A and AA rules but for what the minimal Streamlit page has too
-(tests/e2e/a11y.py), and no view scrolls sideways as a whole, at 390 px nor, for the last tab, at 768 px (a figure
+(harness/a11y.py), and no view scrolls sideways as a whole, at 390 px nor, for the last tab, at 768 px (a figure
 too wide scrolls in its own box, which then takes focus: ui/assets/scroll_regions.js). At the defaults, on a desktop's
 screen, and from the keyboard: tests/e2e/test_browser.py."""
 
@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from bench.config import SETTINGS
-from tests.e2e import a11y
-from tests.e2e.conftest import keep_warm, wait_ready
+from harness.settings import SETTINGS
+from harness import a11y
+from harness.browser import wait_ready
+from tests.e2e.conftest import keep_warm
 from tests.pages import NAMES
 
 LARGE = next(s for s in SETTINGS if s.name == "extremes")

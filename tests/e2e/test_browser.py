@@ -12,9 +12,9 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.e2e import a11y
-from tests.e2e.a11y import BOUND_TABS
-from tests.e2e.conftest import TRACES, figure_signature, screenshot, wait_ready
+from harness import a11y
+from harness.a11y import BOUND_TABS
+from harness.browser import TRACES, figure_signature, screenshot, wait_ready
 from tests.pages import CHARTS, NAMES
 
 def settled(page, quiet_ms: int = 250, most_ms: int = 20_000) -> int:
@@ -68,7 +68,7 @@ def test_deep_link_on_a_fresh_server_runs_the_whole_app(context, app_url):
 
 @pytest.mark.parametrize("path", list(NAMES))
 def test_page_renders_its_charts(context, app_url, axe_reference, path):
-    # at the defaults, every tab: its figures drawn, and no serious or critical axe-core violation of the app's own (tests/e2e/a11y.py)
+    # at the defaults, every tab: its figures drawn, and no serious or critical axe-core violation of the app's own (harness/a11y.py)
     page = context.new_page()
     app_host = urlparse(app_url).netloc
     elsewhere: list[str] = []  # a workshop laptop may have no network: nothing may come from another host

@@ -6,7 +6,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlparse
 
 from core.schemes.rope_presets import PRESETS
-from tests.e2e.conftest import screenshot, wait_ready
+from harness.browser import screenshot, wait_ready
 from tests.e2e.test_browser import chart_titles
 
 

@@ -18,9 +18,10 @@ from urllib.parse import parse_qs, urljoin, urlparse
 
 import pytest
 
-from bench.load.pages import app_pages
-from bench.load.server import Server, cpu_seconds
-from tests.e2e.conftest import ROOT, figure_signature, wait_ready, worker
+from harness.pages import app_pages
+from harness.server import Server, cpu_seconds
+from harness.browser import figure_signature, wait_ready
+from tests.e2e.conftest import ROOT, worker
 
 SETTINGS = ("d_model", "max_len", "base")
 

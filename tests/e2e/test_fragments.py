@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from tests.e2e.conftest import figure_signature, wait_ready
+from harness.browser import figure_signature, wait_ready
 from tests.e2e.test_browser import chart_titles
 
 SIDEBAR = b"exact max_len"  # the label of the sidebar's exact max_len box: no figure, control or link of these pages has it

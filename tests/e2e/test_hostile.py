@@ -29,8 +29,9 @@ import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from bench.load.server import Server
-from tests.e2e.conftest import ROOT, screenshot, wait_ready, worker
+from harness.server import Server
+from harness.browser import screenshot, wait_ready
+from tests.e2e.conftest import ROOT, worker
 from ui.internals import UPLOAD_BYTES_TOTAL, UPLOAD_FILES_PER_SESSION
 
 PAYLOAD = "`[Login here](https://evil.example/x)` ![i](https://evil.example/p.png) $\\color{red}{\\Huge EVIL}$ :material/skull: :red[evil] <a href=https://evil.example>a</a>"

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tests.app.conftest import decode, grids, open_page, panel_levels
-from tests.e2e.conftest import wait_ready
+from harness.browser import wait_ready
 
 PIXELS = """() => [...document.querySelectorAll('.pee-hm canvas')].map((c) => ({
     width: c.width, height: c.height, rgba: Array.from(c.getContext('2d').getImageData(0, 0, c.width, c.height).data),

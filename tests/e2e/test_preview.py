@@ -11,7 +11,7 @@ import pytest
 
 from core.schemes import sinusoidal
 from core.viz import charts, wire
-from tests.e2e.conftest import wait_ready
+from harness.browser import wait_ready
 
 PIXELS = """() => {
     const c = document.querySelector('.pee-sp-canvas');

@@ -844,7 +844,7 @@ def test_a_kind_on_the_controls_is_set_by_a_factor_and_an_original_context_alone
 
 # The script that made the constants above (run it with transformers installed, e.g. in a throwaway venv:
 #   python -m venv --system-site-packages /tmp/hfvenv && /tmp/hfvenv/bin/pip install transformers
-#   /tmp/hfvenv/bin/python -c "from tests.core.test_rope import REGENERATE; exec(REGENERATE)"
+#   /tmp/hfvenv/bin/python -c "from tests.core.schemes.test_rope import REGENERATE; exec(REGENERATE)"
 # ). It prints the same numbers as flat lists per case; the tables above key them by pair index.
 REGENERATE = r"""
 import torch

@@ -1,4 +1,4 @@
-"""The server side of the load test: start a Streamlit server, find the process that serves a
+"""The server side of every run from outside (tests, benchmarks, deploy proofs): start a Streamlit server, find the process that serves a
 URL, and read its resident memory (RSS) from /proc."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import urlparse
 
-from bench.load.pages import ROOT
+from harness.pages import ROOT
 
 
 def free_port() -> int:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 WCAG_TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa")
 GRAVE = ("serious", "critical")  # the impacts that fail a page
