@@ -13,19 +13,21 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from harness.browser import CHROMIUM, CHROMIUM_ARGS, wait_ready  # noqa: E402
 from ui.path import STEPS  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-READY = """() => { const app = document.querySelector("[data-testid='stApp']");
-    return app && app.getAttribute('data-test-script-state') === 'notRunning' && app.getAttribute('data-test-connection-state') === 'CONNECTED'
-        && document.querySelectorAll("[data-testid='stSkeleton']").length === 0; }"""
-FIGURES = "[data-testid='stPlotlyChart'], [data-testid='stElementContainer']:has(.pee-hm), [data-testid='stElementContainer']:has(.pee-sp), [data-testid='stImage']"
+FIGURES = ", ".join(
+    (
+        "[data-testid='stPlotlyChart']",
+        "[data-testid='stElementContainer']:has(.pee-hm)",
+        "[data-testid='stElementContainer']:has(.pee-sp)",
+        "[data-testid='stImage']",
+    )
+)
 MEASURE = """(figures) => {
     const main = document.querySelector("[data-testid='stMain']");
     const block = main.querySelector("[data-testid='stMainBlockContainer']") || main;
@@ -53,16 +55,14 @@ def measure(url: str) -> list[dict]:
 
     rows = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         wide_page = browser.new_page(viewport={"width": 1440, "height": 900})
         narrow_page = browser.new_page(viewport={"width": 390, "height": 844})
         for step in STEPS:
             row = {"page": "/" + step.url_path}
             for page, width in ((wide_page, 1440), (narrow_page, 390)):
                 page.goto(f"{url.rstrip('/')}/{step.url_path}")
-                page.wait_for_function(READY, timeout=120_000)
-                time.sleep(1.5)  # figures draw just after the run's last message
-                page.wait_for_function(READY, timeout=120_000)
+                wait_ready(page, timeout=120_000)
                 row[width] = page.evaluate(MEASURE, FIGURES)
             rows.append(row)
             print(row, file=sys.stderr, flush=True)
@@ -72,7 +72,8 @@ def measure(url: str) -> list[dict]:
 
 def table(rows: list[dict]) -> str:
     lines = [
-        "| page | words shown (expanders closed) | words above the first figure | first figure's top (px, 1,440 x 900) | figures wider than their column at 390 px |",
+        "| page | words shown (expanders closed) | words above the first figure | first figure's top (px, 1,440 x 900) "
+        "| figures wider than their column at 390 px |",
         "|---|---:|---:|---:|---:|",
     ]
     for row in rows:
