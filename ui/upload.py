@@ -90,7 +90,7 @@ def uploaded_table(file) -> Upload:
     infos = guarded(upload_tensors, digest, file.name, data)
     tables = checkpoint.table_candidates(infos)
     if not tables:
-        shown = ", ".join(quoted(t.label, 60) for t in infos[:5]) + (" …" if len(infos) > 5 else "")
+        shown = ", ".join(t.described() for t in infos[:5]) + (" …" if len(infos) > 5 else "")
         _stop_with(f"{quoted(file.name)} has no 2-D tensor (positions × width) to analyse. It holds: {shown}.")
     labels = {t.name: t.label for t in tables}
     keep_valid("tensor", lambda v: v in labels)

@@ -330,6 +330,8 @@ def test_bad_uploads_get_a_clear_message_and_nothing_crashes(case):
     messages = [e.value for e in at.error]
     assert len(messages) == 1 and needle.lower() in messages[0].lower(), messages
     assert every_figure(at) == []
+    if case == "only a 1-D tensor":  # only the file's words are quoted, not the app's
+        assert messages[0].endswith("It holds: `bias` (8, F32)."), messages
 
 
 def test_an_upload_above_the_configured_limit_is_refused():
