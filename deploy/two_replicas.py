@@ -9,7 +9,7 @@ What it does, all on loopback:
    set on the first visit and `hash $cookie consistent`, so browser contexts spread over
    both replicas and each stays on its own;
 3. runs the load test (python -m bench.load) through nginx, recording for every session
-   which replica answered (nginx's X-Upstream header);
+   which replica answered (an X-Upstream header this script adds to the template's configuration);
 4. kills replica A with SIGKILL in the middle of the load;
 5. checks: sessions on B carried on without a reconnection or an error; sessions on A lost
    their connection, reconnected through nginx to B (a fresh session there) and got their
@@ -43,6 +43,8 @@ from bench.load.server import Server, free_port, wait_healthy  # noqa: E402
 from bench.load.ws import warm_up  # noqa: E402
 
 TEMPLATE = ROOT / "deploy" / "nginx" / "sticky.conf.template"
+ANCHOR = "        add_header Set-Cookie $route_cookie always;\n"
+UPSTREAM_HEADER = "        add_header X-Upstream $upstream_addr always;\n"  # not in the template: a public client could pick replicas with it
 
 
 def render_nginx(prefix: Path, logs: Path, listen: int, replicas: list[Server]) -> Path:
@@ -53,7 +55,10 @@ def render_nginx(prefix: Path, logs: Path, listen: int, replicas: list[Server]) 
         .replace("{{LOGS}}", str(logs))
         .replace("{{LISTEN}}", f"127.0.0.1:{listen}")
         .replace("{{SERVERS}}", servers)
+        .replace("{{REAL_IP_FROM}}", "")
+        .replace(ANCHOR, ANCHOR + UPSTREAM_HEADER, 1)  # for this test only: the load test records which replica answered
     )
+    assert UPSTREAM_HEADER in text, "the template's Set-Cookie line moved"
     conf = prefix / "nginx.conf"
     conf.write_text(text)
     return conf
