@@ -90,6 +90,11 @@ def _script_context():
         return None
 
 
+def session_id() -> str:
+    """The id of the session whose script runs on this thread; "" outside a script run."""
+    return str(getattr(_script_context(), "session_id", "") or "")
+
+
 def _plain(value: object) -> object:
     """A widget value as the browser sent it, made plain: a WidgetState proto becomes its number
     (int_value / double_value), its label (string_value) or its list of labels (*_array_value);
