@@ -11,8 +11,10 @@ session over Streamlit's websocket as bench.load.ws does, and then:
   the server's CPU-seconds until that run finished, and the wall time;
 - `downloads`: opens /code at d_model 8192, max_len 131072 and sends `--presses` deferred_file
   requests for its .npy button at once (what pressing it that often sends), and reports the
-  server's CPU-seconds and wall time until every answer came, and its RSS before and after and
-  its peak (the kernel's VmHWM).
+  server's CPU-seconds and wall time until every answer came, its RSS before and after and its
+  peak (the kernel's VmHWM), and what another visitor saw meanwhile: a second session on
+  /sinusoidal moves a sidebar slider, one move after another (bench.load.ws's rerun), from the
+  burst's start; the median, 95th percentile and longest of its first `--moves` redraws.
 
 One JSON line at the end. The server's CPU time is read from /proc (bench.load.server.cpu_seconds).
 """
@@ -29,7 +31,10 @@ import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
+from bench.load.browser import percentile
+from bench.load.pages import pages_named
 from bench.load.server import Server, cpu_seconds, rss_mb
+from bench.load.ws import MOVES, WsVisitor
 
 CODE_QUERY = "scheme=sinusoidal&d_model=8192&max_len=131072"
 
@@ -98,12 +103,28 @@ async def events(url: str, pid: int, n: int) -> dict:
                 "wall s": round(time.monotonic() - wall, 2)}  # fmt: skip
 
 
-async def downloads(url: str, pid: int, presses: int) -> dict:
+async def slider(url: str, started: asyncio.Event, ready: asyncio.Event, moves: int) -> list[float]:
+    """Another visitor: /sinusoidal open, then `moves` moves of the d_model slider from when `started` is set."""
+    visitor = WsVisitor(1, url, pages_named("sinusoidal"), 0)
+    page = visitor.pages[0]
+    key, values = "d_model_slider", MOVES["d_model_slider"]
+    async with websockets.connect(url.replace("http", "ws", 1) + "/_stcore/stream", subprotocols=["streamlit"], origin=url, max_size=None) as ws:
+        await visitor.run_once(ws, page=page)
+        ready.set()
+        await started.wait()
+        return [await visitor.run_once(ws, page=page, widget=(key, values[(i + 1) % 2])) for i in range(moves)]
+
+
+async def downloads(url: str, pid: int, presses: int, moves: int) -> dict:
     async with websockets.connect(url.replace("http", "ws", 1) + "/_stcore/stream", subprotocols=["streamlit"], origin=url, max_size=None) as ws:
         s = Session(ws)
         await s.run("code", CODE_QUERY)
         file_id = s.element("-download_npy").deferred_file_id
+        started, ready = asyncio.Event(), asyncio.Event()
+        other = asyncio.create_task(slider(url, started, ready, moves))
+        await ready.wait()
         before_rss, cpu, wall = rss_mb(pid), cpu_seconds(pid), time.monotonic()
+        started.set()
         for i in range(presses):
             msg = BackMsg()
             request = msg.backend_operation_request
@@ -116,8 +137,10 @@ async def downloads(url: str, pid: int, presses: int) -> dict:
             if fwd.WhichOneof("type") == "backend_operation_response":
                 answered += 1
                 failed += bool(fwd.backend_operation_response.error_msg)
-        return {"presses": presses, "failed": failed, "server CPU s": round(cpu_seconds(pid) - cpu, 2), "wall s": round(time.monotonic() - wall, 2),
+        seen = {"presses": presses, "failed": failed, "server CPU s": round(cpu_seconds(pid) - cpu, 2), "wall s": round(time.monotonic() - wall, 2),
                 "RSS MB before": round(before_rss), "RSS MB after": round(rss_mb(pid)), "peak MB (VmHWM)": round(peak_mb(pid))}  # fmt: skip
+        redraws = await other
+        return seen | {f"other visitor's slider, {len(redraws)} redraws: p50, p95, max s": [round(percentile(redraws, q), 2) for q in (50, 95, 100)]}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -125,13 +148,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("attack", choices=["events", "downloads"])
     p.add_argument("--events", type=int, default=10_000)
     p.add_argument("--presses", type=int, default=30)
+    p.add_argument("--moves", type=int, default=20, help="the other visitor's slider moves from the burst's start")
     p.add_argument("--root", type=Path, help="the checkout to serve (default: this one)")
     args = p.parse_args(argv)
     with Server(root=args.root.resolve() if args.root else None) as server:
         if args.attack == "events":
             result = asyncio.run(events(server.url, server.pid, args.events))
         else:
-            result = asyncio.run(downloads(server.url, server.pid, args.presses))
+            result = asyncio.run(downloads(server.url, server.pid, args.presses, args.moves))
     print(json.dumps({"attack": args.attack, "root": str(args.root or "."), **result}))
     return 0
 
