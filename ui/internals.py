@@ -368,6 +368,7 @@ def bound_uploads(files_per_session: int = UPLOAD_FILES_PER_SESSION, bytes_total
 
 
 EVENTS_PER_MESSAGE = 8  # event names one component message may carry; the app's components send one or two
+TRIGGER_CHARS = 2**20  # a component message's events as JSON: the app's are under 200 characters; past this, not even parsed
 
 
 def last_events(payloads: object) -> object:
@@ -397,7 +398,8 @@ def one_event_each() -> bool:
     component call registers) and then dispatched by `SessionState._dispatch_trigger_callbacks`,
     which runs the event's callback once for every entry of the list, whatever its length. Wrapped,
     the decoded list is `last_events` of it, so a message of 10,000 zoom events runs the zoom
-    callback once. True when in place."""
+    callback once; a message longer than TRIGGER_CHARS is not parsed and holds no event (a 50 MB
+    list of small objects would take the server seconds and gigabytes to parse). True when in place."""
     try:
         from streamlit.components.v2.bidi_component import main
 
@@ -406,6 +408,8 @@ def one_event_each() -> bool:
             return True
 
         def deserialize_trigger_list(s):
+            if isinstance(s, (str, bytes)) and len(s) > TRIGGER_CHARS:
+                return []
             return last_events(original(s))
 
         deserialize_trigger_list._pee_last, deserialize_trigger_list.__wrapped__ = True, original

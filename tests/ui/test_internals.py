@@ -546,7 +546,7 @@ def _send_events(at: AppTest, key: str, events: list) -> None:
 
     from streamlit.components.v2.bidi_component.main import _make_trigger_id
 
-    (element_id,) = [e.proto.id for e in at._tree.main.children.values() if e.proto.id.endswith(f"-{key}")]
+    (element_id,) = [e.proto.id for e in at._tree.main.children.values() if getattr(e.proto, "id", "").endswith(f"-{key}")]
     states = WidgetStates()
     widget = states.widgets.add()
     widget.id = _make_trigger_id(element_id, "events")
@@ -570,6 +570,8 @@ def test_a_message_of_ten_thousand_events_runs_each_components_callback_once(mon
     assert zooms == [{"rows": [5, 9]}] and at.session_state["window"] == (5, 10)  # the last event, once
     _send_events(at, "sin_preview", [{"event": "apply", "value": {"d_model": d}} for d in range(2, 10_002)])
     assert applies == [{"d_model": 10_001}]
+    _send_events(at, "hm", [{"event": "zoom", "value": {"rows": [7, 8], "pad": "x" * internals.TRIGGER_CHARS}}])  # too long to parse
+    assert len(zooms) == 1 and at.session_state["window"] == (5, 10)
 
 
 def test_a_message_keeps_the_last_event_of_each_name_in_order():
