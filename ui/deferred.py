@@ -34,16 +34,18 @@ class Files:
         self._busy: set[str] = set()  # sessions making a file now
         self._pool = threading.BoundedSemaphore(pool)
 
-    def get(self, key: bytes, make: Callable[[], bytes | str], session: str = "") -> bytes:
-        """The file under `key`, made by `make` (text is encoded as UTF-8) if no one has made it yet."""
+    def get(self, key: bytes | None, make: Callable[[], bytes | str], session: str = "") -> bytes:
+        """The file under `key`, made by `make` (text is encoded as UTF-8) if no one has made it yet;
+        with no key, made every time (within the same limits) and not kept."""
         with self._changed:
             while True:
-                found = self._kept.get(key)
+                found = self._kept.get(key) if key is not None else None
                 if found is not None:
                     self._kept.move_to_end(key)
                     return found
                 if key not in self._making and session not in self._busy:
-                    self._making.add(key)
+                    if key is not None:
+                        self._making.add(key)
                     self._busy.add(session)
                     break
                 self._changed.wait()  # made by another press, or this session's other file first
@@ -56,9 +58,10 @@ class Files:
                 self._making.discard(key)
                 self._busy.discard(session)
                 self._changed.notify_all()
-        with self._changed:
-            self._keep(key, data)
-            self._changed.notify_all()
+        if key is not None:
+            with self._changed:
+                self._keep(key, data)
+                self._changed.notify_all()
         return data
 
     def _keep(self, key: bytes, data: bytes) -> None:
@@ -77,6 +80,11 @@ FILES = Files()
 def deferred(make: Callable[[], bytes | str], *key: object) -> Callable[[], bytes]:
     """A download button's `data`: `make()`, made at most once for this `key` (everything the file
     depends on: the digest of core.viz.memo tells settings apart) while it stays kept, under this
-    session's and the process's limits."""
-    digest, session = memo.digest(*key), internals.session_id()
+    session's and the process's limits. A key the digest cannot read in full: made on every press,
+    within the same limits."""
+    try:
+        digest = memo.digest(*key)
+    except memo.Unkeyed:
+        digest = None
+    session = internals.session_id()
     return lambda: FILES.get(digest, make, session)

@@ -85,3 +85,21 @@ def test_a_making_that_fails_frees_its_key_and_its_session():
     with pytest.raises(ValueError):
         files.get(b"k", broken, "s")
     assert files.get(b"k", lambda: "text", "s") == b"text"  # the same key and session, made again (text as UTF-8)
+
+
+def test_a_file_without_a_key_is_made_every_time_and_not_kept():
+    files, maker = Files(), Maker()
+    maker.go.set()
+    assert files.get(None, maker("n"), "s") == files.get(None, maker("n"), "s") == b"n..."
+    assert maker.calls == ["n", "n"]
+
+
+def test_a_button_whose_key_cannot_be_read_in_full_still_gets_its_file(monkeypatch):
+    from ui import deferred
+
+    monkeypatch.setattr(deferred, "FILES", Files())
+    made = []
+    press = deferred.deferred(lambda: made.append(1) or "x", "csv", object())  # an object the digest cannot read
+    assert press() == press() == b"x" and made == [1, 1]
+    press = deferred.deferred(lambda: made.append(2) or "y", "csv", ("sinusoidal", 8))
+    assert press() == press() == b"y" and made == [1, 1, 2]
