@@ -15,6 +15,7 @@ from core.viz.columns import columns
 from core.viz.grid import strided, window
 from core.viz.heatmap import heatmap
 from ui.controls import check_url_value, follow_default, keep_in_url, keep_valid, one_of, url_choice, whole_in
+from ui.deferred import deferred
 from ui.display import guarded
 from ui.heatmap import draw_heatmap
 from ui.params import BASE, D_MODEL, MAX_LEN
@@ -183,7 +184,7 @@ npy, csv = downloads.extent(name, setting, downloads.MAX_NPY_VALUES), downloads.
 b1, b2 = st.columns(2)
 b1.download_button(
     f".npy: {'all' if npy.complete else f'first {npy.positions:,}'} positions ({npy.values:,} values)",
-    data=lambda: downloads.to_npy(downloads.current_matrix(name, setting, np.arange(npy.positions))),
+    data=deferred(lambda: downloads.to_npy(downloads.current_matrix(name, setting, np.arange(npy.positions))), "npy", name, setting, npy.positions),
     file_name=f"{name}_d{width}_L{L}{'' if npy.complete else f'_first{npy.positions}'}.npy",
     mime="application/octet-stream",
     key="download_npy",
@@ -192,7 +193,7 @@ b1.download_button(
 )
 b2.download_button(
     f".csv: {'all' if csv.complete else f'first {csv.positions:,}'} positions ({csv.values:,} values)",
-    data=lambda: downloads.to_csv(downloads.current_matrix(name, setting, np.arange(csv.positions))),
+    data=deferred(lambda: downloads.to_csv(downloads.current_matrix(name, setting, np.arange(csv.positions))), "csv", name, setting, csv.positions),
     file_name=f"{name}_d{width}_L{L}{'' if csv.complete else f'_first{csv.positions}'}.csv",
     mime="text/csv",
     key="download_csv",

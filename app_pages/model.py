@@ -126,7 +126,7 @@ def _table() -> None:
     c1.metric("largest |value|", f"{largest:.3g}", help=f"at position {at_position:,}, dimension {at_dimension:,}")
     c2.metric("typical |value| (median)", f"{np.median(np.abs(A.values)):.3g}", help="The sinusoid's values fill −1 to 1.")
     c3.metric("row norm, median", f"{norm_median:.3g}", help=f"Every row of the sinusoid has norm √(d/2) = {np.sqrt(d / 2):.3g} (even d).")
-    metric(c4, "row norm, position 0", f"{A.norms[0]:.3g}", f"{A.norms[0] / norm_median:.2g}× the median")
+    metric(c4, "row norm, position 0", f"{A.norms[0]:.3g}", ts.times_median(float(A.norms[0]), norm_median))
     st.caption(
         "What to look for: the sinusoid's columns are smooth waves, fast on the left, slow on the right. A learned table has no column order to respect: "
         "whatever structure it has is spread across dimensions, in directions training found useful, so the picture looks like noise with faint "

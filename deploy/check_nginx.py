@@ -5,7 +5,8 @@
 Starts one app server of this checkout and nginx in front of it with
 deploy/nginx/sticky.conf.template (as deploy/two_replicas.py renders it), then asks both:
 
-- /_stcore/health answers `ok` through nginx, and a page runs over the websocket through it;
+- /_stcore/health answers `ok` through nginx, and a page runs over the websocket through it; nginx
+  names no version (Server: nginx) and no header names the replica that answered;
 - /_stcore/metrics answers 200 from the app itself (Streamlit 1.67 has no option to turn it off)
   and 404 through nginx, also spelled /_stcore//metrics or /_stcore/%6detrics;
 - uploads are rate-limited per client: `--uploads` PUTs to /_stcore/upload_file/... in a row,
@@ -45,12 +46,17 @@ def nginx_binary() -> str | None:
 
 
 def status(url: str, method: str = "GET", data: bytes | None = None) -> int:
+    return response(url, method, data)[0]
+
+
+def response(url: str, method: str = "GET", data: bytes | None = None) -> tuple[int, dict[str, str]]:
+    """The status and headers of one request."""
     request = urllib.request.Request(url, data=data, method=method)
     try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, dict(answer.headers)
     except urllib.error.HTTPError as err:
-        return err.code
+        return err.code, dict(err.headers)
 
 
 def render(prefix: Path, listen: int, app_port: int) -> Path:
@@ -60,6 +66,7 @@ def render(prefix: Path, listen: int, app_port: int) -> Path:
         .replace("{{LOGS}}", str(prefix))
         .replace("{{LISTEN}}", f"127.0.0.1:{listen}")
         .replace("{{SERVERS}}", f"        server 127.0.0.1:{app_port};")
+        .replace("{{REAL_IP_FROM}}", "")  # no trusted proxy: the limit keys on the connection's address
     )
     conf = prefix / "nginx.conf"
     conf.write_text(text)
@@ -80,8 +87,11 @@ def check(nginx: str, listen: int, app_port: int, uploads: int = 20) -> dict:
         proc = subprocess.Popen([nginx, "-c", str(conf), "-p", str(prefix)], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         proxy = f"http://127.0.0.1:{listen}"
         wait_healthy(proxy, proc, timeout=30)
+        _, headers = response(f"{proxy}/_stcore/health")
         seen = {
             "health through nginx": status(f"{proxy}/_stcore/health"),
+            "Server header through nginx": headers.get("Server"),
+            "headers naming the replica": sorted(h for h in headers if h.lower() == "x-upstream"),
             "a page run over the websocket through nginx, s": round(asyncio.run(warm_up(proxy, pages_named("sinusoidal"))), 2),
             "metrics from the app": status(f"{server.url}/_stcore/metrics"),
             "metrics through nginx": status(f"{proxy}/_stcore/metrics"),
@@ -94,6 +104,8 @@ def check(nginx: str, listen: int, app_port: int, uploads: int = 20) -> dict:
         passed = [s for s in flood if s != 429]
         seen["ok"] = (
             seen["health through nginx"] == 200
+            and seen["Server header through nginx"] == "nginx"  # server_tokens off: no version
+            and not seen["headers naming the replica"]
             and seen["metrics from the app"] == 200
             and all(seen[k] == 404 for k in seen if k.startswith("metrics through nginx"))
             and 429 not in flood[: BURST + 1]

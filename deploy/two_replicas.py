@@ -9,7 +9,7 @@ What it does, all on loopback:
    set on the first visit and `hash $cookie consistent`, so browser contexts spread over
    both replicas and each stays on its own;
 3. runs the load test (python -m bench.load) through nginx, recording for every session
-   which replica answered (nginx's X-Upstream header);
+   which replica answered (an X-Upstream header this script adds to the template's configuration);
 4. kills replica A with SIGKILL in the middle of the load;
 5. checks: sessions on B carried on without a reconnection or an error; sessions on A lost
    their connection, reconnected through nginx to B (a fresh session there) and got their
@@ -43,6 +43,7 @@ from harness.server import Server, free_port, wait_healthy  # noqa: E402
 from harness.nginx import render_nginx, stop_all  # noqa: E402
 from harness.ws import warm_up  # noqa: E402
 
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python deploy/two_replicas.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--sessions", type=int, default=12)
@@ -70,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
             warm_s = asyncio.run(warm_up(r.url, app_pages()))
             print(f"replica {name}: {r.url} pid {r.pid} (healthy after {r.start_s:.1f} s, every page run once in {warm_s:.1f} s)")
         listen = args.port or free_port()
-        conf = render_nginx(prefix, logs, listen, replicas)
+        conf = render_nginx(prefix, logs, listen, replicas, upstream_header=True)
         check = subprocess.run([nginx, "-t", "-c", str(conf), "-p", str(prefix)], capture_output=True, text=True)
         if check.returncode:
             print(check.stderr, file=sys.stderr)

@@ -38,6 +38,12 @@ def test_nginx_answers_the_metrics_path_itself():
     assert "proxy_pass" not in metrics
 
 
+def test_nginx_names_no_version_and_no_replica():
+    http = code(block(TEMPLATE, "http"))
+    assert re.search(r"(?m)^\s*server_tokens\s+off\s*;", http)
+    assert "x-upstream" not in http.lower() and "$upstream_addr" not in http.replace("upstream=$upstream_addr", "")  # only the access log has it
+
+
 def test_nginx_rate_limits_uploads_per_client():
     http = code(block(TEMPLATE, "http"))
     zone = re.search(r"limit_req_zone\s+\$binary_remote_addr\s+zone=uploads:\w+\s+rate=(\d+)r/m\s*;", http)
@@ -153,6 +159,21 @@ def test_the_images_nginx_is_the_templates_with_every_process_upstream():
     assert re.search(r"(?m)^error_log stderr warn;$", conf) and re.search(r"(?m)^\s*access_log off;$", conf)
 
 
+def test_the_images_nginx_trusts_only_the_proxies_it_is_given():
+    assert "set_real_ip_from" not in code(image_config(8511))  # by default nobody's X-Forwarded-For is believed
+    out = subprocess.run(
+        [sys.executable, "deploy/image/nginx.py", "--app-ports", "8511", "--print", "--trusted-proxies", "10.0.0.0/8, ::1 192.168.1.7"],
+        cwd=ROOT, capture_output=True, text=True,
+    )  # fmt: skip
+    assert re.findall(r"set_real_ip_from (\S+);", code(out.stdout)) == ["10.0.0.0/8", "::1/128", "192.168.1.7/32"]
+    assert re.search(r"real_ip_header\s+X-Forwarded-For;", code(out.stdout)) and "real_ip_recursive on;" in out.stdout
+    bad = subprocess.run(
+        [sys.executable, "deploy/image/nginx.py", "--app-ports", "8511", "--print"], cwd=ROOT, capture_output=True, text=True,
+        env={**os.environ, "PEE_TRUSTED_PROXIES": "10.0.0.0/8; include /etc/passwd"},
+    )  # fmt: skip
+    assert bad.returncode == 2 and bad.stdout == "" and "'10.0.0.0/8;' is not an IP address or CIDR range" in bad.stderr
+
+
 def free_ports(n: int) -> int:
     """A first port of `n` consecutive ones that are free now."""
     for _ in range(50):
@@ -265,7 +286,8 @@ def test_the_images_nginx_hides_the_metrics_and_keeps_a_browser_on_one_process(t
         for path in ("/_stcore/metrics", "/_stcore//metrics", "/_stcore/%6detrics", "/_stcore/metrics?x=1"):
             with pytest.raises(urllib.error.HTTPError) as refused:
                 urllib.request.urlopen(f"http://127.0.0.1:{first}{path}", timeout=2)
-            assert refused.value.code == 404 and refused.value.headers.get("X-Upstream") in (None, ""), path  # nginx's own answer
+            assert refused.value.code == 404 and refused.value.read() != b"ok", path  # nginx's own answer: the stand-in answers every path
+            assert refused.value.headers["Server"] == "nginx" and "X-Upstream" not in refused.value.headers  # no version, no replica named
         with urllib.request.urlopen(f"http://127.0.0.1:{first}/pid", timeout=2) as r:
             cookie = r.headers["Set-Cookie"].split(";")[0]
         assert cookie.startswith("st_route=") and len(cookie) > len("st_route=") + 8
@@ -273,10 +295,54 @@ def test_the_images_nginx_hides_the_metrics_and_keeps_a_browser_on_one_process(t
         for _ in range(6):
             with urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{first}/pid", headers={"Cookie": cookie}), timeout=2) as r:
                 assert r.headers.get("Set-Cookie") is None  # the cookie is kept, not replaced
-                seen.add((r.read().decode(), r.headers["X-Upstream"]))
+                seen.add(r.read().decode())  # "ok <pid>": the process that answered
         assert len(seen) == 1  # one process for this browser
         health = subprocess.run([sys.executable, "deploy/image/healthcheck.py"], cwd=ROOT, env=env, capture_output=True, text=True)
         assert health.returncode == 0, health.stdout
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+
+def _status(request: urllib.request.Request) -> int:
+    try:
+        with urllib.request.urlopen(request, timeout=2) as r:
+            return r.status
+    except urllib.error.HTTPError as err:
+        return err.code
+
+
+@pytest.mark.parametrize("trusted", ["", "127.0.0.1"])
+def test_the_images_upload_limit_keys_on_the_client_a_trusted_proxy_names(tmp_path, trusted):
+    """Debian's nginx from the entrypoint, with PEE_TRUSTED_PROXIES unset (nobody's X-Forwarded-For is
+    believed) and set to loopback (this test is the front proxy): one client's flood of uploads puts
+    it at 429; another client behind the same proxy is refused too only when the proxy is not trusted,
+    and a client cannot leave its limit by sending an X-Forwarded-For of its own."""
+    (tmp_path / "app.py").write_text(FAKE_APP)
+    first = free_ports(2)
+    env = {
+        **os.environ, "PEE_PROCESSES": "1", "PEE_PORT": str(first), "PEE_APP_PORT": str(first + 1), "PEE_LISTEN": "127.0.0.1",
+        "PEE_RUN_DIR": str(tmp_path / "run"), "PEE_STREAMLIT": f"{sys.executable} {tmp_path / 'app.py'}", "PEE_NGINX": NGINX,
+        "PEE_TRUSTED_PROXIES": trusted,
+    }  # fmt: skip
+    proc = subprocess.Popen(["sh", str(ENTRYPOINT)], env=env, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+    def put(client: str, i: int) -> int:
+        url = f"http://127.0.0.1:{first}/_stcore/upload_file/s/f{i}"
+        return _status(urllib.request.Request(url, data=b"x", method="PUT", headers={"X-Forwarded-For": client}))
+
+    try:
+        assert eventually(lambda: ask(first) == "ok", 20), "nginx and the app process answer"
+        flood = [put("203.0.113.1", i) for i in range(8)]
+        assert 429 not in flood[:7] and flood[7] == 429  # the burst of 6 and the first at the rate, then refused
+        other = put("203.0.113.2", 8)
+        assert (other == 429) is (not trusted)  # another visitor behind the proxy: its own limit only when the proxy is trusted
+        assert put("203.0.113.3, 203.0.113.1", 9) == 429  # the flooding client with a forged address before the proxy's hop: still itself
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)

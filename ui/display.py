@@ -35,7 +35,7 @@ def plot(fig, *, key: str | None = None) -> None:
             icon=":material/download:",
             type="tertiary",
             key=f"{key}_csv" if key else "csv_" + _identity(fig, title),
-            help=f"The data drawn in {title}, one row per point",
+            help=f"The data drawn in {as_text(title)}, one row per point",  # the help is Markdown; a title may hold a visitor's name
         )
 
 

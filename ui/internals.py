@@ -39,6 +39,11 @@ What is relied on, all in streamlit.runtime, none of it documented API:
   "2|<mask hex>|<masked token hex>|<timestamp>", the token being the masked bytes XOR the mask
   repeated. The server keeps the token and draws a new mask on every page load, so the token is the
   same in every tab of a browser. Read by `visitor_id` (below), through the public st.context.cookies.
+- `components.v2.bidi_component.main.deserialize_trigger_list`, a module global the component
+  call (`_bidi_component`) registers as the deserializer of a component's trigger list (a JSON
+  list of {"event", "value"} sent in `json_trigger_value`), whose decoded list
+  `SessionState._dispatch_trigger_callbacks` walks, running the event's callback per entry.
+  `one_event_each` wraps it (below).
 - `navigation.page.StreamlitPage`: its state is plain attributes, made once by `__init__` (which
   resolves the script's path, reads its file's name and checks the icon: 4 % of a rerun's server
   time) except `_can_be_called`, which st.navigation sets on the page it returns and `run` clears
@@ -83,6 +88,11 @@ def _script_context():
         return get_script_run_ctx()
     except Exception:
         return None
+
+
+def session_id() -> str:
+    """The id of the session whose script runs on this thread; "" outside a script run."""
+    return str(getattr(_script_context(), "session_id", "") or "")
 
 
 def _plain(value: object) -> object:
@@ -216,7 +226,7 @@ def visitor_id() -> str:
     return f"session:{getattr(ctx, 'session_id', '')}" if ctx is not None else ""
 
 
-# --- hostile widget states and uploads: the two wrappers installed once per process -------
+# --- hostile widget states, uploads and component events: wrappers installed once per process
 
 
 def tolerate_bad_widget_states() -> bool:
@@ -352,6 +362,58 @@ def bound_uploads(files_per_session: int = UPLOAD_FILES_PER_SESSION, bytes_total
 
         add_file._pee_bounded = True
         MemoryUploadedFileManager.add_file = add_file
+        return True
+    except Exception:
+        return False
+
+
+EVENTS_PER_MESSAGE = 8  # event names one component message may carry; the app's components send one or two
+TRIGGER_CHARS = 2**20  # a component message's events as JSON: the app's are under 200 characters; past this, not even parsed
+
+
+def last_events(payloads: object) -> object:
+    """A component message's events as the app acts on them: the last event of each name, in the
+    order those last ones were sent, at most EVENTS_PER_MESSAGE names (the last ones). The
+    browser sends one event per message; a list repeating one is what a forged message holds,
+    and Streamlit would run the event's callback once per entry. Streamlit shows the page the
+    last value of each name already, so the page sees what it saw before. Anything but a list is
+    returned as it is."""
+    if not isinstance(payloads, list):
+        return payloads
+    last: dict[str, object] = {}
+    for payload in reversed(payloads):
+        name = payload.get("event") if isinstance(payload, dict) else None
+        if isinstance(name, str) and name not in last:
+            last[name] = payload
+            if len(last) == EVENTS_PER_MESSAGE:
+                break
+    return list(reversed(last.values()))
+
+
+def one_event_each() -> bool:
+    """Run a component's callback at most once per event name per message.
+
+    A browser component's events reach the server as one JSON list per message (its trigger
+    value), decoded by `bidi_component.main.deserialize_trigger_list` (the deserializer every
+    component call registers) and then dispatched by `SessionState._dispatch_trigger_callbacks`,
+    which runs the event's callback once for every entry of the list, whatever its length. Wrapped,
+    the decoded list is `last_events` of it, so a message of 10,000 zoom events runs the zoom
+    callback once; a message longer than TRIGGER_CHARS is not parsed and holds no event (a 50 MB
+    list of small objects would take the server seconds and gigabytes to parse). True when in place."""
+    try:
+        from streamlit.components.v2.bidi_component import main
+
+        original = main.deserialize_trigger_list
+        if getattr(original, "_pee_last", False):
+            return True
+
+        def deserialize_trigger_list(s):
+            if isinstance(s, (str, bytes)) and len(s) > TRIGGER_CHARS:
+                return []
+            return last_events(original(s))
+
+        deserialize_trigger_list._pee_last, deserialize_trigger_list.__wrapped__ = True, original
+        main.deserialize_trigger_list = deserialize_trigger_list
         return True
     except Exception:
         return False
@@ -604,6 +666,7 @@ def widgets_read_one_key() -> bool:
 INSTALLED = {
     "widget states": tolerate_bad_widget_states(),
     "uploads": bound_uploads(),
+    "component events": one_event_each(),
     "theme": theme_read_once(),
     "keyed components": keyed_components_unhashed(),
     "cache keys": cache_keys_once(),

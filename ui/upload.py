@@ -9,7 +9,6 @@ there. The analysis is cached by the file's sha256, so Streamlit never hashes th
 from __future__ import annotations
 
 import hashlib
-import html
 
 import numpy as np
 import streamlit as st
@@ -21,7 +20,7 @@ from ui.display import guarded, quoted
 
 MIN_SIDE = 3  # positions and dimensions a table needs: the path figures draw three principal components
 SOURCE_KEY = "source"  # the page's choice between the bundled table and the upload
-Upload = tuple[tuple, str, tuple[int, int], pa.TableAnalysis]  # (cache key, name in titles, full shape, analysis)
+Upload = tuple[tuple, str, tuple[int, int], pa.TableAnalysis]  # (cache key, the tensor's name as written, full shape, analysis)
 
 
 def upload_limit_bytes() -> int:
@@ -69,11 +68,6 @@ def upload_analysis(digest: str, filename: str, tensor: str, transpose: bool, _d
     return table.shape, pa.analyse(table)
 
 
-def plotly_text(text: str) -> str:
-    """A name from a file as a Plotly title shows it, literally: Plotly draws <a href>, <b>, <br> and
-    entities in titles, and $...$ as LaTeX; escaped, they are text."""
-    return html.escape(text, quote=False).replace("$", "&#36;")
-
 
 def _stop_with(message: str, icon: str = ":material/error:") -> None:
     st.error(message, icon=icon)
@@ -82,7 +76,7 @@ def _stop_with(message: str, icon: str = ":material/error:") -> None:
 
 def uploaded_table(file) -> Upload:
     """The table chosen from the uploaded file (a tensor picker and a transpose switch when it
-    holds one); returns (cache key, name shown in titles, full shape, analysis), or stops the page
+    holds one); returns (cache key, the tensor's name as written, full shape, analysis), or stops the page
     with a message saying what is wrong with the file."""
     limit = upload_limit_bytes()
     if file is None:
@@ -96,7 +90,7 @@ def uploaded_table(file) -> Upload:
     infos = guarded(upload_tensors, digest, file.name, data)
     tables = checkpoint.table_candidates(infos)
     if not tables:
-        shown = ", ".join(quoted(t.label, 60) for t in infos[:5]) + (" …" if len(infos) > 5 else "")
+        shown = ", ".join(t.described() for t in infos[:5]) + (" …" if len(infos) > 5 else "")
         _stop_with(f"{quoted(file.name)} has no 2-D tensor (positions × width) to analyse. It holds: {shown}.")
     labels = {t.name: t.label for t in tables}
     keep_valid("tensor", lambda v: v in labels)
@@ -115,4 +109,4 @@ def uploaded_table(file) -> Upload:
             "(it draws the path of the positions on three principal components). Pick another tensor, or upload a larger table."
         )
     shape, analysis = guarded(upload_analysis, digest, file.name, name, transpose, data)
-    return ("upload", digest, name, transpose), plotly_text(name), shape, analysis
+    return ("upload", digest, name, transpose), name, shape, analysis

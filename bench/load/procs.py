@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
             url, pids = replicas[0].url, [r.pid for r in replicas]
             if args.replicas > 1:
                 prefix = Path(tempfile.mkdtemp(prefix="procs-"))
-                conf = render_nginx(prefix, logs, args.port, replicas)
+                conf = render_nginx(prefix, logs, args.port, replicas, upstream_header=True)
                 nginx_proc = subprocess.Popen([nginx, "-c", str(conf), "-p", str(prefix)], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
                 url = f"http://127.0.0.1:{args.port}"
                 wait_healthy(url, nginx_proc, timeout=30)

@@ -39,6 +39,15 @@ def common_frequencies(dominant: np.ndarray, top: int = 6) -> tuple[np.ndarray, 
     return values[order], counts[order]
 
 
+def times_median(norm: float, median: float) -> str:
+    """How a row's norm compares with the median row norm, as the page writes it: '1.3× the median'. A
+    median of 0 (at least half the rows are all zeros, as in a table of zeros) has no ratio: what is
+    true is said instead."""
+    if median > 0:
+        return f"{norm / median:.2g}× the median"
+    return "all zeros, as the median row is" if norm == 0 else "the median row is all zeros"
+
+
 def period(frequency: float) -> str:
     """A period in positions, 1 / frequency, as the page writes it; '–' for frequency 0."""
     return f"{1 / frequency:,.1f}" if frequency > 0 else "–"

@@ -34,7 +34,7 @@ import json
 import os
 import tempfile
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -81,6 +81,13 @@ class Refusal(ValueError):
     file is read (by a library, on a file no one foresaw) is turned into one (`_in_words`)."""
 
 
+def dims_text(shape: Sequence[int], most: int = 6) -> str:
+    """A shape in words, the app's own: '512 × 384', 'scalar'; past `most` dimensions, the first ones and how many
+    more (a header may list thousands)."""
+    dims = " × ".join(f"{n:,}" for n in shape[:most]) or "scalar"
+    return dims + (f" × … ({len(shape):,} dimensions)" if len(shape) > most else "")
+
+
 @dataclass(frozen=True)
 class TensorInfo:
     """One tensor of a file as its header describes it (nothing read yet)."""
@@ -100,6 +107,12 @@ class TensorInfo:
         dims = " × ".join(str(n) for n in self.shape) or "scalar"
         name = self.name if len(self.name) <= 120 else self.name[:120] + "…"
         return f"{name} ({dims}, {self.dtype})"
+
+    def described(self, limit: int = 60) -> str:
+        """The label for a sentence rendered as Markdown: the name from the file quoted (`quoted`,
+        at most `limit` characters), the app's own words about it as they are, the dtype (also the
+        file's) made inert: '`pos` (512 × 384, F32)'."""
+        return f"{quoted(self.name, limit)} ({dims_text(self.shape)}, {inert(self.dtype[:20])})"
 
 
 T = TypeVar("T")
@@ -249,7 +262,7 @@ def _explain_safetensors(data: bytes, filename: str, n: int, err: Exception) -> 
             expected = int(np.prod(shape, dtype=object)) * np.dtype(SAFETENSORS_DTYPES[dtype]).itemsize
             if offsets[1] - offsets[0] != expected:
                 return Refusal(
-                    f"{name}: tensor {tensor} ({inert(dtype)}, shape {inert(str(shape)[:60])}) should take {expected:,} bytes but its offsets span "
+                    f"{name}: tensor {tensor} ({dtype}, shape {dims_text(shape)}) should take {expected:,} bytes but its offsets span "
                     f"{offsets[1] - offsets[0]:,}: the file is damaged."
                 )
         if offsets[1] > offsets[0]:

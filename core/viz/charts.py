@@ -11,6 +11,7 @@ Plotly draws lines, scatter and bars; every heatmap is painted by the browser co
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Sequence
 
@@ -188,6 +189,13 @@ TICKS = 8  # tick labels per axis at most; on a small panel, 4
 
 
 _SUBSCRIPTS = str.maketrans("0123456789+-=()abcdeghijklmnoprstuvxyzδ", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐbcdₑgₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓyzδ")
+
+
+def literal(text: str) -> str:
+    """A visitor's text (a tensor's name from an upload) as a Plotly title or series name shows it,
+    literally: Plotly draws <a href>, <b>, <br> and entities in those, and $...$ as LaTeX; escaped,
+    they are text. Only for Plotly: the heatmap component writes its words as text already."""
+    return html.escape(text, quote=False).replace("$", "&#36;")
 
 
 def subscript(text: object) -> str:

@@ -8,6 +8,7 @@ Plotly figures here (the heatmap component says what it paints: ui/components/he
 from __future__ import annotations
 
 import csv
+import html
 import io
 import re
 
@@ -30,8 +31,22 @@ def number(x: float) -> str:
 
 
 def plain(text: object) -> str:
-    """A Plotly title as plain words: line breaks become spaces, tags go."""
-    return " ".join(_TAG.sub(" ", str(text or "").replace("<br>", " ")).split())
+    """A Plotly title as plain words: line breaks become spaces, tags go, and entities are the characters
+    they stand for (a visitor's `<` reaches Plotly as `&lt;`: core.viz.charts.literal)."""
+    return html.unescape(" ".join(_TAG.sub(" ", str(text or "").replace("<br>", " ")).split()))
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what makes a spreadsheet read a cell as a formula (OWASP's list)
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|nan)", re.IGNORECASE)
+
+
+def csv_cell(value: object) -> object:
+    """A cell as a spreadsheet may safely open it (OWASP's rule against CSV injection): text that
+    starts like a formula gets a single quote in front, so it reads as the text it is; a number, or
+    text that is a number (-0.5), stays as it is. Text cells are quoted by `figure_csv`'s writer."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS) and not _NUMBER.fullmatch(value):
+        return "'" + value
+    return value
 
 
 def _values(trace, axis: str) -> np.ndarray | None:
@@ -107,18 +122,19 @@ def figure_text(fig) -> str:
 
 def figure_csv(fig) -> str:
     """The drawn data of a Plotly figure as CSV, one row per point: the series,
-    then x, y (and z) under the axes' titles."""
+    then x, y (and z) under the axes' titles. Text is written as it reads (no entities), quoted, and
+    never as a formula (`csv_cell`)."""
     traces = _drawn(fig)
     x_title, y_title = _axis_title(fig, "xaxis") or "x", _axis_title(fig, "yaxis") or "y"
     out = io.StringIO()
-    table = csv.writer(out, lineterminator="\n")
+    table = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)  # every text cell quoted, numbers bare
     three_d = any(t.type == "scatter3d" for t in traces)
-    table.writerow(["series", x_title, y_title] + (["z"] if three_d else []))
+    table.writerow([csv_cell(cell) for cell in ["series", x_title, y_title] + (["z"] if three_d else [])])
     for trace in traces:
         y = list(trace.y)
         x = list(trace.x) if trace.x is not None else list(range(len(y)))
         z = list(trace.z) if three_d and trace.z is not None else None
         for i, (a, b) in enumerate(zip(x, y)):
-            table.writerow([plain(trace.name), a, b] + ([z[i]] if z is not None else []))
+            table.writerow([csv_cell(cell) for cell in [plain(trace.name), a, b] + ([z[i]] if z is not None else [])])
     return out.getvalue()
 

@@ -1,7 +1,8 @@
 """The model page's figures: a position table (a real model's, or an uploaded one) measured
 beside the sinusoid of the same shape (core.analysis.position_analysis.TableAnalysis `A` and
 `S`): the tables, similarity between positions, the positions' path by PCA, and the spectrum of
-each dimension. Titles name the table (`name`) and the sinusoid (`sin_name`).
+each dimension. Titles name the table (`name`, as written: the heatmaps show it as text, Plotly's figures through
+`charts.literal`) and the sinusoid (`sin_name`).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ def table_figures(A: pa.TableAnalysis, S: pa.TableAnalysis, name: str, sin_name:
     shown_rows, shown_cols = compose(A.rows, rows), compose(A.cols, cols)
     grid_note = notes(shown_rows.note("position"), shown_cols.note("dimension"))
     clip = float(np.quantile(np.abs(A.values), 0.999)) or 1.0
+    shown = charts.literal(name)  # the name in Plotly's figures; the heatmaps write it as text
     figs: dict[str, go.Figure | dict] = {
         "model_table": grouped_heatmap(
             [ScaleGroup([("", A.values[:: rows.step, :: cols.step], shown_cols, shown_rows)], zmax=clip, colorbar_title="value", clipped=True)],
@@ -84,7 +86,7 @@ def table_figures(A: pa.TableAnalysis, S: pa.TableAnalysis, name: str, sin_name:
     if A.rows.count >= 2:
         step = A.rows.step
         figs["model_neighbour"] = charts.lines(
-            [(name, A.rows.indices[:-1], A.neighbour), (sin_name, A.rows.indices[:-1], S.neighbour)],
+            [(shown, A.rows.indices[:-1], A.neighbour), (sin_name, A.rows.indices[:-1], S.neighbour)],
             title=f"How alike each position is to the next: cosine(P(p), P(p + {step}))",
             x_title="position p",
             y_title="cosine similarity",
@@ -93,9 +95,9 @@ def table_figures(A: pa.TableAnalysis, S: pa.TableAnalysis, name: str, sin_name:
         offsets = np.arange(A.offset_mean.size) * step
         figs["model_offset"] = charts.lines(
             [
-                (f"{name}: mean over p", offsets, A.offset_mean),
-                (f"{name}: mean + 1 std", offsets, A.offset_mean + A.offset_std),
-                (f"{name}: mean − 1 std", offsets, A.offset_mean - A.offset_std),
+                (f"{shown}: mean over p", offsets, A.offset_mean),
+                (f"{shown}: mean + 1 std", offsets, A.offset_mean + A.offset_std),
+                (f"{shown}: mean − 1 std", offsets, A.offset_mean - A.offset_std),
                 (sin_name, offsets, S.offset_mean),
             ],
             title="Cosine similarity as a function of the offset k = q − p, averaged over p",
@@ -105,7 +107,7 @@ def table_figures(A: pa.TableAnalysis, S: pa.TableAnalysis, name: str, sin_name:
         )
     n_pc = min(A.explained.size, 64)
     figs["model_variance"] = charts.lines(
-        [(name, np.arange(1, n_pc + 1), np.cumsum(A.explained[:n_pc])), (sin_name, np.arange(1, n_pc + 1), np.cumsum(S.explained[:n_pc]))],
+        [(shown, np.arange(1, n_pc + 1), np.cumsum(A.explained[:n_pc])), (sin_name, np.arange(1, n_pc + 1), np.cumsum(S.explained[:n_pc]))],
         title=f"Share of the variance between positions explained by the first k principal components (k up to {n_pc})",
         x_title="number of components k",
         y_title="cumulative explained variance",
@@ -139,7 +141,7 @@ def table_figures(A: pa.TableAnalysis, S: pa.TableAnalysis, name: str, sin_name:
     )
     ranks = np.arange(A.cols.count)
     figs["model_dominant"] = charts.lines(
-        [(name, ranks, np.sort(A.dominant)), (sin_name, ranks, np.sort(S.dominant))],
+        [(shown, ranks, np.sort(A.dominant)), (sin_name, ranks, np.sort(S.dominant))],
         title="Dominant frequency of each dimension, dimensions sorted from slow to fast",
         x_title="dimension, by dominant frequency",
         y_title="cycles per position (log scale)",
@@ -152,11 +154,12 @@ def table_figures(A: pa.TableAnalysis, S: pa.TableAnalysis, name: str, sin_name:
 def path_figures(A: pa.TableAnalysis, S: pa.TableAnalysis, first: int, name: str, sin_name: str) -> tuple[go.Figure, go.Figure]:
     """The positions' path on principal components first, first+1 (from above) and on
     first, first+2 (from the side: how the ring moves along the third component)."""
+    shown = charts.literal(name)
     pcs = [first - 1, first, first + 1]
     axis_titles = [f"PC {i + 1}" for i in pcs]
     flat = charts.position_paths(
         [
-            (f"{name} ({A.explained[pcs[0]]:.0%} + {A.explained[pcs[1]]:.0%} of variance)", A.scores[:, pcs[:2]], A.rows.indices),
+            (f"{shown} ({A.explained[pcs[0]]:.0%} + {A.explained[pcs[1]]:.0%} of variance)", A.scores[:, pcs[:2]], A.rows.indices),
             (f"{sin_name} ({S.explained[pcs[0]]:.0%} + {S.explained[pcs[1]]:.0%})", S.scores[:, pcs[:2]], S.rows.indices),
         ],
         title=f"Each position's vector projected on principal components {pcs[0] + 1} and {pcs[1] + 1}",
@@ -165,7 +168,7 @@ def path_figures(A: pa.TableAnalysis, S: pa.TableAnalysis, first: int, name: str
     )
     side = charts.position_paths(
         [
-            (f"{name} ({A.explained[pcs[2]]:.0%} of variance on PC {pcs[2] + 1})", A.scores[:, [pcs[0], pcs[2]]], A.rows.indices),
+            (f"{shown} ({A.explained[pcs[2]]:.0%} of variance on PC {pcs[2] + 1})", A.scores[:, [pcs[0], pcs[2]]], A.rows.indices),
             (f"{sin_name} ({S.explained[pcs[2]]:.0%})", S.scores[:, [pcs[0], pcs[2]]], S.rows.indices),
         ],
         title=f"The same path seen from the side: components {pcs[0] + 1} and {pcs[2] + 1}",
@@ -178,9 +181,10 @@ def path_figures(A: pa.TableAnalysis, S: pa.TableAnalysis, first: int, name: str
 def solid_figure(A: pa.TableAnalysis, S: pa.TableAnalysis, first: int, name: str, sin_name: str) -> go.Figure:
     """The path on components first, first+1, first+2 in 3-D (drawn only on request: two
     WebGL scenes cost a browser without a graphics card about a second per redraw)."""
+    shown = charts.literal(name)
     pcs = [first - 1, first, first + 1]
     return charts.position_paths(
-        [(name, A.scores[:, pcs], A.rows.indices), (sin_name, S.scores[:, pcs], S.rows.indices)],
+        [(shown, A.scores[:, pcs], A.rows.indices), (sin_name, S.scores[:, pcs], S.rows.indices)],
         title=f"The same path in 3-D: components {pcs[0] + 1}, {pcs[1] + 1}, {pcs[2] + 1} (drag to turn)",
         axis_titles=[f"PC {i + 1}" for i in pcs],
         note=A.rows.note("position"),
@@ -191,11 +195,12 @@ def solid_figure(A: pa.TableAnalysis, S: pa.TableAnalysis, first: int, name: str
 def dimension_figure(A: pa.TableAnalysis, j: int, name: str) -> tuple[go.Figure, float, float]:
     """One dimension over position with the sinusoid at its dominant frequency that fits it
     best. Returns (figure, frequency, R²)."""
+    shown = charts.literal(name)
     spacing = float(A.freqs[1]) if A.freqs.size > 1 else 0.0
     freq, fitted, r2 = pa.best_sinusoid(A.values[:, j], A.rows.indices, float(A.dominant[j]), spacing)
     fig = charts.lines(
         [
-            (f"{name}, dimension {A.cols.indices[j]}", A.rows.indices, A.values[:, j]),
+            (f"{shown}, dimension {A.cols.indices[j]}", A.rows.indices, A.values[:, j]),
             (f"best sinusoid near its dominant frequency: {freq:.4f} cycles/position", A.rows.indices, fitted),
         ],
         title=f"Dimension {A.cols.indices[j]} over position, with the sinusoid that fits it best (R² = {r2:.2f})",

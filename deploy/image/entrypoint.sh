@@ -20,6 +20,8 @@
 # PEE_PROXY=none runs one app process on PEE_PORT with no nginx (the Kubernetes manifests: one
 # process per pod, the Ingress in front). Arguments are passed to every app process
 # (`docker run IMAGE --client.showErrorDetails=full`). `entrypoint.sh --cores` prints N and exits.
+# PEE_TRUSTED_PROXIES: the addresses or CIDR ranges of proxies in front whose X-Forwarded-For nginx
+# believes (the client address the upload limit keys on); unset, none (docs/deploy.md).
 # deploy/image/nginx.py renders nginx's configuration and starts it with nothing written to disk;
 # deploy/image/healthcheck.py (the image's HEALTHCHECK) asks nginx and every app process.
 set -eu

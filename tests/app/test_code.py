@@ -170,6 +170,27 @@ def test_downloads_hold_cores_matrix(name):
     assert not at.info  # everything fits: no notice about a shortened file
 
 
+def test_thirty_presses_of_a_download_make_its_file_once(monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ui import deferred
+
+    monkeypatch.setattr(deferred, "FILES", deferred.Files())  # nothing kept by an earlier test
+    made = []
+    to_npy = matrix_files.to_npy
+    monkeypatch.setattr(matrix_files, "to_npy", lambda array: made.append(array.shape) or to_npy(array))
+    at, files = open_recording(scheme="sinusoidal", **SMALL)
+    button = downloads(at)["npy"]
+    with ThreadPoolExecutor(6) as pool:  # as many at once as Streamlit's pool runs on a 2-core machine
+        got = set(pool.map(lambda _: files.download(button), range(30)))
+    assert made == [(40, 24)] and len(got) == 1  # made once; every press got the same file
+    with patch("streamlit.testing.v1.app_test.MediaFileManager", RecordingMediaFileManager):
+        at.run()  # the next run offers the same file under a new id: still made once
+        assert RecordingMediaFileManager.last.download(downloads(at)["npy"]) in got and made == [(40, 24)]
+        at.number_input(key="d_model").set_value(26).run()  # other settings: another file
+        assert np.load(io.BytesIO(RecordingMediaFileManager.last.download(downloads(at)["npy"]))).shape == (40, 26) and len(made) == 2
+
+
 @pytest.mark.parametrize("name", ["learned", "alibi", "rope", "onehot"])
 def test_extremes_render_fast_with_bounded_downloads(name):
     at = open_page("code", scheme=name, **EXTREMES)

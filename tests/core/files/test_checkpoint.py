@@ -458,3 +458,12 @@ def test_safetensors_are_read_by_the_safetensors_library(monkeypatch):
 
     ck.load_tensor(safetensors.torch.save({"pos": torch.randn(4, 3).to(torch.bfloat16)}), "bf.safetensors", "pos")
     assert "pt" in opened  # bfloat16 through torch
+
+
+def test_a_refusal_escapes_only_the_files_words_not_the_apps():
+    huge = {"dtype": "F32", "shape": [1099511627776, 2], "data_offsets": [0, 16]}
+    message = refused(raw_safetensors({"t[1]": huge}, bytes(16)), "x.safetensors", "should take")
+    assert "tensor `t\\x5b1\\x5d` (F32, shape 1,099,511,627,776 × 2) should take 8,796,093,022,208 bytes" in message  # the name alone is quoted
+    assert ck.TensorInfo("1d", (32,), "float32").described() == "`1d` (32, float32)"
+    assert ck.TensorInfo("<b>", (), "F32").described() == "`\\x3cb\\x3e` (scalar, F32)"
+    assert ck.TensorInfo("x", (1,) * 9, "F32").described() == "`x` (1 × 1 × 1 × 1 × 1 × 1 × … (9 dimensions), F32)"

