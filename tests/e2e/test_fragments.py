@@ -73,7 +73,7 @@ def test_a_fragment_follows_the_sidebar_after_its_own_runs(context, app_url):
 
 BODIES = {  # words of a page's first paragraph: sent on every full run of that page, never by the sidebar or the navigation
     "rope": b"RoPE adds nothing to the token vectors",
-    "context": b"decides its RoPE",
+    "context": b"look for the pairs that stop turning",
     "relative": b"These schemes add nothing to the token vectors",
     "lab": b"Reading about extrapolation is one thing",
     "model": b"BERT-style models do not compute their positions",
@@ -81,7 +81,7 @@ BODIES = {  # words of a page's first paragraph: sent on every full run of that 
     "sinusoidal": b"Each position p becomes a vector of d_model numbers",
     "similarity": b"Because every (sin, cos) pair contributes",
     "compare": b"The same sidebar settings drive every scheme",
-    "attention": b"Words become fixed pseudo-random vectors",
+    "attention": b"each word's attention travels with it",
 }
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.app.conftest import decode, grids, open_page, panel_levels
+from tests.app.conftest import decode, grid, grids, open_page, panel_levels
 from harness.browser import wait_ready
 
 PIXELS = """() => [...document.querySelectorAll('.pee-hm canvas')].map((c) => ({
@@ -49,8 +49,10 @@ def painted(page) -> list[np.ndarray]:
     return [np.asarray(c["rgba"], dtype=np.uint8).reshape(c["height"], c["width"], 4) for c in page.evaluate(PIXELS)]
 
 
-def check_canvases(page, spec: dict) -> None:
-    got, want = painted(page), expected_rgba(spec)
+def check_canvases(page, spec: dict, first: int = 0) -> None:
+    """The canvases from the `first`-th on (a page may draw other grids before and after) hold the spec's panels."""
+    want = expected_rgba(spec)
+    got = painted(page)[first : first + len(want)]
     assert len(got) == len(want) == len(spec["panels"])
     for panel, g, w in zip(spec["panels"], got, want):
         assert g.shape == w.shape, (panel["title"], g.shape, w.shape)
@@ -100,7 +102,7 @@ def hover_cell(page, k: int, row: int, col: int, rows: int, cols: int) -> str:
     box = canvas.bounding_box()
     page.mouse.move(box["x"] + 1 + (col + 0.5) * (box["width"] - 2) / cols, box["y"] + 1 + (row + 0.5) * (box["height"] - 2) / rows)
     page.wait_for_selector(".pee-hm-tip:not([hidden])", timeout=5_000)
-    return page.locator(".pee-hm-tip").inner_text()
+    return page.locator(".pee-hm-tip:not([hidden])").inner_text()  # a page of several grids has a tip each
 
 
 def test_hover_reads_the_panel_the_true_indices_and_the_value(context, app_url):
@@ -195,12 +197,15 @@ def test_a_one_panel_grid_hover_has_no_empty_title_line(context, app_url):
 
 
 def test_attentions_grid_shows_words_two_scales_and_reads_words_on_hover(context, app_url):
-    # /attention: the weights without and with positions on one sequential range from 0, their difference on
-    # the diverging scale; rows and columns named by the sentence's words, each at its cell
-    spec = spec_of("attention", sentence="the cat sat on the mat")
+    # /attention: first the two word orders without and with positions on one sequential range, each panel named by its own
+    # order's words; then the weights without and with positions on one sequential range from 0 and their difference on the
+    # diverging scale; rows and columns named by the sentence's words, each at its cell
+    at = open_page("attention", sentence="the cat sat on the mat")
+    orders, spec = grid(at, "att_orders"), grid(at, "att_side_by_side")
     page = opened(context, app_url, "sentence=the+cat+sat+on+the+mat", path="attention")
-    check_canvases(page, spec)
-    keys = [" ".join(text.split()) for text in page.locator(".pee-hm-keys > span").all_inner_texts()]
+    check_canvases(page, orders)
+    check_canvases(page, spec, first=len(orders["panels"]))
+    keys = [" ".join(text.split()) for text in page.locator(".pee-hm-keys > span").all_inner_texts()][-2:]
     weights, difference = (spec["scales"][k] for k in (0, 1))
     assert keys == [
         f"0 {weights['hi']} (weight: without positions, with sinusoidal (paper))",
@@ -208,16 +213,22 @@ def test_attentions_grid_shows_words_two_scales_and_reads_words_on_hover(context
     ]
     assert difference["lo"] == "−" + difference["hi"][1:] and float(weights["hi"]) > 0
     names = ["0:the", "1:cat", "2:sat", "3:on", "4:the", "5:mat"]
-    for panel, shown in zip(spec["panels"], page.evaluate(TICKS)):
+    perm = [int(k) for k in at.query_params["att_order"].split(",")]
+    reordered = [f"{i}:{names[k].split(':')[1]}" for i, k in enumerate(perm)]
+    shown = page.evaluate(TICKS)
+    for panel, ticks in zip(orders["panels"], shown):  # the original order on the left, yours on the right
+        expected = names if panel["title"].startswith("original") else reordered
+        assert [text for text, _ in ticks["y"]] == expected, panel["title"]
+    for panel, ticks in zip(spec["panels"], shown[len(orders["panels"]):]):
         for name in ("x", "y"):
-            assert [text for text, _ in shown[name]] == names
-        for text, at in shown["y"]:  # a row's word stands at the middle of its row
-            assert abs(at - (names.index(text) + 0.5) / 6) < 0.02, (text, at)
-        for text, at in shown["x"]:  # a column's word is turned and ends at its column: its box lies left of the centre
-            assert at < (names.index(text) + 0.5) / 6 + 0.02, (text, at)
+            assert [text for text, _ in ticks[name]] == names
+        for text, at_ in ticks["y"]:  # a row's word stands at the middle of its row
+            assert abs(at_ - (names.index(text) + 0.5) / 6) < 0.02, (text, at_)
+        for text, at_ in ticks["x"]:  # a column's word is turned and ends at its column: its box lies left of the centre
+            assert at_ < (names.index(text) + 0.5) / 6 + 0.02, (text, at_)
     for k, value in ((0, "weight"), (2, "with − without")):
         panel = spec["panels"][k]
-        text = hover_cell(page, k, 4, 1, 6, 6).splitlines()
+        text = hover_cell(page, len(orders["panels"]) + k, 4, 1, 6, 6).splitlines()
         assert text[:3] == [panel["title"], "query word: 4:the", "key word: 1:cat"]
         assert float(text[3].removeprefix(value + " ")) == pytest.approx(float(decode(panel["z"])[4, 1]), rel=1e-5, abs=1e-7)
     page.close()
