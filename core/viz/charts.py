@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from core.viz import palette
 from core.viz import plotly_internals as private
 from core.viz.memo import shared
 from core.viz import wire
@@ -24,7 +25,7 @@ from core.viz.grid import ordinal
 
 DIVERGING = "RdBu_r"
 SEQUENTIAL = "Viridis"
-LINE_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")  # Okabe-Ito
+LINE_COLOURS = palette.OKABE_ITO  # a figure's lines in order, where they name nothing the palette colours
 VALUE_DIGITS = 6  # significant digits of a value on hover
 VALUE_FORMAT = f".{VALUE_DIGITS}~g"  # in d3's format: trailing zeros dropped (d3's ~: cos 0 reads 1, not 1.00000)
 COORD_FORMAT = ".4~g"  # a point's coordinates on hover, likewise
@@ -127,7 +128,7 @@ def _marks(
             spans.append((at - half, at + half) if axis == "x" else (at, at + MARK_LINE_PX))
         slot_of = dict(zip(order, _place_labels(spans, 4)))
         for k, (value, text, *rest) in enumerate(marks):
-            colour = rest[0] if rest else "#555555"
+            colour = rest[0] if rest else palette.MARK
             line = dict(color=colour, dash="dash", width=1.5)
             slot = slot_of[k]
             font = dict(size=MARK_FONT_PX, color=colour)
@@ -433,29 +434,55 @@ def lines(
     integer_x: bool | None = None,
     integer_y: bool = False,
     dots: Sequence[tuple[np.ndarray, np.ndarray]] | None = None,
+    colours: Sequence[str] | None = None,
+    dashes: Sequence[str] | None = None,
+    spreads: Sequence[np.ndarray | None] | None = None,
 ) -> go.Figure:
-    """One line per (name, x, y) in Okabe-Ito colours; the legend sits under the plot when
+    """One line per (name, x, y) in Okabe-Ito colours in order, or in `colours` (one per series,
+    from core.viz.palette where the series names a scheme, a region or a recurring series), solid
+    or in `dashes`; the legend sits under the plot when
     there is more than one (`points`: markers only, for per-pair values; `steps`: a staircase,
     each value held until the next x, for a step function; NaN breaks a line). `y_range` fixes
     the y axis, so rounding noise on a constant is not blown up to full height. Marks are
     dashed reference lines (value, label[, colour]). An axis of whole numbers (positions, heads,
     buckets: `integer_x`, by default when every x is whole; `integer_y`) gets whole-number ticks.
     `dots`, one (x, y) per series, puts markers at those points only (the integer positions of a
-    curve drawn through fractional ones)."""
+    curve drawn through fractional ones). `spreads`, one per series (or None), draws a shaded
+    band of ± that much around its line (a mean ± one standard deviation), under the lines."""
+    if colours is not None and len(colours) != len(series) or dashes is not None and len(dashes) != len(series):
+        raise ValueError(f"{len(series)} series take as many colours and dashes, not {len(colours or ())} and {len(dashes or ())}")
+    ink = list(colours) if colours is not None else [LINE_COLOURS[k % len(LINE_COLOURS)] for k in range(len(series))]
     traces = [
         go.Scatter(
             x=np.asarray(xs),
             y=np.asarray(ys),
             name=name,
             mode="markers" if points else "lines+markers" if markers else "lines",
-            line=dict(color=LINE_COLOURS[k % len(LINE_COLOURS)], width=2, shape="hv" if steps else "linear"),
-            marker=dict(size=5, maxdisplayed=0 if points else MAX_DOTS),  # `points`: every dot is a value
+            line=dict(color=ink[k], width=2, shape="hv" if steps else "linear", dash=dashes[k] if dashes else "solid"),
+            marker=dict(size=5, maxdisplayed=0 if points else MAX_DOTS, color=ink[k]),  # `points`: every dot is a value
         )
         for k, (name, xs, ys) in enumerate(series)
     ]
+    for k, (name, xs, ys) in enumerate(series):
+        half = None if spreads is None else spreads[k]
+        if half is not None:
+            x, y, half = (np.asarray(a, dtype=np.float64) for a in (xs, ys, half))
+            traces.insert(
+                0,
+                go.Scatter(
+                    x=np.concatenate([x, x[::-1]]),
+                    y=np.concatenate([y + half, (y - half)[::-1]]),
+                    name=f"{name} ± 1 sd",
+                    mode="lines",
+                    fill="toself",
+                    fillcolor=palette.tint(ink[k], 0.2),
+                    line=dict(width=0, color=ink[k]),
+                    hoverinfo="skip",
+                ),
+            )
     if dots is not None:
         for k, (xs, ys) in enumerate(dots):
-            colour = LINE_COLOURS[k % len(LINE_COLOURS)]
+            colour = ink[k]
             traces.append(go.Scatter(x=np.asarray(xs), y=np.asarray(ys), mode="markers", marker=dict(color=colour, size=6), showlegend=False, hoverinfo="x+y"))
     if integer_x is None:
         integer_x = not log_x and all(np.all(np.asarray(xs, dtype=np.float64)[np.isfinite(np.asarray(xs, dtype=np.float64))] % 1 == 0) for _, xs, _ in series)
@@ -486,7 +513,7 @@ def lines(
         height=height,
         x_title=x_title,
         y_title=y_title,
-        legend=len(series) > 1,
+        legend=len(series) > 1 or spreads is not None,
         x_marks=x_marks,
         y_marks=y_marks,
         xaxis=x_axis,

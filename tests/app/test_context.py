@@ -17,7 +17,7 @@ from core.analysis import context as cx
 from core.files.rope_code import rope_code
 from core.schemes import rope
 from core.schemes.rope_presets import PRESETS, STATUSES
-from core.viz import charts
+from core.viz import charts, palette
 from core.viz import wire
 from tests.app.conftest import ROOT, assert_clean, decode, figure_bytes, figures, grids, open_page, title_text
 from tests.helpers import assert_close
@@ -51,9 +51,12 @@ def check_layer_figures(wave: dict, decay: dict, preset, index: int) -> None:
     name = "before scaling" if layer.scaling else "every turning pair"
     assert_close(lines[name][0], view.index[finite], atol=0)
     assert_close(lines[name][1], view.before[finite], rtol=1e-12)
+    ink = {t["name"]: t["line"]["color"] for t in wave["data"] if "name" in t}
+    assert ink[name] == palette.UNSCALED
     for label in ("kept", "blended", "interpolated"):
         if layer.scaling is not None and (view.label == label).any():
             assert_close(lines[f"after: {label}"][1], view.after[view.label == label], rtol=1e-12)
+            assert ink[f"after: {label}"] == palette.region_colour(label)  # as on /rope's scaling tab
     offsets = cx.decay_offsets(preset.extended_context)
     before, after = cx.decay_curves(layer, preset.extended_context, offsets)
     curves = list(traces(decay).values())
