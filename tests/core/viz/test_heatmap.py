@@ -221,9 +221,9 @@ def test_one_signed_values_take_the_sequential_scale_over_their_own_range():
     shared = heatmap([("a", small, grid, grid), ("b", large, grid, grid)], title="t", x_title="x", y_title="y", shared_range=True, one_signed=True)
     assert [(p["zmin"], p["zmax"]) for p in shared["panels"]] == [(0.0, 90.0), (0.0, 90.0)]
     assert not shared["scales"][0]["signed"] and shared["scales"][0]["colours"] == wire.colour_lut(charts.SEQUENTIAL, LEVELS).tolist()
-    assert (shared["scales"][0]["lo"], shared["scales"][0]["hi"]) == ("0", "90") and shared["note"].endswith("one colour range for every panel, 0 to 90")
+    assert (shared["scales"][0]["lo"], shared["scales"][0]["hi"]) == ("0", "90.0") and shared["note"].endswith("one colour range for every panel, 0 to 90.0")
     own = heatmap([("a", small, grid, grid), ("b", large, grid, grid)], title="t", x_title="x", y_title="y", one_signed=True)
-    assert [(p["zmin"], p["zmax"], p["range"]) for p in own["panels"]] == [(0.0, 8.0, "colour range 0 to 8"), (10.0, 90.0, "colour range 10 to 90")]
+    assert [(p["zmin"], p["zmax"], p["range"]) for p in own["panels"]] == [(0.0, 8.0, "colour range 0 to 8.00"), (10.0, 90.0, "colour range 10.0 to 90.0")]
     # the least value is level 0, the largest the top level, on each panel's own range
     assert levels(small, 0.0, 8.0)[0, 0] == 0 and levels(small, 0.0, 8.0)[2, 2] == LEVELS - 1
     with pytest.raises(ValueError, match="one side of zero"):
