@@ -251,6 +251,34 @@ def log_ticks(lo: float, hi: float, most: int = TICKS) -> list[float]:
     return values
 
 
+_SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def log_label(value: float) -> str:
+    """A log axis's tick label in full: 0.001, 20, 50,000 as written; past them a power of ten as 10⁻⁵ or 2×10⁶."""
+    if 1e-3 <= value < 1e6:
+        return f"{value:,.10g}"
+    exponent = int(np.floor(np.log10(value) + 1e-9))
+    mantissa = float(f"{value / 10.0**exponent:.3g}")
+    power = "10" + str(exponent).translate(_SUPERSCRIPTS)
+    return power if mantissa == 1 else f"{mantissa:g}×{power}"
+
+
+def log_axis_ticks(lo: float, hi: float, most: int = TICKS + 2) -> list[float]:
+    """The labelled ticks of a log axis over [lo, hi] (lo > 0): under three decades `log_ticks` (1 to 9,
+    1-2-3-5, 1-2-5 or 1-3 per decade), else whole decades, every k-th when more than `most`; never
+    plotly.js's lone minor labels (2, 5 between decades)."""
+    if hi < 1000 * lo:
+        ticks = log_ticks(lo, hi, most)
+        if len(ticks) >= 2:
+            return ticks
+    first, last = int(np.ceil(np.log10(lo) - 1e-9)), int(np.floor(np.log10(hi) + 1e-9))
+    if last < first:  # inside one decade with no tick from log_ticks: its ends
+        return [float(f"{lo:.2g}"), float(f"{hi:.2g}")]
+    step = max(1, -(-(last - first + 1) // most))
+    return [float(f"1e{k}") for k in range(first, last + 1, step)]
+
+
 def _dot_stride(n: int) -> int:
     """Every how many points plotly.js draws a dot when a trace of n points has MAX_DOTS."""
     return max(1, -(-n // MAX_DOTS))
@@ -364,6 +392,13 @@ def _figure(
     base.update(layout)
     for key in [k for k in base if _AXIS_KEY.match(k)]:
         base[key] = {**_AXIS, **base[key]}
+    for letter, marks in (("x", x_marks), ("y", y_marks)):  # a log axis labelled in full, by decades or 1-2-5
+        axis = base.get(f"{letter}axis", {})
+        if axis.get("type") == "log" and "tickvals" not in axis:
+            span = _span([t for t in traces if (getattr(t, f"{letter}axis", None) or letter) == letter], letter, marks, axis.get("range"), True)
+            if span is not None:
+                ticks = log_axis_ticks(10.0 ** span[0], 10.0 ** span[1])
+                axis.update(tickmode="array", tickvals=ticks, ticktext=[log_label(v) for v in ticks])
     names = [t.name or "" for t in traces if legend and t.showlegend is not False]
     margin, x_room = _margins(traces, {k: v for k, v in base.items() if k[1:5] == "axis"}, names, top)
     base["margin"] = margin

@@ -229,7 +229,20 @@ def test_a_log_axis_under_three_decades_labels_every_tick_in_full():
     assert axis["type"] == "log" and list(axis["tickvals"]) == [6, 7, 8, 9, 10, 20, 30, 40]
     assert list(axis["ticktext"]) == ["6", "7", "8", "9", "10", "20", "30", "40"]
     wide = charts.lines([("a", [1, 2, 3], [1e-3, 1.0, 1e3])], title="t", x_title="x", y_title="y", log_y=True)
-    assert "tickvals" not in wide.to_dict()["layout"]["yaxis"]  # six decades: plotly.js's own 0.001, 1, 1000 read fine
+    axis = wide.to_dict()["layout"]["yaxis"]  # six decades: every decade, no lone 2 and 5 between them
+    assert list(axis["tickvals"]) == [0.001, 0.01, 0.1, 1, 10, 100, 1000] and list(axis["ticktext"]) == ["0.001", "0.01", "0.1", "1", "10", "100", "1,000"]
+
+
+def test_every_log_axis_is_labelled_by_decades_or_one_two_five():
+    # many decades: every k-th decade, written as powers of ten past 10⁶; the spectrum's log axis too, over its data and its mark
+    assert charts.log_axis_ticks(1e-6, 1e9) == [1e-6, 1e-4, 1e-2, 1, 1e2, 1e4, 1e6, 1e8]
+    assert [charts.log_label(v) for v in (1e-6, 0.002, 1, 50_000, 2e6, 1e8)] == ["10⁻⁶", "0.002", "1", "50,000", "2×10⁶", "10⁸"]
+    wavelengths = 2 * np.pi / 10_000 ** -(np.arange(32) / 32)  # 6.28 to about 50,000 positions
+    axis = charts.spectrum.fresh(wavelengths, 256, title="t").to_dict()["layout"]["yaxis"]
+    assert list(axis["tickvals"]) == [10, 100, 1000, 10_000] and axis["tickmode"] == "array"  # the decades inside 6.28 .. 50,000
+    # a fixed range (plotly.js reads a log range in decades) and a reference mark set the span too
+    fig = charts.lines([("a", [1, 2], [3.0, 4.0])], title="t", x_title="x", y_title="y", log_y=True, y_range=(0, 2), y_marks=[(50.0, "m")])
+    assert list(fig.to_dict()["layout"]["yaxis"]["tickvals"]) == [1, 2, 3, 5, 10, 20, 30, 50, 100]  # 1 to 100: 1-2-3-5
 
 
 def test_hover_numbers_drop_trailing_zeros():
