@@ -332,25 +332,22 @@ def _margins(traces: Sequence, axes: dict[str, dict], legend_names: Sequence[str
 
 
 def wrap_title(text: str, limit: int = TITLE_CHARS) -> list[str]:
-    """The title in as few lines of at most `limit` characters as it needs, broken at spaces
-    and balanced (no lone last word; a word longer than `limit` keeps a line to itself):
-    plotly.js would cut a long title off at the chart's right edge."""
-
-    def greedy(width: int) -> list[str]:
-        lines: list[str] = []
-        for word in text.split(" "):
-            if lines and len(lines[-1]) + 1 + len(word) <= width:
-                lines[-1] += " " + word
-            else:
-                lines.append(word)
-        return lines
-
-    fewest = greedy(limit)
-    for width in range(-(-len(text) // len(fewest)), limit):  # the narrowest width that needs no more lines
-        lines = greedy(width)
-        if len(lines) == len(fewest):
-            return lines
-    return fewest
+    """The title in lines of at most `limit` characters, broken at spaces, each filled as far as it
+    goes (a title balanced into equal halves took half the chart's width), except that the last
+    line keeps at least a quarter of `limit` (no lone last word); a word longer than `limit` keeps a
+    line to itself: plotly.js would cut a long title off at the chart's right edge."""
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= limit:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    while len(lines) > 1 and len(lines[-1]) < limit // 4:
+        head, _, word = lines[-2].rpartition(" ")
+        if not head or len(word) + 1 + len(lines[-1]) > limit:
+            break
+        lines[-2], lines[-1] = head, word + " " + lines[-1]
+    return lines
 
 
 def _figure(

@@ -141,13 +141,18 @@ def test_long_paths_draw_a_sample_of_their_dots_and_say_so():
     assert points.data[0].marker.maxdisplayed == 0  # markers that are the data are all drawn
 
 
-def test_long_titles_wrap_into_balanced_lines_and_push_the_plot_down():
+def test_long_titles_fill_their_lines_and_push_the_plot_down():
     text = "Power spectrum of each dimension over position (mean removed), dimensions sorted by their dominant frequency"
     lines = charts.wrap_title(text)
     assert " ".join(lines) == text  # every word kept, in order
     assert len(lines) == 2 and all(len(line) <= charts.TITLE_CHARS for line in lines)
-    assert abs(len(lines[0]) - len(lines[1])) <= 10  # balanced: no lone word on the second line
-    assert charts.wrap_title("Dominant frequency of each dimension, dimensions sorted from slow to fast")[1] != "fast"
+    # the first line as full as the words allow (the next word would not fit), not half of it
+    assert lines == ["Power spectrum of each dimension over position (mean removed),", "dimensions sorted by their dominant frequency"]
+    assert len(lines[0]) + 1 + len(lines[1].split(" ")[0]) > charts.TITLE_CHARS
+    # no lone last word: words move down until the last line holds a quarter of the limit
+    orphan = charts.wrap_title("Dominant frequency of each dimension, dimensions sorted from slow to fast", 70)
+    assert orphan == ["Dominant frequency of each dimension, dimensions sorted", "from slow to fast"]
+    assert len(orphan[1]) >= 70 // 4
     assert charts.wrap_title("short") == ["short"] and charts.wrap_title("") == [""]
     assert charts.wrap_title("a " + "x" * 90 + " b") == ["a", "x" * 90, "b"]  # an over-long word keeps a line to itself
 
