@@ -97,6 +97,7 @@ def _marks(
     x_span: tuple[float, float] | None = None,
     y_span: tuple[float, float] | None = None,
     plot_px: tuple[float, float] = (780.0, 300.0),
+    points: Sequence[tuple[np.ndarray, np.ndarray, bool]] = (),
 ) -> tuple[list[dict], list[dict]]:
     """Dashed lines across the plot with a small label, as plain layout shapes and annotations
     (Plotly's add_vline/add_hline re-validate the whole figure each call: ~10 ms apiece).
@@ -107,8 +108,11 @@ def _marks(
     and a band edge at 2,650 are 20 pixels apart on a log axis of four decades), so each is
     placed where it meets no other, given the axis' data range (`x_span`, `y_span`, in decades
     on a log axis) and the plot's estimated size in pixels: an x mark's label goes above the
-    plot, else just inside its top edge, a row lower each time; a y mark's label sits above
-    its line at the left, else at the right, else further in."""
+    plot, else just inside its top edge, a row lower each time. A y mark's label sits above its
+    line at the left, else at the right, else below it at the left or the right, else further in:
+    the first of these places where it covers no other label, no other mark's line and none of
+    the drawn data (`points`: each trace's (x, y, joined by a line), placed with `x_span`); where
+    none is free, the place that covers fewest."""
     shapes, labels = [], []
     width_px, height_px = plot_px
 
@@ -118,46 +122,99 @@ def _marks(
             return 0.0
         return (v - span[0]) / (span[1] - span[0]) * px
 
-    for axis, marks, span, log, px in (("x", x_marks, x_span, log_x, width_px), ("y", y_marks, y_span, log_y, height_px)):
-        order = sorted(range(len(marks)), key=lambda k: float(marks[k][0]))
-        spans = []
-        for k in order:
-            at = where(marks[k][0], span, log, px)
-            # an x label is centred on its line, as wide as its text; a y label sits above its line, one text line high
-            half = MARK_CHAR_PX * len(str(marks[k][1])) / 2 + 3
-            spans.append((at - half, at + half) if axis == "x" else (at, at + MARK_LINE_PX))
-        slot_of = dict(zip(order, _place_labels(spans, 4)))
-        for k, (value, text, *rest) in enumerate(marks):
-            colour = rest[0] if rest else palette.MARK
-            line = dict(color=colour, dash="dash", width=1.5)
-            slot = slot_of[k]
-            font = dict(size=MARK_FONT_PX, color=colour)
-            if axis == "x":
-                shapes.append(dict(type="line", xref="x", yref="paper", x0=value, x1=value, y0=0, y1=1, line=line))
-                label = dict(xref="x", yref="paper", x=float(np.log10(value)) if log_x else value, y=1.0, text=text, showarrow=False, font=font)
-                if slot == 0:  # above the plot
-                    label["yanchor"] = "bottom"
-                else:  # inside its top edge, a row lower for each further slot, on white to stay legible over the data
-                    label.update(yanchor="top", yshift=-MARK_LINE_PX * (slot - 1), bgcolor="rgba(255,255,255,0.8)")
-                labels.append(label)
-            else:
-                shapes.append(dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=value, y1=value, line=line))
-                right = slot % 2 == 1
-                label = dict(
-                    xref="paper",
-                    yref="y",
-                    x=1.0 if right else 0.0,
-                    y=float(np.log10(value)) if log_y else value,
-                    text=text,
-                    showarrow=False,
-                    xanchor="right" if right else "left",
-                    yanchor="bottom",
-                    font=font,
-                )
-                if slot >= 2:  # both ends taken: further in, past the widest label there
-                    inset = max(MARK_CHAR_PX * len(str(m[1])) for m in marks) + 12
-                    label["xshift"] = -inset if right else inset
-                labels.append(label)
+    order = sorted(range(len(x_marks)), key=lambda k: float(x_marks[k][0]))
+    spans = []
+    for k in order:  # an x label is centred on its line, as wide as its text
+        at, half = where(x_marks[k][0], x_span, log_x, width_px), MARK_CHAR_PX * len(str(x_marks[k][1])) / 2 + 3
+        spans.append((at - half, at + half))
+    slot_of = dict(zip(order, _place_labels(spans, 4)))
+    for k, (value, text, *rest) in enumerate(x_marks):
+        colour = rest[0] if rest else palette.MARK
+        shapes.append(dict(type="line", xref="x", yref="paper", x0=value, x1=value, y0=0, y1=1, line=dict(color=colour, dash="dash", width=1.5)))
+        label = dict(
+            xref="x", yref="paper", x=float(np.log10(value)) if log_x else value, y=1.0, text=text, showarrow=False, font=dict(size=MARK_FONT_PX, color=colour)
+        )
+        if slot_of[k] == 0:  # above the plot
+            label["yanchor"] = "bottom"
+        else:  # inside its top edge, a row lower for each further slot, on white to stay legible over the data
+            label.update(yanchor="top", yshift=-MARK_LINE_PX * (slot_of[k] - 1), bgcolor="rgba(255,255,255,0.8)")
+        labels.append(label)
+    if y_marks:
+        y_shapes, y_labels = _y_marks(y_marks, log_x, log_y, x_span, y_span, plot_px, points)
+        shapes += y_shapes
+        labels += y_labels
+    return shapes, labels
+
+
+def _pixels(values: np.ndarray, span: tuple[float, float] | None, log: bool, px: float) -> np.ndarray:
+    """Where values fall along an axis of `px` pixels showing `span` (in decades on a log axis); NaN where they cannot be shown."""
+    v = np.asarray(values, dtype=np.float64)
+    if log:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            v = np.where(v > 0, np.log10(np.where(v > 0, v, 1.0)), np.nan)
+    if span is None or span[1] <= span[0]:
+        return np.where(np.isfinite(v), px / 2, np.nan)
+    return (v - span[0]) / (span[1] - span[0]) * px
+
+
+def _y_marks(marks, log_x: bool, log_y: bool, x_span, y_span, plot_px, points) -> tuple[list[dict], list[dict]]:
+    """The lines and labels of the y marks (see _marks): each label at the first free place."""
+    width_px, height_px = plot_px
+    at = [float(_pixels(np.array([m[0]]), y_span, log_y, height_px)[0]) for m in marks]
+    # the drawn data in pixels, a line's segments walked every 4 pixels (a label on a line is as bad as on a dot)
+    dots = []
+    for xs, ys, joined in points:
+        px_x, px_y = _pixels(xs, x_span, log_x, width_px), _pixels(ys, y_span, log_y, height_px)
+        keep = np.isfinite(px_x) & np.isfinite(px_y)
+        if joined and px_x.size > 1:
+            a, b = np.stack([px_x[:-1], px_y[:-1]], 1), np.stack([px_x[1:], px_y[1:]], 1)
+            ok = np.isfinite(a).all(1) & np.isfinite(b).all(1)
+            a, b = a[ok], b[ok]
+            steps = np.minimum(np.ceil(np.hypot(*(b - a).T) / 4).astype(int) + 1, 200) if a.size else np.zeros(0, int)
+            for (ax, ay), (bx, by), n in zip(a, b, steps):
+                t = np.linspace(0.0, 1.0, n)
+                dots.append(np.stack([ax + t * (bx - ax), ay + t * (by - ay)], 1))
+        dots.append(np.stack([px_x[keep], px_y[keep]], 1))
+    data = np.concatenate(dots) if dots else np.zeros((0, 2))
+    widest = max(MARK_CHAR_PX * len(str(m[1])) for m in marks) + 12
+    # (right end?, above the line?, pixels in from the end)
+    places = [(False, True, 0.0), (True, True, 0.0), (False, False, 0.0), (True, False, 0.0), (False, True, widest), (True, True, widest)]
+    taken: list[tuple[float, float, float, float]] = []
+    shapes, labels = [{} for _ in marks], [{} for _ in marks]  # in the marks' order, placed in value order
+    for k in sorted(range(len(marks)), key=lambda k: float(marks[k][0])):
+        value, text, *rest = marks[k]
+        colour = rest[0] if rest else palette.MARK
+        shapes[k] = dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=value, y1=value, line=dict(color=colour, dash="dash", width=1.5))
+        wide = MARK_CHAR_PX * len(str(text)) + 6
+
+        def covers(place) -> int:
+            right, above, inset = place
+            x0 = width_px - inset - wide if right else inset
+            y0, y1 = (at[k], at[k] + MARK_LINE_PX) if above else (at[k] - MARK_LINE_PX, at[k])
+            hits = sum(1 for a, b, c, d in taken if x0 < b and a < x0 + wide and y0 < d and c < y1)
+            hits += sum(1 for j, y in enumerate(at) if j != k and y0 + 1 < y < y1 - 1)  # another mark's line through it
+            if data.size:
+                hits += int(np.count_nonzero((data[:, 0] > x0) & (data[:, 0] < x0 + wide) & (data[:, 1] > y0) & (data[:, 1] < y1)))
+            return hits
+
+        best = min(places, key=lambda place: (covers(place) > 0, covers(place), places.index(place)))
+        right, above, inset = best
+        x0 = width_px - inset - wide if right else inset
+        taken.append((x0, x0 + wide, *((at[k], at[k] + MARK_LINE_PX) if above else (at[k] - MARK_LINE_PX, at[k]))))
+        label = dict(
+            xref="paper",
+            yref="y",
+            x=1.0 if right else 0.0,
+            y=float(np.log10(value)) if log_y and value > 0 else value,
+            text=text,
+            showarrow=False,
+            xanchor="right" if right else "left",
+            yanchor="bottom" if above else "top",
+            font=dict(size=MARK_FONT_PX, color=colour),
+        )
+        if inset:
+            label["xshift"] = -inset if right else inset
+        labels[k] = label
     return shapes, labels
 
 
@@ -410,9 +467,10 @@ def _figure(
         y_marks,
         log_x=log_x,
         log_y=log_y,
-        x_span=_span(traces, "x", x_marks, base.get("xaxis", {}).get("range"), log_x) if x_marks else None,
+        x_span=_span(traces, "x", x_marks, base.get("xaxis", {}).get("range"), log_x) if x_marks or y_marks else None,
         y_span=_span(traces, "y", y_marks, base.get("yaxis", {}).get("range"), log_y) if y_marks else None,
         plot_px=(CHART_PX - margin["l"] - margin["r"], plot_px),
+        points=_drawn_points(traces) if y_marks else (),
     )
     base["shapes"] = shapes
     base["annotations"] = labels + extra_annotations
@@ -427,6 +485,20 @@ def _figure(
     fig = private.unvalidated(wire.Figure, traces, _plain_layout(base))
     fig.layout.template = None
     return fig
+
+
+def _drawn_points(traces: Sequence) -> list[tuple[np.ndarray, np.ndarray, bool]]:
+    """Each 2-D trace's numeric (x, y) and whether a line joins them (what a mark's label must not cover)."""
+    out = []
+    for trace in traces:
+        if trace.type not in ("scatter", "scattergl") or trace.x is None or trace.y is None:
+            continue
+        try:
+            xs, ys = np.asarray(trace.x, dtype=np.float64), np.asarray(trace.y, dtype=np.float64)
+        except (TypeError, ValueError):  # words on an axis
+            continue
+        out.append((xs, ys, "lines" in (trace.mode or "lines") and trace.fill is None))
+    return out
 
 
 def _plain_layout(layout: dict) -> dict:
