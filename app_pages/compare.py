@@ -115,12 +115,18 @@ def _codes() -> None:
             ),
             key="compare_codes",
         )
+        look = (
+            "What to look for: the codes whose values are small beside the largest are drawn near white: their sizes differ by orders of magnitude. "
+            if shared
+            else "What to look for: the integer code darkens steadily (its values grow with p), the fraction code is the same picture "
+            "with a smaller range, binary flips in blocks, one-hot is a single diagonal, the sinusoids make smooth stripes, the "
+            "learned table is noise until trained, and RoPE turns a constant vector into sinusoid-like stripes. "
+        )
         st.caption(
             "Added schemes: the code of each position; RoPE: a unit vector of equal entries (1/√d each) rotated to each position. "
-            "What to look for: the integer code darkens steadily (its values grow with p), the fraction code is the same picture "
-            "with a smaller range, binary flips in blocks, one-hot is a single diagonal, the sinusoids make smooth stripes, the "
-            "learned table is noise until trained, and RoPE turns a constant vector into sinusoid-like stripes. " + spread + " Consecutive "
-            "positions are drawn, so every bit flip and every one-hot row is there."
+            + look
+            + spread
+            + " Consecutive positions are drawn, so every bit flip and every one-hot row is there."
         )
     if biases:
         draw_heatmap(
@@ -164,6 +170,11 @@ def _scores() -> None:
     )
 
 
+def shown(value: float) -> str:
+    """A measured number as the table shows it, 4 significant digits, or n/a where it does not apply (NaN, which a dataframe shows as None)."""
+    return "n/a" if np.isnan(value) else f"{value:.4g}"
+
+
 VERDICT = {True: "✓ yes", False: "✗ no", None: "n/a"}  # a checklist cell: holds, does not hold, does not apply
 MEASURED = {"max |value|": "bounded", "min distance": "unique", "neighbour / mean": "smooth", "relative departure": "relative"}
 
@@ -189,9 +200,8 @@ def _properties() -> None:
         for label, _ in properties.CHECKLIST:
             checks[label].append(VERDICT[marks[label][0]])
         checks["past max_len"].append(r.extrapolation)
-        numbers.append(
-            {"scheme": SCHEMES[n].label, "over": r.measured_over} | {column: getattr(r, field) for column, field in MEASURED.items()} | {"params": r.parameters}
-        )
+        values = {column: shown(getattr(r, field)) for column, field in MEASURED.items()}
+        numbers.append({"scheme": SCHEMES[n].label, "over": r.measured_over} | values | {"params": r.parameters})
     static_table(checks)  # every cell whole: the sentences past max_len are long
     st.caption(
         "How to read it: one column per question of the roadmap, answered from the numbers below: ✓ yes, it holds; ✗ no; n/a, it does not "
@@ -199,7 +209,7 @@ def _properties() -> None:
     )
     if numbers:
         st.dataframe(
-            pd.DataFrame(numbers).style.format({column: "{:.4g}" for column in MEASURED} | {"params": "{:,}"}, na_rep="n/a"),
+            pd.DataFrame(numbers).style.format({"params": "{:,}"}),
             hide_index=True,
             width="stretch",
             height=36 * (len(numbers) + 1) + 4,

@@ -67,7 +67,7 @@ def scaling_tab(head_dim: int, base: float, L: int, theta: np.ndarray) -> None: 
     plot(
         charts.lines(
             [("new θᵢ / old θᵢ", wave_before, ratio)],
-            title="How much each pair's frequency is divided, against its original wavelength",
+            title="Each pair's new frequency over its old, against its original wavelength",
             x_title="original wavelength (positions, log scale)",
             y_title="new frequency / old frequency",
             log_x=True,

@@ -37,12 +37,9 @@ def check_table(at, names, d, L, base, heads):
         except ValueError as err:
             assert row["past max_len"] == str(err) and row["unique"] == "not measured"
             continue
-        for column, field in TABLE_COLUMNS.items():
+        for column, field in TABLE_COLUMNS.items():  # as shown: 4 significant digits, n/a where it does not apply
             want = getattr(expected, field)
-            if math.isnan(want):
-                assert math.isnan(row[column]), (n, column)
-            else:
-                assert row[column] == pytest.approx(want, rel=1e-12, abs=1e-15), (n, column)
+            assert row[column] == ("n/a" if math.isnan(want) else f"{want:.4g}"), (n, column)
         assert row["past max_len"] == expected.extrapolation
         assert row["over"] == expected.measured_over
         assert row["params"] == expected.parameters
@@ -56,13 +53,11 @@ def test_compare_table_is_measure_at_the_same_settings():
     assert_clean(at)
     check_table(at, list(SCHEMES), 32, 300, 500.0, 8)
     rows = table_rows(at)
-    assert rows["integer p"]["max |value|"] == 299  # by hand: the largest position
-    assert rows["ALiBi"]["max |value|"] == pytest.approx(0.5 * 299)  # slope 1/2 at distance 299
+    assert rows["integer p"]["max |value|"] == "299"  # by hand: the largest position
+    assert rows["ALiBi"]["max |value|"] == "149.5"  # slope 1/2 at distance 299
     assert rows["learned absolute table"]["params"] == 300 * 32
     assert any("256 of 300 positions" in c.value for c in at.caption)  # says it measured a sample
-    assert rows["none (NoPE)"]["unique"] == "n/a" and math.isnan(rows["none (NoPE)"]["neighbour / mean"])  # nothing to measure: n/a, not None
-    shown = at.dataframe[0].proto.arrow_data.styler.display_values  # what the browser shows in the cells (Arrow bytes)
-    assert b"n/a" in shown and b"None" not in shown and b"nan" not in shown
+    assert rows["none (NoPE)"]["unique"] == rows["none (NoPE)"]["neighbour / mean"] == "n/a"  # nothing to measure: n/a, not None
 
 
 def test_compare_table_follows_the_selection_and_the_heads():
@@ -75,7 +70,7 @@ def test_compare_table_follows_the_selection_and_the_heads():
     rows = table_rows(at)
     assert rows["T5 relative buckets"]["params"] == 32 * 2
     assert rows["Shaw relative (clip 16)"]["params"] == 33 * 8  # head width 16 / 2
-    assert rows["ALiBi"]["min distance"] == pytest.approx(math.hypot(1 / 16, 1 / 256))  # 2 heads: slopes 2^-4, 2^-8
+    assert rows["ALiBi"]["min distance"] == f"{math.hypot(1 / 16, 1 / 256):.4g}"  # 2 heads: slopes 2^-4, 2^-8
 
 
 def test_compare_schemes_from_the_link():
