@@ -64,7 +64,7 @@ def _span(traces: Sequence, axis: str, marks: Sequence[Mark], fixed: Sequence[fl
             arr = np.asarray(raw, dtype=float).ravel()
         except (TypeError, ValueError):
             continue  # words on a category axis: no marks go there
-        arr = arr[np.isfinite(arr)]
+        arr = arr[np.isfinite(arr) & (arr > 0)] if log else arr[np.isfinite(arr)]  # a log axis shows no zero: its span starts at the least positive value
         if arr.size:
             values += [float(arr.min()), float(arr.max())]
     if log:

@@ -248,6 +248,10 @@ def test_every_log_axis_is_labelled_by_decades_or_one_two_five():
     # a fixed range (plotly.js reads a log range in decades) and a reference mark set the span too
     fig = charts.lines([("a", [1, 2], [3.0, 4.0])], title="t", x_title="x", y_title="y", log_y=True, y_range=(0, 2), y_marks=[(50.0, "m")])
     assert list(fig.to_dict()["layout"]["yaxis"]["tickvals"]) == [1, 2, 3, 5, 10, 20, 30, 50, 100]  # 1 to 100: 1-2-3-5
+    # offset 0 then log-spaced offsets (/context's decay): the zero has no place on the axis, the decades start at the least positive
+    offsets = np.concatenate([[0.0], np.geomspace(1, 131_072, 50)])
+    decay = charts.lines([("a", offsets, np.cos(offsets))], title="t", x_title="x", y_title="y", log_x=True, x_marks=[(8192, "trained")])
+    assert list(decay.to_dict()["layout"]["xaxis"]["ticktext"]) == ["1", "10", "100", "1,000", "10,000", "100,000"]
 
 
 def test_hover_numbers_drop_trailing_zeros():
