@@ -229,9 +229,10 @@ CHART_PX = 820  # the chart width the margins are estimated for (see above)
 X_ROOM = 58  # pixels under the plot for x tick labels and the axis title (log axes: +6, superscripts)
 LEGEND_WIDTH = 740  # pixels a horizontal legend may fill before it wraps to another row
 CHAR_PX = 6.5  # width of an average character at the 13-pixel font (tick labels, names)
-# a title line's length: plotly.js does not wrap titles, and ~72 characters at its 18-pixel title font fit
-# a 640-pixel chart (a 1,100-pixel window with the sidebar open)
-TITLE_CHARS = 72
+# a title line's length: plotly.js does not wrap titles; its 18-pixel title font takes about 7.7 pixels a
+# character (measured in Chromium), so 88 characters fit the 700-pixel chart of a 1,100-pixel window with the
+# sidebar open (at 1,440 pixels a chart is about 1,000 wide: 72 characters wrapped titles at half its width)
+TITLE_CHARS = 88
 NOTE_CHARS = 110  # the small print under a title is about 70 % of its size: more characters to a line
 NOTE_LINE_PX = 16  # what each further line of the small print adds to the top margin
 TITLE_LINE_PX = 23  # what each further title line adds to the top margin (the first line stays where a one-line title sits, the others hang below it)

@@ -147,7 +147,7 @@ def test_long_titles_fill_their_lines_and_push_the_plot_down():
     assert " ".join(lines) == text  # every word kept, in order
     assert len(lines) == 2 and all(len(line) <= charts.TITLE_CHARS for line in lines)
     # the first line as full as the words allow (the next word would not fit), not half of it
-    assert lines == ["Power spectrum of each dimension over position (mean removed),", "dimensions sorted by their dominant frequency"]
+    assert lines == ["Power spectrum of each dimension over position (mean removed), dimensions sorted by", "their dominant frequency"]
     assert len(lines[0]) + 1 + len(lines[1].split(" ")[0]) > charts.TITLE_CHARS
     # no lone last word: words move down until the last line holds a quarter of the limit
     orphan = charts.wrap_title("Dominant frequency of each dimension, dimensions sorted from slow to fast", 70)
