@@ -299,10 +299,11 @@ def integer_ticks(lo: float, hi: float, most: int = TICKS) -> list[int]:
 
 def log_ticks(lo: float, hi: float, most: int = TICKS) -> list[float]:
     """Tick values for a log axis over [lo, hi] (lo > 0), each to be labelled in full (20, 30, 50 rather than
-    plotly.js's lone 2, 3, 5 between decades): 1 to 9 per decade when they fit, then 1-2-3-5, 1-2-5, 1-3, 1."""
+    plotly.js's lone 2, 3, 5 between decades): 1-2-3-5 per decade when they fit, then 1-2-5, 1-3, 1 (never 6, 7, 8, 9:
+    they crowd the top of a decade into '10 9 8 7 6')."""
     first, last = int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi)))
     values: list[float] = []
-    for mantissas in ((1, 2, 3, 4, 5, 6, 7, 8, 9), (1, 2, 3, 5), (1, 2, 5), (1, 3), (1,)):
+    for mantissas in ((1, 2, 3, 5), (1, 2, 5), (1, 3), (1,)):
         values = [float(f"{m * 10.0**k:.12g}") for k in range(first, last + 1) for m in mantissas if lo <= m * 10.0**k <= hi]
         if len(values) <= most:
             break
