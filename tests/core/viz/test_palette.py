@@ -90,6 +90,9 @@ def test_real_text_figures_draw_each_scheme_in_the_same_colour_as_the_live_lab()
     assert colours(fig) == [palette.BLUE, palette.GREEN, palette.VERMILLION]
     probe = trained_figures.probe_figure([("rope", 2, [0.1, 0.5, 0.9]), ("none", 1, [0.0, 0.2])], what="test")
     assert colours(probe) == [palette.GREEN, palette.BLACK]
+    rows = [{"scheme": s, "window": w, "stride": 32, "sliding": 3.0, "nonoverlapping": 4.0} for s in ("alibi", "rope") for w in (64, 128)]
+    sliding = trained_figures.sliding_figure(rows, ["alibi", "rope"], what="test")
+    assert colours(sliding) == [palette.VERMILLION] * 2 + [palette.GREEN] * 2 and [t.line.dash for t in sliding.data] == ["solid", "dash"] * 2
     passkey = trained_figures.passkey_figure([("t5", {"10": 1.0, "100": 0.5}), ("learned", {"10": 1.0, "100": None})], 8, 64, what="test")
     assert colours(passkey)[:2] == [palette.PURPLE, palette.ORANGE]
 
