@@ -98,7 +98,7 @@ def _codes() -> None:
     biases = [n for n in names if SCHEMES[n].bias is not None]  # drawn over key positions; a code over dimensions
     codes = [n for n in names if n not in biases]
     spread = (
-        "One colour range for every panel of a grid (in the note above it): equal colours are equal values, so the scheme with the largest values "
+        "One colour range for every panel of a grid (in the note above it): equal colours are equal values, so a scheme with far larger values "
         "pales the others."
         if shared
         else "Each panel has its own colour range (under its title): the schemes differ by orders of magnitude; switch to one range to compare sizes."
@@ -116,7 +116,7 @@ def _codes() -> None:
             key="compare_codes",
         )
         look = (
-            "What to look for: the codes whose values are small beside the largest are drawn near white: their sizes differ by orders of magnitude. "
+            "What to look for: a code whose values are much smaller than the largest drawn is painted near white, however much it varies. "
             if shared
             else "What to look for: the integer code darkens steadily (its values grow with p), the fraction code is the same picture "
             "with a smaller range, binary flips in blocks, one-hot is a single diagonal, the sinusoids make smooth stripes, the "
