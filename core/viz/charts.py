@@ -25,7 +25,7 @@ from core.viz.grid import ordinal
 
 DIVERGING = "RdBu_r"
 SEQUENTIAL = "Viridis"
-LINE_COLOURS = palette.OKABE_ITO  # a figure's lines in order, where they name nothing the palette colours
+LINE_COLOURS = palette.LINES  # a figure's lines in order, where they name nothing the palette colours
 VALUE_DIGITS = 6  # significant digits of a value on hover
 VALUE_FORMAT = f".{VALUE_DIGITS}~g"  # in d3's format: trailing zeros dropped (d3's ~: cos 0 reads 1, not 1.00000)
 COORD_FORMAT = ".4~g"  # a point's coordinates on hover, likewise

@@ -19,7 +19,7 @@ YELLOW = "#F0E442"  # too light for a line on white: not given to a series
 BLUE = "#0072B2"
 VERMILLION = "#D55E00"
 PURPLE = "#CC79A7"  # reddish purple
-OKABE_ITO = (BLUE, VERMILLION, GREEN, PURPLE, ORANGE, SKY_BLUE, BLACK, YELLOW)  # the order of a figure's unnamed lines
+OKABE_ITO = (BLUE, VERMILLION, GREEN, PURPLE, ORANGE, SKY_BLUE, BLACK, YELLOW)
 
 # Paul Tol's muted set (the ones dark enough for a line on white)
 INDIGO = "#332288"
@@ -29,6 +29,8 @@ ROSE = "#CC6677"
 TEAL = "#44AA99"
 MAGENTA = "#AA4499"
 TOL_MUTED = (INDIGO, OLIVE, WINE, ROSE, TEAL, MAGENTA)
+# a figure's lines that name nothing above (heads, dimensions), in order: Okabe-Ito without its yellow, then Tol's
+LINES = (BLUE, VERMILLION, GREEN, PURPLE, ORANGE, SKY_BLUE, BLACK, *TOL_MUTED)
 
 # the greys of reference marks: a context a model was trained on, and lesser marks (band edges)
 MARK = "#555555"

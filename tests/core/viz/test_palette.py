@@ -16,7 +16,7 @@ from core.lab.config import LabConfig, LabResult
 from core.schemes import rope
 from core.schemes.registry import SCHEMES
 from core.schemes.sinusoidal import sinusoidal_encoding
-from core.viz import model_figures, palette
+from core.viz import charts, model_figures, palette
 from tests.core.viz.test_colour_vision import VISIONS, lab
 
 APART = 12.0  # ΔE*ab between any two colours drawn in one figure, for every vision: five just noticeable differences
@@ -36,7 +36,8 @@ def test_every_scheme_and_region_has_one_colour():
     assert set(palette.SCHEME_COLOURS) == set(SCHEMES)
     assert set(palette.REGION_COLOURS) == set(rope.REGION_LABELS)
     assert len(set(palette.SCHEME_COLOURS.values())) == len(SCHEMES)  # no two schemes share a colour
-    assert palette.YELLOW not in palette.SCHEME_COLOURS.values()  # too light for a line on white
+    assert palette.YELLOW not in palette.SCHEME_COLOURS.values() and palette.YELLOW not in charts.LINE_COLOURS  # too light for a line on white
+    assert len(set(charts.LINE_COLOURS)) == len(charts.LINE_COLOURS) == 13
     assert palette.tint("#0072B2", 0.2) == "rgba(0,114,178,0.2)"
 
 
@@ -46,7 +47,8 @@ def test_colours_drawn_together_stay_apart(vision):
     regions = [palette.region_colour(r) for r in ("kept", "blended", "interpolated")]
     rope_scaling = [palette.UNSCALED, palette.OTHER_BASE, *regions, palette.TARGET, palette.MARK]
     context = [palette.UNSCALED, palette.SHORT, *regions, palette.TARGET, palette.MARK, palette.SCALED]
-    for group in (lab_defaults, rope_scaling, context):
+    heads = list(charts.LINE_COLOURS[:10])  # lines that name nothing, up to ten of them (ALiBi's heads, a sinusoid's dimensions)
+    for group in (lab_defaults, rope_scaling, context, heads):
         assert closest(group, vision) >= APART, group
     # thirteen schemes cannot all be apart by colour: any two that are not differ in dash
     for a, b in itertools.combinations(SCHEMES, 2):
