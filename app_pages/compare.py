@@ -9,7 +9,8 @@ from core.schemes.registry import SCHEMES, Setting
 from core.viz.columns import columns
 from core.viz.grid import Picked, Sample, window
 from core.viz.heatmap import heatmap
-from ui.controls import check_url_value, keep_choices_in_url, number, one_of, url_choices
+from ui.display import static_table
+from ui.controls import Toggle, check_url_value, keep_choices_in_url, number, one_of, url_choices
 from ui.heatmap import draw_heatmap
 from ui.path import next_link
 from ui.sidebar import current_settings
@@ -18,6 +19,12 @@ from ui.tabs import url_tabs
 
 GRID = 40  # positions (and dimensions) per small panel
 HEADS = (1, 2, 4, 8, 16)
+SHARED = Toggle(
+    "compare_shared",
+    "One colour range for every panel",
+    False,
+    help="On: equal colours are equal values across the schemes (the integer code's growth shows). Off: each panel its own range, so every pattern shows.",
+)
 
 st.title("Every scheme side by side")
 L = current_settings().max_len  # max_len sets the first-position control above the tabs: its move reruns the page; d_model and base are live (ui/path.py)
@@ -87,26 +94,56 @@ def _drawn() -> dict[str, tuple[Sample | Picked, np.ndarray, np.ndarray, str]]:
 def _codes() -> None:
     d, drawn = current_settings().d_model, _drawn()
     st.header("What each scheme writes")
-    code_panels = [(SCHEMES[n].label, drawn[n][1], drawn[n][0], pos) for n in names]
-    draw_heatmap(
-        heatmap(
-            code_panels,
-            title=f"What each scheme writes at positions {pos.start:,} to {pos.stop - 1:,}, d_model = {d:,}, max_len = {L:,}",
-            x_title="dimension (biases: key position)",
-            y_title="position (biases: query)",
-            note=pos.note("position") + "; whole (sin, cos) pairs of the sinusoids and RoPE, the first columns of binary and one-hot codes",
-        ),
-        key="compare_codes",
+    shared = SHARED.draw(st)
+    biases = [n for n in names if SCHEMES[n].bias is not None]  # drawn over key positions; a code over dimensions
+    codes = [n for n in names if n not in biases]
+    spread = (
+        "One colour range for every panel of a grid (in the note above it): equal colours are equal values, so a scheme with far larger values "
+        "pales the others."
+        if shared
+        else "Each panel has its own colour range (under its title): the schemes differ by orders of magnitude; switch to one range to compare sizes."
     )
-    st.caption(
-        "Added schemes: the code of each position; RoPE: a unit vector of equal entries (1/√d each) rotated to each position; bias schemes: the bias "
-        f"between query and key, averaged over the {heads} heads. "
-        "What to look for: the integer code darkens steadily (its values grow with p), the fraction code is the same picture "
-        "with a smaller range, binary flips in blocks, one-hot is a single diagonal, the sinusoids make smooth stripes, the "
-        "learned table is noise until trained, RoPE turns a constant vector into sinusoid-like stripes, and the bias schemes "
-        "are constant along every diagonal (Shaw's drawn with a fixed unit query). Each panel has its own colour range (in its title): "
-        "the schemes differ by orders of magnitude. Consecutive positions are drawn, so every bit flip and every one-hot row is there."
-    )
+    if codes:
+        draw_heatmap(
+            heatmap(
+                [(SCHEMES[n].label, drawn[n][1], drawn[n][0], pos) for n in codes],
+                title=f"What each scheme writes at positions {pos.start:,} to {pos.stop - 1:,}, d_model = {d:,}, max_len = {L:,}",
+                x_title="dimension",
+                y_title="position",
+                note=pos.note("position") + "; whole (sin, cos) pairs of the sinusoids and RoPE, the first columns of binary and one-hot codes",
+                shared_range=shared,
+            ),
+            key="compare_codes",
+        )
+        look = (
+            "What to look for: a code whose values are much smaller than the largest drawn is painted near white, however much it varies. "
+            if shared
+            else "What to look for: the integer code darkens steadily (its values grow with p), the fraction code is the same picture "
+            "with a smaller range, binary flips in blocks, one-hot is a single diagonal, the sinusoids make smooth stripes, the "
+            "learned table is noise until trained, and RoPE turns a constant vector into sinusoid-like stripes. "
+        )
+        st.caption(
+            "Added schemes: the code of each position; RoPE: a unit vector of equal entries (1/√d each) rotated to each position. "
+            + look
+            + spread
+            + " Consecutive positions are drawn, so every bit flip and every one-hot row is there."
+        )
+    if biases:
+        draw_heatmap(
+            heatmap(
+                [(SCHEMES[n].label, drawn[n][1], pos, pos) for n in biases],
+                title=f"The bias each bias scheme adds between a query and a key at positions {pos.start:,} to {pos.stop - 1:,}, averaged over {heads} heads",
+                x_title="key position",
+                y_title="query position",
+                note=pos.note("position"),
+                shared_range=shared,
+            ),
+            key="compare_biases",
+        )
+        st.caption(
+            f"Bias schemes: the bias between query and key, averaged over the {heads} heads. What to look for: each is constant along every "
+            "diagonal (Shaw's drawn with a fixed unit query). " + spread
+        )
     problems = {n: drawn[n][3] for n in names if drawn[n][3]}
     for n, problem in problems.items():
         st.caption(f"**{SCHEMES[n].label}**: {problem}")
@@ -133,59 +170,59 @@ def _scores() -> None:
     )
 
 
+def shown(value: float) -> str:
+    """A measured number as the table shows it, 4 significant digits, or n/a where it does not apply (NaN, which a dataframe shows as None)."""
+    return "n/a" if np.isnan(value) else f"{value:.4g}"
+
+
+VERDICT = {True: "✓ yes", False: "✗ no", None: "n/a"}  # a checklist cell: holds, does not hold, does not apply
+MEASURED = {"max |value|": "bounded", "min distance": "unique", "neighbour / mean": "smooth", "relative departure": "relative"}
+
+
 def _properties() -> None:
     d, _, base = current_settings()
     st.header("Properties, measured")
     rows = measured(tuple(names), d, L, base, int(heads))
-    table = []
+    checks: dict[str, list[str]] = {"scheme": []} | {label: [] for label, _ in properties.CHECKLIST} | {"past max_len": []}
+    numbers = []
     notes: set[str] = set()
     for n in names:
         r = rows[n]
-        if isinstance(r, str):
-            table.append({"scheme": SCHEMES[n].label, "past max_len": r})
+        checks["scheme"].append(SCHEMES[n].label)
+        if isinstance(r, str):  # it cannot run at these settings: the sentence says why
+            for label, _ in properties.CHECKLIST:
+                checks[label].append("not measured")
+            checks["past max_len"].append(r)
             continue
         if r.sample_note:
             notes.add(f"{SCHEMES[n].label}: {r.sample_note}")
         marks = properties.checklist(r)
-        table.append(
-            {
-                "scheme": SCHEMES[n].label,
-                "checklist": " ".join(properties.MARKS[marks[name][0]] for name, _ in properties.CHECKLIST),
-                "over": r.measured_over,
-                "max |value|": r.bounded,
-                "min distance": r.unique,
-                "neighbour / mean": r.smooth,
-                "relative departure": r.relative,
-                "past max_len": r.extrapolation,
-                "params": r.parameters,
-            }
-        )
-    st.dataframe(
-        pd.DataFrame(table),
-        hide_index=True,
-        width="stretch",
-        height=36 * (len(table) + 1) + 4,
-        column_config={
-            "scheme": st.column_config.TextColumn(pinned=True),
-            "past max_len": st.column_config.TextColumn(width="large"),
-            "max |value|": st.column_config.NumberColumn(format="%.4g"),
-            "min distance": st.column_config.NumberColumn(format="%.4g"),
-            "neighbour / mean": st.column_config.NumberColumn(format="%.4g"),
-            "relative departure": st.column_config.NumberColumn(format="%.4g"),
-            "params": st.column_config.NumberColumn(format="%d"),
-        },
-        key="compare_table",
-    )
+        for label, _ in properties.CHECKLIST:
+            checks[label].append(VERDICT[marks[label][0]])
+        checks["past max_len"].append(r.extrapolation)
+        values = {column: shown(getattr(r, field)) for column, field in MEASURED.items()}
+        numbers.append({"scheme": SCHEMES[n].label, "over": r.measured_over} | values | {"params": r.parameters})
+    static_table(checks)  # every cell whole: the sentences past max_len are long
     st.caption(
-        "How to read it. **checklist**: the roadmap's six questions in order (unique, bounded, smooth, relative, extrapolates, cheap), ✓ holds, "
-        "✗ does not, – does not apply, scored from the numbers beside it. "
-        "**max |value|** (bounded?): the largest value a code takes inside max_len; it should not grow with the context. "
+        "How to read it: one column per question of the roadmap, answered from the numbers below: ✓ yes, it holds; ✗ no; n/a, it does not "
+        "apply (no position, or nothing varies). **past max_len**: what the code does on positions max_len to 2·max_len − 1."
+    )
+    if numbers:
+        st.dataframe(
+            pd.DataFrame(numbers).style.format({"params": "{:,}"}),
+            hide_index=True,
+            width="stretch",
+            height=36 * (len(numbers) + 1) + 4,
+            column_config={"scheme": st.column_config.TextColumn(pinned=True)},
+            key="compare_table",
+        )
+    st.caption(
+        "The numbers. **max |value|** (bounded?): the largest value a code takes inside max_len; it should not grow with the context. "
         "**min distance** (unique?): the smallest distance between the codes of two different positions (distances for bias schemes); 0 means two "
         "positions look the same. **neighbour / mean** (smooth?): neighbours' distance over the average distance; small means nearby positions look alike. "
         "**relative departure**: 0 when the score between two positions depends only on their offset, about 1 when the absolute position "
-        "matters as much. **past max_len** (extrapolation): what the code does on positions max_len to 2·max_len − 1. **params**: what a model "
-        "would learn for positions at these settings. **over**: codes of positions, or of distances for bias schemes, which store no absolute position. "
-        "Empty cells do not apply (no position, or nothing varies)."
+        "matters as much. **params**: what a model would learn for positions at these settings. **over**: codes of positions, or of distances for "
+        "bias schemes, which store no absolute position. n/a: it does not apply (no position, or nothing varies)."
         + (f" Measured on a sample or part of the context: {'; '.join(sorted(notes))}." if notes else "")
     )
 

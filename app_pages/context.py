@@ -123,9 +123,9 @@ def _pitfall() -> None:
     )
 
 
-def draw_grid(panels: list, title: str, note: str, key: str) -> None:
-    """Panels of scores over the patch grid, side by side, on the diverging scale centred on zero."""
-    spec = heatmap(panels, title=title, x_title="column", y_title="row", shared_range=True, value_title="score − mean", note=note, panel_height=260)
+def draw_grid(panels: list, title: str, note: str, key: str, shared: bool = True) -> None:
+    """Panels of scores over the patch grid, side by side, on the diverging scale centred on zero (one range, or each panel its own)."""
+    spec = heatmap(panels, title=title, x_title="column", y_title="row", shared_range=shared, value_title="score − mean", note=note, panel_height=260)
     draw_heatmap(spec, key=key)
 
 
@@ -158,12 +158,15 @@ def _grids() -> None:
         f"(head_dim {GRID_HEAD_DIM}, base {grid_base:,})",
         "all-ones query and key, score divided by d/2; grid means subtracted: " + ", ".join(means),
         "context_grid",
+        shared=False,  # on one range M-RoPE's panel, a hundredth of axial RoPE's or less, was blank
     )
+    axial, mrope = (float(np.nanmax(np.abs(panels[k][1]))) for k in (0, 2))
     st.caption(
         "What to look for: axial RoPE scores a patch by its row and column offsets, a cross centred on the query. 1-D RoPE over the raster "
         "order sees the patch below as one whole row away, and scores neighbours by their distance in the flattened sequence, not on the "
-        "grid. M-RoPE also scores by offsets, but Qwen2-VL gives height and width only its slower pairs, so on this shared range its scores "
-        "barely move (the next figure has its own range). Each panel shows its scores minus their mean over the grid."
+        "grid. M-RoPE also scores by offsets, but Qwen2-VL gives height and width only its slower pairs, so its scores move "
+        + (f"{axial / mrope:,.0f} times less than axial RoPE's" if mrope > 0 else "not at all")
+        + ": each panel has its own colour range, under its title. Each panel shows its scores minus their mean over the grid."
     )
     means = []
     splits = [on_grid(f"M-RoPE {list(split)}", cx.mrope_angles(t0, rows, cols, GRID_HEAD_DIM, grid_base, split)) for split in SPLITS]

@@ -36,6 +36,12 @@ ALIBI_HEADS = Choice(
     help="ALiBi's and KERPLE's heads, and the checklist's. Powers of two get slopes 2^(−8/H), 2^(−16/H), …; other counts follow the paper's reference code.",
 )  # fmt: skip
 ALIBI_CAUSAL = Toggle("alibi_causal", "Causal (a decoder: keys after the query are masked)", True)
+ALIBI_SHARED = Toggle(
+    "alibi_shared",
+    "One colour range for every head",
+    True,
+    help="Off: each head gets its own colour range, so its straight-line penalty shows however small its slope.",
+)
 T5_BUCKETS = Number("t5_buckets", "Buckets", 2, 256, 32, expected="the number of buckets must be a whole number from {lo} to {hi}")
 T5_MAX_DISTANCE = Number(
     "t5_max_distance", "Max distance", 1, 131_072, 128, expected="the max distance is a whole number from {lo} to {hi:,}",
@@ -53,12 +59,16 @@ heads = ALIBI_HEADS.draw(st.columns(2)[0])
 # --- ALiBi ------------------------------------------------------------------------------
 def _alibi() -> None:
     st.header("ALiBi: a straight-line penalty per head")
-    causal = ALIBI_CAUSAL.draw(st)
+    c1, c2 = st.columns(2)
+    causal, shared = ALIBI_CAUSAL.draw(c1), ALIBI_SHARED.draw(c2)
     slopes = guarded(alibi.alibi_slopes, int(heads))
-    draw_heatmap(figs.alibi_heads(int(heads), L, causal), key="alibi_heads_map")  # painted by the browser
+    draw_heatmap(figs.alibi_heads(int(heads), L, causal, shared), key="alibi_heads_map")  # painted by the browser
     st.caption(
         "What to look for: one colour range for all heads, so equal colours are equal penalties. Every panel is darker away from the diagonal, but "
         "with a different steepness: the first head forgets distant keys fastest, the last hardly at all."
+        if shared
+        else "What to look for: each head has its own colour range, so every panel runs from its own largest penalty (dark) to 0 on the diagonal "
+        "(light): each head's penalty grows in a straight line with the distance; the ranges under the titles say how steeply."
     )
     plot(figs.alibi_lines(int(heads), L), key="alibi_lines")
     exponents = -np.log2(slopes)

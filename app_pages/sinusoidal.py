@@ -6,7 +6,7 @@ import streamlit as st
 
 from core.schemes import sinusoidal
 from core.schemes.registry import Setting
-from core.viz import charts
+from core.viz import charts, palette
 from core.viz import sinusoid_figures as figs
 from ui.controls import Window, choice, follow_default, number, position_window
 from ui.display import note_if, plot
@@ -184,6 +184,7 @@ def _t2t() -> None:
                 ("paper: base^(−2i/d)", half, sinusoidal.pair_frequencies(d, base)[: d // 2]),
                 ("t2t/fairseq: exp(−i·ln(base)/(d/2 − 1))", half, sinusoidal.t2t_frequencies(d, max_timescale=base)),
             ],
+            colours=[palette.scheme_colour("sinusoidal"), palette.scheme_colour("t2t")],
             title="Frequency of each pair in the two conventions",
             x_title="pair index i",
             y_title="ωᵢ (rad per position, log scale)",

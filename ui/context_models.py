@@ -11,7 +11,7 @@ import streamlit as st
 from core.analysis import context as cx
 from core.files.rope_code import rope_code
 from core.schemes.rope_presets import PRESETS, RopePreset
-from core.viz import charts
+from core.viz import charts, palette
 from ui.display import guarded, plot
 from ui.rope_controls import KIND_LABELS
 
@@ -46,19 +46,21 @@ def model_tab(preset: RopePreset) -> None:
         m4.metric("pairs that never turn", n[cx.NOT_ROTATED])
         still = view.index[~np.isfinite(view.after)]
         never = f"; pairs {still[0]}–{still[-1]} never turn: not drawn" if still.size else ""
+        waves = cx.wavelength_series(view, layer.scaling is not None, preset.trained_context)
         plot(
             charts.lines(
-                cx.wavelength_series(view, layer.scaling is not None, preset.trained_context),
+                waves,
                 title=f"{preset.label}, {layer.name}: wavelength of each pair {scaled} (head_dim {layer.head_dim}, base {fmt(layer.base)})",
                 x_title="pair index i (fastest first)",
                 y_title="wavelength 2π/θᵢ (positions, log scale)",
                 log_y=True,
                 points=True,
+                colours=[palette.scaling_colour(name) for name, _, _ in waves],
                 y_marks=[
-                    (preset.trained_context, f"trained {preset.trained_context:,}", "#555555"),
-                    (preset.extended_context, f"extended {preset.extended_context:,}", charts.LINE_COLOURS[2]),
+                    (preset.trained_context, f"trained {preset.trained_context:,}", palette.MARK),
+                    (preset.extended_context, f"extended {preset.extended_context:,}", palette.TARGET),
                 ],
-                x_marks=[(float(still[0]) - 0.5, f"from pair {still[0]} on: never turn", "#999999")] if still.size else [],
+                x_marks=[(float(still[0]) - 0.5, f"from pair {still[0]} on: never turn", palette.region_colour("not rotated"))] if still.size else [],
                 note=f"{view.rotating} of {layer.head_dim} dimensions rotate" + never,
             ),
             key=f"context_wave_{preset.name}_{index}",
@@ -70,7 +72,8 @@ def model_tab(preset: RopePreset) -> None:
                 x_title="offset δ = query position − key position (positions, log scale)",
                 y_title="score / head_dim",
                 log_x=True,
-                x_marks=[(max(preset.trained_context, 1), "trained", "#555555"), (preset.extended_context, "extended", charts.LINE_COLOURS[2])],
+                colours=[palette.UNSCALED, palette.SCALED][: 2 if layer.scaling else 1],
+                x_marks=[(max(preset.trained_context, 1), "trained", palette.MARK), (preset.extended_context, "extended", palette.TARGET)],
                 note=f"offset 0, then {offsets.size - 1} log-spaced offsets up to {preset.extended_context:,}",
             ),
             key=f"context_decay_{preset.name}_{index}",

@@ -6,7 +6,7 @@ import streamlit as st
 
 from core.analysis import context as cx
 from core.schemes import rope
-from core.viz import charts
+from core.viz import charts, palette
 from ui.display import guarded, plot
 from ui.rope_controls import KIND_LABELS, factor_control, original_len_control, scaling_kind_control, scaling_words
 
@@ -53,8 +53,9 @@ def scaling_tab(head_dim: int, base: float, L: int, theta: np.ndarray) -> None: 
             y_title="wavelength 2π/θᵢ (positions, log scale)",
             log_y=True,
             points=True,
-            y_marks=[(original, f"original context {original:,}", "#555555"), (L, f"target max_len {L:,}", charts.LINE_COLOURS[2])]
-            + [(e, f"band edge {e:,.4g}", "#999999") for e in edges],
+            colours=[palette.scaling_colour(name) for name, _, _ in series],
+            y_marks=[(original, f"original context {original:,}", palette.MARK), (L, f"target max_len {L:,}", palette.TARGET)]
+            + [(e, f"band edge {e:,.4g}", palette.FAINT_MARK) for e in edges],
         ),
         key="rope_wavelengths",
     )
@@ -66,14 +67,15 @@ def scaling_tab(head_dim: int, base: float, L: int, theta: np.ndarray) -> None: 
     plot(
         charts.lines(
             [("new θᵢ / old θᵢ", wave_before, ratio)],
-            title="How much each pair's frequency is divided, against its original wavelength",
+            title="Each pair's new frequency over its old, against its original wavelength",
             x_title="original wavelength (positions, log scale)",
             y_title="new frequency / old frequency",
             log_x=True,
             markers=True,
             y_range=(0, 1.05),
-            y_marks=[(1 / max(factor, 1.0), f"1/s = {1 / max(factor, 1.0):.3g}", charts.LINE_COLOURS[1])],
-            x_marks=[(original, "original context", "#555555")] + [(e, f"{e:,.4g}", "#999999") for e in edges],
+            colours=[palette.UNSCALED],
+            y_marks=[(1 / max(factor, 1.0), f"1/s = {1 / max(factor, 1.0):.3g}", palette.region_colour("interpolated"))],
+            x_marks=[(original, "original context", palette.MARK)] + [(e, f"{e:,.4g}", palette.FAINT_MARK) for e in edges],
         ),
         key="rope_ratio",
     )

@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from core.lab.config import SURVEY, SURVEY_COLUMNS, TASKS, LabConfig, LabResult, make_batch
 from core.schemes.registry import SCHEMES
 from core.schemes.sinusoidal import sinusoidal_encoding
-from core.viz import charts
+from core.viz import charts, palette
 from core.viz.grid import strided
 from core.viz.heatmap import heatmap
 
@@ -67,6 +67,7 @@ def answer_map(config: LabConfig) -> go.Figure:
         series.append((name, scored, source[scored]))
     return charts.lines(
         series,
+        colours=[palette.TESTED, palette.TRAINED],
         title=f"Where each answer stands, task '{task.label}': the position a query has to read",
         x_title="query position (where the answer is predicted)",
         y_title="position of the answer token",
@@ -95,12 +96,18 @@ def missing_codes(done: Done) -> dict[tuple[str, int], str]:
     return {(label(c.scheme), n): r.notes[n] for c, r in done for n in c.eval_lens if r.accuracy[n] is None}
 
 
+def inks(done: Done) -> dict[str, list[str]]:
+    """Each scheme's colour and dash (core.viz.palette), in the order drawn: the keyword arguments of charts.lines."""
+    return dict(colours=[palette.scheme_colour(c.scheme) for c, _ in done], dashes=[palette.scheme_dash(c.scheme) for c, _ in done])
+
+
 def accuracy_by_length(done: Done) -> go.Figure:
     """Accuracy against evaluation length, one line per scheme (NaN where it has no code)."""
     first = done[0][0]
     acc = [(named(c, r), np.array(c.eval_lens), np.array([np.nan if r.accuracy[n] is None else r.accuracy[n] for n in c.eval_lens])) for c, r in done]
     return charts.lines(
         acc,
+        **inks(done),
         title=f"Accuracy against evaluation length: trained on {first.train_len} tokens, task '{TASKS[first.task].label}'",
         x_title="evaluation length (tokens)",
         y_title="accuracy (share of scored tokens right)",
@@ -117,6 +124,7 @@ def accuracy_by_position(done: Done) -> go.Figure:
     first = done[0][0]
     return charts.lines(
         [(named(c, r), np.arange(r.position_accuracy.size), r.position_accuracy) for c, r in done],
+        **inks(done),
         title=f"Where it breaks: accuracy at each position of a {max(first.eval_lens)}-token sequence",
         note="a scheme whose table ends is shown at the longest length it has codes for" if missing_codes(done) else "",
         x_title="position in the sequence",
@@ -132,6 +140,7 @@ def loss_curves(done: Done) -> go.Figure:
     first = done[0][0]
     return charts.lines(
         [(label(c.scheme), np.arange(1, r.steps_done + 1), r.losses) for c, r in done],
+        **inks(done),
         title="Training loss per step",
         x_title="training step",
         y_title="cross-entropy loss (log scale)",

@@ -15,19 +15,16 @@ import plotly.graph_objects as go
 
 from core.lab import lm
 from core.schemes.registry import SCHEMES
-from core.viz import charts
+from core.viz import charts, palette
 from core.viz.memo import shared
 
 Series = Sequence[tuple[str, dict[int, float | None]]]
 
 
 def _colour_by_scheme(fig: go.Figure, schemes: Sequence[str]) -> go.Figure:
-    """One colour per scheme in every figure of the section (its place in DEFAULT_SCHEMES), whatever is drawn."""
-    order = list(lm.DEFAULT_SCHEMES) + [s for s in SCHEMES if s not in lm.DEFAULT_SCHEMES]
+    """Each scheme's colour (core.viz.palette) on its trace, the same in every figure of the app, whatever is drawn."""
     for trace, scheme in zip(fig.data, schemes):
-        colour = charts.LINE_COLOURS[order.index(scheme) % len(charts.LINE_COLOURS)]
-        trace.line.color = colour
-        trace.marker.color = colour
+        trace.line.color = trace.marker.color = palette.scheme_colour(scheme)
     return fig
 
 

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from core.viz import palette
 from core.viz import plotly_internals as private
 from core.viz.memo import shared
 from core.viz import wire
@@ -25,7 +26,7 @@ from core.viz.grid import ordinal
 
 DIVERGING = "RdBu_r"
 SEQUENTIAL = "Viridis"
-LINE_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")  # Okabe-Ito
+LINE_COLOURS = palette.LINES  # a figure's lines in order, where they name nothing the palette colours
 VALUE_DIGITS = 6  # significant digits of a value on hover
 VALUE_FORMAT = f".{VALUE_DIGITS}~g"  # in d3's format: trailing zeros dropped (d3's ~: cos 0 reads 1, not 1.00000)
 COORD_FORMAT = ".4~g"  # a point's coordinates on hover, likewise
@@ -64,7 +65,7 @@ def _span(traces: Sequence, axis: str, marks: Sequence[Mark], fixed: Sequence[fl
             arr = np.asarray(raw, dtype=float).ravel()
         except (TypeError, ValueError):
             continue  # words on a category axis: no marks go there
-        arr = arr[np.isfinite(arr)]
+        arr = arr[np.isfinite(arr) & (arr > 0)] if log else arr[np.isfinite(arr)]  # a log axis shows no zero: its span starts at the least positive value
         if arr.size:
             values += [float(arr.min()), float(arr.max())]
     if log:
@@ -97,6 +98,7 @@ def _marks(
     x_span: tuple[float, float] | None = None,
     y_span: tuple[float, float] | None = None,
     plot_px: tuple[float, float] = (780.0, 300.0),
+    points: Sequence[tuple[np.ndarray, np.ndarray, bool]] = (),
 ) -> tuple[list[dict], list[dict]]:
     """Dashed lines across the plot with a small label, as plain layout shapes and annotations
     (Plotly's add_vline/add_hline re-validate the whole figure each call: ~10 ms apiece).
@@ -107,8 +109,11 @@ def _marks(
     and a band edge at 2,650 are 20 pixels apart on a log axis of four decades), so each is
     placed where it meets no other, given the axis' data range (`x_span`, `y_span`, in decades
     on a log axis) and the plot's estimated size in pixels: an x mark's label goes above the
-    plot, else just inside its top edge, a row lower each time; a y mark's label sits above
-    its line at the left, else at the right, else further in."""
+    plot, else just inside its top edge, a row lower each time. A y mark's label sits above its
+    line at the left, else at the right, else below it at the left or the right, else further in:
+    the first of these places where it covers no other label, no other mark's line and none of
+    the drawn data (`points`: each trace's (x, y, joined by a line), placed with `x_span`); where
+    none is free, the place that covers fewest."""
     shapes, labels = [], []
     width_px, height_px = plot_px
 
@@ -118,46 +123,99 @@ def _marks(
             return 0.0
         return (v - span[0]) / (span[1] - span[0]) * px
 
-    for axis, marks, span, log, px in (("x", x_marks, x_span, log_x, width_px), ("y", y_marks, y_span, log_y, height_px)):
-        order = sorted(range(len(marks)), key=lambda k: float(marks[k][0]))
-        spans = []
-        for k in order:
-            at = where(marks[k][0], span, log, px)
-            # an x label is centred on its line, as wide as its text; a y label sits above its line, one text line high
-            half = MARK_CHAR_PX * len(str(marks[k][1])) / 2 + 3
-            spans.append((at - half, at + half) if axis == "x" else (at, at + MARK_LINE_PX))
-        slot_of = dict(zip(order, _place_labels(spans, 4)))
-        for k, (value, text, *rest) in enumerate(marks):
-            colour = rest[0] if rest else "#555555"
-            line = dict(color=colour, dash="dash", width=1.5)
-            slot = slot_of[k]
-            font = dict(size=MARK_FONT_PX, color=colour)
-            if axis == "x":
-                shapes.append(dict(type="line", xref="x", yref="paper", x0=value, x1=value, y0=0, y1=1, line=line))
-                label = dict(xref="x", yref="paper", x=float(np.log10(value)) if log_x else value, y=1.0, text=text, showarrow=False, font=font)
-                if slot == 0:  # above the plot
-                    label["yanchor"] = "bottom"
-                else:  # inside its top edge, a row lower for each further slot, on white to stay legible over the data
-                    label.update(yanchor="top", yshift=-MARK_LINE_PX * (slot - 1), bgcolor="rgba(255,255,255,0.8)")
-                labels.append(label)
-            else:
-                shapes.append(dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=value, y1=value, line=line))
-                right = slot % 2 == 1
-                label = dict(
-                    xref="paper",
-                    yref="y",
-                    x=1.0 if right else 0.0,
-                    y=float(np.log10(value)) if log_y else value,
-                    text=text,
-                    showarrow=False,
-                    xanchor="right" if right else "left",
-                    yanchor="bottom",
-                    font=font,
-                )
-                if slot >= 2:  # both ends taken: further in, past the widest label there
-                    inset = max(MARK_CHAR_PX * len(str(m[1])) for m in marks) + 12
-                    label["xshift"] = -inset if right else inset
-                labels.append(label)
+    order = sorted(range(len(x_marks)), key=lambda k: float(x_marks[k][0]))
+    spans = []
+    for k in order:  # an x label is centred on its line, as wide as its text
+        at, half = where(x_marks[k][0], x_span, log_x, width_px), MARK_CHAR_PX * len(str(x_marks[k][1])) / 2 + 3
+        spans.append((at - half, at + half))
+    slot_of = dict(zip(order, _place_labels(spans, 4)))
+    for k, (value, text, *rest) in enumerate(x_marks):
+        colour = rest[0] if rest else palette.MARK
+        shapes.append(dict(type="line", xref="x", yref="paper", x0=value, x1=value, y0=0, y1=1, line=dict(color=colour, dash="dash", width=1.5)))
+        label = dict(
+            xref="x", yref="paper", x=float(np.log10(value)) if log_x else value, y=1.0, text=text, showarrow=False, font=dict(size=MARK_FONT_PX, color=colour)
+        )
+        if slot_of[k] == 0:  # above the plot
+            label["yanchor"] = "bottom"
+        else:  # inside its top edge, a row lower for each further slot, on white to stay legible over the data
+            label.update(yanchor="top", yshift=-MARK_LINE_PX * (slot_of[k] - 1), bgcolor="rgba(255,255,255,0.8)")
+        labels.append(label)
+    if y_marks:
+        y_shapes, y_labels = _y_marks(y_marks, log_x, log_y, x_span, y_span, plot_px, points)
+        shapes += y_shapes
+        labels += y_labels
+    return shapes, labels
+
+
+def _pixels(values: np.ndarray, span: tuple[float, float] | None, log: bool, px: float) -> np.ndarray:
+    """Where values fall along an axis of `px` pixels showing `span` (in decades on a log axis); NaN where they cannot be shown."""
+    v = np.asarray(values, dtype=np.float64)
+    if log:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            v = np.where(v > 0, np.log10(np.where(v > 0, v, 1.0)), np.nan)
+    if span is None or span[1] <= span[0]:
+        return np.where(np.isfinite(v), px / 2, np.nan)
+    return (v - span[0]) / (span[1] - span[0]) * px
+
+
+def _y_marks(marks, log_x: bool, log_y: bool, x_span, y_span, plot_px, points) -> tuple[list[dict], list[dict]]:
+    """The lines and labels of the y marks (see _marks): each label at the first free place."""
+    width_px, height_px = plot_px
+    at = [float(_pixels(np.array([m[0]]), y_span, log_y, height_px)[0]) for m in marks]
+    # the drawn data in pixels, a line's segments walked every 4 pixels (a label on a line is as bad as on a dot)
+    dots = []
+    for xs, ys, joined in points:
+        px_x, px_y = _pixels(xs, x_span, log_x, width_px), _pixels(ys, y_span, log_y, height_px)
+        keep = np.isfinite(px_x) & np.isfinite(px_y)
+        if joined and px_x.size > 1:
+            a, b = np.stack([px_x[:-1], px_y[:-1]], 1), np.stack([px_x[1:], px_y[1:]], 1)
+            ok = np.isfinite(a).all(1) & np.isfinite(b).all(1)
+            a, b = a[ok], b[ok]
+            steps = np.minimum(np.ceil(np.hypot(*(b - a).T) / 4).astype(int) + 1, 200) if a.size else np.zeros(0, int)
+            for (ax, ay), (bx, by), n in zip(a, b, steps):
+                t = np.linspace(0.0, 1.0, n)
+                dots.append(np.stack([ax + t * (bx - ax), ay + t * (by - ay)], 1))
+        dots.append(np.stack([px_x[keep], px_y[keep]], 1))
+    data = np.concatenate(dots) if dots else np.zeros((0, 2))
+    widest = max(MARK_CHAR_PX * len(str(m[1])) for m in marks) + 12
+    # (right end?, above the line?, pixels in from the end)
+    places = [(False, True, 0.0), (True, True, 0.0), (False, False, 0.0), (True, False, 0.0), (False, True, widest), (True, True, widest)]
+    taken: list[tuple[float, float, float, float]] = []
+    shapes, labels = [{} for _ in marks], [{} for _ in marks]  # in the marks' order, placed in value order
+    for k in sorted(range(len(marks)), key=lambda k: float(marks[k][0])):
+        value, text, *rest = marks[k]
+        colour = rest[0] if rest else palette.MARK
+        shapes[k] = dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=value, y1=value, line=dict(color=colour, dash="dash", width=1.5))
+        wide = MARK_CHAR_PX * len(str(text)) + 6
+
+        def covers(place) -> int:
+            right, above, inset = place
+            x0 = width_px - inset - wide if right else inset
+            y0, y1 = (at[k], at[k] + MARK_LINE_PX) if above else (at[k] - MARK_LINE_PX, at[k])
+            hits = sum(1 for a, b, c, d in taken if x0 < b and a < x0 + wide and y0 < d and c < y1)
+            hits += sum(1 for j, y in enumerate(at) if j != k and y0 + 1 < y < y1 - 1)  # another mark's line through it
+            if data.size:
+                hits += int(np.count_nonzero((data[:, 0] > x0) & (data[:, 0] < x0 + wide) & (data[:, 1] > y0) & (data[:, 1] < y1)))
+            return hits
+
+        best = min(places, key=lambda place: (covers(place) > 0, covers(place), places.index(place)))
+        right, above, inset = best
+        x0 = width_px - inset - wide if right else inset
+        taken.append((x0, x0 + wide, *((at[k], at[k] + MARK_LINE_PX) if above else (at[k] - MARK_LINE_PX, at[k]))))
+        label = dict(
+            xref="paper",
+            yref="y",
+            x=1.0 if right else 0.0,
+            y=float(np.log10(value)) if log_y and value > 0 else value,
+            text=text,
+            showarrow=False,
+            xanchor="right" if right else "left",
+            yanchor="bottom" if above else "top",
+            font=dict(size=MARK_FONT_PX, color=colour),
+        )
+        if inset:
+            label["xshift"] = -inset if right else inset
+        labels[k] = label
     return shapes, labels
 
 
@@ -172,9 +230,10 @@ CHART_PX = 820  # the chart width the margins are estimated for (see above)
 X_ROOM = 58  # pixels under the plot for x tick labels and the axis title (log axes: +6, superscripts)
 LEGEND_WIDTH = 740  # pixels a horizontal legend may fill before it wraps to another row
 CHAR_PX = 6.5  # width of an average character at the 13-pixel font (tick labels, names)
-# a title line's length: plotly.js does not wrap titles, and ~72 characters at its 18-pixel title font fit
-# a 640-pixel chart (a 1,100-pixel window with the sidebar open)
-TITLE_CHARS = 72
+# a title line's length: plotly.js does not wrap titles; its 18-pixel title font takes about 7.7 pixels a
+# character (measured in Chromium), so 88 characters fit the 700-pixel chart of a 1,100-pixel window with the
+# sidebar open (at 1,440 pixels a chart is about 1,000 wide: 72 characters wrapped titles at half its width)
+TITLE_CHARS = 88
 NOTE_CHARS = 110  # the small print under a title is about 70 % of its size: more characters to a line
 NOTE_LINE_PX = 16  # what each further line of the small print adds to the top margin
 TITLE_LINE_PX = 23  # what each further title line adds to the top margin (the first line stays where a one-line title sits, the others hang below it)
@@ -248,14 +307,43 @@ def integer_ticks(lo: float, hi: float, most: int = TICKS) -> list[int]:
 
 def log_ticks(lo: float, hi: float, most: int = TICKS) -> list[float]:
     """Tick values for a log axis over [lo, hi] (lo > 0), each to be labelled in full (20, 30, 50 rather than
-    plotly.js's lone 2, 3, 5 between decades): 1 to 9 per decade when they fit, then 1-2-3-5, 1-2-5, 1-3, 1."""
+    plotly.js's lone 2, 3, 5 between decades): 1-2-3-5 per decade when they fit, then 1-2-5, 1-3, 1 (never 6, 7, 8, 9:
+    they crowd the top of a decade into '10 9 8 7 6')."""
     first, last = int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi)))
     values: list[float] = []
-    for mantissas in ((1, 2, 3, 4, 5, 6, 7, 8, 9), (1, 2, 3, 5), (1, 2, 5), (1, 3), (1,)):
+    for mantissas in ((1, 2, 3, 5), (1, 2, 5), (1, 3), (1,)):
         values = [float(f"{m * 10.0**k:.12g}") for k in range(first, last + 1) for m in mantissas if lo <= m * 10.0**k <= hi]
         if len(values) <= most:
             break
     return values
+
+
+_SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def log_label(value: float) -> str:
+    """A log axis's tick label in full: 0.001, 20, 50,000 as written; past them a power of ten as 10⁻⁵ or 2×10⁶."""
+    if 1e-3 <= value < 1e6:
+        return f"{value:,.10g}"
+    exponent = int(np.floor(np.log10(value) + 1e-9))
+    mantissa = float(f"{value / 10.0**exponent:.3g}")
+    power = "10" + str(exponent).translate(_SUPERSCRIPTS)
+    return power if mantissa == 1 else f"{mantissa:g}×{power}"
+
+
+def log_axis_ticks(lo: float, hi: float, most: int = TICKS + 2) -> list[float]:
+    """The labelled ticks of a log axis over [lo, hi] (lo > 0): under three decades `log_ticks` (1 to 9,
+    1-2-3-5, 1-2-5 or 1-3 per decade), else whole decades, every k-th when more than `most`; never
+    plotly.js's lone minor labels (2, 5 between decades)."""
+    if hi < 1000 * lo:
+        ticks = log_ticks(lo, hi, most)
+        if len(ticks) >= 2:
+            return ticks
+    first, last = int(np.ceil(np.log10(lo) - 1e-9)), int(np.floor(np.log10(hi) + 1e-9))
+    if last < first:  # inside one decade with no tick from log_ticks: its ends
+        return [float(f"{lo:.2g}"), float(f"{hi:.2g}")]
+    step = max(1, -(-(last - first + 1) // most))
+    return [float(f"1e{k}") for k in range(first, last + 1, step)]
 
 
 def _dot_stride(n: int) -> int:
@@ -311,25 +399,22 @@ def _margins(traces: Sequence, axes: dict[str, dict], legend_names: Sequence[str
 
 
 def wrap_title(text: str, limit: int = TITLE_CHARS) -> list[str]:
-    """The title in as few lines of at most `limit` characters as it needs, broken at spaces
-    and balanced (no lone last word; a word longer than `limit` keeps a line to itself):
-    plotly.js would cut a long title off at the chart's right edge."""
-
-    def greedy(width: int) -> list[str]:
-        lines: list[str] = []
-        for word in text.split(" "):
-            if lines and len(lines[-1]) + 1 + len(word) <= width:
-                lines[-1] += " " + word
-            else:
-                lines.append(word)
-        return lines
-
-    fewest = greedy(limit)
-    for width in range(-(-len(text) // len(fewest)), limit):  # the narrowest width that needs no more lines
-        lines = greedy(width)
-        if len(lines) == len(fewest):
-            return lines
-    return fewest
+    """The title in lines of at most `limit` characters, broken at spaces, each filled as far as it
+    goes (a title balanced into equal halves took half the chart's width), except that the last
+    line keeps at least a quarter of `limit` (no lone last word); a word longer than `limit` keeps a
+    line to itself: plotly.js would cut a long title off at the chart's right edge."""
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= limit:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    while len(lines) > 1 and len(lines[-1]) < limit // 4:
+        head, _, word = lines[-2].rpartition(" ")
+        if not head or len(word) + 1 + len(lines[-1]) > limit:
+            break
+        lines[-2], lines[-1] = head, word + " " + lines[-1]
+    return lines
 
 
 def _figure(
@@ -371,6 +456,13 @@ def _figure(
     base.update(layout)
     for key in [k for k in base if _AXIS_KEY.match(k)]:
         base[key] = {**_AXIS, **base[key]}
+    for letter, marks in (("x", x_marks), ("y", y_marks)):  # a log axis labelled in full, by decades or 1-2-5
+        axis = base.get(f"{letter}axis", {})
+        if axis.get("type") == "log" and "tickvals" not in axis:
+            span = _span([t for t in traces if (getattr(t, f"{letter}axis", None) or letter) == letter], letter, marks, axis.get("range"), True)
+            if span is not None:
+                ticks = log_axis_ticks(10.0 ** span[0], 10.0 ** span[1])
+                axis.update(tickmode="array", tickvals=ticks, ticktext=[log_label(v) for v in ticks])
     names = [t.name or "" for t in traces if legend and t.showlegend is not False]
     margin, x_room = _margins(traces, {k: v for k, v in base.items() if k[1:5] == "axis"}, names, top)
     base["margin"] = margin
@@ -385,9 +477,10 @@ def _figure(
         y_marks,
         log_x=log_x,
         log_y=log_y,
-        x_span=_span(traces, "x", x_marks, base.get("xaxis", {}).get("range"), log_x) if x_marks else None,
+        x_span=_span(traces, "x", x_marks, base.get("xaxis", {}).get("range"), log_x) if x_marks or y_marks else None,
         y_span=_span(traces, "y", y_marks, base.get("yaxis", {}).get("range"), log_y) if y_marks else None,
         plot_px=(CHART_PX - margin["l"] - margin["r"], plot_px),
+        points=_drawn_points(traces) if y_marks else (),
     )
     base["shapes"] = shapes
     base["annotations"] = labels + extra_annotations
@@ -402,6 +495,20 @@ def _figure(
     fig = private.unvalidated(wire.Figure, traces, _plain_layout(base))
     fig.layout.template = None
     return fig
+
+
+def _drawn_points(traces: Sequence) -> list[tuple[np.ndarray, np.ndarray, bool]]:
+    """Each 2-D trace's numeric (x, y) and whether a line joins them (what a mark's label must not cover)."""
+    out = []
+    for trace in traces:
+        if trace.type not in ("scatter", "scattergl") or trace.x is None or trace.y is None:
+            continue
+        try:
+            xs, ys = np.asarray(trace.x, dtype=np.float64), np.asarray(trace.y, dtype=np.float64)
+        except (TypeError, ValueError):  # words on an axis
+            continue
+        out.append((xs, ys, "lines" in (trace.mode or "lines") and trace.fill is None))
+    return out
 
 
 def _plain_layout(layout: dict) -> dict:
@@ -441,29 +548,55 @@ def lines(
     integer_x: bool | None = None,
     integer_y: bool = False,
     dots: Sequence[tuple[np.ndarray, np.ndarray]] | None = None,
+    colours: Sequence[str] | None = None,
+    dashes: Sequence[str] | None = None,
+    spreads: Sequence[np.ndarray | None] | None = None,
 ) -> go.Figure:
-    """One line per (name, x, y) in Okabe-Ito colours; the legend sits under the plot when
+    """One line per (name, x, y) in Okabe-Ito colours in order, or in `colours` (one per series,
+    from core.viz.palette where the series names a scheme, a region or a recurring series), solid
+    or in `dashes`; the legend sits under the plot when
     there is more than one (`points`: markers only, for per-pair values; `steps`: a staircase,
     each value held until the next x, for a step function; NaN breaks a line). `y_range` fixes
     the y axis, so rounding noise on a constant is not blown up to full height. Marks are
     dashed reference lines (value, label[, colour]). An axis of whole numbers (positions, heads,
     buckets: `integer_x`, by default when every x is whole; `integer_y`) gets whole-number ticks.
     `dots`, one (x, y) per series, puts markers at those points only (the integer positions of a
-    curve drawn through fractional ones)."""
+    curve drawn through fractional ones). `spreads`, one per series (or None), draws a shaded
+    band of ± that much around its line (a mean ± one standard deviation), under the lines."""
+    if colours is not None and len(colours) != len(series) or dashes is not None and len(dashes) != len(series):
+        raise ValueError(f"{len(series)} series take as many colours and dashes, not {len(colours or ())} and {len(dashes or ())}")
+    ink = list(colours) if colours is not None else [LINE_COLOURS[k % len(LINE_COLOURS)] for k in range(len(series))]
     traces = [
         go.Scatter(
             x=np.asarray(xs),
             y=np.asarray(ys),
             name=name,
             mode="markers" if points else "lines+markers" if markers else "lines",
-            line=dict(color=LINE_COLOURS[k % len(LINE_COLOURS)], width=2, shape="hv" if steps else "linear"),
-            marker=dict(size=5, maxdisplayed=0 if points else MAX_DOTS),  # `points`: every dot is a value
+            line=dict(color=ink[k], width=2, shape="hv" if steps else "linear", dash=dashes[k] if dashes else "solid"),
+            marker=dict(size=5, maxdisplayed=0 if points else MAX_DOTS, color=ink[k]),  # `points`: every dot is a value
         )
         for k, (name, xs, ys) in enumerate(series)
     ]
+    for k, (name, xs, ys) in enumerate(series):
+        half = None if spreads is None else spreads[k]
+        if half is not None:
+            x, y, half = (np.asarray(a, dtype=np.float64) for a in (xs, ys, half))
+            traces.insert(
+                0,
+                go.Scatter(
+                    x=np.concatenate([x, x[::-1]]),
+                    y=np.concatenate([y + half, (y - half)[::-1]]),
+                    name=f"{name} ± 1 sd",
+                    mode="lines",
+                    fill="toself",
+                    fillcolor=palette.tint(ink[k], 0.2),
+                    line=dict(width=0, color=ink[k]),
+                    hoverinfo="skip",
+                ),
+            )
     if dots is not None:
         for k, (xs, ys) in enumerate(dots):
-            colour = LINE_COLOURS[k % len(LINE_COLOURS)]
+            colour = ink[k]
             traces.append(go.Scatter(x=np.asarray(xs), y=np.asarray(ys), mode="markers", marker=dict(color=colour, size=6), showlegend=False, hoverinfo="x+y"))
     if integer_x is None:
         integer_x = not log_x and all(np.all(np.asarray(xs, dtype=np.float64)[np.isfinite(np.asarray(xs, dtype=np.float64))] % 1 == 0) for _, xs, _ in series)
@@ -494,7 +627,7 @@ def lines(
         height=height,
         x_title=x_title,
         y_title=y_title,
-        legend=len(series) > 1,
+        legend=len(series) > 1 or spreads is not None,
         x_marks=x_marks,
         y_marks=y_marks,
         xaxis=x_axis,

@@ -243,8 +243,12 @@ def heatmap(
     zmax: float | None = None,
     value_title: str = "value",
     panel_height: int = 190,
+    one_signed: bool = False,
 ) -> dict:
-    """Heatmaps in a grid, one per (panel title, z, x, y), on the diverging scale centred on zero.
+    """Heatmaps in a grid, one per (panel title, z, x, y), on the diverging scale centred on zero,
+    or, `one_signed` (values that are all ≤ 0 or all ≥ 0, ALiBi's biases), on the sequential scale
+    from the values' least to their largest, shared or each panel's own (a diverging scale would
+    spend half its colours on values that never occur and draw the small ones white).
     Panels meant to be compared (`shared_range`: the heads of one scheme) share one range ±max|z|
     over all of them, said once in the note; otherwise each panel has its own range ±max|z|
     (schemes differ by orders of magnitude), written under its title, and the note says so.
@@ -253,6 +257,8 @@ def heatmap(
     panel's height on screen in pixels. NaN cells (no value there) are left blank."""
     if not panels:
         raise ValueError("a heatmap needs at least one panel")
+    if one_signed:
+        return _one_signed(panels, title, x_title, y_title, columns, note, shared_range, value_title, panel_height)
     largest = [_largest(np.asarray(z, dtype=np.float64)) for _, z, _, _ in panels]  # max|z| of each panel, 0 for a blank one
     common = max(largest) or 1.0  # 1 for blank or all-zero panels
     if zmax is not None:
@@ -271,6 +277,36 @@ def heatmap(
         out.append(panel | {"range": "" if shared_range else f"colour range ±{number(bound, 3)}"})
     if shared_range:
         says = f"colour range ±{number(common, 3)}" if len(panels) == 1 else f"one colour range for every panel, ±{number(common, 3)}"
+    else:
+        says = "each panel has its own colour range"
+    return _spec(title, "; ".join(part for part in (note, says) if part), x_title, y_title, columns, shared_range, [scale], out, panel_height)
+
+
+def _one_signed(panels, title: str, x_title: str, y_title: str, columns: int, note: str, shared_range: bool, value_title: str, panel_height: int) -> dict:
+    """`heatmap` of one-signed values: the sequential scale from the least value to the largest,
+    over every panel (`shared_range`) or each panel's own, written under its title."""
+    finite = [np.asarray(z, dtype=np.float64)[np.isfinite(z)] for _, z, _, _ in panels]
+    flat = np.concatenate(finite)
+    if flat.size and flat.min() < 0 < flat.max():
+        raise ValueError(f"one-signed values lie on one side of zero, not {flat.min()} .. {flat.max()}")
+
+    def extent(values: np.ndarray) -> tuple[float, float]:
+        lo, hi = (float(values.min()), float(values.max())) if values.size else (0.0, 1.0)
+        return (lo, hi) if hi > lo else (lo, lo + 1.0) if lo >= 0 else (hi - 1.0, hi)  # a constant panel: a range of 1 on its side of zero
+
+    common = extent(flat)
+    if shared_range:
+        scale = _scale(SEQUENTIAL, number(common[0], 3), number(common[1], 3), f"({value_title})", value_title, False)
+    else:
+        scale = _scale(SEQUENTIAL, "least", "largest", f"({value_title}; each panel's range is under its title)", value_title, False)
+    palette, every = _palette(scale), sum(np.size(z) for _, z, _, _ in panels) <= EXACT_CELLS
+    out = []
+    for (name, z, xs, ys), values in zip(panels, finite):
+        lo, hi = common if shared_range else extent(values)
+        panel = _panel(name, z, xs, ys, lo, hi, 0, palette, every)
+        out.append(panel | {"range": "" if shared_range else f"colour range {number(lo, 3)} to {number(hi, 3)}"})
+    if shared_range:
+        says = f"{'colour range' if len(panels) == 1 else 'one colour range for every panel,'} {number(common[0], 3)} to {number(common[1], 3)}"
     else:
         says = "each panel has its own colour range"
     return _spec(title, "; ".join(part for part in (note, says) if part), x_title, y_title, columns, shared_range, [scale], out, panel_height)

@@ -11,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.analysis import position_analysis as pa
-from core.viz import charts
+from core.viz import charts, palette
 from core.viz.grid import Sample, strided
 from core.viz.heatmap import Binned, ScaleGroup, grouped_heatmap, heatmap
 
@@ -19,6 +19,7 @@ GRID = 512  # at most this many positions or dimensions per heatmap panel
 SHARE_CAP = 0.25  # colour limit of the spectrum heatmaps (share of a dimension's power)
 TABLE_PX = 380  # a table's panel height on screen (two tables side by side)
 PAIR_PX = 320  # each of two panels side by side
+PAIR = [palette.scheme_colour("learned"), palette.scheme_colour("sinusoidal")]  # a learned table beside the sinusoid, in their schemes' colours
 
 
 def frequency_ticks(freqs: np.ndarray) -> list[float]:
@@ -87,6 +88,7 @@ def table_figures(A: pa.TableAnalysis, S: pa.TableAnalysis, name: str, sin_name:
         step = A.rows.step
         figs["model_neighbour"] = charts.lines(
             [(shown, A.rows.indices[:-1], A.neighbour), (sin_name, A.rows.indices[:-1], S.neighbour)],
+            colours=PAIR,
             title=f"How alike each position is to the next: cosine(P(p), P(p + {step}))",
             x_title="position p",
             y_title="cosine similarity",
@@ -94,12 +96,9 @@ def table_figures(A: pa.TableAnalysis, S: pa.TableAnalysis, name: str, sin_name:
         )
         offsets = np.arange(A.offset_mean.size) * step
         figs["model_offset"] = charts.lines(
-            [
-                (f"{shown}: mean over p", offsets, A.offset_mean),
-                (f"{shown}: mean + 1 std", offsets, A.offset_mean + A.offset_std),
-                (f"{shown}: mean − 1 std", offsets, A.offset_mean - A.offset_std),
-                (sin_name, offsets, S.offset_mean),
-            ],
+            [(f"{shown}: mean over p", offsets, A.offset_mean), (sin_name, offsets, S.offset_mean)],
+            colours=PAIR,
+            spreads=[A.offset_std, None],
             title="Cosine similarity as a function of the offset k = q − p, averaged over p",
             x_title="offset k (positions)",
             y_title="cosine similarity",
@@ -108,6 +107,7 @@ def table_figures(A: pa.TableAnalysis, S: pa.TableAnalysis, name: str, sin_name:
     n_pc = min(A.explained.size, 64)
     figs["model_variance"] = charts.lines(
         [(shown, np.arange(1, n_pc + 1), np.cumsum(A.explained[:n_pc])), (sin_name, np.arange(1, n_pc + 1), np.cumsum(S.explained[:n_pc]))],
+        colours=PAIR,
         title=f"Share of the variance between positions explained by the first k principal components (k up to {n_pc})",
         x_title="number of components k",
         y_title="cumulative explained variance",
@@ -142,6 +142,7 @@ def table_figures(A: pa.TableAnalysis, S: pa.TableAnalysis, name: str, sin_name:
     ranks = np.arange(A.cols.count)
     figs["model_dominant"] = charts.lines(
         [(shown, ranks, np.sort(A.dominant)), (sin_name, ranks, np.sort(S.dominant))],
+        colours=PAIR,
         title="Dominant frequency of each dimension, dimensions sorted from slow to fast",
         x_title="dimension, by dominant frequency",
         y_title="cycles per position (log scale)",

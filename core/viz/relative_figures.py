@@ -21,10 +21,12 @@ MAX_PANELS = 16  # heads drawn as panels
 WEIGHT_POINTS = 400
 
 
-def alibi_heads(n_heads: int, max_len: int, causal: bool) -> dict:
-    """The bias of each head (the first MAX_PANELS) over a strided grid of positions, one colour
-    range: a core.viz.heatmap spec (the browser paints it; 16 panels as Plotly axes cost the
-    browser more than the rest of the page)."""
+def alibi_heads(n_heads: int, max_len: int, causal: bool, shared_range: bool = True) -> dict:
+    """The bias of each head (the first MAX_PANELS) over a strided grid of positions, on the
+    sequential scale (every bias is ≤ 0), one colour range for every head (`shared_range`: the
+    slopes compared) or each head's own (each head's straight-line penalty seen): a
+    core.viz.heatmap spec (the browser paints it; 16 panels as Plotly axes cost the browser more
+    than the rest of the page)."""
     slopes = alibi.alibi_slopes(n_heads)
     grid = strided(max_len, GRID)
     shown = min(n_heads, MAX_PANELS)
@@ -40,8 +42,9 @@ def alibi_heads(n_heads: int, max_len: int, causal: bool) -> dict:
         y_title="query position i",
         note="; ".join(notes),
         columns=4,
-        shared_range=True,
+        shared_range=shared_range,
         value_title="bias",
+        one_signed=True,
     )
 
 

@@ -14,15 +14,16 @@ from core.schemes.registry import SCHEMES, Setting
 from core.schemes.sinusoidal import sinusoidal_encoding
 from core.viz.columns import columns
 from core.viz.grid import strided, window
-from tests.app.conftest import assert_clean, chart_keys, decode, grid_keys, grids, open_page
+from tests.app.conftest import assert_clean, chart_keys, decode, grid_keys, grids, open_page, plain_table
 
 TABLE_COLUMNS = {"max |value|": "bounded", "min distance": "unique", "neighbour / mean": "smooth", "relative departure": "relative"}
 
 
 def table_rows(at) -> dict[str, dict]:
-    """The properties table keyed by scheme label."""
-    frame = at.dataframe[0].value
-    return {row["scheme"]: row for row in frame.to_dict("records")}
+    """The numbers table keyed by scheme label, each row with its checklist row (the static table above it)."""
+    checks = {row["scheme"]: row for row in plain_table(at.table[0]).to_dict("records")}
+    numbers = {row["scheme"]: row for row in at.dataframe[0].value.to_dict("records")} if len(at.dataframe) else {}
+    return {scheme: row | numbers.get(scheme, {}) for scheme, row in checks.items()}
 
 
 def check_table(at, names, d, L, base, heads):
@@ -34,17 +35,17 @@ def check_table(at, names, d, L, base, heads):
         try:
             expected = properties.measure(SCHEMES[n], setting, L)
         except ValueError as err:
-            assert row["past max_len"] == str(err)
+            assert row["past max_len"] == str(err) and row["unique"] == "not measured"
             continue
-        for column, field in TABLE_COLUMNS.items():
+        for column, field in TABLE_COLUMNS.items():  # as shown: 4 significant digits, n/a where it does not apply
             want = getattr(expected, field)
-            if math.isnan(want):
-                assert math.isnan(row[column]), (n, column)
-            else:
-                assert row[column] == pytest.approx(want, rel=1e-12, abs=1e-15), (n, column)
+            assert row[column] == ("n/a" if math.isnan(want) else f"{want:.4g}"), (n, column)
         assert row["past max_len"] == expected.extrapolation
         assert row["over"] == expected.measured_over
         assert row["params"] == expected.parameters
+        marks = properties.checklist(expected)  # one column per property, a word for each verdict
+        verdict = {True: "✓ yes", False: "✗ no", None: "n/a"}
+        assert [row[label] for label, _ in properties.CHECKLIST] == [verdict[marks[label][0]] for label, _ in properties.CHECKLIST]
 
 
 def test_compare_table_is_measure_at_the_same_settings():
@@ -52,10 +53,11 @@ def test_compare_table_is_measure_at_the_same_settings():
     assert_clean(at)
     check_table(at, list(SCHEMES), 32, 300, 500.0, 8)
     rows = table_rows(at)
-    assert rows["integer p"]["max |value|"] == 299  # by hand: the largest position
-    assert rows["ALiBi"]["max |value|"] == pytest.approx(0.5 * 299)  # slope 1/2 at distance 299
+    assert rows["integer p"]["max |value|"] == "299"  # by hand: the largest position
+    assert rows["ALiBi"]["max |value|"] == "149.5"  # slope 1/2 at distance 299
     assert rows["learned absolute table"]["params"] == 300 * 32
     assert any("256 of 300 positions" in c.value for c in at.caption)  # says it measured a sample
+    assert rows["none (NoPE)"]["unique"] == rows["none (NoPE)"]["neighbour / mean"] == "n/a"  # nothing to measure: n/a, not None
 
 
 def test_compare_table_follows_the_selection_and_the_heads():
@@ -68,14 +70,16 @@ def test_compare_table_follows_the_selection_and_the_heads():
     rows = table_rows(at)
     assert rows["T5 relative buckets"]["params"] == 32 * 2
     assert rows["Shaw relative (clip 16)"]["params"] == 33 * 8  # head width 16 / 2
-    assert rows["ALiBi"]["min distance"] == pytest.approx(math.hypot(1 / 16, 1 / 256))  # 2 heads: slopes 2^-4, 2^-8
+    assert rows["ALiBi"]["min distance"] == f"{math.hypot(1 / 16, 1 / 256):.4g}"  # 2 heads: slopes 2^-4, 2^-8
 
 
 def test_compare_schemes_from_the_link():
     at = open_page("compare", d_model="16", max_len="40", schemes="integer,alibi")
     assert_clean(at)
     assert at.multiselect(key="schemes").value == ["integer", "alibi"]
-    assert [p["title"] for p in grids(at)[0]["panels"]] == ["integer p", "ALiBi"]
+    codes, biases = grids(at)  # position x dimension and query x key: each grid its own axes
+    assert [p["title"] for p in codes["panels"]] == ["integer p"] and [p["title"] for p in biases["panels"]] == ["ALiBi"]
+    assert (codes["x_title"], codes["y_title"], biases["x_title"], biases["y_title"]) == ("dimension", "position", "key position", "query position")
     at = open_page("compare", d_model="16", max_len="40", schemes="integer,alibi", compare_view="Properties")
     assert list(table_rows(at)) == ["integer p", "ALiBi"]
 
@@ -88,7 +92,7 @@ def test_compare_at_an_odd_width_says_why_rope_cannot_run():
     at = open_page("compare", d_model="7", max_len="40")
     assert_clean(at)
     assert any(c.value.startswith("**rotary (RoPE)**: head_dim must be even") for c in at.caption)
-    rope_panel = grids(at)[0]["panels"][list(SCHEMES).index("rope")]
+    rope_panel = panel(at, 0, "rope")
     assert np.isnan(decode(rope_panel["z"]).astype(float)).all()  # blank panel
 
 
@@ -100,10 +104,10 @@ def test_compare_with_nothing_selected_says_so():
     assert grids(at) == [] and chart_keys(at) == [] and len(at.dataframe) == 0
 
 
-def panel(at, grid_index, name, names=tuple(SCHEMES)) -> dict:
-    """A scheme's panel in the page's grid (core.viz.heatmap): its title, values, range and axes."""
-    found = grids(at)[grid_index]["panels"][list(names).index(name)]
-    assert found["title"] == SCHEMES[name].label
+def panel(at, grid_index, name) -> dict:
+    """A scheme's panel in the page's grids (core.viz.heatmap): its title, values, range and axes. The
+    codes tab draws codes (grid 0) and biases (grid 1) apart; `grid_index` 0 looks in the tab's grids."""
+    (found,) = [p for spec in grids(at)[grid_index:] for p in spec["panels"] if p["title"] == SCHEMES[name].label]
     return found
 
 
@@ -173,8 +177,21 @@ def test_compare_rope_panel_is_the_rotated_constant_vector():
 def test_compare_draws_only_the_open_tab():
     """A step of a shared slider redraws the open tab's figure; the others are in the link."""
     at = open_page("compare")
-    assert grid_keys(at) == ["compare_codes"] and chart_keys(at) == []
+    assert grid_keys(at) == ["compare_codes", "compare_biases"] and chart_keys(at) == []
     at = open_page("compare", compare_view="Scores")
     assert grid_keys(at) == ["compare_scores"] and chart_keys(at) == [] and len(at.dataframe) == 0
     at = open_page("compare", compare_view="Properties")
-    assert grid_keys(at) == [] and chart_keys(at) == [] and len(at.dataframe) == 1
+    assert grid_keys(at) == [] and chart_keys(at) == [] and len(at.dataframe) == 1 and len(at.table) == 1
+
+
+def test_compare_one_colour_range_is_a_choice():
+    """Each panel its own range by default (every pattern shows); one range on the switch (integer p's ±39 beside p/L's ±0.15)."""
+    at = open_page("compare", d_model="16", max_len="40", schemes="integer,fraction,alibi")
+    codes = grids(at)[0]
+    assert not codes["shared_range"] and [p["zmax"] for p in codes["panels"]] == pytest.approx([39, 39 / 40], rel=1e-6)
+    at.toggle(key="compare_shared").set_value(True).run()
+    assert_clean(at)
+    codes, biases = grids(at)
+    assert codes["shared_range"] and all(p["zmax"] == pytest.approx(39, rel=1e-6) and p["zmin"] == pytest.approx(-39, rel=1e-6) for p in codes["panels"])
+    assert biases["shared_range"]
+    assert any("One colour range for every panel" in c.value for c in at.caption)

@@ -17,9 +17,9 @@ from core.analysis import context as cx
 from core.files.rope_code import rope_code
 from core.schemes import rope
 from core.schemes.rope_presets import PRESETS, STATUSES
-from core.viz import charts
+from core.viz import charts, palette
 from core.viz import wire
-from tests.app.conftest import ROOT, assert_clean, decode, figure_bytes, figures, grids, open_page, title_text
+from tests.app.conftest import ROOT, assert_clean, decode, figure_bytes, figures, grids, open_page, panel_levels, title_text
 from tests.helpers import assert_close
 from ui.rope_controls import DEFAULT_PRESETS
 
@@ -51,9 +51,12 @@ def check_layer_figures(wave: dict, decay: dict, preset, index: int) -> None:
     name = "before scaling" if layer.scaling else "every turning pair"
     assert_close(lines[name][0], view.index[finite], atol=0)
     assert_close(lines[name][1], view.before[finite], rtol=1e-12)
+    ink = {t["name"]: t["line"]["color"] for t in wave["data"] if "name" in t}
+    assert ink[name] == palette.UNSCALED
     for label in ("kept", "blended", "interpolated"):
         if layer.scaling is not None and (view.label == label).any():
             assert_close(lines[f"after: {label}"][1], view.after[view.label == label], rtol=1e-12)
+            assert ink[f"after: {label}"] == palette.region_colour(label)  # as on /rope's scaling tab
     offsets = cx.decay_offsets(preset.extended_context)
     before, after = cx.decay_curves(layer, preset.extended_context, offsets)
     curves = list(traces(decay).values())
@@ -102,9 +105,13 @@ def test_default_page_shows_cores_numbers():
     ]
     heatmaps = figs[3]["panels"]
     for panel, angles in zip(heatmaps, expected_grids, strict=True):
-        assert_close(decode(panel["z"]).reshape(16, 16), cx.centred_grid(angles, 8 * 16 + 8, 16, 16)[0], atol=1e-6)
-        assert -panel["zmin"] == panel["zmax"] > 0  # centred on zero, one range for the three panels
-    assert len({(p["zmin"], p["zmax"]) for p in heatmaps}) == 1
+        z = cx.centred_grid(angles, 8 * 16 + 8, 16, 16)[0]
+        assert_close(decode(panel["z"]).reshape(16, 16), z, atol=1e-6)
+        # centred on zero, each panel its own range: M-RoPE's, 15 times narrower than axial RoPE's here, is not drawn blank
+        assert -panel["zmin"] == pytest.approx(panel["zmax"]) == pytest.approx(np.abs(z).max(), rel=1e-6)
+        assert np.ptp(panel_levels(panel)) > 100  # the picture spans most of its scale
+    assert not figs[3]["shared_range"] and heatmaps[0]["zmax"] / heatmaps[2]["zmax"] > 10
+    assert f"move {heatmaps[0]['zmax'] / heatmaps[2]['zmax']:,.0f} times less than axial RoPE's" in " ".join(c.value for c in grid_view.caption)
     assert f"{cx.centred_grid(expected_grids[0], 136, 16, 16)[1]:.3g}" in figs[3]["note"]  # the subtracted mean is said
     splits = figs[4]["panels"]
     for panel, split in zip(splits, ((16, 24, 24), (16, 8, 40), (16, 40, 8)), strict=True):

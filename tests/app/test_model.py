@@ -206,6 +206,11 @@ def test_minilm_figures_carry_the_committed_tables_numbers():
     assert metric(at, "largest |value|") == f"{np.abs(TABLE).max():.3g}"
     _, ratio = pa.pca(TABLE)
     assert metric(open_tab(at, "Path (PCA)"), "variance in the first 3 components") == f"{ratio[:3].sum():.1%}"
+    # the most common dominant frequency: the number alone in its box, its unit and period under it
+    freqs, _ = ts.common_frequencies(pa.analyse(TABLE).dominant)
+    spectrum = open_tab(at, "Spectrum")
+    assert metric(spectrum, "most common dominant frequency") == f"{freqs[0]:.4g}"
+    assert f"cycles per position: period {ts.period(freqs[0])} positions" in [c.value for c in spectrum.caption]
 
 
 def test_signed_heatmaps_use_the_diverging_scale_centred_on_zero():

@@ -10,6 +10,7 @@ import pytest
 
 from core.schemes import alibi, kerple, relative
 from core.viz.grid import strided
+from core.viz import charts, wire
 from core.viz.charts import number
 from tests.app.conftest import assert_clean, chart_keys, decode, figure, grid, grid_keys, open_page, plain_table
 
@@ -58,7 +59,9 @@ def test_relative_alibi_panels_are_the_bias_causal_and_not():
     panels = spec["panels"]
     shown = ["0.5000", "0.2500", "0.1250", "0.06250", "0.03125", "0.01562", "0.007812", "0.003906"]  # 1/2 .. 1/256 to 4 digits
     assert [p["title"] for p in panels] == [f"head {h}: slope {m}" for h, m in enumerate(shown)]
-    assert spec["shared_range"] and all(p["zmax"] == -p["zmin"] == slopes[0] * (L - 1) for p in panels)  # one range: head 0's farthest key
+    # every bias is <= 0: the sequential scale, one range from head 0's farthest key to 0
+    assert spec["shared_range"] and not spec["scales"][0]["signed"] and spec["scales"][0]["colours"] == wire.colour_lut(charts.SEQUENTIAL, 255).tolist()
+    assert all(p["zmax"] == 0 and p["zmin"] == -slopes[0] * (L - 1) for p in panels)
     for h in (0, 7):
         assert panels[h]["x"]["indices"] == panels[h]["y"]["indices"] == list(range(L))
         z = decode(panels[h]["z"]).astype(np.float64)
@@ -67,6 +70,12 @@ def test_relative_alibi_panels_are_the_bias_causal_and_not():
     at.toggle(key="alibi_causal").set_value(False).run()
     z = decode(grid(at, "alibi_heads_map")["panels"][0]["z"]).astype(np.float64)
     np.testing.assert_allclose(z, -0.5 * np.abs(diff), rtol=1e-6)
+    # each head its own range: head 7 (slope 1/256) from its own farthest penalty to 0, said under its title
+    at.toggle(key="alibi_shared").set_value(False).run()
+    spec = grid(at, "alibi_heads_map")
+    assert not spec["shared_range"] and [p["zmin"] for p in spec["panels"]] == pytest.approx(list(-slopes * (L - 1)))
+    assert all(p["zmax"] == 0 for p in spec["panels"]) and spec["panels"][7]["range"] == f"colour range {number(-slopes[7] * (L - 1), 3)} to 0"
+    assert "own colour range" in at.caption[0].value
 
 
 def test_relative_many_heads_draw_sixteen_panels():

@@ -10,7 +10,7 @@ import pytest
 
 from core.analysis import context as cx
 from core.schemes import rope
-from core.viz import charts
+from core.viz import charts, palette
 from tests.app.conftest import chart_keys, assert_clean, decode, figure, figures, open_page, title_text
 from ui import rope_controls
 
@@ -162,10 +162,17 @@ def test_rope_wavelength_chart_is_core_after_scaling():
     theta = rope.default_frequencies(64, 10_000.0)
     np.testing.assert_allclose(decode(series["before: base 10,000"]["y"]), 2 * np.pi / theta, rtol=1e-6)
     scaled, _ = rope.rope_frequencies(64, 10_000.0, rope.RopeScaling("llama3", 4.0, 64), seq_len=256)
+    drawn = 0
     for name in ("kept", "blended", "interpolated"):
         if f"after: {name}" in series:
             pairs = decode(series[f"after: {name}"]["x"]).astype(int)
             np.testing.assert_allclose(decode(series[f"after: {name}"]["y"]), 2 * np.pi / scaled[pairs], rtol=1e-6)
+            assert series[f"after: {name}"]["line"]["color"] == palette.region_colour(name)  # as on /context
+            drawn += 1
+    assert drawn >= 2
+    # one colour per line, none of them a mark's
+    ink = [t["line"]["color"] for t in series.values()]
+    assert len(set(ink)) == len(ink) and series["before: base 10,000"]["line"]["color"] == palette.UNSCALED
 
 
 def test_rope_layout_residual_is_rounding():

@@ -7,7 +7,8 @@ import json
 import numpy as np
 
 from core.schemes import sinusoidal
-from tests.app.conftest import assert_clean, chart_keys, decode, grid_keys, grids, metric_values, open_page
+from core.viz import palette
+from tests.app.conftest import assert_clean, chart_keys, decode, figure, grid_keys, grids, metric_values, open_page
 
 
 def test_sinusoidal_layout_toggle_changes_the_heatmap():
@@ -79,6 +80,9 @@ def test_sinusoidal_draws_only_the_open_tab():
     at.number_input(key="d_model").set_value(64).run()
     assert_clean(at)
     assert grid_keys(at) == ["sin_t2t"] and chart_keys(at) == ["sin_t2t_freq"]
+    # the two conventions in their schemes' colours, as on /compare's and /lab's figures
+    paper, t2t = figure(at, "sin_t2t_freq")["data"]
+    assert (paper["line"]["color"], t2t["line"]["color"]) == (palette.scheme_colour("sinusoidal"), palette.scheme_colour("t2t"))
 
 
 def test_the_live_preview_tab_starts_at_the_sidebar_settings_with_the_apps_scale():

@@ -95,7 +95,7 @@ def check_grid(key: str, spec: dict) -> None:
     ranges: then the panels of one colour scale have one range, which holds all their values, is
     tight, and is said (in the note for a grid of one scale, in each scale's key)."""
     assert spec["title"] and spec["x_title"] and spec["y_title"], f"{key}: a title or an axis title is missing"
-    bounds, ends = [], []
+    bounds, ends, extents = [], [], []
     for panel in spec["panels"]:
         name, z, k = panel["title"], decode(panel["z"]).astype(np.float64), panel["probe"]
         scale = spec["scales"][panel["scale"]]
@@ -126,6 +126,7 @@ def check_grid(key: str, spec: dict) -> None:
                 assert abs(at - int(label.replace(",", ""))) < 1e-6, f"{key} {name}: tick {label} stands at index {at}"
         finite = z[np.isfinite(z)]
         bounds.append(float(np.abs(finite).max()) if finite.size else 0.0)
+        extents.append((float(finite.min()), float(finite.max())) if finite.size else None)
         if scale["signed"]:
             assert panel["zmin"] == -panel["zmax"] > -np.inf, f"{key} {name}: a diverging range not centred on zero"
         else:
@@ -142,7 +143,13 @@ def check_grid(key: str, spec: dict) -> None:
             assert all(p["zmax"] == shared and p["zmin"] == low and p["range"] == "" for p, _, _ in group), f"{key}: panels off their shared range"
             top = max(bound for _, bound, _ in group)
             clipped = scale.get("clipped", False)  # a chosen range that values lie beyond, painted at its ends: its key says ≥
-            assert clipped or shared >= top * (1 - 1e-6), f"{key}: values beyond the shared range ±{shared}"
+            if scale["signed"]:
+                assert clipped or shared >= top * (1 - 1e-6), f"{key}: values beyond the shared range ±{shared}"
+            else:  # one-signed values (ALiBi's, all <= 0) need not reach up from 0: their range holds the least and the largest
+                seen = [e for p, e in zip(spec["panels"], extents) if p["scale"] == index and e]
+                least, largest = (min(e[0] for e in seen), max(e[1] for e in seen)) if seen else (low, shared)
+                tol = 1e-6 * max(abs(low), abs(shared), 1e-30)
+                assert clipped or low - tol <= least and largest <= shared + tol, f"{key}: values beyond the shared range {low} .. {shared}"
             assert any(end for _, _, end in group) or not top or shared == 1.0, f"{key}: the shared range {low} .. {shared} is wider than every value"
             said = ("≥ " if clipped else "") + (f"+{number(shared, 3)}" if scale["signed"] else number(shared, 3))
             assert scale["hi"] == said, f"{key}: the key does not say the range"
@@ -151,7 +158,12 @@ def check_grid(key: str, spec: dict) -> None:
     else:
         assert key not in SHARED_RANGE, f"{key}: panels meant to be compared on different ranges"
         assert "each panel has its own colour range" in spec["note"], f"{key}: own ranges not said"
-        for panel, bound, end in zip(spec["panels"], bounds, ends):
+        for panel, bound, end, extent in zip(spec["panels"], bounds, ends, extents):
+            if not spec["scales"][panel["scale"]]["signed"]:  # one-signed: the sequential scale over the panel's own least to largest
+                if panel["probe"] == 1 and extent and extent[1] > extent[0]:
+                    assert (panel["zmin"], panel["zmax"]) == pytest.approx(extent, rel=1e-6), f"{key} {panel['title']}: range not its values'"
+                assert panel["range"] == f"colour range {number(panel['zmin'], 3)} to {number(panel['zmax'], 3)}", f"{key} {panel['title']}: range not said"
+                continue
             if panel["probe"] == 1:  # float32 values: the range is max|z| of the float64 values the page computed
                 assert panel["zmax"] == pytest.approx(bound or 1.0, rel=1e-6), f"{key} {panel['title']}: range ±{panel['zmax']} for max |z| {bound}"
             else:

@@ -25,8 +25,12 @@ TICKS = """() => [...document.querySelectorAll('.pee-hm-panel')].map((panel) => 
 })"""
 
 
+# /compare draws codes and biases in grids of their own: the tests of one grid pick the schemes that write codes
+CODES = "none,integer,fraction,binary,onehot,sinusoidal,t2t,learned,rope"
+
+
 def spec_of(page: str = "compare", **params: str) -> dict:
-    """What the page sends at these settings (its first tab's grid), read through AppTest."""
+    """What the page sends at these settings (its first tab's one grid), read through AppTest."""
     (spec,) = grids(open_page(page, **params))
     return spec
 
@@ -70,7 +74,7 @@ def opened(context, app_url: str, query: str, path: str = "compare"):
     return page
 
 
-@pytest.mark.parametrize("query", ["d_model=16&max_len=40&base=100", "d_model=7&max_len=300&base=500&compare_view=Scores"])
+@pytest.mark.parametrize("query", ["d_model=16&max_len=40&base=100&schemes=" + CODES, "d_model=7&max_len=300&base=500&compare_view=Scores"])
 def test_every_canvas_is_its_panel_at_the_page_settings(context, app_url, query):
     params = dict(part.split("=") for part in query.split("&"))
     spec = spec_of(**params)
@@ -86,8 +90,8 @@ def test_every_canvas_is_its_panel_at_the_page_settings(context, app_url, query)
 
 
 def test_the_numbers_stand_at_the_cells_they_name(context, app_url):
-    spec = spec_of(d_model="128", max_len="256")
-    page = opened(context, app_url, "d_model=128&max_len=256")
+    spec = spec_of(d_model="128", max_len="256", schemes=CODES)
+    page = opened(context, app_url, "d_model=128&max_len=256&schemes=" + CODES)
     for panel, shown in zip(spec["panels"], page.evaluate(TICKS)):
         for axis, name in ((panel["x"], "x"), (panel["y"], "y")):
             assert [text for text, _ in shown[name]] == [label for _, label in axis["ticks"]]
@@ -106,8 +110,8 @@ def hover_cell(page, k: int, row: int, col: int, rows: int, cols: int) -> str:
 
 
 def test_hover_reads_the_panel_the_true_indices_and_the_value(context, app_url):
-    spec = spec_of(d_model="16", max_len="40", base="100")
-    page = opened(context, app_url, "d_model=16&max_len=40&base=100")
+    spec = spec_of(d_model="16", max_len="40", base="100", schemes=CODES)
+    page = opened(context, app_url, "d_model=16&max_len=40&base=100&schemes=" + CODES)
     by_title = {p["title"]: k for k, p in enumerate(spec["panels"])}
     for title, row, col in (("sinusoidal (paper)", 7, 5), ("integer p", 30, 2), ("one-hot", 3, 3), ("one-hot", 25, 4)):
         k = by_title[title]
@@ -127,7 +131,7 @@ def test_hover_reads_the_panel_the_true_indices_and_the_value(context, app_url):
 
 
 def test_a_step_paints_the_same_grid_again(context, app_url):
-    page = opened(context, app_url, "d_model=16&max_len=40&base=100")
+    page = opened(context, app_url, "d_model=16&max_len=40&base=100&schemes=" + CODES)
     page.evaluate("() => { window.__grid = document.querySelector('.pee-hm'); }")
     draws = int(page.locator(".pee-hm").get_attribute("data-draws"))
     before = page.evaluate("location.search")
@@ -139,24 +143,24 @@ def test_a_step_paints_the_same_grid_again(context, app_url):
     page.wait_for_function("(d) => document.querySelector('.pee-hm').dataset.title.includes('d_model = ' + d)", arg=d, timeout=30_000)
     assert page.evaluate("() => window.__grid === document.querySelector('.pee-hm')")  # the same element, painted again
     assert int(page.locator(".pee-hm").get_attribute("data-draws")) == draws + 1
-    check_canvases(page, spec_of(d_model=d, max_len="40", base="100"))
+    check_canvases(page, spec_of(d_model=d, max_len="40", base="100", schemes=CODES))
     page.close()
 
 
 def test_the_grid_downloads_as_a_png_of_its_panels(context, app_url, tmp_path):
     from PIL import Image
 
-    spec = spec_of(d_model="16", max_len="40", base="100")
-    page = opened(context, app_url, "d_model=16&max_len=40&base=100")
+    spec = spec_of(d_model="16", max_len="40", base="100", schemes=CODES)
+    page = opened(context, app_url, "d_model=16&max_len=40&base=100&schemes=" + CODES)
     with page.expect_download() as download:
         page.locator(".pee-hm-save").click()
     saved = tmp_path / download.value.suggested_filename
     download.value.save_as(saved)
     assert saved.name == "compare_codes.png"
     image = Image.open(saved).convert("RGB")
-    # three panels a row at 220 + 56 pixels, twice the scale: 5 rows of 13 panels, under the title, the note, the axes and one colour key
+    # three panels a row at 220 + 56 pixels, twice the scale: 3 rows of the 9 code panels, under the title, the note, the axes and one colour key
     top = 112 + 16
-    assert image.size == (2 * (56 + 3 * 276), 2 * (top + 5 * 284 + 24))
+    assert image.size == (2 * (56 + 3 * 276), 2 * (top + 3 * 284 + 24))
     pixels = np.asarray(image)
     onehot = next(k for k, p in enumerate(spec["panels"]) if p["title"] == "one-hot")
     x, y = 56 + (onehot % 3) * 276, top + (onehot // 3) * 284 + 30  # the panel's top left corner
@@ -235,8 +239,8 @@ def test_attentions_grid_shows_words_two_scales_and_reads_words_on_hover(context
 
 
 def test_the_keyboard_reads_one_cell_at_a_time_and_says_it_aloud(context, app_url):
-    spec = spec_of(d_model="16", max_len="40", base="100")
-    page = opened(context, app_url, "d_model=16&max_len=40&base=100")
+    spec = spec_of(d_model="16", max_len="40", base="100", schemes=CODES)
+    page = opened(context, app_url, "d_model=16&max_len=40&base=100&schemes=" + CODES)
     canvas = page.locator(".pee-hm canvas").first
     panel = spec["panels"][0]
     label = canvas.get_attribute("aria-label")

@@ -141,13 +141,18 @@ def test_long_paths_draw_a_sample_of_their_dots_and_say_so():
     assert points.data[0].marker.maxdisplayed == 0  # markers that are the data are all drawn
 
 
-def test_long_titles_wrap_into_balanced_lines_and_push_the_plot_down():
+def test_long_titles_fill_their_lines_and_push_the_plot_down():
     text = "Power spectrum of each dimension over position (mean removed), dimensions sorted by their dominant frequency"
     lines = charts.wrap_title(text)
     assert " ".join(lines) == text  # every word kept, in order
     assert len(lines) == 2 and all(len(line) <= charts.TITLE_CHARS for line in lines)
-    assert abs(len(lines[0]) - len(lines[1])) <= 10  # balanced: no lone word on the second line
-    assert charts.wrap_title("Dominant frequency of each dimension, dimensions sorted from slow to fast")[1] != "fast"
+    # the first line as full as the words allow (the next word would not fit), not half of it
+    assert lines == ["Power spectrum of each dimension over position (mean removed), dimensions sorted by", "their dominant frequency"]
+    assert len(lines[0]) + 1 + len(lines[1].split(" ")[0]) > charts.TITLE_CHARS
+    # no lone last word: words move down until the last line holds a quarter of the limit
+    orphan = charts.wrap_title("Dominant frequency of each dimension, dimensions sorted from slow to fast", 70)
+    assert orphan == ["Dominant frequency of each dimension, dimensions sorted", "from slow to fast"]
+    assert len(orphan[1]) >= 70 // 4
     assert charts.wrap_title("short") == ["short"] and charts.wrap_title("") == [""]
     assert charts.wrap_title("a " + "x" * 90 + " b") == ["a", "x" * 90, "b"]  # an over-long word keeps a line to itself
 
@@ -216,9 +221,9 @@ def test_figures_built_without_validation_equal_validated_ones(monkeypatch):
 
 
 def test_log_ticks_by_hand():
-    assert charts.log_ticks(4.7, 45.8, 10) == [5, 6, 7, 8, 9, 10, 20, 30, 40]  # 1 to 9 per decade when they fit
-    assert charts.log_ticks(4.7, 45.8, 8) == [5, 10, 20, 30]  # else 1-2-3-5
-    assert charts.log_ticks(18.5, 132.4) == [20, 30, 50, 100]  # 20 to 90 and 100 are nine: too many for 8
+    assert charts.log_ticks(4.7, 45.8, 10) == [5, 10, 20, 30]  # 1-2-3-5, never the crowded 6, 7, 8, 9 ('10 9 8 7 6 5')
+    assert charts.log_ticks(4.7, 45.8, 3) == [5, 10, 20]  # else 1-2-5
+    assert charts.log_ticks(18.5, 132.4) == [20, 30, 50, 100]
     assert charts.log_ticks(1, 999) == [1, 3, 10, 30, 100, 300]
     assert charts.log_ticks(4.7, 5.4) == [5]
 
@@ -226,10 +231,27 @@ def test_log_ticks_by_hand():
 def test_a_log_axis_under_three_decades_labels_every_tick_in_full():
     fig = charts.lines([("a", [64, 128, 256], [5.97, 15.6, 45.8]), ("b", [64, 128, 256], [5.4, 5.3, 5.3])], title="t", x_title="x", y_title="y", log_y=True)
     axis = fig.to_dict()["layout"]["yaxis"]
-    assert axis["type"] == "log" and list(axis["tickvals"]) == [6, 7, 8, 9, 10, 20, 30, 40]
-    assert list(axis["ticktext"]) == ["6", "7", "8", "9", "10", "20", "30", "40"]
+    assert axis["type"] == "log" and list(axis["tickvals"]) == [10, 20, 30]  # 5.3 to 45.8: 1-2-3-5 inside the data
+    assert list(axis["ticktext"]) == ["10", "20", "30"]
     wide = charts.lines([("a", [1, 2, 3], [1e-3, 1.0, 1e3])], title="t", x_title="x", y_title="y", log_y=True)
-    assert "tickvals" not in wide.to_dict()["layout"]["yaxis"]  # six decades: plotly.js's own 0.001, 1, 1000 read fine
+    axis = wide.to_dict()["layout"]["yaxis"]  # six decades: every decade, no lone 2 and 5 between them
+    assert list(axis["tickvals"]) == [0.001, 0.01, 0.1, 1, 10, 100, 1000] and list(axis["ticktext"]) == ["0.001", "0.01", "0.1", "1", "10", "100", "1,000"]
+
+
+def test_every_log_axis_is_labelled_by_decades_or_one_two_five():
+    # many decades: every k-th decade, written as powers of ten past 10⁶; the spectrum's log axis too, over its data and its mark
+    assert charts.log_axis_ticks(1e-6, 1e9) == [1e-6, 1e-4, 1e-2, 1, 1e2, 1e4, 1e6, 1e8]
+    assert [charts.log_label(v) for v in (1e-6, 0.002, 1, 50_000, 2e6, 1e8)] == ["10⁻⁶", "0.002", "1", "50,000", "2×10⁶", "10⁸"]
+    wavelengths = 2 * np.pi / 10_000 ** -(np.arange(32) / 32)  # 6.28 to about 50,000 positions
+    axis = charts.spectrum.fresh(wavelengths, 256, title="t").to_dict()["layout"]["yaxis"]
+    assert list(axis["tickvals"]) == [10, 100, 1000, 10_000] and axis["tickmode"] == "array"  # the decades inside 6.28 .. 50,000
+    # a fixed range (plotly.js reads a log range in decades) and a reference mark set the span too
+    fig = charts.lines([("a", [1, 2], [3.0, 4.0])], title="t", x_title="x", y_title="y", log_y=True, y_range=(0, 2), y_marks=[(50.0, "m")])
+    assert list(fig.to_dict()["layout"]["yaxis"]["tickvals"]) == [1, 2, 3, 5, 10, 20, 30, 50, 100]  # 1 to 100: 1-2-3-5
+    # offset 0 then log-spaced offsets (/context's decay): the zero has no place on the axis, the decades start at the least positive
+    offsets = np.concatenate([[0.0], np.geomspace(1, 131_072, 50)])
+    decay = charts.lines([("a", offsets, np.cos(offsets))], title="t", x_title="x", y_title="y", log_x=True, x_marks=[(8192, "trained")])
+    assert list(decay.to_dict()["layout"]["xaxis"]["ticktext"]) == ["1", "10", "100", "1,000", "10,000", "100,000"]
 
 
 def test_hover_numbers_drop_trailing_zeros():

@@ -213,3 +213,18 @@ def test_a_clipped_group_paints_values_beyond_its_range_at_the_ends_and_its_key_
     (scale,) = spec["scales"]
     assert (scale["lo"], scale["hi"], scale["clipped"]) == ("≤ 0", "≥ 0.250", True)
     assert panel_levels(spec["panels"][0]).tolist() == [[102, 254], [0, 254]]
+
+
+def test_one_signed_values_take_the_sequential_scale_over_their_own_range():
+    grid = strided(3, 3)
+    small, large = np.array([[0.0, 1, 2], [3, 4, 5], [6, 7, 8]]), np.array([[10.0, 20, 30], [40, 50, 60], [70, 80, 90]])
+    shared = heatmap([("a", small, grid, grid), ("b", large, grid, grid)], title="t", x_title="x", y_title="y", shared_range=True, one_signed=True)
+    assert [(p["zmin"], p["zmax"]) for p in shared["panels"]] == [(0.0, 90.0), (0.0, 90.0)]
+    assert not shared["scales"][0]["signed"] and shared["scales"][0]["colours"] == wire.colour_lut(charts.SEQUENTIAL, LEVELS).tolist()
+    assert (shared["scales"][0]["lo"], shared["scales"][0]["hi"]) == ("0", "90.0") and shared["note"].endswith("one colour range for every panel, 0 to 90.0")
+    own = heatmap([("a", small, grid, grid), ("b", large, grid, grid)], title="t", x_title="x", y_title="y", one_signed=True)
+    assert [(p["zmin"], p["zmax"], p["range"]) for p in own["panels"]] == [(0.0, 8.0, "colour range 0 to 8.00"), (10.0, 90.0, "colour range 10.0 to 90.0")]
+    # the least value is level 0, the largest the top level, on each panel's own range
+    assert levels(small, 0.0, 8.0)[0, 0] == 0 and levels(small, 0.0, 8.0)[2, 2] == LEVELS - 1
+    with pytest.raises(ValueError, match="one side of zero"):
+        heatmap([("a", small - 4, grid, grid)], title="t", x_title="x", y_title="y", one_signed=True)

@@ -1,7 +1,8 @@
 """Reference marks' labels (core.viz.charts._marks through charts.lines): a label stays where it
 was when it meets no other; labels of marks close together are moved apart (an x mark's
-inside the plot's top edge, a row lower each time; a y mark's to the right end), judged on the
-axis as drawn: in decades on a log axis, over its fixed range when it has one."""
+inside the plot's top edge, a row lower each time; a y mark's to the first place around its line
+that covers no other label, no other mark's line and no data), judged on the axis as drawn: in
+decades on a log axis, over its fixed range when it has one."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ import pytest
 from core.viz import charts
 
 
-def figure(x_marks=(), y_marks=(), log_x=False, log_y=False, x=(1.0, 50_000.0), y=(0.0, 1.0), y_range=None):
+def figure(x_marks=(), y_marks=(), log_x=False, log_y=False, x=(1.0, 50_000.0), y=(0.0, 1.0), y_range=None, points=False):
     return charts.lines(
         [("data", np.asarray(x), np.asarray(y))],
+        points=points,
         title="t",
         x_title="x",
         y_title="y",
@@ -59,19 +61,32 @@ def test_three_crowded_x_marks_take_three_rows():
     assert (b.yshift, c.yshift) == (0, -charts.MARK_LINE_PX)
 
 
-def test_close_y_marks_go_to_opposite_ends_then_further_in():
+def test_close_y_marks_take_free_places_around_their_lines():
+    # 2,048, 2,650 and 3,000 are 10 and 5 pixels apart on this log axis: a label above 2,048 would sit on 2,650's line
     fig = figure(y_marks=[(2048, "original context 2,048"), (2650, "band edge 2,650"), (3000, "third")], log_y=True, y=(5.0, 50_000.0))
     a, b, c = labels(fig, ["original context 2,048", "band edge 2,650", "third"])
-    assert (a.x, a.xanchor, b.x, b.xanchor) == (0.0, "left", 1.0, "right")
-    assert c.xanchor == "left" and c.xshift > charts.MARK_CHAR_PX * len("original context 2,048")  # past the widest label
-    assert all(label.yanchor == "bottom" for label in (a, b, c))
+    assert (a.x, a.xanchor, a.yanchor) == (0.0, "left", "top")  # below its line: nothing is there
+    assert (b.x, b.xanchor, b.yanchor) == (0.0, "left", "bottom")  # above its line at the left, clear of the first label
+    assert (c.x, c.xanchor, c.yanchor) == (1.0, "right", "bottom")  # the left end taken: the right
+
+
+def test_a_label_moves_off_the_data():
+    # /rope · Scaling: a band edge at pair 0's own wavelength, 2π, would sit on pair 0's dot at the left end; the pairs rise
+    # to the right, so above its line at the right end is free. The original context's label above its line at the left is clear
+    # of the dots (they are lower there) and stays.
+    wavelengths = 2 * np.pi / 10_000.0 ** -(np.arange(32) / 32)
+    marks = [(64, "original context 64"), (256, "target max_len 256"), (2 * np.pi, "band edge 6.283")]
+    fig = figure(y_marks=marks, log_y=True, x=np.arange(32.0), y=wavelengths, points=True)
+    edge, original = labels(fig, ["band edge 6.283", "original context 64"])
+    assert (edge.xanchor, edge.yanchor) == ("right", "bottom") and (original.xanchor, original.yanchor) == ("left", "bottom")
+    assert [s.y0 for s in fig.layout.shapes] == [64, 256, 2 * np.pi]  # the lines in the marks' order, at their values
 
 
 def test_a_fixed_range_decides_what_is_close():
-    # 0.2 and 0.8 on a fixed 0..1.05 are far apart; on data that reach 1,000 they would meet
-    fixed = figure(y_marks=[(0.2, "a"), (0.8, "b")], y=(0.0, 1000.0), y_range=(0.0, 1.05))
+    # 0.2 and 0.8 on a fixed 0..1.05 are far apart; on data that reach 1,000 they would meet (the data drawn away from the labels)
+    fixed = figure(y_marks=[(0.2, "a"), (0.8, "b")], x=(25_000.0, 50_000.0), y=(0.0, 1000.0), y_range=(0.0, 1.05), points=True)
     assert [label.xanchor for label in labels(fixed, ["a", "b"])] == ["left", "left"]
-    free = figure(y_marks=[(0.2, "a"), (0.8, "b")], y=(0.0, 1000.0))
+    free = figure(y_marks=[(0.2, "a"), (0.8, "b")], x=(25_000.0, 50_000.0), y=(0.0, 1000.0), points=True)
     assert [label.xanchor for label in labels(free, ["a", "b"])] == ["left", "right"]
 
 

@@ -137,8 +137,9 @@ export default function (component) {
   // room for the tick labels: numbers, or words (a row label as wide as the longest word; column words turned)
   const longest = (axis) => Math.max(0, ...axis.ticks.map(([, text]) => text.length));
   const named = (key) => data.panels.some((p) => p[key].names);
-  const yRoom = named('y') ? Math.min(160, 12 + 6.5 * Math.max(...data.panels.map((p) => longest(p.y)))) : 40;
-  const xRoom = named('x') ? Math.min(110, 14 + 4.5 * Math.max(...data.panels.map((p) => longest(p.x)))) : 16;
+  // tick labels at 13 pixels, as large as Plotly's: about 8 pixels a character, a number's row label right of 5 pixels of air
+  const yRoom = Math.min(160, 14 + 8 * Math.max(3, ...data.panels.map((p) => longest(p.y))));
+  const xRoom = named('x') ? Math.min(130, 16 + 5.6 * Math.max(...data.panels.map((p) => longest(p.x)))) : 20;
   const grid = q('.pee-hm-grid');
   const n = Math.max(1, data.columns);
   // a panel's canvas keeps at least 130 pixels beside its row labels
@@ -276,7 +277,7 @@ export default function (component) {
   function save() {
     const colour = theme(root), font = (px) => `${px}px ${colour.font}`;
     const measure = document.createElement('canvas').getContext('2d');
-    measure.font = font(10);
+    measure.font = font(13);
     const widest = (key) => Math.max(0, ...data.panels.flatMap((p) => p[key].ticks.map(([, text]) => measure.measureText(text).width)));
     // panels 220 pixels wide; as tall, or 12 pixels a row where every row is named by a word; room beside them for their labels
     const size = 220, tall = named('y') ? Math.max(size, 12 * Math.max(...painted.map((d) => d.rows))) : size;
@@ -318,9 +319,9 @@ export default function (component) {
       ctx.globalAlpha = 1; ctx.imageSmoothingEnabled = false;
       ctx.drawImage(d.canvas, x, y, size, tall);
       ctx.strokeStyle = colour.border; ctx.strokeRect(x + 0.5, y + 0.5, size - 1, tall - 1);
-      ctx.globalAlpha = 0.7; ctx.font = font(10);
+      ctx.globalAlpha = 0.7; ctx.font = font(13);
       for (const [share, text] of p.x.ticks) {
-        if (!p.x.names) { ctx.fillText(text, x + share * size, y + tall + 12); continue; }
+        if (!p.x.names) { ctx.fillText(text, x + share * size, y + tall + 15); continue; }
         ctx.save(); ctx.translate(x + share * size, y + tall + 6); ctx.rotate(-0.7); ctx.textAlign = 'right'; ctx.fillText(text, 0, 3); ctx.restore();
       }
       ctx.textAlign = 'right';

@@ -1,0 +1,107 @@
+"""The colours of the things figures name, written once: each scheme, each RoPE scaling region
+and each series that recurs from page to page keeps its colour in every figure that draws it.
+
+The colours are Okabe and Ito's eight ("Color Universal Design", 2008), told apart with every
+common colour-vision deficiency, and, for schemes past those, Paul Tol's "muted" qualitative
+set (https://personal.sron.nl/~pault/). Thirteen schemes cannot all be told apart by colour
+alone, so the lab's six default schemes take Okabe-Ito colours, and a scheme drawn in a Tol
+colour is drawn dashed as well (`scheme_dash`).
+"""
+
+from __future__ import annotations
+
+# Okabe-Ito
+BLACK = "#000000"
+ORANGE = "#E69F00"
+SKY_BLUE = "#56B4E9"
+GREEN = "#009E73"  # bluish green
+YELLOW = "#F0E442"  # too light for a line on white: not given to a series
+BLUE = "#0072B2"
+VERMILLION = "#D55E00"
+PURPLE = "#CC79A7"  # reddish purple
+OKABE_ITO = (BLUE, VERMILLION, GREEN, PURPLE, ORANGE, SKY_BLUE, BLACK, YELLOW)
+
+# Paul Tol's muted set (the ones dark enough for a line on white)
+INDIGO = "#332288"
+OLIVE = "#999933"
+WINE = "#882255"
+ROSE = "#CC6677"
+TEAL = "#44AA99"
+MAGENTA = "#AA4499"
+TOL_MUTED = (INDIGO, OLIVE, WINE, ROSE, TEAL, MAGENTA)
+# a figure's lines that name nothing above (heads, dimensions), in order: Okabe-Ito without its yellow, then Tol's
+LINES = (BLUE, VERMILLION, GREEN, PURPLE, ORANGE, SKY_BLUE, BLACK, *TOL_MUTED)
+
+# the greys of reference marks: a context a model was trained on, and lesser marks (band edges)
+MARK = "#555555"
+FAINT_MARK = "#999999"
+
+SCHEME_COLOURS: dict[str, str] = {
+    # the lab's defaults, drawn together: one Okabe-Ito colour each
+    "none": BLACK,
+    "sinusoidal": BLUE,
+    "learned": ORANGE,
+    "rope": GREEN,
+    "t5": PURPLE,
+    "alibi": VERMILLION,
+    # the rest
+    "t2t": SKY_BLUE,
+    "integer": INDIGO,
+    "fraction": OLIVE,
+    "binary": WINE,
+    "onehot": ROSE,
+    "shaw": TEAL,
+    "kerple": MAGENTA,
+}
+
+# RoPE scaling: what a scaling does to a pair (core.schemes.rope.REGION_LABELS), and the lines around them
+REGION_COLOURS: dict[str, str] = {
+    "kept": BLUE,  # its trained frequency
+    "blended": PURPLE,
+    "interpolated": VERMILLION,  # divided by the factor; the 1/s mark takes its colour
+    "not rotated": FAINT_MARK,
+}
+UNSCALED = BLACK  # the wavelengths before scaling
+OTHER_BASE = SKY_BLUE  # the same pairs at another base, for comparison
+SHORT = OLIVE  # a scaled model's wavelengths up to its trained context, where they differ (LongRoPE's short list)
+TARGET = GREEN  # the longer context a scaling aims at
+SCALED = ORANGE  # a scaled model as a whole (its score against the offset), beside UNSCALED
+
+# series that recur in the lab's figures
+TESTED = BLUE  # at the longest evaluation length
+TRAINED = VERMILLION  # at the training length
+
+
+def scheme_colour(scheme: str) -> str:
+    """The colour of a registry scheme (its name, e.g. 'rope') in every figure; KeyError for an unknown name."""
+    return SCHEME_COLOURS[scheme]
+
+
+def scheme_dash(scheme: str) -> str:
+    """'solid' for a scheme in an Okabe-Ito colour, 'dash' for one in a Tol colour (see the module's docstring)."""
+    return "solid" if SCHEME_COLOURS[scheme] in OKABE_ITO else "dash"
+
+
+def region_colour(label: str) -> str:
+    """The colour of a RoPE scaling region ('kept', 'blended', 'interpolated', 'not rotated')."""
+    return REGION_COLOURS[label]
+
+
+def scaling_colour(name: str) -> str:
+    """The colour of a line of a RoPE wavelength-per-pair figure, read from its name as
+    core.analysis.context.wavelength_series and /rope's scaling tab write it: 'after: kept' (a
+    region), 'after, for sequences up to …' (the short list), 'base 500,000 …' (another base),
+    and the unscaled wavelengths ('before …', 'every turning pair')."""
+    if name.startswith("after: "):
+        return region_colour(name.removeprefix("after: "))
+    if name.startswith("after,"):
+        return SHORT
+    if name.startswith("base "):
+        return OTHER_BASE
+    return UNSCALED
+
+
+def tint(colour: str, alpha: float) -> str:
+    """A '#RRGGBB' colour as 'rgba(r,g,b,alpha)': the fill of a band around a line of that colour."""
+    r, g, b = (int(colour[k : k + 2], 16) for k in (1, 3, 5))
+    return f"rgba({r},{g},{b},{alpha:g})"
