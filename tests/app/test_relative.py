@@ -29,6 +29,11 @@ def test_relative_slopes_chart_is_alibi_slopes(heads):
     }[heads]
     np.testing.assert_allclose(got, by_hand, rtol=1e-12)
     assert np.array_equal(decode(trace["x"]), np.arange(heads))
+    captions = " ".join(c.value for c in at.caption)
+    steep, shallow = int(np.argmax(by_hand)), int(np.argmin(by_hand))  # 12 heads: head 8 (2^−0.5) and head 7 (1/256)
+    assert (steep, shallow) == ((0, 7) if heads == 8 else (8, 7))
+    assert f"head {steep}, the steepest, while head {shallow}, the shallowest" in captions
+    assert ("the first head forgets distant keys fastest" in captions) is (heads == 8)
 
 
 @pytest.mark.parametrize("heads", [8, 12])
@@ -204,5 +209,6 @@ def test_relative_shaw_heatmap_is_the_clipped_offset(k):
     bound = max(min(k, 31), 1)  # ±the largest clipped offset among 32 positions (±1 when every one is 0)
     assert panel["zmax"] == bound and panel["zmin"] == -bound
     distinct = relative.shaw_distinct_ids(256, 256, k)
-    assert any(f"use {distinct:,} distinct vectors" in c.value for c in at.caption)
+    used = "the one vector" if k == 0 else f"{distinct:,} of the {2 * k + 1} vectors"
+    assert any(f"Over 256 positions the pairs use {used}." in c.value for c in at.caption)
     assert distinct == min(2 * k + 1, 2 * 255 + 1)
