@@ -67,3 +67,15 @@ def test_similarity_matrices_are_cores_cosines_on_one_range(params, start, stop)
         k = panel["probe"]
         np.testing.assert_allclose(decode(panel["z"]), values[::k, ::k], atol=1e-6)  # the hover's values
         assert np.mean(panel_levels(panel) == levels(values, -1.0, 1.0)) > 0.999  # the picture (a level's edge may round either way in float32)
+
+
+def test_similarity_sentences_at_the_smallest_widths():
+    # d_model 2: one pair, cos(p − ref), no fall-off; d_model 3: the lone sine breaks the diagonals
+    at = open_page("similarity", d_model="2", max_len="256", sim_view="Distance")
+    assert_clean(at)
+    text = " ".join(c.value for c in at.caption)
+    assert "It does not fall off with distance" in text and "floor" not in text
+    at = open_page("similarity", d_model="3", max_len="256")
+    assert_clean(at)
+    text = " ".join(c.value for c in at.caption)
+    assert "Toeplitz matrix)" not in text and "not exactly constant along its diagonals" in text
