@@ -461,3 +461,4 @@ def centred_grid(angles: np.ndarray, query: int, rows: int, cols: int) -> tuple[
     score = patch_similarity(angles, query).reshape(rows, cols)  # (rows, cols)
     mean = float(score.mean())
     return score - mean, mean
+
