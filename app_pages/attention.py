@@ -84,7 +84,9 @@ names = positional_schemes()
 SCHEME = Choice("scheme", "Positional encoding", names, "sinusoidal", labels=lambda n: SCHEMES[n].label)
 PROJECT = Toggle("project", "Random Q, K, V projections", True, help="Off: Q = K = V = the input vectors.")
 CAUSAL = Toggle("causal", "Causal mask", False, help="Each word attends only to itself and earlier words.")
-SCALE_WORDS = Toggle("scale_words", "Scale words by √d_model", True, help="As the Transformer paper does, so words and positions have similar size.")
+SCALE_WORDS = Toggle(
+    "scale_words", "Scale words by √d_model", True, help="The Transformer paper multiplies its word embeddings by √d_model (§3.4); it does not say why."
+)
 HEADS = Choice("heads", "Heads", [1, 2, 4, 8], 1, expected="the head count is {options}")
 PE_SCALE = Number(
     "pe_scale", "Position factor", 0.0, 4.0, 1.0, expected="the position factor is a number from {lo:g} to {hi:g}", step=0.25, slider=True,

@@ -151,8 +151,9 @@ def misconceptions() -> list[Misconception]:
         Misconception(
             "A decoder does not need positions: its causal mask already gives the order.",
             "The mask hides later tokens, so a decoder can in principle tell positions apart, for instance by how many tokens it sees: probes "
-            "find absolute position in the hidden states of language models trained without any encoding (NoPE; Haviv et al. 2022), and "
-            "Kazemnejad et al. (2023) show in theory that such a decoder can represent absolute and relative positions. Whether a small model learns "
+            "find absolute position in the hidden states of language models trained without any encoding (Haviv et al. 2022, who call them NoPos), "
+            "and Kazemnejad et al. (2023, who call the same setup NoPE) show in theory that such a decoder can represent absolute and relative "
+            "positions. Whether a small model learns "
             f"to use it is another matter: in the lab's ‘token k places back’ task, a one-layer model without positions gets {nope:.0%} of the "
             f"answers right at the training length of {short} tokens, where the sinusoid, a learned table, RoPE and T5 each get "
             + ("all of them" if best_low >= 1 else f"at least {best_low:.0%}")

@@ -79,7 +79,8 @@ def test_misconceptions_answer_the_seeds_list_and_say_what_they_cannot():
     learned = next(a for c, a in claims.items() if "learned position table" in c)
     assert "Table 3, row E" in learned and "4.92" in learned and "25.7 against 25.8" in learned
     decoder = next(a for c, a in claims.items() if "causal mask" in c)
-    assert "Haviv et al. 2022" in decoder and "Kazemnejad et al. (2023)" in decoder
+    assert "Haviv et al. 2022, who call them NoPos" in decoder and "Kazemnejad et al. (2023, who call the same setup NoPE)" in decoder
+    assert "NoPE; Haviv" not in decoder  # NoPE is Kazemnejad et al.'s name, not Haviv et al.'s
 
 
 def test_the_lab_numbers_are_the_labs_survey(monkeypatch):
