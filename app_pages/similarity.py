@@ -8,6 +8,7 @@ from core.schemes import sinusoidal
 from core.viz import charts
 from core.viz.grid import Sample, envelope, strided
 from core.viz.heatmap import heatmap
+from ui import glossary
 from ui.controls import Window, number
 from ui.display import plot
 from ui.heatmap import Zoom, draw_heatmap
@@ -77,6 +78,7 @@ def _matrices() -> None:
         + (" (position 0 is the zero vector: its row and column are blank)." if start == 0 else ".")
         + " The cosine of each pair is what makes a shift by k the same for every position."
     )
+    glossary.terms_expander(("Toeplitz",), key="terms_similarity")
 
 
 def _distance() -> None:

@@ -8,6 +8,7 @@ import streamlit as st
 
 from core.analysis import properties
 from core.schemes.registry import SCHEMES, Setting
+from ui import glossary
 from ui.display import static_table
 
 
@@ -33,6 +34,7 @@ def scorecard(names: list[str], setting: Setting, length: int) -> None:
     table |= {column: [rows[label][k] for label, _ in properties.CHECKLIST] for k, column in enumerate(columns)}
     static_table(table)  # every cell whole: the evidence is the point, and a dataframe cut it off
     st.caption(scorecard_caption(length, notes))
+    glossary.terms_expander(glossary.SCORECARD, key="terms_scorecard")
 
 
 def scorecard_caption(length: int, notes: list[str]) -> str:

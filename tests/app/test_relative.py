@@ -11,6 +11,7 @@ import pytest
 from core.schemes import alibi, kerple, relative
 from core.viz.grid import strided
 from core.viz.charts import number
+from ui import glossary
 from tests.app.conftest import assert_clean, chart_keys, decode, figure, grid, grid_keys, open_page, plain_table
 
 
@@ -212,3 +213,14 @@ def test_relative_shaw_heatmap_is_the_clipped_offset(k):
     used = "the one vector" if k == 0 else f"{distinct:,} of the {2 * k + 1} vectors"
     assert any(f"Over 256 positions the pairs use {used}." in c.value for c in at.caption)
     assert distinct == min(2 * k + 1, 2 * 255 + 1)
+
+
+def test_relative_checklist_has_its_terms_beside_it():
+    at = open_page("relative", rel_view="KERPLE and the checklist")
+    assert_clean(at)
+    assert len(at.table) == 1  # the scorecard; the glossary closed, not built
+    at.session_state["terms_scorecard"] = True  # open it, as a click would
+    at.run()
+    terms = plain_table(at.table[-1])
+    assert terms["term"].tolist() == list(glossary.SCORECARD)
+    assert terms["what it means"].tolist() == [glossary.TERMS[t][1] for t in glossary.SCORECARD]
