@@ -36,7 +36,7 @@ CONSECUTIVE = 128  # positions measured one after another (neighbour distances)
 STRIDED = 128  # further positions strided over the rest of the context
 STARTS, OFFSETS = 24, 24  # the grid of (start, offset) pairs for the relative measure
 FAR = 2**24  # bounded is judged by the doubling that ends here (or at 128·L, if that is further)
-FAR_SAMPLES = 64  # positions sampled in each doubling window on the way out
+FAR_SAMPLES = 32  # positions sampled in each doubling window on the way out
 EXACT = 1e-9  # relative: float rounding of a max |value| or a length, far above float64's 1e-16
 
 
@@ -181,31 +181,31 @@ def _far(scheme: Scheme, setting: Setting, within: np.ndarray, length: int) -> t
     return growth, int(windows[-1][-1]) + 1, steady
 
 
-def _extrapolation(scheme: Scheme, setting: Setting, within: np.ndarray, length: int) -> tuple[str, float, bool]:
+def _extrapolation(scheme: Scheme, setting: Setting, within: np.ndarray, length: int) -> tuple[str, float, bool, float]:
     """What happens on [L, 2L): no code; codes that depend on the length; values never seen
     inside [0, L) (how many of the code's features, and how much max |value| grows).
-    Returns (the sentence, the growth of max |value|, whether a fixed code exists there)."""
+    Returns (the sentence, the growth of max |value|, whether a fixed code exists there, max |value| there)."""
     rows = scheme.max_position(setting)
     if rows is not None and rows < 2 * length:
-        return f"no code past position {rows - 1:,}", float("nan"), False
+        return f"no code past position {rows - 1:,}", float("nan"), False, float("nan")
     beyond_pos = length + sample_positions(length)
     beyond = scheme.codes(beyond_pos, setting)
-    inside = float(np.abs(within).max())
-    growth = float(np.abs(beyond).max() / inside) if inside > 0 else float("inf") if np.abs(beyond).max() > 0 else 1.0
+    inside, peak = float(np.abs(within).max()), float(np.abs(beyond).max())
+    growth = peak / inside if inside > 0 else float("inf") if peak > 0 else 1.0
     if scheme.encode is not None:  # an added code may depend on the length it was built for
         middle = max(length // 2, 1)  # position 0 is 0 in every length-scaled code: it cannot show the change
         probe = np.array([middle])
         before, after = scheme.codes(probe, setting), scheme.codes(probe, with_length(setting, 2 * length))
         if not np.allclose(before, after):
-            return f"the code of position {middle:,} changes when the length doubles", growth, False
+            return f"the code of position {middle:,} changes when the length doubles", growth, False, peak
     lo, hi = within.min(axis=0), within.max(axis=0)
     tol = 1e-9 * max(np.abs(within).max(), 1.0)
     unseen = ((beyond < lo - tol) | (beyond > hi + tol)).any(axis=0)
     feature = "heads" if scheme.per == "pair" else "dimensions"
     if not unseen.any():
-        return f"defined; no {feature[:-1]} leaves the range seen within max_len", growth, True
+        return f"defined; no {feature[:-1]} leaves the range seen within max_len", growth, True, peak
     grown = f"max |value| ×{growth:.3g}" if inside > 0 else f"max |value| {np.abs(beyond).max():.3g} (0 within max_len)"
-    return f"defined; {int(unseen.sum()):,} of {unseen.size:,} {feature} take values not seen within max_len; {grown}", growth, True
+    return f"defined; {int(unseen.sum()):,} of {unseen.size:,} {feature} take values not seen within max_len; {grown}", growth, True, peak
 
 
 def measure(scheme: Scheme, setting: Setting, length: int) -> Properties:
@@ -234,8 +234,7 @@ def measure(scheme: Scheme, setting: Setting, length: int) -> Properties:
     else:
         unique = smooth = float("nan")
     relative = relative_departure(scheme, setting, min(length, rows) if rows is not None else length)
-    extrapolation, growth, defined = _extrapolation(scheme, setting, codes, length)
-    beyond = float("nan") if np.isnan(growth) else float(np.abs(scheme.codes(length + sample_positions(length), setting)).max())
+    extrapolation, growth, defined, beyond = _extrapolation(scheme, setting, codes, length)
     far_growth, horizon, steady = (float("nan"), 0, False) if np.isnan(growth) else _far(scheme, setting, codes, length)
     return Properties(
         scheme.name, over, bounded, unique, float(smooth), relative, extrapolation, params, note, growth, defined, length, beyond, far_growth, horizon, steady
