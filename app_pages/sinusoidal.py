@@ -121,7 +121,11 @@ def _circle(w_start: int) -> None:
         st.caption(
             f"Each step in position turns the point by the same angle, {np.degrees(omega[pair]) % 360:.4g}°, along the grey circle. That fixed turn is why "
             "PE(p + k) is a rotation of PE(p), the same for every p (see the similarity page). Think of each pair as a hand of a clock: the fast pairs "
-            "are second hands, the slow ones hour hands, and reading all the hands together tells the position, as a clock's hands tell the time."
+            "are second hands, the slow ones hour hands, and reading all the hands together tells the position, as a clock's hands tell the time. "
+            "The two members of a pair are partners: sine and cosine of one frequency are a quarter turn apart, sin² + cos² = 1 keeps the point "
+            "on the circle, and over a whole turn their product averages to 0 (as functions they are orthogonal). A swinging pendulum, drawn "
+            "as its position against its speed, goes round the same kind of loop (a circle for small swings, scaled to equal axes): "
+            "that is why a picture like this is called a phase circle."
         )
 
 
