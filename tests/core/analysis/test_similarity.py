@@ -177,4 +177,6 @@ def test_the_uniqueness_sentence_names_the_closest_offset(length, d_model, adjac
         assert q - p == best.q - best.p
     text = sim.uniqueness_text(best)
     assert ("closest positions are neighbours" in text) is adjacent
+    if (length, d_model) == (131072, 16):  # the sentence's own example
+        assert "d_model = 16 the closest pair is still two neighbours at max_len 131,072" in text and best.q - best.p == 1
     assert "shrinks when max_len grows past the slowest wavelength" not in text
