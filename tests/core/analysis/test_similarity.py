@@ -149,7 +149,7 @@ def test_the_distance_sentence_at_d_model_2_does_not_say_falls_off():
     assert_close(math.cos(44), 0.99984, atol=1e-5)
 
 
-@pytest.mark.parametrize(("length", "ref"), [(256, 128), (4096, 2048)])
+@pytest.mark.parametrize(("length", "ref"), [(256, 128), (1024, 512)])
 def test_the_distance_sentence_at_d_model_128_falls_off_to_a_band(length, ref):
     c = _profile(length, ref, 128)
     offset = np.abs(np.arange(length) - ref)
