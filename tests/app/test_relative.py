@@ -216,9 +216,13 @@ def test_relative_shaw_heatmap_is_the_clipped_offset(k):
 
 
 def test_relative_checklist_has_its_terms_beside_it():
-    at = open_page("relative", rel_view="KERPLE and the checklist")
+    at = open_page("relative", max_len="16", rel_view="KERPLE and the checklist")
     assert_clean(at)
     assert len(at.table) == 1  # the scorecard; the glossary closed, not built
+    rows = {row["property"].split(":")[0]: row for _, row in plain_table(at.table[0]).iterrows()}
+    # T5 at max_len 16: [16, 32) reaches buckets [0, 16) did not, but one scalar per bucket bounds it
+    assert rows["bounded"]["T5 relative buckets"] == "✓ max |value| ×1.198 on [L, 2L), no higher up to position 16,777,215"
+    assert rows["bounded"]["ALiBi"].startswith("✗") and rows["bounded"]["KERPLE (log)"].startswith("✗")
     at.session_state["terms_scorecard"] = True  # open it, as a click would
     at.run()
     terms = plain_table(at.table[-1])
