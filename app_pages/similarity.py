@@ -25,7 +25,8 @@ MAP_DIMS = 64  # dimensions of M_k drawn
 st.title("Similarity between positions")
 st.markdown(
     "Because every (sin, cos) pair contributes cos((p − q)·ω) to the dot product PE(p)·PE(q), "
-    "the similarity of two positions depends on how far apart they are, not on where they are. "
+    "the similarity of two positions depends on how far apart they are, not on where they are, for an even d_model; at an odd d_model "
+    "the lone last sine adds a term that depends on where they are. "
     "All numbers here are computed from that offset function or measured from encoding rows."
 )
 
@@ -209,7 +210,8 @@ def _uniqueness_and_norms() -> None:
         st.caption(f"Each pair contributes sin² + cos² = 1, so every row has norm √(d/2) = {charts.number(np.sqrt(d / 2))}; measured spread {spread:.1e}.")
     else:
         st.caption(
-            f"Odd d: {(d - 1) // 2} full pairs give (d − 1)/2, and the lone sine adds sin²(p·ω), so the norm wanders between √((d−1)/2) = "
+            f"Odd d: {(d - 1) // 2} full pair{'s give' if d > 3 else ' gives'} (d − 1)/2, and the lone sine adds sin²(p·ω), so the norm wanders "
+            "between √((d−1)/2) = "
             f"{charts.number(np.sqrt((d - 1) / 2))} and √((d+1)/2) = {charts.number(np.sqrt((d + 1) / 2))}."
         )
 
