@@ -127,8 +127,9 @@ def _t5() -> None:
         draw_heatmap(figs.t5_heads(int(num_buckets), int(max_distance), bidirectional, L), key="t5_bias_map")
         st.caption(
             f"What to look for: like ALiBi the matrix is constant along diagonals, but in steps: a new colour only where a new bucket begins. "
-            f"It is flat from the start of the last bucket, {last_start:,} positions apart, not only past max distance ({max_distance}). "
-            f"T5 learns {num_buckets} numbers per head for this, shared by all layers."
+            f"It is flat from the start of the last bucket, {last_start:,} positions apart, not only past max distance ({max_distance})"
+            + (f"; with max_len = {L:,} the figure ends before that, at {L - 1:,} positions apart. " if L - 1 < last_start else ". ")
+            + f"T5 learns {num_buckets} numbers per head for this, shared by all layers."
         )
     with st.expander("Beside T5: Transformer-XL's relative encoding"):
         st.markdown(

@@ -123,6 +123,16 @@ def test_relative_t5_bias_panels_are_t5_bias():
         np.testing.assert_allclose(decode(panel["z"]), expected[h], atol=1e-6)
         assert panel["x"]["indices"] == panel["y"]["indices"] == g.indices.tolist()
         assert panel["zmax"] == pytest.approx(np.abs(expected).max())  # the heads share the range of all four
+    captions = " ".join(c.value for c in at.caption)
+    assert "It is flat from the start of the last bucket, 91 positions apart" in captions and "the figure ends before that" not in captions
+
+
+def test_relative_t5_caption_when_the_figure_ends_before_the_last_bucket():
+    at = open_page("relative", max_len="40", rel_view="T5")
+    assert_clean(at)
+    last = relative.t5_bucket_ranges(bidirectional=True, num_buckets=32, max_distance=128)[15]  # keys before the query: the last of 16
+    assert -last.high == 91 > 39  # the last bucket starts 91 apart; 40 positions reach 39
+    assert any("with max_len = 40 the figure ends before that, at 39 positions apart" in c.value for c in at.caption)
 
 
 def test_relative_odd_buckets_with_bidirectional_give_a_clear_error():
