@@ -83,7 +83,7 @@ PROJECT = Toggle("project", "Random Q, K, V projections", True, help="Off: Q = K
 CAUSAL = Toggle("causal", "Causal mask", False, help="Each word attends only to itself and earlier words.")
 SCALE_WORDS = Toggle(
     "scale_words", "Scale words by √d_model", True,
-    help="The Transformer paper multiplies its word vectors by √d_model (section 3.4). Off: each word vector has length about 1.",
+    help="The Transformer paper multiplies its word embeddings by √d_model (§3.4); it does not say why. Off: each word vector has length about 1.",
 )  # fmt: skip
 HEADS = Choice("heads", "Heads", [1, 2, 4, 8], 1, expected="the head count is {options}")
 PE_SCALE = Number(

@@ -9,8 +9,9 @@ from core.schemes.registry import SCHEMES, Setting
 from core.viz.columns import columns
 from core.viz.grid import Picked, Sample, window
 from core.viz.heatmap import heatmap
-from ui.display import static_table
+from ui import glossary
 from ui.controls import Toggle, check_url_value, keep_choices_in_url, number, one_of, url_choices
+from ui.display import static_table
 from ui.heatmap import draw_heatmap
 from ui.path import next_link
 from ui.sidebar import current_settings
@@ -217,14 +218,13 @@ def _properties() -> None:
             key="compare_table",
         )
     st.caption(
-        "The numbers. **max |value|** (bounded?): the largest value a code takes inside max_len; it should not grow with the context. "
-        "**min distance** (unique?): the smallest distance between the codes of two different positions (distances for bias schemes); 0 means two "
-        "positions look the same. **neighbour / mean** (smooth?): neighbours' distance over the average distance; small means nearby positions look alike. "
-        "**relative departure**: 0 when the score between two positions depends only on their offset, about 1 when the absolute position "
-        "matters as much. **params**: what a model would learn for positions at these settings. **over**: codes of positions, or of distances for "
-        "bias schemes, which store no absolute position. n/a: it does not apply (no position, or nothing varies)."
+        "The numbers behind the marks: **max |value|** answers bounded?, **min distance** unique?, **neighbour / mean** smooth?, "
+        "**relative departure** relative? (each defined under ‘What these terms mean’ below). **params**: what a model would learn for positions "
+        "at these settings. **over**: codes of positions, or of distances for bias schemes, which store no absolute position. "
+        "n/a: it does not apply (no position, or nothing varies)."
         + (f" Measured on a sample or part of the context: {'; '.join(sorted(notes))}." if notes else "")
     )
+    glossary.terms_expander(glossary.SCORECARD, key="terms_compare")
 
 
 # only the open tab runs and is drawn: a step of a shared slider redraws its figure, not all of the page's (ui/tabs.py)

@@ -126,7 +126,10 @@ with col_b:
     )
     plot(fig, key="naive_fraction")
     codes = ", ".join(f"{3 / n:.3f} (L={n})" for n in lengths if n > 3)
-    st.caption(f"Bounded, but position 3 is coded {codes}: the model cannot learn what 'third word' means.")
+    st.caption(
+        f"Bounded within the sentence it is divided by (p / L stays below 1), but position 3 is coded {codes}: the model cannot learn what "
+        "'third word' means. Past the length it was built for, p / L grows past 1 (the checklist below marks it unbounded for that)."
+    )
 col_c, col_d = st.columns(2)
 with col_c:
     n_bin = min(max(L, 2), 64)
@@ -166,9 +169,12 @@ with col_d:
         ),
         key="naive_one_hot",
     )
+    example = ": position 5 is no closer to 6 than to 30" if n_hot > 30 else f": position 0 is no closer to 1 than to {n_hot - 1}" if n_hot > 2 else ""
+    rows = min(s.d_model, L)  # a one-hot code is a column per position: the table stops at the width
     st.caption(
-        f"Every position is equally unlike every other (0 off the diagonal): position 5 is no closer to 6 than to 30. The table needs {L:,} "
-        f"dimensions for max_len = {L:,}, and position {L:,} has no code at all."
+        f"Every position is equally unlike every other (0 off the diagonal){example}. The table needs one dimension per "
+        f"position, {L:,} for max_len = {L:,}; at d_model = {s.d_model:,} it has codes for positions 0 to {rows - 1:,} only, and position {rows:,} "
+        "has no code at all."
     )
 
 st.subheader("Why raw positions make training unstable")

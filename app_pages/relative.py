@@ -12,6 +12,7 @@ from core.viz import relative_figures as figs
 from ui.controls import Choice, Number, Toggle, check_links
 from ui.display import guarded, plot, static_table
 from ui.heatmap import draw_heatmap
+from ui import relative_text as words
 from ui.path import next_link
 from ui.scorecard import scorecard
 from ui.sidebar import current_settings
@@ -26,8 +27,9 @@ st.title("Relative biases: ALiBi, T5, Shaw and KERPLE")
 s = current_settings()
 L = s.max_len
 st.markdown(
-    "These schemes add nothing to the token vectors. They change the attention scores directly. ALiBi, T5 and KERPLE add a number that "
-    "depends only on how far apart the query and the key are; Shaw et al.'s term also depends on the query, q·a(clip(j − i)). "
+    "These schemes add nothing to the token vectors. They change the attention scores directly. ALiBi and KERPLE add a number that "
+    "depends only on how far apart the query and the key are; T5's number depends on the offset j − i, and in an encoder on its sign too "
+    "(keys before and after the query get their own buckets); Shaw et al.'s term also depends on the query, q·a(clip(j − i)). "
     "The context length is the sidebar's max_len. One tab per scheme; the head count below is ALiBi's, KERPLE's and the checklist's."
 )
 
@@ -64,18 +66,16 @@ def _alibi() -> None:
     slopes = guarded(alibi.alibi_slopes, int(heads))
     draw_heatmap(figs.alibi_heads(int(heads), L, causal, shared), key="alibi_heads_map")  # painted by the browser
     st.caption(
-        "What to look for: one colour range for all heads, so equal colours are equal penalties. Every panel is darker away from the diagonal, but "
-        "with a different steepness: the first head forgets distant keys fastest, the last hardly at all."
-        if shared
+        words.heads_caption(slopes, L)
+        if shared or L < 2 or slopes.size == 1
         else "What to look for: each head has its own colour range, so every panel runs from its own largest penalty (dark) to 0 on the diagonal "
         "(light): each head's penalty grows in a straight line with the distance; the ranges under the titles say how steeply."
     )
     plot(figs.alibi_lines(int(heads), L), key="alibi_lines")
-    exponents = -np.log2(slopes)
     plot(
         charts.lines(
             [("slope mₕ", np.arange(int(heads)), slopes)],
-            title=f"Slopes of the {heads} heads (a geometric sequence; powers of two as 1/2^k)",
+            title=words.slopes_title(slopes),
             x_title="head h",
             y_title="slope mₕ (log scale)",
             log_y=True,
@@ -83,17 +83,7 @@ def _alibi() -> None:
         ),
         key="alibi_slopes",
     )
-    st.caption(
-        "Slopes: "
-        + ", ".join(f"2^−{e:.4g}" for e in exponents[:16])
-        + (" …" if heads > 16 else "")
-        + (
-            ". With 8 heads these are exactly 1/2, 1/4, …, 1/256."
-            if heads == 8
-            else ". A head count that is not a power of two takes the slopes of the next lower power of two and fills in with every other slope of the next "
-                 "higher one."
-        )
-    )
+    st.caption(words.slopes_caption(slopes))
 
     st.subheader("What softmax makes of it: each head's attention span")
     span = alibi.alibi_attention_span(slopes, L, SPAN_MASS)
@@ -109,8 +99,7 @@ def _alibi() -> None:
         }
     )
     st.caption(
-        f"What to look for: with equal content, the nearest {span[0]:,} keys hold {SPAN_MASS:.0%} of head 0's attention, while head "
-        f"{int(heads) - 1} spreads over {span[-1]:,}. Content scores can overrule the bias, but these spans are the default reach of each head, "
+        words.span_text(slopes, span, L, SPAN_MASS) + " Content scores can overrule the bias, but these spans are the default reach of each head, "
         "and they do not change with the context length once it is longer than the span: the keys a longer input adds lie past it and share "
         f"less than {1 - SPAN_MASS:.0%} of each head's attention. Press et al. find that ALiBi's perplexity does not degrade on inputs longer "
         "than its training length, where the sinusoid's, rotary's and T5's do (Figure 1), and attribute its small gain there to fewer "
@@ -150,8 +139,9 @@ def _t5() -> None:
         draw_heatmap(figs.t5_heads(int(num_buckets), int(max_distance), bidirectional, L), key="t5_bias_map")
         st.caption(
             f"What to look for: like ALiBi the matrix is constant along diagonals, but in steps: a new colour only where a new bucket begins. "
-            f"It is flat from the start of the last bucket, {last_start:,} positions apart, not only past max distance ({max_distance}). "
-            f"T5 learns {num_buckets} numbers per head for this, shared by all layers."
+            f"It is flat from the start of the last bucket, {last_start:,} positions apart, not only past max distance ({max_distance})"
+            + (f"; with max_len = {L:,} the figure ends before that, at {L - 1:,} positions apart. " if L - 1 < last_start else ". ")
+            + f"T5 learns {num_buckets} numbers per head for this, shared by all layers."
         )
     with st.expander("Beside T5: Transformer-XL's relative encoding"):
         st.markdown(
@@ -183,13 +173,15 @@ def _t5() -> None:
 def _shaw() -> None:
     st.header("Shaw et al.: clipped relative positions")
     shaw_k = SHAW_K.draw(st)
-    draw_heatmap(figs.shaw_clip(int(shaw_k), L)[0], key="shaw_clip")
+    spec, rows = figs.shaw_clip(int(shaw_k), L)
+    draw_heatmap(spec, key="shaw_clip")
     distinct = relative.shaw_distinct_ids(L, L, int(shaw_k))
+    drawn = relative.shaw_relative_positions(rows.indices, rows.indices, int(shaw_k))
     st.caption(
-        f"What to look for: {2 * shaw_k + 1} colours, one per clipped distance, and flat beyond ±{shaw_k}. Shaw et al. add the chosen vector "
+        words.shaw_text(drawn, int(shaw_k), L, distinct) + " Shaw et al. add the chosen vector "
         "a^K to the key before the dot product, so the score gains q·a^K: a term that depends on the query as well as the distance. A second table "
         "a^V is added to the values after the softmax. Each table holds (2k + 1) × head_dim numbers whatever the length (the app draws, counts and "
-        f"trains the key table). Over {L:,} positions the pairs use {distinct:,} distinct vectors."
+        "trains the key table)."
     )
 
 

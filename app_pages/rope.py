@@ -9,6 +9,7 @@ from core.schemes import rope
 from core.schemes.registry import Setting
 from core.viz import charts
 from ui.controls import check_url_value, follow_default, keep_valid
+from ui import rope_text
 from ui.display import guarded, plot
 from ui.path import next_link
 from ui.rope_controls import check_scaling_links, pair_layout_control
@@ -155,11 +156,7 @@ def _decay() -> None:
         ),
         key="rope_decay",
     )
-    st.caption(
-        "What to look for: for equal query and key the score is Σᵢ 2cos(δθᵢ) / d: it falls and oscillates as the offset grows, "
-        "so far-apart tokens score lower on average (RoFormer's long-term decay, Su et al. 2021, §3.3). A larger base stretches the decay "
-        "over more positions (compare the curves); Llama 3 raised its base to 500,000 to support longer contexts (Llama Team 2024, §3.2)."
-    )
+    st.caption(rope_text.rope_decay_text(d_offsets, curves, bases, head_dim))
 
 
 # --- layouts -------------------------------------------------------------------------------

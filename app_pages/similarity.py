@@ -8,6 +8,7 @@ from core.schemes import sinusoidal
 from core.viz import charts
 from core.viz.grid import Sample, envelope, strided
 from core.viz.heatmap import heatmap
+from ui import glossary
 from ui.controls import Window, number
 from ui.display import plot
 from ui.heatmap import Zoom, draw_heatmap
@@ -24,7 +25,8 @@ MAP_DIMS = 64  # dimensions of M_k drawn
 st.title("Similarity between positions")
 st.markdown(
     "Because every (sin, cos) pair contributes cos((p − q)·ω) to the dot product PE(p)·PE(q), "
-    "the similarity of two positions depends on how far apart they are, not on where they are. "
+    "the similarity of two positions depends on how far apart they are, not on where they are, for an even d_model; at an odd d_model "
+    "the lone last sine adds a term that depends on where they are. "
     "All numbers here are computed from that offset function or measured from encoding rows."
 )
 
@@ -70,14 +72,14 @@ def _matrices() -> None:
         zoom=Zoom(rows=(WINDOW, L), cols=(WINDOW, L)),  # positions against positions: one window for both
     )
     st.caption(
-        "What to look for, left: a dark red diagonal (every position is most like itself, cosine 1) and bands parallel to it. Each diagonal has one "
-        "colour along its whole length, because the value depends only on p − q (a Toeplitz matrix); here it runs from "
-        f"{charts.number(np.nanmin(cos))} to 1. For even d the dot product PE(p)·PE(q) is this cosine times d/2 = {d / 2:g}: the same picture. "
-        "Right: keep only the sines and the diagonals change colour along their length: sin pω·sin qω = ½[cos (p−q)ω − cos (p+q)ω] depends on "
+        similarity.toeplitz_text(cos, d)
+        + (f" For even d the dot product PE(p)·PE(q) is this cosine times d/2 = {d / 2:g}: the same picture. " if d % 2 == 0 else " ")
+        + "Right: keep only the sines and the diagonals change colour along their length: sin pω·sin qω = ½[cos (p−q)ω − cos (p+q)ω] depends on "
         "where the positions are, not only on their distance"
         + (" (position 0 is the zero vector: its row and column are blank)." if start == 0 else ".")
         + " The cosine of each pair is what makes a shift by k the same for every position."
     )
+    glossary.terms_expander(("Toeplitz",), key="terms_similarity")
 
 
 def _distance() -> None:
@@ -96,12 +98,7 @@ def _distance() -> None:
         x_marks=[(ref, "reference")],
     )
     plot(fig, key="sim_profile")
-    near = cos_prof[max(ref - 1, 0)] if ref > 0 else cos_prof[min(ref + 1, L - 1)]
-    st.caption(
-        f"Similarity is 1 at the reference and falls off with distance (next position: {charts.number(near)}), with ripples from the "
-        "faster pairs falling in and out of step. It does not keep falling: far away it wanders around a floor, "
-        "so the sinusoid tells near from far much better than far from farther."
-    )
+    st.caption(similarity.profile_text(cos_prof, int(ref)))
     st.header("Every step is the same size")
     if L >= 2:
         cons_pos = measured_positions(L - 1, d)
@@ -192,10 +189,7 @@ def _uniqueness_and_norms() -> None:
             help=f"Exact search over all offsets (and, for odd d, all positions): {best.distance!r}.",
         )
         st.markdown(f"Closest pair: {pair_text}." + ("" if best.exact else " (odd-d search stopped at its candidate limit: this is an upper bound.)"))
-        st.caption(
-            "If this number were 0, two positions would share a vector and the model could not tell them apart. "
-            "It shrinks when max_len grows past the slowest wavelength or when d_model is tiny: try d_model = 2 with a long context."
-        )
+        st.caption(similarity.uniqueness_text(best))
     st.header("Every row has the same length")
     norm_pos = measured_positions(L, d)
     rows = sinusoidal.sinusoidal_encoding(L, d, base, positions=norm_pos.indices)
@@ -216,7 +210,8 @@ def _uniqueness_and_norms() -> None:
         st.caption(f"Each pair contributes sin² + cos² = 1, so every row has norm √(d/2) = {charts.number(np.sqrt(d / 2))}; measured spread {spread:.1e}.")
     else:
         st.caption(
-            f"Odd d: {(d - 1) // 2} full pairs give (d − 1)/2, and the lone sine adds sin²(p·ω), so the norm wanders between √((d−1)/2) = "
+            f"Odd d: {(d - 1) // 2} full pair{'s give' if d > 3 else ' gives'} (d − 1)/2, and the lone sine adds sin²(p·ω), so the norm wanders "
+            "between √((d−1)/2) = "
             f"{charts.number(np.sqrt((d - 1) / 2))} and √((d+1)/2) = {charts.number(np.sqrt((d + 1) / 2))}."
         )
 

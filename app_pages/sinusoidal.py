@@ -9,6 +9,7 @@ from core.schemes.registry import Setting
 from core.viz import charts, palette
 from core.viz import sinusoid_figures as figs
 from ui.controls import Window, choice, follow_default, number, position_window
+from ui import sinusoidal_text as words
 from ui.display import note_if, plot
 from ui.heatmap import Zoom, draw_heatmap
 from ui.path import next_link
@@ -120,7 +121,11 @@ def _circle(w_start: int) -> None:
         st.caption(
             f"Each step in position turns the point by the same angle, {np.degrees(omega[pair]) % 360:.4g}°, along the grey circle. That fixed turn is why "
             "PE(p + k) is a rotation of PE(p), the same for every p (see the similarity page). Think of each pair as a hand of a clock: the fast pairs "
-            "are second hands, the slow ones hour hands, and reading all the hands together tells the position, as a clock's hands tell the time."
+            "are second hands, the slow ones hour hands, and reading all the hands together tells the position, as a clock's hands tell the time. "
+            "The two members of a pair are partners: sine and cosine of one frequency are a quarter turn apart, sin² + cos² = 1 keeps the point "
+            "on the circle, and over a whole turn their product averages to 0 (as functions they are orthogonal). A swinging pendulum, drawn "
+            "as its position against its speed, goes round the same kind of loop (a circle for small swings, scaled to equal axes): "
+            "that is why a picture like this is called a phase circle."
         )
 
 
@@ -134,13 +139,7 @@ def _spectrum() -> None:
     c2.metric("fastest / slowest wavelength", f"{wl[0]:.4g} / {wl[-1]:,.4g}")
     c3.metric("pairs with wavelength > max_len", f"{n_long:,}", help="These never complete a cycle inside the context.")
     plot(charts.spectrum(wl, L, title=f"Wavelength of each pair, d_model = {d:,}, base = {base:,.6g}"), key="sin_spectrum")
-    st.caption(
-        f"The wavelengths form a straight line on this log scale: each pair is {base ** (2 / d):.4g}× slower than the one before. "
-        f"{n_long:,} of {omega.size:,} pairs lie above the max_len line: across {L:,} positions they cover less than one cycle, "
-        "so they act as slowly drifting coarse position signals rather than repeating ones. Picture a set of tuning forks, one pitch per pair, "
-        "each position striking them all: the chord they sound together is that position's code, and neighbouring positions sound nearly the "
-        "same chord."
-    )
+    st.caption(words.spectrum_text(wl, L))
 
 
 def _binary() -> None:
@@ -195,8 +194,8 @@ def _t2t() -> None:
     st.caption(
         "Two differences: tensor2tensor and fairseq put all sines before all cosines (like the sines-first layout), and they "
         "space the d/2 frequencies so the last one is exactly 1/base (step ln(base)/(d/2 − 1)) where the paper steps by 2·ln(base)/d "
-        "and stops short of 1/base; for odd widths they pad a zero column where the paper adds one more sine. "
-        "A model trained with one convention needs that same table at inference."
+        "and stops short of 1/base. For odd widths they pad a zero column; the paper defines no odd width, and the lone last sine this app "
+        "gives the paper's version there is the app's own convention. A model trained with one convention needs that same table at inference."
     )
 
 

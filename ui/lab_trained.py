@@ -26,6 +26,7 @@ from core.lab import experiment, extend, findings, lm, pairs, passkey, probe, sl
 from core.lab import trained_figures as figs
 from core.lab.runner import LabRun, run_experiment, trainers
 from core.schemes.registry import SCHEMES
+from ui import glossary
 from ui.controls import Choice, Choices, Number, Toggle, check_links
 from ui.display import plot, static_table, text_block
 from ui.internals import connection_check, visitor_id
@@ -233,6 +234,7 @@ def probe_view() -> None:
         f"Sources: {probe.HAVIV}; {probe.KAZEMNEJAD}."
     )
     _attention_maps(ship)
+    glossary.terms_expander(glossary.PROBE, key="terms_probe")
     st.subheader("Train and probe one yourself")
     check_links(PROBE_SCHEME, PROBE_LAYERS, PROBE_SEED, PROBE_STEPS)
     c1, c2, c3, c4 = st.columns([3, 1, 1, 1])

@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 
 import numpy as np
 
+from core.analysis import attention
 from core.analysis import context as cx
 from core.analysis import similarity
 from core.lab.config import SURVEY, SURVEY_LENGTHS
@@ -60,6 +61,17 @@ def concat_is_projected_sum(d: int = 64, seed: int = 0) -> float:
     rng = np.random.default_rng(seed)
     w, x, p = rng.standard_normal((d, 2 * d)), rng.standard_normal(d), rng.standard_normal(d)
     return float(np.abs(w @ np.concatenate([x, p]) - (w[:, :d] @ x + w[:, d:] @ p)).max())
+
+
+def forgot_positions(d: int = 128, sentence: str = "the cat sat on the mat", seed: int = 0) -> tuple[float, float, float, float]:
+    """What does and does not show that positions are missing, at d_model = d with the sinusoid (base 10,000) and words
+    scaled by √d as the attention page scales them: the cosine of ‘cat’ at positions 0 and 1, and at 0 and 10, with the
+    code added; the shuffle test's residual on `sentence` without and with the code (core.analysis.attention)."""
+    near, far = attention.same_word_cosine("cat", d, sinusoidal.sinusoidal_encoding(11, d, 10_000.0))[[1, 10]]
+    words = attention.tokenize(sentence)
+    x, perm = attention.sentence_inputs(words, d), attention.shuffle_perm(len(words), seed)
+    pe = sinusoidal.sinusoidal_encoding(len(words), d, 10_000.0)
+    return float(near), float(far), attention.permutation_residual(x, perm), attention.permutation_residual(x, perm, pe)
 
 
 LLAMA = PRESETS["llama-3.1-8b"]
@@ -132,14 +144,21 @@ def alibi_answer(heads: int = 8, max_len: int = 4096) -> str:
 
 def misconceptions() -> list[Misconception]:
     """Every misconception with its answer, the numbers computed. The seeds' own list (noise, concatenation, learned tables,
-    human perception) is answered from the seventh on."""
+    a cosine as a test, decoders, which to start with, human perception) is answered from the seventh on."""
     gap_sum, gap_rot, row = sum_versus_rotation()
     cos_pe, spread_pe, cos_noise, spread_noise = neighbour_cosines()
     concat_gap = concat_is_projected_sum()
+    cat_near, cat_far, shuffle_without, shuffle_with = forgot_positions()
     short, long = SURVEY_LENGTHS
     kback = {scheme: row["kback1"] for scheme, row in SURVEY.items()}  # the lab's default task: accuracy at short -> long tokens
     nope, best_low = kback["none"][0], min(kback[s][0] for s in ("sinusoidal", "learned", "rope", "t5"))
     (sin_short, sin_long), learned_short = kback["sinusoidal"], kback["learned"][0]
+    names = {"sinusoidal": "the sinusoid", "rope": "RoPE", "learned": "the learned table", "t5": "T5", "alibi": "ALiBi"}
+    at_short = {s: kback[s][0] for s in names}
+    at_long = {s: kback[s][1] for s in names if kback[s][1] is not None}
+    best = [names[s] for s in names if at_short[s] == max(at_short.values())]
+    top_short = best[0] + " does best" if len(best) == 1 else ", ".join(best[:-1]) + " and " + best[-1] + " do best, equally,"
+    top_long = f"{names[max(at_long, key=at_long.get)]} holds up best"
     return [
         Misconception(
             "Positions are added to the input once, and that is how every model does it.",
@@ -151,8 +170,9 @@ def misconceptions() -> list[Misconception]:
         Misconception(
             "A decoder does not need positions: its causal mask already gives the order.",
             "The mask hides later tokens, so a decoder can in principle tell positions apart, for instance by how many tokens it sees: probes "
-            "find absolute position in the hidden states of language models trained without any encoding (NoPE; Haviv et al. 2022), and "
-            "Kazemnejad et al. (2023) show in theory that such a decoder can represent absolute and relative positions. Whether a small model learns "
+            "find absolute position in the hidden states of language models trained without any encoding (Haviv et al. 2022, who call them NoPos), "
+            "and Kazemnejad et al. (2023, who call the same setup NoPE) show in theory that such a decoder can represent absolute and relative "
+            "positions. Whether a small model learns "
             f"to use it is another matter: in the lab's ‘token k places back’ task, a one-layer model without positions gets {nope:.0%} of the "
             f"answers right at the training length of {short} tokens, where the sinusoid, a learned table, RoPE and T5 each get "
             + ("all of them" if best_low >= 1 else f"at least {best_low:.0%}")
@@ -166,9 +186,11 @@ def misconceptions() -> list[Misconception]:
         ),
         Misconception(
             "Every sequence model needs a positional encoding.",
-            "Recurrent networks read tokens one after the other and convolutions look at neighbours through their kernels: both carry order by "
-            "how they compute. Self-attention compares every token with every other in the same way, whatever their places, so it is the one "
-            "that needs positions.",
+            "A recurrent network reads tokens one after the other: its state after token t has been updated by tokens 0 to t in that order, so "
+            "the order is in the computation. A convolution looks at neighbours through its kernel, each offset with its own weight. "
+            "Self-attention reads all tokens at once, in parallel (which is what lets it train on a whole sequence in one step): each output is "
+            "a weighted sum over every token, computed by the same formula whatever the tokens' places, and a sum does not depend on the order "
+            "of its terms. That parallel reading is why attention is the one that needs positions.",
             ("app_pages/problem.py", "See attention ignore word order on the first page"),
         ),
         Misconception(
@@ -209,6 +231,38 @@ def misconceptions() -> list[Misconception]:
             "it might extrapolate to longer inputs (§3.5). A learned table has no row past its last trained position, so it cannot run on "
             f"longer inputs at all: in the lab it answers {learned_short:.0%} of the questions at {short} tokens and has no code at {long}.",
             ("app_pages/model.py", "See a trained table on the model page"),
+        ),
+        Misconception(
+            "If two token vectors have a cosine above 0.9, the positions must be missing.",
+            f"Not a test. With the sinusoid added at d_model = 128, the word ‘cat’ at positions 0 and 1 has cosine {cat_near:.3f}, and at "
+            f"positions 0 and 10 still {cat_far:.3f}: a position code moves a word's vector only a little, so high cosines are normal with "
+            "positions. Forgot the positions? These are the symptoms: (1) the shuffle test: shuffle the input tokens, run attention, put the "
+            "outputs back in order and compare; without positions they are the same to rounding (for ‘the cat sat on the mat’, max difference "
+            f"{shuffle_without:.0e}), with the sinusoid they are not ({shuffle_with:.3g}) (a causal mask breaks this symmetry on its own, so "
+            "run it without one); (2) a task that needs order, such as the lab's "
+            f"‘token k places back’, stays near a model without positions ({nope:.0%} of the answers at {short} tokens); (3) without a causal mask, a sentence "
+            "and its anagram get the same sentence vector (the first page's bag-of-words numbers).",
+            ("app_pages/attention.py", "Run the shuffle test on the attention page"),
+        ),
+        Misconception(
+            "Only the encoder's input needs positions; the decoder learns the order from the encoder.",
+            "The Transformer paper adds its positional encodings to the input embeddings at the bottoms of both the encoder and the decoder "
+            "stacks (Vaswani et al. 2017, §3.5). The decoder's self-attention compares the target tokens with each other, and attention by "
+            "itself does not see their order (the shuffle test in the misconception above); the encoder's outputs carry the positions of the "
+            "source, not of the target. A causal mask lets a decoder infer some position on its own (the misconception on decoders above), "
+            "a weaker signal it has to learn.",
+        ),
+        Misconception(
+            "There is one best positional encoding, and it is the newest.",
+            "No scheme wins everywhere, so start simple and change with evidence. Start with the sinusoid (nothing to learn; a learned table did "
+            "no better in the Transformer paper, Vaswani et al. 2017, Table 3, row E) or RoPE (its score depends on the offset alone). Then try "
+            f"a learned table or a relative bias if your inputs ask for it. In the lab's ‘token k places back’ task at {short} tokens, the "
+            f"training length: sinusoid {kback['sinusoidal'][0]:.0%}, RoPE {kback['rope'][0]:.0%}, learned table {learned_short:.0%}, T5 "
+            f"{kback['t5'][0]:.0%}, ALiBi {kback['alibi'][0]:.0%}. At {long} tokens, longer than any seen in training: sinusoid "
+            f"{sin_long:.0%}, RoPE {kback['rope'][1]:.0%}, T5 {kback['t5'][1]:.0%}, ALiBi {kback['alibi'][1]:.0%}, and the learned table has "
+            f"no code at all. So at the training length {top_short} here, and past it {top_long}. These are one small task's numbers: "
+            "measure on yours.",
+            ("app_pages/lab.py", "Compare them in the lab"),
         ),
         Misconception(
             "Positional encoding works like a person's sense of where a word is.",

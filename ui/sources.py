@@ -89,7 +89,8 @@ SOURCES: dict[str, tuple[Source, ...]] = {
     ),
     "rope": (
         Source("Rotate pairs of query and key dimensions by p·θᵢ, θᵢ = base^(−2i/d); the score depends on m − n", f"{ROFORMER}, §3.2, equations (14) to (16)"),
-        Source("The score decays with the offset", f"{ROFORMER}, §3.3 and §3.4.3"),
+        Source("RoFormer bounds the score of a query and key by a sum that falls with the offset", f"{ROFORMER}, §3.3 and §3.4.3"),
+        Source("The decay is unlikely to be why RoPE is useful", f"{BARBERO}, abstract (the body not read here)"),
         Source("Llama 3 raised its base to 500,000 to support longer contexts", f"{LLAMA3}, §3.2"),
         Source(
             "Meta's code pairs adjacent dimensions",

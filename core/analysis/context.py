@@ -204,7 +204,9 @@ def reach_text(reach: Reach, scaled: bool) -> str:
         stay = "none of them stays" if reach.unturned_inside == 0 else f"{reach.unturned_inside} of them stay"
         second = (
             f" The other {reach.unturned} never completed a turn in training; at offset {de} {stay} within the arc they covered up to offset {dt}, "
-            f"and {reach.unturned - reach.unturned_inside} go past it, to angles training never gave them, by up to {100 * (reach.overshoot - 1):.4g} %."
+            f"and {reach.unturned - reach.unturned_inside} go past it, to angles training never gave them"
+            # offsets up to 0 give every pair angle 0: past it, no ratio says by how much
+            + (f", by up to {100 * (reach.overshoot - 1):.4g} %." if np.isfinite(reach.overshoot) else " (training gave them only angle 0).")
         )
     third = ""
     if reach.extended_offset > reach.trained_offset and reach.slowest_trained > 0:
@@ -461,3 +463,4 @@ def centred_grid(angles: np.ndarray, query: int, rows: int, cols: int) -> tuple[
     score = patch_similarity(angles, query).reshape(rows, cols)  # (rows, cols)
     mean = float(score.mean())
     return score - mean, mean
+

@@ -215,3 +215,78 @@ def distance_records(max_len: int, d_model: int, base: float = 10_000.0) -> tupl
     best_so_far = np.minimum.accumulate(dist)
     record = np.concatenate([[True], dist[1:] < best_so_far[:-1]])
     return delta[record], dist[record]
+
+
+# --- the sentences of the similarity page, from the arrays it draws -----------------------------
+
+TOEPLITZ_TOL = 1e-9  # cosines in [-1, 1]: a diagonal whose values differ by less is one value to float rounding
+
+
+def diagonal_spread(matrix: np.ndarray) -> float:
+    """The largest max − min along one diagonal of a square matrix (NaN cells ignored); 0 for a Toeplitz matrix."""
+    n = matrix.shape[0]
+    spread = 0.0
+    for k in range(-(n - 1), n):
+        diag = np.diagonal(matrix, k)
+        diag = diag[np.isfinite(diag)]
+        if diag.size > 1:
+            spread = max(spread, float(diag.max() - diag.min()))
+    return spread
+
+
+def toeplitz_text(cosine: np.ndarray, d_model: int) -> str:
+    """What the drawn cosine matrix's diagonals do: one colour each only where they are constant to rounding."""
+    spread = diagonal_spread(cosine)
+    low = f"{float(np.nanmin(cosine)):.4g}"
+    if spread <= TOEPLITZ_TOL:
+        return (
+            "What to look for, left: a dark red diagonal (every position is most like itself, cosine 1) and bands parallel to it. Each diagonal has "
+            f"one colour along its whole length, because the value depends only on p − q (a Toeplitz matrix); here it runs from {low} to 1."
+        )
+    return (
+        "What to look for, left: a dark red diagonal (every position is most like itself, cosine 1) and bands parallel to it; here it runs from "
+        f"{low} to 1. With d_model = {d_model:,} (odd) the last sine has no cosine partner, so the value depends on where the positions are, not only "
+        f"on p − q: along one diagonal it varies by up to {spread:.2g}, and the matrix is not exactly constant along its diagonals (not Toeplitz)."
+    )
+
+
+def profile_text(cosine: np.ndarray, reference: int) -> str:
+    """What the cosine of every position to the reference does with the distance, from the profile drawn.
+    cosine: (L,), cosine of position p to the reference."""
+    n = cosine.size
+    if n < 2:
+        return "With one position there is only the reference: cosine 1."
+    offset = np.abs(np.arange(n) - reference)
+    nearest = float(cosine[offset == 1].max())
+    text = f"Similarity is 1 at the reference; the next position has {nearest:.4g}."
+    far = offset >= 2
+    if not far.any():
+        return text
+    back = int(np.argmax(np.where(far, cosine, -np.inf)))
+    if cosine[back] >= nearest:
+        return text + (
+            f" It does not fall off with distance: position {back:,}, {offset[back]:,} away, is at least as alike as the next one ({cosine[back]:.4g}), "
+            "because at that offset the pairs have turned back close to where they started."
+        )
+    text += " It falls off with distance: no position two or more away is as alike as the next one"
+    top = int(offset.max())
+    tail = offset >= max(2, top // 2)
+    lo, hi = float(cosine[tail].min()), float(cosine[tail].max())
+    if top >= 8 and hi - lo < 1 - hi:
+        return text + (
+            f". It does not keep falling: from {max(2, top // 2):,} positions away it stays between {lo:.4g} and {hi:.4g}, so the sinusoid tells "
+            "near from far much better than far from farther."
+        )
+    return text + "."
+
+
+def uniqueness_text(best: Closest) -> str:
+    """What the closest pair says, and when it can shrink."""
+    gap = best.q - best.p
+    where = "neighbours" if gap == 1 else f"{gap:,} apart: at that offset every pair comes back close to where it started at once"
+    return (
+        f"If this number were 0, two positions would share a vector and the model could not tell them apart. Here the closest positions are {where}. "
+        "Two far-apart positions come close only at an offset where every pair nearly returns to its start at once, which a practical "
+        "context reaches only when d_model is tiny (at base 10,000 and d_model = 16 the closest pair is still two neighbours at max_len "
+        "131,072): try d_model = 2 with a long context."
+    )

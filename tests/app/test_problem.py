@@ -38,6 +38,21 @@ def test_the_naive_codes_are_scored_from_their_measurements():
     assert rows["smooth"]["binary bits of p"].startswith("✗") and rows["smooth"]["integer p"].startswith("✓")
     assert rows["extrapolates"]["one-hot"].startswith("✗") and rows["extrapolates"]["fraction p / L"].startswith("✗")
     assert all(cell.startswith("✓") for cell in list(rows["cheap"])[1:])
+    # the fraction code: ✗ with the reason, beside a caption that says where it is bounded
+    assert rows["bounded"]["fraction p / L"] == "✗ in range only up to the length it is built for: max |value| ×2.004 on [L, 2L)"
+    captions = " ".join(c.value for c in at.caption)
+    assert "Bounded within the sentence it is divided by" in captions and "the checklist below marks it unbounded" in captions
+    # one-hot at d_model 128: codes for positions 0 to 127 only, said by the caption and the scorecard alike
+    assert rows["extrapolates"]["one-hot"] == "✗ no code past position 127"
+    assert "it has codes for positions 0 to 127 only" in captions and "one-hot: codes exist for positions 0 to 127 only" in captions
+
+
+def test_the_scorecard_at_max_len_1_says_what_does_not_apply():
+    at = open_page("problem", max_len="1")
+    assert_clean(at)
+    rows = {row["property"].split(":")[0]: row for _, row in plain_table(at.table[-1]).iterrows()}
+    assert all(rows["unique"][c] == "– one position: no pair to compare" for c in ("integer p", "fraction p / L", "binary bits of p", "one-hot"))
+    assert rows["bounded"]["integer p"] == "✗ max |value| 0 within max_len, 1 on [L, 2L), still rising at position 16,777,215"
 
 
 def test_problem_caps_the_demo_width_with_a_notice():

@@ -12,6 +12,7 @@ from core.schemes import alibi, kerple, relative
 from core.viz.grid import strided
 from core.viz import charts, wire
 from core.viz.charts import number
+from ui import glossary
 from tests.app.conftest import assert_clean, chart_keys, decode, figure, grid, grid_keys, open_page, plain_table
 
 
@@ -30,6 +31,11 @@ def test_relative_slopes_chart_is_alibi_slopes(heads):
     }[heads]
     np.testing.assert_allclose(got, by_hand, rtol=1e-12)
     assert np.array_equal(decode(trace["x"]), np.arange(heads))
+    captions = " ".join(c.value for c in at.caption)
+    steep, shallow = int(np.argmax(by_hand)), int(np.argmin(by_hand))  # 12 heads: head 8 (2^−0.5) and head 7 (1/256)
+    assert (steep, shallow) == ((0, 7) if heads == 8 else (8, 7))
+    assert f"head {steep}, the steepest, while head {shallow}, the shallowest" in captions
+    assert ("the first head forgets distant keys fastest" in captions) is (heads == 8)
 
 
 @pytest.mark.parametrize("heads", [8, 12])
@@ -126,6 +132,16 @@ def test_relative_t5_bias_panels_are_t5_bias():
         np.testing.assert_allclose(decode(panel["z"]), expected[h], atol=1e-6)
         assert panel["x"]["indices"] == panel["y"]["indices"] == g.indices.tolist()
         assert panel["zmax"] == pytest.approx(np.abs(expected).max())  # the heads share the range of all four
+    captions = " ".join(c.value for c in at.caption)
+    assert "It is flat from the start of the last bucket, 91 positions apart" in captions and "the figure ends before that" not in captions
+
+
+def test_relative_t5_caption_when_the_figure_ends_before_the_last_bucket():
+    at = open_page("relative", max_len="40", rel_view="T5")
+    assert_clean(at)
+    last = relative.t5_bucket_ranges(bidirectional=True, num_buckets=32, max_distance=128)[15]  # keys before the query: the last of 16
+    assert -last.high == 91 > 39  # the last bucket starts 91 apart; 40 positions reach 39
+    assert any("with max_len = 40 the figure ends before that, at 39 positions apart" in c.value for c in at.caption)
 
 
 def test_relative_odd_buckets_with_bidirectional_give_a_clear_error():
@@ -213,5 +229,21 @@ def test_relative_shaw_heatmap_is_the_clipped_offset(k):
     bound = max(min(k, 31), 1)  # ±the largest clipped offset among 32 positions (±1 when every one is 0)
     assert panel["zmax"] == bound and panel["zmin"] == -bound
     distinct = relative.shaw_distinct_ids(256, 256, k)
-    assert any(f"use {distinct:,} distinct vectors" in c.value for c in at.caption)
+    used = "the one vector" if k == 0 else f"{distinct:,} of the {2 * k + 1} vectors"
+    assert any(f"Over 256 positions the pairs use {used}." in c.value for c in at.caption)
     assert distinct == min(2 * k + 1, 2 * 255 + 1)
+
+
+def test_relative_checklist_has_its_terms_beside_it():
+    at = open_page("relative", max_len="16", rel_view="KERPLE and the checklist")
+    assert_clean(at)
+    assert len(at.table) == 1  # the scorecard; the glossary closed, not built
+    rows = {row["property"].split(":")[0]: row for _, row in plain_table(at.table[0]).iterrows()}
+    # T5 at max_len 16: [16, 32) reaches buckets [0, 16) did not, but one scalar per bucket bounds it
+    assert rows["bounded"]["T5 relative buckets"] == "✓ max |value| ×1.198 on [L, 2L), no higher up to position 16,777,215"
+    assert rows["bounded"]["ALiBi"].startswith("✗") and rows["bounded"]["KERPLE (log)"].startswith("✗")
+    at.session_state["terms_scorecard"] = True  # open it, as a click would
+    at.run()
+    terms = plain_table(at.table[-1])
+    assert terms["term"].tolist() == list(glossary.SCORECARD)
+    assert terms["what it means"].tolist() == [glossary.TERMS[t][1] for t in glossary.SCORECARD]

@@ -11,7 +11,7 @@ import pytest
 from core.analysis import context as cx
 from core.schemes import rope
 from core.viz import charts, palette
-from tests.app.conftest import chart_keys, assert_clean, decode, figure, figures, open_page, title_text
+from tests.app.conftest import assert_clean, chart_keys, decode, figure, figures, open_page, plain_table, title_text
 from ui import rope_controls
 
 
@@ -240,3 +240,14 @@ def test_rope_derivation_draws_the_pair_at_m_and_n_and_says_the_numbers_it_draws
     past = open_page("rope", head_dim="16", rope_view="Derivation", rope_derive_pair="100")  # head width 16: pairs 0 to 7
     assert_clean(past)
     assert any("pairs 0 to 7: pair 7 is drawn" in c.value for c in past.caption)
+
+
+def test_rope_decay_at_head_dim_2_and_bounded_at_the_defaults():
+    at = open_page("rope", head_dim="2", rope_view="Decay")
+    assert_clean(at)
+    caption = " ".join(c.value for c in at.caption)
+    assert "never decays" in caption and "far-apart tokens score lower on average" not in caption
+    at = open_page("rope", rope_view="Layouts and the checklist")  # head_dim 64, max_len 256: a sampled max grew by 5e-8 here
+    card = plain_table(at.table[-1])
+    bounded = card.iloc[[i for i, p in enumerate(card["property"]) if p.startswith("bounded")][0], 1]
+    assert bounded.startswith("✓ max |value| ×1 on [L, 2L)"), bounded

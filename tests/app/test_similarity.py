@@ -67,3 +67,19 @@ def test_similarity_matrices_are_cores_cosines_on_one_range(params, start, stop)
         k = panel["probe"]
         np.testing.assert_allclose(decode(panel["z"]), values[::k, ::k], atol=1e-6)  # the hover's values
         assert np.mean(panel_levels(panel) == levels(values, -1.0, 1.0)) > 0.999  # the picture (a level's edge may round either way in float32)
+
+
+def test_similarity_distance_sentence_at_d_model_2():
+    # one pair: the cosine is cos(p − ref), a ±1 swing with no fall-off
+    at = open_page("similarity", d_model="2", max_len="256", sim_view="Distance")
+    assert_clean(at)
+    text = " ".join(c.value for c in at.caption)
+    assert "It does not fall off with distance" in text and "floor" not in text
+
+
+def test_similarity_toeplitz_sentence_at_d_model_3():
+    # the lone sine makes the value depend on where the positions are, not only on p − q
+    at = open_page("similarity", d_model="3", max_len="256")
+    assert_clean(at)
+    text = " ".join(c.value for c in at.caption)
+    assert "Toeplitz matrix)" not in text and "not exactly constant along its diagonals" in text

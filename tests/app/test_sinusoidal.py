@@ -112,3 +112,13 @@ def test_the_preview_link_is_the_pages_own_path():
     assert page_path("http://127.0.0.1:8501/sinusoidal") == "/sinusoidal"
     assert page_path("https://host.example/pe/sinusoidal/") == "/pe/sinusoidal"  # behind a proxy, with a trailing slash
     assert page_path(None) == "/sinusoidal"
+
+
+def test_sinusoidal_spectrum_sentence_at_one_pair_and_below_2pi():
+    at = open_page("sinusoidal", d_model="2", max_len="256", sin_view="Spectrum")
+    assert_clean(at)
+    text = " ".join(c.value for c in at.caption)
+    assert "With one pair there is one wavelength" in text and "slower than the one before" not in text
+    at = open_page("sinusoidal", max_len="6", sin_view="Spectrum")
+    text = " ".join(c.value for c in at.caption)
+    assert "slowly drifting" not in text and "Every pair lies above the max_len line" in text

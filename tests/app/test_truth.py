@@ -40,7 +40,7 @@ import pytest
 
 from core.viz.charts import number
 from core.viz.heatmap import levels
-from tests.app.conftest import assert_clean, decode, figure_bytes, grid_bytes, grid_map, open_page, open_views, panel_levels, panel_palette
+from tests.app.conftest import assert_clean, decode, figure_bytes, grid_bytes, grid_map, open_page, open_views, panel_levels, panel_palette, plain_table
 from tests.links import _keyed_widgets
 from tests.pages import CHARTS, PAGE_FILES, VIEW_SWITCHES
 
@@ -295,8 +295,31 @@ def check_claims(page: str, figs: dict[str, dict], setting: dict) -> None:
         assert not np.array_equal(left, right), "sim_matrices: the two panels show the same picture"
 
 
+UNDEFINED = re.compile(r"\bnan\b|\binf\b|×inf", re.IGNORECASE)  # a number that does not apply, printed instead of said
+
+
+def sentences(at) -> list[str]:
+    """Every caption, paragraph, notice and static table cell the page shows."""
+    text = [el.value for kind in ("caption", "markdown", "info") for el in getattr(at, kind)]
+    for table in at.table:
+        frame = plain_table(table)
+        text += [str(v) for v in frame.to_numpy().ravel()] + [str(c) for c in frame.columns]
+    return text
+
+
+def check_sentences(page: str, text: list[str], setting: dict) -> None:
+    """What the words claim, at these settings: no undefined number printed (a scorecard at max_len 1 says
+    'does not apply'); at d_model 2 (one pair) no step between pairs (tests/app/test_similarity.py reads d_model 2's similarity
+    at a length this harness does not draw)."""
+    for line in text:
+        assert not UNDEFINED.search(line), f"{page}: an undefined number in {line!r}"
+    joined = " ".join(text)
+    if setting["d_model"] == 2 and page == "sinusoidal":
+        assert "slower than the one before" not in joined, "sinusoidal: a step between pairs with one pair"
+
+
 def run_page(page: str, setting: dict) -> None:
-    figs, grids_sent, drawn = {}, {}, 0
+    figs, grids_sent, drawn, text = {}, {}, 0, []
     link = params(setting)
     views = open_views(page, **link)  # every tab of the page: only the open one runs
     switches = {k for k, kind in _keyed_widgets(views[0]).items() if kind == "button_group" and k.endswith("_view")}
@@ -312,6 +335,8 @@ def run_page(page: str, setting: dict) -> None:
         figs |= charts(at)
         grids_sent |= grid_map(at)
         drawn += len(figure_bytes(at)) + len(grid_bytes(at))
+        text += sentences(at)
+    check_sentences(page, text, setting)
     assert drawn >= CHARTS[page] - (1 if page == "similarity" and setting["max_len"] == 1 else 0), f"{page}: {drawn} figures"
     for key, fig in figs.items():
         check_generic(key, fig)

@@ -72,14 +72,15 @@ def test_sum_is_not_a_rotation_and_noise_has_no_structure():
 
 def test_misconceptions_answer_the_seeds_list_and_say_what_they_cannot():
     claims = {m.claim: m.answer for m in pt.misconceptions()}
-    assert len(claims) == 10
+    assert len(claims) == 13
     assert any("noise" in c for c in claims) and any("Concatenating" in c for c in claims) and any("learned position table" in c for c in claims)
     perception = next(a for c, a in claims.items() if "person" in c)
     assert perception.startswith("This app cannot answer that one")
     learned = next(a for c, a in claims.items() if "learned position table" in c)
     assert "Table 3, row E" in learned and "4.92" in learned and "25.7 against 25.8" in learned
     decoder = next(a for c, a in claims.items() if "causal mask" in c)
-    assert "Haviv et al. 2022" in decoder and "Kazemnejad et al. (2023)" in decoder
+    assert "Haviv et al. 2022, who call them NoPos" in decoder and "Kazemnejad et al. (2023, who call the same setup NoPE)" in decoder
+    assert "NoPE; Haviv" not in decoder  # NoPE is Kazemnejad et al.'s name, not Haviv et al.'s
 
 
 def test_the_lab_numbers_are_the_labs_survey(monkeypatch):
@@ -96,3 +97,46 @@ def test_the_lab_numbers_are_the_labs_survey(monkeypatch):
     monkeypatch.setitem(config.SURVEY, "rope", dict(config.SURVEY["rope"], kback1=(0.9, 0.4)))
     monkeypatch.setitem(config.SURVEY, "sinusoidal", dict(config.SURVEY["sinusoidal"], kback1=(0.97, 0.2)))
     assert "each get at least 90%" in answers() and "answers 97% of the questions at 32 tokens and 20% at 128" in answers()
+
+
+def test_forgot_positions_numbers_by_hand():
+    """The cosine of ‘cat’ with the sinusoid added, and the shuffle test, worked without core.analysis.attention's helpers
+    (its word vectors only): a high cosine with positions, a residual of rounding without them and of order 1 with them."""
+    from core.analysis import attention
+    from core.schemes.sinusoidal import sinusoidal_encoding
+
+    near, far, without, with_pe = pt.forgot_positions()
+    d = 128
+    x = attention.embed(["cat"], d)[0] * np.sqrt(d)
+    pe = sinusoidal_encoding(11, d, 10_000.0)
+    cos = [(x + pe[0]) @ (x + pe[k]) / np.linalg.norm(x + pe[0]) / np.linalg.norm(x + pe[k]) for k in (1, 10)]
+    np.testing.assert_allclose([near, far], cos, rtol=1e-12)
+    assert near > far > 0.9  # above 0.9 with positions: not a test of their absence
+
+    def attend(v: np.ndarray) -> np.ndarray:  # one head, Q = K = V = v, softmax over keys
+        s = v @ v.T / np.sqrt(d)
+        w = np.exp(s - s.max(axis=1, keepdims=True))
+        return (w / w.sum(axis=1, keepdims=True)) @ v
+
+    words = ["the", "cat", "sat", "on", "the", "mat"]
+    v = attention.embed(words, d) * np.sqrt(d)
+    perm = attention.shuffle_perm(6, 0)
+    back = np.argsort(perm)
+    code = sinusoidal_encoding(6, d, 10_000.0)
+    np.testing.assert_allclose(without, np.abs(attend(v[perm])[back] - attend(v)).max(), atol=1e-12)
+    np.testing.assert_allclose(with_pe, np.abs(attend(v[perm] + code)[back] - attend(v + code)).max(), rtol=1e-9)
+    assert without < 1e-12 < 1 < with_pe
+    answer = next(m.answer for m in pt.misconceptions() if "cosine above 0.9" in m.claim)
+    assert f"has cosine {near:.3f}" in answer and f"they are not ({with_pe:.3g})" in answer
+
+
+def test_the_advice_follows_the_survey(monkeypatch):
+    from core.lab import config
+
+    def advice() -> str:
+        return next(m.answer for m in pt.misconceptions() if "one best positional encoding" in m.claim)
+
+    assert "past it ALiBi holds up best" in advice()
+    monkeypatch.setitem(config.SURVEY, "t5", dict(config.SURVEY["t5"], kback1=(1.0, 0.95)))
+    monkeypatch.setitem(config.SURVEY, "alibi", dict(config.SURVEY["alibi"], kback1=(1.0, 0.81)))
+    assert "past it T5 holds up best" in advice() and "ALiBi 100%" in advice()

@@ -17,7 +17,7 @@ TEXT_MODULES = {  # modules whose sentences a page shows
     "practice": ["ui/practice_text.py"],
     "lab": ["ui/lab_lm.py", "ui/lab_lm_text.py", "ui/lab_trained.py", "core/lab/findings.py"],
     "context": ["ui/context_models.py", "core/analysis/context.py"],
-    "rope": ["ui/rope_scaling.py", "ui/rope_controls.py", "core/schemes/rope.py"],  # the scaling kinds' words are in their records
+    "rope": ["ui/rope_scaling.py", "ui/rope_controls.py", "ui/rope_text.py", "core/schemes/rope.py"],  # the scaling kinds' words are in their records
     "": ["core/analysis/raw_positions.py"],
 }
 AUTHORS = "Vaswani|Press|Su|Peng|Chen|Dai|Chi|Shaw|Raffel|Haviv|Kazemnejad|Devlin|Llama Team|Gemma Team|Wang|Barbero|Liu|Mohtashami"

@@ -241,3 +241,13 @@ def test_sliding_windows_of_one_row_presets_bound_the_offsets():
     assert cx.window_text(1024, "This layer") == " This layer attends within a window of 1,024 positions, so its offsets stop at 1,023."
     with pytest.raises(ValueError, match="window"):
         replace(mistral, windowed="")
+
+
+def test_reach_text_when_training_saw_only_offset_0():
+    """A trained context of one position: its longest offset is 0, every pair's angle there is 0, so any later angle
+    is past it by no finite ratio; the sentence says so instead of printing one."""
+    plain = LayerRope("x", 64, 10_000.0)
+    reach = cx.angle_reach(cx.pair_view(plain, 2), 1, 2)
+    assert reach.trained_offset == 0 and reach.extended_offset == 1 and np.isnan(reach.overshoot)
+    text = cx.reach_text(reach, scaled=False)
+    assert "nan" not in text and "(training gave them only angle 0)." in text

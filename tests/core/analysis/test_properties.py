@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from core.analysis import properties as P
+from core.schemes import kerple, relative
 from core.schemes.registry import PROBE_SEED, SCHEMES, Setting
 from tests.helpers import assert_close
 
@@ -244,3 +245,94 @@ def test_extrapolation_sentence_has_no_absurd_growth_at_length_one(name):
     sentence = measure(name, 1, width=4).extrapolation
     ratios = [float(x) for x in re.findall(r"×([0-9.e+-]+)", sentence)]
     assert all(r < 1e6 for r in ratios), sentence
+
+
+# --- the checklist's marks at the ends of the sliders -------------------------------------------
+
+
+def marks(name: str, length: int, **setting) -> dict[str, tuple[bool | None, str]]:
+    return P.checklist(measure(name, length, **setting))
+
+
+@pytest.mark.parametrize(("head_dim", "length"), [(2, 4), (64, 4), (64, 64), (64, 256), (64, 1000), (64, 4096), (128, 256), (128, 131072)])
+def test_rope_is_bounded_at_every_length(head_dim, length):
+    # a rotation keeps the length: every code is the unit vector turned, so no value can pass 1
+    pos = np.concatenate([P.sample_positions(length), length + P.sample_positions(length), [2.0**24 - 1]])
+    unit = np.full(head_dim, 1 / np.sqrt(head_dim))
+    by_hand = np.array([np.linalg.norm(_rotate_by_hand(unit, p, 10_000.0)) for p in pos[:: max(1, pos.size // 40)]])
+    assert_close(by_hand, np.ones_like(by_hand), atol=1e-12)
+    mark, words = marks("rope", length, width=head_dim, layout="half")["bounded"]
+    assert mark is True, words
+    assert words.startswith("max |value| ×")
+
+
+@pytest.mark.parametrize("length", [16, 32, 64])
+def test_t5_is_bounded_though_its_max_grows_on_the_next_doubling(length):
+    # one scalar per head and bucket: no distance can reach past the largest |scalar| of the table
+    setting = Setting(width=64, train_len=length, n_heads=8)
+    table = relative.t5_demo_bucket_values(32, 8, seed=setting.seed)
+    r = measure("t5", length, width=64, n_heads=8)
+    assert r.growth > 1.0  # [L, 2L) reaches buckets [0, L) did not: a one-doubling test would say unbounded
+    far = SCHEMES["t5"].codes(np.array([length, 10 * length, 2**20, 2**24 - 1]), setting)
+    assert np.abs(far).max() <= np.abs(table).max()
+    mark, words = P.checklist(r)["bounded"]
+    assert mark is True and words.endswith("no higher up to position 16,777,215"), words
+
+
+@pytest.mark.parametrize(("width", "length"), [(2, 4), (64, 4), (64, 16)])
+def test_shaw_is_bounded_by_its_clipped_table(width, length):
+    r = measure("shaw", length, width=width, n_heads=8)
+    if width == 2:
+        assert_close(r.growth, 1.866, atol=1e-3)  # d_model 2, max_len 4: [L, 2L) reaches table rows [0, L) did not
+    assert P.checklist(r)["bounded"][0] is True
+    # distances from the clip on share the clip's vector: the code stops changing
+    setting = Setting(width=width, train_len=length, n_heads=8)
+    codes = SCHEMES["shaw"].codes(np.array([16, 17, 1000, 2**24 - 1]), setting)
+    assert np.array_equal(codes, np.repeat(codes[:1], 4, axis=0))
+
+
+@pytest.mark.parametrize("length", [1, 2, 4, 256, 131072])
+@pytest.mark.parametrize("name", ["integer", "alibi", "kerple"])
+def test_growing_codes_are_not_bounded_at_any_length(name, length):
+    mark, words = marks(name, length, width=4, n_heads=8)["bounded"]
+    assert mark is False and "still rising" in words, words
+
+
+def test_kerple_far_growth_is_its_logarithm():
+    # -r1 log(1 + r2 k): the largest |value| in a doubling [a, 2a) is at its end, in the head with the largest r1 log(1 + r2 k)
+    r = measure("kerple", 256, width=4, n_heads=8)
+    p = kerple.kerple_parameters(8, seed=Setting(width=4).seed)
+    top = P.far_windows(256)[-1]
+    before = np.concatenate([P.sample_positions(256)] + P.far_windows(256)[:-1])
+    peak = lambda k: (p["r1"] * np.log1p(p["r2"] * k.max())).max()  # noqa: E731
+    assert_close(r.far_growth, peak(top) / peak(before), rtol=1e-12)
+    assert r.horizon == 2**24
+
+
+@pytest.mark.parametrize("length", [1, 2])
+@pytest.mark.parametrize("name", [n for n in SCHEMES if n != "none"])
+def test_no_nan_or_inf_in_the_words_at_the_shortest_contexts(name, length):
+    scored = marks(name, length, width=3 if name != "rope" else 2, n_heads=6)
+    for label, (mark, words) in scored.items():
+        assert "nan" not in words and "inf" not in words, (label, words)
+    if length == 1:  # one position: no pair, so unique and smooth do not apply
+        assert scored["unique"] == (None, "one position: no pair to compare")
+        assert scored["smooth"][0] is None
+    assert scored["relative"] == (None, "fewer than 3 positions: no offset to compare")
+    if length == 2:
+        assert scored["smooth"] == (None, "two positions: nothing to compare neighbours with")
+
+
+def test_fraction_is_in_range_only_for_the_length_it_is_built_for():
+    mark, words = marks("fraction", 256, width=4)["bounded"]
+    assert mark is False and words == "in range only up to the length it is built for: max |value| ×2.004 on [L, 2L)"
+    assert_close((2 * 256 - 1) / 255, 2.0039, atol=1e-4)  # (2L − 1)/L over (L − 1)/L
+    # at max_len 1 position 0 is 0 whatever the length: position 1 shows the change
+    assert measure("fraction", 1, width=4).extrapolation == "the code of position 1 changes when the length doubles"
+
+
+@pytest.mark.parametrize("width", [2, 3, 5, 64])
+def test_sinusoids_are_bounded_at_small_and_odd_widths(width):
+    for name in ("sinusoidal", "t2t"):
+        for length in (1, 4, 6, 256):
+            assert marks(name, length, width=width)["bounded"][0] is True

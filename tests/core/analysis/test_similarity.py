@@ -110,3 +110,73 @@ def test_pair_distance_sq_is_the_measured_distance_whatever_p():
     for p in (0, 7, 50):
         measured = ((pe[p + offsets] - pe[p]) ** 2).sum(axis=1)
         np.testing.assert_allclose(sim.pair_distance_sq(offsets, 16, 100.0), measured, rtol=1e-9, atol=1e-12)
+
+
+# --- the page's sentences, at the ends of the sliders -------------------------------------------
+
+
+def _cosine(n: int, d: int, base: float = 10_000.0) -> np.ndarray:
+    pe = sinusoidal_encoding(n, d, base)
+    pe = pe / np.linalg.norm(pe, axis=1, keepdims=True)
+    return pe @ pe.T
+
+
+@pytest.mark.parametrize(("d_model", "toeplitz"), [(2, True), (3, False), (5, False), (6, True), (128, True)])
+def test_toeplitz_is_said_only_where_the_diagonals_are_constant(d_model, toeplitz):
+    direct = _cosine(60, d_model)
+    brute = max(np.ptp(np.diagonal(direct, k)) for k in range(-59, 60))  # along every diagonal, by direct products
+    assert bool(brute < 1e-9) is toeplitz
+    cos = sim.similarity_matrix(0, 1, 60, d_model, 10_000.0, kind="cosine")
+    assert_close(sim.diagonal_spread(cos), brute, atol=1e-12)
+    text = sim.toeplitz_text(cos, d_model)
+    assert ("(a Toeplitz matrix)" in text) is toeplitz
+    assert ("Each diagonal has one colour" in text) is toeplitz
+    if not toeplitz:
+        assert f"varies by up to {brute:.2g}" in text
+
+
+def _profile(length: int, ref: int, d: int) -> np.ndarray:
+    return _cosine(length, d)[ref]
+
+
+def test_the_distance_sentence_at_d_model_2_does_not_say_falls_off():
+    # one pair: the cosine is cos(p − ref) exactly, back to 0.9998 at 44 positions (44 ≈ 7·2π)
+    c = _profile(256, 128, 2)
+    assert_close(c, np.cos(np.arange(256) - 128.0), atol=1e-12)
+    text = sim.profile_text(c, 128)
+    assert "falls off" not in text and "floor" not in text
+    assert "It does not fall off with distance: position 84, 44 away" in text
+    assert_close(math.cos(44), 0.99984, atol=1e-5)
+
+
+@pytest.mark.parametrize(("length", "ref"), [(256, 128), (1024, 512)])
+def test_the_distance_sentence_at_d_model_128_falls_off_to_a_band(length, ref):
+    c = _profile(length, ref, 128)
+    offset = np.abs(np.arange(length) - ref)
+    assert c[offset >= 2].max() < c[offset == 1].max()  # by direct products: nothing further is as alike as the next position
+    text = sim.profile_text(c, ref)
+    assert "It falls off with distance" in text
+    far = c[offset >= ref // 2]
+    assert f"stays between {far.min():.4g} and {far.max():.4g}" in text
+
+
+def test_the_distance_sentence_at_one_and_two_positions():
+    assert sim.profile_text(np.ones(1), 0) == "With one position there is only the reference: cosine 1."
+    c = _profile(2, 1, 2)
+    assert sim.profile_text(c, 1) == f"Similarity is 1 at the reference; the next position has {math.cos(1):.4g}."
+
+
+@pytest.mark.parametrize(("length", "d_model", "adjacent"), [(131072, 16, True), (256, 128, True), (2048, 2, False)])
+def test_the_uniqueness_sentence_names_the_closest_offset(length, d_model, adjacent):
+    best = sim.closest_pair(length, d_model)
+    if length <= 4096:  # brute force over every pair
+        pe = sinusoidal_encoding(length, d_model, 10_000.0)
+        dist = np.sqrt(np.maximum((pe**2).sum(1)[:, None] + (pe**2).sum(1)[None, :] - 2 * pe @ pe.T, 0))
+        dist[np.tril_indices(length)] = np.inf
+        p, q = np.unravel_index(np.argmin(dist), dist.shape)
+        assert q - p == best.q - best.p
+    text = sim.uniqueness_text(best)
+    assert ("closest positions are neighbours" in text) is adjacent
+    if (length, d_model) == (131072, 16):  # the sentence's own example
+        assert "d_model = 16 the closest pair is still two neighbours at max_len 131,072" in text and best.q - best.p == 1
+    assert "shrinks when max_len grows past the slowest wavelength" not in text

@@ -1,0 +1,87 @@
+"""The terms the scorecards, the compare table and the lab's results use, each defined once, here, and shown
+in an expander "What these terms mean" beside the table or result that uses them (`terms_expander`)."""
+
+from __future__ import annotations
+
+import re
+
+import streamlit as st
+
+from ui.display import static_table
+
+# term -> (what identifies it in a sentence, its definition)
+TERMS: dict[str, tuple[str, str]] = {
+    "max |value|": (
+        r"max \|value\|",
+        "The largest absolute value any code takes over the positions measured (for a bias scheme, over the distances).",
+    ),
+    "×growth on [L, 2L)": (
+        r"×[0-9.e+-]+ on \[L, 2L\)",
+        "max |value| over positions L to 2L − 1, just past max_len = L, divided by max |value| over positions 0 to L − 1: ×1 means no "
+        "growth. Bounded asks whether max |value| ever stops growing, so the scorecard follows it through doublings out to position "
+        "16,777,215 (further for long contexts): ✓ when the last doubling adds nothing beyond rounding, or when every code has the same length "
+        "(a rotation), ✗ when it is still rising.",
+    ),
+    "closest codes … apart": (
+        r"closest codes|min distance",
+        "The smallest Euclidean distance between the codes of two different positions (two different distances, for a bias scheme). "
+        "0 means two positions get the same code and cannot be told apart.",
+    ),
+    "neighbour / mean distance": (
+        r"neighbour / mean",
+        "The mean distance between the codes of neighbouring positions divided by the mean distance between the codes of all pairs of "
+        "positions. Below 0.5 nearby positions look more alike than positions in general (smooth); 1 means neighbours are as far apart as any two.",
+    ),
+    "departure": (
+        r"departure",
+        "How far the score S(s, s + o) of a query and a key o positions apart is from depending on the offset o alone: for each offset, how "
+        "much S varies with the start s (standard deviation), averaged over offsets, divided by how much S varies over all starts and "
+        "offsets. 0: the score depends only on the offset (relative); about 1: where the pair sits matters as much as how far apart it is.",
+    ),
+    "R²": (
+        r"R²",
+        "The share of the variation of a quantity that a fit explains: 1 − (sum of squared errors) / (sum of squared deviations from the "
+        "mean). 1 means the fit is exact; 0 means it does no better than always guessing the mean.",
+    ),
+    "ridge regression": (
+        r"ridge regression",
+        "A linear fit whose weights are kept small by a penalty on their squared size, λ‖w‖², solved in one step (closed form): it reads "
+        "a number, here a character's position, as a weighted sum of a vector's entries.",
+    ),
+    "residual stream": (
+        r"residual stream",
+        "The vector each token carries from layer to layer: every attention or feed-forward block adds its output to it. A probe reads it "
+        "between blocks (at a layer boundary).",
+    ),
+    "total variation distance": (
+        r"total[- ]variation distance",
+        "Between two rows of attention weights a and b (each adding up to 1): ½ Σⱼ |aⱼ − bⱼ|, the share of the attention that would have "
+        "to move to turn one row into the other. 0: the same row; 1: no key in common.",
+    ),
+    "Toeplitz": (
+        r"Toeplitz",
+        "A matrix whose every diagonal holds one value: entry (p, q) depends only on p − q.",
+    ),
+    "permutation-equivariant": (
+        r"permutation-equivariant",
+        "Shuffling the input tokens shuffles the outputs the same way and changes nothing else: Attn(PX) = P·Attn(X) for every "
+        "permutation P. Attention without positions is permutation-equivariant, so it cannot tell word orders apart.",
+    ),
+}
+
+SCORECARD = ("max |value|", "×growth on [L, 2L)", "closest codes … apart", "neighbour / mean distance", "departure")
+PROBE = ("ridge regression", "residual stream", "R²", "total variation distance")
+
+
+def used_in(text: str) -> list[str]:
+    """The glossary's terms that `text` uses, in the glossary's order."""
+    return [term for term, (pattern, _) in TERMS.items() if re.search(pattern, text)]
+
+
+def terms_expander(terms: tuple[str, ...] | list[str], key: str) -> None:
+    """A folded table of `terms` and their definitions, beside the table or result that uses them; built only
+    while open (a lazy expander, as the Sources are), so a closed one costs the page nothing."""
+    box = st.expander("What these terms mean", icon=":material/help:", key=key, on_change="rerun")
+    if box.open:
+        with box:
+            static_table({"term": list(terms), "what it means": [TERMS[t][1] for t in terms]})
