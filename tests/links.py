@@ -13,12 +13,15 @@ Markdown; and the session carries on.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from unittest import mock
 
+from streamlit.runtime.scriptrunner import RerunData
 from streamlit.testing.v1 import AppTest
 
 from ui.params import SHARED_PARAMS
@@ -169,6 +172,23 @@ def _param_from_widget(name: str, node) -> Param:
     if kind == "text_input":
         return Param(name, "bound", kind, max_chars=proto.max_chars)
     return Param(name, "bound", kind)
+
+
+def bound(params: tuple[Param, ...]) -> tuple[Param, ...]:
+    """The parameters Streamlit keeps in step with a widget (bind="query-params": widgets, tabs, an
+    expander), which it seeds from the URL again on the browser's Back and Forward."""
+    return tuple(p for p in params if p.source == "bound" or p.widget == "tabs")
+
+
+def history_run(at: AppTest, given: dict[str, str]) -> AppTest:
+    """Rerun this session as the browser does on Back or Forward to an entry whose URL gives
+    `given`: the query string changed, the widget values sent as they are, and the run flagged as
+    a history navigation, on which Streamlit lets the URL win over every widget bound to it.
+    (AppTest has no such run of its own: its RerunData is made with the flag set.)"""
+    for key, value in given.items():
+        at.query_params[key] = value
+    with mock.patch("streamlit.testing.v1.local_script_runner.RerunData", functools.partial(RerunData, is_history_navigation=True)):
+        return at.run()
 
 
 def params_read(at: AppTest, opened: dict[str, str] | None = None) -> tuple[Param, ...]:

@@ -18,7 +18,10 @@ What is relied on, all in streamlit.runtime, none of it documented API:
   streamlit/elements/lib/utils.py `compute_and_register_element_id`).
 - `SessionState.query_params._initial_query_params`: dict param -> list of values, the URL the
   session opened with; Streamlit seeds a widget bound to the URL (bind="query-params") from it,
-  not from st.query_params.
+  not from st.query_params. Streamlit sets it again from the query string of every run, and
+  seeds from it on a widget's first run, on a page switch and on the browser's Back and Forward.
+  `QueryParams.remove_param(key)`: takes a parameter out of the URL (and tells the browser) even
+  when a widget is bound to it, which `del st.query_params[key]` refuses.
 - `runtime.exists()`, `runtime.get_instance()` (the server's Runtime) and
   `Runtime.is_active_session(session_id)`: whether a browser is still connected to a session.
 - `state.session_state.WStates.__getitem__`: where a widget value the browser sent is decoded
@@ -144,6 +147,23 @@ def forget_initial_query_param(key: str) -> None:
         ctx.session_state._state.query_params._initial_query_params.pop(key, None)  # noqa: SLF001
     except Exception:
         pass
+
+
+def drop_query_param(key: str) -> None:
+    """Take `key` out of the URL and out of Streamlit's copy it seeds widgets from, even when a
+    widget is already bound to it: a value met on Back or Forward arrives with the widget bound,
+    and `del st.query_params[key]` then refuses. The widget starts from its default. Falls back
+    to the public deletion (refused when bound: the copy is still cleared)."""
+    try:
+        _script_context().session_state._state.query_params.remove_param(key)  # noqa: SLF001
+    except Exception:
+        try:
+            import streamlit as st
+
+            del st.query_params[key]
+        except Exception:
+            pass
+    forget_initial_query_param(key)
 
 
 def connection_check() -> Callable[[], bool]:

@@ -69,6 +69,17 @@ def _forget_script() -> None:
     st.number_input("n", 0, 10, 3, key="n", bind="query-params")
 
 
+def _drop_script() -> None:
+    import streamlit as st
+
+    from ui.internals import drop_query_param
+
+    if st.query_params.get("n") == "1e309":
+        drop_query_param("n")
+    st.session_state["left"] = dict(st.query_params)
+    st.number_input("n", 0, 10, 3, key="n", bind="query-params")
+
+
 def _check_script() -> None:
     import streamlit as st
 
@@ -194,12 +205,25 @@ def test_a_check_asks_the_runtime_about_this_session(monkeypatch):
     assert check() is False
 
 
+def test_a_bad_url_value_met_on_back_is_dropped_though_its_widget_is_bound():
+    from tests.links import history_run
+
+    at = AppTest.from_function(_drop_script)
+    at.query_params["n"] = "5"
+    at.run()
+    at = history_run(at, {"n": "1e309", "m": "1"})  # the widget is bound now: del st.query_params["n"] is refused
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["left"] == {"m": "1"} and at.query_params == {"m": "1"}  # gone from the URL the browser is told of
+    assert at.number_input(key="n").value == 3  # and not seeded: the default
+
+
 # --- and fall back when they are missing -----------------------------------------------
 
 
 def test_outside_a_script_run_everything_falls_back():
     assert internals.widget_values_sent_by_browser() == {}
     internals.forget_initial_query_param("n")  # no exception
+    internals.drop_query_param("n")
     assert internals.connection_check()() is True
 
 
@@ -218,6 +242,7 @@ def test_missing_structures_give_public_behaviour(monkeypatch, ctx):
     monkeypatch.setattr(internals, "_script_context", lambda: ctx)
     assert internals.widget_values_sent_by_browser() == {}
     internals.forget_initial_query_param("n")  # no exception: the URL's value stays, as without the call
+    internals.drop_query_param("n")
 
 
 def test_back_and_forward_report_nothing(monkeypatch):
