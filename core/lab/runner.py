@@ -14,6 +14,7 @@ run stands in line with an estimated wait (`Outlook`).
 from __future__ import annotations
 
 import atexit
+import hashlib
 import heapq
 import logging
 import os
@@ -23,6 +24,7 @@ import weakref
 from collections import OrderedDict, deque
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from core.lab.config import WALL_SECONDS, LabConfig, LabResult, over_budget
@@ -35,6 +37,10 @@ DEFAULT_MAX_RUNS = 2  # the hosted demo's two cores: one run each (a run uses on
 # A room behind one NAT shares it too: an operator serving a class from one address raises it.
 PLACES_ENV = "PEE_LAB_PLACES_PER_ADDRESS"
 DEFAULT_PLACES_PER_ADDRESS = 2
+# Several processes on one machine (the image: one per core, one trainer each) share what one address may hold
+# through lock files in one folder: at most PEE_LAB_TRAINERS_PER_ADDRESS trainers in all of them (AddressLocks).
+LOCK_DIR_ENV = "PEE_LAB_LOCK_DIR"
+TRAINERS_PER_ADDRESS_ENV = "PEE_LAB_TRAINERS_PER_ADDRESS"
 # A run's time limit follows its own estimate: CAP_FACTOR times what it is estimated to take, times how
 # much slower than estimated this server's recent runs were (Trainers.pace, when above 1), at least
 # CAP_FLOOR_S, at most the limit its page sets (LabRun.wall_seconds). The estimates are for one free
@@ -194,6 +200,51 @@ def _whole_from_env(name: str, default: int, environ: Mapping[str, str] | None) 
     return value
 
 
+class AddressLocks:
+    """The trainers one address holds in all the processes of a machine that share `folder`: each
+    trainer held is an exclusive lock (flock) on one of `per_address` files named after the
+    address, so at most that many are held at once, whichever processes hold them. The kernel drops
+    a lock when the file is closed or its process ends (a crash included): nothing is left held.
+    Addresses are hashed into `buckets` files each, so that however many addresses come, the folder
+    holds at most buckets x per_address empty files (two addresses sharing a bucket share its limit)."""
+
+    def __init__(self, folder: Path | str, per_address: int = 1, buckets: int = 4096) -> None:
+        self.folder, self.per_address, self.buckets = Path(folder), per_address, buckets
+        self.folder.mkdir(parents=True, exist_ok=True)
+
+    def take(self, address: Hashable) -> int | None:
+        """A lock for one more trainer of `address` (an open file; `give_back` it), or None when it holds all it may."""
+        import fcntl
+
+        bucket = int.from_bytes(hashlib.sha256(str(address).encode()).digest()[:4], "big") % self.buckets
+        for k in range(self.per_address):
+            fd = os.open(self.folder / f"{bucket:04x}.{k}", os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return fd
+            except OSError:
+                os.close(fd)
+        return None
+
+    @staticmethod
+    def give_back(lock: int) -> None:
+        os.close(lock)  # closing the file drops its lock
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> AddressLocks | None:
+        """The locks in PEE_LAB_LOCK_DIR, PEE_LAB_TRAINERS_PER_ADDRESS (default 1) each; None without
+        a folder (one process: its own limit is enough), or when it cannot be made (logged)."""
+        environ = os.environ if environ is None else environ
+        folder = environ.get(LOCK_DIR_ENV, "").strip()
+        if not folder:
+            return None
+        try:
+            return cls(folder, _whole_from_env(TRAINERS_PER_ADDRESS_ENV, 1, environ))
+        except OSError as err:
+            logging.getLogger(__name__).warning("%s=%r cannot be used (%s); each process limits addresses alone.", LOCK_DIR_ENV, folder[:80], err)
+            return None
+
+
 class Refused(Exception):
     """A run the trainers will not take into their line; its message is the sentence shown."""
 
@@ -203,10 +254,11 @@ class Ticket:
     particular) from which network address (`address`, None for none known), its estimated seconds
     of work and its time limit (for the waits others are shown), and when it took a slot."""
 
-    __slots__ = ("visitor", "address", "seconds", "cap", "started")
+    __slots__ = ("visitor", "address", "seconds", "cap", "started", "lock")
 
     def __init__(self, visitor: Hashable | None = None, seconds: float = 0.0, cap: float = float("inf"), address: Hashable | None = None) -> None:
         self.visitor, self.address, self.seconds, self.cap, self.started = visitor, address, max(0.0, float(seconds)), max(0.0, float(cap)), 0.0
+        self.lock: int | None = None  # its address's lock among the processes (AddressLocks), once it may take a slot
 
 
 @dataclass(frozen=True)
@@ -233,7 +285,8 @@ class Trainers:
     A visitor has at most one place in line (a third tab's run is refused), the tickets of one
     address at most `places_per_address` places and slots together (more are refused), and at most
     `runs_per_address` slots: one fewer than `max_runs` (at least 1), so that one address, whatever
-    cookies it sends, never holds every trainer of a process that has two.
+    cookies it sends, never holds every trainer of a process that has two. With `locks` (processes
+    sharing a machine), an address also holds at most `locks.per_address` trainers in all of them.
     The others wait in line, first come first served: `join()` takes a place at the end (or raises
     `Refused` with the sentence why not),
     `wait_turn()` blocks until the ticket is the first in line whose visitor holds no slot and a slot
@@ -244,12 +297,13 @@ class Trainers:
 
     PACE_RUNS = 8  # how many recent runs' measured / estimated time the waits are scaled by
 
-    def __init__(self, max_runs: int = DEFAULT_MAX_RUNS, places_per_address: int = DEFAULT_PLACES_PER_ADDRESS) -> None:
+    def __init__(self, max_runs: int = DEFAULT_MAX_RUNS, places_per_address: int = DEFAULT_PLACES_PER_ADDRESS, locks: AddressLocks | None = None) -> None:
         for name, value, least in (("max_runs", max_runs, 0), ("places_per_address", places_per_address, 1)):
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise ValueError(f"{name} must be a whole number of at least {least}, got {value!r}.")
         self.max_runs, self.places_per_address = max_runs, places_per_address
         self.runs_per_address = min(places_per_address, max(1, max_runs - 1))
+        self.locks = locks
         self.peak = 0  # most slots ever held at once
         self.served: list[Hashable | None] = []  # visitors in the order their runs took a slot (the last 1000)
         self._cond = threading.Condition()
@@ -283,8 +337,22 @@ class Trainers:
         return ticket.address is not None and sum(t.address == ticket.address for t in self._active) >= self.runs_per_address
 
     def _next(self) -> Ticket | None:
-        """The ticket that takes the next free slot: the first in line neither its visitor nor its address holds back."""
-        return next((t for t in self._line if not self._blocked(t)), None)
+        """The ticket that takes the next free slot: the first in line neither its visitor nor its address
+        holds back, here or (with `locks`) in the other processes; it takes its address's lock now."""
+        for t in self._line:
+            if self._blocked(t):
+                continue
+            if self.locks is not None and t.address is not None and t.lock is None:
+                t.lock = self.locks.take(t.address)
+                if t.lock is None:
+                    continue  # its address holds all it may in the other processes
+            return t
+        return None
+
+    def _give_back(self, ticket: Ticket) -> None:
+        if ticket.lock is not None:
+            AddressLocks.give_back(ticket.lock)
+            ticket.lock = None
 
     def wait_turn(self, ticket: Ticket, should_stop: Callable[[], bool] = lambda: False, every: float = 0.5) -> bool:
         """Block until `ticket` holds a slot (True), or until it is cancelled or should_stop()
@@ -299,7 +367,8 @@ class Trainers:
                     return True
                 if ticket not in self._line:
                     return False  # cancelled
-                if len(self._active) < self.max_runs and self._next() is ticket:
+                following = self._next() if len(self._active) < self.max_runs else None
+                if following is ticket:
                     self._line.remove(ticket)
                     self._active.add(ticket)
                     ticket.started = time.monotonic()
@@ -307,6 +376,8 @@ class Trainers:
                     self.served = [*self.served[-999:], ticket.visitor]
                     self._cond.notify_all()  # the next in line may have a free slot too
                     return True
+                if following is not None:
+                    self._cond.notify_all()  # another ticket may take the free slot: wake it
                 self._cond.wait(every)
 
     def acquire(self, should_stop: Callable[[], bool] = lambda: False, every: float = 0.5, visitor: Hashable | None = None) -> Ticket | None:
@@ -320,6 +391,7 @@ class Trainers:
             if ticket not in self._line:
                 return False
             self._line.remove(ticket)
+            self._give_back(ticket)
             self._cond.notify_all()
             return True
 
@@ -330,6 +402,7 @@ class Trainers:
             self._active.discard(ticket)
             if ticket in self._line:
                 self._line.remove(ticket)
+            self._give_back(ticket)
             if pace is not None and pace == pace and pace > 0:
                 self._paces.append(pace)
             self._cond.notify_all()
@@ -429,7 +502,7 @@ def trainers() -> Trainers:
     global _trainers
     with _trainers_lock:
         if _trainers is None:
-            _trainers = Trainers(max_runs_from_env(), places_from_env())
+            _trainers = Trainers(max_runs_from_env(), places_from_env(), AddressLocks.from_env())
         return _trainers
 
 

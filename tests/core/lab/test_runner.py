@@ -526,3 +526,51 @@ def test_a_refused_run_says_why_on_every_scheme_and_holds_nothing():
     )
     fake.gate.set()
     assert first.wait(WAIT) and fake.order == [300] and slots.in_progress == 0 and slots.waiting == 0
+
+
+# --- processes sharing a machine (the image: one per core, one trainer each) share an address's limit ---
+
+
+def test_an_address_holds_one_trainer_across_processes(tmp_path):
+    # two processes' trainers, one trainer each, sharing the lock folder as the image's processes do
+    a, b = Trainers(1, locks=runner.AddressLocks(tmp_path)), Trainers(1, locks=runner.AddressLocks(tmp_path))
+    mine = a.join("route-a", address="203.0.113.9")
+    assert a.wait_turn(mine, every=0.01)
+    polls = iter(range(5))
+    other_process = b.join("route-b", address="203.0.113.9")  # another routing cookie, to reach the other process
+    assert not b.wait_turn(other_process, should_stop=lambda: next(polls, None) is None, every=0.01)
+    assert b.in_progress == 0  # its trainer stayed free five polls: the address holds all it may in the other process
+    real = b.join("ann", address="198.51.100.7")
+    assert b.wait_turn(real, every=0.01)  # somebody else takes it at once
+    a.release(mine)
+    again = b.join("route-b", address="203.0.113.9")
+    b.release(real)
+    assert b.wait_turn(again, every=0.01)  # once the first process let it go, the address may train in the second
+    b.release(again)
+
+
+def test_a_lock_is_dropped_when_its_process_ends(tmp_path):
+    import subprocess
+    import sys
+
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from core.lab.runner import AddressLocks; "
+         f"assert AddressLocks({str(tmp_path)!r}).take('203.0.113.9') is not None; print('held', flush=True); time.sleep(60)"],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        locks = runner.AddressLocks(tmp_path)
+        assert locks.take("203.0.113.9") is None and locks.take("198.51.100.7") is not None
+    finally:
+        holder.kill()
+        holder.wait(WAIT)
+    assert locks.take("203.0.113.9") is not None  # the kernel let go of a killed process's lock
+
+
+def test_the_lock_folder_comes_from_the_environment(tmp_path):
+    assert runner.AddressLocks.from_env({}) is None
+    locks = runner.AddressLocks.from_env({"PEE_LAB_LOCK_DIR": str(tmp_path / "locks"), "PEE_LAB_TRAINERS_PER_ADDRESS": "2"})
+    assert locks.per_address == 2 and (tmp_path / "locks").is_dir()
+    held = [locks.take("x"), locks.take("x")]
+    assert None not in held and locks.take("x") is None
