@@ -543,3 +543,36 @@ def test_each_wrapper_leaves_streamlit_as_it_is_when_a_structure_is_missing(monk
     assert all(
         importlib.import_module(f"streamlit.elements.widgets.{n}").get_session_state is get_session_state for n in internals.WIDGET_MODULES if n != "radio"
     )
+
+
+def _held_script() -> None:
+    import streamlit as st
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    from ui.internals import hold_url_writes
+
+    ctx = get_script_run_ctx()
+    sent, enqueue = [], ctx.enqueue
+    ctx.enqueue = lambda msg: (sent.append(msg.WhichOneof("type")), enqueue(msg))[1]
+    try:
+        hold_url_writes(True)
+        st.query_params["a"] = "1"
+        st.query_params.update(b="2")
+        del st.query_params["a"]
+        st.session_state["while held"] = (sent.count("page_info_changed"), ctx.query_string)
+        st.session_state["released"] = hold_url_writes(False)
+        st.query_params["c"] = "3"
+        st.session_state["after"] = sent.count("page_info_changed")
+    finally:
+        ctx.enqueue = enqueue
+
+
+def test_held_writes_of_the_url_are_kept_and_not_sent():
+    from streamlit.runtime.state.query_params import QueryParams
+
+    assert internals.INSTALLED["url writes"] and QueryParams._send_query_param_msg._pee_held, UPGRADE
+    at = AppTest.from_function(_held_script).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["while held"] == (0, "b=2")  # nothing sent; the run's query string follows every write
+    assert at.session_state["released"] == "b=2" and at.session_state["after"] == 1  # sent as before once let go
+    assert at.query_params == {"b": "2", "c": "3"}
