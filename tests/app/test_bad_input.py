@@ -36,6 +36,7 @@ from tests.app.conftest import open_page as open_name
 from tests.links import (
     EDGES, INJECTIONS, LISTS, SCRIPT_BOUND_S, Param, bound, case_values, history_run, link_problems, notices, params_read, query_groups, tab_sets,
 )  # fmt: skip
+from tests.pages import VIEW_SWITCHES
 from ui.params import SHARED_PARAMS
 
 PAGES = app_pages()
@@ -140,10 +141,15 @@ def test_a_value_on_the_edge_of_a_range_is_taken(page, case):
 def test_infinity_met_on_back_in_every_bound_control(page):
     # a page opened clean, then Back or Forward to an entry whose URL gives `inf` to every control bound to the URL
     # (an int input seeded with it raised OverflowError): the first load's notice, not an exception
-    for opened, params in page_views(page):
+    views = [(opened, params, None) for opened, params in page_views(page)]
+    for switch in VIEW_SWITCHES.get(page, []):  # a view chosen by a segmented control (tests/pages.py): its own controls
+        for option in (o for o in switch.options if o != switch.default):
+            at = open_page(BY_NAME[page], {switch.key: option})
+            views.append(({switch.key: option}, params_read(at, {switch.key: option}), at))
+    for opened, params, at in views:
         given = {p.name: "inf" for p in bound(params) if p.name not in opened}
         if given:
-            at = history_run(open_page(BY_NAME[page], opened), given | opened)
+            at = history_run(at or open_page(BY_NAME[page], opened), given | opened)
             problems = link_problems(at, params, given)
             assert not problems, (page, opened, problems)
 
