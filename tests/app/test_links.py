@@ -66,5 +66,10 @@ def test_the_first_runs_url_goes_to_the_history_script_once():
     first = handed(at)
     assert first["path"] == "rope" and parse_qs(first["query"]) == {k: [v] for k, v in at.query_params.items()}
     assert parse_qs(first["query"])["d_model"] == ["64"] and {"max_len", "base", "rope_layout"} <= set(parse_qs(first["query"]))
-    at.run()
+    full = dict(at.query_params)
+    at.query_params.clear()
+    at.query_params["d_model"] = "64"
+    at.run()  # the browser's URL is still the link's: the script has not run yet, so this run holds its writes too
+    assert parse_qs(handed(at)["query"]) == {k: [v] for k, v in full.items()}
+    at.run()  # the URL the script was handed is in the browser's address bar: it is in place
     assert handed(at) == {"path": "rope", "query": None}
