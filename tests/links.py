@@ -225,6 +225,7 @@ PLAIN_FIELDS = {
     "text_input": {"value", "default", "placeholder"},
     "text_area": {"value", "default", "placeholder"},
 }
+URL_ONLY = {"pee_history"}  # components whose data is the page's URL, which the script gives history.replaceState and never shows
 ALLOWED_TAGS = re.compile(r"</?(br|sup|sub|b|i|em)>")  # what the app's own figure titles use
 
 
@@ -258,6 +259,8 @@ def markdown_problems(at: AppTest) -> list[str]:
     for node in walk(at._tree):  # noqa: SLF001
         proto, kind = getattr(node, "proto", None), getattr(node, "type", "")
         if proto is None or not hasattr(proto, "ListFields") or kind in PLAIN_TYPES:
+            continue
+        if kind == "bidi_component" and proto.component_name in URL_ONLY:
             continue
         if kind == "table":  # st.table reads every cell and header as Markdown (ui.display.static_table escapes them)
             cells = [*map(str, node.value.columns), *(v for v in node.value.to_numpy().ravel() if isinstance(v, str))]
