@@ -18,6 +18,7 @@ import plotly.express  # noqa: F401  server arrive together, and a second sessio
 import streamlit as st
 
 from ui.path import BY_PATH, pages
+from ui import history
 from ui.scroll_regions import scroll_regions
 from ui.sidebar import shared_controls, show_url_notices
 
@@ -31,8 +32,13 @@ st.set_page_config(page_title="Positional Encoding Explorer", page_icon=FAVICON,
 st.html(STYLES)
 page = st.navigation(pages())  # in the order of the learning path (ui/path.py); the URL paths never change
 step = BY_PATH[page.url_path]
-shared_controls(step.uses, step.live)
-show_url_notices()
-with st.sidebar:
-    scroll_regions()  # keyboard access to whatever scrolls sideways (ui/assets/scroll_regions.js)
-page.run()
+held = history.hold_first_writes()  # a session's first run: its writes of the URL go into the entry of the load
+try:
+    shared_controls(step.uses, step.live)
+    show_url_notices()
+    with st.sidebar:
+        scroll_regions()  # keyboard access to whatever scrolls sideways (ui/assets/scroll_regions.js)
+    page.run()
+finally:
+    query = history.release(held)
+history.one_entry_per_page(page.url_path, query)  # one history entry per page visited (ui/assets/history.js)

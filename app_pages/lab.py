@@ -65,6 +65,8 @@ if ready:
 def results(run) -> None:
     """What a finished run found: accuracy against length and position, the training, the learned table."""
     done = [(c, run.results[i]) for i, c in enumerate(run.configs) if i in run.results]
+    if run.refused and not done:  # the progress panel says why
+        return
     for p in run.progress:
         if p.state == "failed":
             st.error(f"{figs.label(p.scheme)} failed: {p.message}", icon=":material/error:")

@@ -27,10 +27,10 @@ TRACES = ".trace, .hm, image, .heatmaplayer *, .imagelayer *, .scatterlayer *, .
 DRAWN = f"""() => [...document.querySelectorAll("[data-testid='stPlotlyChart'] .js-plotly-plot")]
         .every(p => p.querySelector('.main-svg') && (!(p.data || []).length || p.querySelector("{TRACES}")))
     && [...document.querySelectorAll("[data-testid='stElementContainer']:has([data-testid='stBidiComponentRegular'])")].every(c =>
-        c.classList.contains('st-key-pee_scroll_regions')
+        c.classList.contains('st-key-pee_scroll_regions') || c.classList.contains('st-key-pee_history')
         || c.querySelector('.pee-sp[data-drawn]') || [...c.querySelectorAll('.pee-hm')].some(g => g.dataset.draws === g.dataset.paints
             && c.classList.contains('st-key-' + g.dataset.key)))"""
-# every Plotly chart with its traces; every browser component that draws (not the scroll-region script) mounted (on a loaded
+# every Plotly chart with its traces; every browser component that draws (not the scroll-region or history script) mounted (on a loaded
 # machine its element can arrive after the
 # script has finished) and, a heatmap, painted with the data of the key its element now has (a heatmap in the same place of
 # another tab reuses the element: its earlier paint does not count)

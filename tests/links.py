@@ -13,12 +13,15 @@ Markdown; and the session carries on.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from unittest import mock
 
+from streamlit.runtime.scriptrunner import RerunData
 from streamlit.testing.v1 import AppTest
 
 from ui.params import SHARED_PARAMS
@@ -171,6 +174,23 @@ def _param_from_widget(name: str, node) -> Param:
     return Param(name, "bound", kind)
 
 
+def bound(params: tuple[Param, ...]) -> tuple[Param, ...]:
+    """The parameters Streamlit keeps in step with a widget (bind="query-params": widgets, tabs, an
+    expander), which it seeds from the URL again on the browser's Back and Forward."""
+    return tuple(p for p in params if p.source == "bound" or p.widget == "tabs")
+
+
+def history_run(at: AppTest, given: dict[str, str]) -> AppTest:
+    """Rerun this session as the browser does on Back or Forward to an entry whose URL gives
+    `given`: the query string changed, the widget values sent as they are, and the run flagged as
+    a history navigation, on which Streamlit lets the URL win over every widget bound to it.
+    (AppTest has no such run of its own: its RerunData is made with the flag set.)"""
+    for key, value in given.items():
+        at.query_params[key] = value
+    with mock.patch("streamlit.testing.v1.local_script_runner.RerunData", functools.partial(RerunData, is_history_navigation=True)):
+        return at.run()
+
+
 def params_read(at: AppTest, opened: dict[str, str] | None = None) -> tuple[Param, ...]:
     """Every query parameter the last run read: the ones the app wrote to the URL itself (the shared
     settings, the page's own choices), every widget bound to the URL, and the tabs bound to it;
@@ -205,6 +225,7 @@ PLAIN_FIELDS = {
     "text_input": {"value", "default", "placeholder"},
     "text_area": {"value", "default", "placeholder"},
 }
+URL_ONLY = {"pee_history"}  # components whose data is the page's URL, which the script gives history.replaceState and never shows
 ALLOWED_TAGS = re.compile(r"</?(br|sup|sub|b|i|em)>")  # what the app's own figure titles use
 
 
@@ -238,6 +259,8 @@ def markdown_problems(at: AppTest) -> list[str]:
     for node in walk(at._tree):  # noqa: SLF001
         proto, kind = getattr(node, "proto", None), getattr(node, "type", "")
         if proto is None or not hasattr(proto, "ListFields") or kind in PLAIN_TYPES:
+            continue
+        if kind == "bidi_component" and proto.component_name in URL_ONLY:
             continue
         if kind == "table":  # st.table reads every cell and header as Markdown (ui.display.static_table escapes them)
             cells = [*map(str, node.value.columns), *(v for v in node.value.to_numpy().ravel() if isinstance(v, str))]

@@ -198,7 +198,9 @@ FAKE_APP = """import http.server, os, sys
 port = int(next(a.split("=")[1] for a in sys.argv if a.startswith("--server.port=")))
 class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
-        self.send_response(200); self.end_headers(); self.wfile.write(f"ok {os.getpid()}".encode() if self.path == "/pid" else b"ok")
+        lab = f"{os.environ.get('PEE_LAB_TRAINERS_PER_ADDRESS')} {os.environ.get('PEE_LAB_LOCK_DIR')}"
+        self.send_response(200); self.end_headers()
+        self.wfile.write(f"ok {os.getpid()}".encode() if self.path == "/pid" else lab.encode() if self.path == "/lab" else b"ok")
     def log_message(self, *a): pass
 http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
 """
@@ -232,12 +234,15 @@ def test_the_entrypoint_restarts_an_app_process_that_dies_and_stops_everything_o
     env = {
         **os.environ, "PEE_PROCESSES": "2", "PEE_PORT": str(first), "PEE_APP_PORT": str(first + 1), "PEE_RUN_DIR": str(tmp_path / "run"),
         "PEE_STREAMLIT": f"{sys.executable} {tmp_path / 'app.py'}", "PEE_NGINX": str(tmp_path / "nginx"),
-        "PEE_RESTART_PAUSE": "0.1", "PEE_QUICK_RESTART_PAUSE": "0.1",
+        "PEE_RESTART_PAUSE": "0.1", "PEE_QUICK_RESTART_PAUSE": "0.1", "PEE_LAB_MAX_RUNS": "1",
     }  # fmt: skip
+    env.pop("PEE_LAB_TRAINERS_PER_ADDRESS", None), env.pop("PEE_LAB_LOCK_DIR", None)
     proc = subprocess.Popen(["sh", str(ENTRYPOINT)], env=env, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         pids = eventually(lambda: [ask(first + i, "/pid") for i in (1, 2)] if all(ask(first + i, "/pid") for i in (1, 2)) else None)
         assert pids, "both app processes answer"
+        # two processes of one trainer each: one address may hold one of the two, counted in one lock folder they share
+        assert ask(first + 1, "/lab") == ask(first + 2, "/lab") == f"1 {tmp_path / 'run' / 'trainers'}"
         checked = {**env, "PEE_PORT": str(first + 1)}  # nginx is a stand-in here: its port is an app's
         health = subprocess.run([sys.executable, "deploy/image/healthcheck.py"], cwd=ROOT, env=checked, capture_output=True, text=True)
         assert health.returncode == 0, health.stdout

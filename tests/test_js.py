@@ -16,7 +16,7 @@ import pytest
 from core.viz.heatmap import level_edges, levels
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPTS = sorted((ROOT / "ui" / "components").rglob("*.js"))
+SCRIPTS = sorted([*(ROOT / "ui" / "components").rglob("*.js"), *(ROOT / "ui" / "assets").glob("*.js")])
 NODE = shutil.which("node")
 
 
@@ -30,6 +30,7 @@ def test_there_are_scripts_to_check():
         "ui/components/shared.js",
         "ui/components/heatmap/index.js",
         "ui/components/sinusoid_preview/index.js",
+        "ui/assets/history.js",
     }
 
 

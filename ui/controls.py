@@ -3,7 +3,7 @@ range or options, and default. The same description checks the link's value befo
 widget exists (a bad one is dropped with a notice, see `ui.controls.check_url_value`) and draws
 the widget, so a range is never typed twice and the notice always names the range drawn.
 
-A control is a small frozen dataclass with `check()` (once per session; a no-op after) and
+A control is a small frozen dataclass with `check()` (on every run: the URL's value, cheap) and
 `draw(where)` (checks, then draws in `where`, a column or the page, and returns the value).
 `check_links(*controls)` checks several first, so their notices stand above a row of columns,
 as a page's notices do; the functions `number`, `choice`, `choices`, `toggle` and `text`
@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 import streamlit as st
 
-from ui.internals import forget_initial_query_param, widget_values_sent_by_browser
+from ui.internals import drop_query_param, forget_initial_query_param, widget_values_sent_by_browser
 from ui.params import link_value
 
 MAX_LISTED = 2  # a list in a link (schemes=a,b,...) is read up to this many names per option, distinct or not
@@ -129,19 +129,14 @@ def first_check(marker: str) -> bool:
 def check_url_value(key: str, accepted: Callable[[str], bool], expected: str) -> None:
     """For a page control bound to the URL (bind="query-params"); call it before creating the
     widget. Streamlit drops a URL value its widget cannot take without a word, and some (an
-    int input given -inf or 1e309) even raise. So, once per session, a value that is not
-    `accepted` is taken out of the URL before the widget sees it (the widget is not bound yet
-    on the session's first run), and the page says what was wrong."""
-    if not first_check(f"{key}:{expected}"):  # per range: another page's control under the same key checks again
-        return
+    int input given -inf or 1e309) even raise. So a value that is not `accepted` is taken out of
+    the URL before the widget sees it, and the page says what was wrong. On every run, not once:
+    Streamlit seeds a bound widget from the URL again on a page switch and on the browser's Back
+    and Forward, whose URL may hold any value (a crafted entry pushed into the history)."""
     raw = st.query_params.get(key)
     if raw is None or accepted(raw):
         return
-    try:
-        del st.query_params[key]
-    except Exception:  # already bound to a widget: Streamlit ignores the value itself
-        pass
-    forget_initial_query_param(key)
+    drop_query_param(key)
     st.warning(link_notice(key, raw, expected), icon=":material/link_off:")
 
 
@@ -411,7 +406,11 @@ class Text:
 
     def check(self) -> None:
         keep_valid(self.key, lambda value: isinstance(value, str) and (len(value) <= self.longest or not self.cap_typing))
-        check_url_value(self.key, lambda raw: len(raw) <= self.longest, self.expected.format(longest=self.longest))
+        check_url_value(self.key, self._takes, self.expected.format(longest=self.longest))
+
+    def _takes(self, raw: str) -> bool:
+        """A link's text within `longest`, or (uncapped) the one the box holds: typed past it, and written to the URL by the box."""
+        return len(raw) <= self.longest or not self.cap_typing and st.session_state.get(self.key) == raw
 
     def draw(self, where: Any = st, *, default: str | None = None, disabled: bool = False) -> str:
         """Draw it in `where`; `default` replaces the described one when it depends on controls above."""
@@ -451,19 +450,13 @@ class Window:
         return fitting
 
     def check(self, size: int) -> None:
-        """The link's window checked once per session and size (the range is part of the check)."""
+        """The link's window checked on every run, as `check_url_value` says why."""
         keep_valid(self.key, self.fits(size))
-        if not first_check(f"{self.key}:{size}"):
-            return
         raw = st.query_params.get_all(self.key)
         whole = whole_in(0, size - 1)
         if not raw or len(raw) == 2 and all(whole(v) for v in raw) and float(raw[0]) <= float(raw[1]):
             return
-        try:
-            del st.query_params[self.key]
-        except Exception:  # already bound to its slider: Streamlit ignores the value itself
-            pass
-        forget_initial_query_param(self.key)
+        drop_query_param(self.key)
         expected = f"a window is two {self.noun}s from 0 to {size - 1:,}, the first no later than the last"
         st.warning(link_notice(self.key, " & ".join(raw)[:200], expected), icon=LINK_ICON)
 

@@ -21,7 +21,8 @@ from core.schemes.registry import SCHEMES
 from ui import lab_lm_text as text
 from ui.controls import Choices, Number, check_links
 from ui.display import plot, static_table
-from ui.internals import connection_check, visitor_id
+from ui.internals import connection_check
+from ui.visitor import who
 from ui.lab_run import POLL_S, POLL_WAITING_S, progress_panel, result_cache
 from ui.tabs import url_tabs
 
@@ -100,7 +101,7 @@ def _start(configs: list[lm.LMConfig]) -> None:
         return
     st.session_state[RUN_KEY] = LabRun(
         configs, cache=result_cache(), alive=connection_check(), slots=trainers(), train_fn=train_lm, budget=lm.over_budget,
-        wall_seconds=lm.LM_WALL_SECONDS, estimate=lambda c: lm.estimate(c).seconds, visitor=visitor_id(),
+        wall_seconds=lm.LM_WALL_SECONDS, estimate=lambda c: lm.estimate(c).seconds, **who(),
     ).start()  # fmt: skip
 
 
@@ -138,6 +139,8 @@ def live_run() -> None:
         st.caption("Training in the background; closing the tab stops the run.")
         return
     done = [(c, run.results[i]) for i, c in enumerate(run.configs) if i in run.results and not run.results[i].stopped]
+    if run.refused and not done:  # the progress panel says why
+        return
     if not done:
         st.info("The run was stopped before any scheme finished.", icon=":material/info:")
         return

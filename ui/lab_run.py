@@ -4,7 +4,8 @@ while a run waits or trains, and the run kept in the session.
 Training runs in a background thread per session (core.lab.runner.LabRun); a fragment polls it
 for the progress bars while it runs, and the whole page reruns once it ends to draw the results.
 At most PEE_LAB_MAX_RUNS runs (default 2) train at once in this server (core.lab.runner.trainers()),
-and at most one per visitor (a browser, across its tabs: ui.internals.visitor_id); a run past the
+at most one per visitor (a browser, across its tabs) with one more waiting, and a few per network
+address (ui.visitor: who asks, from where; a run past those is refused in a sentence); a run past the
 cap waits in line and says where it stands and how long it should wait, Stop takes it out, and
 closing the tab does too (ui.internals.connection_check). A run is stopped at three times its
 estimated time (core.lab.runner.CAP_FACTOR), more on a server slower than its estimates. A configuration already trained comes from the
@@ -21,7 +22,8 @@ from core.lab.config import LabConfig, estimate
 from core.lab.runner import LabRun, Outlook, ResultCache, trainers
 from core.schemes.registry import SCHEMES
 from core.viz.grid import ordinal
-from ui.internals import connection_check, visitor_id
+from ui.internals import connection_check
+from ui.visitor import who
 
 POLL_S = 0.5  # seconds between two looks at a training run. With runner.postScriptGC = false (.streamlit/config.toml)
 # a poll costs the server 5-15 ms and polling every 0.25-1.5 s left training speed within the machine's noise;
@@ -41,9 +43,7 @@ def start(configs: list[LabConfig]) -> None:
     current = st.session_state.get(RUN_KEY)
     if current is not None and current.running:
         return  # one run per session (a double click lands here)
-    st.session_state[RUN_KEY] = LabRun(
-        configs, cache=result_cache(), alive=connection_check(), slots=trainers(), estimate=seconds, visitor=visitor_id()
-    ).start()
+    st.session_state[RUN_KEY] = LabRun(configs, cache=result_cache(), alive=connection_check(), slots=trainers(), estimate=seconds, **who()).start()
 
 
 def seconds(config: LabConfig) -> float:
@@ -80,6 +80,9 @@ def progress_panel(polled_as_waiting: bool = False, *, run_key: str = RUN_KEY, s
     already holds it), and once it leaves the line (to poll at the training pace). The lab's
     synthetic tasks and its real-text section (ui.lab_lm) both draw their progress here."""
     current: LabRun = st.session_state[run_key]
+    if current.refused:  # not taken at all (over budget, or past what one visitor or address may hold): one sentence, no bars
+        st.warning(current.refused, icon=":material/block:")
+        return
     queued = current.outlook()
     if queued is not None:
         st.info(waiting_message(queued), icon=":material/hourglass_top:")

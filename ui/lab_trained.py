@@ -29,7 +29,8 @@ from core.schemes.registry import SCHEMES
 from ui import glossary
 from ui.controls import Choice, Choices, Number, Toggle, check_links
 from ui.display import plot, static_table, text_block
-from ui.internals import connection_check, visitor_id
+from ui.internals import connection_check
+from ui.visitor import who
 from ui.lab_run import POLL_S, POLL_WAITING_S, progress_panel, result_cache
 from ui.heatmap import draw_heatmap
 
@@ -121,7 +122,7 @@ def _start(run_key: str, configs: list, budget: Callable[[list], str | None], es
         return
     st.session_state[run_key] = LabRun(
         configs, cache=result_cache(), alive=connection_check(), slots=trainers(), train_fn=run_experiment, budget=budget,
-        wall_seconds=experiment.LIVE_WALL_S, estimate=estimate, visitor=visitor_id(),
+        wall_seconds=experiment.LIVE_WALL_S, estimate=estimate, **who(),
     ).start()  # fmt: skip
 
 
@@ -164,6 +165,8 @@ def live(
     )
     if not run.done:
         st.caption("Running in the background; closing the tab stops it.")
+        return
+    if run.refused and not run.results:  # the progress panel says why
         return
     for p in run.progress:
         if p.state == "failed":

@@ -12,6 +12,12 @@ poller does in a browser (reruns the progress fragment) every `--poll` seconds a
 it shows: when Train was pressed, its place in line and estimated wait then, when its bar first
 says "training" (the start, to within one poll), and when it says "done".
 
+Each visitor comes from an address of its own (X-Forwarded-For, which the server believes from
+loopback only: uvicorn's default). `--forged N` adds one client that, before anybody else, opens N
+/lab sessions from one address (`--forged-address`), each with a cookie of its own (forged: a
+visitor each, as far as cookies say), each pressing Train: the table says how many of them got a
+place, and where the real visitors stand behind them.
+
 Checks: the runs started in the order Train was pressed, the second tab only after its own first run
 ended (one trainer per visitor); never more runs training at once than the server has trainers;
 every run done. Starts `python -m streamlit run app.py` with PEE_LAB_MAX_RUNS=`--max-runs` (2, the
@@ -38,6 +44,7 @@ from harness.pages import app_pages
 from harness.server import CpuMeter, Server, load_average, server_under_test
 from harness.ws import WsVisitor, warm_up
 
+REFUSED = "Your network address already has"  # core.lab.runner.Trainers.join's refusal
 PLACE = re.compile(r"you are (\d+)\w\w in line(?:; it should start in about ([\d,]+) (s|min))?")
 BAR = re.compile(r"\*\*(.+?)\*\*: (\w+), step")
 
@@ -67,8 +74,9 @@ class Trainee:
 class LabTab:
     """One browser tab on /lab over the websocket: open, press Train, poll the progress fragment."""
 
-    def __init__(self, base_url: str, cookie: str, query: str, trainee: Trainee, t0: list[float], timeout: float = 300.0) -> None:
+    def __init__(self, base_url: str, cookie: str, query: str, trainee: Trainee, t0: list[float], timeout: float = 300.0, address: str = "") -> None:
         self.base_url, self.cookie, self.query, self.t, self.t0, self.timeout = base_url.rstrip("/"), cookie, query, trainee, t0, timeout
+        self.headers = {"Cookie": cookie, **({"X-Forwarded-For": address} if address else {})}
         self.page = next(p for p in app_pages() if p.name == "lab")
         self.hashes: dict[str, str] = {}
         self.train_id = ""
@@ -131,7 +139,7 @@ class LabTab:
         url = self.base_url.replace("http", "ws", 1) + "/_stcore/stream"
         try:
             async with websockets.connect(url, subprotocols=["streamlit"], origin=self.base_url, max_size=None, open_timeout=60,
-                                          additional_headers={"Cookie": self.cookie}) as ws:  # fmt: skip
+                                          additional_headers=self.headers) as ws:  # fmt: skip
                 await self.rerun(ws)
                 self.opened.set()
                 if not self.train_id:
@@ -141,6 +149,10 @@ class LabTab:
                 await asyncio.sleep(max(0.0, press_at - self.now()))
                 self.t.pressed = self.now()
                 await self.rerun(ws, press=True)
+                refusals = [a for a in self.alerts if a.startswith(REFUSED)]
+                if refusals:
+                    self.t.errors.append(f"refused: {refusals[0][:60]}")
+                    return self.t
                 waiting = [m for a in self.alerts if (m := PLACE.search(a))]
                 if waiting:
                     self.t.place = int(waiting[0].group(1))
@@ -219,12 +231,18 @@ async def main_async(args: argparse.Namespace) -> int:
         second = Trainee("visitor 1, tab 2") if args.second_tab else None
         query = "lab_schemes=none&lab_steps={steps}&lab_seed={seed}"
         tabs = [
-            LabTab(base_url, f"st_route=lab-line-{i}", query.format(steps=args.steps, seed=1000 + i), t, t0) for i, t in enumerate(trainees)
+            LabTab(base_url, f"st_route=lab-line-{i}", query.format(steps=args.steps, seed=1000 + i), t, t0, address=f"198.51.100.{i + 1}")
+            for i, t in enumerate(trainees)
         ]
         presses = [args.gap * (i + 1) for i in range(n)]
         if second:
-            tabs.append(LabTab(base_url, "st_route=lab-line-0", query.format(steps=args.steps, seed=2000), second, t0))
+            tabs.append(LabTab(base_url, "st_route=lab-line-0", query.format(steps=args.steps, seed=2000), second, t0, address="198.51.100.1"))
             presses.append(args.gap * (n + 1))
+        forged = [Trainee(f"forged {i + 1}") for i in range(args.forged)]
+        for i, t in enumerate(forged):  # all before the first real visitor presses, a cookie each, one address
+            cookie = f"st_route=forged-{i}; _streamlit_xsrf=2|00000000|{i:032x}|1"
+            tabs.append(LabTab(base_url, cookie, query.format(steps=args.steps, seed=3000 + i), t, t0, address=args.forged_address))
+            presses.append(args.gap * 0.5 * i / max(1, args.forged))
         others = [WsVisitor(i, base_url, [p for p in app_pages() if p.name != "lab"], args.think) for i in range(args.sessions - n)]
         deadline, go = [float("inf")], asyncio.Event()
         meter = CpuMeter(pids)
@@ -243,6 +261,7 @@ async def main_async(args: argparse.Namespace) -> int:
         if server:
             server.stop()
     everyone = [*trainees, *([second] if second else [])]
+    placed = [t for t in forged if not any(e.startswith("refused") for e in t.errors)]
     redraws = [x for r in room_results for x in r.redraws_s]
     verdict = checks(everyone, second, args.max_runs)
     lines = [
@@ -255,6 +274,11 @@ async def main_async(args: argparse.Namespace) -> int:
         "seconds from the moment every lab tab was open (place: as the page showed it when Train was pressed, '-': a trainer was free;",
         "started and done: between the look before and the look that showed it; waited: pressed to the latest start):",
         *table(everyone),
+        *(
+            [f"forged sessions from {args.forged_address}: {len(forged)} pressed Train, {len(placed)} got a place, {len(forged) - len(placed)} refused"]
+            if forged
+            else []
+        ),
         "",
         f"the other visitors: {sum(r.held for r in room_results)}/{len(others)} held, {len(redraws)} redraws, "
         f"p50 {fmt(percentile(redraws, 50))}, p95 {fmt(percentile(redraws, 95))}, errors {sum(len(r.errors) for r in room_results)}",
@@ -265,7 +289,8 @@ async def main_async(args: argparse.Namespace) -> int:
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         record = {"url": base_url, "args": {k: str(v) for k, v in vars(args).items()}, "cpu": cpu, "checks": verdict,
-                  "trainees": [{**asdict(t), "waited": t.waited} for t in everyone]}  # fmt: skip
+                  "trainees": [{**asdict(t), "waited": t.waited} for t in everyone],
+                  "forged": [{**asdict(t), "waited": t.waited} for t in forged]}  # fmt: skip
         args.json.write_text(json.dumps(record, indent=2) + "\n")
     return 0 if all(verdict.values()) else 1
 
@@ -282,6 +307,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-second-tab", dest="second_tab", action="store_false", help="no second tab for the first visitor")
     p.add_argument("--limit", type=float, default=900, help="seconds after which a run not done is a failure")
     p.add_argument("--settle", type=float, default=5, help="seconds between the warm-up and the first press (torch finishes loading)")
+    p.add_argument("--forged", type=int, default=0, help="sessions one client opens from one address, a cookie each, pressing Train first")
+    p.add_argument("--forged-address", default="203.0.113.66", help="the address they all come from (X-Forwarded-For)")
     p.add_argument("--url", help="an app already running (default: start one)")
     p.add_argument("--server-pid", type=int, action="append", default=[])
     p.add_argument("--json", type=Path)

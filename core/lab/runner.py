@@ -5,13 +5,16 @@ by `load_model`, in a thread of its own, once per process: when the lab page is 
 
 `LabRun` is what a page starts, polls and stops; `ResultCache` keeps finished results by
 configuration; `Trainers` is the cap (at most `PEE_LAB_MAX_RUNS`, default 2, train; the others
-wait in line, first come first served, and a visitor holds at most one trainer however many tabs
-they train from), and says where a run stands in line with an estimated wait (`Outlook`).
+wait in line, first come first served; a visitor holds at most one trainer and one place in line
+however many tabs they train from, and one network address at most `PEE_LAB_PLACES_PER_ADDRESS`,
+default 2, of either, and never every trainer of a process that has two or more), and says where a
+run stands in line with an estimated wait (`Outlook`).
 """
 
 from __future__ import annotations
 
 import atexit
+import hashlib
 import heapq
 import logging
 import os
@@ -21,12 +24,23 @@ import weakref
 from collections import OrderedDict, deque
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from core.lab.config import WALL_SECONDS, LabConfig, LabResult, over_budget
 
 MAX_RUNS_ENV = "PEE_LAB_MAX_RUNS"  # how many runs may train at once in one server process
 DEFAULT_MAX_RUNS = 2  # the hosted demo's two cores: one run each (a run uses one torch thread)
+# How many runs (training or waiting) the visitors of one network address may hold in one process. A visitor
+# is a browser as its cookies say, and a client makes as many of those as it likes (a websocket without
+# cookies, a forged one); its address it cannot choose, so the address bounds what one client can hold.
+# A room behind one NAT shares it too: an operator serving a class from one address raises it.
+PLACES_ENV = "PEE_LAB_PLACES_PER_ADDRESS"
+DEFAULT_PLACES_PER_ADDRESS = 2
+# Several processes on one machine (the image: one per core, one trainer each) share what one address may hold
+# through lock files in one folder: at most PEE_LAB_TRAINERS_PER_ADDRESS trainers in all of them (AddressLocks).
+LOCK_DIR_ENV = "PEE_LAB_LOCK_DIR"
+TRAINERS_PER_ADDRESS_ENV = "PEE_LAB_TRAINERS_PER_ADDRESS"
 # A run's time limit follows its own estimate: CAP_FACTOR times what it is estimated to take, times how
 # much slower than estimated this server's recent runs were (Trainers.pace, when above 1), at least
 # CAP_FLOOR_S, at most the limit its page sets (LabRun.wall_seconds). The estimates are for one free
@@ -164,28 +178,87 @@ def max_runs_from_env(environ: Mapping[str, str] | None = None) -> int:
     """The cap on runs training at once: the whole number in PEE_LAB_MAX_RUNS (at least 1), or
     DEFAULT_MAX_RUNS when it is unset; a value that is not a whole number of at least 1 is logged
     and the default used (a typo in a deployment must not break the page)."""
-    raw = (os.environ if environ is None else environ).get(MAX_RUNS_ENV, "").strip()
+    return _whole_from_env(MAX_RUNS_ENV, DEFAULT_MAX_RUNS, environ)
+
+
+def places_from_env(environ: Mapping[str, str] | None = None) -> int:
+    """The runs one address may hold: PEE_LAB_PLACES_PER_ADDRESS (at least 1), read as PEE_LAB_MAX_RUNS is."""
+    return _whole_from_env(PLACES_ENV, DEFAULT_PLACES_PER_ADDRESS, environ)
+
+
+def _whole_from_env(name: str, default: int, environ: Mapping[str, str] | None) -> int:
+    raw = (os.environ if environ is None else environ).get(name, "").strip()
     if not raw:
-        return DEFAULT_MAX_RUNS
+        return default
     try:
         value = int(raw)
     except ValueError:
         value = 0
     if value < 1:
-        logging.getLogger(__name__).warning("%s=%r is not a whole number of at least 1; using %d.", MAX_RUNS_ENV, raw[:40], DEFAULT_MAX_RUNS)
-        return DEFAULT_MAX_RUNS
+        logging.getLogger(__name__).warning("%s=%r is not a whole number of at least 1; using %d.", name, raw[:40], default)
+        return default
     return value
+
+
+class AddressLocks:
+    """The trainers one address holds in all the processes of a machine that share `folder`: each
+    trainer held is an exclusive lock (flock) on one of `per_address` files named after the
+    address, so at most that many are held at once, whichever processes hold them. The kernel drops
+    a lock when the file is closed or its process ends (a crash included): nothing is left held.
+    Addresses are hashed into `buckets` files each, so that however many addresses come, the folder
+    holds at most buckets x per_address empty files (two addresses sharing a bucket share its limit)."""
+
+    def __init__(self, folder: Path | str, per_address: int = 1, buckets: int = 4096) -> None:
+        self.folder, self.per_address, self.buckets = Path(folder), per_address, buckets
+        self.folder.mkdir(parents=True, exist_ok=True)
+
+    def take(self, address: Hashable) -> int | None:
+        """A lock for one more trainer of `address` (an open file; `give_back` it), or None when it holds all it may."""
+        import fcntl
+
+        bucket = int.from_bytes(hashlib.sha256(str(address).encode()).digest()[:4], "big") % self.buckets
+        for k in range(self.per_address):
+            fd = os.open(self.folder / f"{bucket:04x}.{k}", os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return fd
+            except OSError:
+                os.close(fd)
+        return None
+
+    @staticmethod
+    def give_back(lock: int) -> None:
+        os.close(lock)  # closing the file drops its lock
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> AddressLocks | None:
+        """The locks in PEE_LAB_LOCK_DIR, PEE_LAB_TRAINERS_PER_ADDRESS (default 1) each; None without
+        a folder (one process: its own limit is enough), or when it cannot be made (logged)."""
+        environ = os.environ if environ is None else environ
+        folder = environ.get(LOCK_DIR_ENV, "").strip()
+        if not folder:
+            return None
+        try:
+            return cls(folder, _whole_from_env(TRAINERS_PER_ADDRESS_ENV, 1, environ))
+        except OSError as err:
+            logging.getLogger(__name__).warning("%s=%r cannot be used (%s); each process limits addresses alone.", LOCK_DIR_ENV, folder[:80], err)
+            return None
+
+
+class Refused(Exception):
+    """A run the trainers will not take into their line; its message is the sentence shown."""
 
 
 class Ticket:
     """One run's place in a `Trainers` line, then its slot: who asked (`visitor`, None for nobody in
-    particular), its estimated seconds of work and its time limit (for the waits others are shown),
-    and when it took a slot."""
+    particular) from which network address (`address`, None for none known), its estimated seconds
+    of work and its time limit (for the waits others are shown), and when it took a slot."""
 
-    __slots__ = ("visitor", "seconds", "cap", "started")
+    __slots__ = ("visitor", "address", "seconds", "cap", "started", "lock")
 
-    def __init__(self, visitor: Hashable | None = None, seconds: float = 0.0, cap: float = float("inf")) -> None:
-        self.visitor, self.seconds, self.cap, self.started = visitor, max(0.0, float(seconds)), max(0.0, float(cap)), 0.0
+    def __init__(self, visitor: Hashable | None = None, seconds: float = 0.0, cap: float = float("inf"), address: Hashable | None = None) -> None:
+        self.visitor, self.address, self.seconds, self.cap, self.started = visitor, address, max(0.0, float(seconds)), max(0.0, float(cap)), 0.0
+        self.lock: int | None = None  # its address's lock among the processes (AddressLocks), once it may take a slot
 
 
 @dataclass(frozen=True)
@@ -209,7 +282,13 @@ class Trainers:
 
     At most `max_runs` tickets hold a slot, and at most one per visitor: a visitor's second run (from
     another tab) waits until the first has ended, and others behind it in line go first meanwhile.
-    The others wait in line, first come first served: `join()` takes a place at the end,
+    A visitor has at most one place in line (a third tab's run is refused), the tickets of one
+    address at most `places_per_address` places and slots together (more are refused), and at most
+    `runs_per_address` slots: one fewer than `max_runs` (at least 1), so that one address, whatever
+    cookies it sends, never holds every trainer of a process that has two. With `locks` (processes
+    sharing a machine), an address also holds at most `locks.per_address` trainers in all of them.
+    The others wait in line, first come first served: `join()` takes a place at the end (or raises
+    `Refused` with the sentence why not),
     `wait_turn()` blocks until the ticket is the first in line whose visitor holds no slot and a slot
     is free (then it holds the slot) or until `should_stop()` says the run is not wanted any more
     (then it leaves the line). `cancel()` takes a ticket out of the line at once, `release()` frees
@@ -218,10 +297,13 @@ class Trainers:
 
     PACE_RUNS = 8  # how many recent runs' measured / estimated time the waits are scaled by
 
-    def __init__(self, max_runs: int = DEFAULT_MAX_RUNS) -> None:
-        if isinstance(max_runs, bool) or not isinstance(max_runs, int) or max_runs < 0:
-            raise ValueError(f"max_runs must be a whole number of at least 0, got {max_runs!r}.")
-        self.max_runs = max_runs
+    def __init__(self, max_runs: int = DEFAULT_MAX_RUNS, places_per_address: int = DEFAULT_PLACES_PER_ADDRESS, locks: AddressLocks | None = None) -> None:
+        for name, value, least in (("max_runs", max_runs, 0), ("places_per_address", places_per_address, 1)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ValueError(f"{name} must be a whole number of at least {least}, got {value!r}.")
+        self.max_runs, self.places_per_address = max_runs, places_per_address
+        self.runs_per_address = min(places_per_address, max(1, max_runs - 1))
+        self.locks = locks
         self.peak = 0  # most slots ever held at once
         self.served: list[Hashable | None] = []  # visitors in the order their runs took a slot (the last 1000)
         self._cond = threading.Condition()
@@ -229,18 +311,48 @@ class Trainers:
         self._active: set[Ticket] = set()
         self._paces: deque[float] = deque(maxlen=self.PACE_RUNS)
 
-    def join(self, visitor: Hashable | None = None, seconds: float = 0.0, cap: float = float("inf")) -> Ticket:
-        ticket = Ticket(visitor, seconds, cap)
+    def join(self, visitor: Hashable | None = None, seconds: float = 0.0, cap: float = float("inf"), address: Hashable | None = None) -> Ticket:
+        """A place at the end of the line; `Refused` (with the sentence) past a visitor's one place or its address's places."""
+        ticket = Ticket(visitor, seconds, cap, address)
         with self._cond:
+            if visitor is not None and any(t.visitor == visitor for t in self._line):
+                raise Refused("You already have a run waiting for a trainer (in another tab): one place in line per visitor. Stop that one first.")
+            held = 0 if address is None else sum(t.address == address for t in (*self._active, *self._line))
+            if held >= self.places_per_address:
+                runs = f"{self.places_per_address} run{'s' if self.places_per_address != 1 else ''}"
+                raise Refused(
+                    f"Your network address already has {runs} training or waiting here, the most one address may have, "
+                    f"so that everybody gets a turn. Press Train again once {'it has' if self.places_per_address == 1 else 'one of them has'} ended."
+                )
             self._line.append(ticket)
         return ticket
 
     def _busy(self, visitor: Hashable | None) -> bool:
         return visitor is not None and any(t.visitor == visitor for t in self._active)
 
+    def _blocked(self, ticket: Ticket) -> bool:
+        """The ticket may not take a slot now: its visitor holds one, or its address holds all it may."""
+        if self._busy(ticket.visitor):
+            return True
+        return ticket.address is not None and sum(t.address == ticket.address for t in self._active) >= self.runs_per_address
+
     def _next(self) -> Ticket | None:
-        """The ticket that takes the next free slot: the first in line whose visitor holds none."""
-        return next((t for t in self._line if not self._busy(t.visitor)), None)
+        """The ticket that takes the next free slot: the first in line neither its visitor nor its address
+        holds back, here or (with `locks`) in the other processes; it takes its address's lock now."""
+        for t in self._line:
+            if self._blocked(t):
+                continue
+            if self.locks is not None and t.address is not None and t.lock is None:
+                t.lock = self.locks.take(t.address)
+                if t.lock is None:
+                    continue  # its address holds all it may in the other processes
+            return t
+        return None
+
+    def _give_back(self, ticket: Ticket) -> None:
+        if ticket.lock is not None:
+            AddressLocks.give_back(ticket.lock)
+            ticket.lock = None
 
     def wait_turn(self, ticket: Ticket, should_stop: Callable[[], bool] = lambda: False, every: float = 0.5) -> bool:
         """Block until `ticket` holds a slot (True), or until it is cancelled or should_stop()
@@ -255,7 +367,8 @@ class Trainers:
                     return True
                 if ticket not in self._line:
                     return False  # cancelled
-                if len(self._active) < self.max_runs and self._next() is ticket:
+                following = self._next() if len(self._active) < self.max_runs else None
+                if following is ticket:
                     self._line.remove(ticket)
                     self._active.add(ticket)
                     ticket.started = time.monotonic()
@@ -263,6 +376,8 @@ class Trainers:
                     self.served = [*self.served[-999:], ticket.visitor]
                     self._cond.notify_all()  # the next in line may have a free slot too
                     return True
+                if following is not None:
+                    self._cond.notify_all()  # another ticket may take the free slot: wake it
                 self._cond.wait(every)
 
     def acquire(self, should_stop: Callable[[], bool] = lambda: False, every: float = 0.5, visitor: Hashable | None = None) -> Ticket | None:
@@ -276,6 +391,7 @@ class Trainers:
             if ticket not in self._line:
                 return False
             self._line.remove(ticket)
+            self._give_back(ticket)
             self._cond.notify_all()
             return True
 
@@ -286,6 +402,7 @@ class Trainers:
             self._active.discard(ticket)
             if ticket in self._line:
                 self._line.remove(ticket)
+            self._give_back(ticket)
             if pace is not None and pace == pace and pace > 0:
                 self._paces.append(pace)
             self._cond.notify_all()
@@ -312,8 +429,8 @@ class Trainers:
             now = time.monotonic()
             active, line = list(self._active), list(self._line)
             behind_own = self._busy(ticket.visitor)
-            starts = _schedule(active, line, self.max_runs, now, lambda t: t.seconds * pace)
-            worst = _schedule(active, line, self.max_runs, now, lambda t: t.cap)
+            starts = _schedule(active, line, self.max_runs, now, lambda t: t.seconds * pace, self.runs_per_address)
+            worst = _schedule(active, line, self.max_runs, now, lambda t: t.cap, self.runs_per_address)
         order = sorted(range(len(line)), key=lambda i: (starts.get(line[i], float("inf")), i))  # who starts first; in line order on a tie
         place = [line[i] for i in order].index(ticket)
         return Outlook(place, len(active), starts.get(ticket), worst.get(ticket), behind_own)
@@ -329,31 +446,48 @@ class Trainers:
             return len(self._line)
 
 
-def _schedule(active: list[Ticket], line: list[Ticket], max_runs: int, now: float, length: Callable[[Ticket], float]) -> dict[Ticket, float]:
+def _schedule(
+    active: list[Ticket], line: list[Ticket], max_runs: int, now: float, length: Callable[[Ticket], float], runs_per_address: int | float = float("inf")
+) -> dict[Ticket, float]:
     """Seconds from `now` until each ticket in `line` would take a slot, if every run took
     `length(ticket)` seconds (a run training now: what is left of it, never past its time limit):
-    the rule of `Trainers.wait_turn` played forward. Tickets that never start (no slot at all) are left out."""
+    the rule of `Trainers.wait_turn` played forward (a visitor's one slot, an address's
+    `runs_per_address`). Tickets that never start (no slot at all) are left out."""
     if max_runs <= 0:
         return {}
     free = [min(max(0.0, length(t) - (now - t.started)), max(0.0, t.cap - (now - t.started))) for t in active]
     visitor_free: dict[Hashable, float] = {}
+    address_ends: dict[Hashable, list[float]] = {}
     for t, end in zip(active, free):
         if t.visitor is not None:
             visitor_free[t.visitor] = max(visitor_free.get(t.visitor, 0.0), end)
+        if t.address is not None:
+            address_ends.setdefault(t.address, []).append(end)
+
+    def free_at(t: Ticket) -> float:
+        """When the ticket's visitor and address would let it start."""
+        at = visitor_free.get(t.visitor, 0.0) if t.visitor is not None else 0.0
+        ends = sorted(address_ends.get(t.address, ())) if t.address is not None else []
+        if len(ends) >= runs_per_address:  # when enough of the address's runs have ended to leave it one
+            at = max(at, ends[len(ends) - int(runs_per_address)])
+        return at
+
     slots = sorted(free) + [0.0] * max(0, max_runs - len(active))
     heapq.heapify(slots)
     pending, starts = list(line), {}
     while pending:
         at = heapq.heappop(slots)
-        ready = [t for t in pending if t.visitor is None or visitor_free.get(t.visitor, 0.0) <= at]
-        if not ready:  # everyone waiting is behind a run of their own: the slot waits for the first of those to end
-            at = min(visitor_free[t.visitor] for t in pending)
-            ready = [t for t in pending if t.visitor is None or visitor_free.get(t.visitor, 0.0) <= at]
+        ready = [t for t in pending if free_at(t) <= at]
+        if not ready:  # everyone waiting is held back by their own runs: the slot waits for the first of those to end
+            at = min(free_at(t) for t in pending)
+            ready = [t for t in pending if free_at(t) <= at]
         t = ready[0]
         starts[t] = at
         end = at + max(0.0, min(length(t), t.cap))
         if t.visitor is not None:
             visitor_free[t.visitor] = end
+        if t.address is not None:
+            address_ends.setdefault(t.address, []).append(end)
         heapq.heappush(slots, end)
         pending.remove(t)
     return starts
@@ -364,11 +498,11 @@ _trainers_lock = threading.Lock()
 
 
 def trainers() -> Trainers:
-    """The process-wide cap on runs training at once (PEE_LAB_MAX_RUNS, read once)."""
+    """The process-wide cap on runs training at once (PEE_LAB_MAX_RUNS and PEE_LAB_PLACES_PER_ADDRESS, read once)."""
     global _trainers
     with _trainers_lock:
         if _trainers is None:
-            _trainers = Trainers(max_runs_from_env())
+            _trainers = Trainers(max_runs_from_env(), places_from_env(), AddressLocks.from_env())
         return _trainers
 
 
@@ -393,8 +527,10 @@ class LabRun:
     training), at least CAP_FLOOR_S, at most `wall_seconds`; `wall_seconds` alone without an estimate. A run still
     going `cap` seconds after it started training (torch loaded, its slot taken) is stopped
     (`timed_out`), whatever it is doing: training and evaluation both ask `should_stop` at least
-    once a second. `visitor` names who pressed Train (a browser, across its tabs): the trainers
-    give one visitor at most one slot at a time."""
+    once a second. `visitor` names who pressed Train (a browser, across its tabs), `address` where
+    from (the client's network address): the trainers give one visitor at most one slot and one
+    place in line, and one address a few (`Trainers`); a run they refuse is done at once, every
+    scheme "failed" with their sentence, as a run over budget is."""
 
     configs: list[LabConfig]
     cache: ResultCache | None = None
@@ -406,6 +542,7 @@ class LabRun:
     budget: Callable[[list], str | None] = over_budget  # why a run is refused, or None (the real-text task has its own)
     estimate: Callable[[Any], float] | None = None  # estimated seconds of one config, for the time limit and the waits shown
     visitor: Hashable | None = None  # who asked (a browser across its tabs): one trainer at a time each
+    address: Hashable | None = None  # the network address they asked from: a few places each
     progress: list[Progress] = field(default_factory=list)
     results: dict[int, LabResult] = field(default_factory=dict)
     started: float = 0.0
@@ -447,7 +584,13 @@ class LabRun:
         if _uses_torch(self.train_fn or train):
             warm_model()  # torch loads while the run waits in line
         if self.slots is not None:
-            self._ticket = self.slots.join(self.visitor, self.estimated_s, self.cap)  # in line now, in the order Train was pressed
+            try:
+                self._ticket = self.slots.join(self.visitor, self.estimated_s, self.cap, self.address)  # in line now, in the order Train was pressed
+            except Refused as refusal:
+                self.refused = str(refusal)
+                self._set("failed", self.refused)
+                self._finish()
+                return self
         self._thread = threading.Thread(target=self._work, name="lab-run", daemon=True)
         try:
             self._thread.start()

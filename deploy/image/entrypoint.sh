@@ -95,6 +95,17 @@ if [ -z "${PEE_LAB_MAX_RUNS:-}" ]; then
     PEE_LAB_MAX_RUNS=$(((c + N - 1) / N))
     export PEE_LAB_MAX_RUNS
 fi
+# One network address holds at most this many of all the processes' trainers: one fewer than there are (at least
+# one), so that whatever routing cookies it sends it never holds them all; the processes count them through lock
+# files in one folder (core/lab/runner.py, AddressLocks).
+if [ -z "${PEE_LAB_TRAINERS_PER_ADDRESS:-}" ]; then
+    t=1
+    whole "$PEE_LAB_MAX_RUNS" && [ $((N * PEE_LAB_MAX_RUNS)) -gt 2 ] && t=$((N * PEE_LAB_MAX_RUNS - 1))
+    PEE_LAB_TRAINERS_PER_ADDRESS=$t
+    export PEE_LAB_TRAINERS_PER_ADDRESS
+fi
+PEE_LAB_LOCK_DIR=${PEE_LAB_LOCK_DIR:-$RUN_DIR/trainers}
+export PEE_LAB_LOCK_DIR
 
 mkdir -p "$RUN_DIR"  # nginx's scratch folders go here (the Dockerfile makes it: the image may be mounted read-only)
 ports=''
@@ -139,7 +150,7 @@ stop() {
 }
 trap 'stop 0' TERM INT
 
-say "$N app process(es) on 127.0.0.1:${ports# } behind nginx on port $PORT (PEE_LAB_MAX_RUNS=$PEE_LAB_MAX_RUNS each)"
+say "$N app process(es) on 127.0.0.1:${ports# } behind nginx on port $PORT (PEE_LAB_MAX_RUNS=$PEE_LAB_MAX_RUNS each, PEE_LAB_TRAINERS_PER_ADDRESS=$PEE_LAB_TRAINERS_PER_ADDRESS in all)"
 # shellcheck disable=SC2086
 python deploy/image/nginx.py --listen "${PEE_LISTEN:-0.0.0.0}:$PORT" --app-ports $ports --run-dir "$RUN_DIR" --nginx "$NGINX" ${PEE_ACCESS_LOG:+--access-log "$PEE_ACCESS_LOG"} &
 nginx_pid=$!

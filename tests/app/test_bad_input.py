@@ -17,7 +17,9 @@ Each is judged by tests/links.py's oracle (no exception; nothing formed from the
 within what its control offers; a notice naming every parameter whose value was not taken; the run
 under SCRIPT_BOUND_S), and the session carries on: the next page opens clean.
 `test_the_pages_read_links_only_through_these_kinds` shows that every parameter of every page is read
-by a kind of control the unit battery tries.
+by a kind of control the unit battery tries. `test_infinity_met_on_back_in_every_bound_control`: a
+value met on the browser's Back (Streamlit seeds every bound widget from that URL again) gets the
+same check as on a first load.
 """
 
 from __future__ import annotations
@@ -31,7 +33,10 @@ from streamlit.testing.v1 import AppTest
 
 from harness.pages import ROOT, AppPage, app_pages
 from tests.app.conftest import open_page as open_name
-from tests.links import EDGES, INJECTIONS, LISTS, SCRIPT_BOUND_S, Param, case_values, link_problems, notices, params_read, query_groups, tab_sets
+from tests.links import (
+    EDGES, INJECTIONS, LISTS, SCRIPT_BOUND_S, Param, bound, case_values, history_run, link_problems, notices, params_read, query_groups, tab_sets,
+)  # fmt: skip
+from tests.pages import VIEW_SWITCHES
 from ui.params import SHARED_PARAMS
 
 PAGES = app_pages()
@@ -130,6 +135,23 @@ def test_a_value_on_the_edge_of_a_range_is_taken(page, case):
         given = case_values(params, case)
         if given:
             judge(page, opened, params, given, edges=True)
+
+
+@pytest.mark.parametrize("page", [p.name for p in PAGES])
+def test_infinity_met_on_back_in_every_bound_control(page):
+    # a page opened clean, then Back or Forward to an entry whose URL gives `inf` to every control bound to the URL
+    # (an int input seeded with it raised OverflowError): the first load's notice, not an exception
+    views = [(opened, params, None) for opened, params in page_views(page)]
+    for switch in VIEW_SWITCHES.get(page, []):  # a view chosen by a segmented control (tests/pages.py): its own controls
+        for option in (o for o in switch.options if o != switch.default):
+            at = open_page(BY_NAME[page], {switch.key: option})
+            views.append(({switch.key: option}, params_read(at, {switch.key: option}), at))
+    for opened, params, at in views:
+        given = {p.name: "inf" for p in bound(params) if p.name not in opened}
+        if given:
+            at = history_run(at or open_page(BY_NAME[page], opened), given | opened)
+            problems = link_problems(at, params, given)
+            assert not problems, (page, opened, problems)
 
 
 def test_the_pages_read_links_only_through_these_kinds():

@@ -160,12 +160,24 @@ def test_a_waiting_run_trains_once_a_trainer_frees_up(trainers_busy):
     assert len(figures(at)) == 6 and not any("Waiting" in i.value for i in at.info)
 
 
-def test_two_sessions_in_line_each_see_their_place(trainers_busy):
+@pytest.fixture()
+def own_browsers(monkeypatch):
+    """Each AppTest session a browser of its own (AppTest sends no cookies, and every session has one id):
+    the visitor is what the session's `as_browser` says."""
+    import streamlit as st
+
+    import ui.visitor
+
+    monkeypatch.setattr(ui.visitor, "visitor_id", lambda: st.session_state.get("as_browser", "browser"))
+
+
+def test_two_sessions_in_line_each_see_their_place(trainers_busy, own_browsers):
     slots, held = trainers_busy
     first, second = tiny_page(["none"], lab_seed=103), tiny_page(["none"], lab_seed=104)
+    first.session_state["as_browser"], second.session_state["as_browser"] = "browser-1", "browser-2"
     first.button(key="lab_train").click().run()
     second.button(key="lab_train").click().run()
-    assert any(f"{slots.max_runs} runs in progress, you are 2nd in line" in i.value for i in second.info)
+    assert any(f"{slots.max_runs} runs in progress, you are 2nd in line" in i.value for i in second.info), [i.value for i in second.info]
     first.button(key="lab_stop").click().run()  # the first leaves the line: the second moves up
     assert first.session_state["lab_run"].wait(10)
     second.run()
@@ -174,10 +186,31 @@ def test_two_sessions_in_line_each_see_their_place(trainers_busy):
     assert second.session_state["lab_run"].wait(10) and slots.waiting == 0
 
 
+def test_one_address_holds_two_places_and_a_third_browser_is_told_why(trainers_busy, own_browsers):
+    # three browsers on this machine (AppTest's address: 127.0.0.1), each its own visitor: the address holds two places
+    slots, _ = trainers_busy
+    tabs = [tiny_page(["none"], lab_seed=110 + i) for i in range(3)]
+    for i, at in enumerate(tabs):
+        at.session_state["as_browser"] = f"browser-{i}"
+        at.button(key="lab_train").click().run()
+        assert_clean(at)
+    assert [at.session_state["lab_run"].queued() for at in tabs[:2]] == [(0, slots.max_runs), (1, slots.max_runs)]
+    refused = tabs[2].session_state["lab_run"]
+    assert refused.done and refused.queued() is None and slots.waiting == 2, [at.session_state["lab_run"].address for at in tabs]
+    shown = [w.value for w in tabs[2].warning]
+    assert any(w.startswith("Your network address already has 2 runs training or waiting here") for w in shown), shown
+    assert not tabs[2].get("progress") and not tabs[2].error  # the one sentence, no bars, no per-scheme failures
+    for at in tabs[:2]:
+        at.button(key="lab_stop").click().run()
+        assert at.session_state["lab_run"].wait(10)
+    assert slots.waiting == 0
+
+
 def test_a_visitor_training_in_one_tab_waits_in_another_with_an_estimated_wait(trainers_busy, monkeypatch):
     """One trainer per visitor: the same browser (ui.internals.visitor_id, stubbed: AppTest sends no
     cookies) holds a trainer already, so its other tab waits behind it, and says so with a wait."""
     import ui.lab_run
+    import ui.visitor
 
     slots, held = trainers_busy
     monkeypatch.setattr(slots, "_paces", deque(maxlen=slots.PACE_RUNS))  # no pace from the runs of earlier tests in this process: waits as estimated
@@ -185,7 +218,7 @@ def test_a_visitor_training_in_one_tab_waits_in_another_with_an_estimated_wait(t
     for ticket in held:  # the visitor's first tab holds one trainer (40 s estimated), somebody else the others
         ticket.seconds, ticket.cap, ticket.started = 40.0, 120.0, started
     held[0].visitor = "browser-1"
-    monkeypatch.setattr(ui.lab_run, "visitor_id", lambda: "browser-1")
+    monkeypatch.setattr(ui.visitor, "visitor_id", lambda: "browser-1")
     at = tiny_page(["none"], lab_seed=105)
     at.button(key="lab_train").click().run()
     spent = time.monotonic() - started  # the first tab's run has this much less left by the time the page says it

@@ -48,3 +48,28 @@ def test_unknown_choice_in_link_gives_notice(page, key, raw):
     at = open_page(page, **{key: raw})
     assert_clean(at)
     assert any(key in w.value for w in at.warning), [w.value for w in at.warning]
+
+
+def test_the_first_runs_url_goes_to_the_history_script_once():
+    # a session's first run holds its writes of the URL (the browser would push an entry per write) and hands the
+    # query string it ends with to ui/assets/history.js; a later run writes as usual and hands nothing over
+    import json
+    from urllib.parse import parse_qs
+
+    from bench.app_run import component_data
+
+    def handed(at):
+        (script,) = [el for el in at.get("bidi_component") if el.proto.component_name == "pee_history"]
+        return json.loads(component_data(script.proto))
+
+    at = open_page("rope", d_model="64")
+    first = handed(at)
+    assert first["path"] == "rope" and parse_qs(first["query"]) == {k: [v] for k, v in at.query_params.items()}
+    assert parse_qs(first["query"])["d_model"] == ["64"] and {"max_len", "base", "rope_layout"} <= set(parse_qs(first["query"]))
+    full = dict(at.query_params)
+    at.query_params.clear()
+    at.query_params["d_model"] = "64"
+    at.run()  # the browser's URL is still the link's: the script has not run yet, so this run holds its writes too
+    assert parse_qs(handed(at)["query"]) == {k: [v] for k, v in full.items()}
+    at.run()  # the URL the script was handed is in the browser's address bar: it is in place
+    assert handed(at) == {"path": "rope", "query": None}

@@ -92,7 +92,8 @@ def test_the_live_preview_tab_starts_at_the_sidebar_settings_with_the_apps_scale
     at = open_page("sinusoidal", d_model="64", max_len="100", base="500", layout="concat", sin_view="Live preview")
     assert_clean(at)
     assert not at.get("plotly_chart")  # the browser draws this tab: the server sends no figure
-    (mounted,) = [el for el in at.get("bidi_component") if el.proto.component_name != "pee_scroll_regions"]  # every page mounts that one (app.py)
+    mounted_by_app = ("pee_scroll_regions", "pee_history")  # every page mounts those (app.py)
+    (mounted,) = [el for el in at.get("bidi_component") if el.proto.component_name not in mounted_by_app]
     assert mounted.proto.component_name == "pee.sinusoid_preview" and not mounted.proto.isolate_styles
     sent = json.loads(mounted.proto.json)
     data = preview_data(64, 100, 500.0, "concat")

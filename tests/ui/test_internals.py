@@ -69,6 +69,17 @@ def _forget_script() -> None:
     st.number_input("n", 0, 10, 3, key="n", bind="query-params")
 
 
+def _drop_script() -> None:
+    import streamlit as st
+
+    from ui.internals import drop_query_param
+
+    if st.query_params.get("n") == "1e309":
+        drop_query_param("n")
+    st.session_state["left"] = dict(st.query_params)
+    st.number_input("n", 0, 10, 3, key="n", bind="query-params")
+
+
 def _check_script() -> None:
     import streamlit as st
 
@@ -194,12 +205,25 @@ def test_a_check_asks_the_runtime_about_this_session(monkeypatch):
     assert check() is False
 
 
+def test_a_bad_url_value_met_on_back_is_dropped_though_its_widget_is_bound():
+    from tests.links import history_run
+
+    at = AppTest.from_function(_drop_script)
+    at.query_params["n"] = "5"
+    at.run()
+    at = history_run(at, {"n": "1e309", "m": "1"})  # the widget is bound now: del st.query_params["n"] is refused
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["left"] == {"m": "1"} and at.query_params == {"m": "1"}  # gone from the URL the browser is told of
+    assert at.number_input(key="n").value == 3  # and not seeded: the default
+
+
 # --- and fall back when they are missing -----------------------------------------------
 
 
 def test_outside_a_script_run_everything_falls_back():
     assert internals.widget_values_sent_by_browser() == {}
     internals.forget_initial_query_param("n")  # no exception
+    internals.drop_query_param("n")
     assert internals.connection_check()() is True
 
 
@@ -218,6 +242,7 @@ def test_missing_structures_give_public_behaviour(monkeypatch, ctx):
     monkeypatch.setattr(internals, "_script_context", lambda: ctx)
     assert internals.widget_values_sent_by_browser() == {}
     internals.forget_initial_query_param("n")  # no exception: the URL's value stays, as without the call
+    internals.drop_query_param("n")
 
 
 def test_back_and_forward_report_nothing(monkeypatch):
@@ -580,3 +605,36 @@ def test_a_message_keeps_the_last_event_of_each_name_in_order():
     assert internals.last_events(None) is None and internals.last_events([]) == []
     many = [{"event": f"e{i}", "value": i} for i in range(100)]
     assert internals.last_events(many) == many[-internals.EVENTS_PER_MESSAGE :]
+
+
+def _held_script() -> None:
+    import streamlit as st
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    from ui.internals import hold_url_writes
+
+    ctx = get_script_run_ctx()
+    sent, enqueue = [], ctx.enqueue
+    ctx.enqueue = lambda msg: (sent.append(msg.WhichOneof("type")), enqueue(msg))[1]
+    try:
+        hold_url_writes(True)
+        st.query_params["a"] = "1"
+        st.query_params.update(b="2")
+        del st.query_params["a"]
+        st.session_state["while held"] = (sent.count("page_info_changed"), ctx.query_string)
+        st.session_state["released"] = hold_url_writes(False)
+        st.query_params["c"] = "3"
+        st.session_state["after"] = sent.count("page_info_changed")
+    finally:
+        ctx.enqueue = enqueue
+
+
+def test_held_writes_of_the_url_are_kept_and_not_sent():
+    from streamlit.runtime.state.query_params import QueryParams
+
+    assert internals.INSTALLED["url writes"] and QueryParams._send_query_param_msg._pee_held, UPGRADE
+    at = AppTest.from_function(_held_script).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["while held"] == (0, "b=2")  # nothing sent; the run's query string follows every write
+    assert at.session_state["released"] == "b=2" and at.session_state["after"] == 1  # sent as before once let go
+    assert at.query_params == {"b": "2", "c": "3"}

@@ -20,7 +20,7 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.links import BATTERY, CASES, EDGES, SCRIPT_BOUND_S, case_values, link_problems, params_read, query_groups
+from tests.links import BATTERY, CASES, EDGES, NUMBERS, SCRIPT_BOUND_S, bound, case_values, history_run, link_problems, params_read, query_groups
 
 
 def _every_control_app() -> None:
@@ -98,3 +98,20 @@ def test_bad_value_in_every_parameter(case):
     given = case_values(PARAMS, case)
     assert given, f"no parameter takes a {case} value"
     _judge(given, edges=case in EDGES)
+
+
+BACK = [*(f"battery:{case}" for case in NUMBERS), *(case for case in CASES if case not in EDGES)]
+
+
+@pytest.mark.parametrize("case", BACK)
+def test_a_bad_value_met_on_back_gets_the_first_loads_check(case):
+    # the session opened clean, then Back or Forward to an entry whose URL holds the value in every parameter bound to a widget
+    # (history.pushState of a crafted URL, then back): Streamlit seeds those widgets from it again, so it must be checked again
+    params = bound(PARAMS)
+    assert {p.kind for p in params} >= {("bound", "number_input"), ("bound", "slider"), ("bound", "text_input"), ("page", "tabs")}
+    given = {p.name: NUMBERS[case.split(":")[1]] for p in params} if case.startswith("battery:") else case_values(params, case)
+    at = _open({})
+    problems = link_problems(history_run(at, given), params, given)
+    assert not problems, problems
+    at.run()  # the session carries on
+    assert not at.exception, [e.value for e in at.exception]

@@ -1,7 +1,8 @@
 """core.lab.Trainers and LabRun's place in it, with fake quick runs (no torch): the cap is never
 exceeded, the line is first come first served, a run leaves the line when stopped or when its
-watcher goes away, an exception frees the slot, a cached configuration waits for nothing, and
-PEE_LAB_MAX_RUNS sets the cap."""
+watcher goes away, an exception frees the slot, a cached configuration waits for nothing, a
+visitor holds one trainer and one place in line, an address a few places and never every trainer,
+and PEE_LAB_MAX_RUNS and PEE_LAB_PLACES_PER_ADDRESS set the caps."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 
 from core.lab import runner
 from core.lab.config import LabConfig, LabResult
-from core.lab.runner import LabRun, ResultCache, Trainers, max_runs_from_env
+from core.lab.runner import LabRun, Refused, ResultCache, Trainers, max_runs_from_env, places_from_env
 
 WAIT = 10.0  # seconds any of these waits may take at most; each normally takes milliseconds
 
@@ -329,12 +330,13 @@ def test_ten_visitors_are_served_in_turn_whatever_their_tabs_do():
     held = [slots.acquire(visitor="x"), slots.acquire(visitor="y")]
     runs = [LabRun([config(100 + i)], slots=slots, train_fn=fake, visitor=f"v{i}").start() for i in range(10)]
     extra = LabRun([config(200)], slots=slots, train_fn=fake, visitor="v0").start()  # v0 presses again in a second tab
-    assert [r.queued()[0] for r in runs] == list(range(10)) and extra.queued()[0] == 10
+    assert [r.queued()[0] for r in runs] == list(range(10))
+    assert extra.done and extra.queued() is None and "one place in line per visitor" in extra.progress[0].message  # one place each
     for ticket in held:
         slots.release(ticket)
-    assert all(r.wait(WAIT) for r in [*runs, extra])
-    assert fake.order == [100 + i for i in range(10)] + [200] and slots.peak == 2
-    assert slots.served[2:] == [f"v{i}" for i in range(10)] + ["v0"]
+    assert all(r.wait(WAIT) for r in runs)
+    assert fake.order == [100 + i for i in range(10)] and slots.peak == 2
+    assert slots.served[2:] == [f"v{i}" for i in range(10)]
 
 
 def test_the_estimated_wait_adds_up_the_runs_ahead_and_what_is_left_of_those_training():
@@ -442,3 +444,133 @@ def test_a_waiting_run_takes_the_pace_learnt_while_it_waited():
     fake.gate.set()
     assert run.wait(WAIT) and run.timed_out
     assert "this run's time limit of 150 s (3 × its estimated 20 s × 2.5, as much slower as this server's recent runs were)" in run.progress[0].message
+
+
+# --- one address, however many visitors it claims to be: a few places, never every trainer ---
+
+
+def test_forged_visitors_from_one_address_hold_two_places_and_one_trainer():
+    # 100 sessions from one address, each with a cookie of its own (forged, or none: each a visitor of its own)
+    slots = Trainers(2)
+    held, refused = [], []
+    for i in range(100):
+        try:
+            held.append(slots.join(f"forged-{i}", seconds=60, cap=180, address="203.0.113.9"))
+        except Refused as refusal:
+            refused.append(str(refusal))
+    assert len(held) == 2 and len(refused) == 98 and "Your network address already has 2 runs training or waiting here" in refused[0]
+    assert slots.wait_turn(held[0], every=0.01)
+    polls = iter(range(5))
+    assert not slots.wait_turn(held[1], should_stop=lambda: next(polls, None) is None, every=0.01)
+    assert slots.in_progress == 1  # the second forged run waited 5 polls with a trainer free (its address holds all it may), then left
+    real = slots.join("ann", seconds=5, cap=15, address="198.51.100.7")
+    assert slots.wait_turn(real, should_stop=lambda: False, every=0.01)  # a real visitor elsewhere takes the free trainer at once
+    assert slots.in_progress == 2 and slots.served == ["forged-0", "ann"]
+
+
+def test_visitors_without_a_name_are_held_to_their_address_too():
+    slots = Trainers(3, places_per_address=3)
+    tickets = [slots.join(None, address="203.0.113.9") for _ in range(3)]
+    with pytest.raises(Refused, match="already has 3 runs"):
+        slots.join(None, address="203.0.113.9")
+    assert slots.runs_per_address == 2  # one fewer than the trainers
+    assert slots.wait_turn(tickets[0], every=0.01) and slots.wait_turn(tickets[1], every=0.01)
+    assert not slots.wait_turn(tickets[2], should_stop=lambda: True)  # the third trainer stays free for somebody else
+    slots.join(None, address="203.0.113.9")  # its place freed: it may join again
+    with pytest.raises(Refused):
+        slots.join(None, address="203.0.113.9")
+
+
+def test_a_visitor_has_one_trainer_and_one_place_in_line():
+    slots = Trainers(2)
+    first = slots.join("ann", address="198.51.100.7")
+    assert slots.wait_turn(first, every=0.01)
+    slots.join("ann", address="198.51.100.7")  # a second tab waits behind the first
+    with pytest.raises(Refused, match="one place in line per visitor"):
+        slots.join("ann", address="192.0.2.1")  # a third, from anywhere
+    assert slots.waiting == 1
+
+
+def test_the_wait_shown_counts_the_trainers_an_address_may_hold():
+    slots = Trainers(2)
+    mine = slots.join("x", seconds=100, cap=300, address="203.0.113.9")
+    assert slots.wait_turn(mine, every=0.01)
+    mine.started = time.monotonic()
+    second = slots.join("y", seconds=10, cap=30, address="203.0.113.9")  # its address holds its one trainer
+    other = slots.join("ann", seconds=10, cap=30, address="198.51.100.7")
+    ahead, behind = slots.outlook(second), slots.outlook(other)
+    assert behind.place == 0 and behind.wait_s == pytest.approx(0, abs=0.5)  # takes the free trainer first
+    assert ahead.place == 1 and ahead.wait_s == pytest.approx(100, abs=0.5) and not ahead.behind_own  # only when x's run ends
+
+
+def test_one_trainer_a_process_is_one_an_address_may_hold():
+    # with one trainer there is no fewer to keep: the address may hold it (the image runs one process per core, each with its own)
+    assert Trainers(1).runs_per_address == 1 and Trainers(4, places_per_address=2).runs_per_address == 2
+    with pytest.raises(ValueError, match="places_per_address must be a whole number of at least 1"):
+        Trainers(2, places_per_address=0)
+
+
+@pytest.mark.parametrize(("value", "expected"), [(None, 2), ("5", 5), ("0", 2), ("x", 2)])
+def test_the_places_per_address_come_from_the_environment(value, expected):
+    assert places_from_env({} if value is None else {"PEE_LAB_PLACES_PER_ADDRESS": value}) == expected
+
+
+def test_a_refused_run_says_why_on_every_scheme_and_holds_nothing():
+    slots, fake = Trainers(2, places_per_address=1), FakeTrain()
+    fake.gate.clear()
+    first = LabRun([config(300)], slots=slots, train_fn=fake, visitor="a", address="203.0.113.9").start()
+    second = LabRun([config(301), config(302)], slots=slots, train_fn=fake, visitor="b", address="203.0.113.9").start()
+    assert second.done and [p.state for p in second.progress] == ["failed", "failed"]
+    assert second.progress[0].message == "Your network address already has 1 run training or waiting here, the most one address may have, " + (
+        "so that everybody gets a turn. Press Train again once it has ended."
+    )
+    fake.gate.set()
+    assert first.wait(WAIT) and fake.order == [300] and slots.in_progress == 0 and slots.waiting == 0
+
+
+# --- processes sharing a machine (the image: one per core, one trainer each) share an address's limit ---
+
+
+def test_an_address_holds_one_trainer_across_processes(tmp_path):
+    # two processes' trainers, one trainer each, sharing the lock folder as the image's processes do
+    a, b = Trainers(1, locks=runner.AddressLocks(tmp_path)), Trainers(1, locks=runner.AddressLocks(tmp_path))
+    mine = a.join("route-a", address="203.0.113.9")
+    assert a.wait_turn(mine, every=0.01)
+    polls = iter(range(5))
+    other_process = b.join("route-b", address="203.0.113.9")  # another routing cookie, to reach the other process
+    assert not b.wait_turn(other_process, should_stop=lambda: next(polls, None) is None, every=0.01)
+    assert b.in_progress == 0  # its trainer stayed free five polls: the address holds all it may in the other process
+    real = b.join("ann", address="198.51.100.7")
+    assert b.wait_turn(real, every=0.01)  # somebody else takes it at once
+    a.release(mine)
+    again = b.join("route-b", address="203.0.113.9")
+    b.release(real)
+    assert b.wait_turn(again, every=0.01)  # once the first process let it go, the address may train in the second
+    b.release(again)
+
+
+def test_a_lock_is_dropped_when_its_process_ends(tmp_path):
+    import subprocess
+    import sys
+
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from core.lab.runner import AddressLocks; "
+         f"assert AddressLocks({str(tmp_path)!r}).take('203.0.113.9') is not None; print('held', flush=True); time.sleep(60)"],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        locks = runner.AddressLocks(tmp_path)
+        assert locks.take("203.0.113.9") is None and locks.take("198.51.100.7") is not None
+    finally:
+        holder.kill()
+        holder.wait(WAIT)
+    assert locks.take("203.0.113.9") is not None  # the kernel let go of a killed process's lock
+
+
+def test_the_lock_folder_comes_from_the_environment(tmp_path):
+    assert runner.AddressLocks.from_env({}) is None
+    locks = runner.AddressLocks.from_env({"PEE_LAB_LOCK_DIR": str(tmp_path / "locks"), "PEE_LAB_TRAINERS_PER_ADDRESS": "2"})
+    assert locks.per_address == 2 and (tmp_path / "locks").is_dir()
+    held = [locks.take("x"), locks.take("x")]
+    assert None not in held and locks.take("x") is None

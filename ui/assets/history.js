@@ -1,0 +1,67 @@
+// One entry in the browser's history per page the visitor goes to, not per write of the app's URL.
+//
+// Streamlit's frontend pushes a new history entry for every change of the query string the server sends (its
+// page_info_changed message), and the app writes its settings and choices to the URL as a page runs: a page load
+// made 4 to 6 entries, and Back stepped through one page's intermediate URLs (a half-written query string, whose
+// missing settings a history navigation takes as their defaults) instead of going back a page. Here a push to the
+// page already shown (the same path: only the query string or the state differs) replaces the current entry; a push
+// to another page (a link, the navigation) stays a push. The address bar still follows every setting.
+//
+// Leaving a page, the server writes the next page's first settings while the address bar still shows the page being
+// left (before Streamlit pushes the new path): those writes would replace the left page's entry with a half-written
+// URL. So the URL as it was when the visitor last clicked or pressed a key (the link to the next page, say) is put
+// back into the entry being left just before the new page's entry is pushed.
+//
+// This script loads after a session's first run has begun writing the URL, so that run holds its writes and hands
+// the query string it ends with to `showQuery`, which writes it into the entry of the load (ui/history.py).
+
+export function samePage(current, target) {
+  // `current`: the location's href; `target`: the URL pushState was given (absolute, relative, or none at all)
+  if (target === undefined || target === null) return true;  // no URL: the same document's state
+  const here = new URL(current);
+  const there = new URL(String(target), current);
+  return here.origin === there.origin && here.pathname === there.pathname;
+}
+
+export function install(win) {
+  // Patch win.history.pushState once, and follow the visitor's clicks and keys; true if patched now, false if it already was.
+  const history = win.history;
+  if (history.pushState.peeSamePage) return false;
+  const push = history.pushState.bind(history);
+  const replace = history.replaceState.bind(history);
+  let acted = win.location.href;  // the URL when the visitor last clicked or pressed a key
+  const remember = () => { acted = win.location.href; };
+  if (win.addEventListener) {
+    win.addEventListener('click', remember, true);  // capture: before Streamlit acts on the click
+    win.addEventListener('keydown', remember, true);
+  }
+  const pushState = (state, title, url) => {
+    if (samePage(win.location.href, url)) return replace(state, title, url);
+    if (samePage(win.location.href, acted) && acted !== win.location.href) replace(history.state, '', acted);  // the left page as it was left
+    return push(state, title, url);
+  };
+  pushState.peeSamePage = true;
+  history.pushState = pushState;
+  return true;
+}
+
+export function lastSegment(pathname) {
+  // '/rope' -> 'rope', '/app/rope/' -> 'rope', '/' -> '' (the default page)
+  const parts = pathname.split('/').filter(Boolean);
+  return parts.length ? decodeURIComponent(parts[parts.length - 1]) : '';
+}
+
+export function showQuery(win, path, query) {
+  // Write `query` into the current entry, if the page shown is still the one at `path` and its URL differs; true if written.
+  // A page whose path is '' (the default) is shown at the app's root, or at a path of its own once Streamlit names it.
+  if (typeof query !== 'string' || (path !== '' && lastSegment(win.location.pathname) !== path)) return false;
+  if (win.location.search.replace(/^\?/, '') === query) return false;
+  win.history.replaceState(win.history.state, '', `${win.location.pathname}${query ? `?${query}` : ''}${win.location.hash}`);
+  return true;
+}
+
+export default function (component) {
+  install(window);
+  const data = (component && component.data) || {};
+  showQuery(window, data.path, data.query);
+}
