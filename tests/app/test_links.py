@@ -56,7 +56,7 @@ def test_the_first_runs_url_goes_to_the_history_script_once():
     import json
     from urllib.parse import parse_qs
 
-    from bench.app_run import component_data
+    from harness.app_run import component_data
 
     def handed(at):
         (script,) = [el for el in at.get("bidi_component") if el.proto.component_name == "pee_history"]
