@@ -11,6 +11,7 @@ from core.viz import sinusoid_figures as figs
 from ui.controls import Window, choice, follow_default, number, position_window
 from ui.display import note_if, plot
 from ui.heatmap import Zoom, draw_heatmap
+from ui.motion import clock_data, motion
 from ui.path import next_link
 from ui.scorecard import scorecard
 from ui.sidebar import current_settings
@@ -101,6 +102,7 @@ def _waves() -> None:
         st.info("Pick at least one dimension to draw its wave.")
 
     _circle(w_start)
+    _clock()
 
 
 @st.fragment  # inside the Waves tab's fragment: the pair reruns the circle alone
@@ -122,6 +124,20 @@ def _circle(w_start: int) -> None:
             "PE(p + k) is a rotation of PE(p), the same for every p (see the similarity page). Think of each pair as a hand of a clock: the fast pairs "
             "are second hands, the slow ones hour hands, and reading all the hands together tells the position, as a clock's hands tell the time."
         )
+
+
+def _clock() -> None:
+    d, L, base = current_settings()
+    st.header("Every pair at once: a clock")
+    data = clock_data(d, L, base)
+    if data is None:
+        st.info("d_model = 1 has no complete sin/cos pair to draw.")
+        return
+    motion(data, key="sin_clock")  # drawn in the browser: Play and Step ask nothing of the server
+    st.caption(
+        "What to look for: press Play or Step. Every hand turns by its own fixed angle per position: the fast pairs spin like second hands, "
+        "the slow ones barely move, like hour hands. Together the hands tell the position, as a clock's hands tell the time."
+    )
 
 
 def _spectrum() -> None:
@@ -241,6 +257,7 @@ def _preview() -> None:
 url_tabs(
     "sin_view",
     {
+        "Live preview": _preview,  # first: where a learner meets the sinusoid, drawn as they drag
         "Picture": _picture,
         "Waves": _waves,
         "Spectrum": _spectrum,
@@ -248,7 +265,6 @@ url_tabs(
         "Exact values": _exact,
         "tensor2tensor": _t2t,
         "Learned table": _learned,
-        "Live preview": _preview,
     },
 )
 sources_expander("sinusoidal")

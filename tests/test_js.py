@@ -30,6 +30,7 @@ def test_there_are_scripts_to_check():
         "ui/components/shared.js",
         "ui/components/heatmap/index.js",
         "ui/components/sinusoid_preview/index.js",
+        "ui/components/motion/index.js",
     }
 
 
