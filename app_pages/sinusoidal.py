@@ -129,11 +129,7 @@ def _circle(w_start: int) -> None:
 def _clock() -> None:
     d, L, base = current_settings()
     st.header("Every pair at once: a clock")
-    data = clock_data(d, L, base)
-    if data is None:
-        st.info("d_model = 1 has no complete sin/cos pair to draw.")
-        return
-    motion(data, key="sin_clock")  # drawn in the browser: Play and Step ask nothing of the server
+    motion(clock_data(d, L, base), key="sin_clock")  # drawn in the browser: Play and Step ask nothing of the server
     st.caption(
         "What to look for: press Play or Step. Every hand turns by its own fixed angle per position: the fast pairs spin like second hands, "
         "the slow ones barely move, like hour hands. Together the hands tell the position, as a clock's hands tell the time."

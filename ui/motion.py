@@ -49,8 +49,9 @@ def _of(drawn: int, total: int, what: str) -> str:
     return f"{drawn} of the {total:,} {what}s"
 
 
-def _turn(omega: float) -> str:
-    return f"a turn every {number(2 * np.pi / omega)} positions"
+def _rate(name: str, i: int, omega: float) -> str:
+    """The two lines under a dial: its angle per position and the positions one turn takes."""
+    return f"{name}{subscript(i)} = {number(omega)} rad/position\none turn: {number(2 * np.pi / omega)} positions"
 
 
 def _common(title: str, description: str, dials: list[dict], max_position: int, radius_scale: float) -> dict:
@@ -67,23 +68,27 @@ def _common(title: str, description: str, dials: list[dict], max_position: int, 
     }
 
 
-def clock_data(d_model: int, max_len: int, base: float) -> dict | None:
+def _positions(max_len: int) -> str:
+    return "position 0" if max_len == 1 else f"positions 0 to {max_len - 1:,}"
+
+
+def clock_data(d_model: int, max_len: int, base: float) -> dict:
     """The sinusoid as a clock: a dial per sampled complete sin/cos pair (a lone sine of an odd width
-    has no circle), its hand at (sin pω, cos pω): (0, 1) turned clockwise by p·ω. None when d_model
-    has no complete pair."""
+    has no circle), its hand at (sin pω, cos pω): (0, 1) turned clockwise by p·ω. d_model is at
+    least 2 (the app's smallest), so there is a pair."""
     pairs = sampled_pairs(d_model // 2)
     if not pairs:
-        return None
+        raise ValueError(f"d_model = {d_model} has no complete sin/cos pair to turn.")
     omega = sinusoidal.pair_frequencies(d_model, base)[pairs]
     dials = [
-        {"label": f"pair {i}", "sub": f"ω{subscript(i)} = {number(w)} rad per position, {_turn(w)}", "omega": float(w), "turn": -1, "x0": 0.0, "y0": 1.0,
+        {"label": f"pair {i}", "sub": _rate("ω", i, w), "omega": float(w), "turn": -1, "x0": 0.0, "y0": 1.0,
          "x_name": "sin", "y_name": "cos"}
         for i, w in zip(pairs, omega)
     ]
     slowest = f", pair {pairs[-1]} once every {number(2 * np.pi / omega[-1])} positions" if len(pairs) > 1 else ""
     lone = f" Column {d_model - 1} is a lone sine with no cosine partner, so it has no dial." if d_model % 2 else ""
     return _common(
-        f"The clock: {_of(len(pairs), d_model // 2, 'sin/cos pair')} (d_model = {d_model:,}, base {base:,.6g}), positions 0 to {max_len - 1:,}",
+        f"The clock: {_of(len(pairs), d_model // 2, 'sin/cos pair')} (d_model = {d_model:,}, base {base:,.6g}), {_positions(max_len)}",
         f"{'A clock face' if len(pairs) == 1 else 'Clock faces'} for {_of(len(pairs), d_model // 2, 'pair')}. "
         "Each hand points at (sin pω, cos pω) of its pair: straight up at position 0, then clockwise "
         f"by ω radians per position. Pair 0 turns once every {number(2 * np.pi)} positions{slowest}.{lone}",
@@ -93,23 +98,23 @@ def clock_data(d_model: int, max_len: int, base: float) -> dict | None:
     )
 
 
-def rope_data(q: np.ndarray, theta: np.ndarray, layout: str, max_len: int) -> dict | None:
+def rope_data(q: np.ndarray, theta: np.ndarray, layout: str, max_len: int) -> dict:
     """RoPE's query turning: a dial per sampled pair, the pair's two numbers of the query q at position
     0 turned counter-clockwise by p·θᵢ (core.schemes.rope.apply_rope's rotation), on one scale (the
-    longest pair drawn fills its dial). None for a head without a pair."""
+    longest pair drawn fills its dial). Every head width the page offers has a pair."""
     half = q.size // 2
     pairs = sampled_pairs(min(half, theta.size))
     if not pairs:
-        return None
+        raise ValueError(f"a head of width {q.size} has no pair to turn.")
     dims = [(i, i + half) if layout == "half" else (2 * i, 2 * i + 1) for i in pairs]
     longest = max(float(np.hypot(q[a], q[b])) for a, b in dims) or 1.0
     dials = [
-        {"label": f"pair {i} (dimensions {a} and {b})", "sub": f"θ{subscript(i)} = {number(theta[i])} rad per position, {_turn(theta[i])}",
+        {"label": f"pair {i} (q{subscript(a)}, q{subscript(b)})", "sub": _rate("θ", i, theta[i]),
          "omega": float(theta[i]), "turn": 1, "x0": float(q[a]), "y0": float(q[b]), "x_name": f"q{subscript(a)}", "y_name": f"q{subscript(b)}"}
         for i, (a, b) in zip(pairs, dims)
     ]
     return _common(
-        f"One query turned to each position: {_of(len(pairs), half, 'pair')} of its dimensions, positions 0 to {max_len - 1:,}",
+        f"One query turned to each position: {_of(len(pairs), half, 'pair')} of its dimensions, {_positions(max_len)}",
         f"{'A dial' if len(pairs) == 1 else 'Dials'} for {_of(len(pairs), half, 'pair')} of a random query's dimensions. "
         "Each hand is that pair of the query rotated to position p: "
         "the dashed line is where it points at position 0, and it turns counter-clockwise by θ radians per position, its length unchanged.",

@@ -3,6 +3,7 @@ settings, worked by hand where that is short; bad settings give a message and no
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -13,6 +14,7 @@ from core.schemes import rope
 from core.viz import charts
 from tests.app.conftest import chart_keys, assert_clean, decode, figure, figures, open_page, title_text
 from ui import rope_controls
+from ui.motion import rope_data
 
 
 def metrics(at) -> dict[str, str]:
@@ -233,3 +235,11 @@ def test_rope_derivation_draws_the_pair_at_m_and_n_and_says_the_numbers_it_draws
     past = open_page("rope", head_dim="16", rope_view="Derivation", rope_derive_pair="100")  # head width 16: pairs 0 to 7
     assert_clean(past)
     assert any("pairs 0 to 7: pair 7 is drawn" in c.value for c in past.caption)
+
+
+def test_rope_one_pair_turns_the_offset_tabs_query_in_the_browser():
+    at = open_page("rope", head_dim="16", max_len="300", base="500", rope_layout="interleaved")
+    assert_clean(at)
+    (mounted,) = [el for el in at.get("bidi_component") if el.proto.component_name == "pee.motion"]
+    q = np.random.default_rng(7).standard_normal((2, 16))[0]  # the page's probe query, as on the Offset tab
+    assert json.loads(mounted.proto.json) == json.loads(json.dumps(rope_data(q, rope.default_frequencies(16, 500.0), "interleaved", 300)))

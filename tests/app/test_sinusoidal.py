@@ -111,3 +111,12 @@ def test_the_preview_link_is_the_pages_own_path():
     assert page_path("http://127.0.0.1:8501/sinusoidal") == "/sinusoidal"
     assert page_path("https://host.example/pe/sinusoidal/") == "/pe/sinusoidal"  # behind a proxy, with a trailing slash
     assert page_path(None) == "/sinusoidal"
+
+
+def test_the_waves_tab_mounts_the_clock_at_the_sidebar_settings():
+    from ui.motion import clock_data
+
+    at = open_page("sinusoidal", d_model="7", max_len="90", base="300", sin_view="Waves")
+    assert_clean(at)
+    (mounted,) = [el for el in at.get("bidi_component") if el.proto.component_name == "pee.motion"]
+    assert json.loads(mounted.proto.json) == json.loads(json.dumps(clock_data(7, 90, 300.0)))  # the browser draws it: the data are all it gets

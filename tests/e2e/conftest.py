@@ -106,7 +106,7 @@ DRAWN = f"""() => [...document.querySelectorAll("[data-testid='stPlotlyChart'] .
         .every(p => p.querySelector('.main-svg') && (!(p.data || []).length || p.querySelector("{TRACES}")))
     && [...document.querySelectorAll("[data-testid='stElementContainer']:has([data-testid='stBidiComponentRegular'])")].every(c =>
         c.classList.contains('st-key-pee_scroll_regions')
-        || c.querySelector('.pee-sp[data-drawn]') || c.querySelector('.pee-mo[data-drawn]') || [...c.querySelectorAll('.pee-hm')].some(g => g.dataset.draws === g.dataset.paints
+        || c.querySelector('.pee-sp[data-drawn], .pee-mo[data-drawn]') || [...c.querySelectorAll('.pee-hm')].some(g => g.dataset.draws === g.dataset.paints
             && c.classList.contains('st-key-' + g.dataset.key)))"""
 # every Plotly chart with its traces; every browser component that draws (not the scroll-region script) mounted (on a loaded
 # machine its element can arrive after the

@@ -38,7 +38,10 @@ test('playing moves one position per ms since it started, gliding or (reduced mo
   assert.equal(playing(5, 1000, 900, 100, 50, false), 5);  // a frame stamped before the press: not backwards
 });
 
-test('a dial writes its two coordinates at the position to 3 decimals', () => {
+test('a dial writes its two coordinates at the position to 3 decimals, negatives with a minus sign, never −0.000', () => {
   assert.equal(values(clock, 0), 'sin 0.000, cos 1.000');
-  assert.equal(values(clock, 2), `sin ${Math.sin(1).toFixed(3)}, cos ${Math.cos(1).toFixed(3)}`);
+  assert.equal(values(clock, 2), 'sin 0.841, cos 0.540');  // sin 1, cos 1
+  assert.equal(values(clock, 6), 'sin 0.141, cos −0.990');  // sin 3, cos 3
+  assert.equal(values({ ...clock, omega: 1 }, Math.PI), 'sin 0.000, cos −1.000');  // sin π is 1.2e-16
+  assert.equal(values({ ...clock, omega: -1e-9 }, 1), 'sin 0.000, cos 1.000');  // sin is −1e-9
 });

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from core.schemes import rope, sinusoidal
+from core.viz.charts import subscript
 from ui.motion import MAX_DIALS, clock_data, rope_data, sampled_pairs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,8 +57,10 @@ def test_the_clock_sends_cores_frequencies_and_the_browser_draws_cores_encoding(
     assert ("lone sine" in data["description"]) == bool(d % 2)
 
 
-def test_a_width_without_a_pair_has_no_clock():
-    assert clock_data(1, 64, 10_000.0) is None
+def test_a_width_without_a_pair_is_refused_in_words_and_one_position_is_named_as_one():
+    with pytest.raises(ValueError, match="d_model = 1 has no complete sin/cos pair"):
+        clock_data(1, 64, 10_000.0)
+    assert clock_data(2, 1, 10_000.0)["title"].endswith("base 10,000), position 0")
 
 
 @pytest.mark.parametrize(("head_dim", "layout"), [(2, "half"), (8, "interleaved"), (8, "half"), (128, "half")])
@@ -74,4 +77,4 @@ def test_ropes_dials_turn_the_query_as_core_rotates_it(head_dim, layout):
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-9)
     lengths = np.hypot(want[:, 0, 0], want[:, 0, 1])
     assert data["radius_scale"] == pytest.approx(1 / lengths.max())  # the longest pair drawn fills its dial
-    assert [dial["label"] for dial in data["dials"]] == [f"pair {i} (dimensions {a} and {b})" for i, (a, b) in zip(pairs, dims)]
+    assert [(dial["x_name"], dial["y_name"]) for dial in data["dials"]] == [(f"q{subscript(a)}", f"q{subscript(b)}") for a, b in dims]

@@ -35,10 +35,12 @@ export function playing(from, t0, now, ms, end, jumps) {
   return Math.min(jumps ? Math.floor(p) : p, end);
 }
 
-// What a dial says under itself: its two coordinates at the whole position p.
+// What a dial says under itself: its two coordinates at the whole position p, a negative one with a minus
+// sign (−) as the app's other numbers; a value that rounds to zero is 0.000, never −0.000.
 export function values(dial, p) {
+  const fixed = (v) => { const t = v.toFixed(3); return t === '-0.000' ? '0.000' : t.replace('-', '−'); };
   const [x, y] = point(dial, p);
-  return `${dial.x_name} ${x.toFixed(3)}, ${dial.y_name} ${y.toFixed(3)}`;
+  return `${dial.x_name} ${fixed(x)}, ${dial.y_name} ${fixed(y)}`;
 }
 
 // --- the component --------------------------------------------------------------------------------------
