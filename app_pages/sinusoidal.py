@@ -1,5 +1,6 @@
-"""Page `sinusoidal`: the encoding itself: heatmap, waves, spectrum, phase, binary analogy, exact
-values, the tensor2tensor variant, and a learned table as the other absolute choice."""
+"""Page `sinusoidal`: the encoding itself: first a live preview drawn in the browser, then heatmap, waves
+(with the phase circle and a clock that turns in the browser), spectrum, binary analogy, exact values, the
+tensor2tensor variant, and a learned table as the other absolute choice."""
 
 import numpy as np
 import streamlit as st

@@ -132,12 +132,13 @@ def wait_ready(page, timeout: float = 60_000) -> None:
 
 def figure_signature(page) -> list[str]:
     """What the browser is drawing, figure by figure: every Plotly chart's data as plotly.js holds
-    it, and every panel grid's title and the pixels of its canvases, read once
-    every picture is on them. A redraw with new numbers changes it; a page that draws nothing gives []."""
+    it, every panel grid's title and the pixels of its canvases, read once every picture is on
+    them, and the sinusoid preview's settings and pixels. A redraw with new numbers changes it; a page that draws nothing gives []."""
     page.wait_for_function("() => [...document.querySelectorAll('.pee-hm')].every(g => g.dataset.draws && g.dataset.draws === g.dataset.paints)")
     return page.evaluate(
         "() => [...document.querySelectorAll('.js-plotly-plot')].map(p => JSON.stringify(p.data || []))"
         ".concat([...document.querySelectorAll('.pee-hm')].map(g => g.dataset.title + [...g.querySelectorAll('canvas')].map(c => c.toDataURL()).join('|')))"
+        ".concat([...document.querySelectorAll('.pee-sp[data-drawn]')].map(s => s.dataset.drawn + s.querySelector('canvas').toDataURL()))"
     )
 
 
