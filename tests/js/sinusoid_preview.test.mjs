@@ -16,6 +16,19 @@ test('PE(p, 2i) = sin(p / base^(2i/d)), PE(p, 2i + 1) = cos(...), interleaved or
   close(concat[8], Math.sin(2)); close(concat[9], Math.sin(0.2)); close(concat[10], Math.cos(2)); close(concat[11], Math.cos(0.2));
 });
 
+test('every value is within 1e-12 of sin(p·ω) and cos(p·ω), over rows far from where the turning starts afresh', () => {
+  for (const [d, base, concat] of [[64, 10000, false], [128, 2, true], [2, 1e8, false]]) {
+    const L = 2048, pe = encode(d, L, base, concat);
+    for (let p = 0; p < L; p++) {
+      for (let i = 0; i < d / 2; i++) {
+        const a = p * Math.pow(base, -(2 * i) / d);
+        close(pe[p * d + (concat ? i : 2 * i)], Math.sin(a));
+        close(pe[p * d + (concat ? d / 2 + i : 2 * i + 1)], Math.cos(a));
+      }
+    }
+  }
+});
+
 test('each value is painted in the colour of its level, opaque', () => {
   const rgba = paint([-1, 0.2], [0], [[0, 0, 255], [255, 0, 0]]);  // sines and cosines: never NaN
   assert.deepEqual([...rgba.slice(0, 8)], [0, 0, 255, 255, 255, 0, 0, 255]);

@@ -138,8 +138,7 @@ export default function (component) {
   const kick = () => { if (!raf) raf = requestAnimationFrame(frame); };
 
   function setPlaying(on) {
-    playBtn.textContent = on ? 'Pause' : 'Play';
-    playBtn.setAttribute('aria-pressed', String(on));
+    playBtn.textContent = on ? 'Pause' : 'Play';  // its name says what a press does (no aria-pressed beside a changing name)
     readout.setAttribute('aria-live', on ? 'off' : 'polite');  // no announcement per position while it plays
   }
   function stop() {
