@@ -56,6 +56,7 @@ def test_play_turns_the_clock_in_the_browser_a_frame_per_refresh_and_pauses_on_c
     assert got["at"] > 0, got
     page.keyboard.press("Space")  # pause: on a whole position
     assert page.locator(".pee-mo-play").inner_text() == "Play"
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")  # the paused frame drawn
     p, numbers = shown(page)
     assert p > 0
     pairs = sampled_pairs(32)
@@ -79,11 +80,16 @@ def test_the_keyboard_steps_rope_and_reduced_motion_jumps(browser, app_url):
         page.focus(".pee-mo-step")
         for _ in range(5):
             page.keyboard.press("Enter")
+        page.wait_for_function("() => document.querySelector('.pee-mo').dataset.drawn === '5'", timeout=10_000)
+        page.wait_for_timeout(500)  # longer than a step's glide
         frames = int(page.locator(".pee-mo").get_attribute("data-frames"))
         page.keyboard.press("Enter")
-        assert int(page.locator(".pee-mo").get_attribute("data-frames")) <= frames + 1  # reduced motion: a step is one frame, no glide
+        page.wait_for_function("() => document.querySelector('.pee-mo').dataset.drawn === '6'", timeout=10_000)
+        page.wait_for_timeout(500)
+        assert int(page.locator(".pee-mo").get_attribute("data-frames")) == frames + 1  # reduced motion: a step is one frame, no glide
         page.focus(".pee-mo-back")
         page.keyboard.press("Enter")
+        page.wait_for_function("() => document.querySelector('.pee-mo').dataset.drawn === '5'", timeout=10_000)
         p, numbers = shown(page)
         assert p == 5
         q = np.random.default_rng(7).standard_normal((2, 8))[0]  # the page's query
