@@ -10,7 +10,7 @@ from core.schemes.registry import Setting
 from core.viz import charts
 from ui.controls import check_url_value, follow_default, keep_valid
 from ui.display import guarded, plot
-from ui.motion import motion, rope_data
+from ui.motion import look_for, motion, rope_data
 from ui.path import next_link
 from ui.rope_controls import check_scaling_links, pair_layout_control
 from ui.rope_derivation import derivation_tab
@@ -105,10 +105,11 @@ def _pair() -> None:
     )
     st.subheader("A query turning as its position advances")
     q = np.random.default_rng(PROBE_SEED).standard_normal((2, head_dim))[0]  # the Offset tab's query
-    motion(rope_data(q, theta, layout, L), key="rope_turning")  # drawn in the browser: Play and Step ask nothing of the server
+    turning = rope_data(q, theta, layout, L)
+    motion(turning, key="rope_turning")  # drawn in the browser: Play and Step ask nothing of the server
     st.caption(
-        "What to look for: press Play or Step. Each pair of the query turns by its own θᵢ per position and keeps its length; the fast pairs spin, "
-        "the slow ones barely move. A key turns the same way, so a query and a key keep the angle between them when both move by the same offset."
+        look_for(turning, "pair")
+        + " Every pair keeps its length. A key turns the same way, so a query and a key keep the angle between them when both move by the same offset."
     )
 
 

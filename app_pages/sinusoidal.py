@@ -12,7 +12,7 @@ from core.viz import sinusoid_figures as figs
 from ui.controls import Window, choice, follow_default, number, position_window
 from ui.display import note_if, plot
 from ui.heatmap import Zoom, draw_heatmap
-from ui.motion import clock_data, motion
+from ui.motion import clock_data, look_for, motion
 from ui.path import next_link
 from ui.scorecard import scorecard
 from ui.sidebar import current_settings
@@ -130,11 +130,10 @@ def _circle(w_start: int) -> None:
 def _clock() -> None:
     d, L, base = current_settings()
     st.header("Every pair at once: a clock")
-    motion(clock_data(d, L, base), key="sin_clock")  # drawn in the browser: Play and Step ask nothing of the server
-    st.caption(
-        "What to look for: press Play or Step. Every hand turns by its own fixed angle per position: the fast pairs spin like second hands, "
-        "the slow ones barely move, like hour hands. Together the hands tell the position, as a clock's hands tell the time."
-    )
+    data = clock_data(d, L, base)
+    motion(data, key="sin_clock")  # drawn in the browser: Play and Step ask nothing of the server
+    together = " Together the hands tell the position, as a clock's hands tell the time." if len(data["dials"]) > 1 else ""
+    st.caption(look_for(data, "hand") + together)
 
 
 def _spectrum() -> None:

@@ -124,6 +124,18 @@ def rope_data(q: np.ndarray, theta: np.ndarray, layout: str, max_len: int) -> di
     )
 
 
+def look_for(data: dict, hand: str) -> str:
+    """What to look for while the dials turn, by their numbers: the angle the first and the last turn
+    per position (the last 'barely moves' under 1° a position), or, with one dial, its angle."""
+    degrees = [float(np.degrees(dial["omega"])) for dial in data["dials"]]
+    start = "What to look for: press Play or Step. "
+    if len(degrees) == 1:
+        return start + f"The {hand} turns by the same angle, {number(degrees[0])}°, at every step."
+    first, last = data["dials"][0]["label"], data["dials"][-1]["label"]
+    slow = ", so it barely moves" if degrees[-1] < 1 else ""
+    return start + f"Each {hand} turns by its own fixed angle per position: {first} by {number(degrees[0])}°, {last} by {number(degrees[-1])}°{slow}."
+
+
 def motion(data: dict, key: str) -> None:
     """Mount the dials with their Play, Step and position controls."""
     _renderer()(data=data, key=key, height="content")

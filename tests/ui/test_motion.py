@@ -14,7 +14,7 @@ import pytest
 
 from core.schemes import rope, sinusoidal
 from core.viz.charts import subscript
-from ui.motion import MAX_DIALS, clock_data, rope_data, sampled_pairs
+from ui.motion import MAX_DIALS, clock_data, look_for, rope_data, sampled_pairs
 
 ROOT = Path(__file__).resolve().parents[2]
 POSITIONS = [0, 1, 2, 17, 0.5, 99.25, 4095, 131071]
@@ -78,3 +78,13 @@ def test_ropes_dials_turn_the_query_as_core_rotates_it(head_dim, layout):
     lengths = np.hypot(want[:, 0, 0], want[:, 0, 1])
     assert data["radius_scale"] == pytest.approx(1 / lengths.max())  # the longest pair drawn fills its dial
     assert [(dial["x_name"], dial["y_name"]) for dial in data["dials"]] == [(f"q{subscript(a)}", f"q{subscript(b)}") for a, b in dims]
+
+
+def test_what_to_look_for_follows_the_numbers():
+    one = look_for(clock_data(3, 64, 10_000.0), "hand")  # a pair and a lone sine: one dial
+    assert one.endswith("The hand turns by the same angle, 57.30°, at every step.")  # 1 rad
+    slow = look_for(clock_data(128, 64, 10_000.0), "hand")
+    last = np.degrees(10_000.0 ** (-126 / 128))  # pair 63: 0.006616°
+    assert f"pair 0 by 57.30°, pair 63 by {last:.4g}°, so it barely moves." in slow
+    fast = look_for(clock_data(128, 64, 2.0), "hand")  # base 2: the slowest pair still turns 28.96° a position
+    assert fast.endswith(f"pair 63 by {np.degrees(2.0 ** (-126 / 128)):.4g}°.") and "barely" not in fast
