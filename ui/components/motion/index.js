@@ -94,13 +94,15 @@ export default function (component) {
   let p = Math.min(root._peeP ?? 0, end), shownWhole = -1, play = null, glide = null, raf = 0;
   const ms = () => data.speeds[Number(speedSel.value)].ms;
 
+  // a frame moves the hands; the trail and the words change once per whole position
   function draw() {
-    const scale = R * data.radius_scale;
+    const scale = R * data.radius_scale, w = wholeAt(p), reached = w !== shownWhole;
+    const marks = reached ? trail(p, data.trail) : null;
     for (const { dial, dots, hand, tip } of dials) {
       const [x, y] = point(dial, p);
       hand.setAttribute('x2', x * scale); hand.setAttribute('y2', -y * scale);
       tip.setAttribute('cx', x * scale); tip.setAttribute('cy', -y * scale);
-      const marks = trail(p, data.trail);
+      if (!reached) continue;
       dots.forEach((dot, k) => {
         const at = marks[k - (dots.length - marks.length)];
         if (at === undefined) { dot.setAttribute('visibility', 'hidden'); return; }
@@ -108,8 +110,7 @@ export default function (component) {
         dot.setAttribute('visibility', 'visible'); dot.setAttribute('cx', tx * scale); dot.setAttribute('cy', -ty * scale);
       });
     }
-    const w = wholeAt(p);
-    if (w !== shownWhole) {  // the words change once per whole position, not once per frame
+    if (reached) {
       shownWhole = w;
       for (const d of dials) d.value.textContent = values(d.dial, w);
       readout.textContent = `position p = ${whole(w)}`;
