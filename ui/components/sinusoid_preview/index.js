@@ -49,17 +49,16 @@ export function sliceLevels(edges) {
 
 // The RGBA bytes of the values at their colour levels (the server's edges) in the scale's colours: the
 // level of the value's slice, or, in a slice an edge crosses (and outside ±1), the search over the edges.
+// Each cell's four bytes are written as one 32-bit word, in the machine's byte order.
+const LITTLE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 export function paint(values, edges, colours) {
   const e = Float64Array.from(edges), table = sliceLevels(e), half = BINS / 2;
-  const lut = new Uint8Array(3 * colours.length);
-  colours.forEach((c, k) => { lut[3 * k] = c[0]; lut[3 * k + 1] = c[1]; lut[3 * k + 2] = c[2]; });
-  const rgba = new Uint8ClampedArray(4 * values.length);
+  const words = new Uint32Array(colours.map(([r, g, b]) => (LITTLE ? ((255 << 24) | (b << 16) | (g << 8) | r) : ((r << 24) | (g << 16) | (b << 8) | 255)) >>> 0));
+  const rgba = new Uint8ClampedArray(4 * values.length), out = new Uint32Array(rgba.buffer);
   for (let k = 0; k < values.length; k++) {
     const v = values[k], b = Math.floor((v + 1) * half);
-    let at = b >= 0 && b < BINS ? table[b] : -1;
-    if (at < 0) at = level(v, e);
-    at *= 3;
-    rgba[4 * k] = lut[at]; rgba[4 * k + 1] = lut[at + 1]; rgba[4 * k + 2] = lut[at + 2]; rgba[4 * k + 3] = 255;
+    const at = b >= 0 && b < BINS ? table[b] : -1;
+    out[k] = words[at < 0 ? level(v, e) : at];
   }
   return rgba;
 }
