@@ -11,6 +11,7 @@ from core.viz import charts
 from ui.controls import check_url_value, follow_default, keep_valid
 from ui import rope_text
 from ui.display import guarded, plot
+from ui.motion import look_for, motion, rope_data
 from ui.path import next_link
 from ui.rope_controls import check_scaling_links, pair_layout_control
 from ui.rope_derivation import derivation_tab
@@ -102,6 +103,14 @@ def _pair() -> None:
     st.caption(
         "What to look for: each step turns the point by the same angle θᵢ, and its length never changes. Pair 0 turns by 1 radian per step; later "
         "pairs turn ever more slowly."
+    )
+    st.subheader("A query turning as its position advances")
+    q = np.random.default_rng(PROBE_SEED).standard_normal((2, head_dim))[0]  # the Offset tab's query
+    turning = rope_data(q, theta, layout, L)
+    motion(turning, key="rope_turning")  # drawn in the browser: Play and Step ask nothing of the server
+    st.caption(
+        look_for(turning, "pair")
+        + " Every pair keeps its length. A key turns the same way, so a query and a key keep the angle between them when both move by the same offset."
     )
 
 

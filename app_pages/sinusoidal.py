@@ -1,5 +1,6 @@
-"""Page `sinusoidal`: the encoding itself: heatmap, waves, spectrum, phase, binary analogy, exact
-values, the tensor2tensor variant, and a learned table as the other absolute choice."""
+"""Page `sinusoidal`: the encoding itself: first a live preview drawn in the browser, then heatmap, waves
+(with the phase circle and a clock that turns in the browser), spectrum, binary analogy, exact values, the
+tensor2tensor variant, and a learned table as the other absolute choice."""
 
 import numpy as np
 import streamlit as st
@@ -12,6 +13,7 @@ from ui.controls import Window, choice, follow_default, number, position_window
 from ui import sinusoidal_text as words
 from ui.display import note_if, plot
 from ui.heatmap import Zoom, draw_heatmap
+from ui.motion import clock_data, look_for, motion
 from ui.path import next_link
 from ui.scorecard import scorecard
 from ui.sidebar import current_settings
@@ -102,6 +104,7 @@ def _waves() -> None:
         st.info("Pick at least one dimension to draw its wave.")
 
     _circle(w_start)
+    _clock()
 
 
 @st.fragment  # inside the Waves tab's fragment: the pair reruns the circle alone
@@ -127,6 +130,15 @@ def _circle(w_start: int) -> None:
             "as its position against its speed, goes round the same kind of loop (a circle for small swings, scaled to equal axes): "
             "that is why a picture like this is called a phase circle."
         )
+
+
+def _clock() -> None:
+    d, L, base = current_settings()
+    st.header("Every pair at once: a clock")
+    data = clock_data(d, L, base)
+    motion(data, key="sin_clock")  # drawn in the browser: Play and Step ask nothing of the server
+    together = " Together the hands tell the position, as a clock's hands tell the time." if len(data["dials"]) > 1 else ""
+    st.caption(look_for(data, "hand") + together)
 
 
 def _spectrum() -> None:
@@ -241,6 +253,7 @@ def _preview() -> None:
 url_tabs(
     "sin_view",
     {
+        "Live preview": _preview,  # first: where a learner meets the sinusoid, drawn as they drag
         "Picture": _picture,
         "Waves": _waves,
         "Spectrum": _spectrum,
@@ -248,7 +261,6 @@ url_tabs(
         "Exact values": _exact,
         "tensor2tensor": _t2t,
         "Learned table": _learned,
-        "Live preview": _preview,
     },
 )
 sources_expander("sinusoidal")

@@ -28,7 +28,7 @@ DRAWN = f"""() => [...document.querySelectorAll("[data-testid='stPlotlyChart'] .
         .every(p => p.querySelector('.main-svg') && (!(p.data || []).length || p.querySelector("{TRACES}")))
     && [...document.querySelectorAll("[data-testid='stElementContainer']:has([data-testid='stBidiComponentRegular'])")].every(c =>
         c.classList.contains('st-key-pee_scroll_regions') || c.classList.contains('st-key-pee_history')
-        || c.querySelector('.pee-sp[data-drawn]') || [...c.querySelectorAll('.pee-hm')].some(g => g.dataset.draws === g.dataset.paints
+        || c.querySelector('.pee-sp[data-drawn], .pee-mo[data-drawn]') || [...c.querySelectorAll('.pee-hm')].some(g => g.dataset.draws === g.dataset.paints
             && c.classList.contains('st-key-' + g.dataset.key)))"""
 # every Plotly chart with its traces; every browser component that draws (not the scroll-region or history script) mounted (on a loaded
 # machine its element can arrive after the
@@ -54,12 +54,13 @@ def wait_ready(page, timeout: float = 60_000) -> None:
 
 def figure_signature(page) -> list[str]:
     """What the browser is drawing, figure by figure: every Plotly chart's data as plotly.js holds
-    it, and every panel grid's title and the pixels of its canvases, read once
-    every picture is on them. A redraw with new numbers changes it; a page that draws nothing gives []."""
+    it, every panel grid's title and the pixels of its canvases, read once every picture is on
+    them, and the sinusoid preview's settings and pixels. A redraw with new numbers changes it; a page that draws nothing gives []."""
     page.wait_for_function("() => [...document.querySelectorAll('.pee-hm')].every(g => g.dataset.draws && g.dataset.draws === g.dataset.paints)")
     return page.evaluate(
         "() => [...document.querySelectorAll('.js-plotly-plot')].map(p => JSON.stringify(p.data || []))"
         ".concat([...document.querySelectorAll('.pee-hm')].map(g => g.dataset.title + [...g.querySelectorAll('canvas')].map(c => c.toDataURL()).join('|')))"
+        ".concat([...document.querySelectorAll('.pee-sp[data-drawn]')].map(s => s.dataset.drawn + s.querySelector('canvas').toDataURL()))"
     )
 
 

@@ -31,6 +31,7 @@ def test_there_are_scripts_to_check():
         "ui/components/heatmap/index.js",
         "ui/components/sinusoid_preview/index.js",
         "ui/assets/history.js",
+        "ui/components/motion/index.js",
     }
 
 

@@ -7,9 +7,10 @@ and again when a sidebar setting changes (the preview starts over there), with w
 component must not decide for itself: the app's diverging colour scale and the values at which
 a cell's colour level steps up (core.viz.heatmap's, over ±1: the colours of every other
 heatmap), and the steps its rulers may number by. The component computes PE(p, i) itself, with
-the formula core.schemes.sinusoidal uses (the paper's interleaved columns, or sines first), one
-canvas pixel per cell. Hovering a cell reads its exact value; a button hands the preview's
-settings to the sidebar (every figure follows), and a link opens the app at them.
+the formula core.schemes.sinusoidal uses (the paper's interleaved columns, or sines first; each row
+the one before turned by each pair's angle, within 1e-12 of the formula), one canvas pixel per
+cell. Hovering a cell reads its value; a button hands the preview's settings to the sidebar (every
+figure follows), and a link opens the app at them.
 
 Nothing a visitor types reaches the component's HTML: the data are numbers and the app's own
 colours, and the component writes text with textContent only.

@@ -27,7 +27,7 @@ from ui.sidebar import LIVE_PARTS_KEY
 LIVE = {step.url_path: step.live for step in STEPS}
 MOVES = {"d_model": [127, 5000], "base": [500.0], "max_len": [999]}  # an odd width (the odd-width notes), a width past every cap
 TABS = {  # the page's tab key and every tab
-    "sinusoidal": ("sin_view", ["Picture", "Waves", "Spectrum", "Binary", "Exact values", "tensor2tensor", "Learned table", "Live preview"]),
+    "sinusoidal": ("sin_view", ["Live preview", "Picture", "Waves", "Spectrum", "Binary", "Exact values", "tensor2tensor", "Learned table"]),
     "similarity": ("sim_view", ["Matrices", "Distance", "Shift by k", "Uniqueness and norms"]),
     "compare": ("compare_view", ["What each writes", "Scores", "Properties"]),
     "attention": ("att_view", ["Side by side", "Words against positions", "Add or concatenate"]),

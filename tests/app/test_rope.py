@@ -3,6 +3,7 @@ settings, worked by hand where that is short; bad settings give a message and no
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -13,6 +14,7 @@ from core.schemes import rope
 from core.viz import charts, palette
 from tests.app.conftest import assert_clean, chart_keys, decode, figure, figures, open_page, plain_table, title_text
 from ui import rope_controls
+from ui.motion import rope_data
 
 
 def metrics(at) -> dict[str, str]:
@@ -251,3 +253,11 @@ def test_rope_decay_at_head_dim_2_and_bounded_at_the_defaults():
     card = plain_table(at.table[-1])
     bounded = card.iloc[[i for i, p in enumerate(card["property"]) if p.startswith("bounded")][0], 1]
     assert bounded.startswith("✓ max |value| ×1 on [L, 2L)"), bounded
+
+
+def test_rope_one_pair_turns_the_offset_tabs_query_in_the_browser():
+    at = open_page("rope", head_dim="16", max_len="300", base="500", rope_layout="interleaved")
+    assert_clean(at)
+    (mounted,) = [el for el in at.get("bidi_component") if el.proto.component_name == "pee.motion"]
+    q = np.random.default_rng(7).standard_normal((2, 16))[0]  # the page's probe query, as on the Offset tab
+    assert json.loads(mounted.proto.json) == json.loads(json.dumps(rope_data(q, rope.default_frequencies(16, 500.0), "interleaved", 300)))

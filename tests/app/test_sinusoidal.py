@@ -12,7 +12,7 @@ from tests.app.conftest import assert_clean, chart_keys, decode, figure, grid_ke
 
 
 def test_sinusoidal_layout_toggle_changes_the_heatmap():
-    at = open_page("sinusoidal", d_model="8", max_len="16")
+    at = open_page("sinusoidal", d_model="8", max_len="16", sin_view="Picture")
     z = decode(grids(at)[0]["panels"][0]["z"])  # painted by the browser: 16 x 8 cells, every value sent
     np.testing.assert_allclose(z, sinusoidal.sinusoidal_encoding(16, 8), atol=1e-7)
     at.button_group(key="layout").set_value("concat").run()
@@ -58,7 +58,7 @@ def test_sinusoidal_waves_need_a_dimension():
 
 
 def test_sinusoidal_window_narrows_the_heatmap():
-    at = open_page("sinusoidal", max_len="131072")
+    at = open_page("sinusoidal", max_len="131072", sin_view="Picture")
     at.slider(key="sin_window").set_value((1000, 1099)).run()
     assert_clean(at)
     (spec,) = grids(at)
@@ -72,7 +72,10 @@ def test_sinusoidal_window_narrows_the_heatmap():
 def test_sinusoidal_draws_only_the_open_tab():
     """A step of a shared slider redraws the open tab's figures, not the page's; the
     others are one click away, and in the link."""
-    at = open_page("sinusoidal")
+    at = open_page("sinusoidal")  # the first tab, the live preview: the browser draws it, the server sends no figure
+    assert grid_keys(at) == [] and chart_keys(at) == []
+    assert sorted(el.proto.component_name for el in at.get("bidi_component")) == ["pee.sinusoid_preview", "pee_scroll_regions"]
+    at = open_page("sinusoidal", sin_view="Picture")
     assert grid_keys(at) == ["sin_heatmap"] and chart_keys(at) == []
     at = open_page("sinusoidal", sin_view="tensor2tensor")
     assert grid_keys(at) == ["sin_t2t"] and chart_keys(at) == ["sin_t2t_freq"]
@@ -123,3 +126,12 @@ def test_sinusoidal_spectrum_sentence_at_one_pair_and_below_2pi():
     at = open_page("sinusoidal", max_len="6", sin_view="Spectrum")
     text = " ".join(c.value for c in at.caption)
     assert "slowly drifting" not in text and "Every pair lies above the max_len line" in text
+
+
+def test_the_waves_tab_mounts_the_clock_at_the_sidebar_settings():
+    from ui.motion import clock_data
+
+    at = open_page("sinusoidal", d_model="7", max_len="90", base="300", sin_view="Waves")
+    assert_clean(at)
+    (mounted,) = [el for el in at.get("bidi_component") if el.proto.component_name == "pee.motion"]
+    assert json.loads(mounted.proto.json) == json.loads(json.dumps(clock_data(7, 90, 300.0)))  # the browser draws it: the data are all it gets

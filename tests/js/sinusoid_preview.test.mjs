@@ -2,7 +2,8 @@
 // readout, against values worked by hand. Run by `node --test` (tests/test_js.py).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encode, paint, readout, ruler } from '../../ui/components/sinusoid_preview/index.js';
+import { encode, paint, readout, ruler, sliceLevels } from '../../ui/components/sinusoid_preview/index.js';
+import { level } from '../../ui/components/shared.js';
 
 const close = (a, b) => assert.ok(Math.abs(a - b) < 1e-12, `${a} is not ${b}`);
 
@@ -15,10 +16,38 @@ test('PE(p, 2i) = sin(p / base^(2i/d)), PE(p, 2i + 1) = cos(...), interleaved or
   close(concat[8], Math.sin(2)); close(concat[9], Math.sin(0.2)); close(concat[10], Math.cos(2)); close(concat[11], Math.cos(0.2));
 });
 
+test('every value is within 1e-12 of sin(p·ω) and cos(p·ω), over rows far from where the turning starts afresh', () => {
+  for (const [d, base, concat] of [[64, 10000, false], [128, 2, true], [2, 1e8, false]]) {
+    const L = 2048, pe = encode(d, L, base, concat);
+    for (let p = 0; p < L; p++) {
+      for (let i = 0; i < d / 2; i++) {
+        const a = p * Math.pow(base, -(2 * i) / d);
+        close(pe[p * d + (concat ? i : 2 * i)], Math.sin(a));
+        close(pe[p * d + (concat ? d / 2 + i : 2 * i + 1)], Math.cos(a));
+      }
+    }
+  }
+});
+
 test('each value is painted in the colour of its level, opaque', () => {
   const rgba = paint([-1, 0.2], [0], [[0, 0, 255], [255, 0, 0]]);  // sines and cosines: never NaN
   assert.deepEqual([...rgba.slice(0, 8)], [0, 0, 255, 255, 255, 0, 0, 255]);
   assert.equal(rgba.length, 8);
+});
+
+test("painting by slices gives every value its own level's colour: at, just below and just above every edge, at ±1 and beyond", () => {
+  const edges = Array.from({ length: 254 }, (_, k) => -1 + (2 * (k + 1)) / 255);  // the server's 255 levels over ±1
+  const colours = Array.from({ length: 255 }, (_, k) => [k, (7 * k) % 256, 255 - k]);  // a colour per level, all different
+  const values = [-1.5, -1, 1, 1.5, 0, -0];
+  for (const e of edges) values.push(e, e - 1e-16, e + 1e-16, e - 2e-16, e + 2e-16, e * (1 - 1e-15));
+  for (let k = 0; k < 20000; k++) values.push(Math.sin(k * 0.7318));
+  const rgba = paint(values, edges, colours);
+  values.forEach((v, k) => {
+    const c = colours[level(v, edges)];
+    assert.deepEqual([...rgba.slice(4 * k, 4 * k + 4)], [...c, 255], `value ${v}`);
+  });
+  const table = sliceLevels(edges);
+  assert.ok(table.filter((t) => t >= 0).length > 0.9 * table.length);  // most slices need no search
 });
 
 test('a ruler numbers every step cells, the smallest step that keeps the numbers gap pixels apart', () => {

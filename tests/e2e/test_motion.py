@@ -1,0 +1,105 @@
+"""The dials that turn with the position (ui/motion.py) in Chromium: Play and Step move the position in
+the browser with nothing sent to the server, a frame drawn on every screen refresh while playing (how many
+refreshes a second this machine gives is bench.motion's to measure); the numbers under each dial, paused,
+are core's at that position; the keyboard reaches Play and Step and presses them; with reduced motion
+nothing glides; axe-core finds nothing of the app's own on the page."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from core.schemes import rope, sinusoidal
+from tests.e2e import a11y
+from harness.browser import screenshot, wait_ready
+from ui.motion import sampled_pairs
+
+# component frames and screen refreshes (requestAnimationFrame callbacks) over `ms` milliseconds
+COUNT = """(ms) => new Promise((done) => {
+    const root = document.querySelector('.pee-mo'), first = Number(root.dataset.frames);
+    let ticks = 0; const t0 = performance.now();
+    const tick = (now) => { ticks++; if (now - t0 < ms) requestAnimationFrame(tick);
+        else done({ frames: Number(root.dataset.frames) - first, ticks, seconds: (now - t0) / 1000, at: Number(root.dataset.drawn) }); };
+    requestAnimationFrame(tick);
+})"""
+NUMBER = re.compile(r"−?\d+\.\d{3}")
+
+
+def opened(context, app_url, query: str):
+    page = context.new_page()
+    sent: list[bytes] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.append(f if isinstance(f, bytes) else f.encode())))
+    page.goto(f"{app_url}/{query}")
+    wait_ready(page, timeout=120_000)
+    page.locator(".pee-mo").scroll_into_view_if_needed()
+    return page, sent
+
+
+def shown(page) -> tuple[int, list[list[float]]]:
+    """The position the readout names, and the two numbers under each dial."""
+    p = int(page.locator(".pee-mo-readout").inner_text().removeprefix("position p = ").replace(",", ""))
+    texts = page.locator(".pee-mo-value").all_inner_texts()
+    return p, [[float(v.replace("−", "-")) for v in NUMBER.findall(t)] for t in texts]
+
+
+def test_play_turns_the_clock_in_the_browser_a_frame_per_refresh_and_pauses_on_cores_numbers(context, app_url):
+    page, sent = opened(context, app_url, "sinusoidal?sin_view=Waves&d_model=64&max_len=300&base=100")
+    assert shown(page)[0] == 0
+    sent.clear()
+    page.locator(".pee-mo-speed").select_option("3")  # the fastest: 30 positions a second
+    page.focus(".pee-mo-play")
+    page.keyboard.press("Space")
+    assert page.locator(".pee-mo-play").inner_text() == "Pause"
+    got = page.evaluate(COUNT, 1000)
+    assert got["frames"] >= 0.9 * got["ticks"] - 1, got  # a frame drawn on every refresh while it plays
+    assert got["at"] > 0, got
+    page.keyboard.press("Space")  # pause: on a whole position
+    assert page.locator(".pee-mo-play").inner_text() == "Play"
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")  # the paused frame drawn
+    p, numbers = shown(page)
+    assert p > 0
+    pairs = sampled_pairs(32)
+    want = sinusoidal.sinusoidal_encoding(300, 64, 100.0, positions=np.array([p]), dims=np.ravel([(2 * i, 2 * i + 1) for i in pairs]))[0]
+    np.testing.assert_allclose(np.ravel(numbers), want, atol=5e-4)  # written to 3 decimals
+    screenshot(page, "motion-sinusoid")
+    page.wait_for_timeout(500)
+    assert sent == []  # playing, pausing and the speed asked nothing of the server
+    page.close()
+
+
+def test_the_keyboard_steps_rope_and_reduced_motion_jumps(browser, app_url):
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, reduced_motion="reduce")
+    try:
+        page, sent = opened(ctx, app_url, "rope?head_dim=8&max_len=64&rope_layout=interleaved")
+        sent.clear()
+        page.evaluate(a11y.FOCUSABLE)
+        stops = a11y.walk(page, page.locator("[data-kb]").count() + 40)
+        reached = {s["text"] for s in stops if s and s["kb"] is not None}
+        assert {"Play", "Step", "Back"} <= reached, reached  # Tab reaches them
+        page.focus(".pee-mo-step")
+        for _ in range(5):
+            page.keyboard.press("Enter")
+        page.wait_for_function("() => document.querySelector('.pee-mo').dataset.drawn === '5'", timeout=10_000)
+        page.wait_for_timeout(500)  # longer than a step's glide
+        frames = int(page.locator(".pee-mo").get_attribute("data-frames"))
+        page.keyboard.press("Enter")
+        page.wait_for_function("() => document.querySelector('.pee-mo').dataset.drawn === '6'", timeout=10_000)
+        page.wait_for_timeout(500)
+        assert int(page.locator(".pee-mo").get_attribute("data-frames")) == frames + 1  # reduced motion: a step is one frame, no glide
+        page.focus(".pee-mo-back")
+        page.keyboard.press("Enter")
+        page.wait_for_function("() => document.querySelector('.pee-mo').dataset.drawn === '5'", timeout=10_000)
+        p, numbers = shown(page)
+        assert p == 5
+        q = np.random.default_rng(7).standard_normal((2, 8))[0]  # the page's query
+        turned = rope.apply_rope(q[None, :], np.array([5.0]), rope.default_frequencies(8, 10_000.0), layout="interleaved")[0]
+        np.testing.assert_allclose(np.ravel(numbers), turned, atol=5e-4)  # all four pairs, (2i, 2i + 1) each
+        label = page.locator(".pee-mo-dials").get_attribute("aria-label")
+        assert label.startswith("Dials for all 4 pairs") and "Now at position 5" in label  # the figure's text alternative
+        page.wait_for_timeout(300)
+        assert sent == []
+        screenshot(page, "motion-rope")
+        page.close()
+    finally:
+        ctx.close()

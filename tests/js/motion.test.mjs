@@ -1,0 +1,47 @@
+// ui/components/motion/index.js: where a hand points, the trail, the playing position and the words under
+// a dial, against values worked by hand. Run by `node --test` (tests/test_js.py).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { playing, point, trail, values, wholeAt } from '../../ui/components/motion/index.js';
+
+const close = (a, b) => assert.ok(Math.abs(a - b) < 1e-12, `${a} is not ${b}`);
+const clock = { omega: 0.5, turn: -1, x0: 0, y0: 1, x_name: 'sin', y_name: 'cos' };
+
+test("the sinusoid's hand is (sin pω, cos pω): up at 0, a quarter turn clockwise at pω = π/2", () => {
+  assert.deepEqual(point(clock, 0), [0, 1]);
+  const [x, y] = point(clock, Math.PI);  // pω = π/2: pointing right
+  close(x, 1); close(y, 0);
+  const [x3, y3] = point(clock, 3);
+  assert.equal(x3, Math.sin(1.5)); assert.equal(y3, Math.cos(1.5));  // exactly the formula's numbers
+});
+
+test("RoPE's pair turns counter-clockwise by pθ and keeps its length", () => {
+  const pair = { omega: 0.25, turn: 1, x0: 3, y0: 4 };
+  const [x, y] = point(pair, 2 * Math.PI);  // pθ = π/2: (3, 4) becomes (−4, 3)
+  close(x, -4); close(y, 3);
+  for (const p of [0, 1, 7.5, 1000]) { const [a, b] = point(pair, p); close(Math.hypot(a, b), 5); }
+});
+
+test('the trail marks the last whole positions reached, newest last, none before 0', () => {
+  assert.deepEqual(trail(0, 4), [0]);
+  assert.deepEqual(trail(2.7, 4), [0, 1, 2]);
+  assert.deepEqual(trail(10, 4), [7, 8, 9, 10]);
+  assert.deepEqual(trail(9.9999999999, 4), [7, 8, 9, 10]);  // a glide that ends at 10 within rounding has reached it
+  assert.equal(wholeAt(3.5), 3);
+});
+
+test('playing moves one position per ms since it started, gliding or (reduced motion) from whole to whole, and stops at the end', () => {
+  assert.equal(playing(5, 1000, 1000, 100, 50, false), 5);
+  assert.equal(playing(5, 1000, 1250, 100, 50, false), 7.5);
+  assert.equal(playing(5, 1000, 1250, 100, 50, true), 7);
+  assert.equal(playing(5, 1000, 99999, 100, 50, false), 50);
+  assert.equal(playing(5, 1000, 900, 100, 50, false), 5);  // a frame stamped before the press: not backwards
+});
+
+test('a dial writes its two coordinates at the position to 3 decimals, negatives with a minus sign, never −0.000', () => {
+  assert.equal(values(clock, 0), 'sin 0.000, cos 1.000');
+  assert.equal(values(clock, 2), 'sin 0.841, cos 0.540');  // sin 1, cos 1
+  assert.equal(values(clock, 6), 'sin 0.141, cos −0.990');  // sin 3, cos 3
+  assert.equal(values({ ...clock, omega: 1 }, Math.PI), 'sin 0.000, cos −1.000');  // sin π is 1.2e-16
+  assert.equal(values({ ...clock, omega: -1e-9 }, 1), 'sin 0.000, cos 1.000');  // sin is −1e-9
+});
