@@ -202,7 +202,8 @@ def _properties() -> None:
             checks[label].append(VERDICT[marks[label][0]])
         checks["past max_len"].append(r.extrapolation)
         values = {column: shown(getattr(r, field)) for column, field in MEASURED.items()}
-        numbers.append({"scheme": SCHEMES[n].label, "over": r.measured_over} | values | {"params": r.parameters})
+        # text, as the numbers beside it (a Styler would give the table a new id on every run)
+        numbers.append({"scheme": SCHEMES[n].label, "over": r.measured_over} | values | {"params": f"{r.parameters:,}"})
     static_table(checks)  # every cell whole: the sentences past max_len are long
     st.caption(
         "How to read it: one column per question of the roadmap, answered from the numbers below: ✓ yes, it holds; ✗ no; n/a, it does not "
@@ -210,7 +211,7 @@ def _properties() -> None:
     )
     if numbers:
         st.dataframe(
-            pd.DataFrame(numbers).style.format({"params": "{:,}"}),
+            pd.DataFrame(numbers),
             hide_index=True,
             width="stretch",
             height=36 * (len(numbers) + 1) + 4,

@@ -17,7 +17,7 @@ import argparse
 import statistics
 import sys
 
-from bench.load.browser import CHROMIUM, CHROMIUM_ARGS
+from harness.browser import CHROMIUM, CHROMIUM_ARGS
 from harness.server import Server, load_average
 
 TARGET_FPS = 30.0

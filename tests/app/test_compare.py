@@ -42,7 +42,7 @@ def check_table(at, names, d, L, base, heads):
             assert row[column] == ("n/a" if math.isnan(want) else f"{want:.4g}"), (n, column)
         assert row["past max_len"] == expected.extrapolation
         assert row["over"] == expected.measured_over
-        assert row["params"] == expected.parameters
+        assert row["params"] == f"{expected.parameters:,}"
         marks = properties.checklist(expected)  # one column per property, a word for each verdict
         verdict = {True: "✓ yes", False: "✗ no", None: "n/a"}
         assert [row[label] for label, _ in properties.CHECKLIST] == [verdict[marks[label][0]] for label, _ in properties.CHECKLIST]
@@ -55,7 +55,7 @@ def test_compare_table_is_measure_at_the_same_settings():
     rows = table_rows(at)
     assert rows["integer p"]["max |value|"] == "299"  # by hand: the largest position
     assert rows["ALiBi"]["max |value|"] == "149.5"  # slope 1/2 at distance 299
-    assert rows["learned absolute table"]["params"] == 300 * 32
+    assert rows["learned absolute table"]["params"] == "9,600"  # 300 x 32, by hand
     assert any("256 of 300 positions" in c.value for c in at.caption)  # says it measured a sample
     assert rows["none (NoPE)"]["unique"] == rows["none (NoPE)"]["neighbour / mean"] == "n/a"  # nothing to measure: n/a, not None
 
@@ -68,8 +68,8 @@ def test_compare_table_follows_the_selection_and_the_heads():
     at.selectbox(key="heads").set_value(2).run()
     check_table(at, ["shaw", "integer", "alibi", "t5"], 16, 40, 10_000.0, 2)
     rows = table_rows(at)
-    assert rows["T5 relative buckets"]["params"] == 32 * 2
-    assert rows["Shaw relative (clip 16)"]["params"] == 33 * 8  # head width 16 / 2
+    assert rows["T5 relative buckets"]["params"] == "64"  # 32 buckets x 2 heads
+    assert rows["Shaw relative (clip 16)"]["params"] == "264"  # 33 offsets x head width 16 / 2
     assert rows["ALiBi"]["min distance"] == f"{math.hypot(1 / 16, 1 / 256):.4g}"  # 2 heads: slopes 2^-4, 2^-8
 
 

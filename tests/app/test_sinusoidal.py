@@ -74,7 +74,7 @@ def test_sinusoidal_draws_only_the_open_tab():
     others are one click away, and in the link."""
     at = open_page("sinusoidal")  # the first tab, the live preview: the browser draws it, the server sends no figure
     assert grid_keys(at) == [] and chart_keys(at) == []
-    assert sorted(el.proto.component_name for el in at.get("bidi_component")) == ["pee.sinusoid_preview", "pee_scroll_regions"]
+    assert sorted(el.proto.component_name for el in at.get("bidi_component")) == ["pee.sinusoid_preview", "pee_history", "pee_scroll_regions"]
     at = open_page("sinusoidal", sin_view="Picture")
     assert grid_keys(at) == ["sin_heatmap"] and chart_keys(at) == []
     at = open_page("sinusoidal", sin_view="tensor2tensor")

@@ -11,7 +11,7 @@ import re
 import numpy as np
 
 from core.schemes import rope, sinusoidal
-from tests.e2e import a11y
+from harness import a11y
 from harness.browser import screenshot, wait_ready
 from ui.motion import sampled_pairs
 
