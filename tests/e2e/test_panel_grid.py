@@ -190,8 +190,8 @@ def test_similaritys_large_panels_are_their_pictures_and_hover_reads_every_kth_c
 
 def test_a_one_panel_grid_hover_has_no_empty_title_line(context, app_url):
     # /sinusoidal's picture: one panel, named by the grid's title; 16 x 40 cells, every value sent
-    spec = spec_of("sinusoidal", d_model="16", max_len="40", base="100")
-    page = opened(context, app_url, "d_model=16&max_len=40&base=100", path="sinusoidal")
+    spec = spec_of("sinusoidal", d_model="16", max_len="40", base="100", sin_view="Picture")
+    page = opened(context, app_url, "d_model=16&max_len=40&base=100&sin_view=Picture", path="sinusoidal")
     check_canvases(page, spec)
     (panel,) = spec["panels"]
     text = hover_cell(page, 0, 7, 5, 40, 16).splitlines()
@@ -278,14 +278,14 @@ def drag(page, canvas, rows: int, cols: int, start: tuple[int, int], end: tuple[
 
 
 def test_a_box_over_the_picture_sets_the_window_in_the_url_and_a_double_click_gives_back_the_whole_range(context, app_url):
-    page = opened(context, app_url, "d_model=16&max_len=40&base=100", path="sinusoidal")
+    page = opened(context, app_url, "d_model=16&max_len=40&base=100&sin_view=Picture", path="sinusoidal")
     canvas = page.locator(".pee-hm canvas").first
     canvas.scroll_into_view_if_needed()
     drag(page, canvas, 40, 16, (10, 2), (19, 12))  # rows 10 to 19: every position is drawn at max_len 40
     page.wait_for_function("() => new URLSearchParams(location.search).getAll('sin_window').join(',') === '10,19'", timeout=30_000)
     wait_ready(page)
     page.wait_for_function("() => document.querySelector('.pee-hm').dataset.title.includes('positions 10 to 19')", timeout=30_000)
-    spec = spec_of("sinusoidal", d_model="16", max_len="40", base="100", sin_window=["10", "19"])
+    spec = spec_of("sinusoidal", d_model="16", max_len="40", base="100", sin_window=["10", "19"], sin_view="Picture")
     assert spec["panels"][0]["y"]["indices"] == list(range(10, 20))  # those rows, each drawn
     check_canvases(page, spec)
     canvas = page.locator(".pee-hm canvas").first
