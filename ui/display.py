@@ -19,7 +19,8 @@ from core.schemes.checks import quoted  # noqa: F401  for pages too: the one way
 
 
 def plot(fig, *, key: str | None = None) -> None:
-    """Send a finished core.viz.charts figure, styled as built (no Streamlit theme override), with what it shows
+    """Send a finished core.viz.charts figure, styled as built (no Streamlit theme override: its text takes the light
+    or dark theme's colour from ui/assets/app.css, in the browser, so one figure serves both), with what it shows
     in words for a screen reader (core.viz.describe.figure_text, in a paragraph app.css hides from the eye) and its
     drawn data as CSV behind a button (written only when the button is pressed, and without a rerun)."""
     st.plotly_chart(fig, theme=None, key=key, config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}})

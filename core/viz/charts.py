@@ -29,14 +29,25 @@ VALUE_DIGITS = 6  # significant digits of a value on hover
 VALUE_FORMAT = f".{VALUE_DIGITS}~g"  # in d3's format: trailing zeros dropped (d3's ~: cos 0 reads 1, not 1.00000)
 COORD_FORMAT = ".4~g"  # a point's coordinates on hover, likewise
 FONT = dict(family="Inter, Source Sans Pro, sans-serif", size=13)
-_AXIS = dict(gridcolor="#EBEDF0", zerolinecolor="#C9CED6", linecolor="#C9CED6", showline=True, ticks="outside", tickcolor="#C9CED6", automargin=True)
+# Light or dark is the visitor's choice, made in the browser after the figure is built: a figure is drawn on a
+# transparent background, its grid and axis lines in a grey that reads on either, and its text in THEMED_TEXT, a
+# colour that ui/assets/app.css redraws in the theme's text colour (as it does MARK_GREY, a label's backing
+# LABEL_BACKING and Okabe-Ito's black).
+TRANSPARENT = "rgba(0,0,0,0)"
+THEMED_TEXT = "#111418"  # the light theme's text colour: what a figure shows wherever CSS does not reach (a PNG download)
+MARK_GREY = "#555555"  # a reference mark without a colour of its own
+LABEL_BACKING = "rgba(255,255,255,0.8)"  # behind a mark's label, so the lines under it do not cross its words
+GRID, AXIS_LINE = "rgba(128,128,128,0.2)", "rgba(128,128,128,0.55)"
+_AXIS = dict(gridcolor=GRID, zerolinecolor=AXIS_LINE, linecolor=AXIS_LINE, showline=True, ticks="outside", tickcolor=AXIS_LINE, automargin=True)
 # The style is written into each figure's layout, not carried by a template. Streamlit's
 # chart element re-sends a figure to plotly.js right after drawing it (a copy made through
 # JSON); plotly.js draws the whole figure again when the copy has a template (it cannot tell
 # a copied template from a new one) or a data array given as a typed array, unless
 # layout.datarevision says the data are the same. So figures carry no template, scatter
 # data go as plain lists, and datarevision is a digest of the data.
-STYLE = dict(paper_bgcolor="white", plot_bgcolor="white", font=FONT, colorway=list(LINE_COLOURS), hoverlabel=dict(font=dict(size=12)))
+STYLE = dict(
+    paper_bgcolor=TRANSPARENT, plot_bgcolor=TRANSPARENT, font=dict(FONT, color=THEMED_TEXT), colorway=list(LINE_COLOURS), hoverlabel=dict(font=dict(size=12))
+)
 _NO_TEMPLATE = go.layout.Template()  # given at construction, so plotly.py does not apply its default (~10 ms), then removed
 _AXIS_KEY = re.compile(r"[xy]axis\d*$")
 
@@ -127,7 +138,7 @@ def _marks(
             spans.append((at - half, at + half) if axis == "x" else (at, at + MARK_LINE_PX))
         slot_of = dict(zip(order, _place_labels(spans, 4)))
         for k, (value, text, *rest) in enumerate(marks):
-            colour = rest[0] if rest else "#555555"
+            colour = rest[0] if rest else MARK_GREY
             line = dict(color=colour, dash="dash", width=1.5)
             slot = slot_of[k]
             font = dict(size=MARK_FONT_PX, color=colour)
@@ -137,7 +148,7 @@ def _marks(
                 if slot == 0:  # above the plot
                     label["yanchor"] = "bottom"
                 else:  # inside its top edge, a row lower for each further slot, on white to stay legible over the data
-                    label.update(yanchor="top", yshift=-MARK_LINE_PX * (slot - 1), bgcolor="rgba(255,255,255,0.8)")
+                    label.update(yanchor="top", yshift=-MARK_LINE_PX * (slot - 1), bgcolor=LABEL_BACKING)
                 labels.append(label)
             else:
                 shapes.append(dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=value, y1=value, line=line))

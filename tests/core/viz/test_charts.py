@@ -82,11 +82,13 @@ def test_figures_carry_no_template_but_keep_the_style():
     fig = spec_of(charts.lines([("a", np.arange(3), np.ones(3))], title="t", x_title="x", y_title="y"))
     layout = fig["layout"]
     assert "template" not in layout  # plotly.js redraws a figure whose template was copied
-    assert layout["paper_bgcolor"] == "white" and layout["colorway"][0] == charts.LINE_COLOURS[0]
-    assert layout["xaxis"]["gridcolor"] == "#EBEDF0" and layout["yaxis"]["automargin"] is True
+    # transparent, so the page's background (light or dark) shows through; text in the colour app.css themes
+    assert layout["paper_bgcolor"] == layout["plot_bgcolor"] == "rgba(0,0,0,0)" and layout["colorway"][0] == charts.LINE_COLOURS[0]
+    assert layout["font"]["color"] == charts.THEMED_TEXT
+    assert layout["xaxis"]["gridcolor"] == charts.GRID and layout["yaxis"]["automargin"] is True
     path = np.random.default_rng(0).normal(size=(5, 2))
     panels = spec_of(charts.position_paths([("a", path, np.arange(5))] * 2, title="t", axis_titles=("PC 1", "PC 2")))["layout"]
-    assert panels["xaxis2"]["linecolor"] == "#C9CED6" and panels["xaxis2"]["gridcolor"] == "#EBEDF0"  # every subplot axis styled
+    assert panels["xaxis2"]["linecolor"] == charts.AXIS_LINE and panels["xaxis2"]["gridcolor"] == charts.GRID  # every subplot axis styled
 
 
 def test_scatter_data_go_as_plain_lists():
