@@ -357,7 +357,7 @@ def _figure(
     notes = wrap_title(note, NOTE_CHARS) if note else []  # a long note would be cut off at the right edge like a long title
     full = "<br>".join(lines) + "".join(f"<br><sup>{line}</sup>" for line in notes)
     first = 70 if note else 50  # the top margin of a one-line title, which plotly.js centres in it
-    top += first + TITLE_LINE_PX * (len(lines) - 1) + NOTE_LINE_PX * max(len(notes) - 1, 0)
+    top += title_band(full)
     base: dict = dict(
         STYLE,
         title=dict(text=full, x=0.0, xanchor="left", y=1.0 - first / 2 / (height + (40 if legend else 0)), yref="container", yanchor="middle"),
@@ -394,8 +394,10 @@ def _figure(
     )
     base["shapes"] = shapes
     base["annotations"] = labels + extra_annotations
-    if legend:  # under the x axis title, the same distance whatever the height
-        base["legend"] = dict(orientation="h", yanchor="top", y=-x_room / plot_px, xanchor="left", x=0.0)
+    if legend:  # at the figure's foot, under the x axis title: plotly.js adds a bottom-anchored legend's height to
+        # the room the axis needs, so a legend that wraps into more rows in a narrow column pushes the plot up
+        # rather than running into the axis title (placed below the plot in its units, it moved up as the plot shrank)
+        base["legend"] = dict(orientation="h", yref="container", yanchor="bottom", y=0.0, xanchor="left", x=0.0)
     base["datarevision"] = wire.digest(traces)
     # Built without plotly.py's validation, which took over half of a 12-panel figure's build
     # (it checks every key of every axis against the schema): the traces were validated when
@@ -405,6 +407,17 @@ def _figure(
     fig = private.unvalidated(wire.Figure, traces, _plain_layout(base))
     fig.layout.template = None
     return fig
+
+
+def title_band(title: str) -> int:
+    """The pixels at the top of a figure that its title takes, the small print under it included, from the
+    title's text as `figure` writes it (lines joined by <br>, the small print's lines in <sup>): the top margin of a
+    one-line title (50, or 70 with small print), and what each further line adds. Where the figure is too narrow for
+    its title, the page covers this band with the title set as text, which wraps (ui.display.plot)."""
+    parts = title.split("<br>")
+    notes = sum(part.startswith("<sup>") for part in parts)
+    lines = len(parts) - notes
+    return (70 if notes else 50) + TITLE_LINE_PX * (lines - 1) + NOTE_LINE_PX * max(notes - 1, 0)
 
 
 def _plain_layout(layout: dict) -> dict:

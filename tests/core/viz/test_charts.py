@@ -265,3 +265,14 @@ def test_a_y_title_longer_than_the_plot_wraps_and_widens_the_left_margin():
     assert len(lines) >= 2 and " ".join(lines) == long_title
     assert all(len(line) * charts.AXIS_TITLE_CHAR_PX <= plot_px for line in lines)
     assert small.layout.margin.l == short.layout.margin.l + charts.AXIS_TITLE_LINE_PX * (len(lines) - 1)
+
+
+def test_the_title_band_is_the_top_margin_a_title_takes():
+    # hand-worked: a one-line title sits in 50 px (70 with small print); each further line adds 23, each further line of small print 16
+    assert charts.title_band("a") == 50
+    assert charts.title_band("a<br><sup>n</sup>") == 70
+    assert charts.title_band("a<br>b<br><sup>n1</sup><br><sup>n2</sup>") == 70 + 23 + 16
+    # and it is the whole top margin of a figure that asks for nothing else above its plot
+    long = "the title of a figure, long enough to take two lines of a chart at the width its lines are broken for"
+    fig = charts.lines([("a", np.arange(3), np.ones(3))], title=long, note="the small print", x_title="x", y_title="y")
+    assert fig.layout.title.text.count("<br>") == 2 and fig.layout.margin.t == charts.title_band(fig.layout.title.text) == 70 + 23
