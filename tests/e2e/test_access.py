@@ -66,10 +66,9 @@ def test_every_view_at_a_large_setting_on_a_phone(phone, app_url, axe_reference,
 
 # --- the dark theme: the browser's preference is followed, the visitor can pick it in the menu -----------------------
 
-DARK_PAGES = {  # a few pages that between them show what the dark theme recolours
-    "": "figures, tables, page links",
-    "lab": "primary buttons, a multiselect's chips, figures",
-    "code": "the code highlighter",
+DARK_PAGES = {  # pages that between them show what the dark theme recolours (and /rope, in the menu's test: figures)
+    "lab": "figures, primary buttons, a multiselect's chips, tables",
+    "code": "the code highlighter, tabs",
 }
 DARK_TEXT, DARK_BACKGROUND = "rgb(250, 250, 250)", "rgb(14, 17, 23)"  # .streamlit/config.toml [theme.dark]
 
