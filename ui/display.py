@@ -49,9 +49,9 @@ def _title_text(fig) -> str:
     said = fig.__dict__.get("_pee_title")
     if said is None:
         text = fig.layout.title.text if fig.layout.title and fig.layout.title.text else ""
-        parts = text.split("<br>")
-        heading = html.escape(" ".join(describe.plain(p) for p in parts if not p.startswith("<sup>")))
-        small = html.escape(" ".join(describe.plain(p) for p in parts if p.startswith("<sup>")))
+        parts = text.split("<br>")  # plotly.js reads a title as HTML: its words are what is left without the tags, entities read
+        heading = html.escape(" ".join(html.unescape(describe.plain(p)) for p in parts if not p.startswith("<sup>")))
+        small = html.escape(" ".join(html.unescape(describe.plain(p)) for p in parts if p.startswith("<sup>")))
         band = max(charts.title_band(text) - charts.MARK_LINE_PX, 0) if text else 0  # less the row above the plot where a mark's label sits
         note = f'<br><span class="pee-figure-note">{small}</span>' if small else ""
         said = fig.__dict__["_pee_title"] = f'<p class="pee-figure-title" style="margin-bottom: -{band}px">{heading}{note}</p>'
