@@ -29,11 +29,10 @@ VALUE_DIGITS = 6  # significant digits of a value on hover
 VALUE_FORMAT = f".{VALUE_DIGITS}~g"  # in d3's format: trailing zeros dropped (d3's ~: cos 0 reads 1, not 1.00000)
 COORD_FORMAT = ".4~g"  # a point's coordinates on hover, likewise
 FONT = dict(family="Inter, Source Sans Pro, sans-serif", size=13)
-# Light or dark is the visitor's choice, made in the browser after the figure is built: a figure is drawn on a
-# transparent background, its grid and axis lines in a grey that reads on either, and its text in THEMED_TEXT, a
-# colour that ui/assets/app.css redraws in the theme's text colour (as it does MARK_GREY, a label's backing
-# LABEL_BACKING and Okabe-Ito's black).
-TRANSPARENT = "rgba(0,0,0,0)"
+# Light or dark is the visitor's choice, made in the browser after the figure is built: a figure is built as the light
+# theme shows it (white, as its PNG download keeps it), its grid and axis lines in a grey that reads on either, and
+# its text in THEMED_TEXT, a colour that ui/assets/app.css redraws in the theme's text colour (as it redraws the white
+# background, MARK_GREY, a label's backing LABEL_BACKING and Okabe-Ito's black in the dark theme's colours).
 THEMED_TEXT = "#111418"  # the light theme's text colour: what a figure shows wherever CSS does not reach (a PNG download)
 MARK_GREY = "#555555"  # a reference mark without a colour of its own
 LABEL_BACKING = "rgba(255,255,255,0.8)"  # behind a mark's label, so the lines under it do not cross its words
@@ -46,7 +45,7 @@ _AXIS = dict(gridcolor=GRID, zerolinecolor=AXIS_LINE, linecolor=AXIS_LINE, showl
 # layout.datarevision says the data are the same. So figures carry no template, scatter
 # data go as plain lists, and datarevision is a digest of the data.
 STYLE = dict(
-    paper_bgcolor=TRANSPARENT, plot_bgcolor=TRANSPARENT, font=dict(FONT, color=THEMED_TEXT), colorway=list(LINE_COLOURS), hoverlabel=dict(font=dict(size=12))
+    paper_bgcolor="white", plot_bgcolor="white", font=dict(FONT, color=THEMED_TEXT), colorway=list(LINE_COLOURS), hoverlabel=dict(font=dict(size=12))
 )
 _NO_TEMPLATE = go.layout.Template()  # given at construction, so plotly.py does not apply its default (~10 ms), then removed
 _AXIS_KEY = re.compile(r"[xy]axis\d*$")

@@ -125,3 +125,10 @@ def test_a_multiselect_chip_passes_on_the_primary_colour_in_both_themes():
     rule = next(line for line in CSS.splitlines() if line.startswith("[data-testid='stMultiSelectTagsContainer']"))
     for theme, words in zip(("light", "dark"), LIGHT_DARK.search(rule).groups()):
         assert contrast(rgb(words), rgb(THEMES[theme]["primaryColor"])) >= 4.5, theme
+
+
+def test_a_figures_white_is_the_dark_themes_background_there():
+    # a figure is built white (its PNG download stays so); in the dark theme its paper, plot area and label backings
+    # take the page's own background, so a figure is not a white box
+    rule = next(line for line in CSS.splitlines() if '[style*="fill: rgb(255, 255, 255)"]' in line)
+    assert LIGHT_DARK.search(rule).groups() == ("#ffffff", THEMES["dark"]["backgroundColor"].lower())

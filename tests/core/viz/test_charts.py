@@ -82,8 +82,8 @@ def test_figures_carry_no_template_but_keep_the_style():
     fig = spec_of(charts.lines([("a", np.arange(3), np.ones(3))], title="t", x_title="x", y_title="y"))
     layout = fig["layout"]
     assert "template" not in layout  # plotly.js redraws a figure whose template was copied
-    # transparent, so the page's background (light or dark) shows through; text in the colour app.css themes
-    assert layout["paper_bgcolor"] == layout["plot_bgcolor"] == "rgba(0,0,0,0)" and layout["colorway"][0] == charts.LINE_COLOURS[0]
+    # white (app.css paints it in the dark theme's background there); text in the colour app.css themes
+    assert layout["paper_bgcolor"] == layout["plot_bgcolor"] == "white" and layout["colorway"][0] == charts.LINE_COLOURS[0]
     assert layout["font"]["color"] == charts.THEMED_TEXT
     assert layout["xaxis"]["gridcolor"] == charts.GRID and layout["yaxis"]["automargin"] is True
     path = np.random.default_rng(0).normal(size=(5, 2))
