@@ -56,12 +56,16 @@ WIDER_THAN_COLUMN = """() => [...document.querySelectorAll(
             column: Math.round(column.width), out: Math.round(box.right - column.right)}; })
     .filter(f => f.width > f.column + 1 || f.out > 1)"""
 
-# The theme as the page shows it: the app's text and background colours, and the colours plotly.js's text is drawn in
-# (each distinct computed fill of a figure's title, tick and legend text).
+# The theme as the page shows it: the app's text and background colours, the colours plotly.js's text is drawn in
+# (each distinct computed fill of a figure's tick and legend text), and those of what a figure paints behind its
+# data (its SVG's background, and every background rectangle that is not see-through: the legend's).
 THEME_SHOWN = """() => { const app = getComputedStyle(document.querySelector('.stApp'));
     const fills = [...document.querySelectorAll('.js-plotly-plot .xtick text, .js-plotly-plot .ytick text, .js-plotly-plot .legendtext')]
         .map(t => getComputedStyle(t).fill);
-    return {text: app.color, background: app.backgroundColor, figures: [...new Set(fills)]}; }"""
+    const behind = [...document.querySelectorAll('.js-plotly-plot .main-svg')].map(s => getComputedStyle(s).backgroundColor)
+        .concat([...document.querySelectorAll('.js-plotly-plot rect.bg')].filter(r => getComputedStyle(r).fillOpacity !== '0')
+            .map(r => getComputedStyle(r).fill));
+    return {text: app.color, background: app.backgroundColor, figures: [...new Set(fills)], behind: [...new Set(behind)]}; }"""
 
 _GENERATED = re.compile(r'\s(?:id|aria-labelledby|aria-controls|aria-describedby|for)="[^"]*"|\bst-emotion-cache-\w+|\be[0-9a-z]{6,8}\d\b')
 

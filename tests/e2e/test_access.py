@@ -71,6 +71,7 @@ DARK_PAGES = {  # pages that between them show what the dark theme recolours (an
     "code": "the code highlighter, tabs",
 }
 DARK_TEXT, DARK_BACKGROUND = "rgb(250, 250, 250)", "rgb(14, 17, 23)"  # .streamlit/config.toml [theme.dark]
+CLEAR = "rgba(0, 0, 0, 0)"
 
 
 @pytest.fixture(scope="module")
@@ -90,6 +91,7 @@ def test_a_browser_that_prefers_dark_gets_the_dark_theme_and_passes_axe(dark, ap
         shown = page.evaluate(a11y.THEME_SHOWN)
         assert (shown["text"], shown["background"]) == (DARK_TEXT, DARK_BACKGROUND)
         assert set(shown["figures"]) <= {DARK_TEXT}, "a figure's text is not in the theme's text colour"
+        assert set(shown["behind"]) <= {DARK_BACKGROUND, CLEAR}, "a figure paints a light background"
         assert a11y.describe(a11y.own(a11y.violations(page), axe_reference_dark)) == ""
     finally:
         page.close()
@@ -106,6 +108,7 @@ def test_the_visitor_picks_the_dark_theme_in_the_menu(browser, app_url):
         page.locator("[data-testid='stMainMenu']").click()
         page.locator("[data-testid='stMainMenuItem-theme-Dark']").click()
         page.wait_for_function("(bg) => getComputedStyle(document.querySelector('.stApp')).backgroundColor === bg", arg=DARK_BACKGROUND, timeout=10_000)
-        assert page.evaluate(a11y.THEME_SHOWN)["figures"] == [DARK_TEXT]  # the figures follow, without a run of the page
+        after = page.evaluate(a11y.THEME_SHOWN)  # the figures follow, without a run of the page
+        assert after["figures"] == [DARK_TEXT] and set(after["behind"]) <= {DARK_BACKGROUND, CLEAR}
     finally:
         ctx.close()
