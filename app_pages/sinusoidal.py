@@ -27,9 +27,10 @@ WAVE_SPAN = 64  # consecutive positions the waves show by default
 def _formula() -> None:
     d, _, base = current_settings()  # read afresh: a live part (ui/tabs.py)
     base_tex = f"{base:,.6g}".replace(",", "{,}")
+    # each equation in braces, a break allowed only between them: a narrow column shows one per line, not one cut at its edge
     st.latex(
-        rf"PE_{{(p,\,2i)}} = \sin\!\left(\frac{{p}}{{{base_tex}^{{\,2i/{d}}}}}\right),\qquad "
-        rf"PE_{{(p,\,2i+1)}} = \cos\!\left(\frac{{p}}{{{base_tex}^{{\,2i/{d}}}}}\right),\qquad i = 0,\dots,{(d + 1) // 2 - 1}"
+        rf"{{PE_{{(p,\,2i)}} = \sin\!\left(\frac{{p}}{{{base_tex}^{{\,2i/{d}}}}}\right)}},\allowbreak\qquad "
+        rf"{{PE_{{(p,\,2i+1)}} = \cos\!\left(\frac{{p}}{{{base_tex}^{{\,2i/{d}}}}}\right)}},\allowbreak\qquad {{i = 0,\dots,{(d + 1) // 2 - 1}}}"
     )
     odd = f"d_model = {d} is odd: the last column ({d - 1}) is a sine whose cosine partner would be column {d}, which does not exist."
     note_if(bool(d % 2), odd, caption=True)

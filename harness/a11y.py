@@ -46,6 +46,27 @@ OVERFLOW = """() => {
     return {scroll, inner, wide};
 }"""
 
+# The figures a page shows (Plotly's, the heatmap component's box, images) that are wider than the block of the page they
+# sit in, or stick out past its right edge: what a narrow screen would cut off.
+WIDER_THAN_COLUMN = """() => [...document.querySelectorAll(
+        "[data-testid='stMain'] .js-plotly-plot, [data-testid='stMain'] [data-testid='stBidiComponentRegular'], [data-testid='stMain'] img")]
+    .filter(e => e.getClientRects().length)
+    .map(e => { const box = e.getBoundingClientRect(), column = e.closest("[data-testid='stVerticalBlock']").getBoundingClientRect();
+        return {what: e.className.toString().split(' ')[0] || e.tagName.toLowerCase(), width: Math.round(box.width),
+            column: Math.round(column.width), out: Math.round(box.right - column.right)}; })
+    .filter(f => f.width > f.column + 1 || f.out > 1)"""
+
+# The theme as the page shows it: the app's text and background colours, the colours plotly.js's text is drawn in
+# (each distinct computed fill of a figure's tick and legend text), and those of what a figure paints behind its
+# data (its SVG's background, and every background rectangle that is not see-through: the legend's).
+THEME_SHOWN = """() => { const app = getComputedStyle(document.querySelector('.stApp'));
+    const fills = [...document.querySelectorAll('.js-plotly-plot .xtick text, .js-plotly-plot .ytick text, .js-plotly-plot .legendtext')]
+        .map(t => getComputedStyle(t).fill);
+    const behind = [...document.querySelectorAll('.js-plotly-plot .main-svg')].map(s => getComputedStyle(s).backgroundColor)
+        .concat([...document.querySelectorAll('.js-plotly-plot rect.bg')].filter(r => getComputedStyle(r).fillOpacity !== '0')
+            .map(r => getComputedStyle(r).fill));
+    return {text: app.color, background: app.backgroundColor, figures: [...new Set(fills)], behind: [...new Set(behind)]}; }"""
+
 _GENERATED = re.compile(r'\s(?:id|aria-labelledby|aria-controls|aria-describedby|for)="[^"]*"|\bst-emotion-cache-\w+|\be[0-9a-z]{6,8}\d\b')
 
 

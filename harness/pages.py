@@ -23,6 +23,14 @@ class AppPage:
     url_path: str  # "" for the default page, served at "/"
     title: str
     default: bool
+    uses: frozenset[str] = frozenset({"d_model", "max_len", "base"})  # the shared settings its sidebar shows (ui/path.py Step.uses)
+
+    @property
+    def stepped(self) -> str | None:
+        """The shared setting a timed slider step moves on this page: d_model where the page shows it, else the
+        first it shows; None on a page that shows none."""
+        shown = [name for name in ("d_model", "max_len", "base") if name in self.uses]
+        return shown[0] if shown else None
 
     @property
     def name(self) -> str:
@@ -38,7 +46,7 @@ def app_pages() -> list[AppPage]:
     """Every page of the navigation, in its order (the learning path); "" is the default page's url_path."""
     from ui.path import STEPS
 
-    return [AppPage(step.script, step.url_path, step.title, step.url_path == "") for step in STEPS]
+    return [AppPage(step.script, step.url_path, step.title, step.url_path == "", step.uses) for step in STEPS]
 
 
 def pages_named(spec: str | None) -> list[AppPage]:

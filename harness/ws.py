@@ -108,7 +108,12 @@ class WsVisitor:
                 if self.go is not None:
                     await self.go.wait()
                 while time.monotonic() < deadline[0]:
+                    shown = self.pages[self.page_i].uses  # a page shows only the settings it uses (ui/sidebar.py)
+                    if not shown:
+                        await asyncio.sleep(self.rng.uniform(0.5, 1.5) * self.think)
                     for key, (default, other) in MOVES.items():
+                        if key.removesuffix("_slider") not in shown:
+                            continue
                         for value in (other, default):
                             if time.monotonic() >= deadline[0]:
                                 break

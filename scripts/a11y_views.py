@@ -1,13 +1,15 @@
 """Every view of the app (each page, and each tab bound to the URL) as axe-core judges it, and as a phone shows it:
 
     python scripts/a11y_views.py axe                  # the table: serious and critical violations per view
-    python scripts/a11y_views.py shots --width 390    # a whole-page screenshot of every page, artifacts/narrow/
+    python scripts/a11y_views.py shots --width 390    # a whole-page screenshot of every page, artifacts/screenshots/
+    python scripts/a11y_views.py axe --theme dark     # either, with the browser asking for the dark theme
 
 `axe` starts the app and the minimal one-chart page (bench/minimal_app.py), runs axe-core's WCAG 2.0/2.1 A and AA
 rules on every view at the defaults and at the extreme settings, and prints a Markdown table: the serious and
 critical violations (elements) of each view, and how many of them the minimal page does not also have (the app's
 own; harness/a11y.py says how they are compared). `--url` judges a server started elsewhere (another checkout).
-`shots` also prints, per page, whether the page scrolls sideways as a whole at that width.
+`shots` also prints, per page, whether the page scrolls sideways as a whole at that width. `--theme` is the colour
+scheme the browser prefers, which the app follows (.streamlit/config.toml defines both themes).
 """
 
 from __future__ import annotations
@@ -65,7 +67,7 @@ def axe_table(context, app: str, minimal: str) -> str:
     return "\n".join(lines)
 
 
-def shots(context, app: str, width: int) -> str:
+def shots(context, app: str, width: int, theme: str = "light") -> str:
     page = context.new_page()
     page.set_viewport_size({"width": width, "height": 844})
     lines = [f"| page | scrollWidth at {width} px | wider elements |", "|---|---:|---|"]
@@ -73,7 +75,7 @@ def shots(context, app: str, width: int) -> str:
         page.goto(f"{app}/{path}")
         wait_ready(page)
         over = page.evaluate(a11y.OVERFLOW)
-        shot = screenshot(page, f"narrow-{width}-{name}")
+        shot = screenshot(page, f"view-{width}-{theme}-{name}")
         lines.append(f"| /{path} | {over['scroll']} | {'; '.join(over['wide'])} | ")
         print(lines[-1], shot, file=sys.stderr, flush=True)
     page.close()
@@ -85,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("what", choices=["axe", "shots"])
     parser.add_argument("--url", help="a server already running (the app); default: start one")
     parser.add_argument("--width", type=int, default=390, help="shots: the window's width in CSS pixels")
+    parser.add_argument("--theme", choices=["light", "dark"], default="light", help="the colour scheme the browser prefers (the app follows it)")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
@@ -93,12 +96,12 @@ def main(argv: list[str] | None = None) -> int:
         app = args.url or servers.append(Server().start()) or servers[-1].url
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-            context = browser.new_context(viewport={"width": 1400, "height": 1000})
+            context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme=args.theme)
             if args.what == "axe":
                 servers.append(Server(script="bench/minimal_app.py").start())
                 print(axe_table(context, app.rstrip("/"), servers[-1].url))
             else:
-                print(shots(context, app.rstrip("/"), args.width))
+                print(shots(context, app.rstrip("/"), args.width, args.theme))
             browser.close()
     finally:
         for server in servers:

@@ -14,14 +14,16 @@ import numpy as np
 import pyarrow as pa
 import streamlit as st
 
-from core.viz import describe
+from core.viz import charts, describe
 from core.schemes.checks import quoted  # noqa: F401  for pages too: the one way a visitor's text is echoed
 
 
 def plot(fig, *, key: str | None = None) -> None:
-    """Send a finished core.viz.charts figure, styled as built (no Streamlit theme override), with what it shows
+    """Send a finished core.viz.charts figure, styled as built (no Streamlit theme override: its text takes the light
+    or dark theme's colour from ui/assets/app.css, in the browser, so one figure serves both), with what it shows
     in words for a screen reader (core.viz.describe.figure_text, in a paragraph app.css hides from the eye) and its
     drawn data as CSV behind a button (written only when the button is pressed, and without a rerun)."""
+    st.html(_title_text(fig))
     st.plotly_chart(fig, theme=None, key=key, config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}})
     title = describe.plain(fig.layout.title.text) if fig.layout.title and fig.layout.title.text else "figure"
     with st.container(horizontal=True, horizontal_alignment="right", gap=None):
@@ -37,6 +39,23 @@ def plot(fig, *, key: str | None = None) -> None:
             key=f"{key}_csv" if key else "csv_" + _identity(fig, title),
             help=f"The data drawn in {as_text(title)}, one row per point",  # the help is Markdown; a title may hold a visitor's name
         )
+
+
+def _title_text(fig) -> str:
+    """The figure's title as a paragraph, which ui/assets/app.css shows only where the figure's column is too narrow
+    for the title plotly.js draws (plotly.js does not wrap a title, and cuts it at the figure's edge): there it hides
+    plotly's title and lays this one, which wraps, over the band the title took (core.viz.charts.title_band), so the
+    plot follows the words. Worked out once per figure, as `_said`."""
+    said = fig.__dict__.get("_pee_title")
+    if said is None:
+        text = fig.layout.title.text if fig.layout.title and fig.layout.title.text else ""
+        parts = text.split("<br>")  # plotly.js reads a title as HTML: its words are what is left without the tags, entities read
+        heading = html.escape(" ".join(html.unescape(describe.plain(p)) for p in parts if not p.startswith("<sup>")))
+        small = html.escape(" ".join(html.unescape(describe.plain(p)) for p in parts if p.startswith("<sup>")))
+        band = max(charts.title_band(text) - charts.MARK_LINE_PX, 0) if text else 0  # less the row above the plot where a mark's label sits
+        note = f'<br><span class="pee-figure-note">{small}</span>' if small else ""
+        said = fig.__dict__["_pee_title"] = f'<p class="pee-figure-title" style="margin-bottom: -{band}px">{heading}{note}</p>'
+    return said
 
 
 def _said(fig) -> str:

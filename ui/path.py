@@ -1,8 +1,8 @@
 """The pages as a path for a learner: their order in the navigation, what each is for, which
 shared settings each one uses, and the "Next" link at the end of each page.
 
-app.py builds the navigation from `STEPS`; the roadmap on `/` lists them; the sidebar marks the
-shared settings a page ignores. URL paths never change (handouts link to them); the order may.
+app.py builds the navigation from `STEPS`; the roadmap on `/` lists them; the sidebar shows only
+the shared settings a page uses. URL paths never change (handouts link to them); the order may.
 """
 
 from __future__ import annotations

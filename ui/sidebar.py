@@ -7,10 +7,11 @@ the slider follows it. On a session's first run the values are read from the URL
 exception; on every run the current values are written back, so the address bar is always
 a link to the view on screen, after a page switch too.
 
+A page shows only the settings it uses (`ui.path.Step.uses`); one that uses none shows no
+settings section. A setting the page does not show keeps its value (in Session State and in the
+URL), so a link's value reaches the next page that uses it.
+
 How a move of a setting reruns the page depends on what the page does with it (`ui.path.Step`):
-- a setting the page ignores is drawn as an `st.fragment`: moving it reruns its controls alone
-  (the URL follows), so a page that ignores d_model is not run, sent or drawn again when d_model
-  moves;
 - a *live* setting, one the page reads only inside its live parts (the open tab, and any part
   above the tabs that `ui.tabs.live_part` draws), is a fragment too, and its move reruns
   its controls and those parts by their keys (`st.rerun([...])` from the control's callback):
@@ -36,8 +37,8 @@ NOTICES_KEY = "_url_notices"
 LIVE_PARTS_KEY = "_live_parts"  # the fragment keys of those parts drawn since the page's last full run (ui.tabs.live_part)
 NOTICES_SHOWN_KEY = "_notices_shown"  # whether the page on screen was drawn with link notices (set on full runs)
 # what a move of a shared setting reruns, as its controls are drawn (`shared_controls`): the page (a setting it reads
-# above its live parts), its live parts (a live setting), or the controls alone (a setting the page ignores)
-PAGE, LIVE, ALONE = "page", "live", "alone"
+# above its live parts) or its live parts (a live setting)
+PAGE, LIVE = "page", "live"
 
 
 @dataclass(frozen=True)
@@ -77,25 +78,23 @@ def _from_number(spec: ParamSpec, reruns: str) -> None:
 
 
 def _fragment_key(spec: ParamSpec) -> str:
-    """The fragment key of a setting's controls, when they are a fragment (LIVE, ALONE)."""
+    """The fragment key of a live setting's controls."""
     return f"shared_{spec.name}"
 
 
 def _rerun_what_reads(spec: ParamSpec, reruns: str) -> None:
     """After a move of `spec` (in its callback), what reruns:
     - PAGE: the page; Streamlit's own rerun, nothing here;
-    - ALONE (the page ignores it): its controls, Streamlit's own fragment rerun;
     - LIVE: its controls and the page's live parts, by their keys.
-    The whole app instead, for LIVE and ALONE, when the page shows link notices the move made
-    obsolete; and for LIVE when no live part was drawn since the page's last full run (it stopped
-    before them: /compare with no scheme picked) or one of them is no longer registered with
-    Streamlit."""
+    The whole app instead, for LIVE, when the page shows link notices the move made obsolete, when
+    no live part was drawn since the page's last full run (it stopped before them: /compare with no
+    scheme picked) or when one of them is no longer registered with Streamlit."""
     notices_shown = st.session_state.get(NOTICES_SHOWN_KEY, False)
     st.session_state[NOTICES_KEY] = []
-    if reruns == PAGE or reruns == ALONE and not notices_shown:
+    if reruns == PAGE:
         return
     parts = list(st.session_state.get(LIVE_PARTS_KEY, ()))
-    if reruns == LIVE and parts and not notices_shown:
+    if parts and not notices_shown:
         try:
             st.rerun([_fragment_key(spec), *parts])
         except StreamlitAPIException:  # a listed part Streamlit no longer holds (dropped by a later run): the whole app
@@ -178,8 +177,6 @@ def _read_url_once() -> None:
 
 
 def _control(spec: ParamSpec, label: str, help_text: str, reruns: str = PAGE) -> float:
-    if reruns == ALONE:  # still shown and still in the link, for the pages that use it
-        label, help_text = f"{label} (not used on this page)", f"This page does not use {spec.name}; the pages that do keep its value. {help_text}"
     st.select_slider(
         label,
         options=_stops(spec, st.session_state[spec.name]),
@@ -210,25 +207,24 @@ CONTROL_TEXT = {  # each shared setting's slider label and help
 
 
 def shared_controls(uses: frozenset[str] = frozenset({"d_model", "max_len", "base"}), live: frozenset[str] = frozenset()) -> Settings:
-    """Draw the sidebar settings, write them to the URL, and return them. Call it from the entry
-    script, once per run.
+    """Draw the sidebar settings the page uses (`uses` names them), write all of them to the URL,
+    and return them. Call it from the entry script, once per run.
 
-    A setting the page uses (`uses` names them) is drawn as a plain control: a move reruns the
-    page, once; unless it is also `live` (the page reads it only in its live parts): then the
-    controls are a fragment named `shared_<name>`, and a move reruns them and the page's live
-    parts alone. A setting it ignores is marked so in its label and its controls are such a
-    fragment too: a move reruns those two widgets and writes the URL, and the page on screen is
-    not run, sent or drawn again (on /lab a d_model step costs the server and the browser almost
-    nothing). `_rerun_what_reads` says when a move reruns the whole app instead."""
+    A setting the page uses is drawn as a plain control: a move reruns the page, once; unless it
+    is also `live` (the page reads it only in its live parts): then the controls are a fragment
+    named `shared_<name>`, and a move reruns them and the page's live parts alone
+    (`_rerun_what_reads` says when the whole app instead). A setting the page does not use is not
+    drawn, and keeps its value (`_kept`)."""
     _read_url_once()
     # app.py's own lines run on full runs only, never on a fragment's: whether the page about to be drawn shows notices
     st.session_state[NOTICES_SHOWN_KEY] = bool(st.session_state.get(NOTICES_KEY))
     st.session_state[LIVE_PARTS_KEY] = []  # the page lists its live parts as it draws them (ui.tabs.live_part)
     with st.sidebar:
-        st.markdown("**Shared settings**" if uses else "**Shared settings** (none is used on this page)")
+        if uses:
+            st.markdown("**Shared settings**")
         for spec in SHARED_PARAMS:
             if spec.name not in uses:
-                _fragment_controls(spec, ALONE)
+                _kept(spec)
             elif spec.name in live:
                 _fragment_controls(spec, LIVE)
             else:
@@ -239,10 +235,18 @@ def shared_controls(uses: frozenset[str] = frozenset({"d_model", "max_len", "bas
     return settings
 
 
+def _kept(spec: ParamSpec) -> None:
+    """Keep a setting whose widgets this run does not draw. Streamlit drops a widget's value from
+    Session State at the end of a run that did not draw it; a value set through Session State in
+    the run is the app's own and stays, and the widgets take it up when a page draws them again."""
+    for key in (spec.name, _slider_key(spec)):
+        st.session_state[key] = st.session_state[key]
+
+
 def _fragment_controls(spec: ParamSpec, reruns: str) -> None:
-    """The controls of a live setting (LIVE) or of one the page ignores (ALONE), as a fragment of
-    their own (`shared_<name>`); on its own runs it writes the setting to the URL, which app.py
-    does on full runs. What a move reruns: `_rerun_what_reads`."""
+    """The controls of a live setting, as a fragment of their own (`shared_<name>`); on its own runs
+    it writes the setting to the URL, which app.py does on full runs. What a move reruns:
+    `_rerun_what_reads`."""
 
     def controls() -> None:
         _control(spec, *CONTROL_TEXT[spec.name], reruns=reruns)
@@ -253,8 +257,8 @@ def _fragment_controls(spec: ParamSpec, reruns: str) -> None:
 
 # A fragment's rerun names its fragment, which lives in the server's session: a browser that
 # reconnects to a restarted server (or to another replica) holds a fresh session, which drops a
-# rerun of a fragment it has not registered, so a first move there would be lost (a sidebar
-# setting the page ignores, or a control inside a tab: ui/tabs.py). Streamlit's frontend asks
+# rerun of a fragment it has not registered, so a first move there would be lost (a live
+# sidebar setting, or a control inside a tab: ui/tabs.py). Streamlit's frontend asks
 # for a full run when it reconnects if the page has a fragment that reruns on a timer; so every
 # page has one, which draws nothing, on a timer long enough to cost nothing (hourly).
 # tests/e2e/test_faults.py moves a control after a restart.

@@ -247,9 +247,14 @@ class Visitor:
             return f"unreachable ({type(err).__name__})"
 
     async def settings_shown(self) -> dict[str, str]:
-        """The shared settings as the sidebar's exact-value boxes show them, and in the URL."""
+        """The shared settings as the sidebar's exact-value boxes show them; one the page does not show
+        (a page shows only those it uses: ui/sidebar.py), as the URL holds it."""
         shown = {}
+        in_url = self.settings_in_url()
         for name in SETTINGS:
+            if name not in self.cfg.pages[self.page_i].uses:
+                shown[name] = in_url[name]
+                continue
             try:
                 shown[name] = await self.page.locator(f".st-key-{name} input").input_value(timeout=5_000)
             except Exception:  # noqa: BLE001
@@ -395,8 +400,12 @@ class Visitor:
                     self.cfg.on_open()
             if self.cfg.started is not None:  # no timed move competes with another session's first page load
                 await self.cfg.started.wait()
-            plan = [(s, k) for s in SETTINGS for k in ("ArrowRight", "ArrowLeft")]
             while time.monotonic() < self.cfg.deadline:
+                # the settings the page shows (a page shows only those it uses: ui/sidebar.py); none on some pages
+                shown = self.cfg.pages[self.page_i].uses
+                plan = [(s, k) for s in SETTINGS if s in shown for k in ("ArrowRight", "ArrowLeft")]
+                if not plan:
+                    await asyncio.sleep(self.rng.uniform(0.5, 1.5) * self.cfg.think_s)
                 for setting, key in plan:
                     if time.monotonic() >= self.cfg.deadline:
                         break

@@ -31,14 +31,24 @@ VALUE_DIGITS = 6  # significant digits of a value on hover
 VALUE_FORMAT = f".{VALUE_DIGITS}~g"  # in d3's format: trailing zeros dropped (d3's ~: cos 0 reads 1, not 1.00000)
 COORD_FORMAT = ".4~g"  # a point's coordinates on hover, likewise
 FONT = dict(family="Inter, Source Sans Pro, sans-serif", size=13)
-_AXIS = dict(gridcolor="#EBEDF0", zerolinecolor="#C9CED6", linecolor="#C9CED6", showline=True, ticks="outside", tickcolor="#C9CED6", automargin=True)
+# Light or dark is the visitor's choice, made in the browser after the figure is built: a figure is built as the light
+# theme shows it (white, as its PNG download keeps it), its grid and axis lines in a grey that reads on either, and
+# its text in THEMED_TEXT, a colour that ui/assets/app.css redraws in the theme's text colour (as it redraws the white
+# background, MARK_GREY, a label's backing LABEL_BACKING and Okabe-Ito's black in the dark theme's colours).
+THEMED_TEXT = "#111418"  # the light theme's text colour: what a figure shows wherever CSS does not reach (a PNG download)
+MARK_GREY = "#555555"  # a reference mark without a colour of its own
+LABEL_BACKING = "rgba(255,255,255,0.8)"  # behind a mark's label, so the lines under it do not cross its words
+GRID, AXIS_LINE = "rgba(128,128,128,0.2)", "rgba(128,128,128,0.55)"
+_AXIS = dict(gridcolor=GRID, zerolinecolor=AXIS_LINE, linecolor=AXIS_LINE, showline=True, ticks="outside", tickcolor=AXIS_LINE, automargin=True)
 # The style is written into each figure's layout, not carried by a template. Streamlit's
 # chart element re-sends a figure to plotly.js right after drawing it (a copy made through
 # JSON); plotly.js draws the whole figure again when the copy has a template (it cannot tell
 # a copied template from a new one) or a data array given as a typed array, unless
 # layout.datarevision says the data are the same. So figures carry no template, scatter
 # data go as plain lists, and datarevision is a digest of the data.
-STYLE = dict(paper_bgcolor="white", plot_bgcolor="white", font=FONT, colorway=list(LINE_COLOURS), hoverlabel=dict(font=dict(size=12)))
+STYLE = dict(
+    paper_bgcolor="white", plot_bgcolor="white", font=dict(FONT, color=THEMED_TEXT), colorway=list(LINE_COLOURS), hoverlabel=dict(font=dict(size=12))
+)
 _NO_TEMPLATE = go.layout.Template()  # given at construction, so plotly.py does not apply its default (~10 ms), then removed
 _AXIS_KEY = re.compile(r"[xy]axis\d*$")
 
@@ -138,7 +148,7 @@ def _marks(
         if slot_of[k] == 0:  # above the plot
             label["yanchor"] = "bottom"
         else:  # inside its top edge, a row lower for each further slot, on white to stay legible over the data
-            label.update(yanchor="top", yshift=-MARK_LINE_PX * (slot_of[k] - 1), bgcolor="rgba(255,255,255,0.8)")
+            label.update(yanchor="top", yshift=-MARK_LINE_PX * (slot_of[k] - 1), bgcolor=LABEL_BACKING)
         labels.append(label)
     if y_marks:
         y_shapes, y_labels = _y_marks(y_marks, log_x, log_y, x_span, y_span, plot_px, points)
@@ -439,7 +449,7 @@ def _figure(
     notes = wrap_title(note, NOTE_CHARS) if note else []  # a long note would be cut off at the right edge like a long title
     full = "<br>".join(lines) + "".join(f"<br><sup>{line}</sup>" for line in notes)
     first = 70 if note else 50  # the top margin of a one-line title, which plotly.js centres in it
-    top += first + TITLE_LINE_PX * (len(lines) - 1) + NOTE_LINE_PX * max(len(notes) - 1, 0)
+    top += title_band(full)
     base: dict = dict(
         STYLE,
         title=dict(text=full, x=0.0, xanchor="left", y=1.0 - first / 2 / (height + (40 if legend else 0)), yref="container", yanchor="middle"),
@@ -484,8 +494,10 @@ def _figure(
     )
     base["shapes"] = shapes
     base["annotations"] = labels + extra_annotations
-    if legend:  # under the x axis title, the same distance whatever the height
-        base["legend"] = dict(orientation="h", yanchor="top", y=-x_room / plot_px, xanchor="left", x=0.0)
+    if legend:  # at the figure's foot, under the x axis title: plotly.js adds a bottom-anchored legend's height to
+        # the room the axis needs, so a legend that wraps into more rows in a narrow column pushes the plot up
+        # rather than running into the axis title (placed below the plot in its units, it moved up as the plot shrank)
+        base["legend"] = dict(orientation="h", yref="container", yanchor="bottom", y=0.0, xanchor="left", x=0.0)
     base["datarevision"] = wire.digest(traces)
     # Built without plotly.py's validation, which took over half of a 12-panel figure's build
     # (it checks every key of every axis against the schema): the traces were validated when
@@ -509,6 +521,17 @@ def _drawn_points(traces: Sequence) -> list[tuple[np.ndarray, np.ndarray, bool]]
             continue
         out.append((xs, ys, "lines" in (trace.mode or "lines") and trace.fill is None))
     return out
+
+
+def title_band(title: str) -> int:
+    """The pixels at the top of a figure that its title takes, the small print under it included, from the
+    title's text as `figure` writes it (lines joined by <br>, the small print's lines in <sup>): the top margin of a
+    one-line title (50, or 70 with small print), and what each further line adds. Where the figure is too narrow for
+    its title, the page covers this band with the title set as text, which wraps (ui.display.plot)."""
+    parts = title.split("<br>")
+    notes = sum(part.startswith("<sup>") for part in parts)
+    lines = len(parts) - notes
+    return (70 if notes else 50) + TITLE_LINE_PX * (lines - 1) + NOTE_LINE_PX * max(notes - 1, 0)
 
 
 def _plain_layout(layout: dict) -> dict:

@@ -1,5 +1,6 @@
 """AppTest across pages: a bad link gives a notice and a valid value on every page; the sidebar's
-two widgets and the URL follow each other; settings survive a page switch. (Every page at settings
+two widgets and the URL follow each other; the sidebar shows only the settings a page uses, and
+settings survive a page switch, through pages that do not show them too. (Every page at settings
 across the ranges: tests/app/test_truth.py. Every bad value of a shared setting through its parser:
 tests/ui/test_params.py.)"""
 
@@ -61,6 +62,41 @@ def test_settings_survive_a_page_switch():
     assert at.number_input(key="max_len").value == 1000
     assert at.query_params["max_len"] == "1000"
     assert "positions 0 to 999" in grids(at)[0]["title"]  # the matrices, painted by the browser
+    assert_clean(at)
+
+
+def _sidebar_settings(at) -> set[str]:
+    """The shared settings whose exact-value boxes the sidebar shows."""
+    return {w.key for w in at.sidebar.number_input if w.key in {"d_model", "max_len", "base"}}
+
+
+def test_the_sidebar_shows_only_the_settings_the_page_uses():
+    from ui.path import BY_PATH
+
+    for page in ("context", "relative", "rope"):  # none, one, two of the three (ui/path.py Step.uses)
+        at = open_page(page)
+        assert _sidebar_settings(at) == set(BY_PATH[page].uses), page
+        headings = [m.value for m in at.sidebar.markdown if "Shared settings" in m.value]
+        assert len(headings) == (1 if BY_PATH[page].uses else 0), page  # a page that uses none has no settings section
+        assert set(shared_params(at)) == {"d_model", "max_len", "base"}  # all three stay in the link
+        assert_clean(at)
+
+
+def test_a_setting_the_page_does_not_show_keeps_its_value():
+    # from a link, through a page that does not show d_model, to one that does
+    at = open_page("context", d_model="64")
+    assert "d_model" not in _sidebar_settings(at) and at.query_params["d_model"] == "64"
+    at.switch_page("app_pages/sinusoidal.py").run()
+    assert at.number_input(key="d_model").value == 64
+    assert at.select_slider(key="d_model_slider").value == 64
+    # a value set on a page, through two runs of a page that does not show it, back to a page that does
+    at.number_input(key="d_model").set_value(48).run()
+    at.switch_page("app_pages/lab.py").run()
+    assert at.query_params["d_model"] == "48"
+    at.run()
+    at.switch_page("app_pages/similarity.py").run()
+    assert at.number_input(key="d_model").value == 48
+    assert at.query_params["d_model"] == "48"
     assert_clean(at)
 
 

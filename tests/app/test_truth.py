@@ -10,7 +10,7 @@ through AppTest, once per tab bound to the URL (only the open tab runs), and rea
 receives it.
 
 What the page does at every setting: no exception and no error box; no notice (a valid link);
-the URL and the sidebar hold the settings; every figure under 1 MB with a title; at least the
+the URL holds the settings and the sidebar those the page uses; every figure under 1 MB with a title; at least the
 page's number of figures (tests/pages.py CHARTS).
 
 What each figure claims, checked against what it shows:
@@ -43,6 +43,7 @@ from core.viz.heatmap import levels
 from tests.app.conftest import assert_clean, decode, figure_bytes, grid_bytes, grid_map, open_page, open_views, panel_levels, panel_palette, plain_table
 from tests.links import _keyed_widgets
 from tests.pages import CHARTS, PAGE_FILES, VIEW_SWITCHES
+from ui.path import STEPS
 
 NAMED = {  # the settings every page is run at
     "defaults": (128, 256, 10_000.0),
@@ -321,6 +322,7 @@ def check_sentences(page: str, text: list[str], setting: dict) -> None:
 def run_page(page: str, setting: dict) -> None:
     figs, grids_sent, drawn, text = {}, {}, 0, []
     link = params(setting)
+    uses = next(step.uses for step in STEPS if (step.url_path or "problem") == page)
     views = open_views(page, **link)  # every tab of the page: only the open one runs
     switches = {k for k, kind in _keyed_widgets(views[0]).items() if kind == "button_group" and k.endswith("_view")}
     assert switches == {c.key for c in VIEW_SWITCHES.get(page, [])}, f"{page}: view switches {switches} not opened by this harness (tests/pages.py)"
@@ -330,7 +332,8 @@ def run_page(page: str, setting: dict) -> None:
         assert_clean(at)
         assert not at.warning, [w.value for w in at.warning]  # a valid link gives no notice
         assert {k: at.query_params[k] for k in link} == link, "the URL does not hold the settings"
-        assert at.number_input(key="d_model").value == setting["d_model"]
+        # the sidebar shows the settings the page uses (ui/path.py Step.uses), at the link's values
+        assert {w.key: w.value for w in at.sidebar.number_input if w.key in setting} == {k: setting[k] for k in uses}
         assert max(figure_bytes(at) + grid_bytes(at), default=0) < 1_000_000
         figs |= charts(at)
         grids_sent |= grid_map(at)

@@ -57,10 +57,20 @@ def browser():
 def axe_reference(browser) -> list[dict]:
     """The serious and critical axe-core violations of the minimal one-chart Streamlit page (bench/minimal_app.py),
     served here for this worker: what a page of the app may have too (harness/a11y.py)."""
+    return _minimal_violations(browser, "light")
+
+
+@pytest.fixture(scope="session")
+def axe_reference_dark(browser) -> list[dict]:
+    """As axe_reference, in the dark theme (the browser prefers dark, and the page follows it)."""
+    return _minimal_violations(browser, "dark")
+
+
+def _minimal_violations(browser, scheme: str) -> list[dict]:
     from harness import a11y
 
-    with Server(script="bench/minimal_app.py", log=ROOT / "artifacts" / f"e2e-minimal-{worker()}.log") as server:
-        ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    with Server(script="bench/minimal_app.py", log=ROOT / "artifacts" / f"e2e-minimal-{scheme}-{worker()}.log") as server:
+        ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme=scheme)
         try:
             page = ctx.new_page()
             page.goto(server.url)

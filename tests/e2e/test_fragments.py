@@ -18,7 +18,7 @@ import pytest
 from harness.browser import figure_signature, wait_ready
 from tests.e2e.test_browser import chart_titles
 
-SIDEBAR = b"exact max_len"  # the label of the sidebar's exact max_len box: no figure, control or link of these pages has it
+SIDEBAR = b"Shared settings"  # the heading of the sidebar's settings, on every page that shows one: no figure, control or link has it
 
 CASES = {
     # page, control, new value, bytes that only the redrawn figure carries
@@ -69,15 +69,12 @@ def test_a_fragment_follows_the_sidebar_after_its_own_runs(context, app_url):
     assert page.locator(".st-key-pair input").first.input_value() == "5"
 
 
-# --- a shared setting the page ignores is a fragment of the sidebar: moving it reruns its own controls only ----------
+# --- a shared setting the page reads above its live parts (or without any): its move reruns the page, once ----------
 
 BODIES = {  # words of a page's first paragraph: sent on every full run of that page, never by the sidebar or the navigation
     "rope": b"RoPE adds nothing to the token vectors",
-    "context": b"look for the pairs that stop turning",
     "relative": b"These schemes add nothing to the token vectors",
-    "lab": b"Reading about extrapolation is one thing",
     "model": b"BERT-style models do not compute their positions",
-    "practice": b"Each statement below is something learners often believe",
     "sinusoidal": b"Each position p becomes a vector of d_model numbers",
     "similarity": b"Because every (sin, cos) pair contributes",
     "compare": b"The same sidebar settings drive every scheme",
@@ -151,66 +148,26 @@ def _opened(context, path: str, frames: list[bytes]):
     return page
 
 
-MOVES = {  # page -> (a setting it ignores, a setting it uses), each moved in turn in one visit
-    "rope": ("d_model", "base"),
-    "relative": ("d_model", "max_len"),
-    "model": ("d_model", "base"),
-    "context": ("d_model", None),
-    "lab": ("d_model", None),
-    "practice": ("d_model", None),
-    "sinusoidal": (None, "max_len"),
+MOVES = {  # page -> a setting it uses and reads above its live parts (the page shows only the settings it uses: ui/sidebar.py)
+    "rope": "base",
+    "relative": "max_len",
+    "model": "base",
+    "sinusoidal": "max_len",
 }
+OPEN_AT = {"sinusoidal": "?sin_view=Picture"}  # its first tab is the live preview, which the browser draws with no Plotly chart
 
 
 @pytest.mark.parametrize("name", list(MOVES))
-def test_a_move_reruns_the_page_only_where_the_page_uses_the_setting(context, app_url, name):
-    # d_model is used by none of the pages that ignore it (ui/path.py): its controls rerun and the URL follows, the page is
-    # not run again; a setting the page uses reruns it, once, and its figures follow
-    ignored, used = MOVES[name]
+def test_a_move_of_a_setting_the_page_reads_reruns_the_page_once(context, app_url, name):
+    used = MOVES[name]
     frames: list[bytes] = []
-    page = _opened(context, f"{app_url}/{name}", frames)
-    if ignored:
-        charts_before = page.locator("[data-testid='stPlotlyChart']").count()
-        sent = _stepped(page, ignored, frames)
-        assert runs_started(frames) == 1
-        assert b"exact d_model" in sent, "the moved control was not redrawn"
-        assert SIDEBAR not in sent and BODIES[name] not in sent, f"/{name} ran again for a setting it does not use"
-        assert "d_model=256" in page.url
-        assert page.locator(".st-key-d_model input").first.input_value() == "256"
-        assert page.get_by_text(BODIES[name].decode()).count() == 1  # the page is still there, not cleared
-        assert page.locator("[data-testid='stPlotlyChart']").count() == charts_before
-        assert page.locator("[data-testid='stException']").count() == 0
-    if used:
-        before = chart_titles(page)
-        sent = _stepped(page, used, frames)
-        assert BODIES[name] in sent, f"/{name} was not run again when {used} moved"
-        assert runs_started(frames) == 1, f"{used} on /{name}: one move, one run (a fragment that then reran the page would be two)"
-        assert chart_titles(page) != before, f"/{name}'s figures did not follow {used}"
-        assert page.locator("[data-testid='stException']").count() == 0
-
-
-def test_a_page_opened_after_a_sidebar_only_move_is_drawn_with_the_new_setting(context, app_url):
-    frames: list[bytes] = []
-    page = _opened(context, f"{app_url}/lab", frames)
-    _stepped(page, "d_model", frames)  # 128 -> 256 on /lab: the sidebar only
-    frames.clear()
-    page.locator("[data-testid='stSidebarNav'] a", has_text="Sinusoidal encoding").click()
-    page.wait_for_function("location.pathname.endsWith('/sinusoidal')", timeout=30_000)
-    settled(page, frames)
-    assert "d_model=256" in page.url
-    assert any("d_model = 256" in t for t in chart_titles(page)), chart_titles(page)
-
-
-def test_a_move_clears_the_link_notices_on_a_page_that_ignores_it(context, app_url):
-    # the notices sit in the page, outside the sidebar: the move that makes them obsolete reruns the page once
-    frames: list[bytes] = []
-    page = _opened(context, f"{app_url}/lab?d_model=abc", frames)
-    assert page.locator("[data-testid='stAlert']", has_text="d_model").count() >= 1
-    _stepped(page, "d_model", frames)
-    assert page.locator("[data-testid='stAlert']", has_text="d_model").count() == 0
-    frames.clear()
-    sent = _stepped(page, "d_model", frames)  # no notice left: the next move is the sidebar's alone
-    assert BODIES["lab"] not in sent
+    page = _opened(context, f"{app_url}/{name}{OPEN_AT.get(name, '')}", frames)
+    before = chart_titles(page)
+    sent = _stepped(page, used, frames)
+    assert BODIES[name] in sent, f"/{name} was not run again when {used} moved"
+    assert runs_started(frames) == 1, f"{used} on /{name}: one move, one run (a fragment that then reran the page would be two)"
+    assert chart_titles(page) != before, f"/{name}'s figures did not follow {used}"
+    assert page.locator("[data-testid='stException']").count() == 0
 
 
 # --- a live setting (ui/path.py Step.live): its move reruns its controls and the page's live parts, by their keys ------

@@ -1,7 +1,8 @@
-"""Text colours the app sets, against WCAG 2.1's contrast ratio (1.4.3, AA: 4.5:1 for text under 18 pt): the
-captions, which Streamlit draws in the theme's text colour at 60 % opacity (.streamlit/config.toml), and the code
-highlighter's token colours in ui/assets/app.css, on the backgrounds they are drawn on. The CSS file is parsed
-here too: every rule a selector list and declarations `property: value;`, braces balanced."""
+"""Text colours the app sets, against WCAG 2.1's contrast ratio (1.4.3, AA: 4.5:1 for text under 18 pt), in the
+light and the dark theme alike: the captions, which Streamlit draws in the theme's text colour at 60 % opacity
+(.streamlit/config.toml), the code highlighter's token colours in ui/assets/app.css and the grey of a figure's
+reference marks there, on the backgrounds they are drawn on. The CSS file is parsed here too: every rule a selector
+list and declarations `property: value;`, braces balanced."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-THEME = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["theme"]
+THEMES = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["theme"]  # its [theme.light] and [theme.dark]
 CSS = (ROOT / "ui" / "assets" / "app.css").read_text()
-CODE_BACKGROUND = "#fafbfc"  # st.code's background in the light theme (Streamlit 1.67), as axe-core measured it
+CODE_BACKGROUND = {"light": "#fafbfc", "dark": "#1a1c24"}  # st.code's background in each theme (Streamlit 1.67), as Chromium computed it
+# light-dark(<light>, <dark>): app.css's way of giving a colour for each theme
+LIGHT_DARK = re.compile(r"light-dark\(\s*(#[0-9a-fA-F]{6})\s*,\s*(#[0-9a-fA-F]{6})\s*\)")
 CAPTION_OPACITY = 0.6  # Streamlit's fadedText60
 
 
@@ -43,16 +46,41 @@ def test_the_ratio_matches_wcag_examples():
     assert contrast(rgb("#797c83"), rgb("#ffffff")) == pytest.approx(4.18, abs=0.01)  # the captions' grey before, as axe-core measured it
 
 
+def test_both_themes_are_defined_and_nothing_forces_one():
+    assert set(THEMES) >= {"light", "dark"} and "base" not in THEMES  # a base would take the visitor's choice away
+    keys = {"primaryColor", "backgroundColor", "secondaryBackgroundColor", "textColor", "codeTextColor"}
+    assert set(THEMES["light"]) == set(THEMES["dark"]) == keys
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
 @pytest.mark.parametrize("background", ["backgroundColor", "secondaryBackgroundColor"])
-def test_captions_pass_on_the_page_and_in_the_sidebar(background):
-    caption = over(rgb(THEME["textColor"]), rgb(THEME[background]), CAPTION_OPACITY)
-    assert contrast(caption, rgb(THEME[background])) >= 4.5
+def test_captions_pass_on_the_page_and_in_the_sidebar(theme, background):
+    colours = THEMES[theme]
+    caption = over(rgb(colours["textColor"]), rgb(colours[background]), CAPTION_OPACITY)
+    assert contrast(caption, rgb(colours[background])) >= 4.5
 
 
-def test_every_colour_in_the_css_file_passes_on_the_code_background():
-    colours = re.findall(r"color:\s*(#[0-9a-fA-F]{6})", CSS)
-    assert len(colours) >= 8
-    assert {c: round(contrast(rgb(c), rgb(CODE_BACKGROUND)), 2) for c in colours if contrast(rgb(c), rgb(CODE_BACKGROUND)) < 4.5} == {}
+def test_the_selected_tab_passes_in_the_dark_theme():
+    # the selected tab's label is drawn in the primary colour; the light theme's red is 2.7:1 on the dark background
+    assert contrast(rgb(THEMES["dark"]["primaryColor"]), rgb(THEMES["dark"]["backgroundColor"])) >= 4.5
+    assert contrast(rgb(THEMES["light"]["primaryColor"]), rgb(THEMES["light"]["backgroundColor"])) >= 4.5
+
+
+def test_every_code_colour_passes_on_the_code_background_of_its_theme():
+    code = "\n".join(line for line in CSS.splitlines() if line.startswith(".stCode"))
+    assert not re.search(r"color:\s*#", code), "a code colour for one theme only"
+    pairs = [m for line in code.splitlines() if "color:" in line for m in LIGHT_DARK.findall(line)]
+    assert len(pairs) >= 8
+    low = {(t, c): round(contrast(rgb(c), rgb(CODE_BACKGROUND[t])), 2) for pair in pairs for t, c in zip(("light", "dark"), pair)}
+    assert {k: v for k, v in low.items() if v < 4.5} == {}
+
+
+def test_a_figures_grey_text_passes_on_the_page_in_both_themes():
+    # MARK_GREY (core.viz.charts) on the transparent figure, that is on the page's background
+    rule = next(line for line in CSS.splitlines() if '[style*="fill: rgb(85, 85, 85)"]' in line)
+    light, dark = LIGHT_DARK.search(rule).groups()
+    assert contrast(rgb(light), rgb(THEMES["light"]["backgroundColor"])) >= 4.5
+    assert contrast(rgb(dark), rgb(THEMES["dark"]["backgroundColor"])) >= 4.5
 
 
 def blocks(text: str) -> list[tuple[str, str]]:
@@ -76,8 +104,8 @@ def test_the_css_file_parses():
     body = re.sub(r"/\*.*?\*/", "", CSS, flags=re.S)
     rules = []
     for prelude, inner in blocks(body):
-        if prelude.startswith("@media"):
-            assert re.fullmatch(r"@media \((max|min)-width: \d+px\)", prelude), prelude
+        if prelude.startswith("@"):
+            assert re.fullmatch(r"@(media|container) \((max|min)-width: \d+px\)", prelude), prelude
             rules += blocks(inner)
         else:
             rules.append((prelude, inner))
@@ -91,3 +119,16 @@ def test_the_css_file_parses():
 def test_the_parser_catches_a_missing_brace():
     with pytest.raises(AssertionError):
         blocks(".a { color: #000; ")
+
+
+def test_a_multiselect_chip_passes_on_the_primary_colour_in_both_themes():
+    rule = next(line for line in CSS.splitlines() if line.startswith("[data-testid='stMultiSelectTagsContainer']"))
+    for theme, words in zip(("light", "dark"), LIGHT_DARK.search(rule).groups()):
+        assert contrast(rgb(words), rgb(THEMES[theme]["primaryColor"])) >= 4.5, theme
+
+
+def test_a_figures_white_is_the_dark_themes_background_there():
+    # a figure is built white (its PNG download stays so); in the dark theme its paper, plot area and label backings
+    # take the page's own background, so a figure is not a white box
+    rule = next(line for line in CSS.splitlines() if '[style*="fill: rgb(255, 255, 255)"]' in line)
+    assert LIGHT_DARK.search(rule).groups() == ("#ffffff", THEMES["dark"]["backgroundColor"].lower())

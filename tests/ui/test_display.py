@@ -142,3 +142,20 @@ def test_the_preview_button_sets_the_sidebar_or_refuses_and_says_so(sent, refuse
     at.run()
     assert not at.exception
     assert at.session_state["refused"] is refused and at.session_state["shown"] == shown
+
+
+def test_a_figures_title_as_text_for_a_narrow_column():
+    # the paragraph app.css shows where the figure is too narrow for its title: the title's words on one line (it wraps
+    # in the browser), the small print beneath, laid over the title's band less the row a mark's label may take
+    import numpy as np
+
+    from core.viz import charts
+    from ui import display
+
+    long = "the title of a figure, long enough to take two lines of a chart at the width its lines are broken for"
+    fig = charts.lines([("a", np.arange(3), np.ones(3))], title=long, note="first 3 positions & more", x_title="x", y_title="y")
+    text = display._title_text(fig)
+    assert text == (
+        f'<p class="pee-figure-title" style="margin-bottom: -{70 + 23 - charts.MARK_LINE_PX}px">{long}'
+        '<br><span class="pee-figure-note">first 3 positions &amp; more</span></p>'
+    )

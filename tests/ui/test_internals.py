@@ -378,8 +378,11 @@ def test_the_theme_is_read_once_and_sent_as_streamlit_reads_it(monkeypatch):
     from streamlit.proto.NewSession_pb2 import CustomThemeConfig
 
     msg = CustomThemeConfig()
-    populate(msg)
-    assert msg.primary_color == config.get_option("theme.primaryColor") == "#B2182B"  # the app's own theme (.streamlit/config.toml) is there
+    populate(msg, "theme.light")  # the app's own themes (.streamlit/config.toml) are there, each in its section
+    assert msg.primary_color == config.get_option("theme.light.primaryColor") == "#B2182B"
+    msg = CustomThemeConfig()
+    populate(msg, "theme.dark")
+    assert msg.primary_color == config.get_option("theme.dark.primaryColor") == "#D6604D"
 
 
 def test_a_theme_section_of_defaults_only_is_sent_as_streamlit_sends_it(monkeypatch):

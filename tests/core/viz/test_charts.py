@@ -82,11 +82,13 @@ def test_figures_carry_no_template_but_keep_the_style():
     fig = spec_of(charts.lines([("a", np.arange(3), np.ones(3))], title="t", x_title="x", y_title="y"))
     layout = fig["layout"]
     assert "template" not in layout  # plotly.js redraws a figure whose template was copied
-    assert layout["paper_bgcolor"] == "white" and layout["colorway"][0] == charts.LINE_COLOURS[0]
-    assert layout["xaxis"]["gridcolor"] == "#EBEDF0" and layout["yaxis"]["automargin"] is True
+    # white (app.css paints it in the dark theme's background there); text in the colour app.css themes
+    assert layout["paper_bgcolor"] == layout["plot_bgcolor"] == "white" and layout["colorway"][0] == charts.LINE_COLOURS[0]
+    assert layout["font"]["color"] == charts.THEMED_TEXT
+    assert layout["xaxis"]["gridcolor"] == charts.GRID and layout["yaxis"]["automargin"] is True
     path = np.random.default_rng(0).normal(size=(5, 2))
     panels = spec_of(charts.position_paths([("a", path, np.arange(5))] * 2, title="t", axis_titles=("PC 1", "PC 2")))["layout"]
-    assert panels["xaxis2"]["linecolor"] == "#C9CED6" and panels["xaxis2"]["gridcolor"] == "#EBEDF0"  # every subplot axis styled
+    assert panels["xaxis2"]["linecolor"] == charts.AXIS_LINE and panels["xaxis2"]["gridcolor"] == charts.GRID  # every subplot axis styled
 
 
 def test_scatter_data_go_as_plain_lists():
@@ -285,3 +287,14 @@ def test_a_y_title_longer_than_the_plot_wraps_and_widens_the_left_margin():
     assert len(lines) >= 2 and " ".join(lines) == long_title
     assert all(len(line) * charts.AXIS_TITLE_CHAR_PX <= plot_px for line in lines)
     assert small.layout.margin.l == short.layout.margin.l + charts.AXIS_TITLE_LINE_PX * (len(lines) - 1)
+
+
+def test_the_title_band_is_the_top_margin_a_title_takes():
+    # hand-worked: a one-line title sits in 50 px (70 with small print); each further line adds 23, each further line of small print 16
+    assert charts.title_band("a") == 50
+    assert charts.title_band("a<br><sup>n</sup>") == 70
+    assert charts.title_band("a<br>b<br><sup>n1</sup><br><sup>n2</sup>") == 70 + 23 + 16
+    # and it is the whole top margin of a figure that asks for nothing else above its plot
+    long = "the title of a figure, long enough to take two lines of a chart at the width its lines are broken for"
+    fig = charts.lines([("a", np.arange(3), np.ones(3))], title=long, note="the small print", x_title="x", y_title="y")
+    assert fig.layout.title.text.count("<br>") == 2 and fig.layout.margin.t == charts.title_band(fig.layout.title.text) == 70 + 23
