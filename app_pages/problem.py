@@ -155,7 +155,7 @@ with col_c:
         f"it moves {same}."
     )
 with col_d:
-    n_hot = min(max(L, 2), 32)
+    n_hot = max(1, min(L, s.d_model, 32))  # only positions that have a code: a one-hot table has d_model of them
     one_hot = naive.one_hot_positions(n_hot)
     ax = strided(n_hot, n_hot)
     draw_heatmap(

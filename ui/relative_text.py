@@ -24,26 +24,46 @@ def _heads(hs: list[int]) -> str:
     return f"head {hs[0]}" if len(hs) == 1 else f"heads {hs[0]} to {hs[-1]}"
 
 
+def _some_heads(hs: list[int]) -> str:
+    """Any heads, runs of consecutive ones joined: 'head 2', 'heads 3 to 7 and 10 to 11', 'heads 1, 4 and 6'."""
+    runs, start = [], hs[0]
+    for a, b in zip(hs, [*hs[1:], None]):
+        if b != a + 1:
+            runs.append(str(start) if start == a else f"{start} to {a}")
+            start = b
+    said = runs[0] if len(runs) == 1 else f"{', '.join(runs[:-1])} and {runs[-1]}"
+    return f"head {said}" if len(hs) == 1 else f"heads {said}"
+
+
+FAINT = 0.1  # a head whose slope is under this share of the steepest spans under a tenth of the shared colour range
+
+
 def heads_caption(slopes: np.ndarray, length: int) -> str:
     """The ALiBi heatmap's caption: which head forgets distant keys fastest and which slowest, from the slopes."""
     if length < 2:
         return "What to look for: with one position there is no distance to penalise; every panel is one cell of bias 0."
     if slopes.size == 1:
         return f"What to look for: the panel is darker away from the diagonal, by the one head's slope, {slopes[0]:.4g} per position of distance."
-    lead = (
-        "What to look for: one colour range for all heads, so equal colours are equal penalties. Every panel is darker away from the diagonal, "
-        "but with a different steepness: "
-    )
+    lead = "What to look for: one colour range for all heads, so equal colours are equal penalties, and every panel is darker away from the diagonal, "
     steep, shallow = int(np.argmax(slopes)), int(np.argmin(slopes))
     if steep == 0 and shallow == slopes.size - 1 and np.all(np.diff(slopes) < 0):
-        return lead + "the first head forgets distant keys fastest, the last hardly at all; the steepness falls from head to head."
-    first = _runs(slopes)[0][1]
-    later = list(range(first, slopes.size))
-    return lead + (
-        f"head {steep} (slope {slopes[steep]:.4g}) forgets distant keys fastest, head {shallow} (slope {slopes[shallow]:.4g}) hardly at all; "
-        f"the steepness does not fall from head to head: {_heads(later)} {'takes a slope' if len(later) == 1 else 'take slopes'} between those of "
-        f"{_heads(list(range(first)))}."
-    )
+        order = "but with a different steepness: the first head forgets distant keys fastest, the last hardly at all; the steepness falls from head to head."
+    else:
+        first = _runs(slopes)[0][1]
+        later = list(range(first, slopes.size))
+        order = (
+            f"but with a different steepness: head {steep} (slope {slopes[steep]:.4g}) forgets distant keys fastest, head {shallow} "
+            f"(slope {slopes[shallow]:.4g}) hardly at all; the steepness does not fall from head to head: {_heads(later)} "
+            f"{'takes a slope' if len(later) == 1 else 'take slopes'} between those of {_heads(list(range(first)))}."
+        )
+    faint = [h for h in range(slopes.size) if slopes[h] < FAINT * slopes[steep]]
+    if faint:
+        order += (
+            f" On this range {_some_heads(faint)} {'changes' if len(faint) == 1 else 'change'} by less than a tenth of the steepest head's penalty "
+            f"and {'looks' if len(faint) == 1 else 'look'} nearly flat: switch to each head's own range to see {'it' if len(faint) == 1 else 'them'} "
+            "fall too."
+        )
+    return lead + order
 
 
 def slopes_title(slopes: np.ndarray) -> str:

@@ -339,8 +339,8 @@ def grouped_heatmap(
         values = group.finite()
         if not group.clipped and values.size and not (zmin - 1e-9 * abs(zmin) <= values.min() and values.max() <= zmax + 1e-9 * abs(zmax)):
             raise ValueError(f"a group's range {zmin} .. {zmax} must hold every value ({values.min()} .. {values.max()})")
-        # the key says what its values are and, where it serves several panels, which
-        said = group.colorbar_title + (f": {', '.join(t for t, _, _, _ in group.panels)}" if len(group.panels) > 1 else "")
+        # the key says what its values are and, where there are several keys and it serves several panels, which (one key serves them all)
+        said = group.colorbar_title + (f": {', '.join(t for t, _, _, _ in group.panels)}" if len(group.panels) > 1 and len(groups) > 1 else "")
         below, above = ("≤ ", "≥ ") if group.clipped else ("", "")
         if group.signed:
             scale = _scale(DIVERGING, f"{below}−{number(zmax, 3)}", f"{above}+{number(zmax, 3)}", f"({said}; white: 0)", group.hover, True)

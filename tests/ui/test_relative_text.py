@@ -98,3 +98,17 @@ def test_the_shaw_sentence_counts_the_colours_drawn(k, length, colours, flat):
     text = words.shaw_text(drawn, k, length, distinct)
     assert text.startswith(f"What to look for: {'one colour' if colours == 1 else f'{colours} colours'}")
     assert ("flat beyond" in text) is flat
+
+
+@pytest.mark.parametrize("heads", [2, 6, 8, 12, 64])
+def test_the_heads_caption_names_the_heads_that_look_flat_on_the_shared_range(heads):
+    slopes = alibi.alibi_slopes(heads)
+    text = words.heads_caption(slopes, 256)
+    faint = [h for h in range(heads) if slopes[h] < 0.1 * slopes.max()]  # under a tenth of the steepest head's penalty at every distance
+    assert faint, heads
+    listed = text.split("On this range ")[1].split(" change")[0]
+    named = set()
+    for part in listed.removeprefix("heads ").removeprefix("head ").replace(" and ", ", ").split(", "):
+        lo, _, hi = part.partition(" to ")
+        named |= set(range(int(lo), int(hi or lo) + 1))
+    assert named == set(faint)
