@@ -129,8 +129,9 @@ def _table() -> None:
     metric(c4, "row norm, position 0", f"{A.norms[0]:.3g}", ts.times_median(float(A.norms[0]), norm_median))
     st.caption(
         "What to look for: the sinusoid's columns are smooth waves, fast on the left, slow on the right. A learned table has no column order to respect: "
-        "whatever structure it has is spread across dimensions, in directions training found useful, so the picture looks like noise with faint "
-        "horizontal bands. Rows that stand out (often position 0, which always holds [CLS] in BERT) show as lines."
+        "whatever structure it has is spread across dimensions, in directions training found useful, so its picture need not show waves. Look for "
+        "streaks down a dimension (one that training used for position) and rows that stand out (in BERT-style models often position 0, which "
+        "always holds [CLS], the token put at the start of every input)."
     )
 
 

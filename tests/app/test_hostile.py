@@ -29,6 +29,7 @@ from streamlit.testing.v1.element_tree import Widget
 
 from tests.app.test_bad_input import BY_NAME, PAGES, open_page
 from tests.links import INJECTIONS, SCRIPT_BOUND_S, markdown_problems, walk
+from ui.path import STEPS
 
 
 def timed_run(run) -> float:
@@ -80,7 +81,9 @@ def test_hostile_widget_states(page):
     plain rerun after it, clean and on time."""
     at = open_page(BY_NAME[page])
     assert not at.exception
-    assert page_widgets(at), f"{page} has no widget"
+    if not page_widgets(at):  # a page of text and links alone (it shows no shared setting either): nothing to send a state to
+        assert not next(step.uses for step in STEPS if (step.url_path or "problem") == page), f"{page} has no widget"
+        return
     for wire, (field, value) in WIRE.items():
         states = hostile_states(at, field, value)
         seconds = timed_run(lambda: at._run(widget_state=states))  # noqa: SLF001

@@ -18,13 +18,13 @@ def test_one_entry_per_page_and_back_keeps_the_settings(context, app_url):
     before = entries(page)  # the new tab's blank page
     page.goto(f"{app_url}/rope")
     wait_ready(page)
-    page.wait_for_function("document.location.search.includes('d_model=128')", timeout=30_000)  # the app wrote its settings into the URL ...
+    page.wait_for_function("document.location.search.includes('base=10000')", timeout=30_000)  # the app wrote its settings into the URL ...
     loaded = before + 1
     assert entries(page) == loaded  # ... in the entry of the load
-    thumb = page.locator(".st-key-d_model_slider input[type='range']")
+    thumb = page.locator(".st-key-base_slider input[type='range']")  # a shared setting /rope shows
     thumb.focus()
-    thumb.press("ArrowRight")  # d_model 128 -> 256: the URL follows, in the same entry
-    page.wait_for_function("document.location.search.includes('d_model=256')", timeout=30_000)
+    thumb.press("ArrowRight")  # base 10,000 -> 20,000: the URL follows, in the same entry
+    page.wait_for_function("document.location.search.includes('base=20000')", timeout=30_000)
     wait_ready(page)
     width = page.locator(".st-key-head_dim input[type='range']")  # /rope's own control, bound to the URL by Streamlit
     width.focus()
@@ -35,13 +35,13 @@ def test_one_entry_per_page_and_back_keeps_the_settings(context, app_url):
     page.locator("[data-testid='stSidebarNav'] a", has_text="Sinusoidal").click()  # a page link: one entry
     page.wait_for_url(re.compile(r".*/sinusoidal\?.*"), timeout=30_000)
     wait_ready(page)
-    assert entries(page) == loaded + 1 and "d_model=256" in page.url
+    assert entries(page) == loaded + 1 and "base=20000" in page.url
     page.go_back()  # the page before, as it was left
     page.wait_for_url(re.compile(r".*/rope\?.*"), timeout=30_000)
     wait_ready(page)
     assert page.locator("[data-testid='stApp'] [data-testid='stMain']").count() == 1
     assert page.locator("[data-testid='stException']").count() == 0
-    assert page.locator(".st-key-d_model input").input_value() == "256"
-    assert "d_model=256" in page.url and "head_dim=128" in page.url
+    assert page.locator(".st-key-base input").input_value().replace(",", "") == "20000"
+    assert "base=20000" in page.url and "head_dim=128" in page.url
     assert width.get_attribute("aria-valuetext") == "128"  # and the control shows it
     assert entries(page) == loaded + 1
