@@ -38,8 +38,9 @@ def _formula() -> None:
 
 st.title("The sinusoidal encoding")
 st.markdown(
-    "Each position p becomes a vector of d_model numbers: sines and cosines of p at frequencies that fall geometrically from 1 radian per position "
-    "for the first pair down to base^(−(d_model − 2)/d_model) for the last, which approaches 1/base as d_model grows."
+    "Each position p becomes a vector of sines and cosines of p, one (sine, cosine) pair per frequency: the first pair turns 1 radian per "
+    "position, and each further pair more slowly, by the same factor, towards 1/base. Drag the preview's sliders: the fast columns on the "
+    "left repeat, the slow ones on the right keep changing, so no two rows are the same."
 )
 live_part("sin_formula", _formula)
 
@@ -234,20 +235,21 @@ def _learned() -> None:
 def _preview() -> None:
     d, L, base = current_settings()
     st.header("Drag and watch: the encoding computed in your browser")
-    st.caption(
-        "This preview has its own sliders and draws every cell of the encoding on each move, without asking the server: your browser "
-        "computes the same formula (one pixel per cell, on the colour scale of the other figures). It starts at the sidebar's settings "
-        "(brought within its own ranges: an even d_model up to 1,024, max_len up to 2,048), with the column layout chosen above; "
-        "the sidebar still sets every other figure. The button under the preview hands the settings on its sliders to the sidebar "
-        "(so a sidebar past the preview's ranges comes back within them), and every figure follows; the link beside it opens the app "
-        "there, to share."
-    )
     sinusoid_preview(d, L, base, layout)
     st.caption(
         "What to look for while dragging: more dimensions add ever slower columns on the right; a larger base slows all but the first "
         "columns, so more of the picture turns flat; a longer max_len adds rows, and the fast columns on the left repeat while the slow ones "
         "keep changing, so no two rows are the same."
     )
+    with st.expander("How this preview works"):
+        st.markdown(
+            "This preview has its own sliders and draws every cell of the encoding on each move, without asking the server: your browser "
+            "computes the same formula (one pixel per cell, on the colour scale of the other figures). It starts at the sidebar's settings "
+            "(brought within its own ranges: an even d_model up to 1,024, max_len up to 2,048), with the column layout chosen above; "
+            "the sidebar still sets every other figure. The button under the preview hands the settings on its sliders to the sidebar "
+            "(so a sidebar past the preview's ranges comes back within them), and every figure follows; the link beside it opens the app "
+            "there, to share."
+        )
 
 
 # only the open tab runs and is drawn: a step of a shared slider redraws its figures, not all of the page's (ui/tabs.py)

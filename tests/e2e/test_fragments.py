@@ -75,7 +75,7 @@ BODIES = {  # words of a page's first paragraph: sent on every full run of that 
     "rope": b"RoPE adds nothing to the token vectors",
     "relative": b"These schemes add nothing to the token vectors",
     "model": b"BERT-style models do not compute their positions",
-    "sinusoidal": b"Each position p becomes a vector of d_model numbers",
+    "sinusoidal": b"Each position p becomes a vector of sines and cosines of p",
     "similarity": b"Because every (sin, cos) pair contributes",
     "compare": b"The same sidebar settings drive every scheme",
     "attention": b"each word's attention travels with it",
