@@ -158,7 +158,7 @@ def _grids() -> None:
         f"(head_dim {GRID_HEAD_DIM}, base {grid_base:,})",
         "all-ones query and key, score divided by d/2; grid means subtracted: " + ", ".join(means),
         "context_grid",
-        shared=False,  # on one range M-RoPE's panel, a hundredth of axial RoPE's or less, was blank
+        shared=False,  # each panel its own range: M-RoPE's scores are several times to a thousand times smaller than axial RoPE's
     )
     axial, mrope = (float(np.nanmax(np.abs(panels[k][1]))) for k in (0, 2))
     st.caption(

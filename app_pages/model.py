@@ -205,7 +205,7 @@ def _spectrum() -> None:
     c1, c2, c3 = st.columns(3)
     peak_help = "About 100% for a pure sinusoid, a few % for noise."
     metric(c1, "power at the dominant frequency (±1 bin), median", f"{np.median(A.peak):.0%}", f"sinusoid {np.median(S.peak):.0%}", help=peak_help)
-    # the unit and the period under the number: "0.001953 cycles/position" was cut in its box
+    # the unit and the period under the number: the box is too narrow for both on one line
     metric(c2, "most common dominant frequency", f"{freq_values[0]:.4g}", f"cycles per position: period {ts.period(freq_values[0])} positions")
     c3.metric("dimensions that share it", f"{counts[0]} of {A.cols.count}")
     st.dataframe(ts.frequency_columns(freq_values, counts, L), hide_index=True)

@@ -171,10 +171,10 @@ with col_d:
     )
     example = ": position 5 is no closer to 6 than to 30" if n_hot > 30 else f": position 0 is no closer to 1 than to {n_hot - 1}" if n_hot > 2 else ""
     rows = min(s.d_model, L)  # a one-hot code is a column per position: the table stops at the width
+    short = f"; at d_model = {s.d_model:,} it has codes for positions 0 to {rows - 1:,} only" if s.d_model < L else ""
     st.caption(
         f"Every position is equally unlike every other (0 off the diagonal){example}. The table needs one dimension per "
-        f"position, {L:,} for max_len = {L:,}; at d_model = {s.d_model:,} it has codes for positions 0 to {rows - 1:,} only, and position {rows:,} "
-        "has no code at all."
+        f"position, {L:,} for max_len = {L:,}{short}, and position {rows:,} has no code at all."
     )
 
 st.subheader("Why raw positions make training unstable")

@@ -54,7 +54,8 @@ T5_BIDIRECTIONAL = Toggle(
     help="An encoder splits the buckets between keys before and after the query; a decoder uses them all for keys before.",
 )  # fmt: skip
 SHAW_K = Number("shaw_k", "Clipping distance k", 0, 64, 4, expected="the clipping distance is a whole number from {lo} to {hi}", slider=True)
-check_links(ALIBI_HEADS, ALIBI_CAUSAL, T5_BUCKETS, T5_MAX_DISTANCE, T5_BIDIRECTIONAL, SHAW_K)  # a bad value in the link is named whichever tab is open
+# a bad value in the link is named whichever tab is open
+check_links(ALIBI_HEADS, ALIBI_CAUSAL, ALIBI_SHARED, T5_BUCKETS, T5_MAX_DISTANCE, T5_BIDIRECTIONAL, SHAW_K)
 heads = ALIBI_HEADS.draw(st.columns(2)[0])
 
 
@@ -66,7 +67,7 @@ def _alibi() -> None:
     slopes = guarded(alibi.alibi_slopes, int(heads))
     draw_heatmap(figs.alibi_heads(int(heads), L, causal, shared), key="alibi_heads_map")  # painted by the browser
     st.caption(
-        words.heads_caption(slopes, L)
+        words.heads_caption(slopes[: figs.MAX_PANELS], L)  # the heads drawn
         if shared or L < 2 or slopes.size == 1
         else "What to look for: each head has its own colour range, so every panel runs from its own largest penalty (dark) to 0 on the diagonal "
         "(light): each head's penalty grows in a straight line with the distance; the ranges under the titles say how steeply."

@@ -39,8 +39,8 @@ def _formula() -> None:
 st.title("The sinusoidal encoding")
 st.markdown(
     "Each position p becomes a vector of sines and cosines of p, one (sine, cosine) pair per frequency: the first pair turns 1 radian per "
-    "position, and each further pair more slowly, by the same factor, towards 1/base. Drag the preview's sliders: the fast columns on the "
-    "left repeat, the slow ones on the right keep changing, so no two rows are the same."
+    "position, and each further pair more slowly, by the same factor, towards 1/base. Drag the preview's sliders and watch which columns "
+    "repeat within max_len and which keep changing."
 )
 live_part("sin_formula", _formula)
 

@@ -3,7 +3,7 @@
     python -m bench.motion                 # /sinusoidal's clock and /rope's query, 3 s each, at the fastest speed
     python -m bench.motion --seconds 5 --repeats 3
 
-It starts the app on 127.0.0.1 (bench.load.server.Server, as the e2e tests do), opens each page at the
+It starts the app on 127.0.0.1 (harness.server.Server, as the e2e tests do), opens each page at the
 tab that draws the dials, presses Play (the fastest speed) and counts, over the window, the frames the
 component drew (its data-frames) and the browser's screen refreshes (requestAnimationFrame callbacks),
 divided by the seconds measured in the page. Exit status 1 when a page draws fewer than TARGET_FPS frames

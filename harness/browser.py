@@ -30,10 +30,9 @@ DRAWN = f"""() => [...document.querySelectorAll("[data-testid='stPlotlyChart'] .
         c.classList.contains('st-key-pee_scroll_regions') || c.classList.contains('st-key-pee_history')
         || c.querySelector('.pee-sp[data-drawn], .pee-mo[data-drawn]') || [...c.querySelectorAll('.pee-hm')].some(g => g.dataset.draws === g.dataset.paints
             && c.classList.contains('st-key-' + g.dataset.key)))"""
-# every Plotly chart with its traces; every browser component that draws (not the scroll-region or history script) mounted (on a loaded
-# machine its element can arrive after the
-# script has finished) and, a heatmap, painted with the data of the key its element now has (a heatmap in the same place of
-# another tab reuses the element: its earlier paint does not count)
+# every Plotly chart with its traces; every browser component that draws (not the scroll-region or history script) mounted (on a
+# loaded machine its element can arrive after the script has finished) and, a heatmap, painted with the data of the key its element
+# now has (a heatmap in the same place of another tab reuses the element: its earlier paint does not count)
 
 
 def wait_ready(page, timeout: float = 60_000) -> None:

@@ -66,7 +66,8 @@ def _shuffled(key: str) -> None:
 
 def word_order(key: str, words: Sequence[str], default: Callable[[int], tuple[int, ...]] = reversed_order) -> np.ndarray:
     """Draw the word-order control for `words` and return the order (slot k holds word order[k]), (n,) int64.
-    The link's value is read once per session for these words; a bad one gets a notice and the default."""
+    A link's order is read on the first run for these words, and again whenever the link says another order than the one held
+    (Back, an edited address); a bad one gets a notice and the order stays."""
     n = len(words)
     held = st.session_state.get(_state(key))
     if held is None or held[0] != tuple(words):
@@ -82,6 +83,15 @@ def word_order(key: str, words: Sequence[str], default: Callable[[int], tuple[in
         st.session_state[_state(key)] = (tuple(words), tuple(order))
         st.session_state[f"_{key}_pending"] = None
         st.session_state.pop(f"{key}_pick", None)
+    else:  # the same words as before: a link that now says another order (Back, an edited address) is read again, with the same checks
+        raw = st.query_params.get(key)
+        if raw is not None and raw != st.session_state.get(f"_{key}_written"):  # not what this page last wrote: a button's swap is not undone
+            parsed = parse_order(raw, n)
+            if parsed is None:
+                st.warning(link_notice(key, raw, f"a word order names each of the {n} words once, by number from 0, separated by commas"),
+                           icon=":material/link_off:")  # fmt: skip
+            else:
+                _set(key, parsed)
     _, order = st.session_state[_state(key)]
     if 1 < n <= CHIPS:
         st.pills(
@@ -98,5 +108,5 @@ def word_order(key: str, words: Sequence[str], default: Callable[[int], tuple[in
         row.button("Reverse", key=f"{key}_reverse", on_click=_set, args=(key, reversed_order(n)), icon=":material/swap_horiz:")
         row.button("Shuffle", key=f"{key}_shuffle", on_click=_shuffled, args=(key,), icon=":material/shuffle:")
         row.button("Original order", key=f"{key}_reset", on_click=_set, args=(key, tuple(range(n))), icon=":material/undo:")
-    st.query_params[key] = ",".join(map(str, order))
+    st.query_params[key] = st.session_state[f"_{key}_written"] = ",".join(map(str, order))
     return np.asarray(order, dtype=np.int64)

@@ -240,7 +240,11 @@ def _kept(spec: ParamSpec) -> None:
     Session State at the end of a run that did not draw it; a value set through Session State in
     the run is the app's own and stays, and the widgets take it up when a page draws them again."""
     for key in (spec.name, _slider_key(spec)):
-        st.session_state[key] = st.session_state[key]
+        try:
+            value = st.session_state[key]
+        except KeyError:  # a widget whose value this session never received (a client that sent only another widget's state)
+            continue
+        st.session_state[key] = value
 
 
 def _fragment_controls(spec: ParamSpec, reruns: str) -> None:

@@ -28,7 +28,7 @@ def trusted_proxies(environ: Mapping[str, str] | None = None) -> tuple[ipaddress
     """The networks named in PEE_TRUSTED_PROXIES; a name that is not an address or network is logged and left out."""
     raw = (os.environ if environ is None else environ).get(TRUSTED_PROXIES_ENV, "")
     networks = []
-    for name in filter(None, (part.strip() for part in raw.split(","))):
+    for name in raw.replace(",", " ").split():  # spaces or commas between them, as the image's nginx reads the same variable
         try:
             networks.append(ipaddress.ip_network(name, strict=False))
         except ValueError:

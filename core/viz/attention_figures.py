@@ -103,6 +103,8 @@ def reorder_changes(res: AttentionStudy, head: int) -> tuple[float, float]:
 def reorder_sentences(res: AttentionStudy, head: int, label: str, causal: bool) -> list[str]:
     """What to look for in `reorder_figure`, said only where it holds for these weights."""
     n = len(res.words)
+    if n < 2:
+        return ["A single word has no order to change: add words to see what reordering does."]
     if np.array_equal(res.perm, np.arange(n)):
         return ["Both orders are the same now: swap two words to see what changes."]
     if [res.words[k] for k in res.perm] == list(res.words):

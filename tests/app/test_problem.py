@@ -98,3 +98,13 @@ def test_a_bad_order_in_the_link_gets_a_notice_and_the_default():
     at = open_page("problem", order="0,0,1")
     assert_clean(at)
     assert any("word order" in w.value for w in at.warning) and at.query_params["order"] == "2,1,0"
+
+
+def test_an_order_met_later_in_the_link_is_read_again_with_the_same_checks():
+    at = open_page("problem")
+    at.query_params["order"] = "0,1,2"  # as Back to an earlier entry brings it
+    at.run()
+    assert at.session_state["_order_order"][1] == (0, 1, 2) and at.caption[0].value.startswith("Both orders are the same")
+    at.query_params["order"] = "9,9,9"
+    at.run()
+    assert any("word order" in w.value for w in at.warning) and at.query_params["order"] == "0,1,2"

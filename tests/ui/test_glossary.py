@@ -33,7 +33,7 @@ def evidence() -> set[str]:
     return out
 
 
-def test_the_issues_terms_are_defined_once():
+def test_the_scorecard_terms_are_defined_once():
     for term in ("departure", "×growth on [L, 2L)", "neighbour / mean distance", "R²", "total variation distance", "ridge regression", "Toeplitz",
                  "permutation-equivariant", "residual stream"):  # fmt: skip
         assert term in glossary.TERMS and glossary.TERMS[term][1].strip()

@@ -53,6 +53,7 @@ def test_the_changes_are_measured_with_each_word_moved_back():
 
 
 def test_sentences_say_only_what_holds():
+    assert reorder_sentences(_study(["dog"], [0]), 0, "the sinusoid", causal=False)[0].startswith("A single word has no order")
     same = reorder_sentences(_study(WORDS, [0, 1, 2]), 0, "the sinusoid", causal=False)
     assert same == ["Both orders are the same now: swap two words to see what changes."]
     words = ["the", "cat", "the"]
