@@ -27,10 +27,11 @@ st.title("Relative biases: ALiBi, T5, Shaw and KERPLE")
 s = current_settings()
 L = s.max_len
 st.markdown(
-    "These schemes add nothing to the token vectors. They change the attention scores directly. ALiBi and KERPLE add a number that "
-    "depends only on how far apart the query and the key are; T5's number depends on the offset j − i, and in an encoder on its sign too "
-    "(keys before and after the query get their own buckets); Shaw et al.'s term also depends on the query, q·a(clip(j − i)). "
-    "The context length is the sidebar's max_len. One tab per scheme; the head count below is ALiBi's, KERPLE's and the checklist's."
+    "These schemes add nothing to the token vectors: they change the attention scores directly, by a number that depends on where the "
+    "key stands relative to the query. ALiBi and KERPLE subtract more the farther apart the two are; T5 looks the offset up in a few "
+    "learned buckets (ranges of offsets, one number each; in an encoder, keys before and after the query in separate buckets); Shaw et "
+    "al. add the query's dot product with a learned vector per offset, clipped at a largest offset. The head count below sets ALiBi's "
+    "and KERPLE's heads."
 )
 
 ALIBI_HEADS = Choice(

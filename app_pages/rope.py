@@ -35,9 +35,8 @@ st.info(
 )
 st.markdown(
     "RoPE adds nothing to the token vectors. It rotates every pair of query and key dimensions by an angle "
-    "proportional to the position, p·θᵢ with θᵢ = base^(−2i/d). A dot product of two rotated vectors depends only "
-    "on the difference of their angles, so the attention score sees the offset m − n, not m and n. "
-    "This page uses the sidebar's base and max_len (the context); the head width is chosen here."
+    "proportional to the position: p·θᵢ for pair i, with θᵢ = base^(−2i/head_dim). A dot product of two rotated vectors depends "
+    "only on the difference of their angles, so the score of a query at position m and a key at position n sees only the offset m − n."
 )
 check_url_value(
     "head_dim",
