@@ -27,6 +27,10 @@ def parse_order(raw: str, n: int) -> tuple[int, ...] | None:
     return order if sorted(order) == list(range(n)) else None
 
 
+def _refuse(key: str, raw: str, n: int) -> None:
+    st.warning(link_notice(key, raw, f"a word order names each of the {n} words once, by number from 0, separated by commas"), icon=":material/link_off:")
+
+
 def reversed_order(n: int) -> tuple[int, ...]:
     """The sentence read backwards: 'dog bites man' becomes 'man bites dog'."""
     return tuple(range(n - 1, -1, -1))
@@ -76,8 +80,7 @@ def word_order(key: str, words: Sequence[str], default: Callable[[int], tuple[in
         if raw is not None and first_check(f"{key}:order"):
             parsed = parse_order(raw, n)
             if parsed is None:
-                st.warning(link_notice(key, raw, f"a word order names each of the {n} words once, by number from 0, separated by commas"),
-                           icon=":material/link_off:")  # fmt: skip
+                _refuse(key, raw, n)
             else:
                 order = parsed
         st.session_state[_state(key)] = (tuple(words), tuple(order))
@@ -88,8 +91,7 @@ def word_order(key: str, words: Sequence[str], default: Callable[[int], tuple[in
         if raw is not None and raw != st.session_state.get(f"_{key}_written"):  # not what this page last wrote: a button's swap is not undone
             parsed = parse_order(raw, n)
             if parsed is None:
-                st.warning(link_notice(key, raw, f"a word order names each of the {n} words once, by number from 0, separated by commas"),
-                           icon=":material/link_off:")  # fmt: skip
+                _refuse(key, raw, n)
             else:
                 _set(key, parsed)
     _, order = st.session_state[_state(key)]

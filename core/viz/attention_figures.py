@@ -23,6 +23,11 @@ X_LABELS = 10  # key words named under each panel at most
 ROW_PX = 14  # the height of a row with a word label: the 12-pixel tick font and a little room
 
 
+def _slot_names(words: Sequence[str]) -> list[str]:
+    """'position:word' for each word: unique even where a word repeats, so a hover names one cell."""
+    return [f"{i}:{w}" for i, w in enumerate(words)]
+
+
 def weight_figure(res: AttentionStudy, head: int, words: Sequence[str], label: str) -> dict:
     """Head `head`'s (T, T) weights without positions and with the scheme named `label`, side by
     side on one sequential colour range from 0, and their difference (signed, on the diverging
@@ -31,7 +36,7 @@ def weight_figure(res: AttentionStudy, head: int, words: Sequence[str], label: s
     Axes name the words up to TICK_LIMIT tokens, positions beyond."""
     n = len(words)
     ax = strided(n, MAX_TOKENS)
-    names = [f"{i}:{w}" for i, w in enumerate(words)] if n <= TICK_LIMIT else None  # unique, repeated words included: the hover names a cell by them
+    names = _slot_names(words) if n <= TICK_LIMIT else None  # unique, repeated words included: the hover names a cell by them
     every = max(1, -(-n // X_LABELS))  # a narrow panel has room for about X_LABELS turned key words; the rows name every word
     axis_title = "key word" if names else "key position"
     keys, queries = (Named(ax, names, every), Named(ax, names)) if names else (ax, ax)
@@ -67,10 +72,7 @@ def reorder_figure(res: AttentionStudy, head: int, label: str) -> dict:
     ax = strided(n, MAX_TOKENS)
     if n <= TICK_LIMIT:
         every = max(1, -(-n // X_LABELS))
-        axes = {
-            order: (Named(ax, [f"{i}:{w}" for i, w in enumerate(ws)], every), Named(ax, [f"{i}:{w}" for i, w in enumerate(ws)]))
-            for order, ws in (("original", words), ("yours", mine))
-        }
+        axes = {order: (Named(ax, _slot_names(ws), every), Named(ax, _slot_names(ws))) for order, ws in (("original", words), ("yours", mine))}
         axis_title = "key word (position:word)"
     else:
         every, axes, axis_title = 1, {"original": (ax, ax), "yours": (ax, ax)}, "key position"
