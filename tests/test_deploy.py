@@ -305,13 +305,18 @@ def test_the_images_nginx_hides_the_metrics_and_keeps_a_browser_on_one_process(t
         health = subprocess.run([sys.executable, "deploy/image/healthcheck.py"], cwd=ROOT, env=env, capture_output=True, text=True)
         assert health.returncode == 0, health.stdout
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+        _stop(proc)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Stop an entrypoint still running: SIGTERM, as docker stop sends it, then its whole session killed after 10 s."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
 
 
 def _status(request: urllib.request.Request) -> int:
@@ -349,10 +354,4 @@ def test_the_images_upload_limit_keys_on_the_client_a_trusted_proxy_names(tmp_pa
         assert (other == 429) is (not trusted)  # another visitor behind the proxy: its own limit only when the proxy is trusted
         assert put("203.0.113.3, 203.0.113.1", 9) == 429  # the flooding client with a forged address before the proxy's hop: still itself
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+        _stop(proc)

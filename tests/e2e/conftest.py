@@ -108,3 +108,14 @@ def context(_shared_context):
     for page in ctx.pages:
         if page is not keeper:
             page.close()
+
+
+def open_recording(context, url: str) -> tuple:
+    """A new tab of `context` at `url`, drawn, with every websocket frame the browser sends from the start recorded:
+    (page, frames sent), so a test can tell that what it did asked nothing of the server."""
+    page = context.new_page()
+    sent: list[bytes] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.append(f if isinstance(f, bytes) else f.encode())))
+    page.goto(url)
+    wait_ready(page, timeout=120_000)
+    return page, sent

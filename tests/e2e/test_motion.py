@@ -12,8 +12,9 @@ import numpy as np
 
 from core.schemes import rope, sinusoidal
 from harness import a11y
-from harness.browser import screenshot, wait_ready
+from harness.browser import screenshot
 from ui.motion import sampled_pairs
+from tests.e2e.conftest import open_recording
 
 # component frames and screen refreshes (requestAnimationFrame callbacks) over `ms` milliseconds
 COUNT = """(ms) => new Promise((done) => {
@@ -27,11 +28,7 @@ NUMBER = re.compile(r"−?\d+\.\d{3}")
 
 
 def opened(context, app_url, query: str):
-    page = context.new_page()
-    sent: list[bytes] = []
-    page.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.append(f if isinstance(f, bytes) else f.encode())))
-    page.goto(f"{app_url}/{query}")
-    wait_ready(page, timeout=120_000)
+    page, sent = open_recording(context, f"{app_url}/{query}")
     page.locator(".pee-mo").scroll_into_view_if_needed()
     return page, sent
 

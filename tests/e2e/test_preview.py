@@ -12,6 +12,7 @@ import pytest
 from core.schemes import sinusoidal
 from core.viz import charts, wire
 from harness.browser import wait_ready
+from tests.e2e.conftest import open_recording
 
 PIXELS = """() => {
     const c = document.querySelector('.pee-sp-canvas');
@@ -42,11 +43,7 @@ def agree(got: np.ndarray, want: np.ndarray) -> float:
 
 
 def opened(context, app_url, query: str):
-    page = context.new_page()
-    sent: list[bytes] = []
-    page.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.append(f if isinstance(f, bytes) else f.encode())))
-    page.goto(f"{app_url}/sinusoidal?sin_view=Live%20preview&{query}")
-    wait_ready(page, timeout=120_000)
+    page, sent = open_recording(context, f"{app_url}/sinusoidal?sin_view=Live%20preview&{query}")
     page.wait_for_selector(".pee-sp[data-drawn]", timeout=30_000)
     return page, sent
 
