@@ -77,6 +77,19 @@ def test_ingress_denies_the_metrics_path_to_everyone():
     assert set(annotations(doc)["denylist-source-range"].split(",")) == {"0.0.0.0/0", "::/0"}
 
 
+def test_the_pods_trust_no_proxy_until_the_operator_names_the_ingress_controller():
+    """PEE_TRUSTED_PROXIES reaches the pods from one setting in kustomization.yaml, left empty: nobody's
+    X-Forwarded-For is believed until the operator names the controller's range (no private network
+    trusted wholesale, where any pod could name a client address of its choosing)."""
+    env = re.search(r"- name: PEE_TRUSTED_PROXIES\n(\s+\S[^\n]*\n)+?\s+- name:", DEPLOYMENT).group(0)
+    ref = re.search(r"configMapKeyRef:\s+name: (\S+)\s+key: (\S+)", env)
+    assert ref and "value:" not in env
+    kustomization = code((ROOT / "deploy" / "k8s" / "kustomization.yaml").read_text())
+    generated = kustomization[kustomization.index("configMapGenerator:") :]
+    assert re.search(rf"- name: {re.escape(ref.group(1))}\n\s+literals:\s+- {re.escape(ref.group(2))}=(.*)$", generated, re.M).group(1) == ""
+    assert "Behind a proxy: the Kubernetes manifests" in (ROOT / "docs" / "deploy.md").read_text()
+
+
 def test_the_pod_requests_the_measured_memory_peak_and_limits_above_it():
     docs = (ROOT / "docs" / "deploy.md").read_text()
     peak = int(re.search(r"\*\*peak \(the kernel's VmHWM\)\*\* \| \*\*([\d,]+) MiB\*\*", docs).group(1).replace(",", ""))
@@ -196,11 +209,20 @@ def _free(port: int) -> bool:
 
 FAKE_APP = """import http.server, os, sys
 port = int(next(a.split("=")[1] for a in sys.argv if a.startswith("--server.port=")))
+held = []
+def take():  # one trainer for one address, counted as the app counts it among the processes (core.lab.runner)
+    sys.path.insert(0, os.getcwd())
+    from core.lab.runner import AddressLocks
+    locks = AddressLocks.from_env()
+    lock = locks and locks.take("203.0.113.9")
+    held.append(lock)
+    return "unshared" if locks is None else "refused" if lock is None else "held"
 class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         lab = f"{os.environ.get('PEE_LAB_TRAINERS_PER_ADDRESS')} {os.environ.get('PEE_LAB_LOCK_DIR')}"
+        answer = f"ok {os.getpid()}" if self.path == "/pid" else lab if self.path == "/lab" else take() if self.path == "/take" else "ok"
         self.send_response(200); self.end_headers()
-        self.wfile.write(f"ok {os.getpid()}".encode() if self.path == "/pid" else lab.encode() if self.path == "/lab" else b"ok")
+        self.wfile.write(answer.encode())
     def log_message(self, *a): pass
 http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
 """
@@ -242,7 +264,8 @@ def test_the_entrypoint_restarts_an_app_process_that_dies_and_stops_everything_o
         pids = eventually(lambda: [ask(first + i, "/pid") for i in (1, 2)] if all(ask(first + i, "/pid") for i in (1, 2)) else None)
         assert pids, "both app processes answer"
         # two processes of one trainer each: one address may hold one of the two, counted in one lock folder they share
-        assert ask(first + 1, "/lab") == ask(first + 2, "/lab") == f"1 {tmp_path / 'run' / 'trainers'}"
+        lab = ask(first + 1, "/lab")
+        assert lab == ask(first + 2, "/lab") and lab.startswith("1 /dev/shm/pee-explorer-trainers.")
         checked = {**env, "PEE_PORT": str(first + 1)}  # nginx is a stand-in here: its port is an app's
         health = subprocess.run([sys.executable, "deploy/image/healthcheck.py"], cwd=ROOT, env=checked, capture_output=True, text=True)
         assert health.returncode == 0, health.stdout
@@ -253,6 +276,7 @@ def test_the_entrypoint_restarts_an_app_process_that_dies_and_stops_everything_o
         assert proc.wait(10) == 0
         assert eventually(lambda: not any(ask(first + i) for i in (1, 2)), 5)
         assert "exited with status 137; starting it again" in proc.stderr.read()
+        assert not Path(lab.split(" ", 1)[1]).exists()  # its lock folder removed with it
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -268,6 +292,40 @@ def test_the_entrypoint_restarts_an_app_process_that_dies_and_stops_everything_o
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+def test_the_entrypoint_counts_an_addresss_trainers_across_processes_with_its_run_dir_read_only(tmp_path):
+    """The image on a read-only root filesystem: RUN_DIR (made by the Dockerfile) mounted read-only, here
+    in a user and mount namespace of its own. The entrypoint still starts its processes, and they share the
+    per-address count in a lock folder outside RUN_DIR: an address holding the trainer of one process is
+    refused the other's (two processes of one trainer: one address may hold one)."""
+    probe = subprocess.run(["unshare", "-r", "-m", "true"], capture_output=True)
+    if probe.returncode:
+        pytest.skip(f"no user namespace to mount RUN_DIR read-only in: {probe.stderr.decode().strip()}")
+    (tmp_path / "app.py").write_text(FAKE_APP)
+    (tmp_path / "nginx").write_text("#!/bin/sh\nexec sleep 600\n")
+    (tmp_path / "nginx").chmod(0o755)
+    run = tmp_path / "run"
+    run.mkdir()
+    first = free_ports(3)
+    env = {
+        **os.environ, "PEE_PROCESSES": "2", "PEE_PORT": str(first), "PEE_APP_PORT": str(first + 1), "PEE_RUN_DIR": str(run),
+        "PEE_STREAMLIT": f"{sys.executable} {tmp_path / 'app.py'}", "PEE_NGINX": str(tmp_path / "nginx"), "PEE_LAB_MAX_RUNS": "1",
+    }  # fmt: skip
+    env.pop("PEE_LAB_TRAINERS_PER_ADDRESS", None), env.pop("PEE_LAB_LOCK_DIR", None)
+    script = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && ! touch "$1/w" 2>/dev/null && exec sh "$2"'
+    proc = subprocess.Popen(
+        ["unshare", "-r", "-m", "sh", "-c", script, "sh", str(run), str(ENTRYPOINT)], env=env, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        assert eventually(lambda: ask(first + 1) and ask(first + 2)), "both app processes answer"
+        lab = ask(first + 1, "/lab")
+        assert lab == ask(first + 2, "/lab") and not lab.split(" ", 1)[1].startswith(str(run))
+        assert ask(first + 1, "/take") == "held" and ask(first + 2, "/take") == "refused"
+    finally:
+        _stop(proc)
+    assert proc.returncode == 0, proc.stderr.read()
+    assert list(run.iterdir()) == []  # nothing was written there
 
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"

@@ -104,7 +104,19 @@ if [ -z "${PEE_LAB_TRAINERS_PER_ADDRESS:-}" ]; then
     PEE_LAB_TRAINERS_PER_ADDRESS=$t
     export PEE_LAB_TRAINERS_PER_ADDRESS
 fi
-PEE_LAB_LOCK_DIR=${PEE_LAB_LOCK_DIR:-$RUN_DIR/trainers}
+# Their folder is made in /dev/shm, a tmpfs every container has writable even when its root filesystem (and so
+# RUN_DIR) is mounted read-only; one folder per entrypoint, so that two run on one machine (the load bench) never
+# share counts, removed when it stops. Without /dev/shm, RUN_DIR; without either, each process limits alone.
+made_lock_dir=''
+if [ -z "${PEE_LAB_LOCK_DIR:-}" ]; then
+    if made_lock_dir=$(mktemp -d /dev/shm/pee-explorer-trainers.XXXXXX 2>/dev/null); then
+        PEE_LAB_LOCK_DIR=$made_lock_dir
+    else
+        made_lock_dir=''
+        PEE_LAB_LOCK_DIR=$RUN_DIR/trainers
+        mkdir -p "$PEE_LAB_LOCK_DIR" 2>/dev/null || say "no writable folder for the trainers' locks (/dev/shm, $RUN_DIR): each app process limits an address's trainers alone"
+    fi
+fi
 export PEE_LAB_LOCK_DIR
 
 mkdir -p "$RUN_DIR"  # nginx's scratch folders go here (the Dockerfile makes it: the image may be mounted read-only)
@@ -146,6 +158,7 @@ stop() {
     trap '' TERM INT
     kill -TERM $pids ${nginx_pid:-} 2>/dev/null || true
     wait
+    [ -z "$made_lock_dir" ] || rm -rf "$made_lock_dir"
     exit "${1:-0}"
 }
 trap 'stop 0' TERM INT
