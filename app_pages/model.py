@@ -20,7 +20,7 @@ from core.analysis import table_summary as ts
 from core.schemes import sinusoidal
 from core.viz import model_figures as mf
 from ui.controls import Toggle, check_linked, check_links, choice, linked_number
-from ui.display import plot, quoted
+from ui.display import data_table, plot, quoted
 from ui.heatmap import draw_heatmap
 from ui.metrics import metric
 from ui.model_learned import learned
@@ -188,7 +188,7 @@ def _path() -> None:
     metric(c1, "variance in the first 3 components", f"{A.explained[:3].sum():.1%}", f"sinusoid {S.explained[:3].sum():.1%}")
     metric(c2, "components for 90% of the variance", f"{ts.components_for(A.explained)}", f"sinusoid {ts.components_for(S.explained)}")
     metric(c3, "turns of the PC 1–2 path around its centre", f"{A.turns:.1f}", f"sinusoid {S.turns:.1f}")
-    st.dataframe(ts.component_columns(A, S), hide_index=True)
+    data_table(ts.component_columns(A, S), hide_index=True)
     st.caption(
         "PCA finds the directions in which the position vectors differ most. A path that winds around while it drifts along a third "
         "direction is a helix: two components oscillating together (a sin/cos pair in disguise) while another changes slowly. "
@@ -208,7 +208,7 @@ def _spectrum() -> None:
     # the unit and the period under the number: the box is too narrow for both on one line
     metric(c2, "most common dominant frequency", f"{freq_values[0]:.4g}", f"cycles per position: period {ts.period(freq_values[0])} positions")
     c3.metric("dimensions that share it", f"{counts[0]} of {A.cols.count}")
-    st.dataframe(ts.frequency_columns(freq_values, counts, L), hide_index=True)
+    data_table(ts.frequency_columns(freq_values, counts, L), hide_index=True)
     st.caption(
         "The sinusoid is a staircase of single frequencies, one per sin/cos pair, geometrically spaced from 1/(2π) ≈ 0.16 cycles per "
         "position down to almost nothing (everything slower than one cycle over the table lands in the lowest bin). A learned "

