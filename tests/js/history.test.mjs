@@ -2,7 +2,7 @@
 // Run by `node --test` (tests/test_js.py).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { install, lastSegment, samePage, showQuery } from '../../ui/assets/history.js';
+import { install, lastSegment, samePage, showQuery, watchBack } from '../../ui/assets/history.js';
 
 const HERE = 'https://demo.example/rope?d_model=128';
 
@@ -84,4 +84,69 @@ test('the page being left keeps the URL it had when the visitor clicked the link
   win.history.pushState({}, '', '/rope?d_model=128');
   win.history.pushState({}, '', '/sinusoidal?d_model=128');  // Streamlit pushes the new path
   assert.deepEqual(entries, ['https://demo.example/rope?d_model=128&head_dim=128', 'https://demo.example/sinusoidal?d_model=128']);
+});
+
+function watchedWindow(start = 'https://demo.example/rope?d_model=128&max_len=256') {
+  // a window whose clock and timers the test moves, whose app is in the document until `blank` says otherwise
+  const { win, entries } = fakeWindow(start);
+  let clock = 0;
+  const timers = [];
+  const listeners = {};
+  const reloads = [];
+  win.addEventListener = (type, listener) => { listeners[type] = listener; };
+  win.document = { blank: false, querySelector(selector) { return selector === "[data-testid='stApp']" && !this.blank ? {} : null; } };
+  const stored = {};
+  win.sessionStorage = { getItem: (k) => stored[k] ?? null, setItem: (k, v) => { stored[k] = v; } };
+  win.location.reload = () => reloads.push(win.location.href);
+  const options = { now: () => clock, later: (f, ms) => timers.push([clock + ms, f]) };
+  const pop = (url) => { entries[0] = url; listeners.popstate(); };  // Back: the entry reached, as the browser has it
+  const run = (ms) => {  // move the clock by `ms`, running what falls due
+    const end = clock + ms;
+    for (;;) {
+      timers.sort((a, b) => a[0] - b[0]);
+      if (!timers.length || timers[0][0] > end) break;
+      const [at, f] = timers.shift();
+      clock = at;
+      f();
+    }
+    clock = end;
+  };
+  return { win, entries, reloads, options, pop, run, write: (url) => { entries[0] = url; } };
+}
+
+test('an app that disappears after Back is loaded again once, at the URL its entry had when reached', () => {
+  const w = watchedWindow();
+  assert.equal(watchBack(w.win, w.options), true);
+  assert.equal(watchBack(w.win, w.options), false);  // installed once
+  w.pop('https://demo.example/rope?d_model=128&max_len=256&base=20000');
+  w.run(1000);
+  assert.deepEqual(w.reloads, []);  // the app is there: nothing to do
+  w.win.document.blank = true;  // Streamlit's frontend gave up ("Bad delta path index") ...
+  w.write('https://demo.example/rope?d_model=128&max_len=1&base=20000');  // ... and the session wrote its own settings
+  w.run(300);
+  assert.deepEqual(w.reloads, ['https://demo.example/rope?d_model=128&max_len=256&base=20000']);
+  assert.deepEqual(w.entries, ['https://demo.example/rope?d_model=128&max_len=256&base=20000']);
+});
+
+test('the watch ends after its time, a later Back starts its own, and a second reload waits a minute', () => {
+  const w = watchedWindow();
+  watchBack(w.win, { ...w.options, within: 2000 });
+  w.pop('https://demo.example/rope?base=2');
+  w.run(5000);
+  w.win.document.blank = true;  // blank long after that Back: not this watch's doing
+  w.run(5000);
+  assert.deepEqual(w.reloads, []);
+  w.win.document.blank = false;
+  w.pop('https://demo.example/rope?base=3');
+  w.pop('https://demo.example/sinusoidal?base=4');  // two Backs in a row: the first watch ends
+  w.win.document.blank = true;
+  w.run(300);
+  assert.deepEqual(w.reloads, ['https://demo.example/sinusoidal?base=4']);
+  w.pop('https://demo.example/rope?base=5');
+  w.run(30000);
+  assert.equal(w.reloads.length, 1);  // blank again within a minute of the reload: left as it is
+  w.run(31000);  // a minute after the reload
+  w.pop('https://demo.example/rope?base=6');
+  w.run(300);
+  assert.deepEqual(w.reloads.slice(1), ['https://demo.example/rope?base=6']);
 });

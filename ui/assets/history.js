@@ -60,8 +60,45 @@ export function showQuery(win, path, query) {
   return true;
 }
 
+const APP = "[data-testid='stApp']";
+const RELOADED = 'pee-back-reloaded';  // sessionStorage: when the app was last loaded again after Back blanked it
+
+export function watchBack(win, { every = 250, within = 15000, again = 60000, now = () => Date.now(), later = (f, ms) => win.setTimeout(f, ms) } = {}) {
+  // Back or Forward pressed while a page switch is still being drawn can make Streamlit's frontend apply the new run's
+  // changes to a tree they do not fit ("Bad delta path index"): it unmounts the whole app, a white page, and its session
+  // writes settings of its own into the URL. So for `within` ms after a history navigation, look every `every` ms: once
+  // the app is gone from the document, the entry gets back the URL it had when it was reached (the settings as the
+  // visitor left them) and the page is loaded again, a fresh session reading them. Only a history navigation starts a
+  // watch (a reload is none), and at most one reload in `again` ms: a page that blanks for another reason is not
+  // reloaded over and over. True if installed now.
+  if (win.peeWatchBack) return false;
+  win.peeWatchBack = true;
+  let round = 0;
+  win.addEventListener('popstate', () => {
+    const mine = ++round;  // a later navigation starts its own watch and ends this one
+    const popped = win.location.href;
+    const until = now() + within;
+    const look = () => {
+      if (mine !== round) return;
+      if (!win.document.querySelector(APP)) {
+        let last = null;
+        try { last = win.sessionStorage.getItem(RELOADED); } catch { /* no storage: no memory of a reload */ }
+        if (last !== null && now() - Number(last) < again) return;
+        try { win.sessionStorage.setItem(RELOADED, String(now())); } catch { /* the same */ }
+        win.history.replaceState(win.history.state, '', popped);
+        win.location.reload();
+        return;
+      }
+      if (now() < until) later(look, every);
+    };
+    later(look, every);
+  });
+  return true;
+}
+
 export default function (component) {
   install(window);
+  watchBack(window);
   const data = (component && component.data) || {};
   showQuery(window, data.path, data.query);
 }
