@@ -94,9 +94,15 @@ def code_for(name: str, setting: Setting) -> codegen.GeneratedCode:
 
 code = guarded(code_for, name, setting)
 st.markdown(code.what)
-numpy_tab, torch_tab = st.tabs(["NumPy", "PyTorch"])
+numpy_tab, torch_tab, *keras_tab = st.tabs(["NumPy", "PyTorch"] + (["Keras 3"] if code.keras_source else []))  # Keras: added codes and RoPE
 numpy_tab.code(code.numpy_source, language="python", line_numbers=False)
 torch_tab.code(code.torch_source, language="python", line_numbers=False)
+for tab in keras_tab:
+    tab.caption(
+        "A Keras 3 layer, for any of its backends (name one in KERAS_BACKEND before importing keras). "
+        "The app's tests run it on Keras's torch backend and compare it with the app's own arrays."
+    )
+    tab.code(code.keras_source, language="python", line_numbers=False)
 if rotary:  # a real model's RoPE, exactly: what the controls above cannot hold (LongRoPE's lists, partial rotary, mscale)
     notice = url_choice("preset", ["none", *PRESETS], "none")
     if notice:

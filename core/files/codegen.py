@@ -1,7 +1,7 @@
 r"""The code behind a view: a NumPy function and a PyTorch module that reproduce a scheme at the
-app's settings, as source text a page shows for copying.
+app's settings, as source text a page shows for copying, and for the added schemes and RoPE a Keras 3 layer.
 
-`generate(name, setting, ...)` returns both sources. Each is self-contained (it imports math,
+`generate(name, setting, ...)` returns the sources. Each is self-contained (it imports math,
 numpy and torch only, never this app), readable (a docstring with the formula, the settings
 written in as constants), and has one entry point:
 
@@ -16,7 +16,13 @@ The sources are assembled from one template per way a scheme is applied (added, 
 a bias) around the scheme's own `Formula` (`Scheme.formula(setting)`, written in the scheme's
 module with the same floating-point operations as the core function it mirrors), so a new
 scheme needs nothing here. tests/core/files/test_codegen.py executes every generated source and
-compares it with core, so the code a page shows cannot drift from what the page draws.
+compares it with core, so the code a page shows cannot drift from what the page draws (the Keras
+layers, on Keras's torch backend: tests/core/files/test_codegen_keras.py).
+
+The Keras 3 layer (`keras_source`) carries the NumPy source it is built from and works through
+keras.ops, so it runs on any Keras backend: `AddPositions` holds the code of positions 0 .. max_len - 1
+as a weight (trainable for a table a model learns) and adds it; `RotaryEmbedding` turns pairs by the
+NumPy source's frequencies. Bias schemes, and a partial rotary factor (/context's presets), have none.
 
 Tables a model learns (learned, T5, Shaw) are written at the values the app draws: their
 initialisation (learned, Shaw), or the illustrative values (T5). Both sources draw them with
@@ -44,6 +50,8 @@ class GeneratedCode:
     numpy_entry: str
     torch_entry: str
     applied: str
+    keras_source: str | None = None  # a Keras 3 layer, keras_entry its class; None where none is written
+    keras_entry: str | None = None
 
 
 def _block(code: str, indent: int) -> str:
@@ -74,12 +82,14 @@ def _constants(constants: tuple[Constant, ...]) -> str:
     return "\n".join(lines)
 
 
-def _imports(code: str, *, torch: bool) -> str:
+def _imports(code: str, *, torch: bool, keras: bool = False) -> str:
     lines = ["import math"] if "math." in code else []
     if "np." in code:
         lines.append("import numpy as np")
     if torch:
         lines += ["import torch", "from torch import nn"]
+    if keras:
+        lines.append("import keras  # Keras 3, on the backend KERAS_BACKEND names (jax, tensorflow or torch)")
     return "\n".join(lines)
 
 
@@ -98,9 +108,9 @@ def _docstring(title: str, formula: str, settings: str, usage: str) -> str:
     return f'"""{title}, as the Positional Encoding Explorer draws it.\n\n{body}\n\n{_wrap(f"Settings: {settings}.")}\nUsage: {usage}\n"""'
 
 
-def _source(doc: str, body: str, *, torch: bool) -> str:
+def _source(doc: str, body: str, *, torch: bool, keras: bool = False) -> str:
     """A module: docstring, the imports the body uses, the body."""
-    return _join(doc, _imports(body, torch=torch), body)
+    return _join(doc, _imports(body, torch=torch, keras=keras), body)
 
 
 # ============================================================================================
@@ -171,6 +181,41 @@ def _added(scheme: Scheme, s: Setting, f: Formula) -> GeneratedCode:
     torch_source = _source(
         _docstring(f.title, f.formula, _settings_line(f), torch_usage), _join(shared, _block(f.torch_helpers, 0), torch_cls, layer_cls), torch=True
     )
+    learns = scheme.parameters(s) > 0
+    keras_cls = _lines(
+        "class AddPositions(keras.layers.Layer):",
+        '    """The layer a model puts right after its token embedding, as a Keras 3 layer: x + PE, then dropout.\n'
+        "\n"
+        "    It holds the code of positions 0 .. POSITIONS-1 as a weight, "
+        + (
+            "trainable (the table a model learns), starting from\n    positional_encoding's values. "
+            if learns
+            else "fixed: positional_encoding's values.\n    "
+        )
+        + "call(x): x holds B sequences of T <= POSITIONS token vectors, (B, T, D_MODEL);\n"
+        "    the code of positions 0 .. T-1 is added to every sequence, so the shape stays.\n"
+        '    """',
+        "\n    def __init__(self, dropout=0.1, **kwargs):",
+        "        super().__init__(**kwargs)",
+        "        self.dropout = keras.layers.Dropout(dropout, dtype=self.dtype_policy)  # computes in the layer's dtype",
+        f'        self.code = self.add_weight(shape=(POSITIONS, D_MODEL), initializer="zeros", trainable={learns}, name="position_code")',
+        "        self.code.assign(positional_encoding(np.arange(POSITIONS)))  # (POSITIONS, D_MODEL)",
+        "\n    def call(self, x, training=None):",
+        '        """x (B, T, D_MODEL) -> (B, T, D_MODEL), in the layer\'s compute dtype."""',
+        "        length = x.shape[-2]",
+        "        if length is not None and length > POSITIONS:",
+        '            raise ValueError(f"This layer holds the code of positions 0 to {POSITIONS - 1}; a sequence of {length} is longer.")',
+        "        code = keras.ops.cast(self.code[: keras.ops.shape(x)[-2]], x.dtype)  # (T, D_MODEL)",
+        "        return self.dropout(x + code[None, :, :], training=training)  # (1, T, D_MODEL) broadcast over the batch",
+    )
+    keras_usage = f"layer = AddPositions(dropout=0.1); x = layer(token_embedding(ids))  # ids: (B, T), T <= {n} -> x: (B, T, {d})"
+    positions = f"POSITIONS = {n}  # the layer holds the code of positions 0 .. POSITIONS-1: the settings' max_len"
+    keras_source = _source(
+        _docstring(f.title, f.formula, _settings_line(f), keras_usage),
+        _join(_constants(f.constants) + "\n" + positions, _block(f.shared, 0), _block(f.numpy_helpers, 0), numpy_fn, keras_cls),
+        torch=False,
+        keras=True,
+    )
     what = (
         f"{scheme.label}: the code added to the token vector of each position, d_model = {d:,}"
         + (f"; positions 0 to {rows - 1:,} have one" if rows is not None else "; any position has one")
@@ -178,7 +223,7 @@ def _added(scheme: Scheme, s: Setting, f: Formula) -> GeneratedCode:
     )
     if f.what:
         what = f.what.format(label=scheme.label, d=d)
-    return GeneratedCode(numpy_source, torch_source, what, "positional_encoding", f.torch_class, scheme.applied)
+    return GeneratedCode(numpy_source, torch_source, what, "positional_encoding", f.torch_class, scheme.applied, keras_source, "AddPositions")
 
 
 # ============================================================================================
@@ -273,11 +318,49 @@ def _rotary(scheme: Scheme, s: Setting, f: Formula) -> GeneratedCode:
         _join(shared, torch_cls),
         torch=True,
     )
+    keras_source = None
+    if not partial:  # /code's settings: every pair turns (a partial factor is /context's, which shows no Keras)
+        keras_pairs = (
+            "a, b = x[..., : HEAD_DIM // 2], x[..., HEAD_DIM // 2 :]  # (..., L, HEAD_DIM // 2) each\n"
+            "        return keras.ops.concatenate([a * cos - b * sin, a * sin + b * cos], axis=-1)"
+            if layout == "half"
+            else "a, b = x[..., 0::2], x[..., 1::2]  # (..., L, HEAD_DIM // 2) each\n"
+            "        return keras.ops.reshape(keras.ops.stack([a * cos - b * sin, a * sin + b * cos], axis=-1), keras.ops.shape(x))"
+        )
+        keras_per_call = (
+            "        # the frequencies depend on the sequence length: read from the positions, so the layer runs eagerly\n"
+            "        inv_freq, c = frequencies(seq_len=int(keras.ops.max(pos)) + 1)\n"
+            if f.takes_seq_len
+            else "        inv_freq, c = self.inv_freq, self.attention_factor\n"
+        )
+        keras_cls = f'''class RotaryEmbedding(keras.layers.Layer):
+    """Rotary position embedding as a Keras 3 layer: call(x, positions) rotates queries or keys x (..., L, HEAD_DIM);
+    apply it to q and k of every head before q @ k.transpose(-2, -1)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.inv_freq, self.attention_factor = frequencies()  # NumPy: theta_i of each pair, and the factor on cos and sin
+
+    def call(self, x, positions=None):
+        """x (..., L, HEAD_DIM), positions (L,) (0 .. L-1 when None) -> the rotated x, in the layer\'s compute dtype."""
+        dtype = self.compute_dtype
+        pos = keras.ops.arange(keras.ops.shape(x)[-2], dtype=dtype) if positions is None else keras.ops.reshape(keras.ops.cast(positions, dtype), (-1,))
+{keras_per_call}        angle = pos[:, None] * keras.ops.convert_to_tensor(inv_freq, dtype=dtype)[None, :]  # (L, HEAD_DIM // 2)
+        cos, sin = float(c) * keras.ops.cos(angle), float(c) * keras.ops.sin(angle)  # c as a Python number: a tensor times a NumPy one warns
+        {keras_pairs}
+'''
+        keras_source = _source(
+            _docstring(f.title, f.formula, settings, "rope = RotaryEmbedding(); q, k = rope(q), rope(k)  # q, k: (B, H, T, HEAD_DIM)"),
+            _join(shared, keras_cls),
+            torch=False,
+            keras=True,
+        )
     what = (
         f"RoPE on a head of width {head_dim:,}, {layout} pair layout, {f.rule.split(':')[0]}. "
         f"NumPy: `rotate(x, positions)` for queries or keys (..., L, {head_dim}); PyTorch: `RotaryEmbedding()(x, positions)`, the same."
     )
-    return GeneratedCode(numpy_source, torch_source, what, "rotate", "RotaryEmbedding", ROTARY)
+    keras_entry = None if keras_source is None else "RotaryEmbedding"
+    return GeneratedCode(numpy_source, torch_source, what, "rotate", "RotaryEmbedding", ROTARY, keras_source, keras_entry)
 
 
 # ============================================================================================

@@ -28,9 +28,14 @@ SMALL = {"d_model": "24", "max_len": "40", "base": "500"}
 
 def code_blocks(at) -> tuple[str, str]:
     """The NumPy and the PyTorch source shown on the page."""
-    blocks = [c.value for c in at.code if c.language == "python"]
-    assert len(blocks) == 2, [c.language for c in at.code]
+    blocks = python_blocks(at)
+    assert len(blocks) in (2, 3), [c.language for c in at.code]
     return blocks[0], blocks[1]
+
+
+def python_blocks(at) -> list[str]:
+    """Every source shown: NumPy, PyTorch, and for the added codes and RoPE a Keras 3 layer."""
+    return [c.value for c in at.code if c.language == "python"]
 
 
 def link(at) -> str:
@@ -67,6 +72,8 @@ def test_every_scheme_shows_its_code_with_the_sidebars_numbers(name):
         assert text in numpy_source and text in torch_source, text
     generated = codegen.generate(name, Setting(width=24, base=500.0, train_len=40, n_heads=8))
     assert (numpy_source.strip(), torch_source.strip()) == (generated.numpy_source.strip(), generated.torch_source.strip())
+    keras = python_blocks(at)[2:]  # the Keras tab, where there is a layer to show (run on Keras: tests/core/files/test_codegen_keras.py)
+    assert [k.strip() for k in keras] == ([] if applied == BIAS else [generated.keras_source.strip()])
     assert set(downloads(at)) == {"npy", "csv"}
     assert len(grids(at)) == (0 if name == "none" else 1) and figures(at) == []
     assert {"scheme": name, **SMALL}.items() <= dict(parse_qsl(urlsplit(link(at)).query)).items()
