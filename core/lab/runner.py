@@ -120,11 +120,11 @@ def train_lm(config, on_step: Callable[[int, float, float], None] | None = None,
 
 
 def run_experiment(config, on_step: Callable[[int, float, float], None] | None = None, should_stop: Callable[[], bool] | None = None):
-    """Run one experiment on trained models (a config of core.lab.probe, pairs, extend, sliding or
-    passkey; torch, imported here when a run starts): see core.lab.trained.run. Its LabRun's `train_fn`."""
-    from core.lab import trained
+    """Run one experiment on trained models (a config of an experiment in core.lab.registry; torch,
+    imported when a run starts): its record's run. Its LabRun's `train_fn`."""
+    from core.lab import registry
 
-    return trained.run(config, on_step=on_step, should_stop=should_stop)
+    return registry.run(config, on_step=on_step, should_stop=should_stop)
 
 
 def _uses_torch(train_fn: Callable[..., object]) -> bool:
@@ -540,6 +540,8 @@ class LabRun:
     train_fn: Callable[..., LabResult] | None = None
     wall_seconds: float = WALL_SECONDS
     budget: Callable[[list], str | None] = over_budget  # why a run is refused, or None (the real-text task has its own)
+    steps: Callable[[Any], int] = lambda config: config.steps  # the steps a config's progress bar counts (LabConfig's and LMConfig's training steps)
+    label: Callable[[Any], str] = lambda config: ""  # what a config's bar is named, when not its scheme's label
     estimate: Callable[[Any], float] | None = None  # estimated seconds of one config, for the time limit and the waits shown
     visitor: Hashable | None = None  # who asked (a browser across its tabs): one trainer at a time each
     address: Hashable | None = None  # the network address they asked from: a few places each
@@ -549,7 +551,7 @@ class LabRun:
     finished: float = 0.0
 
     def __post_init__(self) -> None:
-        self.progress = [Progress(c.scheme, getattr(c, "progress_steps", c.steps), getattr(c, "label", "")) for c in self.configs]
+        self.progress = [Progress(c.scheme, self.steps(c), self.label(c)) for c in self.configs]
         self._stop = threading.Event()
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
@@ -758,6 +760,67 @@ class LabRun:
                 p.message = f"stopped at {self._limit()}"
             if self.cache is not None:
                 self.cache.put(result)
+
+
+@dataclass(frozen=True)
+class Job:
+    """What one kind of lab run is, all a page needs to start one: its `train_fn` (config,
+    on_step, should_stop) -> result, its `budget` (why configs are refused, or None), `estimate`
+    (seconds of one config: its time limit and the waits shown), `steps` (what a config's progress
+    bar counts), `label` (a bar's name when not the scheme's), `wall_seconds` (the most a run may
+    take) and `unit` (what its progress counts per second)."""
+
+    train_fn: Callable[..., Any]
+    budget: Callable[[list], str | None]
+    estimate: Callable[[Any], float]
+    steps: Callable[[Any], int]
+    label: Callable[[Any], str]
+    wall_seconds: float
+    unit: str
+
+    def start(self, configs: list, **where: Any) -> LabRun:
+        """A started LabRun of `configs`; `where` holds the rest (cache, alive, slots, visitor, address)."""
+        return LabRun(
+            configs, train_fn=self.train_fn, budget=self.budget, estimate=self.estimate, steps=self.steps, label=self.label,
+            wall_seconds=self.wall_seconds, **where,
+        ).start()  # fmt: skip
+
+
+def _synthetic_seconds(config: LabConfig) -> float:
+    from core.lab.config import estimate
+
+    return estimate(config).seconds
+
+
+def _lm_seconds(config) -> float:
+    from core.lab import lm
+
+    return lm.estimate(config).seconds
+
+
+def _no_label(config: Any) -> str:
+    return ""
+
+
+def _training_steps(config: Any) -> int:
+    return config.steps
+
+
+SYNTHETIC = Job(train, over_budget, _synthetic_seconds, _training_steps, _no_label, WALL_SECONDS, "tokens")  # the lab's synthetic tasks
+
+
+def lm_job() -> Job:
+    """The real-text comparison's runs (core.lab.lm)."""
+    from core.lab import lm
+
+    return Job(train_lm, lm.over_budget, _lm_seconds, _training_steps, _no_label, lm.LM_WALL_SECONDS, "characters")
+
+
+def experiment_job(experiment) -> Job:
+    """An experiment on trained models (a core.lab.experiment.Experiment), run through run_experiment."""
+    from core.lab.experiment import LIVE_WALL_S
+
+    return Job(run_experiment, experiment.over_budget, experiment.estimate, experiment.steps, lambda config: config.label, LIVE_WALL_S, experiment.unit)
 
 
 _LIVE: weakref.WeakValueDictionary[int, LabRun] = weakref.WeakValueDictionary()  # runs started in this process (LabRun.start)

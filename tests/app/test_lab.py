@@ -437,20 +437,27 @@ def test_shipped_results_that_parse_but_lack_what_a_view_reads_are_a_sentence(tm
         lab_trained.shipped.clear()
 
 
-@pytest.mark.parametrize(
-    "params",
-    [
-        {"lab_trained_view": "extend", "lab_ext_s": "2"},
-        {"lab_trained_view": "extend", "lab_ext_s": "8", "lab_ext_tuned": "true"},
-        {"lab_trained_view": "sliding", "lab_slide_schemes": "rope,alibi"},
-        {"lab_trained_view": "pairs", "lab_pairs_removed": "0,7"},
-        {"lab_trained_view": "passkey"},
-    ],
-)
+SETTINGS = [  # views at settings beyond their defaults; every other experiment of the registry is opened at its defaults
+    {"lab_trained_view": "extend", "lab_ext_s": "2"},
+    {"lab_trained_view": "extend", "lab_ext_s": "8", "lab_ext_tuned": "true"},
+    {"lab_trained_view": "sliding", "lab_slide_schemes": "rope,alibi"},
+    {"lab_trained_view": "pairs", "lab_pairs_removed": "0,7"},
+]
+
+
+def _views():
+    from core.lab.registry import EXPERIMENTS
+
+    set_apart = {p["lab_trained_view"] for p in SETTINGS} | {"probe"}  # the probe's defaults: the page's first test above
+    return SETTINGS + [{"lab_trained_view": name} for name in EXPERIMENTS if name not in set_apart]
+
+
+@pytest.mark.parametrize("params", _views())
 def test_every_experiment_draws_its_shipped_numbers_with_titles_and_axes(params):
     import json as _json
 
     from core.lab import experiment
+    from core.lab.registry import EXPERIMENTS
 
     at = open_page("lab", **params)
     assert_clean(at)
@@ -462,7 +469,7 @@ def test_every_experiment_draws_its_shipped_numbers_with_titles_and_axes(params)
     view = params["lab_trained_view"]
     ship = experiment.load(view)
     captions = " ".join(c.value for c in at.caption)
-    assert f"**Precomputed** by `python -m bench.lab_{view}`" in captions
+    assert f"**Precomputed** by `{EXPERIMENTS[view].command}`" in captions
     if view == "extend":  # the caption's numbers are the figure's
         s, tuned = int(params["lab_ext_s"]), "lab_ext_tuned" in params
         yarn = next(r for r in ship.results["rows"] if (r["method"], r["factor"], bool(r["fine_tune"])) == ("yarn", s, tuned))
