@@ -1,7 +1,7 @@
 """The benches of the lab's experiments on trained models, one command for every experiment of
 core.lab.registry: run its bench's configurations (core.lab.experiment.Bench: its record's `bench`,
-or BENCH in bench.lab_<name>) the way the page does (one background core.lab.runner.LabRun of
-its record's core.lab.runner.Job, no cache, no budget), time them (wall and CPU seconds, peak
+or BENCH in bench.lab_<name>) the way the page does (one background core.lab.labrun.LabRun of
+its record's core.lab.labrun.Job, no cache, no budget), time them (wall and CPU seconds, peak
 memory of this process), write the shipped results with their exact configuration, seed, command
 and machine, and check a rerun against them.
 
@@ -28,7 +28,7 @@ from typing import Any
 from core.lab import experiment
 from core.lab.experiment import Bench, Experiment
 from core.lab.registry import EXPERIMENTS, of
-from core.lab.runner import LabRun, experiment_job
+from core.lab.labrun import LabRun, experiment_job
 
 WHOLE_CPU_S = 15 * 60.0
 PEAK_RSS_MB = 1024.0

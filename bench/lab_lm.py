@@ -2,7 +2,7 @@
 
 Trains the lab's tiny model once per scheme on 64-character windows of Jane Austen
 (core.lab.lm.LMConfig's defaults, seed 0), the way the page's "Run it yourself" does (one
-background core.lab.runner.LabRun, train_fn core.lab.runner.train_lm, no cache), then prints the
+background core.lab.labrun.LabRun, train_fn core.lab.entry.train_lm, no cache), then prints the
 held-out perplexity at L, 2L, 4L, 8L, the ratio ppl(4L) / ppl(L) per scheme, the seconds of each
 scheme and of the whole comparison, and the peak memory (RSS of this process), against the
 targets: one scheme at most 60 s, the whole comparison at most 6 minutes, under 1.5 GB.
@@ -33,7 +33,8 @@ from pathlib import Path
 import numpy as np
 
 from core.lab import lm, weights
-from core.lab.runner import LabRun, train_lm
+from core.lab.entry import train_lm
+from core.lab.labrun import LabRun
 
 ONE_SCHEME_S = 60.0
 ALL_SCHEMES_S = 360.0

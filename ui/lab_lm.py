@@ -3,7 +3,7 @@
 Shows the shipped results at once (data/lab_lm_results.json, written by `python -m bench.lab_lm`,
 marked as precomputed), the paper's own numbers in a tab beside them (only the open tab is
 drawn), and "Run it yourself": the same
-training live, through the lab's live-run widget (ui.lab_run.live_run with core.lab.runner.lm_job()): a
+training live, through the lab's live-run widget (ui.lab_run.live_run with core.lab.labrun.lm_job()): a
 progress bar per scheme, the server's cap on runs training at once and its line, Stop, and the
 shared cache of finished runs.
 """
@@ -16,7 +16,7 @@ import streamlit as st
 
 from core.lab import lm, weights
 from core.lab import lm_figures as figs
-from core.lab.runner import lm_job
+from core.lab.labrun import lm_job
 from core.schemes.registry import SCHEMES
 from ui import lab_lm_text as text
 from ui.controls import Choices, Number, check_links

@@ -2,16 +2,16 @@
 progress bar per config while a run waits or trains, the run kept in the session, and what a
 finished run says (`finished`: failures, a stop, settings changed since, "same as shipped"). The
 synthetic tasks, the real-text comparison (ui.lab_lm) and the experiments on trained models
-(ui.lab_trained) all run through it, each with its core.lab.runner.Job.
+(ui.lab_trained) all run through it, each with its core.lab.labrun.Job.
 
-Training runs in a background thread per session (core.lab.runner.LabRun); a fragment polls it
+Training runs in a background thread per session (core.lab.labrun.LabRun); a fragment polls it
 for the progress bars while it runs, and the whole page reruns once it ends to draw the results.
-At most PEE_LAB_MAX_RUNS runs (default 2) train at once in this server (core.lab.runner.trainers()),
+At most PEE_LAB_MAX_RUNS runs (default 2) train at once in this server (core.lab.trainers.trainers()),
 at most one per visitor (a browser, across its tabs) with one more waiting, and a few per network
 address (ui.visitor: who asks, from where; a run past those is refused in a sentence); a run past the
 cap waits in line and says where it stands and how long it should wait, Stop takes it out, and
 closing the tab does too (ui.internals.connection_check). A run is stopped at three times its
-estimated time (core.lab.runner.CAP_FACTOR), more on a server slower than its estimates. A configuration already trained comes from the
+estimated time (core.lab.labrun.CAP_FACTOR), more on a server slower than its estimates. A configuration already trained comes from the
 server's cache at once, without waiting.
 """
 
@@ -22,7 +22,9 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from core.lab.runner import SYNTHETIC, Job, LabRun, Outlook, ResultCache, trainers
+from core.lab.cache import ResultCache
+from core.lab.labrun import SYNTHETIC, Job, LabRun
+from core.lab.trainers import Outlook, trainers
 from core.schemes.registry import SCHEMES
 from core.viz.grid import ordinal
 from ui.internals import connection_check

@@ -4,7 +4,7 @@ one drawn at a time.
 Each view shows its shipped results at once (its record's typed results, written by its bench,
 marked as precomputed), what the papers claim beside what was measured, with the section it comes
 from, and a live run through the lab's live-run widget (ui.lab_run.live_run with the record's
-core.lab.runner.Job: the budget refuses in a sentence, the server's line of trainers, Stop, the
+core.lab.labrun.Job: the budget refuses in a sentence, the server's line of trainers, Stop, the
 shared cache). An experiment with a view of its own here (`DRAWERS`: probe, extend, sliding, pairs,
 passkey) draws it; any other is drawn from its record alone (`record_view`).
 
@@ -21,7 +21,7 @@ import streamlit as st
 from core.lab import experiment, extend, findings, lm, pairs, passkey, probe, sliding, weights
 from core.lab import trained_figures as figs
 from core.lab.registry import EXPERIMENTS
-from core.lab.runner import experiment_job
+from core.lab.labrun import experiment_job
 from core.schemes.registry import SCHEMES
 from ui import glossary
 from ui.controls import Choice, Choices, Number, Toggle, check_links

@@ -15,7 +15,8 @@ from collections import deque
 import numpy as np
 import pytest
 
-from core.lab import runner
+from core.lab import labrun
+from core.lab import trainers as line
 from core.lab.config import SURVEY, LabConfig
 from core.lab.figures import example_text, survey_table
 from core.schemes.registry import SCHEMES
@@ -119,7 +120,7 @@ def test_stop_ends_a_long_run_and_shows_where_it_stopped():
 def trainers_busy():
     """Every slot of the server's cap on runs training at once held by a fake run (through the
     core API), released at the end; yields the process-wide Trainers and the held tickets."""
-    slots = runner.trainers()
+    slots = line.trainers()
     held = [slots.acquire() for _ in range(slots.max_runs)]
     try:
         yield slots, held
@@ -223,7 +224,7 @@ def test_a_visitor_training_in_one_tab_waits_in_another_with_an_estimated_wait(t
     at.button(key="lab_train").click().run()
     spent = time.monotonic() - started  # the first tab's run has this much less left by the time the page says it
     run = at.session_state["lab_run"]
-    assert run.visitor == "browser-1" and run.cap == runner.CAP_FLOOR_S and run.outlook().behind_own
+    assert run.visitor == "browser-1" and run.cap == labrun.CAP_FLOOR_S and run.outlook().behind_own
     text = " ".join(i.value for i in at.info)
     assert "Waiting for your run in another tab to end (one trainer per visitor)" in text, text
     shown = re.search(r"should start in about (\d+ s) \(at most (\d+ min|\d+ s)", text)

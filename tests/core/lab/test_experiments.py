@@ -15,7 +15,8 @@ import pytest
 
 from core.lab import experiment, extend, findings, lm, pairs, passkey, probe, registry, sliding
 from core.lab.registry import EXPERIMENTS
-from core.lab.runner import ResultCache, experiment_job
+from core.lab.cache import ResultCache
+from core.lab.labrun import experiment_job
 
 
 def through_runner(config):
