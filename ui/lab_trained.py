@@ -512,7 +512,7 @@ def record_view(name: str) -> None:
 
     def draw(done: list) -> None:
         config, outcome = done[0]
-        st.markdown(record.said(config, outcome) + f" ({outcome.cpu_seconds:.1f} s of CPU)")
+        st.markdown(record.said(config, outcome) + f" {outcome.cpu_seconds:.1f} s of CPU.")
 
     live(name, f"lab_{name}", configs, "Run", draw, problem)
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.lab import extend, findings, lm, pairs, passkey, probe, sliding
+from core.lab import extend, findings, pairs, passkey, probe, sliding
 from core.lab import trained_figures as figs
 from core.lab.experiment import Experiment, Outcome, Results
 from core.schemes.registry import SCHEMES
@@ -184,5 +184,3 @@ def over_budget(configs: Sequence[Any]) -> str | None:
     """The budget of one experiment's configs (`Experiment.over_budget`), from the first config's record."""
     return of(configs[0]).over_budget(configs) if configs else None
 
-
-_ = lm  # the shipped models' configuration is what every record's estimate reads (through its module)
