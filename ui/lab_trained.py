@@ -142,7 +142,7 @@ def probe_view() -> None:
     )
     ship = _load("probe")
     if ship is not None:
-        models = ship.results["models"]
+        models = ship.data.models
         plot(figs.probe_figure([(m["scheme"], m["n_layers"], m["r2"]) for m in models], what=f"precomputed, seed {ship.seed}"), key="lab_probe_shipped")
         st.caption(_precomputed(ship) + " " + findings.probe(models))
         depth = max(len(m["r2"]) for m in models)
@@ -194,7 +194,7 @@ def probe_view() -> None:
             f"R² per layer: {', '.join(f'{v:.3f}' for v in outcome.values['r2'])}; mean absolute error in positions: "
             f"{', '.join(f'{v:.1f}' for v in outcome.values['mae'])}. {outcome.cpu_seconds:.1f} s of CPU."
         )
-        same = [m for m in (ship.results["models"] if ship else []) if (m["scheme"], m["n_layers"]) == (config.scheme, config.n_layers)]
+        same = [m for m in (ship.data.models if ship else []) if (m["scheme"], m["n_layers"]) == (config.scheme, config.n_layers)]
         if same and config.seed == ship.seed and config.steps == TRAINED.steps:
             st.caption(same_as_shipped(list(zip(outcome.values["r2"], same[0]["r2"]))))
 
@@ -213,7 +213,7 @@ def _attention_maps(ship: experiment.Shipped | None) -> None:
     layer = int(MAP_LAYER.draw())
     draw_heatmap(figs.attention_grid([("NoPE", maps["none_2"]), ("T5", maps["t5_2"])], layer - 1), key="lab_probe_maps")
     if ship is not None:
-        ent = {m["scheme"]: m["entropy"] for m in ship.results["models"] if m["n_layers"] == 2}
+        ent = {m["scheme"]: m["entropy"] for m in ship.data.models if m["n_layers"] == 2}
         st.caption(findings.attention_maps(maps["none_2"], maps["t5_2"], layer, ent["none"][layer - 1], ent["t5"][layer - 1]))
 
 
@@ -228,7 +228,7 @@ EXT_STEPS = Number("lab_ext_steps", "Fine-tuning steps", 0, extend.MAX_FINE_TUNE
 
 def extend_view() -> None:
     ship = _load("extend")
-    trained = next((r for r in ship.results["rows"] if r["method"] == "none" and not r["fine_tune"]), None) if ship else None
+    trained = next((r for r in ship.data.rows if r["method"] == "none" and not r["fine_tune"]), None) if ship else None
     first, last = str(extend.LENGTHS[0]), str(extend.LENGTHS[-1])
     broke = f": its perplexity goes from {trained['perplexity'][first]:.3f} at {first} to {trained['perplexity'][last]:.3f} at {last}" if trained else ""
     st.markdown(
@@ -242,7 +242,7 @@ def extend_view() -> None:
     c1, c2 = st.columns([2, 3])
     s, tuned = int(EXT_FACTOR.draw(c1)), EXT_TUNED.draw(c2)
     if ship is not None:
-        rows = ship.results["rows"]
+        rows = ship.data.rows
         what = f"precomputed, seed {ship.seed}"
         plot(figs.extend_figure(rows, s, tuned, what=what), key="lab_ext_ppl")
         table = figs.extend_rows(rows, s, tuned)
@@ -281,7 +281,7 @@ def extend_view() -> None:
     def draw(done: list) -> None:
         config, outcome = done[0]
         row = {"method": config.method, "factor": config.factor, "fine_tune": config.fine_tune, **outcome.values}
-        base = [r for r in (ship.results["rows"] if ship else []) if r["method"] == "none" and not r["fine_tune"]]
+        base = [r for r in (ship.data.rows if ship else []) if r["method"] == "none" and not r["fine_tune"]]
         plot(
             figs.extend_figure(base + [row] if config.method != "none" else [row], config.factor, bool(config.fine_tune), what=f"your run: {config.label}"),
             key="lab_ext_live",
@@ -289,7 +289,7 @@ def extend_view() -> None:
         ppl = outcome.values["perplexity"]
         st.caption(f"Perplexity {', '.join(f'{n}: {v:.3f}' for n, v in ppl.items())}; {outcome.cpu_seconds:.1f} s of CPU.")
         same = [
-            r for r in (ship.results["rows"] if ship else []) if (r["method"], r["factor"], r["fine_tune"]) == (config.method, config.factor, config.fine_tune)
+            r for r in (ship.data.rows if ship else []) if (r["method"], r["factor"], r["fine_tune"]) == (config.method, config.factor, config.fine_tune)
         ]
         if same and config.seed == 0:
             st.caption(same_as_shipped([(ppl[n], same[0]["perplexity"][n]) for n in ppl]))
@@ -316,7 +316,7 @@ def sliding_view() -> None:
     chosen = SLIDE_SHOWN.draw()
     ship = _load("sliding")
     if ship is not None:
-        rows = ship.results["rows"]
+        rows = ship.data.rows
         if chosen:
             plot(figs.sliding_figure(rows, chosen, what=f"precomputed, seed {ship.seed}"), key="lab_slide_shipped")
         else:
@@ -337,7 +337,7 @@ def sliding_view() -> None:
         "falling, as does T5's bias (Table 14), while the sinusoidal model's still explodes; they read this as ALiBi “might not be "
         "using contexts longer than the ones it was trained on”.  \n"
         "**Here, and where it differs.** "
-        + (findings.early_tokens(ship.results["rows"]) + " " if ship is not None else "")
+        + (findings.early_tokens(ship.data.rows) + " " if ship is not None else "")
         + f"The stride here is {sliding.STRIDE}, not 1 (cost): a character after the first window has n − {sliding.STRIDE - 1} to n "
         "characters before it; and the scores are per character of Austen, not per word of WikiText-103."
         f"  \nSource: {lm.PAPER_CITATION}."
@@ -356,7 +356,7 @@ def sliding_view() -> None:
         if ppl is None:
             st.info(outcome.values.get("note") or "No perplexity at this window.", icon=":material/info:")
             return
-        rows = ship.results["rows"] if ship else []
+        rows = ship.data.rows if ship else []
         plain = next((r["nonoverlapping"] for r in rows if (r["scheme"], r["window"]) == (config.scheme, config.window)), None)
         st.markdown(f"**{config.label}**: perplexity {ppl:.3f}" + (f" (non-overlapping at the same length: {plain:.3f})" if plain else "") + ".")
         same = [r for r in rows if (r["scheme"], r["window"], r["stride"]) == (config.scheme, config.window, config.stride)]
@@ -385,7 +385,7 @@ def pairs_view() -> None:
     )
     ship = _load("pairs")
     if ship is not None:
-        variants = ship.results["variants"]
+        variants = ship.data.variants
         plot(figs.pairs_figure(variants, what=f"precomputed, seed {ship.seed}"), key="lab_pairs_shipped")
         st.caption(_precomputed(ship) + " " + findings.pairs(variants, never))
         static_table(
@@ -417,7 +417,7 @@ def pairs_view() -> None:
         config, outcome = done[0]
         ppl = outcome.values["perplexity"]
         st.markdown(f"**{config.label}**: perplexity " + ", ".join(f"{v:.3f} at {n}" for n, v in ppl.items()) + f" ({outcome.cpu_seconds:.1f} s of CPU).")
-        same = [v for v in (ship.results["variants"] if ship else []) if tuple(v["removed"]) == config.removed]
+        same = [v for v in (ship.data.variants if ship else []) if tuple(v["removed"]) == config.removed]
         if same:
             st.caption(same_as_shipped([(ppl[n], same[0]["perplexity"][n]) for n in ppl]))
 
@@ -445,7 +445,7 @@ def passkey_view() -> None:
     )
     ship = _load("passkey")
     if ship is not None:
-        res = ship.results["schemes"]
+        res = ship.data.schemes
         order = [s for s in lm.DEFAULT_SCHEMES if s in res]
         plot(
             figs.passkey_figure([(s, res[s]["accuracy"]) for s in order], default.keys, default.train_len, what=f"precomputed, seed {ship.seed}"),
@@ -462,7 +462,7 @@ def passkey_view() -> None:
         )
         ds = sorted(int(d) for d in res[order[0]]["accuracy"])
         static_table({"scheme": [SCHEMES[s].label for s in order], **{f"d = {d}": [_cell(res[s]["accuracy"].get(str(d))) for s in order] for d in ds}})
-    flat = findings.flat_but_retrieving(ship.results["schemes"], _lm_perplexity()) if ship is not None else ""
+    flat = findings.flat_but_retrieving(ship.data.schemes, _lm_perplexity()) if ship is not None else ""
     st.markdown(
         "**The paper.** The passkey retrieval task of Mohtashami & Jaggi (2023), as YaRN (Peng et al. 2023, §4.3.2) describes and "
         "uses it to check an extended context, “measures a model's ability to retrieve a simple passkey (i.e., a five-digit number) "
@@ -489,8 +489,8 @@ def passkey_view() -> None:
         )
         note = next(iter(outcome.values["notes"].values()), "")
         st.caption(f"{outcome.cpu_seconds:.1f} s of CPU." + (f" Missing points: {note}." if note else ""))
-        if ship is not None and config.scheme in ship.results["schemes"] and config == passkey.PasskeyConfig(config.scheme):
-            ref = ship.results["schemes"][config.scheme]["accuracy"]
+        if ship is not None and config.scheme in ship.data.schemes and config == passkey.PasskeyConfig(config.scheme):
+            ref = ship.data.schemes[config.scheme]["accuracy"]
             st.caption(same_as_shipped([(acc[d], ref[d]) for d in ref if d in acc]))
 
     live("passkey", "lab_key", configs, "Train", draw, problem)

@@ -12,12 +12,37 @@ import time
 import weakref
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from core.lab import entry
 from core.lab.cache import ResultCache
-from core.lab.config import WALL_SECONDS, LabConfig, LabResult, over_budget
+from core.lab.config import WALL_SECONDS, LabConfig, over_budget
 from core.lab.trainers import Outlook, Refused, Ticket, Trainers
+
+
+class RunConfig(Protocol):
+    """What a LabRun needs of a config (LabConfig, LMConfig, an experiment's): hashable and equal by
+    value (the cache's key), and the scheme its progress bar is named by. What a bar counts and its
+    other name are the Job's (`steps`, `label`), not the config's."""
+
+    @property
+    def scheme(self) -> str: ...
+
+    def __hash__(self) -> int: ...
+
+
+class RunResult(Protocol):
+    """What a LabRun and the cache need of what a run gives (LabResult, LMResult, an experiment's
+    Outcome): its config, whether it was stopped, its training losses (empty when nothing trained)
+    and the pace it went at."""
+
+    config: Any
+    stopped: bool
+    losses: Any
+    tokens_per_s: float
+
+    @property
+    def steps_done(self) -> int: ...
 
 # A run's time limit follows its own estimate: CAP_FACTOR times what it is estimated to take, times how
 # much slower than estimated this server's recent runs were (Trainers.pace, when above 1), at least
@@ -73,12 +98,12 @@ class LabRun:
     place in line, and one address a few (`Trainers`); a run they refuse is done at once, every
     scheme "failed" with their sentence, as a run over budget is."""
 
-    configs: list[LabConfig]
+    configs: list[RunConfig]
     cache: ResultCache | None = None
     alive: Callable[[], bool] = lambda: True
     alive_every: float = 1.0  # seconds between two asks of alive()
     slots: Trainers | None = None
-    train_fn: Callable[..., LabResult] | None = None
+    train_fn: Callable[..., RunResult] | None = None
     wall_seconds: float = WALL_SECONDS
     budget: Callable[[list], str | None] = over_budget  # why a run is refused, or None (the real-text task has its own)
     steps: Callable[[Any], int] = lambda config: config.steps  # the steps a config's progress bar counts (LabConfig's and LMConfig's training steps)
@@ -87,7 +112,7 @@ class LabRun:
     visitor: Hashable | None = None  # who asked (a browser across its tabs): one trainer at a time each
     address: Hashable | None = None  # the network address they asked from: a few places each
     progress: list[Progress] = field(default_factory=list)
-    results: dict[int, LabResult] = field(default_factory=dict)
+    results: dict[int, RunResult] = field(default_factory=dict)
     started: float = 0.0
     finished: float = 0.0
 
@@ -194,7 +219,7 @@ class LabRun:
                 self._stop.set()
         return self._stop.is_set()
 
-    def _take_cached(self, i: int, config: LabConfig) -> bool:
+    def _take_cached(self, i: int, config: RunConfig) -> bool:
         cached = self.cache.get(config) if self.cache is not None else None
         if cached is None:
             return False
