@@ -178,8 +178,9 @@ def run_panel(configs: list, ready: bool) -> LabRun | None:
             icon=":material/science:",
         )
 
+    problem = None if ready else "The settings above have a problem (said there)."  # the page says which, above
     return live_run(
-        "lab", SYNTHETIC, configs, button="Train", go_key="lab_train", problem=None if ready else "not ready", show_problem=False, idle=idle,
+        "lab", SYNTHETIC, configs, button="Train", go_key="lab_train", problem=problem, show_problem=False, idle=idle,
         note="Training in the background: other pages and other visitors are not held up. Leave the page open; closing the tab stops the run, "
         "or takes it out of the line.",
         columns=(1, 1, 4),

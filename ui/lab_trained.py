@@ -20,8 +20,8 @@ import streamlit as st
 
 from core.lab import experiment, extend, findings, lm, pairs, passkey, probe, sliding, weights
 from core.lab import trained_figures as figs
-from core.lab.registry import EXPERIMENTS
 from core.lab.labrun import experiment_job
+from core.lab.registry import EXPERIMENTS
 from core.schemes.registry import SCHEMES
 from ui import glossary
 from ui.controls import Choice, Choices, Number, Toggle, check_links
