@@ -501,7 +501,8 @@ def passkey_view() -> None:
 
 def record_view(name: str) -> None:
     """An experiment without a view of its own: its question, its shipped figure and findings, and a
-    live run of its default config, said in its record's words."""
+    live run of its default config, said in its record's words (and set beside the shipped numbers
+    when its bench's check reruns that config)."""
     record = EXPERIMENTS[name]
     st.markdown(record.question)
     ship = _load(name)
@@ -513,6 +514,10 @@ def record_view(name: str) -> None:
     def draw(done: list) -> None:
         config, outcome = done[0]
         st.markdown(record.said(config, outcome) + f" {outcome.cpu_seconds:.1f} s of CPU.")
+        if ship is not None and record.bench is not None:  # the bench's --check compares exactly its own configs with the shipped numbers
+            again, compare = record.bench.check(ship)
+            if config in again:
+                st.caption(same_as_shipped([(live, shipped) for _, live, shipped in compare([outcome])]))
 
     live(name, f"lab_{name}", configs, "Run", draw, problem)
 
