@@ -3,7 +3,7 @@
 Shows the shipped results at once (data/lab_lm_results.json, written by `python -m bench.lab_lm`,
 marked as precomputed), the paper's own numbers in a tab beside them (only the open tab is
 drawn), and "Run it yourself": the same
-training live, through the lab's live-run widget (ui.lab_run.live_run with core.lab.labrun.lm_job()): a
+training live, through the lab's live-run widget (ui.lab_run.live_run with core.lab.labrun.LM): a
 progress bar per scheme, the server's cap on runs training at once and its line, Stop, and the
 shared cache of finished runs.
 """
@@ -16,7 +16,7 @@ import streamlit as st
 
 from core.lab import lm, weights
 from core.lab import lm_figures as figs
-from core.lab.labrun import lm_job
+from core.lab.labrun import LM
 from core.schemes.registry import SCHEMES
 from ui import lab_lm_text as text
 from ui.controls import Choices, Number, check_links
@@ -93,7 +93,6 @@ def live() -> None:
     c1, c2, c3 = st.columns([4, 1, 1])
     schemes, seed, steps = SCHEMES_PICK.draw(c1), SEED.draw(c2), STEPS.draw(c3)
     configs = [lm.LMConfig(scheme=s, seed=int(seed), steps=int(steps)) for s in schemes]
-    job = lm_job()
 
     def idle() -> None:
         seconds = [lm.estimate(c).seconds for c in configs] or [0.0]
@@ -102,8 +101,8 @@ def live() -> None:
                    "The default settings reproduce the shipped numbers.")  # fmt: skip
 
     run = live_run(
-        "lab_lm", job, configs, button="Train on Austen", go_key="lab_lm_train",
-        problem=job.budget(configs) if configs else "Pick at least one scheme to train.", idle=idle,
+        "lab_lm", LM, configs, button="Train on Austen", go_key="lab_lm_train",
+        problem=LM.budget(configs) if configs else "Pick at least one scheme to train.", idle=idle,
         note="Training in the background; closing the tab stops the run.",
     )  # fmt: skip
     if run is None:

@@ -1,7 +1,7 @@
 """A lab run on the page: `LabRun`, the configs of one run trained one after the other in a
 background thread (progress, Stop, the watcher gone, the server's line, the time limit, the cache),
-and `Job`, what one kind of run needs to start (the synthetic tasks' `SYNTHETIC`, `lm_job()`,
-`experiment_job(record)`). Torch-free: it enters torch through core.lab.entry.
+and `Job`, what one kind of run needs to start (the synthetic tasks' `SYNTHETIC`, the real text's
+`LM`, `experiment_job(record)`). Torch-free: it enters torch through core.lab.entry.
 """
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from core.lab import entry
+from core.lab import entry, lm
 from core.lab.cache import ResultCache
-from core.lab.config import WALL_SECONDS, LabConfig, over_budget
+from core.lab.config import WALL_SECONDS, estimate, over_budget
+from core.lab.experiment import LIVE_WALL_S, Experiment
 from core.lab.trainers import Outlook, Refused, Ticket, Trainers
 
 
@@ -352,41 +353,13 @@ class Job:
         ).start()  # fmt: skip
 
 
-def _synthetic_seconds(config: LabConfig) -> float:
-    from core.lab.config import estimate
-
-    return estimate(config).seconds
+SYNTHETIC = Job(entry.train, over_budget, lambda c: estimate(c).seconds, lambda c: c.steps, lambda c: "", WALL_SECONDS, "tokens")  # the toy tasks
+LM = Job(entry.train_lm, lm.over_budget, lambda c: lm.estimate(c).seconds, lambda c: c.steps, lambda c: "", lm.LM_WALL_SECONDS, "characters")
 
 
-def _lm_seconds(config) -> float:
-    from core.lab import lm
-
-    return lm.estimate(config).seconds
-
-
-def _no_label(config: Any) -> str:
-    return ""
-
-
-def _training_steps(config: Any) -> int:
-    return config.steps
-
-
-SYNTHETIC = Job(entry.train, over_budget, _synthetic_seconds, _training_steps, _no_label, WALL_SECONDS, "tokens")  # the lab's synthetic tasks
-
-
-def lm_job() -> Job:
-    """The real-text comparison's runs (core.lab.lm)."""
-    from core.lab import lm
-
-    return Job(entry.train_lm, lm.over_budget, _lm_seconds, _training_steps, _no_label, lm.LM_WALL_SECONDS, "characters")
-
-
-def experiment_job(experiment) -> Job:
-    """An experiment on trained models (a core.lab.experiment.Experiment), run through run_experiment."""
-    from core.lab.experiment import LIVE_WALL_S
-
-    return Job(entry.run_experiment, experiment.over_budget, experiment.estimate, experiment.steps, lambda config: config.label, LIVE_WALL_S, experiment.unit)
+def experiment_job(experiment: Experiment) -> Job:
+    """An experiment on trained models, run through entry.run_experiment (which runs its record)."""
+    return Job(entry.run_experiment, experiment.over_budget, experiment.estimate, experiment.steps, lambda c: c.label, LIVE_WALL_S, experiment.unit)
 
 
 _LIVE: weakref.WeakValueDictionary[int, LabRun] = weakref.WeakValueDictionary()  # runs started in this process (LabRun.start)
