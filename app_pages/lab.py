@@ -13,7 +13,7 @@ import streamlit as st
 
 from core.lab import figures as figs
 from core.lab.config import EVAL_BATCH, SURVEY, SURVEY_LENGTHS, TASKS
-from core.lab.runner import warm_model
+from core.lab.entry import warm_model
 from ui.controls import check_url_value
 from ui.display import plot, text_block
 from ui.heatmap import draw_heatmap

@@ -23,7 +23,8 @@ import time
 from pathlib import Path
 
 from core.lab.config import LabConfig
-from core.lab.runner import LabRun, train
+from core.lab.entry import train
+from core.lab.labrun import LabRun
 
 ONE_SCHEME_S = 20.0
 ALL_SCHEMES_S = 120.0

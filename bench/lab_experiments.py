@@ -1,8 +1,11 @@
-"""What the benches of the lab's experiments on trained models share (bench.lab_probe, lab_pairs,
-lab_extend, lab_sliding, lab_passkey): run their configurations the way the page does (one
-background core.lab.runner.LabRun with train_fn core.lab.runner.run_experiment, no cache, no
-budget), time them (wall and CPU seconds, peak memory of this process), write the shipped results
-with their exact configuration, seed, command and machine, and check a rerun against them.
+"""The benches of the lab's experiments on trained models, one command for every experiment of
+core.lab.registry: run its bench's configurations (core.lab.experiment.Bench: its record's `bench`,
+or BENCH in bench.lab_<name>) the way the page does (one background core.lab.labrun.LabRun of
+its record's core.lab.labrun.Job, no cache, no budget), time them (wall and CPU seconds, peak
+memory of this process), write the shipped results with their exact configuration, seed, command
+and machine, and check a rerun against them.
+
+    python -m bench.lab_experiments NAME [--no-write | --check]   # NAME probe: the same as python -m bench.lab_probe
 
 Targets, measured here: the whole shipped experiment regenerates in at most
 15 CPU-minutes on one core; peak RSS at most 1 GB.
@@ -12,16 +15,20 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import importlib
 import os
 import platform
 import resource
 import sys
 import time
+from dataclasses import replace
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from core.lab import experiment
-from core.lab.runner import LabRun, run_experiment
+from core.lab.experiment import Bench, Experiment
+from core.lab.registry import EXPERIMENTS, of
+from core.lab.labrun import LabRun, experiment_job
 
 WHOLE_CPU_S = 15 * 60.0
 PEAK_RSS_MB = 1024.0
@@ -35,7 +42,7 @@ def peak_rss_mb() -> float:
 def run(configs: Sequence[Any]) -> tuple[LabRun, float, float]:
     """One background LabRun of `configs`, as the page runs them: (run, wall seconds, CPU seconds of the process)."""
     start, cpu = time.perf_counter(), time.process_time()
-    job = LabRun(list(configs), train_fn=run_experiment, budget=lambda configs: None, wall_seconds=float("inf")).start()
+    job = replace(experiment_job(of(configs[0])), budget=lambda configs: None, wall_seconds=float("inf")).start(list(configs))
     job.wait()
     return job, time.perf_counter() - start, time.process_time() - cpu
 
@@ -97,29 +104,26 @@ def close(live: float | None, shipped: float | None) -> bool:
     return abs(live - shipped) <= CHECK_RTOL * abs(shipped)
 
 
-def main(
-    name: str,
-    doc: str,
-    configs: Callable[[], list[Any]],
-    results: Callable[[list[Any]], dict[str, Any]],
-    config_record: dict[str, Any],
-    seed: int,
-    check: Callable[[experiment.Shipped], tuple[list[Any], Callable[[list[Any]], list[tuple[str, float | None, float | None]]]]],
-    argv: list[str] | None = None,
-    after: Callable[[list[Any]], None] | None = None,
-    label: Callable[[Any], str] = lambda config: config.label,
-) -> int:
-    """The command line every experiment bench has: run and write (default), --no-write, --check. `label`
-    names a configuration's run in the CPU record (the page's label unless a bench runs one the page never does)."""
-    parser = argparse.ArgumentParser(prog=f"python -m bench.lab_{name}", description=doc.splitlines()[0])
+def bench_of(record: Experiment) -> Bench:
+    """An experiment's bench: its record's, or BENCH of its bench module (bench.lab_<name>)."""
+    if record.bench is not None:
+        return record.bench
+    return importlib.import_module(f"bench.lab_{record.name}").BENCH
+
+
+def main(name: str, argv: list[str] | None = None) -> int:
+    """The command line every experiment bench has: run and write (default), --no-write, --check."""
+    record = EXPERIMENTS[name]
+    bench = bench_of(record)
+    parser = argparse.ArgumentParser(prog=record.command, description=f"{record.title}: {record.question}")
     parser.add_argument("--no-write", action="store_true", help="print only")
     parser.add_argument("--check", action="store_true", help="rerun a part of the shipped experiment through the runner and compare")
     args = parser.parse_args(argv)
-    command = f"python -m bench.lab_{name}" + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:]))
+    command = record.command + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:]))
     if args.check:
-        shipped = experiment.load(name)
-        again, compare = check(shipped)
-        got, meta = outcomes(again, label)
+        shipped = record.load()
+        again, compare = bench.check(shipped)
+        got, meta = outcomes(again, bench.label)
         rows = compare(got)
         ok = all(close(live, ref) for _, live, ref in rows)
         for what, live, ref in rows:
@@ -127,11 +131,17 @@ def main(
         cost = f"{meta['total_cpu_seconds']:.1f} s CPU, peak RSS {meta['peak_rss_mb']} MB"
         print(f"rerun matches the shipped numbers to {CHECK_RTOL:g}: {'ok' if ok else 'FAIL'}  ({cost})")
         return 0 if ok else 1
-    got, meta = outcomes(configs(), label)
+    got, meta = outcomes(bench.configs(), bench.label)
     status = report(meta)
     if not args.no_write:
-        path = experiment.write(name, command, config_record, seed, results(got), meta)
+        path = experiment.write(name, command, bench.record, bench.seed, bench.results(got), meta)
         print(f"wrote {path}")
-        if after is not None:
-            after(got)
+        if bench.after is not None:
+            bench.after(got)
     return status
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2 or sys.argv[1] not in EXPERIMENTS:
+        sys.exit(f"usage: python -m bench.lab_experiments NAME [--no-write | --check], NAME one of {', '.join(EXPERIMENTS)}")
+    sys.exit(main(sys.argv[1], sys.argv[2:]))

@@ -16,6 +16,7 @@ from __future__ import annotations
 import sys
 
 from bench import lab_experiments
+from core.lab.experiment import Bench
 from core.lab import extend
 
 SCALED = ("linear", "ntk", "yarn", "yarn_no_t")
@@ -69,5 +70,7 @@ RECORD = {
     "eval_chars": 32768,
 }
 
+BENCH = Bench(configs, results, RECORD, check, seed=0)
+
 if __name__ == "__main__":
-    sys.exit(lab_experiments.main("extend", __doc__, configs, results, RECORD, 0, check))
+    sys.exit(lab_experiments.main("extend"))

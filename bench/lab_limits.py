@@ -44,8 +44,9 @@ from urllib.parse import urlencode
 import numpy as np
 
 from core.lab.config import LIMITS, MAX_EVAL_FACTOR, RUN_SECONDS, LabConfig, estimate, over_budget
-from core.lab import runner
-from core.lab.runner import LabRun, Trainers
+from core.lab import entry
+from core.lab.labrun import LabRun
+from core.lab.trainers import Trainers
 from core.schemes.registry import SCHEMES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -146,7 +147,7 @@ def stop_in(phase: str, config: LabConfig, by: str) -> dict:
 
 
 def stops() -> dict:
-    assert not runner.model_loaded(), "stops measures the first run of a fresh process: torch must not be loaded yet"
+    assert not entry.model_loaded(), "stops measures the first run of a fresh process: torch must not be loaded yet"
     start = time.monotonic()
     results = []
     for by in ("Stop", "tab closed"):  # the first runs of a process wait for torch: stopped while it loads
@@ -154,7 +155,7 @@ def stops() -> dict:
         r["config"] = describe(LabConfig(steps=50))
         results.append(r)
         print(f"{'loading':>10} / {by:<10}: {r['seconds']:.2f} s (state {r['state at stop']} -> {r['state after']})", flush=True)
-    runner.warm_model().wait()
+    entry.warm_model().wait()
     import_s = round(time.monotonic() - start, 2)
     print(f"torch and the lab's model imported in {import_s} s (once per process, in its own thread)", flush=True)
     w = worst()

@@ -2,7 +2,7 @@
 
 Trains the lab's tiny model once per scheme on 64-character windows of Jane Austen
 (core.lab.lm.LMConfig's defaults, seed 0), the way the page's "Run it yourself" does (one
-background core.lab.runner.LabRun, train_fn core.lab.runner.train_lm, no cache), then prints the
+background core.lab.labrun.LabRun of the page's Job, core.lab.labrun.LM, no cache), then prints the
 held-out perplexity at L, 2L, 4L, 8L, the ratio ppl(4L) / ppl(L) per scheme, the seconds of each
 scheme and of the whole comparison, and the peak memory (RSS of this process), against the
 targets: one scheme at most 60 s, the whole comparison at most 6 minutes, under 1.5 GB.
@@ -28,12 +28,13 @@ import platform
 import resource
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from core.lab import lm, weights
-from core.lab.runner import LabRun, train_lm
+from core.lab.labrun import LM, LabRun
 
 ONE_SCHEME_S = 60.0
 ALL_SCHEMES_S = 360.0
@@ -48,7 +49,7 @@ def peak_rss_mb() -> float:
 def run(configs: list[lm.LMConfig]) -> tuple[LabRun, float, float]:
     """One background LabRun of `configs`, as the page runs it: (run, wall seconds, CPU seconds)."""
     start, cpu = time.perf_counter(), time.process_time()
-    job = LabRun(configs, train_fn=train_lm, budget=lm.over_budget, wall_seconds=float("inf")).start()
+    job = replace(LM, wall_seconds=float("inf")).start(configs)
     job.wait()
     return job, time.perf_counter() - start, time.process_time() - cpu
 

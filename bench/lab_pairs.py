@@ -16,6 +16,7 @@ from __future__ import annotations
 import sys
 
 from bench import lab_experiments
+from core.lab.experiment import Bench
 from core.lab import pairs
 
 N = pairs.frequencies().size
@@ -67,5 +68,7 @@ RECORD = {
     "eval_chars": 32768,
 }
 
+BENCH = Bench(configs, results, RECORD, check, seed=0)
+
 if __name__ == "__main__":
-    sys.exit(lab_experiments.main("pairs", __doc__, configs, results, RECORD, 0, check))
+    sys.exit(lab_experiments.main("pairs"))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 
 from bench import lab_experiments
+from core.lab.experiment import Bench
 from core.lab import passkey
 
 
@@ -56,5 +57,7 @@ def check(shipped):
 
 RECORD = passkey.PasskeyConfig().fields()
 
+BENCH = Bench(configs, results, RECORD, check, seed=0, label=label)
+
 if __name__ == "__main__":
-    sys.exit(lab_experiments.main("passkey", __doc__, configs, results, RECORD, 0, check, label=label))
+    sys.exit(lab_experiments.main("passkey"))

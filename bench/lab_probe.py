@@ -18,6 +18,7 @@ import sys
 import numpy as np
 
 from bench import lab_experiments
+from core.lab.experiment import Bench
 from core.lab import probe
 
 MAPS = {"none": probe.DEPTHS, "t5": (2,)}  # whose attention maps ship: NoPE at every depth, T5 beside it
@@ -74,5 +75,7 @@ RECORD = {
     "attention_maps": "mean over the first 64 held-out windows, data/lab_probe_attention.npz (float16), keys scheme_layers",
 }
 
+BENCH = Bench(configs, results, RECORD, check, seed=0, after=write_maps)
+
 if __name__ == "__main__":
-    sys.exit(lab_experiments.main("probe", __doc__, configs, results, RECORD, 0, check, after=write_maps))
+    sys.exit(lab_experiments.main("probe"))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 
 from bench import lab_experiments
+from core.lab.experiment import Bench
 from core.lab import lm, sliding
 
 
@@ -56,5 +57,7 @@ RECORD = {
     "nonoverlapping": "from data/lab_lm_results.json (python -m bench.lab_lm), the same models and characters",
 }
 
+BENCH = Bench(configs, results, RECORD, check, seed=0)
+
 if __name__ == "__main__":
-    sys.exit(lab_experiments.main("sliding", __doc__, configs, results, RECORD, 0, check))
+    sys.exit(lab_experiments.main("sliding"))

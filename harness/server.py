@@ -173,7 +173,7 @@ def cpu_seconds(pid: int) -> float | None:
 async def settled(pids: list[int], below: float = 0.05, window: float = 0.5, longest: float = 60.0) -> float:
     """Wait until the server processes `pids` together use less than `below` of a core over `window`
     seconds, at most `longest` seconds; returns the seconds waited. A warm-up's page runs can start
-    work that outlives them: /lab starts importing torch in a thread (core.lab.runner.warm_model:
+    work that outlives them: /lab starts importing torch in a thread (core.lab.entry.warm_model:
     about 3 CPU-seconds, once per process), which would otherwise land in the first figures taken."""
     start = time.monotonic()
     while time.monotonic() - start < longest:

@@ -3,9 +3,9 @@
 Shows the shipped results at once (data/lab_lm_results.json, written by `python -m bench.lab_lm`,
 marked as precomputed), the paper's own numbers in a tab beside them (only the open tab is
 drawn), and "Run it yourself": the same
-training live, through the lab's runner (core.lab.runner.LabRun with core.lab.runner.train_lm): a
+training live, through the lab's live-run widget (ui.lab_run.live_run with core.lab.labrun.LM): a
 progress bar per scheme, the server's cap on runs training at once and its line, Stop, and the
-shared cache of finished runs (ui.lab_run.result_cache).
+shared cache of finished runs.
 """
 
 from __future__ import annotations
@@ -16,17 +16,14 @@ import streamlit as st
 
 from core.lab import lm, weights
 from core.lab import lm_figures as figs
-from core.lab.runner import LabRun, train_lm, trainers
+from core.lab.labrun import LM
 from core.schemes.registry import SCHEMES
 from ui import lab_lm_text as text
 from ui.controls import Choices, Number, check_links
 from ui.display import plot, static_table
-from ui.internals import connection_check
-from ui.visitor import who
-from ui.lab_run import POLL_S, POLL_WAITING_S, progress_panel, result_cache
+from ui.lab_run import finished, live_run, same_as_shipped
 from ui.tabs import url_tabs
 
-RUN_KEY, SHOWN_KEY = "lab_lm_run", "lab_lm_shown"
 D = lm.LMConfig()
 SCHEMES_PICK = Choices("lab_lm_schemes", "Schemes to train", list(lm.DEFAULT_SCHEMES), list(lm.DEFAULT_SCHEMES), labels=lambda s: SCHEMES[s].label)
 SEED = Number("lab_lm_seed", "Seed", 0, 2**31 - 1, D.seed, expected="the seed is a whole number from {lo} to {hi:,}", help="Seed 0 is the shipped run.")
@@ -90,59 +87,28 @@ def paper_results() -> None:
     )
 
 
-def _progress(polled_as_waiting: bool = False) -> None:
-    """The live run's bars: the lab's own progress panel, in characters per second."""
-    progress_panel(polled_as_waiting, run_key=RUN_KEY, shown_key=SHOWN_KEY, unit="characters")
-
-
-def _start(configs: list[lm.LMConfig]) -> None:
-    current = st.session_state.get(RUN_KEY)
-    if current is not None and current.running:
-        return
-    st.session_state[RUN_KEY] = LabRun(
-        configs, cache=result_cache(), alive=connection_check(), slots=trainers(), train_fn=train_lm, budget=lm.over_budget,
-        wall_seconds=lm.LM_WALL_SECONDS, estimate=lambda c: lm.estimate(c).seconds, **who(),
-    ).start()  # fmt: skip
-
-
-def _stop() -> None:
-    st.session_state[RUN_KEY].stop()
-
-
-def live_run() -> None:
-    """"Run it yourself": schemes, seed and steps; Train, Stop, progress; the run's results."""
+def live() -> None:
+    """ "Run it yourself": schemes, seed and steps; Train, Stop, progress; the run's results."""
     check_links(SCHEMES_PICK, SEED, STEPS)
     c1, c2, c3 = st.columns([4, 1, 1])
     schemes, seed, steps = SCHEMES_PICK.draw(c1), SEED.draw(c2), STEPS.draw(c3)
     configs = [lm.LMConfig(scheme=s, seed=int(seed), steps=int(steps)) for s in schemes]
-    problem = lm.over_budget(configs) if configs else "Pick at least one scheme to train."
-    if problem:
-        st.error(problem, icon=":material/error:")
-    run: LabRun | None = st.session_state.get(RUN_KEY)
-    running = run is not None and run.running
-    b1, b2, _ = st.columns([2, 1, 3])
-    b1.button(
-        "Train on Austen", type="primary", icon=":material/play_arrow:", disabled=running or bool(problem), key="lab_lm_train", on_click=_start, args=(configs,)
-    )
-    b2.button("Stop", icon=":material/stop:", disabled=not running, key="lab_lm_stop", on_click=_stop)
-    if run is None:
+
+    def idle() -> None:
         seconds = [lm.estimate(c).seconds for c in configs] or [0.0]
         st.caption(f"Estimated for one free core: {len(configs)} scheme{'s' if len(configs) != 1 else ''} take about {sum(seconds) / 60:,.0f} min "
                    f"({min(seconds):,.0f} to {max(seconds):,.0f} s each), longer when the server is busy. "
                    "The default settings reproduce the shipped numbers.")  # fmt: skip
+
+    run = live_run(
+        "lab_lm", LM, configs, button="Train on Austen", go_key="lab_lm_train",
+        problem=LM.budget(configs) if configs else "Pick at least one scheme to train.", idle=idle,
+        note="Training in the background; closing the tab stops the run.",
+    )  # fmt: skip
+    if run is None:
         return
-    if run.done:
-        st.session_state[SHOWN_KEY] = run
-    waiting = run.queued() is not None
-    st.fragment(run_every=(POLL_WAITING_S if waiting else POLL_S) if running else None)(_progress)(waiting)
-    if not run.done:
-        st.caption("Training in the background; closing the tab stops the run.")
-        return
-    done = [(c, run.results[i]) for i, c in enumerate(run.configs) if i in run.results and not run.results[i].stopped]
-    if run.refused and not done:  # the progress panel says why
-        return
+    done = finished(run, configs, lambda p: SCHEMES[p.scheme].label, stopped="The run was stopped before any scheme finished.")
     if not done:
-        st.info("The run was stopped before any scheme finished.", icon=":material/info:")
         return
     first = done[0][0]
     series = [(c.scheme, r.perplexity) for c, r in done]
@@ -154,13 +120,9 @@ def live_run() -> None:
         return
     same = [(c, r) for c, r in done if c.scheme in ship.perplexity and ship.config_for(c.scheme) == c]
     if same:
-        worst = max(abs(r.perplexity[n] - ship.perplexity[c.scheme][n]) / ship.perplexity[c.scheme][n]
-                    for c, r in same for n in c.eval_lens if r.perplexity[n] is not None)  # fmt: skip
-        st.caption(
-            f"Against the precomputed numbers for the same settings ({', '.join(SCHEMES[c.scheme].label for c, _ in same)}): "
-            f"largest relative difference {worst:.2g} (the same seed on the same software gives the same numbers; another CPU or "
-            "torch version may differ in the last digits)."
-        )
+        numbers = [(r.perplexity[n], ship.perplexity[c.scheme][n]) for c, r in same for n in c.eval_lens if r.perplexity[n] is not None]
+        whose = ", ".join(SCHEMES[c.scheme].label for c, _ in same)
+        st.caption(same_as_shipped(numbers, whose))
 
 
 LM_FIELDS = {f.name for f in dataclasses.fields(lm.LMConfig)}
@@ -202,4 +164,4 @@ def lm_section() -> None:
     # in tabs: only the open one is drawn, so the page's first load draws one figure here, not two
     url_tabs("lab_lm_view", {"Precomputed here": shipped_results, "In the paper": paper_results})
     st.subheader("Run it yourself")
-    live_run()
+    live()

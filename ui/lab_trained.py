@@ -1,46 +1,35 @@
-"""The lab's experiments on its trained Austen models: five views, one drawn at a time.
+"""The lab's experiments on its trained Austen models: a view per experiment of core.lab.registry,
+one drawn at a time.
 
-Each view shows its shipped results at once (data/lab_<name>_results.json, written by
-`python -m bench.lab_<name>`, marked as precomputed), what the papers claim beside what was
-measured, with the section it comes from, and a live run through the lab's runner
-(core.lab.runner.LabRun with core.lab.runner.run_experiment: the budget refuses in a sentence,
-the server's line of trainers, Stop, the shared cache). The views:
-
-- "probe": does a model know where it is? (core.lab.probe)
-- "extend": context extension on the trained RoPE model (core.lab.extend)
-- "sliding": sliding-window against non-overlapping evaluation (core.lab.sliding)
-- "pairs": which RoPE frequencies the trained model uses (core.lab.pairs)
-- "passkey": retrieval at a distance (core.lab.passkey)
+Each view shows its shipped results at once (its record's typed results, written by its bench,
+marked as precomputed), what the papers claim beside what was measured, with the section it comes
+from, and a live run through the lab's live-run widget (ui.lab_run.live_run with the record's
+core.lab.labrun.Job: the budget refuses in a sentence, the server's line of trainers, Stop, the
+shared cache). An experiment with a view of its own here (`DRAWERS`: probe, extend, sliding, pairs,
+passkey) draws it; any other is drawn from its record alone (`record_view`).
 
 The view on screen is in the URL (`lab_trained_view`); only its figures are built.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import numpy as np
 import streamlit as st
 
 from core.lab import experiment, extend, findings, lm, pairs, passkey, probe, sliding, weights
 from core.lab import trained_figures as figs
-from core.lab.runner import LabRun, run_experiment, trainers
+from core.lab.labrun import experiment_job
+from core.lab.registry import EXPERIMENTS
 from core.schemes.registry import SCHEMES
 from ui import glossary
 from ui.controls import Choice, Choices, Number, Toggle, check_links
 from ui.display import plot, static_table, text_block
-from ui.internals import connection_check
-from ui.visitor import who
-from ui.lab_run import POLL_S, POLL_WAITING_S, progress_panel, result_cache
+from ui.lab_run import finished, live_run, same_as_shipped
 from ui.heatmap import draw_heatmap
 
-VIEWS = {
-    "probe": "Does it know where it is?",
-    "extend": "Context extension",
-    "sliding": "Sliding window",
-    "pairs": "RoPE's frequencies",
-    "passkey": "Passkey at a distance",
-}
+VIEWS = {name: record.title for name, record in EXPERIMENTS.items()}
 VIEW = Choice("lab_trained_view", "Experiment", list(VIEWS), "probe", labels=VIEWS, widget="segmented_control")
 SCHEME_LABEL = {s: SCHEMES[s].label for s in lm.DEFAULT_SCHEMES}
 ERROR = ":material/error:"
@@ -48,7 +37,7 @@ ERROR = ":material/error:"
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def shipped(name: str) -> experiment.Shipped:
-    return experiment.load(name)
+    return EXPERIMENTS[name].load()
 
 
 @st.cache_data(max_entries=1, show_spinner=False)
@@ -116,78 +105,22 @@ TRAINED = lm.LMConfig()  # the shipped models' configuration
 # --- the live run -------------------------------------------------------------------------------
 
 
-def _start(run_key: str, configs: list, budget: Callable[[list], str | None], estimate: Callable[[object], float]) -> None:
-    current = st.session_state.get(run_key)
-    if current is not None and current.running:
-        return
-    st.session_state[run_key] = LabRun(
-        configs, cache=result_cache(), alive=connection_check(), slots=trainers(), train_fn=run_experiment, budget=budget,
-        wall_seconds=experiment.LIVE_WALL_S, estimate=estimate, **who(),
-    ).start()  # fmt: skip
-
-
-def _stop(run_key: str) -> None:
-    st.session_state[run_key].stop()
-
-
-def live(
-    key: str, configs: list, budget: Callable[[list], str | None], estimate: Callable[[object], float], button: str, draw: Callable[[list], None],
-    problem: str | None = None,
-) -> None:
-    """Run `configs` on demand: the budget's refusal, Run and Stop, a progress bar per config
-    while it waits or runs, then draw((config, outcome) finished) once it is done. `estimate` gives
-    one config's seconds: the run's time limit and the waits shown in line follow it."""
-    run_key, shown_key = f"{key}_run", f"{key}_shown"
+def live(name: str, key: str, configs: list, button: str, draw: Callable[[list], None], problem: str | None = None) -> None:
+    """Run `configs` of experiment `name` on demand (ui.lab_run.live_run): the budget's refusal, Run
+    and Stop, a progress bar per config while it waits or runs, then draw((config, outcome) finished)
+    once it is done."""
+    job = experiment_job(EXPERIMENTS[name])
     if problem is None:
-        problem = budget(configs) if configs else "Choose something to run."
-    if problem:
-        st.error(problem, icon=ERROR)
-    run: LabRun | None = st.session_state.get(run_key)
-    running = run is not None and run.running
-    b1, b2, _ = st.columns([2, 1, 3])
-    b1.button(
-        button,
-        type="primary",
-        icon=":material/play_arrow:",
-        key=f"{key}_go",
-        disabled=running or bool(problem),
-        on_click=_start,
-        args=(run_key, configs, budget, estimate),
-    )
-    b2.button("Stop", icon=":material/stop:", key=f"{key}_stop", disabled=not running, on_click=_stop, args=(run_key,))
+        problem = job.budget(configs) if configs else "Choose something to run."
+    run = live_run(key, job, configs, button=button, problem=problem)
     if run is None:
         return
-    if run.done:
-        st.session_state[shown_key] = run
-    waiting = run.queued() is not None
-    st.fragment(run_every=(POLL_WAITING_S if waiting else POLL_S) if running else None)(progress_panel)(
-        waiting, run_key=run_key, shown_key=shown_key, unit="characters"
-    )
-    if not run.done:
-        st.caption("Running in the background; closing the tab stops it.")
-        return
-    if run.refused and not run.results:  # the progress panel says why
-        return
-    for p in run.progress:
-        if p.state == "failed":
-            st.error(f"{p.label or p.scheme} failed: {p.message}", icon=ERROR)
-    done = [(c, run.results[i]) for i, c in enumerate(run.configs) if i in run.results and not run.results[i].stopped]
-    if not done:
-        if not any(p.state == "failed" for p in run.progress):
-            st.info("The run was stopped before it finished.", icon=":material/info:")
-        return
-    if run.configs != configs:
-        st.caption("The settings above have changed since this run; the results below are the last run's.")
-    draw(done)
-
-
-def _same_as_shipped(pairs_of_numbers: Sequence[tuple[float | None, float | None]]) -> str:
-    """'largest relative difference …' between a live run and the shipped numbers of the same settings."""
-    worst = max((abs(a - b) / abs(b) for a, b in pairs_of_numbers if a is not None and b not in (None, 0)), default=0.0)
-    return (
-        f"Against the precomputed numbers for the same settings: largest relative difference {worst:.2g} (the same seed on the "
-        "same software and CPU gives the same numbers; another CPU or torch version may differ in the last digits)."
-    )
+    done = finished(
+        run, configs, lambda p: p.label or p.scheme, stopped="The run was stopped before it finished.",
+        changed="The settings above have changed since this run; the results below are the last run's.",
+    )  # fmt: skip
+    if done:
+        draw(done)
 
 
 # --- 1. does it know where it is? ---------------------------------------------------------------
@@ -209,7 +142,7 @@ def probe_view() -> None:
     )
     ship = _load("probe")
     if ship is not None:
-        models = ship.results["models"]
+        models = ship.data.models
         plot(figs.probe_figure([(m["scheme"], m["n_layers"], m["r2"]) for m in models], what=f"precomputed, seed {ship.seed}"), key="lab_probe_shipped")
         st.caption(_precomputed(ship) + " " + findings.probe(models))
         depth = max(len(m["r2"]) for m in models)
@@ -261,11 +194,11 @@ def probe_view() -> None:
             f"R² per layer: {', '.join(f'{v:.3f}' for v in outcome.values['r2'])}; mean absolute error in positions: "
             f"{', '.join(f'{v:.1f}' for v in outcome.values['mae'])}. {outcome.cpu_seconds:.1f} s of CPU."
         )
-        same = [m for m in (ship.results["models"] if ship else []) if (m["scheme"], m["n_layers"]) == (config.scheme, config.n_layers)]
+        same = [m for m in (ship.data.models if ship else []) if (m["scheme"], m["n_layers"]) == (config.scheme, config.n_layers)]
         if same and config.seed == ship.seed and config.steps == TRAINED.steps:
-            st.caption(_same_as_shipped(list(zip(outcome.values["r2"], same[0]["r2"]))))
+            st.caption(same_as_shipped(list(zip(outcome.values["r2"], same[0]["r2"]))))
 
-    live("lab_probe", configs, probe.over_budget, probe.estimate_seconds, "Probe", draw, problem)
+    live("probe", "lab_probe", configs, "Probe", draw, problem)
 
 
 def _attention_maps(ship: experiment.Shipped | None) -> None:
@@ -280,7 +213,7 @@ def _attention_maps(ship: experiment.Shipped | None) -> None:
     layer = int(MAP_LAYER.draw())
     draw_heatmap(figs.attention_grid([("NoPE", maps["none_2"]), ("T5", maps["t5_2"])], layer - 1), key="lab_probe_maps")
     if ship is not None:
-        ent = {m["scheme"]: m["entropy"] for m in ship.results["models"] if m["n_layers"] == 2}
+        ent = {m["scheme"]: m["entropy"] for m in ship.data.models if m["n_layers"] == 2}
         st.caption(findings.attention_maps(maps["none_2"], maps["t5_2"], layer, ent["none"][layer - 1], ent["t5"][layer - 1]))
 
 
@@ -295,7 +228,7 @@ EXT_STEPS = Number("lab_ext_steps", "Fine-tuning steps", 0, extend.MAX_FINE_TUNE
 
 def extend_view() -> None:
     ship = _load("extend")
-    trained = next((r for r in ship.results["rows"] if r["method"] == "none" and not r["fine_tune"]), None) if ship else None
+    trained = next((r for r in ship.data.rows if r["method"] == "none" and not r["fine_tune"]), None) if ship else None
     first, last = str(extend.LENGTHS[0]), str(extend.LENGTHS[-1])
     broke = f": its perplexity goes from {trained['perplexity'][first]:.3f} at {first} to {trained['perplexity'][last]:.3f} at {last}" if trained else ""
     st.markdown(
@@ -309,7 +242,7 @@ def extend_view() -> None:
     c1, c2 = st.columns([2, 3])
     s, tuned = int(EXT_FACTOR.draw(c1)), EXT_TUNED.draw(c2)
     if ship is not None:
-        rows = ship.results["rows"]
+        rows = ship.data.rows
         what = f"precomputed, seed {ship.seed}"
         plot(figs.extend_figure(rows, s, tuned, what=what), key="lab_ext_ppl")
         table = figs.extend_rows(rows, s, tuned)
@@ -348,7 +281,7 @@ def extend_view() -> None:
     def draw(done: list) -> None:
         config, outcome = done[0]
         row = {"method": config.method, "factor": config.factor, "fine_tune": config.fine_tune, **outcome.values}
-        base = [r for r in (ship.results["rows"] if ship else []) if r["method"] == "none" and not r["fine_tune"]]
+        base = [r for r in (ship.data.rows if ship else []) if r["method"] == "none" and not r["fine_tune"]]
         plot(
             figs.extend_figure(base + [row] if config.method != "none" else [row], config.factor, bool(config.fine_tune), what=f"your run: {config.label}"),
             key="lab_ext_live",
@@ -356,12 +289,12 @@ def extend_view() -> None:
         ppl = outcome.values["perplexity"]
         st.caption(f"Perplexity {', '.join(f'{n}: {v:.3f}' for n, v in ppl.items())}; {outcome.cpu_seconds:.1f} s of CPU.")
         same = [
-            r for r in (ship.results["rows"] if ship else []) if (r["method"], r["factor"], r["fine_tune"]) == (config.method, config.factor, config.fine_tune)
+            r for r in (ship.data.rows if ship else []) if (r["method"], r["factor"], r["fine_tune"]) == (config.method, config.factor, config.fine_tune)
         ]
         if same and config.seed == 0:
-            st.caption(_same_as_shipped([(ppl[n], same[0]["perplexity"][n]) for n in ppl]))
+            st.caption(same_as_shipped([(ppl[n], same[0]["perplexity"][n]) for n in ppl]))
 
-    live("lab_ext", configs, extend.over_budget, extend.estimate_seconds, "Run", draw, problem)
+    live("extend", "lab_ext", configs, "Run", draw, problem)
 
 
 # --- 3. sliding window --------------------------------------------------------------------------
@@ -383,7 +316,7 @@ def sliding_view() -> None:
     chosen = SLIDE_SHOWN.draw()
     ship = _load("sliding")
     if ship is not None:
-        rows = ship.results["rows"]
+        rows = ship.data.rows
         if chosen:
             plot(figs.sliding_figure(rows, chosen, what=f"precomputed, seed {ship.seed}"), key="lab_slide_shipped")
         else:
@@ -404,7 +337,7 @@ def sliding_view() -> None:
         "falling, as does T5's bias (Table 14), while the sinusoidal model's still explodes; they read this as ALiBi “might not be "
         "using contexts longer than the ones it was trained on”.  \n"
         "**Here, and where it differs.** "
-        + (findings.early_tokens(ship.results["rows"]) + " " if ship is not None else "")
+        + (findings.early_tokens(ship.data.rows) + " " if ship is not None else "")
         + f"The stride here is {sliding.STRIDE}, not 1 (cost): a character after the first window has n − {sliding.STRIDE - 1} to n "
         "characters before it; and the scores are per character of Austen, not per word of WikiText-103."
         f"  \nSource: {lm.PAPER_CITATION}."
@@ -423,14 +356,14 @@ def sliding_view() -> None:
         if ppl is None:
             st.info(outcome.values.get("note") or "No perplexity at this window.", icon=":material/info:")
             return
-        rows = ship.results["rows"] if ship else []
+        rows = ship.data.rows if ship else []
         plain = next((r["nonoverlapping"] for r in rows if (r["scheme"], r["window"]) == (config.scheme, config.window)), None)
         st.markdown(f"**{config.label}**: perplexity {ppl:.3f}" + (f" (non-overlapping at the same length: {plain:.3f})" if plain else "") + ".")
         same = [r for r in rows if (r["scheme"], r["window"], r["stride"]) == (config.scheme, config.window, config.stride)]
         if same:
-            st.caption(_same_as_shipped([(ppl, same[0]["sliding"])]))
+            st.caption(same_as_shipped([(ppl, same[0]["sliding"])]))
 
-    live("lab_slide", configs, sliding.over_budget, sliding.estimate_seconds, "Evaluate", draw, problem)
+    live("sliding", "lab_slide", configs, "Evaluate", draw, problem)
 
 
 # --- 4. RoPE's frequencies ---------------------------------------------------------------------
@@ -452,7 +385,7 @@ def pairs_view() -> None:
     )
     ship = _load("pairs")
     if ship is not None:
-        variants = ship.results["variants"]
+        variants = ship.data.variants
         plot(figs.pairs_figure(variants, what=f"precomputed, seed {ship.seed}"), key="lab_pairs_shipped")
         st.caption(_precomputed(ship) + " " + findings.pairs(variants, never))
         static_table(
@@ -484,11 +417,11 @@ def pairs_view() -> None:
         config, outcome = done[0]
         ppl = outcome.values["perplexity"]
         st.markdown(f"**{config.label}**: perplexity " + ", ".join(f"{v:.3f} at {n}" for n, v in ppl.items()) + f" ({outcome.cpu_seconds:.1f} s of CPU).")
-        same = [v for v in (ship.results["variants"] if ship else []) if tuple(v["removed"]) == config.removed]
+        same = [v for v in (ship.data.variants if ship else []) if tuple(v["removed"]) == config.removed]
         if same:
-            st.caption(_same_as_shipped([(ppl[n], same[0]["perplexity"][n]) for n in ppl]))
+            st.caption(same_as_shipped([(ppl[n], same[0]["perplexity"][n]) for n in ppl]))
 
-    live("lab_pairs", configs, pairs.over_budget, pairs.estimate_seconds, "Evaluate", draw, problem)
+    live("pairs", "lab_pairs", configs, "Evaluate", draw, problem)
 
 
 # --- 5. passkey -----------------------------------------------------------------------------------
@@ -512,7 +445,7 @@ def passkey_view() -> None:
     )
     ship = _load("passkey")
     if ship is not None:
-        res = ship.results["schemes"]
+        res = ship.data.schemes
         order = [s for s in lm.DEFAULT_SCHEMES if s in res]
         plot(
             figs.passkey_figure([(s, res[s]["accuracy"]) for s in order], default.keys, default.train_len, what=f"precomputed, seed {ship.seed}"),
@@ -529,7 +462,7 @@ def passkey_view() -> None:
         )
         ds = sorted(int(d) for d in res[order[0]]["accuracy"])
         static_table({"scheme": [SCHEMES[s].label for s in order], **{f"d = {d}": [_cell(res[s]["accuracy"].get(str(d))) for s in order] for d in ds}})
-    flat = findings.flat_but_retrieving(ship.results["schemes"], _lm_perplexity()) if ship is not None else ""
+    flat = findings.flat_but_retrieving(ship.data.schemes, _lm_perplexity()) if ship is not None else ""
     st.markdown(
         "**The paper.** The passkey retrieval task of Mohtashami & Jaggi (2023), as YaRN (Peng et al. 2023, §4.3.2) describes and "
         "uses it to check an extended context, “measures a model's ability to retrieve a simple passkey (i.e., a five-digit number) "
@@ -556,30 +489,60 @@ def passkey_view() -> None:
         )
         note = next(iter(outcome.values["notes"].values()), "")
         st.caption(f"{outcome.cpu_seconds:.1f} s of CPU." + (f" Missing points: {note}." if note else ""))
-        if ship is not None and config.scheme in ship.results["schemes"] and config == passkey.PasskeyConfig(config.scheme):
-            ref = ship.results["schemes"][config.scheme]["accuracy"]
-            st.caption(_same_as_shipped([(acc[d], ref[d]) for d in ref if d in acc]))
+        if ship is not None and config.scheme in ship.data.schemes and config == passkey.PasskeyConfig(config.scheme):
+            ref = ship.data.schemes[config.scheme]["accuracy"]
+            st.caption(same_as_shipped([(acc[d], ref[d]) for d in ref if d in acc]))
 
-    live("lab_key", configs, passkey.over_budget, passkey.estimate_seconds, "Train", draw, problem)
+    live("passkey", "lab_key", configs, "Train", draw, problem)
+
+
+# --- any other experiment: drawn from its record -------------------------------------------------
+
+
+def record_view(name: str) -> None:
+    """An experiment without a view of its own: its question, its shipped figure and findings, and a
+    live run of its default config, said in its record's words (and set beside the shipped numbers
+    when its bench's check reruns that config)."""
+    record = EXPERIMENTS[name]
+    st.markdown(record.question)
+    ship = _load(name)
+    if ship is not None:
+        plot(record.figure(ship.data, f"precomputed, seed {ship.seed}"), key=f"lab_{name}_shipped")
+        st.caption(_precomputed(ship) + " " + record.findings(ship.data))
+    configs, problem = _one(record.default)
+
+    def draw(done: list) -> None:
+        config, outcome = done[0]
+        st.markdown(record.said(config, outcome) + f" {outcome.cpu_seconds:.1f} s of CPU.")
+        if ship is not None and record.bench is not None:  # the bench's --check compares exactly its own configs with the shipped numbers
+            again, compare = record.bench.check(ship)
+            if config in again:
+                st.caption(same_as_shipped([(live, shipped) for _, live, shipped in compare([outcome])]))
+
+    live(name, f"lab_{name}", configs, "Run", draw, problem)
 
 
 DRAWERS = {"probe": probe_view, "extend": extend_view, "sliding": sliding_view, "pairs": pairs_view, "passkey": passkey_view}
+
+
+def _count(n: int) -> str:
+    return ("One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine")[n - 1] if 1 <= n <= 9 else f"{n:,}"
 
 
 def trained_section() -> None:
     """The section: a few words, the experiment picker, and the chosen experiment."""
     st.header("What the trained models know")
     st.markdown(
-        "The six Austen models above are shipped with the app (data/lab_models). Five experiments on them, or "
+        f"The six Austen models above are shipped with the app (data/lab_models). {_count(len(EXPERIMENTS))} experiments on them, or "
         "on models trained the same way, each with its numbers precomputed and a live run on demand."
     )
     check_links(VIEW)
     view = VIEW.draw()
     try:
-        DRAWERS[view]()
+        DRAWERS[view]() if view in DRAWERS else record_view(view)
     except (KeyError, TypeError, IndexError) as err:  # results that parse but lack what the view reads: a sentence, not a trace
         st.error(
             f"This experiment could not be drawn from its precomputed results ({experiment.results_path(view).name}: "
-            f"{type(err).__name__} {str(err)[:80]}): run python -m bench.lab_{view} to make them again.",
+            f"{type(err).__name__} {str(err)[:80]}): run {EXPERIMENTS[view].command} to make them again.",
             icon=ERROR,
         )

@@ -1,4 +1,4 @@
-"""Who pressed Train, for the lab's trainers (core.lab.runner.Trainers): a visitor (a browser, across
+"""Who pressed Train, for the lab's trainers (core.lab.trainers.Trainers): a visitor (a browser, across
 its tabs: `ui.internals.visitor_id`, from cookies the client sends and could forge) and the network
 address they came from, which a client cannot choose, and which bounds what one client can hold.
 

@@ -44,7 +44,7 @@ from harness.pages import app_pages
 from harness.server import CpuMeter, Server, load_average, server_under_test
 from harness.ws import WsVisitor, warm_up
 
-REFUSED = "Your network address already has"  # core.lab.runner.Trainers.join's refusal
+REFUSED = "Your network address already has"  # core.lab.trainers.Trainers.join's refusal
 PLACE = re.compile(r"you are (\d+)\w\w in line(?:; it should start in about ([\d,]+) (s|min))?")
 BAR = re.compile(r"\*\*(.+?)\*\*: (\w+), step")
 

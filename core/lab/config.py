@@ -5,7 +5,7 @@ they are drawn as, and what a run gives back.
 it), validated with sentences a user understands; `make_batch` draws a task's sequences from a
 numpy generator seeded per run, so a seed fixes the data; `LabResult` is what a run gives. The
 torch model and its training loop are in `core.lab.model`; running runs in the background, the
-cache of finished ones and the cap on runs training at once are in `core.lab.runner`.
+cache of finished ones and the cap on runs training at once are in `core.lab.labrun`, `core.lab.cache` and `core.lab.trainers`.
 
 The default task is "kback": at every position i >= k, name the token that stood k places back,
 

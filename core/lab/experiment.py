@@ -1,21 +1,25 @@
-"""What the lab's experiments on trained models share, torch-free: what a run of one gives back
-(`Outcome`, run through core.lab.runner.LabRun like a training run: progress, Stop, the line, the
-cache), their CPU budgets, and their shipped results (`data/lab_<name>_results.json`, each written
-by `python -m bench.lab_<name>` with its exact configuration, seed, command, machine and times).
+"""What the lab's experiments on trained models share, torch-free: the record that declares one
+(`Experiment`: everything the runner, the page, the bench and the tests need of it), what a run of
+one gives back (`Outcome`, run through a LabRun like a training run: progress, Stop, the line, the
+cache), their CPU budget (one rule: `over_budget`), and their shipped results
+(`data/lab_<name>_results.json`, each written by its bench with its exact configuration, seed,
+command, machine and times, read into the experiment's own `Results` dataclass).
 
 The experiments themselves are one module each: `probe` (does a model know where it is?),
 `pairs` (which RoPE frequencies does it use?), `extend` (RoPE scaling on a trained model),
 `passkey` (retrieval at a distance) and `sliding` (sliding-window against non-overlapping
-evaluation); their torch side is core.lab.trained.
+evaluation); their torch side is core.lab.trained; core.lab.registry lists their records.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field, replace
+import typing
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -52,11 +56,54 @@ def results_path(name: str) -> Path:
     return lm.DATA / f"lab_{name}_results.json"
 
 
+@dataclass(frozen=True, kw_only=True)
+class Results:
+    """An experiment's shipped numbers, typed: a frozen dataclass whose fields are the top-level keys
+    of the JSON's "results" (each a list or a dict, as its annotation says), read by `read`, which
+    checks what the page reads and names the file and the command that makes it again when
+    something is missing. `ROWS` names the keys every row of a field must have (a list's items, or
+    a dict's values); `KEYS` the keys a dict field must have itself. Keys the class does not name
+    (at the top, or in a row) are kept, not refused: a newer bench may write more than a page reads
+    (top-level ones in `extra`)."""
+
+    ROWS: ClassVar[dict[str, tuple[str, ...]]] = {}
+    KEYS: ClassVar[dict[str, tuple[str, ...]]] = {}
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, results: dict[str, Any], file: str, command: str):
+        def refuse(what: str) -> ValueError:
+            return ValueError(f"This experiment could not be drawn from its precomputed results ({file}: {what}): run {command} to make them again.")
+
+        hints = typing.get_type_hints(cls)
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            if f.name == "extra":
+                continue
+            if f.name not in results:
+                raise refuse(f"no {f.name!r}")
+            kind = typing.get_origin(hints[f.name]) or hints[f.name]
+            value = results[f.name]
+            if not isinstance(value, kind):
+                raise refuse(f"{f.name!r} is not a {kind.__name__}")
+            rows = value if isinstance(value, list) else list(value.values())
+            for i, row in enumerate(rows if f.name in cls.ROWS else ()):
+                missing = [k for k in cls.ROWS[f.name] if not isinstance(row, dict) or k not in row]
+                if missing:
+                    raise refuse(f"{f.name}[{i}] lacks {', '.join(map(repr, missing))}")
+            missing = [k for k in cls.KEYS.get(f.name, ()) if k not in value]
+            if missing:
+                raise refuse(f"{f.name!r} lacks {', '.join(map(repr, missing))}")
+            values[f.name] = value
+        return cls(**values, extra={k: v for k, v in results.items() if k not in values})
+
+
 @dataclass(frozen=True)
 class Shipped:
     """An experiment's shipped results: the exact `command`, its `config` and `seed`, the
-    `results` (the experiment's own layout) and `meta` (machine, versions, CPU seconds, peak
-    memory, date)."""
+    `results` (the experiment's own layout, as the JSON holds it), `meta` (machine, versions, CPU
+    seconds, peak memory, date) and `data`, the results read into the experiment's `Results`
+    dataclass (None when read without one)."""
 
     name: str
     command: str
@@ -64,20 +111,24 @@ class Shipped:
     seed: int
     results: dict[str, Any]
     meta: dict[str, Any]
+    data: Any = None
 
 
-def load(name: str, path: Path | None = None) -> Shipped:
-    """The shipped results of experiment `name` (data/lab_<name>_results.json), or ValueError with a sentence."""
+def load(name: str, path: Path | None = None, results: type[Results] | None = None, command: str | None = None) -> Shipped:
+    """The shipped results of experiment `name` (data/lab_<name>_results.json), read into
+    `results` when given, or ValueError with a sentence naming the file and `command` (by default
+    python -m bench.lab_<name>), which makes them again."""
     p = Path(path) if path else results_path(name)
+    command = command or f"python -m bench.lab_{name}"
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
         shipped = Shipped(name, str(data["command"]), dict(data["config"]), int(data["seed"]), dict(data["results"]), dict(data.get("meta", {})))
     except FileNotFoundError:
-        raise ValueError(f"The precomputed results ({p.name}) are missing: run python -m bench.lab_{name} to make them.") from None
+        raise ValueError(f"The precomputed results ({p.name}) are missing: run {command} to make them.") from None
     except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as err:
-        raise ValueError(
-            f"The precomputed results ({p.name}) cannot be read ({type(err).__name__}): run python -m bench.lab_{name} to make them again."
-        ) from None
+        raise ValueError(f"The precomputed results ({p.name}) cannot be read ({type(err).__name__}): run {command} to make them again.") from None
+    if results is not None:
+        shipped = replace(shipped, data=results.read(shipped.results, p.name, command))
     return shipped
 
 
@@ -107,3 +158,78 @@ def refuse_over(seconds: float, limit: float, what: str) -> str | None:
         f"{what} would take about {seconds:,.0f} s of CPU (estimated); a live run here is allowed about {limit:,.0f} s on this server. "
         "Choose smaller settings, or read the precomputed results above."
     )
+
+
+# --- the record -----------------------------------------------------------------------------------
+
+Check = Callable[[Shipped], tuple[list[Any], Callable[[list[Outcome]], list[tuple[str, float | None, float | None]]]]]
+
+
+@dataclass(frozen=True)
+class Bench:
+    """How an experiment's bench makes its shipped results: the `configs` it runs, the `results`
+    it writes from their Outcomes (the JSON's "results"), the `record` of its configuration written
+    beside them, and `check`: from the shipped results, the configs a rerun runs and how to compare
+    its Outcomes with them, as (what, live, shipped) numbers. `after` writes what ships beside the
+    JSON (the probe's attention maps); `label` names a run in the CPU record."""
+
+    configs: Callable[[], list[Any]]
+    results: Callable[[list[Outcome]], dict[str, Any]]
+    record: dict[str, Any]
+    check: Check
+    seed: int = 0
+    after: Callable[[list[Outcome]], None] | None = None
+    label: Callable[[Any], str] = lambda config: config.label
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One experiment on trained models: everything the lab needs of it, in one place.
+
+    - `name`: its key (the view in the URL, data/lab_<name>_results.json); `title`: the picker's words;
+      `question`: what it asks, in one sentence (the page's words above a view drawn from the record alone);
+    - `config`: its config type (frozen; its fields checked in __post_init__, with `scheme` and `label`);
+      `default`: the config a live run of the record alone starts;
+    - `run(config, on_step, should_stop) -> Outcome`: the run (torch imported when it runs);
+    - the budget: `estimate(config)` in CPU seconds, `trains(config)` whether it trains (else it only
+      evaluates), `doing(configs)` the budget sentence's subject; `over_budget` is the one rule;
+      `steps(config)`: the steps its progress bar counts;
+    - `results`: its `Results` dataclass; `findings(results) -> str`, what the numbers show;
+      `figure(results, what) -> Figure`, its picture; `said(config, outcome) -> str`, a live run's numbers in words;
+    - `command`: what makes its shipped results (the bench); `bench`: the bench's parts (`Bench`),
+      or None when its bench module (bench.lab_<name>) holds them as BENCH;
+    - `unit`: what its progress counts per second."""
+
+    name: str
+    title: str
+    question: str
+    config: type
+    default: Callable[[], Any]
+    run: Callable[..., Outcome]
+    estimate: Callable[[Any], float]
+    trains: Callable[[Any], bool]
+    doing: Callable[[Sequence[Any]], str]
+    steps: Callable[[Any], int]
+    results: type[Results]
+    findings: Callable[[Any], str]
+    figure: Callable[..., Any]
+    said: Callable[[Any, Outcome], str]
+    command: str = ""
+    bench: Bench | None = None
+    unit: str = "characters"
+
+    def __post_init__(self) -> None:
+        if not self.command:
+            object.__setattr__(self, "command", f"python -m bench.lab_{self.name}")
+
+    def load(self, path: Path | None = None) -> Shipped:
+        """Its shipped results, typed (`Shipped.data`), or ValueError with a sentence naming the file and the command."""
+        return load(self.name, path, self.results, self.command)
+
+    def over_budget(self, configs: Sequence[Any]) -> str | None:
+        """The lab's one budget rule: the configs' estimated CPU seconds together, within
+        TRAIN_CPU_S when any of them trains and EVAL_CPU_S when they only evaluate; else the sentence why not."""
+        if not configs:
+            return None
+        limit = TRAIN_CPU_S if any(self.trains(c) for c in configs) else EVAL_CPU_S
+        return refuse_over(sum(self.estimate(c) for c in configs), limit, self.doing(configs))

@@ -95,10 +95,6 @@ class ExtendConfig:
         return max(1, 32 // self.tune_multiple)
 
     @property
-    def steps(self) -> int:
-        return self.fine_tune + len(self.lengths)
-
-    @property
     def label(self) -> str:
         what = LABELS[self.method] + ("" if self.method == "none" else f", s = {self.factor}")
         return what + (f", fine-tuned {self.fine_tune} steps at {self.tune_len}" if self.fine_tune else "")
@@ -115,15 +111,6 @@ def estimate_seconds(config: ExtendConfig) -> float:
         )
         tune = lm.estimate(twin).train_s * config.tune_len / length
     return tune + 1.3 * experiment.eval_seconds(base, config.lengths)  # entropy beside perplexity: a third more
-
-
-def over_budget(configs: list[ExtendConfig]) -> str | None:
-    if not configs:
-        return None
-    total = sum(estimate_seconds(c) for c in configs)
-    trains = any(c.fine_tune for c in configs)
-    limit = experiment.TRAIN_CPU_S if trains else experiment.EVAL_CPU_S
-    return experiment.refuse_over(total, limit, "Fine-tuning and evaluating this" if trains else "Evaluating this")
 
 
 CHEN = "Chen, Wong, Chen & Tian (2023), Extending Context Window of Large Language Models via Positional Interpolation, arXiv:2306.15595"

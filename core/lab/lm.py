@@ -14,7 +14,7 @@ sinusoid's and rotary's perplexity rise past L, T5's bias holds, ALiBi's even fa
 This module is the data (the corpus, its split, the windows), what a run is (`LMConfig`), what
 it gives (`LMResult`), its budget, the shipped results (`data/lab_lm_results.json`, written by
 `python -m bench.lab_lm`) and the paper's own numbers. The training loop is
-`core.lab.model.train_lm` (torch), called through `core.lab.runner.train_lm` when a run starts.
+`core.lab.model.train_lm` (torch), called through `core.lab.entry.train_lm` when a run starts.
 """
 
 from __future__ import annotations

@@ -82,10 +82,6 @@ class PairsConfig:
     scheme = "rope"
 
     @property
-    def steps(self) -> int:
-        return len(self.lengths)
-
-    @property
     def label(self) -> str:
         return "RoPE, all pairs turning" if not self.removed else f"RoPE without pair{'s' if len(self.removed) > 1 else ''} {', '.join(map(str, self.removed))}"
 
@@ -93,12 +89,6 @@ class PairsConfig:
 def estimate_seconds(config: PairsConfig) -> float:
     """CPU seconds: the evaluation passes, by the real-text lab's fitted constants."""
     return experiment.eval_seconds(lm.LMConfig(scheme="rope"), config.lengths)
-
-
-def over_budget(configs: list[PairsConfig]) -> str | None:
-    if not configs:
-        return None
-    return experiment.refuse_over(sum(estimate_seconds(c) for c in configs), experiment.EVAL_CPU_S, "Evaluating these ablations")
 
 
 BARBERO = (

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from core.lab import config as lab
-from core.lab import experiment, lm
+from core.lab import lm
 from core.schemes.checks import shown, whole_number
 from core.schemes.registry import SCHEMES, Setting
 
@@ -170,14 +170,6 @@ def estimate_seconds(config: PasskeyConfig) -> float:
     )
     far = sum(eval_length(d, config.train_len) ** 2 for d in config.distances if eval_length(d, config.train_len) > lab.MAX_EVAL_FACTOR * config.train_len)
     return lab.estimate(twin).train_s + evals + far * config.eval_count * config.n_layers * config.n_heads * lab.EVAL_SCORE_S
-
-
-def over_budget(configs: list[PasskeyConfig]) -> str | None:
-    """Why this run is refused (each scheme's training and evaluation over TRAIN_CPU_S), or None."""
-    if not configs:
-        return None
-    worst = max(estimate_seconds(c) for c in configs)
-    return experiment.refuse_over(worst, experiment.TRAIN_CPU_S, "Training one scheme on the passkey task")
 
 
 # Mohtashami & Jaggi, "Landmark Attention: Random-Access Infinite Context Length for Transformers",

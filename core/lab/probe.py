@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.lab import config as lab
-from core.lab import experiment, lm
+from core.lab import lm
 from core.schemes.checks import shown, whole_number
 from core.schemes.registry import SCHEMES
 
@@ -153,23 +153,11 @@ class ProbeConfig:
     def label(self) -> str:
         return f"{SCHEMES[self.scheme].label}, {self.n_layers} layer{'s' if self.n_layers > 1 else ''}"
 
-    @property
-    def progress_steps(self) -> int:
-        return 1 if self.shipped else self.steps
-
 
 def estimate_seconds(config: ProbeConfig) -> float:
     """CPU seconds: training (when not shipped) by the lab's fitted constants, plus the probe (~1 s)."""
     train = 0.0 if config.shipped else lm.estimate(config.lm_config).seconds
     return train + 0.5 * config.n_layers + 0.5
-
-
-def over_budget(configs: list[ProbeConfig]) -> str | None:
-    if not configs:
-        return None
-    worst = max(configs, key=estimate_seconds)
-    limit = experiment.EVAL_CPU_S if worst.shipped else experiment.TRAIN_CPU_S
-    return experiment.refuse_over(estimate_seconds(worst), limit, f"Training and probing the {worst.label} model")
 
 
 # The sources, as quoted on the page (sections checked where the stored copies allowed it).

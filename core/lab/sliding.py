@@ -45,8 +45,6 @@ class SlidingConfig:
                 f"{chars:,} − {window} must be a multiple of the stride (a power of 2 up to {window} is)."
             )
 
-    steps = 1
-
     @property
     def label(self) -> str:
         return f"{SCHEMES[self.scheme].label}, window {self.window}, stride {self.stride}"
@@ -57,8 +55,3 @@ def estimate_seconds(config: SlidingConfig) -> float:
     base = lm.LMConfig(scheme=config.scheme)
     return experiment.eval_seconds(base, (config.window,)) * config.window / config.stride
 
-
-def over_budget(configs: list[SlidingConfig]) -> str | None:
-    if not configs:
-        return None
-    return experiment.refuse_over(sum(estimate_seconds(c) for c in configs), experiment.EVAL_CPU_S, "This sliding-window evaluation")

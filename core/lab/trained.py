@@ -221,7 +221,7 @@ def fine_tune(
     return np.asarray(losses), stopped
 
 
-# --- the experiments: one run each, through core.lab.runner.LabRun -----------------------------
+# --- the experiments: one run each, named by its record in core.lab.registry -------------------
 
 
 def _entropy_sum(weights: torch.Tensor) -> tuple[float, int]:
@@ -411,18 +411,3 @@ def run_passkey(config, on_step=None, should_stop: Stop = None):
             accuracy[str(d)] = right / config.eval_count
     return _outcome(config, {"accuracy": accuracy, "notes": notes}, np.asarray(losses), False, start, cpu, config.steps * config.batch * config.train_len)
 
-
-def run(config, on_step=None, should_stop: Stop = None):
-    """Run any experiment's config (core.lab.probe, pairs, extend, sliding, passkey) and give its Outcome."""
-    from core.lab import extend, pairs, passkey, probe, sliding
-
-    runners = {
-        probe.ProbeConfig: run_probe,
-        pairs.PairsConfig: run_pairs,
-        extend.ExtendConfig: run_extend,
-        sliding.SlidingConfig: run_sliding,
-        passkey.PasskeyConfig: run_passkey,
-    }
-    if type(config) not in runners:
-        raise ValueError(f"No experiment runs a {type(config).__name__}.")
-    return runners[type(config)](config, on_step, should_stop)

@@ -97,7 +97,7 @@ if [ -z "${PEE_LAB_MAX_RUNS:-}" ]; then
 fi
 # One network address holds at most this many of all the processes' trainers: one fewer than there are (at least
 # one), so that whatever routing cookies it sends it never holds them all; the processes count them through lock
-# files in one folder (core/lab/runner.py, AddressLocks).
+# files in one folder (core/lab/trainers.py, AddressLocks).
 if [ -z "${PEE_LAB_TRAINERS_PER_ADDRESS:-}" ]; then
     t=1
     whole "$PEE_LAB_MAX_RUNS" && [ $((N * PEE_LAB_MAX_RUNS)) -gt 2 ] && t=$((N * PEE_LAB_MAX_RUNS - 1))

@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from harness.app_run import component_data
-from core.lab import runner
+from core.lab import labrun
 from tests.links import tab_sets
 from tests.pages import PAGE_FILES
 from ui.heatmap import NAME
@@ -180,7 +180,7 @@ def no_run_outlives_its_test():
     stopped when the test ends: left training, it would hold one of the server's trainers, and so
     make a later test wait in line, and take a core from every test after it."""
     yield
-    runner.stop_live_runs()
+    labrun.stop_live_runs()
 
 
 @pytest.fixture()

@@ -15,7 +15,8 @@ from collections import deque
 import numpy as np
 import pytest
 
-from core.lab import runner
+from core.lab import labrun
+from core.lab import trainers as line
 from core.lab.config import SURVEY, LabConfig
 from core.lab.figures import example_text, survey_table
 from core.schemes.registry import SCHEMES
@@ -119,7 +120,7 @@ def test_stop_ends_a_long_run_and_shows_where_it_stopped():
 def trainers_busy():
     """Every slot of the server's cap on runs training at once held by a fake run (through the
     core API), released at the end; yields the process-wide Trainers and the held tickets."""
-    slots = runner.trainers()
+    slots = line.trainers()
     held = [slots.acquire() for _ in range(slots.max_runs)]
     try:
         yield slots, held
@@ -223,7 +224,7 @@ def test_a_visitor_training_in_one_tab_waits_in_another_with_an_estimated_wait(t
     at.button(key="lab_train").click().run()
     spent = time.monotonic() - started  # the first tab's run has this much less left by the time the page says it
     run = at.session_state["lab_run"]
-    assert run.visitor == "browser-1" and run.cap == runner.CAP_FLOOR_S and run.outlook().behind_own
+    assert run.visitor == "browser-1" and run.cap == labrun.CAP_FLOOR_S and run.outlook().behind_own
     text = " ".join(i.value for i in at.info)
     assert "Waiting for your run in another tab to end (one trainer per visitor)" in text, text
     shown = re.search(r"should start in about (\d+ s) \(at most (\d+ min|\d+ s)", text)
@@ -437,20 +438,27 @@ def test_shipped_results_that_parse_but_lack_what_a_view_reads_are_a_sentence(tm
         lab_trained.shipped.clear()
 
 
-@pytest.mark.parametrize(
-    "params",
-    [
-        {"lab_trained_view": "extend", "lab_ext_s": "2"},
-        {"lab_trained_view": "extend", "lab_ext_s": "8", "lab_ext_tuned": "true"},
-        {"lab_trained_view": "sliding", "lab_slide_schemes": "rope,alibi"},
-        {"lab_trained_view": "pairs", "lab_pairs_removed": "0,7"},
-        {"lab_trained_view": "passkey"},
-    ],
-)
+SETTINGS = [  # views at settings beyond their defaults; every other experiment of the registry is opened at its defaults
+    {"lab_trained_view": "extend", "lab_ext_s": "2"},
+    {"lab_trained_view": "extend", "lab_ext_s": "8", "lab_ext_tuned": "true"},
+    {"lab_trained_view": "sliding", "lab_slide_schemes": "rope,alibi"},
+    {"lab_trained_view": "pairs", "lab_pairs_removed": "0,7"},
+]
+
+
+def _views():
+    from core.lab.registry import EXPERIMENTS
+
+    set_apart = {p["lab_trained_view"] for p in SETTINGS} | {"probe"}  # the probe's defaults: the page's first test above
+    return SETTINGS + [{"lab_trained_view": name} for name in EXPERIMENTS if name not in set_apart]
+
+
+@pytest.mark.parametrize("params", _views())
 def test_every_experiment_draws_its_shipped_numbers_with_titles_and_axes(params):
     import json as _json
 
     from core.lab import experiment
+    from core.lab.registry import EXPERIMENTS
 
     at = open_page("lab", **params)
     assert_clean(at)
@@ -462,7 +470,7 @@ def test_every_experiment_draws_its_shipped_numbers_with_titles_and_axes(params)
     view = params["lab_trained_view"]
     ship = experiment.load(view)
     captions = " ".join(c.value for c in at.caption)
-    assert f"**Precomputed** by `python -m bench.lab_{view}`" in captions
+    assert f"**Precomputed** by `{EXPERIMENTS[view].command}`" in captions
     if view == "extend":  # the caption's numbers are the figure's
         s, tuned = int(params["lab_ext_s"]), "lab_ext_tuned" in params
         yarn = next(r for r in ship.results["rows"] if (r["method"], r["factor"], bool(r["fine_tune"])) == ("yarn", s, tuned))

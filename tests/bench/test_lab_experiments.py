@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import importlib
-
 import pytest
 
 from bench import lab_experiments, lab_passkey
-from core.lab import experiment
-
-BENCHES = ("probe", "pairs", "extend", "sliding", "passkey")
+from core.lab.registry import EXPERIMENTS
 
 
 def test_a_repeated_label_is_refused_rather_than_overwritten():
@@ -25,10 +21,9 @@ def test_the_passkey_bench_names_its_tiny_run_apart_from_the_full_one():
     assert lab_passkey.label(full) == "ALiBi (passkey)" and lab_passkey.label(lab_passkey.TINY) == "ALiBi (passkey), tiny test run"
 
 
-@pytest.mark.parametrize("name", BENCHES)
+@pytest.mark.parametrize("name", list(EXPERIMENTS))
 def test_every_run_of_a_bench_has_its_own_cpu_figure_in_the_shipped_record(name):
-    bench = importlib.import_module(f"bench.lab_{name}")
-    label = getattr(bench, "label", lambda config: config.label)
-    labels = [label(c) for c in bench.configs()]
+    bench = lab_experiments.bench_of(EXPERIMENTS[name])
+    labels = [bench.label(c) for c in bench.configs()]
     assert len(lab_experiments.cpu_by_label((x, 0.0) for x in labels)) == len(labels)
-    assert list(experiment.load(name).meta["cpu_seconds"]) == labels
+    assert list(EXPERIMENTS[name].load().meta["cpu_seconds"]) == labels

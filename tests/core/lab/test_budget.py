@@ -13,10 +13,11 @@ import time
 import numpy as np
 import pytest
 
-from core.lab import runner
+from core.lab import labrun
 from core.lab.config import LIMITS, RUN_BYTES, RUN_SECONDS, STEP_SECONDS, LabConfig, estimate, over_budget
 from core.lab.model import NOT_EVALUATED
-from core.lab.runner import LabRun, Trainers
+from core.lab.labrun import LabRun
+from core.lab.trainers import Trainers
 
 DEFAULT_SCHEMES = ("none", "sinusoidal", "learned", "rope", "alibi", "t5")
 # the largest link the lab once accepted: about 5 s a step, 2.3 GB, hours per scheme
@@ -123,7 +124,7 @@ def test_a_run_is_stopped_at_its_time_limit():
 
 def test_the_server_wide_runner_uses_the_budget():
     # the page starts runs through LabRun with the process's trainers: the same refusal applies there
-    assert runner.WALL_SECONDS > 0 and LabRun([LabConfig(scheme="rope", **LARGEST_LINK)]).refused
+    assert labrun.WALL_SECONDS > 0 and LabRun([LabConfig(scheme="rope", **LARGEST_LINK)]).refused
 
 
 # --- where a stop is noticed: inside a step, between layers (counted, not timed) -------------------

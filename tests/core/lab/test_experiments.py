@@ -6,18 +6,22 @@ through the page's runner equal to the shipped numbers (tiny or cheap configurat
 
 from __future__ import annotations
 
+import json
 import math
+from dataclasses import fields, is_dataclass, replace
 
 import numpy as np
 import pytest
 
-from core.lab import experiment, extend, findings, lm, pairs, passkey, probe, sliding
-from core.lab.runner import LabRun, ResultCache, run_experiment
+from core.lab import experiment, extend, findings, lm, pairs, passkey, probe, registry, sliding
+from core.lab.registry import EXPERIMENTS
+from core.lab.cache import ResultCache
+from core.lab.labrun import experiment_job
 
 
 def through_runner(config):
-    """One config through a LabRun as the page starts it (no budget), its Outcome."""
-    run = LabRun([config], cache=ResultCache(), train_fn=run_experiment, budget=lambda configs: None).start()
+    """One config through a LabRun as the page starts it (its record's job, no budget), its Outcome."""
+    run = replace(experiment_job(registry.of(config)), budget=lambda configs: None).start([config], cache=ResultCache())
     assert run.wait(120) and run.progress[0].state == "done", run.progress[0].message
     return run.results[0]
 
@@ -127,15 +131,15 @@ def test_yarns_temperature_is_one_tenth_ln_s_plus_one_and_scales_every_score_by_
 def test_extension_configs_are_the_registry_scalings_and_bad_ones_are_sentences():
     c = extend.ExtendConfig("linear", 4, fine_tune=38)
     assert c.rope_scaling.kind == "linear" and c.rope_scaling.factor == 4 and c.rope_scaling.original_max_len == 64
-    assert (c.tune_len, c.tune_batch, c.steps) == (256, 8, 38 + 4)
+    assert (c.tune_len, c.tune_batch, registry.EXTEND.steps(c)) == (256, 8, 38 + 4)
     assert extend.ExtendConfig("ntk", 16).tune_len == 512  # fine-tuning stops at 8L
     with pytest.raises(ValueError, match="Unknown method 'warp'"):
         extend.ExtendConfig("warp", 2)
     with pytest.raises(ValueError, match="The scaling factor s must be"):
         extend.ExtendConfig("yarn", 17)
-    assert "allowed about 10 s" in extend.over_budget([extend.ExtendConfig("yarn", 4)] * 3)
-    assert extend.over_budget([extend.ExtendConfig("yarn", 4)]) is None
-    assert "allowed about 120 s" in extend.over_budget([extend.ExtendConfig("yarn", 8, fine_tune=400)])
+    assert "allowed about 10 s" in registry.over_budget([extend.ExtendConfig("yarn", 4)] * 3)
+    assert registry.over_budget([extend.ExtendConfig("yarn", 4)]) is None
+    assert "allowed about 120 s" in registry.over_budget([extend.ExtendConfig("yarn", 8, fine_tune=400)])
 
 
 # --- the passkey generator --------------------------------------------------------------------------
@@ -180,7 +184,7 @@ def test_sliding_windows_score_every_character_once_with_enough_before_it():
         sliding.SlidingConfig("alibi", 64, 24)
     with pytest.raises(ValueError, match="There is no shipped model for 'kerple'|There is no shipped model for `kerple`"):
         sliding.SlidingConfig("kerple", 64)
-    assert "allowed about 10 s" in sliding.over_budget([sliding.SlidingConfig("alibi", 512, 1)])
+    assert "allowed about 10 s" in registry.over_budget([sliding.SlidingConfig("alibi", 512, 1)])
 
 
 def test_a_sliding_window_as_long_as_its_stride_is_the_non_overlapping_evaluation():
@@ -246,9 +250,9 @@ def test_a_missing_or_damaged_results_file_is_a_sentence(tmp_path):
 
 
 def test_the_shipped_results_say_what_made_them():
-    for name in ("probe", "pairs"):
-        ship = experiment.load(name)
-        assert ship.command == f"python -m bench.lab_{name}" and ship.seed == 0
+    for record in EXPERIMENTS.values():
+        ship = record.load()
+        assert ship.command == record.command and ship.seed == 0 and isinstance(ship.data, record.results)
         assert ship.meta["total_cpu_seconds"] <= 15 * 60 and ship.meta["peak_rss_mb"] <= 1024
     models = {(m["scheme"], m["n_layers"]): m for m in experiment.load("probe").results["models"]}
     assert set(models) >= {("none", 1), ("none", 2), ("none", 4), ("sinusoidal", 2), ("rope", 2), ("t5", 2)}
@@ -268,7 +272,7 @@ def test_the_runner_reproduces_the_shipped_ablation_extension_probe_and_sliding_
     assert live.values["entropy"]["64"] == pytest.approx(rows[("yarn", 4, 0)]["entropy"]["64"], rel=1e-6)
     nope = next(m for m in experiment.load("probe").results["models"] if (m["scheme"], m["n_layers"]) == ("none", 2))
     shipped_probe = probe.ProbeConfig("none")
-    assert shipped_probe.shipped and shipped_probe.progress_steps == 1
+    assert shipped_probe.shipped and registry.PROBE.steps(shipped_probe) == 1
     live = through_runner(shipped_probe)
     np.testing.assert_allclose(live.values["r2"], nope["r2"], rtol=1e-9)
     assert live.values["attention"].shape == (2, 4, 64, 64) and live.steps_done == 0  # nothing trained
@@ -288,11 +292,67 @@ def test_the_runner_retrains_the_shipped_tiny_passkey_run_to_its_numbers():
 
 
 def test_a_tiny_passkey_run_is_deterministic_and_a_learned_table_has_no_answer_past_its_end():
-    from core.lab import trained
-
     config = passkey.PasskeyConfig("learned", steps=3, batch=4, distances=(4, 100), eval_count=8)
-    a, b = through_runner(config), trained.run(config)
+    a, b = through_runner(config), registry.run(config)
     assert a.values == b.values and np.array_equal(a.losses, b.losses)
     assert a.values["accuracy"]["100"] is None and "64 rows" in a.values["notes"]["100"]
     assert 0.0 <= a.values["accuracy"]["4"] <= 1.0
-    assert "allowed about 120 s" in passkey.over_budget([passkey.PasskeyConfig(steps=2000)])
+    assert "allowed about 120 s" in registry.over_budget([passkey.PasskeyConfig(steps=2000)])
+
+
+# --- the registry: every experiment has every part ----------------------------------------------------
+
+
+@pytest.mark.parametrize("name", list(EXPERIMENTS))
+def test_every_experiment_has_every_part(name):
+    from bench.lab_experiments import bench_of
+
+    record = EXPERIMENTS[name]
+    assert record.name == name and record.title and record.question.endswith("?")
+    assert is_dataclass(record.config) and record.config.__dataclass_params__.frozen
+    config = record.default()
+    assert type(config) is record.config and registry.of(config) is record and config.label and config.scheme
+    assert record.estimate(config) > 0 and record.steps(config) >= 1 and record.trains(config) in (True, False)
+    assert record.over_budget([config]) is None  # its default runs live
+    assert "would take about" in record.over_budget([config] * 1000)  # and one rule refuses what is too much
+    assert callable(record.run) and record.unit in ("characters", "tokens")
+    ship = record.load()
+    assert isinstance(ship.data, record.results) and {f.name for f in fields(record.results)} - {"extra"} <= set(ship.results)
+    said = record.findings(ship.data)
+    assert isinstance(said, str) and len(said) > 40 and "{" not in said
+    figure = record.figure(ship.data, "precomputed")
+    assert figure.data and "precomputed" in figure.layout.title.text
+    bench = bench_of(record)
+    configs = bench.configs()
+    assert configs and all(type(c) is record.config for c in configs) and json.dumps(bench.record)
+    again, compare = bench.check(ship)
+    assert again and all(type(c) is record.config for c in again) and callable(compare) and callable(bench.results)
+
+
+def test_a_config_no_experiment_runs_is_a_sentence():
+    with pytest.raises(ValueError, match="No experiment runs a LMConfig"):
+        registry.of(lm.LMConfig())
+    assert registry.over_budget([]) is None
+
+
+def test_the_schema_check_names_the_file_and_the_command_and_keeps_what_it_does_not_read(tmp_path):
+    record = registry.PAIRS
+    real = json.loads(experiment.results_path("pairs").read_text())
+    path = tmp_path / "lab_pairs_results.json"
+    real["results"]["seeds"] = [0, 1, 2]  # a newer bench writes more than the page reads: kept
+    real["results"]["variants"][0]["spread"] = {"64": 0.01}
+    path.write_text(json.dumps(real))
+    data = record.load(path).data
+    assert data.extra == {"seeds": [0, 1, 2]} and data.variants[0]["spread"] == {"64": 0.01}
+    del real["results"]["variants"][3]["perplexity"]
+    path.write_text(json.dumps(real))
+    with pytest.raises(ValueError, match=r"\(lab_pairs_results.json: variants\[3\] lacks 'perplexity'\): run python -m bench.lab_pairs to make them again"):
+        record.load(path)
+    real["results"]["variants"] = {"not": "a list"}
+    path.write_text(json.dumps(real))
+    with pytest.raises(ValueError, match=r"'variants' is not a list\): run python -m bench.lab_pairs"):
+        record.load(path)
+    del real["results"]["never_turn"]
+    path.write_text(json.dumps(real))
+    with pytest.raises(ValueError, match=r"no 'never_turn'"):
+        record.load(path)

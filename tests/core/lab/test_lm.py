@@ -14,7 +14,9 @@ import numpy as np
 import pytest
 
 from core.lab import lm
-from core.lab.runner import LabRun, ResultCache, train_lm as run_lm
+from core.lab.cache import ResultCache
+from core.lab.entry import train_lm as run_lm
+from core.lab.labrun import LabRun
 
 SHIPPED_GZ_SHA256 = "d1ea56496b1194d865644877606bc6ad4637eb6732c2668db4d7da06ee1cc796"  # data/README.md
 TINY = dict(train_len=8, steps=12, batch=4, d_model=16, n_heads=2, n_layers=1, eval_chars=256)

@@ -10,10 +10,11 @@ import pytest
 import torch
 
 from core.lab import config as lab_config
-from core.lab import runner
+from core.lab import entry
 from core.lab import model as lab_model
 from core.lab.config import IGNORE, LabConfig, make_batch, parse_lengths
-from core.lab.runner import LabRun, ResultCache
+from core.lab.cache import ResultCache
+from core.lab.labrun import LabRun
 from core.schemes.torch import RotaryEmbedding
 from core.schemes.registry import SCHEMES
 from tests.helpers import assert_close
@@ -104,7 +105,7 @@ def test_parse_lengths():
 
 
 def test_a_short_run_learns():
-    result = runner.train(LabConfig(scheme="rope", train_len=16, eval_lens=(16,), batch=16, steps=50))  # the default model, shorter
+    result = entry.train(LabConfig(scheme="rope", train_len=16, eval_lens=(16,), batch=16, steps=50))  # the default model, shorter
     assert result.steps_done == 50 and not result.stopped
     assert result.losses[-10:].mean() < 0.2 * result.losses[:10].mean()
     assert result.accuracy[16] > 0.9  # chance is 1/16
@@ -113,19 +114,19 @@ def test_a_short_run_learns():
 
 def test_two_runs_with_the_same_seed_agree_exactly():
     config = LabConfig(scheme="learned", table_len=16, **TINY)
-    a, b = runner.train(config), runner.train(config)
+    a, b = entry.train(config), entry.train(config)
     np.testing.assert_array_equal(a.losses, b.losses)
     assert a.accuracy == b.accuracy
     np.testing.assert_array_equal(a.table, b.table)
     np.testing.assert_array_equal(a.position_accuracy, b.position_accuracy)
-    other = runner.train(LabConfig(scheme="learned", table_len=16, seed=1, **TINY))
+    other = entry.train(LabConfig(scheme="learned", table_len=16, seed=1, **TINY))
     assert not np.array_equal(a.losses, other.losses)
 
 
 @pytest.mark.parametrize("name", list(SCHEMES))
 def test_every_scheme_runs_past_its_training_length_or_refuses_clearly(name):
     config = LabConfig(scheme=name, **{**TINY, "steps": 2})
-    result = runner.train(config)
+    result = entry.train(config)
     scheme = SCHEMES[name]
     table = scheme.max_position(config.setting)
     for length in config.eval_lens:
@@ -140,13 +141,13 @@ def test_every_scheme_runs_past_its_training_length_or_refuses_clearly(name):
 
 def test_a_learned_table_longer_than_training_runs_on_untrained_rows_and_says_so():
     config = LabConfig(scheme="learned", table_len=32, **TINY)
-    result = runner.train(config)
+    result = entry.train(config)
     assert all(result.accuracy[n] is not None for n in config.eval_lens)
     assert "never reached" in result.notes[16] and 8 not in result.notes
     initial = SCHEMES["learned"].input_code(np.arange(32), config.setting)
     np.testing.assert_array_equal(result.table[8:].astype(np.float32), initial[8:].astype(np.float32))  # no gradient reaches rows 8+
     assert not np.allclose(result.table[:8], initial[:8])  # the trained rows moved
-    learned_refuses = runner.train(LabConfig(scheme="learned", **TINY))
+    learned_refuses = entry.train(LabConfig(scheme="learned", **TINY))
     assert learned_refuses.accuracy[16] is None
     assert learned_refuses.notes[16] == "this learned table has 8 rows (positions 0 to 7); position 8 has no embedding — a learned table cannot extrapolate"
 

@@ -13,9 +13,12 @@ import time
 import numpy as np
 import pytest
 
-from core.lab import runner
+from core.lab import entry, labrun
+from core.lab import trainers as line
 from core.lab.config import LabConfig, LabResult
-from core.lab.runner import LabRun, Refused, ResultCache, Trainers, max_runs_from_env, places_from_env
+from core.lab.cache import ResultCache
+from core.lab.labrun import LabRun
+from core.lab.trainers import Refused, Trainers, max_runs_from_env, places_from_env
 
 WAIT = 10.0  # seconds any of these waits may take at most; each normally takes milliseconds
 
@@ -30,7 +33,7 @@ def result(c: LabConfig, stopped: bool = False, steps: int | None = None) -> Lab
 
 
 class FakeTrain:
-    """Stands in for core.runner.train: counts runs training at once, records the order they
+    """Stands in for core.lab.entry.train: counts runs training at once, records the order they
     started in (by seed), takes `pause` seconds a step, waits at `gate` before its first step,
     raises for the seeds in `fail`."""
 
@@ -200,19 +203,19 @@ def test_trainers_refuse_a_negative_cap():
 @pytest.mark.parametrize(("value", "expected"), [(None, 2), ("", 2), ("3", 3), (" 1 ", 1), ("0", 2), ("-4", 2), ("two", 2), ("2.5", 2)])
 def test_the_cap_comes_from_pee_lab_max_runs(value, expected, caplog):
     environ = {} if value is None else {"PEE_LAB_MAX_RUNS": value}
-    with caplog.at_level(logging.WARNING, logger="core.lab.runner"):
+    with caplog.at_level(logging.WARNING, logger="core.lab.trainers"):
         assert max_runs_from_env(environ) == expected
     assert bool(caplog.records) == (value is not None and value.strip() not in ("", "3", "1"))
 
 
 def test_the_process_wide_trainers_are_one_object():
-    assert runner.trainers() is runner.trainers() and runner.trainers().max_runs >= 1
+    assert line.trainers() is line.trainers() and line.trainers().max_runs >= 1
 
 
 @pytest.fixture
 def slow_import(monkeypatch):
     """A fresh 'process' for the lab model's import: not loaded yet, and its import (torch, 10-20 s
-    on a busy server) held at a gate until the test opens it; runner.train is a fake."""
+    on a busy server) held at a gate until the test opens it; entry.train is a fake."""
     gate, error = threading.Event(), []
 
     def fake_import(ready, errors):
@@ -223,15 +226,15 @@ def slow_import(monkeypatch):
         finally:
             ready.set()
 
-    monkeypatch.setattr(runner, "_MODEL_READY", threading.Event())
-    monkeypatch.setattr(runner, "_MODEL_LOADER", None)
-    monkeypatch.setattr(runner, "_MODEL_ERROR", [])
-    monkeypatch.setattr(runner, "_import_model", fake_import)
-    monkeypatch.setattr(runner, "train", FakeTrain())
+    monkeypatch.setattr(entry, "_MODEL_READY", threading.Event())
+    monkeypatch.setattr(entry, "_MODEL_LOADER", None)
+    monkeypatch.setattr(entry, "_MODEL_ERROR", [])
+    monkeypatch.setattr(entry, "_import_model", fake_import)
+    monkeypatch.setattr(entry, "train", FakeTrain())
     yield gate, error
     gate.set()
-    if runner._MODEL_LOADER is not None:
-        runner._MODEL_LOADER.join(WAIT)
+    if entry._MODEL_LOADER is not None:
+        entry._MODEL_LOADER.join(WAIT)
 
 
 def test_a_run_stopped_while_torch_loads_ends_before_the_import_does(slow_import):
@@ -243,9 +246,9 @@ def test_a_run_stopped_while_torch_loads_ends_before_the_import_does(slow_import
     run.stop()
     assert run.wait(WAIT), "a run waiting for torch's import must end when stopped"
     assert [p.state for p in run.progress] == ["stopped", "stopped"]
-    assert not runner._MODEL_READY.is_set() and slots.in_progress == 0  # the import still going, the slot already free
+    assert not entry._MODEL_READY.is_set() and slots.in_progress == 0  # the import still going, the slot already free
     gate.set()
-    assert runner.warm_model().wait(WAIT) and runner.model_loaded()
+    assert entry.warm_model().wait(WAIT) and entry.model_loaded()
 
 
 def test_a_closed_tab_ends_a_run_waiting_for_torch_too(slow_import):
@@ -254,21 +257,21 @@ def test_a_closed_tab_ends_a_run_waiting_for_torch_too(slow_import):
     run = LabRun([config(33)], slots=Trainers(1), alive=alive.is_set, alive_every=0.05).start()
     assert until(lambda: run.progress[0].state == "loading")
     alive.clear()
-    assert run.wait(WAIT) and run.progress[0].state == "stopped" and not runner._MODEL_READY.is_set()
+    assert run.wait(WAIT) and run.progress[0].state == "stopped" and not entry._MODEL_READY.is_set()
 
 
 def test_runs_train_once_torch_has_loaded_and_the_import_happens_once(slow_import, monkeypatch):
     gate, _ = slow_import
     calls = []
-    fake_import = runner._import_model
-    monkeypatch.setattr(runner, "_import_model", lambda *args: (calls.append(1), fake_import(*args)))
+    fake_import = entry._import_model
+    monkeypatch.setattr(entry, "_import_model", lambda *args: (calls.append(1), fake_import(*args)))
     first = LabRun([config(34)], slots=Trainers(2)).start()
     second = LabRun([config(35)], slots=Trainers(2)).start()
     assert until(lambda: first.progress[0].state == "loading" and second.progress[0].state == "loading")
     gate.set()
     assert first.wait(WAIT) and second.wait(WAIT)
     assert [first.progress[0].state, second.progress[0].state] == ["done", "done"] and first.progress[0].message == ""
-    assert len(calls) == 1 and runner.warm_model() is runner._MODEL_READY
+    assert len(calls) == 1 and entry.warm_model() is entry._MODEL_READY
 
 
 def test_a_failed_import_is_shown_as_the_runs_failure(slow_import):
@@ -283,28 +286,28 @@ def test_an_import_reports_to_the_event_it_started_with(slow_import, monkeypatch
     """The import thread is handed its event when it starts: one still running when the state is
     reset (the next test's fresh 'process') must not mark the new, unstarted import done."""
     gate, _ = slow_import
-    started = runner.warm_model()
-    loader = runner._MODEL_LOADER
+    started = entry.warm_model()
+    loader = entry._MODEL_LOADER
     fresh = threading.Event()
-    monkeypatch.setattr(runner, "_MODEL_READY", fresh)
+    monkeypatch.setattr(entry, "_MODEL_READY", fresh)
     gate.set()
     loader.join(WAIT)
     assert not loader.is_alive() and started.is_set()
-    assert not fresh.is_set() and not runner.model_loaded()
+    assert not fresh.is_set() and not entry.model_loaded()
 
 
 def test_the_real_import_reports_a_failure_to_the_list_and_event_it_was_handed(monkeypatch):
-    """runner._import_model itself (not a fake): a failed import goes to the list it was handed
+    """entry._import_model itself (not a fake): a failed import goes to the list it was handed
     and sets the event it was handed, and touches neither of the module's."""
     import sys
 
     monkeypatch.setitem(sys.modules, "core.lab.model", None)  # importing it now raises ImportError
-    monkeypatch.setattr(runner, "_MODEL_READY", threading.Event())
-    monkeypatch.setattr(runner, "_MODEL_ERROR", [])
+    monkeypatch.setattr(entry, "_MODEL_READY", threading.Event())
+    monkeypatch.setattr(entry, "_MODEL_ERROR", [])
     ready, errors = threading.Event(), []
-    runner._import_model(ready, errors)
+    entry._import_model(ready, errors)
     assert ready.is_set() and len(errors) == 1 and isinstance(errors[0], ImportError)
-    assert not runner._MODEL_READY.is_set() and runner._MODEL_ERROR == []
+    assert not entry._MODEL_READY.is_set() and entry._MODEL_ERROR == []
 
 
 # --- fairness in a room: one trainer per visitor, a place with an estimated wait, a limit that follows the estimate ---
@@ -373,7 +376,7 @@ def test_a_runs_time_limit_follows_its_estimate():
     fake = FakeTrain()
     fake.gate.clear()
     run = LabRun([config(51), config(52)], train_fn=fake, estimate=lambda c: 0.02, wall_seconds=900).start()
-    assert run.cap == runner.CAP_FLOOR_S  # 3 x 0.04 s is under the floor
+    assert run.cap == labrun.CAP_FLOOR_S  # 3 x 0.04 s is under the floor
     run.stop()
     assert run.wait(WAIT)
     big = LabRun([config(53)], estimate=lambda c: 100.0, wall_seconds=900, train_fn=fake)
@@ -387,7 +390,7 @@ def test_a_runs_time_limit_follows_its_estimate():
 
 
 def test_a_run_past_its_estimated_limit_is_stopped_and_says_so(monkeypatch):
-    monkeypatch.setattr(runner, "CAP_FLOOR_S", 0.05)
+    monkeypatch.setattr(labrun, "CAP_FLOOR_S", 0.05)
     fake = FakeTrain(pause=0.01)
     run = LabRun([config(61, steps=10_000), config(62)], train_fn=fake, estimate=lambda c: 0.02, slots=Trainers(1)).start()
     assert run.cap == pytest.approx(0.12) and run.wait(WAIT) and run.timed_out
@@ -399,12 +402,12 @@ def test_a_run_stopped_at_its_limit_tells_the_server_its_pace_from_the_steps_it_
     """Ended by its time limit, a run has taken at least CAP_FACTOR times the estimate of the work it
     did (the limit is CAP_FACTOR x its whole estimate, and it did only part): its pace is at least
     that, where a run stopped by hand gives none."""
-    monkeypatch.setattr(runner, "CAP_FLOOR_S", 0.001)
+    monkeypatch.setattr(labrun, "CAP_FLOOR_S", 0.001)
     slots, fake = Trainers(1), FakeTrain(pause=0.01)
     run = LabRun([config(71, steps=1000)], train_fn=fake, estimate=lambda c: 0.05, slots=slots).start()
     assert run.cap == pytest.approx(0.15) and run.wait(WAIT) and run.timed_out
     assert 0 < run.progress[0].step < 1000
-    assert slots.pace >= runner.CAP_FACTOR  # measured >= 0.15 s for at most 0.05 s x (steps done / 1000) estimated
+    assert slots.pace >= labrun.CAP_FACTOR  # measured >= 0.15 s for at most 0.05 s x (steps done / 1000) estimated
     by_hand = Trainers(1)
     stopped = LabRun([config(72, steps=1000)], train_fn=fake, estimate=lambda c: 0.05, slots=by_hand).start()
     assert until(lambda: stopped.progress[0].step > 0)
@@ -533,7 +536,7 @@ def test_a_refused_run_says_why_on_every_scheme_and_holds_nothing():
 
 def test_an_address_holds_one_trainer_across_processes(tmp_path):
     # two processes' trainers, one trainer each, sharing the lock folder as the image's processes do
-    a, b = Trainers(1, locks=runner.AddressLocks(tmp_path)), Trainers(1, locks=runner.AddressLocks(tmp_path))
+    a, b = Trainers(1, locks=line.AddressLocks(tmp_path)), Trainers(1, locks=line.AddressLocks(tmp_path))
     mine = a.join("route-a", address="203.0.113.9")
     assert a.wait_turn(mine, every=0.01)
     polls = iter(range(5))
@@ -554,13 +557,13 @@ def test_a_lock_is_dropped_when_its_process_ends(tmp_path):
     import sys
 
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from core.lab.runner import AddressLocks; "
+        [sys.executable, "-c", "import sys, time; from core.lab.trainers import AddressLocks; "
          f"assert AddressLocks({str(tmp_path)!r}).take('203.0.113.9') is not None; print('held', flush=True); time.sleep(60)"],
         stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
         assert holder.stdout.readline().strip() == "held"
-        locks = runner.AddressLocks(tmp_path)
+        locks = line.AddressLocks(tmp_path)
         assert locks.take("203.0.113.9") is None and locks.take("198.51.100.7") is not None
     finally:
         holder.kill()
@@ -569,8 +572,8 @@ def test_a_lock_is_dropped_when_its_process_ends(tmp_path):
 
 
 def test_the_lock_folder_comes_from_the_environment(tmp_path):
-    assert runner.AddressLocks.from_env({}) is None
-    locks = runner.AddressLocks.from_env({"PEE_LAB_LOCK_DIR": str(tmp_path / "locks"), "PEE_LAB_TRAINERS_PER_ADDRESS": "2"})
+    assert line.AddressLocks.from_env({}) is None
+    locks = line.AddressLocks.from_env({"PEE_LAB_LOCK_DIR": str(tmp_path / "locks"), "PEE_LAB_TRAINERS_PER_ADDRESS": "2"})
     assert locks.per_address == 2 and (tmp_path / "locks").is_dir()
     held = [locks.take("x"), locks.take("x")]
     assert None not in held and locks.take("x") is None

@@ -1,0 +1,186 @@
+"""The lab's experiments on trained models, one `Experiment` record each (core.lab.experiment),
+torch-free: the only place that says which experiments exist. The runner dispatches a config to
+its record (`run`), the page draws a view per record in this order, the benches and the tests run
+over `EXPERIMENTS`.
+
+A record's run imports torch (core.lab.trained) only when it runs; its findings and figure read the
+experiment's typed shipped results (its `Results` dataclass below).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from core.lab import extend, findings, pairs, passkey, probe, sliding
+from core.lab import trained_figures as figs
+from core.lab.experiment import Experiment, Outcome, Results
+from core.schemes.registry import SCHEMES
+
+
+def _torch_side(name: str) -> Callable[..., Outcome]:
+    """core.lab.trained's `name`, imported (with torch) when a run starts, not when the registry is read."""
+
+    def run(config: Any, on_step: Callable[[int, float, float], None] | None = None, should_stop: Callable[[], bool] | None = None) -> Outcome:
+        from core.lab import trained
+
+        return getattr(trained, name)(config, on_step, should_stop)
+
+    run.__name__ = run.__qualname__ = name
+    return run
+
+
+def _ppl(values: dict[str, float | None]) -> str:
+    return ", ".join(f"{v:.3f} at {n}" for n, v in values.items() if v is not None)
+
+
+# --- does it know where it is? -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProbeResults(Results):
+    models: list[dict]
+    ROWS = {"models": ("scheme", "n_layers", "r2", "mae", "entropy")}
+
+
+PROBE = Experiment(
+    "probe", "Does it know where it is?", "How well does a linear probe read each character's position from a model's residual stream?",
+    probe.ProbeConfig, probe.ProbeConfig, _torch_side("run_probe"),
+    estimate=probe.estimate_seconds,
+    trains=lambda c: not c.shipped,
+    doing=lambda cs: f"Training and probing the {max(cs, key=probe.estimate_seconds).label} model",
+    steps=lambda c: 1 if c.shipped else c.steps,
+    results=ProbeResults,
+    findings=lambda r: findings.probe(r.models),
+    figure=lambda r, what: figs.probe_figure([(m["scheme"], m["n_layers"], m["r2"]) for m in r.models], what=what),
+    said=lambda c, o: f"{c.label}: R² per layer {', '.join(f'{v:.3f}' for v in o.values['r2'])}.",
+)  # fmt: skip
+
+
+# --- context extension ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExtendResults(Results):
+    rows: list[dict]
+    ROWS = {"rows": ("method", "factor", "fine_tune", "perplexity", "entropy")}
+
+
+SHOWN_FACTOR = 4  # the factor the record's figure and findings are drawn at
+
+
+EXTEND = Experiment(
+    "extend", "Context extension", "How does the trained RoPE model read past its training length when its RoPE is scaled?",
+    extend.ExtendConfig, extend.ExtendConfig, _torch_side("run_extend"),
+    estimate=extend.estimate_seconds,
+    trains=lambda c: bool(c.fine_tune),
+    doing=lambda cs: "Fine-tuning and evaluating this" if any(c.fine_tune for c in cs) else "Evaluating this",
+    steps=lambda c: c.fine_tune + len(c.lengths),
+    results=ExtendResults,
+    findings=lambda r: findings.extension(r.rows, SHOWN_FACTOR, False),
+    figure=lambda r, what: figs.extend_figure(r.rows, SHOWN_FACTOR, False, what=what),
+    said=lambda c, o: f"{c.label}: perplexity {_ppl(o.values['perplexity'])}.",
+)  # fmt: skip
+
+
+# --- sliding window --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SlidingResults(Results):
+    rows: list[dict]
+    ROWS = {"rows": ("scheme", "window", "stride", "sliding", "nonoverlapping")}
+
+
+SLIDING = Experiment(
+    "sliding", "Sliding window", "Does a longer window lower perplexity because more context is used, or because fewer characters start a window?",
+    sliding.SlidingConfig, sliding.SlidingConfig, _torch_side("run_sliding"),
+    estimate=sliding.estimate_seconds,
+    trains=lambda c: False,
+    doing=lambda cs: "This sliding-window evaluation",
+    steps=lambda c: 1,
+    results=SlidingResults,
+    findings=lambda r: findings.sliding(r.rows),
+    figure=lambda r, what: figs.sliding_figure(r.rows, list(dict.fromkeys(row["scheme"] for row in r.rows)), what=what),
+    said=lambda c, o: f"{c.label}: perplexity {o.values['perplexity']:.3f}." if o.values["perplexity"] is not None else f"{c.label}: {o.values['note']}",
+)  # fmt: skip
+
+
+# --- RoPE's frequencies ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PairsResults(Results):
+    frequencies: list[float]
+    wavelengths: list[float]
+    never_turn: list[int]
+    variants: list[dict]
+    ROWS = {"variants": ("name", "kind", "k", "removed", "perplexity")}
+
+
+PAIRS = Experiment(
+    "pairs", "RoPE's frequencies", "Which of its RoPE frequencies does the trained model use?",
+    pairs.PairsConfig, pairs.PairsConfig, _torch_side("run_pairs"),
+    estimate=pairs.estimate_seconds,
+    trains=lambda c: False,
+    doing=lambda cs: "Evaluating these ablations",
+    steps=lambda c: len(c.lengths),
+    results=PairsResults,
+    findings=lambda r: findings.pairs(r.variants, r.never_turn),
+    figure=lambda r, what: figs.pairs_figure(r.variants, what=what),
+    said=lambda c, o: f"{c.label}: perplexity {_ppl(o.values['perplexity'])}.",
+)  # fmt: skip
+
+
+# --- passkey ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PasskeyResults(Results):
+    schemes: dict[str, dict]
+    tiny: dict
+    ROWS = {"schemes": ("accuracy",)}
+    KEYS = {"tiny": ("config", "accuracy", "losses")}
+
+
+def _passkey_figure(r: PasskeyResults, what: str):
+    default = passkey.PasskeyConfig()
+    return figs.passkey_figure([(s, r.schemes[s]["accuracy"]) for s in r.schemes if s in SCHEMES], default.keys, default.train_len, what=what)
+
+
+PASSKEY = Experiment(
+    "passkey", "Passkey at a distance", "Can a model trained on short sequences fetch a key hidden far back in a longer one?",
+    passkey.PasskeyConfig, passkey.PasskeyConfig, _torch_side("run_passkey"),
+    estimate=passkey.estimate_seconds,
+    trains=lambda c: True,
+    doing=lambda cs: "Training one scheme on the passkey task",
+    steps=lambda c: c.steps,
+    results=PasskeyResults,
+    findings=lambda r: findings.passkey(r.schemes),
+    figure=_passkey_figure,
+    said=lambda c, o: f"{c.label}: accuracy " + ", ".join(f"{v:.2f} at {d}" for d, v in o.values["accuracy"].items() if v is not None) + ".",
+    unit="tokens",
+)  # fmt: skip
+
+
+EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (PROBE, EXTEND, SLIDING, PAIRS, PASSKEY)}  # the page's order
+
+
+def of(config: Any) -> Experiment:
+    """The experiment whose config `config` is, or ValueError with a sentence."""
+    for experiment in EXPERIMENTS.values():
+        if type(config) is experiment.config:
+            return experiment
+    raise ValueError(f"No experiment runs a {type(config).__name__}.")
+
+
+def run(config: Any, on_step: Callable[[int, float, float], None] | None = None, should_stop: Callable[[], bool] | None = None) -> Outcome:
+    """Run any experiment's config through its record and give its Outcome (torch is imported here)."""
+    return of(config).run(config, on_step, should_stop)
+
+
+def over_budget(configs: Sequence[Any]) -> str | None:
+    """The budget of one experiment's configs (`Experiment.over_budget`), from the first config's record."""
+    return of(configs[0]).over_budget(configs) if configs else None
+
