@@ -210,9 +210,9 @@ def _free(port: int) -> bool:
 FAKE_APP = """import http.server, os, sys
 port = int(next(a.split("=")[1] for a in sys.argv if a.startswith("--server.port=")))
 held = []
-def take():  # one trainer for one address, counted as the app counts it among the processes (core.lab.runner)
+def take():  # one trainer for one address, counted as the app counts it among the processes (core.lab.trainers)
     sys.path.insert(0, os.getcwd())
-    from core.lab.runner import AddressLocks
+    from core.lab.trainers import AddressLocks
     locks = AddressLocks.from_env()
     lock = locks and locks.take("203.0.113.9")
     held.append(lock)
