@@ -29,14 +29,15 @@ st.title("The position problem")
 s = current_settings()
 width = min(s.d_model, DEMO_WIDTH)
 st.markdown(
-    "A transformer reads all the words of a sentence at once, and self-attention, which lets each word gather from the others, "
-    "has no idea where any word stands. Reorder the words below: **without positions** the picture just moves with its words; "
+    "Attention cannot tell where a word stands: reorder the words below. **Without positions** the picture just moves with its words; "
     "**with a positional encoding** added, it changes."
 )
+order_box, figure_box = st.container(), st.container()  # the words to reorder and their picture first; the choice of sentence under them
 SENTENCE = Choice("lesson", "Sentence", list(LESSONS), next(iter(LESSONS)), expected="pick one of the sentences offered", widget="segmented_control")
 check_links(SENTENCE)
 words = LESSONS[SENTENCE.draw()]
-order = word_order("order", words)
+with order_box:
+    order = word_order("order", words)
 note_if(s.d_model > DEMO_WIDTH, f"The attention pictures use width {DEMO_WIDTH} (d_model is {s.d_model:,}): they build d x d matrices.")
 
 
@@ -55,9 +56,10 @@ def raw_study(max_len: int, width: int, base: float) -> raw_positions.RawScale:
     return raw_positions.raw_scale(raw_positions.measured_positions(max_len), width, base)
 
 
-study = guarded(lesson, tuple(words), tuple(int(k) for k in order), width, s.base)
-draw_heatmap(attention_figures.reorder_figure(study, 0, "the sinusoid"), key="lesson_weights")
-st.caption(" ".join(attention_figures.reorder_sentences(study, 0, "the sinusoid", causal=False)))
+with figure_box:
+    study = guarded(lesson, tuple(words), tuple(int(k) for k in order), width, s.base)
+    draw_heatmap(attention_figures.reorder_figure(study, 0, "the sinusoid"), key="lesson_weights")
+    st.caption(" ".join(attention_figures.reorder_sentences(study, 0, "the sinusoid", causal=False)))
 
 with st.expander("What attention does, and why it needs positions"):
     st.markdown(

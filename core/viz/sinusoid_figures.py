@@ -8,6 +8,7 @@ dots with chords.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -87,6 +88,14 @@ def waves(d: int, max_len: int, base: float, layout: str, chosen: list[int], sta
     )
 
 
+def one_turn(wavelength: float, available: int, cap: int = 400) -> int:
+    """How many consecutive whole positions a phase circle draws: as many as fit in less than one full turn
+    (ceil(wavelength) of them: the last is (ceil(wavelength) − 1)·ω < 2π past the first, so no two dots share a place
+    and their colours run once round in position order), bounded by the positions available and by `cap` (a slow
+    pair then shows part of a turn). Every pair's wavelength is at least 2π, so a turn holds at least 7 positions."""
+    return int(max(1, min(available, cap, math.ceil(wavelength))))
+
+
 def phase_circle(d: int, max_len: int, base: float, pair: int, start: int, count: int) -> go.Figure:
     """(sin pω, cos pω) of one pair at `count` consecutive whole positions from `start`, and the
     arc the point travels between them (through fractional positions, about one turn or the
@@ -103,7 +112,7 @@ def phase_circle(d: int, max_len: int, base: float, pair: int, start: int, count
         dots[:, 1],
         whole,
         title=f"(sin pω, cos pω) for pair {pair}: ω = {omega:.4g} rad per position, positions {start:,} to {start + count - 1:,}",
-        note=f"{count:,} consecutive positions; the grey arc is the path between them",
+        note=f"{count:,} consecutive positions, {(count - 1) * omega / (2 * np.pi):.3g} of a turn; the grey arc is the path between them",
         path=(path[:, 0], path[:, 1]),
     )
 
