@@ -27,12 +27,16 @@ st.title("Relative biases: ALiBi, T5, Shaw and KERPLE")
 s = current_settings()
 L = s.max_len
 st.markdown(
-    "These schemes add nothing to the token vectors: they change the attention scores directly, by a number that depends on where the "
-    "key stands relative to the query. ALiBi and KERPLE subtract more the farther apart the two are; T5 looks the offset up in a few "
-    "learned buckets (ranges of offsets, one number each; in an encoder, keys before and after the query in separate buckets); Shaw et "
-    "al. add the query's dot product with a learned vector per offset, clipped at a largest offset. The head count below sets ALiBi's "
-    "and KERPLE's heads."
+    "These schemes add nothing to the words: they change each attention score by a number that depends on where the key stands "
+    "relative to the query."
 )
+with st.expander("How each scheme picks its number"):
+    st.markdown(
+        "ALiBi and KERPLE subtract more the farther apart the two are; T5 looks the offset up in a few "
+        "learned buckets (ranges of offsets, one number each; in an encoder, keys before and after the query in separate buckets); Shaw et "
+        "al. add the query's dot product with a learned vector per offset, clipped at a largest offset. The head count sets ALiBi's "
+        "and KERPLE's heads."
+    )
 
 ALIBI_HEADS = Choice(
     "alibi_heads", "Heads", HEAD_CHOICES, 8, expected="ALiBi needs a whole number of heads from {first} to {last}", widget="select_slider",
@@ -100,13 +104,15 @@ def _alibi() -> None:
             "share of the context": [charts.number(x) for x in span / L],
         }
     )
-    st.caption(
-        words.span_text(slopes, span, L, SPAN_MASS) + " Content scores can overrule the bias, but these spans are the default reach of each head, "
-        "and they do not change with the context length once it is longer than the span: the keys a longer input adds lie past it and share "
-        f"less than {1 - SPAN_MASS:.0%} of each head's attention. Press et al. find that ALiBi's perplexity does not degrade on inputs longer "
-        "than its training length, where the sinusoid's, rotary's and T5's do (Figure 1), and attribute its small gain there to fewer "
-        "predictions lacking context rather than to the extra context (Appendix B)."
-    )
+    st.caption(words.span_text(slopes, span, L, SPAN_MASS))
+    with st.expander("Why the span matters past the training length"):
+        st.markdown(
+            "Content scores can overrule the bias, but these spans are the default reach of each head, "
+            "and they do not change with the context length once it is longer than the span: the keys a longer input adds lie past it and share "
+            f"less than {1 - SPAN_MASS:.0%} of each head's attention. Press et al. find that ALiBi's perplexity does not degrade on inputs longer "
+            "than its training length, where the sinusoid's, rotary's and T5's do (Figure 1), and attribute its small gain there to fewer "
+            "predictions lacking context rather than to the extra context (Appendix B)."
+        )
 
 
 # --- T5 ---------------------------------------------------------------------------------

@@ -28,16 +28,18 @@ PROBE_SEED = 7
 st.title("Rotary position embeddings (RoPE)")
 s = current_settings()
 L, base = s.max_len, s.base
-st.info(
-    "On the similarity page, shifting the sinusoid by k positions was one matrix Mₖ made of 2×2 rotations. That Mₖ is a rotation: "
-    "RoPE applies it to the queries and keys of every attention layer instead of adding a vector to the words.",
-    icon=":material/rotate_right:",
-)
 st.markdown(
-    "RoPE adds nothing to the token vectors. It rotates every pair of query and key dimensions by an angle "
-    "proportional to the position: p·θᵢ for pair i, with θᵢ = base^(−2i/head_dim). A dot product of two rotated vectors depends "
-    "only on the difference of their angles, so the score of a query at position m and a key at position n sees only the offset m − n."
+    "RoPE adds nothing to the words: it turns each pair of query and key dimensions by an angle that grows with the position. "
+    "A query and a key then score by their offset alone."
 )
+with st.expander("The rotation, in symbols"):
+    st.markdown(
+        "On the similarity page, shifting the sinusoid by k positions was one matrix Mₖ made of 2×2 rotations. That Mₖ is a rotation: "
+        "RoPE applies it to the queries and keys of every attention layer instead of adding a vector to the words. "
+        "It rotates every pair of query and key dimensions by an angle "
+        "proportional to the position: p·θᵢ for pair i, with θᵢ = base^(−2i/head_dim). A dot product of two rotated vectors depends "
+        "only on the difference of their angles, so the score of a query at position m and a key at position n sees only the offset m − n."
+    )
 check_url_value(
     "head_dim",
     lambda raw: raw in {str(h) for h in HEAD_DIMS},
