@@ -49,10 +49,7 @@ def _width_note() -> None:
 
 st.title("Attention with and without positions")
 live_part("att_width", _width_note)
-st.markdown(
-    "Reorder the words: without positions each word's attention travels with it; with a positional encoding, applied the way a model "
-    "applies it, the picture changes. Words are fixed pseudo-random vectors and the projections fixed random ones, standing in for trained ones."
-)
+st.markdown("Reorder the words: without positions each word's attention travels with it; with a positional encoding, the picture changes.")
 
 # --- controls ----------------------------------------------------------------------------
 SENTENCE = Choice("sentence", "Sentence", [*PRESETS, CUSTOM], next(iter(PRESETS)), expected="pick one of the preset sentences or 'your own sentence'")
@@ -93,6 +90,10 @@ PE_SCALE = Number(
 check_links(SCHEME, PROJECT, CAUSAL, SCALE_WORDS, HEADS, PE_SCALE)
 scheme = SCHEMES[SCHEME.draw()]
 with st.expander("Model settings: heads, projections, mask, scaling"):
+    st.caption(
+        "Words are fixed pseudo-random vectors and the projections fixed random ones, standing in for trained ones; each encoding is applied "
+        "the way a model applies it."
+    )
     c1, c2, c3 = st.columns(3)
     heads, project, causal = HEADS.draw(c1), PROJECT.draw(c2), CAUSAL.draw(c3)
     c1, c2, c3 = st.columns([1, 1, 2])

@@ -1,5 +1,6 @@
-"""The terms the scorecards, the compare table and the lab's results use, each defined once, here, and shown
-in an expander "What these terms mean" beside the table or result that uses them (`terms_expander`)."""
+"""The terms the scorecards, the compare table, /model's fitted wave and the lab's results use, each defined once, here, and
+shown in an expander "What these terms mean" beside the table or result that uses them (`terms_expander`; a sentence
+built from numbers gets the terms it uses from `used_in`)."""
 
 from __future__ import annotations
 
