@@ -87,8 +87,10 @@ def test_the_phase_circle_draws_less_than_one_turn_so_its_colours_run_round_once
         omega = sinusoidal.pair_frequencies(128, 10_000.0)[pair]
         assert (count - 1) * omega < 2 * np.pi
         assert count == 256 or count * omega >= 2 * np.pi  # one more dot would close the turn
-    note = sinusoid_figures.phase_circle(128, 256, 10_000.0, 0, 0, 7).layout.title.text
-    assert f"{6 / (2 * np.pi):.3g} of a turn" in note
+    # the fastest pair, 7 dots: 6 rad = 0.9549 of a turn, said rounded down so it never reads as a whole turn
+    assert "7 consecutive positions, 0.954 of a turn" in sinusoid_figures.phase_circle(128, 256, 10_000.0, 0, 0, 7).layout.title.text
+    assert sinusoid_figures.turns_text(2 * np.pi * 0.99995) == "0.999 of a turn" and sinusoid_figures.turns_text(99.0) == "15.8 turns"
+    assert sinusoid_figures.turns_text(2 * np.pi) == "1 turn"
 
 
 # --- cheap to draw: what keeps plotly.js from drawing a figure twice ----------------------
