@@ -76,8 +76,8 @@ def dimension_figure(key: tuple, j: int, name: str, _A: pa.TableAnalysis) -> tup
 
 st.title("A real model's positions")
 st.markdown(
-    "BERT-style models learn one vector per position instead of computing it from a formula. Here is such a table from a real model "
-    "beside the sinusoid of the same shape: does training rediscover waves?"
+    "BERT-style models learn a vector per position instead of computing it. Here is a real model's table beside the sinusoid of its "
+    "shape: does training rediscover waves?"
 )
 source = choice(st, "Table", "source", list(SOURCES), "minilm", labels=SOURCES, widget="segmented_control")  # in the URL: ?source=upload
 file = checkpoint_widget()
@@ -96,7 +96,7 @@ sin_name = f"sinusoid ({d:,} wide, base {base:,.6g})"
 sample_note = mf.notes(A.rows.note("position"), A.cols.note("dimension"))
 if sample_note:
     st.info(f"This table is {L:,} × {d:,}: it is analysed on {sample_note}, and so is the sinusoid beside it.", icon=":material/info:")
-with st.expander("Where the table comes from, and the sinusoid beside it"):
+with st.expander("Where the table comes from"):
     if source != "upload":
         st.caption(
             f"{MINILM_NAME} (sentence-transformers, Apache-2.0; a 6-layer BERT of width 384) adds row p of its learned position table "

@@ -38,8 +38,8 @@ def _formula() -> None:
 
 st.title("The sinusoidal encoding")
 st.markdown(
-    "Each position p becomes a vector of sines and cosines of p, one pair per frequency, each pair slower than the last. "
-    "Drag the sliders and watch which columns repeat and which keep changing."
+    "Each position becomes a vector of sines and cosines, one pair per frequency, each slower than the last. "
+    "Drag the sliders: which columns repeat, and which keep changing?"
 )
 with st.expander("The formula"):
     st.markdown(
@@ -243,7 +243,7 @@ def _learned() -> None:
 
 def _preview() -> None:
     d, L, base = current_settings()
-    st.header("Drag and watch: the encoding computed in your browser")
+    st.header("Drag and watch, computed in your browser")
     sinusoid_preview(d, L, base, layout)
     st.caption(
         "What to look for while dragging: more dimensions add ever slower columns on the right; a larger base slows all but the first "
