@@ -213,7 +213,10 @@ else:
             ),
             key="naive_step",
         )
-    st.caption(raw_positions.raw_scale_text(study, width))
+    size, step = raw_positions.raw_scale_parts(study, width)
+    st.caption(size)
+    with st.expander("What that does to a gradient step"):
+        st.caption(step.strip())
 
 st.subheader("The naive fixes against the checklist")
 scorecard(["integer", "fraction", "binary", "onehot"], Setting(width=s.d_model, base=s.base, train_len=L), L)

@@ -26,10 +26,7 @@ HEAD_CHOICES = tuple(range(1, 65))
 st.title("Relative biases: ALiBi, T5, Shaw and KERPLE")
 s = current_settings()
 L = s.max_len
-st.markdown(
-    "These schemes add nothing to the words: they change each attention score by a number that depends on where the key stands "
-    "relative to the query."
-)
+st.markdown("These schemes change each attention score by a number that depends on where the key stands relative to the query.")
 
 ALIBI_HEADS = Choice(
     "alibi_heads", "Heads", HEAD_CHOICES, 8, expected="ALiBi needs a whole number of heads from {first} to {last}", widget="select_slider",
@@ -202,7 +199,7 @@ def _kerple() -> None:
 url_tabs("rel_view", {"ALiBi": _alibi, "T5": _t5, "Shaw": _shaw, "KERPLE and the checklist": _kerple})
 with st.expander("How the four schemes pick their number"):
     st.markdown(
-        "ALiBi and KERPLE subtract more the farther apart the two are; T5 looks the offset up in a few "
+        "They add nothing to the words. ALiBi and KERPLE subtract more the farther apart the two are; T5 looks the offset up in a few "
         "learned buckets (ranges of offsets, one number each; in an encoder, keys before and after the query in separate buckets); Shaw et "
         "al. add the query's dot product with a learned vector per offset, clipped at a largest offset. The head count sets ALiBi's "
         "and KERPLE's heads."

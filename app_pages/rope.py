@@ -63,7 +63,7 @@ def decay(head_dim: int, bases: tuple[float, ...], max_offset: int) -> tuple[np.
 
 # --- one pair ------------------------------------------------------------------------------
 def _pair() -> None:
-    st.header("One pair turns with the position")
+    st.header("One pair turning")
     if head_dim > 2:
         pair = st.slider("Pair i", 0, head_dim // 2 - 1, follow_default("rope_pair", head_dim // 8, lambda i: i < head_dim // 2), key="rope_pair")
     else:

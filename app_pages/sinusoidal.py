@@ -243,7 +243,7 @@ def _learned() -> None:
 
 def _preview() -> None:
     d, L, base = current_settings()
-    st.header("Drag and watch, computed in your browser")
+    st.header("Live, in your browser")
     sinusoid_preview(d, L, base, layout)
     st.caption(
         "What to look for while dragging: more dimensions add ever slower columns on the right; a larger base slows all but the first "

@@ -75,7 +75,8 @@ def test_raw_positions_scale_and_gradient_step_are_cores():
     lines = {t["name"]: decode(t["y"]).astype(float) for t in step["data"] if "name" in t}
     np.testing.assert_allclose(lines["word + integer p"], study.integer_max_step, rtol=1e-6)
     np.testing.assert_allclose(lines["word + sinusoid"], study.sinusoid_max_step, rtol=1e-6)
-    assert raw_positions.raw_scale_text(study, 64) in [c.value for c in at.caption]
+    size, step = raw_positions.raw_scale_parts(study, 64)  # the size under the figures, the gradient step a click away
+    assert size in [c.value for c in at.caption] and step.strip() in [c.value for c in at.caption]
 
 
 def test_the_lesson_opens_the_page_and_a_swap_reorders_its_picture():
