@@ -30,7 +30,8 @@ st.markdown("These schemes change each attention score by a number that depends 
 
 ALIBI_HEADS = Choice(
     "alibi_heads", "Heads", HEAD_CHOICES, 8, expected="ALiBi needs a whole number of heads from {first} to {last}", widget="select_slider",
-    help="ALiBi's and KERPLE's heads, and the checklist's. Powers of two get slopes 2^(−8/H), 2^(−16/H), …; other counts follow the paper's reference code.",
+    help="ALiBi's and KERPLE's heads, and the checklist's, numbered from 1 as on every page. Powers of two get slopes 2^(−8/H), 2^(−16/H), …; "
+    "other counts follow the paper's reference code.",
 )  # fmt: skip
 ALIBI_CAUSAL = Toggle("alibi_causal", "Causal (a decoder: keys after the query are masked)", True)
 ALIBI_SHARED = Toggle(
@@ -70,7 +71,7 @@ def _alibi() -> None:
     plot(figs.alibi_lines(int(heads), L), key="alibi_lines")
     plot(
         charts.lines(
-            [("slope mₕ", np.arange(int(heads)), slopes)],
+            [("slope mₕ", np.arange(1, int(heads) + 1), slopes)],
             title=words.slopes_title(slopes),
             x_title="head h",
             y_title="slope mₕ (log scale)",
@@ -88,7 +89,7 @@ def _alibi() -> None:
     held = f"keys holding {SPAN_MASS:.0%} of the attention"
     static_table(  # every row read whole; st.dataframe's grid cost the page's first load a tenth of its time
         {
-            "head": list(range(int(heads))),
+            "head": list(range(1, int(heads) + 1)),
             "slope": [charts.number(m) for m in slopes],
             held: [int(n) for n in span],
             "share of the context": [charts.number(x) for x in span / L],
