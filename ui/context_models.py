@@ -69,7 +69,7 @@ def model_tab(preset: RopePreset) -> None:
             charts.lines(
                 [("before scaling", offsets, before), (f"after {kind} scaling", offsets, after)] if layer.scaling else [("no scaling", offsets, before)],
                 title=f"{preset.label}, {layer.name}: score of an all-ones query and key against the offset, divided by head_dim",
-                x_title="offset δ = query position − key position (positions, log scale)",
+                x_title="offset δ = query − key position (log scale)",  # short enough for a phone's column
                 y_title="score / head_dim",
                 log_x=True,
                 colours=[palette.UNSCALED, palette.SCALED][: 2 if layer.scaling else 1],
