@@ -9,6 +9,7 @@ from core.analysis import attention
 from core.schemes.registry import ADDED, SCHEMES, Setting, positional_schemes
 from core.viz import attention_figures as figs
 from core.viz import charts
+from ui import glossary
 from ui.controls import Choice, Number, Text, Toggle, check_links
 from ui.display import guarded, note_if, plot, quoted
 from ui.heatmap import draw_heatmap
@@ -190,8 +191,9 @@ def _permutation(res: attention.AttentionStudy) -> None:
         "Reorder the words but keep positions 0, 1, 2, ... where they are, run attention, and put the outputs back in the "
         "original word order. The residual is the largest difference from the outputs of the original order. "
         + (
-            f"Without positions it is rounding ({res.residual_plain:.1e}): attention is permutation-equivariant, which means that "
-            "reordering its inputs only reorders its outputs. "
+            f"Without positions it is rounding ({res.residual_plain:.1e}): attention is permutation-equivariant. "
+            + glossary.definition("permutation-equivariant")
+            + " "
             if res.residual_plain < 1e-9
             else ""
         )

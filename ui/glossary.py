@@ -79,6 +79,11 @@ def used_in(text: str) -> list[str]:
     return [term for term, (pattern, _) in TERMS.items() if re.search(pattern, text)]
 
 
+def definition(term: str) -> str:
+    """A term's one definition, for a sentence that states it where no expander can stand (inside another one)."""
+    return TERMS[term][1]
+
+
 def terms_expander(terms: tuple[str, ...] | list[str], key: str) -> None:
     """A folded table of `terms` and their definitions, beside the table or result that uses them; built only
     while open (a lazy expander, as the Sources are), so a closed one costs the page nothing."""
