@@ -129,8 +129,9 @@ def _circle(w_start: int) -> None:
         plot(figs.phase_circle(d, L, base, pair, w_start, count), key="sin_circle")
         st.caption(
             f"Each step in position turns the point by the same angle, {np.degrees(omega[pair]) % 360:.4g}°, along the grey circle. The dots cover "
-            "less than one turn, so their colours run round once, in order of position. That fixed turn is why PE(p + k) is a rotation of PE(p), "
-            "the same for every p (see the similarity page)."
+            + ("less than one turn, so their colours run round once, in order of position. " if count >= np.ceil(wl[pair]) else
+               "less than one turn, their colours in order of position. ")
+            + "That fixed turn is why PE(p + k) is a rotation of PE(p), the same for every p (see the similarity page)."
         )
         with st.expander("Clock hands, partners, and why it is called a phase circle"):
             st.markdown(
