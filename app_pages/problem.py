@@ -128,10 +128,12 @@ with col_b:
     )
     plot(fig, key="naive_fraction")
     codes = ", ".join(f"{3 / n:.3f} (L={n})" for n in lengths if n > 3)
-    st.caption(
-        f"Bounded within the sentence it is divided by (p / L stays below 1), but position 3 is coded {codes}: the model cannot learn what "
-        "'third word' means. Past the length it was built for, p / L grows past 1 (the checklist below marks it unbounded for that)."
-    )
+    st.caption(f"Position 3 is coded {codes}: the model cannot learn what 'third word' means.")
+    with st.expander("Is it bounded?"):
+        st.caption(
+            "Bounded within the sentence it is divided by (p / L stays below 1). Past the length it was built for, p / L grows past 1 "
+            "(the checklist below marks it unbounded for that)."
+        )
 col_c, col_d = st.columns(2)
 with col_c:
     n_bin = min(max(L, 2), 64)
@@ -151,11 +153,12 @@ with col_c:
     plot(fig, key="naive_binary")
     steps = naive.neighbour_distances(sin_ref)
     same = f"the same distance, {steps[0]:.4g}, at every step" if np.ptp(steps) < 1e-9 else f"between {steps.min():.4g} and {steps.max():.4g} a step"
-    st.caption(
-        "Bounded and unique, but neighbours are sometimes 1 bit apart and sometimes many (7 -> 8 flips four bits), so distance jumps: bits are a "
-        f"discrete code, each feature either 0 or 1. The sinusoid is a continuous code, each feature a smooth wave: at d = {sin_ref.shape[1]} "
-        f"it moves {same}."
-    )
+    st.caption(f"Neighbours are sometimes 1 bit apart and sometimes many (7 -> 8 flips four bits); the sinusoid at d = {sin_ref.shape[1]} moves {same}.")
+    with st.expander("Discrete against continuous"):
+        st.caption(
+            "Bounded and unique, but the distance between neighbours jumps: bits are a discrete code, each feature either 0 or 1. The sinusoid "
+            "is a continuous code, each feature a smooth wave."
+        )
 with col_d:
     n_hot = max(1, min(L, s.d_model, 32))  # only positions that have a code: a one-hot table has d_model of them
     one_hot = naive.one_hot_positions(n_hot)
@@ -174,10 +177,9 @@ with col_d:
     example = ": position 5 is no closer to 6 than to 30" if n_hot > 30 else f": position 0 is no closer to 1 than to {n_hot - 1}" if n_hot > 2 else ""
     rows = min(s.d_model, L)  # a one-hot code is a column per position: the table stops at the width
     short = f"; at d_model = {s.d_model:,} it has codes for positions 0 to {rows - 1:,} only" if s.d_model < L else ""
-    st.caption(
-        f"Every position is equally unlike every other (0 off the diagonal){example}. The table needs one dimension per "
-        f"position, {L:,} for max_len = {L:,}{short}, and position {rows:,} has no code at all."
-    )
+    st.caption(f"Every position is equally unlike every other (0 off the diagonal){example}.")
+    with st.expander("How big the table gets"):
+        st.caption(f"The table needs one dimension per position, {L:,} for max_len = {L:,}{short}, and position {rows:,} has no code at all.")
 
 st.subheader("Why raw positions make training unstable")
 if L < 2:

@@ -104,8 +104,8 @@ CHECKLIST = (
     ("bounded", "codes stay in one range as the context grows"),
     ("smooth", "neighbouring positions get similar codes"),
     ("relative", "the score of two positions depends on their offset only"),
-    ("code past max_len", "positions max_len to 2·max_len − 1 get a code that does not change with the length (measured here; how well a "
-     "trained model uses it is not: the lab measures that)"),
+    ("code past max_len", "positions max_len to 2·max_len − 1 get a code that does not change with the length (how well a trained model "
+     "reads it, the lab measures)"),
     ("cheap", "nothing to learn"),
 )
 SMOOTH_BELOW = 0.5  # neighbour distance / mean distance: nearer positions look alike below this
