@@ -30,7 +30,7 @@ PREVIEW = 256  # positions (and dimensions) in the preview: 256 x 256 cells go a
 st.title("Code for these settings")
 s = current_settings()
 d, L, base = s.d_model, s.max_len, s.base
-st.markdown("Pick a scheme: the code on this page computes exactly what the app draws for it at the sidebar's settings.")
+st.markdown("Pick a scheme: the code on this page computes exactly what the app draws for it at the settings on screen.")
 
 # --- controls -------------------------------------------------------------------------------
 notice = url_choice("scheme", list(SCHEMES), "sinusoidal")

@@ -29,7 +29,7 @@ SHARED = Toggle(
 
 st.title("Every scheme side by side")
 L = current_settings().max_len  # max_len sets the first-position control above the tabs: its move reruns the page; d_model and base are live (ui/path.py)
-st.markdown("Every scheme at the same sidebar settings: what each writes, what it adds to a score, and its properties, measured.")
+st.markdown("Each scheme you pick at the same sidebar settings: what it writes, what it adds to a score, and its properties, measured.")
 with st.expander("How the schemes enter the model"):
     st.markdown(
         "Added schemes write a vector per "
