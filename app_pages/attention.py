@@ -51,7 +51,7 @@ def _width_note() -> None:
 st.title("Attention with and without positions")
 live_part("att_width", _width_note)
 # "can": at a position factor of 0, or with a symmetric bias and a mirrored order, it does not; the caption under the picture says which
-st.markdown("Reorder the words: without positions each word's attention travels with it; with a positional encoding, the picture can change.")
+st.markdown("Reorder the words: without positions, attention travels with each word; with a positional encoding, the picture can change.")
 
 # --- controls ----------------------------------------------------------------------------
 SENTENCE = Choice("sentence", "Sentence", [*PRESETS, CUSTOM], next(iter(PRESETS)), expected="pick one of the preset sentences or 'your own sentence'")
