@@ -9,6 +9,7 @@ from core.analysis import attention
 from core.schemes.registry import ADDED, SCHEMES, Setting, positional_schemes
 from core.viz import attention_figures as figs
 from core.viz import charts
+from ui import glossary
 from ui.controls import Choice, Number, Text, Toggle, check_links
 from ui.display import guarded, note_if, plot, quoted
 from ui.heatmap import draw_heatmap
@@ -49,10 +50,8 @@ def _width_note() -> None:
 
 st.title("Attention with and without positions")
 live_part("att_width", _width_note)
-st.markdown(
-    "Reorder the words: without positions each word's attention travels with it; with a positional encoding, applied the way a model "
-    "applies it, the picture changes. Words are fixed pseudo-random vectors and the projections fixed random ones, standing in for trained ones."
-)
+# "can": at a position factor of 0, or with a symmetric bias and a mirrored order, it does not; the caption under the picture says which
+st.markdown("Reorder the words: without positions, attention travels with each word; with a positional encoding, the picture can change.")
 
 # --- controls ----------------------------------------------------------------------------
 SENTENCE = Choice("sentence", "Sentence", [*PRESETS, CUSTOM], next(iter(PRESETS)), expected="pick one of the preset sentences or 'your own sentence'")
@@ -93,6 +92,10 @@ PE_SCALE = Number(
 check_links(SCHEME, PROJECT, CAUSAL, SCALE_WORDS, HEADS, PE_SCALE)
 scheme = SCHEMES[SCHEME.draw()]
 with st.expander("Model settings: heads, projections, mask, scaling"):
+    st.caption(
+        "Words are fixed pseudo-random vectors and the projections fixed random ones, standing in for trained ones; each encoding is applied "
+        "the way a model applies it."
+    )
     c1, c2, c3 = st.columns(3)
     heads, project, causal = HEADS.draw(c1), PROJECT.draw(c2), CAUSAL.draw(c3)
     c1, c2, c3 = st.columns([1, 1, 2])
@@ -189,8 +192,9 @@ def _permutation(res: attention.AttentionStudy) -> None:
         "Reorder the words but keep positions 0, 1, 2, ... where they are, run attention, and put the outputs back in the "
         "original word order. The residual is the largest difference from the outputs of the original order. "
         + (
-            f"Without positions it is rounding ({res.residual_plain:.1e}): attention is permutation-equivariant, which means that "
-            "reordering its inputs only reorders its outputs. "
+            f"Without positions it is rounding ({res.residual_plain:.1e}): attention is permutation-equivariant. "
+            + glossary.definition("permutation-equivariant")
+            + " "
             if res.residual_plain < 1e-9
             else ""
         )

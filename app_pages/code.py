@@ -30,11 +30,7 @@ PREVIEW = 256  # positions (and dimensions) in the preview: 256 x 256 cells go a
 st.title("Code for these settings")
 s = current_settings()
 d, L, base = s.d_model, s.max_len, s.base
-st.markdown(
-    "The code below computes exactly what the app draws for the scheme you pick and the sidebar's settings: a NumPy "
-    "function and a PyTorch module, each self-contained (it imports numpy, math and torch only), with the numbers written in. "
-    "The app's tests run this code for every scheme and compare it with the app's own arrays."
-)
+st.markdown("Pick a scheme: the code on this page computes exactly what the app draws for it at the settings on screen.")
 
 # --- controls -------------------------------------------------------------------------------
 notice = url_choice("scheme", list(SCHEMES), "sinusoidal")
@@ -87,49 +83,6 @@ if rotary:
     )
 
 
-@st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
-def code_for(name: str, setting: Setting) -> codegen.GeneratedCode:
-    return codegen.generate(name, setting)
-
-
-code = guarded(code_for, name, setting)
-st.markdown(code.what)
-numpy_tab, torch_tab, *keras_tab = st.tabs(["NumPy", "PyTorch"] + (["Keras 3"] if code.keras_source else []))  # Keras: added codes and RoPE
-numpy_tab.code(code.numpy_source, language="python", line_numbers=False)
-torch_tab.code(code.torch_source, language="python", line_numbers=False)
-for tab in keras_tab:
-    tab.caption(
-        "A Keras 3 layer, for any of its backends (name one in KERAS_BACKEND before importing keras). "
-        "The app's tests run it on Keras's torch backend and compare it with the app's own arrays."
-    )
-    tab.code(code.keras_source, language="python", line_numbers=False)
-if rotary:  # a real model's RoPE, exactly: what the controls above cannot hold (LongRoPE's lists, partial rotary, mscale)
-    notice = url_choice("preset", ["none", *PRESETS], "none")
-    if notice:
-        st.warning(notice, icon=":material/link_off:")
-    chosen = st.selectbox(
-        "Or a real model's RoPE, exactly as its config sets it",
-        ["none", *PRESETS],
-        format_func=lambda n: "none (the controls above)" if n == "none" else PRESETS[n].label,
-        key="preset",
-        help="The presets of the Long context page (/context), each value cited there; the code is exact, every layer kind.",
-    )
-    keep_in_url("preset")
-    if chosen != "none":
-        preset = PRESETS[chosen]
-        link["preset"] = chosen
-        for layer in preset.layers:
-            exact = guarded(rope_code, layer.head_dim, layer.base, preset.layout, layer.scaling, layer.partial_rotary_factor)
-            st.markdown(f"**{preset.label}, {layer.name}**: head_dim {layer.head_dim}, base {layer.base:,.10g}, {preset.layout} pairs. {exact.what}")
-            numpy_exact, torch_exact = st.tabs(["NumPy", "PyTorch"])
-            numpy_exact.code(exact.numpy_source, language="python", line_numbers=False)
-            torch_exact.code(exact.torch_source, language="python", line_numbers=False)
-        st.caption("The preview and downloads below follow the controls above, not the preset; /context draws the preset pair by pair.")
-st.caption(
-    "Copy a block with the icon at its top right. The tables a model learns (learned, T5, Shaw) are written at the values the app draws: their "
-    "initialisation, or T5's illustrative values."
-)
-
 # --- preview --------------------------------------------------------------------------------
 rows = scheme.max_position(setting)
 shown_len = min(L, rows) if rows is not None else L
@@ -176,6 +129,54 @@ else:
         "toolbar, top right on hover). The hover gives exact values: of the cell under the pointer, or in a large picture of the nearest cell "
         "it holds values for (the box names that cell and says so)."
     )
+
+@st.cache_data(max_entries=64, ttl=3600, show_spinner=False)
+def code_for(name: str, setting: Setting) -> codegen.GeneratedCode:
+    return codegen.generate(name, setting)
+
+
+code = guarded(code_for, name, setting)
+st.header("The code")
+st.markdown(code.what)
+st.caption(
+    "A NumPy function and a PyTorch module, each self-contained (it imports numpy, math and torch only), with the numbers written in. "
+    "The app's tests run this code for every scheme and compare it with the app's own arrays."
+)
+numpy_tab, torch_tab, *keras_tab = st.tabs(["NumPy", "PyTorch"] + (["Keras 3"] if code.keras_source else []))  # Keras: added codes and RoPE
+numpy_tab.code(code.numpy_source, language="python", line_numbers=False)
+torch_tab.code(code.torch_source, language="python", line_numbers=False)
+for tab in keras_tab:
+    tab.caption(
+        "A Keras 3 layer, for any of its backends (name one in KERAS_BACKEND before importing keras). "
+        "The app's tests run it on Keras's torch backend and compare it with the app's own arrays."
+    )
+    tab.code(code.keras_source, language="python", line_numbers=False)
+if rotary:  # a real model's RoPE, exactly: what the controls above cannot hold (LongRoPE's lists, partial rotary, mscale)
+    notice = url_choice("preset", ["none", *PRESETS], "none")
+    if notice:
+        st.warning(notice, icon=":material/link_off:")
+    chosen = st.selectbox(
+        "Or a real model's RoPE, exactly as its config sets it",
+        ["none", *PRESETS],
+        format_func=lambda n: "none (the controls above)" if n == "none" else PRESETS[n].label,
+        key="preset",
+        help="The presets of the Long context page (/context), each value cited there; the code is exact, every layer kind.",
+    )
+    keep_in_url("preset")
+    if chosen != "none":
+        preset = PRESETS[chosen]
+        link["preset"] = chosen
+        for layer in preset.layers:
+            exact = guarded(rope_code, layer.head_dim, layer.base, preset.layout, layer.scaling, layer.partial_rotary_factor)
+            st.markdown(f"**{preset.label}, {layer.name}**: head_dim {layer.head_dim}, base {layer.base:,.10g}, {preset.layout} pairs. {exact.what}")
+            numpy_exact, torch_exact = st.tabs(["NumPy", "PyTorch"])
+            numpy_exact.code(exact.numpy_source, language="python", line_numbers=False)
+            torch_exact.code(exact.torch_source, language="python", line_numbers=False)
+        st.caption("The preview and downloads below follow the controls above, not the preset; /context draws the preset pair by pair.")
+st.caption(
+    "Copy a block with the icon at its top right. The tables a model learns (learned, T5, Shaw) are written at the values the app draws: their "
+    "initialisation, or T5's illustrative values."
+)
 
 # --- downloads ------------------------------------------------------------------------------
 st.header("Download the numbers")

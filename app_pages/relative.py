@@ -26,17 +26,12 @@ HEAD_CHOICES = tuple(range(1, 65))
 st.title("Relative biases: ALiBi, T5, Shaw and KERPLE")
 s = current_settings()
 L = s.max_len
-st.markdown(
-    "These schemes add nothing to the token vectors: they change the attention scores directly, by a number that depends on where the "
-    "key stands relative to the query. ALiBi and KERPLE subtract more the farther apart the two are; T5 looks the offset up in a few "
-    "learned buckets (ranges of offsets, one number each; in an encoder, keys before and after the query in separate buckets); Shaw et "
-    "al. add the query's dot product with a learned vector per offset, clipped at a largest offset. The head count below sets ALiBi's "
-    "and KERPLE's heads."
-)
+st.markdown("These schemes change each attention score by a number that depends on where the key stands relative to the query.")
 
 ALIBI_HEADS = Choice(
     "alibi_heads", "Heads", HEAD_CHOICES, 8, expected="ALiBi needs a whole number of heads from {first} to {last}", widget="select_slider",
-    help="ALiBi's and KERPLE's heads, and the checklist's. Powers of two get slopes 2^(−8/H), 2^(−16/H), …; other counts follow the paper's reference code.",
+    help="ALiBi's and KERPLE's heads, and the checklist's, numbered from 1 as on every page. Powers of two get slopes 2^(−8/H), 2^(−16/H), …; "
+    "other counts follow the paper's reference code.",
 )  # fmt: skip
 ALIBI_CAUSAL = Toggle("alibi_causal", "Causal (a decoder: keys after the query are masked)", True)
 ALIBI_SHARED = Toggle(
@@ -76,7 +71,7 @@ def _alibi() -> None:
     plot(figs.alibi_lines(int(heads), L), key="alibi_lines")
     plot(
         charts.lines(
-            [("slope mₕ", np.arange(int(heads)), slopes)],
+            [("slope mₕ", np.arange(1, int(heads) + 1), slopes)],
             title=words.slopes_title(slopes),
             x_title="head h",
             y_title="slope mₕ (log scale)",
@@ -94,19 +89,21 @@ def _alibi() -> None:
     held = f"keys holding {SPAN_MASS:.0%} of the attention"
     static_table(  # every row read whole; st.dataframe's grid cost the page's first load a tenth of its time
         {
-            "head": list(range(int(heads))),
+            "head": list(range(1, int(heads) + 1)),
             "slope": [charts.number(m) for m in slopes],
             held: [int(n) for n in span],
             "share of the context": [charts.number(x) for x in span / L],
         }
     )
-    st.caption(
-        words.span_text(slopes, span, L, SPAN_MASS) + " Content scores can overrule the bias, but these spans are the default reach of each head, "
-        "and they do not change with the context length once it is longer than the span: the keys a longer input adds lie past it and share "
-        f"less than {1 - SPAN_MASS:.0%} of each head's attention. Press et al. find that ALiBi's perplexity does not degrade on inputs longer "
-        "than its training length, where the sinusoid's, rotary's and T5's do (Figure 1), and attribute its small gain there to fewer "
-        "predictions lacking context rather than to the extra context (Appendix B)."
-    )
+    st.caption(words.span_text(slopes, span, L, SPAN_MASS))
+    with st.expander("Why the span matters past the training length"):
+        st.markdown(
+            "Content scores can overrule the bias, but these spans are the default reach of each head, "
+            "and they do not change with the context length once it is longer than the span: the keys a longer input adds lie past it and share "
+            f"less than {1 - SPAN_MASS:.0%} of each head's attention. Press et al. find that ALiBi's perplexity does not degrade on inputs longer "
+            "than its training length, where the sinusoid's, rotary's and T5's do (Figure 1), and attribute its small gain there to fewer "
+            "predictions lacking context rather than to the extra context (Appendix B)."
+        )
 
 
 # --- T5 ---------------------------------------------------------------------------------
@@ -201,5 +198,12 @@ def _kerple() -> None:
 
 
 url_tabs("rel_view", {"ALiBi": _alibi, "T5": _t5, "Shaw": _shaw, "KERPLE and the checklist": _kerple})
+with st.expander("How the four schemes pick their number"):
+    st.markdown(
+        "They add nothing to the words. ALiBi and KERPLE subtract more the farther apart the two are; T5 looks the offset up in a few "
+        "learned buckets (ranges of offsets, one number each; in an encoder, keys before and after the query in separate buckets); Shaw et "
+        "al. add the query's dot product with a learned vector per offset, clipped at a largest offset. The head count sets ALiBi's "
+        "and KERPLE's heads."
+    )
 sources_expander("relative")
 next_link("relative")

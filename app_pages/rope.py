@@ -28,16 +28,7 @@ PROBE_SEED = 7
 st.title("Rotary position embeddings (RoPE)")
 s = current_settings()
 L, base = s.max_len, s.base
-st.info(
-    "On the similarity page, shifting the sinusoid by k positions was one matrix Mₖ made of 2×2 rotations. That Mₖ is a rotation: "
-    "RoPE applies it to the queries and keys of every attention layer instead of adding a vector to the words.",
-    icon=":material/rotate_right:",
-)
-st.markdown(
-    "RoPE adds nothing to the token vectors. It rotates every pair of query and key dimensions by an angle "
-    "proportional to the position: p·θᵢ for pair i, with θᵢ = base^(−2i/head_dim). A dot product of two rotated vectors depends "
-    "only on the difference of their angles, so the score of a query at position m and a key at position n sees only the offset m − n."
-)
+st.markdown("RoPE turns queries and keys by angles that grow with the position: scores then see offsets, not places.")
 check_url_value(
     "head_dim",
     lambda raw: raw in {str(h) for h in HEAD_DIMS},
@@ -72,7 +63,7 @@ def decay(head_dim: int, bases: tuple[float, ...], max_offset: int) -> tuple[np.
 
 # --- one pair ------------------------------------------------------------------------------
 def _pair() -> None:
-    st.header("One pair turns as the position advances")
+    st.header("One pair turning")
     if head_dim > 2:
         pair = st.slider("Pair i", 0, head_dim // 2 - 1, follow_default("rope_pair", head_dim // 8, lambda i: i < head_dim // 2), key="rope_pair")
     else:

@@ -24,11 +24,16 @@ MAP_DIMS = 64  # dimensions of M_k drawn
 
 st.title("Similarity between positions")
 st.markdown(
-    "Because every (sin, cos) pair contributes cos((p − q)·ω) to the dot product PE(p)·PE(q), "
-    "the similarity of two positions depends on how far apart they are, not on where they are, for an even d_model; at an odd d_model "
-    "the lone last sine adds a term that depends on where they are. "
-    "All numbers here are computed from that offset function or measured from encoding rows."
+    "How alike two positions' vectors are depends on how far apart they are, not on where they are (for an even d_model). "
+    "Each figure below shows a consequence."
 )
+with st.expander("Why: every pair adds cos((p − q)·ω)"):
+    st.markdown(
+        "Because every (sin, cos) pair contributes cos((p − q)·ω) to the dot product PE(p)·PE(q), "
+        "the similarity of two positions depends on how far apart they are, not on where they are, for an even d_model; at an odd d_model "
+        "the lone last sine adds a term that depends on where they are. "
+        "All numbers here are computed from that offset function or measured from encoding rows."
+    )
 
 
 @st.cache_data(max_entries=32, ttl=3600, show_spinner=False)

@@ -38,11 +38,15 @@ def _formula() -> None:
 
 st.title("The sinusoidal encoding")
 st.markdown(
-    "Each position p becomes a vector of sines and cosines of p, one (sine, cosine) pair per frequency: the first pair turns 1 radian per "
-    "position, and each further pair more slowly, by the same factor, towards 1/base. Drag the preview's sliders and watch which columns "
-    "repeat within max_len and which keep changing."
+    "Each position becomes a vector of sines and cosines, one pair per frequency, each slower than the last. "
+    "Drag the sliders: which columns repeat, and which keep changing?"
 )
-live_part("sin_formula", _formula)
+with st.expander("The formula"):
+    st.markdown(
+        "One (sine, cosine) pair per frequency: the first pair turns 1 radian per position, and each further pair more slowly, "
+        "by the same factor, towards 1/base."
+    )
+    live_part("sin_formula", _formula)
 
 # --- controls the tabs share: the layout, and the window of positions the picture and the t2t table show
 layout = choice(  # plain names in the URL, not the labels
@@ -54,13 +58,13 @@ layout = choice(  # plain names in the URL, not the labels
     labels={"interleaved": "interleaved (paper: sin, cos, sin, cos, ...)", "concat": "sines first, then cosines"},
     widget="segmented_control",
 )
-WINDOW = Window("sin_window")  # the positions shown; a box dragged over the heatmap sets it
-start, stop = WINDOW.draw(current_settings().max_len)  # max_len is not live here: its move reruns the page
+WINDOW = Window("sin_window")  # the positions the picture and the t2t table show; a box dragged over the heatmap sets it
 
 
 def _picture() -> None:
     d, L, base = current_settings()
     st.header("The encoding as a picture")
+    start, stop = WINDOW.draw(L)
     heat = figs.encoding_heatmap(d, L, base, layout, start, stop)
     draw_heatmap(heat.spec, key="sin_heatmap", zoom=Zoom(rows=(WINDOW, L), cols=None))  # painted by the browser: a step repaints one canvas
     n_slow, slowest = figs.slow_columns(d, base, stop - start)
@@ -121,17 +125,22 @@ def _circle(w_start: int) -> None:
         near_32 = int(np.argmin(np.abs(np.log(wl[:n_full] / 32.0))))  # a pair that takes ~32 positions per turn
         pair_help = "Dimensions 2i (sin) and 2i+1 (cos) in the paper's layout."
         pair = number(st, "Pair i", "pair", 0, n_full - 1, near_32, expected="the pair is a whole number from {lo} to {hi:,}", follow=True, help=pair_help)
-        count = int(min(L - w_start, max(WAVE_SPAN, int(np.ceil(wl[pair])) + 1), 400))  # about one turn of consecutive positions
+        count = figs.one_turn(wl[pair], L - w_start)  # less than one turn: each dot has a place of its own, colours in position order
         plot(figs.phase_circle(d, L, base, pair, w_start, count), key="sin_circle")
         st.caption(
-            f"Each step in position turns the point by the same angle, {np.degrees(omega[pair]) % 360:.4g}°, along the grey circle. That fixed turn is why "
-            "PE(p + k) is a rotation of PE(p), the same for every p (see the similarity page). Think of each pair as a hand of a clock: the fast pairs "
-            "are second hands, the slow ones hour hands, and reading all the hands together tells the position, as a clock's hands tell the time. "
-            "The two members of a pair are partners: sine and cosine of one frequency are a quarter turn apart, sin² + cos² = 1 keeps the point "
-            "on the circle, and over a whole turn their product averages to 0 (as functions they are orthogonal). A swinging pendulum, drawn "
-            "as its position against its speed, goes round the same kind of loop (a circle for small swings, scaled to equal axes): "
-            "that is why a picture like this is called a phase circle."
+            f"Each step in position turns the point by the same angle, {np.degrees(omega[pair]) % 360:.4g}°, along the grey circle. The dots cover "
+            + ("less than one turn, so their colours run round once, in order of position. " if count >= np.ceil(wl[pair]) else
+               "less than one turn, their colours in order of position. ")
+            + "That fixed turn is why PE(p + k) is a rotation of PE(p), the same for every p (see the similarity page)."
         )
+        with st.expander("Clock hands, partners, and why it is called a phase circle"):
+            st.markdown(
+                "Think of each pair as a hand of a clock: the fast pairs are second hands, the slow ones hour hands, and reading all the hands "
+                "together tells the position, as a clock's hands tell the time. The two members of a pair are partners: sine and cosine of one "
+                "frequency are a quarter turn apart, sin² + cos² = 1 keeps the point on the circle, and over a whole turn their product averages "
+                "to 0 (as functions they are orthogonal). A swinging pendulum, drawn as its position against its speed, goes round the same kind "
+                "of loop (a circle for small swings, scaled to equal axes): that is why a picture like this is called a phase circle."
+            )
 
 
 def _clock() -> None:
@@ -189,6 +198,7 @@ def _exact() -> None:
 def _t2t() -> None:
     d, L, base = current_settings()
     st.header("The tensor2tensor / fairseq convention")
+    start, stop = WINDOW.draw(L)
     draw_heatmap(figs.t2t_comparison(d, L, base, start, stop), key="sin_t2t")
     half = np.arange(d // 2)
     plot(
@@ -234,7 +244,7 @@ def _learned() -> None:
 
 def _preview() -> None:
     d, L, base = current_settings()
-    st.header("Drag and watch: the encoding computed in your browser")
+    st.header("Live, in your browser")
     sinusoid_preview(d, L, base, layout)
     st.caption(
         "What to look for while dragging: more dimensions add ever slower columns on the right; a larger base slows all but the first "

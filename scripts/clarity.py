@@ -6,7 +6,8 @@
 Per page at 1,440 x 900: the words shown in the main column with every expander closed (the open tab's, as a
 visitor first sees it), the words above the first figure, and the first figure's top in pixels from the top of
 the page (within 900: it is on the first screen). At 390 x 844: how many figures are wider than their column.
-A figure is a Plotly chart, a painted heatmap or a browser-drawn view (a component that draws).
+A figure is a Plotly chart, a painted heatmap or a browser-drawn view (a component that draws). Words are what the eye reads: an
+icon's ligature name and text kept for a screen reader alone (a figure's text alternative, a formula's MathML) are not counted.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ MEASURE = """(figures) => {
         const el = node.parentElement;
         if (!el || !el.checkVisibility() || el.closest("details:not([open]) > :not(summary)")) continue;
         if (el.closest("[data-testid='stPlotlyChart'], .pee-hm, [data-testid='stElementToolbar']")) continue;  // a figure's own labels
+        if (el.closest("[data-testid='stIconMaterial']")) continue;  // an icon: its ligature's name ("keyboard_arrow_right") is drawn as a glyph, not read
+        if (el.closest(".pee-figure-text, .katex-mathml")) continue;  // for a screen reader only (a figure in words, a formula's MathML twin): not on screen
         const n = (node.textContent.match(/[\\p{L}\\p{N}][\\p{L}\\p{N}'’.,-]*/gu) || []).length;
         words += n;
         if (first && (first.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_PRECEDING)) above += n;

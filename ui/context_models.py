@@ -39,11 +39,6 @@ def model_tab(preset: RopePreset) -> None:
         kind = KIND_LABELS[layer.scaling.kind if layer.scaling else "none"]
         scaled = f"before and after {kind} scaling" if layer.scaling else "without scaling"
         n = cx.counts(view, preset.trained_context, preset.extended_context)
-        m1, m2, m3, m4 = st.columns(4)
-        m1.metric("attention factor (cos, sin ×)", f"{view.attention_factor:.4g}")
-        m2.metric(f"pairs turning within the trained {preset.trained_context:,}", f"{n['turn within trained']} of {view.index.size}")
-        m3.metric(f"within the extended {preset.extended_context:,}, scaled", f"{n['turn within extended']} of {view.index.size}")
-        m4.metric("pairs that never turn", n[cx.NOT_ROTATED])
         still = view.index[~np.isfinite(view.after)]
         never = f"; pairs {still[0]}–{still[-1]} never turn: not drawn" if still.size else ""
         waves = cx.wavelength_series(view, layer.scaling is not None, preset.trained_context)
@@ -65,11 +60,16 @@ def model_tab(preset: RopePreset) -> None:
             ),
             key=f"context_wave_{preset.name}_{index}",
         )
+        m1, m2, m3, m4 = st.columns(4)  # under the picture they count from, not above it
+        m1.metric("attention factor (cos, sin ×)", f"{view.attention_factor:.4g}")
+        m2.metric(f"pairs turning within the trained {preset.trained_context:,}", f"{n['turn within trained']} of {view.index.size}")
+        m3.metric(f"within the extended {preset.extended_context:,}, scaled", f"{n['turn within extended']} of {view.index.size}")
+        m4.metric("pairs that never turn", n[cx.NOT_ROTATED])
         plot(
             charts.lines(
                 [("before scaling", offsets, before), (f"after {kind} scaling", offsets, after)] if layer.scaling else [("no scaling", offsets, before)],
                 title=f"{preset.label}, {layer.name}: score of an all-ones query and key against the offset, divided by head_dim",
-                x_title="offset δ = query position − key position (positions, log scale)",
+                x_title="offset δ = query − key position (log scale)",  # short enough for a phone's column
                 y_title="score / head_dim",
                 log_x=True,
                 colours=[palette.UNSCALED, palette.SCALED][: 2 if layer.scaling else 1],

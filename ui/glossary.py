@@ -1,5 +1,6 @@
-"""The terms the scorecards, the compare table and the lab's results use, each defined once, here, and shown
-in an expander "What these terms mean" beside the table or result that uses them (`terms_expander`)."""
+"""The terms the scorecards, the compare table, /model's fitted wave and the lab's results use, each defined once, here, and
+shown in an expander "What these terms mean" beside the table or result that uses them (`terms_expander`; a sentence
+built from numbers gets the terms it uses from `used_in`)."""
 
 from __future__ import annotations
 
@@ -76,6 +77,11 @@ PROBE = ("ridge regression", "residual stream", "R²", "total variation distance
 def used_in(text: str) -> list[str]:
     """The glossary's terms that `text` uses, in the glossary's order."""
     return [term for term, (pattern, _) in TERMS.items() if re.search(pattern, text)]
+
+
+def definition(term: str) -> str:
+    """A term's one definition, for a sentence that states it where no expander can stand (inside another one)."""
+    return TERMS[term][1]
 
 
 def terms_expander(terms: tuple[str, ...] | list[str], key: str) -> None:

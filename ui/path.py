@@ -40,7 +40,7 @@ STEPS: tuple[Step, ...] = (
         "Sinusoidal encoding",
         ":material/waves:",
         "the Transformer paper's sines and cosines, and a learned table",
-        live=frozenset({"d_model", "base"}),  # max_len sets the window control above the tabs
+        live=frozenset({"d_model", "base"}),  # a move of max_len reruns the page
     ),
     Step(
         "app_pages/similarity.py",

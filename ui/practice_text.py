@@ -29,6 +29,19 @@ class Exercise:
     question: str
     link: str  # a relative URL: the page and the settings the answer was computed at
     check: str
+    picture: str = ""  # what the exercise's picture on /practice shows, for the one exercise that has one
+
+
+EXERCISE_CIRCLE = (2, 10_000, 10_000.0, 100)  # the first exercise's encoding (d_model, max_len, base) and the positions its picture draws
+
+
+def circle_caption(d: int, max_len: int, base: float, count: int) -> str:
+    """The first exercise's picture in words: the one pair's first `count` positions, and the prediction asked, not its answer."""
+    omega = float(sinusoidal.pair_frequencies(d, base)[0])
+    return (
+        f"Positions 0 to {count - 1} of a d_model = {d} encoding: its one (sine, cosine) pair moves {omega:g} radian further round the circle "
+        f"at every step (the colour is the position). Predict: among all {max_len:,} positions, do two ever land on the same point?"
+    )
 
 
 # --- numbers behind the answers ------------------------------------------------------------
@@ -275,11 +288,13 @@ def misconceptions() -> list[Misconception]:
 
 def exercises() -> list[Exercise]:
     """The exercises: a question, the view that answers it and what to look for there, computed at the link's settings."""
+    circle_d, circle_len, circle_base, _ = EXERCISE_CIRCLE
     return [
         Exercise(
-            "With only two dimensions (one sin/cos pair) and 10,000 positions, can every position still be told apart?",
-            "similarity?d_model=2&max_len=10000&base=10000&sim_view=Uniqueness+and+norms",
-            uniqueness_answer(),
+            f"With only two dimensions (one sin/cos pair) and {circle_len:,} positions, can every position still be told apart?",
+            f"similarity?{urlencode(dict(d_model=circle_d, max_len=circle_len, base=f'{circle_base:g}', sim_view='Uniqueness and norms'))}",
+            uniqueness_answer(circle_d, circle_len, circle_base),
+            circle_caption(*EXERCISE_CIRCLE),
         ),
         Exercise(
             "Does the similarity of two sinusoidal positions depend on where they are, or only on how far apart they are?",

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 RTOL = 1e-9  # slopes are float64 powers of two: equal ratios agree to rounding
+# Every function here takes heads by their index in the arrays (0-based) and names them as the learner reads them, from 1.
 
 
 def _runs(slopes: np.ndarray) -> list[tuple[int, int]]:
@@ -21,11 +22,12 @@ def _geometric(run: np.ndarray) -> bool:
 
 
 def _heads(hs: list[int]) -> str:
-    return f"head {hs[0]}" if len(hs) == 1 else f"heads {hs[0]} to {hs[-1]}"
+    return f"head {hs[0] + 1}" if len(hs) == 1 else f"heads {hs[0] + 1} to {hs[-1] + 1}"
 
 
 def _some_heads(hs: list[int]) -> str:
-    """Any heads, runs of consecutive ones joined: 'head 2', 'heads 3 to 7 and 10 to 11', 'heads 1, 4 and 6'."""
+    """Any heads (by index), runs of consecutive ones joined, named from 1: 'head 2', 'heads 3 to 7 and 10 to 11', 'heads 1, 4 and 6'."""
+    hs = [h + 1 for h in hs]
     runs, start = [], hs[0]
     for a, b in zip(hs, [*hs[1:], None]):
         if b != a + 1:
@@ -52,7 +54,7 @@ def heads_caption(slopes: np.ndarray, length: int) -> str:
         first = _runs(slopes)[0][1]
         later = list(range(first, slopes.size))
         order = (
-            f"but with a different steepness: head {steep} (slope {slopes[steep]:.4g}) forgets distant keys fastest, head {shallow} "
+            f"but with a different steepness: head {steep + 1} (slope {slopes[steep]:.4g}) forgets distant keys fastest, head {shallow + 1} "
             f"(slope {slopes[shallow]:.4g}) hardly at all; the steepness does not fall from head to head: {_heads(later)} "
             f"{'takes a slope' if len(later) == 1 else 'take slopes'} between those of {_heads(list(range(first)))}."
         )
@@ -111,8 +113,8 @@ def span_text(slopes: np.ndarray, span: np.ndarray, length: int, mass: float) ->
             "the context is too short for the slopes to differ in reach."
         )
     return (
-        f"What to look for: with equal content, the nearest {span[steep]:,} keys hold {share} of the attention of head {steep}, the steepest, while head "
-        f"{shallow}, the shallowest, spreads over {span[shallow]:,} of the {keys}."
+        f"What to look for: with equal content, the nearest {span[steep]:,} keys hold {share} of the attention of head {steep + 1}, the steepest, while head "
+        f"{shallow + 1}, the shallowest, spreads over {span[shallow]:,} of the {keys}."
     )
 
 

@@ -25,6 +25,13 @@ def _n(x: float) -> str:
 def derivation_tab(theta: np.ndarray) -> None:
     st.header("Where the rotation comes from")
     st.markdown(
+        "On the similarity page, shifting the sinusoid by k positions was one matrix Mₖ made of 2×2 rotations. That Mₖ is a rotation: "
+        "RoPE applies it to the queries and keys of every attention layer instead of adding a vector to the words. "
+        "It rotates every pair of query and key dimensions by an angle "
+        "proportional to the position: p·θᵢ for pair i, with θᵢ = base^(−2i/head_dim). A dot product of two rotated vectors depends "
+        "only on the difference of their angles, so the score of a query at position m and a key at position n sees only the offset m − n."
+    )
+    st.markdown(
         "RoFormer asks for position functions f whose scores depend on the two vectors and on the offset only: "
         "⟨f(q, m), f(k, n)⟩ = g(q, k, m − n). Take one pair of dimensions of a query and a key and read each as a complex number, "
         "q = q₁ + i q₂. Multiplying by e^(imθ) turns a pair by the angle mθ, and the real part of one number times the conjugate of "

@@ -1,5 +1,5 @@
-"""The checklist a good encoding should meet (unique, bounded, smooth, relative, extrapolates,
-cheap), scored for the schemes a page is about from their measured properties
+"""The checklist a good encoding should meet (unique, bounded, smooth, relative, code past
+max_len, cheap), scored for the schemes a page is about from their measured properties
 (core.analysis.properties.checklist), so every scheme page answers the roadmap's questions."""
 
 from __future__ import annotations

@@ -60,6 +60,7 @@ def preview_data(d_model: int, max_len: int, base: float, layout: str, path: str
         "base": float(base),
         "layout": layout,
         "colours": wire.colour_lut(charts.DIVERGING, heatmap.LEVELS).tolist(),
+        "dark_colours": heatmap.dark_colours(),  # the same levels as the heatmaps paint them in the dark theme
         "edges": heatmap.level_edges(-1.0, 1.0).tolist(),
         "tick_steps": charts.nice_steps(10 * max(D_RANGE[1], L_RANGE[1])),
         "d_range": list(D_RANGE),

@@ -104,7 +104,8 @@ CHECKLIST = (
     ("bounded", "codes stay in one range as the context grows"),
     ("smooth", "neighbouring positions get similar codes"),
     ("relative", "the score of two positions depends on their offset only"),
-    ("extrapolates", "a fixed code exists past max_len (how well a trained model uses it, the lab measures)"),
+    ("code past max_len", "positions max_len to 2·max_len − 1 get a code that does not change with the length (how well a trained model "
+     "reads it, the lab measures)"),
     ("cheap", "nothing to learn"),
 )
 SMOOTH_BELOW = 0.5  # neighbour distance / mean distance: nearer positions look alike below this
@@ -143,7 +144,7 @@ def checklist(p: Properties) -> dict[str, tuple[bool | None, str]]:
         "relative": (None, "fewer than 3 positions: no offset to compare" if 0 < p.length < 3 else "nothing varies")
         if np.isnan(p.relative)
         else (bool(p.relative < RELATIVE_BELOW), f"departure {p.relative:.3g}"),
-        "extrapolates": (p.defined_past, p.extrapolation.split(";")[0]),
+        "code past max_len": (p.defined_past, p.extrapolation.split(";")[0]),
         "cheap": (p.parameters == 0, f"{p.parameters:,} parameters"),
     }
 

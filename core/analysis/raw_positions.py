@@ -98,8 +98,10 @@ def _span(values: np.ndarray, spec: str) -> str:
     return lo if lo == hi else f"{lo} to {hi}"
 
 
-def raw_scale_text(study: RawScale, d_model: int) -> str:
-    """The sentences under the two figures, every number (and every comparison word) from `study`."""
+def raw_scale_parts(study: RawScale, d_model: int) -> tuple[str, str]:
+    """The sentences under the two figures, every number (and every comparison word) from `study`, in two parts: the
+    code's size against the word (the left figure), and what that does to a gradient step (the right one), which the
+    page keeps a click away."""
     p, last = study.positions, int(study.positions[-1])
     equal = first_position_above(p, study.integer_ratio, 1.0)
     grows = first_position_above(p, study.integer_loss, 1.0)
@@ -131,4 +133,4 @@ def raw_scale_text(study: RawScale, d_model: int) -> str:
             f" At this width the same step overshoots with the sinusoid too ({_span(study.sinusoid_loss, '.3g')} times the loss), but within "
             "those bounds at every position, since its code does not grow with p: a smaller step fixes it once for all."
         )
-    return lead + step
+    return lead, step

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.viz import wire
+from core.viz import palette, wire
 from core.viz.charts import DIVERGING, SEQUENTIAL, VALUE_DIGITS, integer_ticks, number
 from core.viz.grid import Picked, Sample, ordinal
 from core.viz.memo import shared
@@ -185,8 +185,18 @@ def _largest(z: np.ndarray) -> float:
 
 def _scale(name: str, lo: str, hi: str, note: str, value: str, signed: bool) -> dict:
     """One colour scale of a grid: its LEVELS colours, the labels of its key's ends, what the values
-    are (the key's note, and the hover's name for a value), and whether it is centred on zero."""
-    return {"colours": wire.colour_lut(name, LEVELS).tolist(), "lo": lo, "hi": hi, "note": note, "value": value, "signed": signed}
+    are (the key's note, and the hover's name for a value), and whether it is centred on zero. A signed
+    scale also carries its dark-theme twin (`dark`: the same levels in palette.DARK_DIVERGING, and the note
+    with the colour of 0 it shows), which the browser paints when the visitor's theme is dark."""
+    scale = {"colours": wire.colour_lut(name, LEVELS).tolist(), "lo": lo, "hi": hi, "note": note, "value": value, "signed": signed}
+    if signed:
+        scale["dark"] = {"colours": dark_colours(), "note": note.replace("white: 0", "dark grey: 0")}
+    return scale
+
+
+def dark_colours() -> list[list[int]]:
+    """The LEVELS colours of the diverging scale in the dark theme (core.viz.palette.DARK_DIVERGING), as RGB."""
+    return wire.colour_lut(palette.DARK_DIVERGING, LEVELS).tolist()
 
 
 def _palette(scale: dict) -> np.ndarray:

@@ -202,7 +202,7 @@ def dimension_figure(A: pa.TableAnalysis, j: int, name: str) -> tuple[go.Figure,
     fig = charts.lines(
         [
             (f"{shown}, dimension {A.cols.indices[j]}", A.rows.indices, A.values[:, j]),
-            (f"best sinusoid near its dominant frequency: {freq:.4f} cycles/position", A.rows.indices, fitted),
+            (f"best-fitting sinusoid, {freq:.4f} cycles/position", A.rows.indices, fitted),  # a legend entry that fits a phone
         ],
         title=f"Dimension {A.cols.indices[j]} over position, with the sinusoid that fits it best (R² = {r2:.2f})",
         x_title="position p",

@@ -32,6 +32,12 @@ TOL_MUTED = (INDIGO, OLIVE, WINE, ROSE, TEAL, MAGENTA)
 # a figure's lines that name nothing above (heads, dimensions), in order: Okabe-Ito without its yellow, then Tol's
 LINES = (BLUE, VERMILLION, GREEN, PURPLE, ORANGE, SKY_BLUE, BLACK, *TOL_MUTED)
 
+# The diverging scale of signed values in the dark theme. The light theme's (Plotly's RdBu, reversed) is white at 0, a
+# glare on the dark page where zero should recede as it does on white; this one runs from light blue through dark blue to
+# a dark grey at 0 (not the page's own colour: a cell of 0 still shows where a blank cell shows the page) and on through
+# dark red to light red, RdBu's own hues, its lightness rising from the middle outwards as the light scale's falls.
+DARK_DIVERGING = ((0.0, "#92c5de"), (0.25, "#2166ac"), (0.5, "#2b2f38"), (0.75, "#b2182b"), (1.0, "#f4a582"))
+
 # the greys of reference marks: a context a model was trained on, and lesser marks (band edges)
 MARK = "#555555"
 FAINT_MARK = "#999999"

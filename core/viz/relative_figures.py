@@ -1,5 +1,6 @@
 """The figures of the relative-bias page (ALiBi, T5, Shaw, KERPLE), each true at every setting.
 
+Heads are numbered from 1 in every label, as on every page a learner reads (the arrays keep their 0-based index).
 Heads of one scheme share one colour range (they are meant to be compared: a per-head range
 makes every ALiBi head look alike); attention weights go on a linear axis (a log axis down to
 1e-300 hides the region that matters); the T5 staircase breaks where a bucket kind skips
@@ -35,7 +36,7 @@ def alibi_heads(n_heads: int, max_len: int, causal: bool, shared_range: bool = T
         bias = np.where(np.isfinite(bias), bias, np.nan)  # masked keys drawn blank
     notes = [n for n in (grid.note("position"), f"the first {shown} of {n_heads} heads" if shown < n_heads else "") if n]
     return heatmap(
-        [(f"head {h}: slope {charts.number(slopes[h])}", bias[h], grid, grid) for h in range(shown)],
+        [(f"head {h + 1}: slope {charts.number(slopes[h])}", bias[h], grid, grid) for h in range(shown)],
         title=f"ALiBi bias −m·(i − j) added to the score of query i and key j, per head, over {max_len:,} positions"
         + (" (blank: masked)" if causal else ", |i − j| both ways"),
         x_title="key position j",
@@ -51,7 +52,7 @@ def alibi_heads(n_heads: int, max_len: int, causal: bool, shared_range: bool = T
 def bias_by_distance(name: str, bias: np.ndarray, distances: np.ndarray, *, title: str, note: str = "") -> go.Figure:
     """The bias (H, n) of every head against the distance to the key (linear axes), one line per head."""
     return charts.lines(
-        [(f"head {h}", distances, bias[h]) for h in range(bias.shape[0])],
+        [(f"head {h + 1}", distances, bias[h]) for h in range(bias.shape[0])],
         title=title,
         x_title="distance to the key, query − key (positions)",
         y_title=f"{name} bias added to the score",
@@ -76,12 +77,12 @@ def alibi_weights(slopes: np.ndarray, max_len: int, span: np.ndarray, heads: np.
     distances = np.unique(np.geomspace(1, max(max_len, 1), WEIGHT_POINTS).round().astype(np.int64) - 1)
     weights = alibi.alibi_attention_weights(slopes, max_len, distances=distances)
     return charts.lines(
-        [(f"head {h} (span {span[h]:,})", distances + 1, weights[h]) for h in heads],
+        [(f"head {h + 1} (span {span[h]:,})", distances + 1, weights[h]) for h in heads],
         title=f"Attention of the last query over {max_len:,} keys when all content scores are equal: only the bias counts",
         x_title="distance to the key + 1 (positions, log scale)",
         y_title="attention weight",
         log_x=True,
-        note=f"heads {', '.join(map(str, heads))} of {slopes.size}" if heads.size < slopes.size else "",
+        note=f"heads {', '.join(str(h + 1) for h in heads)} of {slopes.size}" if heads.size < slopes.size else "",
     )
 
 
@@ -119,7 +120,7 @@ def t5_heads(num_buckets: int, max_distance: int, bidirectional: bool, max_len: 
         n for n in ("illustrative bucket values (not a trained model): nearer buckets higher, heads forgetting at different rates", grid.note("position")) if n
     )
     return heatmap(
-        [(f"head {h}", bias[h], grid, grid) for h in range(4)],
+        [(f"head {h + 1}", bias[h], grid, grid) for h in range(4)],
         title="A T5 bias matrix from bucket values: each head looks up one number per bucket",
         x_title="key position",
         y_title="query position",

@@ -8,6 +8,7 @@ dots with chords.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -87,6 +88,23 @@ def waves(d: int, max_len: int, base: float, layout: str, chosen: list[int], sta
     )
 
 
+def one_turn(wavelength: float, available: int, cap: int = 400) -> int:
+    """How many consecutive whole positions a phase circle draws: as many as fit in less than one full turn
+    (ceil(wavelength) of them: the last is (ceil(wavelength) − 1)·ω < 2π past the first, so no two dots share a place
+    and their colours run once round in position order), bounded by the positions available and by `cap` (a slow
+    pair then shows part of a turn). Every pair's wavelength is at least 2π, so a turn holds at least 7 positions."""
+    return int(max(1, min(available, cap, math.ceil(wavelength))))
+
+
+def turns_text(angle: float) -> str:
+    """An angle in radians as the turns it makes: '0.955 of a turn', '1 turn', '15.8 turns'. Less than a turn is
+    rounded down (to thousandths), so it never reads as a whole turn."""
+    turns = angle / (2 * np.pi)
+    if turns < 1:
+        return f"{math.floor(turns * 1000) / 1000:.3g} of a turn"
+    return "1 turn" if f"{turns:.3g}" == "1" else f"{turns:.3g} turns"
+
+
 def phase_circle(d: int, max_len: int, base: float, pair: int, start: int, count: int) -> go.Figure:
     """(sin pω, cos pω) of one pair at `count` consecutive whole positions from `start`, and the
     arc the point travels between them (through fractional positions, about one turn or the
@@ -103,7 +121,7 @@ def phase_circle(d: int, max_len: int, base: float, pair: int, start: int, count
         dots[:, 1],
         whole,
         title=f"(sin pω, cos pω) for pair {pair}: ω = {omega:.4g} rad per position, positions {start:,} to {start + count - 1:,}",
-        note=f"{count:,} consecutive positions; the grey arc is the path between them",
+        note=f"{count:,} consecutive positions, {turns_text((count - 1) * omega)}; the grey arc is the path between them",
         path=(path[:, 0], path[:, 1]),
     )
 

@@ -153,14 +153,15 @@ def digest(traces) -> str:
 
 
 @functools.lru_cache(maxsize=8)
-def colour_lut(scale: str, n: int = 256) -> np.ndarray:
-    """n RGB colours along a named Plotly scale. Returns (n, 3) uint8, read-only.
+def colour_lut(scale: str | tuple[tuple[float, str], ...], n: int = 256) -> np.ndarray:
+    """n RGB colours along a named Plotly scale, or one given as (share, colour) stops. Returns (n, 3) uint8, read-only.
 
     Kept per (scale, n) for the process, shared by every session: plotly's sampling validates each
     colour and looks the scale's name up through `inspect`, about 3 ms a call, and a grid or image
     figure asks for its scale's colours on every run (a profile of a server under the websocket
     load found this function in 7 % of its samples). The app uses two scales at two sizes."""
-    colours = sample_colorscale(get_colorscale(scale), np.linspace(0, 1, n), colortype="tuple")
+    stops = get_colorscale(scale) if isinstance(scale, str) else [list(stop) for stop in scale]
+    colours = sample_colorscale(stops, np.linspace(0, 1, n), colortype="tuple")
     lut = np.round(np.asarray(colours) * 255).astype(np.uint8)
     lut.flags.writeable = False  # one array for every caller: nobody may change it
     return lut

@@ -206,3 +206,12 @@ def test_the_painted_weights_keep_the_figure_rules_at_every_length(words, extra)
     named = words <= 40
     assert all(("names" in p["y"]) == named and (p["probe"] > 1) == (words == 256) for p in spec["panels"])
     assert spec["x_title"] == ("key word" if named else "key position")
+
+
+def test_the_reordering_test_defines_permutation_equivariant_by_the_glossarys_one_definition():
+    from ui import glossary
+
+    at = open_page("attention")
+    said = [c.value for c in at.caption if "permutation-equivariant" in c.value]
+    assert len(said) == 1 and glossary.definition("permutation-equivariant") in said[0]
+    assert glossary.used_in(said[0]) == ["permutation-equivariant"]  # no other term of the glossary goes undefined there

@@ -100,7 +100,7 @@ def test_compare_with_nothing_selected_says_so():
     at = open_page("compare")
     at.multiselect(key="schemes").set_value([]).run()
     assert not at.exception
-    assert [i.value for i in at.info] == ["Pick at least one scheme to compare."]
+    assert [i.value for i in at.info] == ["Pick at least one scheme to compare, under ‘Schemes, heads and the first position drawn’."]
     assert grids(at) == [] and chart_keys(at) == [] and len(at.dataframe) == 0
 
 

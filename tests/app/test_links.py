@@ -9,17 +9,18 @@ from tests.app.conftest import assert_clean, open_page
 
 
 def test_untouched_page_controls_follow_the_shared_settings_moved_ones_stay():
-    at = open_page("sinusoidal", max_len="256", d_model="128", sin_view="Waves")  # the tab with the waves' dimensions
+    at = open_page("sinusoidal", max_len="256", d_model="128", sin_view="Picture")  # the tab whose window of positions it is
     assert at.slider(key="sin_window").value == (0, 255)
     at.number_input(key="max_len").set_value(512).run()
     assert at.slider(key="sin_window").value == (0, 511)  # untouched: follows, as a fresh link would show
-    assert at.multiselect(key="sin_dims").value == [0, 1, 16, 64]
-    at.number_input(key="d_model").set_value(256).run()  # live on this page: the open tab reruns, not the page (tests/app/test_live.py)
-    assert at.multiselect(key="sin_dims").value == [0, 1, 32, 128]
-    at.run()  # AppTest holds only what the last run drew: a full run, to reach the window slider above the tabs
     at.slider(key="sin_window").set_value((10, 99)).run()
     at.number_input(key="max_len").set_value(1000).run()
     assert at.slider(key="sin_window").value == (10, 99)  # moved by the user: kept
+    assert_clean(at)
+    at = open_page("sinusoidal", max_len="256", d_model="128", sin_view="Waves")  # the tab with the waves' dimensions
+    assert at.multiselect(key="sin_dims").value == [0, 1, 16, 64]
+    at.number_input(key="d_model").set_value(256).run()  # live on this page: the open tab reruns, not the page (tests/app/test_live.py)
+    assert at.multiselect(key="sin_dims").value == [0, 1, 32, 128]
     assert_clean(at)
 
 

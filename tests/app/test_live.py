@@ -118,11 +118,14 @@ def test_a_live_move_shows_what_a_fresh_link_shows(page, key, tab, setting, valu
 
 
 def test_a_setting_the_page_reads_above_its_tabs_reruns_the_page():
-    at = open_page("sinusoidal")  # max_len sets the window control above the tabs: not live here
+    at = open_page("compare")  # max_len sets the first-position control above the tabs: not live here
     at.number_input(key="max_len").set_value(999).run()
     assert not at.exception
-    assert at.title[0].value == "The sinusoidal encoding"
-    assert at.slider(key="sin_window").max == 998
+    assert at.title[0].value == "Every scheme side by side"
+    assert at.number_input(key="compare_start").max == 999 - 40  # a window of 40 positions fits from there
+    at = open_page("sinusoidal", sin_view="Picture")  # the window of positions, in the tab it acts on, follows max_len
+    at.number_input(key="max_len").set_value(999).run()
+    assert not at.exception and at.slider(key="sin_window").max == 998
 
 
 def test_a_move_reruns_the_page_while_link_notices_show():

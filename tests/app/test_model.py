@@ -19,7 +19,8 @@ from core.analysis import position_analysis as pa
 from core.analysis import table_summary as ts
 from core.schemes.sinusoidal import sinusoidal_encoding
 from core.viz import charts, wire
-from tests.app.conftest import ROOT, assert_clean, chart_keys, decode, every_figure, grid_keys, grids, open_page, open_tab, tab_sets, title_text
+from tests.app.conftest import ROOT, assert_clean, chart_keys, decode, every_figure, grid_keys, grids, open_page, open_tab, plain_table, tab_sets, title_text
+from ui import glossary
 
 TABLE = np.load(ROOT / "data" / "minilm_position_embeddings.npy").astype(np.float64)
 N_CHARTS = 7  # Plotly charts over all tabs
@@ -212,6 +213,26 @@ def test_minilm_figures_carry_the_committed_tables_numbers():
     assert metric(spectrum, "most common dominant frequency") == f"{freqs[0]:.4g}"
     assert f"cycles per position: period {ts.period(freqs[0])} positions" in [c.value for c in spectrum.caption]
 
+
+def test_the_fitted_wave_gives_its_r2_and_the_glossary_defines_r2_beside_it():
+    at = open_page("model", model_view="Spectrum")
+    spectrum = open_tab(at, "Spectrum")
+    j = spectrum.number_input(key="dim").value
+    A = pa.analyse(TABLE)
+    spacing = float(A.freqs[1])
+    freq, _, r2 = pa.best_sinusoid(TABLE[:, j], np.arange(512), float(A.dominant[j]), spacing)
+    # R² by hand from the fitted wave: 1 − SSE / SST of the least-squares a·cos + b·sin + c at that frequency
+    basis = np.column_stack([np.cos(2 * np.pi * freq * np.arange(512)), np.sin(2 * np.pi * freq * np.arange(512)), np.ones(512)])
+    fitted = basis @ np.linalg.lstsq(basis, TABLE[:, j], rcond=None)[0]
+    by_hand = 1 - ((TABLE[:, j] - fitted) ** 2).sum() / ((TABLE[:, j] - TABLE[:, j].mean()) ** 2).sum()
+    assert abs(r2 - by_hand) < 1e-9
+    caption = next(c.value for c in spectrum.caption if "R²" in c.value)
+    assert f"Its R², {r2:.2f}, in the title" in caption and "R² is the share" not in caption  # defined once, in the glossary
+    assert glossary.used_in(caption) == ["R²"]
+    at.session_state["terms_model"] = True  # open it, as a click would
+    at.run()
+    terms = plain_table(at.table[-1])
+    assert terms["term"].tolist() == ["R²"] and terms["what it means"].tolist() == [glossary.TERMS["R²"][1]]
 
 def test_signed_heatmaps_use_the_diverging_scale_centred_on_zero():
     at = open_page("model")

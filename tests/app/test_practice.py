@@ -11,7 +11,9 @@ from core.analysis import similarity
 from core.schemes import rope
 from core.schemes.rope_presets import PRESETS
 from core.viz import charts
-from tests.app.conftest import assert_clean, open_page
+import numpy as np
+
+from tests.app.conftest import assert_clean, decode, figures, open_page, title_text
 from ui import practice_text as pt
 from ui.display import as_text
 from ui.sources import SOURCES
@@ -22,11 +24,14 @@ def test_practice_shows_every_answer_and_its_sources():
     assert_clean(at)
     claims, tasks = pt.misconceptions(), pt.exercises()
     labels = [e.label for e in at.expander]
-    assert [f"“{m.claim}”" for m in claims] == labels[: len(claims)]
+    # the exercises first, each with its "What to look for"; then the misconceptions
+    assert labels[: len(tasks)] == ["What to look for"] * len(tasks)
+    assert [f"“{m.claim}”" for m in claims] == labels[len(tasks) : len(tasks) + len(claims)]
     shown = [m.value for m in at.markdown]
     assert all(m.answer in shown for m in claims) and all(t.check in shown for t in tasks)
     assert [b.proto.url for b in at.get("link_button")] == [t.link for t in tasks]
-    assert at.header[0].value == f"{len(claims)} misconceptions" and "Sources" in labels
+    assert [h.value for h in at.header[:2]] == [f"{len(tasks)} exercises: predict, then check", f"{len(claims)} misconceptions"]
+    assert "Sources" in labels
     assert not at.table  # the Sources expander is closed: its table is not built
     at.session_state["sources_practice"] = True  # open it, as a click would
     at.run()
@@ -51,3 +56,17 @@ def test_exercise_links_open_their_view_cleanly(which):
         best = similarity.closest_pair(int(query["max_len"]), int(query["d_model"]), float(query["base"]))
         assert metrics["smallest distance between two distinct positions"] == charts.number(best.distance)
         assert f"{best.q - best.p:,} apart, at distance {best.distance:.2g}" in task.check  # the answer names what the view shows
+
+
+def test_the_first_exercise_opens_with_its_picture_and_the_view_it_links_draws_the_same_encoding():
+    at = open_page("practice")
+    (circle,) = figures(at)  # the page's one figure, above the first exercise's link
+    d, max_len, base, count = pt.EXERCISE_CIRCLE
+    dots = circle["data"][-1]
+    p = np.arange(count)
+    # d_model = 2: the one pair turns 1 rad per position, so the dots are (sin p, cos p), by hand
+    np.testing.assert_allclose(decode(dots["x"]), np.sin(p), atol=1e-12)
+    np.testing.assert_allclose(decode(dots["y"]), np.cos(p), atol=1e-12)
+    task = pt.exercises()[0]
+    assert dict(parse_qsl(urlsplit(task.link).query))["d_model"] == str(d) and f"{max_len:,} positions" in task.question
+    assert task.picture in [c.value for c in at.caption] and "15.8 turns" in title_text(circle)  # 99 rad is 15.76 turns

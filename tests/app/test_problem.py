@@ -36,14 +36,14 @@ def test_the_naive_codes_are_scored_from_their_measurements():
     rows = {row["property"].split(":")[0]: row for _, row in card.iterrows()}
     assert rows["bounded"]["integer p"].startswith("✗") and rows["bounded"]["binary bits of p"].startswith("✓")
     assert rows["smooth"]["binary bits of p"].startswith("✗") and rows["smooth"]["integer p"].startswith("✓")
-    assert rows["extrapolates"]["one-hot"].startswith("✗") and rows["extrapolates"]["fraction p / L"].startswith("✗")
+    assert rows["code past max_len"]["one-hot"].startswith("✗") and rows["code past max_len"]["fraction p / L"].startswith("✗")
     assert all(cell.startswith("✓") for cell in list(rows["cheap"])[1:])
     # the fraction code: ✗ with the reason, beside a caption that says where it is bounded
     assert rows["bounded"]["fraction p / L"] == "✗ in range only up to the length it is built for: max |value| ×2.004 on [L, 2L)"
     captions = " ".join(c.value for c in at.caption)
     assert "Bounded within the sentence it is divided by" in captions and "the checklist below marks it unbounded" in captions
     # one-hot at d_model 128: codes for positions 0 to 127 only, said by the caption and the scorecard alike
-    assert rows["extrapolates"]["one-hot"] == "✗ no code past position 127"
+    assert rows["code past max_len"]["one-hot"] == "✗ no code past position 127"
     assert "it has codes for positions 0 to 127 only" in captions and "one-hot: codes exist for positions 0 to 127 only" in captions
 
 
@@ -75,7 +75,8 @@ def test_raw_positions_scale_and_gradient_step_are_cores():
     lines = {t["name"]: decode(t["y"]).astype(float) for t in step["data"] if "name" in t}
     np.testing.assert_allclose(lines["word + integer p"], study.integer_max_step, rtol=1e-6)
     np.testing.assert_allclose(lines["word + sinusoid"], study.sinusoid_max_step, rtol=1e-6)
-    assert raw_positions.raw_scale_text(study, 64) in [c.value for c in at.caption]
+    size, step = raw_positions.raw_scale_parts(study, 64)  # the size under the figures, the gradient step a click away
+    assert size in [c.value for c in at.caption] and step.strip() in [c.value for c in at.caption]
 
 
 def test_the_lesson_opens_the_page_and_a_swap_reorders_its_picture():

@@ -30,11 +30,11 @@ def test_relative_slopes_chart_is_alibi_slopes(heads):
         12: np.concatenate([2.0 ** -np.arange(1, 9), 2.0 ** -np.array([0.5, 1.5, 2.5, 3.5])]),  # 8 heads' slopes, then every other of 16 heads'
     }[heads]
     np.testing.assert_allclose(got, by_hand, rtol=1e-12)
-    assert np.array_equal(decode(trace["x"]), np.arange(heads))
+    assert np.array_equal(decode(trace["x"]), np.arange(1, heads + 1))  # heads numbered from 1
     captions = " ".join(c.value for c in at.caption)
-    steep, shallow = int(np.argmax(by_hand)), int(np.argmin(by_hand))  # 12 heads: head 8 (2^−0.5) and head 7 (1/256)
+    steep, shallow = int(np.argmax(by_hand)), int(np.argmin(by_hand))  # 12 heads: index 8 (2^−0.5) and index 7 (1/256)
     assert (steep, shallow) == ((0, 7) if heads == 8 else (8, 7))
-    assert f"head {steep}, the steepest, while head {shallow}, the shallowest" in captions
+    assert f"head {steep + 1}, the steepest, while head {shallow + 1}, the shallowest" in captions  # named from 1
     assert ("the first head forgets distant keys fastest" in captions) is (heads == 8)
 
 
@@ -45,13 +45,13 @@ def test_relative_span_table_is_alibi_attention_span(heads):
     table = plain_table(at.table[0])  # a static table: every row shown whole
     slopes = alibi.alibi_slopes(heads)
     span = alibi.alibi_attention_span(slopes, 1000, 0.9)
-    assert table["head"].tolist() == list(range(heads))
+    assert table["head"].tolist() == list(range(1, heads + 1))
     assert table["slope"].tolist() == [number(m) for m in slopes]  # 4 significant digits
     np.testing.assert_allclose(table["slope"].astype(float), slopes, rtol=5e-4)
     assert table["slope"].tolist()[:3] == ["0.5000", "0.2500", "0.1250"]  # 8 and 12 heads both start 1/2, 1/4, 1/8
     assert table["keys holding 90% of the attention"].tolist() == span.tolist()
     np.testing.assert_allclose(table["share of the context"].astype(float), span / 1000, rtol=5e-4)
-    # head 0 (slope 1/2) by hand: the nearest n keys hold (1 - e^{-n/2}) / (1 - e^{-500}); 0.9 needs n = 5
+    # head 1 (slope 1/2) by hand: the nearest n keys hold (1 - e^{-n/2}) / (1 - e^{-500}); 0.9 needs n = 5
     assert span[0] == 5 == math.ceil(-math.log(0.1) / 0.5)
 
 
@@ -64,8 +64,8 @@ def test_relative_alibi_panels_are_the_bias_causal_and_not():
     spec = grid(at, "alibi_heads_map")  # painted by the browser
     panels = spec["panels"]
     shown = ["0.5000", "0.2500", "0.1250", "0.06250", "0.03125", "0.01562", "0.007812", "0.003906"]  # 1/2 .. 1/256 to 4 digits
-    assert [p["title"] for p in panels] == [f"head {h}: slope {m}" for h, m in enumerate(shown)]
-    # every bias is <= 0: the sequential scale, one range from head 0's farthest key to 0
+    assert [p["title"] for p in panels] == [f"head {h}: slope {m}" for h, m in enumerate(shown, 1)]
+    # every bias is <= 0: the sequential scale, one range from head 1's farthest key to 0
     assert spec["shared_range"] and not spec["scales"][0]["signed"] and spec["scales"][0]["colours"] == wire.colour_lut(charts.SEQUENTIAL, 255).tolist()
     assert all(p["zmax"] == 0 and p["zmin"] == -slopes[0] * (L - 1) for p in panels)
     for h in (0, 7):
@@ -76,7 +76,7 @@ def test_relative_alibi_panels_are_the_bias_causal_and_not():
     at.toggle(key="alibi_causal").set_value(False).run()
     z = decode(grid(at, "alibi_heads_map")["panels"][0]["z"]).astype(np.float64)
     np.testing.assert_allclose(z, -0.5 * np.abs(diff), rtol=1e-6)
-    # each head its own range: head 7 (slope 1/256) from its own farthest penalty to 0, said under its title
+    # each head its own range: head 8 (slope 1/256) from its own farthest penalty to 0, said under its title
     at.toggle(key="alibi_shared").set_value(False).run()
     spec = grid(at, "alibi_heads_map")
     assert not spec["shared_range"] and [p["zmin"] for p in spec["panels"]] == pytest.approx(list(-slopes * (L - 1)))
@@ -89,7 +89,7 @@ def test_relative_many_heads_draw_sixteen_panels():
     at.select_slider(key="alibi_heads").set_value(40).run()
     assert_clean(at)
     spec = grid(at, "alibi_heads_map")
-    assert [p["title"].split(":")[0] for p in spec["panels"]] == [f"head {h}" for h in range(16)]
+    assert [p["title"].split(":")[0] for p in spec["panels"]] == [f"head {h}" for h in range(1, 17)]
     assert "the first 16 of 40 heads" in spec["note"]
 
 
@@ -127,7 +127,7 @@ def test_relative_t5_bias_panels_are_t5_bias():
     values = relative.t5_demo_bucket_values(32, 4, bidirectional=True, max_distance=128)
     expected = relative.t5_bias(values, g.indices, g.indices, bidirectional=True, max_distance=128)
     spec = grid(at, "t5_bias_map")
-    assert [p["title"] for p in spec["panels"]] == [f"head {h}" for h in range(4)] and spec["shared_range"]
+    assert [p["title"] for p in spec["panels"]] == [f"head {h}" for h in range(1, 5)] and spec["shared_range"]
     for h, panel in enumerate(spec["panels"]):
         np.testing.assert_allclose(decode(panel["z"]), expected[h], atol=1e-6)
         assert panel["x"]["indices"] == panel["y"]["indices"] == g.indices.tolist()

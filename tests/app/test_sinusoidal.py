@@ -107,7 +107,7 @@ def test_the_live_preview_tab_starts_at_the_sidebar_settings_with_the_apps_scale
     assert lut.shape == (255, 3) and np.array_equal(lut, wire.colour_lut(charts.DIVERGING, 255))  # every heatmap's colours
     assert data["edges"] == heatmap.level_edges(-1.0, 1.0).tolist()  # and their levels over ±1
     assert data["tick_steps"][:5] == [1, 2, 5, 10, 20] and data["tick_steps"][-1] >= 20_480
-    assert any("computed in your browser" in h.value for h in at.header)
+    assert any(h.value == "Live, in your browser" for h in at.header)
 
 
 def test_the_preview_link_is_the_pages_own_path():
@@ -135,3 +135,20 @@ def test_the_waves_tab_mounts_the_clock_at_the_sidebar_settings():
     assert_clean(at)
     (mounted,) = [el for el in at.get("bidi_component") if el.proto.component_name == "pee.motion"]
     assert json.loads(mounted.proto.json) == json.loads(json.dumps(clock_data(7, 90, 300.0)))  # the browser draws it: the data are all it gets
+
+
+def test_the_phase_circle_shows_less_than_one_turn_and_says_when_its_colours_run_round_once():
+    # d_model 128, base 10,000: the pair drawn first is the one nearest 32 positions a turn, pair 11 (λ = 2π / 10^(−88/128) = 30.6)
+    at = open_page("sinusoidal", sin_view="Waves")
+    dots = figure(at, "sin_circle")["data"][-1]
+    positions = decode(dots["customdata"]).astype(np.int64)
+    wl = sinusoidal.wavelengths(128, 10_000.0)[11]
+    assert at.number_input(key="pair").value == 11 and list(positions) == list(range(int(np.ceil(wl))))  # 31 dots: 0 .. 30
+    assert (positions[-1] - positions[0]) < wl <= positions.size  # less than a turn, and one more dot would close it
+    said = " ".join(c.value for c in at.caption)
+    assert "so their colours run round once, in order of position" in said
+    # at max_len 4 only 4 positions exist: less than a turn, and not round the circle
+    at = open_page("sinusoidal", sin_view="Waves", max_len="4")
+    assert decode(figure(at, "sin_circle")["data"][-1]["customdata"]).size == 4
+    said = " ".join(c.value for c in at.caption)
+    assert "less than one turn, their colours in order of position" in said and "run round once" not in said

@@ -72,13 +72,13 @@ def test_a_fragment_follows_the_sidebar_after_its_own_runs(context, app_url):
 # --- a shared setting the page reads above its live parts (or without any): its move reruns the page, once ----------
 
 BODIES = {  # words of a page's first paragraph: sent on every full run of that page, never by the sidebar or the navigation
-    "rope": b"RoPE adds nothing to the token vectors",
-    "relative": b"These schemes add nothing to the token vectors",
-    "model": b"BERT-style models do not compute their positions",
-    "sinusoidal": b"Each position p becomes a vector of sines and cosines of p",
-    "similarity": b"Because every (sin, cos) pair contributes",
-    "compare": b"The same sidebar settings drive every scheme",
-    "attention": b"each word's attention travels with it",
+    "rope": b"RoPE turns queries and keys by angles",
+    "relative": b"These schemes change each attention score",
+    "model": b"BERT-style models learn a vector per position",
+    "sinusoidal": b"Each position becomes a vector of sines and cosines",
+    "similarity": b"Each figure below shows a consequence",
+    "compare": b"Each scheme you pick at the same sidebar settings",
+    "attention": b"attention travels with each word",
 }
 
 

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  announcement, cellAt, decode, description, hoverText, keyStops, label, moveCursor, received, slotAt, span, zoomRequest,
+  announcement, cellAt, decode, description, hoverText, keyStops, label, moveCursor, received, recolour, shown, slotAt, span, zoomRequest,
 } from '../../ui/components/heatmap/index.js';
 
 const typed = (values) => ({ dtype: 'f4', bdata: Buffer.from(new Float32Array(values).buffer).toString('base64'), shape: '' });
@@ -101,4 +101,18 @@ test('received reads the bytes of a JSON spec, and passes anything else as it ca
   assert.deepEqual(received(new TextEncoder().encode(JSON.stringify(spec))), spec);
   assert.equal(received(spec), spec);
   assert.equal(received(null), null);
+});
+
+test('in the dark theme a signed scale shows its twin; a pixel of level k takes the twin\'s colour k', () => {
+  const light = [[0, 0, 255], [255, 255, 255], [255, 0, 0]], dark = [[150, 200, 220], [43, 47, 56], [244, 165, 130]];
+  const signed = { lo: '−1', hi: '+1', note: '(value; white: 0)', colours: light, dark: { colours: dark, note: '(value; dark grey: 0)' } };
+  assert.deepEqual(shown(signed, true).colours, dark);
+  assert.equal(shown(signed, true).note, '(value; dark grey: 0)');
+  assert.equal(shown(signed, true).lo, '−1');  // the rest of the scale as sent
+  assert.equal(shown(signed, false), signed);
+  const unsigned = { lo: '0', hi: '1', note: '(value)', colours: [[68, 1, 84], [253, 231, 37]] };
+  assert.equal(shown(unsigned, true), unsigned);  // a sequential scale reads on either background
+  // four pixels: level 0, level 1 (white: 0), a blank cell (see-through, its bytes left alone), level 2
+  const pixels = new Uint8ClampedArray([0, 0, 255, 255, 255, 255, 255, 255, 255, 255, 255, 0, 255, 0, 0, 255]);
+  assert.deepEqual([...recolour(pixels, light, dark)], [150, 200, 220, 255, 43, 47, 56, 255, 255, 255, 255, 0, 244, 165, 130, 255]);
 });

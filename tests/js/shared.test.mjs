@@ -2,7 +2,7 @@
 // step from the server's steps, whole numbers as the app writes them. Run by `node --test` (tests/test_js.py).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { level, stepFor, whole } from '../../ui/components/shared.js';
+import { isDark, level, stepFor, whole } from '../../ui/components/shared.js';
 
 test('a value reaches as many levels as edges at or below it', () => {
   const edges = [-0.5, 0, 0.5];  // four levels: below -0.5, -0.5 to 0, 0 to 0.5, 0.5 and up
@@ -25,4 +25,14 @@ test('the step is the first of the steps that is at least what is needed', () =>
 test('whole numbers have thousands separators', () => {
   assert.equal(whole(131072), '131,072');
   assert.equal(whole(0), '0');
+});
+
+test('the theme is dark when its background is: the two themes of .streamlit/config.toml, as hex or as the browser computes them', () => {
+  assert.equal(isDark('#0E1117'), true);  // [theme.dark]
+  assert.equal(isDark('#FFFFFF'), false);  // [theme.light]
+  assert.equal(isDark('rgb(14, 17, 23)'), true);
+  assert.equal(isDark(' rgb(255, 255, 255) '), false);
+  assert.equal(isDark('#767676'), true);  // relative luminance 0.18: under a half
+  assert.equal(isDark('#bcbcbc'), false);  // 188/255 = 0.737, linear 0.502: just over
+  assert.equal(isDark('var(--unset)'), false);  // nothing to read: the light theme, as the figures are built
 });

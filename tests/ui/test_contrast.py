@@ -132,3 +132,14 @@ def test_a_figures_white_is_the_dark_themes_background_there():
     # take the page's own background, so a figure is not a white box
     rule = next(line for line in CSS.splitlines() if '[style*="fill: rgb(255, 255, 255)"]' in line)
     assert LIGHT_DARK.search(rule).groups() == ("#ffffff", THEMES["dark"]["backgroundColor"].lower())
+
+
+def test_a_figures_toolbar_icons_stand_out_from_the_page_in_both_themes():
+    # plotly.js's own icon grey, rgba(68, 68, 68, 0.3), over white is #c7c7c7: 1.7:1, below the 3:1 a control needs (WCAG 1.4.11)
+    assert contrast(over(rgb("#444444"), rgb("#ffffff"), 0.3), rgb("#ffffff")) < 3
+    rules = [line for line in CSS.splitlines() if line.startswith(".js-plotly-plot .modebar-btn")]
+    assert len(rules) == 2  # the icons, and the icon under the pointer or switched on
+    for rule in rules:
+        (pair,) = LIGHT_DARK.findall(rule)
+        for theme, colour in zip(("light", "dark"), pair):
+            assert contrast(rgb(colour), rgb(THEMES[theme]["backgroundColor"])) >= 3, (rule, theme)

@@ -40,7 +40,7 @@ def test_the_heads_caption_names_the_steepest_and_shallowest_head(heads):
         assert "the first head forgets distant keys fastest, the last hardly at all" in text
     else:  # the old sentence, false here
         assert "the first head forgets" not in text
-        assert f"head {steep} (slope {BY_HAND[heads][steep]:.4g}) forgets distant keys fastest, head {shallow} " in text
+        assert f"head {steep + 1} (slope {BY_HAND[heads][steep]:.4g}) forgets distant keys fastest, head {shallow + 1} " in text  # named from 1
 
 
 def test_the_heads_caption_at_one_head_and_one_position():
@@ -56,14 +56,14 @@ def test_the_slopes_title_says_whole_powers_of_two_only_when_they_are(heads):
     power = heads & (heads - 1) == 0
     assert (title.endswith("(a geometric sequence; each a whole power of two, 1/2^k)") or title.endswith("(a geometric sequence)")) is (power and heads > 1)
     if heads == 12:
-        assert title == "Slopes of the 12 heads (heads 0 to 7 a geometric sequence; heads 8 to 11 between them)"
+        assert title == "Slopes of the 12 heads (heads 1 to 8 a geometric sequence; heads 9 to 12 between them)"
 
 
 @pytest.mark.parametrize("heads", [8, 16, 12])
 def test_the_slopes_caption_names_the_rule_that_made_them(heads):
     text = words.slopes_caption(alibi.alibi_slopes(heads))
     if heads == 12:
-        assert "12 heads is not a power of two: heads 0 to 7 take the slopes of 8 heads, and heads 8 to 11 every other slope of 16 heads" in text
+        assert "12 heads is not a power of two: heads 1 to 8 take the slopes of 8 heads, and heads 9 to 12 every other slope of 16 heads" in text
     else:
         assert "not a power of two" not in text and f"2^(−8/{heads})" in text
     assert ("exactly 1/2^k: 1/2, 1/4, 1/8" in text) is (heads == 8)
@@ -81,7 +81,7 @@ def test_the_span_sentence(heads, length):
         assert "too short for the slopes to differ" in text  # max_len 4: every head needs all 4 keys
     elif heads > 1:
         steep, shallow = STEEPEST[heads]
-        assert f"the nearest {by_hand[steep]:,} keys hold 90% of the attention of head {steep}, the steepest, while head {shallow}" in text
+        assert f"the nearest {by_hand[steep]:,} keys hold 90% of the attention of head {steep + 1}, the steepest, while head {shallow + 1}" in text
         assert f"spreads over {by_hand[shallow]:,} of the {length:,} keys" in text
 
 
@@ -111,4 +111,4 @@ def test_the_heads_caption_names_the_heads_that_look_flat_on_the_shared_range(he
     for part in listed.removeprefix("heads ").removeprefix("head ").replace(" and ", ", ").split(", "):
         lo, _, hi = part.partition(" to ")
         named |= set(range(int(lo), int(hi or lo) + 1))
-    assert named == set(faint)
+    assert named == {h + 1 for h in faint}  # named from 1

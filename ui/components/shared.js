@@ -21,6 +21,16 @@ export function stepFor(need, steps) {
   return steps.find((s) => s >= need) ?? steps[steps.length - 1];
 }
 
+// Whether a background colour ('#0e1117', 'rgb(14, 17, 23)') is dark: its relative luminance under a half. The
+// theme's background says which theme the visitor has (Streamlit passes it as a CSS variable).
+export function isDark(background) {
+  const hex = /^#([0-9a-f]{6})$/i.exec(background.trim());
+  const parts = hex ? [0, 2, 4].map((i) => parseInt(hex[1].slice(i, i + 2), 16)) : (background.match(/\d+(\.\d+)?/g) || []).slice(0, 3).map(Number);
+  if (parts.length < 3) return false;
+  const [r, g, b] = parts.map((c) => c / 255).map((c) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.5;
+}
+
 // The theme's colours as values a canvas can draw with (Streamlit passes them as CSS variables).
 export function theme(el) {
   const css = getComputedStyle(el);

@@ -65,7 +65,7 @@ def test_integer_steps_explode_as_p_to_the_fourth_while_the_sinusoids_stay_bound
     x2 = (study.integer_ratio[big] ** 2) * study.word_norm**2  # ‖p·1‖², the word's part negligible this far
     np.testing.assert_allclose(study.integer_loss[big], (x2 / study.word_norm**2) ** 2, rtol=0.05)
     assert study.integer_loss[-1] > 1e12 and study.sinusoid_loss.max() < 1
-    text = rp.raw_scale_text(study, 128)
+    text = "".join(rp.raw_scale_parts(study, 128))
     assert f"{study.integer_loss[-1]:.3g} times at position 4,095" in text and f"at most {study.sinusoid_loss.max():.3g}" in text
     assert f"from position {rp.first_position_above(study.positions, study.integer_loss, 1.0):,} on the step makes the loss worse" in text
 
@@ -75,7 +75,7 @@ def test_measured_positions_and_tiny_widths():
     positions = rp.measured_positions(131_072)
     assert positions[0] == 1 and positions[-1] == 131_071 and np.all(np.diff(positions) > 0)
     tiny = rp.raw_scale(np.array([1]), 2)
-    text = rp.raw_scale_text(tiny, 2)
+    text = "".join(rp.raw_scale_parts(tiny, 2))
     assert ("still makes progress" in text) == (tiny.sinusoid_loss.max() < 1) and "position 1" in text
 
 
@@ -84,7 +84,7 @@ def test_the_words_follow_the_numbers(d, max_len):
     """'Suits the first positions' only where the word's step lowers the loss at the first one and raises it later; a range of
     the sinusoid's sizes only where they differ in the digits shown."""
     study = rp.raw_scale(rp.measured_positions(max_len), d)
-    text = rp.raw_scale_text(study, d)
+    text = "".join(rp.raw_scale_parts(study, d))
     suits = study.integer_loss[0] < 1 and rp.first_position_above(study.positions, study.integer_loss, 1.0) is not None
     assert ("suits the first positions" in text) == suits
     lo, hi = f"{study.sinusoid_ratio.min():.4g}", f"{study.sinusoid_ratio.max():.4g}"

@@ -71,6 +71,28 @@ def test_each_bit_is_matched_to_the_pair_whose_wavelength_is_nearest_its_period(
     assert list(sinusoid_figures.nearest_pair_per_bit(8, 64, 10_000.0)[:4]) == [0] * 4
 
 
+def test_the_phase_circle_draws_less_than_one_turn_so_its_colours_run_round_once():
+    from core.schemes import sinusoidal
+    from core.viz import sinusoid_figures
+
+    # the fastest pair turns 1 rad a step: 2π ≈ 6.28, so positions 0..6 span 6 rad, and a 7th dot would pass the first
+    assert sinusoid_figures.one_turn(2 * np.pi, 256) == 7
+    assert sinusoid_figures.one_turn(32.0, 256) == 32  # exactly a whole wavelength: 31 steps, one short of the turn
+    assert sinusoid_figures.one_turn(5000.0, 256) == 256  # a slow pair: every position there is, part of a turn
+    assert sinusoid_figures.one_turn(5000.0, 10_000) == 400
+    assert sinusoid_figures.one_turn(2 * np.pi, 1) == 1
+    for pair in range(64):  # at every pair of d = 128, the dots span less than 2π, and the figure says what share
+        wl = sinusoidal.wavelengths(128, 10_000.0)[pair]
+        count = sinusoid_figures.one_turn(wl, 256)
+        omega = sinusoidal.pair_frequencies(128, 10_000.0)[pair]
+        assert (count - 1) * omega < 2 * np.pi
+        assert count == 256 or count * omega >= 2 * np.pi  # one more dot would close the turn
+    # the fastest pair, 7 dots: 6 rad = 0.9549 of a turn, said rounded down so it never reads as a whole turn
+    assert "7 consecutive positions, 0.954 of a turn" in sinusoid_figures.phase_circle(128, 256, 10_000.0, 0, 0, 7).layout.title.text
+    assert sinusoid_figures.turns_text(2 * np.pi * 0.99995) == "0.999 of a turn" and sinusoid_figures.turns_text(99.0) == "15.8 turns"
+    assert sinusoid_figures.turns_text(2 * np.pi) == "1 turn"
+
+
 # --- cheap to draw: what keeps plotly.js from drawing a figure twice ----------------------
 
 

@@ -228,3 +228,28 @@ def test_one_signed_values_take_the_sequential_scale_over_their_own_range():
     assert levels(small, 0.0, 8.0)[0, 0] == 0 and levels(small, 0.0, 8.0)[2, 2] == LEVELS - 1
     with pytest.raises(ValueError, match="one side of zero"):
         heatmap([("a", small - 4, grid, grid)], title="t", x_title="x", y_title="y", one_signed=True)
+
+
+def test_a_signed_scale_carries_a_dark_theme_twin_whose_zero_is_dark_and_whose_ends_are_light():
+    from core.viz import palette
+
+    spec = heatmap([("a", np.array([[-1.0, 0.0, 1.0]]), strided(3, 3), strided(1, 1))], title="t", x_title="x", y_title="y")
+    (scale,) = spec["scales"]
+    dark = np.asarray(scale["dark"]["colours"], dtype=np.float64)
+    assert dark.shape == (LEVELS, 3) and scale["dark"]["note"] == scale["note"].replace("white: 0", "dark grey: 0") != scale["note"]
+    assert np.array_equal(dark, wire.colour_lut(palette.DARK_DIVERGING, LEVELS))
+    assert scale["colours"][LEVELS // 2] == [247, 247, 247]  # the light scale's 0: RdBu's near-white
+    assert dark[LEVELS // 2].tolist() == [43, 47, 56]  # its twin's 0: #2b2f38, the middle stop, by hand
+
+    def lum(c):
+        c = c / 255
+        c = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+        return c @ [0.2126, 0.7152, 0.0722]
+
+    light_from_middle = [lum(dark[LEVELS // 2 + k]) for k in range(0, LEVELS // 2 + 1, 16)]
+    dark_from_middle = [lum(dark[LEVELS // 2 - k]) for k in range(0, LEVELS // 2 + 1, 16)]
+    assert np.all(np.diff(light_from_middle) > 0) and np.all(np.diff(dark_from_middle) > 0)  # lighter away from 0, both ways
+    page = lum(np.array([14.0, 17.0, 23.0]))  # the dark theme's background, #0E1117
+    assert (lum(dark[LEVELS // 2]) + 0.05) / (page + 0.05) > 1.3  # a cell of 0 still shows against the page, as a blank one does not
+    one_signed = heatmap([("a", np.array([[-1.0, 0.0]]), strided(2, 2), strided(1, 1))], title="t", x_title="x", y_title="y", one_signed=True)
+    assert "dark" not in one_signed["scales"][0]  # a sequential scale reads on either background

@@ -4,7 +4,7 @@
 // column and exact value; a PNG download; and, where the page has a window, a box dragged over a panel
 // asks the page for that window (double-click: the whole range). A new spec (a slider step) paints the same
 // element again in place. Every text, a visitor's words included, is written with textContent only.
-import { theme, whole } from '../shared.js';
+import { isDark, theme, whole } from '../shared.js';
 
 // --- what a cell is and what it says: pure functions (tests/js/heatmap.test.mjs) ---------------------------
 
@@ -95,6 +95,25 @@ export function description(spec, k) {
   ].join('; ');
 }
 
+// A scale as the visitor's theme shows it: a signed scale's dark-theme twin (its colours, and its key's note) in the
+// dark theme, the scale itself otherwise.
+export function shown(scale, dark) {
+  return dark && scale.dark ? { ...scale, colours: scale.dark.colours, note: scale.dark.note } : scale;
+}
+
+// A panel's pixels (RGBA bytes) in another scale's colours, in place: each pixel drawn in colour level k of `from`
+// (the server's palette PNG) takes colour k of `to`; a see-through pixel (a blank cell) stays as it is.
+export function recolour(rgba, from, to) {
+  const index = new Map();
+  from.forEach(([r, g, b], k) => { const key = (r << 16) | (g << 8) | b; if (!index.has(key)) index.set(key, k); });
+  for (let i = 0; i < rgba.length; i += 4) {
+    if (rgba[i + 3] === 0) continue;
+    const k = index.get((rgba[i] << 16) | (rgba[i + 1] << 8) | rgba[i + 2]);
+    if (k !== undefined) [rgba[i], rgba[i + 1], rgba[i + 2]] = to[k];
+  }
+  return rgba;
+}
+
 // The stops of a colour key's bar, [share of its length, colour], on screen and in the PNG alike.
 export function keyStops(colours) {
   const last = colours.length - 1;
@@ -125,7 +144,9 @@ export default function (component) {
   q('.pee-hm-ylabel').textContent = data.y_title;
   q('.pee-hm-hint').textContent = data.zoom ? data.zoom.hint : '';
   const gradient = (colours) => `linear-gradient(to right, ${keyStops(colours).map(([at, c]) => `${c} ${(at * 100).toFixed(1)}%`).join(', ')})`;
-  q('.pee-hm-keys').replaceChildren(...data.scales.map((scale) => {
+  const dark = isDark(theme(root).background);  // signed values in the dark theme's scale, whose 0 is not a white glare
+  const scales = data.scales.map((scale) => shown(scale, dark));
+  q('.pee-hm-keys').replaceChildren(...scales.map((scale) => {
     const key = document.createElement('span');
     const parts = [['pee-hm-lo', scale.lo], ['pee-hm-bar', ''], ['pee-hm-hi', scale.hi], ['pee-hm-keynote', scale.note]].map(([cls, text]) => {
       const part = document.createElement('span'); part.className = cls; part.textContent = text; return part;
@@ -174,7 +195,16 @@ export default function (component) {
     canvas.setAttribute('aria-label', description(data, k));
     const picture = new Image();  // the server's palette PNG of the cells' colour levels, decoded by the browser
     picture.src = p.image;
-    loads.push(picture.decode().then(() => canvas.getContext('2d').drawImage(picture, 0, 0)));
+    loads.push(picture.decode().then(() => {
+      const ctx = canvas.getContext('2d');
+      ctx.drawImage(picture, 0, 0);
+      const scale = data.scales[p.scale];
+      if (scales[p.scale] !== scale) {  // the dark theme's colours for the same levels
+        const pixels = ctx.getImageData(0, 0, canvas.width, canvas.height);
+        recolour(pixels.data, scale.colours, scales[p.scale].colours);
+        ctx.putImageData(pixels, 0, 0);
+      }
+    }));
     el.append(title, yt, canvas, document.createElement('div'), xt);
     return { el, canvas, values: decode(p.z), rows, cols, cursor: { row: 0, col: 0 } };
   });
@@ -302,7 +332,7 @@ export default function (component) {
     lines.slice(0, 3).forEach((line, i) => ctx.fillText(i === 2 && lines.length > 3 ? `${line} …` : line, 12, 44 + 16 * i));
     let row = 44 + 16 * Math.min(lines.length, 3);
     ctx.fillText(`rows: ${data.y_title}; columns: ${data.x_title}`, 12, row);
-    for (const scale of data.scales) {
+    for (const scale of scales) {
       row += 16;
       ctx.fillText(scale.lo, 12, row);
       const barX = 18 + ctx.measureText(scale.lo).width, bar = ctx.createLinearGradient(barX, 0, barX + 120, 0);

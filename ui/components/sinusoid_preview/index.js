@@ -4,7 +4,7 @@
 // core.schemes.sinusoidal's formula, one canvas pixel per cell, numbered along its sides (the numbers stay
 // in view while a large picture scrolls). Hover reads a cell's exact value; a button hands the settings to
 // the sidebar, a link opens the app at them. Text is written with textContent only.
-import { level, stepFor, whole } from '../shared.js';
+import { isDark, level, stepFor, theme, whole } from '../shared.js';
 
 // --- the picture and its words: pure functions (tests/js/sinusoid_preview.test.mjs) ---------------------
 
@@ -142,7 +142,8 @@ export default function (component) {
     d = Number(dIn.value); L = Number(LIn.value);
     pe = encode(d, L, base, concat);
     canvas.width = d; canvas.height = L;  // one pixel per cell; CSS scales it up, pixelated
-    canvas.getContext('2d').putImageData(new ImageData(paint(pe, data.edges, data.colours), d, L), 0, 0);
+    const colours = isDark(theme(root).background) ? data.dark_colours : data.colours;  // the heatmaps' scale in the visitor's theme
+    canvas.getContext('2d').putImageData(new ImageData(paint(pe, data.edges, colours), d, L), 0, 0);
     fit();
     const baseText = base.toLocaleString('en-US', { maximumSignificantDigits: 6 });
     q('.pee-sp-d-out').textContent = whole(d);
