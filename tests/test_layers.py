@@ -1,5 +1,6 @@
 """The architecture (docs/architecture.md): layers only point down, no import circles, core never
-imports streamlit, and importing any core module but the torch ones (TORCH_MODULES) never imports torch.
+imports streamlit, importing any core module but the torch ones (TORCH_MODULES) never imports torch, and
+only the ui.internals package imports Streamlit's private modules.
 Around the app, each top-level folder imports only the folders FOLDER_ARROWS allows, and no two folders
 import each other, however indirectly.
 
@@ -138,6 +139,20 @@ def test_arrows_point_down(name):
             assert theirs < mine or their_package == own or package(dep) == package(name), (
                 f"{name} ({own}) imports {dep} ({their_package}): an arrow up or sideways"
             )
+
+
+PUBLIC_STREAMLIT = {"streamlit", "streamlit.errors"}  # what the app imports of Streamlit outside ui/internals
+
+
+def test_private_streamlit_structures_are_touched_in_ui_internals_only():
+    """Streamlit's private modules (streamlit.runtime, its widgets' modules, ...) are imported by the ui.internals
+    package alone, so that an upgrade is checked in one place; the app's own files import public Streamlit."""
+    private = {m for m in imports(MODULES["ui.internals.session"]) if m.startswith("streamlit.")}
+    assert "streamlit.runtime.scriptrunner" in private  # the check sees the lazy imports it is about
+    for name, path in [("app", ROOT / "app.py"), *MODULES.items()]:
+        if name != "ui.internals" and not name.startswith("ui.internals."):
+            wrong = {m for m in imports(path) if m.split(".")[0] == "streamlit"} - PUBLIC_STREAMLIT
+            assert not wrong, f"{name} imports {sorted(wrong)}: private Streamlit structures belong in ui/internals/"
 
 
 def test_no_import_circles():

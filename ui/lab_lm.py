@@ -21,7 +21,7 @@ from core.schemes.registry import SCHEMES
 from ui import lab_lm_text as text
 from ui.controls import Choices, Number, check_links
 from ui.display import plot, static_table
-from ui.internals import connection_check
+from ui.internals.session import connection_check
 from ui.visitor import who
 from ui.lab_run import POLL_S, POLL_WAITING_S, progress_panel, result_cache
 from ui.tabs import url_tabs

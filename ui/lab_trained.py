@@ -29,7 +29,7 @@ from core.schemes.registry import SCHEMES
 from ui import glossary
 from ui.controls import Choice, Choices, Number, Toggle, check_links
 from ui.display import plot, static_table, text_block
-from ui.internals import connection_check
+from ui.internals.session import connection_check
 from ui.visitor import who
 from ui.lab_run import POLL_S, POLL_WAITING_S, progress_panel, result_cache
 from ui.heatmap import draw_heatmap

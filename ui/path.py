@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from ui.internals import made_page, reused_pages
+from ui.internals.speed import made_page, reused_pages
 
 ALL = frozenset({"d_model", "max_len", "base"})
 
@@ -107,7 +107,7 @@ BY_PATH = {step.url_path: step for step in STEPS}
 
 
 def pages() -> list:
-    """The st.Page of every step, in path order; `/` is the default. Made once per process (ui.internals.reused_pages)."""
+    """The st.Page of every step, in path order; `/` is the default. Made once per process (ui.internals.speed.reused_pages)."""
     return reused_pages(_made_pages)
 
 
