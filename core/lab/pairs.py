@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core import bibliography
 from core.lab import experiment, lm
 from core.schemes import rope
 from core.schemes.checks import whole_number
@@ -101,8 +102,5 @@ def over_budget(configs: list[PairsConfig]) -> str | None:
     return experiment.refuse_over(sum(estimate_seconds(c) for c in configs), experiment.EVAL_CPU_S, "Evaluating these ablations")
 
 
-BARBERO = (
-    "Barbero, Vitvitskyi, Perivolaropoulos, Pascanu & Veličković (2024), Round and Round We Go! What makes Rotary Positional "
-    "Encodings useful?, arXiv:2410.06205"
-)
-LIU = "Liu, Yan, Zhang, An, Qiu & Lin (2023), Scaling Laws of RoPE-based Extrapolation, arXiv:2310.05209"
+BARBERO = bibliography.BARBERO.cited
+LIU = bibliography.LIU.cited

@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from core import bibliography
 from core.lab import config as lab
 from core.lab import experiment, lm
 from core.schemes.checks import shown, whole_number
@@ -184,4 +185,4 @@ def over_budget(configs: list[PasskeyConfig]) -> str | None:
 # NeurIPS 2023, arXiv:2305.16300: the passkey retrieval task hides a random number in repeated
 # filler text and asks for it at the end; the paper uses it to test retrieval far past the
 # training context.
-PAPER_SOURCE = "Mohtashami & Jaggi (2023), Landmark Attention: Random-Access Infinite Context Length for Transformers, arXiv:2305.16300"
+PAPER_SOURCE = bibliography.PASSKEY.cited
