@@ -10,9 +10,9 @@ then `--per-page` seconds on each page alone) and is stopped. Reported: CPU-ms p
 all actions and page by page, for each tree and round, and this tree's over the reference's
 summed over the rounds. Both servers run this checkout's load client.
 
-    python -m bench.load.ab --settings [--rounds 2] [--sessions 20] [--seconds 20] [--per-page 0]
+    python -m bench.load.ab --settings [--patches "theme,one key"] [--rounds 2] [--sessions 20] [--seconds 20] [--per-page 0]
 
-measures this tree alone at several settings of PEE_STOCK_STREAMLIT instead (ui/internals): every speed
+measures this tree's HEAD commit alone at several settings of PEE_STOCK_STREAMLIT instead (ui/internals): every speed
 patch in place, none (stock Streamlit), and each patch left out in turn, every setting once per round in
 an order reversed every other round. Reported: CPU-ms per action of each run, and per setting its
 rounds' spread (the noise of the same tree, run twice) and its CPU per action over all patches' (a
@@ -93,12 +93,14 @@ def table(runs: list[tuple[str, int, dict]]) -> list[str]:
     return lines
 
 
-def settings() -> list[tuple[str, dict[str, str]]]:
-    """(name, environment) of each setting `--settings` runs: all patches, stock Streamlit, each patch left out."""
+def settings(only: str = "") -> list[tuple[str, dict[str, str]]]:
+    """(name, environment) of each setting `--settings` runs: all patches, stock Streamlit, each patch left out
+    (those named in `only`, comma-separated, when given)."""
     from ui.internals import STOCK_ENV
     from ui.internals.speed import PATCHES
 
-    return [("all", {STOCK_ENV: ""}), ("stock", {STOCK_ENV: "1"})] + [(f"no {name}", {STOCK_ENV: name}) for name in PATCHES]
+    left_out = [name for name in PATCHES if not only or name in {n.strip() for n in only.split(",")}]
+    return [("all", {STOCK_ENV: ""}), ("stock", {STOCK_ENV: "1"})] + [(f"no {name}", {STOCK_ENV: name}) for name in left_out]
 
 
 def settings_table(runs: list[tuple[str, int, dict]]) -> list[str]:
@@ -123,13 +125,22 @@ def settings_table(runs: list[tuple[str, int, dict]]) -> list[str]:
 
 
 def main_settings(args: argparse.Namespace) -> int:
-    here = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
-    print(f"this tree {here} at {len(settings())} settings of PEE_STOCK_STREAMLIT; load before: {load_average()}", flush=True)
+    tmp = Path(tempfile.mkdtemp(prefix="pee-ab-"))
+    try:
+        here = export("HEAD", tmp)  # the commit, as the ref mode serves its reference: edits made while it runs are not measured
+        return settings_runs(tmp, here, args)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def settings_runs(tree: Path, here: str, args: argparse.Namespace) -> int:
+    chosen = settings(args.patches)
+    print(f"this tree {here} at {len(chosen)} settings of PEE_STOCK_STREAMLIT; load before: {load_average()}", flush=True)
     runs = []
     for i in range(args.rounds):
-        order = settings() if i % 2 == 0 else settings()[::-1]
+        order = chosen if i % 2 == 0 else chosen[::-1]
         for name, env in order:
-            run = one_run(ROOT, f"{name.replace(' ', '-')}-{i + 1}", args, args.out, env=env)
+            run = one_run(tree, f"{name.replace(' ', '-')}-{i + 1}", args, args.out, env=env)
             print(f"round {i + 1} {name}: {ms(run['all']):.1f} CPU-ms per action over {run['all']['actions']} actions, {run['errors']} errors", flush=True)
             runs.append((name, i, run))
     print(f"load at the end: {load_average()}\n")
@@ -146,7 +157,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--per-page", type=float, default=8)
     p.add_argument("--pages", default="", help="comma-separated page names (default: every page)")
     p.add_argument("--out", type=Path, default=ROOT / "artifacts" / "ab")
-    p.add_argument("--settings", action="store_true", help="this tree at each setting of PEE_STOCK_STREAMLIT instead of against --ref")
+    p.add_argument("--settings", action="store_true", help="HEAD at each setting of PEE_STOCK_STREAMLIT instead of against --ref")
+    p.add_argument("--patches", default="", help="with --settings: the patches to leave out one at a time (default: every one)")
     args = p.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     if args.settings:
