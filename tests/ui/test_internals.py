@@ -100,25 +100,12 @@ def test_written_for_the_installed_streamlit():
         assert f"streamlit {internals.WRITTEN_FOR}" in module.__doc__, module.__name__
 
 
-def test_one_switch_runs_stock_streamlit_and_leaves_the_hardening_on(monkeypatch):
+def test_one_switch_runs_stock_streamlit_and_leaves_the_hardening_on():
     always = {"widget states", "uploads", "component events", "url writes"}
     assert set(internals.install({})) == always | set(speed.PATCHES) and all(internals.install({}).values())
     assert set(internals.install({"PEE_STOCK_STREAMLIT": "1"})) == always
-    assert set(internals.install({"PEE_STOCK_STREAMLIT": " theme, nonsense,reused pages"})) == always | set(speed.PATCHES) - {"theme", "reused pages"}
+    assert set(internals.install({"PEE_STOCK_STREAMLIT": " theme, nonsense"})) == always | set(speed.PATCHES) - {"theme"}
     assert internals.left_out({"PEE_STOCK_STREAMLIT": ""}) == internals.left_out({}) == set()
-    made = []
-
-    def make():
-        made.append(1)
-        return [SimpleNamespace(_can_be_called=False, url_path="a")]  # a fresh page, as st.Page makes it
-
-    monkeypatch.setattr(speed, "_PAGES", [])
-    monkeypatch.setattr(speed, "_REUSE", [])  # the pages patch left out: every run makes its pages, as Streamlit does
-    speed.reused_pages(make), speed.reused_pages(make)
-    assert len(made) == 2 and speed.made_page("a") is None
-    monkeypatch.setattr(speed, "_REUSE", [True])
-    speed.reused_pages(make), speed.reused_pages(make)
-    assert len(made) == 3 and speed.made_page("a") is not None
 
 
 def test_the_private_structures_exist_in_a_real_script_run():
@@ -336,39 +323,7 @@ def test_without_cookies_a_visitor_is_the_session(monkeypatch):
     assert session.visitor_id() == "session:s-1"
 
 
-def _pages_script():
-    import streamlit as st
-
-    from ui.internals import speed
-
-    made = []
-
-    def make():
-        made.append(1)
-        return [st.Page(lambda: st.write("a"), title="A", url_path="a", default=True), st.Page(lambda: st.write("b"), title="B", url_path="b")]
-
-    speed._PAGES.clear()
-    first = speed.reused_pages(make)
-    page = st.navigation(first)
-    page.run()
-    second = speed.reused_pages(make)
-    st.session_state["facts"] = {
-        "made": len(made),
-        "same attributes": [vars(a) == vars(b) for a, b in zip(speed._PAGES, second)],
-        "fresh": [p._can_be_called for p in second],
-        "distinct": all(a is not b for a, b in zip(first, second)),
-    }
-    speed._PAGES.clear()
-
-
-def test_pages_are_made_once_and_copied_as_fresh_pages():
-    at = AppTest.from_function(_pages_script)
-    at.run()
-    assert not at.exception, (UPGRADE, [e.value for e in at.exception])
-    assert at.session_state["facts"] == {"made": 1, "same attributes": [True, True], "fresh": [False, False], "distinct": True}, UPGRADE
-
-
-# --- what every run repeats: the four wrappers give what Streamlit gives, once -------------
+# --- what every run repeats: the two speed patches give what Streamlit gives, once ----------
 
 
 def _theme_of(populate) -> bytes:
@@ -430,46 +385,6 @@ def test_a_theme_section_of_defaults_only_is_sent_as_streamlit_sends_it(monkeypa
     assert _theme_of(populate) == expected
 
 
-def _components_script() -> None:
-    import streamlit as st
-
-    show = st.components.v2.component("pee.probe", html="<div></div>", js="export default function () {}")
-    show(data={"z": [1, 2], "a": "x"}, key="keyed")
-    show(data={"z": [1, 2], "a": "x"})
-    show(data={"z": [1, 2, 3], "a": "x"})
-
-
-def _component_ids() -> list[str]:
-    at = AppTest.from_function(_components_script).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return [element.proto.id for element in at._tree.main.children.values()]
-
-
-def test_a_keyed_component_gets_the_same_id_without_its_data_hashed(monkeypatch):
-    import streamlit as st
-    from streamlit.components.v2.bidi_component import main
-    from streamlit.components.v2.bidi_component.main import BidiComponentMixin
-
-    assert INSTALLED["keyed components"], UPGRADE
-    identities = []
-    register = main.compute_and_register_element_id
-
-    def spy(*args, **kwargs):
-        identities.append(kwargs)
-        return register(*args, **kwargs)
-
-    monkeypatch.setattr(main, "compute_and_register_element_id", spy)
-    wrapped = _component_ids()
-    assert ["json" in kwargs for kwargs in identities] == [False, True, True]  # the keyed one's data is not encoded for its identity
-    monkeypatch.setattr(BidiComponentMixin, "_build_bidi_identity_kwargs", BidiComponentMixin._build_bidi_identity_kwargs.__wrapped__)
-    monkeypatch.setattr(BidiComponentMixin, "_bidi_component", BidiComponentMixin._bidi_component.__wrapped__)
-    monkeypatch.setattr(st, "_bidi_component", st._bidi_component.__func__.__wrapped__.__get__(st._bidi_component.__self__))
-    identities.clear()
-    assert _component_ids() == wrapped  # Streamlit's own: the same ids
-    assert ["json" in kwargs for kwargs in identities] == [True, True, True]
-    assert wrapped[0].endswith("-keyed") and wrapped[1] != wrapped[2]  # unkeyed ones still told apart by their data
-
-
 def test_a_cached_function_has_streamlits_key_worked_out_once_per_code(monkeypatch):
     import uuid
 
@@ -505,48 +420,7 @@ def test_a_cached_function_has_streamlits_key_worked_out_once_per_code(monkeypat
     assert make_key(CacheType.RESOURCE, fn["first"]) == make_key.__wrapped__(CacheType.RESOURCE, fn["first"])
 
 
-def _one_key_script() -> None:
-    import streamlit as st
-    from streamlit.runtime.state import get_session_state
-
-    from ui.internals.speed import _OneKeyState
-
-    st.session_state.setdefault("blank", None)
-    st.session_state.setdefault("plain", 3)
-    st.session_state["$$STREAMLIT_INTERNAL_KEY_probe"] = 1
-    st.number_input("blank", key="blank", value=5)  # preset to None: Streamlit's check makes it start empty
-    st.number_input("typed", key="typed", value=7)
-    st.selectbox("pick", ["a", "b"], key="pick")
-    st.slider("range", 0, 10, 4)  # no key
-    whole = get_session_state().filtered_state
-    one = _OneKeyState(get_session_state())
-    asked = [*whole, "absent", "$$ID-0-none", "$$STREAMLIT_INTERNAL_KEY_probe"]
-    st.session_state["answers"] = [(k, k in whole, k in one, whole.get(k), one.get(k)) for k in asked]
-    st.session_state["same"] = (dict(one) == whole, len(one) == len(whole))
-
-
-def test_widgets_read_their_own_key_as_the_whole_state_would_answer():
-    from streamlit.elements.widgets import number_input
-
-    assert INSTALLED["one key"] and number_input.get_session_state._pee_one_key, UPGRADE
-    at = AppTest.from_function(_one_key_script).run()
-    assert not at.exception, (UPGRADE, [e.value for e in at.exception])
-    assert at.number_input(key="blank").value is None and at.number_input(key="typed").value == 7
-    answers = at.session_state["answers"]
-    assert {k for k, *_ in answers} >= {"blank", "plain", "typed", "pick", "absent"}
-    for key, in_whole, in_one, from_whole, from_one in answers:
-        assert (in_one, from_one) == (in_whole, from_whole), key
-    assert at.session_state["same"] == (True, True)
-    at.number_input(key="typed").set_value(9).run()  # a value the browser sent: in _new_widget_state on this run
-    assert not at.exception and at.number_input(key="typed").value == 9
-    for key, in_whole, in_one, from_whole, from_one in at.session_state["answers"]:
-        assert (in_one, from_one) == (in_whole, from_whole), key
-    assert ("typed", True, True, 9, 9) in at.session_state["answers"]
-
-
 def test_each_wrapper_leaves_streamlit_as_it_is_when_a_structure_is_missing(monkeypatch):
-    from streamlit.components.v2.bidi_component.main import BidiComponentMixin
-    from streamlit.elements.widgets import radio
     from streamlit.runtime import app_session
     from streamlit.runtime.caching import cache_utils
 
@@ -557,21 +431,6 @@ def test_each_wrapper_leaves_streamlit_as_it_is_when_a_structure_is_missing(monk
     assert speed.cache_keys_once() is True  # installs over a plain function; the missing piece shows only when called
     monkeypatch.delattr(cache_utils, "_make_function_key")
     assert speed.cache_keys_once() is False
-    monkeypatch.setattr(BidiComponentMixin, "_bidi_component", BidiComponentMixin._bidi_component.__wrapped__)
-    monkeypatch.setattr("streamlit._bidi_component", None)  # not the main area's bound method: not wrapped
-    assert speed.keyed_components_unhashed() is False
-    assert not getattr(BidiComponentMixin._bidi_component, "_pee_keyed", False)
-    import importlib
-
-    from streamlit.runtime.state import get_session_state
-
-    for name in speed.WIDGET_MODULES:  # as Streamlit has them, then one that no longer reads it from Streamlit
-        monkeypatch.setattr(importlib.import_module(f"streamlit.elements.widgets.{name}"), "get_session_state", get_session_state)
-    monkeypatch.setattr(radio, "get_session_state", lambda: None)
-    assert speed.widgets_read_one_key() is False
-    assert all(
-        importlib.import_module(f"streamlit.elements.widgets.{n}").get_session_state is get_session_state for n in speed.WIDGET_MODULES if n != "radio"
-    )
     from streamlit.components.v2.bidi_component import main
 
     monkeypatch.delattr(main, "deserialize_trigger_list")
