@@ -1,9 +1,9 @@
 """Speed patches: what Streamlit repeats on every run whatever the page draws, done once per process.
 `ui.internals.install` puts them in place unless the operator asks for stock Streamlit
 (`PEE_STOCK_STREAMLIT=1`). Each is here because a same-run A/B (`python -m bench.load.ab --settings`,
-docs/deploy.md "The speed patches, one by one") showed its gain above the noise of two runs of one tree;
-three others (a keyed component's identity left unhashed, widgets reading one key of Session State, the
-pages made once per process) showed none and were deleted.
+docs/deploy.md "The speed patches, one by one") showed its gain above the noise of two runs of one tree
+(and two later runs the same gain within their noise); three others (a keyed component's identity left
+unhashed, widgets reading one key of Session State, the pages made once per process) showed none and were deleted.
 
 Written for streamlit 1.67.0 (`ui.internals.WRITTEN_FOR`); each returns False and leaves Streamlit
 as it is when a structure is not as described (tests/ui/test_internals.py fails loudly when an
