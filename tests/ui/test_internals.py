@@ -8,8 +8,12 @@ bench/script_thread.py, app_test.MediaFileManager in tests/app/test_code.py)."""
 
 from __future__ import annotations
 
+import ast
 import inspect
 import re
+import subprocess
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -106,6 +110,15 @@ def test_one_switch_runs_stock_streamlit_and_leaves_the_hardening_on():
     assert set(internals.install({"PEE_STOCK_STREAMLIT": "1"})) == always
     assert set(internals.install({"PEE_STOCK_STREAMLIT": " theme, nonsense"})) == always | set(speed.PATCHES) - {"theme"}
     assert internals.left_out({"PEE_STOCK_STREAMLIT": ""}) == internals.left_out({}) == set()
+
+
+def test_app_py_installs_the_wrappers_itself_and_importing_installs_nothing():
+    root = Path(__file__).resolve().parents[2]
+    top = ast.parse((root / "app.py").read_text()).body  # a call at the top of the script, so on every run
+    assert any(ast.unparse(node) == "internals.install()" for node in top if isinstance(node, ast.Expr)), "app.py must call internals.install()"
+    probe = "import ui.sidebar, ui.path, ui.controls; from streamlit.runtime import app_session; print(hasattr(app_session._populate_theme_msg, '__wrapped__'))"
+    out = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "False"  # the app's modules imported, Streamlit is still as shipped until install() runs
 
 
 def test_the_private_structures_exist_in_a_real_script_run():
