@@ -17,8 +17,8 @@ import pandas  # noqa: F401  imported here, once, before any session runs a page
 import plotly.express  # noqa: F401  server arrive together, and a second session could see a half-imported module
 import streamlit as st
 
+from ui import history, internals
 from ui.path import BY_PATH, pages
-from ui import history
 from ui.scroll_regions import scroll_regions
 from ui.sidebar import shared_controls, show_url_notices
 
@@ -27,6 +27,9 @@ from ui.sidebar import shared_controls, show_url_notices
 FAVICON = "data:image/png;base64," + base64.b64encode((Path(__file__).parent / "ui" / "assets" / "favicon.png").read_bytes()).decode("ascii")
 STYLES = Path(__file__).parent / "ui" / "assets" / "app.css"  # what the theme has no option for (the file says what)
 
+# The hardening (and the URL hold ui/history.py needs) always; the speed patches unless PEE_STOCK_STREAMLIT
+# asks for Streamlit as shipped. Once per process in effect: each is a no-op when already in place.
+internals.install()
 st.set_page_config(page_title="Positional Encoding Explorer", page_icon=FAVICON, layout="wide")
 
 st.html(STYLES)

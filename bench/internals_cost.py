@@ -5,12 +5,8 @@ bytes saves against a dict.
     python -m bench.internals_cost
 
 - the theme: the six sections of one new_session message (every full run sends one);
-- a keyed component's identity: the sorted JSON and MD5 Streamlit makes of a heatmap spec of
-  EXACT_CELLS cells and then ignores (per heatmap, per run);
 - a heatmap's data: Streamlit's JSON of a dict against the bytes of ui.heatmap.payload (per heatmap, per run);
-- an st.cache_data function's key (per cached function a page script defines, per full run);
-- a widget's look at Session State (per number_input, selectbox, slider, text_input, per run),
-  with the keys one session holds after opening every page of the app (AppTest).
+- an st.cache_data function's key (per cached function a page script defines, per full run).
 
 Multiply by the calls of a run to see what a rerun saves; the load bench (bench.load.ab) says
 what it comes to for the server under a room's load.
@@ -54,14 +50,6 @@ def _spec() -> dict:
     return heatmap([("p", z, Sample(0, z.shape[1], 1), Sample(0, rows, 1))], title="t", x_title="x", y_title="y", note="")
 
 
-def component_identity() -> tuple[float, int]:
-    """Streamlit's identity of an unkeyed call with a heatmap's data (what a keyed call no longer computes), and the spec's size."""
-    from streamlit.util import calc_hash
-
-    data = {**_spec(), "key": "k"}
-    return best_us(lambda: calc_hash(json.dumps(data, sort_keys=True)), 50), len(json.dumps(data))
-
-
 def heatmap_data() -> tuple[float, float]:
     """A heatmap's data on every run: Streamlit's JSON of it as a dict (`serialize_mixed_data`), against
     ui.heatmap.payload's bytes (the shared spec's JSON written once, the element's keys put in)."""
@@ -89,42 +77,20 @@ def cache_key() -> tuple[float, float]:
     return best_us(lambda: make_key.__wrapped__(CacheType.DATA, func), 50), best_us(lambda: make_key(CacheType.DATA, func), 50)
 
 
-def session_state() -> tuple[float, float, int]:
-    from streamlit.testing.v1 import AppTest
-
-    from harness.pages import ROOT, app_pages
-    from ui.internals import _OneKeyState
-
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.run()
-    for page in app_pages():
-        at.switch_page(page.script).run()
-    safe = at.session_state._state
-
-    def look(state) -> bool:  # what the widgets ask: whether their key is preset to None
-        return "d_model" in state and state["d_model"] is None
-
-    whole = best_us(lambda: look(safe.filtered_state), 2000)
-    one = best_us(lambda: look(_OneKeyState(safe)), 2000)
-    return whole, one, len(safe.filtered_state)
-
-
 def main() -> int:
-    import ui.internals as internals
+    from ui import internals
 
-    if not all(internals.INSTALLED.values()):
-        raise SystemExit(f"not every wrapper is in place: {internals.INSTALLED}")
+    installed = internals.install({})  # every wrapper, whatever PEE_STOCK_STREAMLIT says: the bench compares them with Streamlit's own
+    if not all(installed.values()):
+        raise SystemExit(f"not every wrapper is in place: {installed}")
     streamlit_us, wrapped_us = theme()
     print(f"theme, six sections of a new_session message:   Streamlit {streamlit_us:7.0f} µs, wrapped {wrapped_us:6.1f} µs")
-    streamlit_us, size = component_identity()
-    print(f"a keyed component's identity ({size / 1000:.0f} kB spec):     Streamlit {streamlit_us:7.0f} µs, wrapped    0    µs (not computed)")
+    size = len(json.dumps({**_spec(), "key": "k"}))
     streamlit_us, wrapped_us = heatmap_data()
     label = f"a heatmap's data, {size / 1000:.0f} kB of JSON:"
     print(f"{label:<48}Streamlit {streamlit_us:7.0f} µs, as bytes {wrapped_us:4.1f} µs")
     streamlit_us, wrapped_us = cache_key()
     print(f"an st.cache_data function's key:                Streamlit {streamlit_us:7.0f} µs, wrapped {wrapped_us:6.1f} µs")
-    streamlit_us, wrapped_us, keys = session_state()
-    print(f"a widget's look at Session State ({keys} keys):    Streamlit {streamlit_us:7.0f} µs, wrapped {wrapped_us:6.1f} µs")
     return 0
 
 

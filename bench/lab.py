@@ -25,12 +25,12 @@ from pathlib import Path
 from core.lab.config import LabConfig
 from core.lab.entry import train
 from core.lab.labrun import LabRun
+from ui.lab_controls import DEFAULT_SCHEMES  # the page's default selection
 
 ONE_SCHEME_S = 20.0
 ALL_SCHEMES_S = 120.0
 PEAK_RSS_MB = 1024.0
 TARGET_ACCURACY = 0.95
-DEFAULT_SCHEMES = ["none", "sinusoidal", "learned", "rope", "alibi", "t5"]  # app_pages/lab.py's default selection
 TASK_CASES = {  # name: config changes
     "kback, k = 1": {},
     "kback, k = 3": {"offset": 3},

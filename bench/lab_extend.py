@@ -19,12 +19,10 @@ from bench import lab_experiments
 from core.lab.experiment import Bench
 from core.lab import extend
 
-SCALED = ("linear", "ntk", "yarn", "yarn_no_t")
-
 
 def configs() -> list[extend.ExtendConfig]:
-    plain = [extend.ExtendConfig("none", 1)] + [extend.ExtendConfig(m, s) for m in SCALED for s in extend.FACTORS]
-    tuned = [extend.ExtendConfig(m, s, fine_tune=extend.FINE_TUNE_STEPS) for m in ("none",) + SCALED for s in extend.FACTORS]
+    plain = [extend.ExtendConfig("none", 1)] + [extend.ExtendConfig(m, s) for m in extend.SCALED for s in extend.FACTORS]
+    tuned = [extend.ExtendConfig(m, s, fine_tune=extend.FINE_TUNE_STEPS) for m in ("none",) + extend.SCALED for s in extend.FACTORS]
     return plain + tuned
 
 

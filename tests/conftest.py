@@ -18,10 +18,15 @@ import pytest
 from streamlit.components.v2 import manifest_scanner
 
 from core.viz import memo
+from ui import internals
 
 memo.STORE.watch = True  # every stored figure's contents recorded, for the check below
 
 manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
+
+# What app.py installs on its first run, in place before any test: a helper's own AppTest (a function, not
+# app.py) then runs under the Streamlit the app runs under (PEE_STOCK_STREAMLIT=1 runs the suite on stock).
+internals.install()
 
 
 @pytest.fixture(autouse=True)

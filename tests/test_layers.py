@@ -1,5 +1,6 @@
 """The architecture (docs/architecture.md): layers only point down, no import circles, core never
-imports streamlit, and importing any core module but the torch ones (TORCH_MODULES) never imports torch.
+imports streamlit, importing any core module but the torch ones (TORCH_MODULES) never imports torch, and
+only the ui.internals package imports Streamlit's private modules.
 Around the app, each top-level folder imports only the folders FOLDER_ARROWS allows, and no two folders
 import each other, however indirectly.
 
@@ -22,7 +23,7 @@ TORCH_MODULES = {"core.schemes.torch", "core.lab.model", "core.lab.trained"}  # 
 # Inside core, a module imports its own package or packages of a lower rank: the schemes and the
 # figure grid and wire format at the bottom, then what is measured, then the figures drawn of it
 # and the files written, then the lab (which trains the schemes and draws what it found).
-RANK = {"core.schemes": 0, "core.viz.grid": 0, "core.viz.wire": 0, "core.analysis": 1, "core.viz": 2, "core.files": 2, "core.lab": 3}
+RANK = {"core.bibliography": 0, "core.schemes": 0, "core.viz.grid": 0, "core.viz.wire": 0, "core.analysis": 1, "core.viz": 2, "core.files": 2, "core.lab": 3}
 LAYER = {"core": 0, "ui": 1, "app_pages": 2}  # app.py and the pages -> ui -> core
 
 
@@ -138,6 +139,20 @@ def test_arrows_point_down(name):
             assert theirs < mine or their_package == own or package(dep) == package(name), (
                 f"{name} ({own}) imports {dep} ({their_package}): an arrow up or sideways"
             )
+
+
+PUBLIC_STREAMLIT = {"streamlit", "streamlit.errors"}  # what the app imports of Streamlit outside ui/internals
+
+
+def test_private_streamlit_structures_are_touched_in_ui_internals_only():
+    """Streamlit's private modules (streamlit.runtime, its widgets' modules, ...) are imported by the ui.internals
+    package alone, so that an upgrade is checked in one place; the app's own files import public Streamlit."""
+    private = {m for m in imports(MODULES["ui.internals.session"]) if m.startswith("streamlit.")}
+    assert "streamlit.runtime.scriptrunner" in private  # the check sees the lazy imports it is about
+    for name, path in [("app", ROOT / "app.py"), *MODULES.items()]:
+        if name != "ui.internals" and not name.startswith("ui.internals."):
+            wrong = {m for m in imports(path) if m.split(".")[0] == "streamlit"} - PUBLIC_STREAMLIT
+            assert not wrong, f"{name} imports {sorted(wrong)}: private Streamlit structures belong in ui/internals/"
 
 
 def test_no_import_circles():

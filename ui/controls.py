@@ -23,7 +23,8 @@ from typing import Any, Protocol
 
 import streamlit as st
 
-from ui.internals import drop_query_param, forget_initial_query_param, widget_values_sent_by_browser
+from ui.internals.session import widget_values_sent_by_browser
+from ui.internals.url import drop_query_param, forget_initial_query_param
 from ui.params import link_value
 
 MAX_LISTED = 2  # a list in a link (schemes=a,b,...) is read up to this many names per option, distinct or not
@@ -67,7 +68,7 @@ def url_choice(key: str, options: list[str], default: str) -> str | None:
     its display label. An unknown value gives a notice and the default. Call before creating
     the widget; `keep_in_url` writes the choice back after it. Returns the notice, if any.
     A browser reconnecting to a restarted server already shows the choice, perhaps just
-    changed (`ui.internals.widget_values_sent_by_browser`): the widget then takes the
+    changed (`ui.internals.session.widget_values_sent_by_browser`): the widget then takes the
     browser's value, not the URL's.
     A value another page left under the same key (its options differ: `/code?scheme=alibi`,
     then the attention page) is not one of `options`: it is replaced, silently, by the link's

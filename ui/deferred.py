@@ -16,7 +16,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from core.viz import memo
-from ui import internals
+from ui.internals.session import session_id
 
 BUDGET_BYTES = 64 * 2**20  # the kept files of the process together: /code's largest .npy (32 MB) and .csv (about 20 MB)
 POOL = 2  # files made at once in the process (a file takes a core while it is made)
@@ -86,5 +86,5 @@ def deferred(make: Callable[[], bytes | str], *key: object) -> Callable[[], byte
         digest = memo.digest(*key)
     except memo.Unkeyed:
         digest = None
-    session = internals.session_id()
+    session = session_id()
     return lambda: FILES.get(digest, make, session)

@@ -1,7 +1,7 @@
 """One history entry per page the visitor goes to (the script, ui/assets/history.js, says why and how).
 
 The script patches the page's history once it has loaded, but a session's first run writes the URL before
-it can have: that run holds its writes (`ui.internals.hold_url_writes`: st.query_params changes, nothing is
+it can have: that run holds its writes (`ui.internals.url.hold_url_writes`: st.query_params changes, nothing is
 sent to the browser) and hands the final query string to the script at its end, which writes it into the
 entry of the load. So do the runs after it until one arrives with that query string in the browser's URL,
 which says the script has run (a link clicked before it loaded is followed by a run that would otherwise
@@ -16,7 +16,7 @@ from urllib.parse import parse_qs
 
 import streamlit as st
 
-from ui.internals import hold_url_writes
+from ui.internals.url import hold_url_writes
 
 JS = Path(__file__).parent / "assets" / "history.js"
 SHOWN_KEY = "_url_in_history"  # set once the browser's URL shows what a run handed to the script: it has run

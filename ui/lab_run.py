@@ -10,7 +10,7 @@ At most PEE_LAB_MAX_RUNS runs (default 2) train at once in this server (core.lab
 at most one per visitor (a browser, across its tabs) with one more waiting, and a few per network
 address (ui.visitor: who asks, from where; a run past those is refused in a sentence); a run past the
 cap waits in line and says where it stands and how long it should wait, Stop takes it out, and
-closing the tab does too (ui.internals.connection_check). A run is stopped at three times its
+closing the tab does too (ui.internals.session.connection_check). A run is stopped at three times its
 estimated time (core.lab.labrun.CAP_FACTOR), more on a server slower than its estimates. A configuration already trained comes from the
 server's cache at once, without waiting.
 """
@@ -27,7 +27,7 @@ from core.lab.labrun import SYNTHETIC, Job, LabRun
 from core.lab.trainers import Outlook, trainers
 from core.schemes.registry import SCHEMES
 from core.viz.grid import ordinal
-from ui.internals import connection_check
+from ui.internals.session import connection_check
 from ui.visitor import who
 
 POLL_S = 0.5  # seconds between two looks at a training run. With runner.postScriptGC = false (.streamlit/config.toml)

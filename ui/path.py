@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from ui.internals import made_page, reused_pages
 
 ALL = frozenset({"d_model", "max_len", "base"})
 
@@ -107,11 +106,7 @@ BY_PATH = {step.url_path: step for step in STEPS}
 
 
 def pages() -> list:
-    """The st.Page of every step, in path order; `/` is the default. Made once per process (ui.internals.reused_pages)."""
-    return reused_pages(_made_pages)
-
-
-def _made_pages() -> list:
+    """The st.Page of every step, in path order; `/` is the default."""
     return [st.Page(s.script, title=s.title, icon=s.icon, **({"default": True} if s.url_path == "" else {"url_path": s.url_path})) for s in STEPS]
 
 
@@ -125,6 +120,5 @@ def next_link(current: str) -> None:
 
 
 def link(step: Step, label: str, icon: str) -> None:
-    """A link to a step's page (its st.Page when the process has made it: no path to resolve)."""
-    page = made_page(step.url_path)
-    st.page_link(page if page is not None else step.script, label=label, icon=icon)
+    """A link to a step's page."""
+    st.page_link(step.script, label=label, icon=icon)

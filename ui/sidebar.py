@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from ui.internals import widget_values_sent_by_browser
+from ui.internals.session import widget_values_sent_by_browser
 from ui.params import BASE, D_MODEL, MAX_LEN, SHARED_PARAMS, ParamSpec, log_ticks, parse_param
 
 NOTICES_KEY = "_url_notices"
@@ -156,7 +156,7 @@ def _read_url_once() -> None:
     """On the first run of a session, seed every setting from the URL and keep the notices.
 
     A first run can also be a browser reconnecting to a restarted server, with the move that
-    sent it (see `ui.internals.widget_values_sent_by_browser`): that move is kept for both
+    sent it (see `ui.internals.session.widget_values_sent_by_browser`): that move is kept for both
     widgets, as the on_change callbacks would have done, instead of being undone by the URL's
     older value."""
     if all(spec.name in st.session_state for spec in SHARED_PARAMS):

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from core import bibliography as papers
 from core.schemes.rope import SCALING_KINDS
 from core.schemes.rope_presets import PRESETS
 from ui.display import static_table
@@ -23,26 +24,26 @@ class Source:
     where: str  # where it comes from
 
 
-VASWANI = "Vaswani et al. 2017, Attention Is All You Need (NeurIPS; arXiv:1706.03762)"
-ROFORMER = "Su et al. 2021, RoFormer: Enhanced Transformer with Rotary Position Embedding (arXiv:2104.09864)"
-ALIBI = "Press, Smith & Lewis 2022, Train Short, Test Long (ICLR; arXiv:2108.12409)"
-T5 = "Raffel et al. 2020, Exploring the Limits of Transfer Learning with a Unified Text-to-Text Transformer (JMLR; arXiv:1910.10683)"
-SHAW = "Shaw, Uszkoreit & Vaswani 2018, Self-Attention with Relative Position Representations (NAACL; arXiv:1803.02155)"
-TXL = "Dai et al. 2019, Transformer-XL (ACL; arXiv:1901.02860)"
-KERPLE = "Chi et al. 2022, KERPLE: Kernelized Relative Positional Embedding for Length Extrapolation (NeurIPS; arXiv:2205.09921)"
-YARN = "Peng et al. 2023, YaRN: Efficient Context Window Extension of Large Language Models (arXiv:2309.00071)"
-PI = "Chen et al. 2023, Extending Context Window of Large Language Models via Positional Interpolation (arXiv:2306.15595)"
-BERT = "Devlin et al. 2019, BERT (NAACL; arXiv:1810.04805)"
-HAVIV = "Haviv et al. 2022, Transformer Language Models without Positional Encodings Still Learn Positional Information (Findings of EMNLP; arXiv:2203.16634)"
-KAZEMNEJAD = "Kazemnejad et al. 2023, The Impact of Positional Encoding on Length Generalization in Transformers (NeurIPS; arXiv:2305.19466)"
-BARBERO = "Barbero et al. 2024, Round and Round We Go! What makes Rotary Positional Encodings useful? (arXiv:2410.06205)"
-LIU = "Liu et al. 2023, Scaling Laws of RoPE-based Extrapolation (arXiv:2310.05209)"
-PASSKEY = "Mohtashami & Jaggi 2023, Landmark Attention: Random-Access Infinite Context Length for Transformers (NeurIPS; arXiv:2305.16300)"
+VASWANI = papers.VASWANI.listed
+ROFORMER = papers.ROFORMER.listed
+ALIBI = papers.ALIBI.listed
+T5 = papers.T5.listed
+SHAW = papers.SHAW.listed
+TXL = papers.TXL.listed
+KERPLE = papers.KERPLE.listed
+YARN = papers.YARN.listed
+PI = papers.PI.listed
+BERT = papers.BERT.listed
+HAVIV = papers.HAVIV.listed
+KAZEMNEJAD = papers.KAZEMNEJAD.listed
+BARBERO = papers.BARBERO.listed
+LIU = papers.LIU.listed
+PASSKEY = papers.PASSKEY.listed
 TF = "transformers 5.23.0 (PyPI wheel)"
 
-LLAMA3 = "Llama Team 2024, The Llama 3 Herd of Models (arXiv:2407.21783)"
-GEMMA3 = "Gemma Team 2025, Gemma 3 Technical Report (arXiv:2503.19786)"
-QWEN2VL = "Wang et al. 2024, Qwen2-VL (arXiv:2409.12191)"
+LLAMA3 = papers.LLAMA3.listed
+GEMMA3 = papers.GEMMA3.listed
+QWEN2VL = papers.QWEN2VL.listed
 ALIBI_CODE = "ofirpress/attention_with_linear_biases@4b92f28 (master)"
 GPT2_CODE = "openai/gpt-2@9b63575 (master)"
 BERT_CODE = "google-research/bert@eedf571 (master)"

@@ -1,5 +1,5 @@
 """Who pressed Train, for the lab's trainers (core.lab.trainers.Trainers): a visitor (a browser, across
-its tabs: `ui.internals.visitor_id`, from cookies the client sends and could forge) and the network
+its tabs: `ui.internals.session.visitor_id`, from cookies the client sends and could forge) and the network
 address they came from, which a client cannot choose, and which bounds what one client can hold.
 
 The address is the websocket's peer (Streamlit's server, uvicorn, already replaces a loopback peer by
@@ -18,7 +18,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ui.internals import visitor_id
+from ui.internals.session import visitor_id
 
 TRUSTED_PROXIES_ENV = "PEE_TRUSTED_PROXIES"
 LOCAL = "127.0.0.1"  # Streamlit says None for a peer on the machine itself

@@ -9,6 +9,14 @@ gets the websocket load of bench.load.ws (`--sessions` sessions on all pages for
 then `--per-page` seconds on each page alone) and is stopped. Reported: CPU-ms per action over
 all actions and page by page, for each tree and round, and this tree's over the reference's
 summed over the rounds. Both servers run this checkout's load client.
+
+    python -m bench.load.ab --settings [--patches "theme,one key"] [--rounds 2] [--sessions 20] [--seconds 20] [--per-page 0]
+
+measures this tree's HEAD commit alone at several settings of PEE_STOCK_STREAMLIT instead (ui/internals): every speed
+patch in place, none (stock Streamlit), and each patch left out in turn, every setting once per round in
+an order reversed every other round. Reported: CPU-ms per action of each run, and per setting its
+rounds' spread (the noise of the same tree, run twice) and its CPU per action over all patches' (a
+patch's gain is that ratio of the setting that leaves it out, worth keeping only when it exceeds the noise).
 """
 
 from __future__ import annotations
@@ -36,9 +44,9 @@ def export(ref: str, into: Path) -> str:
     return short
 
 
-def one_run(tree: Path, label: str, args: argparse.Namespace, out: Path) -> dict:
-    """A server of `tree` under the websocket load; the figures of its report."""
-    server = Server(root=tree, log=out / f"server-{label}.log").start()
+def one_run(tree: Path, label: str, args: argparse.Namespace, out: Path, env: dict[str, str] | None = None) -> dict:
+    """A server of `tree` (with `env` added to its environment) under the websocket load; the figures of its report."""
+    server = Server(root=tree, log=out / f"server-{label}.log", env=env).start()
     report = out / f"{label}.json"
     report.unlink(missing_ok=True)  # never a previous run's figures
     try:
@@ -85,6 +93,61 @@ def table(runs: list[tuple[str, int, dict]]) -> list[str]:
     return lines
 
 
+def settings(only: str = "") -> list[tuple[str, dict[str, str]]]:
+    """(name, environment) of each setting `--settings` runs: all patches, stock Streamlit, each patch left out
+    (those named in `only`, comma-separated, when given)."""
+    from ui.internals import STOCK_ENV
+    from ui.internals.speed import PATCHES
+
+    left_out = [name for name in PATCHES if not only or name in {n.strip() for n in only.split(",")}]
+    return [("all", {STOCK_ENV: ""}), ("stock", {STOCK_ENV: "1"})] + [(f"no {name}", {STOCK_ENV: name}) for name in left_out]
+
+
+def settings_table(runs: list[tuple[str, int, dict]]) -> list[str]:
+    """Per setting: CPU-ms per action of each round, the rounds' spread ((max - min) / mean) and the setting's CPU
+    per action over all patches' (sums of CPU over sums of actions)."""
+    by: dict[str, list[dict]] = {}
+    for name, _, run in runs:
+        by.setdefault(name, []).append(run["all"])
+
+    def per_action(cells: list[dict]) -> float:
+        return 1000 * sum(c["cpu_s"] for c in cells) / max(1, sum(c["actions"] for c in cells))
+
+    base = per_action(by["all"])
+    rounds = max(len(cells) for cells in by.values())
+    head = " | ".join(f"round {i + 1}" for i in range(rounds))
+    lines = [f"| setting | {head} | spread of its rounds | CPU per action / all patches' |", "|---" * (rounds + 3) + "|"]
+    for name, cells in by.items():
+        values = [ms(c) or 0.0 for c in cells]
+        spread = (max(values) - min(values)) / (sum(values) / len(values)) if sum(values) else 0.0
+        lines.append(f"| {name} | {' | '.join(f'{v:.1f}' for v in values)} | {100 * spread:.0f} % | **{per_action(cells) / base:.2f}** |")
+    return lines
+
+
+def main_settings(args: argparse.Namespace) -> int:
+    tmp = Path(tempfile.mkdtemp(prefix="pee-ab-"))
+    try:
+        here = export("HEAD", tmp)  # the commit, as the ref mode serves its reference: edits made while it runs are not measured
+        return settings_runs(tmp, here, args)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def settings_runs(tree: Path, here: str, args: argparse.Namespace) -> int:
+    chosen = settings(args.patches)
+    print(f"this tree {here} at {len(chosen)} settings of PEE_STOCK_STREAMLIT; load before: {load_average()}", flush=True)
+    runs = []
+    for i in range(args.rounds):
+        order = chosen if i % 2 == 0 else chosen[::-1]
+        for name, env in order:
+            run = one_run(tree, f"{name.replace(' ', '-')}-{i + 1}", args, args.out, env=env)
+            print(f"round {i + 1} {name}: {ms(run['all']):.1f} CPU-ms per action over {run['all']['actions']} actions, {run['errors']} errors", flush=True)
+            runs.append((name, i, run))
+    print(f"load at the end: {load_average()}\n")
+    print("\n".join(settings_table(runs)))
+    return 0 if all(run["errors"] == 0 for *_, run in runs) else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--ref", default="9050b89", help="the commit to compare with")
@@ -94,8 +157,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--per-page", type=float, default=8)
     p.add_argument("--pages", default="", help="comma-separated page names (default: every page)")
     p.add_argument("--out", type=Path, default=ROOT / "artifacts" / "ab")
+    p.add_argument("--settings", action="store_true", help="HEAD at each setting of PEE_STOCK_STREAMLIT instead of against --ref")
+    p.add_argument("--patches", default="", help="with --settings: the patches to leave out one at a time (default: every one)")
     args = p.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.settings:
+        return main_settings(args)
     here = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
     dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     tmp = Path(tempfile.mkdtemp(prefix="pee-ab-"))

@@ -5,7 +5,7 @@ is each served in turn, and how long does each wait?
 
 `--sessions` minus `--trainers` visitors do what bench.load.ws does (move the shared sliders, page
 after page). The other `--trainers` open /lab, each a browser of its own (its own routing cookie,
-which ui.internals.visitor_id reads), each with its own seed so that no run comes from the cache,
+which ui.internals.session.visitor_id reads), each with its own seed so that no run comes from the cache,
 and press Train one after the other, `--gap` seconds apart; the first of them then presses Train
 again from a second tab (same cookie), after the last one has pressed. Each lab tab then does what the page's
 poller does in a browser (reruns the progress fragment) every `--poll` seconds and records what

@@ -19,21 +19,23 @@ The attention entropy is measured beside the perplexity: the mean over every que
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
+from core import bibliography
 from core.lab import experiment, lm
 from core.lab.pairs import multiples
 from core.schemes import rope
 from core.schemes.checks import shown, whole_number
 
-METHODS = ("none", "linear", "ntk", "yarn", "yarn_no_t")
+# Each scaled method and the RoPE scaling kind it applies (core.schemes.rope.SCALING_KINDS, whose records
+# give the rule and the name on screen); "yarn_no_t" is YaRN's frequencies with its attention factor 1.
+KIND_OF = {"linear": "linear", "ntk": "ntk", "yarn": "yarn", "yarn_no_t": "yarn"}
+SCALED = tuple(KIND_OF)
+METHODS = ("none", *SCALED)
 LABELS = {
     "none": "no scaling",
-    "linear": "linear (position interpolation)",
-    "ntk": "NTK-aware",
-    "yarn": "YaRN",
-    "yarn_no_t": "YaRN without its temperature",
+    **{method: rope.SCALING_KINDS[kind].label for method, kind in KIND_OF.items() if method == kind},
+    "yarn_no_t": f"{rope.SCALING_KINDS['yarn'].label} without its temperature",
 }
 FACTORS = (2, 4, 8)
 LENGTHS = (64, 128, 256, 512)
@@ -48,13 +50,12 @@ def scaling(method: str, factor: float, train_len: int = 64) -> rope.RopeScaling
         raise ValueError(f"Unknown method {shown(method)}; choose one of {', '.join(METHODS)}.")
     if method == "none":
         return None
-    kind = "yarn" if method.startswith("yarn") else method
-    return rope.RopeScaling(kind, float(factor), train_len, attention_factor=1.0 if method == "yarn_no_t" else None)
+    return rope.RopeScaling(KIND_OF[method], float(factor), train_len, attention_factor=1.0 if method == "yarn_no_t" else None)
 
 
 def temperature_factor(factor: float) -> float:
-    """YaRN's √(1/t) = 0.1 ln s + 1 (1 for s ≤ 1): what multiplies cos and sin, so scores by its square."""
-    return 0.1 * math.log(factor) + 1.0 if factor > 1 else 1.0
+    """YaRN's √(1/t) = 0.1 ln s + 1 (1 for s ≤ 1), as its record computes it: what multiplies cos and sin, so scores by its square."""
+    return rope.yarn_mscale(factor)
 
 
 @dataclass(frozen=True)
@@ -113,5 +114,5 @@ def estimate_seconds(config: ExtendConfig) -> float:
     return tune + 1.3 * experiment.eval_seconds(base, config.lengths)  # entropy beside perplexity: a third more
 
 
-CHEN = "Chen, Wong, Chen & Tian (2023), Extending Context Window of Large Language Models via Positional Interpolation, arXiv:2306.15595"
-PENG = "Peng, Quesnelle, Fan & Shippole (2023), YaRN: Efficient Context Window Extension of Large Language Models, arXiv:2309.00071"
+CHEN = bibliography.PI.cited
+PENG = bibliography.YARN.cited

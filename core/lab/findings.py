@@ -79,7 +79,7 @@ def extension(rows: Sequence[dict], factor: int, tuned: bool, length: int = 512)
     key = str(length)
     pick = {r["method"]: r for r in rows if r["factor"] == factor and bool(r["fine_tune"]) == tuned}
     trained = next(r for r in rows if r["method"] == "none" and not r["fine_tune"])
-    scaled = [m for m in ("linear", "ntk", "yarn", "yarn_no_t") if m in pick]
+    scaled = [m for m in extend.SCALED if m in pick]
     if not scaled:
         return ""
     ranked = sorted(scaled, key=lambda m: pick[m]["perplexity"][key])

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from core import bibliography
 from core.lab import config as lab
 from core.schemes.checks import shown, whole_number
 from core.schemes.registry import SCHEMES, Setting
@@ -386,10 +387,7 @@ def load_shipped(path: str | Path | None = None) -> Shipped:
 # Extrapolation", ICLR 2022, arXiv:2108.12409. Its Table 2 (perplexity per evaluation length, L = 512)
 # is an image in every stored copy of the paper reachable here, so no cell of it is quoted; what its
 # text says of each method's extrapolation is (§1, §2.2: read in a stored full text of the paper).
-PAPER_CITATION = (
-    "Press, Smith & Lewis (2022), Train Short, Test Long: Attention with Linear Biases Enables Input Length Extrapolation, "
-    "ICLR 2022, arXiv:2108.12409"
-)
+PAPER_CITATION = bibliography.ALIBI.cited
 PAPER_TRAIN_LEN = 512
 PAPER_NOT_QUOTED = (
     "The paper's Table 2 gives each method's perplexity at every evaluation length, but in every stored copy of the paper that "

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core import bibliography
 from core.lab import experiment, lm
 from core.schemes import rope
 from core.schemes.checks import whole_number
@@ -91,8 +92,5 @@ def estimate_seconds(config: PairsConfig) -> float:
     return experiment.eval_seconds(lm.LMConfig(scheme="rope"), config.lengths)
 
 
-BARBERO = (
-    "Barbero, Vitvitskyi, Perivolaropoulos, Pascanu & Veličković (2024), Round and Round We Go! What makes Rotary Positional "
-    "Encodings useful?, arXiv:2410.06205"
-)
-LIU = "Liu, Yan, Zhang, An, Qiu & Lin (2023), Scaling Laws of RoPE-based Extrapolation, arXiv:2310.05209"
+BARBERO = bibliography.BARBERO.cited
+LIU = bibliography.LIU.cited

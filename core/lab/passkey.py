@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from core import bibliography
 from core.lab import config as lab
 from core.lab import lm
 from core.schemes.checks import shown, whole_number
@@ -176,4 +177,4 @@ def estimate_seconds(config: PasskeyConfig) -> float:
 # NeurIPS 2023, arXiv:2305.16300: the passkey retrieval task hides a random number in repeated
 # filler text and asks for it at the end; the paper uses it to test retrieval far past the
 # training context.
-PAPER_SOURCE = "Mohtashami & Jaggi (2023), Landmark Attention: Random-Access Infinite Context Length for Transformers, arXiv:2305.16300"
+PAPER_SOURCE = bibliography.PASSKEY.cited

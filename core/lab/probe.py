@@ -25,13 +25,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core import bibliography
 from core.lab import config as lab
 from core.lab import lm
 from core.schemes.checks import shown, whole_number
 from core.schemes.registry import SCHEMES
 
 DEPTHS = (1, 2, 4)  # NoPE's depths in the shipped results
-COMPARED = ("none", "sinusoidal", "learned", "rope", "t5", "alibi")  # the shipped models probed beside NoPE
+COMPARED = lm.DEFAULT_SCHEMES  # the shipped models probed beside NoPE
 RIDGE = 1.0
 PROBE_WINDOWS = 512  # windows of L held-out characters: the 32,768 the perplexities are measured on
 MAP_WINDOWS = 64  # the attention maps are the mean over the first 64 of them
@@ -161,11 +162,5 @@ def estimate_seconds(config: ProbeConfig) -> float:
 
 
 # The sources, as quoted on the page (sections checked where the stored copies allowed it).
-HAVIV = (
-    "Haviv, Ram, Press, Izsak & Levy (2022), Transformer Language Models without Positional Encodings Still Learn Positional "
-    "Information, Findings of EMNLP 2022, arXiv:2203.16634"
-)
-KAZEMNEJAD = (
-    "Kazemnejad, Padhi, Natesan Ramamurthy, Das & Reddy (2023), The Impact of Positional Encoding on Length Generalization "
-    "in Transformers, NeurIPS 2023, arXiv:2305.19466"
-)
+HAVIV = bibliography.HAVIV.cited
+KAZEMNEJAD = bibliography.KAZEMNEJAD.cited

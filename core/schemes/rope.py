@@ -331,7 +331,9 @@ class ScalingKind:
     label: its name on screen ("YaRN").
     frequencies: its rule (FrequencyRule): (inv_freq, attention factor) as Hugging Face computes them.
     code: its rule as generated code (CodeTemplate), the same float operations as `frequencies`.
-    reads: the RopeScaling fields its rule reads (a test changes each other field and sees nothing move).
+    reads: the RopeScaling fields its rule reads (a test changes each other field and sees nothing move); every
+        kind lists "factor", the s every scaling is defined by, even one whose rule reads it only past a threshold
+        (tests/core/schemes/test_rope.py fails on a kind without it).
     check: raises ValueError with a sentence for a RopeScaling its rule cannot take; RopeScaling calls it
         after the checks every kind shares (finite numbers, factor at least 1, a whole original context).
     length_dependent: its frequencies depend on seq_len, so whatever rotates a sequence gets them again

@@ -1,4 +1,4 @@
-"""The only module that touches Plotly's private structures (as ui/internals.py is for Streamlit's).
+"""The only module that touches Plotly's private structures (as the ui/internals package is for Streamlit's).
 
 Written for and checked against plotly 7.1.0 (`WRITTEN_FOR`); tests/core/viz/test_plotly_internals.py
 fails when an upgrade moves or changes one of them. Why they are used at all: building and

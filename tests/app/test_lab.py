@@ -208,7 +208,7 @@ def test_one_address_holds_two_places_and_a_third_browser_is_told_why(trainers_b
 
 
 def test_a_visitor_training_in_one_tab_waits_in_another_with_an_estimated_wait(trainers_busy, monkeypatch):
-    """One trainer per visitor: the same browser (ui.internals.visitor_id, stubbed: AppTest sends no
+    """One trainer per visitor: the same browser (ui.internals.session.visitor_id, stubbed: AppTest sends no
     cookies) holds a trainer already, so its other tab waits behind it, and says so with a wait."""
     import ui.lab_run
     import ui.visitor

@@ -1,6 +1,6 @@
 """A browser that reconnects to a restarted server: the new session's first run carries the
 browser's widget values, the user's move among them, and the URL must not undo that move
-(ui.internals.widget_values_sent_by_browser; tests/e2e/test_faults.py does the same with a real restart).
+(ui.internals.session.widget_values_sent_by_browser; tests/e2e/test_faults.py does the same with a real restart).
 
 AppTest's first run normally sends no widget state, like a fresh page load. Here the first run
 of a fresh AppTest is given the states a reconnecting browser sends (every widget on the page,

@@ -7,7 +7,7 @@ what one session can make the server hold through uploads, over Streamlit's own 
   page's element protos).
 - Uploads: a client speaking Streamlit's protocol (a websocket session, then PUTs to
   /_stcore/upload_file/<session>/<file id> with file ids it invents, as an attack would)
-  cannot make the server hold more than ui.internals.UPLOAD_FILES_PER_SESSION files for its
+  cannot make the server hold more than ui.internals.hardening.UPLOAD_FILES_PER_SESSION files for its
   session, and all sessions together not more than UPLOAD_BYTES_TOTAL (what the server holds
   is read from its /_stcore/metrics, which the deploy configuration keeps private).
 """
@@ -32,7 +32,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from harness.server import Server
 from harness.browser import screenshot, wait_ready
 from tests.e2e.conftest import ROOT, worker
-from ui.internals import UPLOAD_BYTES_TOTAL, UPLOAD_FILES_PER_SESSION
+from ui.internals.hardening import UPLOAD_BYTES_TOTAL, UPLOAD_FILES_PER_SESSION
 
 PAYLOAD = "`[Login here](https://evil.example/x)` ![i](https://evil.example/p.png) $\\color{red}{\\Huge EVIL}$ :material/skull: :red[evil] <a href=https://evil.example>a</a>"
 LINKS = {

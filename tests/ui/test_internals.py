@@ -8,8 +8,12 @@ bench/script_thread.py, app_test.MediaFileManager in tests/app/test_code.py)."""
 
 from __future__ import annotations
 
+import ast
 import inspect
 import re
+import subprocess
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -18,8 +22,11 @@ from streamlit.proto.WidgetStates_pb2 import WidgetStates
 from streamlit.testing.v1 import AppTest
 
 from ui import internals
+from ui.internals import hardening, session, speed, url
 
-UPGRADE = "re-check every structure named in ui/internals.py's docstring against this Streamlit, then update WRITTEN_FOR"
+INSTALLED = internals.install({})  # every wrapper, as app.py installs them without PEE_STOCK_STREAMLIT
+
+UPGRADE = "re-check every structure named in the docstrings of ui/internals/ against this Streamlit, then update WRITTEN_FOR"
 
 
 def _probe_script() -> None:
@@ -45,7 +52,7 @@ def _probe_script() -> None:
 def _sent_script() -> None:
     import streamlit as st
 
-    from ui.internals import widget_values_sent_by_browser
+    from ui.internals.session import widget_values_sent_by_browser
 
     st.session_state["sent"] = widget_values_sent_by_browser()
     if st.session_state.get("draw"):
@@ -56,7 +63,7 @@ def _forget_script() -> None:
     import streamlit as st
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-    from ui.internals import forget_initial_query_param
+    from ui.internals.url import forget_initial_query_param
 
     initial = get_script_run_ctx().session_state._state.query_params._initial_query_params
     st.session_state["before"] = "n" in initial
@@ -72,7 +79,7 @@ def _forget_script() -> None:
 def _drop_script() -> None:
     import streamlit as st
 
-    from ui.internals import drop_query_param
+    from ui.internals.url import drop_query_param
 
     if st.query_params.get("n") == "1e309":
         drop_query_param("n")
@@ -83,7 +90,7 @@ def _drop_script() -> None:
 def _check_script() -> None:
     import streamlit as st
 
-    from ui.internals import connection_check
+    from ui.internals.session import connection_check
 
     st.session_state["connected"] = connection_check()()
 
@@ -93,6 +100,25 @@ def _check_script() -> None:
 
 def test_written_for_the_installed_streamlit():
     assert streamlit.__version__ == internals.WRITTEN_FOR, UPGRADE
+    for module in (session, url, hardening, speed):  # each module says which version it was written for
+        assert f"streamlit {internals.WRITTEN_FOR}" in module.__doc__, module.__name__
+
+
+def test_one_switch_runs_stock_streamlit_and_leaves_the_hardening_on():
+    always = {"widget states", "uploads", "component events", "url writes"}
+    assert set(internals.install({})) == always | set(speed.PATCHES) and all(internals.install({}).values())
+    assert set(internals.install({"PEE_STOCK_STREAMLIT": "1"})) == always
+    assert set(internals.install({"PEE_STOCK_STREAMLIT": " theme, nonsense"})) == always | set(speed.PATCHES) - {"theme"}
+    assert internals.left_out({"PEE_STOCK_STREAMLIT": ""}) == internals.left_out({}) == set()
+
+
+def test_app_py_installs_the_wrappers_itself_and_importing_installs_nothing():
+    root = Path(__file__).resolve().parents[2]
+    top = ast.parse((root / "app.py").read_text()).body  # a call at the top of the script, so on every run
+    assert any(ast.unparse(node) == "internals.install()" for node in top if isinstance(node, ast.Expr)), "app.py must call internals.install()"
+    probe = "import ui.sidebar, ui.path, ui.controls; from streamlit.runtime import app_session; print(hasattr(app_session._populate_theme_msg, '__wrapped__'))"
+    out = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "False"  # the app's modules imported, Streamlit is still as shipped until install() runs
 
 
 def test_the_private_structures_exist_in_a_real_script_run():
@@ -196,10 +222,10 @@ def test_a_check_asks_the_runtime_about_this_session(monkeypatch):
     from streamlit import runtime
 
     connected = {"s1"}
-    monkeypatch.setattr(internals, "_script_context", lambda: SimpleNamespace(session_id="s1"))
+    monkeypatch.setattr(session, "_script_context", lambda: SimpleNamespace(session_id="s1"))
     monkeypatch.setattr(runtime, "exists", lambda: True)
     monkeypatch.setattr(runtime, "get_instance", lambda: SimpleNamespace(is_active_session=lambda session: session in connected))
-    check = internals.connection_check()
+    check = session.connection_check()
     assert check() is True
     connected.clear()  # the tab is closed
     assert check() is False
@@ -221,10 +247,10 @@ def test_a_bad_url_value_met_on_back_is_dropped_though_its_widget_is_bound():
 
 
 def test_outside_a_script_run_everything_falls_back():
-    assert internals.widget_values_sent_by_browser() == {}
-    internals.forget_initial_query_param("n")  # no exception
-    internals.drop_query_param("n")
-    assert internals.connection_check()() is True
+    assert session.widget_values_sent_by_browser() == {}
+    url.forget_initial_query_param("n")  # no exception
+    url.drop_query_param("n")
+    assert session.connection_check()() is True
 
 
 @pytest.mark.parametrize(
@@ -239,46 +265,46 @@ def test_outside_a_script_run_everything_falls_back():
     ],
 )
 def test_missing_structures_give_public_behaviour(monkeypatch, ctx):
-    monkeypatch.setattr(internals, "_script_context", lambda: ctx)
-    assert internals.widget_values_sent_by_browser() == {}
-    internals.forget_initial_query_param("n")  # no exception: the URL's value stays, as without the call
-    internals.drop_query_param("n")
+    monkeypatch.setattr(session, "_script_context", lambda: ctx)
+    assert session.widget_values_sent_by_browser() == {}
+    url.forget_initial_query_param("n")  # no exception: the URL's value stays, as without the call
+    url.drop_query_param("n")
 
 
 def test_back_and_forward_report_nothing(monkeypatch):
     state = SimpleNamespace(_new_widget_state=SimpleNamespace(states={"$$ID-1-k": SimpleNamespace(value=1)}, widget_metadata={}))
     ctx = SimpleNamespace(is_history_navigation=True, session_state=SimpleNamespace(_state=state))
-    monkeypatch.setattr(internals, "_script_context", lambda: ctx)
-    assert internals.widget_values_sent_by_browser() == {}
+    monkeypatch.setattr(session, "_script_context", lambda: ctx)
+    assert session.widget_values_sent_by_browser() == {}
     ctx.is_history_navigation = False
-    assert internals.widget_values_sent_by_browser() == {"k": 1}
+    assert session.widget_values_sent_by_browser() == {"k": 1}
 
 
 def test_a_runtime_that_cannot_answer_counts_as_connected(monkeypatch):
     from streamlit import runtime
 
-    monkeypatch.setattr(internals, "_script_context", lambda: SimpleNamespace(session_id="s1"))
+    monkeypatch.setattr(session, "_script_context", lambda: SimpleNamespace(session_id="s1"))
     monkeypatch.setattr(runtime, "exists", lambda: True)
     monkeypatch.setattr(runtime, "get_instance", lambda: SimpleNamespace())  # no is_active_session
-    assert internals.connection_check()() is True
+    assert session.connection_check()() is True
 
     def broken(session: str) -> bool:
         raise RuntimeError("gone")
 
     monkeypatch.setattr(runtime, "get_instance", lambda: SimpleNamespace(is_active_session=broken))
-    assert internals.connection_check()() is True
+    assert session.connection_check()() is True
 
 
 def test_the_xsrf_cookie_is_named_and_made_as_visitor_id_reads_it():
     from streamlit.web.server.starlette import starlette_app_utils as xsrf
     from streamlit.web.server.starlette.starlette_server_config import XSRF_COOKIE_NAME
 
-    assert internals.XSRF_COOKIE == XSRF_COOKIE_NAME, UPGRADE
+    assert session.XSRF_COOKIE == XSRF_COOKIE_NAME, UPGRADE
     token = bytes(range(16))
     first, second = xsrf.generate_xsrf_token_string(token), xsrf.generate_xsrf_token_string(token)
     assert first != second  # a new mask on every page load ...
-    assert internals._xsrf_token(first) == internals._xsrf_token(second) == token  # ... the same token in every tab
-    assert [internals._xsrf_token(v) for v in ("", "1|ab", "2|zz|00|1", "2|0011|0a|1", None)] == [None] * 5
+    assert session._xsrf_token(first) == session._xsrf_token(second) == token  # ... the same token in every tab
+    assert [session._xsrf_token(v) for v in ("", "1|ab", "2|zz|00|1", "2|0011|0a|1", None)] == [None] * 5
 
 
 def _cookies(monkeypatch, cookies: dict[str, str]) -> None:
@@ -292,57 +318,25 @@ def test_a_visitor_is_one_browser_by_its_routing_cookie_or_its_xsrf_token(monkey
 
     token = bytes(range(16))
     _cookies(monkeypatch, {"_streamlit_xsrf": xsrf.generate_xsrf_token_string(token)})
-    tab1 = internals.visitor_id()
+    tab1 = session.visitor_id()
     _cookies(monkeypatch, {"_streamlit_xsrf": xsrf.generate_xsrf_token_string(token)})  # another tab: another mask
-    assert internals.visitor_id() == tab1 and tab1.startswith("xsrf:") and token.hex() not in tab1
+    assert session.visitor_id() == tab1 and tab1.startswith("xsrf:") and token.hex() not in tab1
     _cookies(monkeypatch, {"_streamlit_xsrf": xsrf.generate_xsrf_token_string(bytes(16))})
-    assert internals.visitor_id() != tab1  # another browser
+    assert session.visitor_id() != tab1  # another browser
     _cookies(monkeypatch, {"st_route": "abc", "_streamlit_xsrf": xsrf.generate_xsrf_token_string(token)})
-    assert internals.visitor_id().startswith("route:") and "abc" not in internals.visitor_id()
+    assert session.visitor_id().startswith("route:") and "abc" not in session.visitor_id()
 
 
 def test_without_cookies_a_visitor_is_the_session(monkeypatch):
     _cookies(monkeypatch, {})
-    assert internals.visitor_id() == ""  # outside a script run
-    monkeypatch.setattr(internals, "_script_context", lambda: SimpleNamespace(session_id="s-1"))
-    assert internals.visitor_id() == "session:s-1"
+    assert session.visitor_id() == ""  # outside a script run
+    monkeypatch.setattr(session, "_script_context", lambda: SimpleNamespace(session_id="s-1"))
+    assert session.visitor_id() == "session:s-1"
     _cookies(monkeypatch, {"_streamlit_xsrf": "not a token"})
-    assert internals.visitor_id() == "session:s-1"
+    assert session.visitor_id() == "session:s-1"
 
 
-def _pages_script():
-    import streamlit as st
-
-    from ui import internals
-
-    made = []
-
-    def make():
-        made.append(1)
-        return [st.Page(lambda: st.write("a"), title="A", url_path="a", default=True), st.Page(lambda: st.write("b"), title="B", url_path="b")]
-
-    internals._PAGES.clear()
-    first = internals.reused_pages(make)
-    page = st.navigation(first)
-    page.run()
-    second = internals.reused_pages(make)
-    st.session_state["facts"] = {
-        "made": len(made),
-        "same attributes": [vars(a) == vars(b) for a, b in zip(internals._PAGES, second)],
-        "fresh": [p._can_be_called for p in second],
-        "distinct": all(a is not b for a, b in zip(first, second)),
-    }
-    internals._PAGES.clear()
-
-
-def test_pages_are_made_once_and_copied_as_fresh_pages():
-    at = AppTest.from_function(_pages_script)
-    at.run()
-    assert not at.exception, (UPGRADE, [e.value for e in at.exception])
-    assert at.session_state["facts"] == {"made": 1, "same attributes": [True, True], "fresh": [False, False], "distinct": True}, UPGRADE
-
-
-# --- what every run repeats: the four wrappers give what Streamlit gives, once -------------
+# --- what every run repeats: the two speed patches give what Streamlit gives, once ----------
 
 
 def _theme_of(populate) -> bytes:
@@ -363,7 +357,7 @@ def test_the_theme_is_read_once_and_sent_as_streamlit_reads_it(monkeypatch):
     from streamlit.runtime import app_session
 
     populate = app_session._populate_theme_msg
-    assert internals.INSTALLED["theme"] and populate.__wrapped__ is not populate, UPGRADE
+    assert INSTALLED["theme"] and populate.__wrapped__ is not populate, UPGRADE
     expected = _theme_of(populate.__wrapped__)
     reads = []
     original = config.get_options_for_section
@@ -404,46 +398,6 @@ def test_a_theme_section_of_defaults_only_is_sent_as_streamlit_sends_it(monkeypa
     assert _theme_of(populate) == expected
 
 
-def _components_script() -> None:
-    import streamlit as st
-
-    show = st.components.v2.component("pee.probe", html="<div></div>", js="export default function () {}")
-    show(data={"z": [1, 2], "a": "x"}, key="keyed")
-    show(data={"z": [1, 2], "a": "x"})
-    show(data={"z": [1, 2, 3], "a": "x"})
-
-
-def _component_ids() -> list[str]:
-    at = AppTest.from_function(_components_script).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return [element.proto.id for element in at._tree.main.children.values()]
-
-
-def test_a_keyed_component_gets_the_same_id_without_its_data_hashed(monkeypatch):
-    import streamlit as st
-    from streamlit.components.v2.bidi_component import main
-    from streamlit.components.v2.bidi_component.main import BidiComponentMixin
-
-    assert internals.INSTALLED["keyed components"], UPGRADE
-    identities = []
-    register = main.compute_and_register_element_id
-
-    def spy(*args, **kwargs):
-        identities.append(kwargs)
-        return register(*args, **kwargs)
-
-    monkeypatch.setattr(main, "compute_and_register_element_id", spy)
-    wrapped = _component_ids()
-    assert ["json" in kwargs for kwargs in identities] == [False, True, True]  # the keyed one's data is not encoded for its identity
-    monkeypatch.setattr(BidiComponentMixin, "_build_bidi_identity_kwargs", BidiComponentMixin._build_bidi_identity_kwargs.__wrapped__)
-    monkeypatch.setattr(BidiComponentMixin, "_bidi_component", BidiComponentMixin._bidi_component.__wrapped__)
-    monkeypatch.setattr(st, "_bidi_component", st._bidi_component.__func__.__wrapped__.__get__(st._bidi_component.__self__))
-    identities.clear()
-    assert _component_ids() == wrapped  # Streamlit's own: the same ids
-    assert ["json" in kwargs for kwargs in identities] == [True, True, True]
-    assert wrapped[0].endswith("-keyed") and wrapped[1] != wrapped[2]  # unkeyed ones still told apart by their data
-
-
 def test_a_cached_function_has_streamlits_key_worked_out_once_per_code(monkeypatch):
     import uuid
 
@@ -451,7 +405,7 @@ def test_a_cached_function_has_streamlits_key_worked_out_once_per_code(monkeypat
     from streamlit.runtime.caching.cache_type import CacheType
 
     make_key = cache_utils._make_function_key
-    assert internals.INSTALLED["cache keys"] and make_key.__wrapped__ is not make_key, UPGRADE
+    assert INSTALLED["cache keys"] and make_key.__wrapped__ is not make_key, UPGRADE
     token = uuid.uuid4().hex  # a function this process has not keyed yet
     source = "def measured(n, path={path!r}):\n    return n + {k}  # " + token + "\n"
     spaces = {}
@@ -479,77 +433,21 @@ def test_a_cached_function_has_streamlits_key_worked_out_once_per_code(monkeypat
     assert make_key(CacheType.RESOURCE, fn["first"]) == make_key.__wrapped__(CacheType.RESOURCE, fn["first"])
 
 
-def _one_key_script() -> None:
-    import streamlit as st
-    from streamlit.runtime.state import get_session_state
-
-    from ui.internals import _OneKeyState
-
-    st.session_state.setdefault("blank", None)
-    st.session_state.setdefault("plain", 3)
-    st.session_state["$$STREAMLIT_INTERNAL_KEY_probe"] = 1
-    st.number_input("blank", key="blank", value=5)  # preset to None: Streamlit's check makes it start empty
-    st.number_input("typed", key="typed", value=7)
-    st.selectbox("pick", ["a", "b"], key="pick")
-    st.slider("range", 0, 10, 4)  # no key
-    whole = get_session_state().filtered_state
-    one = _OneKeyState(get_session_state())
-    asked = [*whole, "absent", "$$ID-0-none", "$$STREAMLIT_INTERNAL_KEY_probe"]
-    st.session_state["answers"] = [(k, k in whole, k in one, whole.get(k), one.get(k)) for k in asked]
-    st.session_state["same"] = (dict(one) == whole, len(one) == len(whole))
-
-
-def test_widgets_read_their_own_key_as_the_whole_state_would_answer():
-    from streamlit.elements.widgets import number_input
-
-    assert internals.INSTALLED["one key"] and number_input.get_session_state._pee_one_key, UPGRADE
-    at = AppTest.from_function(_one_key_script).run()
-    assert not at.exception, (UPGRADE, [e.value for e in at.exception])
-    assert at.number_input(key="blank").value is None and at.number_input(key="typed").value == 7
-    answers = at.session_state["answers"]
-    assert {k for k, *_ in answers} >= {"blank", "plain", "typed", "pick", "absent"}
-    for key, in_whole, in_one, from_whole, from_one in answers:
-        assert (in_one, from_one) == (in_whole, from_whole), key
-    assert at.session_state["same"] == (True, True)
-    at.number_input(key="typed").set_value(9).run()  # a value the browser sent: in _new_widget_state on this run
-    assert not at.exception and at.number_input(key="typed").value == 9
-    for key, in_whole, in_one, from_whole, from_one in at.session_state["answers"]:
-        assert (in_one, from_one) == (in_whole, from_whole), key
-    assert ("typed", True, True, 9, 9) in at.session_state["answers"]
-
-
 def test_each_wrapper_leaves_streamlit_as_it_is_when_a_structure_is_missing(monkeypatch):
-    from streamlit.components.v2.bidi_component.main import BidiComponentMixin
-    from streamlit.elements.widgets import radio
     from streamlit.runtime import app_session
     from streamlit.runtime.caching import cache_utils
 
     monkeypatch.delattr(app_session, "_populate_theme_msg")
-    assert internals.theme_read_once() is False
+    assert speed.theme_read_once() is False
     monkeypatch.setattr(cache_utils, "_make_function_key", cache_utils._make_function_key.__wrapped__)
     monkeypatch.delattr(cache_utils.inspect, "getsource")
-    assert internals.cache_keys_once() is True  # installs over a plain function; the missing piece shows only when called
+    assert speed.cache_keys_once() is True  # installs over a plain function; the missing piece shows only when called
     monkeypatch.delattr(cache_utils, "_make_function_key")
-    assert internals.cache_keys_once() is False
-    monkeypatch.setattr(BidiComponentMixin, "_bidi_component", BidiComponentMixin._bidi_component.__wrapped__)
-    monkeypatch.setattr("streamlit._bidi_component", None)  # not the main area's bound method: not wrapped
-    assert internals.keyed_components_unhashed() is False
-    assert not getattr(BidiComponentMixin._bidi_component, "_pee_keyed", False)
-    import importlib
-
-    from streamlit.runtime.state import get_session_state
-
-    for name in internals.WIDGET_MODULES:  # as Streamlit has them, then one that no longer reads it from Streamlit
-        monkeypatch.setattr(importlib.import_module(f"streamlit.elements.widgets.{name}"), "get_session_state", get_session_state)
-    monkeypatch.setattr(radio, "get_session_state", lambda: None)
-    assert internals.widgets_read_one_key() is False
-    assert all(
-        importlib.import_module(f"streamlit.elements.widgets.{n}").get_session_state is get_session_state for n in internals.WIDGET_MODULES if n != "radio"
-    )
+    assert speed.cache_keys_once() is False
     from streamlit.components.v2.bidi_component import main
 
     monkeypatch.delattr(main, "deserialize_trigger_list")
-    assert internals.one_event_each() is False
+    assert hardening.one_event_each() is False
 
 
 # --- a component message runs a callback once per event name ----------------------------
@@ -587,7 +485,7 @@ def test_a_message_of_ten_thousand_events_runs_each_components_callback_once(mon
     import ui.heatmap
     import ui.sinusoid_preview
 
-    assert internals.INSTALLED["component events"], UPGRADE
+    assert INSTALLED["component events"], UPGRADE
     zooms, applies = [], []
     apply = ui.heatmap.Zoom.apply
     monkeypatch.setattr(ui.heatmap.Zoom, "apply", lambda self, request: zooms.append(request) or apply(self, request))
@@ -598,23 +496,23 @@ def test_a_message_of_ten_thousand_events_runs_each_components_callback_once(mon
     assert zooms == [{"rows": [5, 9]}] and at.session_state["window"] == (5, 10)  # the last event, once
     _send_events(at, "sin_preview", [{"event": "apply", "value": {"d_model": d}} for d in range(2, 10_002)])
     assert applies == [{"d_model": 10_001}]
-    _send_events(at, "hm", [{"event": "zoom", "value": {"rows": [7, 8], "pad": "x" * internals.TRIGGER_CHARS}}])  # too long to parse
+    _send_events(at, "hm", [{"event": "zoom", "value": {"rows": [7, 8], "pad": "x" * hardening.TRIGGER_CHARS}}])  # too long to parse
     assert len(zooms) == 1 and at.session_state["window"] == (5, 10)
 
 
 def test_a_message_keeps_the_last_event_of_each_name_in_order():
     zoom, reset, other = ({"event": "zoom", "value": 1}, {"event": "zoom", "value": {"reset": True}}, {"event": "apply", "value": 2})
-    assert internals.last_events([zoom, other, "junk", None, reset]) == [other, reset]
-    assert internals.last_events(None) is None and internals.last_events([]) == []
+    assert hardening.last_events([zoom, other, "junk", None, reset]) == [other, reset]
+    assert hardening.last_events(None) is None and hardening.last_events([]) == []
     many = [{"event": f"e{i}", "value": i} for i in range(100)]
-    assert internals.last_events(many) == many[-internals.EVENTS_PER_MESSAGE :]
+    assert hardening.last_events(many) == many[-hardening.EVENTS_PER_MESSAGE :]
 
 
 def _held_script() -> None:
     import streamlit as st
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-    from ui.internals import hold_url_writes
+    from ui.internals.url import hold_url_writes
 
     ctx = get_script_run_ctx()
     sent, enqueue = [], ctx.enqueue
@@ -635,7 +533,7 @@ def _held_script() -> None:
 def test_held_writes_of_the_url_are_kept_and_not_sent():
     from streamlit.runtime.state.query_params import QueryParams
 
-    assert internals.INSTALLED["url writes"] and QueryParams._send_query_param_msg._pee_held, UPGRADE
+    assert INSTALLED["url writes"] and QueryParams._send_query_param_msg._pee_held, UPGRADE
     at = AppTest.from_function(_held_script).run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.session_state["while held"] == (0, "b=2")  # nothing sent; the run's query string follows every write

@@ -11,6 +11,7 @@ cos/sin, so they are compared at 1e-12.
 import dataclasses
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -846,6 +847,14 @@ def test_a_kind_on_the_controls_is_set_by_a_factor_and_an_original_context_alone
 #   python -m venv --system-site-packages /tmp/hfvenv && /tmp/hfvenv/bin/pip install transformers
 #   /tmp/hfvenv/bin/python -c "from tests.core.schemes.test_rope import REGENERATE; exec(REGENERATE)"
 # ). It prints the same numbers as flat lists per case; the tables above key them by pair index.
+
+
+def test_the_regenerate_command_imports_this_module():
+    # the command above once named the module before it moved: it must import the file it sits in
+    command = re.search(r"from (\S+) import REGENERATE", Path(__file__).read_text())
+    assert command is not None and command.group(1) == __name__ == "tests.core.schemes.test_rope"
+
+
 REGENERATE = r"""
 import torch
 import transformers
