@@ -1,0 +1,113 @@
+"""The /llm page's pictures of a real language model (SmolLM2-135M) reading a sentence: one head's
+attention under each way of giving it positions (as trained, rotation removed, positions shuffled),
+and a summary of every head of every layer (how far back each looks on average, and how much it
+attends to the first token). Built from plain arrays as core.llm returns them; what the numbers
+show is said by the sentence functions beside them, from the same arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from core.viz.grid import strided
+from core.viz.heatmap import Named, ScaleGroup, grouped_heatmap
+
+TICK_LIMIT = 40  # above this many tokens the axes show positions instead of tokens
+X_LABELS = 10  # key tokens named under each panel at most
+ROW_PX = 14  # the height of a row with a token label
+
+
+def shown_token(token: str) -> str:
+    """A token as a label: its leading space as ␣ (the model's tokens carry the space before a word), newlines as ⏎."""
+    return token.replace(" ", "␣").replace("\n", "⏎").replace("\t", "⇥") or "∅"
+
+
+def slot_names(tokens: Sequence[str]) -> list[str]:
+    """'position:token' for each token: unique even where a token repeats, so a hover names one cell."""
+    return [f"{i}:{shown_token(t)}" for i, t in enumerate(tokens)]
+
+
+def causal(weights: np.ndarray) -> np.ndarray:
+    """(T, T) weights with the cells above the diagonal (a later key, which a causal model never
+    sees) set to NaN, which the heatmap leaves blank. float64."""
+    w = np.array(weights, dtype=np.float64)
+    w[np.triu_indices(w.shape[0], k=1)] = np.nan
+    return w
+
+
+def attention_figure(tokens: Sequence[str], maps: Sequence[tuple[str, np.ndarray]], layer: int, head: int) -> dict:
+    """One head's (T, T) attention weights under each way of giving positions, `maps` as (name,
+    weights) in drawing order, side by side on one sequential colour range from 0 to the largest
+    weight: a core.viz.heatmap spec. `layer` and `head` count from 1, as the page's controls do.
+    Axes name the tokens up to TICK_LIMIT tokens, positions beyond."""
+    n = len(tokens)
+    if not maps or any(np.shape(w) != (n, n) for _, w in maps):
+        raise ValueError(f"every attention map must be {n} x {n}, one row and column per token")
+    ax = strided(n, max(n, 1))
+    if n <= TICK_LIMIT:
+        every = max(1, -(-n // X_LABELS))
+        names = slot_names(tokens)
+        keys, queries, axis_title = Named(ax, names, every), Named(ax, names), "key token (position:token)"
+    else:
+        every, keys, queries, axis_title = 1, ax, ax, "key position"
+    panels = [(name, causal(w), keys, queries) for name, w in maps]
+    top = max(float(np.nanmax(z)) for _, z, _, _ in panels)
+    return grouped_heatmap(
+        [ScaleGroup(panels, signed=False, zmin=0.0, zmax=top, colorbar_title="attention weight", hover="weight")],
+        title=f"Layer {layer}, head {head}: attention weights (row: the token attending, column: the token attended to)",
+        x_title=axis_title,
+        y_title=axis_title.replace("key", "query"),
+        note="; ".join(
+            part
+            for part in (f"key tokens named on every {every}th column" if every > 1 else "", "blank: later tokens, which the model never attends to")
+            if part
+        ),
+        panel_height=max(220, ROW_PX * n) if n <= TICK_LIMIT else 300,
+        columns=len(panels),
+    )
+
+
+def heads_figure(distance: np.ndarray, first: np.ndarray) -> dict:
+    """Every head of every layer: its mean attention distance in tokens (L, H) and the share of its
+    attention on the first token (L, H), side by side, each on its own sequential scale (distance
+    from 0 to the largest; the share from 0 to 1). Rows are layers, columns heads, counted from 1."""
+    distance, first = np.asarray(distance, dtype=np.float64), np.asarray(first, dtype=np.float64)
+    if distance.shape != first.shape or distance.ndim != 2:
+        raise ValueError(f"the two summaries must be (layers, heads) of one shape, not {distance.shape} and {first.shape}")
+    layers, heads = distance.shape
+    cols = Named(strided(heads, heads), [str(h + 1) for h in range(heads)])
+    rows = Named(strided(layers, layers), [str(layer + 1) for layer in range(layers)])
+    return grouped_heatmap(
+        [
+            ScaleGroup([("mean attention distance", distance, cols, rows)], signed=False, zmin=0.0, colorbar_title="tokens back", hover="tokens back"),
+            ScaleGroup([("attention to the first token", first, cols, rows)], signed=False, zmin=0.0, zmax=1.0, colorbar_title="share", hover="share"),
+        ],
+        title=f"Every head of all {layers} layers on this text",
+        x_title="head",
+        y_title="layer",
+        panel_height=max(260, 12 * layers),
+    )
+
+
+def heads_sentences(distance: np.ndarray, first: np.ndarray, n_tokens: int) -> list[str]:
+    """What the summary shows for these numbers: where attention sinks are (heads putting at least
+    half their attention on the first token), and the head that looks furthest back."""
+    distance, first = np.asarray(distance, dtype=np.float64), np.asarray(first, dtype=np.float64)
+    layers, heads = distance.shape
+    if n_tokens < 2:
+        return ["With one token every head can only attend to it: type a longer text to see how far heads look."]
+    sinks = int((first >= 0.5).sum())
+    l_far, h_far = np.unravel_index(int(np.argmax(distance)), distance.shape)
+    out = [
+        f"{sinks} of the {layers * heads} heads put at least half of their attention on the first token"
+        + (
+            " (an attention sink: a head with nothing useful to attend to parks its weight there)."
+            if sinks
+            else "; none acts as an attention sink on this text."
+        ),
+        f"The head that looks furthest back is layer {l_far + 1}, head {h_far + 1}: on average {distance[l_far, h_far]:.1f} tokens back "
+        f"(the most possible on {n_tokens} tokens is {(n_tokens - 1) / 2:.1f}, every query looking at the first token).",
+    ]
+    return out

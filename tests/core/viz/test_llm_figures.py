@@ -1,0 +1,69 @@
+"""The /llm page's figures and sentences (core.viz.llm_figures), on hand-made attention arrays: what
+each panel holds, where the causal mask blanks it, the shared range, and that each sentence says only
+what these numbers show."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.viz import llm_figures as lf
+from tests.app.conftest import decode
+
+
+def _rows(t: int, seed: int) -> np.ndarray:
+    """A causal (t, t) attention map: each row a softmax over keys 0 .. q."""
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=(t, t))
+    z[np.triu_indices(t, 1)] = -np.inf
+    w = np.exp(z - z.max(1, keepdims=True))
+    return w / w.sum(1, keepdims=True)
+
+
+def test_each_panel_is_its_map_with_later_keys_blank_on_one_range():
+    tokens = ["The", " dog", " bites", " man"]
+    maps = [("as trained", _rows(4, 0)), ("rotation removed", _rows(4, 1)), ("positions shuffled", _rows(4, 2))]
+    spec = lf.attention_figure(tokens, maps, layer=3, head=7)
+    assert [p["title"] for p in spec["panels"]] == ["as trained", "rotation removed", "positions shuffled"]
+    assert spec["title"].startswith("Layer 3, head 7")
+    top = max(float(w.max()) for _, w in maps)
+    for (_, w), panel in zip(maps, spec["panels"]):
+        z = decode(panel["z"]).astype(np.float64)
+        below = np.tril_indices(4)
+        np.testing.assert_allclose(z[below], w[below], rtol=1e-6)  # float32 as sent
+        assert np.isnan(z[np.triu_indices(4, 1)]).all()  # a later key: no value, painted blank
+        assert (panel["zmin"], panel["zmax"]) == (0.0, top)
+        assert panel["y"]["names"] == ["0:The", "1:␣dog", "2:␣bites", "3:␣man"]  # the leading space made visible
+    assert "blank: later tokens" in spec["note"]
+
+
+def test_a_long_text_is_drawn_by_position_and_a_wrong_shape_is_refused():
+    n = lf.TICK_LIMIT + 1
+    spec = lf.attention_figure([f"t{i}" for i in range(n)], [("as trained", _rows(n, 3))], 1, 1)
+    assert spec["x_title"] == "key position" and "names" not in spec["panels"][0]["x"]
+    with pytest.raises(ValueError, match="3 x 3"):
+        lf.attention_figure(["a", "b", "c"], [("as trained", np.eye(2))], 1, 1)
+
+
+def test_the_heads_figure_keeps_each_summary_on_its_own_scale():
+    distance = np.arange(6, dtype=float).reshape(3, 2)  # 3 layers, 2 heads
+    first = np.array([[0.9, 0.1], [0.5, 0.0], [0.2, 0.3]])
+    spec = lf.heads_figure(distance, first)
+    d, f = spec["panels"]
+    np.testing.assert_allclose(decode(d["z"]), distance)
+    np.testing.assert_allclose(decode(f["z"]), first, rtol=1e-6)
+    assert (d["zmin"], d["zmax"]) == (0.0, 5.0) and (f["zmin"], f["zmax"]) == (0.0, 1.0)
+    assert d["y"]["names"] == ["1", "2", "3"] and d["x"]["names"] == ["1", "2"]  # layers and heads counted from 1, as the controls count
+
+
+def test_the_sentences_count_the_sinks_and_name_the_furthest_head():
+    distance = np.array([[0.5, 2.0], [7.25, 1.0]])
+    first = np.array([[0.9, 0.5], [0.49, 0.1]])
+    sinks, furthest = lf.heads_sentences(distance, first, n_tokens=16)
+    assert sinks.startswith("2 of the 4 heads put at least half")
+    assert "layer 2, head 1: on average 7.2 tokens back" in furthest and "16 tokens is 7.5" in furthest
+    none, _ = lf.heads_sentences(distance, np.full((2, 2), 0.1), n_tokens=16)
+    assert none.startswith("0 of the 4 heads") and "none acts as an attention sink" in none
+    assert lf.heads_sentences(distance, first, n_tokens=1) == [
+        "With one token every head can only attend to it: type a longer text to see how far heads look."
+    ]
