@@ -64,6 +64,4 @@ def test_the_sentences_count_the_sinks_and_name_the_furthest_head():
     assert "layer 2, head 1: on average 7.2 tokens back" in furthest and "16 tokens is 7.5" in furthest
     none, _ = lf.heads_sentences(distance, np.full((2, 2), 0.1), n_tokens=16)
     assert none.startswith("0 of the 4 heads") and "none acts as an attention sink" in none
-    assert lf.heads_sentences(distance, first, n_tokens=1) == [
-        "With one token every head can only attend to it: type a longer text to see how far heads look."
-    ]
+    assert lf.heads_sentences(distance, first, n_tokens=1) == ["With one token every head can only attend to it: type a longer text to see how far heads look."]
