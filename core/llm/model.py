@@ -233,8 +233,9 @@ def load() -> Model:
     key = str(path.resolve())
     with _LOCK:
         if key not in _LOADED:
+            read = _read(path)  # a file that fails to read leaves the model already loaded in place
             _LOADED.clear()  # one model per process: another file replaces it
-            _LOADED[key] = _read(path)
+            _LOADED[key] = read
         return _LOADED[key]
 
 
