@@ -25,6 +25,7 @@ MAX_CHARS = 1_000  # the text box; the token budget below is what bounds the wor
 MAX_TOKENS = 64  # tokens a live reading takes: 30 x 9 x 64 x 64 weights per way, about 13 MB a reading
 PRESETS = experiments.PRESETS
 CUSTOM = "your own text"
+DEFAULT_LAYER, DEFAULT_HEAD = 12, 2  # a head that looks at the token before on every preset as trained, and loses it without positions
 READINGS = 4  # cached readings (texts) per process
 _ONE_AT_A_TIME = threading.Lock()
 
@@ -66,13 +67,14 @@ def text_view() -> None:
     got = guarded(reading, text)
     trained = got["trained"]
     layers, heads = trained.weights.shape[:2]
-    layer_control = Number("llm_layer", "Layer", 1, layers, 1, expected="the layer is a whole number from {lo} to {hi}", slider=True)
-    head_control = Number("llm_head", "Head", 1, heads, 1, expected="the head is a whole number from {lo} to {hi}", slider=True)
+    layer_control = Number("llm_layer", "Layer", 1, layers, min(DEFAULT_LAYER, layers), expected="the layer is a whole number from {lo} to {hi}", slider=True)
+    head_control = Number("llm_head", "Head", 1, heads, min(DEFAULT_HEAD, heads), expected="the head is a whole number from {lo} to {hi}", slider=True)
     check_links(layer_control, head_control)
     c1, c2 = st.columns(2)
     layer, head = layer_control.draw(c1), head_control.draw(c2)
     maps = [(label, got[mode].weights[layer - 1, head - 1]) for mode, label in experiments.MODES.items()]
     draw_heatmap(lf.attention_figure(trained.tokens, maps, layer, head), key="llm_attention")
+    st.caption(lf.head_sentence(maps, layer, head) + " ␣ marks a space, which the model's tokens carry before a word.")
     st.markdown("**What the model would write next**: its five likeliest next tokens, with their probabilities, under each way.")
     static_table({label: [f"{lf.shown_token(token)}  {p:.1%}" for token, p in got[mode].top5] for mode, label in experiments.MODES.items()})
     box = st.expander(f"Every head of all {layers} layers, positions as trained", icon=":material/grid_view:", key="llm_heads", on_change="rerun")

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from core.viz.grid import strided
+from core.viz.grid import ordinal, strided
 from core.viz.heatmap import Named, ScaleGroup, grouped_heatmap
 
 TICK_LIMIT = 40  # above this many tokens the axes show positions instead of tokens
@@ -61,12 +61,30 @@ def attention_figure(tokens: Sequence[str], maps: Sequence[tuple[str, np.ndarray
         y_title=axis_title.replace("key", "query"),
         note="; ".join(
             part
-            for part in (f"key tokens named on every {every}th column" if every > 1 else "", "blank: later tokens, which the model never attends to")
+            for part in (f"key tokens named on every {ordinal(every)} column" if every > 1 else "", "blank: later tokens, which the model never attends to")
             if part
         ),
         panel_height=max(220, ROW_PX * n) if n <= TICK_LIMIT else 300,
         columns=len(panels),
     )
+
+
+def previous_share(weights: np.ndarray) -> float:
+    """The mean share of a token's attention on the token just before it in the text: the mean of
+    w[i, i - 1] over the queries i = 1 .. T-1 of a (T, T) map (T >= 2)."""
+    w = np.asarray(weights, dtype=np.float64)
+    t = w.shape[0]
+    if t < 2:
+        raise ValueError("a share on the token before needs at least two tokens")
+    return float(w[np.arange(1, t), np.arange(t - 1)].mean())
+
+
+def head_sentence(maps: Sequence[tuple[str, np.ndarray]], layer: int, head: int) -> str:
+    """What one head's maps show, from their numbers: the share of attention it puts on the token
+    just before, under each way of giving positions (`maps` as attention_figure takes them)."""
+    shares = [f"{previous_share(w):.0%} ({name})" for name, w in maps]
+    listed = shares[0] if len(shares) == 1 else f"{', '.join(shares[:-1])} and {shares[-1]}"
+    return f"On average, layer {layer}, head {head} puts this share of a token's attention on the token just before it in the text: {listed}."
 
 
 def heads_figure(distance: np.ndarray, first: np.ndarray) -> dict:

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from core.llm import experiments, model
+from core.viz.llm_figures import head_sentence
 from tests.app.conftest import assert_clean, decode, grid, grid_keys, open_page, plain_table
 from ui import llm
 
@@ -35,7 +36,7 @@ def test_without_the_model_the_page_says_how_to_get_it(monkeypatch, tmp_path, co
 @needs_model
 def test_the_maps_and_the_top_5_are_the_core_numbers_for_the_chosen_head():
     text = next(iter(llm.PRESETS.values()))
-    at = open_page("llm", llm_layer="30", llm_head="9")
+    at = open_page("llm", llm_layer="30", llm_head="9")  # not the default head
     assert_clean(at)
     spec = grid(at, "llm_attention")
     assert spec["title"].startswith("Layer 30, head 9:")
@@ -46,6 +47,8 @@ def test_the_maps_and_the_top_5_are_the_core_numbers_for_the_chosen_head():
         lower = np.tril_indices(len(result.tokens))
         np.testing.assert_allclose(z[lower], w[lower], rtol=1e-5, atol=1e-7)
         assert np.isnan(z[np.triu_indices(len(result.tokens), 1)]).all()
+    said = head_sentence([(experiments.MODES[mode], r.weights[29, 8]) for mode, r in truth.items()], 30, 9)
+    assert any(c.value.startswith(said) for c in at.caption), [c.value for c in at.caption]
     table = plain_table(at.table[0])
     assert list(table.columns) == list(experiments.MODES.values())
     for label, result in zip(table.columns, truth.values()):

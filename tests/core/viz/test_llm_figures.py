@@ -65,3 +65,17 @@ def test_the_sentences_count_the_sinks_and_name_the_furthest_head():
     none, _ = lf.heads_sentences(distance, np.full((2, 2), 0.1), n_tokens=16)
     assert none.startswith("0 of the 4 heads") and "none acts as an attention sink" in none
     assert lf.heads_sentences(distance, first, n_tokens=1) == ["With one token every head can only attend to it: type a longer text to see how far heads look."]
+
+
+def test_the_head_sentence_reads_the_share_on_the_token_before():
+    before = np.eye(3, k=-1)
+    before[0, 0] = 1.0  # every query on the token before it (the first on itself)
+    spread = np.tril(np.ones((3, 3))) / np.arange(1, 4)[:, None]  # query i spreads evenly over 0 .. i
+    assert lf.previous_share(before) == 1.0 and lf.previous_share(spread) == pytest.approx((1 / 2 + 1 / 3) / 2)
+    said = lf.head_sentence([("as trained", before), ("rotation removed", spread)], 12, 2)
+    assert said == (
+        "On average, layer 12, head 2 puts this share of a token's attention on the token just before it in the text: "
+        "100% (as trained) and 42% (rotation removed)."
+    )
+    with pytest.raises(ValueError):
+        lf.previous_share(np.ones((1, 1)))
