@@ -4,20 +4,17 @@ its number of figures, which `CHARTS` must name (test_every_page_has_a_chart_cou
 
 from __future__ import annotations
 
-from core.llm.model import missing as llm_missing
 from ui.lab_trained import VIEW as LAB_TRAINED_VIEW
 from ui.path import STEPS
 
 NAMES = {step.url_path: step.url_path or "problem" for step in STEPS}  # url path -> short name ("" is /, the position problem)
 PAGE_FILES = {NAMES[step.url_path]: None if step.url_path == "" else step.script for step in STEPS}  # None: the default page, no switch
 
-LLM_CHARTS = 0 if llm_missing() else 1  # /llm's live view needs the model file (CI installs it); without it the page says how to get it
-
 # Figures a page draws at the defaults over all its tabs (only the open tab's are drawn at a time): Plotly
 # charts and painted panel grids. The AppTests count what the server sends, the browser tests what is drawn.
 CHARTS = {
     "problem": 5, "sinusoidal": 8, "similarity": 5, "attention": 4, "compare": 2, "rope": 5,
-    "context": 5, "relative": 8, "model": 11, "lab": 3, "llm": LLM_CHARTS, "practice": 0, "code": 1,
+    "context": 5, "relative": 8, "model": 11, "lab": 3, "llm": 1, "practice": 0, "code": 1,
 }  # fmt: skip
 
 # Views chosen by a segmented control rather than tabs (the URL carries the option's name, the control shows its label): the
