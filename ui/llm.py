@@ -20,7 +20,7 @@ import streamlit as st
 from core.llm import experiments, model, results
 from core.viz import llm_figures as lf
 from ui.controls import Choice, Number, Text, check_links
-from ui.display import guarded, static_table
+from ui.display import guarded, plot, static_table
 from ui.heatmap import draw_heatmap
 
 MAX_CHARS = 1_000  # the text box; the token budget below is what bounds the work
@@ -113,3 +113,41 @@ def text_view() -> None:
         with box:
             draw_heatmap(lf.heads_figure(trained.mean_distance, trained.first_token), key="llm_heads_map")
             st.caption(" ".join(lf.heads_sentences(trained.mean_distance, trained.first_token, len(trained.tokens))))
+
+
+def shipped(name: str) -> dict | None:
+    """The shipped results `name` (core.llm.results), or None with their sentence in the page."""
+    try:
+        return results.load(name)
+    except ValueError as err:
+        st.info(str(err), icon=":material/hourglass_empty:")
+        return None
+
+
+def precomputed(ship: dict) -> None:
+    cpu = ship["meta"].get("total_cpu_seconds")
+    cost = f" ({cpu:,.0f} CPU seconds)" if isinstance(cpu, (int, float)) else ""
+    st.caption(f"Computed ahead of time{cost} on {ship['meta'].get('date', 'an unrecorded date')}; nothing runs for this view. {ship.get('left_out', '')}")
+
+
+def frequencies_view() -> None:
+    """Which rotation speeds the model uses: the size of every pair of q and k per layer, and perplexity with pairs stopped."""
+    ship = shipped("frequencies")
+    if ship is None:
+        return
+    got = ship["results"]
+    st.markdown(
+        "Each head's 64 query and key numbers form 32 pairs, and RoPE turns pair i by an angle proportional to the position, fastest for "
+        "pair 0 and slowest for the last. A pair that is large can weigh heavily in a score; one that is small barely counts."
+    )
+    draw_heatmap(lf.pair_sizes_figure(got["q"], got["k"]), key="llm_pair_sizes")
+    st.caption(
+        lf.sizes_sentence(got["q"], got["k"], got["wavelength"]) + f" Sizes are measured on {got['tokens']:,} tokens of one novel; "
+        "a large pair says what could weigh in a score, not that its turning matters: stopping pairs, below, tests that."
+    )
+    plot(lf.ablation_figure(got["ablation"], got["tokens"]), key="llm_ablation")
+    st.caption(
+        " ".join(lf.frequency_sentences(got["ablation"], np.asarray(got["wavelength"]), got["tokens"]))
+        + " A stopped pair keeps its numbers and loses only its turning."
+    )
+    precomputed(ship)

@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import plotly.graph_objects as go
 
+from core.viz import charts
 from core.viz.grid import ordinal, strided
 from core.viz.heatmap import Named, ScaleGroup, grouped_heatmap
 
@@ -129,3 +131,87 @@ def heads_sentences(distance: np.ndarray, first: np.ndarray, n_tokens: int) -> l
         f"(the most possible on {n_tokens} tokens is {(n_tokens - 1) / 2:.1f}, every query looking at the first token).",
     ]
     return out
+
+
+# --- which frequencies the model uses (core.llm.results "frequencies") ----------------------------
+
+
+def pair_sizes_figure(q: np.ndarray, k: np.ndarray) -> dict:
+    """Per layer, the size of q (mean over the query heads) and of k (mean over the key/value heads)
+    in each RoPE pair, q (L, H, P) and k (L, KV, P): two panels, each on its own sequential scale from
+    its least to its largest value. Columns are pairs (0 turns fastest), rows layers counted from 1."""
+    q, k = np.asarray(q, dtype=np.float64).mean(1), np.asarray(k, dtype=np.float64).mean(1)
+    if q.shape != k.shape:
+        raise ValueError(f"q and k sizes must cover the same layers and pairs, not {q.shape} and {k.shape}")
+    layers, pairs = q.shape
+    cols = strided(pairs, pairs)
+    rows = Named(strided(layers, layers), [str(layer + 1) for layer in range(layers)])
+    return grouped_heatmap(
+        [
+            ScaleGroup([("queries: size per pair", q, cols, rows)], signed=False, colorbar_title="q size", hover="q size"),
+            ScaleGroup([("keys: size per pair", k, cols, rows)], signed=False, colorbar_title="k size", hover="k size"),
+        ],
+        title="How large each rotating pair of the queries and keys is, layer by layer",
+        x_title="pair (0 turns fastest, the last slowest)",
+        y_title="layer",
+        note="mean over the heads of a layer",
+        panel_height=max(260, 12 * layers),
+    )
+
+
+def ablation_series(ablation: dict) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The shipped pair ablation as lines: for "fastest" and "slowest", the counts of unrotated pairs
+    (ascending) and the perplexity at each."""
+    out = {}
+    for which in ("fastest", "slowest"):
+        rows = sorted((r["count"], r["perplexity"]) for r in ablation.values() if r["which"] == which)
+        out[which] = (np.array([c for c, _ in rows], dtype=np.float64), np.array([p for _, p in rows], dtype=np.float64))
+    return out
+
+
+def ablation_figure(ablation: dict, tokens: int) -> go.Figure:
+    """Perplexity against the number of pairs left unrotated, the fastest ones or the slowest ones."""
+    series = ablation_series(ablation)
+    return charts.lines(
+        [(f"the {which} pairs unrotated", *series[which]) for which in ("fastest", "slowest")],
+        title=f"Perplexity on {tokens:,} tokens when some pairs stop turning",
+        x_title="pairs left unrotated",
+        y_title="perplexity (log)",
+        log_y=True,
+        markers=True,
+        integer_x=True,
+    )
+
+
+def frequency_sentences(ablation: dict, wavelength: np.ndarray, tokens: int) -> list[str]:
+    """What the ablation's numbers show: the perplexity with no pair unrotated, and with the same
+    number of fastest or slowest pairs unrotated at the largest count where the slowest cost under 1%."""
+    series = ablation_series(ablation)
+    (fast_n, fast_p), (slow_n, slow_p) = series["fastest"], series["slowest"]
+    base = float(slow_p[slow_n == 0][0]) if (slow_n == 0).any() else None
+    if base is None:
+        return []
+    common = [n for n in slow_n if n > 0 and n in fast_n]
+    cheap = [n for n in common if slow_p[slow_n == n][0] <= base * 1.01]
+    n = int(max(cheap)) if cheap else int(min(common)) if common else 0
+    if not n:
+        return []
+    slow, fast = float(slow_p[slow_n == n][0]), float(fast_p[fast_n == n][0])
+    w = np.asarray(wavelength, dtype=np.float64)
+    pairs = w.size
+    return [
+        f"With every pair turning, perplexity on these {tokens:,} tokens is {base:.2f}. Stopping the {n} slowest pairs "
+        f"(wavelengths from {w[pairs - n]:,.0f} to {w[-1]:,.0f} tokens) gives {slow:.2f}; stopping the {n} fastest "
+        f"(wavelengths {w[0]:.1f} to {w[n - 1]:,.1f} tokens) gives {fast:.2f}.",
+    ]
+
+
+def sizes_sentence(q: np.ndarray, k: np.ndarray, wavelength: np.ndarray) -> str:
+    """Which pair is largest in the queries and in the keys, averaged over heads and layers, with its wavelength."""
+    q_mean, k_mean = np.asarray(q, dtype=np.float64).mean((0, 1)), np.asarray(k, dtype=np.float64).mean((0, 1))
+    i, j = int(np.argmax(q_mean)), int(np.argmax(k_mean))
+    w = np.asarray(wavelength, dtype=np.float64)
+    return (
+        f"Averaged over heads and layers, the queries' largest pair is pair {i} (one turn every {w[i]:,.1f} tokens) and the keys' is "
+        f"pair {j} (one turn every {w[j]:,.1f} tokens)."
+    )

@@ -1,8 +1,9 @@
 """AppTest of the `llm` page. Without the model file (PEE_LLM_MODEL naming a missing or damaged file) the
 presets are drawn from the shipped results, and your own text gets one sentence saying how to get the model.
 With it, the maps drawn (shipped for a preset, live for your text) are the core's attention weights of the
-chosen layer and head under each way of giving positions, the top 5 are the core's, and bad input (an empty text, a text past the token budget, a link with a text too long
-or a layer that does not exist, markup) gets a sentence in the page, never a trace.
+chosen layer and head under each way of giving positions, the top 5 are the core's, and bad input (an empty
+text, a text past the token budget, a link with a text too long or a layer that does not exist, markup) gets
+a sentence in the page, never a trace.
 
 The tests that read the model skip, saying so, when it is not installed (CI installs it)."""
 
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 
 from core.llm import experiments, model, results
-from core.viz.llm_figures import head_sentence
+from core.viz.llm_figures import frequency_sentences, head_sentence, sizes_sentence
 from tests.app.conftest import assert_clean, decode, grid, grid_keys, open_page, plain_table
 from ui import llm
 
@@ -93,3 +94,15 @@ def test_markup_in_the_text_is_read_as_text():
     names = grid(at, "llm_attention")["panels"][0]["y"]["names"]  # the component draws them as text
     assert "".join(name.split(":", 1)[1] for name in names).replace("␣", " ") == text
     assert not any("<b>" in m.value or "**bold" in m.value for m in at.markdown)
+
+
+def test_the_rotation_speeds_view_draws_the_shipped_sizes_and_ablation():
+    at = open_page("llm", llm_view="Which rotation speeds it uses")
+    assert_clean(at)
+    got = results.load("frequencies")["results"]
+    q, k = (decode(p["z"]).astype(np.float64) for p in grid(at, "llm_pair_sizes")["panels"])
+    np.testing.assert_allclose(q, np.asarray(got["q"]).mean(1), rtol=1e-6)
+    np.testing.assert_allclose(k, np.asarray(got["k"]).mean(1), rtol=1e-6)
+    captions = " ".join(c.value for c in at.caption)
+    assert sizes_sentence(got["q"], got["k"], got["wavelength"]) in captions
+    assert " ".join(frequency_sentences(got["ablation"], np.asarray(got["wavelength"]), got["tokens"])) in captions

@@ -79,3 +79,35 @@ def test_the_head_sentence_reads_the_share_on_the_token_before():
     )
     with pytest.raises(ValueError):
         lf.previous_share(np.ones((1, 1)))
+
+
+def _ablation(fast, slow):
+    rows = {f"fastest {n}": {"which": "fastest", "count": n, "perplexity": p} for n, p in fast.items()}
+    return rows | {f"slowest {n}": {"which": "slowest", "count": n, "perplexity": p} for n, p in slow.items()}
+
+
+def test_pair_sizes_are_averaged_over_heads_and_the_largest_pair_is_named():
+    q = np.zeros((2, 3, 4))
+    q[:, :, 2] = [[1.0, 2.0, 3.0], [3.0, 3.0, 3.0]]  # pair 2: mean 2 in layer 1, 3 in layer 2
+    k = np.ones((2, 1, 4))
+    k[1, 0, 3] = 5.0
+    spec = lf.pair_sizes_figure(q, k)
+    qz, kz = (decode(p["z"]).astype(float) for p in spec["panels"])
+    np.testing.assert_allclose(qz[:, 2], [2.0, 3.0])
+    np.testing.assert_allclose(kz[1], [1, 1, 1, 5])
+    assert lf.sizes_sentence(q, k, np.array([6.3, 20.0, 100.0, 1000.0])) == (
+        "Averaged over heads and layers, the queries' largest pair is pair 2 (one turn every 100.0 tokens) "
+        "and the keys' is pair 3 (one turn every 1,000.0 tokens)."
+    )
+
+
+def test_the_ablation_sentence_compares_equal_counts_where_the_slowest_cost_under_one_percent():
+    ablation = _ablation({0: 20.0, 2: 30.0, 4: 60.0}, {0: 20.0, 2: 20.1, 4: 25.0})
+    lines = {t.name: (list(t.x), list(t.y)) for t in lf.ablation_figure(ablation, 512).data}
+    assert lines == {"the fastest pairs unrotated": ([0, 2, 4], [20.0, 30.0, 60.0]), "the slowest pairs unrotated": ([0, 2, 4], [20.0, 20.1, 25.0])}
+    wavelength = np.array([6.0, 12.0, 24.0, 48.0])
+    [said] = lf.frequency_sentences(ablation, wavelength, 512)
+    assert said == (
+        "With every pair turning, perplexity on these 512 tokens is 20.00. Stopping the 2 slowest pairs (wavelengths from 24 to 48 tokens) gives 20.10; "
+        "stopping the 2 fastest (wavelengths 6.0 to 12.0 tokens) gives 30.00."
+    )
