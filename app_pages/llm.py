@@ -15,6 +15,9 @@ st.markdown(
     "with its position (RoPE). Here it reads a text three ways: with the rotation it was trained with, with the rotation removed, and with "
     "the positions shuffled. Look at whether a head's pattern, and the model's guess at the next token, survive without the true positions."
 )
-url_tabs("llm_view", {"Your text": llm.text_view, "Which rotation speeds it uses": llm.frequencies_view})
+url_tabs(
+    "llm_view",
+    {"Your text": llm.text_view, "Past the trained context": llm.context_view, "Which rotation speeds it uses": llm.frequencies_view},
+)
 sources_expander("llm")
 next_link("llm")

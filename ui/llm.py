@@ -28,6 +28,7 @@ MAX_TOKENS = 64  # tokens a live reading takes: 30 x 9 x 64 x 64 weights per way
 PRESETS = experiments.PRESETS
 CUSTOM = "your own text"
 DEFAULT_LAYER, DEFAULT_HEAD = 12, 2  # a head that looks at the token before on every preset as trained, and loses it without positions
+TRAINED_CONTEXT = 8_192  # the model file's llama.context_length (the page's Sources; tests/app/test_llm.py reads the file)
 READINGS = 4  # cached readings (texts) per process
 _ONE_AT_A_TIME = threading.Lock()
 
@@ -150,4 +151,21 @@ def frequencies_view() -> None:
         " ".join(lf.frequency_sentences(got["ablation"], np.asarray(got["wavelength"]), got["tokens"]))
         + " A stopped pair keeps its numbers and loses only its turning."
     )
+    precomputed(ship)
+
+
+def context_view() -> None:
+    """Past the trained context: the shipped perplexity along the text under each RoPE scaling."""
+    ship = shipped("perplexity")
+    if ship is None:
+        return
+    entries, config = ship["results"], ship["config"]
+    st.markdown(
+        "Perplexity is how surprised the model is by each next token (e to the mean loss; lower is better). A RoPE scaling stretches the "
+        "rotation so that a longer text turns through angles the model saw in training: linear (position interpolation) divides every "
+        "angle by the factor, NTK-aware raises the base instead, dynamic NTK does so only once the text is longer than the trained context, "
+        "and YaRN and Llama 3 stretch the slow pairs and keep the fast ones (YaRN also sharpens attention, its temperature)."
+    )
+    plot(lf.perplexity_figure(entries, config["window"], config["length"], TRAINED_CONTEXT), key="llm_perplexity")
+    st.caption(" ".join(lf.perplexity_sentences(entries, config["length"], TRAINED_CONTEXT)))
     precomputed(ship)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from core.viz import charts
+from core.viz import charts, palette
 from core.viz.grid import ordinal, strided
 from core.viz.heatmap import Named, ScaleGroup, grouped_heatmap
 
@@ -215,3 +215,57 @@ def sizes_sentence(q: np.ndarray, k: np.ndarray, wavelength: np.ndarray) -> str:
         f"Averaged over heads and layers, the queries' largest pair is pair {i} (one turn every {w[i]:,.1f} tokens) and the keys' is "
         f"pair {j} (one turn every {w[j]:,.1f} tokens)."
     )
+
+
+# --- past the trained context (core.llm.results "perplexity") --------------------------------------
+
+FACTOR_DASHES = {1.0: "solid", 2.0: "solid", 4.0: "dash", 8.0: "dot"}  # a kind's factors: one colour, a dash each
+
+
+def scaling_key(entry: dict) -> str:
+    """The palette's name for a shipped scaling: its kind, or "yarn-no-temperature" for YaRN with its attention factor at 1."""
+    return "yarn-no-temperature" if entry["kind"] == "yarn" and entry.get("attention_factor") == 1.0 else entry["kind"]
+
+
+def window_ends(n_windows: int, window: int, length: int) -> np.ndarray:
+    """The position of the last token each window of losses predicts: loss t scores token t + 1, and
+    window w holds losses w·window .. (w + 1)·window − 1, so it ends at token min((w + 1)·window, length − 1)."""
+    return np.minimum(np.arange(1, n_windows + 1) * window, length - 1)
+
+
+def perplexity_figure(entries: dict[str, dict], window: int, length: int, context: int) -> go.Figure:
+    """Perplexity per window of `window` predicted tokens along `length` tokens, one line per shipped
+    scaling (name -> entry as the bench writes it): one colour per kind (core.viz.palette), a dash per
+    factor; a mark at the trained context when the text reaches past it."""
+    names = sorted(entries, key=lambda n: (list(palette.KIND_COLOURS).index(scaling_key(entries[n])), entries[n]["factor"]))
+    series = [(name, window_ends(len(entries[name]["by_window"]), window, length), np.asarray(entries[name]["by_window"], dtype=np.float64)) for name in names]
+    return charts.lines(
+        series,
+        title=f"Perplexity along {length:,} tokens of a novel, per RoPE scaling, each point the mean over {window} tokens",
+        x_title="position (the last token of each window)",
+        y_title="perplexity (log)",
+        log_y=True,
+        markers=True,
+        colours=[palette.KIND_COLOURS[scaling_key(entries[n])] for n in names],
+        dashes=[FACTOR_DASHES.get(float(entries[n]["factor"]), "dashdot") for n in names],
+        x_marks=[(context, f"trained context, {context:,}")] if length > context else [],
+    )
+
+
+def perplexity_sentences(entries: dict[str, dict], length: int, context: int) -> list[str]:
+    """What the curves show at these numbers: every scaling's perplexity over the whole text, lowest
+    first; where the text stays inside the trained context, that it says nothing of what lies past it."""
+    ranked = sorted(entries.items(), key=lambda item: item[1]["perplexity"])
+    listed = ", ".join(f"{name} {entry['perplexity']:.2f}" for name, entry in ranked)
+    out = [f"Over all {length:,} tokens, perplexity by scaling, lowest first: {listed}."]
+    if length <= context:
+        out.append(
+            f"These {length:,} tokens stay inside the {context:,} the model was trained on: the curves show what each scaling costs there, "
+            "not whether it helps past the trained context."
+        )
+    else:
+        out.append(f"Positions past the mark at {context:,} are further than the model was trained to read.")
+    out.append(
+        "The novel is public domain and may be in the model's training data: compare the scalings with each other, not the perplexity with a held-out score."
+    )
+    return out

@@ -8,7 +8,10 @@ import numpy as np
 import pytest
 
 from core.viz import llm_figures as lf
+from core.viz import palette
 from tests.app.conftest import decode
+from tests.core.viz.test_colour_vision import VISIONS
+from tests.core.viz.test_palette import APART, closest
 
 
 def _rows(t: int, seed: int) -> np.ndarray:
@@ -111,3 +114,31 @@ def test_the_ablation_sentence_compares_equal_counts_where_the_slowest_cost_unde
         "With every pair turning, perplexity on these 512 tokens is 20.00. Stopping the 2 slowest pairs (wavelengths from 24 to 48 tokens) gives 20.10; "
         "stopping the 2 fastest (wavelengths 6.0 to 12.0 tokens) gives 30.00."
     )
+
+
+def _entry(kind, factor, ppl, windows, attention_factor=None):
+    return {"kind": kind, "factor": factor, "attention_factor": attention_factor, "perplexity": ppl, "by_window": windows}
+
+
+@pytest.mark.parametrize("vision", VISIONS)
+def test_each_scaling_kind_has_a_colour_apart_from_the_others(vision):
+    assert closest(list(palette.KIND_COLOURS.values()), vision) >= APART
+
+
+def test_the_perplexity_lines_take_their_kinds_colours_and_end_each_window_at_its_last_token():
+    entries = {
+        "none": _entry("none", 1.0, 30.0, [40.0, 20.0, 25.0]),
+        "yarn ×2": _entry("yarn", 2.0, 31.0, [41.0, 21.0, 26.0], attention_factor=1.07),
+        "yarn ×2, no temperature": _entry("yarn", 2.0, 35.0, [45.0, 25.0, 30.0], attention_factor=1.0),
+        "linear ×4": _entry("linear", 4.0, 50.0, [60.0, 45.0, 40.0]),
+    }
+    fig = lf.perplexity_figure(entries, window=256, length=600, context=8192)
+    drawn = {t.name: (list(t.x), list(t.y), t.line.color, t.line.dash) for t in fig.data if t.name}
+    assert list(drawn) == ["none", "linear ×4", "yarn ×2", "yarn ×2, no temperature"]  # the palette's order of kinds
+    assert drawn["none"][:2] == ([256, 512, 599], [40.0, 20.0, 25.0])  # 599 losses: the last window ends at token 599
+    assert drawn["yarn ×2"][2] == palette.KIND_COLOURS["yarn"] and drawn["yarn ×2, no temperature"][2] == palette.KIND_COLOURS["yarn-no-temperature"]
+    assert drawn["linear ×4"][3] == "dash" and drawn["none"][3] == "solid"
+    inside, _ = lf.perplexity_sentences(entries, 600, 8192)[:2]
+    assert inside == "Over all 600 tokens, perplexity by scaling, lowest first: none 30.00, yarn ×2 31.00, yarn ×2, no temperature 35.00, linear ×4 50.00."
+    assert "stay inside the 8,192" in lf.perplexity_sentences(entries, 600, 8192)[1]
+    assert "past the mark at 512" in lf.perplexity_sentences(entries, 600, 512)[1]
