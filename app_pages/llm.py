@@ -17,7 +17,12 @@ st.markdown(
 )
 url_tabs(
     "llm_view",
-    {"Your text": llm.text_view, "Past the trained context": llm.context_view, "Which rotation speeds it uses": llm.frequencies_view},
+    {
+        "Your text": llm.text_view,
+        "Past the trained context": llm.context_view,
+        "Passkey": llm.passkey_view,
+        "Which rotation speeds it uses": llm.frequencies_view,
+    },
 )
 sources_expander("llm")
 next_link("llm")

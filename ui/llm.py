@@ -20,7 +20,7 @@ import streamlit as st
 from core.llm import experiments, model, results
 from core.viz import llm_figures as lf
 from ui.controls import Choice, Number, Text, check_links
-from ui.display import guarded, plot, static_table
+from ui.display import guarded, plot, static_table, text_block
 from ui.heatmap import draw_heatmap
 
 MAX_CHARS = 1_000  # the text box; the token budget below is what bounds the work
@@ -168,4 +168,29 @@ def context_view() -> None:
     )
     plot(lf.perplexity_figure(entries, config["window"], config["length"], TRAINED_CONTEXT), key="llm_perplexity")
     st.caption(" ".join(lf.perplexity_sentences(entries, config["length"], TRAINED_CONTEXT)))
+    precomputed(ship)
+
+
+def passkey_view() -> None:
+    """Passkey retrieval: the shipped needle grid per scaling, and the prompt the model is given."""
+    ship = shipped("passkey")
+    if ship is None:
+        return
+    trials, config = ship["results"], ship["config"]
+    st.markdown(
+        "A five-digit key is hidden at some depth in filler text, and the prompt ends by asking for it. The model finds it when its "
+        "likeliest next tokens are the key's digits. Depth 0% puts the key at the start of the filler, 100% at its end."
+    )
+    draw_heatmap(lf.passkey_figure(trials), key="llm_passkey")
+    seeds = config.get("seeds", 1)
+    st.caption(" ".join([*lf.passkey_sentences(trials), f"Each cell holds {seeds} key{'s' if seeds != 1 else ''}: a small sample, not a rate."]))
+    box = st.expander("The prompt", icon=":material/description:", key="llm_prompt", on_change="rerun")
+    if box.open:
+        with box:
+            p = config["prompt"]
+            text_block(f"{p['intro']}{p['filler']}{p['filler']} …{p['needle'].format(key='12345')}{p['filler']} …{p['question']}")
+            st.caption(
+                "12345 stands for the key, a random five-digit number fixed per trial. The filler repeats until the prompt has the length "
+                "asked for, and the key sits at the chosen depth among its repeats."
+            )
     precomputed(ship)

@@ -269,3 +269,59 @@ def perplexity_sentences(entries: dict[str, dict], length: int, context: int) ->
         "The novel is public domain and may be in the model's training data: compare the scalings with each other, not the perplexity with a held-out score."
     )
     return out
+
+
+# --- passkey retrieval (core.llm.results "passkey") -----------------------------------------------
+
+
+def passkey_grid(trials: dict[str, dict]) -> tuple[list[str], list[int], list[float], dict[str, np.ndarray]]:
+    """The shipped trials as grids: the scalings (in the order first met), lengths and depths (ascending), and per scaling
+    the share of trials in each (depth, length) cell that found the key, NaN where no trial ran."""
+    scalings = list(dict.fromkeys(t["scaling"] for t in trials.values()))
+    lengths = sorted({int(t["length"]) for t in trials.values()})
+    depths = sorted({float(t["depth"]) for t in trials.values()})
+    grids = {}
+    for name in scalings:
+        right, total = np.zeros((len(depths), len(lengths))), np.zeros((len(depths), len(lengths)))
+        for t in trials.values():
+            if t["scaling"] == name:
+                cell = depths.index(float(t["depth"])), lengths.index(int(t["length"]))
+                right[cell] += bool(t["correct"])
+                total[cell] += 1
+        grids[name] = np.where(total > 0, right / np.maximum(total, 1), np.nan)
+    return scalings, lengths, depths, grids
+
+
+def passkey_figure(trials: dict[str, dict]) -> dict:
+    """The needle grid: per scaling, the share of trials that found the key at each prompt length
+    (columns) and depth of the key (rows), on one scale from 0 to 1."""
+    scalings, lengths, depths, grids = passkey_grid(trials)
+    cols = Named(strided(len(lengths), len(lengths)), [f"{n:,}" for n in lengths])
+    rows = Named(strided(len(depths), len(depths)), [f"{d:.0%}" for d in depths])
+    return grouped_heatmap(
+        [ScaleGroup([(name, grids[name], cols, rows) for name in scalings], signed=False, zmin=0.0, zmax=1.0, colorbar_title="share found", hover="found")],
+        title="Passkey retrieval: the share of hidden keys the model gives back, by prompt length and the key's depth",
+        x_title="prompt length (tokens asked for)",
+        y_title="depth of the key (0%: the start)",
+        note="blank: no trial there",
+        panel_height=max(160, 28 * len(depths)),
+        columns=min(len(scalings), 3),
+    )
+
+
+def passkey_sentences(trials: dict[str, dict]) -> list[str]:
+    """Per scaling, how many trials found the key, and the longest length at which every trial did."""
+    scalings, lengths, _, grids = passkey_grid(trials)
+    out = []
+    for name in scalings:
+        ours = [t for t in trials.values() if t["scaling"] == name]
+        found = sum(bool(t["correct"]) for t in ours)
+        reached = 0  # the longest length up to which every trial, at every shorter length too, found its key
+        for k, n in enumerate(lengths):
+            column = grids[name][:, k]
+            if not np.isfinite(column).any() or not np.all(column[np.isfinite(column)] == 1.0):
+                break
+            reached = n
+        longest = f"; every key at every length up to {reached:,} tokens" if reached else ""
+        out.append(f"{name}: {found} of {len(ours)} keys found{longest}.")
+    return out

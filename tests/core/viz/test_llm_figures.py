@@ -142,3 +142,20 @@ def test_the_perplexity_lines_take_their_kinds_colours_and_end_each_window_at_it
     assert inside == "Over all 600 tokens, perplexity by scaling, lowest first: none 30.00, yarn ×2 31.00, yarn ×2, no temperature 35.00, linear ×4 50.00."
     assert "stay inside the 8,192" in lf.perplexity_sentences(entries, 600, 8192)[1]
     assert "past the mark at 512" in lf.perplexity_sentences(entries, 600, 512)[1]
+
+
+def _trial(scaling, length, depth, seed, correct):
+    return {f"{scaling}|{length}|{depth:g}|{seed}": {"scaling": scaling, "length": length, "depth": depth, "seed": seed, "correct": correct}}
+
+
+def test_the_needle_grid_is_the_share_found_per_length_and_depth():
+    trials = {}
+    for length, depth, seed, correct in [(512, 0.0, 0, True), (512, 0.0, 1, True), (512, 1.0, 0, True), (2048, 0.0, 0, True), (2048, 1.0, 0, False)]:
+        trials |= _trial("none", length, depth, seed, correct)
+    trials |= _trial("yarn ×2", 2048, 0.0, 0, False)
+    spec = lf.passkey_figure(trials)
+    none, yarn = (decode(p["z"]).astype(float) for p in spec["panels"])
+    np.testing.assert_array_equal(none, [[1.0, 1.0], [1.0, 0.0]])  # rows: depth 0%, 100%; columns: 512, 2,048
+    assert np.isnan(yarn[:, 0]).all() and yarn[0, 1] == 0.0 and np.isnan(yarn[1, 1])  # no trial ran there: blank
+    assert spec["panels"][0]["x"]["names"] == ["512", "2,048"] and spec["panels"][0]["y"]["names"] == ["0%", "100%"]
+    assert lf.passkey_sentences(trials) == ["none: 4 of 5 keys found; every key at every length up to 512 tokens.", "yarn ×2: 0 of 1 keys found."]
