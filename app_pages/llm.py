@@ -22,6 +22,7 @@ url_tabs(
         "Past the trained context": llm.context_view,
         "Passkey": llm.passkey_view,
         "Which rotation speeds it uses": llm.frequencies_view,
+        "Two layouts": llm.layouts_view,
     },
 )
 sources_expander("llm")

@@ -18,6 +18,7 @@ import numpy as np
 import streamlit as st
 
 from core.llm import experiments, model, results
+from core.schemes import rope
 from core.viz import llm_figures as lf
 from ui.controls import Choice, Number, Text, check_links
 from ui.display import guarded, plot, static_table, text_block
@@ -28,6 +29,7 @@ MAX_TOKENS = 64  # tokens a live reading takes: 30 x 9 x 64 x 64 weights per way
 PRESETS = experiments.PRESETS
 CUSTOM = "your own text"
 DEFAULT_LAYER, DEFAULT_HEAD = 12, 2  # a head that looks at the token before on every preset as trained, and loses it without positions
+HEAD_DIM = 64  # numbers per head in the model file (the page's Sources; tests/app/test_llm.py reads the file)
 TRAINED_CONTEXT = 8_192  # the model file's llama.context_length (the page's Sources; tests/app/test_llm.py reads the file)
 READINGS = 4  # cached readings (texts) per process
 _ONE_AT_A_TIME = threading.Lock()
@@ -194,3 +196,35 @@ def passkey_view() -> None:
                 "asked for, and the key sits at the chosen depth among its repeats."
             )
     precomputed(ship)
+
+
+@st.cache_resource(max_entries=len(PRESETS), ttl=3600, show_spinner=False)
+def layouts(text: str) -> experiments.LayoutsResult:
+    """A text read through the file's layout and the un-permuted one (core.llm.experiments), one reading at a time."""
+    with _ONE_AT_A_TIME:
+        return experiments.layouts(text)
+
+
+def layouts_view() -> None:
+    """One model, two layouts: the permutation between the file's rows and Hugging Face's, and the same scores from both."""
+    st.markdown(
+        f"The model file stores each head's {HEAD_DIM} query and key numbers so that neighbours (2i, 2i + 1) form a rotating pair, as "
+        f"llama.cpp turns them; the checkpoint the model was published as pairs number i with number i + {HEAD_DIM // 2}. These are the two "
+        "layouts of the RoPE page: one rotation, the rows in another order."
+    )
+    perm = rope.layout_permutation(HEAD_DIM)
+    plot(lf.layout_figure(perm), key="llm_layouts")
+    absent = model.missing()
+    if absent:
+        st.caption(lf.layout_sentences(perm, True, 0.0, 0)[0])
+        st.info(absent, icon=":material/download:")
+        return
+    preset, text = next(iter(PRESETS.items()))
+    got = guarded(layouts, text)
+    st.caption(" ".join(lf.layout_sentences(got.permutation, got.rows_match, got.max_relative_difference, got.tokens)) + f" (The text: the preset ‘{preset}’.)")
+    static_table(
+        {
+            "file layout (adjacent pairs)": [f"{lf.shown_token(t)}  {p:.1%}" for t, p in got.top5_adjacent],
+            "half-split layout": [f"{lf.shown_token(t)}  {p:.1%}" for t, p in got.top5_half],
+        }
+    )

