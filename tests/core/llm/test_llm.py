@@ -209,6 +209,18 @@ def test_pair_sizes_equal_the_first_layers_projections_worked_in_numpy(model, fo
     assert np.allclose(k[0], expected, rtol=1e-4) and q.shape == (30, 9, 32)
 
 
+def test_a_stop_asked_for_ends_the_pass_within_a_layer(model, forward):
+    asked = []
+
+    def stop_at_third() -> bool:
+        asked.append(1)
+        return len(asked) >= 3
+
+    with pytest.raises(llm_model.Stopped):
+        forward.token_nll(model, REFERENCE["tokens"]["page"]["ids"][:32], should_stop=stop_at_third)
+    assert len(asked) == 3  # before layer 0, its one block of scores, then layer 1: stopped there
+
+
 def test_the_passkey_prompt_hides_the_key_at_its_depth_and_ends_with_the_answer(model):
     prompt, ids, n_answer = experiments.passkey_prompt(300, 0.0, "12345")
     assert model.tokenizer.decode(ids[-n_answer:]) == " 12345" and n_answer == 6
