@@ -77,14 +77,21 @@ def _cpu() -> float:
     return time.thread_time()
 
 
+SCALINGS = ("none", "linear", "ntk", "dynamic", "yarn", "yarn-no-temperature", "llama3")  # what the page and the bench offer
+NO_TEMPERATURE = "yarn-no-temperature"  # YaRN with its attention factor set to 1
+
+
 def scaling(kind: str, factor: float, *, temperature: bool = True, original_max_len: int | None = None) -> rope.RopeScaling | None:
-    """The app's RopeScaling for a kind ("none" gives None) at `factor`, against the model's trained
-    context (8,192, from the file's metadata, when original_max_len is None). temperature=False sets
-    YaRN's attention factor to 1 (its temperature off). ValueError with a sentence for a bad kind or factor."""
+    """The app's RopeScaling for a kind (one of SCALINGS or of the registry's kinds; "none" gives None) at
+    `factor`, against the model's trained context (8,192, from the file's metadata, when original_max_len
+    is None). "yarn-no-temperature", or temperature=False, sets YaRN's attention factor to 1 (its
+    temperature off). ValueError with a sentence for a bad kind or factor."""
     if kind == "none":
         return None
+    if kind == NO_TEMPERATURE:
+        kind, temperature = "yarn", False
     if kind not in rope.SCALING_KINDS:
-        raise ValueError(f"The scaling must be none or one of {', '.join(rope.SCALING_KINDS)}.")
+        raise ValueError(f"The scaling must be one of {', '.join(SCALINGS)}.")
     if not isinstance(factor, (int, float)) or not math.isfinite(factor) or factor < 1 or factor > 1e6:
         raise ValueError(f"The scaling factor must be a number from 1 to 1,000,000; {factor!r:.20} is not.")
     original = original_max_len or llm_model.load().config.context_length

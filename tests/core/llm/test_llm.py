@@ -129,6 +129,7 @@ def test_yarn_without_temperature_has_attention_factor_one():
     assert rope.rope_frequencies(64, 1e5, with_t)[1] == pytest.approx(0.1 * np.log(2) + 1)
     assert rope.rope_frequencies(64, 1e5, without)[1] == 1.0
     assert experiments.label(without) == "yarn ×2, no temperature" and experiments.scaling("none", 2.0) is None
+    assert experiments.scaling(experiments.NO_TEMPERATURE, 2.0, original_max_len=8192) == without
 
 
 def test_the_budget_refuses_a_long_live_run_with_its_cost():
