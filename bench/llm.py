@@ -125,10 +125,7 @@ def _scalings(args) -> list[tuple[str, Any]]:
             found.append(("none", None))
             continue
         for factor in args.factors:
-            if kind == "yarn-no-temperature":
-                record = experiments.scaling("yarn", factor, temperature=False)
-            else:
-                record = experiments.scaling(kind, factor)
+            record = experiments.scaling(kind, factor)
             found.append((experiments.label(record), record))
     return found
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +32,8 @@ import numpy as np
 from core.lab import lm
 from core.llm import model as llm_model
 from core.schemes import rope
+
+Stop = Callable[[], bool] | None  # asked often while a run computes; True stops it with core.llm.model.Stopped
 
 MODES = {"trained": "positions as trained", "none": "rotation removed", "shuffled": "positions shuffled"}
 PRESETS = {
@@ -74,14 +77,21 @@ def _cpu() -> float:
     return time.thread_time()
 
 
+SCALINGS = ("none", "linear", "ntk", "dynamic", "yarn", "yarn-no-temperature", "llama3")  # what the page and the bench offer
+NO_TEMPERATURE = "yarn-no-temperature"  # YaRN with its attention factor set to 1
+
+
 def scaling(kind: str, factor: float, *, temperature: bool = True, original_max_len: int | None = None) -> rope.RopeScaling | None:
-    """The app's RopeScaling for a kind ("none" gives None) at `factor`, against the model's trained
-    context (8,192, from the file's metadata, when original_max_len is None). temperature=False sets
-    YaRN's attention factor to 1 (its temperature off). ValueError with a sentence for a bad kind or factor."""
+    """The app's RopeScaling for a kind (one of SCALINGS or of the registry's kinds; "none" gives None) at
+    `factor`, against the model's trained context (8,192, from the file's metadata, when original_max_len
+    is None). "yarn-no-temperature", or temperature=False, sets YaRN's attention factor to 1 (its
+    temperature off). ValueError with a sentence for a bad kind or factor."""
     if kind == "none":
         return None
+    if kind == NO_TEMPERATURE:
+        kind, temperature = "yarn", False
     if kind not in rope.SCALING_KINDS:
-        raise ValueError(f"The scaling must be none or one of {', '.join(rope.SCALING_KINDS)}.")
+        raise ValueError(f"The scaling must be one of {', '.join(SCALINGS)}.")
     if not isinstance(factor, (int, float)) or not math.isfinite(factor) or factor < 1 or factor > 1e6:
         raise ValueError(f"The scaling factor must be a number from 1 to 1,000,000; {factor!r:.20} is not.")
     original = original_max_len or llm_model.load().config.context_length
@@ -150,7 +160,7 @@ def tokenize(text: str, limit: int) -> np.ndarray:
     return ids
 
 
-def attention(text: str, mode: str = "trained") -> AttentionResult:
+def attention(text: str, mode: str = "trained", should_stop: Stop = None) -> AttentionResult:
     """Every layer's and head's attention on `text` (2 to MAX_ATTENTION_TOKENS tokens) with positions
     as `mode` says (a key of MODES). ValueError with a sentence for bad input or a missing model."""
     if mode not in MODES:
@@ -160,7 +170,7 @@ def attention(text: str, mode: str = "trained") -> AttentionResult:
     forward = _forward()
     perm = shuffled_positions(len(ids)) if mode == "shuffled" else None
     start = _cpu()
-    weights, last = forward.attention_and_logits(m, ids, forward.Options(positions=mode, permutation=perm))
+    weights, last = forward.attention_and_logits(m, ids, forward.Options(positions=mode, permutation=perm), should_stop)
     distance, first = head_summary(weights)
     positions = None if mode == "none" else (perm or tuple(range(len(ids))))
     pieces = tuple(m.tokenizer.pieces[i] for i in ids)
@@ -232,14 +242,16 @@ def summarise(nll: np.ndarray, length: int, name: str, cpu: float) -> Perplexity
     return PerplexityResult(length, name, nll, float(math.exp(nll.mean())), edges, by_bin, cpu)
 
 
-def perplexity(length: int, scaling_record: rope.RopeScaling | None = None, *, unrotated: tuple[int, ...] = ()) -> PerplexityResult:
+def perplexity(
+    length: int, scaling_record: rope.RopeScaling | None = None, *, unrotated: tuple[int, ...] = (), should_stop: Stop = None
+) -> PerplexityResult:
     """Per-token loss of the first `length` held-out tokens read in one pass with `scaling_record`
     (None: as trained) and the pairs in `unrotated` left unturned."""
     m = llm_model.load()
     ids = held_out_ids(length)
     forward = _forward()
     start = _cpu()
-    nll = forward.token_nll(m, ids, forward.Options(scaling=scaling_record, unrotated=unrotated))
+    nll = forward.token_nll(m, ids, forward.Options(scaling=scaling_record, unrotated=unrotated), should_stop=should_stop)
     return summarise(nll, length, label(scaling_record), _cpu() - start)
 
 
@@ -286,7 +298,7 @@ def passkey_prompt(length: int, depth: float, key: str) -> tuple[str, np.ndarray
     return prompt, ids, answer
 
 
-def passkey(length: int, depth: float, scaling_record: rope.RopeScaling | None = None, seed: int = 0) -> PasskeyResult:
+def passkey(length: int, depth: float, scaling_record: rope.RopeScaling | None = None, seed: int = 0, should_stop: Stop = None) -> PasskeyResult:
     """One passkey trial: a seeded five-digit key hidden at `depth` in a prompt of about `length`
     tokens (at most MAX_TOKENS), read with `scaling_record`."""
     if not 64 <= length <= MAX_TOKENS:
@@ -297,7 +309,7 @@ def passkey(length: int, depth: float, scaling_record: rope.RopeScaling | None =
     forward = _forward()
     start = _cpu()
     rows = np.arange(len(ids) - n_answer - 1, len(ids) - 1)
-    logits = forward.logits(m, ids, forward.Options(scaling=scaling_record), rows=rows).astype(np.float64)
+    logits = forward.logits(m, ids, forward.Options(scaling=scaling_record), rows=rows, should_stop=should_stop).astype(np.float64)
     target = ids[-n_answer:]
     logp = logits - logits.max(-1, keepdims=True)
     logp -= np.log(np.exp(logp).sum(-1, keepdims=True))
@@ -330,13 +342,13 @@ def frequencies() -> np.ndarray:
     return rope.rope_frequencies(config.head_dim, config.rope_base)[0]
 
 
-def pair_sizes(tokens: int = 1024) -> PairSizes:
+def pair_sizes(tokens: int = 1024, should_stop: Stop = None) -> PairSizes:
     """The size of q and k in each pair, over the first `tokens` held-out tokens."""
     m = llm_model.load()
     ids = held_out_ids(tokens)
     forward = _forward()
     start = _cpu()
-    q, k = forward.pair_norms(m, ids)
+    q, k = forward.pair_norms(m, ids, should_stop)
     freq = frequencies()
     return PairSizes(tokens, q, k, freq, rope.rope_wavelengths(freq), _cpu() - start)
 
@@ -349,9 +361,9 @@ def ablated_pairs(which: str, count: int) -> tuple[int, ...]:
     return tuple(range(count)) if which == "fastest" else tuple(range(pairs - count, pairs))
 
 
-def pair_ablation(length: int, which: str, count: int) -> PerplexityResult:
+def pair_ablation(length: int, which: str, count: int, should_stop: Stop = None) -> PerplexityResult:
     """Perplexity of `length` held-out tokens with the `count` fastest or slowest pairs unrotated."""
-    result = perplexity(length, None, unrotated=ablated_pairs(which, count))
+    result = perplexity(length, None, unrotated=ablated_pairs(which, count), should_stop=should_stop)
     return PerplexityResult(result.length, f"{count} {which} unrotated", result.nll, result.perplexity, result.bins, result.by_bin, result.cpu_seconds)
 
 
@@ -375,7 +387,7 @@ class LayoutsResult:
     cpu_seconds: float
 
 
-def layouts(text: str) -> LayoutsResult:
+def layouts(text: str, should_stop: Stop = None) -> LayoutsResult:
     """The same text through the GGUF layout and the un-permuted (Hugging Face) layout."""
     m = llm_model.load()
     ids = tokenize(text, MAX_ATTENTION_TOKENS)
@@ -389,8 +401,8 @@ def layouts(text: str) -> LayoutsResult:
             rows_match &= bool(np.array_equal(llm_model.unpermute(w, heads), by_head))
     forward = _forward()
     start = _cpu()
-    adjacent = forward.logits(m, ids, forward.Options(layout="adjacent"))
-    half = forward.logits(m, ids, forward.Options(layout="half"))
+    adjacent = forward.logits(m, ids, forward.Options(layout="adjacent"), should_stop=should_stop)
+    half = forward.logits(m, ids, forward.Options(layout="half"), should_stop=should_stop)
     difference = float(np.abs(adjacent - half).max() / np.abs(adjacent).max())
     pieces = m.tokenizer.pieces
     return LayoutsResult(len(ids), perm, rows_match, difference, top_tokens(adjacent[-1], pieces), top_tokens(half[-1], pieces), _cpu() - start)

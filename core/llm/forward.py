@@ -33,7 +33,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from core.llm.model import Model
+from core.llm.model import Model, Stopped
 from core.schemes import rope
 from core.schemes.torch import RotaryEmbedding
 
@@ -132,7 +132,15 @@ def _block(length: int, heads: int) -> int:
     return int(max(16, min(length, SCORE_BYTES // (4 * heads * max(length, 1)))))
 
 
-def _attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, keep: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
+Stop = Callable[[], bool] | None
+
+
+def _check(should_stop: Stop) -> None:
+    if should_stop is not None and should_stop():
+        raise Stopped("stopped")
+
+
+def _attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, keep: bool, should_stop: Stop = None) -> tuple[torch.Tensor, torch.Tensor | None]:
     """Causal grouped-query attention. q (H, T, hd), k and v (KV, T, hd) -> (H, T, hd), and the
     weights (H, T, T) when `keep`."""
     heads, length, hd = q.shape
@@ -143,6 +151,7 @@ def _attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, keep: bool) -> tu
     weights = torch.zeros(kv, group, length, length) if keep else None
     step = length if keep else _block(length, heads)
     for start in range(0, length, step):
+        _check(should_stop)
         end = min(start + step, length)
         scores = qg[:, :, start:end] @ k[:, None, :end].transpose(-1, -2)  # (KV, g, block, end)
         future = torch.arange(end)[None, :] > torch.arange(start, end)[:, None]
@@ -158,10 +167,11 @@ QKHook = Callable[[int, torch.Tensor, torch.Tensor], None]
 
 
 @torch.no_grad()
-def run(model: Model, ids, options: Options = Options(), *, attention: bool = False, qk: QKHook | None = None) -> Pass:
+def run(model: Model, ids, options: Options = Options(), *, attention: bool = False, qk: QKHook | None = None, should_stop: Stop = None) -> Pass:
     """The 30 blocks on token ids (T,) -> Pass. attention=True keeps every layer's weights (T at most
     MAX_ATTENTION_TOKENS); qk(layer, q, k) sees each layer's queries (H, T, hd) and keys (KV, T, hd)
-    before they are rotated, in the options' layout."""
+    before they are rotated, in the options' layout. should_stop() is asked before every layer and
+    every block of attention scores; True raises core.llm.model.Stopped."""
     torch.set_num_threads(1)
     config, w = model.config, _tensors(model)
     ids = torch.as_tensor(np.asarray(ids, dtype=np.int64))
@@ -178,6 +188,7 @@ def run(model: Model, ids, options: Options = Options(), *, attention: bool = Fa
     maps = np.empty((config.n_layer, H, length, length), dtype=np.float32) if attention else None
     x = w["token_embd.weight"][ids]
     for layer in range(config.n_layer):
+        _check(should_stop)
         p = f"blk.{layer}."
         wq, wk = w[p + "attn_q.weight"], w[p + "attn_k.weight"]
         if options.layout == "half":
@@ -190,7 +201,7 @@ def run(model: Model, ids, options: Options = Options(), *, attention: bool = Fa
             qk(layer, q, k)
         if turn is not None:
             q, k = turn(q, pos), turn(k, pos)
-        a, weights = _attend(q.contiguous(), k.contiguous(), v.contiguous(), attention)
+        a, weights = _attend(q.contiguous(), k.contiguous(), v.contiguous(), attention, should_stop)
         if maps is not None:
             maps[layer] = weights.numpy()
         x = x + a.transpose(0, 1).reshape(length, config.d_model) @ w[p + "attn_output.weight"].T
@@ -203,19 +214,19 @@ def _head(model: Model) -> torch.Tensor:
     return _tensors(model)["token_embd.weight"]  # tied: the file has no output.weight
 
 
-def logits(model: Model, ids, options: Options = Options(), rows=None) -> np.ndarray:
+def logits(model: Model, ids, options: Options = Options(), rows=None, should_stop: Stop = None) -> np.ndarray:
     """Next-token logits at the given rows (all T when None): float32 (len(rows), vocab)."""
-    hidden = run(model, ids, options).hidden
+    hidden = run(model, ids, options, should_stop=should_stop).hidden
     if rows is not None:
         hidden = hidden[torch.as_tensor(np.asarray(rows, dtype=np.int64))]
     return (hidden @ _head(model).T).numpy()
 
 
 @torch.no_grad()
-def token_nll(model: Model, ids, options: Options = Options(), *, block: int = 512) -> np.ndarray:
+def token_nll(model: Model, ids, options: Options = Options(), *, block: int = 512, should_stop: Stop = None) -> np.ndarray:
     """The negative log-likelihood (nats) of every token after the first given those before it:
     float64 (T-1,). The output head is applied a block of rows at a time (no T x vocab array)."""
-    hidden = run(model, ids, options).hidden
+    hidden = run(model, ids, options, should_stop=should_stop).hidden
     target = torch.as_tensor(np.asarray(ids, dtype=np.int64))[1:]
     head = _head(model)
     out = np.empty(target.shape[0], dtype=np.float64)
@@ -225,13 +236,13 @@ def token_nll(model: Model, ids, options: Options = Options(), *, block: int = 5
     return out
 
 
-def attention_and_logits(model: Model, ids, options: Options = Options()) -> tuple[np.ndarray, np.ndarray]:
+def attention_and_logits(model: Model, ids, options: Options = Options(), should_stop: Stop = None) -> tuple[np.ndarray, np.ndarray]:
     """Every layer's attention weights (L, H, T, T) float32 and the last position's logits (vocab,) float32."""
-    result = run(model, ids, options, attention=True)
+    result = run(model, ids, options, attention=True, should_stop=should_stop)
     return result.attention, (result.hidden[-1] @ _head(model).T).numpy()
 
 
-def pair_norms(model: Model, ids) -> tuple[np.ndarray, np.ndarray]:
+def pair_norms(model: Model, ids, should_stop: Stop = None) -> tuple[np.ndarray, np.ndarray]:
     r"""The size of each RoPE pair of q and k, per layer and head: the root mean square over the
     tokens of $\sqrt{a^2 + b^2}$ for pair i's two members (a rotation does not change it, so before or
     after the rotation is the same). Pair i is dimensions (2i, 2i+1) of the GGUF rows, which turn with
@@ -246,5 +257,5 @@ def pair_norms(model: Model, ids) -> tuple[np.ndarray, np.ndarray]:
             pairs = squared[..., 0::2] + squared[..., 1::2]  # (heads, T, 32): |pair|^2 per token
             out[layer] = pairs.mean(1).sqrt().numpy()
 
-    run(model, ids, Options(), qk=record)
+    run(model, ids, Options(), qk=record, should_stop=should_stop)
     return q_out, k_out

@@ -104,6 +104,11 @@ def missing() -> str | None:
     return None
 
 
+class Stopped(Exception):
+    """A run was stopped by its `should_stop` (core.llm.forward asks it before every layer and every block
+    of attention scores, so a stop takes effect within a fraction of a second at the lengths a page runs)."""
+
+
 @dataclass(frozen=True)
 class Config:
     """The architecture, as the file's metadata gives it (`read`)."""

@@ -129,6 +129,7 @@ def test_yarn_without_temperature_has_attention_factor_one():
     assert rope.rope_frequencies(64, 1e5, with_t)[1] == pytest.approx(0.1 * np.log(2) + 1)
     assert rope.rope_frequencies(64, 1e5, without)[1] == 1.0
     assert experiments.label(without) == "yarn ×2, no temperature" and experiments.scaling("none", 2.0) is None
+    assert experiments.scaling(experiments.NO_TEMPERATURE, 2.0, original_max_len=8192) == without
 
 
 def test_the_budget_refuses_a_long_live_run_with_its_cost():
@@ -207,6 +208,18 @@ def test_pair_sizes_equal_the_first_layers_projections_worked_in_numpy(model, fo
     keys = (h @ w["blk.0.attn_k.weight"].T.astype(np.float64)).reshape(10, 3, 32, 2)  # (token, head, pair, member)
     expected = np.sqrt((keys**2).sum(-1).mean(0))  # (head, pair)
     assert np.allclose(k[0], expected, rtol=1e-4) and q.shape == (30, 9, 32)
+
+
+def test_a_stop_asked_for_ends_the_pass_within_a_layer(model, forward):
+    asked = []
+
+    def stop_at_third() -> bool:
+        asked.append(1)
+        return len(asked) >= 3
+
+    with pytest.raises(llm_model.Stopped):
+        forward.token_nll(model, REFERENCE["tokens"]["page"]["ids"][:32], should_stop=stop_at_third)
+    assert len(asked) == 3  # before layer 0, its one block of scores, then layer 1: stopped there
 
 
 def test_the_passkey_prompt_hides_the_key_at_its_depth_and_ends_with_the_answer(model):
