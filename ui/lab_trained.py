@@ -116,12 +116,12 @@ TRAINED = lm.LMConfig()  # the shipped models' configuration
 # --- the live run -------------------------------------------------------------------------------
 
 
-def _start(run_key: str, configs: list, budget: Callable[[list], str | None], estimate: Callable[[object], float]) -> None:
+def _start(run_key: str, configs: list, budget: Callable[[list], str | None], estimate: Callable[[object], float], train_fn: Callable = run_experiment) -> None:
     current = st.session_state.get(run_key)
     if current is not None and current.running:
         return
     st.session_state[run_key] = LabRun(
-        configs, cache=result_cache(), alive=connection_check(), slots=trainers(), train_fn=run_experiment, budget=budget,
+        configs, cache=result_cache(), alive=connection_check(), slots=trainers(), train_fn=train_fn, budget=budget,
         wall_seconds=experiment.LIVE_WALL_S, estimate=estimate, **who(),
     ).start()  # fmt: skip
 
@@ -132,11 +132,12 @@ def _stop(run_key: str) -> None:
 
 def live(
     key: str, configs: list, budget: Callable[[list], str | None], estimate: Callable[[object], float], button: str, draw: Callable[[list], None],
-    problem: str | None = None,
-) -> None:
+    problem: str | None = None, train_fn: Callable = run_experiment,
+) -> None:  # fmt: skip
     """Run `configs` on demand: the budget's refusal, Run and Stop, a progress bar per config
     while it waits or runs, then draw((config, outcome) finished) once it is done. `estimate` gives
-    one config's seconds: the run's time limit and the waits shown in line follow it."""
+    one config's seconds: the run's time limit and the waits shown in line follow it. `train_fn`
+    runs one config (the lab's trained models by default; /llm passes its language model's)."""
     run_key, shown_key = f"{key}_run", f"{key}_shown"
     if problem is None:
         problem = budget(configs) if configs else "Choose something to run."
@@ -152,7 +153,7 @@ def live(
         key=f"{key}_go",
         disabled=running or bool(problem),
         on_click=_start,
-        args=(run_key, configs, budget, estimate),
+        args=(run_key, configs, budget, estimate, train_fn),
     )
     b2.button("Stop", icon=":material/stop:", key=f"{key}_stop", disabled=not running, on_click=_stop, args=(run_key,))
     if run is None:

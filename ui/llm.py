@@ -22,7 +22,9 @@ from core.schemes import rope
 from core.viz import llm_figures as lf
 from ui.controls import Choice, Number, Text, check_links
 from ui.display import guarded, plot, static_table, text_block
+from ui import llm_live
 from ui.heatmap import draw_heatmap
+from ui.lab_trained import live
 
 MAX_CHARS = 1_000  # the text box; the token budget below is what bounds the work
 MAX_TOKENS = 64  # tokens a live reading takes: 30 x 9 x 64 x 64 weights per way, about 13 MB a reading
@@ -157,20 +159,20 @@ def frequencies_view() -> None:
 
 
 def context_view() -> None:
-    """Past the trained context: the shipped perplexity along the text under each RoPE scaling."""
-    ship = shipped("perplexity")
-    if ship is None:
-        return
-    entries, config = ship["results"], ship["config"]
+    """Past the trained context: the shipped perplexity along the text under each RoPE scaling, and a run of your own."""
     st.markdown(
         "Perplexity is how surprised the model is by each next token (e to the mean loss; lower is better). A RoPE scaling stretches the "
         "rotation so that a longer text turns through angles the model saw in training: linear (position interpolation) divides every "
         "angle by the factor, NTK-aware raises the base instead, dynamic NTK does so only once the text is longer than the trained context, "
         "and YaRN and Llama 3 stretch the slow pairs and keep the fast ones (YaRN also sharpens attention, its temperature)."
     )
-    plot(lf.perplexity_figure(entries, config["window"], config["length"], TRAINED_CONTEXT), key="llm_perplexity")
-    st.caption(" ".join(lf.perplexity_sentences(entries, config["length"], TRAINED_CONTEXT)))
-    precomputed(ship)
+    ship = shipped("perplexity")
+    if ship is not None:
+        entries, config = ship["results"], ship["config"]
+        plot(lf.perplexity_figure(entries, config["window"], config["length"], TRAINED_CONTEXT), key="llm_perplexity")
+        st.caption(" ".join(lf.perplexity_sentences(entries, config["length"], TRAINED_CONTEXT)))
+        precomputed(ship)
+    live_perplexity()
 
 
 def passkey_view() -> None:
@@ -228,3 +230,41 @@ def layouts_view() -> None:
             "half-split layout": [f"{lf.shown_token(t)}  {p:.1%}" for t, p in got.top5_half],
         }
     )
+
+
+SCALING_LABELS = {
+    "none": "no scaling",
+    "linear": "linear (position interpolation)",
+    "ntk": "NTK-aware",
+    "dynamic": "dynamic NTK",
+    "yarn": "YaRN",
+    "yarn-no-temperature": "YaRN without its temperature",
+    "llama3": "Llama 3",
+}
+SCALING = Choice("llm_scaling", "Scaling", experiments.SCALINGS, "yarn", labels=SCALING_LABELS)
+FACTOR = Number("llm_factor", "Factor s", 1.0, 64.0, 2.0, expected="the factor is a number from {lo:g} to {hi:g}", step=0.5)
+LENGTH = Choice("llm_length", "Tokens read", list(llm_live.LENGTHS), 2048, expected="the length is {options} tokens", widget="select_slider")
+
+
+def live_perplexity() -> None:
+    """One perplexity run on demand, in the lab's line for a trainer."""
+    st.subheader("Run one yourself")
+    absent = model.missing()
+    if absent:
+        st.info(absent, icon=":material/download:")
+        return
+    check_links(SCALING, FACTOR, LENGTH)
+    c1, c2, c3 = st.columns([2, 1, 2])
+    scaling = SCALING.draw(c1)
+    factor, length = FACTOR.draw(c2, disabled=scaling == "none"), LENGTH.draw(c3)
+    config = llm_live.Perplexity(scaling, 1.0 if scaling == "none" else float(factor), int(length))
+    live("llm_live", [config], llm_live.budget, llm_live.estimate, "Run", _draw_live, train_fn=llm_live.run)
+
+
+def _draw_live(done: list) -> None:
+    for config, outcome in done:
+        got = outcome.result
+        st.markdown(
+            f"Perplexity **{got.perplexity:.2f}** over the first {config.length:,} tokens with {SCALING_LABELS[config.scaling]}"
+            f"{'' if config.scaling == 'none' else f' at s = {config.factor:g}'}, in {got.cpu_seconds:.1f} CPU seconds."
+        )

@@ -122,3 +122,19 @@ def test_the_two_layouts_give_the_same_scores_and_the_page_reads_the_file_s_size
     assert "rounding, so one rotation in two layouts." in captions
     table = plain_table(at.table[0])
     assert list(table.iloc[:, 0]) == list(table.iloc[:, 1])  # the same top 5, to the shown digits
+
+
+@needs_model
+def test_a_live_perplexity_runs_in_the_lab_s_line_and_a_long_one_is_refused():
+    at = open_page("llm", llm_view="Past the trained context", llm_scaling="none", llm_length="512")
+    assert_clean(at)
+    at.button(key="llm_live_go").click().run()
+    run = at.session_state["llm_live_run"]
+    assert run.wait(120) and run.progress[0].state in ("done", "cached")
+    at.run()
+    assert_clean(at)
+    expected = experiments.perplexity(512).perplexity
+    assert any(m.value.startswith(f"Perplexity **{expected:.2f}** over the first 512 tokens with no scaling") for m in at.markdown)
+    at = open_page("llm", llm_view="Past the trained context", llm_scaling="yarn", llm_factor="4", llm_length="16384")
+    assert not at.exception and at.button(key="llm_live_go").disabled
+    assert any("more than the" in e.value for e in at.error)

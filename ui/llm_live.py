@@ -1,0 +1,71 @@
+"""A live perplexity run of the language model on /llm, through the lab's runner: the same trainers, line,
+budget, time limit, Stop and result cache as every lab run (core.lab.runner.LabRun, drawn by
+ui.lab_trained.live). A run is one `Perplexity` config; `run` reads it with core.llm.experiments and
+returns a `LiveResult`, which has what the runner reads of a result (its config, whether it stopped, its
+losses, steps done and rate, for the cache and the progress bar).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from core.llm import experiments, model
+
+LENGTHS = (512, 1024, 2048, 4096, 8192, 16384)  # tokens a live run may ask for; the budget refuses what costs too much
+
+
+@dataclass(frozen=True)
+class Perplexity:
+    """One live run: perplexity of the first `length` held-out tokens under a scaling (a name of
+    experiments.SCALINGS) at `factor`. `scheme` and `label` name it on the progress bar."""
+
+    scaling: str
+    factor: float
+    length: int
+    scheme: str = "rope"
+    steps: int = 1
+
+    @property
+    def label(self) -> str:
+        return f"perplexity of {self.length:,} tokens, {self.name}"
+
+    @property
+    def name(self) -> str:
+        return "no scaling" if self.scaling == "none" else f"{self.scaling} ×{self.factor:g}"
+
+
+@dataclass(frozen=True, eq=False)
+class LiveResult:
+    config: Perplexity
+    result: experiments.PerplexityResult | None
+    stopped: bool
+    losses: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    steps_done: int = 0
+    tokens_per_s: float = 0.0
+
+
+def budget(configs: list[Perplexity]) -> str | None:
+    """Why these runs would be refused (too long, too costly for a live run), or None."""
+    for c in configs:
+        problem = experiments.over_budget(c.length)
+        if problem:
+            return problem
+    return None
+
+
+def estimate(config: Perplexity) -> float:
+    """Seconds one run is expected to take (one thread), for its time limit and the waits shown in line."""
+    return experiments.estimate_cpu_seconds(config.length)
+
+
+def run(config: Perplexity, on_step: Callable | None = None, should_stop: Callable[[], bool] | None = None) -> LiveResult:
+    """Read the text under the config's scaling; a stop asked for ends it with a stopped result."""
+    try:
+        record = experiments.scaling(config.scaling, config.factor)
+        got = experiments.perplexity(config.length, record, should_stop=should_stop)
+    except model.Stopped:
+        return LiveResult(config, None, True)
+    return LiveResult(config, got, False, losses=got.nll, steps_done=1, tokens_per_s=config.length / max(got.cpu_seconds, 1e-9))
