@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from core.llm import experiments, model, results
-from core.viz.llm_figures import frequency_sentences, head_sentence, sizes_sentence
+from core.viz import palette
+from core.viz.llm_figures import frequency_sentences, head_sentence, perplexity_sentences, scaling_key, sizes_sentence
 from core.schemes import rope
 from tests.app.conftest import assert_clean, decode, figure, grid, grid_keys, open_page, plain_table
 from ui import llm
@@ -138,3 +139,17 @@ def test_a_live_perplexity_runs_in_the_lab_s_line_and_a_long_one_is_refused():
     at = open_page("llm", llm_view="Past the trained context", llm_scaling="yarn", llm_factor="4", llm_length="16384")
     assert not at.exception and at.button(key="llm_live_go").disabled
     assert any("more than the" in e.value for e in at.error)
+
+
+def test_the_context_view_draws_the_shipped_perplexity_per_scaling():
+    at = open_page("llm", llm_view="Past the trained context")
+    assert not at.exception and not at.error
+    ship = results.load("perplexity")
+    entries, length = ship["results"], ship["config"]["length"]
+    lines = {t["name"]: t for t in figure(at, "llm_perplexity")["data"] if t.get("name") in entries}
+    assert set(lines) == set(entries)
+    for name, entry in entries.items():
+        np.testing.assert_allclose(decode(lines[name]["y"]), entry["by_window"])
+        assert lines[name]["line"]["color"] == palette.KIND_COLOURS[scaling_key(entry)]
+    captions = " ".join(c.value for c in at.caption)
+    assert " ".join(perplexity_sentences(entries, length, llm.TRAINED_CONTEXT)) in captions
