@@ -142,7 +142,7 @@ def frequencies_view() -> None:
         return
     got = ship["results"]
     st.markdown(
-        "Each head's 64 query and key numbers form 32 pairs, and RoPE turns pair i by an angle proportional to the position, fastest for "
+        f"Each head's {HEAD_DIM} query and key numbers form {HEAD_DIM // 2} pairs, and RoPE turns pair i by an angle proportional to the position, fastest for "
         "pair 0 and slowest for the last. A pair that is large can weigh heavily in a score; one that is small barely counts."
     )
     draw_heatmap(lf.pair_sizes_figure(got["q"], got["k"]), key="llm_pair_sizes")
@@ -232,16 +232,7 @@ def layouts_view() -> None:
     )
 
 
-SCALING_LABELS = {
-    "none": "no scaling",
-    "linear": "linear (position interpolation)",
-    "ntk": "NTK-aware",
-    "dynamic": "dynamic NTK",
-    "yarn": "YaRN",
-    "yarn-no-temperature": "YaRN without its temperature",
-    "llama3": "Llama 3",
-}
-SCALING = Choice("llm_scaling", "Scaling", experiments.SCALINGS, "yarn", labels=SCALING_LABELS)
+SCALING = Choice("llm_scaling", "Scaling", experiments.SCALINGS, "yarn", labels=lf.KIND_LABELS)
 FACTOR = Number("llm_factor", "Factor s", 1.0, 64.0, 2.0, expected="the factor is a number from {lo:g} to {hi:g}", step=0.5)
 LENGTH = Choice("llm_length", "Tokens read", list(llm_live.LENGTHS), 2048, expected="the length is {options} tokens", widget="select_slider")
 
@@ -265,6 +256,6 @@ def _draw_live(done: list) -> None:
     for config, outcome in done:
         got = outcome.result
         st.markdown(
-            f"Perplexity **{got.perplexity:.2f}** over the first {config.length:,} tokens with {SCALING_LABELS[config.scaling]}"
+            f"Perplexity **{got.perplexity:.2f}** over the first {config.length:,} tokens with {lf.KIND_LABELS[config.scaling]}"
             f"{'' if config.scaling == 'none' else f' at s = {config.factor:g}'}, in {got.cpu_seconds:.1f} CPU seconds."
         )

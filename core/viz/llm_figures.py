@@ -7,6 +7,7 @@ show is said by the sentence functions beside them, from the same arrays.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -222,6 +223,32 @@ def sizes_sentence(q: np.ndarray, k: np.ndarray, wavelength: np.ndarray) -> str:
 FACTOR_DASHES = {1.0: "solid", 2.0: "solid", 4.0: "dash", 8.0: "dot"}  # a kind's factors: one colour, a dash each
 
 
+KIND_LABELS = {
+    "none": "no scaling",
+    "linear": "linear (position interpolation)",
+    "ntk": "NTK-aware",
+    "dynamic": "dynamic NTK",
+    "yarn": "YaRN",
+    "yarn-no-temperature": "YaRN without its temperature",
+    "llama3": "Llama 3",
+}  # the names a learner reads, by the palette's key of a scaling
+
+
+def scaling_name(entry: dict) -> str:
+    """A shipped scaling in words: its kind's name and its factor ("YaRN ×2"; "no scaling")."""
+    key = scaling_key(entry)
+    return KIND_LABELS[key] if key == "none" else f"{KIND_LABELS.get(key, key)} ×{float(entry['factor']):g}"
+
+
+def label_name(label: str) -> str:
+    """A scaling as the bench labels it ("yarn ×2, no temperature", "none") in words ("YaRN without its temperature ×2")."""
+    found = re.fullmatch(r"(\w+) ×([0-9.]+)(, no temperature)?", label)
+    if label == "none" or not found:
+        return KIND_LABELS["none"] if label == "none" else label
+    kind = "yarn-no-temperature" if found.group(3) else found.group(1)
+    return f"{KIND_LABELS.get(kind, found.group(1))} ×{found.group(2)}"
+
+
 def scaling_key(entry: dict) -> str:
     """The palette's name for a shipped scaling: its kind, or "yarn-no-temperature" for YaRN with its attention factor at 1."""
     return "yarn-no-temperature" if entry["kind"] == "yarn" and entry.get("attention_factor") == 1.0 else entry["kind"]
@@ -238,7 +265,10 @@ def perplexity_figure(entries: dict[str, dict], window: int, length: int, contex
     scaling (name -> entry as the bench writes it): one colour per kind (core.viz.palette), a dash per
     factor; a mark at the trained context when the text reaches past it."""
     names = sorted(entries, key=lambda n: (list(palette.KIND_COLOURS).index(scaling_key(entries[n])), entries[n]["factor"]))
-    series = [(name, window_ends(len(entries[name]["by_window"]), window, length), np.asarray(entries[name]["by_window"], dtype=np.float64)) for name in names]
+    series = [
+        (scaling_name(entries[name]), window_ends(len(entries[name]["by_window"]), window, length), np.asarray(entries[name]["by_window"], dtype=np.float64))
+        for name in names
+    ]
     return charts.lines(
         series,
         title=f"Perplexity along {length:,} tokens of a novel, per RoPE scaling, each point the mean over {window} tokens",
@@ -256,7 +286,7 @@ def perplexity_sentences(entries: dict[str, dict], length: int, context: int) ->
     """What the curves show at these numbers: every scaling's perplexity over the whole text, lowest
     first; where the text stays inside the trained context, that it says nothing of what lies past it."""
     ranked = sorted(entries.items(), key=lambda item: item[1]["perplexity"])
-    listed = ", ".join(f"{name} {entry['perplexity']:.2f}" for name, entry in ranked)
+    listed = ", ".join(f"{scaling_name(entry)} {entry['perplexity']:.2f}" for _, entry in ranked)
     out = [f"Over all {length:,} tokens, perplexity by scaling, lowest first: {listed}."]
     if length <= context:
         out.append(
@@ -299,7 +329,16 @@ def passkey_figure(trials: dict[str, dict]) -> dict:
     cols = Named(strided(len(lengths), len(lengths)), [f"{n:,}" for n in lengths])
     rows = Named(strided(len(depths), len(depths)), [f"{d:.0%}" for d in depths])
     return grouped_heatmap(
-        [ScaleGroup([(name, grids[name], cols, rows) for name in scalings], signed=False, zmin=0.0, zmax=1.0, colorbar_title="share found", hover="found")],
+        [
+            ScaleGroup(
+                [(label_name(name), grids[name], cols, rows) for name in scalings],
+                signed=False,
+                zmin=0.0,
+                zmax=1.0,
+                colorbar_title="share found",
+                hover="found",
+            )
+        ],
         title="Passkey retrieval: the share of hidden keys the model gives back, by prompt length and the key's depth",
         x_title="prompt length (tokens asked for)",
         y_title="depth of the key (0%: the start)",
@@ -323,7 +362,7 @@ def passkey_sentences(trials: dict[str, dict]) -> list[str]:
                 break
             reached = n
         longest = f"; every key at every length up to {reached:,} tokens" if reached else ""
-        out.append(f"{name}: {found} of {len(ours)} keys found{longest}.")
+        out.append(f"{label_name(name)}: {found} of {len(ours)} keys found{longest}.")
     return out
 
 
@@ -339,7 +378,7 @@ def layout_figure(permutation: np.ndarray) -> go.Figure:
         [("file row", rows, perm)],
         title=f"Where each of a head's {perm.size} query and key rows comes from: the half-split layout against the file's",
         x_title="row in the half-split layout (pairs i and i + half)",
-        y_title="row in the file (pairs 2i and 2i + 1)",
+        y_title="row in the file (pairs 2i, 2i + 1)",
         points=True,
         integer_y=True,
     )

@@ -14,7 +14,7 @@ import pytest
 
 from core.llm import experiments, model, results
 from core.viz import palette
-from core.viz.llm_figures import frequency_sentences, head_sentence, perplexity_sentences, scaling_key, sizes_sentence
+from core.viz.llm_figures import frequency_sentences, head_sentence, perplexity_sentences, scaling_key, scaling_name, sizes_sentence
 from core.schemes import rope
 from tests.app.conftest import assert_clean, decode, figure, grid, grid_keys, open_page, plain_table
 from ui import llm
@@ -146,9 +146,10 @@ def test_the_context_view_draws_the_shipped_perplexity_per_scaling():
     assert not at.exception and not at.error
     ship = results.load("perplexity")
     entries, length = ship["results"], ship["config"]["length"]
-    lines = {t["name"]: t for t in figure(at, "llm_perplexity")["data"] if t.get("name") in entries}
-    assert set(lines) == set(entries)
-    for name, entry in entries.items():
+    named = {scaling_name(entry): entry for entry in entries.values()}
+    lines = {t["name"]: t for t in figure(at, "llm_perplexity")["data"] if t.get("name") in named}
+    assert set(lines) == set(named)
+    for name, entry in named.items():
         np.testing.assert_allclose(decode(lines[name]["y"]), entry["by_window"])
         assert lines[name]["line"]["color"] == palette.KIND_COLOURS[scaling_key(entry)]
     captions = " ".join(c.value for c in at.caption)

@@ -134,12 +134,16 @@ def test_the_perplexity_lines_take_their_kinds_colours_and_end_each_window_at_it
     }
     fig = lf.perplexity_figure(entries, window=256, length=600, context=8192)
     drawn = {t.name: (list(t.x), list(t.y), t.line.color, t.line.dash) for t in fig.data if t.name}
-    assert list(drawn) == ["none", "linear ×4", "yarn ×2", "yarn ×2, no temperature"]  # the palette's order of kinds
-    assert drawn["none"][:2] == ([256, 512, 599], [40.0, 20.0, 25.0])  # 599 losses: the last window ends at token 599
-    assert drawn["yarn ×2"][2] == palette.KIND_COLOURS["yarn"] and drawn["yarn ×2, no temperature"][2] == palette.KIND_COLOURS["yarn-no-temperature"]
-    assert drawn["linear ×4"][3] == "dash" and drawn["none"][3] == "solid"
+    no, linear, yarn, cool = "no scaling", "linear (position interpolation) ×4", "YaRN ×2", "YaRN without its temperature ×2"
+    assert list(drawn) == [no, linear, yarn, cool]  # the palette's order of kinds, named in words
+    assert drawn[no][:2] == ([256, 512, 599], [40.0, 20.0, 25.0])  # 599 losses: the last window ends at token 599
+    assert drawn[yarn][2] == palette.KIND_COLOURS["yarn"] and drawn[cool][2] == palette.KIND_COLOURS["yarn-no-temperature"]
+    assert drawn[linear][3] == "dash" and drawn[no][3] == "solid"
     inside, _ = lf.perplexity_sentences(entries, 600, 8192)[:2]
-    assert inside == "Over all 600 tokens, perplexity by scaling, lowest first: none 30.00, yarn ×2 31.00, yarn ×2, no temperature 35.00, linear ×4 50.00."
+    assert inside == (
+        "Over all 600 tokens, perplexity by scaling, lowest first: no scaling 30.00, YaRN ×2 31.00, YaRN without its temperature ×2 35.00, "
+        "linear (position interpolation) ×4 50.00."
+    )
     assert "stay inside the 8,192" in lf.perplexity_sentences(entries, 600, 8192)[1]
     assert "past the mark at 512" in lf.perplexity_sentences(entries, 600, 512)[1]
 
@@ -158,4 +162,14 @@ def test_the_needle_grid_is_the_share_found_per_length_and_depth():
     np.testing.assert_array_equal(none, [[1.0, 1.0], [1.0, 0.0]])  # rows: depth 0%, 100%; columns: 512, 2,048
     assert np.isnan(yarn[:, 0]).all() and yarn[0, 1] == 0.0 and np.isnan(yarn[1, 1])  # no trial ran there: blank
     assert spec["panels"][0]["x"]["names"] == ["512", "2,048"] and spec["panels"][0]["y"]["names"] == ["0%", "100%"]
-    assert lf.passkey_sentences(trials) == ["none: 4 of 5 keys found; every key at every length up to 512 tokens.", "yarn ×2: 0 of 1 keys found."]
+    assert [p["title"] for p in spec["panels"]] == ["no scaling", "YaRN ×2"]
+    assert lf.passkey_sentences(trials) == ["no scaling: 4 of 5 keys found; every key at every length up to 512 tokens.", "YaRN ×2: 0 of 1 keys found."]
+
+
+def test_a_scaling_s_label_reads_in_words():
+    assert [lf.label_name(x) for x in ["none", "yarn ×2, no temperature", "ntk ×2", "llama3 ×4"]] == [
+        "no scaling",
+        "YaRN without its temperature ×2",
+        "NTK-aware ×2",
+        "Llama 3 ×4",
+    ]
