@@ -274,3 +274,16 @@ def test_shipped_perplexity_bins_fit_their_length_and_bracket_the_whole():
         assert entry["bins"] == experiments.position_bins(length).tolist(), name
         assert min(entry["by_bin"]) <= entry["perplexity"] <= max(entry["by_bin"]), name
         assert len(entry["by_window"]) == -(-(length - 1) // shipped["config"]["window"])
+
+
+def test_shipped_passkey_cells_hold_their_seeded_keys_at_about_their_lengths():
+    from core.llm import results
+
+    shipped = results.load("passkey")
+    config = shipped["config"]
+    cells = shipped["results"].values()
+    assert len(cells) == len(config["lengths"]) * len(config["depths"]) * config["seeds"] * len({c["scaling"] for c in cells})
+    for cell in cells:
+        assert cell["key"] == str(np.random.default_rng(cell["seed"]).integers(10_000, 100_000))
+        assert abs(cell["tokens"] - cell["length"]) <= 25 and 0 < cell["probability"] <= 1
+        assert cell["correct"] == (cell["answer"] == " " + cell["key"])
