@@ -14,7 +14,16 @@ import pytest
 
 from core.llm import experiments, model, results
 from core.viz import palette
-from core.viz.llm_figures import frequency_sentences, head_sentence, perplexity_sentences, scaling_key, scaling_name, sizes_sentence
+from core.viz.llm_figures import (
+    frequency_sentences,
+    head_sentence,
+    passkey_grid,
+    passkey_sentences,
+    perplexity_sentences,
+    scaling_key,
+    scaling_name,
+    sizes_sentence,
+)
 from core.schemes import rope
 from tests.app.conftest import assert_clean, decode, figure, grid, grid_keys, open_page, plain_table
 from ui import llm
@@ -154,3 +163,16 @@ def test_the_context_view_draws_the_shipped_perplexity_per_scaling():
         assert lines[name]["line"]["color"] == palette.KIND_COLOURS[scaling_key(entry)]
     captions = " ".join(c.value for c in at.caption)
     assert " ".join(perplexity_sentences(entries, length, llm.TRAINED_CONTEXT)) in captions
+
+
+def test_the_passkey_view_draws_the_shipped_grid_and_its_prompt():
+    at = open_page("llm", llm_view="Passkey")
+    assert_clean(at)
+    ship = results.load("passkey")
+    _, _, _, grids = passkey_grid(ship["results"])
+    for panel, expected in zip(grid(at, "llm_passkey")["panels"], grids.values()):
+        np.testing.assert_array_equal(decode(panel["z"]).astype(np.float64), expected)
+    assert " ".join(passkey_sentences(ship["results"])) in " ".join(c.value for c in at.caption)
+    at.session_state["llm_prompt"] = True  # open the prompt, as a click would
+    at.run()
+    assert ship["config"]["prompt"]["question"].strip() in " ".join(h.proto.body for h in at.get("html"))
