@@ -190,7 +190,20 @@ SOURCES: dict[str, tuple[Source, ...]] = {
         Source("SmolLM2: the model family, its training data and its long-context stage", f"{SMOLLM2}; the paper's sections on the 135M model not read here"),
         Source("RoPE turns each query and key pair by an angle proportional to its position", f"{ROFORMER}, §3.2"),
         Source("An attention sink: heads that put much of their weight on the first token", f"{SINKS}, §3"),
-        Source("Every attention weight, distance, share and next-token probability", "computed on the page by the app's own forward pass of the model file"),
+        Source(
+            "Every attention weight, distance, share, size, perplexity and next-token probability",
+            "the app's own forward pass of the model file: live on the page, or shipped from python -m bench.llm (its command and CPU time "
+            "under each view); tests/core/llm compares the forward pass with transformers' LlamaForCausalLM",
+        ),
+        Source("Linear scaling (position interpolation)", f"{PI}, abstract"),
+        Source("NTK-aware base change; YaRN's ramp and its attention factor (its temperature)", f"{YARN}, §3.1, §3.2, §3.4"),
+        Source("Llama 3's scaling: the slow pairs stretched, the fast ones kept", f"{LLAMA3}; the RoPE page's Sources give each kind's rule"),
+        Source("The passkey task: a key hidden in filler text, asked for at the end", f"{PASSKEY}"),
+        Source("The size of q and k in each RoPE pair, measured per layer", f"{BARBERO} measured it on Gemma"),
+        Source(
+            "The file stores q and k rows for adjacent pairs; the published checkpoint pairs i with i + 32",
+            "checked on the page for every layer (the Two layouts caption); the rows' order is Hugging Face's permute, as the RoPE page's Sources say",
+        ),
     ),
     "code": (
         Source("Each scheme's formula", "the docstring of each generated module names its paper; the /compare page's Sources list them"),
