@@ -50,9 +50,9 @@ def reading(text: str) -> dict[str, experiments.AttentionResult]:
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def shipped_reading(preset: str, _version: int) -> dict[str, experiments.AttentionResult]:
+def shipped_reading(preset: str, version: int) -> dict[str, experiments.AttentionResult]:
     """A preset's reading as shipped (core.llm.results, written by the bench), by mode: no model
-    needed, nothing computed. `_version` is the results file's modification time, so a new file is read."""
+    needed, nothing computed. `version` is the results file's modification time (part of the cache key), so a new file is read."""
     shipped = results.load("attention")
     out = {}
     for mode in experiments.MODES:
@@ -61,12 +61,13 @@ def shipped_reading(preset: str, _version: int) -> dict[str, experiments.Attenti
             raise ValueError(f"The shipped attention results do not hold this preset as the page has it: regenerate them with {shipped['command']}.")
         out[mode] = experiments.AttentionResult(
             row["text"], mode, tuple(row["tokens"]), results.attention_maps(preset, mode), tuple((t, float(p)) for t, p in row["top5"]),
-            np.asarray(row["mean_distance"]), np.asarray(row["first_token"]), None, float(shipped["meta"]["cpu_seconds"][results.map_key(preset, mode)]),
+            np.asarray(row["mean_distance"]), np.asarray(row["first_token"]), None if row["positions"] is None else tuple(row["positions"]),
+            float(shipped["meta"]["cpu_seconds"][results.map_key(preset, mode)]),
         )  # fmt: skip
     return out
 
 
-def _version() -> int:
+def results_version() -> int:
     try:
         return results.path("attention").stat().st_mtime_ns
     except OSError:
@@ -81,7 +82,7 @@ def chosen_reading() -> dict[str, experiments.AttentionResult] | None:
     preset = SENTENCE.draw(c1)
     text = TEXT.draw(c2, disabled=preset != CUSTOM)
     if preset in PRESETS:
-        got = guarded(shipped_reading, preset, _version())
+        got = guarded(shipped_reading, preset, results_version())
         cpu = sum(r.cpu_seconds for r in got.values())
         live = " Choose ‘your own text’ to have the model read yours live." if model.missing() is None else ""
         st.caption(f"Computed ahead of time for this preset ({cpu:.1f} CPU seconds for the three ways); nothing runs for it now.{live}")
@@ -110,7 +111,9 @@ def text_view() -> None:
     layer, head = layer_control.draw(c1), head_control.draw(c2)
     maps = [(label, got[mode].weights[layer - 1, head - 1]) for mode, label in experiments.MODES.items()]
     draw_heatmap(lf.attention_figure(trained.tokens, maps, layer, head), key="llm_attention")
-    st.caption(lf.head_sentence(maps, layer, head) + " ␣ marks a space, which the model's tokens carry before a word.")
+    shuffled = got["shuffled"]
+    also = lf.shuffled_sentence(shuffled.weights[layer - 1, head - 1], shuffled.positions) if shuffled.positions else ""
+    st.caption(" ".join(part for part in (lf.head_sentence(maps, layer, head), also, "␣ marks a space, which the model's tokens carry before a word.") if part))
     st.markdown("**What the model would write next**: its five likeliest next tokens, with their probabilities, under each way.")
     static_table({label: [f"{lf.shown_token(token)}  {p:.1%}" for token, p in got[mode].top5] for mode, label in experiments.MODES.items()})
     box = st.expander(f"Every head of all {layers} layers, positions as trained", icon=":material/grid_view:", key="llm_heads", on_change="rerun")

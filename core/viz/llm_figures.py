@@ -82,6 +82,28 @@ def previous_share(weights: np.ndarray) -> float:
     return float(w[np.arange(1, t), np.arange(t - 1)].mean())
 
 
+def position_before_share(weights: np.ndarray, positions: Sequence[int]) -> float | None:
+    """With token t rotated as if at positions[t]: the mean share of a token's attention on the token
+    placed one position before it, over the queries whose such token comes earlier in the text (a later
+    one is hidden by the causal mask); None when no query has one."""
+    w = np.asarray(weights, dtype=np.float64)
+    at = {int(p): t for t, p in enumerate(positions)}
+    pairs = [(i, at[int(p) - 1]) for i, p in enumerate(positions) if int(p) - 1 in at and at[int(p) - 1] < i]
+    return float(np.mean([w[i, j] for i, j in pairs])) if pairs else None
+
+
+def shuffled_sentence(weights: np.ndarray, positions: Sequence[int]) -> str:
+    """What the shuffled map shows about the token placed one position before, from its numbers."""
+    by_position, in_text = position_before_share(weights, positions), previous_share(weights)
+    if by_position is None:
+        return ""
+    follows = " It follows the positions it is given, not the order of the words." if by_position > max(2 * in_text, 0.3) else ""
+    return (
+        f"With the positions shuffled it puts {by_position:.0%} on the token placed one position before it, where that token comes "
+        f"earlier in the text.{follows}"
+    )
+
+
 def head_sentence(maps: Sequence[tuple[str, np.ndarray]], layer: int, head: int) -> str:
     """What one head's maps show, from their numbers: the share of attention it puts on the token
     just before, under each way of giving positions (`maps` as attention_figure takes them)."""

@@ -22,6 +22,7 @@ from core.viz.llm_figures import (
     perplexity_sentences,
     scaling_key,
     scaling_name,
+    shuffled_sentence,
     sizes_sentence,
 )
 from core.schemes import rope
@@ -68,7 +69,8 @@ def test_the_maps_and_the_top_5_are_the_core_numbers_for_the_chosen_head(link):
         np.testing.assert_allclose(z[lower], w[lower], rtol=1e-4, atol=1e-6)  # shipped maps: the bench's --check tolerance
         assert np.isnan(z[np.triu_indices(len(result.tokens), 1)]).all()
     said = head_sentence([(experiments.MODES[mode], r.weights[29, 8]) for mode, r in truth.items()], 30, 9)
-    assert any(c.value.startswith(said) for c in at.caption), [c.value for c in at.caption]
+    also = shuffled_sentence(truth["shuffled"].weights[29, 8], truth["shuffled"].positions)
+    assert any(c.value.startswith(f"{said} {also}".strip()) for c in at.caption), [c.value for c in at.caption]
     table = plain_table(at.table[0])
     assert list(table.columns) == list(experiments.MODES.values())
     for label, result in zip(table.columns, truth.values()):

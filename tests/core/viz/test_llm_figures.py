@@ -173,3 +173,20 @@ def test_a_scaling_s_label_reads_in_words():
         "NTK-aware ×2",
         "Llama 3 ×4",
     ]
+
+
+def test_the_shuffled_sentence_finds_the_token_one_position_before():
+    positions = [2, 0, 1, 3]  # token 1 stands at position 0, token 2 at 1, token 0 at 2, token 3 at 3
+    w = np.zeros((4, 4))
+    w[0, 0] = 1.0  # token 0 (position 2): the token at position 1 is token 2, later in the text: hidden, not counted
+    w[1, 1] = 1.0  # token 1 (position 0): no position before it
+    w[2, 1] = 1.0  # token 2 (position 1): token 1 (position 0) comes earlier: counted, all of it
+    w[3, 0], w[3, 2] = 0.5, 0.5  # token 3 (position 3): token 0 (position 2) counted, half
+    assert lf.position_before_share(w, positions) == pytest.approx(0.75)
+    # in text order it puts (0 + 1 + 0.5) / 3 = 50% on the token before: 75% is not twice that, so no more is said
+    assert lf.shuffled_sentence(w, positions) == (
+        "With the positions shuffled it puts 75% on the token placed one position before it, where that token comes earlier in the text."
+    )
+    w[3, 0], w[3, 2] = 1.0, 0.0  # now 100% by position against 33% in text order
+    assert lf.shuffled_sentence(w, positions).endswith("It follows the positions it is given, not the order of the words.")
+    assert lf.position_before_share(w, [0, 1, 2, 3][::-1]) is None and lf.shuffled_sentence(w, [3, 2, 1, 0]) == ""  # every one later
