@@ -371,8 +371,9 @@ def passkey_figure(trials: dict[str, dict]) -> dict:
 
 
 def passkey_sentences(trials: dict[str, dict]) -> list[str]:
-    """Per scaling, how many trials found the key, and the longest length at which every trial did."""
-    scalings, lengths, _, grids = passkey_grid(trials)
+    """Per scaling, how many trials found the key, the longest length up to which every trial did, and
+    the depths at which none did (when some were found elsewhere)."""
+    scalings, lengths, depths, grids = passkey_grid(trials)
     out = []
     for name in scalings:
         ours = [t for t in trials.values() if t["scaling"] == name]
@@ -384,7 +385,9 @@ def passkey_sentences(trials: dict[str, dict]) -> list[str]:
                 break
             reached = n
         longest = f"; every key at every length up to {reached:,} tokens" if reached else ""
-        out.append(f"{label_name(name)}: {found} of {len(ours)} keys found{longest}.")
+        never = [d for k, d in enumerate(depths) if np.isfinite(grids[name][k]).any() and np.nansum(grids[name][k]) == 0]
+        lost = f"; none at depth {', '.join(f'{d:.0%}' for d in never)}" if never and found else ""
+        out.append(f"{label_name(name)}: {found} of {len(ours)} keys found{longest}{lost}.")
     return out
 
 

@@ -164,6 +164,10 @@ def test_the_needle_grid_is_the_share_found_per_length_and_depth():
     assert spec["panels"][0]["x"]["names"] == ["512", "2,048"] and spec["panels"][0]["y"]["names"] == ["0%", "100%"]
     assert [p["title"] for p in spec["panels"]] == ["no scaling", "YaRN ×2"]
     assert lf.passkey_sentences(trials) == ["no scaling: 4 of 5 keys found; every key at every length up to 512 tokens.", "YaRN ×2: 0 of 1 keys found."]
+    trials |= _trial("none", 512, 1.0, 1, False)  # depth 100% at 512: now 1 of 2 there
+    trials["none|2048|1|0"]["correct"] = False
+    trials["none|512|1|0"]["correct"] = False
+    assert lf.passkey_sentences(trials)[0] == "no scaling: 3 of 6 keys found; none at depth 100%."
 
 
 def test_a_scaling_s_label_reads_in_words():
