@@ -94,7 +94,9 @@ def chosen_reading() -> dict[str, experiments.AttentionResult] | None:
     if not text.strip():
         st.warning("There is no text to read: type a few words.", icon=":material/edit:")
         return None
-    return guarded(reading, text)
+    waiting = "The model reads your text." if model.loaded() else "The model is read from its file once per server (a few seconds), then it reads your text."
+    with st.spinner(waiting):
+        return guarded(reading, text)
 
 
 def text_view() -> None:
@@ -256,9 +258,13 @@ def live_perplexity() -> None:
 
 
 def _draw_live(done: list) -> None:
+    ship = results.load("perplexity") if results.path("perplexity").exists() else None
     for config, outcome in done:
         got = outcome.result
+        entries = ship["results"].values() if ship else ()
+        same = [e for e in entries if lf.scaling_key(e) == config.scaling and (config.scaling == "none" or e["factor"] == config.factor)]
+        shipped_too = f" The shipped run, over {ship['config']['length']:,} tokens with the same scaling, gives {same[0]['perplexity']:.2f}." if same else ""
         st.markdown(
             f"Perplexity **{got.perplexity:.2f}** over the first {config.length:,} tokens with {lf.KIND_LABELS[config.scaling]}"
-            f"{'' if config.scaling == 'none' else f' at s = {config.factor:g}'}, in {got.cpu_seconds:.1f} CPU seconds."
+            f"{'' if config.scaling == 'none' else f' at s = {config.factor:g}'}, in {got.cpu_seconds:.1f} CPU seconds.{shipped_too}"
         )

@@ -90,6 +90,8 @@ def test_the_maps_and_the_top_5_are_the_core_numbers_for_the_chosen_head(link):
         (dict(llm_sentence=llm.CUSTOM, llm_text="word " * 100), f"attention maps are drawn for at most {llm.MAX_TOKENS}"),
         (dict(llm_sentence=llm.CUSTOM, llm_text="x" * 100_000), "your text can be up to 1,000 characters"),
         (dict(llm_layer="31"), "the layer is a whole number from 1 to 30"),
+        (dict(llm_view="Past the trained context", llm_factor="0"), "the factor is a number from 1 to 64"),
+        (dict(llm_view="Past the trained context", llm_factor="1e9"), "the factor is a number from 1 to 64"),
     ],
 )
 def test_bad_input_gets_a_sentence(link, said):
@@ -146,7 +148,9 @@ def test_a_live_perplexity_runs_in_the_lab_s_line_and_a_long_one_is_refused():
     at.run()
     assert_clean(at)
     expected = experiments.perplexity(512).perplexity
-    assert any(m.value.startswith(f"Perplexity **{expected:.2f}** over the first 512 tokens with no scaling") for m in at.markdown)
+    shipped = next(e for e in results.load("perplexity")["results"].values() if e["kind"] == "none")["perplexity"]
+    said = f"Perplexity **{expected:.2f}** over the first 512 tokens with no scaling"
+    assert any(m.value.startswith(said) and m.value.endswith(f"with the same scaling, gives {shipped:.2f}.") for m in at.markdown)
     at = open_page("llm", llm_view="Past the trained context", llm_scaling="yarn", llm_factor="4", llm_length="16384")
     assert not at.exception and at.button(key="llm_live_go").disabled
     assert any("more than the" in e.value for e in at.error)
