@@ -115,7 +115,18 @@ def text_view() -> None:
     draw_heatmap(lf.attention_figure(trained.tokens, maps, layer, head), key="llm_attention")
     shuffled = got["shuffled"]
     also = lf.shuffled_sentence(shuffled.weights[layer - 1, head - 1], shuffled.positions) if shuffled.positions else ""
-    st.caption(" ".join(part for part in (lf.head_sentence(maps, layer, head), also, "␣ marks a space, which the model's tokens carry before a word.") if part))
+    st.caption(
+        " ".join(
+            part
+            for part in (
+                lf.head_sentence(maps, layer, head),
+                also,
+                "Shuffled: each token is turned as if it stood elsewhere in the text; the words keep their order. "
+                "␣ marks a space, which the model's tokens carry before a word.",
+            )
+            if part
+        )
+    )
     st.markdown("**What the model would write next**: its five likeliest next tokens, with their probabilities, under each way.")
     static_table({label: [f"{lf.shown_token(token)}  {p:.1%}" for token, p in got[mode].top5] for mode, label in experiments.MODES.items()})
     box = st.expander(f"Every head of all {layers} layers, positions as trained", icon=":material/grid_view:", key="llm_heads", on_change="rerun")
