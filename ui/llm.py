@@ -121,7 +121,7 @@ def text_view() -> None:
             for part in (
                 lf.head_sentence(maps, layer, head),
                 also,
-                "Shuffled: each token is turned as if it stood elsewhere in the text; the words keep their order. "
+                "Shuffled: the positions 0, 1, 2, … are dealt out to the tokens in a random order, and the words keep theirs. "
                 "␣ marks a space, which the model's tokens carry before a word.",
             )
             if part
