@@ -1,12 +1,19 @@
-"""The /llm page's live view: a real language model (core.llm, SmolLM2-135M) reads a text, and one
-head's attention is drawn with its rotary positions as trained, with the rotation removed and with
-the positions shuffled, the next-token top 5 under each, and every head of every layer summarised in
-a lazy expander.
+"""The /llm page's views of a real language model (core.llm, SmolLM2-135M), one per tab:
 
-The model is loaded once per process by core.llm; a reading of one text (every head of every layer
-under the three ways) is kept per text in a small process-wide cache (READINGS entries, each about
-13 MB at 64 tokens), and at most one reading is computed at a time in this process, so a burst of
-new texts queues here instead of taking every core from the other visitors.
+- your text: one head's attention with the rotary positions as trained, with the rotation removed and with
+  the positions shuffled, the next-token top 5 under each, every head of every layer in a lazy expander
+  (a preset's reading is shipped; your own text is read live);
+- past the trained context: the shipped perplexity along a novel per RoPE scaling, and one live run
+  through the lab's runner (ui.llm_live);
+- passkey: the shipped needle grid and its prompt;
+- which rotation speeds it uses: the shipped size of every q and k pair, and perplexity with pairs stopped;
+- two layouts: the permutation between the file's rows and the published checkpoint's, and (with the
+  model) the same scores read both ways.
+
+The model is loaded once per process by core.llm; a live reading of one text (every head of every layer
+under the three ways) is kept per text in a small process-wide cache (READINGS entries, each about 13 MB
+at 64 tokens), and at most one reading is computed at a time in this process, so a burst of new texts
+queues here instead of taking every core from the other visitors.
 """
 
 from __future__ import annotations

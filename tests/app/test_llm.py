@@ -182,3 +182,14 @@ def test_the_passkey_view_draws_the_shipped_grid_and_its_prompt():
     at.session_state["llm_prompt"] = True  # open the prompt, as a click would
     at.run()
     assert ship["config"]["prompt"]["question"].strip() in " ".join(h.proto.body for h in at.get("html"))
+
+
+def test_a_damaged_model_file_is_a_sentence_when_your_text_needs_it(monkeypatch, tmp_path):
+    path = tmp_path / "damaged.gguf"
+    path.write_bytes(b"GGUF" + bytes(range(256)) * 4)  # starts as a model file does, holds nothing a reader can use
+    monkeypatch.setenv(model.ENV, str(path))
+    assert model.missing() is None  # the cheap check passes: only reading the file finds the damage
+    at = open_page("llm", llm_sentence=llm.CUSTOM, llm_text="a text no other test reads")
+    assert not at.exception
+    assert any("could not be read" in e.value or "damaged" in e.value for e in at.error), [e.value for e in at.error]
+    assert grid_keys(at) == []
