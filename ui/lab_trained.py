@@ -132,12 +132,13 @@ def _stop(run_key: str) -> None:
 
 def live(
     key: str, configs: list, budget: Callable[[list], str | None], estimate: Callable[[object], float], button: str, draw: Callable[[list], None],
-    problem: str | None = None, train_fn: Callable = run_experiment,
+    problem: str | None = None, train_fn: Callable = run_experiment, unit: str = "characters",
 ) -> None:  # fmt: skip
     """Run `configs` on demand: the budget's refusal, Run and Stop, a progress bar per config
     while it waits or runs, then draw((config, outcome) finished) once it is done. `estimate` gives
     one config's seconds: the run's time limit and the waits shown in line follow it. `train_fn`
-    runs one config (the lab's trained models by default; /llm passes its language model's)."""
+    runs one config (the lab's trained models by default; /llm passes its language model's), whose
+    rate the progress bar gives in `unit` per second."""
     run_key, shown_key = f"{key}_run", f"{key}_shown"
     if problem is None:
         problem = budget(configs) if configs else "Choose something to run."
@@ -162,7 +163,7 @@ def live(
         st.session_state[shown_key] = run
     waiting = run.queued() is not None
     st.fragment(run_every=(POLL_WAITING_S if waiting else POLL_S) if running else None)(progress_panel)(
-        waiting, run_key=run_key, shown_key=shown_key, unit="characters"
+        waiting, run_key=run_key, shown_key=shown_key, unit=unit
     )
     if not run.done:
         st.caption("Running in the background; closing the tab stops it.")

