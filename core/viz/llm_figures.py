@@ -144,7 +144,7 @@ def heads_sentences(distance: np.ndarray, first: np.ndarray, n_tokens: int) -> l
     sinks = int((first >= 0.5).sum())
     l_far, h_far = np.unravel_index(int(np.argmax(distance)), distance.shape)
     out = [
-        f"{sinks} of the {layers * heads} heads put at least half of their attention on the first token"
+        f"{sinks} of the {layers * heads} heads put, on average over the tokens after it, at least half of a token's attention on the first token"
         + (
             " (an attention sink: a head with nothing useful to attend to parks its weight there)."
             if sinks

@@ -63,7 +63,7 @@ def test_the_sentences_count_the_sinks_and_name_the_furthest_head():
     distance = np.array([[0.5, 2.0], [7.25, 1.0]])
     first = np.array([[0.9, 0.5], [0.49, 0.1]])
     sinks, furthest = lf.heads_sentences(distance, first, n_tokens=16)
-    assert sinks.startswith("2 of the 4 heads put at least half")
+    assert sinks.startswith("2 of the 4 heads put, on average over the tokens after it, at least half")
     assert "layer 2, head 1: on average 7.2 tokens back" in furthest and "16 tokens is 7.5" in furthest
     none, _ = lf.heads_sentences(distance, np.full((2, 2), 0.1), n_tokens=16)
     assert none.startswith("0 of the 4 heads") and "none acts as an attention sink" in none
