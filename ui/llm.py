@@ -267,6 +267,9 @@ def live_perplexity() -> None:
     if absent:
         st.info(absent, icon=":material/download:")
         return
+    if not model.loaded():  # read here, once per server, so that a run's time limit counts its reading, not the file's
+        with st.spinner("The model is read from its file once per server (a few seconds)."):
+            guarded(experiments.held_out_ids, 64)  # loads the model and tokenizes the text runs read
     check_links(SCALING, FACTOR, LENGTH)
     c1, c2, c3 = st.columns([2, 1, 2])
     scaling = SCALING.draw(c1)
