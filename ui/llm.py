@@ -21,15 +21,14 @@ from __future__ import annotations
 import threading
 
 import numpy as np
-
 import streamlit as st
 
 from core.llm import experiments, model, results
 from core.schemes import rope
 from core.viz import llm_figures as lf
+from ui import llm_live
 from ui.controls import Choice, Number, Text, check_links
 from ui.display import guarded, plot, static_table, text_block
-from ui import llm_live
 from ui.heatmap import draw_heatmap
 from ui.lab_trained import live
 
