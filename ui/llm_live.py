@@ -44,7 +44,7 @@ class LiveResult:
     config: Perplexity
     result: experiments.PerplexityResult | None
     stopped: bool
-    losses: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    losses: np.ndarray = field(default_factory=lambda: np.zeros(0))  # the runner's progress bar reads the last: the mean loss
     steps_done: int = 0
     tokens_per_s: float = 0.0
 
@@ -72,6 +72,7 @@ def run(config: Perplexity, on_step: Callable | None = None, should_stop: Callab
     except model.Stopped:
         return LiveResult(config, None, True)
     rate = config.length / max(time.perf_counter() - start, 1e-9)  # tokens per second of the one pass, as the bar says
+    mean = float(got.nll.mean())
     if on_step is not None:
-        on_step(1, float(got.nll.mean()), rate)  # the one step: the bar full, its mean loss and rate
-    return LiveResult(config, got, False, losses=got.nll, steps_done=1, tokens_per_s=rate)
+        on_step(1, mean, rate)  # the one step: the bar full, its mean loss and rate
+    return LiveResult(config, got, False, losses=np.array([mean]), steps_done=1, tokens_per_s=rate)  # a run from the cache shows the same

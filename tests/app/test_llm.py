@@ -149,6 +149,7 @@ def test_a_live_perplexity_runs_in_the_lab_s_line_and_a_long_one_is_refused():
     assert_clean(at)
     expected = experiments.perplexity(512).perplexity
     assert run.progress[0].step == run.progress[0].steps == 1 and run.progress[0].loss == pytest.approx(np.log(expected))  # its one step, its mean loss
+    assert run.results[0].losses[-1] == pytest.approx(np.log(expected))  # what a run taken from the cache shows
     shipped = next(e for e in results.load("perplexity")["results"].values() if e["kind"] == "none")["perplexity"]
     said = f"Perplexity **{expected:.2f}** over the first 512 tokens with no scaling"
     assert any(m.value.startswith(said) and m.value.endswith(f"with the same scaling, gives {shipped:.2f}.") for m in at.markdown)
