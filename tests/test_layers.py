@@ -19,11 +19,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-TORCH_MODULES = {"core.schemes.torch", "core.lab.model", "core.lab.trained"}  # the only core modules that import torch at the top
+TORCH_MODULES = {"core.schemes.torch", "core.lab.model", "core.lab.trained", "core.llm.forward"}  # the only core modules that import torch at the top
 # Inside core, a module imports its own package or packages of a lower rank: the schemes and the
 # figure grid and wire format at the bottom, then what is measured, then the figures drawn of it
-# and the files written, then the lab (which trains the schemes and draws what it found).
-RANK = {"core.bibliography": 0, "core.schemes": 0, "core.viz.grid": 0, "core.viz.wire": 0, "core.analysis": 1, "core.viz": 2, "core.files": 2, "core.lab": 3}
+# and the files written, then the lab (which trains the schemes and draws what it found), then the real
+# language model (which reads the lab's corpus and runs the schemes' RoPE).
+RANK = {"core.bibliography": 0, "core.schemes": 0, "core.viz.grid": 0, "core.viz.wire": 0, "core.analysis": 1, "core.viz": 2, "core.files": 2, "core.lab": 3, "core.llm": 4}
 LAYER = {"core": 0, "ui": 1, "app_pages": 2}  # app.py and the pages -> ui -> core
 
 

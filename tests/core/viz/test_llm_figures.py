@@ -1,0 +1,196 @@
+"""The /llm page's figures and sentences (core.viz.llm_figures), on hand-made attention arrays: what
+each panel holds, where the causal mask blanks it, the shared range, and that each sentence says only
+what these numbers show."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.viz import llm_figures as lf
+from core.viz import palette
+from tests.app.conftest import decode
+from tests.core.viz.test_colour_vision import VISIONS
+from tests.core.viz.test_palette import APART, closest
+
+
+def _rows(t: int, seed: int) -> np.ndarray:
+    """A causal (t, t) attention map: each row a softmax over keys 0 .. q."""
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=(t, t))
+    z[np.triu_indices(t, 1)] = -np.inf
+    w = np.exp(z - z.max(1, keepdims=True))
+    return w / w.sum(1, keepdims=True)
+
+
+def test_each_panel_is_its_map_with_later_keys_blank_on_one_range():
+    tokens = ["The", " dog", " bites", " man"]
+    maps = [("as trained", _rows(4, 0)), ("rotation removed", _rows(4, 1)), ("positions shuffled", _rows(4, 2))]
+    spec = lf.attention_figure(tokens, maps, layer=3, head=7)
+    assert [p["title"] for p in spec["panels"]] == ["as trained", "rotation removed", "positions shuffled"]
+    assert spec["title"].startswith("Layer 3, head 7")
+    top = max(float(w.max()) for _, w in maps)
+    for (_, w), panel in zip(maps, spec["panels"]):
+        z = decode(panel["z"]).astype(np.float64)
+        below = np.tril_indices(4)
+        np.testing.assert_allclose(z[below], w[below], rtol=1e-6)  # float32 as sent
+        assert np.isnan(z[np.triu_indices(4, 1)]).all()  # a later key: no value, painted blank
+        assert (panel["zmin"], panel["zmax"]) == (0.0, top)
+        assert panel["y"]["names"] == ["0:The", "1:␣dog", "2:␣bites", "3:␣man"]  # the leading space made visible
+    assert "blank: later tokens" in spec["note"]
+
+
+def test_a_long_text_is_drawn_by_position_and_a_wrong_shape_is_refused():
+    n = lf.TICK_LIMIT + 1
+    spec = lf.attention_figure([f"t{i}" for i in range(n)], [("as trained", _rows(n, 3))], 1, 1)
+    assert spec["x_title"] == "key position" and "names" not in spec["panels"][0]["x"]
+    with pytest.raises(ValueError, match="3 x 3"):
+        lf.attention_figure(["a", "b", "c"], [("as trained", np.eye(2))], 1, 1)
+
+
+def test_the_heads_figure_keeps_each_summary_on_its_own_scale():
+    distance = np.arange(6, dtype=float).reshape(3, 2)  # 3 layers, 2 heads
+    first = np.array([[0.9, 0.1], [0.5, 0.0], [0.2, 0.3]])
+    spec = lf.heads_figure(distance, first)
+    d, f = spec["panels"]
+    np.testing.assert_allclose(decode(d["z"]), distance)
+    np.testing.assert_allclose(decode(f["z"]), first, rtol=1e-6)
+    assert (d["zmin"], d["zmax"]) == (0.0, 5.0) and (f["zmin"], f["zmax"]) == (0.0, 1.0)
+    assert d["y"]["names"] == ["1", "2", "3"] and d["x"]["names"] == ["1", "2"]  # layers and heads counted from 1, as the controls count
+
+
+def test_the_sentences_count_the_sinks_and_name_the_furthest_head():
+    distance = np.array([[0.5, 2.0], [7.25, 1.0]])
+    first = np.array([[0.9, 0.5], [0.49, 0.1]])
+    sinks, furthest = lf.heads_sentences(distance, first, n_tokens=16)
+    assert sinks.startswith("2 of the 4 heads put, on average over the tokens after it, at least half")
+    assert "layer 2, head 1: on average 7.2 tokens back" in furthest and "16 tokens is 7.5" in furthest
+    none, _ = lf.heads_sentences(distance, np.full((2, 2), 0.1), n_tokens=16)
+    assert none.startswith("0 of the 4 heads") and "none acts as an attention sink" in none
+    assert lf.heads_sentences(distance, first, n_tokens=1) == ["With one token every head can only attend to it: type a longer text to see how far heads look."]
+
+
+def test_the_head_sentence_reads_the_share_on_the_token_before():
+    before = np.eye(3, k=-1)
+    before[0, 0] = 1.0  # every query on the token before it (the first on itself)
+    spread = np.tril(np.ones((3, 3))) / np.arange(1, 4)[:, None]  # query i spreads evenly over 0 .. i
+    assert lf.previous_share(before) == 1.0 and lf.previous_share(spread) == pytest.approx((1 / 2 + 1 / 3) / 2)
+    said = lf.head_sentence([("as trained", before), ("rotation removed", spread)], 12, 2)
+    assert said == (
+        "On average, layer 12, head 2 puts this share of a token's attention on the token just before it in the text: "
+        "100% (as trained) and 42% (rotation removed)."
+    )
+    with pytest.raises(ValueError):
+        lf.previous_share(np.ones((1, 1)))
+
+
+def _ablation(fast, slow):
+    rows = {f"fastest {n}": {"which": "fastest", "count": n, "perplexity": p} for n, p in fast.items()}
+    return rows | {f"slowest {n}": {"which": "slowest", "count": n, "perplexity": p} for n, p in slow.items()}
+
+
+def test_pair_sizes_are_averaged_over_heads_and_the_largest_pair_is_named():
+    q = np.zeros((2, 3, 4))
+    q[:, :, 2] = [[1.0, 2.0, 3.0], [3.0, 3.0, 3.0]]  # pair 2: mean 2 in layer 1, 3 in layer 2
+    k = np.ones((2, 1, 4))
+    k[1, 0, 3] = 5.0
+    spec = lf.pair_sizes_figure(q, k)
+    qz, kz = (decode(p["z"]).astype(float) for p in spec["panels"])
+    np.testing.assert_allclose(qz[:, 2], [2.0, 3.0])
+    np.testing.assert_allclose(kz[1], [1, 1, 1, 5])
+    assert lf.sizes_sentence(q, k, np.array([6.3, 20.0, 100.0, 1000.0])) == (
+        "Averaged over heads and layers, the queries' largest pair is pair 2 (one turn every 100.0 tokens) "
+        "and the keys' is pair 3 (one turn every 1,000.0 tokens)."
+    )
+
+
+def test_the_ablation_sentence_compares_equal_counts_where_the_slowest_cost_under_one_percent():
+    ablation = _ablation({0: 20.0, 2: 30.0, 4: 60.0}, {0: 20.0, 2: 20.1, 4: 25.0})
+    lines = {t.name: (list(t.x), list(t.y)) for t in lf.ablation_figure(ablation, 512).data}
+    assert lines == {"the fastest pairs unrotated": ([0, 2, 4], [20.0, 30.0, 60.0]), "the slowest pairs unrotated": ([0, 2, 4], [20.0, 20.1, 25.0])}
+    wavelength = np.array([6.0, 12.0, 24.0, 48.0])
+    [said] = lf.frequency_sentences(ablation, wavelength, 512)
+    assert said == (
+        "With every pair turning, perplexity on these 512 tokens is 20.00. Stopping the 2 slowest pairs (wavelengths from 24 to 48 tokens) gives 20.10; "
+        "stopping the 2 fastest (wavelengths 6.0 to 12.0 tokens) gives 30.00."
+    )
+
+
+def _entry(kind, factor, ppl, windows, attention_factor=None):
+    return {"kind": kind, "factor": factor, "attention_factor": attention_factor, "perplexity": ppl, "by_window": windows}
+
+
+@pytest.mark.parametrize("vision", VISIONS)
+def test_each_scaling_kind_has_a_colour_apart_from_the_others(vision):
+    assert closest(list(palette.KIND_COLOURS.values()), vision) >= APART
+
+
+def test_the_perplexity_lines_take_their_kinds_colours_and_end_each_window_at_its_last_token():
+    entries = {
+        "none": _entry("none", 1.0, 30.0, [40.0, 20.0, 25.0]),
+        "yarn ×2": _entry("yarn", 2.0, 31.0, [41.0, 21.0, 26.0], attention_factor=1.07),
+        "yarn ×2, no temperature": _entry("yarn", 2.0, 35.0, [45.0, 25.0, 30.0], attention_factor=1.0),
+        "linear ×4": _entry("linear", 4.0, 50.0, [60.0, 45.0, 40.0]),
+    }
+    fig = lf.perplexity_figure(entries, window=256, length=600, context=8192)
+    drawn = {t.name: (list(t.x), list(t.y), t.line.color, t.line.dash) for t in fig.data if t.name}
+    no, linear, yarn, cool = "no scaling", "linear (position interpolation) ×4", "YaRN ×2", "YaRN without its temperature ×2"
+    assert list(drawn) == [no, linear, yarn, cool]  # the palette's order of kinds, named in words
+    assert drawn[no][:2] == ([256, 512, 599], [40.0, 20.0, 25.0])  # 599 losses: the last window ends at token 599
+    assert drawn[yarn][2] == palette.KIND_COLOURS["yarn"] and drawn[cool][2] == palette.KIND_COLOURS["yarn-no-temperature"]
+    assert drawn[linear][3] == "dash" and drawn[no][3] == "solid"
+    inside, _ = lf.perplexity_sentences(entries, 600, 8192)[:2]
+    assert inside == (
+        "Over all 600 tokens, perplexity by scaling, lowest first: no scaling 30.00, YaRN ×2 31.00, YaRN without its temperature ×2 35.00, "
+        "linear (position interpolation) ×4 50.00."
+    )
+    assert "stay inside the 8,192" in lf.perplexity_sentences(entries, 600, 8192)[1]
+    assert "past the mark at 512" in lf.perplexity_sentences(entries, 600, 512)[1]
+
+
+def _trial(scaling, length, depth, seed, correct):
+    return {f"{scaling}|{length}|{depth:g}|{seed}": {"scaling": scaling, "length": length, "depth": depth, "seed": seed, "correct": correct}}
+
+
+def test_the_needle_grid_is_the_share_found_per_length_and_depth():
+    trials = {}
+    for length, depth, seed, correct in [(512, 0.0, 0, True), (512, 0.0, 1, True), (512, 1.0, 0, True), (2048, 0.0, 0, True), (2048, 1.0, 0, False)]:
+        trials |= _trial("none", length, depth, seed, correct)
+    trials |= _trial("yarn ×2", 2048, 0.0, 0, False)
+    spec = lf.passkey_figure(trials)
+    none, yarn = (decode(p["z"]).astype(float) for p in spec["panels"])
+    np.testing.assert_array_equal(none, [[1.0, 1.0], [1.0, 0.0]])  # rows: depth 0%, 100%; columns: 512, 2,048
+    assert np.isnan(yarn[:, 0]).all() and yarn[0, 1] == 0.0 and np.isnan(yarn[1, 1])  # no trial ran there: blank
+    assert spec["panels"][0]["x"]["names"] == ["512", "2,048"] and spec["panels"][0]["y"]["names"] == ["0%", "100%"]
+    assert [p["title"] for p in spec["panels"]] == ["no scaling", "YaRN ×2"]
+    assert lf.passkey_sentences(trials) == ["no scaling: 4 of 5 keys found; every key at every length up to 512 tokens.", "YaRN ×2: 0 of 1 keys found."]
+    trials |= _trial("none", 512, 1.0, 1, False)  # depth 100% at 512: now 1 of 2 there
+    trials["none|2048|1|0"]["correct"] = False
+    trials["none|512|1|0"]["correct"] = False
+    assert lf.passkey_sentences(trials)[0] == "no scaling: 3 of 6 keys found; none at depth 100%."
+
+
+def test_a_scaling_s_label_reads_in_words():
+    assert [lf.label_name(x) for x in ["none", "yarn ×2, no temperature", "ntk ×2", "llama3 ×4"]] == [
+        "no scaling",
+        "YaRN without its temperature ×2",
+        "NTK-aware ×2",
+        "Llama 3 ×4",
+    ]
+
+
+def test_the_shuffled_sentence_finds_the_token_one_position_before():
+    positions = [2, 0, 1, 3]  # token 1 stands at position 0, token 2 at 1, token 0 at 2, token 3 at 3
+    w = np.zeros((4, 4))
+    w[0, 0] = 1.0  # token 0 (position 2): the token at position 1 is token 2, later in the text: hidden, not counted
+    w[1, 1] = 1.0  # token 1 (position 0): no position before it
+    w[2, 1] = 1.0  # token 2 (position 1): token 1 (position 0) comes earlier: counted, all of it
+    w[3, 0], w[3, 2] = 0.5, 0.5  # token 3 (position 3): token 0 (position 2) counted, half
+    assert lf.position_before_share(w, positions) == pytest.approx(0.75)
+    # in text order it puts (0 + 1 + 0.5) / 3 = 50% on the token before: 75% is not twice that, so no more is said
+    assert lf.shuffled_sentence(w, positions) == (
+        "With the positions shuffled it puts 75% on the token placed one position before it, where that token comes earlier in the text."
+    )
+    w[3, 0], w[3, 2] = 1.0, 0.0  # now 100% by position against 33% in text order
+    assert lf.shuffled_sentence(w, positions).endswith("It follows the positions it is given, not the order of the words.")
+    assert lf.position_before_share(w, [0, 1, 2, 3][::-1]) is None and lf.shuffled_sentence(w, [3, 2, 1, 0]) == ""  # every one later
