@@ -27,10 +27,10 @@ from ui.tabs import url_tabs
 
 D = lm.LMConfig()
 SCHEMES_PICK = Choices("lab_lm_schemes", "Schemes to train", list(lm.DEFAULT_SCHEMES), list(lm.DEFAULT_SCHEMES), labels=lambda s: SCHEMES[s].label)
-SEED = Number("lab_lm_seed", "Seed", 0, 2**31 - 1, D.seed, expected="the seed is a whole number from {lo} to {hi:,}", help="Seed 0 is the shipped run.")
+SEED = Number("lab_lm_seed", "Seed", 0, 2**31 - 1, D.seed, expected="the seed is a whole number from {lo} to {hi:,}", help="Seed 0 is the precomputed run.")
 STEPS = Number(
     "lab_lm_steps", "Training steps", 1, 3000, D.steps,
-    expected="steps are a whole number from {lo} to {hi:,}", help=f"The shipped run trains {D.steps} steps of {D.batch} windows of {D.train_len} characters.",
+    expected="steps are a whole number from {lo} to {hi:,}", help=f"The precomputed run: {D.steps} steps of {D.batch} windows of {D.train_len} characters.",
 )  # fmt: skip
 
 
@@ -66,7 +66,7 @@ def shipped_results() -> None:
     L = int(ship.config["train_len"])
     plot(figs.perplexity_by_length(series, L, what=f"precomputed, seed {ship.config['seed']}"), key="lab_lm_shipped")
     glossary.terms_expander(("perplexity",), key="terms_lab_lm")
-    with st.expander("How these were measured, and the numbers", icon=":material/table:"):
+    with st.expander("How these were measured: the numbers, and the command that makes them", icon=":material/table:"):
         config = lm.LMConfig(**{k: v for k, v in ship.config.items() if k in LM_FIELDS})
         lengths = [config.train_len * f for f in config.factors]
         st.markdown(
@@ -116,7 +116,7 @@ def live() -> None:
         seconds = [lm.estimate(c).seconds for c in configs] or [0.0]
         st.caption(f"Estimated for one free core: {len(configs)} scheme{'s' if len(configs) != 1 else ''} take about {sum(seconds) / 60:,.0f} min "
                    f"({min(seconds):,.0f} to {max(seconds):,.0f} s each), longer when the server is busy. "
-                   "The default settings reproduce the shipped numbers.")  # fmt: skip
+                   "The default settings reproduce the precomputed curves at the top of the page.")  # fmt: skip
 
     run = live_run(
         "lab_lm", LM, configs, button="Train on Austen", go_key="lab_lm_train",

@@ -82,7 +82,7 @@ def _precomputed(ship: experiment.Shipped) -> str:
 def _numbers(ship: experiment.Shipped):
     """The folded box for an experiment's table of numbers, opened by the line that says how they were made (the command
     to rerun it is for those who open it)."""
-    box = st.expander("The numbers, and how they were made", icon=":material/table:")
+    box = st.expander("The numbers, and the command that makes them", icon=":material/table:")
     box.caption(_precomputed(ship))
     return box
 
@@ -192,7 +192,7 @@ def probe_view() -> None:
     if configs and configs[0].shipped:
         problem = problem or model_problem(scheme)
     st.caption(
-        f"A shipped model ({TRAINED.n_layers} layers, seed {TRAINED.seed}, {TRAINED.steps} steps) is only probed; any other settings "
+        f"A model that comes with the app ({TRAINED.n_layers} layers, seed {TRAINED.seed}, {TRAINED.steps} steps) is only probed; any other settings "
         "train the model first, as the real-text lab above does"
         + (f" (estimated at {probe.estimate_seconds(configs[0]):,.0f} s of CPU here)." if configs else ".")
     )
@@ -245,7 +245,7 @@ def extend_view() -> None:
     first, last = str(extend.LENGTHS[0]), str(extend.LENGTHS[-1])
     broke = f": its perplexity goes from {trained['perplexity'][first]:.3f} at {first} to {trained['perplexity'][last]:.3f} at {last}" if trained else ""
     st.markdown(
-        f"The shipped RoPE model was trained on windows of L = {TRAINED.train_len} characters{broke}. Here its RoPE is stretched by a "
+        f"The app's RoPE model was trained on windows of L = {TRAINED.train_len} characters{broke}. Here its RoPE is stretched by a "
         "factor s with the scalings /context explains, applied inside the model's own attention: "
         "**linear** (position interpolation: every frequency divided by s), **NTK-aware** (a larger base), **YaRN** (fast pairs kept, "
         "slow pairs interpolated, and a temperature: cos and sin multiplied by √(1/t) = 0.1 ln s + 1, so every score by its square), "
@@ -324,7 +324,7 @@ def sliding_view() -> None:
         "The real-text lab above cuts the held-out text into whole windows: the first character scored in a window is predicted "
         "from the one character before it, the next from two, and so on. A **sliding window** of n characters instead moves by a "
         "stride S and scores only its last S characters, so every character after the first window is predicted from n − S + 1 to n "
-        f"characters before it. Both score the same {TRAINED.eval_chars:,} characters with the same shipped models."
+        f"characters before it. Both score the same {TRAINED.eval_chars:,} characters with the same trained models."
     )
     check_links(SLIDE_SHOWN)
     chosen = SLIDE_SHOWN.draw()

@@ -44,8 +44,9 @@ def test_nothing_trains_on_load():
     at = open_page("lab")
     assert_clean(at)
     assert "lab_run" not in at.session_state
-    # the task's picture, the precomputed curves (the paper's are in a closed tab) and the first trained-model experiment's: no training
-    assert chart_keys(at) == ["lab_task_map", "lab_lm_shipped", "lab_probe_shipped"]
+    # the precomputed curves the page opens with (the paper's are in a closed tab), the task's picture and the first trained-model
+    # experiment's: no training
+    assert chart_keys(at) == ["lab_lm_shipped", "lab_task_map", "lab_probe_shipped"]
     task_map = figure(at, "lab_task_map")
     tested, trained = task_map["data"]
     np.testing.assert_array_equal(decode(trained["x"]), np.arange(1, 32))  # kback, k = 1: every position from 1 on
@@ -69,8 +70,8 @@ def test_a_tiny_configuration_runs_to_the_end_and_draws_its_results():
     assert [p.state for p in run.progress] == ["done", "done", "done"]
     figs = figures(at)
     titles = [title_text(f) for f in figs]
-    assert len(figs) == 6 and all(titles)  # with the precomputed curves of the real-text section and of the first trained-model experiment (after these)
-    figs, titles = figs[1:], titles[1:]  # after the task's picture
+    assert len(figs) == 6 and all(titles)  # with the precomputed curves the page opens with and the first trained-model experiment's (after these)
+    figs, titles = figs[2:], titles[2:]  # after the precomputed curves and the task's picture
     assert titles[0].startswith("Accuracy against evaluation length: trained on 8 tokens")
     accuracy = {t["name"]: (decode(t["x"]), decode(t["y"]).astype(float)) for t in figs[0]["data"]}
     assert set(accuracy) == {"none (NoPE)", "rotary (RoPE)", "learned absolute table (no code at 16+)"}
@@ -113,7 +114,7 @@ def test_stop_ends_a_long_run_and_shows_where_it_stopped():
     assert run.wait(60) and run.progress[0].state == "stopped"
     at.run()
     assert_clean(at)
-    assert "stopped at step" in title_text(figures(at)[1])
+    assert "stopped at step" in title_text(figures(at)[2])  # after the precomputed curves and the task's picture
 
 
 @pytest.fixture()
