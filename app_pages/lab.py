@@ -30,13 +30,13 @@ st.title("The lab: train short, test long")
 lm_opening()  # the lesson first: precomputed, so the page opens on a figure without training anything
 
 st.header("Train your own on a synthetic task")
-st.markdown("Pick schemes and a task, press Train, and watch each scheme on sequences longer than the ones it trained on.")
+st.markdown("Pick schemes and a task and press Train: each scheme is scored at the evaluation lengths you set, which may run past its training length.")
 with st.expander("How the lab's model is built", icon=":material/memory:"):
     st.markdown(
-        "A tiny transformer is trained from scratch for each scheme on short sequences, then tested on longer ones it has never "
-        "seen. Each scheme enters the model the way it does in real models: added to the input, rotating queries and keys, or as "
-        "a bias on the attention scores. The model is one or a few layers of causal self-attention with an MLP, trained with AdamW "
-        "on one CPU thread."
+        "A tiny transformer is trained from scratch for each scheme on sequences of the training length, then tested at each "
+        "evaluation length, which may be longer than any it trained on. Each scheme enters the model the way it does in real "
+        "models: added to the input, rotating queries and keys, or as a bias on the attention scores. The model is one or a few "
+        "layers of causal self-attention with an MLP, trained with AdamW on one CPU thread."
     )
     st.caption(
         "The lab has its own small model and settings below: the sidebar's d_model, max_len and base do not apply here "

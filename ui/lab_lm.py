@@ -64,6 +64,7 @@ def shipped_results() -> None:
     schemes = list(ship.perplexity)
     series = [(s, ship.perplexity[s]) for s in schemes]
     L = int(ship.config["train_len"])
+    st.markdown("Right of the training length L, marked on the chart, a line that climbs is a scheme that reads longer text worse.")
     plot(figs.perplexity_by_length(series, L, what=f"precomputed, seed {ship.config['seed']}"), key="lab_lm_shipped")
     glossary.terms_expander(("perplexity",), key="terms_lab_lm")
     with st.expander("How these were measured: the numbers, and the command that makes them", icon=":material/table:"):
@@ -160,8 +161,7 @@ def lm_opening() -> None:
     """The page's first figure: the shipped perplexity curves (and the paper's claims in the tab beside them), under the
     words the page opens with; what they are made of is folded below them."""
     st.markdown(
-        "A tiny transformer is trained for each scheme on short windows of Jane Austen's novels, then asked to read longer ones. "
-        "Right of the training length L, marked on the chart, a line that climbs is a scheme that reads longer text worse."
+        "A tiny transformer is trained for each scheme on short windows of Jane Austen's novels, then asked to read longer ones."
     )
     # in tabs: only the open one is drawn, so the page's first load draws one figure here, not two
     url_tabs("lab_lm_view", {"Precomputed here": shipped_results, "In the paper": paper_results})

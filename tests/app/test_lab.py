@@ -54,7 +54,8 @@ def test_nothing_trains_on_load():
     assert any("Nothing trained yet" in i.value for i in at.info)
     assert not at.button(key="lab_train").disabled and at.button(key="lab_stop").disabled
     assert at.text_input(key="lab_eval_lens").value == "32, 64, 96, 128"
-    example = html.unescape(re.sub(r"<[^>]+>", "", at.html[0].value))  # ui.display.text_block: the text escaped inside a <pre>
+    shown = [html.unescape(re.sub(r"<[^>]+>", "", h.value)) for h in at.html]  # ui.display.text_block: the text escaped inside a <pre>
+    example = next(text for text in shown if text.startswith("input"))  # (the first figure's text alternative stands before it)
     assert example == example_text(LabConfig())  # the defaults' first training sequence, seed 0
     inputs, targets = (line.split(": ", 1)[1].split() for line in example.split("\n"))
     assert len(inputs) == len(targets) == 24  # the first 24 tokens, aligned
