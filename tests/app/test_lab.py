@@ -62,6 +62,35 @@ def test_nothing_trains_on_load():
     assert targets[0] == "·" and targets[1:] == inputs[:-1]  # kback, k = 1: each token names the one before it
 
 
+def _walk(node, folded: bool = False):
+    """Every element under `node` in page order, with whether it sits in an expander (folded until a click)."""
+    for child in getattr(node, "children", {}).values():
+        inside = folded or child.type == "expander"
+        if getattr(child, "children", None):
+            yield from _walk(child, inside)
+        else:
+            yield child, inside
+
+
+WORD = re.compile(r"[^\W_][\w'’.,-]*")
+
+
+def test_the_page_opens_with_its_lesson_under_a_few_words_and_keeps_commands_folded():
+    at = open_page("lab")
+    assert_clean(at)
+    elements = [(el, folded) for el, folded in _walk(at.main)]
+    first = next(i for i, (el, _) in enumerate(elements) if el.type == "plotly_chart")
+    assert chart_keys(at)[0] == "lab_lm_shipped"  # the precomputed curves: the lesson, drawn before any control
+    read = [el.value for el, folded in elements[:first] if el.type in ("title", "markdown", "caption") and not folded]
+    assert read[0] == "The lab: train short, test long" and len(read) >= 3  # the title, the opening sentence, the chart's reading
+    tabs = [tab.label for tab in at.tabs]
+    assert sum(len(WORD.findall(text)) for text in read + tabs[:2]) <= 60, read  # a title and a sentence or two above the figure
+    assert not any(el.type in ("selectbox", "multiselect", "number_input", "text_input") for el, _ in elements[:first])
+    shown = [el.value for el, folded in elements if el.type in ("markdown", "caption") and not folded]
+    for text in shown:  # a command or a file of the repository is for those who open an expander to rerun
+        assert "python -m" not in text and "data/lab" not in text and "core." not in text, text
+
+
 def test_a_tiny_configuration_runs_to_the_end_and_draws_its_results():
     at = tiny_page(["none", "rope", "learned"])
     assert at.text_input(key="lab_eval_lens").value == "8, 16, 24, 32"  # follows the training length
