@@ -39,7 +39,7 @@ with st.expander("How the lab's model is built", icon=":material/memory:"):
         "layers of causal self-attention with an MLP, trained with AdamW on one CPU thread."
     )
     st.caption(
-        "The lab has its own small model and settings below: the sidebar's d_model, max_len and base do not apply here "
+        "The lab has its own small model and settings below: the other pages' d_model, max_len and base do not apply here "
         "(training at d_model 8192 would take hours on this CPU)."
     )
 
