@@ -170,4 +170,5 @@ def lm_opening() -> None:
 def lm_live() -> None:
     """The real-text run on demand, further down the page."""
     st.header("Train on Austen yourself")
+    st.markdown("The curves the page opens with, trained again with the schemes, seed and steps you choose.")
     live()

@@ -549,8 +549,8 @@ def trained_section() -> None:
     """The section: a few words, the experiment picker, and the chosen experiment."""
     st.header("What the trained models know")
     st.markdown(
-        f"{_count(len(EXPERIMENTS))} experiments on the Austen models above, which come with the app, or on models trained the same way: "
-        "each shows its precomputed numbers at once and runs again on demand."
+        f"{_count(len(EXPERIMENTS))} experiments on trained models: the Austen models whose curves open the page (they come with the "
+        "app), unless an experiment says it trains its own. Each shows its precomputed numbers at once and runs again on demand."
     )
     check_links(VIEW)
     view = VIEW.draw()
