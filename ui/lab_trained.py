@@ -146,12 +146,10 @@ MAP_LAYER = Choice("lab_probe_map_layer", "Layer of the attention maps", [1, 2],
 
 
 def probe_view() -> None:
-    fit = probe.PROBE_WINDOWS // 2
     st.markdown(
-        "Without any positional encoding, can a causal model still tell where in its window it is? A **linear probe** "
-        f"(closed-form ridge regression) is fitted to read each character's position, 0 to {TRAINED.train_len - 1}, from the model's "
-        f"residual stream at every layer boundary, on {fit} held-out windows, and scored on {probe.PROBE_WINDOWS - fit} others. "
-        "R² = 1 means the position is read exactly; 0 means no better than guessing the mean position."
+        "Without any positional encoding, can a causal model still tell where in its window it is? A **linear probe** (ridge "
+        f"regression) tries to read each character's position, 0 to {TRAINED.train_len - 1}, from the model's residual stream at every "
+        "layer boundary: R² = 1 means it reads the position exactly, 0 no better than guessing the mean position."
     )
     ship = _load("probe")
     if ship is not None:
