@@ -147,9 +147,9 @@ MAP_LAYER = Choice("lab_probe_map_layer", "Layer of the attention maps", [1, 2],
 
 def probe_view() -> None:
     st.markdown(
-        "Without any positional encoding, can a causal model still tell where in its window it is? A **linear probe** (ridge "
-        f"regression) tries to read each character's position, 0 to {TRAINED.train_len - 1}, from the model's residual stream at every "
-        "layer boundary: R² = 1 means it reads the position exactly, 0 no better than guessing the mean position."
+        "Without any positional encoding, can a causal model still tell where in its window it is? A **linear probe** "
+        f"(ridge regression) tries to read each character's position, 0 to {TRAINED.train_len - 1}, from the model's residual stream "
+        "at every layer boundary: R² = 1 means it reads the position exactly, 0 no better than guessing the mean position."
     )
     ship = _load("probe")
     if ship is not None:
