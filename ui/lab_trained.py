@@ -246,8 +246,8 @@ def extend_view() -> None:
         f"The app's RoPE model was trained on windows of L = {TRAINED.train_len} characters{broke}. Here its RoPE is stretched by a "
         "factor s with the scalings /context explains, applied inside the model's own attention: "
         "**linear** (position interpolation: every frequency divided by s), **NTK-aware** (a larger base), **YaRN** (fast pairs kept, "
-        "slow pairs interpolated, and a temperature: cos and sin multiplied by √(1/t) = 0.1 ln s + 1, so every score by its square), "
-        "and YaRN without that temperature. Without any training, then after a short fine-tune at the longer length."
+        "slow pairs interpolated, and every score multiplied by a temperature factor, given in “What the papers found” below), and YaRN "
+        "without that temperature. Without any training, then after a short fine-tune at the longer length."
     )
     check_links(EXT_FACTOR, EXT_TUNED)
     c1, c2 = st.columns([2, 3])
