@@ -1,11 +1,12 @@
 """Page `lab`: train a tiny transformer per scheme on short sequences, then test it on long ones.
 
-The controls (ui.lab_controls) describe one configuration per scheme; Train runs them in the
+The page opens with the lesson already measured: the shipped perplexity curves of the real-text comparison
+(ui.lab_lm.lm_opening), under two sentences, with how they were made folded below. Then a synthetic task to train
+yourself: the controls (ui.lab_controls) describe one configuration per scheme; Train runs them in the
 background (ui.lab_run: progress bars while it runs, a line to wait in when the server's
-trainers are busy); once the run is done the page draws its results (core.lab.figures). Below, the real-text section
-(ui.lab_lm) shows the shipped perplexity curves at once and retrains them on demand, and five experiments on
-the trained models (ui.lab_trained) show their shipped results and rerun on demand.
-Nothing trains until a Train button is pressed.
+trainers are busy); once the run is done the page draws its results (core.lab.figures). Below, the real-text
+run on demand (ui.lab_lm.lm_live), and five experiments on the trained models (ui.lab_trained) that show their
+shipped results and rerun on demand. Nothing trains until a Train button is pressed.
 """
 
 import pandas as pd
@@ -18,7 +19,7 @@ from ui.controls import check_url_value
 from ui.display import plot, text_block
 from ui.heatmap import draw_heatmap
 from ui.lab_controls import lab_controls
-from ui.lab_lm import lm_section
+from ui.lab_lm import lm_live, lm_opening
 from ui.lab_run import run_panel
 from ui.lab_trained import trained_section
 from ui.path import next_link
@@ -26,16 +27,21 @@ from ui.sources import sources_expander
 
 warm_model()  # torch loads in the background (once per server, ~20 s) while the visitor reads and sets up a run
 st.title("The lab: train short, test long")
-st.markdown(
-    "Reading about extrapolation is one thing; watching it is another. Here a tiny transformer is trained from scratch "
-    "for each scheme on short sequences, then tested on longer ones it has never seen. Each scheme enters the model the way "
-    "it does in real models: added to the input, rotating queries and keys, or as a bias on the attention scores."
-)
-st.caption(
-    "The lab has its own small model and settings below: the sidebar's d_model, max_len and base do not apply here "
-    "(training at d_model 8192 would take hours on this CPU). The model is one or a few layers of causal self-attention "
-    "with an MLP, trained with AdamW on one CPU thread."
-)
+lm_opening()  # the lesson first: precomputed, so the page opens on a figure without training anything
+
+st.header("Train your own on a synthetic task")
+st.markdown("Pick schemes and a task and press Train: each scheme is scored at the evaluation lengths you set, which may run past its training length.")
+with st.expander("How the lab's model is built", icon=":material/memory:"):
+    st.markdown(
+        "A tiny transformer is trained from scratch for each scheme on sequences of the training length, then tested at each "
+        "evaluation length, which may be longer than any it trained on. Each scheme enters the model the way it does in real "
+        "models: added to the input, rotating queries and keys, or as a bias on the attention scores. The model is one or a few "
+        "layers of causal self-attention with an MLP, trained with AdamW on one CPU thread."
+    )
+    st.caption(
+        "The lab has its own small model and settings below: the other pages' d_model, max_len and base do not apply here "
+        "(training at d_model 8192 would take hours on this CPU)."
+    )
 
 # --- controls ----------------------------------------------------------------------------
 # every control travels in the URL (choices by plain name), so a lab setting is a link
@@ -150,8 +156,8 @@ if why.open:
         f"{max(SURVEY[s]['copy'][1] for s in SURVEY if SURVEY[s]['copy'][1] is not None):.2f} on copy), so they separate nothing out there."
     )
 
-# --- real text: the ALiBi paper's experiment (ui.lab_lm: precomputed results at once, a live run on demand) ---
-lm_section()
+# --- real text: the ALiBi paper's experiment, trained again on demand (its precomputed results open the page) ---
+lm_live()
 # --- experiments on the trained models (ui.lab_trained: one at a time, precomputed at once, a live run on demand) ---
 trained_section()
 sources_expander("lab")

@@ -39,6 +39,12 @@ TERMS: dict[str, tuple[str, str]] = {
         "much S varies with the start s (standard deviation), averaged over offsets, divided by how much S varies over all starts and "
         "offsets. 0: the score depends only on the offset (relative); about 1: where the pair sits matters as much as how far apart it is.",
     ),
+    "perplexity": (
+        r"[Pp]erplexit",
+        "How unsure a language model is of the next character: e raised to the mean, over the characters scored, of −ln p, where p "
+        "is the probability the model gave the character that came next. A perplexity of k is as unsure as a fair choice among k "
+        "characters: 1 is a perfect prediction, and lower is better.",
+    ),
     "R²": (
         r"R²",
         "The share of the variation of a quantity that a fit explains: 1 − (sum of squared errors) / (sum of squared deviations from the "
@@ -71,7 +77,7 @@ TERMS: dict[str, tuple[str, str]] = {
 }
 
 SCORECARD = ("max |value|", "×growth on [L, 2L)", "closest codes … apart", "neighbour / mean distance", "departure")
-PROBE = ("ridge regression", "residual stream", "R²", "total variation distance")
+TRAINED = ("perplexity", "ridge regression", "residual stream", "R²", "total variation distance")  # the trained-model experiments' terms
 
 
 def used_in(text: str) -> list[str]:

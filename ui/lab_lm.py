@@ -18,6 +18,7 @@ from core.lab import lm, weights
 from core.lab import lm_figures as figs
 from core.lab.labrun import LM
 from core.schemes.registry import SCHEMES
+from ui import glossary
 from ui import lab_lm_text as text
 from ui.controls import Choices, Number, check_links
 from ui.display import plot, static_table
@@ -26,10 +27,10 @@ from ui.tabs import url_tabs
 
 D = lm.LMConfig()
 SCHEMES_PICK = Choices("lab_lm_schemes", "Schemes to train", list(lm.DEFAULT_SCHEMES), list(lm.DEFAULT_SCHEMES), labels=lambda s: SCHEMES[s].label)
-SEED = Number("lab_lm_seed", "Seed", 0, 2**31 - 1, D.seed, expected="the seed is a whole number from {lo} to {hi:,}", help="Seed 0 is the shipped run.")
+SEED = Number("lab_lm_seed", "Seed", 0, 2**31 - 1, D.seed, expected="the seed is a whole number from {lo} to {hi:,}", help="Seed 0 is the precomputed run.")
 STEPS = Number(
     "lab_lm_steps", "Training steps", 1, 3000, D.steps,
-    expected="steps are a whole number from {lo} to {hi:,}", help=f"The shipped run trains {D.steps} steps of {D.batch} windows of {D.train_len} characters.",
+    expected="steps are a whole number from {lo} to {hi:,}", help=f"The precomputed run: {D.steps} steps of {D.batch} windows of {D.train_len} characters.",
 )  # fmt: skip
 
 
@@ -54,7 +55,7 @@ def _table(series: figs.Series, train_len: int, seconds: dict[str, float] | None
 
 
 def shipped_results() -> None:
-    """The precomputed curves, the ratios and their table: no training."""
+    """The precomputed curves at once; how they were made, the ratios and their table one click away. No training."""
     try:
         ship = shipped()
     except ValueError as err:
@@ -63,18 +64,36 @@ def shipped_results() -> None:
     schemes = list(ship.perplexity)
     series = [(s, ship.perplexity[s]) for s in schemes]
     L = int(ship.config["train_len"])
+    st.markdown("Right of the training length L, marked on the chart, a line that climbs is a scheme that reads longer text worse.")
     plot(figs.perplexity_by_length(series, L, what=f"precomputed, seed {ship.config['seed']}"), key="lab_lm_shipped")
-    st.caption(
-        f"**Precomputed** by `{ship.command}` on {ship.meta.get('date', 'an unrecorded date')}; nothing was trained for this page. "
-        f"Ratio ppl(4L) / ppl(L) per scheme: {figs.ratio_text(series, L)}. "
-        f"The learned table's line is a single point: it has {L} rows, one per position it was trained on, and no code at all for "
-        f"position {L} and beyond, so the longer windows cannot be run."
-    )
-    _table(series, L, ship.seconds)
-    st.caption(
-        "Perplexity per character on the same 32,768 held-out characters at every length (an empty cell: no code there); "
-        "seconds of training and evaluation, on the machine and load it ran on."
-    )
+    glossary.terms_expander(("perplexity",), key="terms_lab_lm")
+    with st.expander("How these were measured: the numbers, and the command that makes them", icon=":material/table:"):
+        config = lm.LMConfig(**{k: v for k, v in ship.config.items() if k in LM_FIELDS})
+        lengths = [config.train_len * f for f in config.factors]
+        st.markdown(
+            "The ALiBi paper asked what happens to a language model's perplexity when it reads text longer than it was trained on. "
+            f"Here the same tiny model ({config.n_layers} layers, width {config.d_model}{_parameters_text()}) is trained per scheme to predict "
+            f"the next character of Jane Austen's novels on windows of L = {config.train_len} characters, then scored on held-out text it "
+            f"never saw, cut into whole windows of {', '.join(map(str, lengths[:-1]))} and {lengths[-1]} characters."
+        )
+        st.caption(
+            f"**Precomputed** by `{ship.command}` on {ship.meta.get('date', 'an unrecorded date')}; nothing was trained for this page. "
+            f"Ratio ppl(4L) / ppl(L) per scheme: {figs.ratio_text(series, L)}. "
+            f"The learned table's line is a single point: it has {L} rows, one per position it was trained on, and no code at all for "
+            f"position {L} and beyond, so the longer windows cannot be run."
+        )
+        _table(series, L, ship.seconds)
+        st.caption(
+            "Perplexity per character on the same 32,768 held-out characters at every length (an empty cell: no code there); "
+            "seconds of training and evaluation, on the machine and load it ran on."
+        )
+    with st.expander("What to look for, and where this differs from the paper", icon=":material/compare:"):
+        st.markdown(
+            "Past L the sinusoid and RoPE meet positions, or angles, they never trained on. A ratio ppl(4L) / ppl(L) near 1 means the "
+            "scheme extrapolates. " + text.reading(ship.perplexity, L, lm.PAPER_CLAIMS)
+        )
+        model = (int(ship.config["n_layers"]), int(ship.config["d_model"]))
+        st.caption(text.differences(ship.perplexity, L, int(ship.config["t5_max_distance"]), lm.PAPER_CLAIMS, ship.seconds, model))
 
 
 def paper_results() -> None:
@@ -98,7 +117,7 @@ def live() -> None:
         seconds = [lm.estimate(c).seconds for c in configs] or [0.0]
         st.caption(f"Estimated for one free core: {len(configs)} scheme{'s' if len(configs) != 1 else ''} take about {sum(seconds) / 60:,.0f} min "
                    f"({min(seconds):,.0f} to {max(seconds):,.0f} s each), longer when the server is busy. "
-                   "The default settings reproduce the shipped numbers.")  # fmt: skip
+                   "The default settings reproduce the precomputed curves at the top of the page.")  # fmt: skip
 
     run = live_run(
         "lab_lm", LM, configs, button="Train on Austen", go_key="lab_lm_train",
@@ -138,30 +157,18 @@ def _parameters_text() -> str:
     return f", {low:,} parameters" if low == high else f", {low:,} to {high:,} parameters by scheme"
 
 
-def lm_section() -> None:
-    """The whole section: words, the shipped results and the paper's (in tabs), and the live run."""
-    st.header("Real text: train short, read long (the ALiBi paper's experiment)")
-    try:
-        ship = shipped()
-    except ValueError:
-        ship = None
-    config = lm.LMConfig(**{k: v for k, v in ship.config.items() if k in LM_FIELDS}) if ship is not None else lm.LMConfig()
-    lengths = [config.train_len * f for f in config.factors]
+def lm_opening() -> None:
+    """The page's first figure: the shipped perplexity curves (and the paper's claims in the tab beside them), under the
+    words the page opens with; what they are made of is folded below them."""
     st.markdown(
-        "The ALiBi paper asked what happens to a language model's perplexity when it reads text longer than it was trained on. "
-        f"Here the same tiny model ({config.n_layers} layers, width {config.d_model}{_parameters_text()}) is trained per scheme to predict the "
-        f"next character of Jane Austen's novels on windows of L = {config.train_len} characters, then scored on held-out text it never "
-        f"saw, cut into whole windows of {', '.join(map(str, lengths[:-1]))} and {lengths[-1]} characters."
+        "A tiny transformer is trained for each scheme on short windows of Jane Austen's novels, then asked to read longer ones."
     )
-    if ship is not None:
-        L = int(ship.config["train_len"])
-        st.markdown(
-            "**What to look for** in the precomputed results: past L the sinusoid and RoPE meet positions, or angles, they never trained "
-            "on. A ratio ppl(4L) / ppl(L) near 1 means the scheme extrapolates. " + text.reading(ship.perplexity, L, lm.PAPER_CLAIMS)
-        )
-        model = (int(ship.config["n_layers"]), int(ship.config["d_model"]))
-        st.caption(text.differences(ship.perplexity, L, int(ship.config["t5_max_distance"]), lm.PAPER_CLAIMS, ship.seconds, model))
     # in tabs: only the open one is drawn, so the page's first load draws one figure here, not two
     url_tabs("lab_lm_view", {"Precomputed here": shipped_results, "In the paper": paper_results})
-    st.subheader("Run it yourself")
+
+
+def lm_live() -> None:
+    """The real-text run on demand, further down the page."""
+    st.header("Train on Austen yourself")
+    st.markdown("The curves the page opens with, trained again with the schemes, seed and steps you choose.")
     live()

@@ -79,6 +79,19 @@ def _precomputed(ship: experiment.Shipped) -> str:
     return f"**Precomputed** by `{ship.command}` (seed {ship.seed}) on {ship.meta.get('date', 'an unrecorded date')}{cost}; nothing ran for this page."
 
 
+def _numbers(ship: experiment.Shipped):
+    """The folded box for an experiment's table of numbers, opened by the line that says how they were made (the command
+    to rerun it is for those who open it)."""
+    box = st.expander("The numbers, and the command that makes them", icon=":material/table:")
+    box.caption(_precomputed(ship))
+    return box
+
+
+def _papers():
+    """The folded box for what the papers found and where this lab differs from them, with their sources."""
+    return st.expander("What the papers found, and where this differs", icon=":material/menu_book:")
+
+
 def _cell(value: object, digits: int = 3) -> str:
     return "" if value is None or value != value else f"{value:.{digits}f}"
 
@@ -133,31 +146,30 @@ MAP_LAYER = Choice("lab_probe_map_layer", "Layer of the attention maps", [1, 2],
 
 
 def probe_view() -> None:
-    fit = probe.PROBE_WINDOWS // 2
     st.markdown(
         "Without any positional encoding, can a causal model still tell where in its window it is? A **linear probe** "
-        f"(closed-form ridge regression) is fitted to read each character's position, 0 to {TRAINED.train_len - 1}, from the model's "
-        f"residual stream at every layer boundary, on {fit} held-out windows, and scored on {probe.PROBE_WINDOWS - fit} others. "
-        "R² = 1 means the position is read exactly; 0 means no better than guessing the mean position."
+        f"(ridge regression) tries to read each character's position, 0 to {TRAINED.train_len - 1}, from the model's residual stream "
+        "at every layer boundary: R² = 1 means it reads the position exactly, 0 no better than guessing the mean position."
     )
     ship = _load("probe")
     if ship is not None:
         models = ship.data.models
         plot(figs.probe_figure([(m["scheme"], m["n_layers"], m["r2"]) for m in models], what=f"precomputed, seed {ship.seed}"), key="lab_probe_shipped")
-        st.caption(_precomputed(ship) + " " + findings.probe(models))
+        st.caption(findings.probe(models))
         depth = max(len(m["r2"]) for m in models)
-        static_table(
-            {
-                "model": [figs.probe_label(m["scheme"], m["n_layers"]) for m in models],
-                **{f"layer {i}": [f"{m['r2'][i]:.3f} ({m['mae'][i]:.1f})" if i < len(m["r2"]) else "" for m in models] for i in range(depth)},
-            }
-        )
         guess = float(np.abs(np.arange(TRAINED.train_len) - (TRAINED.train_len - 1) / 2).mean())
-        st.caption(
-            "R² of the probe per layer boundary, and in brackets its mean absolute error in positions (guessing the mean position "
-            f"is off by {guess:.1f} on average)."
-        )
-    st.markdown(
+        with _numbers(ship):
+            static_table(
+                {
+                    "model": [figs.probe_label(m["scheme"], m["n_layers"]) for m in models],
+                    **{f"layer {i}": [f"{m['r2'][i]:.3f} ({m['mae'][i]:.1f})" if i < len(m["r2"]) else "" for m in models] for i in range(depth)},
+                }
+            )
+            st.caption(
+                "R² of the probe per layer boundary, and in brackets its mean absolute error in positions (guessing the mean position "
+                f"is off by {guess:.1f} on average)."
+            )
+    _papers().markdown(
         f"**The papers.** Haviv et al. (2022, abstract) found causal language models without positional encodings competitive, and that "
         "“probing experiments reveal that such models acquire an implicit notion of absolute positions throughout the network”; they "
         "conjecture that causal attention lets a token count its predecessors. Kazemnejad et al. (2023, abstract) show that NoPE can "
@@ -166,11 +178,10 @@ def probe_view() -> None:
         "**Where ours differs.** Their models are trained on other data (Haviv et al. vary the data sets, model sizes and sequence "
         f"lengths; Kazemnejad et al. train on reasoning and mathematical tasks); these are {TRAINED.d_model}-wide character models "
         f"trained for {TRAINED.steps} steps on Austen. The probe here is linear, so what it reads is a lower bound on what a model "
-        "knows of position; after which block, and how well, a linear map reads NoPE's position is in the table above.  \n"
+        "knows of position; after which block, and how well, a linear map reads NoPE's position is in the table of numbers above.  \n"
         f"Sources: {probe.HAVIV}; {probe.KAZEMNEJAD}."
     )
     _attention_maps(ship)
-    glossary.terms_expander(glossary.PROBE, key="terms_probe")
     st.subheader("Train and probe one yourself")
     check_links(PROBE_SCHEME, PROBE_LAYERS, PROBE_SEED, PROBE_STEPS)
     c1, c2, c3, c4 = st.columns([3, 1, 1, 1])
@@ -179,7 +190,7 @@ def probe_view() -> None:
     if configs and configs[0].shipped:
         problem = problem or model_problem(scheme)
     st.caption(
-        f"A shipped model ({TRAINED.n_layers} layers, seed {TRAINED.seed}, {TRAINED.steps} steps) is only probed; any other settings "
+        f"A model that comes with the app ({TRAINED.n_layers} layers, seed {TRAINED.seed}, {TRAINED.steps} steps) is only probed; any other settings "
         "train the model first, as the real-text lab above does"
         + (f" (estimated at {probe.estimate_seconds(configs[0]):,.0f} s of CPU here)." if configs else ".")
     )
@@ -232,11 +243,11 @@ def extend_view() -> None:
     first, last = str(extend.LENGTHS[0]), str(extend.LENGTHS[-1])
     broke = f": its perplexity goes from {trained['perplexity'][first]:.3f} at {first} to {trained['perplexity'][last]:.3f} at {last}" if trained else ""
     st.markdown(
-        f"The shipped RoPE model was trained on windows of L = {TRAINED.train_len} characters{broke}. Here its RoPE is stretched by a "
-        "factor s with the scalings /context explains, each a `RopeScaling` of core.schemes.rope run by the model's own attention: "
+        f"The app's RoPE model was trained on windows of L = {TRAINED.train_len} characters{broke}. Here its RoPE is stretched by a "
+        "factor s with the scalings /context explains, applied inside the model's own attention: "
         "**linear** (position interpolation: every frequency divided by s), **NTK-aware** (a larger base), **YaRN** (fast pairs kept, "
-        "slow pairs interpolated, and a temperature: cos and sin multiplied by √(1/t) = 0.1 ln s + 1, so every score by its square), "
-        "and YaRN without that temperature. Without any training, then after a short fine-tune at the longer length."
+        "slow pairs interpolated, and every score multiplied by a temperature factor, given in “What the papers found” below), and YaRN "
+        "without that temperature. Without any training, then after a short fine-tune at the longer length."
     )
     check_links(EXT_FACTOR, EXT_TUNED)
     c1, c2 = st.columns([2, 3])
@@ -246,14 +257,15 @@ def extend_view() -> None:
         what = f"precomputed, seed {ship.seed}"
         plot(figs.extend_figure(rows, s, tuned, what=what), key="lab_ext_ppl")
         table = figs.extend_rows(rows, s, tuned)
-        st.caption(_precomputed(ship) + " " + findings.extension(rows, s, tuned))
+        st.caption(findings.extension(rows, s, tuned))
         plot(figs.extend_figure(rows, s, tuned, what=what, quantity="entropy"), key="lab_ext_entropy")
         st.caption("Mean entropy of every query's attention, in every head and layer, on the same windows: higher means attention spread over more keys.")
-        static_table({k: [r[k] if k == "method" else _cell(r[k]) for r in table] for k in table[0]} if table else {})
+        with _numbers(ship):
+            static_table({k: [r[k] if k == "method" else _cell(r[k]) for r in table] for k in table[0]} if table else {})
     factor = extend.temperature_factor(s)
     count = _parameters("rope")
     size = f"{count:,} parameters" if count else "a few hundred kB"
-    st.markdown(
+    _papers().markdown(
         f"**The papers.** Chen et al. (2023, abstract): position interpolation extends RoPE models such as LLaMA to 32,768 tokens "
         "“with minimal fine-tuning (within 1000 steps)”, where extrapolating past the trained length “may lead to catastrophically high "
         "attention scores”. Peng et al. (2023), YaRN: “NTK-aware” interpolation (§3.1), “NTK-by-parts” (§3.2), and in §3.4 a temperature "
@@ -263,7 +275,7 @@ def extend_view() -> None:
         f"**Where ours differs.** A model of {size} trained on {TRAINED.train_len} characters, not LLaMA; a fine-tune of "
         f"{extend.FINE_TUNE_STEPS} steps, {extend.FINE_TUNE_STEPS / TRAINED.steps:.0%} of its training steps and characters, far more "
         "than YaRN's share of a large model's data. Whether the temperature fitted for LLaMA lowers perplexity here is in the caption "
-        "above, for every s, with and without the fine-tune.  \n"
+        "under the first chart, for every s, with and without the fine-tune.  \n"
         f"Sources: {extend.CHEN}; {extend.PENG}."
     )
     st.subheader("Stretch it yourself")
@@ -310,7 +322,7 @@ def sliding_view() -> None:
         "The real-text lab above cuts the held-out text into whole windows: the first character scored in a window is predicted "
         "from the one character before it, the next from two, and so on. A **sliding window** of n characters instead moves by a "
         "stride S and scores only its last S characters, so every character after the first window is predicted from n − S + 1 to n "
-        f"characters before it. Both score the same {TRAINED.eval_chars:,} characters with the same shipped models."
+        f"characters before it. Both score the same {TRAINED.eval_chars:,} characters with the same trained models."
     )
     check_links(SLIDE_SHOWN)
     chosen = SLIDE_SHOWN.draw()
@@ -321,16 +333,17 @@ def sliding_view() -> None:
             plot(figs.sliding_figure(rows, chosen, what=f"precomputed, seed {ship.seed}"), key="lab_slide_shipped")
         else:
             st.info("Pick at least one scheme to draw.", icon=":material/info:")
-        st.caption(_precomputed(ship) + " " + findings.sliding(rows))
-        static_table(
-            {
-                "scheme": [SCHEMES[r["scheme"]].label for r in rows],
-                "window": [str(r["window"]) for r in rows],
-                "non-overlapping": [_cell(r["nonoverlapping"]) for r in rows],
-                "sliding": [_cell(r["sliding"]) for r in rows],
-            }
-        )
-    st.markdown(
+        st.caption(findings.sliding(rows))
+        with _numbers(ship):
+            static_table(
+                {
+                    "scheme": [SCHEMES[r["scheme"]].label for r in rows],
+                    "window": [str(r["window"]) for r in rows],
+                    "non-overlapping": [_cell(r["nonoverlapping"]) for r in rows],
+                    "sliding": [_cell(r["sliding"]) for r in rows],
+                }
+            )
+    _papers().markdown(
         "**The paper.** Press et al. (2022, appendix B) name the “early token curse” (B.1): in non-overlapping evaluation the "
         "predictions early in each window have little context, and a longer window has fewer of them. Evaluated with a sliding window "
         "of stride 1 (B.2, Figure 11), ALiBi's perplexity on WikiText-103 stays about flat as the input grows past L instead of "
@@ -387,16 +400,17 @@ def pairs_view() -> None:
     if ship is not None:
         variants = ship.data.variants
         plot(figs.pairs_figure(variants, what=f"precomputed, seed {ship.seed}"), key="lab_pairs_shipped")
-        st.caption(_precomputed(ship) + " " + findings.pairs(variants, never))
-        static_table(
-            {
-                "removed": [v["name"] for v in variants],
-                "pairs": [", ".join(map(str, v["removed"])) or "none" for v in variants],
-                "ppl @ 64": [_cell(v["perplexity"].get("64")) for v in variants],
-                "ppl @ 256": [_cell(v["perplexity"].get("256")) for v in variants],
-            }
-        )
-    st.markdown(
+        st.caption(findings.pairs(variants, never))
+        with _numbers(ship):
+            static_table(
+                {
+                    "removed": [v["name"] for v in variants],
+                    "pairs": [", ".join(map(str, v["removed"])) or "none" for v in variants],
+                    "ppl @ 64": [_cell(v["perplexity"].get("64")) for v in variants],
+                    "ppl @ 256": [_cell(v["perplexity"].get("256")) for v in variants],
+                }
+            )
+    _papers().markdown(
         "**The papers** (their abstracts; the papers' bodies were not checked here). Barbero et al. (2024) find that Gemma 7B "
         "“learns to use RoPE to construct robust ‘positional’ attention patterns by exploiting the highest frequencies” and “greatly "
         "prefers to use the lowest frequencies of RoPE, which we suspect are used to carry semantic information”, and propose a "
@@ -453,17 +467,16 @@ def passkey_view() -> None:
         )
         same = figs.coinciding([(s, res[s]["accuracy"]) for s in order])
         st.caption(
-            _precomputed(ship)
-            + " "
-            + findings.passkey({sc: res[sc] for sc in order})
+            findings.passkey({sc: res[sc] for sc in order})
             + (" " + findings.without_positions(res) if findings.without_positions(res) else "")
             + f" Chance is {1 / default.keys:.4f}."
             + "".join(f" The lines of {' and '.join(SCHEMES[s].label for s in g)} lie on each other (the same accuracy at every distance)." for g in same)
         )
         ds = sorted(int(d) for d in res[order[0]]["accuracy"])
-        static_table({"scheme": [SCHEMES[s].label for s in order], **{f"d = {d}": [_cell(res[s]["accuracy"].get(str(d))) for s in order] for d in ds}})
+        with _numbers(ship):
+            static_table({"scheme": [SCHEMES[s].label for s in order], **{f"d = {d}": [_cell(res[s]["accuracy"].get(str(d))) for s in order] for d in ds}})
     flat = findings.flat_but_retrieving(ship.data.schemes, _lm_perplexity()) if ship is not None else ""
-    st.markdown(
+    _papers().markdown(
         "**The paper.** The passkey retrieval task of Mohtashami & Jaggi (2023), as YaRN (Peng et al. 2023, §4.3.2) describes and "
         "uses it to check an extended context, “measures a model's ability to retrieve a simple passkey (i.e., a five-digit number) "
         "from amongst a large amount of otherwise meaningless text”. (The Landmark Attention paper itself was checked here only at "
@@ -508,7 +521,8 @@ def record_view(name: str) -> None:
     ship = _load(name)
     if ship is not None:
         plot(record.figure(ship.data, f"precomputed, seed {ship.seed}"), key=f"lab_{name}_shipped")
-        st.caption(_precomputed(ship) + " " + record.findings(ship.data))
+        st.caption(record.findings(ship.data))
+        _numbers(ship)
     configs, problem = _one(record.default)
 
     def draw(done: list) -> None:
@@ -533,11 +547,12 @@ def trained_section() -> None:
     """The section: a few words, the experiment picker, and the chosen experiment."""
     st.header("What the trained models know")
     st.markdown(
-        f"The six Austen models above are shipped with the app (data/lab_models). {_count(len(EXPERIMENTS))} experiments on them, or "
-        "on models trained the same way, each with its numbers precomputed and a live run on demand."
+        f"{_count(len(EXPERIMENTS))} experiments on trained models: the Austen models whose curves open the page (they come with the "
+        "app), unless an experiment says it trains its own. Each shows its precomputed numbers at once and runs again on demand."
     )
     check_links(VIEW)
     view = VIEW.draw()
+    glossary.terms_expander(glossary.TRAINED, key="terms_trained")  # the terms every experiment's words use, defined once above them
     try:
         DRAWERS[view]() if view in DRAWERS else record_view(view)
     except (KeyError, TypeError, IndexError) as err:  # results that parse but lack what the view reads: a sentence, not a trace

@@ -44,8 +44,9 @@ def test_nothing_trains_on_load():
     at = open_page("lab")
     assert_clean(at)
     assert "lab_run" not in at.session_state
-    # the task's picture, the precomputed curves (the paper's are in a closed tab) and the first trained-model experiment's: no training
-    assert chart_keys(at) == ["lab_task_map", "lab_lm_shipped", "lab_probe_shipped"]
+    # the precomputed curves the page opens with (the paper's are in a closed tab), the task's picture and the first trained-model
+    # experiment's: no training
+    assert chart_keys(at) == ["lab_lm_shipped", "lab_task_map", "lab_probe_shipped"]
     task_map = figure(at, "lab_task_map")
     tested, trained = task_map["data"]
     np.testing.assert_array_equal(decode(trained["x"]), np.arange(1, 32))  # kback, k = 1: every position from 1 on
@@ -53,11 +54,41 @@ def test_nothing_trains_on_load():
     assert any("Nothing trained yet" in i.value for i in at.info)
     assert not at.button(key="lab_train").disabled and at.button(key="lab_stop").disabled
     assert at.text_input(key="lab_eval_lens").value == "32, 64, 96, 128"
-    example = html.unescape(re.sub(r"<[^>]+>", "", at.html[0].value))  # ui.display.text_block: the text escaped inside a <pre>
+    shown = [html.unescape(re.sub(r"<[^>]+>", "", h.value)) for h in at.html]  # ui.display.text_block: the text escaped inside a <pre>
+    example = next(text for text in shown if text.startswith("input"))  # (the first figure's text alternative stands before it)
     assert example == example_text(LabConfig())  # the defaults' first training sequence, seed 0
     inputs, targets = (line.split(": ", 1)[1].split() for line in example.split("\n"))
     assert len(inputs) == len(targets) == 24  # the first 24 tokens, aligned
     assert targets[0] == "·" and targets[1:] == inputs[:-1]  # kback, k = 1: each token names the one before it
+
+
+def _walk(node, folded: bool = False):
+    """Every element under `node` in page order, with whether it sits in an expander (folded until a click)."""
+    for child in getattr(node, "children", {}).values():
+        inside = folded or child.type == "expander"
+        if getattr(child, "children", None):
+            yield from _walk(child, inside)
+        else:
+            yield child, inside
+
+
+WORD = re.compile(r"[^\W_][\w'’.,-]*")
+
+
+def test_the_page_opens_with_its_lesson_under_a_few_words_and_keeps_commands_folded():
+    at = open_page("lab")
+    assert_clean(at)
+    elements = [(el, folded) for el, folded in _walk(at.main)]
+    first = next(i for i, (el, _) in enumerate(elements) if el.type == "plotly_chart")
+    assert chart_keys(at)[0] == "lab_lm_shipped"  # the precomputed curves: the lesson, drawn before any control
+    read = [el.value for el, folded in elements[:first] if el.type in ("title", "markdown", "caption") and not folded]
+    assert read[0] == "The lab: train short, test long" and len(read) >= 3  # the title, the opening sentence, the chart's reading
+    tabs = [tab.label for tab in at.tabs]
+    assert sum(len(WORD.findall(text)) for text in read + tabs[:2]) <= 60, read  # a title and a sentence or two above the figure
+    assert not any(el.type in ("selectbox", "multiselect", "number_input", "text_input") for el, _ in elements[:first])
+    shown = [el.value for el, folded in elements if el.type in ("markdown", "caption") and not folded]
+    for text in shown:  # a command or a file of the repository is for those who open an expander to rerun
+        assert "python -m" not in text and "data/lab" not in text and "core." not in text, text
 
 
 def test_a_tiny_configuration_runs_to_the_end_and_draws_its_results():
@@ -69,8 +100,8 @@ def test_a_tiny_configuration_runs_to_the_end_and_draws_its_results():
     assert [p.state for p in run.progress] == ["done", "done", "done"]
     figs = figures(at)
     titles = [title_text(f) for f in figs]
-    assert len(figs) == 6 and all(titles)  # with the precomputed curves of the real-text section and of the first trained-model experiment (after these)
-    figs, titles = figs[1:], titles[1:]  # after the task's picture
+    assert len(figs) == 6 and all(titles)  # with the precomputed curves the page opens with and the first trained-model experiment's (after these)
+    figs, titles = figs[2:], titles[2:]  # after the precomputed curves and the task's picture
     assert titles[0].startswith("Accuracy against evaluation length: trained on 8 tokens")
     accuracy = {t["name"]: (decode(t["x"]), decode(t["y"]).astype(float)) for t in figs[0]["data"]}
     assert set(accuracy) == {"none (NoPE)", "rotary (RoPE)", "learned absolute table (no code at 16+)"}
@@ -113,7 +144,7 @@ def test_stop_ends_a_long_run_and_shows_where_it_stopped():
     assert run.wait(60) and run.progress[0].state == "stopped"
     at.run()
     assert_clean(at)
-    assert "stopped at step" in title_text(figures(at)[1])
+    assert "stopped at step" in title_text(figures(at)[2])  # after the precomputed curves and the task's picture
 
 
 @pytest.fixture()
