@@ -191,7 +191,8 @@ def passkey(args) -> tuple[dict, dict, dict[str, float], None]:
             "needle": experiments.PASSKEY_NEEDLE,
             "question": experiments.PASSKEY_QUESTION,
         },
-        "scored": "right when the model's most likely next token is the key's next digit at every digit (greedy decoding of the answer)",
+        "scored": "right when the model's likeliest next token is the key's next digit at every digit, the text before it given "
+        "(greedy decoding of the key once the space after 'is' is written)",
     }
     return config, out, cpu, None
 

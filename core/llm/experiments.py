@@ -11,8 +11,8 @@ a CPU estimate (`estimate_cpu_seconds`) that the page and the bench hold to a bu
   A public-domain novel may well be in the model's training data: the comparison across scalings holds,
   the absolute perplexity is not a held-out score.
 - `passkey(length, depth)`: a five-digit key hidden at a depth in filler text, asked for at the end
-  (the prompt of Mohtashami & Jaggi 2023, "Landmark Attention"); right when the model's greedy next
-  tokens are the key's digits.
+  (the prompt of Mohtashami & Jaggi 2023, "Landmark Attention"); right when the model's likeliest next
+  token is the key's next digit at every digit.
 - `pair_sizes(text)`: per layer, the size of q and k in each of the 32 RoPE pairs (Barbero et al. 2024,
   "Round and Round We Go! What makes Rotary Positional Encodings useful?", measured it on Gemma), and
   `pair_ablation(length, which, count)`: perplexity with the fastest or slowest pairs left unrotated.
@@ -269,8 +269,10 @@ PASSKEY_QUESTION = " What is the pass key? The pass key is"
 @dataclass(frozen=True, eq=False)
 class PasskeyResult:
     """length: tokens in the prompt with the answer; depth: where the key sits (0 start, 1 end of the
-    filler); key; correct: the model's greedy next tokens are the key's digits; probability: of the
-    whole answer; answer: what it predicted at each answer token; prompt: the text without the answer."""
+    filler); key; correct: at each of the key's digits the model's likeliest next token is that digit,
+    the text before it given (the prompt, the space after "is" and the digits before: greedy decoding
+    of the key once the space is written); probability: of the key's digits together; answer: the
+    digit it predicted at each; prompt: the text without the answer."""
 
     length: int
     depth: float
@@ -284,7 +286,8 @@ class PasskeyResult:
 
 def passkey_prompt(length: int, depth: float, key: str) -> tuple[str, np.ndarray, int]:
     """The prompt of about `length` tokens (filler repeated around the needle) with the answer " key"
-    appended: (prompt text, ids of prompt + answer, number of answer tokens)."""
+    appended: (prompt text, ids of prompt + answer, number of the key's tokens: one per digit, the
+    tokenizer splitting every digit on its own, so the space before the key is a token of its own)."""
     if not 0 <= depth <= 1:
         raise ValueError("The depth must be from 0 (the start) to 1 (the end).")
     tok = llm_model.load().tokenizer
@@ -294,8 +297,9 @@ def passkey_prompt(length: int, depth: float, key: str) -> tuple[str, np.ndarray
     before = round(depth * repeats)
     prompt = PASSKEY_INTRO + PASSKEY_FILLER * before + PASSKEY_NEEDLE.format(key=key) + PASSKEY_FILLER * (repeats - before) + PASSKEY_QUESTION
     ids = tok.encode(prompt + " " + key)
-    answer = len(ids) - len(tok.encode(prompt))
-    return prompt, ids, answer
+    if tok.decode(ids[-len(key) :]) != key:
+        raise ValueError("The tokenizer does not give each digit of the key a token of its own: the passkey cannot be scored digit by digit.")
+    return prompt, ids, len(key)
 
 
 def passkey(length: int, depth: float, scaling_record: rope.RopeScaling | None = None, seed: int = 0, should_stop: Stop = None) -> PasskeyResult:
@@ -316,7 +320,8 @@ def passkey(length: int, depth: float, scaling_record: rope.RopeScaling | None =
     predicted = logits.argmax(-1)
     probability = float(np.exp(logp[np.arange(n_answer), target].sum()))
     correct = bool(np.array_equal(predicted, target))
-    return PasskeyResult(len(ids), float(depth), key, correct, probability, m.tokenizer.decode(predicted), prompt, _cpu() - start)
+    answer = "".join(m.tokenizer.pieces[i] for i in predicted)
+    return PasskeyResult(len(ids), float(depth), key, correct, probability, answer, prompt, _cpu() - start)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -224,7 +224,7 @@ def test_a_stop_asked_for_ends_the_pass_within_a_layer(model, forward):
 
 def test_the_passkey_prompt_hides_the_key_at_its_depth_and_ends_with_the_answer(model):
     prompt, ids, n_answer = experiments.passkey_prompt(300, 0.0, "12345")
-    assert model.tokenizer.decode(ids[-n_answer:]) == " 12345" and n_answer == 6
+    assert model.tokenizer.decode(ids[-n_answer:]) == "12345" and n_answer == 5 and model.tokenizer.decode(ids[-6:-5]) == " "
     assert prompt.index("pass key is 12345") < prompt.index("grass") and abs(len(ids) - 300) < 25
     late, _, _ = experiments.passkey_prompt(300, 1.0, "12345")
     assert late.rindex("grass") < late.index("pass key is 12345")
@@ -286,4 +286,4 @@ def test_shipped_passkey_cells_hold_their_seeded_keys_at_about_their_lengths():
     for cell in cells:
         assert cell["key"] == str(np.random.default_rng(cell["seed"]).integers(10_000, 100_000))
         assert abs(cell["tokens"] - cell["length"]) <= 25 and 0 < cell["probability"] <= 1
-        assert cell["correct"] == (cell["answer"] == " " + cell["key"])
+        assert cell["correct"] == (cell["answer"] == cell["key"])
