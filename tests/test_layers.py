@@ -24,7 +24,10 @@ TORCH_MODULES = {"core.schemes.torch", "core.lab.model", "core.lab.trained", "co
 # figure grid and wire format at the bottom, then what is measured, then the figures drawn of it
 # and the files written, then the lab (which trains the schemes and draws what it found), then the real
 # language model (which reads the lab's corpus and runs the schemes' RoPE).
-RANK = {"core.bibliography": 0, "core.schemes": 0, "core.viz.grid": 0, "core.viz.wire": 0, "core.analysis": 1, "core.viz": 2, "core.files": 2, "core.lab": 3, "core.llm": 4}
+RANK = {
+    "core.bibliography": 0, "core.schemes": 0, "core.viz.grid": 0, "core.viz.wire": 0, "core.analysis": 1, "core.viz": 2, "core.files": 2,
+    "core.lab": 3, "core.llm": 4,
+}  # fmt: skip
 LAYER = {"core": 0, "ui": 1, "app_pages": 2}  # app.py and the pages -> ui -> core
 
 
