@@ -4,7 +4,11 @@ background core.lab.runner.LabRun with train_fn core.lab.runner.run_experiment, 
 budget), time them (wall and CPU seconds, peak memory of this process), write the shipped results
 with their exact configuration, seed, command and machine, and check a rerun against them.
 
-Targets, measured here: the whole shipped experiment regenerates in at most
+Every experiment is run on the models of each training seed (core.lab.weights.SEEDS), so the
+findings can tell a difference from seed noise; `--check` reruns a part and compares it with the
+shipped seed 0 to the last digits (the same machine) and with the seeds' spread (any machine).
+
+Targets, measured here: the whole shipped experiment, every seed, regenerates in at most
 15 CPU-minutes on one core; peak RSS at most 1 GB.
 """
 
@@ -21,6 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from core.lab import experiment
+from core.lab.weights import SEEDS
 from core.lab.runner import LabRun, run_experiment
 
 WHOLE_CPU_S = 15 * 60.0
@@ -97,23 +102,73 @@ def close(live: float | None, shipped: float | None) -> bool:
     return abs(live - shipped) <= CHECK_RTOL * abs(shipped)
 
 
+def within_spread(live: float | None, seeds: Sequence[float | None]) -> bool:
+    """Whether a rerun's value lies among the shipped seeds' values, widened on each side by their range (at least 1 % of
+    their mean): another CPU's rounding moves a trained model about as far as another seed does, and three seeds' range
+    is narrower than the spread of a fourth."""
+    if live is None or any(v is None for v in seeds):
+        return live is None and all(v is None for v in seeds)
+    lo, hi = min(seeds), max(seeds)  # type: ignore[type-var]
+    margin = max(hi - lo, 0.01 * abs(sum(seeds) / len(seeds)))  # type: ignore[arg-type,operator]
+    return lo - margin <= live <= hi + margin
+
+
+def seed_values(shipped: experiment.Shipped, pick: Callable[[dict[str, Any]], float | None]) -> list[float | None]:
+    """`pick` applied to every seed's results of the shipped file (the one layout there is when it has no `by_seed`)."""
+    by_seed = shipped.results.get("by_seed") or {str(shipped.seed): shipped.results}
+    return [pick(by_seed[s]) for s in sorted(by_seed, key=int)]
+
+
+def merged(name: str, seeds: Sequence[int], per_seed: dict[int, dict[str, Any]], meta: dict[str, Any], command: str) -> tuple[dict, dict]:
+    """The results and meta to write when only `seeds` were run: the other seeds' results and CPU record are kept from the
+    shipped file (a file without `by_seed` holds seed 0), and the runs that made them are listed in meta["runs"]."""
+    by_seed = {str(s): r for s, r in per_seed.items()}
+    cpu_by_seed = {str(s): meta["cpu_seconds"][str(s)] for s in seeds}
+    runs = [{"seeds": list(seeds), "command": command, **{k: meta[k] for k in ("total_seconds", "total_cpu_seconds", "date")}}]
+    if set(seeds) != set(SEEDS):
+        old = experiment.load(name)
+        old_by_seed = old.results.get("by_seed") or {str(old.seed): {k: v for k, v in old.results.items() if k not in ("by_seed", "seeds")}}
+        old_cpu = old.meta.get("cpu_seconds_by_seed") or {str(old.seed): old.meta.get("cpu_seconds", {})}
+        old_runs = old.meta.get("runs") or [
+            {"seeds": [old.seed], "command": old.command, **{k: old.meta.get(k) for k in ("total_seconds", "total_cpu_seconds", "date")}}
+        ]
+        for s in SEEDS:
+            if str(s) not in by_seed and str(s) in old_by_seed:
+                by_seed[str(s)], cpu_by_seed[str(s)] = old_by_seed[str(s)], old_cpu.get(str(s), {})
+        runs = [r for r in old_runs if not set(r["seeds"]) <= set(seeds)] + runs
+    order = sorted(by_seed, key=int)
+    results = {**by_seed[order[0]], "seeds": [int(s) for s in order], "by_seed": {s: by_seed[s] for s in order}}
+    out = dict(meta)
+    out["cpu_seconds"] = {label: cpu for s in order for label, cpu in cpu_by_seed[s].items()}
+    out["cpu_seconds_by_seed"] = {s: cpu_by_seed[s] for s in order}
+    out["runs"] = runs
+    out["total_cpu_seconds"] = round(sum(r["total_cpu_seconds"] or 0.0 for r in runs), 1)
+    out["total_seconds"] = round(sum(r["total_seconds"] or 0.0 for r in runs), 1)
+    return results, out
+
+
+Row = tuple[str, float | None, float | None, list[float | None]]
+
+
 def main(
     name: str,
     doc: str,
-    configs: Callable[[], list[Any]],
+    configs: Callable[[int], list[Any]],
     results: Callable[[list[Any]], dict[str, Any]],
     config_record: dict[str, Any],
-    seed: int,
-    check: Callable[[experiment.Shipped], tuple[list[Any], Callable[[list[Any]], list[tuple[str, float | None, float | None]]]]],
+    check: Callable[[experiment.Shipped], tuple[list[Any], Callable[[list[Any]], list[Row]]]],
     argv: list[str] | None = None,
     after: Callable[[list[Any]], None] | None = None,
     label: Callable[[Any], str] = lambda config: config.label,
 ) -> int:
-    """The command line every experiment bench has: run and write (default), --no-write, --check. `label`
-    names a configuration's run in the CPU record (the page's label unless a bench runs one the page never does)."""
+    """The command line every experiment bench has: run every training seed and write (default; `--seeds` runs some and
+    keeps the others' shipped results), --no-write, --check. `configs(seed)` are one seed's runs, `results` makes one
+    seed's layout from their Outcomes; the file holds seed 0's layout at its top level (as before seeds were added) and
+    every seed's under `by_seed`. `label` names a configuration's run in the CPU record."""
     parser = argparse.ArgumentParser(prog=f"python -m bench.lab_{name}", description=doc.splitlines()[0])
     parser.add_argument("--no-write", action="store_true", help="print only")
     parser.add_argument("--check", action="store_true", help="rerun a part of the shipped experiment through the runner and compare")
+    parser.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS), choices=SEEDS, help="the training seeds to run (default: all)")
     args = parser.parse_args(argv)
     command = f"python -m bench.lab_{name}" + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:]))
     if args.check:
@@ -121,17 +176,28 @@ def main(
         again, compare = check(shipped)
         got, meta = outcomes(again, label)
         rows = compare(got)
-        ok = all(close(live, ref) for _, live, ref in rows)
-        for what, live, ref in rows:
-            print(f"{what}: live {live} shipped {ref}  [{'ok' if close(live, ref) else 'DIFFERENT'}]")
+        for what, live, ref, seeds in rows:
+            print(
+                f"{what}: live {live} shipped {ref}  [{'same' if close(live, ref) else 'DIFFERENT'}]; seeds {seeds}  "
+                f"[{'within the spread' if within_spread(live, seeds) else 'OUTSIDE the spread'}]"
+            )
+        exact = all(close(live, ref) for _, live, ref, _ in rows)
+        spread = all(within_spread(live, seeds) for _, live, _, seeds in rows)
         cost = f"{meta['total_cpu_seconds']:.1f} s CPU, peak RSS {meta['peak_rss_mb']} MB"
-        print(f"rerun matches the shipped numbers to {CHECK_RTOL:g}: {'ok' if ok else 'FAIL'}  ({cost})")
-        return 0 if ok else 1
-    got, meta = outcomes(configs(), label)
+        print(f"rerun matches the shipped numbers to {CHECK_RTOL:g} (the same machine and torch): {'ok' if exact else 'no'}  ({cost})")
+        print(f"rerun lies within the shipped seeds' spread (holds on another CPU): {'ok' if spread else 'FAIL'}")
+        return 0 if spread else 1
+    seeds = sorted(set(args.seeds))
+    plan = [(s, c) for s in seeds for c in configs(s)]
+    got, meta = outcomes([c for _, c in plan], label)
+    per_seed = {s: results([o for (t, _), o in zip(plan, got) if t == s]) for s in seeds}
+    labels = [label(c) for _, c in plan]
+    meta["cpu_seconds"] = {str(s): {lab: meta["cpu_seconds"][lab] for (t, _), lab in zip(plan, labels) if t == s} for s in seeds}
     status = report(meta)
     if not args.no_write:
-        path = experiment.write(name, command, config_record, seed, results(got), meta)
-        print(f"wrote {path}")
+        written, meta = merged(name, seeds, per_seed, meta, command)
+        path = experiment.write(name, f"python -m bench.lab_{name}", config_record, 0, written, meta)
+        print(f"wrote {path} (seeds {', '.join(map(str, written['seeds']))}; {meta['total_cpu_seconds']:.1f} s CPU over every seed's run)")
         if after is not None:
-            after(got)
+            after([o for (t, _), o in zip(plan, got) if t == 0])
     return status

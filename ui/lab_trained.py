@@ -56,15 +56,6 @@ def shipped_maps() -> dict:
     return probe.load_maps()
 
 
-@st.cache_data(max_entries=1, show_spinner=False)
-def _lm_perplexity() -> dict[str, dict[int, float | None]]:
-    """The shipped real-text comparison's non-overlapping perplexities (empty when its file cannot be read)."""
-    try:
-        return lm.load_shipped().perplexity
-    except ValueError:
-        return {}
-
-
 def _load(name: str) -> experiment.Shipped | None:
     """The shipped results, or None after a sentence saying why there are none."""
     try:
@@ -87,7 +78,10 @@ def model_problem(*schemes: str) -> str | None:
 def _precomputed(ship: experiment.Shipped) -> str:
     cpu = ship.meta.get("total_cpu_seconds")
     cost = f", {cpu:,.0f} s of CPU" if isinstance(cpu, (int, float)) else ""
-    return f"**Precomputed** by `{ship.command}` (seed {ship.seed}) on {ship.meta.get('date', 'an unrecorded date')}{cost}; nothing ran for this page."
+    seeds = ship.results.get("seeds") or [ship.seed]
+    made = f"training seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}"
+    when = ship.meta.get("date", "an unrecorded date")
+    return f"**Precomputed** by `{ship.command}` ({made}) on {when}{cost}; nothing ran for this page. {findings.seeds_note(len(seeds))}"
 
 
 def _cell(value: object, digits: int = 3) -> str:
@@ -211,7 +205,7 @@ def probe_view() -> None:
     if ship is not None:
         models = ship.results["models"]
         plot(figs.probe_figure([(m["scheme"], m["n_layers"], m["r2"]) for m in models], what=f"precomputed, seed {ship.seed}"), key="lab_probe_shipped")
-        st.caption(_precomputed(ship) + " " + findings.probe(models))
+        st.caption(_precomputed(ship) + " " + findings.probe(findings.runs(ship.results, "models")))
         depth = max(len(m["r2"]) for m in models)
         static_table(
             {
@@ -303,7 +297,8 @@ def extend_view() -> None:
         "factor s with the scalings /context explains, each a `RopeScaling` of core.schemes.rope run by the model's own attention: "
         "**linear** (position interpolation: every frequency divided by s), **NTK-aware** (a larger base), **YaRN** (fast pairs kept, "
         "slow pairs interpolated, and a temperature: cos and sin multiplied by √(1/t) = 0.1 ln s + 1, so every score by its square), "
-        "and YaRN without that temperature. Without any training, then after a short fine-tune at the longer length."
+        "and YaRN without that temperature. Without any training, then after a short fine-tune at the longer length. "
+        + findings.yarn_ramp(TRAINED.train_len, TRAINED.d_model // TRAINED.n_heads, TRAINED.setting.base)
     )
     check_links(EXT_FACTOR, EXT_TUNED)
     c1, c2 = st.columns([2, 3])
@@ -313,7 +308,8 @@ def extend_view() -> None:
         what = f"precomputed, seed {ship.seed}"
         plot(figs.extend_figure(rows, s, tuned, what=what), key="lab_ext_ppl")
         table = figs.extend_rows(rows, s, tuned)
-        st.caption(_precomputed(ship) + " " + findings.extension(rows, s, tuned))
+        said = (findings.extension(findings.runs(ship.results, "rows"), s, tuned), findings.budgets(findings.layouts(ship.results), s))
+        st.caption(_precomputed(ship) + " " + " ".join(x for x in said if x))
         plot(figs.extend_figure(rows, s, tuned, what=what, quantity="entropy"), key="lab_ext_entropy")
         st.caption("Mean entropy of every query's attention, in every head and layer, on the same windows: higher means attention spread over more keys.")
         static_table({k: [r[k] if k == "method" else _cell(r[k]) for r in table] for k in table[0]} if table else {})
@@ -388,7 +384,7 @@ def sliding_view() -> None:
             plot(figs.sliding_figure(rows, chosen, what=f"precomputed, seed {ship.seed}"), key="lab_slide_shipped")
         else:
             st.info("Pick at least one scheme to draw.", icon=":material/info:")
-        st.caption(_precomputed(ship) + " " + findings.sliding(rows))
+        st.caption(_precomputed(ship) + " " + findings.sliding(findings.runs(ship.results, "rows")))
         static_table(
             {
                 "scheme": [SCHEMES[r["scheme"]].label for r in rows],
@@ -404,7 +400,7 @@ def sliding_view() -> None:
         "falling, as does T5's bias (Table 14), while the sinusoidal model's still explodes; they read this as ALiBi “might not be "
         "using contexts longer than the ones it was trained on”.  \n"
         "**Here, and where it differs.** "
-        + (findings.early_tokens(ship.results["rows"]) + " " if ship is not None else "")
+        + (findings.early_tokens(findings.runs(ship.results, "rows")) + " " if ship is not None else "")
         + f"The stride here is {sliding.STRIDE}, not 1 (cost): a character after the first window has n − {sliding.STRIDE - 1} to n "
         "characters before it; and the scores are per character of Austen, not per word of WikiText-103."
         f"  \nSource: {lm.PAPER_CITATION}."
@@ -454,7 +450,7 @@ def pairs_view() -> None:
     if ship is not None:
         variants = ship.results["variants"]
         plot(figs.pairs_figure(variants, what=f"precomputed, seed {ship.seed}"), key="lab_pairs_shipped")
-        st.caption(_precomputed(ship) + " " + findings.pairs(variants, never))
+        st.caption(_precomputed(ship) + " " + findings.pairs(findings.layouts(ship.results), never, inv.tolist()))
         static_table(
             {
                 "removed": [v["name"] for v in variants],
@@ -522,21 +518,19 @@ def passkey_view() -> None:
         st.caption(
             _precomputed(ship)
             + " "
-            + findings.passkey({sc: res[sc] for sc in order})
-            + (" " + findings.without_positions(res) if findings.without_positions(res) else "")
+            + findings.passkey([{sc: r[sc] for sc in order} for r in findings.runs(ship.results, "schemes")])
+            + (" " + nope if (nope := findings.without_positions(findings.runs(ship.results, "schemes"))) else "")
             + f" Chance is {1 / default.keys:.4f}."
             + "".join(f" The lines of {' and '.join(SCHEMES[s].label for s in g)} lie on each other (the same accuracy at every distance)." for g in same)
         )
         ds = sorted(int(d) for d in res[order[0]]["accuracy"])
         static_table({"scheme": [SCHEMES[s].label for s in order], **{f"d = {d}": [_cell(res[s]["accuracy"].get(str(d))) for s in order] for d in ds}})
-    flat = findings.flat_but_retrieving(ship.results["schemes"], _lm_perplexity()) if ship is not None else ""
     st.markdown(
         "**The paper.** The passkey retrieval task of Mohtashami & Jaggi (2023), as YaRN (Peng et al. 2023, §4.3.2) describes and "
         "uses it to check an extended context, “measures a model's ability to retrieve a simple passkey (i.e., a five-digit number) "
         "from amongst a large amount of otherwise meaningless text”. (The Landmark Attention paper itself was checked here only at "
         "its abstract.)  \n"
         "**Here, and where it differs.** "
-        + (flat + " " if flat else "")
         + "The key's tokens never occur in the filler here: attention has to reach them, however far back they are. "
         "Tokens are symbols, not words, and each scheme is trained from scratch on this one task, with no language model around it."
         f"  \nSources: {passkey.PAPER_SOURCE}; {extend.PENG}."

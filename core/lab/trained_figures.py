@@ -272,3 +272,24 @@ def passkey_text(config: passkey.PasskeyConfig, seed: int = 0, shown: int = 24) 
         names.append("M" if t == tokens.marker else "?" if t == tokens.query else f"K{t - tokens.fillers}" if t >= tokens.fillers else f"f{t}")
     answer = f"K{int(y[0, -1]) - tokens.fillers}"
     return f"input (last {shown} of {config.train_len}): {' '.join(names)}\nanswer at ?: {answer} (the key {int(d[0])} tokens back)"
+
+
+# --- tables over the training seeds ------------------------------------------------------------
+
+
+def spread_cell(values: Sequence[float | None], digits: int = 3) -> str:
+    """A table cell of one value over the seeds: its mean with the lowest and highest seed's (findings.Spread), or empty
+    when a seed has no value there."""
+    from core.lab.findings import spread
+
+    s = spread(values)
+    return "" if s is None else s.text(digits)
+
+
+def lm_seed_table(layouts: Sequence[dict], lengths: Sequence[int]) -> dict[str, list[str]]:
+    """The Austen comparison's perplexity per scheme and length over every seed's results ({"results": {scheme: ...}})."""
+    schemes = list(layouts[0]["results"])
+    table = {"scheme": [SCHEMES[s].label for s in schemes]}
+    for n in lengths:
+        table[f"ppl @ {n}"] = [spread_cell([lay["results"][s]["perplexity"].get(str(n)) for lay in layouts]) for s in schemes]
+    return table

@@ -19,16 +19,27 @@ def test_a_repeated_label_is_refused_rather_than_overwritten():
         lab_experiments.cpu_by_label([("ALiBi (passkey)", 27.62), ("ALiBi (passkey)", 0.05)])
 
 
-def test_the_passkey_bench_names_its_tiny_run_apart_from_the_full_one():
-    full = next(c for c in lab_passkey.configs() if c != lab_passkey.TINY and c.scheme == lab_passkey.TINY.scheme)
-    assert full.label == lab_passkey.TINY.label  # the page's labels alone collide
-    assert lab_passkey.label(full) == "ALiBi (passkey)" and lab_passkey.label(lab_passkey.TINY) == "ALiBi (passkey), tiny test run"
+def test_a_passkey_run_is_labelled_by_what_it_sets_otherwise_and_the_tiny_run_writes_a_file_of_its_own():
+    full = next(c for c in lab_passkey.configs() if c.scheme == lab_passkey.TINY.scheme)
+    assert full.label == "ALiBi (passkey)" and lab_passkey.TINY.label == "ALiBi (passkey), 3 steps, batches of 4, distances 4, 100, 8 sequences per distance"
+    assert lab_passkey.TINY not in lab_passkey.configs() and lab_passkey.TINY_PATH != experiment.results_path("passkey")
+    assert [c.label for c in lab_passkey.configs(2)][-1] == "ALiBi (passkey), seed 2"
+
+
+def test_a_rerun_is_checked_against_the_seeds_spread():
+    seeds = [4.67, 4.80, 4.71]  # range 0.13, widened by it on each side: 4.54 to 4.93
+    assert lab_experiments.within_spread(4.55, seeds) and lab_experiments.within_spread(4.92, seeds)
+    assert not lab_experiments.within_spread(4.53, seeds) and not lab_experiments.within_spread(4.94, seeds)
+    assert lab_experiments.within_spread(1.0, [1.0, 1.0, 1.0]) and not lab_experiments.within_spread(0.98, [1.0, 1.0, 1.0])  # at least 1 %
+    assert lab_experiments.within_spread(None, [None, None]) and not lab_experiments.within_spread(None, [1.0, None])
 
 
 @pytest.mark.parametrize("name", BENCHES)
 def test_every_run_of_a_bench_has_its_own_cpu_figure_in_the_shipped_record(name):
     bench = importlib.import_module(f"bench.lab_{name}")
     label = getattr(bench, "label", lambda config: config.label)
-    labels = [label(c) for c in bench.configs()]
+    labels = [label(c) for seed in lab_experiments.SEEDS for c in bench.configs(seed)]
     assert len(lab_experiments.cpu_by_label((x, 0.0) for x in labels)) == len(labels)
-    assert list(experiment.load(name).meta["cpu_seconds"]) == labels
+    shipped = experiment.load(name)
+    assert list(shipped.meta["cpu_seconds"]) == labels and shipped.results["seeds"] == list(lab_experiments.SEEDS)
+    assert all(isinstance(v, float) for v in shipped.meta["cpu_seconds"].values())
