@@ -127,7 +127,8 @@ def merged(name: str, seeds: Sequence[int], per_seed: dict[int, dict[str, Any]],
     runs = [{"seeds": list(seeds), "command": command, **{k: meta[k] for k in ("total_seconds", "total_cpu_seconds", "date")}}]
     if set(seeds) != set(SEEDS):
         old = experiment.load(name)
-        old_by_seed = old.results.get("by_seed") or {str(old.seed): {k: v for k, v in old.results.items() if k not in ("by_seed", "seeds")}}
+        kept = set().union(*(r.keys() for r in per_seed.values()))  # what the bench writes now: a key it no longer writes is not kept
+        old_by_seed = old.results.get("by_seed") or {str(old.seed): {k: v for k, v in old.results.items() if k in kept}}
         old_cpu = old.meta.get("cpu_seconds_by_seed") or {str(old.seed): old.meta.get("cpu_seconds", {})}
         old_runs = old.meta.get("runs") or [
             {"seeds": [old.seed], "command": old.command, **{k: old.meta.get(k) for k in ("total_seconds", "total_cpu_seconds", "date")}}

@@ -33,8 +33,7 @@ BUDGET_LENGTHS = (64, 256)  # L and s·L
 def configs(seed: int = 0) -> list[extend.ExtendConfig]:
     plain = [extend.ExtendConfig("none", 1, seed=seed)] + [extend.ExtendConfig(m, s, seed=seed) for m in SCALED for s in extend.FACTORS]
     tuned = [extend.ExtendConfig(m, s, fine_tune=extend.FINE_TUNE_STEPS, seed=seed) for m in ("none",) + SCALED for s in extend.FACTORS]
-    longer = [extend.ExtendConfig(m, BUDGET_FACTOR, fine_tune=n, lengths=BUDGET_LENGTHS, seed=seed) for n in BUDGETS for m in BUDGET_METHODS]
-    return plain + tuned + longer
+    return plain + tuned
 
 
 def row(o) -> dict:
