@@ -84,10 +84,6 @@ def _precomputed(ship: experiment.Shipped) -> str:
     return f"**Precomputed** by `{ship.command}` ({made}) on {when}{cost}; nothing ran for this page. {findings.seeds_note(len(seeds))}"
 
 
-def _cell(value: object, digits: int = 3) -> str:
-    return "" if value is None or value != value else f"{value:.{digits}f}"
-
-
 def _one(make: Callable[[], object]) -> tuple[list, str | None]:
     """([the config make() builds], None), or ([], the sentence of its ValueError)."""
     try:
@@ -206,16 +202,11 @@ def probe_view() -> None:
         models = ship.results["models"]
         plot(figs.probe_figure([(m["scheme"], m["n_layers"], m["r2"]) for m in models], what=f"precomputed, seed {ship.seed}"), key="lab_probe_shipped")
         st.caption(_precomputed(ship) + " " + findings.probe(findings.runs(ship.results, "models")))
-        depth = max(len(m["r2"]) for m in models)
-        static_table(
-            {
-                "model": [figs.probe_label(m["scheme"], m["n_layers"]) for m in models],
-                **{f"layer {i}": [f"{m['r2'][i]:.3f} ({m['mae'][i]:.1f})" if i < len(m["r2"]) else "" for m in models] for i in range(depth)},
-            }
-        )
+        static_table(figs.probe_table(findings.layouts(ship.results)))
         guess = float(np.abs(np.arange(TRAINED.train_len) - (TRAINED.train_len - 1) / 2).mean())
         st.caption(
-            "R² of the probe per layer boundary, and in brackets its mean absolute error in positions (guessing the mean position "
+            "R² of the probe per layer boundary (mean over the seeds, lowest and highest seed's in round brackets), and in square "
+            "brackets its mean absolute error in positions, the seeds' mean (guessing the mean position "
             f"is off by {guess:.1f} on average)."
         )
     st.markdown(
@@ -307,12 +298,11 @@ def extend_view() -> None:
         rows = ship.results["rows"]
         what = f"precomputed, seed {ship.seed}"
         plot(figs.extend_figure(rows, s, tuned, what=what), key="lab_ext_ppl")
-        table = figs.extend_rows(rows, s, tuned)
         said = (findings.extension(findings.runs(ship.results, "rows"), s, tuned), findings.budgets(findings.layouts(ship.results), s))
         st.caption(_precomputed(ship) + " " + " ".join(x for x in said if x))
         plot(figs.extend_figure(rows, s, tuned, what=what, quantity="entropy"), key="lab_ext_entropy")
         st.caption("Mean entropy of every query's attention, in every head and layer, on the same windows: higher means attention spread over more keys.")
-        static_table({k: [r[k] if k == "method" else _cell(r[k]) for r in table] for k in table[0]} if table else {})
+        static_table(figs.extend_table(findings.layouts(ship.results), s, tuned))
     factor = extend.temperature_factor(s)
     count = _parameters("rope")
     size = f"{count:,} parameters" if count else "a few hundred kB"
@@ -385,14 +375,7 @@ def sliding_view() -> None:
         else:
             st.info("Pick at least one scheme to draw.", icon=":material/info:")
         st.caption(_precomputed(ship) + " " + findings.sliding(findings.runs(ship.results, "rows")))
-        static_table(
-            {
-                "scheme": [SCHEMES[r["scheme"]].label for r in rows],
-                "window": [str(r["window"]) for r in rows],
-                "non-overlapping": [_cell(r["nonoverlapping"]) for r in rows],
-                "sliding": [_cell(r["sliding"]) for r in rows],
-            }
-        )
+        static_table(figs.sliding_table(findings.layouts(ship.results)))
     st.markdown(
         "**The paper.** Press et al. (2022, appendix B) name the “early token curse” (B.1): in non-overlapping evaluation the "
         "predictions early in each window have little context, and a longer window has fewer of them. Evaluated with a sliding window "
@@ -451,14 +434,7 @@ def pairs_view() -> None:
         variants = ship.results["variants"]
         plot(figs.pairs_figure(variants, what=f"precomputed, seed {ship.seed}"), key="lab_pairs_shipped")
         st.caption(_precomputed(ship) + " " + findings.pairs(findings.layouts(ship.results), never, inv.tolist()))
-        static_table(
-            {
-                "removed": [v["name"] for v in variants],
-                "pairs": [", ".join(map(str, v["removed"])) or "none" for v in variants],
-                "ppl @ 64": [_cell(v["perplexity"].get("64")) for v in variants],
-                "ppl @ 256": [_cell(v["perplexity"].get("256")) for v in variants],
-            }
-        )
+        static_table(figs.pairs_table(findings.layouts(ship.results)))
     st.markdown(
         "**The papers** (their abstracts; the papers' bodies were not checked here). Barbero et al. (2024) find that Gemma 7B "
         "“learns to use RoPE to construct robust ‘positional’ attention patterns by exploiting the highest frequencies” and “greatly "
@@ -523,8 +499,7 @@ def passkey_view() -> None:
             + f" Chance is {1 / default.keys:.4f}."
             + "".join(f" The lines of {' and '.join(SCHEMES[s].label for s in g)} lie on each other (the same accuracy at every distance)." for g in same)
         )
-        ds = sorted(int(d) for d in res[order[0]]["accuracy"])
-        static_table({"scheme": [SCHEMES[s].label for s in order], **{f"d = {d}": [_cell(res[s]["accuracy"].get(str(d))) for s in order] for d in ds}})
+        static_table(figs.passkey_table(findings.layouts(ship.results), order))
     st.markdown(
         "**The paper.** The passkey retrieval task of Mohtashami & Jaggi (2023), as YaRN (Peng et al. 2023, §4.3.2) describes and "
         "uses it to check an extended context, “measures a model's ability to retrieve a simple passkey (i.e., a five-digit number) "
