@@ -294,7 +294,7 @@ def pairs(runs: Sequence[Mapping], never: Sequence[int], inv_freq: Sequence[floa
     key = str(train_len)
     fast1 = ratio([b[key] for b in base], [s[("fastest", 1)][key] for s in seeds])
     out = [
-        f"Freezing the fastest pair alone multiplies perplexity at {train_len} by {fast1.text(2)} "  # type: ignore[union-attr]
+        f"Removing the fastest pair alone (its frequency set to 0: it stops turning) multiplies perplexity at {train_len} by {fast1.text(2)} "  # type: ignore[union-attr]
         f"({spread([b[key] for b in base]).text()} → {spread([s[('fastest', 1)][key] for s in seeds]).text()})."  # type: ignore[union-attr]
     ]
     n_slow = max(k for kind, k in seeds[0] if kind == "slowest")
@@ -306,11 +306,12 @@ def pairs(runs: Sequence[Mapping], never: Sequence[int], inv_freq: Sequence[floa
     angle = ""
     if inv_freq is not None and spare:
         turned = _angle(inv_freq, range(len(inv_freq) - spare, len(inv_freq)), train_len)
-        angle = f" (within {train_len} positions the fastest of them turns {turned:.2f} rad: freezing it changes little by construction)"
+        angle = f" (within {train_len} positions the fastest of them turns {turned:.2f} rad: stopping it changes little by construction)"
     out.append(
-        f"The {spare} slowest pair{'s' if spare != 1 else ''} can be frozen with perplexity at {train_len} within 1 % of the full model's in every seed{angle}."
+        f"The {spare} slowest pair{'s' if spare != 1 else ''} can be removed with perplexity at {train_len} within 1 % of the full model's "
+        f"in every seed{angle}."
         if spare
-        else f"Even the slowest pair cannot be frozen without changing perplexity at {train_len} by more than 1 % in some seed."
+        else f"Even the slowest pair cannot be removed without changing perplexity at {train_len} by more than 1 % in some seed."
     )
     k = len(never)
     if k and ("slowest", k) in seeds[0]:
@@ -318,7 +319,7 @@ def pairs(runs: Sequence[Mapping], never: Sequence[int], inv_freq: Sequence[floa
         c4 = change("slowest", k, far)
         if c4 is not None:
             out.append(
-                f"With the {k} pairs that never turn within L frozen, perplexity at {far} {direction(c4)} (× {c4.text(3)} per seed), "
+                f"With the {k} pairs that never turn within L removed, perplexity at {far} {direction(c4)} (× {c4.text(3)} per seed), "
                 f"and at {train_len} it is × {change('slowest', k).text(3)}."  # type: ignore[union-attr]
             )
     zeroed = sorted(k for kind, k in seeds[0] if kind == "zeroed")
