@@ -231,7 +231,7 @@ def probe_view() -> None:
     if configs and configs[0].shipped:
         problem = problem or model_problem(scheme)
     st.caption(
-        f"A shipped model ({TRAINED.n_layers} layers, seed {TRAINED.seed}, {TRAINED.steps} steps) is only probed; any other settings "
+        f"A shipped model ({TRAINED.n_layers} layers, seed {' or '.join(map(str, weights.SEEDS))}, {TRAINED.steps} steps) is only probed; any other settings "
         "train the model first, as the real-text lab above does"
         + (f" (estimated at {probe.estimate_seconds(configs[0]):,.0f} s of CPU here)." if configs else ".")
     )
