@@ -452,7 +452,7 @@ def test_shipped_results_that_parse_but_lack_what_a_view_reads_are_a_sentence(tm
 def test_every_experiment_draws_its_shipped_numbers_with_titles_and_axes(params):
     import json as _json
 
-    from core.lab import experiment
+    from core.lab import experiment, findings
 
     at = open_page("lab", **params)
     assert_clean(at)
@@ -470,7 +470,11 @@ def test_every_experiment_draws_its_shipped_numbers_with_titles_and_axes(params)
         yarn = next(r for r in ship.results["rows"] if (r["method"], r["factor"], bool(r["fine_tune"])) == ("yarn", s, tuned))
         line = next(t for t in figure(at, "lab_ext_ppl")["data"] if t["name"] == "YaRN")
         np.testing.assert_allclose(decode(line["y"]).astype(float), [yarn["perplexity"][n] for n in ("64", "128", "256", "512")], rtol=1e-12)
-        assert f"YaRN {yarn['perplexity']['512']:.3f}" in captions
+        far = str(min(s, 8) * 64)  # ranked at s·L, over the training seeds
+        key = ("yarn", s, tuned)
+        same = [next(r for r in lay["rows"] if (r["method"], r["factor"], bool(r["fine_tune"])) == key) for lay in findings.layouts(ship.results)]
+        at_far = [r["perplexity"][far] for r in same]
+        assert f"YaRN {findings.spread(at_far).text()}" in captions
     if view == "pairs":  # the chosen pairs are crossed on the wavelength picture
         crossed = next(t for t in figure(at, "lab_pairs_wavelengths")["data"] if t["name"] == "removed (frequency 0)")
         assert list(decode(crossed["x"])) == [0, 7]
