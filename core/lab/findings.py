@@ -64,6 +64,11 @@ def spread(values: Sequence[float | None]) -> Spread | None:
     return Spread(tuple(float(v) for v in values))  # type: ignore[arg-type]
 
 
+def beyond(*spreads: Spread) -> str:
+    """' beyond the spread' where the values come from several seeds; '' from one (there is no spread to be beyond)."""
+    return " beyond the spread" if any(len(x.values) > 1 for x in spreads) else ""
+
+
 def compare(a: Spread, b: Spread) -> str:
     """'higher' or 'lower' (a against b) only where their ranges do not overlap, else 'within the spread'."""
     if a.lo > b.hi:
@@ -118,7 +123,8 @@ def ordered(named: Mapping[str, Spread], digits: int = 3) -> str:
     order = sorted(named, key=lambda k: named[k].mean)
     out = [f"{order[0]} {named[order[0]].text(digits)}"]
     for before, name in zip(order, order[1:]):
-        mark = "higher beyond the spread" if compare(named[name], named[before]) == "higher" else f"{WITHIN} of {before}"
+        higher = compare(named[name], named[before]) == "higher"
+        mark = f"higher{beyond(named[name], named[before])}" if higher else f"{WITHIN} of {before}"
         out.append(f"{name} {named[name].text(digits)} ({mark})")
     return ", ".join(out)
 
@@ -134,7 +140,7 @@ def probe(runs: Sequence[Sequence[dict]]) -> str:
     last = {n: spread([m[("none", n)]["r2"][-1] for m in seeds]) for n in depths}
     said = ", ".join(f"{last[n].text()} ({n} layer{'s' if n > 1 else ''})" for n in depths)
     rising = len(depths) > 1 and all(compare(last[b], last[a]) == "higher" for a, b in zip(depths, depths[1:]))
-    out = [f"NoPE's position can be read after its last block with R² {said}" + ("; it rises with depth beyond the spread." if rising else ".")]
+    out = [f"NoPE's position can be read after its last block with R² {said}" + (f"; it rises with depth{beyond(*last.values())}." if rising else ".")]
     at_input = max(m[key]["r2"][0] for m in seeds for key in m if key[0] == "none")
     out.append(
         f"At the input (layer 0) R² is {at_input:.3f} at most: without positions a character's embedding is the same wherever it stands, "
@@ -234,8 +240,9 @@ def extension(runs: Sequence[Sequence[dict]], factor: int, tuned: bool, train_le
     if "linear" in far_ppl and not tuned and all(far_ppl.values()):
         others = [m for m in scaled if m != "linear"]
         if others and all(compare(far_ppl["linear"], far_ppl[m]) == "higher" for m in others):  # type: ignore[arg-type]
+            margin = beyond(far_ppl["linear"]).replace(" ", ", ", 1)  # type: ignore[arg-type]
             out.append(
-                f"Linear interpolation is the worst of them untuned at {far}, beyond the spread: it divides every frequency by s, the fastest "
+                f"Linear interpolation is the worst of them untuned at {far}{margin}: it divides every frequency by s, the fastest "
                 "pairs' too, and this model reads its neighbours with those (see “RoPE's frequencies”); NTK-aware and YaRN leave the fastest "
                 "pair as it was."
             )
@@ -248,9 +255,9 @@ def extension(runs: Sequence[Sequence[dict]], factor: int, tuned: bool, train_le
         e, e0 = at("yarn", far, "entropy"), at("yarn_no_t", far, "entropy")
         if y and y0 and e and e0:
             sharp = {"lower": "sharper", "higher": "broader", WITHIN: f"about as sharp ({WITHIN})"}[compare(e, e0)]
-            level = compare(y, y0)
+            does = {"higher": f"raises perplexity at {far}{beyond(y, y0)}", "lower": f"lowers perplexity at {far}{beyond(y, y0)}"}
             out.append(
-                f"YaRN's temperature leaves perplexity at {far} {level if level == WITHIN else level + ' beyond the spread'} ({y.text()} with it, "
+                f"YaRN's temperature {does.get(compare(y, y0), f'leaves perplexity at {far} {WITHIN}')} ({y.text()} with it, "
                 f"{y0.text()} without) and makes attention {sharp} (entropy {e.text()} against {e0.text()} nats)."
             )
     return " ".join(out)
