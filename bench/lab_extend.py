@@ -6,9 +6,7 @@ s = 2, 4 and 8 (core.lab.extend: the registry's RoPE with a core.schemes.rope.Ro
 evaluated from L to 8L without fine-tuning, and after a short fine-tune (38 steps, 5 % of the
 original 750, on windows of s × L characters, lr 1e-3, its data drawn with the model's seed);
 fine-tuning at the longer length without any scaling too. Perplexity and the mean attention
-entropy at every length. Then, at s = 4, linear, YaRN and no scaling fine-tuned longer (`budgets`:
-150 and 400 steps), evaluated at L and s·L, so position interpolation is tested with more of the
-fine-tune its paper gives it. Writes data/lab_extend_results.json: seed 0's results at the top level
+entropy at every length. Writes data/lab_extend_results.json: seed 0's results at the top level
 and every seed's under `by_seed`.
 
     python -m bench.lab_extend                # run every seed and write
@@ -24,10 +22,6 @@ from bench import lab_experiments
 from core.lab import extend
 
 SCALED = ("linear", "ntk", "yarn", "yarn_no_t")
-BUDGET_FACTOR = 4
-BUDGET_METHODS = ("none", "linear", "yarn")
-BUDGETS = (150, 400)  # beside the 38 steps of every row: three budgets
-BUDGET_LENGTHS = (64, 256)  # L and s·L
 
 
 def configs(seed: int = 0) -> list[extend.ExtendConfig]:
@@ -45,8 +39,7 @@ def row(o) -> dict:
 
 
 def results(outcomes) -> dict:
-    longer = [o for o in outcomes if o.config.fine_tune in BUDGETS and o.config.lengths == BUDGET_LENGTHS]
-    return {"rows": [row(o) for o in outcomes if o not in longer], "budgets": [row(o) for o in longer]}
+    return {"rows": [row(o) for o in outcomes]}
 
 
 def check(shipped):
@@ -82,7 +75,6 @@ RECORD = {
         "batch": "32 // min(s, 8)",
         "data_seed": "[seed, 3, length], seed the model's training seed",
     },
-    "budgets": {"factor": BUDGET_FACTOR, "methods": list(BUDGET_METHODS), "steps": list(BUDGETS), "lengths": list(BUDGET_LENGTHS)},
     "seeds": list(lab_experiments.SEEDS),
     "entropy": "mean over every query, head and layer of -sum_j a_ij ln a_ij (nats), same windows as the perplexity",
     "eval_chars": 32768,

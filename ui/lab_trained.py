@@ -298,8 +298,7 @@ def extend_view() -> None:
         rows = ship.results["rows"]
         what = f"precomputed, seed {ship.seed}"
         plot(figs.extend_figure(rows, s, tuned, what=what), key="lab_ext_ppl")
-        said = (findings.extension(findings.runs(ship.results, "rows"), s, tuned), findings.budgets(findings.layouts(ship.results), s))
-        st.caption(_precomputed(ship) + " " + " ".join(x for x in said if x))
+        st.caption(_precomputed(ship) + " " + findings.extension(findings.runs(ship.results, "rows"), s, tuned))
         plot(figs.extend_figure(rows, s, tuned, what=what, quantity="entropy"), key="lab_ext_entropy")
         st.caption("Mean entropy of every query's attention, in every head and layer, on the same windows: higher means attention spread over more keys.")
         static_table(figs.extend_table(findings.layouts(ship.results), s, tuned))

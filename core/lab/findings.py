@@ -250,6 +250,11 @@ def extension(runs: Sequence[Sequence[dict]], factor: int, tuned: bool, train_le
         alone = at("none", far)
         if alone is not None:
             out.append(f"Fine-tuning as long at {far} without any scaling gives {alone.text()} at {far}.")
+    if tuned:
+        out.append(
+            f"This ranking is after {steps} steps; Chen et al. fine-tune position interpolation for up to 1,000, and how it moves with "
+            "a longer fine-tune is not measured here."
+        )
     if "yarn" in scaled and "yarn_no_t" in scaled:
         y, y0 = at("yarn", far), at("yarn_no_t", far)
         e, e0 = at("yarn", far, "entropy"), at("yarn_no_t", far, "entropy")
@@ -261,31 +266,6 @@ def extension(runs: Sequence[Sequence[dict]], factor: int, tuned: bool, train_le
                 f"{y0.text()} without) and makes attention {sharp} (entropy {e.text()} against {e0.text()} nats)."
             )
     return " ".join(out)
-
-
-def budgets(layouts: Sequence[Mapping], factor: int, train_len: int = 64) -> str:
-    """Perplexity at s·L against the fine-tune's steps at factor s, for the methods fine-tuned with at least 3 budgets.
-    `layouts`: every seed's results, their "rows" and the longer fine-tunes' "budgets"."""
-    runs = [[*layout["rows"], *layout.get("budgets", [])] for layout in layouts]
-    length = min(factor, 8) * train_len
-    tuned = [r for r in runs[0] if r["fine_tune"] and r["factor"] == factor]
-    methods = [m for m in extend.METHODS if len({r["fine_tune"] for r in tuned if r["method"] == m}) >= 3]
-    steps = sorted({r["fine_tune"] for r in tuned if r["method"] in methods})
-    out = []
-    for n in steps:
-        got = {}
-        for m in methods:
-            values = [
-                next((r["perplexity"].get(str(length)) for r in run if (r["method"], r["factor"], r["fine_tune"]) == (m, factor, n)), None) for run in runs
-            ]
-            s = spread(values)
-            if s is not None:
-                got[extend.LABELS[m]] = s
-        if got:
-            out.append(f"after {n} steps, {ordered(got)}")
-    if not out:
-        return ""
-    return f"Fine-tuned longer at s = {factor}, perplexity at {length} from lowest to highest: " + "; ".join(out) + "."
 
 
 def _angle(inv_freq: Sequence[float], idx: Sequence[int], train_len: int) -> float:

@@ -62,19 +62,6 @@ def test_the_extension_ranks_at_l_and_at_s_l_and_calls_linear_worst_only_beyond_
     assert "within the spread of NTK-aware" in overlapping and "Linear interpolation is the worst" not in overlapping
 
 
-def test_fine_tune_budgets_are_ranked_per_budget():
-    runs = []
-    for seed in range(3):
-        rows = [{"method": m, "factor": 4, "fine_tune": n, "perplexity": {"256": p + 0.01 * seed}} for m, n, p in
-                [("linear", 38, 6.0), ("yarn", 38, 5.0), ("linear", 150, 5.0), ("yarn", 150, 5.0), ("linear", 400, 4.5), ("yarn", 400, 4.9)]]  # fmt: skip
-        runs.append({"rows": rows[:2], "budgets": rows[2:]})
-    said = findings.budgets(runs, 4)
-    assert said.startswith("Fine-tuned longer at s = 4, perplexity at 256 from lowest to highest: after 38 steps, YaRN 5.010 (5.000–5.020), linear")
-    assert "after 150 steps, linear (position interpolation) 5.010 (5.000–5.020), YaRN 5.010 (5.000–5.020) (within the spread of linear" in said
-    assert "after 400 steps, linear (position interpolation) 4.510 (4.500–4.520), YaRN 4.910 (4.900–4.920) (higher beyond the spread)" in said
-    assert findings.budgets([{"rows": runs[0]["rows"]}], 4) == ""  # one budget: nothing to set against the steps
-
-
 def test_the_probe_says_nope_rises_with_depth_only_when_each_depth_is_above_the_last_beyond_the_spread():
     def seed(r2_1, r2_2, r2_4, rope_top=0.05):
         return [
