@@ -69,6 +69,11 @@ def beyond(*spreads: Spread) -> str:
     return " beyond the spread" if any(len(x.values) > 1 for x in spreads) else ""
 
 
+def per_seed(*spreads: Spread) -> str:
+    """' per seed' after a ratio read in each of several seeds; '' for one."""
+    return " per seed" if any(len(x.values) > 1 for x in spreads) else ""
+
+
 def compare(a: Spread, b: Spread) -> str:
     """'higher' or 'lower' (a against b) only where their ranges do not overlap, else 'within the spread'."""
     if a.lo > b.hi:
@@ -306,7 +311,7 @@ def pairs(runs: Sequence[Mapping], never: Sequence[int], inv_freq: Sequence[floa
         c4 = change("slowest", k, far)
         if c4 is not None:
             out.append(
-                f"With the {k} pairs that never turn within L removed, perplexity at {far} {direction(c4)} (× {c4.text(3)} per seed), "
+                f"With the {k} pairs that never turn within L removed, perplexity at {far} {direction(c4)} (× {c4.text(3)}{per_seed(c4)}), "
                 f"and at {train_len} it is × {change('slowest', k).text(3)}."  # type: ignore[union-attr]
             )
     zeroed = sorted(k for kind, k in seeds[0] if kind == "zeroed")
@@ -320,7 +325,7 @@ def pairs(runs: Sequence[Mapping], never: Sequence[int], inv_freq: Sequence[floa
                     if inv_freq is not None
                     else ""
                 )
-                said.append(f"the {z} slowest {direction(c, 'raise it', 'lower it').replace('stays', 'leave it')} (× {c.text(3)} per seed{turned})")
+                said.append(f"the {z} slowest {direction(c, 'raise it', 'lower it').replace('stays', 'leave it')} (× {c.text(3)}{per_seed(c)}{turned})")
         if said:
             out.append(
                 f"Zeroing the slowest pairs' query and key dimensions instead, which removes what they carry whatever their angle, perplexity at {train_len}: "
@@ -367,7 +372,7 @@ def early_tokens(runs: Sequence[Sequence[dict]], scheme: str = "alibi", train_le
     name = SCHEMES[scheme].label
     plain_says, slide_says = direction(plain), direction(slide)
     said = (
-        f"{name}'s non-overlapping perplexity {plain_says} from {train_len} to {longest} (× {plain.text(3)} per seed), "
+        f"{name}'s non-overlapping perplexity {plain_says} from {train_len} to {longest} (× {plain.text(3)}{per_seed(plain)}), "
         f"and its sliding one {slide_says} (× {slide.text(3)})"
     )
     if plain_says == "falls" and slide_says != "falls":
