@@ -51,9 +51,11 @@ class Spread:
         return max(self.values)
 
     def text(self, digits: int = 3) -> str:
-        """'4.745 (4.690–4.800)': the mean, and the lowest to highest seed's; one seed: its value."""
+        """'4.745 (4.690–4.800)': the mean, and the lowest to highest seed's ('(every seed)' when they read the same); one seed: its value."""
         if len(self.values) == 1:
             return f"{self.values[0]:.{digits}f}"
+        if f"{self.lo:.{digits}f}" == f"{self.hi:.{digits}f}":
+            return f"{self.mean:.{digits}f} (every seed)"
         return f"{self.mean:.{digits}f} ({self.lo:.{digits}f}–{self.hi:.{digits}f})"
 
 

@@ -13,7 +13,7 @@ from core.lab.findings import Spread
 def test_a_spread_is_the_mean_with_the_lowest_and_highest_seed():
     s = Spread((4.67, 4.80, 4.71))
     assert s.mean == pytest.approx(4.7266666) and (s.lo, s.hi) == (4.67, 4.80)
-    assert s.text() == "4.727 (4.670–4.800)" and Spread((0.5,)).text(2) == "0.50"
+    assert s.text() == "4.727 (4.670–4.800)" and Spread((0.5,)).text(2) == "0.50" and Spread((1.0, 0.999)).text(2) == "1.00 (every seed)"
     assert findings.spread([1.0, None, 2.0]) is None  # a seed with no value: no spread
     with pytest.raises(ValueError):
         Spread(())
@@ -55,7 +55,7 @@ def _extend_runs(linear_far: list[float]) -> list[list[dict]]:
 
 def test_the_extension_ranks_at_l_and_at_s_l_and_calls_linear_worst_only_beyond_the_spread():
     apart = findings.extension(_extend_runs([6.0, 6.3, 6.1]), 2, False)
-    assert "perplexity at 64 (L) from lowest to highest: NTK-aware 4.800 (4.800–4.800), linear (position interpolation) 10.000" in apart
+    assert "perplexity at 64 (L) from lowest to highest: NTK-aware 4.800 (every seed), linear (position interpolation) 10.000" in apart
     assert "perplexity at 128 (s·L) from lowest to highest: NTK-aware 4.730 (4.720–4.740), linear (position interpolation)" in apart
     assert "(higher beyond the spread)" in apart and "Linear interpolation is the worst of them untuned at 128, beyond the spread" in apart
     overlapping = findings.extension(_extend_runs([4.72, 4.78, 4.76]), 2, False)
@@ -82,7 +82,7 @@ def test_passkey_sentences_take_the_worst_seed_and_nope_is_said_to_need_no_posit
     seed = {"none": {"accuracy": {"4": 1.0, "510": 1.0}}, "alibi": {"accuracy": {"4": 1.0, "510": 0.89}}}
     other = {"none": {"accuracy": {"4": 1.0, "510": 1.0}}, "alibi": {"accuracy": {"4": 1.0, "510": 1.0}}}
     said = findings.passkey([seed, other, other])
-    assert "ALiBi: 1.00 (1.00–1.00) at worst within L, 0.96 (0.89–1.00) at worst beyond it, 0.96 (0.89–1.00) at 510" in said
+    assert "ALiBi: 1.00 (every seed) at worst within L, 0.96 (0.89–1.00) at worst beyond it, 0.96 (0.89–1.00) at 510" in said
     nope = findings.without_positions([seed, other, other])
     assert nope.startswith("NoPE, which has no positions, names every key at every distance in 3 seeds") and "needs no position at all" in nope
     partly = {"none": {"accuracy": {"4": 1.0, "510": 0.6, "600": None}}}
@@ -99,7 +99,7 @@ def test_the_pair_findings_freeze_and_zero_per_seed_with_the_angle_turned():
         return {"variants": variants, "zeroed": [{"kind": "zeroed", "k": 4, "perplexity": {"64": base * zero4, "256": 25.0}}]}
 
     said = findings.pairs([seed(4.7, 1.005, 1.18), seed(4.8, 0.998, 1.2)], never=(3, 4, 5, 6, 7), inv_freq=inv)
-    assert "Removing the fastest pair alone (its frequency set to 0: it stops turning) multiplies perplexity at 64 by 2.00 (2.00–2.00)" in said
+    assert "Removing the fastest pair alone (its frequency set to 0: it stops turning) multiplies perplexity at 64 by 2.00 (every seed)" in said
     assert "The 1 slowest pair can be removed with perplexity at 64 within 1 % of the full model's in every seed" in said
     assert f"(within 64 positions the fastest of them turns {63 * inv[7]:.2f} rad" in said
     assert "the 4 slowest raise it (× 1.190 (1.180–1.200) per seed" in said
