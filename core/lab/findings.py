@@ -300,7 +300,7 @@ def pairs(runs: Sequence[Mapping], never: Sequence[int], inv_freq: Sequence[floa
     angle = ""
     if inv_freq is not None and spare:
         turned = _angle(inv_freq, range(len(inv_freq) - spare, len(inv_freq)), train_len)
-        angle = f" (within {train_len} positions the fastest of them turns {turned:.2f} rad: stopping it changes little by construction)"
+        angle = f" (within {train_len} positions the fastest of them turns {turned:.2f} rad at most, so stopping them turns no query against a key by more)"
     out.append(
         f"The {spare} slowest pair{'s' if spare != 1 else ''} can be removed with perplexity at {train_len} within 1 % of the full model's "
         f"in every seed{angle}."
@@ -322,12 +322,11 @@ def pairs(runs: Sequence[Mapping], never: Sequence[int], inv_freq: Sequence[floa
         for z in zeroed:
             c = change("zeroed", z)
             if c is not None:
-                turned = (
-                    f", the fastest of them turning {_angle(inv_freq, range(len(inv_freq) - z, len(inv_freq)), train_len):.2f} rad within L"
-                    if inv_freq is not None
-                    else ""
-                )
-                said.append(f"the {z} slowest {direction(c, 'raise it', 'lower it').replace('stays', 'leave it')} (× {c.text(3)}{per_seed(c)}{turned})")
+                one = z == 1
+                angle = f"{_angle(inv_freq, range(len(inv_freq) - z, len(inv_freq)), train_len):.2f} rad within L" if inv_freq is not None else ""
+                turned = (f"; it turns {angle}" if one else f"; the fastest of them turns {angle}") if angle else ""
+                does = direction(c, "raises it" if one else "raise it", "lowers it" if one else "lower it").replace("stays", "leaves it" if one else "leave it")
+                said.append(f"{'the slowest pair' if one else f'the {z} slowest'} {does} (× {c.text(3)}{per_seed(c)}{turned})")
         if said:
             out.append(
                 f"Zeroing the slowest pairs' query and key dimensions instead, which removes what they carry whatever their angle, perplexity at {train_len}: "
