@@ -56,7 +56,8 @@ class Spread:
             return f"{self.values[0]:.{digits}f}"
         if f"{self.lo:.{digits}f}" == f"{self.hi:.{digits}f}":
             return f"{self.mean:.{digits}f} (every seed)"
-        return f"{self.mean:.{digits}f} ({self.lo:.{digits}f}–{self.hi:.{digits}f})"
+        between = " to " if self.lo < 0 else "–"  # a dash between negative numbers reads as a minus
+        return f"{self.mean:.{digits}f} ({self.lo:.{digits}f}{between}{self.hi:.{digits}f})"
 
 
 def spread(values: Sequence[float | None]) -> Spread | None:

@@ -14,6 +14,7 @@ def test_a_spread_is_the_mean_with_the_lowest_and_highest_seed():
     s = Spread((4.67, 4.80, 4.71))
     assert s.mean == pytest.approx(4.7266666) and (s.lo, s.hi) == (4.67, 4.80)
     assert s.text() == "4.727 (4.670–4.800)" and Spread((0.5,)).text(2) == "0.50" and Spread((1.0, 0.999)).text(2) == "1.00 (every seed)"
+    assert Spread((-0.005, -0.003)).text() == "-0.004 (-0.005 to -0.003)"
     assert findings.spread([1.0, None, 2.0]) is None  # a seed with no value: no spread
     with pytest.raises(ValueError):
         Spread(())
