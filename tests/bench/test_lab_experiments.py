@@ -57,3 +57,22 @@ def test_running_some_seeds_keeps_the_others_shipped_results_and_their_cpu_recor
     assert results["by_seed"] == {"0": {"rows": [0]}, "1": {"rows": [1]}, "2": {"rows": [2]}}
     assert list(out["cpu_seconds"]) == ["run A", "run A, tiny test run", "run A, seed 1", "run A, seed 2"]  # seed 0's record as it was made
     assert [r["seeds"] for r in out["runs"]] == [[0], [1, 2]] and out["total_cpu_seconds"] == 6.1
+
+
+def test_the_austen_comparisons_other_seeds_go_under_by_seed_and_another_configuration_is_refused(tmp_path):
+    import json
+
+    from bench import lab_lm
+
+    path = tmp_path / "lm.json"
+    config = {"steps": 750, "seed": 0}
+    path.write_text(json.dumps({"command": "python -m bench.lab_lm", "config": config, "results": {"rope": 1}, "date": "then"}))
+    lab_lm.add_seeds(path, {1: {"command": "c1", "config": {**config, "seed": 1}, "results": {"rope": 2}, "date": "now"}})
+    data = json.loads(path.read_text())
+    assert data["results"] == {"rope": 1} and data["seeds"] == [0, 1]  # the top level stays seed 0's
+    assert data["by_seed"] == {
+        "0": {"command": "python -m bench.lab_lm", "results": {"rope": 1}, "date": "then"},
+        "1": {"command": "c1", "results": {"rope": 2}, "date": "now"},
+    }
+    with pytest.raises(ValueError, match="seed 2's comparison was made with another configuration"):
+        lab_lm.add_seeds(path, {2: {"config": {"steps": 10, "seed": 2}, "results": {}}})
