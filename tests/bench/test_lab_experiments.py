@@ -50,9 +50,9 @@ def test_running_some_seeds_keeps_the_others_shipped_results_and_their_cpu_recor
 
     monkeypatch.setattr(lm, "DATA", tmp_path)
     old_meta = {"cpu_seconds": {"run A": 1.5, "run A, tiny test run": 0.05}, "total_seconds": 3.0, "total_cpu_seconds": 1.6, "date": "then"}
-    experiment.write("x", "python -m bench.lab_x", {}, 0, {"rows": [0], "tiny": {"old": True}}, old_meta)  # a file made before seeds
+    experiment.write("x", "the first command", {}, 0, {"rows": [0], "tiny": {"old": True}}, old_meta)  # a file made before seeds
     meta = {"cpu_seconds": {"1": {"run A, seed 1": 2.0}, "2": {"run A, seed 2": 2.5}}, "total_seconds": 9.0, "total_cpu_seconds": 4.5, "date": "now"}
-    results, out = lab_experiments.merged("x", [1, 2], {1: {"rows": [1]}, 2: {"rows": [2]}}, meta, "python -m bench.lab_x --seeds 1 2")
+    results, out = lab_experiments.merged("x", [1, 2], {1: {"rows": [1]}, 2: {"rows": [2]}}, meta, "the command of seeds 1 and 2")
     assert results["rows"] == [0] and results["seeds"] == [0, 1, 2] and "tiny" not in results  # seed 0's layout on top, a key no longer written gone
     assert results["by_seed"] == {"0": {"rows": [0]}, "1": {"rows": [1]}, "2": {"rows": [2]}}
     assert list(out["cpu_seconds"]) == ["run A", "run A, tiny test run", "run A, seed 1", "run A, seed 2"]  # seed 0's record as it was made
