@@ -5,9 +5,13 @@ its record's core.lab.labrun.Job, no cache, no budget), time them (wall and CPU 
 memory of this process), write the shipped results with their exact configuration, seed, command
 and machine, and check a rerun against them.
 
-    python -m bench.lab_experiments NAME [--no-write | --check]   # NAME probe: the same as python -m bench.lab_probe
+    python -m bench.lab_experiments NAME [--no-write | --check | --seeds S ...]   # NAME probe: the same as python -m bench.lab_probe
 
-Targets, measured here: the whole shipped experiment regenerates in at most
+Every experiment is run on the models of each training seed (core.lab.weights.SEEDS), so the
+findings can tell a difference from seed noise; `--check` reruns a part and compares it with the
+shipped seed 0 to the last digits (the same machine) and with the seeds' spread (any machine).
+
+Targets, measured here: the whole shipped experiment, every seed, regenerates in at most
 15 CPU-minutes on one core; peak RSS at most 1 GB.
 """
 
@@ -29,6 +33,7 @@ from core.lab import experiment
 from core.lab.experiment import Bench, Experiment
 from core.lab.registry import EXPERIMENTS, of
 from core.lab.labrun import LabRun, experiment_job
+from core.lab.weights import SEEDS
 
 WHOLE_CPU_S = 15 * 60.0
 PEAK_RSS_MB = 1024.0
@@ -104,6 +109,55 @@ def close(live: float | None, shipped: float | None) -> bool:
     return abs(live - shipped) <= CHECK_RTOL * abs(shipped)
 
 
+def within_spread(live: float | None, seeds: Sequence[float | None]) -> bool:
+    """Whether a rerun's value lies among the shipped seeds' values, widened on each side by their range (at least 1 % of
+    their mean): another CPU's rounding moves a trained model about as far as another seed does, and three seeds' range
+    is narrower than the spread of a fourth."""
+    if live is None or any(v is None for v in seeds):
+        return live is None and all(v is None for v in seeds)
+    lo, hi = min(seeds), max(seeds)  # type: ignore[type-var]
+    margin = max(hi - lo, 0.01 * abs(sum(seeds) / len(seeds)))  # type: ignore[arg-type,operator]
+    return lo - margin <= live <= hi + margin
+
+
+def seed_values(shipped: experiment.Shipped, pick: Callable[[dict[str, Any]], float | None]) -> list[float | None]:
+    """`pick` applied to every seed's results of the shipped file (the one layout there is when it has no `by_seed`)."""
+    by_seed = shipped.results.get("by_seed") or {str(shipped.seed): shipped.results}
+    return [pick(by_seed[s]) for s in sorted(by_seed, key=int)]
+
+
+def merged(name: str, seeds: Sequence[int], per_seed: dict[int, dict[str, Any]], meta: dict[str, Any], command: str) -> tuple[dict, dict]:
+    """The results and meta to write when only `seeds` were run: the other seeds' results and CPU record are kept from the
+    shipped file (a file without `by_seed` holds seed 0), and the runs that made them are listed in meta["runs"]."""
+    by_seed = {str(s): r for s, r in per_seed.items()}
+    cpu_by_seed = {str(s): meta["cpu_seconds"][str(s)] for s in seeds}
+    runs = [{"seeds": list(seeds), "command": command, **{k: meta[k] for k in ("total_seconds", "total_cpu_seconds", "date")}}]
+    if set(seeds) != set(SEEDS):
+        old = experiment.load(name)
+        kept = set().union(*(r.keys() for r in per_seed.values()))  # what the bench writes now: a key it no longer writes is not kept
+        old_by_seed = old.results.get("by_seed") or {str(old.seed): {k: v for k, v in old.results.items() if k in kept}}
+        old_cpu = old.meta.get("cpu_seconds_by_seed") or {str(old.seed): old.meta.get("cpu_seconds", {})}
+        old_runs = old.meta.get("runs") or [
+            {"seeds": [old.seed], "command": old.command, **{k: old.meta.get(k) for k in ("total_seconds", "total_cpu_seconds", "date")}}
+        ]
+        for s in SEEDS:
+            if str(s) not in by_seed and str(s) in old_by_seed:
+                by_seed[str(s)], cpu_by_seed[str(s)] = old_by_seed[str(s)], old_cpu.get(str(s), {})
+        runs = [r for r in old_runs if not set(r["seeds"]) <= set(seeds)] + runs
+    order = sorted(by_seed, key=int)
+    results = {**by_seed[order[0]], "seeds": [int(s) for s in order], "by_seed": {s: by_seed[s] for s in order}}
+    out = dict(meta)
+    out["cpu_seconds"] = {label: cpu for s in order for label, cpu in cpu_by_seed[s].items()}
+    out["cpu_seconds_by_seed"] = {s: cpu_by_seed[s] for s in order}
+    out["runs"] = runs
+    out["total_cpu_seconds"] = round(sum(r["total_cpu_seconds"] or 0.0 for r in runs), 1)
+    out["total_seconds"] = round(sum(r["total_seconds"] or 0.0 for r in runs), 1)
+    return results, out
+
+
+Row = tuple[str, float | None, float | None, list[float | None]]
+
+
 def bench_of(record: Experiment) -> Bench:
     """An experiment's bench: its record's, or BENCH of its bench module (bench.lab_<name>)."""
     if record.bench is not None:
@@ -112,36 +166,56 @@ def bench_of(record: Experiment) -> Bench:
 
 
 def main(name: str, argv: list[str] | None = None) -> int:
-    """The command line every experiment bench has: run and write (default), --no-write, --check."""
+    """The command line every experiment bench has: run every training seed and write (default; `--seeds` runs some and
+    keeps the others' shipped results), --no-write, --check, and the bench's own runs (`Bench.extra`, each a flag).
+    `bench.configs(seed)` are one seed's runs, `bench.results` makes one seed's layout from their Outcomes; the file holds
+    seed 0's layout at its top level (as before seeds were added) and every seed's under `by_seed`."""
     record = EXPERIMENTS[name]
     bench = bench_of(record)
     parser = argparse.ArgumentParser(prog=record.command, description=f"{record.title}: {record.question}")
     parser.add_argument("--no-write", action="store_true", help="print only")
     parser.add_argument("--check", action="store_true", help="rerun a part of the shipped experiment through the runner and compare")
+    parser.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS), choices=SEEDS, help="the training seeds to run (default: all)")
+    for flag, run_extra in bench.extra.items():
+        parser.add_argument(f"--{flag}", action="store_true", help=(run_extra.__doc__ or flag).strip().splitlines()[0])
     args = parser.parse_args(argv)
+    for flag, run_extra in bench.extra.items():
+        if getattr(args, flag.replace("-", "_")):
+            return run_extra()
     command = record.command + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:]))
     if args.check:
         shipped = record.load()
         again, compare = bench.check(shipped)
         got, meta = outcomes(again, bench.label)
         rows = compare(got)
-        ok = all(close(live, ref) for _, live, ref in rows)
-        for what, live, ref in rows:
-            print(f"{what}: live {live} shipped {ref}  [{'ok' if close(live, ref) else 'DIFFERENT'}]")
+        for what, live, ref, seeds in rows:
+            print(
+                f"{what}: live {live} shipped {ref}  [{'same' if close(live, ref) else 'DIFFERENT'}]; seeds {seeds}  "
+                f"[{'within the spread' if within_spread(live, seeds) else 'OUTSIDE the spread'}]"
+            )
+        exact = all(close(live, ref) for _, live, ref, _ in rows)
+        spread = all(within_spread(live, seeds) for _, live, _, seeds in rows)
         cost = f"{meta['total_cpu_seconds']:.1f} s CPU, peak RSS {meta['peak_rss_mb']} MB"
-        print(f"rerun matches the shipped numbers to {CHECK_RTOL:g}: {'ok' if ok else 'FAIL'}  ({cost})")
-        return 0 if ok else 1
-    got, meta = outcomes(bench.configs(), bench.label)
+        print(f"rerun matches the shipped numbers to {CHECK_RTOL:g} (the same machine and torch): {'ok' if exact else 'no'}  ({cost})")
+        print(f"rerun lies within the shipped seeds' spread (holds on another CPU): {'ok' if spread else 'FAIL'}")
+        return 0 if spread else 1
+    seeds = sorted(set(args.seeds))
+    plan = [(s, c) for s in seeds for c in bench.configs(s)]
+    got, meta = outcomes([c for _, c in plan], bench.label)
+    per_seed = {s: bench.results([o for (t, _), o in zip(plan, got) if t == s]) for s in seeds}
+    labels = [bench.label(c) for _, c in plan]
+    meta["cpu_seconds"] = {str(s): {lab: meta["cpu_seconds"][lab] for (t, _), lab in zip(plan, labels) if t == s} for s in seeds}
     status = report(meta)
     if not args.no_write:
-        path = experiment.write(name, command, bench.record, bench.seed, bench.results(got), meta)
-        print(f"wrote {path}")
+        written, meta = merged(name, seeds, per_seed, meta, command)
+        path = experiment.write(name, record.command, bench.record, int(written["seeds"][0]), written, meta)
+        print(f"wrote {path} (seeds {', '.join(map(str, written['seeds']))}; {meta['total_cpu_seconds']:.1f} s CPU over every seed's run)")
         if bench.after is not None:
-            bench.after(got)
+            bench.after([o for (t, _), o in zip(plan, got) if t == 0])
     return status
 
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in EXPERIMENTS:
-        sys.exit(f"usage: python -m bench.lab_experiments NAME [--no-write | --check], NAME one of {', '.join(EXPERIMENTS)}")
+        sys.exit(f"usage: python -m bench.lab_experiments NAME [--no-write | --check | --seeds S ...], NAME one of {', '.join(EXPERIMENTS)}")
     sys.exit(main(sys.argv[1], sys.argv[2:]))

@@ -1,14 +1,17 @@
 """`python -m bench.lab_extend`: context extension on the trained RoPE model. The shipped results.
 
-The shipped Austen RoPE model (trained on L = 64) with position interpolation ("linear"), NTK-aware
-scaling, YaRN and YaRN without its temperature at s = 2, 4 and 8 (core.lab.extend: the registry's
-RoPE with a core.schemes.rope.RopeScaling), evaluated from L to 8L without fine-tuning, and after a
-short fine-tune (38 steps, 5 % of the original 750, on windows of s × L characters, lr 1e-3, seed 0);
+The shipped Austen RoPE model of each training seed (core.lab.weights.SEEDS; trained on L = 64) with
+position interpolation ("linear"), NTK-aware scaling, YaRN and YaRN without its temperature at
+s = 2, 4 and 8 (core.lab.extend: the registry's RoPE with a core.schemes.rope.RopeScaling),
+evaluated from L to 8L without fine-tuning, and after a short fine-tune (38 steps, 5 % of the
+original 750, on windows of s × L characters, lr 1e-3, its data drawn with the model's seed);
 fine-tuning at the longer length without any scaling too. Perplexity and the mean attention
-entropy at every length. Writes data/lab_extend_results.json.
+entropy at every length. Writes data/lab_extend_results.json: seed 0's results at the top level
+and every seed's under `by_seed`.
 
-    python -m bench.lab_extend            # run and write
-    python -m bench.lab_extend --check    # rerun YaRN at s = 4 with and without the fine-tune and compare
+    python -m bench.lab_extend                # run every seed and write
+    python -m bench.lab_extend --seeds 1 2    # run these seeds, keep the others' shipped results
+    python -m bench.lab_extend --check        # rerun YaRN at s = 4 (seed 0) with and without the fine-tune and compare
 """
 
 from __future__ import annotations
@@ -20,9 +23,9 @@ from core.lab.experiment import Bench
 from core.lab import extend
 
 
-def configs() -> list[extend.ExtendConfig]:
-    plain = [extend.ExtendConfig("none", 1)] + [extend.ExtendConfig(m, s) for m in extend.SCALED for s in extend.FACTORS]
-    tuned = [extend.ExtendConfig(m, s, fine_tune=extend.FINE_TUNE_STEPS) for m in ("none",) + extend.SCALED for s in extend.FACTORS]
+def configs(seed: int = 0) -> list[extend.ExtendConfig]:
+    plain = [extend.ExtendConfig("none", 1, seed=seed)] + [extend.ExtendConfig(m, s, seed=seed) for m in extend.SCALED for s in extend.FACTORS]
+    tuned = [extend.ExtendConfig(m, s, fine_tune=extend.FINE_TUNE_STEPS, seed=seed) for m in ("none",) + extend.SCALED for s in extend.FACTORS]
     return plain + tuned
 
 
@@ -45,15 +48,22 @@ def check(shipped):
     def compare(outcomes):
         out = []
         for o in outcomes:
-            ref = rows[(o.config.method, o.config.factor, o.config.fine_tune)]
-            out += [(f"{o.config.label}, {what} @ {n}", o.values[what][n], ref[what][n]) for what in ("perplexity", "entropy") for n in ref[what]]
+            key = (o.config.method, o.config.factor, o.config.fine_tune)
+            ref = rows[key]
+            for what in ("perplexity", "entropy"):
+                for n in ref[what]:
+                    seeds = lab_experiments.seed_values(
+                        shipped, lambda r, what=what, n=n: next(x for x in r["rows"] if (x["method"], x["factor"], x["fine_tune"]) == key)[what][n]
+                    )
+                    out.append((f"{o.config.label}, {what} @ {n}", o.values[what][n], ref[what][n], seeds))
         return out
 
     return again, compare
 
 
 RECORD = {
-    "model": "the shipped RoPE model (data/lab_models/austen_rope.safetensors): core.lab.lm.LMConfig(scheme='rope'), seed 0, L = 64",
+    "model": "the shipped RoPE model of each training seed (data/lab_models/austen_rope.safetensors for seed 0, data/lab_models/seed<k>/ for the "
+    "others): core.lab.lm.LMConfig(scheme='rope'), L = 64",
     "scaling": "core.schemes.rope.RopeScaling(kind, s, original_max_len=64); yarn_no_t: attention_factor=1.0",
     "factors": list(extend.FACTORS),
     "lengths": list(extend.LENGTHS),
@@ -62,13 +72,14 @@ RECORD = {
         "lr": extend.FINE_TUNE_LR,
         "length": "min(s, 8) x 64",
         "batch": "32 // min(s, 8)",
-        "data_seed": "[0, 3, length]",
+        "data_seed": "[seed, 3, length], seed the model's training seed",
     },
+    "seeds": list(lab_experiments.SEEDS),
     "entropy": "mean over every query, head and layer of -sum_j a_ij ln a_ij (nats), same windows as the perplexity",
     "eval_chars": 32768,
 }
 
-BENCH = Bench(configs, results, RECORD, check, seed=0)
+BENCH = Bench(configs, results, RECORD, check)
 
 if __name__ == "__main__":
     sys.exit(lab_experiments.main("extend"))

@@ -10,9 +10,12 @@ targets: one scheme at most 60 s, the whole comparison at most 6 minutes, under 
     python -m bench.lab_lm                          # the comparison; writes data/lab_lm_results.json and the models
     python -m bench.lab_lm --out /tmp/x.json --models /tmp/models   # somewhere else
     python -m bench.lab_lm --check alibi            # retrain one scheme live, compare with the shipped numbers and model
+    python -m bench.lab_lm --seeds 1 2              # train with seeds 1 and 2 too: data/lab_models/seed<k>, `by_seed` of the results
 
 The trained models are written too, one safetensors file per scheme with a manifest
-(core.lab.weights, data/lab_models/): the experiments on trained models read them.
+(core.lab.weights, data/lab_models/, and data/lab_models/seed<k>/ for the other training seeds):
+the experiments on trained models read them, each seed's, so their findings can tell a difference
+from seed noise.
 
 Times depend on what else the machine runs: the load average and CPU seconds are recorded too.
 Exits with status 1 when a target (or a --check) fails.
@@ -156,6 +159,37 @@ def check(scheme: str, shipped_path: Path | None) -> int:
     return 0 if ok and same else 1
 
 
+SEED_KEYS = ("command", "results", "total_seconds", "total_cpu_seconds", "peak_rss_mb", "load_average_before", "load_average_after", "machine", "date")
+
+
+def add_seeds(path: Path, comparisons: dict[int, dict]) -> None:
+    """Put each training seed's comparison (as `compare` writes it) under `by_seed` of the shipped results at `path`,
+    seed 0's being the file's own top level; the top level stays seed 0's."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    by_seed = data.get("by_seed") or {str(data["config"]["seed"]): {k: data[k] for k in SEED_KEYS if k in data}}
+    for seed, comparison in comparisons.items():
+        if comparison["config"] != {**data["config"], "seed": seed}:
+            raise ValueError(f"seed {seed}'s comparison was made with another configuration than the shipped one")
+        by_seed[str(seed)] = {k: comparison[k] for k in SEED_KEYS if k in comparison}
+    data["seeds"] = sorted(int(s) for s in by_seed)
+    data["by_seed"] = {str(s): by_seed[str(s)] for s in data["seeds"]}
+    path.write_text(json.dumps(data, indent=1) + "\n")
+
+
+def more_seeds(seeds: list[int], schemes: list[str], steps: int, command: str) -> int:
+    """Train the comparison again with each of `seeds` (not 0, the shipped one): its models into data/lab_models/seed<k>,
+    its results under `by_seed` of the shipped results."""
+    status, done = 0, {}
+    for seed in seeds:
+        out = lm.RESULTS_PATH.with_name(f".lab_lm_seed{seed}.json")
+        status |= compare([lm.LMConfig(scheme=s, steps=steps, seed=seed) for s in schemes], out, command, weights.directory(seed))
+        done[seed] = json.loads(out.read_text(encoding="utf-8"))
+        out.unlink()
+    add_seeds(lm.RESULTS_PATH, done)
+    print(f"added seeds {', '.join(map(str, seeds))} to {lm.RESULTS_PATH}")
+    return status
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.lab_lm", description=__doc__.splitlines()[0])
     parser.add_argument("--schemes", nargs="+", default=list(lm.DEFAULT_SCHEMES), help="registry names (default: the six the page shows)")
@@ -165,9 +199,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", type=Path, default=weights.MODELS_DIR, help="where to write the trained models (default: data/lab_models)")
     parser.add_argument("--no-write", action="store_true", help="print only")
     parser.add_argument("--check", metavar="SCHEME", help="retrain one scheme with the shipped configuration and compare")
+    parser.add_argument("--seeds", type=int, nargs="+", choices=[s for s in weights.SEEDS if s], help="train the comparison with these other seeds too")
     args = parser.parse_args(argv)
     if args.check:
         return check(args.check, None)
+    if args.seeds:
+        return more_seeds(
+            sorted(set(args.seeds)), args.schemes, args.steps, "python -m bench.lab_lm" + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:]))
+        )
     try:
         configs = [lm.LMConfig(scheme=s, steps=args.steps, seed=args.seed) for s in args.schemes]
     except ValueError as err:

@@ -14,7 +14,8 @@ import dataclasses
 
 import streamlit as st
 
-from core.lab import lm, weights
+from core.lab import findings, lm, weights
+from core.lab import trained_figures as trained_figs
 from core.lab import lm_figures as figs
 from core.lab.labrun import LM
 from core.schemes.registry import SCHEMES
@@ -87,6 +88,11 @@ def shipped_results() -> None:
             "Perplexity per character on the same 32,768 held-out characters at every length (an empty cell: no code there); "
             "seconds of training and evaluation, on the machine and load it ran on."
         )
+        if ship.meta.get("by_seed"):
+            seeds = findings.layouts(ship.meta)
+            static_table(trained_figs.lm_seed_table(seeds, [L * f for f in ship.config["factors"]]))
+            said = findings.lm_table(findings.runs(ship.meta, "results"), L)
+            st.caption(f"The same comparison trained with seeds {', '.join(map(str, ship.meta['seeds']))}. {findings.seeds_note(len(seeds))} {said}")
     with st.expander("What to look for, and where this differs from the paper", icon=":material/compare:"):
         st.markdown(
             "Past L the sinusoid and RoPE meet positions, or angles, they never trained on. A ratio ppl(4L) / ppl(L) near 1 means the "

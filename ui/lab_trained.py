@@ -45,15 +45,6 @@ def shipped_maps() -> dict:
     return probe.load_maps()
 
 
-@st.cache_data(max_entries=1, show_spinner=False)
-def _lm_perplexity() -> dict[str, dict[int, float | None]]:
-    """The shipped real-text comparison's non-overlapping perplexities (empty when its file cannot be read)."""
-    try:
-        return lm.load_shipped().perplexity
-    except ValueError:
-        return {}
-
-
 def _load(name: str) -> experiment.Shipped | None:
     """The shipped results, or None after a sentence saying why there are none."""
     try:
@@ -76,7 +67,20 @@ def model_problem(*schemes: str) -> str | None:
 def _precomputed(ship: experiment.Shipped) -> str:
     cpu = ship.meta.get("total_cpu_seconds")
     cost = f", {cpu:,.0f} s of CPU" if isinstance(cpu, (int, float)) else ""
-    return f"**Precomputed** by `{ship.command}` (seed {ship.seed}) on {ship.meta.get('date', 'an unrecorded date')}{cost}; nothing ran for this page."
+    seeds = _seeds(ship)
+    made = f"training seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}"
+    when = ship.meta.get("date", "an unrecorded date")
+    return f"**Precomputed** by `{ship.command}` ({made}) on {when}{cost}; nothing ran for this page."
+
+
+def _seeds(ship: experiment.Shipped) -> list[int]:
+    """The training seeds the shipped results hold (a file made before seeds holds its one seed)."""
+    return ship.results.get("seeds") or [ship.seed]
+
+
+def _said(ship: experiment.Shipped, found: str) -> str:
+    """A findings caption: what the shipped numbers show, and what its brackets and "within the spread" mean."""
+    return f"{found} {findings.seeds_note(len(_seeds(ship)))}".strip()
 
 
 def _numbers(ship: experiment.Shipped):
@@ -90,10 +94,6 @@ def _numbers(ship: experiment.Shipped):
 def _papers():
     """The folded box for what the papers found and where this lab differs from them, with their sources."""
     return st.expander("What the papers found, and where this differs", icon=":material/menu_book:")
-
-
-def _cell(value: object, digits: int = 3) -> str:
-    return "" if value is None or value != value else f"{value:.{digits}f}"
 
 
 def _one(make: Callable[[], object]) -> tuple[list, str | None]:
@@ -155,18 +155,13 @@ def probe_view() -> None:
     if ship is not None:
         models = ship.data.models
         plot(figs.probe_figure([(m["scheme"], m["n_layers"], m["r2"]) for m in models], what=f"precomputed, seed {ship.seed}"), key="lab_probe_shipped")
-        st.caption(findings.probe(models))
-        depth = max(len(m["r2"]) for m in models)
+        st.caption(_said(ship, findings.probe(ship.data.runs("models"))))
         guess = float(np.abs(np.arange(TRAINED.train_len) - (TRAINED.train_len - 1) / 2).mean())
         with _numbers(ship):
-            static_table(
-                {
-                    "model": [figs.probe_label(m["scheme"], m["n_layers"]) for m in models],
-                    **{f"layer {i}": [f"{m['r2'][i]:.3f} ({m['mae'][i]:.1f})" if i < len(m["r2"]) else "" for m in models] for i in range(depth)},
-                }
-            )
+            static_table(figs.probe_table(ship.data.layouts()))
             st.caption(
-                "R² of the probe per layer boundary, and in brackets its mean absolute error in positions (guessing the mean position "
+                "R² of the probe per layer boundary (mean over the seeds, lowest and highest seed's in round brackets), and in square "
+                "brackets its mean absolute error in positions, the seeds' mean (guessing the mean position "
                 f"is off by {guess:.1f} on average)."
             )
     _papers().markdown(
@@ -190,7 +185,8 @@ def probe_view() -> None:
     if configs and configs[0].shipped:
         problem = problem or model_problem(scheme)
     st.caption(
-        f"A model that comes with the app ({TRAINED.n_layers} layers, seed {TRAINED.seed}, {TRAINED.steps} steps) is only probed; any other settings "
+        f"A model that comes with the app ({TRAINED.n_layers} layers, seed {' or '.join(map(str, weights.SEEDS))}, {TRAINED.steps} steps) "
+        "is only probed; any other settings "
         "train the model first, as the real-text lab above does"
         + (f" (estimated at {probe.estimate_seconds(configs[0]):,.0f} s of CPU here)." if configs else ".")
     )
@@ -247,7 +243,8 @@ def extend_view() -> None:
         "factor s with the scalings /context explains, applied inside the model's own attention: "
         "**linear** (position interpolation: every frequency divided by s), **NTK-aware** (a larger base), **YaRN** (fast pairs kept, "
         "slow pairs interpolated, and every score multiplied by a temperature factor, given in “What the papers found” below), and YaRN "
-        "without that temperature. Without any training, then after a short fine-tune at the longer length."
+        "without that temperature. Without any training, then after a short fine-tune at the longer length. "
+        + findings.yarn_ramp(TRAINED.train_len, TRAINED.d_model // TRAINED.n_heads, TRAINED.setting.base)
     )
     check_links(EXT_FACTOR, EXT_TUNED)
     c1, c2 = st.columns([2, 3])
@@ -256,12 +253,11 @@ def extend_view() -> None:
         rows = ship.data.rows
         what = f"precomputed, seed {ship.seed}"
         plot(figs.extend_figure(rows, s, tuned, what=what), key="lab_ext_ppl")
-        table = figs.extend_rows(rows, s, tuned)
-        st.caption(findings.extension(rows, s, tuned))
+        st.caption(_said(ship, findings.extension(ship.data.runs("rows"), s, tuned)))
         plot(figs.extend_figure(rows, s, tuned, what=what, quantity="entropy"), key="lab_ext_entropy")
         st.caption("Mean entropy of every query's attention, in every head and layer, on the same windows: higher means attention spread over more keys.")
         with _numbers(ship):
-            static_table({k: [r[k] if k == "method" else _cell(r[k]) for r in table] for k in table[0]} if table else {})
+            static_table(figs.extend_table(ship.data.layouts(), s, tuned))
     factor = extend.temperature_factor(s)
     count = _parameters("rope")
     size = f"{count:,} parameters" if count else "a few hundred kB"
@@ -333,16 +329,9 @@ def sliding_view() -> None:
             plot(figs.sliding_figure(rows, chosen, what=f"precomputed, seed {ship.seed}"), key="lab_slide_shipped")
         else:
             st.info("Pick at least one scheme to draw.", icon=":material/info:")
-        st.caption(findings.sliding(rows))
+        st.caption(_said(ship, findings.sliding(ship.data.runs("rows"))))
         with _numbers(ship):
-            static_table(
-                {
-                    "scheme": [SCHEMES[r["scheme"]].label for r in rows],
-                    "window": [str(r["window"]) for r in rows],
-                    "non-overlapping": [_cell(r["nonoverlapping"]) for r in rows],
-                    "sliding": [_cell(r["sliding"]) for r in rows],
-                }
-            )
+            static_table(figs.sliding_table(ship.data.layouts()))
     _papers().markdown(
         "**The paper.** Press et al. (2022, appendix B) name the “early token curse” (B.1): in non-overlapping evaluation the "
         "predictions early in each window have little context, and a longer window has fewer of them. Evaluated with a sliding window "
@@ -350,7 +339,7 @@ def sliding_view() -> None:
         "falling, as does T5's bias (Table 14), while the sinusoidal model's still explodes; they read this as ALiBi “might not be "
         "using contexts longer than the ones it was trained on”.  \n"
         "**Here, and where it differs.** "
-        + (findings.early_tokens(ship.data.rows) + " " if ship is not None else "")
+        + (findings.early_tokens(ship.data.runs("rows")) + " " if ship is not None else "")
         + f"The stride here is {sliding.STRIDE}, not 1 (cost): a character after the first window has n − {sliding.STRIDE - 1} to n "
         "characters before it; and the scores are per character of Austen, not per word of WikiText-103."
         f"  \nSource: {lm.PAPER_CITATION}."
@@ -400,16 +389,9 @@ def pairs_view() -> None:
     if ship is not None:
         variants = ship.data.variants
         plot(figs.pairs_figure(variants, what=f"precomputed, seed {ship.seed}"), key="lab_pairs_shipped")
-        st.caption(findings.pairs(variants, never))
+        st.caption(_said(ship, findings.pairs(ship.data.layouts(), never, inv.tolist())))
         with _numbers(ship):
-            static_table(
-                {
-                    "removed": [v["name"] for v in variants],
-                    "pairs": [", ".join(map(str, v["removed"])) or "none" for v in variants],
-                    "ppl @ 64": [_cell(v["perplexity"].get("64")) for v in variants],
-                    "ppl @ 256": [_cell(v["perplexity"].get("256")) for v in variants],
-                }
-            )
+            static_table(figs.pairs_table(ship.data.layouts()))
     _papers().markdown(
         "**The papers** (their abstracts; the papers' bodies were not checked here). Barbero et al. (2024) find that Gemma 7B "
         "“learns to use RoPE to construct robust ‘positional’ attention patterns by exploiting the highest frequencies” and “greatly "
@@ -467,22 +449,22 @@ def passkey_view() -> None:
         )
         same = figs.coinciding([(s, res[s]["accuracy"]) for s in order])
         st.caption(
-            findings.passkey({sc: res[sc] for sc in order})
-            + (" " + findings.without_positions(res) if findings.without_positions(res) else "")
-            + f" Chance is {1 / default.keys:.4f}."
-            + "".join(f" The lines of {' and '.join(SCHEMES[s].label for s in g)} lie on each other (the same accuracy at every distance)." for g in same)
+            _said(
+                ship,
+                findings.passkey([{sc: r[sc] for sc in order} for r in ship.data.runs("schemes")])
+                + (" " + nope if (nope := findings.without_positions(ship.data.runs("schemes"))) else "")
+                + f" Chance is {1 / default.keys:.4f}."
+                + "".join(f" The lines of {' and '.join(SCHEMES[s].label for s in g)} lie on each other (the same accuracy at every distance)." for g in same),
+            )
         )
-        ds = sorted(int(d) for d in res[order[0]]["accuracy"])
         with _numbers(ship):
-            static_table({"scheme": [SCHEMES[s].label for s in order], **{f"d = {d}": [_cell(res[s]["accuracy"].get(str(d))) for s in order] for d in ds}})
-    flat = findings.flat_but_retrieving(ship.data.schemes, _lm_perplexity()) if ship is not None else ""
+            static_table(figs.passkey_table(ship.data.layouts(), order))
     _papers().markdown(
         "**The paper.** The passkey retrieval task of Mohtashami & Jaggi (2023), as YaRN (Peng et al. 2023, §4.3.2) describes and "
         "uses it to check an extended context, “measures a model's ability to retrieve a simple passkey (i.e., a five-digit number) "
         "from amongst a large amount of otherwise meaningless text”. (The Landmark Attention paper itself was checked here only at "
         "its abstract.)  \n"
         "**Here, and where it differs.** "
-        + (flat + " " if flat else "")
         + "The key's tokens never occur in the filler here: attention has to reach them, however far back they are. "
         "Tokens are symbols, not words, and each scheme is trained from scratch on this one task, with no language model around it."
         f"  \nSources: {passkey.PAPER_SOURCE}; {extend.PENG}."
@@ -521,7 +503,7 @@ def record_view(name: str) -> None:
     ship = _load(name)
     if ship is not None:
         plot(record.figure(ship.data, f"precomputed, seed {ship.seed}"), key=f"lab_{name}_shipped")
-        st.caption(record.findings(ship.data))
+        st.caption(_said(ship, record.findings(ship.data)))
         _numbers(ship)
     configs, problem = _one(record.default)
 
@@ -531,7 +513,7 @@ def record_view(name: str) -> None:
         if ship is not None and record.bench is not None:  # the bench's --check compares exactly its own configs with the shipped numbers
             again, compare = record.bench.check(ship)
             if config in again:
-                st.caption(same_as_shipped([(live, shipped) for _, live, shipped in compare([outcome])]))
+                st.caption(same_as_shipped([(live, shipped) for _, live, shipped, _ in compare([outcome])]))
 
     live(name, f"lab_{name}", configs, "Run", draw, problem)
 

@@ -64,7 +64,8 @@ class Results:
     something is missing. `ROWS` names the keys every row of a field must have (a list's items, or
     a dict's values); `KEYS` the keys a dict field must have itself. Keys the class does not name
     (at the top, or in a row) are kept, not refused: a newer bench may write more than a page reads
-    (top-level ones in `extra`)."""
+    (top-level ones in `extra`). The top level is training seed 0's results; a file of several seeds
+    holds every seed's under `by_seed`, each checked as the top level is (`layouts`, `runs`)."""
 
     ROWS: ClassVar[dict[str, tuple[str, ...]]] = {}
     KEYS: ClassVar[dict[str, tuple[str, ...]]] = {}
@@ -76,26 +77,51 @@ class Results:
             return ValueError(f"This experiment could not be drawn from its precomputed results ({file}: {what}): run {command} to make them again.")
 
         hints = typing.get_type_hints(cls)
-        values: dict[str, Any] = {}
-        for f in fields(cls):
-            if f.name == "extra":
-                continue
-            if f.name not in results:
-                raise refuse(f"no {f.name!r}")
-            kind = typing.get_origin(hints[f.name]) or hints[f.name]
-            value = results[f.name]
-            if not isinstance(value, kind):
-                raise refuse(f"{f.name!r} is not a {kind.__name__}")
-            rows = value if isinstance(value, list) else list(value.values())
-            for i, row in enumerate(rows if f.name in cls.ROWS else ()):
-                missing = [k for k in cls.ROWS[f.name] if not isinstance(row, dict) or k not in row]
+
+        def checked(layout: Any, where: str) -> dict[str, Any]:
+            if not isinstance(layout, dict):
+                raise refuse(f"{where}not a dict")
+            values: dict[str, Any] = {}
+            for f in fields(cls):
+                if f.name == "extra":
+                    continue
+                if f.name not in layout:
+                    raise refuse(f"{where}no {f.name!r}")
+                kind = typing.get_origin(hints[f.name]) or hints[f.name]
+                value = layout[f.name]
+                if not isinstance(value, kind):
+                    raise refuse(f"{where}{f.name!r} is not a {kind.__name__}")
+                rows = value if isinstance(value, list) else list(value.values())
+                for i, row in enumerate(rows if f.name in cls.ROWS else ()):
+                    missing = [k for k in cls.ROWS[f.name] if not isinstance(row, dict) or k not in row]
+                    if missing:
+                        raise refuse(f"{where}{f.name}[{i}] lacks {', '.join(map(repr, missing))}")
+                missing = [k for k in cls.KEYS.get(f.name, ()) if k not in value]
                 if missing:
-                    raise refuse(f"{f.name}[{i}] lacks {', '.join(map(repr, missing))}")
-            missing = [k for k in cls.KEYS.get(f.name, ()) if k not in value]
-            if missing:
-                raise refuse(f"{f.name!r} lacks {', '.join(map(repr, missing))}")
-            values[f.name] = value
+                    raise refuse(f"{where}{f.name!r} lacks {', '.join(map(repr, missing))}")
+                values[f.name] = value
+            return values
+
+        values = checked(results, "")
+        by_seed = results.get("by_seed")
+        if by_seed is not None:  # every seed's results are read as the top level's (seed 0's) are
+            if not isinstance(by_seed, dict) or not by_seed or not all(str(s).isdigit() for s in by_seed):
+                raise refuse("'by_seed' is not a dict of training seeds")
+            for seed, layout in by_seed.items():
+                checked(layout, f"seed {seed}'s results: ")
         return cls(**values, extra={k: v for k, v in results.items() if k not in values})
+
+    def layouts(self) -> list[dict[str, Any]]:
+        """Every training seed's results in seed order (`by_seed`, each checked by `read` as the top level is), or the
+        top level alone in a file of one seed."""
+        by_seed = self.extra.get("by_seed")
+        if by_seed:
+            return [by_seed[s] for s in sorted(by_seed, key=int)]
+        return [{**self.extra, **{f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}}]
+
+    def runs(self, key: str) -> list:
+        """`key` of every training seed's results (`layouts`), what core.lab.findings reads."""
+        return [layout[key] for layout in self.layouts()]
 
 
 @dataclass(frozen=True)
@@ -162,24 +188,27 @@ def refuse_over(seconds: float, limit: float, what: str) -> str | None:
 
 # --- the record -----------------------------------------------------------------------------------
 
-Check = Callable[[Shipped], tuple[list[Any], Callable[[list[Outcome]], list[tuple[str, float | None, float | None]]]]]
+Check = Callable[[Shipped], tuple[list[Any], Callable[[list[Outcome]], list[tuple[str, float | None, float | None, list[float | None]]]]]]
 
 
 @dataclass(frozen=True)
 class Bench:
-    """How an experiment's bench makes its shipped results: the `configs` it runs, the `results`
-    it writes from their Outcomes (the JSON's "results"), the `record` of its configuration written
-    beside them, and `check`: from the shipped results, the configs a rerun runs and how to compare
-    its Outcomes with them, as (what, live, shipped) numbers. `after` writes what ships beside the
-    JSON (the probe's attention maps); `label` names a run in the CPU record."""
+    """How an experiment's bench makes its shipped results: `configs(seed)`, the configs it runs on the
+    models of one training seed (core.lab.weights.SEEDS; called with none, seed 0's), the `results` it
+    writes from one seed's Outcomes (a seed's layout of the JSON's "results": seed 0's at the top, every
+    seed's under `by_seed`), the `record` of its configuration written beside them, and `check`: from the
+    shipped results, the configs a rerun runs and how to compare its Outcomes with them, as (what, live,
+    shipped seed 0's, every shipped seed's) numbers. `after` writes what ships beside the JSON from seed
+    0's Outcomes (the probe's attention maps); `label` names a run in the CPU record; `extra` the
+    bench's own runs, each a command-line flag (the passkey's --tiny)."""
 
-    configs: Callable[[], list[Any]]
+    configs: Callable[..., list[Any]]
     results: Callable[[list[Outcome]], dict[str, Any]]
     record: dict[str, Any]
     check: Check
-    seed: int = 0
     after: Callable[[list[Outcome]], None] | None = None
     label: Callable[[Any], str] = lambda config: config.label
+    extra: dict[str, Callable[[], int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

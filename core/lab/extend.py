@@ -60,9 +60,9 @@ def temperature_factor(factor: float) -> float:
 
 @dataclass(frozen=True)
 class ExtendConfig:
-    """The shipped RoPE model with `method` at factor s, optionally fine-tuned `fine_tune` steps on
-    training windows of min(s, 8) × L characters (batch 32 / that multiple: the same characters per
-    step as training), then evaluated at `lengths`."""
+    """The shipped RoPE model of training seed `seed` (core.lab.weights.directory) with `method` at factor s, optionally
+    fine-tuned `fine_tune` steps on training windows of min(s, 8) × L characters (batch 32 / that multiple: the same
+    characters per step as training; the windows drawn with `seed` too), then evaluated at `lengths`."""
 
     method: str = "yarn"
     factor: int = 4
@@ -98,7 +98,7 @@ class ExtendConfig:
     @property
     def label(self) -> str:
         what = LABELS[self.method] + ("" if self.method == "none" else f", s = {self.factor}")
-        return what + (f", fine-tuned {self.fine_tune} steps at {self.tune_len}" if self.fine_tune else "")
+        return what + (f", fine-tuned {self.fine_tune} steps at {self.tune_len}" if self.fine_tune else "") + (f", seed {self.seed}" if self.seed else "")
 
 
 def estimate_seconds(config: ExtendConfig) -> float:

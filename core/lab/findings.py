@@ -1,57 +1,175 @@
 """What the experiments on trained models found, in sentences built from their numbers, torch-free.
 
 Each function reads the results as the shipped JSON holds them (core.lab.experiment.Shipped
-.results) and says what they show, choosing its words by the numbers (rises or falls, helps or
-hurts), so a sentence on the page stays true when the results are made again on another machine
-or with other settings. The papers' claims beside them are quoted by the page (ui.lab_trained).
+.results), one layout per training seed (`runs`: every seed's, as `results["by_seed"]` keeps them,
+or the one a live run gives), and says what they show, choosing its words by the numbers, so a
+sentence on the page stays true when the results are made again on another machine or with other
+settings. A value is given as its mean over the seeds with the lowest and highest seed's in
+brackets (`Spread`), and one value is called higher or lower than another only where those ranges
+do not overlap; otherwise the sentence says "within the spread". A change within one model (a pair
+removed, a longer window) is read per seed, as the ratio of after to before, and called a rise or a
+fall only when every seed's ratio is on the same side of 1. The papers' claims beside them are
+quoted by the page (ui.lab_trained).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from core.lab import extend
 from core.lab.probe import MAP_WINDOWS
+from core.schemes import rope
 from core.schemes.registry import SCHEMES
 
-
-def _compare(a: float, b: float, rel: float = 5e-3) -> str:
-    """'higher', 'lower' or 'about the same' (within `rel`, 0.5 %): a against b."""
-    if abs(a - b) <= rel * abs(b):
-        return "about the same"
-    return "higher" if a > b else "lower"
+WITHIN = "within the spread"
 
 
-def probe(models: Sequence[dict]) -> str:
-    """The probe's findings: NoPE by depth, the input, the relative schemes, the absolute ones."""
-    nope = {m["n_layers"]: m["r2"] for m in models if m["scheme"] == "none"}
-    depths = sorted(nope)
-    last = [nope[n][-1] for n in depths]
-    rising = all(b > a for a, b in zip(last, last[1:]))
-    said = ", ".join(f"{v:.3f} ({n} layer{'s' if n > 1 else ''})" for n, v in zip(depths, last))
-    out = [f"NoPE's position can be read after its last block with R² {said}" + ("; it rises with depth." if rising and len(depths) > 1 else ".")]
-    at_input = max(r[0] for r in nope.values())
+@dataclass(frozen=True)
+class Spread:
+    """One measured value over several seeds: its mean, lowest and highest."""
+
+    values: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        if not self.values or not all(math.isfinite(v) for v in self.values):
+            raise ValueError("A spread needs at least one finite value.")
+
+    @property
+    def mean(self) -> float:
+        return float(np.mean(self.values))
+
+    @property
+    def lo(self) -> float:
+        return min(self.values)
+
+    @property
+    def hi(self) -> float:
+        return max(self.values)
+
+    def text(self, digits: int = 3) -> str:
+        """'4.745 (4.690–4.800)': the mean, and the lowest to highest seed's ('(every seed)' when they read the same); one seed: its value."""
+        if len(self.values) == 1:
+            return f"{self.values[0]:.{digits}f}"
+        if f"{self.lo:.{digits}f}" == f"{self.hi:.{digits}f}":
+            return f"{self.mean:.{digits}f} (every seed)"
+        between = " to " if self.lo < 0 else "–"  # a dash between negative numbers reads as a minus
+        return f"{self.mean:.{digits}f} ({self.lo:.{digits}f}{between}{self.hi:.{digits}f})"
+
+
+def spread(values: Sequence[float | None]) -> Spread | None:
+    """The Spread of `values`, or None when any seed has no value (no code there)."""
+    if not values or any(v is None for v in values):
+        return None
+    return Spread(tuple(float(v) for v in values))  # type: ignore[arg-type]
+
+
+def beyond(*spreads: Spread) -> str:
+    """' beyond the spread' where the values come from several seeds; '' from one (there is no spread to be beyond)."""
+    return " beyond the spread" if any(len(x.values) > 1 for x in spreads) else ""
+
+
+def per_seed(*spreads: Spread) -> str:
+    """' per seed' after a ratio read in each of several seeds; '' for one."""
+    return " per seed" if any(len(x.values) > 1 for x in spreads) else ""
+
+
+def compare(a: Spread, b: Spread) -> str:
+    """'higher' or 'lower' (a against b) only where their ranges do not overlap, else 'within the spread'."""
+    if a.lo > b.hi:
+        return "higher"
+    if a.hi < b.lo:
+        return "lower"
+    return WITHIN
+
+
+def ratio(before: Sequence[float | None], after: Sequence[float | None]) -> Spread | None:
+    """The per-seed ratio after / before of one model's value (seeds paired), or None where a value is missing."""
+    if len(before) != len(after) or any(v is None for v in (*before, *after)):
+        return None
+    return Spread(tuple(float(b) / float(a) for a, b in zip(before, after)))  # type: ignore[arg-type]
+
+
+def direction(change: Spread, rises: str = "rises", falls: str = "falls") -> str:
+    """`rises` when every seed's ratio is above 1, `falls` when every one is below, else 'stays within the spread'."""
+    if change.lo > 1:
+        return rises
+    if change.hi < 1:
+        return falls
+    return "stays " + WITHIN
+
+
+def layouts(results: Mapping) -> list[Mapping]:
+    """Every seed's results as the shipped file holds them (`by_seed`, in seed order), or the one layout there is."""
+    by_seed = results.get("by_seed")
+    if not by_seed:
+        return [results]
+    return [by_seed[s] for s in sorted(by_seed, key=int)]
+
+
+def runs(results: Mapping, key: str) -> list:
+    """`results[key]` for every seed the shipped results hold (`layouts`)."""
+    return [layout[key] for layout in layouts(results)]
+
+
+def seeds_note(n: int, what: str = "training seeds") -> str:
+    """What every bracket in a caption means."""
+    if n < 2:
+        return "From one training seed: no spread between seeds is measured here."
+    return (
+        f"Every value is the mean over {n} {what}, with the lowest and highest seed's in brackets; one value is called higher or lower "
+        f"than another only where those ranges do not overlap, and “{WITHIN}” where they do."
+    )
+
+
+def ordered(named: Mapping[str, Spread], digits: int = 3) -> str:
+    """The entries from the lowest mean to the highest, each after the first marked against the one before it:
+    higher beyond the spread, or within the spread of it."""
+    order = sorted(named, key=lambda k: named[k].mean)
+    out = [f"{order[0]} {named[order[0]].text(digits)}"]
+    for before, name in zip(order, order[1:]):
+        higher = compare(named[name], named[before]) == "higher"
+        mark = f"higher{beyond(named[name], named[before])}" if higher else f"{WITHIN} of {before}"
+        out.append(f"{name} {named[name].text(digits)} ({mark})")
+    return ", ".join(out)
+
+
+def _by(run: Sequence[dict], *keys: str) -> dict:
+    return {tuple(m[k] for k in keys): m for m in run}
+
+
+def probe(runs: Sequence[Sequence[dict]]) -> str:
+    """The probe's findings over every seed's models: NoPE by depth, the input, the relative schemes, the absolute ones."""
+    seeds = [_by(run, "scheme", "n_layers") for run in runs]
+    depths = sorted(n for s, n in seeds[0] if s == "none")
+    last = {n: spread([m[("none", n)]["r2"][-1] for m in seeds]) for n in depths}
+    said = ", ".join(f"{last[n].text()} ({n} layer{'s' if n > 1 else ''})" for n in depths)
+    rising = len(depths) > 1 and all(compare(last[b], last[a]) == "higher" for a, b in zip(depths, depths[1:]))
+    out = [f"NoPE's position can be read after its last block with R² {said}" + (f"; it rises with depth{beyond(*last.values())}." if rising else ".")]
+    at_input = max(m[key]["r2"][0] for m in seeds for key in m if key[0] == "none")
     out.append(
         f"At the input (layer 0) R² is {at_input:.3f} at most: without positions a character's embedding is the same wherever it stands, "
         "so whatever NoPE knows of position it builds in its blocks (through the causal mask, Haviv et al. conjecture)."
     )
-    relative = [m for m in models if m["scheme"] in ("rope", "t5", "alibi") and m["n_layers"] == 2]
+    relative = [m[key] for m in seeds for key in m if key[0] in ("rope", "t5", "alibi") and key[1] == 2]
     if relative:
         top = max(max(m["r2"]) for m in relative)
         out.append(
-            f"RoPE, T5 and ALiBi reach R² {top:.3f} at most at any layer: "
+            f"RoPE, T5 and ALiBi reach R² {top:.3f} at most at any layer in any seed: "
             + (
-                "they keep almost no absolute position in the residual stream, putting position into the attention scores instead."
+                "a linear probe reads almost no absolute position from their residual stream (what a non-linear reader could find is not "
+                "measured here); their positions enter the attention scores, not the stream."
                 if top < 0.1
-                else "they keep some."
+                else "a linear probe reads some absolute position from their residual stream."
             )
         )
     for scheme, name in (("sinusoidal", "The sinusoid's added code"), ("learned", "The learned table's")):
-        m = next((m for m in models if m["scheme"] == scheme and m["n_layers"] == 2), None)
-        if m:
-            out.append(f"{name} is read at R² {m['r2'][0]:.3f} at the input and {m['r2'][-1]:.3f} after block 2.")
+        if all((scheme, 2) in m for m in seeds):
+            first, end = (spread([m[(scheme, 2)]["r2"][i] for m in seeds]) for i in (0, -1))
+            out.append(f"{name} is read at R² {first.text()} at the input and {end.text()} after block 2.")
     return " ".join(out)
 
 
@@ -65,108 +183,201 @@ def attention_maps(nope: np.ndarray, t5: np.ndarray, layer: int, nope_entropy: f
     to_t5, to_even = (float(0.5 * np.abs(a - other).sum(axis=-1).mean()) for other in (b, even))
     nearer = "to T5's than to even attention" if to_t5 < to_even else "to even attention than to T5's"
     return (
-        f"Mean attention entropy of layer {layer} (nats, over every query of {MAP_WINDOWS} windows): NoPE {nope_entropy:.3f}, "
+        f"Mean attention entropy of layer {layer} (nats, over every query of {MAP_WINDOWS} windows, seed 0's models): NoPE {nope_entropy:.3f}, "
         f"T5 {t5_entropy:.3f}; attention spread evenly over every query's keys would have {float(np.log(np.arange(1, t + 1)).mean()):.3f}. "
         "Kazemnejad et al. (2023, abstract) find that NoPE trained with SGD “mostly resembles T5's relative PE attention patterns”. "
-        f"Here NoPE's layer {layer}, averaged over heads, is closer {nearer}: a mean total-variation distance per query of "
-        f"{to_t5:.3f} from T5's and {to_even:.3f} from even attention (0: the same weights, 1: no key in common)."
+        f"Here NoPE's layer {layer}, averaged over {MAP_WINDOWS} windows and over heads, is closer {nearer}: a mean total-variation distance "
+        f"per query of {to_t5:.3f} from T5's and {to_even:.3f} from even attention (0: the same weights, 1: no key in common). This compares "
+        "the averaged maps only: averaging smooths, so one window's or one head's attention is not measured by it."
     )
 
 
-def extension(rows: Sequence[dict], factor: int, tuned: bool, length: int = 512) -> str:
-    """At factor s (fine-tuned or not): the ranking of the scalings at `length`, linear's place,
+def yarn_ramp(train_len: int, head_dim: int, base: float) -> str:
+    """Which pairs YaRN keeps, ramps and interpolates here (Hugging Face's ramp on the pair index, its ends rounded outwards
+    to whole pairs), and what the paper's ramp (on the turns L/λ a pair makes within L, α = 1, β = 32) would do to pair 0.
+    Neither ramp depends on s."""
+    scaling = rope.RopeScaling("yarn", 2.0, train_len)  # any s: the ramp's ends depend on L, the base and the betas only
+    low, high = rope.yarn_correction_range(head_dim, base, scaling)
+    pairs = head_dim // 2
+    kept = [i for i in range(pairs) if i <= low]
+    ramped = [i for i in range(pairs) if low < i < high]
+    divided = [i for i in range(pairs) if i >= high]
+
+    def named(idx: list[int]) -> str:
+        return "none" if not idx else f"pair {idx[0]}" if len(idx) == 1 else f"pairs {idx[0]} to {idx[-1]}"
+
+    theta0 = rope.rope_frequencies(head_dim, base)[0][0]
+    turns = train_len * theta0 / (2 * math.pi)
+    gamma = min(max((turns - scaling.beta_slow) / (scaling.beta_fast - scaling.beta_slow), 0.0), 1.0)
+    return (
+        f"YaRN here uses Hugging Face's ramp: on the pair index, its ends rounded outwards to whole pairs. With L = {train_len} and "
+        f"{pairs} pairs per head that keeps {named(kept)} as trained, moves {named(ramped)} part of the way to θ/s and divides "
+        f"{named(divided)} by s. The paper's ramp, on the {turns:.1f} turns pair 0 makes within L (kept only above "
+        f"{scaling.beta_fast:g}), would move pair 0 {1 - gamma:.0%} of the way to θ/s too."
+    )
+
+
+def _rows(run: Sequence[dict], factor: int, tuned: bool) -> dict[str, dict]:
+    return {r["method"]: r for r in run if r["factor"] == factor and bool(r["fine_tune"]) == tuned}
+
+
+def extension(runs: Sequence[Sequence[dict]], factor: int, tuned: bool, train_len: int = 64) -> str:
+    """At factor s (fine-tuned or not), over every seed: the ranking of the scalings at L and at s·L, linear's place,
     what the temperature did, against the model as trained."""
-    key = str(length)
-    pick = {r["method"]: r for r in rows if r["factor"] == factor and bool(r["fine_tune"]) == tuned}
-    trained = next(r for r in rows if r["method"] == "none" and not r["fine_tune"])
-    scaled = [m for m in extend.SCALED if m in pick]
+    picks = [_rows(run, factor, tuned) for run in runs]
+    trained = [next(r for r in run if r["method"] == "none" and not r["fine_tune"]) for run in runs]
+    scaled = [m for m in extend.SCALED if all(m in p for p in picks)]
     if not scaled:
         return ""
-    ranked = sorted(scaled, key=lambda m: pick[m]["perplexity"][key])
-    state = f"after {pick[ranked[0]]['fine_tune']} fine-tuning steps" if tuned else "without fine-tuning"
-    out = [
-        f"At s = {factor}, {state}, perplexity at {length} from lowest to highest: "
-        + ", ".join(f"{extend.LABELS[m]} {pick[m]['perplexity'][key]:.3f}" for m in ranked)
-        + f"; the model as trained has {trained['perplexity'][key]:.3f} there and {trained['perplexity']['64']:.3f} at 64."
-    ]
-    if ranked[-1] == "linear" and not tuned:
+    far = min(factor, 8) * train_len
+
+    def at(method: str, length: int, what: str = "perplexity") -> Spread | None:
+        return spread([p[method][what].get(str(length)) for p in picks])
+
+    steps = picks[0][scaled[0]]["fine_tune"]
+    state = f"after {steps} fine-tuning steps" if tuned else "without fine-tuning"
+    out = []
+    for length, name in ((train_len, "L"), (far, "s·L")):
+        got = {extend.LABELS[m]: at(m, length) for m in scaled}
+        if all(v is not None for v in got.values()):
+            out.append(f"At s = {factor}, {state}, perplexity at {length} ({name}) from lowest to highest: {ordered(got)}.")  # type: ignore[arg-type]
+    base = {n: spread([r["perplexity"].get(str(n)) for r in trained]) for n in (train_len, far)}
+    if all(base.values()):
+        out.append(f"The model as trained has {base[train_len].text()} at {train_len} and {base[far].text()} at {far}.")  # type: ignore[union-attr]
+    far_ppl = {m: at(m, far) for m in scaled}
+    if "linear" in far_ppl and not tuned and all(far_ppl.values()):
+        others = [m for m in scaled if m != "linear"]
+        if others and all(compare(far_ppl["linear"], far_ppl[m]) == "higher" for m in others):  # type: ignore[arg-type]
+            margin = beyond(far_ppl["linear"]).replace(" ", ", ", 1)  # type: ignore[arg-type]
+            out.append(
+                f"Linear interpolation is the worst of them untuned at {far}{margin}: it divides every frequency by s, the fastest "
+                "pairs' too, and this model reads its neighbours with those (see “RoPE's frequencies”); NTK-aware and YaRN leave the fastest "
+                "pair as it was."
+            )
+    if tuned and all("none" in p for p in picks):
+        alone = at("none", far)
+        if alone is not None:
+            out.append(f"Fine-tuning as long at {far} without any scaling gives {alone.text()} at {far}.")
+    if tuned:
         out.append(
-            "Linear interpolation is the worst of them untuned: it divides every frequency by s, the fastest pairs' too, and this model "
-            "reads its neighbours with those (see “RoPE's frequencies”); NTK-aware and YaRN leave the fastest pair as it was."
+            f"This ranking is after {steps} steps; Chen et al. fine-tune position interpolation for up to 1,000, and how it moves with "
+            "a longer fine-tune is not measured here."
         )
-    if tuned and "none" in pick:
-        alone = pick["none"]["perplexity"][key]
-        out.append(f"Fine-tuning as long at {min(factor, 8) * 64} without any scaling gives {alone:.3f} at {length}.")
-    if "yarn" in pick and "yarn_no_t" in pick:
-        y, y0 = pick["yarn"]["perplexity"][key], pick["yarn_no_t"]["perplexity"][key]
-        e, e0 = pick["yarn"]["entropy"][key], pick["yarn_no_t"]["entropy"][key]
-        out.append(
-            f"YaRN's temperature leaves perplexity at {length} {_compare(y, y0)} ({y:.3f} with it, {y0:.3f} without) and makes attention "
-            f"{'sharper' if e < e0 else 'broader'} (entropy {e:.3f} against {e0:.3f} nats; the model as trained has "
-            f"{trained['entropy']['64']:.3f} at 64 and {trained['entropy'][key]:.3f} at {length})."
-        )
+    if "yarn" in scaled and "yarn_no_t" in scaled:
+        y, y0 = at("yarn", far), at("yarn_no_t", far)
+        e, e0 = at("yarn", far, "entropy"), at("yarn_no_t", far, "entropy")
+        if y and y0 and e and e0:
+            sharp = {"lower": "sharper", "higher": "broader", WITHIN: f"about as sharp ({WITHIN})"}[compare(e, e0)]
+            does = {"higher": f"raises perplexity at {far}{beyond(y, y0)}", "lower": f"lowers perplexity at {far}{beyond(y, y0)}"}
+            out.append(
+                f"YaRN's temperature {does.get(compare(y, y0), f'leaves perplexity at {far} {WITHIN}')} ({y.text()} with it, "
+                f"{y0.text()} without) and makes attention {sharp} (entropy {e.text()} against {e0.text()} nats)."
+            )
     return " ".join(out)
 
 
-def pairs(variants: Sequence[dict], never: Sequence[int]) -> str:
-    """What removing the fastest, the slowest and the never-turning pairs does at L and 4L."""
-    by = {(v["kind"], v["k"]): v["perplexity"] for v in variants}
-    base = by[("none", 0)]
-    fast1 = by[("fastest", 1)]
-    n_slow = max(k for kind, k in by if kind == "slowest")
-    spare = max([k for k in range(1, n_slow + 1) if abs(by[("slowest", k)]["64"] - base["64"]) <= 0.01 * base["64"]], default=0)
-    out = [f"Removing the fastest pair alone multiplies perplexity at 64 by {fast1['64'] / base['64']:.2f} ({base['64']:.3f} → {fast1['64']:.3f})."]
+def _angle(inv_freq: Sequence[float], idx: Sequence[int], train_len: int) -> float:
+    return float(max((train_len - 1) * inv_freq[i] for i in idx))
+
+
+def pairs(runs: Sequence[Mapping], never: Sequence[int], inv_freq: Sequence[float] | None = None, train_len: int = 64) -> str:
+    """What freezing the fastest, the slowest and the never-turning pairs does at L and 4L, per seed; and beside it what
+    zeroing the slowest pairs' query and key dimensions (their content) does; with the angle such pairs turn within L.
+    `runs`: every seed's results (`layouts`), their "variants" and "zeroed"."""
+    seeds = [{(v["kind"], v["k"]): v["perplexity"] for v in [*run["variants"], *run.get("zeroed", [])]} for run in runs]
+    base = [s[("none", 0)] for s in seeds]
+    key = str(train_len)
+    fast1 = ratio([b[key] for b in base], [s[("fastest", 1)][key] for s in seeds])
+    out = [
+        f"Removing the fastest pair alone (its frequency set to 0: it stops turning) multiplies perplexity at {train_len} by {fast1.text(2)} "  # type: ignore[union-attr]
+        f"({spread([b[key] for b in base]).text()} → {spread([s[('fastest', 1)][key] for s in seeds]).text()})."  # type: ignore[union-attr]
+    ]
+    n_slow = max(k for kind, k in seeds[0] if kind == "slowest")
+
+    def change(kind: str, k: int, length: str = key) -> Spread | None:
+        return ratio([b[length] for b in base], [s[(kind, k)][length] for s in seeds])
+
+    spare = max([k for k in range(1, n_slow + 1) if (c := change("slowest", k)) is not None and abs(c.lo - 1) <= 0.01 and abs(c.hi - 1) <= 0.01], default=0)
+    angle = ""
+    if inv_freq is not None and spare:
+        turned = _angle(inv_freq, range(len(inv_freq) - spare, len(inv_freq)), train_len)
+        angle = f" (within {train_len} positions the fastest of them turns {turned:.2f} rad at most, so stopping them turns no query against a key by more)"
     out.append(
-        f"The {spare} slowest pair{'s' if spare != 1 else ''} can go with perplexity at 64 within 1 % of the full model's."
+        f"The {spare} slowest pair{'s' if spare != 1 else ''} can be removed with perplexity at {train_len} within 1 % of the full model's "
+        f"in every seed{angle}."
         if spare
-        else "Even the slowest pair cannot go without changing perplexity at 64 by more than 1 %."
+        else f"Even the slowest pair cannot be removed without changing perplexity at {train_len} by more than 1 % in some seed."
     )
     k = len(never)
-    if k and ("slowest", k) in by:
-        after = by[("slowest", k)]
-        verb = "falls" if after["256"] < base["256"] else "does not fall"
-        out.append(
-            f"Without the {k} pairs that never turn within L, perplexity at 256 {verb} ({base['256']:.3f} → {after['256']:.3f}), "
-            f"and at 64 it goes from {base['64']:.3f} to {after['64']:.3f}."
-        )
+    if k and ("slowest", k) in seeds[0]:
+        far = str(4 * train_len)
+        c4 = change("slowest", k, far)
+        if c4 is not None:
+            out.append(
+                f"With the {k} pairs that never turn within L removed, perplexity at {far} {direction(c4)} (× {c4.text(3)}{per_seed(c4)}), "
+                f"and at {train_len} it is × {change('slowest', k).text(3)}."  # type: ignore[union-attr]
+            )
+    zeroed = sorted(k for kind, k in seeds[0] if kind == "zeroed")
+    if zeroed:
+        said = []
+        for z in zeroed:
+            c = change("zeroed", z)
+            if c is not None:
+                one = z == 1
+                angle = f"{_angle(inv_freq, range(len(inv_freq) - z, len(inv_freq)), train_len):.2f} rad within L" if inv_freq is not None else ""
+                turned = (f"; it turns {angle}" if one else f"; the fastest of them turns {angle}") if angle else ""
+                does = direction(c, "raises it" if one else "raise it", "lowers it" if one else "lower it").replace("stays", "leaves it" if one else "leave it")
+                said.append(f"{'the slowest pair' if one else f'the {z} slowest'} {does} (× {c.text(3)}{per_seed(c)}{turned})")
+        if said:
+            out.append(
+                f"Zeroing the slowest pairs' query and key dimensions instead, which removes what they carry whatever their angle, perplexity at {train_len}: "
+                + "; ".join(said)
+                + "."
+            )
     return " ".join(out)
 
 
-def sliding(rows: Sequence[dict], train_len: int = 64) -> str:
-    """Per scheme: non-overlapping and sliding perplexity at L and at the longest window."""
+def sliding(runs: Sequence[Sequence[dict]], train_len: int = 64) -> str:
+    """Per scheme, over every seed: non-overlapping and sliding perplexity at L and at the longest window."""
+    seeds = [{(r["scheme"], r["window"]): r for r in run} for run in runs]
     out = []
-    for scheme in dict.fromkeys(r["scheme"] for r in rows):
-        mine = {r["window"]: r for r in rows if r["scheme"] == scheme}
-        first = mine.get(train_len)
-        if first is None:
+    for scheme in dict.fromkeys(r["scheme"] for r in runs[0]):
+        windows = sorted(w for s, w in seeds[0] if s == scheme)
+        if train_len not in windows:
             continue
-        longest = max(mine)
+
+        def at(window: int, what: str) -> str:
+            s = spread([m[(scheme, window)][what] for m in seeds])
+            return "no value" if s is None else s.text()
+
+        longest = max(windows)
         if longest == train_len:
-            out.append(f"{SCHEMES[scheme].label}: {first['nonoverlapping']:.3f} non-overlapping and {first['sliding']:.3f} sliding at {train_len}")
+            out.append(f"{SCHEMES[scheme].label}: {at(train_len, 'nonoverlapping')} non-overlapping and {at(train_len, 'sliding')} sliding at {train_len}")
             continue
-        far = mine[longest]
         out.append(
-            f"{SCHEMES[scheme].label}: non-overlapping {first['nonoverlapping']:.3f} at {train_len} → {far['nonoverlapping']:.3f} at {longest}, "
-            f"sliding {first['sliding']:.3f} → {far['sliding']:.3f}"
+            f"{SCHEMES[scheme].label}: non-overlapping {at(train_len, 'nonoverlapping')} at {train_len} → {at(longest, 'nonoverlapping')} at {longest}, "
+            f"sliding {at(train_len, 'sliding')} → {at(longest, 'sliding')}"
         )
     return "; ".join(out) + "."
 
 
-def early_tokens(rows: Sequence[dict], scheme: str = "alibi", train_len: int = 64) -> str:
-    """Whether `scheme`'s gain on longer non-overlapping windows survives a sliding window."""
-    mine = {r["window"]: r for r in rows if r["scheme"] == scheme}
-    if train_len not in mine or len(mine) < 2:
+def early_tokens(runs: Sequence[Sequence[dict]], scheme: str = "alibi", train_len: int = 64) -> str:
+    """Whether `scheme`'s gain on longer non-overlapping windows survives a sliding window, in every seed."""
+    seeds = [{r["window"]: r for r in run if r["scheme"] == scheme} for run in runs]
+    if train_len not in seeds[0] or len(seeds[0]) < 2:
         return ""
-    first, far = mine[train_len], mine[max(mine)]
-    plain_falls = far["nonoverlapping"] < first["nonoverlapping"]
-    slide_falls = far["sliding"] < first["sliding"] * (1 - 5e-3)
-    name, longest = SCHEMES[scheme].label, max(mine)
+    longest = max(seeds[0])
+    plain = ratio([m[train_len]["nonoverlapping"] for m in seeds], [m[longest]["nonoverlapping"] for m in seeds])
+    slide = ratio([m[train_len]["sliding"] for m in seeds], [m[longest]["sliding"] for m in seeds])
+    if plain is None or slide is None:
+        return ""
+    name = SCHEMES[scheme].label
+    plain_says, slide_says = direction(plain), direction(slide)
     said = (
-        f"{name}'s non-overlapping perplexity {'falls' if plain_falls else 'does not fall'} from {train_len} to {longest} "
-        f"({first['nonoverlapping']:.3f} → {far['nonoverlapping']:.3f}), and its sliding one "
-        f"{'falls too' if slide_falls else 'does not'} ({first['sliding']:.3f} → {far['sliding']:.3f})"
+        f"{name}'s non-overlapping perplexity {plain_says} from {train_len} to {longest} (× {plain.text(3)}{per_seed(plain)}), "
+        f"and its sliding one {slide_says} (× {slide.text(3)})"
     )
-    if plain_falls and not slide_falls:
+    if plain_says == "falls" and slide_says != "falls":
         return said + (
             ": as Press et al. read their own sliding-window results (appendix B.2), the gain comes from fewer characters near a "
             "window's start, not from using more than L of context."
@@ -174,68 +385,55 @@ def early_tokens(rows: Sequence[dict], scheme: str = "alibi", train_len: int = 6
     return said + "."
 
 
-def passkey(results: dict[str, dict], train_len: int = 64) -> str:
-    """Per scheme: the worst accuracy within L and beyond it, and the farthest distance's."""
+def passkey(runs: Sequence[Mapping[str, dict]], train_len: int = 64) -> str:
+    """Per scheme, over every seed: the worst accuracy within L and beyond it, and the farthest distance's."""
     parts = []
-    for scheme, res in results.items():
-        acc = {int(d): v for d, v in res["accuracy"].items()}
-        inside = [v for d, v in acc.items() if d < train_len and v is not None]
-        outside = [v for d, v in acc.items() if d >= train_len and v is not None]
-        far = max(acc)
-        text = f"{SCHEMES[scheme].label}: {min(inside):.2f} at worst within L" if inside else f"{SCHEMES[scheme].label}: no answer within L"
-        text += f", {min(outside):.2f} at worst beyond it, {acc[far]:.2f} at {far}" if outside else ", no code beyond L"
+    for scheme in runs[0]:
+        accs = [{int(d): v for d, v in run[scheme]["accuracy"].items()} for run in runs]
+        inside = [min([v for d, v in acc.items() if d < train_len and v is not None], default=None) for acc in accs]
+        outside = [min([v for d, v in acc.items() if d >= train_len and v is not None], default=None) for acc in accs]
+        far = max(accs[0])
+        label = SCHEMES[scheme].label
+        text = f"{label}: {spread(inside).text(2)} at worst within L" if spread(inside) else f"{label}: no answer within L"  # type: ignore[union-attr]
+        at_far = spread([acc.get(far) for acc in accs])
+        text += (
+            f", {spread(outside).text(2)} at worst beyond it, {at_far.text(2) if at_far else 'no answer'} at {far}" if spread(outside) else ", no code beyond L"
+        )  # type: ignore[union-attr]
         parts.append(text)
     return "; ".join(parts) + "."
 
 
-def without_positions(results: dict[str, dict]) -> str:
-    """NoPE's worst passkey accuracy over every distance; when it answers (nearly) everywhere, what that shows: the key
-    can be found by what it is, so what the schemes with positions lose past L comes from their positions."""
-    if "none" not in results:
+def without_positions(runs: Sequence[Mapping[str, dict]]) -> str:
+    """NoPE's worst passkey accuracy over every distance and seed; when it answers (nearly) everywhere, what that shows: the key
+    can be found by what it is, so this version of the task needs no position, and what the schemes with positions lose past L
+    comes from their positions."""
+    if not all("none" in run for run in runs):
         return ""
-    answered = [v for v in results["none"]["accuracy"].values() if v is not None]
+    answered = [v for run in runs for v in run["none"]["accuracy"].values() if v is not None]
     if not answered:
         return ""
     worst = min(answered)
+    seeds = f" in {len(runs)} seeds" if len(runs) > 1 else ""
     if worst < 0.99:
-        return f"NoPE, which has no positions, names {worst:.2f} of the keys at worst."
+        return f"NoPE, which has no positions, names {worst:.2f} of the keys at worst{seeds}."
     share = "every key" if worst == 1.0 else f"{worst:.2f} of the keys or more"
     return (
-        f"NoPE, which has no positions, names {share} at every distance: the key's tokens occur nowhere else, so "
-        "attention can find them by what they are, wherever they are; what a scheme with positions loses beyond L comes from its positions."
+        f"NoPE, which has no positions, names {share} at every distance{seeds}: the key's tokens occur nowhere else, so "
+        "attention can find them by what they are, wherever they are. This version of the task needs no position at all; "
+        "what a scheme with positions loses beyond L comes from its positions getting in the way."
     )
 
 
-def flat(perplexity: dict[str, dict[int, float | None]], train_len: int = 64, within: float = 0.1) -> list[str]:
-    """The schemes whose non-overlapping perplexity at their longest length stays within `within`
-    (10 %) of their perplexity at `train_len`: those whose perplexity "stays flat" past L."""
-    out = []
-    for scheme, ppl in perplexity.items():
-        longest = max(ppl)
-        at_l, far = ppl.get(train_len), ppl[longest]
-        if longest > train_len and at_l is not None and far is not None and abs(far / at_l - 1) <= within:
-            out.append(scheme)
-    return out
-
-
-def flat_but_retrieving(results: dict[str, dict], perplexity: dict[str, dict[int, float | None]], train_len: int = 64, within: float = 0.1) -> str:
-    """For the schemes whose real-text perplexity stays flat past L (`flat`, on the shipped
-    comparison's `perplexity`): their worst passkey accuracy beyond L."""
-    chosen = [s for s in flat(perplexity, train_len, within) if s in results]
-    out = []
-    for scheme in chosen:
-        beyond = [v for d, v in results[scheme]["accuracy"].items() if int(d) >= train_len and v is not None]
-        if beyond:
-            worst = min(beyond)
-            out.append(
-                f"{SCHEMES[scheme].label} names {worst:.0%} of the keys or more at every distance beyond L"
-                if worst < 1
-                else f"{SCHEMES[scheme].label} names every key at every distance"
-            )
-    if not out:
-        return ""
-    longest = max(max(p) for p in perplexity.values())
-    return (
-        f"Of the schemes whose perplexity on Austen at {longest} stays within {within:.0%} of their perplexity at {train_len} "
-        f"({', '.join(SCHEMES[s].label for s in chosen)}): " + "; ".join(out) + "."
-    )
+def lm_table(runs: Sequence[Mapping[str, dict]], train_len: int = 64) -> str:
+    """The Austen comparison over every seed: perplexity at L from lowest to highest, and each scheme's ppl(8L) / ppl(L) per seed."""
+    at_l = {SCHEMES[s].label: spread([run[s]["perplexity"].get(str(train_len)) for run in runs]) for s in runs[0]}
+    got = {k: v for k, v in at_l.items() if v is not None}
+    out = [f"Perplexity at L = {train_len}, lowest to highest: {ordered(got)}."] if got else []
+    growth = []
+    for s in runs[0]:
+        c = ratio([run[s]["perplexity"].get(str(train_len)) for run in runs], [run[s]["perplexity"].get(str(8 * train_len)) for run in runs])
+        if c is not None:
+            growth.append(f"{SCHEMES[s].label} × {c.text(2)}")
+    if growth:
+        out.append(f"From {train_len} to {8 * train_len}, per seed: " + ", ".join(growth) + ".")
+    return " ".join(out)

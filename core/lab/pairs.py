@@ -58,6 +58,13 @@ def ablated_frequencies(inv_freq: np.ndarray, removed: tuple[int, ...]) -> np.nd
     return out
 
 
+def pair_dimensions(idx: tuple[int, ...], n_pairs: int, layout: str = "half") -> list[int]:
+    """The head dimensions of the pairs in `idx`: i and i + n_pairs in the "half" layout, 2i and 2i + 1 interleaved."""
+    if layout == "half":
+        return sorted([i for i in idx] + [i + n_pairs for i in idx])
+    return sorted([2 * i for i in idx] + [2 * i + 1 for i in idx])
+
+
 def multiples(lengths: tuple[int, ...], train_len: int = 64) -> tuple[int, ...]:
     """The evaluation lengths, sorted, each L, 2L, 4L or 8L (ValueError otherwise)."""
     allowed = tuple(train_len * f for f in (1, 2, 4, 8))
@@ -69,22 +76,34 @@ def multiples(lengths: tuple[int, ...], train_len: int = 64) -> tuple[int, ...]:
 
 @dataclass(frozen=True)
 class PairsConfig:
-    """The shipped RoPE model with the pairs `removed` given frequency 0, evaluated at `lengths`."""
+    """The shipped RoPE model of training seed `seed` with the pairs `removed` given frequency 0 (frozen: content kept,
+    position gone) and the pairs `zeroed` with their query and key dimensions set to 0 (content and position gone),
+    evaluated at `lengths`."""
 
     removed: tuple[int, ...] = ()
     lengths: tuple[int, ...] = LENGTHS
+    zeroed: tuple[int, ...] = ()
+    seed: int = 0
 
     def __post_init__(self) -> None:
         n = frequencies().size
-        removed = tuple(sorted({whole_number(i, "A pair index", 0, n - 1) for i in self.removed}))
-        object.__setattr__(self, "removed", removed)
+        for name in ("removed", "zeroed"):
+            object.__setattr__(self, name, tuple(sorted({whole_number(i, "A pair index", 0, n - 1) for i in getattr(self, name)})))
         object.__setattr__(self, "lengths", multiples(self.lengths))
+        whole_number(self.seed, "The seed", 0, 2**31 - 1)
 
     scheme = "rope"
 
     @property
     def label(self) -> str:
-        return "RoPE, all pairs turning" if not self.removed else f"RoPE without pair{'s' if len(self.removed) > 1 else ''} {', '.join(map(str, self.removed))}"
+        def pairs(idx: tuple[int, ...]) -> str:
+            return f"pair{'s' if len(idx) > 1 else ''} {', '.join(map(str, idx))}"
+
+        what = f"RoPE without {pairs(self.removed)}" if self.removed else "RoPE, all pairs turning"
+        if self.zeroed:
+            whose = pairs(self.zeroed) + ("'" if len(self.zeroed) > 1 else "'s")
+            what = f"RoPE with {whose} query and key dimensions zeroed" + (f", {what[5:]}" if self.removed else "")
+        return what + (f", seed {self.seed}" if self.seed else "")
 
 
 def estimate_seconds(config: PairsConfig) -> float:

@@ -152,10 +152,37 @@ class PasskeyConfig:
 
     @property
     def label(self) -> str:
-        return f"{SCHEMES[self.scheme].label} (passkey)"
+        return f"{SCHEMES[self.scheme].label} (passkey)" + "".join(f", {what}" for what in self.departures())
+
+    def departures(self) -> list[str]:
+        """What this run sets otherwise than the shipped one of its scheme, in words: a run's label names it, so two runs
+        of one scheme never share a label (a CPU record kept by label would lose one)."""
+        default = PasskeyConfig(self.scheme)
+        return [
+            words.format(", ".join(map(str, value)) if isinstance(value, tuple) else value)
+            for name, words in DEPARTURES.items()
+            if (value := getattr(self, name)) != getattr(default, name)
+        ]
 
     def fields(self) -> dict[str, object]:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items() if k != "scheme"}
+
+
+DEPARTURES = {
+    "train_len": "trained on {}",
+    "steps": "{} steps",
+    "batch": "batches of {}",
+    "lr": "learning rate {}",
+    "seed": "seed {}",
+    "fillers": "{} fillers",
+    "keys": "{} keys",
+    "d_model": "width {}",
+    "n_heads": "{} heads",
+    "n_layers": "{} layers",
+    "distances": "distances {}",
+    "eval_count": "{} sequences per distance",
+    "t5_max_distance": "T5's buckets to {}",
+}
 
 
 def estimate_seconds(config: PasskeyConfig) -> float:

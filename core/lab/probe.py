@@ -27,7 +27,7 @@ import numpy as np
 
 from core import bibliography
 from core.lab import config as lab
-from core.lab import lm
+from core.lab import lm, weights
 from core.schemes.checks import shown, whole_number
 from core.schemes.registry import SCHEMES
 
@@ -127,7 +127,7 @@ def mean_entropy(weights: np.ndarray) -> float:
 @dataclass(frozen=True)
 class ProbeConfig:
     """A probe of one model: the Austen model of `scheme` with `n_layers` layers (seed, steps as
-    LMConfig's; the shipped model when they are the shipped comparison's, else trained first), probed
+    LMConfig's; a shipped model when they are the shipped comparison's at one of its seeds, else trained first), probed
     on the first 32,768 held-out characters in windows of L."""
 
     scheme: str = "none"
@@ -148,11 +148,11 @@ class ProbeConfig:
     @property
     def shipped(self) -> bool:
         """Whether this is a shipped model (data/lab_models): nothing to train."""
-        return self.scheme in lm.DEFAULT_SCHEMES and self.lm_config == lm.LMConfig(scheme=self.scheme)
+        return self.scheme in lm.DEFAULT_SCHEMES and self.seed in weights.SEEDS and self.lm_config == lm.LMConfig(scheme=self.scheme, seed=self.seed)
 
     @property
     def label(self) -> str:
-        return f"{SCHEMES[self.scheme].label}, {self.n_layers} layer{'s' if self.n_layers > 1 else ''}"
+        return f"{SCHEMES[self.scheme].label}, {self.n_layers} layer{'s' if self.n_layers > 1 else ''}" + (f", seed {self.seed}" if self.seed else "")
 
 
 def estimate_seconds(config: ProbeConfig) -> float:

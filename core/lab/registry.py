@@ -52,7 +52,7 @@ PROBE = Experiment(
     doing=lambda cs: f"Training and probing the {max(cs, key=probe.estimate_seconds).label} model",
     steps=lambda c: 1 if c.shipped else c.steps,
     results=ProbeResults,
-    findings=lambda r: findings.probe(r.models),
+    findings=lambda r: findings.probe(r.runs("models")),
     figure=lambda r, what: figs.probe_figure([(m["scheme"], m["n_layers"], m["r2"]) for m in r.models], what=what),
     said=lambda c, o: f"{c.label}: R² per layer {', '.join(f'{v:.3f}' for v in o.values['r2'])}.",
 )  # fmt: skip
@@ -78,7 +78,7 @@ EXTEND = Experiment(
     doing=lambda cs: "Fine-tuning and evaluating this" if any(c.fine_tune for c in cs) else "Evaluating this",
     steps=lambda c: c.fine_tune + len(c.lengths),
     results=ExtendResults,
-    findings=lambda r: findings.extension(r.rows, SHOWN_FACTOR, False),
+    findings=lambda r: findings.extension(r.runs("rows"), SHOWN_FACTOR, False),
     figure=lambda r, what: figs.extend_figure(r.rows, SHOWN_FACTOR, False, what=what),
     said=lambda c, o: f"{c.label}: perplexity {_ppl(o.values['perplexity'])}.",
 )  # fmt: skip
@@ -101,7 +101,7 @@ SLIDING = Experiment(
     doing=lambda cs: "This sliding-window evaluation",
     steps=lambda c: 1,
     results=SlidingResults,
-    findings=lambda r: findings.sliding(r.rows),
+    findings=lambda r: findings.sliding(r.runs("rows")),
     figure=lambda r, what: figs.sliding_figure(r.rows, list(dict.fromkeys(row["scheme"] for row in r.rows)), what=what),
     said=lambda c, o: f"{c.label}: perplexity {o.values['perplexity']:.3f}." if o.values["perplexity"] is not None else f"{c.label}: {o.values['note']}",
 )  # fmt: skip
@@ -127,7 +127,7 @@ PAIRS = Experiment(
     doing=lambda cs: "Evaluating these ablations",
     steps=lambda c: len(c.lengths),
     results=PairsResults,
-    findings=lambda r: findings.pairs(r.variants, r.never_turn),
+    findings=lambda r: findings.pairs(r.layouts(), r.never_turn, r.frequencies),
     figure=lambda r, what: figs.pairs_figure(r.variants, what=what),
     said=lambda c, o: f"{c.label}: perplexity {_ppl(o.values['perplexity'])}.",
 )  # fmt: skip
@@ -139,9 +139,7 @@ PAIRS = Experiment(
 @dataclass(frozen=True)
 class PasskeyResults(Results):
     schemes: dict[str, dict]
-    tiny: dict
     ROWS = {"schemes": ("accuracy",)}
-    KEYS = {"tiny": ("config", "accuracy", "losses")}
 
 
 def _passkey_figure(r: PasskeyResults, what: str):
@@ -157,7 +155,7 @@ PASSKEY = Experiment(
     doing=lambda cs: "Training one scheme on the passkey task",
     steps=lambda c: c.steps,
     results=PasskeyResults,
-    findings=lambda r: findings.passkey(r.schemes),
+    findings=lambda r: findings.passkey(r.runs("schemes")),
     figure=_passkey_figure,
     said=lambda c, o: f"{c.label}: accuracy " + ", ".join(f"{v:.2f} at {d}" for d, v in o.values["accuracy"].items() if v is not None) + ".",
     unit="tokens",

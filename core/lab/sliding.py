@@ -26,18 +26,20 @@ WINDOWS = (64, 128, 256, 512)
 
 @dataclass(frozen=True)
 class SlidingConfig:
-    """The shipped model of `scheme`, every held-out character scored once with windows of
+    """The shipped model of `scheme` and training seed `seed`, every held-out character scored once with windows of
     `window` characters moving by `stride`."""
 
     scheme: str = "alibi"
     window: int = 64
     stride: int = STRIDE
+    seed: int = 0
 
     def __post_init__(self) -> None:
         if self.scheme not in lm.DEFAULT_SCHEMES:
             raise ValueError(f"There is no shipped model for {shown(self.scheme)}; choose one of {', '.join(lm.DEFAULT_SCHEMES)}.")
         (window,) = multiples((self.window,))
         stride = whole_number(self.stride, "The stride", 1, window)
+        whole_number(self.seed, "The seed", 0, 2**31 - 1)
         chars = lm.LMConfig().eval_chars
         if (chars - window) % stride:
             raise ValueError(
@@ -47,7 +49,7 @@ class SlidingConfig:
 
     @property
     def label(self) -> str:
-        return f"{SCHEMES[self.scheme].label}, window {self.window}, stride {self.stride}"
+        return f"{SCHEMES[self.scheme].label}, window {self.window}, stride {self.stride}" + (f", seed {self.seed}" if self.seed else "")
 
 
 def estimate_seconds(config: SlidingConfig) -> float:

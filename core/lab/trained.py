@@ -55,9 +55,9 @@ def build(config, state: dict[str, np.ndarray] | None = None, positions: Positio
     return model
 
 
-def shipped(scheme: str, positions: PositionHooks | None = None) -> tuple[lm.LMConfig, TinyTransformer]:
-    """The shipped Austen model of `scheme` (data/lab_models), with other positions if given."""
-    config, state = weights.read_state(scheme)
+def shipped(scheme: str, positions: PositionHooks | None = None, seed: int = 0) -> tuple[lm.LMConfig, TinyTransformer]:
+    """The shipped Austen model of `scheme` and training seed `seed` (core.lab.weights.directory), with other positions if given."""
+    config, state = weights.read_state(scheme, weights.directory(seed))
     return config, build(config, state, positions)
 
 
@@ -66,9 +66,10 @@ class RotaryHooks(PositionHooks):
     "half" layout, as one (hd x hd) matrix per position (rotating the unit vectors gives it, as
     core.lab.model.FixedPositions does): a frequency of 0 leaves its pair unturned."""
 
-    def __init__(self, inv_freq: np.ndarray, attention_factor: float = 1.0, layout: str = "half") -> None:
+    def __init__(self, inv_freq: np.ndarray, attention_factor: float = 1.0, layout: str = "half", zeroed: tuple[int, ...] = ()) -> None:
         super().__init__()
         self.inv_freq, self.factor, self.layout = np.asarray(inv_freq, dtype=np.float64), float(attention_factor), layout
+        self.zeroed = tuple(zeroed)
         self._cache: dict[int, torch.Tensor] = {}
 
     def matrices(self, length: int) -> torch.Tensor:
@@ -76,6 +77,8 @@ class RotaryHooks(PositionHooks):
             hd = 2 * self.inv_freq.size
             units = np.broadcast_to(np.eye(hd)[:, None, :], (hd, length, hd))  # unit vector e_i at every position
             turned = rope.apply_rope(units, np.arange(length), self.inv_freq, layout=self.layout, attention_factor=self.factor)
+            if self.zeroed:  # the pairs' query and key dimensions set to 0 after turning: their share of every score is gone
+                turned[..., pairs.pair_dimensions(self.zeroed, self.inv_freq.size, self.layout)] = 0.0
             self._cache[length] = torch.from_numpy(np.ascontiguousarray(turned.transpose(1, 0, 2), dtype=np.float32))  # (T, hd_in, hd_out)
         return self._cache[length]
 
@@ -83,9 +86,10 @@ class RotaryHooks(PositionHooks):
         return torch.einsum("bhti,tio->bhto", x, self.matrices(x.shape[-2]))
 
 
-def ablated(config: lm.LMConfig, removed: tuple[int, ...]) -> RotaryHooks:
-    """The trained RoPE with the pairs in `removed` given frequency 0 (they carry content, no position)."""
-    return RotaryHooks(pairs.ablated_frequencies(pairs.frequencies(config), removed), layout=config.setting.layout)
+def ablated(config: lm.LMConfig, removed: tuple[int, ...], zeroed: tuple[int, ...] = ()) -> RotaryHooks:
+    """The trained RoPE with the pairs in `removed` given frequency 0 (they carry content, no position) and the pairs in
+    `zeroed` with their query and key dimensions set to 0 (they carry neither)."""
+    return RotaryHooks(pairs.ablated_frequencies(pairs.frequencies(config), removed), layout=config.setting.layout, zeroed=zeroed)
 
 
 def scaled_rope(config: lm.LMConfig, scaling: rope.RopeScaling | None) -> PositionHooks:
@@ -282,7 +286,7 @@ def run_probe(config, on_step=None, should_stop: Stop = None):
     values: dict = {}
     losses = np.zeros(0)
     if config.shipped:
-        lm_config, state = weights.read_state(config.scheme)
+        lm_config, state = weights.read_state(config.scheme, weights.directory(config.seed))
     else:
         result = train_lm(lm_config, on_step=on_step, should_stop=should_stop)
         losses = result.losses
@@ -324,19 +328,20 @@ def _evaluate_each(config, model, lm_config, lengths, on_step, should_stop, done
 
 
 def run_pairs(config, on_step=None, should_stop: Stop = None):
-    """The shipped RoPE model with config.removed pairs at frequency 0 (core.lab.pairs): perplexity by length."""
+    """The shipped RoPE model of config.seed with config.removed pairs at frequency 0 and config.zeroed pairs' query and key
+    dimensions at 0 (core.lab.pairs): perplexity by length."""
     start, cpu = time.perf_counter(), time.thread_time()
-    lm_config, state = weights.read_state("rope")
-    model = build(lm_config, state, ablated(lm_config, config.removed))
+    lm_config, state = weights.read_state("rope", weights.directory(config.seed))
+    model = build(lm_config, state, ablated(lm_config, config.removed, config.zeroed))
     values, stopped = _evaluate_each(config, model, lm_config, config.lengths, on_step, should_stop)
     return _outcome(config, values, np.zeros(0), stopped, start, cpu, lm_config.eval_chars * len(values["perplexity"]))
 
 
 def run_extend(config, on_step=None, should_stop: Stop = None):
-    """The shipped RoPE model with config's RopeScaling (core.lab.extend), fine-tuned first when
-    asked: perplexity and attention entropy by length, the fine-tune's losses."""
+    """The shipped RoPE model of training seed config.seed with config's RopeScaling (core.lab.extend), fine-tuned first
+    when asked (its data seeded by config.seed too): perplexity and attention entropy by length, the fine-tune's losses."""
     start, cpu = time.perf_counter(), time.thread_time()
-    lm_config, state = weights.read_state("rope")
+    lm_config, state = weights.read_state("rope", weights.directory(config.seed))
     model = build(lm_config, state, scaled_rope(lm_config, config.rope_scaling))
     losses = np.zeros(0)
     if config.fine_tune:
@@ -352,9 +357,9 @@ def run_extend(config, on_step=None, should_stop: Stop = None):
 
 
 def run_sliding(config, on_step=None, should_stop: Stop = None):
-    """A shipped model's sliding-window perplexity (core.lab.sliding)."""
+    """A shipped model's sliding-window perplexity (core.lab.sliding), the model of training seed config.seed."""
     start, cpu = time.perf_counter(), time.thread_time()
-    lm_config, model = shipped(config.scheme)
+    lm_config, model = shipped(config.scheme, seed=config.seed)
     ppl, note = sliding_perplexity(model, lm_config, lm.load_corpus(lm_config.corpus).held, config.window, config.stride, should_stop)
     stopped = note == NOT_EVALUATED
     if on_step is not None and not stopped:

@@ -272,3 +272,91 @@ def passkey_text(config: passkey.PasskeyConfig, seed: int = 0, shown: int = 24) 
         names.append("M" if t == tokens.marker else "?" if t == tokens.query else f"K{t - tokens.fillers}" if t >= tokens.fillers else f"f{t}")
     answer = f"K{int(y[0, -1]) - tokens.fillers}"
     return f"input (last {shown} of {config.train_len}): {' '.join(names)}\nanswer at ?: {answer} (the key {int(d[0])} tokens back)"
+
+
+# --- tables over the training seeds ------------------------------------------------------------
+
+
+def spread_cell(values: Sequence[float | None], digits: int = 3) -> str:
+    """A table cell of one value over the seeds: its mean with the lowest and highest seed's (findings.Spread), or empty
+    when a seed has no value there."""
+    from core.lab.findings import spread
+
+    s = spread(values)
+    return "" if s is None else s.text(digits)
+
+
+def lm_seed_table(layouts: Sequence[dict], lengths: Sequence[int]) -> dict[str, list[str]]:
+    """The Austen comparison's perplexity per scheme and length over every seed's results ({"results": {scheme: ...}})."""
+    schemes = list(layouts[0]["results"])
+    table = {"scheme": [SCHEMES[s].label for s in schemes]}
+    for n in lengths:
+        table[f"ppl @ {n}"] = [spread_cell([lay["results"][s]["perplexity"].get(str(n)) for lay in layouts]) for s in schemes]
+    return table
+
+
+def probe_table(layouts: Sequence[dict]) -> dict[str, list[str]]:
+    """Per model (seed 0's order) and layer boundary: R² over the seeds, and in square brackets the mean absolute error in
+    positions (mean over the seeds)."""
+    models = layouts[0]["models"]
+    keyed = [{(m["scheme"], m["n_layers"]): m for m in lay["models"]} for lay in layouts]
+    depth = max(len(m["r2"]) for m in models)
+    table = {"model": [probe_label(m["scheme"], m["n_layers"]) for m in models]}
+    for i in range(depth):
+        cells = []
+        for m in models:
+            same = [k[(m["scheme"], m["n_layers"])] for k in keyed]
+            cells.append(f"{spread_cell([s['r2'][i] for s in same])} [{np.mean([s['mae'][i] for s in same]):.1f}]" if i < len(m["r2"]) else "")
+        table[f"layer {i}"] = cells
+    return table
+
+
+def extend_table(layouts: Sequence[dict], factor: int, fine_tune: bool) -> dict[str, list[str]]:
+    """A row per method at factor s (extend_rows' choice): perplexity and entropy by length over the seeds."""
+    rows = [extend_rows(lay["rows"], factor, fine_tune) for lay in layouts]
+    if not rows[0]:
+        return {}
+    table: dict[str, list[str]] = {"method": [r["method"] for r in rows[0]]}  # type: ignore[misc]
+    for key in rows[0][0]:
+        if key != "method":
+            table[key] = [spread_cell([seed[i][key] for seed in rows]) for i in range(len(rows[0]))]  # type: ignore[misc]
+    return table
+
+
+def sliding_table(layouts: Sequence[dict]) -> dict[str, list[str]]:
+    """Per scheme and window (seed 0's rows): non-overlapping and sliding perplexity over the seeds."""
+    keyed = [{(r["scheme"], r["window"]): r for r in lay["rows"]} for lay in layouts]
+    rows = layouts[0]["rows"]
+    return {
+        "scheme": [SCHEMES[r["scheme"]].label for r in rows],
+        "window": [str(r["window"]) for r in rows],
+        "non-overlapping": [spread_cell([k[(r["scheme"], r["window"])]["nonoverlapping"] for k in keyed]) for r in rows],
+        "sliding": [spread_cell([k[(r["scheme"], r["window"])]["sliding"] for k in keyed]) for r in rows],
+    }
+
+
+def pairs_table(layouts: Sequence[dict]) -> dict[str, list[str]]:
+    """Every frequency removal and content ablation (seed 0's order): perplexity at L and 4L over the seeds."""
+    runs = [[*lay["variants"], *lay.get("zeroed", [])] for lay in layouts]
+    keyed = [{(v["kind"], v["k"]): v for v in run} for run in runs]
+    first = runs[0]
+
+    def said(v: dict) -> str:
+        if v["kind"] == "zeroed":
+            return f"{v['k']} slowest: query and key dimensions zeroed"
+        return v["name"] + (" (frequency 0)" if v["kind"] != "none" else "")
+
+    return {
+        "changed": [said(v) for v in first],
+        "pairs": [", ".join(map(str, v.get("removed") or v.get("zeroed") or [])) or "none" for v in first],
+        **{f"ppl @ {n}": [spread_cell([k[(v["kind"], v["k"])]["perplexity"].get(str(n)) for k in keyed]) for v in first] for n in (L, 4 * L)},
+    }
+
+
+def passkey_table(layouts: Sequence[dict], schemes: Sequence[str]) -> dict[str, list[str]]:
+    """Per scheme and distance: passkey accuracy over the seeds."""
+    ds = sorted(int(d) for d in layouts[0]["schemes"][schemes[0]]["accuracy"])
+    return {
+        "scheme": [SCHEMES[s].label for s in schemes],
+        **{f"d = {d}": [spread_cell([lay["schemes"][s]["accuracy"].get(str(d)) for lay in layouts], 2) for s in schemes] for d in ds},
+    }

@@ -31,6 +31,12 @@ MODELS_DIR = lm.DATA / "lab_models"
 MANIFEST_NAME = "manifest.json"
 MAX_FILE_BYTES = 8 * 2**20  # a shipped model is ~440 kB; anything far bigger is not one of them
 REMEDY = "restore it from the repository, or run python -m bench.lab_lm to train and write the models again"
+SEEDS = (0, 1, 2)  # the training seeds shipped: the experiments on trained models are measured on each, so seed noise shows
+
+
+def directory(seed: int) -> Path:
+    """Where the models of training seed `seed` are: data/lab_models for seed 0, data/lab_models/seed<k> for the others."""
+    return MODELS_DIR if seed == 0 else MODELS_DIR / f"seed{seed}"
 
 
 def file_name(scheme: str) -> str:

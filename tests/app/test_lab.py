@@ -406,7 +406,7 @@ def test_a_bad_real_text_link_says_so_and_no_scheme_is_a_message():
 
 
 def test_the_trained_model_experiments_show_their_shipped_numbers_and_wire_a_live_run():
-    from core.lab import experiment
+    from core.lab import experiment, findings
 
     at = open_page("lab")  # the first experiment: the position probe, precomputed, nothing trained
     assert_clean(at)
@@ -416,7 +416,9 @@ def test_the_trained_model_experiments_show_their_shipped_numbers_and_wire_a_liv
     nope4 = next(m for m in ship.results["models"] if (m["scheme"], m["n_layers"]) == ("none", 4))
     np.testing.assert_allclose(lines["none (NoPE), 4 layers"], nope4["r2"], rtol=1e-12)
     captions = " ".join(c.value for c in at.caption)
-    assert "**Precomputed** by `python -m bench.lab_probe`" in captions and f"{nope4['r2'][-1]:.3f} (4 layers)" in captions
+    nope4_seeds = [next(m for m in lay["models"] if (m["scheme"], m["n_layers"]) == ("none", 4)) for lay in findings.layouts(ship.results)]
+    said = findings.spread([m["r2"][-1] for m in nope4_seeds]).text()  # the mean over the training seeds, their range in brackets
+    assert "**Precomputed** by `python -m bench.lab_probe`" in captions and f"{said} (4 layers)" in captions
     assert "Haviv, Ram, Press, Izsak & Levy (2022)" in " ".join(m.value for m in at.markdown)
     (maps,) = [g for g in grids(at)]
     assert [p["title"] for p in maps["panels"]][:5] == ["NoPE, head 1", "NoPE, head 2", "NoPE, head 3", "NoPE, head 4", "T5, head 1"]
@@ -488,7 +490,7 @@ def _views():
 def test_every_experiment_draws_its_shipped_numbers_with_titles_and_axes(params):
     import json as _json
 
-    from core.lab import experiment
+    from core.lab import experiment, findings
     from core.lab.registry import EXPERIMENTS
 
     at = open_page("lab", **params)
@@ -507,7 +509,11 @@ def test_every_experiment_draws_its_shipped_numbers_with_titles_and_axes(params)
         yarn = next(r for r in ship.results["rows"] if (r["method"], r["factor"], bool(r["fine_tune"])) == ("yarn", s, tuned))
         line = next(t for t in figure(at, "lab_ext_ppl")["data"] if t["name"] == "YaRN")
         np.testing.assert_allclose(decode(line["y"]).astype(float), [yarn["perplexity"][n] for n in ("64", "128", "256", "512")], rtol=1e-12)
-        assert f"YaRN {yarn['perplexity']['512']:.3f}" in captions
+        far = str(min(s, 8) * 64)  # ranked at s·L, over the training seeds
+        key = ("yarn", s, tuned)
+        same = [next(r for r in lay["rows"] if (r["method"], r["factor"], bool(r["fine_tune"])) == key) for lay in findings.layouts(ship.results)]
+        at_far = [r["perplexity"][far] for r in same]
+        assert f"YaRN {findings.spread(at_far).text()}" in captions
     if view == "pairs":  # the chosen pairs are crossed on the wavelength picture
         crossed = next(t for t in figure(at, "lab_pairs_wavelengths")["data"] if t["name"] == "removed (frequency 0)")
         assert list(decode(crossed["x"])) == [0, 7]

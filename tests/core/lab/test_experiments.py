@@ -88,6 +88,22 @@ def test_removing_no_pair_changes_nothing_and_removing_all_is_the_model_without_
         np.testing.assert_allclose(a, b, atol=1e-6)  # NoPE's attention, weight for weight
 
 
+def test_zeroing_every_pairs_query_and_key_dimensions_leaves_even_attention():
+    # with every pair's q and k dimensions at 0 every score is 0, so each query spreads evenly over its keys; one pair zeroed
+    # leaves the others' dimensions as they were turned
+    from core.lab import trained, weights
+
+    config, state = weights.read_state("rope")
+    windows = lm.eval_windows(lm.load_corpus().held, 16, 32)[:, :-1]  # (2, 16)
+    blank = trained.build(config, state, trained.ablated(config, (), zeroed=tuple(range(8))))
+    even = np.tril(np.ones((16, 16))) / np.arange(1, 17)[:, None]
+    for layer in trained.attention_weights(blank, windows):
+        np.testing.assert_allclose(layer, np.broadcast_to(even, layer.shape), atol=1e-6)
+    one, full = trained.ablated(config, (), zeroed=(7,)).matrices(16).numpy(), trained.ablated(config, ()).matrices(16).numpy()
+    assert np.all(one[..., [7, 15]] == 0) and np.array_equal(np.delete(one, [7, 15], axis=-1), np.delete(full, [7, 15], axis=-1))
+    assert pairs.PairsConfig(zeroed=(4, 5, 6, 7), seed=1).label == "RoPE with pairs 4, 5, 6, 7' query and key dimensions zeroed, seed 1"
+
+
 def test_the_pairs_that_never_turn_within_l_and_the_ablation_lists():
     inv = pairs.frequencies()
     assert inv.size == 8 and inv[0] == 1.0
@@ -200,26 +216,6 @@ def test_a_sliding_window_as_long_as_its_stride_is_the_non_overlapping_evaluatio
 # --- the findings' sentences, chosen by the numbers ----------------------------------------------------
 
 
-def test_the_schemes_called_flat_are_chosen_by_their_perplexities():
-    ppl = {"none": {64: 9.0, 512: 10.4}, "t5": {64: 4.76, 512: 5.01}, "alibi": {64: 5.41, 512: 5.32}, "learned": {64: 5.3, 512: None}}
-    assert findings.flat(ppl) == ["t5", "alibi"]  # NoPE rises by 16 %, the learned table has no code at 512
-    results = {s: {"accuracy": {"32": 1.0, "128": 0.5 if s == "alibi" else 1.0}} for s in ppl}
-    said = findings.flat_but_retrieving(results, ppl)
-    assert "within 10% of their perplexity at 64 (T5 relative buckets, ALiBi)" in said and "none (NoPE)" not in said
-    assert "ALiBi names 50% of the keys or more" in said and "T5 relative buckets names every key" in said
-    assert findings.flat_but_retrieving(results, {"none": ppl["none"]}) == ""
-
-
-def test_what_nope_shows_on_the_passkey_is_said_only_when_it_answers_everywhere():
-    everywhere = {"none": {"accuracy": {"4": 1.0, "510": 0.995}}, "sinusoidal": {"accuracy": {"4": 1.0, "510": 0.24}}}
-    said = findings.without_positions(everywhere)
-    assert said.startswith("NoPE, which has no positions, names 0.99 of the keys or more at every distance") and "comes from its positions" in said
-    assert findings.without_positions({"none": {"accuracy": {"4": 1.0}}}).startswith("NoPE, which has no positions, names every key at every")
-    partly = {"none": {"accuracy": {"4": 1.0, "510": 0.6, "600": None}}}
-    assert findings.without_positions(partly) == "NoPE, which has no positions, names 0.60 of the keys at worst."
-    assert findings.without_positions({"rope": everywhere["sinusoidal"]}) == ""
-
-
 def test_coinciding_passkey_lines_are_named_and_the_attention_maps_compared_with_even_attention():
     from core.lab import trained_figures as figs
 
@@ -282,9 +278,11 @@ def test_the_runner_reproduces_the_shipped_ablation_extension_probe_and_sliding_
 
 
 def test_the_runner_retrains_the_shipped_tiny_passkey_run_to_its_numbers():
-    # bench.lab_passkey ships a tiny run beside the full ones: trained and asked again through the page's runner, the same seed gives
-    # the same losses and answers (the bench's --check retrains a full one)
-    tiny = experiment.load("passkey").results["tiny"]
+    # bench.lab_passkey --tiny writes a tiny run in a file of its own: trained and asked again through the page's runner, the same
+    # seed gives the same losses and answers (the bench's --check retrains a full one)
+    import json
+
+    tiny = json.loads((lm.DATA / "lab_passkey_tiny.json").read_text())
     config = passkey.PasskeyConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in tiny["config"].items()})
     live = through_runner(config)
     assert live.values["accuracy"] == tiny["accuracy"]
@@ -339,11 +337,20 @@ def test_the_schema_check_names_the_file_and_the_command_and_keeps_what_it_does_
     record = registry.PAIRS
     real = json.loads(experiment.results_path("pairs").read_text())
     path = tmp_path / "lab_pairs_results.json"
-    real["results"]["seeds"] = [0, 1, 2]  # a newer bench writes more than the page reads: kept
+    read = {"frequencies", "wavelengths", "never_turn", "variants"}
+    real["results"]["newer"] = [0, 1, 2]  # a newer bench writes more than the page reads: kept
     real["results"]["variants"][0]["spread"] = {"64": 0.01}
     path.write_text(json.dumps(real))
     data = record.load(path).data
-    assert data.extra == {"seeds": [0, 1, 2]} and data.variants[0]["spread"] == {"64": 0.01}
+    assert set(data.extra) == set(real["results"]) - read and data.extra["newer"] == [0, 1, 2] and data.variants[0]["spread"] == {"64": 0.01}
+    assert [lay["variants"] for lay in data.layouts()] == [real["results"]["by_seed"][s]["variants"] for s in ("0", "1", "2")]
+    del real["results"]["by_seed"]["2"]["variants"][1]["perplexity"]  # every seed's results are checked as the top level's
+    path.write_text(json.dumps(real))
+    with pytest.raises(ValueError, match=r"\(lab_pairs_results.json: seed 2's results: variants\[1\] lacks 'perplexity'\): run python -m bench.lab_pairs"):
+        record.load(path)
+    del real["results"]["by_seed"]
+    path.write_text(json.dumps(real))
+    assert record.load(path).data.runs("never_turn") == [real["results"]["never_turn"]]  # a file of one seed: its top level
     del real["results"]["variants"][3]["perplexity"]
     path.write_text(json.dumps(real))
     with pytest.raises(ValueError, match=r"\(lab_pairs_results.json: variants\[3\] lacks 'perplexity'\): run python -m bench.lab_pairs to make them again"):

@@ -1,0 +1,123 @@
+"""The findings' sentences over several training seeds (core.lab.findings): a value is called higher or lower than
+another only where the seeds' ranges separate, a change within one model only where every seed's ratio is on one side
+of 1; hand-made results with separated and overlapping ranges."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.lab import findings
+from core.lab.findings import Spread
+
+
+def test_a_spread_is_the_mean_with_the_lowest_and_highest_seed():
+    s = Spread((4.67, 4.80, 4.71))
+    assert s.mean == pytest.approx(4.7266666) and (s.lo, s.hi) == (4.67, 4.80)
+    assert s.text() == "4.727 (4.670–4.800)" and Spread((0.5,)).text(2) == "0.50" and Spread((1.0, 0.999)).text(2) == "1.00 (every seed)"
+    assert Spread((-0.005, -0.003)).text() == "-0.004 (-0.005 to -0.003)"
+    assert findings.spread([1.0, None, 2.0]) is None  # a seed with no value: no spread
+    with pytest.raises(ValueError):
+        Spread(())
+
+
+def test_higher_and_lower_only_where_the_ranges_separate():
+    rope, t5 = Spread((4.67, 4.80, 4.71)), Spread((4.69, 4.86, 4.76))  # the issue's seeds: which is lower flips
+    assert findings.compare(rope, t5) == findings.compare(t5, rope) == "within the spread"
+    sinusoidal = Spread((5.56, 5.91, 5.70))
+    assert findings.compare(sinusoidal, rope) == "higher" and findings.compare(rope, sinusoidal) == "lower"
+    touching = Spread((4.80, 4.90))
+    assert findings.compare(touching, rope) == "within the spread"  # sharing an end is overlapping
+
+
+def test_an_ordering_marks_each_entry_against_the_one_before():
+    said = findings.ordered({"C": Spread((6.0, 6.2)), "A": Spread((4.7, 4.8)), "B": Spread((4.75, 4.9))})
+    assert said == "A 4.750 (4.700–4.800), B 4.825 (4.750–4.900) (within the spread of A), C 6.100 (6.000–6.200) (higher beyond the spread)"
+
+
+def test_a_change_within_one_model_is_read_per_seed():
+    falls = findings.ratio([5.41, 5.40, 5.38], [5.32, 5.31, 5.30])
+    assert findings.direction(falls) == "falls"
+    mixed = findings.ratio([4.0, 4.0, 4.0], [3.9, 4.1, 4.0])
+    assert findings.direction(mixed) == "stays within the spread" and mixed.text(3) == "1.000 (0.975–1.025)"
+    assert findings.direction(findings.ratio([1.0], [2.0])) == "rises"
+    assert findings.ratio([1.0, None], [1.0, 2.0]) is None
+
+
+def _extend_runs(linear_far: list[float]) -> list[list[dict]]:
+    """Three seeds of extension rows at s = 2: the model as trained, linear and NTK-aware untuned."""
+    out = []
+    for seed, lin in enumerate(linear_far):
+        trained = {"method": "none", "factor": 1, "fine_tune": 0, "perplexity": {"64": 4.7, "128": 5.8}, "entropy": {"64": 1.0, "128": 1.2}}
+        linear = {"method": "linear", "factor": 2, "fine_tune": 0, "perplexity": {"64": 9.0 + seed, "128": lin}, "entropy": {"64": 1.0, "128": 1.1}}
+        ntk = {"method": "ntk", "factor": 2, "fine_tune": 0, "perplexity": {"64": 4.8, "128": 4.72 + 0.01 * seed}, "entropy": {"64": 1.0, "128": 1.1}}
+        out.append([trained, linear, ntk])
+    return out
+
+
+def test_the_extension_ranks_at_l_and_at_s_l_and_calls_linear_worst_only_beyond_the_spread():
+    apart = findings.extension(_extend_runs([6.0, 6.3, 6.1]), 2, False)
+    assert "perplexity at 64 (L) from lowest to highest: NTK-aware base change 4.800 (every seed), linear (position interpolation) 10.000" in apart
+    assert "perplexity at 128 (s·L) from lowest to highest: NTK-aware base change 4.730 (4.720–4.740), linear (position interpolation)" in apart
+    assert "(higher beyond the spread)" in apart and "Linear interpolation is the worst of them untuned at 128, beyond the spread" in apart
+    overlapping = findings.extension(_extend_runs([4.72, 4.78, 4.76]), 2, False)
+    assert "within the spread of NTK-aware base change" in overlapping and "Linear interpolation is the worst" not in overlapping
+
+
+def test_the_probe_says_nope_rises_with_depth_only_when_each_depth_is_above_the_last_beyond_the_spread():
+    def seed(r2_1, r2_2, r2_4, rope_top=0.05):
+        return [
+            {"scheme": "none", "n_layers": 1, "r2": [0.0, r2_1]},
+            {"scheme": "none", "n_layers": 2, "r2": [0.0, 0.1, r2_2]},
+            {"scheme": "none", "n_layers": 4, "r2": [0.0, 0.1, 0.2, 0.3, r2_4]},
+            {"scheme": "rope", "n_layers": 2, "r2": [0.0, rope_top, 0.01]},
+        ]
+
+    rising = findings.probe([seed(0.3, 0.6, 0.9), seed(0.35, 0.65, 0.92)])
+    assert "rises with depth beyond the spread" in rising and "a linear probe reads almost no absolute position" in rising
+    assert "0.325 (0.300–0.350) (1 layer)" in rising
+    level = findings.probe([seed(0.3, 0.6, 0.9), seed(0.7, 0.65, 0.92, rope_top=0.2)])
+    assert "rises with depth" not in level and "reads some absolute position" in level
+
+
+def test_passkey_sentences_take_the_worst_seed_and_nope_is_said_to_need_no_position_only_when_it_answers_everywhere():
+    seed = {"none": {"accuracy": {"4": 1.0, "510": 1.0}}, "alibi": {"accuracy": {"4": 1.0, "510": 0.89}}}
+    other = {"none": {"accuracy": {"4": 1.0, "510": 1.0}}, "alibi": {"accuracy": {"4": 1.0, "510": 1.0}}}
+    said = findings.passkey([seed, other, other])
+    assert "ALiBi: 1.00 (every seed) at worst within L, 0.96 (0.89–1.00) at worst beyond it, 0.96 (0.89–1.00) at 510" in said
+    nope = findings.without_positions([seed, other, other])
+    assert nope.startswith("NoPE, which has no positions, names every key at every distance in 3 seeds") and "needs no position at all" in nope
+    partly = {"none": {"accuracy": {"4": 1.0, "510": 0.6, "600": None}}}
+    assert findings.without_positions([seed, partly]) == "NoPE, which has no positions, names 0.60 of the keys at worst in 2 seeds."
+    assert findings.without_positions([{"rope": seed["alibi"]}]) == ""
+
+
+def test_the_pair_findings_freeze_and_zero_per_seed_with_the_angle_turned():
+    inv = [10000 ** (-i / 8) for i in range(8)]
+
+    def seed(base, slow7, zero4):
+        variants = [{"kind": "none", "k": 0, "perplexity": {"64": base, "256": 20.0}}, {"kind": "fastest", "k": 1, "perplexity": {"64": 2 * base, "256": 30.0}}]
+        variants += [{"kind": "slowest", "k": k, "perplexity": {"64": base * (slow7 if k == 1 else 1.5), "256": 19.0}} for k in range(1, 8)]
+        return {"variants": variants, "zeroed": [{"kind": "zeroed", "k": 4, "perplexity": {"64": base * zero4, "256": 25.0}}]}
+
+    said = findings.pairs([seed(4.7, 1.005, 1.18), seed(4.8, 0.998, 1.2)], never=(3, 4, 5, 6, 7), inv_freq=inv)
+    assert "Removing the fastest pair alone (its frequency set to 0: it stops turning) multiplies perplexity at 64 by 2.00 (every seed)" in said
+    assert "The 1 slowest pair can be removed with perplexity at 64 within 1 % of the full model's in every seed" in said
+    assert f"(within 64 positions the fastest of them turns {63 * inv[7]:.2f} rad" in said
+    assert "the 4 slowest raise it (× 1.190 (1.180–1.200) per seed; the fastest of them turns" in said
+    wide = findings.pairs([seed(4.7, 1.02, 1.18), seed(4.8, 0.998, 0.99)], never=(3, 4, 5, 6, 7), inv_freq=inv)
+    assert "Even the slowest pair cannot be removed" in wide and "the 4 slowest leave it within the spread" in wide
+
+
+def test_the_yarn_ramp_named_is_the_registrys():
+    said = findings.yarn_ramp(64, 16, 10000.0)
+    # i(32) = 16 ln(64 / 64π) / (2 ln 10⁴) < 0 → 0; i(1) = 16 ln(64 / 2π) / (2 ln 10⁴) = 2.02 → 3: pair 0 kept, 1-2 ramped, 3-7 divided
+    assert "keeps pair 0 as trained, moves pairs 1 to 2 part of the way to θ/s and divides pairs 3 to 7 by s" in said
+    assert "on the 10.2 turns pair 0 makes within L (kept only above 32), would move pair 0 70% of the way" in said  # (10.19 − 1) / 31 = 0.30 kept
+
+
+def test_runs_read_every_seed_or_the_one_there_is():
+    one = {"rows": [1]}
+    assert findings.runs(one, "rows") == [[1]] and findings.layouts(one) == [one]
+    many = {"rows": [0], "by_seed": {"10": {"rows": [10]}, "2": {"rows": [2]}, "0": {"rows": [0]}}}
+    assert findings.runs(many, "rows") == [[0], [2], [10]]
+    assert "mean over 3 training seeds" in findings.seeds_note(3) and "one training seed" in findings.seeds_note(1)
