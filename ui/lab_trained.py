@@ -54,11 +54,11 @@ def _load(name: str) -> experiment.Shipped | None:
         return None
 
 
-def model_problem(*schemes: str) -> str | None:
-    """Why a shipped model cannot be used (missing, damaged, changed), in a sentence; None when all are fine."""
+def model_problem(*schemes: str, seed: int = 0) -> str | None:
+    """Why a shipped model of training seed `seed` cannot be used (missing, damaged, changed), in a sentence; None when all are fine."""
     for scheme in schemes:
         try:
-            weights.read_state(scheme)
+            weights.read_state(scheme, weights.directory(seed))
         except ValueError as err:
             return str(err)
     return None
@@ -183,7 +183,7 @@ def probe_view() -> None:
     scheme, layers, seed, steps = PROBE_SCHEME.draw(c1), PROBE_LAYERS.draw(c2), PROBE_SEED.draw(c3), PROBE_STEPS.draw(c4)
     configs, problem = _one(lambda: probe.ProbeConfig(scheme, int(layers), int(seed), int(steps)))
     if configs and configs[0].shipped:
-        problem = problem or model_problem(scheme)
+        problem = problem or model_problem(scheme, seed=configs[0].seed)
     st.caption(
         f"A model that comes with the app ({TRAINED.n_layers} layers, seed {' or '.join(map(str, weights.SEEDS))}, {TRAINED.steps} steps) "
         "is only probed; any other settings "

@@ -52,3 +52,17 @@ def test_a_live_run_from_the_record_is_said_in_its_words():
     assert any(m.value.startswith(said) for m in at.markdown), [m.value for m in at.markdown]
     ship = {tuple(v["removed"]): v for v in record.load().data.variants}
     assert f"{ship[()]['perplexity']['64']:.3f} at 64" in said  # the live number is the shipped one
+
+
+def test_a_shipped_models_problem_is_read_from_the_folder_of_its_own_seed(tmp_path, monkeypatch):
+    # the probe lets a learner pick seed 1 or 2 of a shipped model: the models of that seed are the ones checked
+    import shutil
+
+    from core.lab import weights
+    from ui.lab_trained import model_problem
+
+    for name in (weights.MANIFEST_NAME, weights.file_name("rope")):
+        shutil.copy(weights.MODELS_DIR / name, tmp_path / name)  # seed 0's RoPE model alone; no seed1/ folder
+    monkeypatch.setattr(weights, "MODELS_DIR", tmp_path)
+    assert model_problem("rope") is None and model_problem("rope", seed=0) is None
+    assert model_problem("rope", seed=1).startswith("The list of shipped models")  # seed 1's folder is not there: a sentence
