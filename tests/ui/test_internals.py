@@ -250,6 +250,8 @@ def test_outside_a_script_run_everything_falls_back():
     assert session.widget_values_sent_by_browser() == {}
     url.forget_initial_query_param("n")  # no exception
     url.drop_query_param("n")
+    url.browser_copy_behind("a=0", "a=1")  # no exception, and nothing to follow
+    assert url.followed() is False and url.sent_query_string() is None
     assert session.connection_check()() is True
 
 
@@ -448,6 +450,11 @@ def test_each_wrapper_leaves_streamlit_as_it_is_when_a_structure_is_missing(monk
 
     monkeypatch.delattr(main, "deserialize_trigger_list")
     assert hardening.one_event_each() is False
+    from streamlit.runtime.state.query_params import QueryParams
+
+    monkeypatch.delattr(QueryParams, "set_initial_query_params")
+    monkeypatch.setattr(QueryParams, "populate_from_query_string", QueryParams.populate_from_query_string.__wrapped__)
+    assert url.browser_copy_followed() is False and not hasattr(QueryParams, "set_initial_query_params")
 
 
 # --- a component message runs a callback once per event name ----------------------------
