@@ -6,6 +6,11 @@ sent to the browser) and hands the final query string to the script at its end, 
 entry of the load. So do the runs after it until one arrives with that query string in the browser's URL,
 which says the script has run (a link clicked before it loaded is followed by a run that would otherwise
 push its URL unpatched). Later runs write as usual, and the script turns their pushes into replacements.
+
+A held run sends Streamlit's frontend nothing, so the copy of the URL it keeps (and sends with every rerun, in place
+of the address bar's, once the page was loaded with a query string or switched) still says what it said when the run
+began. The run says so (`ui.internals.url.browser_copy_behind`), and the runs after it on the page start from the URL
+it handed over; such a run cannot tell whether the script has run, and holds too, until a URL is sent.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from urllib.parse import parse_qs
 
 import streamlit as st
 
-from ui.internals.url import hold_url_writes
+from ui.internals.url import browser_copy_behind, followed, hold_url_writes, sent_query_string
 
 JS = Path(__file__).parent / "assets" / "history.js"
 SHOWN_KEY = "_url_in_history"  # set once the browser's URL shows what a run handed to the script: it has run
@@ -34,7 +39,7 @@ def hold_first_writes() -> bool:
     if SHOWN_KEY in st.session_state:
         return False
     handed = st.session_state.get(HANDED_KEY)
-    if handed is not None and parse_qs(handed) == {key: st.query_params.get_all(key) for key in st.query_params}:
+    if handed is not None and not followed() and parse_qs(handed) == {key: st.query_params.get_all(key) for key in st.query_params}:
         st.session_state[SHOWN_KEY] = True  # the browser's URL is what the script was handed: it is in place
         return False
     hold_url_writes(True)
@@ -50,5 +55,8 @@ def one_entry_per_page(path: str, query: str | None) -> None:
     """Mount the script (every full run, at its end), with the held run's query string for the page at `path`."""
     if query is not None:
         st.session_state[HANDED_KEY] = query
+        copy = sent_query_string()
+        if copy is not None:
+            browser_copy_behind(copy, query)  # nothing was sent: the browser's copy is still the one this run brought
     with st.sidebar:
         _renderer()(data={"path": path, "query": query}, key="pee_history")

@@ -101,3 +101,29 @@ def test_quick_back_during_a_page_switch_never_leaves_a_blank_page(context, app_
             assert "/context" in page.url, (trial, page.url)
         page.close()
     print(f"the frontend gave up in {hits} of 5 trials; every one came back")
+
+
+def test_a_page_opened_from_a_link_keeps_max_len_in_the_url_when_a_live_setting_moves_next(context, app_url):
+    """Opened from a link with a query string, Streamlit's frontend sends its own copy of the URL with every rerun; the
+    runs that hold their writes (ui/history.py) leave that copy at the link. On /sinusoidal max_len reruns the page and
+    base only its live parts: max_len moved, then base, the URL said the link's max_len while the sidebar showed 1."""
+    page = context.new_page()
+    page.goto(f"{app_url}/sinusoidal?max_len=256")
+    wait_ready(page)
+    page.wait_for_function("document.location.search.includes('base=10000')", timeout=30_000)
+    loaded = entries(page)
+    length = page.locator(".st-key-max_len_slider input[type='range']")
+    length.focus()
+    length.press("Home")  # max_len 256 -> 1, a run of the whole page
+    page.wait_for_function("new URLSearchParams(location.search).get('max_len') === '1'", timeout=30_000)
+    wait_ready(page)
+    base = page.locator(".st-key-base_slider input[type='range']")
+    base.focus()
+    base.press("ArrowRight")  # base 10,000 -> 20,000, a run of the live parts alone
+    page.wait_for_function("new URLSearchParams(location.search).get('base') === '20000'", timeout=30_000)
+    wait_ready(page)
+    url = dict(re.findall(r"(d_model|max_len|base)=([^&]*)", page.url))
+    shown = {name: page.locator(f".st-key-{name} input").input_value().replace(",", "") for name in ("d_model", "max_len", "base")}
+    assert url == shown == {"d_model": "128", "max_len": "1", "base": "20000"}
+    assert length.get_attribute("aria-valuetext") == "1"
+    assert entries(page) == loaded  # and still one entry for the page

@@ -105,7 +105,7 @@ def test_written_for_the_installed_streamlit():
 
 
 def test_one_switch_runs_stock_streamlit_and_leaves_the_hardening_on():
-    always = {"widget states", "uploads", "component events", "url writes"}
+    always = {"widget states", "uploads", "component events", "url writes", "url copy"}
     assert set(internals.install({})) == always | set(speed.PATCHES) and all(internals.install({}).values())
     assert set(internals.install({"PEE_STOCK_STREAMLIT": "1"})) == always
     assert set(internals.install({"PEE_STOCK_STREAMLIT": " theme, nonsense"})) == always | set(speed.PATCHES) - {"theme"}
@@ -250,6 +250,8 @@ def test_outside_a_script_run_everything_falls_back():
     assert session.widget_values_sent_by_browser() == {}
     url.forget_initial_query_param("n")  # no exception
     url.drop_query_param("n")
+    url.browser_copy_behind("a=0", "a=1")  # no exception, and nothing to follow
+    assert url.followed() is False and url.sent_query_string() is None
     assert session.connection_check()() is True
 
 
@@ -448,6 +450,11 @@ def test_each_wrapper_leaves_streamlit_as_it_is_when_a_structure_is_missing(monk
 
     monkeypatch.delattr(main, "deserialize_trigger_list")
     assert hardening.one_event_each() is False
+    from streamlit.runtime.state.query_params import QueryParams
+
+    monkeypatch.delattr(QueryParams, "set_initial_query_params")
+    monkeypatch.setattr(QueryParams, "populate_from_query_string", QueryParams.populate_from_query_string.__wrapped__)
+    assert url.browser_copy_followed() is False and not hasattr(QueryParams, "set_initial_query_params")
 
 
 # --- a component message runs a callback once per event name ----------------------------
@@ -539,3 +546,45 @@ def test_held_writes_of_the_url_are_kept_and_not_sent():
     assert at.session_state["while held"] == (0, "b=2")  # nothing sent; the run's query string follows every write
     assert at.session_state["released"] == "b=2" and at.session_state["after"] == 1  # sent as before once let go
     assert at.query_params == {"b": "2", "c": "3"}
+
+
+def _behind_script() -> None:
+    import streamlit as st
+
+    from ui.internals import url
+
+    st.session_state["started"] = (dict(st.query_params), url.followed())  # the URL this run starts from, and from where
+    if "held" not in st.session_state:  # the session's first run holds its writes, as ui/history.py has it do
+        st.session_state["held"] = True
+        url.hold_url_writes(True)
+        st.query_params.update(a="1", b="2")
+        url.browser_copy_behind(url.sent_query_string(), url.hold_url_writes(False))
+    elif st.session_state.get("write"):
+        st.query_params["b"] = "3"  # one write, as a fragment's run makes
+
+
+def _sends(at: AppTest, params: dict[str, str]) -> AppTest:
+    """The query string the browser sends with its next rerun (AppTest would send the one its last run ended with)."""
+    at.query_params.clear()
+    at.query_params.update(params)
+    return at
+
+
+def test_a_run_after_a_held_one_starts_from_the_url_handed_over_not_the_browsers_copy():
+    from streamlit.runtime.state.query_params import QueryParams
+
+    from tests.links import history_run
+
+    assert INSTALLED["url copy"] and QueryParams.populate_from_query_string._pee_followed, UPGRADE
+    link = {"a": "0"}  # the link as opened: the copy Streamlit's frontend keeps, and sends with every rerun until it is sent a URL
+    at = _sends(AppTest.from_function(_behind_script), link).run()  # the held run: nothing sent, the copy stays the link
+    assert not at.exception, [e.value for e in at.exception]
+    _sends(at, link).run()
+    assert at.session_state["started"] == ({"a": "1", "b": "2"}, True)  # the URL the held run handed over
+    at = history_run(_sends(at, {}), link)  # Back to an entry whose URL is that copy: the entry's URL, as it is
+    assert at.session_state["started"] == (link, False)
+    at.session_state["write"] = True
+    _sends(at, link).run()  # one write: the URL sent is the one on screen with that write, not the copy with it
+    assert at.session_state["started"] == ({"a": "1", "b": "2"}, True) and at.query_params == {"a": "1", "b": "3"}
+    _sends(at, link).run()  # a URL was sent, so the browser's copy is current: what it sends is taken as it comes
+    assert at.session_state["started"] == (link, False)

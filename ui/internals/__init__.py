@@ -31,6 +31,7 @@ def install(environ: Mapping[str, str] = os.environ) -> dict[str, bool]:
         "uploads": hardening.bound_uploads(),
         "component events": hardening.one_event_each(),
         "url writes": url.url_writes_holdable(),
+        "url copy": url.browser_copy_followed(),
     }
     installed.update({name: patch() for name, patch in speed.PATCHES.items() if name not in left_out(environ)})
     return installed

@@ -14,6 +14,11 @@ moves one). What is relied on, none of it documented API:
 - `QueryParams._send_query_param_msg(self)`: what every write of st.query_params calls to send the new
   query string (`_query_params`, urlencoded) to the browser and keep it as `ScriptRunContext.query_string`;
   `url_writes_holdable` wraps it (below), and the app sets an attribute of its own on the context.
+- `QueryParams.populate_from_query_string(self, query_string, valid_script_hashes=None)` and
+  `QueryParams.set_initial_query_params(self, query_string)`: what `ScriptRunContext.reset` calls on every run
+  on the same page (fragment runs too), after setting `ctx.query_string` and `ctx.is_history_navigation`,
+  with the query string the browser sent; a page switch calls the first with `valid_script_hashes`.
+  `browser_copy_followed` wraps both (below), and keeps an attribute of its own on the session's QueryParams.
 """
 
 from __future__ import annotations
@@ -89,9 +94,87 @@ def url_writes_holdable() -> bool:
                 ctx.query_string = parse.urlencode(self._query_params, doseq=True)  # noqa: SLF001
                 return
             original(self)
+            if getattr(self, BEHIND_ATTR, None) is not None:
+                setattr(self, BEHIND_ATTR, None)  # the browser's copy is the URL just sent: nothing to follow
 
         send._pee_held, send.__wrapped__ = True, original
         QueryParams._send_query_param_msg = send
+        return True
+    except Exception:
+        return False
+
+
+# Streamlit's frontend keeps a copy of the URL of its own, set from the address bar when the page loads with a query
+# string, on a page switch, and from every URL the server sends; it sends that copy with every rerun in place of the
+# address bar's. A run that holds its writes sends nothing, so after it the copy is what it was when the run began,
+# while ui/assets/history.js has written the run's URL into the address bar: the next run would start from the older
+# URL, and a fragment's one write would send it back with every other value as it was (a max_len moved in a held run,
+# then a live base moved: the link said the old max_len).
+BEHIND_ATTR = "_pee_browser_copy"  # on the session's QueryParams: (the copy the browser holds, the URL it stands for)
+SENT_ATTR = "_pee_url_sent"  # on the ScriptRunContext: the query string the browser sent for this run
+FOLLOWED_ATTR = "_pee_url_followed"  # on the ScriptRunContext: whether this run starts from the URL, not the copy
+
+
+def _query_params():
+    return session._script_context().session_state._state.query_params  # noqa: SLF001
+
+
+def browser_copy_behind(copy: str, url: str) -> None:
+    """Say that the browser's copy of the URL is `copy` while the URL on screen is `url` (a held run handed `url`
+    over and sent nothing): later runs on the same page that bring `copy` start from `url`. Any failure is a no-op."""
+    try:
+        setattr(_query_params(), BEHIND_ATTR, (copy, url))
+    except Exception:
+        pass
+
+
+def sent_query_string() -> str | None:
+    """The query string the browser sent for this run (its copy of the URL), None if unknown."""
+    return getattr(session._script_context(), SENT_ATTR, None)
+
+
+def followed() -> bool:
+    """Whether this run started from the URL on screen in place of the browser's copy (`browser_copy_behind`)."""
+    return bool(getattr(session._script_context(), FOLLOWED_ATTR, False))
+
+
+def browser_copy_followed() -> bool:
+    """Wrap what starts every run's st.query_params (and the values widgets bound to the URL are seeded from) from the
+    query string the browser sent, so that on the same page, not on Back or Forward, a copy known to be behind
+    (`browser_copy_behind`) is read as the URL it stands for. A URL the server sends brings the copy up to date
+    (`url_writes_holdable`'s wrapper forgets it then). True when in place."""
+    try:
+        from streamlit.runtime.state.query_params import QueryParams
+
+        populate, initial = QueryParams.populate_from_query_string, QueryParams.set_initial_query_params
+        if getattr(populate, "_pee_followed", False):
+            return True
+
+        def on_screen(qp, query_string: str, same_page: bool) -> str:
+            ctx = session._script_context()
+            behind = getattr(qp, BEHIND_ATTR, None)
+            if ctx is None:
+                return query_string
+            if not same_page or behind is None or query_string != behind[0] or ctx.is_history_navigation:
+                return query_string
+            setattr(ctx, FOLLOWED_ATTR, True)
+            ctx.query_string = behind[1]
+            return behind[1]
+
+        def populate_from_query_string(self, query_string, valid_script_hashes=None):
+            ctx = session._script_context()
+            if ctx is not None:
+                setattr(ctx, SENT_ATTR, query_string)
+                setattr(ctx, FOLLOWED_ATTR, False)
+            return populate(self, on_screen(self, query_string, valid_script_hashes is None), valid_script_hashes)
+
+        def set_initial_query_params(self, query_string):
+            return initial(self, on_screen(self, query_string, True))
+
+        for wrapper, original in ((populate_from_query_string, populate), (set_initial_query_params, initial)):
+            wrapper._pee_followed, wrapper.__wrapped__ = True, original
+        QueryParams.populate_from_query_string = populate_from_query_string
+        QueryParams.set_initial_query_params = set_initial_query_params
         return True
     except Exception:
         return False
