@@ -135,7 +135,8 @@ def test_the_same_configuration_again_comes_from_the_cache():
     again = at.session_state["lab_run"]
     assert again.done and again.progress[0].state == "cached" and again.results[0] is first  # no thread, no wait
     assert_clean(at)
-    assert len(figures(at)) == 6 and any("notes" in plain_table(t).columns for t in at.table)  # the results drawn by the click's own run (and the task map and two precomputed figures)
+    # the results drawn by the click's own run (and the task map and two precomputed figures)
+    assert len(figures(at)) == 6 and any("notes" in plain_table(t).columns for t in at.table)
 
 
 def test_stop_ends_a_long_run_and_shows_where_it_stopped():
