@@ -70,3 +70,5 @@ GEMMA3 = Paper("Gemma Team", 2025, "Gemma 3 Technical Report", "2503.19786")
 QWEN2VL = Paper(
     "Wang et al.", 2024, "Qwen2-VL: Enhancing Vision-Language Model's Perception of the World at Any Resolution", "2409.12191", short_title="Qwen2-VL"
 )
+SMOLLM2 = Paper("Allal et al.", 2025, "SmolLM2: When Smol Goes Big", "2502.02737")
+SINKS = Paper("Xiao et al.", 2024, "Efficient Streaming Language Models with Attention Sinks", "2309.17453", "ICLR")
