@@ -76,14 +76,7 @@ def _matrices() -> None:
         key="sim_matrices",
         zoom=Zoom(rows=(WINDOW, L), cols=(WINDOW, L)),  # positions against positions: one window for both
     )
-    st.caption(
-        similarity.toeplitz_text(cos, d)
-        + (f" For even d the dot product PE(p)·PE(q) is this cosine times d/2 = {d / 2:g}: the same picture. " if d % 2 == 0 else " ")
-        + "Right: keep only the sines and the diagonals change colour along their length: sin pω·sin qω = ½[cos (p−q)ω − cos (p+q)ω] depends on "
-        "where the positions are, not only on their distance"
-        + (" (position 0 is the zero vector: its row and column are blank)." if start == 0 else ".")
-        + " The cosine of each pair is what makes a shift by k the same for every position."
-    )
+    st.caption(similarity.matrices_text(cos, sines, d))
     glossary.terms_expander(("Toeplitz",), key="terms_similarity")
 
 
