@@ -63,7 +63,8 @@ def _matrices() -> None:
     draw_heatmap(  # painted by the browser: a step repaints two canvases, no Plotly chart is rebuilt
         heatmap(
             [("sines and cosines (the sinusoid)", cos, grid, grid), ("sines only, the same frequencies", sines, grid, grid)],
-            title=f"Cosine similarity between positions {start:,} to {stop - 1:,}: the sinusoid beside a code that keeps only the sines",
+            title=f"Cosine similarity between {f'positions {start:,} to {stop - 1:,}' if stop - 1 > start else f'position {start:,} and itself'}: "
+            "the sinusoid beside a code that keeps only the sines",
             x_title="position q",
             y_title="position p",
             columns=2,
@@ -76,8 +77,10 @@ def _matrices() -> None:
         key="sim_matrices",
         zoom=Zoom(rows=(WINDOW, L), cols=(WINDOW, L)),  # positions against positions: one window for both
     )
-    st.caption(similarity.matrices_text(cos, sines, d))
-    glossary.terms_expander(("Toeplitz",), key="terms_similarity")
+    said = similarity.matrices_text(cos, sines, d)
+    st.caption(said)
+    if glossary.used_in(said):  # one cell names no Toeplitz matrix
+        glossary.terms_expander(glossary.used_in(said), key="terms_similarity")
 
 
 def _distance() -> None:

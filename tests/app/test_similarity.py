@@ -90,3 +90,4 @@ def test_similarity_matrices_at_one_position_describe_one_cell():
     assert_clean(at)
     text = " ".join(c.value for c in at.caption)
     assert "each matrix is a single cell" in text and "bands parallel" not in text and "Toeplitz" not in text
+    assert "What these terms mean" not in [e.label for e in at.expander]  # one cell names no term to define
