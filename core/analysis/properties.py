@@ -103,9 +103,8 @@ CHECKLIST = (
     ("unique", "distinct positions get distinct codes"),
     ("bounded", "codes stay in one range as the context grows"),
     ("smooth", "neighbouring positions get similar codes"),
-    ("relative", "the positions' own part of the attention score (one code against the other, the rotated query against the rotated key, "
-     "or the bias) depends on their offset only; for an added code, the words and the learned projections can still make the whole score "
-     "depend on where the pair sits"),
+    ("relative", "the positions' own term of the score (code against code, rotated query against rotated key, or the bias) depends on "
+     "their offset only; the words and the learned projections are left out"),
     ("code past max_len", "positions max_len to 2·max_len − 1 get a code that does not change with the length (how well a trained model "
      "reads it, the lab measures)"),
     ("cheap", "nothing to learn"),
