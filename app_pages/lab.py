@@ -9,14 +9,13 @@ run on demand (ui.lab_lm.lm_live), and five experiments on the trained models (u
 shipped results and rerun on demand. Nothing trains until a Train button is pressed.
 """
 
-import pandas as pd
 import streamlit as st
 
 from core.lab import figures as figs
 from core.lab.config import EVAL_BATCH, SURVEY, SURVEY_LENGTHS, TASKS
 from core.lab.entry import warm_model
 from ui.controls import check_url_value
-from ui.display import plot, text_block
+from ui.display import plot, static_table, text_block
 from ui.heatmap import draw_heatmap
 from ui.lab_controls import lab_controls
 from ui.lab_lm import lm_live, lm_opening
@@ -79,37 +78,20 @@ def results(run) -> None:
     if not done:
         st.info("The run was stopped before any scheme finished.", icon=":material/info:")
         return
-    first = done[0][0]
     st.header("Train short, test long")
     if run.configs != chosen.configs:
         st.caption("The settings above have changed since this run; press Train to run them. The results below are the last run's.")
     plot(figs.accuracy_by_length(done), key="lab_accuracy")
-    missing = figs.missing_codes(done)
-    st.caption(
-        f"Each point is the share of scored tokens predicted right on {EVAL_BATCH} fresh sequences of that length. "
-        + (f"Missing points: the scheme has no code there ({next(iter(missing.values()))})." if missing else "")
-    )
+    st.caption(f"Each point is the share of scored tokens predicted right on {EVAL_BATCH} fresh sequences of that length. " + figs.missing_text(done))
     plot(figs.accuracy_by_position(done), key="lab_by_position")
     st.caption("Positions left of the dashed line were seen in training; everything to the right is new. A line that stops has no code past that point.")
 
     st.header("Training")
     plot(figs.loss_curves(done), key="lab_loss")
-    st.dataframe(
-        pd.DataFrame(figs.results_rows(done)),
-        hide_index=True,
-        width="stretch",
-        key="lab_table",
-        column_config={
-            "scheme": st.column_config.TextColumn(pinned=True),
-            "seconds": st.column_config.NumberColumn(format="%.1f"),
-            "tokens/s": st.column_config.NumberColumn(format="%.0f"),
-            "notes": st.column_config.TextColumn(width="large"),
-            **{f"acc @ {n}": st.column_config.NumberColumn(format="%.3f") for n in first.eval_lens},
-        },
-    )
+    static_table(figs.results_rows(done))  # every cell whole: the notes say why a length has no accuracy
     st.caption(
-        "Accuracy per evaluation length (None: no code at that length). Seconds and tokens/s are for the training steps; "
-        "a cached run reports the run that made it."
+        "Accuracy per evaluation length: the share of scored tokens right; no code: the sequence reaches past the scheme's last code; "
+        "not evaluated: the run was stopped first. Seconds and tokens/s are for the training steps; a cached run reports the run that made it."
     )
 
     tables = [(c, r) for c, r in done if r.table is not None]

@@ -63,7 +63,8 @@ def _matrices() -> None:
     draw_heatmap(  # painted by the browser: a step repaints two canvases, no Plotly chart is rebuilt
         heatmap(
             [("sines and cosines (the sinusoid)", cos, grid, grid), ("sines only, the same frequencies", sines, grid, grid)],
-            title=f"Cosine similarity between positions {start:,} to {stop - 1:,}: the sinusoid beside a code that keeps only the sines",
+            title=f"Cosine similarity between {f'positions {start:,} to {stop - 1:,}' if stop - 1 > start else f'position {start:,} and itself'}: "
+            "the sinusoid beside a code that keeps only the sines",
             x_title="position q",
             y_title="position p",
             columns=2,
@@ -76,15 +77,10 @@ def _matrices() -> None:
         key="sim_matrices",
         zoom=Zoom(rows=(WINDOW, L), cols=(WINDOW, L)),  # positions against positions: one window for both
     )
-    st.caption(
-        similarity.toeplitz_text(cos, d)
-        + (f" For even d the dot product PE(p)·PE(q) is this cosine times d/2 = {d / 2:g}: the same picture. " if d % 2 == 0 else " ")
-        + "Right: keep only the sines and the diagonals change colour along their length: sin pω·sin qω = ½[cos (p−q)ω − cos (p+q)ω] depends on "
-        "where the positions are, not only on their distance"
-        + (" (position 0 is the zero vector: its row and column are blank)." if start == 0 else ".")
-        + " The cosine of each pair is what makes a shift by k the same for every position."
-    )
-    glossary.terms_expander(("Toeplitz",), key="terms_similarity")
+    said = similarity.matrices_text(cos, sines, d)
+    st.caption(said)
+    if glossary.used_in(said):  # one cell names no Toeplitz matrix
+        glossary.terms_expander(glossary.used_in(said), key="terms_similarity")
 
 
 def _distance() -> None:

@@ -105,13 +105,15 @@ def as_text(text: str) -> str:
     return _PUNCTUATION.sub(r"\\\1", text)
 
 
-def text_block(text: str) -> None:
+def text_block(text: str, wrap: bool = False) -> None:
     """Preformatted text (lines whose columns line up) in a monospaced box, as st.code shows it,
     without st.code's syntax highlighter, whose JavaScript would be most of a page's first load
-    (docs/deploy.md). The text is escaped, so it shows exactly as written."""
+    (docs/deploy.md). The text is escaped, so it shows exactly as written. `wrap`: prose whose
+    columns mean nothing (a prompt) wraps at the box's edge instead of running past it on a phone."""
+    lines = "white-space: pre-wrap; overflow-wrap: anywhere" if wrap else "white-space: pre"
     st.html(
         "<pre style=\"font-family: 'Source Code Pro', monospace; font-size: 14px; line-height: 1.5; background: rgba(128, 131, 140, 0.1); "
-        f"border-radius: 0.5rem; padding: 0.75rem 1rem; margin: 0; overflow-x: auto; white-space: pre\">{html.escape(text)}</pre>"
+        f"border-radius: 0.5rem; padding: 0.75rem 1rem; margin: 0; overflow-x: auto; {lines}\">{html.escape(text)}</pre>"
     )
 
 

@@ -35,9 +35,14 @@ TERMS: dict[str, tuple[str, str]] = {
     ),
     "departure": (
         r"departure",
-        "How far the score S(s, s + o) of a query and a key o positions apart is from depending on the offset o alone: for each offset, how "
-        "much S varies with the start s (standard deviation), averaged over offsets, divided by how much S varies over all starts and "
-        "offsets. 0: the score depends only on the offset (relative); about 1: where the pair sits matters as much as how far apart it is.",
+        "How far the positions' own score S(s, s + o) of a query and a key o positions apart is from depending on the offset o alone: for "
+        "each offset, how much S varies with the start s (standard deviation), averaged over offsets, divided by how much S varies over all "
+        "starts and offsets. 0: S depends only on the offset (relative); about 1: where the pair sits matters as much as how far apart it is. "
+        "S is what the scheme alone puts in the score: for an added code the dot product of the two positions' codes, with no word and no "
+        "learned projection; for a rotation a fixed query and key, each turned to its position (relative whatever the two vectors are); for a "
+        "bias the bias, averaged over the heads. So a small departure for an added code is not RoPE's kind of relative: in a model the score "
+        "also has the projections and the word × position cross terms (the attention page's Words against positions tab), and those in "
+        "general depend on where the pair sits.",
     ),
     "perplexity": (
         r"[Pp]erplexit",

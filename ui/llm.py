@@ -120,7 +120,8 @@ def text_view() -> None:
     maps = [(label, got[mode].weights[layer - 1, head - 1]) for mode, label in experiments.MODES.items()]
     draw_heatmap(lf.attention_figure(trained.tokens, maps, layer, head), key="llm_attention")
     shuffled = got["shuffled"]
-    also = lf.shuffled_sentence(shuffled.weights[layer - 1, head - 1], shuffled.positions) if shuffled.positions else ""
+    mixed = shuffled.weights[layer - 1, head - 1]
+    also = f"{lf.shuffled_sentence(mixed, shuffled.positions)} {lf.shuffled_cells(mixed, shuffled.positions)}".strip() if shuffled.positions else ""
     st.caption(
         " ".join(
             part
@@ -214,7 +215,7 @@ def passkey_view() -> None:
     if box.open:
         with box:
             p = config["prompt"]
-            text_block(f"{p['intro']}{p['filler']}{p['filler']} …{p['needle'].format(key='12345')}{p['filler']} …{p['question']}")
+            text_block(f"{p['intro']}{p['filler']}{p['filler']} …{p['needle'].format(key='12345')}{p['filler']} …{p['question']}", wrap=True)
             st.caption(
                 "12345 stands for the key, a random five-digit number fixed per trial. The filler repeats until the prompt has the length "
                 "asked for, and the key sits at the chosen depth among its repeats."

@@ -52,7 +52,11 @@ ALIBI_CODE = "ofirpress/attention_with_linear_biases@4b92f28 (master)"
 GPT2_CODE = "openai/gpt-2@9b63575 (master)"
 BERT_CODE = "google-research/bert@eedf571 (master)"
 T2T_CODE = "tensorflow/tensor2tensor@bafdc1b (master)"
-PRESET_SOURCES = "each model's ‘Sources of … settings’ under its tab on /context (core/schemes/rope_presets.py, every field with its status)"
+PRESET_SOURCES = (
+    "the app's preset table, each value checked against the model's config and marked with how far it was verified: each model's "
+    "‘Sources of … settings’ under its tab on /context"
+)
+TESTED = "the app's tests compare"  # the test suite checks the claim against the library's own code, at the version named
 COMPUTED = "computed on the page from the arrays drawn (the caption says how)"
 _LLAMA31 = PRESETS["llama-3.1-8b"]
 _LLAMA31_SCALING = (
@@ -104,8 +108,7 @@ SOURCES: dict[str, tuple[Source, ...]] = {
         Source(
             "Hugging Face permutes the query and key weights when converting Llama",
             "huggingface/transformers@6ae9169c77cc src/transformers/models/llama/convert_llama_weights_to_hf.py, permute (‘permute for sliced "
-            "rotary’): the stored copy read here; whether that commit is on the default branch could not be checked (the repository is too "
-            "large to fetch here)",
+            "rotary’), read in a stored copy of that file; whether that commit is on the repository's main branch was not checked",
         ),
         Source("Linear scaling (position interpolation)", f"{PI}, abstract"),
         Source(
@@ -115,7 +118,7 @@ SOURCES: dict[str, tuple[Source, ...]] = {
         Source(
             "Every scaling kind's frequencies and attention factor",
             f"{TF} transformers/modeling_rope_utils.py ({', '.join(k.reference for k in SCALING_KINDS.values() if k.controls and k.reference)}); "
-            "tests/core/schemes/test_rope.py compares them",
+            f"{TESTED} the app's with them",
         ),
         Source(_LLAMA31_SCALING, PRESET_SOURCES),
     ),
@@ -123,7 +126,7 @@ SOURCES: dict[str, tuple[Source, ...]] = {
         Source("Every model's head width, base, scaling and contexts", PRESET_SOURCES),
         Source(
             "The frequencies and attention factors of each model",
-            f"{TF} modeling_rope_utils.py; tests/core/schemes/test_rope_presets.py compares every preset",
+            f"{TF} modeling_rope_utils.py; {TESTED} every preset's with it",
         ),
         Source("Gemma 3: pre-trained on 32K sequences, RoPE rescaled by 8 to reach 128K", f"{GEMMA3}, §5.3"),
         Source("The decay of an all-ones query and key", f"{ROFORMER}, §3.3 and §3.4.3"),
@@ -148,7 +151,7 @@ SOURCES: dict[str, tuple[Source, ...]] = {
         Source("The sinusoid; a learned table", f"{VASWANI}, §3.5; {BERT}, §3"),
         Source("RoPE", f"{ROFORMER}, §3.2"),
         Source("ALiBi, T5, Shaw, KERPLE", f"{ALIBI}, §3; {T5}, §2.1; {SHAW}, §3; {KERPLE}"),
-        Source("Every property in the table", "measured from each scheme's own arrays at the sidebar's settings (core/analysis/properties.py)"),
+        Source("Every property in the table", "measured from each scheme's own arrays at the sidebar's settings (the table's caption says how)"),
     ),
     "attention": (
         Source("Scaled dot-product attention, softmax(QKᵀ/√d)V", f"{VASWANI}, §3.2.1, equation (1)"),
@@ -171,13 +174,16 @@ SOURCES: dict[str, tuple[Source, ...]] = {
         Source("Sliding-window evaluation stays flat for ALiBi and T5's bias, explodes for the sinusoid", f"{ALIBI}, Appendix B.2, Figure 11, Table 14"),
         Source("The passkey retrieval task", f"{PASSKEY}, as {YARN.split(',')[0]} describe it in §4.3.2"),
         Source("T5's usual max_distance 128", f"{T5}, §2.1"),
-        Source("Jane Austen's novels", "data/README.md (the janeaustenr corpus, its licence)"),
-        Source("The precomputed results and the table under ‘Why this task’", "measured by python -m bench.lab_lm and python -m bench.lab --tasks"),
+        Source("Jane Austen's novels", "the janeaustenr corpus, shipped with the app beside its licence"),
+        Source(
+            "The precomputed results and the table under ‘Why this task’",
+            "measured ahead of time by the app's own training code, the code the Train buttons run, at the settings each result names",
+        ),
     ),
     "model": (
         Source(
             "all-MiniLM-L6-v2: a 6-layer BERT of width 384, 512 positions",
-            "data/README.md (the model's config, the package it was copied from, its licence)",
+            "the model's config.json, in the package its position table was copied from; the table ships with the app beside its licence",
         ),
         Source("BERT learns one vector per position and puts [CLS] first", f"{BERT}, §3"),
         Source("Every similarity, PCA path, spectrum and fit", COMPUTED),
@@ -193,8 +199,8 @@ SOURCES: dict[str, tuple[Source, ...]] = {
         Source("An attention sink: heads that put much of their weight on the first token", f"{SINKS}, §3"),
         Source(
             "Every attention weight, distance, share, size, perplexity and next-token probability",
-            "the app's own forward pass of the model file: live on the page, or shipped from python -m bench.llm (its command and CPU time "
-            "under each view); tests/core/llm compares the forward pass with transformers' LlamaForCausalLM",
+            "the app's own forward pass of the model file: live on the page, or run ahead of time and shipped with the app (each view says "
+            f"which, and the CPU time it took); {TESTED} that forward pass with transformers' LlamaForCausalLM",
         ),
         Source("Linear scaling (position interpolation)", f"{PI}, abstract"),
         Source("NTK-aware base change; YaRN's ramp and its attention factor (its temperature)", f"{YARN}, §3.1, §3.2, §3.4"),
@@ -209,7 +215,7 @@ SOURCES: dict[str, tuple[Source, ...]] = {
     "code": (
         Source("Each scheme's formula", "the docstring of each generated module names its paper; the /compare page's Sources list them"),
         Source("Dropout on the sum of embeddings and positions, 0.1", f"{VASWANI}, §5.4"),
-        Source("The code is the app's arithmetic", "tests/core/files/test_codegen.py runs it for every scheme against the app's arrays"),
+        Source("The code is the app's arithmetic", "the app's tests run it for every scheme and compare its output with the app's arrays"),
         Source(f"The factor's help: {_LLAMA31_SCALING}, max_position_embeddings {_LLAMA31.extended_context:,}", PRESET_SOURCES),
     ),
     "practice": (
@@ -229,11 +235,11 @@ SOURCES: dict[str, tuple[Source, ...]] = {
         Source(
             f"Llama 3.1 8B: llama3 scaling, factor {_LLAMA31.scaling.factor:g}, original {_LLAMA31.scaling.original_max_len:,}, "
             f"max_position_embeddings {_LLAMA31.extended_context:,}, rope_theta {_LLAMA31.base:,.0f}",
-            "the /context page's Sources of Llama 3.1 8B (core/schemes/rope_presets.py)",
+            "the app's preset table: the /context page's Sources of Llama 3.1 8B",
         ),
         Source(
             "The lab's numbers for the token-k-back task",
-            "the table under ‘Why this task’ on /lab (core/lab/config.py SURVEY), measured by python -m bench.lab --tasks",
+            "the table under ‘Why this task’ on /lab, measured ahead of time by the lab's own training code",
         ),
         Source(
             "The misconceptions answered from the seventh on",

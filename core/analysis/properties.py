@@ -103,7 +103,8 @@ CHECKLIST = (
     ("unique", "distinct positions get distinct codes"),
     ("bounded", "codes stay in one range as the context grows"),
     ("smooth", "neighbouring positions get similar codes"),
-    ("relative", "the score of two positions depends on their offset only"),
+    ("relative", "the positions' own term of the score (code against code, rotated query against rotated key, or the bias) depends on "
+     "their offset only; the words and the learned projections are left out"),
     ("code past max_len", "positions max_len to 2·max_len − 1 get a code that does not change with the length (how well a trained model "
      "reads it, the lab measures)"),
     ("cheap", "nothing to learn"),

@@ -250,6 +250,29 @@ def toeplitz_text(cosine: np.ndarray, d_model: int) -> str:
     )
 
 
+def matrices_text(cosine: np.ndarray, sines: np.ndarray, d_model: int) -> str:
+    """The caption of the two matrices drawn, the sinusoid's cosine (n, n) and the sines-only one (n, n), saying only what
+    these arrays show: one cell when one position is drawn; the sines-only diagonals changing colour only where they do."""
+    n = cosine.shape[0]
+    blank = bool(np.isnan(sines).all(axis=1).any())  # a position whose sines are all 0 (position 0): no cosine to draw
+    if n == 1:
+        right = "blank (its sines are all 0, a zero vector, which has no cosine)" if blank else f"{float(sines[0, 0]):.4g}"
+        return (
+            f"One position is drawn, so each matrix is a single cell: the position against itself, cosine {float(cosine[0, 0]):.4g} on the "
+            f"left and {right} on the right. Diagonals, and how they change, need two positions or more."
+        )
+    text = toeplitz_text(cosine, d_model)
+    text += f" For even d the dot product PE(p)·PE(q) is this cosine times d/2 = {d_model / 2:g}: the same picture. " if d_model % 2 == 0 else " "
+    formula = "sin pω·sin qω = ½[cos (p−q)ω − cos (p+q)ω] depends on where the positions are, not only on their distance"
+    spread = diagonal_spread(sines)
+    if spread > TOEPLITZ_TOL:
+        text += f"Right: keep only the sines and the diagonals change colour along their length (by up to {spread:.2g}): {formula}"
+    else:
+        text += f"Right: keep only the sines: {formula}, though no diagonal of the few cells drawn here shows it"
+    text += " (position 0 is the zero vector: its row and column are blank)." if blank else "."
+    return text + " The cosine of each pair is what makes a shift by k the same for every position."
+
+
 def profile_text(cosine: np.ndarray, reference: int) -> str:
     """What the cosine of every position to the reference does with the distance, from the profile drawn.
     cosine: (L,), cosine of position p to the reference."""

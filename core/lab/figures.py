@@ -80,10 +80,29 @@ def answer_map(config: LabConfig) -> go.Figure:
 # --- results ---------------------------------------------------------------------------
 
 
+def no_code_from(config: LabConfig) -> int | None:
+    """The first position the scheme has no code for (a table's rows: the training length or the table size set),
+    when the longest evaluation reaches it; else None. The legend and the caption both say this one number."""
+    first = SCHEMES[config.scheme].max_position(config.setting)
+    return first if first is not None and first < max(config.eval_lens) else None
+
+
 def named(config: LabConfig, result: LabResult) -> str:
-    """The scheme's label, saying from which length on it has no code."""
-    missing = [n for n in config.eval_lens if result.accuracy[n] is None]
-    return label(config.scheme) + (f" (no code at {missing[0]}+)" if missing else "")
+    """The scheme's label, saying from which position on it has no code."""
+    first = no_code_from(config)
+    return label(config.scheme) + (f" (no code from position {first})" if first is not None else "")
+
+
+def missing_text(done: Done) -> str:
+    """Where each scheme's codes end, from the number the legend names (no_code_from): '' when every scheme has a
+    code at every length evaluated."""
+    said = []
+    for c, _ in done:
+        first = no_code_from(c)
+        if first is not None:
+            why = ("the training length" if c.table_len is None else "the table size set") if first == c.rows else f"at width {c.d_model}"
+            said.append(f"the {label(c.scheme)} has codes for positions 0 to {first - 1} only ({first} rows, {why})")
+    return f"Missing points: {'; '.join(said)}; a longer sequence has no code for its later positions, so it is not scored." if said else ""
 
 
 def stopped_note(done: Done) -> str:
@@ -150,16 +169,31 @@ def loss_curves(done: Done) -> go.Figure:
     )
 
 
-def results_rows(done: Done) -> list[dict[str, object]]:
-    """One row per scheme: how it is applied, steps, seconds, tokens/s, accuracy per length
-    (None: no code), and the notes."""
+def accuracy_cell(config: LabConfig, result: LabResult, length: int) -> str:
+    """An accuracy of the results table in words: to 3 decimals, 'no code' where the sequence reaches past the
+    scheme's last code, or 'not evaluated' (the run was stopped first)."""
+    acc = result.accuracy[length]
+    if acc is not None:
+        return f"{acc:.3f}"
+    first = no_code_from(config)
+    return "no code" if first is not None and length > first else "not evaluated"
+
+
+def results_rows(done: Done) -> dict[str, list[str]]:
+    """The results table as columns of text: per scheme how it is applied, steps, seconds, tokens/s, the accuracy per
+    evaluation length (accuracy_cell) and the notes, every cell whole."""
     rows = []
     for c, r in done:
-        row = {"scheme": label(c.scheme), "applied": SCHEMES[c.scheme].applied, "steps": r.steps_done, "seconds": r.seconds, "tokens/s": r.tokens_per_s}
-        row.update({f"acc @ {n}": r.accuracy[n] for n in c.eval_lens})
-        row["notes"] = "; ".join(f"{n}: {note}" for n, note in r.notes.items())
+        row = {"scheme": label(c.scheme), "applied": SCHEMES[c.scheme].applied, "steps": f"{r.steps_done:,}", "seconds": f"{r.seconds:.1f}",
+               "tokens/s": f"{r.tokens_per_s:,.0f}"}  # fmt: skip
+        row.update({f"acc @ {n}": accuracy_cell(c, r, n) for n in c.eval_lens})
+        lengths: dict[str, list[int]] = {}  # one note once, with every length it is about
+        for n, note in r.notes.items():
+            lengths.setdefault(note, []).append(n)
+        row["notes"] = "; ".join(f"at {', '.join(map(str, ns))}: {note}" for note, ns in lengths.items()) or "none"
         rows.append(row)
-    return rows
+    columns = list(dict.fromkeys(k for row in rows for k in row))  # schemes of one run share their lengths
+    return {k: [row.get(k, "") for row in rows] for k in columns}
 
 
 def _cosine(a: np.ndarray) -> np.ndarray:

@@ -104,6 +104,37 @@ def shuffled_sentence(weights: np.ndarray, positions: Sequence[int]) -> str:
     )
 
 
+def shuffled_cells(weights: np.ndarray, positions: Sequence[int]) -> str:
+    """Where the bright cells of the shuffled map are, row by row from its numbers: in how many rows whose token given
+    the position just before comes earlier in the text the brightest cell is that token, and in how many of the other
+    rows (that token later in the text, hidden by the causal mask, or none: the token was given position 0) it is the
+    token itself, on the diagonal. '' for a map of fewer than two tokens."""
+    w = causal(np.asarray(weights, dtype=np.float64))
+    n = w.shape[0]
+    if n < 2:
+        return ""
+    at = {int(p): t for t, p in enumerate(positions)}
+    brightest = [int(np.nanargmax(w[i, : i + 1])) for i in range(n)]
+    before = [at.get(int(p) - 1) for p in positions]
+    seen = [i for i in range(n) if before[i] is not None and before[i] < i]
+    hidden = [i for i in range(n) if i not in seen]
+    hits = sum(brightest[i] == before[i] for i in seen)
+    itself = sum(brightest[i] == i for i in hidden)
+    out = []
+    if seen:
+        out.append(
+            f"In {hits} of the {len(seen)} rows whose token given the position just before comes earlier in the text, the brightest cell is "
+            f"that token{', off the diagonal' if hits else ''}."
+        )
+    if hidden:
+        rows = "row has" if len(hidden) == 1 else "rows have"
+        out.append(
+            f"The other {len(hidden)} {rows} no such token to attend to (it comes later in the text, hidden by the causal mask, or the token was "
+            f"given position 0): in {itself} of them the brightest cell is on the diagonal, the token itself."
+        )
+    return " ".join(out)
+
+
 def head_sentence(maps: Sequence[tuple[str, np.ndarray]], layer: int, head: int) -> str:
     """What one head's maps show, from their numbers: the share of attention it puts on the token
     just before, under each way of giving positions (`maps` as attention_figure takes them)."""
@@ -282,6 +313,20 @@ def window_ends(n_windows: int, window: int, length: int) -> np.ndarray:
     return np.minimum(np.arange(1, n_windows + 1) * window, length - 1)
 
 
+def enclosing_log_ticks(lo: float, hi: float) -> list[float]:
+    """Ticks for a log axis that show every value of [lo, hi] (0 < lo <= hi) between two labels: the 1-2-3-5 ticks of
+    charts.log_ticks from the last one at or below lo to the first one at or above hi (coarser ones, as log_ticks
+    chooses, when those are too many), so a curve that reaches 90 ends under a labelled 100 rather than past a last 50."""
+    first, last = int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi))) + 1
+    for mantissas in ((1, 2, 3, 5), (1, 2, 5), (1, 3), (1,)):
+        every = [float(f"{m * 10.0**k:.12g}") for k in range(first, last + 1) for m in mantissas]
+        below, above = max(t for t in every if t <= lo), min(t for t in every if t >= hi)
+        ticks = [t for t in every if below <= t <= above]
+        if len(ticks) <= charts.TICKS + 2:
+            break
+    return ticks
+
+
 def perplexity_figure(entries: dict[str, dict], window: int, length: int, context: int) -> go.Figure:
     """Perplexity per window of `window` predicted tokens along `length` tokens, one line per shipped
     scaling (name -> entry as the bench writes it): one colour per kind (core.viz.palette), a dash per
@@ -291,7 +336,10 @@ def perplexity_figure(entries: dict[str, dict], window: int, length: int, contex
         (scaling_name(entries[name]), window_ends(len(entries[name]["by_window"]), window, length), np.asarray(entries[name]["by_window"], dtype=np.float64))
         for name in names
     ]
-    return charts.lines(
+    values = np.concatenate([y for _, _, y in series])
+    values = values[np.isfinite(values) & (values > 0)]
+    ticks = enclosing_log_ticks(float(values.min()), float(values.max())) if values.size else []
+    fig = charts.lines(
         series,
         title=f"Perplexity along {length:,} tokens of a novel, per RoPE scaling, each point the mean over {window} tokens",
         x_title="position (the last token of each window)",
@@ -301,7 +349,11 @@ def perplexity_figure(entries: dict[str, dict], window: int, length: int, contex
         colours=[palette.KIND_COLOURS[scaling_key(entries[n])] for n in names],
         dashes=[FACTOR_DASHES.get(float(entries[n]["factor"]), "dashdot") for n in names],
         x_marks=[(context, f"trained context, {context:,}")] if length > context else [],
+        y_range=(np.log10(ticks[0]) - 0.02, np.log10(ticks[-1]) + 0.02) if len(ticks) >= 2 else None,
     )
+    if len(ticks) >= 2:  # the axis runs from a labelled tick below the lowest value to one above the highest
+        fig.update_yaxes(tickmode="array", tickvals=ticks, ticktext=[charts.log_label(t) for t in ticks])
+    return fig
 
 
 def perplexity_sentences(entries: dict[str, dict], length: int, context: int) -> list[str]:

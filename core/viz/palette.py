@@ -99,6 +99,12 @@ def scheme_dash(scheme: str) -> str:
     return "solid" if SCHEME_COLOURS[scheme] in OKABE_ITO else "dash"
 
 
+def head_colour(head: int) -> str:
+    """The colour of attention head `head` (0-based) in every figure that draws heads as lines, so head 5 is one
+    colour in every chart of a tab however many of the heads each chart picks."""
+    return LINES[head % len(LINES)]
+
+
 def region_colour(label: str) -> str:
     """The colour of a RoPE scaling region ('kept', 'blended', 'interpolated', 'not rotated')."""
     return REGION_COLOURS[label]

@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.schemes import alibi, kerple, relative
-from core.viz import charts
+from core.viz import charts, palette
 from core.viz.grid import Sample, strided, window
 from core.viz.heatmap import heatmap
 
@@ -50,9 +50,10 @@ def alibi_heads(n_heads: int, max_len: int, causal: bool, shared_range: bool = T
 
 
 def bias_by_distance(name: str, bias: np.ndarray, distances: np.ndarray, *, title: str, note: str = "") -> go.Figure:
-    """The bias (H, n) of every head against the distance to the key (linear axes), one line per head."""
+    """The bias (H, n) of every head against the distance to the key (linear axes), one line per head in its own colour."""
     return charts.lines(
         [(f"head {h + 1}", distances, bias[h]) for h in range(bias.shape[0])],
+        colours=[palette.head_colour(h) for h in range(bias.shape[0])],
         title=title,
         x_title="distance to the key, query − key (positions)",
         y_title=f"{name} bias added to the score",
@@ -73,11 +74,13 @@ def alibi_lines(n_heads: int, max_len: int) -> go.Figure:
 
 def alibi_weights(slopes: np.ndarray, max_len: int, span: np.ndarray, heads: np.ndarray) -> go.Figure:
     """Attention of the last query over max_len keys with equal content (only the bias counts),
-    for the chosen heads, on a linear weight axis against a log distance axis."""
+    for the chosen heads (each in its own colour, as in the bias chart beside it), on a linear weight axis against a log
+    distance axis."""
     distances = np.unique(np.geomspace(1, max(max_len, 1), WEIGHT_POINTS).round().astype(np.int64) - 1)
     weights = alibi.alibi_attention_weights(slopes, max_len, distances=distances)
     return charts.lines(
         [(f"head {h + 1} (span {span[h]:,})", distances + 1, weights[h]) for h in heads],
+        colours=[palette.head_colour(int(h)) for h in heads],
         title=f"Attention of the last query over {max_len:,} keys when all content scores are equal: only the bias counts",
         x_title="distance to the key + 1 (positions, log scale)",
         y_title="attention weight",

@@ -104,21 +104,27 @@ def test_a_tiny_configuration_runs_to_the_end_and_draws_its_results():
     figs, titles = figs[2:], titles[2:]  # after the precomputed curves and the task's picture
     assert titles[0].startswith("Accuracy against evaluation length: trained on 8 tokens")
     accuracy = {t["name"]: (decode(t["x"]), decode(t["y"]).astype(float)) for t in figs[0]["data"]}
-    assert set(accuracy) == {"none (NoPE)", "rotary (RoPE)", "learned absolute table (no code at 16+)"}
+    assert set(accuracy) == {"none (NoPE)", "rotary (RoPE)", "learned absolute table (no code from position 8)"}
     np.testing.assert_array_equal(accuracy["rotary (RoPE)"][0], [8, 16, 24, 32])
     np.testing.assert_allclose(accuracy["rotary (RoPE)"][1], [run.results[1].accuracy[n] for n in (8, 16, 24, 32)], rtol=1e-6)
-    learned = accuracy["learned absolute table (no code at 16+)"][1]
+    learned = accuracy["learned absolute table (no code from position 8)"][1]
     assert np.isfinite(learned[0]) and np.all(np.isnan(learned[1:]))  # no code past the table
     by_position = {t["name"]: decode(t["y"]) for t in figs[1]["data"]}
-    assert by_position["rotary (RoPE)"].size == 32 and by_position["learned absolute table (no code at 16+)"].size == 8  # stops where the table ends
+    assert by_position["rotary (RoPE)"].size == 32 and by_position["learned absolute table (no code from position 8)"].size == 8  # stops where the table ends
     assert figs[2]["layout"]["yaxis"]["type"] == "log" and len(figs[2]["data"]) == 3  # one loss curve per scheme
     table_map, similarity_map = (grid(at, key) for key in ("lab_table_heatmap", "lab_table_similarity"))  # painted by the browser
     assert all(p["zmin"] == -p["zmax"] for spec in (table_map, similarity_map) for p in spec["panels"])  # signed: centred on zero
     assert table_map["scales"][0]["colours"] == similarity_map["scales"][0]["colours"]
     assert "learned absolute table after 30 steps" in table_map["title"] and "Cosine similarity" in similarity_map["title"]
-    table = at.dataframe[0].value
+    table = next(plain_table(t) for t in at.table if "notes" in plain_table(t).columns)
     assert list(table["scheme"]) == ["none (NoPE)", "rotary (RoPE)", "learned absolute table"]
-    assert "cannot extrapolate" in table["notes"][2]
+    assert "at 16, 24, 32: this learned table has 8 rows (positions 0 to 7)" in table["notes"][2] and "cannot extrapolate" in table["notes"][2]
+    # accuracies in words: the run's own to 3 decimals, "no code" past the table's 8 rows (the legend's number), never "None"
+    assert list(table["acc @ 8"]) == [f"{run.results[i].accuracy[8]:.3f}" for i in range(3)]
+    assert list(table.iloc[2][["acc @ 16", "acc @ 24", "acc @ 32"]]) == ["no code"] * 3
+    assert not any(str(cell) in ("None", "nan") for cell in table.to_numpy().ravel())
+    captions = " ".join(c.value for c in at.caption)
+    assert "the learned absolute table has codes for positions 0 to 7 only (8 rows, the training length)" in captions
     assert not at.button(key="lab_train").disabled and at.button(key="lab_stop").disabled
 
 
@@ -129,7 +135,8 @@ def test_the_same_configuration_again_comes_from_the_cache():
     again = at.session_state["lab_run"]
     assert again.done and again.progress[0].state == "cached" and again.results[0] is first  # no thread, no wait
     assert_clean(at)
-    assert len(figures(at)) == 6 and at.dataframe  # the results drawn by the click's own run (and the task map and two precomputed figures)
+    # the results drawn by the click's own run (and the task map and two precomputed figures)
+    assert len(figures(at)) == 6 and any("notes" in plain_table(t).columns for t in at.table)
 
 
 def test_stop_ends_a_long_run_and_shows_where_it_stopped():

@@ -22,6 +22,7 @@ from core.viz.llm_figures import (
     perplexity_sentences,
     scaling_key,
     scaling_name,
+    shuffled_cells,
     shuffled_sentence,
     sizes_sentence,
 )
@@ -71,6 +72,8 @@ def test_the_maps_and_the_top_5_are_the_core_numbers_for_the_chosen_head(link):
     said = head_sentence([(experiments.MODES[mode], r.weights[29, 8]) for mode, r in truth.items()], 30, 9)
     also = shuffled_sentence(truth["shuffled"].weights[29, 8], truth["shuffled"].positions)
     assert any(c.value.startswith(f"{said} {also}".strip()) for c in at.caption), [c.value for c in at.caption]
+    cells = shuffled_cells(truth["shuffled"].weights[29, 8], truth["shuffled"].positions)  # where the bright cells of the shuffled map sit
+    assert cells and any(cells in c.value for c in at.caption)
     table = plain_table(at.table[0])
     assert list(table.columns) == list(experiments.MODES.values())
     for label, result in zip(table.columns, truth.values()):
@@ -171,6 +174,9 @@ def test_the_context_view_draws_the_shipped_perplexity_per_scaling():
         assert lines[name]["line"]["color"] == palette.KIND_COLOURS[scaling_key(entry)]
     captions = " ".join(c.value for c in at.caption)
     assert " ".join(perplexity_sentences(entries, length, llm.TRAINED_CONTEXT)) in captions
+    axis = figure(at, "llm_perplexity")["layout"]["yaxis"]  # labelled ticks below the lowest curve and above the highest
+    values = np.concatenate([np.asarray(e["by_window"], dtype=np.float64) for e in entries.values()])
+    assert axis["tickvals"][0] <= values.min() and axis["tickvals"][-1] >= values.max() and len(axis["tickvals"]) >= 3
 
 
 def test_the_passkey_view_draws_the_shipped_grid_and_its_prompt():
@@ -183,7 +189,8 @@ def test_the_passkey_view_draws_the_shipped_grid_and_its_prompt():
     assert " ".join(passkey_sentences(ship["results"])) in " ".join(c.value for c in at.caption)
     at.session_state["llm_prompt"] = True  # open the prompt, as a click would
     at.run()
-    assert ship["config"]["prompt"]["question"].strip() in " ".join(h.proto.body for h in at.get("html"))
+    prompt = next(h.proto.body for h in at.get("html") if ship["config"]["prompt"]["question"].strip() in h.proto.body)
+    assert "white-space: pre-wrap" in prompt  # wraps at the box's edge on a phone rather than running past it
 
 
 def test_a_damaged_model_file_is_a_sentence_when_your_text_needs_it(monkeypatch, tmp_path):

@@ -36,6 +36,18 @@ def test_relative_slopes_chart_is_alibi_slopes(heads):
     assert (steep, shallow) == ((0, 7) if heads == 8 else (8, 7))
     assert f"head {steep + 1}, the steepest, while head {shallow + 1}, the shallowest" in captions  # named from 1
     assert ("the first head forgets distant keys fastest" in captions) is (heads == 8)
+    # one colour per head across the tab: the bias lines (the first 8 heads) and the span chart (6 heads picked across all)
+    # give a head the same colour, and no two heads of one chart share one
+    ink: dict[str, set[str]] = {}
+    for key in ("alibi_lines", "alibi_weights"):
+        drawn = {t["name"].split(" (")[0]: t["line"]["color"] for t in figure(at, key)["data"]}
+        assert len(set(drawn.values())) == len(drawn), key
+        for name, colour in drawn.items():
+            ink.setdefault(name, set()).add(colour)
+    assert len(ink) > 8 if heads == 12 else len(ink) == 8  # 12 heads: the span chart picks heads past the first 8
+    shared = [name for name in ink if len(ink[name]) > 1]
+    assert shared == [], f"heads drawn in two colours on one tab: {shared}"
+    assert sum(1 for t in figure(at, "alibi_weights")["data"] if t["name"].split(" (")[0] in {f"head {h}" for h in range(1, 9)}) >= 4
 
 
 @pytest.mark.parametrize("heads", [8, 12])

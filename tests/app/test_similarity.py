@@ -83,3 +83,11 @@ def test_similarity_toeplitz_sentence_at_d_model_3():
     assert_clean(at)
     text = " ".join(c.value for c in at.caption)
     assert "Toeplitz matrix)" not in text and "not exactly constant along its diagonals" in text
+
+
+def test_similarity_matrices_at_one_position_describe_one_cell():
+    at = open_page("similarity", max_len="1")
+    assert_clean(at)
+    text = " ".join(c.value for c in at.caption)
+    assert "each matrix is a single cell" in text and "bands parallel" not in text and "Toeplitz" not in text
+    assert "What these terms mean" not in [e.label for e in at.expander]  # one cell names no term to define

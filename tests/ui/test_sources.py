@@ -50,3 +50,27 @@ def test_every_author_a_page_cites_is_in_its_sources(step):
 
 def test_sources_cover_exactly_the_pages():
     assert set(SOURCES) == {s.url_path for s in STEPS}
+
+
+# the app's own folders and commands (another project's file, a paper's code, is a source and is named): a Sources entry
+# says in words where the app's number comes from
+CODE_NAME = re.compile(r"(?<![\w/.@-])(app_pages|bench|core|data|harness|scripts|tests|ui)/|python -m")
+# what an entry's words promise, and the file of the repository that keeps the promise (the provenance the words replace)
+KEPT_BY = {
+    "the app's tests compare every preset's": ("tests/core/schemes/test_rope_presets.py", "def test_preset_frequencies_are_transformers_own"),
+    "the app's tests compare the app's with them": ("tests/core/schemes/test_rope.py", "modeling_rope_utils.py"),
+    "the app's tests compare that forward pass with transformers' LlamaForCausalLM": ("tests/core/llm/test_llm.py", "def test_logits_equal_transformers"),
+    "the app's tests run it for every scheme": ("tests/core/files/test_codegen.py", "def test_added_code_equals_the_registry"),
+    "the janeaustenr corpus, shipped with the app beside its licence": ("data/LICENSE-janeaustenr.txt", ""),
+    "the table ships with the app beside its licence": ("data/LICENSE-all-MiniLM-L6-v2.txt", ""),
+}
+
+
+def test_sources_name_no_file_or_command_of_the_app_and_their_words_are_kept():
+    said = " ".join(f"{e.claim} {e.where}" for entries in SOURCES.values() for e in entries)
+    assert CODE_NAME.search("see core/lab/config.py") and CODE_NAME.search("python -m bench.llm")  # the pattern finds a code name
+    assert not CODE_NAME.search(said), CODE_NAME.search(said)
+    assert "too large to fetch" not in said
+    for words, (path, backing) in KEPT_BY.items():
+        assert words in said, words
+        assert backing in (ROOT / path).read_text(errors="replace"), (words, path)

@@ -221,6 +221,34 @@ def test_relative_departure_edge_cases():
     assert P.relative_departure(SCHEMES["integer"], s, 100) > 0.5
 
 
+class _Projected:
+    """A scheme's pair score as a model sees it: the added code through a query and a key projection,
+    (PE(m) W_q)·(PE(n) W_k), or the rotation of projected vectors, for the measure the checklist uses."""
+
+    def __init__(self, name: str, wq: np.ndarray, wk: np.ndarray):
+        self.scheme, self.wq, self.wk = SCHEMES[name], wq, wk
+
+    def pair_scores(self, rows, cols, setting):
+        if self.scheme.name != "rope":
+            code = self.scheme.input_code
+            return (code(rows, setting) @ self.wq) @ (code(cols, setting) @ self.wk).T
+        q, k = self.wq[0], self.wk[0]  # any query and key, rotated to their positions
+        return np.array([[_rotate_by_hand(q, m, setting.base) @ _rotate_by_hand(k, n, setting.base) for n in cols] for m in rows])
+
+
+def test_the_sinusoid_is_relative_only_code_against_code_rope_with_any_vectors():
+    # what the checklist's "relative" and the glossary's "departure" say: the sinusoid's ✓ is measured on PE(m)·PE(n)
+    # alone; through the learned projections of a model its score depends on where the pair sits, while a rotation
+    # keeps any query and key relative
+    s, length = Setting(width=16, base=100.0), 60
+    rng = np.random.default_rng(0)
+    wq, wk = rng.standard_normal((2, 16, 16))
+    assert P.relative_departure(SCHEMES["sinusoidal"], s, length) < P.RELATIVE_BELOW
+    assert P.relative_departure(_Projected("sinusoidal", wq, wk), s, length) > 10 * P.RELATIVE_BELOW
+    assert P.relative_departure(_Projected("rope", wq, wk), s, length) < 1e-12
+    assert "learned projections" in dict(P.CHECKLIST)["relative"]
+
+
 def test_score_matrix_of_added_and_bias_schemes():
     s = Setting(width=16, n_heads=4)
     m, n = np.arange(6), np.arange(0, 20, 4)

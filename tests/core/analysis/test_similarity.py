@@ -135,6 +135,28 @@ def test_toeplitz_is_said_only_where_the_diagonals_are_constant(d_model, toeplit
         assert f"varies by up to {brute:.2g}" in text
 
 
+@pytest.mark.parametrize(("start", "count"), [(0, 1), (5, 1), (0, 2), (3, 2), (0, 40)])
+def test_the_matrices_caption_says_only_what_the_cells_drawn_show(start, count):
+    d = 16
+    positions = start + np.arange(count)
+    cos = sim.similarity_matrix(start, 1, count, d, 10_000.0, kind="cosine")
+    v = np.sin(positions[:, None] * pair_frequencies(d, 10_000.0)[None, :])  # the sines-only code, by hand
+    with np.errstate(invalid="ignore"):
+        sines = (v @ v.T) / np.outer(np.linalg.norm(v, axis=1), np.linalg.norm(v, axis=1))
+    text = sim.matrices_text(cos, sines, d)
+    if count == 1:  # one cell: no diagonal, no band, no Toeplitz
+        assert "single cell" in text and not any(w in text for w in ("bands", "Toeplitz", "change colour along"))
+        assert ("blank" in text) is (start == 0) and (start == 0 or "1 on the right" in text)
+        return
+    spreads = [np.ptp(np.diagonal(sines, k)[np.isfinite(np.diagonal(sines, k))]) for k in range(1 - count, count)
+               if np.isfinite(np.diagonal(sines, k)).sum() > 1]  # fmt: skip
+    brute = max(spreads, default=0.0)
+    assert ("change colour along their length" in text) is bool(brute > 1e-9)  # two positions: every diagonal is one cell, or 1 and 1
+    if brute > 1e-9:
+        assert f"(by up to {brute:.2g})" in text
+    assert ("position 0 is the zero vector" in text) is (start == 0)
+
+
 def _profile(length: int, ref: int, d: int) -> np.ndarray:
     return _cosine(length, d)[ref]
 

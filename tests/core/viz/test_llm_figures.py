@@ -139,6 +139,9 @@ def test_the_perplexity_lines_take_their_kinds_colours_and_end_each_window_at_it
     assert drawn[no][:2] == ([256, 512, 599], [40.0, 20.0, 25.0])  # 599 losses: the last window ends at token 599
     assert drawn[yarn][2] == palette.KIND_COLOURS["yarn"] and drawn[cool][2] == palette.KIND_COLOURS["yarn-no-temperature"]
     assert drawn[linear][3] == "dash" and drawn[no][3] == "solid"
+    axis = fig.to_dict()["layout"]["yaxis"]  # labelled 1-2-3-5 ticks from below the lowest value (20) to above the highest (60)
+    assert list(axis["tickvals"]) == [20, 30, 50, 100] and list(axis["ticktext"]) == ["20", "30", "50", "100"]
+    assert 10 ** axis["range"][0] < 20 and 10 ** axis["range"][1] > 100
     inside, _ = lf.perplexity_sentences(entries, 600, 8192)[:2]
     assert inside == (
         "Over all 600 tokens, perplexity by scaling, lowest first: no scaling 30.00, YaRN ×2 31.00, YaRN without its temperature ×2 35.00, "
@@ -146,6 +149,29 @@ def test_the_perplexity_lines_take_their_kinds_colours_and_end_each_window_at_it
     )
     assert "stay inside the 8,192" in lf.perplexity_sentences(entries, 600, 8192)[1]
     assert "past the mark at 512" in lf.perplexity_sentences(entries, 600, 512)[1]
+
+
+def test_the_shuffled_cells_are_read_row_by_row_by_hand():
+    # tokens 0, 1, 2 given positions 1, 0, 2: token 2's position before (1) is token 0, earlier in the text; token 0's (0) is
+    # token 1, later, behind the mask; token 1 has position 0, none before it
+    w = np.array([[1.0, 0.0, 0.0], [0.3, 0.7, 0.0], [0.8, 0.1, 0.1]])
+    assert lf.shuffled_cells(w, [1, 0, 2]) == (
+        "In 1 of the 1 rows whose token given the position just before comes earlier in the text, the brightest cell is that token, off the "
+        "diagonal. The other 2 rows have no such token to attend to (it comes later in the text, hidden by the causal mask, or the token was "
+        "given position 0): in 2 of them the brightest cell is on the diagonal, the token itself."
+    )
+    w[2] = [0.1, 0.1, 0.8]  # token 2 looks at itself instead: no hit
+    w[1] = [0.9, 0.1, 0.0]
+    said = lf.shuffled_cells(w, [1, 0, 2])
+    assert said.startswith("In 0 of the 1 rows") and "that token." in said and "in 1 of them" in said
+    assert lf.shuffled_cells(np.ones((1, 1)), [0]) == ""
+
+
+def test_log_ticks_enclose_the_values_by_hand():
+    assert lf.enclosing_log_ticks(22.0, 91.0) == [20, 30, 50, 100]  # the reach of the shipped curves: 91 under a labelled 100
+    assert lf.enclosing_log_ticks(20.0, 50.0) == [20, 30, 50]  # values on a tick are their own ends
+    assert lf.enclosing_log_ticks(1.5, 4000.0) == [1, 3, 10, 30, 100, 300, 1000, 3000, 10000]  # 1-2-3-5 too many: 1-3
+    assert lf.enclosing_log_ticks(5.0, 5.5) == [5, 10]
 
 
 def _trial(scaling, length, depth, seed, correct):
