@@ -11,9 +11,8 @@ from ui.tabs import url_tabs
 
 st.title("A real language model's positions")
 st.markdown(
-    "SmolLM2-135M is a small real language model: 30 layers of 9 attention heads, which rotate each query and key by an angle that grows "
-    "with its position (RoPE). Here it reads a text three ways: with the rotation it was trained with, with the rotation removed, and with "
-    "the positions shuffled. Look at whether a head's pattern, and the model's guess at the next token, survive without the true positions."
+    "A small real language model, SmolLM2-135M, turns each query and key by an angle that grows with its position (RoPE). "
+    "Below, one of its heads reads a text with that rotation, without it, and with the positions shuffled: does its pattern survive?"
 )
 url_tabs(
     "llm_view",

@@ -80,9 +80,10 @@ def results_version() -> int:
         return 0  # results.load says, in a sentence, that the file is missing
 
 
-def chosen_reading() -> dict[str, experiments.AttentionResult] | None:
-    """The reading of the text the visitor chose: a preset's as shipped, or their own text read live
-    (when the model is there); None with a sentence in the page otherwise."""
+def chosen_reading() -> tuple[dict[str, experiments.AttentionResult] | None, str]:
+    """The reading of the text the visitor chose, by mode: a preset's as shipped, or their own text read
+    live (when the model is there); None with a sentence in the page otherwise. Beside it, where it
+    comes from, said under the maps (the page opens on its figure)."""
     check_links(SENTENCE, TEXT)
     c1, c2 = st.columns([2, 3])
     preset = SENTENCE.draw(c1)
@@ -91,23 +92,22 @@ def chosen_reading() -> dict[str, experiments.AttentionResult] | None:
         got = guarded(shipped_reading, preset, results_version())
         cpu = sum(r.cpu_seconds for r in got.values())
         live = " Choose ‘your own text’ to have the model read yours live." if model.missing() is None else ""
-        st.caption(f"Computed ahead of time for this preset ({cpu:.1f} CPU seconds for the three ways); nothing runs for it now.{live}")
-        return got
+        return got, f"Computed ahead of time for this preset ({cpu:.1f} CPU seconds for the three ways); nothing runs for it now.{live}"
     absent = model.missing()
     if absent:
         st.info(absent, icon=":material/download:")
-        return None
+        return None, ""
     if not text.strip():
         st.warning("There is no text to read: type a few words.", icon=":material/edit:")
-        return None
+        return None, ""
     waiting = "The model reads your text." if model.loaded() else "The model is read from its file once per server (a few seconds), then it reads your text."
     with st.spinner(waiting):
-        return guarded(reading, text)
+        return guarded(reading, text), "Read live by the model on this server."
 
 
 def text_view() -> None:
     """The opening view: the text, a layer and a head, the head's three maps, the top 5 under each."""
-    got = chosen_reading()
+    got, provenance = chosen_reading()
     if got is None:
         return
     trained = got["trained"]
@@ -134,6 +134,7 @@ def text_view() -> None:
             if part
         )
     )
+    st.caption(provenance)
     st.markdown("**What the model would write next**: its five likeliest next tokens, with their probabilities, under each way.")
     static_table({label: [f"{lf.shown_token(token)}  {p:.1%}" for token, p in got[mode].top5] for mode, label in experiments.MODES.items()})
     box = st.expander(f"Every head of all {layers} layers, positions as trained", icon=":material/grid_view:", key="llm_heads", on_change="rerun")
