@@ -11,8 +11,8 @@ from ui.tabs import url_tabs
 
 st.title("A real language model's positions")
 st.markdown(
-    "A small real language model, SmolLM2-135M, turns each query and key by an angle that grows with its position (RoPE). "
-    "Below, one of its heads reads a text with that rotation, without it, and with the positions shuffled: does its pattern survive?"
+    "SmolLM2-135M, a small real language model, turns each query and key by an angle set by its position (RoPE). "
+    "Here one head reads a text with that rotation, without it, and with the positions shuffled."
 )
 url_tabs(
     "llm_view",
