@@ -116,9 +116,9 @@ def _pitfall() -> None:
         "on a scale where a key at the query's own position scores 1: recompute the cached keys, or do not use dynamic scaling with a cache."
     )
     st.caption(
-        "What to look for: a cached key at position n was turned by n·θᵢ instead of n·θ′ᵢ, so its angles are off by n·(θ′ᵢ − θᵢ), nothing at the "
-        "first key and, where the two bases differ, more for every later one. The score's error (the third line) goes through cosines of those angles, so it need not grow "
-        "with n. The bases differ whenever the sequence has outgrown the trained context."
+        "What to look for: a cached key at position n was turned by n·θᵢ instead of n·θ′ᵢ, so its angles are off by n·(θ′ᵢ − θᵢ): nothing "
+        "at the first key and, where the two bases differ, more for every later one. The score's error (the third line) goes through "
+        "cosines of those angles, so it need not grow with n. The bases differ whenever the sequence has outgrown the trained context."
     )
 
 
