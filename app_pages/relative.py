@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from core.schemes import alibi, relative
-from core.schemes.registry import Setting
+from core.schemes.registry import SHAW_CLIP, Setting
 from core.viz import charts
 from core.viz import relative_figures as figs
 from ui.controls import Choice, Number, Toggle, check_links
@@ -49,7 +49,7 @@ T5_BIDIRECTIONAL = Toggle(
     "t5_bidirectional", "Bidirectional (encoder)", True,
     help="An encoder splits the buckets between keys before and after the query; a decoder uses them all for keys before.",
 )  # fmt: skip
-SHAW_K = Number("shaw_k", "Clipping distance k", 0, 64, 4, expected="the clipping distance is a whole number from {lo} to {hi}", slider=True)
+SHAW_K = Number("shaw_k", "Clipping distance k", 0, 64, SHAW_CLIP, expected="the clipping distance is a whole number from {lo} to {hi}", slider=True)
 # a bad value in the link is named whichever tab is open
 check_links(ALIBI_HEADS, ALIBI_CAUSAL, ALIBI_SHARED, T5_BUCKETS, T5_MAX_DISTANCE, T5_BIDIRECTIONAL, SHAW_K)
 heads = ALIBI_HEADS.draw(st.columns(2)[0])
@@ -180,7 +180,8 @@ def _shaw() -> None:
         words.shaw_text(drawn, int(shaw_k), L, distinct) + " Shaw et al. add the chosen vector "
         "a^K to the key before the dot product, so the score gains q·a^K: a term that depends on the query as well as the distance. A second table "
         "a^V is added to the values after the softmax. Each table holds (2k + 1) × head_dim numbers whatever the length (the app draws, counts and "
-        "trains the key table)."
+        "trains the key table). The checklists, here and on the compare page, measure Shaw's at this slider's default, k = "
+        f"{SHAW_CLIP}."
     )
 
 

@@ -70,12 +70,14 @@ def test_sum_is_not_a_rotation_and_noise_has_no_structure():
     assert pt.concat_is_projected_sum() < 1e-12
 
 
-def test_misconceptions_answer_the_seeds_list_and_say_what_they_cannot():
+def test_misconceptions_answer_the_seeds_list_each_with_what_the_app_shows():
     claims = {m.claim: m.answer for m in pt.misconceptions()}
     assert len(claims) == 13
     assert any("noise" in c for c in claims) and any("Concatenating" in c for c in claims) and any("learned position table" in c for c in claims)
-    perception = next(a for c, a in claims.items() if "person" in c)
-    assert perception.startswith("This app cannot answer that one")
+    perception = next(m for m in pt.misconceptions() if "person" in m.claim)
+    _, _, without, with_pe = pt.forgot_positions()  # the shuffle test's two numbers, checked by hand in test_forgot_positions_numbers_by_hand
+    assert f"differ by {without:.0e} (rounding) without positions and by {with_pe:.3g} with the sinusoid" in perception.answer
+    assert without < 1e-12 < 0.1 < with_pe and perception.link[0] == "app_pages/problem.py"  # answered by a view, not "cannot answer"
     learned = next(a for c, a in claims.items() if "learned position table" in c)
     assert "Table 3, row E" in learned and "4.92" in learned and "25.7 against 25.8" in learned
     decoder = next(a for c, a in claims.items() if "causal mask" in c)
