@@ -6,6 +6,7 @@ import streamlit as st
 
 from core.analysis import properties
 from core.schemes.registry import SCHEMES, Setting
+from core.viz import describe
 from core.viz.columns import columns
 from core.viz.grid import Picked, Sample, window
 from core.viz.heatmap import heatmap
@@ -23,8 +24,9 @@ HEADS = (1, 2, 4, 8, 16)
 SHARED = Toggle(
     "compare_shared",
     "One colour range for every panel",
-    False,
-    help="On: equal colours are equal values across the schemes (the integer code's growth shows). Off: each panel its own range, so every pattern shows.",
+    True,
+    help="On: equal colours are equal values across the schemes, so a code that grows with the position outshines the others. "
+    "Off: each panel its own range, so every pattern shows, whatever its size.",
 )
 
 st.title("Every scheme side by side")
@@ -102,10 +104,9 @@ def _codes() -> None:
     biases = [n for n in names if SCHEMES[n].bias is not None]  # drawn over key positions; a code over dimensions
     codes = [n for n in names if n not in biases]
     spread = (
-        "One colour range for every panel of a grid (in the note above it): equal colours are equal values, so a scheme with far larger values "
-        "pales the others."
+        "One colour range for every panel of a grid (in the note above it): equal colours are equal values."
         if shared
-        else "Each panel has its own colour range (under its title): the schemes differ by orders of magnitude; switch to one range to compare sizes."
+        else "Each panel has its own colour range (under its title), so every pattern shows whatever its size; switch to one range to compare sizes."
     )
     if codes:
         draw_heatmap(
@@ -120,7 +121,7 @@ def _codes() -> None:
             key="compare_codes",
         )
         look = (
-            "What to look for: a code whose values are much smaller than the largest drawn is painted near white, however much it varies. "
+            "What to look for: " + describe.range_text([(SCHEMES[n].label, drawn[n][1]) for n in codes]) + " "
             if shared
             else "What to look for: the integer code darkens steadily (its values grow with p), the fraction code is the same picture "
             "with a smaller range, binary flips in blocks, one-hot is a single diagonal, the sinusoids make smooth stripes, the "
@@ -146,7 +147,9 @@ def _codes() -> None:
         )
         st.caption(
             f"Bias schemes: the bias between query and key, averaged over the {heads} heads. What to look for: each is constant along every "
-            "diagonal (Shaw's drawn with a fixed unit query). " + spread
+            "diagonal (Shaw's drawn with a fixed unit query). "
+            + (describe.range_text([(SCHEMES[n].label, drawn[n][1]) for n in biases]) + " " if shared else "")
+            + spread
         )
     problems = {n: drawn[n][3] for n in names if drawn[n][3]}
     for n, problem in problems.items():

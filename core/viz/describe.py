@@ -30,6 +30,23 @@ def number(x: float) -> str:
     return text
 
 
+def range_text(panels: list[tuple[str, np.ndarray]]) -> str:
+    """On one colour range, which drawn panel reaches furthest and which least (max |value| of each, NaN cells
+    left out): a panel ten times smaller than the largest uses a tenth of the scale or less, so it is barely
+    coloured however much it varies. '' with fewer than two panels holding values."""
+    peaks = [(name, float(np.nanmax(np.abs(values)))) for name, values in panels if np.isfinite(values).any()]
+    if len(peaks) < 2:
+        return ""
+    (top, high), (least, low) = max(peaks, key=lambda p: p[1]), min(peaks, key=lambda p: p[1])
+    if high == 0:
+        return "Every panel is 0 everywhere drawn."
+    if low == 0:
+        return f"{least} is 0 everywhere drawn; {top} reaches ±{number(high)}."
+    if low * 10 >= high:
+        return f"Every panel reaches between ±{number(low)} and ±{number(high)}, so the colours compare sizes across them."
+    return f"{top} reaches ±{number(high)} and {least} only ±{number(low)}: on this one range {least} is barely coloured, however much it varies."
+
+
 def plain(text: object) -> str:
     """A Plotly title as plain words: line breaks become spaces, tags go, and entities are the characters
     they stand for (a visitor's `<` reaches Plotly as `&lt;`: core.viz.charts.literal)."""

@@ -184,14 +184,16 @@ def test_compare_draws_only_the_open_tab():
     assert grid_keys(at) == [] and chart_keys(at) == [] and len(at.dataframe) == 1 and len(at.table) == 1
 
 
-def test_compare_one_colour_range_is_a_choice():
-    """Each panel its own range by default (every pattern shows); one range on the switch (integer p's ±39 beside p/L's ±0.15)."""
+def test_compare_one_colour_range_by_default_and_its_own_range_per_panel_on_the_switch():
+    """One range by default (integer p's ±39 beside p/L's ±0.975, the growth shows, and the caption names both); each panel its own range
+    on the switch (every pattern shows)."""
     at = open_page("compare", d_model="16", max_len="40", schemes="integer,fraction,alibi")
-    codes = grids(at)[0]
-    assert not codes["shared_range"] and [p["zmax"] for p in codes["panels"]] == pytest.approx([39, 39 / 40], rel=1e-6)
-    at.toggle(key="compare_shared").set_value(True).run()
-    assert_clean(at)
     codes, biases = grids(at)
     assert codes["shared_range"] and all(p["zmax"] == pytest.approx(39, rel=1e-6) and p["zmin"] == pytest.approx(-39, rel=1e-6) for p in codes["panels"])
     assert biases["shared_range"]
-    assert any("One colour range for every panel" in c.value for c in at.caption)
+    assert any("One colour range for every panel" in c.value and "reaches ±39 and" in c.value and "only ±0.975" in c.value for c in at.caption)
+    at.toggle(key="compare_shared").set_value(False).run()
+    assert_clean(at)
+    codes = grids(at)[0]
+    assert not codes["shared_range"] and [p["zmax"] for p in codes["panels"]] == pytest.approx([39, 39 / 40], rel=1e-6)
+    assert any("its own colour range" in c.value for c in at.caption)

@@ -83,3 +83,16 @@ def test_numbers_and_plain_text_are_cells_as_they_are(cell):
 def test_a_name_made_literal_for_plotly_reads_as_written_in_words():
     fig = charts.lines([(charts.literal(HOSTILE[-1]), np.arange(3.0), np.arange(3.0))], title="T", x_title="x", y_title="y")
     assert describe.figure_text(fig) == f"T. A line chart of 3 points ({HOSTILE[-1]}): x 0 to 2, y 0 to 2; highest: 2 at x 2; lowest: 0 at x 0."
+
+
+def test_the_range_sentence_names_the_largest_and_the_least_panel():
+    """integer p over 40 positions reaches ±39, p/L ±0.975: forty times smaller, so barely coloured on their one range; NaN cells (no code)
+    are left out, and a panel of equal size is said to compare."""
+    p = np.arange(40.0)[:, None] * np.ones((1, 4))
+    gap = np.where(np.arange(40)[:, None] < 20, p, np.nan)  # a table that ends at position 19
+    assert describe.range_text([("integer", p), ("fraction", p / 40), ("cut", gap)]) == (
+        "integer reaches ±39 and fraction only ±0.975: on this one range fraction is barely coloured, however much it varies."
+    )
+    assert describe.range_text([("a", -p / 5), ("b", p / 10)]) == "Every panel reaches between ±3.9 and ±7.8, so the colours compare sizes across them."
+    assert describe.range_text([("a", p)]) == "" and describe.range_text([("a", p), ("empty", np.full((2, 2), np.nan))]) == ""
+    assert describe.range_text([("a", p), ("zero", 0 * p)]) == "zero is 0 everywhere drawn; a reaches ±39."
