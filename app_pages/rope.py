@@ -94,13 +94,15 @@ def _pair() -> None:
         "What to look for: each step turns the point by the same angle θᵢ, and its length never changes. Pair 0 turns by 1 radian per step; later "
         "pairs turn ever more slowly."
     )
-    st.subheader("A query turning as its position advances")
-    q = np.random.default_rng(PROBE_SEED).standard_normal((2, head_dim))[0]  # the Offset tab's query
-    turning = rope_data(q, theta, layout, L)
+    st.subheader("A query and a key turning as their positions advance")
+    q, k = np.random.default_rng(PROBE_SEED).standard_normal((2, head_dim))  # the Offset tab's query and key
+    offset = st.slider("Offset m − n (query position − key position)", 0, min(L - 1, 32), min(4, L - 1), key="rope_turn_offset") if L > 1 else 0
+    turning = rope_data(q, k, theta, layout, L, int(offset))
     motion(turning, key="rope_turning")  # drawn in the browser: Play and Step ask nothing of the server
     st.caption(
         look_for(turning, "pair")
-        + " Every pair keeps its length. A key turns the same way, so a query and a key keep the angle between them when both move by the same offset."
+        + " The key's hand (k) turns by the same angle as the query's (q), so the angle between them, written under each dial, stays the "
+        "same as both move: it depends only on the offset m − n, and so does their score."
     )
 
 

@@ -1,10 +1,10 @@
 """Hands that turn with the position, drawn in the browser (an `st.components.v2` component; its files
-are in ui/components/motion/): /sinusoidal's clock, one dial per sin/cos pair, and /rope's query pairs.
+are in ui/components/motion/): /sinusoidal's clock, one dial per sin/cos pair, and /rope's query and key pairs.
 
 Play, Step and the position slider move the position in the browser, a frame per screen refresh, with
 no round trip to the server. What the component draws is decided here and sent: which pairs, each
 pair's frequency (core's own: `sinusoidal.pair_frequencies`, the page's RoPE θ), its vector at
-position 0 and its turning sense, every word under a dial, the speeds, how many whole positions the
+position 0 (and on /rope the key's, a fixed offset behind the query) and its turning sense, every word under a dial, the speeds, how many whole positions the
 trail keeps and how long a step glides. The browser turns each pair's vector by p·ω (ui/components/motion/
 index.js `point`); tests/ui/test_motion.py runs that function on what is sent here and compares it with
 core's encoding and rotation. Nothing a visitor types reaches it.
@@ -98,30 +98,35 @@ def clock_data(d_model: int, max_len: int, base: float) -> dict:
     )
 
 
-def rope_data(q: np.ndarray, theta: np.ndarray, layout: str, max_len: int) -> dict:
-    """RoPE's query turning: a dial per sampled pair, the pair's two numbers of the query q at position
-    0 turned counter-clockwise by p·θᵢ (core.schemes.rope.apply_rope's rotation), on one scale (the
-    longest pair drawn fills its dial). Every head width the page offers has a pair."""
+def rope_data(q: np.ndarray, k: np.ndarray, theta: np.ndarray, layout: str, max_len: int, offset: int) -> dict:
+    """RoPE's query and key turning together: a dial per sampled pair, the key's two numbers at position n and the
+    query's at m = n + offset, each its vector at 0 turned counter-clockwise by its position times θᵢ
+    (core.schemes.rope.apply_rope's rotation), on one scale (the longest pair drawn fills its dial). The slider moves
+    n from 0 to max_len − 1 − offset, so both hands; the angle between them is that at 0 plus offset·θᵢ. Every head
+    width the page offers has a pair."""
     half = q.size // 2
     pairs = sampled_pairs(min(half, theta.size))
     if not pairs:
         raise ValueError(f"a head of width {q.size} has no pair to turn.")
+    if not 0 <= offset <= max_len - 1:
+        raise ValueError(f"the offset m − n must be a whole number from 0 to {max_len - 1:,}, got {offset}.")
     dims = [(i, i + half) if layout == "half" else (2 * i, 2 * i + 1) for i in pairs]
-    longest = max(float(np.hypot(q[a], q[b])) for a, b in dims) or 1.0
+    longest = max(float(np.hypot(v[a], v[b])) for a, b in dims for v in (q, k)) or 1.0
     dials = [
-        {"label": f"pair {i} (q{subscript(a)}, q{subscript(b)})", "sub": _rate("θ", i, theta[i]),
-         "omega": float(theta[i]), "turn": 1, "x0": float(q[a]), "y0": float(q[b]), "x_name": f"q{subscript(a)}", "y_name": f"q{subscript(b)}"}
+        {"label": f"pair {i} (dimensions {a} and {b})", "sub": _rate("θ", i, theta[i]), "omega": float(theta[i]), "turn": 1,
+         "x0": float(q[a]), "y0": float(q[b]), "key": {"x0": float(k[a]), "y0": float(k[b])}}
         for i, (a, b) in zip(pairs, dims)
     ]
-    return _common(
-        f"One query turned to each position: {_of(len(pairs), half, 'pair')} of its dimensions, {_positions(max_len)}",
-        f"{'A dial' if len(pairs) == 1 else 'Dials'} for {_of(len(pairs), half, 'pair')} of a random query's dimensions. "
-        "Each hand is that pair of the query rotated to position p: "
-        "the dashed line is where it points at position 0, and it turns counter-clockwise by θ radians per position, its length unchanged.",
+    data = _common(
+        f"A query q at m = n + {offset:,} and a key k at n, turned together: {_of(len(pairs), half, 'pair')} of their dimensions",
+        f"{'A dial' if len(pairs) == 1 else 'Dials'} for {_of(len(pairs), half, 'pair')} of a random query's and key's dimensions. "
+        f"Each dial has two hands, that pair of the key rotated to its position n and of the query to m = n + {offset:,}; both turn "
+        "counter-clockwise by θ radians per position, their lengths unchanged, and the arc marks the angle from the key's hand to the query's.",
         dials,
-        max_len - 1,
+        max_len - 1 - offset,
         1.0 / longest,
     )
+    return data | {"offset": int(offset)}
 
 
 def look_for(data: dict, hand: str) -> str:

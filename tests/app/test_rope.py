@@ -255,9 +255,14 @@ def test_rope_decay_at_head_dim_2_and_bounded_at_the_defaults():
     assert bounded.startswith("✓ max |value| ×1 on [L, 2L)"), bounded
 
 
-def test_rope_one_pair_turns_the_offset_tabs_query_in_the_browser():
+def test_rope_one_pair_turns_the_offset_tabs_query_and_key_in_the_browser():
     at = open_page("rope", head_dim="16", max_len="300", base="500", rope_layout="interleaved")
     assert_clean(at)
+    at.slider(key="rope_turn_offset").set_value(7).run()
     (mounted,) = [el for el in at.get("bidi_component") if el.proto.component_name == "pee.motion"]
-    q = np.random.default_rng(7).standard_normal((2, 16))[0]  # the page's probe query, as on the Offset tab
-    assert json.loads(mounted.proto.json) == json.loads(json.dumps(rope_data(q, rope.default_frequencies(16, 500.0), "interleaved", 300)))
+    q, k = np.random.default_rng(7).standard_normal((2, 16))  # the page's probe query and key, as on the Offset tab
+    assert json.loads(mounted.proto.json) == json.loads(json.dumps(rope_data(q, k, rope.default_frequencies(16, 500.0), "interleaved", 300, 7)))
+    at = open_page("rope", max_len="1")  # one position: no offset to choose, both hands at 0
+    assert_clean(at)
+    assert not [s for s in at.slider if s.key == "rope_turn_offset"] and json.loads(next(
+        el for el in at.get("bidi_component") if el.proto.component_name == "pee.motion").proto.json)["offset"] == 0

@@ -2,7 +2,7 @@
 // a dial, against values worked by hand. Run by `node --test` (tests/test_js.py).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { playing, point, trail, values, wholeAt } from '../../ui/components/motion/index.js';
+import { angleText, between, keyPoint, playing, point, trail, values, wholeAt } from '../../ui/components/motion/index.js';
 
 const close = (a, b) => assert.ok(Math.abs(a - b) < 1e-12, `${a} is not ${b}`);
 const clock = { omega: 0.5, turn: -1, x0: 0, y0: 1, x_name: 'sin', y_name: 'cos' };
@@ -44,4 +44,15 @@ test('a dial writes its two coordinates at the position to 3 decimals, negatives
   assert.equal(values(clock, 6), 'sin 0.141, cos −0.990');  // sin 3, cos 3
   assert.equal(values({ ...clock, omega: 1 }, Math.PI), 'sin 0.000, cos −1.000');  // sin π is 1.2e-16
   assert.equal(values({ ...clock, omega: -1e-9 }, 1), 'sin 0.000, cos 1.000');  // sin is −1e-9
+});
+
+test("a key's hand turns like the query's, the angle between them is the one at 0 plus offset·θ, written to a tenth of a degree", () => {
+  const dial = { omega: Math.PI / 6, turn: 1, x0: 1, y0: 0, key: { x0: 0, y0: 2 } };  // q along x, k along y: k to q is −90° at 0
+  const [kx, ky] = keyPoint(dial, 3);  // 3 · 30° = 90°: (0, 2) becomes (−2, 0)
+  close(kx, -2); close(ky, 0);
+  for (const n of [0, 1, 2.5, 100]) close(between(dial, n, 0), -90);
+  for (const n of [0, 7, 1000]) assert.ok(Math.abs(between(dial, n, 2) + 30) < 1e-9);  // −90° + 2 · 30° (to rounding of 500 rad)
+  close(between(dial, 0, 9), 180);  // −90° + 270° is 180°: the range is (−180, 180]
+  assert.equal(angleText(dial, 5, 2), 'angle from k to q: −30.0°');
+  assert.equal(angleText({ ...dial, key: { x0: 1, y0: -1e-9 } }, 0, 0), 'angle from k to q: 0.0°');  // 5.7e-8°, never −0.0
 });

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from core.schemes import rope, sinusoidal
-from core.viz.charts import subscript
 from ui.motion import MAX_DIALS, clock_data, look_for, rope_data, sampled_pairs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,21 +62,43 @@ def test_a_width_without_a_pair_is_refused_in_words_and_one_position_is_named_as
     assert clock_data(2, 1, 10_000.0)["title"].endswith("base 10,000), position 0")
 
 
-@pytest.mark.parametrize(("head_dim", "layout"), [(2, "half"), (8, "interleaved"), (8, "half"), (128, "half")])
-def test_ropes_dials_turn_the_query_as_core_rotates_it(head_dim, layout):
-    q = np.random.default_rng(7).standard_normal(head_dim)
+def browser_run(expression: str, data: dict) -> object:
+    """An expression of index.js's exports (`m`) and the data sent (`data`), run by node."""
+    script = (
+        "import * as m from './ui/components/motion/index.js';"
+        "let s = ''; process.stdin.on('data', (c) => { s += c; }).on('end', () => { const data = JSON.parse(s);"
+        f"process.stdout.write(JSON.stringify({expression})); }});"
+    )
+    done = subprocess.run([shutil.which("node"), "--input-type=module", "-e", script], cwd=ROOT, input=json.dumps(data),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize(("head_dim", "layout", "offset"), [(2, "half", 0), (8, "interleaved", 3), (8, "half", 31), (128, "half", 4)])
+def test_ropes_dials_turn_the_query_at_m_and_the_key_at_n_as_core_rotates_them(head_dim, layout, offset):
+    q, k = np.random.default_rng(7).standard_normal((2, head_dim))
     theta = rope.default_frequencies(head_dim, 10_000.0)
-    data = rope_data(q, theta, layout, 512)
+    data = rope_data(q, k, theta, layout, 512, offset)
     pairs = sampled_pairs(head_dim // 2)
     assert [dial["omega"] for dial in data["dials"]] == theta[pairs].tolist()
-    got = browser_points(data)
-    turned = rope.apply_rope(np.broadcast_to(q, (len(POSITIONS), head_dim)), np.array(POSITIONS, dtype=np.float64), theta, layout=layout)
+    assert data["offset"] == offset and data["max_position"] == 511 - offset  # the query, at n + offset, stays within max_len
+    n = np.array(POSITIONS, dtype=np.float64)
+    got = browser_run("data.dials.map((d) => data.n.map((n) => [m.point(d, n + data.offset), m.keyPoint(d, n), m.between(d, n, data.offset)]))",
+                      data | {"n": POSITIONS})
     dims = [(i, i + head_dim // 2) if layout == "half" else (2 * i, 2 * i + 1) for i in pairs]
-    want = np.stack([turned[:, list(ab)] for ab in dims])
-    np.testing.assert_allclose(got, want, rtol=0, atol=1e-9)
-    lengths = np.hypot(want[:, 0, 0], want[:, 0, 1])
-    assert data["radius_scale"] == pytest.approx(1 / lengths.max())  # the longest pair drawn fills its dial
-    assert [(dial["x_name"], dial["y_name"]) for dial in data["dials"]] == [(f"q{subscript(a)}", f"q{subscript(b)}") for a, b in dims]
+    for v, at, hand in ((q, n + offset, 0), (k, n, 1)):
+        turned = rope.apply_rope(np.broadcast_to(v, (n.size, head_dim)), at, theta, layout=layout)
+        want = np.stack([turned[:, list(ab)] for ab in dims])
+        np.testing.assert_allclose([[point[hand] for point in dial] for dial in got], want, rtol=0, atol=1e-9)
+    lengths = [np.hypot(v[a], v[b]) for a, b in dims for v in (q, k)]
+    assert data["radius_scale"] == pytest.approx(1 / max(lengths))  # the longest hand drawn fills its dial
+    for dial, (a, b), i in zip(got, dims, pairs):  # the angle from k to q: at 0 plus offset·θ, the same at every n (by hand, not from index.js)
+        at_zero = np.arctan2(q[b], q[a]) - np.arctan2(k[b], k[a]) + offset * theta[i]
+        want = np.degrees(np.angle(np.exp(1j * at_zero)))
+        np.testing.assert_allclose([point[2] for point in dial], want, rtol=0, atol=1e-6)
+    with pytest.raises(ValueError, match="offset m − n must be a whole number from 0 to 511"):
+        rope_data(q, k, theta, layout, 512, 512)
 
 
 def test_what_to_look_for_follows_the_numbers():

@@ -43,10 +43,44 @@ export function values(dial, p) {
   return `${dial.x_name} ${fixed(x)}, ${dial.y_name} ${fixed(y)}`;
 }
 
+// A RoPE dial with a key: the key's hand is its own vector at 0, (key.x0, key.y0), turned like the query's by the same
+// pθ, the key at position n and the query `offset` positions later, at m = n + offset (the slider moves n, so both).
+export function keyPoint(dial, n) {
+  return point({ ...dial, x0: dial.key.x0, y0: dial.key.y0 }, n);
+}
+
+// The angle from the key's hand to the query's, in degrees in (−180, 180], counter-clockwise positive: both turn by
+// nθ, so it is the angle between them at 0 plus offset·θ, whatever n is.
+export function between(dial, n, offset) {
+  const [qx, qy] = point(dial, n + offset), [kx, ky] = keyPoint(dial, n);
+  return Math.atan2(kx * qy - ky * qx, kx * qx + ky * qy) * 180 / Math.PI;
+}
+
+// What a dial with a key says under itself: the angle between the hands, to a tenth of a degree, a minus sign (−)
+// for clockwise, never −0.0.
+export function angleText(dial, n, offset) {
+  const t = between(dial, n, offset).toFixed(1);
+  return `angle from k to q: ${t === '-0.0' ? '0.0' : t.replace('-', '−')}°`;
+}
+
 // --- the component --------------------------------------------------------------------------------------
 
 const SVG = 'http://www.w3.org/2000/svg';
 const R = 40;  // a dial's radius in its 100-unit box
+const ARC = 13;  // the radius of the arc that marks the angle between a key's hand and a query's
+
+// The arc from the direction `from` (radians, counter-clockwise from the x axis) through `sweep` radians, in the
+// SVG's y-down coordinates (so a counter-clockwise sweep is SVG's negative sense, sweep-flag 0).
+function arcPath(from, sweep) {
+  const x1 = ARC * Math.cos(from), y1 = -ARC * Math.sin(from), x2 = ARC * Math.cos(from + sweep), y2 = -ARC * Math.sin(from + sweep);
+  return `M ${x1} ${y1} A ${ARC} ${ARC} 0 0 ${sweep > 0 ? 0 : 1} ${x2} ${y2}`;
+}
+
+// A hand's name just past its tip, on the line from the centre (tips at the centre leave it there).
+function name(text, x, y) {
+  const r = Math.hypot(x, y), k = r > 0 ? 1 / r : 0, out = R + 7;
+  text.setAttribute('x', x * k * out); text.setAttribute('y', -y * k * out);
+}
 
 function el(name, attrs, parent) {
   const e = document.createElementNS(SVG, name);
@@ -63,8 +97,9 @@ export default function (component) {
   const playBtn = q('.pee-mo-play'), stepBtn = q('.pee-mo-step'), backBtn = q('.pee-mo-back');
   const slider = q('.pee-mo-p'), speedSel = q('.pee-mo-speed'), readout = q('.pee-mo-readout'), box = q('.pee-mo-dials');
   const still = window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
-  const end = data.max_position;
+  const end = data.max_position, offset = data.offset ?? 0;
   q('.pee-mo-title').textContent = data.title;
+  q('.pee-mo-plabel').textContent = data.offset === undefined ? 'Position p' : 'Key position n';
   slider.max = end;
 
   speedSel.replaceChildren(...data.speeds.map((s, k) => { const o = document.createElement('option'); o.value = String(k); o.textContent = s.label; return o; }));
@@ -78,16 +113,24 @@ export default function (component) {
     el('circle', { class: 'pee-mo-face', cx: 0, cy: 0, r: R }, svg);
     el('line', { class: 'pee-mo-axis', x1: -R, y1: 0, x2: R, y2: 0 }, svg);
     el('line', { class: 'pee-mo-axis', x1: 0, y1: -R, x2: 0, y2: R }, svg);
-    const [sx, sy] = point(dial, 0);
-    el('line', { class: 'pee-mo-start', x1: 0, y1: 0, x2: sx * R * data.radius_scale, y2: -sy * R * data.radius_scale }, svg);
+    if (!dial.key) {  // with a key, its hand is the reference: no line at position 0
+      const [sx, sy] = point(dial, 0);
+      el('line', { class: 'pee-mo-start', x1: 0, y1: 0, x2: sx * R * data.radius_scale, y2: -sy * R * data.radius_scale }, svg);
+    }
     const dots = Array.from({ length: data.trail }, (_, k) => el('circle', { class: 'pee-mo-trail', r: 2.2, opacity: ((k + 1) / data.trail) * 0.6 }, svg));
+    const arc = dial.key ? el('path', { class: 'pee-mo-angle' }, svg) : null;
+    const keyHand = dial.key ? el('line', { class: 'pee-mo-key', x1: 0, y1: 0, x2: 0, y2: 0 }, svg) : null;
+    const keyName = dial.key ? el('text', { class: 'pee-mo-kname' }, svg) : null;
+    if (keyName) keyName.textContent = 'k';
     const hand = el('line', { class: 'pee-mo-hand', x1: 0, y1: 0, x2: 0, y2: 0 }, svg);
     const tip = el('circle', { class: 'pee-mo-tip', r: 4 }, svg);
+    const qName = dial.key ? el('text', { class: 'pee-mo-qname' }, svg) : null;
+    if (qName) qName.textContent = 'q';
     const text = (cls, t) => { const d = document.createElement('div'); d.className = cls; d.textContent = t; wrap.appendChild(d); return d; };
     text('pee-mo-label', dial.label);
     text('pee-mo-sub', dial.sub);
     const value = text('pee-mo-value', '');
-    return { dial, dots, hand, tip, value };
+    return { dial, dots, hand, tip, value, arc, keyHand, keyName, qName };
   });
   box.replaceChildren(...dials.map((d) => d.hand.ownerSVGElement.parentElement));
 
@@ -98,25 +141,33 @@ export default function (component) {
   function draw() {
     const scale = R * data.radius_scale, w = wholeAt(p), reached = w !== shownWhole;
     const marks = reached ? trail(p, data.trail) : null;
-    for (const { dial, dots, hand, tip } of dials) {
-      const [x, y] = point(dial, p);
+    for (const { dial, dots, hand, tip, arc, keyHand, keyName, qName } of dials) {
+      const [x, y] = point(dial, p + offset);
       hand.setAttribute('x2', x * scale); hand.setAttribute('y2', -y * scale);
       tip.setAttribute('cx', x * scale); tip.setAttribute('cy', -y * scale);
+      if (dial.key) {
+        const [kx, ky] = keyPoint(dial, p);
+        keyHand.setAttribute('x2', kx * scale); keyHand.setAttribute('y2', -ky * scale);
+        name(keyName, kx, ky); name(qName, x, y);
+        arc.setAttribute('d', arcPath(Math.atan2(ky, kx), between(dial, p, offset) * Math.PI / 180));
+      }
       if (!reached) continue;
       dots.forEach((dot, k) => {
         const at = marks[k - (dots.length - marks.length)];
         if (at === undefined) { dot.setAttribute('visibility', 'hidden'); return; }
-        const [tx, ty] = point(dial, at);
+        const [tx, ty] = point(dial, at + offset);
         dot.setAttribute('visibility', 'visible'); dot.setAttribute('cx', tx * scale); dot.setAttribute('cy', -ty * scale);
       });
     }
     if (reached) {
       shownWhole = w;
-      for (const d of dials) d.value.textContent = values(d.dial, w);
-      readout.textContent = `position p = ${whole(w)}`;
+      const said = (d) => (d.dial.key ? angleText(d.dial, w, offset) : values(d.dial, w));
+      for (const d of dials) d.value.textContent = said(d);
+      const at = data.offset === undefined ? `position p = ${whole(w)}` : `key at n = ${whole(w)}, query at m = ${whole(w + offset)}`;
+      readout.textContent = at;
       slider.value = String(w);
-      slider.setAttribute('aria-valuetext', `position ${whole(w)}`);
-      box.setAttribute('aria-label', `${data.description} Now at position ${whole(w)}: ${dials.map((d) => `${d.dial.label}, ${values(d.dial, w)}`).join('; ')}.`);
+      slider.setAttribute('aria-valuetext', at);
+      box.setAttribute('aria-label', `${data.description} Now ${at}: ${dials.map((d) => `${d.dial.label}, ${said(d)}`).join('; ')}.`);
     }
     root._peeP = p;
     root.dataset.drawn = String(w);  // the whole position shown (read by the browser tests)
