@@ -76,8 +76,8 @@ def dimension_figure(key: tuple, j: int, name: str, _A: pa.TableAnalysis) -> tup
 
 st.title("A real model's positions")
 st.markdown(
-    "BERT-style models learn a vector per position instead of computing it. Here is a real model's table beside the sinusoid of its "
-    "shape: does training rediscover waves?"
+    "BERT-style models learn a vector per position instead of computing it. Does training rediscover the sinusoid's waves? "
+    "First, each dimension's spectrum beside the sinusoid's of the same shape: a dimension that is one wave is one bright cell."
 )
 source = choice(st, "Table", "source", list(SOURCES), "minilm", labels=SOURCES, widget="segmented_control")  # in the URL: ?source=upload
 file = checkpoint_widget()
@@ -200,7 +200,7 @@ def _path() -> None:
 
 
 def _spectrum() -> None:
-    st.header("Each dimension as a signal over position")
+    st.header("Waves? Each dimension as a signal over position")
     draw_heatmap(figs["model_spectrum"], key="model_spectrum")
     plot(figs["model_dominant"], key="model_dominant")
     freq_values, counts = ts.common_frequencies(A.dominant)
@@ -242,7 +242,8 @@ def _learned() -> None:
         st.info(f"These findings are about the bundled {MINILM_NAME} table: choose it above to read them.", icon=":material/info:")
 
 
-views = {"The table": _table, "Similarity": _similarity, "Path (PCA)": _path, "Spectrum": _spectrum, f"What {MINILM_NAME} learned": _learned}
+# the page's question (does training rediscover waves?) is answered by the spectra, so they open the page; the table is one click away
+views = {"Spectrum": _spectrum, "The table": _table, "Similarity": _similarity, "Path (PCA)": _path, f"What {MINILM_NAME} learned": _learned}
 # only the open tab runs and is drawn (ui/tabs.py): a page of 11 charts draws 2 to 4; the same tabs for both sources (a switch keeps the open one)
 url_tabs("model_view", views)
 sources_expander("model")
