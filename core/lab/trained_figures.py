@@ -41,7 +41,7 @@ def probe_figure(models: Sequence[tuple[str, int, Sequence[float]]], *, what: st
     fig = charts.lines.fresh(
         lines,
         title=f"How well a linear probe reads each character's position (0 to {L - 1}) from the residual stream, per layer ({what})",
-        x_title="layer boundary (0: the input, before the first block; l: after block l)",
+        x_title="layer boundary (0: input; k: after block k)",  # short enough for a phone's column
         y_title="R² of the position probe",
         markers=True,
         integer_x=True,
