@@ -9,7 +9,7 @@ import streamlit as st
 from core.analysis import context as cx
 from core.schemes import rope
 from core.schemes.rope_presets import PRESETS
-from core.viz import charts
+from core.viz import charts, describe
 from core.viz.grid import strided
 from core.viz.heatmap import heatmap
 from ui import controls
@@ -112,7 +112,7 @@ def _pitfall() -> None:
         f"Dynamic NTK scaling (factor {growth}, here on the head of {subject.label}, the first model chosen, whatever its own scaling) grows the base "
         f"with the sequence length. Keys cached while the {cache_len:,}-token prompt was encoded were rotated "
         f"with base {fmt(pitfall.base_cache)}; at {growth * cache_len:,} tokens the query is rotated with base {fmt(pitfall.base_query)}. "
-        f"Their scores then differ from a fresh computation by up to {np.abs(error).max():.3g} (mean {np.abs(error).mean():.3g}), "
+        f"Their scores then differ from a fresh computation by up to {describe.number(np.abs(error).max())} (mean {describe.number(np.abs(error).mean())}), "
         "on a scale where a key at the query's own position scores 1: recompute the cached keys, or do not use dynamic scaling with a cache."
     )
     st.caption(
@@ -140,7 +140,7 @@ def _grids() -> None:
 
     def on_grid(name: str, angles: np.ndarray) -> tuple[str, np.ndarray, object, object]:
         z, mean = cx.centred_grid(angles, query, side, side)
-        means.append(f"{name} {mean:.3g}")
+        means.append(f"{name} {describe.number(mean)}")
         return (name, z, x, y)
 
 

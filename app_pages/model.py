@@ -19,6 +19,7 @@ from core.analysis import position_analysis as pa
 from core.analysis import table_summary as ts
 from core.schemes import sinusoidal
 from core.viz import model_figures as mf
+from core.viz.describe import number
 from ui import glossary
 from ui.controls import Toggle, check_linked, check_links, choice, linked_number
 from ui.display import data_table, plot, quoted
@@ -125,10 +126,10 @@ def _table() -> None:
         draw_heatmap(figs["model_sin_table"], key="model_sin_table")
     largest, at_position, at_dimension = ts.largest_value(A)
     c1, c2, c3, c4 = st.columns(4)
-    c1.metric("largest |value|", f"{largest:.3g}", help=f"at position {at_position:,}, dimension {at_dimension:,}")
-    c2.metric("typical |value| (median)", f"{np.median(np.abs(A.values)):.3g}", help="The sinusoid's values fill −1 to 1.")
-    c3.metric("row norm, median", f"{norm_median:.3g}", help=f"Every row of the sinusoid has norm √(d/2) = {np.sqrt(d / 2):.3g} (even d).")
-    metric(c4, "row norm, position 0", f"{A.norms[0]:.3g}", ts.times_median(float(A.norms[0]), norm_median))
+    c1.metric("largest |value|", number(largest), help=f"at position {at_position:,}, dimension {at_dimension:,}")
+    c2.metric("typical |value| (median)", number(np.median(np.abs(A.values))), help="The sinusoid's values fill −1 to 1.")
+    c3.metric("row norm, median", number(norm_median), help=f"Every row of the sinusoid has norm √(d/2) = {number(np.sqrt(d / 2))} (even d).")
+    metric(c4, "row norm, position 0", number(A.norms[0]), ts.times_median(float(A.norms[0]), norm_median))
     st.caption(
         "What to look for: the sinusoid's columns are smooth waves, fast on the left, slow on the right. A learned table has no column order to respect: "
         "whatever structure it has is spread across dimensions, in directions training found useful, so its picture need not show waves. Look for "

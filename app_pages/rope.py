@@ -7,7 +7,7 @@ import streamlit as st
 
 from core.schemes import rope
 from core.schemes.registry import Setting
-from core.viz import charts
+from core.viz import charts, describe
 from ui.controls import check_url_value, follow_default, keep_valid
 from ui import rope_text
 from ui.display import guarded, plot
@@ -129,14 +129,14 @@ def _offset() -> None:
             x_title="offset δ = query position − key position" + (" (log scale)" if sampled else ""),
             y_title="score q·k after rotation",
             log_x=sampled,
-            note=f"largest difference between the two curves: {gap:.3g}"
+            note=f"largest difference between the two curves: {describe.number(gap)}"
             + (f"; every offset up to {DENSE - 1}, then {SPARSE:,} log-spaced up to {max_offset:,}" if sampled else ""),
         ),
         key="rope_relative",
     )
     st.caption(
         f"What to look for: the two curves lie on top of each other. Moving both tokens by {int(start_b):,} positions changes every "
-        f"angle but not their differences; the largest gap, {gap:.2g}, is floating-point rounding of large angles."
+        f"angle but not their differences; the largest gap, {describe.number(gap)}, is floating-point rounding of large angles."
     )
 
 
@@ -173,7 +173,7 @@ def _layouts() -> None:
         f"The interleaved layout pairs dimensions (2i, 2i+1); the half layout pairs (i, i + d/2). Reordering the dimensions "
         f"with the permutation [0, 2, 4, …, 1, 3, 5, …] turns one into the other: for 8 random vectors at positions "
         f"{', '.join(f'{int(p):,}' for p in check_pos)}, "
-        f"max |interleaved(x)[perm] − half(x[perm])| = **{residual:.3g}**. "
+        f"max |interleaved(x)[perm] − half(x[perm])| = **{describe.number(residual)}**. "
         "That is why Hugging Face permutes Meta's Llama weights when converting them: the model is the same, only the order of "
         "the query and key dimensions differs."
     )

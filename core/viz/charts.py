@@ -274,20 +274,40 @@ def subscript(text: object) -> str:
 
 
 def number(x: float, digits: int = 4) -> str:
-    """A number on screen: `digits` significant digits, thousands separated, no exponent between
-    1e-4 and 1e15 (60,610 rather than 6.061e+04); the exact value belongs in a hover or a table."""
+    """A number on screen, the app's one rule: a whole number too long for `digits` in full below 1e15, thousands
+    separated (131,072, not 131,100); any other to `digits` significant digits (39.00, 0.1000), thousands separated, with no exponent between 1e-4 and 1e15
+    (60,610 rather than 6.061e+04); beyond them scientific, its exponent unpadded as a hover writes it (2.500e-7, 1.000e+15).
+    The exact value belongs in a hover or a table. `hover_format` is the same rule for Plotly's hover."""
     x = float(x)
     if not np.isfinite(x) or x == 0:
         return "0" if x == 0 else str(x)
     exponent = int(np.floor(np.log10(abs(x))))
     if not -4 <= exponent < 15:
-        return f"{x:.{digits - 1}e}"
+        mantissa, power = f"{x:.{digits - 1}e}".split("e")
+        return f"{mantissa}e{int(power):+d}"
+    if x.is_integer() and exponent >= digits:  # a whole number that the digits would round (a position, a count): in full
+        return f"{int(x):,}"
     decimals = digits - 1 - exponent
     rounded = round(x, decimals)
     if rounded and int(np.floor(np.log10(abs(rounded)))) > exponent:  # 0.99999 rounds up to 1.000, one digit fewer after the point
         decimals -= 1
         rounded = round(x, decimals)
     return f"{rounded:,.{max(decimals, 0)}f}"
+
+
+def hover_format(values) -> str:
+    """The d3 format of a hover over these values, by `number`'s rule with VALUE_DIGITS digits and no trailing zeros
+    (a hover is where the exact value is read): whole numbers in full (',d'), others in decimals (',.6~r'), scientific
+    ('.6~g') only when a value lies beyond 1e-4 to 1e15. Empty or non-numeric values get the decimal form."""
+    try:
+        v = np.asarray(values, dtype=float).ravel()
+    except (TypeError, ValueError):
+        return f",.{VALUE_DIGITS}~r"
+    v = np.abs(v[np.isfinite(v) & (v != 0)])
+    v = v[v >= v.max() * 1e-12] if v.size else v  # rounding's residue next to 1 (sin π = 1.2e-16) is a zero, not a scale
+    if v.size and (v.max() >= 1e15 or v.min() < 1e-4):
+        return VALUE_FORMAT
+    return ",d" if v.size and np.all(v == np.round(v)) else f",.{VALUE_DIGITS}~r"
 
 
 def nice_steps(up_to: float) -> list[int]:
@@ -464,6 +484,15 @@ def _figure(
             merged["title"] = dict(text=text)
         base[axis] = merged
     base.update(layout)
+    for letter in "xy":  # a hover's numbers by the rule of the numbers in the words (`number`): 54,410, not 5.441e+4
+        axis = base.setdefault(f"{letter}axis", {})
+        if "hoverformat" not in axis and axis.get("type") not in ("category", "date"):
+            try:
+                on_axis = [np.asarray(v, dtype=float).ravel() for t in traces if (getattr(t, f"{letter}axis", None) or letter) == letter
+                           for v in [getattr(t, letter, None)] if v is not None]
+            except (TypeError, ValueError):  # words along the axis: nothing to format
+                continue
+            axis["hoverformat"] = hover_format(np.concatenate(on_axis) if on_axis else [])
     for key in [k for k in base if _AXIS_KEY.match(k)]:
         base[key] = {**_AXIS, **base[key]}
     for letter, marks in (("x", x_marks), ("y", y_marks)):  # a log axis labelled in full, by decades or 1-2-5
@@ -673,7 +702,8 @@ def spectrum(wavelength: np.ndarray, max_len: int, *, title: str, note: str = ""
             line=dict(color=colour, width=1.5),
             marker=dict(color=colour, size=5, maxdisplayed=MAX_DOTS),
             customdata=(2 * np.pi / wavelength[mask]),
-            hovertemplate=f"pair %{{x}}<br>wavelength %{{y:{VALUE_FORMAT}}} positions<br>frequency %{{customdata:{VALUE_FORMAT}}} rad/position<extra></extra>",
+            hovertemplate=f"pair %{{x}}<br>wavelength %{{y:{hover_format(wavelength[mask])}}} positions<br>"
+            f"frequency %{{customdata:{hover_format(2 * np.pi / wavelength[mask])}}} rad/position<extra></extra>",
         )
         for mask, name, colour in ((~longer, "completes a cycle within max_len", LINE_COLOURS[0]), (longer, "wavelength > max_len", LINE_COLOURS[1]))
         if mask.any()

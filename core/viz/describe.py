@@ -22,12 +22,14 @@ NAMES_SHOWN = 4  # series named in a sentence; the rest are counted
 
 
 def number(x: float) -> str:
-    """A number in a sentence: 4 significant digits as on screen (core.viz.charts.number), without the zeros
-    that pad it there (1, not 1.000; 0.1, not 0.1000)."""
+    """A number in a sentence: core.viz.charts.number's rule (whole numbers in full, else 4 significant digits,
+    scientific only beyond 1e-4 to 1e15) without the zeros that pad it on screen (1, not 1.000; 0.1, not 0.1000;
+    2.5e-7, not 2.500e-7)."""
     text = _padded(x)
-    if "." in text and "e" not in text:
-        text = text.rstrip("0").rstrip(".")
-    return text
+    mantissa, e, power = text.partition("e")
+    if "." in mantissa:
+        mantissa = mantissa.rstrip("0").rstrip(".")
+    return mantissa + e + power
 
 
 def range_text(panels: list[tuple[str, np.ndarray]]) -> str:

@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 from core.analysis import context as cx
 from core.files.rope_code import rope_code
 from core.schemes import rope
+from core.viz import describe
 from core.schemes.rope_presets import PRESETS, STATUSES
 from core.viz import charts, palette
 from core.viz import wire
@@ -92,7 +93,7 @@ def test_default_page_shows_cores_numbers():
     assert_close(lines[0][0], pitfall.key_positions, atol=0)
     assert_close(lines[0][1], pitfall.consistent, atol=1e-12) and assert_close(lines[1][1], pitfall.stale, atol=1e-12)
     assert_close(lines[2][1], pitfall.stale - pitfall.consistent, atol=1e-12)
-    assert f"{np.abs(pitfall.stale - pitfall.consistent).max():.3g}" in " ".join(m.value for m in pit.markdown)
+    assert describe.number(np.abs(pitfall.stale - pitfall.consistent).max()) in " ".join(m.value for m in pit.markdown)
     # RoPE in 2-D: 16 x 16 patches, query at (8, 8), base 10,000, head_dim 128
     grid_view = open_context(ctx_view="RoPE in 2-D")
     assert_clean(grid_view)
@@ -112,7 +113,7 @@ def test_default_page_shows_cores_numbers():
         assert np.ptp(panel_levels(panel)) > 100  # the picture spans most of its scale
     assert not figs[3]["shared_range"] and heatmaps[0]["zmax"] / heatmaps[2]["zmax"] > 10
     assert f"move {heatmaps[0]['zmax'] / heatmaps[2]['zmax']:,.0f} times less than axial RoPE's" in " ".join(c.value for c in grid_view.caption)
-    assert f"{cx.centred_grid(expected_grids[0], 136, 16, 16)[1]:.3g}" in figs[3]["note"]  # the subtracted mean is said
+    assert describe.number(cx.centred_grid(expected_grids[0], 136, 16, 16)[1]) in figs[3]["note"]  # the subtracted mean is said
     splits = figs[4]["panels"]
     for panel, split in zip(splits, ((16, 24, 24), (16, 8, 40), (16, 40, 8)), strict=True):
         expected = cx.centred_grid(cx.mrope_angles(0 * rows, rows, cols, 128, 10_000.0, split), 136, 16, 16)[0]

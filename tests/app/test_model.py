@@ -18,7 +18,7 @@ from PIL import Image
 from core.analysis import position_analysis as pa
 from core.analysis import table_summary as ts
 from core.schemes.sinusoidal import sinusoidal_encoding
-from core.viz import charts, wire
+from core.viz import charts, describe, wire
 from tests.app.conftest import ROOT, assert_clean, chart_keys, decode, every_figure, grid_keys, grids, open_page, open_tab, plain_table, tab_sets, title_text
 from ui import glossary
 
@@ -203,8 +203,8 @@ def test_minilm_figures_carry_the_committed_tables_numbers():
     j = open_tab(at, "Spectrum").number_input(key="dim").value
     np.testing.assert_array_equal(decode(dimension["data"][0]["y"]), TABLE[:, j])
     open_tab(at, "The table")
-    assert metric(at, "row norm, position 0") == f"{np.linalg.norm(TABLE[0]):.3g}"
-    assert metric(at, "largest |value|") == f"{np.abs(TABLE).max():.3g}"
+    assert metric(at, "row norm, position 0") == describe.number(np.linalg.norm(TABLE[0]))  # the app's one number rule
+    assert metric(at, "largest |value|") == describe.number(np.abs(TABLE).max())
     _, ratio = pa.pca(TABLE)
     assert metric(open_tab(at, "Path (PCA)"), "variance in the first 3 components") == f"{ratio[:3].sum():.1%}"
     # the most common dominant frequency: the number alone in its box, its unit and period under it

@@ -2,7 +2,7 @@
 // step from the server's steps, whole numbers as the app writes them. Run by `node --test` (tests/test_js.py).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isDark, level, stepFor, whole } from '../../ui/components/shared.js';
+import { isDark, level, numberText, stepFor, whole } from '../../ui/components/shared.js';
 
 test('a value reaches as many levels as edges at or below it', () => {
   const edges = [-0.5, 0, 0.5];  // four levels: below -0.5, -0.5 to 0, 0 to 0.5, 0.5 and up
@@ -35,4 +35,16 @@ test('the theme is dark when its background is: the two themes of .streamlit/con
   assert.equal(isDark('#767676'), true);  // relative luminance 0.18: under a half
   assert.equal(isDark('#bcbcbc'), false);  // 188/255 = 0.737, linear 0.502: just over
   assert.equal(isDark('var(--unset)'), false);  // nothing to read: the light theme, as the figures are built
+});
+
+test("a hover's value follows the app's one number rule: separators, no trailing zeros, scientific only beyond 1e-4 to 1e15", () => {
+  assert.equal(numberText(54410.3, 6), '54,410.3');  // never 5.44103e+4
+  assert.equal(numberText(131072, 6), '131,072');
+  assert.equal(numberText(0.1234567, 6), '0.123457');
+  assert.equal(numberText(-1, 6), '-1');  // not -1.00000
+  assert.equal(numberText(0, 6), '0');
+  assert.equal(numberText(0.000123456789, 6), '0.000123457');  // 1e-4 is still written out
+  assert.equal(numberText(2.5e-7, 6), '2.5e-7');
+  assert.equal(numberText(-3.14159265e-9, 4), '-3.142e-9');
+  assert.equal(numberText(1.5e16, 6), '1.5e+16');  // where JavaScript itself would write 15000000000000000
 });

