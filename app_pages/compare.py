@@ -115,7 +115,9 @@ def _codes() -> None:
                 title=f"What each scheme writes at positions {pos.start:,} to {pos.stop - 1:,}, d_model = {d:,}, max_len = {L:,}",
                 x_title="dimension",
                 y_title="position",
-                note=pos.note("position") + "; whole (sin, cos) pairs of the sinusoids and RoPE, the first columns of binary and one-hot codes",
+                note="; ".join(
+                    filter(None, [pos.note("position"), "whole (sin, cos) pairs of the sinusoids and RoPE, the first columns of binary and one-hot codes"])
+                ),
                 shared_range=shared,
             ),
             key="compare_codes",
