@@ -264,5 +264,7 @@ def test_rope_one_pair_turns_the_offset_tabs_query_and_key_in_the_browser():
     assert json.loads(mounted.proto.json) == json.loads(json.dumps(rope_data(q, k, rope.default_frequencies(16, 500.0), "interleaved", 300, 7)))
     at = open_page("rope", max_len="1")  # one position: no offset to choose, both hands at 0
     assert_clean(at)
-    assert not [s for s in at.slider if s.key == "rope_turn_offset"] and json.loads(next(
-        el for el in at.get("bidi_component") if el.proto.component_name == "pee.motion").proto.json)["offset"] == 0
+    assert (
+        not [s for s in at.slider if s.key == "rope_turn_offset"]
+        and json.loads(next(el for el in at.get("bidi_component") if el.proto.component_name == "pee.motion").proto.json)["offset"] == 0
+    )
