@@ -78,7 +78,7 @@ function arcPath(from, sweep) {
 
 // A hand's name just past its tip, on the line from the centre (tips at the centre leave it there).
 function name(text, x, y) {
-  const r = Math.hypot(x, y), k = r > 0 ? 1 / r : 0, out = R + 7;
+  const r = Math.hypot(x, y), k = r > 0 ? 1 / r : 0, out = R + 10;
   text.setAttribute('x', x * k * out); text.setAttribute('y', -y * k * out);
 }
 
@@ -109,7 +109,8 @@ export default function (component) {
   const dials = data.dials.map((dial) => {
     const wrap = document.createElement('div');
     wrap.className = 'pee-mo-dial';
-    const svg = el('svg', { viewBox: '-50 -50 100 100', 'aria-hidden': 'true', focusable: 'false' }, wrap);
+    const half = dial.key ? 57 : 50;  // room around the face for the hands' names, inside the picture
+    const svg = el('svg', { viewBox: `${-half} ${-half} ${2 * half} ${2 * half}`, 'aria-hidden': 'true', focusable: 'false' }, wrap);
     el('circle', { class: 'pee-mo-face', cx: 0, cy: 0, r: R }, svg);
     el('line', { class: 'pee-mo-axis', x1: -R, y1: 0, x2: R, y2: 0 }, svg);
     el('line', { class: 'pee-mo-axis', x1: 0, y1: -R, x2: 0, y2: R }, svg);
