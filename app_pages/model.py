@@ -231,6 +231,9 @@ def _dimension() -> None:
         f"The wave drawn is the single sinusoid that fits this dimension best, at {freq:.4f} cycles per position (period {ts.period(freq)} positions, "
         f"searched within one frequency bin of the spectrum's peak). Its R², {r2:.2f}, in the title, says how much of the dimension it explains: "
         "1 would be an exact wave."
+        if np.ptp(A.values[:, j]) > 0
+        else "This dimension has the same value at every position analysed: there is no wave in it, and the flat line fits it exactly (so its R² "
+        "is 1 without saying anything about waves)."
     )
     st.caption(caption)
     glossary.terms_expander(glossary.used_in(caption), key="terms_model")  # the terms this caption uses, defined where it stands

@@ -478,6 +478,8 @@ def test_a_hostile_tensor_name_shows_as_written_and_its_csv_never_holds_a_formul
 
 
 def test_a_table_of_zeros_says_what_is_true_of_its_norms():
-    at = open_tab(upload("zeros.safetensors", safetensors.numpy.save({"pos": np.zeros((16, 8), np.float32)})), "The table")
+    spectrum = upload("zeros.safetensors", safetensors.numpy.save({"pos": np.zeros((16, 8), np.float32)}))  # opens on the spectra
+    assert any("there is no wave in it" in c.value for c in spectrum.caption) and not any("1 would be an exact wave" in c.value for c in spectrum.caption)
+    at = open_tab(spectrum, "The table")
     assert_clean(at)
     assert "all zeros, as the median row is" in [c.value for c in at.caption]  # not "nan× the median"
