@@ -4,7 +4,7 @@ its number of figures, which `CHARTS` must name (test_every_page_has_a_chart_cou
 
 from __future__ import annotations
 
-from ui.lab_trained import VIEW as LAB_TRAINED_VIEW
+from ui.lab.trained import VIEW as LAB_TRAINED_VIEW
 from ui.path import STEPS
 
 NAMES = {step.url_path: step.url_path or "problem" for step in STEPS}  # url path -> short name ("" is /, the position problem)
