@@ -14,7 +14,7 @@ from core.schemes.rope_presets import PRESETS
 from core.viz.columns import columns
 from core.viz.grid import strided, window
 from core.viz.heatmap import heatmap
-from ui.controls import check_url_value, follow_default, keep_in_url, keep_valid, one_of, url_choice, whole_in
+from ui.controls import Choice, check_links, check_url_value, follow_default, keep_valid, one_of, whole_in
 from ui.deferred import deferred
 from ui.display import guarded
 from ui.heatmap import draw_heatmap
@@ -33,12 +33,10 @@ d, L, base = s.d_model, s.max_len, s.base
 st.markdown("Pick a scheme: the code on this page computes exactly what the app draws for it at the settings on screen.")
 
 # --- controls -------------------------------------------------------------------------------
-notice = url_choice("scheme", list(SCHEMES), "sinusoidal")
-if notice:
-    st.warning(notice, icon=":material/link_off:")
+SCHEME = Choice("scheme", "Scheme", list(SCHEMES), "sinusoidal", labels=lambda n: SCHEMES[n].label)
+check_links(SCHEME)  # its notice above the columns
 c1, c2 = st.columns([2, 3])
-name = c1.selectbox("Scheme", list(SCHEMES), format_func=lambda n: SCHEMES[n].label, key="scheme")
-keep_in_url("scheme")
+name = SCHEME.draw(c1)
 scheme = SCHEMES[name]
 heads, layout, kind, factor, original, width = 8, "half", "none", 1.0, L, d
 link = {D_MODEL.name: D_MODEL.format(d), MAX_LEN.name: MAX_LEN.format(L), BASE.name: BASE.format(base), "scheme": name}
@@ -152,17 +150,14 @@ for tab in keras_tab:
     )
     tab.code(code.keras_source, language="python", line_numbers=False)
 if rotary:  # a real model's RoPE, exactly: what the controls above cannot hold (LongRoPE's lists, partial rotary, mscale)
-    notice = url_choice("preset", ["none", *PRESETS], "none")
-    if notice:
-        st.warning(notice, icon=":material/link_off:")
-    chosen = st.selectbox(
+    chosen = Choice(
+        "preset",
         "Or a real model's RoPE, exactly as its config sets it",
         ["none", *PRESETS],
-        format_func=lambda n: "none (the controls above)" if n == "none" else PRESETS[n].label,
-        key="preset",
+        "none",
+        labels=lambda n: "none (the controls above)" if n == "none" else PRESETS[n].label,
         help="The presets of the Long context page (/context), each value cited there; the code is exact, every layer kind.",
-    )
-    keep_in_url("preset")
+    ).draw()
     if chosen != "none":
         preset = PRESETS[chosen]
         link["preset"] = chosen
