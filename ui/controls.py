@@ -298,8 +298,8 @@ class Number:
 
     def check(self) -> None:
         keep_valid(self.key, self.fits)  # every run: a value another page left under this key
-        accepted = plain_whole_in(self.lo, self.hi) if self.linked else whole_in(self.lo, self.hi) if self.whole else number_in(self.lo, self.hi)
-        check_url_value(self.key, accepted, self.expected.format(lo=self.lo, hi=self.hi))
+        accepted = whole_in(self.lo, self.hi) if self.whole else number_in(self.lo, self.hi)
+        check_url_value(self.key, plain_whole_in(self.lo, self.hi) if self.linked else accepted, self.expected.format(lo=self.lo, hi=self.hi))
 
     def draw(self, where: Any = st, *, default: int | float | None = None, disabled: bool = False) -> int | float:
         """Draw it in `where`; `default` replaces the described one when it depends on controls
