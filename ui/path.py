@@ -7,7 +7,7 @@ the shared settings a page uses. URL paths never change (handouts link to them);
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import streamlit as st
 
@@ -20,7 +20,9 @@ class Step:
     """One page: its script, stable URL path ("" for `/`), title, icon, what a learner finds
     there (one sentence for the roadmap), the shared settings it uses, and which of those it
     reads only in its live parts (`live`: its open tab, or a part drawn by
-    `ui.tabs.live_part`), so that a move reruns those parts and not the page (`ui.sidebar`)."""
+    `ui.tabs.live_part`), so that a move reruns those parts and not the page (`ui.sidebar`), and
+    how many figures it draws at the defaults over all its tabs (`charts`: Plotly charts and painted
+    panel grids; the tests hold every page-wide run to it)."""
 
     script: str
     url_path: str
@@ -29,10 +31,13 @@ class Step:
     pitch: str
     uses: frozenset[str] = ALL
     live: frozenset[str] = frozenset()
+    charts: int = field(kw_only=True)
 
 
 STEPS: tuple[Step, ...] = (
-    Step("app_pages/problem.py", "", "The position problem", ":material/help:", "why attention needs positions at all, and why the obvious fixes fail"),
+    Step(
+        "app_pages/problem.py", "", "The position problem", ":material/help:", "why attention needs positions at all, and why the obvious fixes fail", charts=5
+    ),
     Step(
         "app_pages/sinusoidal.py",
         "sinusoidal",
@@ -40,6 +45,7 @@ STEPS: tuple[Step, ...] = (
         ":material/waves:",
         "the Transformer paper's sines and cosines, and a learned table",
         live=frozenset({"d_model", "base"}),  # a move of max_len reruns the page
+        charts=8,
     ),
     Step(
         "app_pages/similarity.py",
@@ -48,6 +54,7 @@ STEPS: tuple[Step, ...] = (
         ":material/grid_on:",
         "why the sinusoid's similarity depends on distance",
         live=ALL,
+        charts=5,
     ),
     Step(
         "app_pages/rope.py",
@@ -56,6 +63,7 @@ STEPS: tuple[Step, ...] = (
         ":material/rotate_right:",
         "the same rotation applied to queries and keys",
         frozenset({"max_len", "base"}),
+        charts=5,
     ),
     Step(
         "app_pages/context.py",
@@ -64,6 +72,7 @@ STEPS: tuple[Step, ...] = (
         ":material/width_full:",
         "what real models' RoPE settings do to long inputs",
         frozenset(),
+        charts=5,
     ),
     Step(
         "app_pages/relative.py",
@@ -72,6 +81,7 @@ STEPS: tuple[Step, ...] = (
         ":material/linear_scale:",
         "biases on the scores instead of codes",
         frozenset({"max_len"}),
+        charts=8,
     ),
     Step(
         "app_pages/compare.py",
@@ -80,6 +90,7 @@ STEPS: tuple[Step, ...] = (
         ":material/view_module:",
         "every scheme side by side, its properties measured",
         live=frozenset({"d_model", "base"}),  # max_len sets the first-position control above the tabs
+        charts=2,
     ),
     Step(
         "app_pages/attention.py",
@@ -89,9 +100,26 @@ STEPS: tuple[Step, ...] = (
         "what attention sees with each scheme",
         frozenset({"d_model", "base"}),
         live=frozenset({"d_model", "base"}),
+        charts=4,
     ),
-    Step("app_pages/lab.py", "lab", "The lab: train and extrapolate", ":material/science:", "train tiny models, then test them on longer inputs", frozenset()),
-    Step("app_pages/model.py", "model", "A real model's positions", ":material/model_training:", "a trained model's learned table", frozenset({"base"})),
+    Step(
+        "app_pages/lab.py",
+        "lab",
+        "The lab: train and extrapolate",
+        ":material/science:",
+        "train tiny models, then test them on longer inputs",
+        frozenset(),
+        charts=3,
+    ),
+    Step(
+        "app_pages/model.py",
+        "model",
+        "A real model's positions",
+        ":material/model_training:",
+        "a trained model's learned table",
+        frozenset({"base"}),
+        charts=11,
+    ),
     Step(
         "app_pages/llm.py",
         "llm",
@@ -99,6 +127,7 @@ STEPS: tuple[Step, ...] = (
         ":material/psychology:",
         "a small real language model reading your text with its rotary positions, without them, and shuffled",
         frozenset(),
+        charts=6,
     ),
     Step(
         "app_pages/practice.py",
@@ -107,8 +136,9 @@ STEPS: tuple[Step, ...] = (
         ":material/quiz:",
         "common mistakes, and exercises to predict then check",
         frozenset(),
+        charts=1,
     ),
-    Step("app_pages/code.py", "code", "Code for these settings", ":material/code:", "NumPy and PyTorch code for what you saw, and the numbers"),
+    Step("app_pages/code.py", "code", "Code for these settings", ":material/code:", "NumPy and PyTorch code for what you saw, and the numbers", charts=1),
 )
 BY_PATH = {step.url_path: step for step in STEPS}
 
