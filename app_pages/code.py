@@ -14,7 +14,7 @@ from core.schemes.rope_presets import PRESETS
 from core.viz.columns import columns
 from core.viz.grid import strided, window
 from core.viz.heatmap import heatmap
-from ui.controls import Choice, check_links, check_url_value, follow_default, keep_valid, one_of, whole_in
+from ui.controls import Choice, Number, check_links, check_url_value, keep_valid, one_of
 from ui.deferred import deferred
 from ui.display import guarded
 from ui.heatmap import draw_heatmap
@@ -49,20 +49,10 @@ if "n_heads" in scheme.reads:
 if rotary:
     layout = pair_layout_control(c2)
     c6, c3, c4, c5 = st.columns([1.5, 2, 1.5, 1.5])
-    keep_valid("head_dim", lambda v: isinstance(v, int) and 2 <= v <= MAX_HEAD_DIM)
-    check_url_value("head_dim", whole_in(2, MAX_HEAD_DIM), f"the head width is a whole number from 2 to {MAX_HEAD_DIM:,} (even, for pairs)")
-    width = int(
-        c6.number_input(
-            "Head width (head_dim)",
-            2,
-            MAX_HEAD_DIM,
-            follow_default("head_dim", d, lambda v: True),
-            step=2,
-            key="head_dim",
-            bind="query-params",
-            help="RoPE rotates the queries and keys of one head. Until you change it, this is the sidebar's d_model.",
-        )
-    )
+    width = Number(
+        "head_dim", "Head width (head_dim)", 2, MAX_HEAD_DIM, d, expected="the head width is a whole number from {lo} to {hi:,} (even, for pairs)",
+        step=2, follow=True, help="RoPE rotates the queries and keys of one head. Until you change it, this is the sidebar's d_model.",
+    ).draw(c6)  # fmt: skip
     kind = scaling_kind_control(c3, default="none")
     link.update(head_dim=str(width), rope_layout=layout, scaling=kind)
     if kind != "none":
