@@ -13,7 +13,7 @@ import streamlit as st
 from core.schemes import rope
 from core.schemes.rope_presets import PRESETS
 from ui import controls
-from ui.controls import check_url_value, follow_default, number_in, whole_in
+from ui.controls import check_url_value, number_in, whole_in
 
 # The kinds whose record says how a factor and an original context set them; the others (such as LongRoPE, a
 # factor per pair in two lists, or proportional RoPE, a proportion of turning pairs) come with the model presets
@@ -126,9 +126,7 @@ def check_scaling_links(default: str) -> None:
 def factor_control(where=st) -> float:
     """The scaling factor s, the divisor of the interpolated pairs' frequencies, bound to the URL."""
     check_scaling_urls()
-    return float(
-        where.number_input("Factor s", rope.MIN_FACTOR, MAX_FACTOR, DEFAULT_FACTOR, step=0.5, key="factor", bind="query-params", help=FACTOR_HELP)
-    )
+    return controls.Number("factor", "Factor s", rope.MIN_FACTOR, MAX_FACTOR, DEFAULT_FACTOR, step=0.5, help=FACTOR_HELP).draw(where)
 
 
 def original_len_control(where, max_len: int, factor: float) -> int:
@@ -136,17 +134,9 @@ def original_len_control(where, max_len: int, factor: float) -> int:
     max_len / factor, so a link without it reopens the same view."""
     check_scaling_urls()
     default = max(1, int(max_len // max(factor, 1.0)))
-    return int(
-        where.number_input(
-            "Original context (positions)",
-            1,
-            MAX_ORIGINAL,
-            follow_default("original_len", default, lambda v: True),
-            key="original_len",
-            bind="query-params",
-            help="The context the model was trained on; at most max_len.",
-        )
-    )
+    return controls.Number(
+        "original_len", "Original context (positions)", 1, MAX_ORIGINAL, default, follow=True, help="The context the model was trained on; at most max_len."
+    ).draw(where)
 
 
 def preset_control(where=st, default: tuple[str, ...] = DEFAULT_PRESETS) -> list[str]:
