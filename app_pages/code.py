@@ -14,7 +14,7 @@ from core.schemes.rope_presets import PRESETS
 from core.viz.columns import columns
 from core.viz.grid import strided, window
 from core.viz.heatmap import heatmap
-from ui.controls import check_url_value, follow_default, keep_in_url, keep_valid, one_of, url_choice, whole_in
+from ui.controls import Choice, Number, check_links, check_url_value, keep_valid, one_of
 from ui.deferred import deferred
 from ui.display import guarded
 from ui.heatmap import draw_heatmap
@@ -33,12 +33,10 @@ d, L, base = s.d_model, s.max_len, s.base
 st.markdown("Pick a scheme: the code on this page computes exactly what the app draws for it at the settings on screen.")
 
 # --- controls -------------------------------------------------------------------------------
-notice = url_choice("scheme", list(SCHEMES), "sinusoidal")
-if notice:
-    st.warning(notice, icon=":material/link_off:")
+SCHEME = Choice("scheme", "Scheme", list(SCHEMES), "sinusoidal", labels=lambda n: SCHEMES[n].label)
+check_links(SCHEME)  # its notice above the columns
 c1, c2 = st.columns([2, 3])
-name = c1.selectbox("Scheme", list(SCHEMES), format_func=lambda n: SCHEMES[n].label, key="scheme")
-keep_in_url("scheme")
+name = SCHEME.draw(c1)
 scheme = SCHEMES[name]
 heads, layout, kind, factor, original, width = 8, "half", "none", 1.0, L, d
 link = {D_MODEL.name: D_MODEL.format(d), MAX_LEN.name: MAX_LEN.format(L), BASE.name: BASE.format(base), "scheme": name}
@@ -51,20 +49,10 @@ if "n_heads" in scheme.reads:
 if rotary:
     layout = pair_layout_control(c2)
     c6, c3, c4, c5 = st.columns([1.5, 2, 1.5, 1.5])
-    keep_valid("head_dim", lambda v: isinstance(v, int) and 2 <= v <= MAX_HEAD_DIM)
-    check_url_value("head_dim", whole_in(2, MAX_HEAD_DIM), f"the head width is a whole number from 2 to {MAX_HEAD_DIM:,} (even, for pairs)")
-    width = int(
-        c6.number_input(
-            "Head width (head_dim)",
-            2,
-            MAX_HEAD_DIM,
-            follow_default("head_dim", d, lambda v: True),
-            step=2,
-            key="head_dim",
-            bind="query-params",
-            help="RoPE rotates the queries and keys of one head. Until you change it, this is the sidebar's d_model.",
-        )
-    )
+    width = Number(
+        "head_dim", "Head width (head_dim)", 2, MAX_HEAD_DIM, d, expected="the head width is a whole number from {lo} to {hi:,} (even, for pairs)",
+        step=2, follow=True, help="RoPE rotates the queries and keys of one head. Until you change it, this is the sidebar's d_model.",
+    ).draw(c6)  # fmt: skip
     kind = scaling_kind_control(c3, default="none")
     link.update(head_dim=str(width), rope_layout=layout, scaling=kind)
     if kind != "none":
@@ -152,17 +140,14 @@ for tab in keras_tab:
     )
     tab.code(code.keras_source, language="python", line_numbers=False)
 if rotary:  # a real model's RoPE, exactly: what the controls above cannot hold (LongRoPE's lists, partial rotary, mscale)
-    notice = url_choice("preset", ["none", *PRESETS], "none")
-    if notice:
-        st.warning(notice, icon=":material/link_off:")
-    chosen = st.selectbox(
+    chosen = Choice(
+        "preset",
         "Or a real model's RoPE, exactly as its config sets it",
         ["none", *PRESETS],
-        format_func=lambda n: "none (the controls above)" if n == "none" else PRESETS[n].label,
-        key="preset",
+        "none",
+        labels=lambda n: "none (the controls above)" if n == "none" else PRESETS[n].label,
         help="The presets of the Long context page (/context), each value cited there; the code is exact, every layer kind.",
-    )
-    keep_in_url("preset")
+    ).draw()
     if chosen != "none":
         preset = PRESETS[chosen]
         link["preset"] = chosen

@@ -11,7 +11,7 @@ from core.viz.columns import columns
 from core.viz.grid import Picked, Sample, window
 from core.viz.heatmap import heatmap
 from ui import glossary
-from ui.controls import Toggle, check_url_value, keep_choices_in_url, number, one_of, url_choices
+from ui.controls import Choices, Toggle, check_links, check_url_value, number, one_of
 from ui.display import static_table
 from ui.heatmap import draw_heatmap
 from ui.path import next_link
@@ -40,13 +40,11 @@ with st.expander("How the schemes enter the model"):
         "The Properties tab measures each one from its own arrays."
     )
 check_url_value("heads", one_of(HEADS), f"the head count is one of {', '.join(map(str, HEADS))}")
-notice = url_choices("schemes", list(SCHEMES), list(SCHEMES))
-if notice:
-    st.warning(notice, icon=":material/link_off:")
+PICK = Choices("schemes", "Schemes", list(SCHEMES), list(SCHEMES), labels=lambda n: SCHEMES[n].label)
+check_links(PICK)  # its notice above the expander
 picker = st.expander("Schemes, heads and the first position drawn")  # every scheme by default: the figure comes first, the choice one click away
 c1, c2 = picker.columns([3, 1])
-names = c1.multiselect("Schemes", list(SCHEMES), format_func=lambda n: SCHEMES[n].label, key="schemes")
-keep_choices_in_url("schemes")
+names = PICK.draw(c1)
 heads = c2.selectbox("Heads (bias schemes)", HEADS, index=HEADS.index(8), key="heads", bind="query-params")
 if not names:
     st.info("Pick at least one scheme to compare, under ‘Schemes, heads and the first position drawn’.", icon=":material/info:")

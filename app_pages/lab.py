@@ -1,11 +1,11 @@
 """Page `lab`: train a tiny transformer per scheme on short sequences, then test it on long ones.
 
 The page opens with the lesson already measured: the shipped perplexity curves of the real-text comparison
-(ui.lab_lm.lm_opening), under two sentences, with how they were made folded below. Then a synthetic task to train
-yourself: the controls (ui.lab_controls) describe one configuration per scheme; Train runs them in the
-background (ui.lab_run: progress bars while it runs, a line to wait in when the server's
+(ui.lab.lm.lm_opening), under two sentences, with how they were made folded below. Then a synthetic task to train
+yourself: the controls (ui.lab.controls) describe one configuration per scheme; Train runs them in the
+background (ui.lab.run: progress bars while it runs, a line to wait in when the server's
 trainers are busy); once the run is done the page draws its results (core.lab.figures). Below, the real-text
-run on demand (ui.lab_lm.lm_live), and five experiments on the trained models (ui.lab_trained) that show their
+run on demand (ui.lab.lm.lm_live), and five experiments on the trained models (ui.lab.trained) that show their
 shipped results and rerun on demand. Nothing trains until a Train button is pressed.
 """
 
@@ -17,10 +17,10 @@ from core.lab.entry import warm_model
 from ui.controls import check_url_value
 from ui.display import plot, static_table, text_block
 from ui.heatmap import draw_heatmap
-from ui.lab_controls import lab_controls
-from ui.lab_lm import lm_live, lm_opening
-from ui.lab_run import run_panel
-from ui.lab_trained import trained_section
+from ui.lab.controls import lab_controls
+from ui.lab.lm import lm_live, lm_opening
+from ui.lab.run import run_panel
+from ui.lab.trained import trained_section
 from ui.path import next_link
 from ui.sources import sources_expander
 
@@ -140,7 +140,7 @@ if why.open:
 
 # --- real text: the ALiBi paper's experiment, trained again on demand (its precomputed results open the page) ---
 lm_live()
-# --- experiments on the trained models (ui.lab_trained: one at a time, precomputed at once, a live run on demand) ---
+# --- experiments on the trained models (ui.lab.trained: one at a time, precomputed at once, a live run on demand) ---
 trained_section()
 sources_expander("lab")
 next_link("lab")

@@ -21,7 +21,7 @@ from core.schemes import sinusoidal
 from core.viz import model_figures as mf
 from core.viz.describe import number
 from ui import glossary
-from ui.controls import Toggle, check_linked, check_links, choice, linked_number
+from ui.controls import Number, Toggle, check_links, choice, linked_number
 from ui.display import data_table, plot, quoted
 from ui.heatmap import draw_heatmap
 from ui.metrics import metric
@@ -109,8 +109,7 @@ with st.expander("Where the table comes from"):
         "the sidebar's d_model and max_len do not apply on this page."
     )
 figs = table_figures(key, base, name, sin_name, A, S)
-check_linked("pc", 1, A.scores.shape[1] - 2)  # the tabs' controls: a bad link value gets its notice whichever tab is open
-check_linked("dim", 0, A.cols.count - 1)
+check_links(Number("pc", "", 1, A.scores.shape[1] - 2, 1, linked=True), Number("dim", "", 0, A.cols.count - 1, 0, linked=True))  # whichever tab is open
 solid_help = "Two WebGL scenes you can drag: without a graphics card the browser takes about a second to draw them at every change here."
 PCA3D = Toggle("pca3d", "Turn the path in 3-D", False, help=solid_help)
 check_links(PCA3D)

@@ -20,6 +20,7 @@ from ui.tabs import url_tabs
 MATRIX_GRID = 250  # positions per similarity matrix panel
 LINE_POINTS = 2000
 ELEMENTS = 1_000_000  # budget of encoding values per measured quantity (positions x d)
+MEASURED_MOST = 20_000  # positions a measured line draws at most: a narrow d_model would otherwise send megabytes of figure
 MAP_DIMS = 64  # dimensions of M_k drawn
 
 st.title("Similarity between positions")
@@ -50,7 +51,7 @@ WINDOW = Window("sim_window")  # the positions of the matrices; a box dragged ov
 
 def measured_positions(stop: int, d: int) -> Sample:
     """Positions at which a quantity is measured from full rows of width d, within the element budget."""
-    return strided(stop, max(16, ELEMENTS // d))
+    return strided(stop, min(MEASURED_MOST, max(16, ELEMENTS // d)))
 
 
 def _matrices() -> None:

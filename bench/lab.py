@@ -25,7 +25,7 @@ from pathlib import Path
 from core.lab.config import LabConfig
 from core.lab.entry import train
 from core.lab.labrun import LabRun
-from ui.lab_controls import DEFAULT_SCHEMES  # the page's default selection
+from core.lab.lm import DEFAULT_SCHEMES  # the lab page's default selection
 
 ONE_SCHEME_S = 20.0
 ALL_SCHEMES_S = 120.0

@@ -1,4 +1,4 @@
-"""The papers the app cites, each written once: the pages' Sources lists (ui/sources.py) and the lab's
+"""The papers the app cites, each written once: the pages' Sources lists (ui/path.py) and the lab's
 sentences (core/lab) both read them from here, each in its own form.
 
 `listed` is how a Sources list names a paper ("Haviv et al. 2022, Title (Findings of EMNLP; arXiv:…)");

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from scripts.readme_pages import with_page_table
 from ui.path import STEPS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,7 +94,17 @@ def layout() -> list[tuple[str, str]]:
 
 
 def test_the_page_table_is_the_navigation_in_its_order():
-    assert page_table() == ["/" + step.url_path for step in STEPS]
+    assert page_table() == ["/" + step.url_path for step in STEPS], "run python -m scripts.readme_pages"
+    assert with_page_table(README) == README, "run python -m scripts.readme_pages"
+
+
+def test_the_page_table_script_orders_adds_and_drops_rows():
+    rows = re.findall(r"(?m)^\| `/[\w-]*` \|.*\|$", README)
+    shuffled = README.replace(rows[0] + "\n", "").replace(rows[-1], rows[-1] + "\n| `/gone` | a page no longer there |\n" + rows[0])
+    assert with_page_table(shuffled) == README  # back in order, the stale row gone
+    without = README.replace(rows[1] + "\n", "")
+    step = STEPS[1]
+    assert with_page_table(without).replace(f"| `/{step.url_path}` | {step.title}: {step.pitch} |", rows[1]) == README
 
 
 def test_every_entry_of_the_layout_exists_and_so_does_every_file_it_names():

@@ -145,6 +145,22 @@ def test_arrows_point_down(name):
             )
 
 
+# A page's own modules sit in one package beside each other (ui/lab/ for app_pages/lab.py), so a reader finds
+# the whole page in one place; what another page shares from such a package is named here.
+PAGE_PACKAGES = {"ui.lab": "app_pages.lab"}
+SHARED_FROM_PAGE_PACKAGES = {"ui.lab.run": {"ui.llm"}}  # the one live-run widget, /llm's live perplexity included
+
+
+@pytest.mark.parametrize("pkg", sorted(PAGE_PACKAGES))
+def test_a_page_package_is_imported_by_its_page_only(pkg):
+    inside = {n for n in MODULES if n == pkg or n.startswith(pkg + ".")}
+    assert len(inside) > 1, f"{pkg} is not a package of modules"
+    for name, deps in GRAPH.items():
+        for dep in deps & inside:
+            allowed = name in inside or name == PAGE_PACKAGES[pkg] or name in SHARED_FROM_PAGE_PACKAGES.get(dep, set())
+            assert allowed, f"{name} imports {dep}, a module of the page {PAGE_PACKAGES[pkg]}: move what it shares out of {pkg}"
+
+
 PUBLIC_STREAMLIT = {"streamlit", "streamlit.errors"}  # what the app imports of Streamlit outside ui/internals
 
 

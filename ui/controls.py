@@ -5,9 +5,12 @@ the widget, so a range is never typed twice and the notice always names the rang
 
 A control is a small frozen dataclass with `check()` (on every run: the URL's value, cheap) and
 `draw(where)` (checks, then draws in `where`, a column or the page, and returns the value).
-`check_links(*controls)` checks several first, so their notices stand above a row of columns,
-as a page's notices do; the functions `number`, `choice`, `choices`, `toggle` and `text`
-describe and draw one control in a single call.
+`check_links(*controls)` checks several first, so their notices stand above a row of columns
+(or above tabs, whichever is open), as a page's notices do; the functions `number`, `choice`,
+`choices`, `toggle`, `text` and `linked_number` describe and draw one control in a single call.
+This is the one way a page binds a control to the URL; `check_url_value`, the check under every
+spec, serves alone only a bound widget that is no spec (a tab, an expander) or a value another
+control's choice refuses.
 
 `expected` is the notice's sentence about what the link should hold; it is formatted with the
 control's own range: `{lo}`, `{hi}` for a number, `{options}` ("1, 2, 4 or 8"), `{first}`,
@@ -62,11 +65,11 @@ def position_window(max_len: int, key: str, label: str = "Positions shown", span
     return Window(key, label, span=span, help=help).draw(max_len)
 
 
-def url_choice(key: str, options: list[str], default: str) -> str | None:
+def _url_choice(key: str, options: list[str], default: str) -> str | None:
     """Seed a page's choice widget (keyed `key`) from the URL parameter of the same name, on
     the first run of the session: the URL carries the plain option name (`scheme=t2t`), not
     its display label. An unknown value gives a notice and the default. Call before creating
-    the widget; `keep_in_url` writes the choice back after it. Returns the notice, if any.
+    the widget; `_keep_in_url` writes the choice back after it. Returns the notice, if any.
     A browser reconnecting to a restarted server already shows the choice, perhaps just
     changed (`ui.internals.session.widget_values_sent_by_browser`): the widget then takes the
     browser's value, not the URL's.
@@ -110,7 +113,7 @@ def keep_valid(key: str, fits: Callable[[object], bool]) -> None:
             del st.session_state[key]
 
 
-def keep_in_url(key: str) -> None:
+def _keep_in_url(key: str) -> None:
     """Write a page choice to the URL, so the address bar links to it."""
     st.query_params[key] = str(st.session_state[key])
 
@@ -173,6 +176,12 @@ def number_in(lo: float, hi: float) -> Callable[[str], bool]:
     return accepted
 
 
+def plain_whole_in(lo: int, hi: int) -> Callable[[str], bool]:
+    """A URL value test: a plain run of digits from lo to hi ('12'; not '12.0', '-1', '1e3'). A run longer
+    than hi's digits is out of range without reading it (int() refuses 4,300 digits)."""
+    return lambda raw: raw.isascii() and raw.isdigit() and len(raw.lstrip("0")) <= len(str(hi)) and lo <= int(raw) <= hi
+
+
 def is_flag(raw: str) -> bool:
     """A URL value test for a toggle: true or false (any case), as Streamlit writes them."""
     return raw.lower() in ("true", "false")
@@ -184,18 +193,18 @@ def one_of(options) -> Callable[[str], bool]:
     return lambda raw: raw in names
 
 
-def url_choices(key: str, options: list[str], default: list[str]) -> str | None:
-    """`url_choice` for a multiselect: the URL carries plain option names separated by commas
+def _url_choices(key: str, options: list[str], default: list[str]) -> str | None:
+    """`_url_choice` for a multiselect: the URL carries plain option names separated by commas
     (`schemes=rope,alibi`). Unknown names are dropped with a notice. Call before creating the
-    widget; `keep_choices_in_url` writes the choice back. Returns the notice, if any. As in
-    `url_choice`, a reconnecting browser's own value stands, and a value another page left
+    widget; `_keep_choices_in_url` writes the choice back. Returns the notice, if any. As in
+    `_url_choice`, a reconnecting browser's own value stands, and a value another page left
     under the key is kept only as far as its names are among `options`.
     A name given twice counts once, and a link naming more names than there are options is
     read only up to that many distinct ones: its cost does not grow with the link."""
     if key in st.session_state:
         current = st.session_state[key]
         if isinstance(current, list) and all(is_one_of(name, options) for name in current) and len(set(current)) == len(current):
-            st.session_state[key] = current  # set again, as in url_choice
+            st.session_state[key] = current  # set again, as in _url_choice
             return None
         known = list(dict.fromkeys(n for n in current if is_one_of(n, options))) if isinstance(current, (list, tuple)) else []
         st.session_state[key] = known or list(default)
@@ -220,7 +229,7 @@ def url_choices(key: str, options: list[str], default: list[str]) -> str | None:
     return f"`{key}` in the link names {named}, which {verb} not among {', '.join(options)}; {outcome}."
 
 
-def keep_choices_in_url(key: str) -> None:
+def _keep_choices_in_url(key: str) -> None:
     """Write a multiselect's plain option names to the URL, comma-separated."""
     st.query_params[key] = ",".join(st.session_state[key])
 
@@ -256,7 +265,13 @@ class Number:
     """A number from lo to hi (whole when lo, hi and default are ints) in a number_input, or a
     slider (`slider=True`), bound to the URL parameter `key`. With `follow=True` the default
     depends on other settings: the control follows it until the user moves it
-    (`ui.controls.follow_default`), keeping a moved value while it stays within lo..hi."""
+    (`ui.controls.follow_default`), keeping a moved value while it stays within lo..hi.
+
+    With `linked=True` (a whole number whose range depends on the data shown: a component, a
+    dimension) Streamlit does not bind it: the link gives it plain digits, read whenever the
+    widget is created (the first run, or its tab opened again: a widget not drawn in a run loses
+    its state), and every run writes its value back to the URL; the default is followed while the
+    user has not moved it, and `slider=True` draws a select_slider over lo..hi."""
 
     key: str
     label: str
@@ -269,6 +284,7 @@ class Number:
     format: str | None = None
     slider: bool = False
     follow: bool = False
+    linked: bool = False
 
     @property
     def whole(self) -> bool:
@@ -283,13 +299,22 @@ class Number:
     def check(self) -> None:
         keep_valid(self.key, self.fits)  # every run: a value another page left under this key
         accepted = whole_in(self.lo, self.hi) if self.whole else number_in(self.lo, self.hi)
-        check_url_value(self.key, accepted, self.expected.format(lo=self.lo, hi=self.hi))
+        check_url_value(self.key, plain_whole_in(self.lo, self.hi) if self.linked else accepted, self.expected.format(lo=self.lo, hi=self.hi))
 
     def draw(self, where: Any = st, *, default: int | float | None = None, disabled: bool = False) -> int | float:
         """Draw it in `where`; `default` replaces the described one when it depends on controls
         drawn above it. Returns an int for a whole-number control, else a float."""
         self.check()
         start = self.default if default is None else default
+        if self.linked:
+            raw = None if self.key in st.session_state else st.query_params.get(self.key)
+            start = int(raw) if raw is not None and plain_whole_in(self.lo, self.hi)(raw) else follow_default(self.key, start, self.fits)
+            if self.slider:
+                value = where.select_slider(self.label, options=list(range(self.lo, self.hi + 1)), value=start, key=self.key, help=self.help)
+            else:
+                value = where.number_input(self.label, self.lo, self.hi, start, key=self.key, help=self.help)
+            _keep_in_url(self.key)
+            return int(value)
         if self.follow:
             start = follow_default(self.key, start, lambda v: self.lo <= v <= self.hi)
         if self.slider:
@@ -314,8 +339,8 @@ class Choice:
     Without `labels` the options are shown as themselves and Streamlit binds the widget to
     the URL; a value not among them is dropped with a notice built from `expected`. With
     `labels` (option -> text shown, a mapping or a function) Streamlit's binding would put the
-    label in the URL, so the URL carries the plain option name instead (`ui.controls.url_choice`,
-    `keep_in_url`: `layout=concat`) and an unknown name gets url_choice's notice."""
+    label in the URL, so the URL carries the plain option name instead (`_url_choice`,
+    `_keep_in_url`: `layout=concat`) and an unknown name gets its notice."""
 
     key: str
     label: str
@@ -332,15 +357,15 @@ class Choice:
             words = dict(options=_listed(self.options), first=self.options[0], last=self.options[-1])
             check_url_value(self.key, one_of(self.options), self.expected.format(**words))
         else:
-            _warn(url_choice(self.key, list(self.options), self.default))
+            _warn(_url_choice(self.key, list(self.options), self.default))
 
     def draw(self, where: Any = st, *, disabled: bool = False) -> Any:
         self.check()
         draw = getattr(where, self.widget)
-        if self.labels is not None:  # the session state holds the value (seeded by url_choice)
+        if self.labels is not None:  # the session state holds the value (seeded by _url_choice)
             kwargs = dict(required=True) if self.widget == "segmented_control" else {}
             value = draw(self.label, self.options, format_func=_labels(self.labels), key=self.key, help=self.help, disabled=disabled, **kwargs)
-            keep_in_url(self.key)
+            _keep_in_url(self.key)
             return value
         if self.widget == "selectbox":
             start = dict(index=list(self.options).index(self.default))
@@ -364,12 +389,12 @@ class Choices:
     help: str | None = None
 
     def check(self) -> None:
-        _warn(url_choices(self.key, list(self.options), list(self.default)))
+        _warn(_url_choices(self.key, list(self.options), list(self.default)))
 
     def draw(self, where: Any = st) -> list[str]:
         self.check()
         value = where.multiselect(self.label, list(self.options), format_func=_labels(self.labels) or str, key=self.key, help=self.help)
-        keep_choices_in_url(self.key)
+        _keep_choices_in_url(self.key)
         return value
 
 
@@ -524,44 +549,6 @@ def text(where: Any, label: str, key: str, default: str, longest: int, expected:
     return Text(key, label, default, longest, expected, **fields).draw(where, disabled=disabled)
 
 
-def _whole_from_link(raw: str, lo: int, hi: int) -> int | None:
-    """A plain run of digits from lo to hi ('12'; not '12.0', '-1', '1e3'), else None. A run
-    longer than hi's digits is out of range without reading it (int() refuses 4,300 digits)."""
-    if raw.isascii() and raw.isdigit() and len(raw.lstrip("0")) <= len(str(hi)) and lo <= int(raw) <= hi:
-        return int(raw)
-    return None
-
-
-def check_linked(key: str, lo: int, hi: int) -> None:
-    """A `linked_number`'s link value checked once per session, wherever the page calls this:
-    above its tabs, a bad `?dim=` gets its notice whichever tab is open (the control then starts
-    at its default when its tab opens)."""
-    if not first_check(f"link {key}"):
-        return
-    raw = st.query_params.get(key)
-    if raw is not None and _whole_from_link(raw, lo, hi) is None:
-        st.warning(link_notice(key, raw, f"a whole number from {lo} to {hi}"), icon=LINK_ICON)
-
-
 def linked_number(where: Any, label: str, key: str, lo: int, hi: int, default: int, *, select_slider: bool = False, help: str | None = None) -> int:
-    """A whole number from lo to hi whose range depends on the data shown (a component, a
-    dimension), so Streamlit does not bind it: the value is written to the URL on every run
-    (`keep_in_url`) and read back from it whenever the widget is created (the first run, or its
-    tab opened again: a widget not drawn in a run loses its state), so it survives a tab switch;
-    an `int` widget bound to `-inf` or `1e309` would raise. The default is followed while the
-    user has not moved it. A bad link value gives a notice (`check_linked`) and the default.
-    Drawn as a number_input, or a select_slider over lo..hi."""
-    keep_valid(key, lambda v: isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi)
-    linked = None
-    if key not in st.session_state:
-        raw = st.query_params.get(key)
-        linked = _whole_from_link(raw, lo, hi) if raw is not None else None
-    check_linked(key, lo, hi)
-    start = follow_default(key, default, lambda v: lo <= v <= hi)
-    start = start if linked is None else linked
-    if select_slider:
-        value = where.select_slider(label, options=list(range(lo, hi + 1)), value=start, key=key, help=help)
-    else:
-        value = where.number_input(label, lo, hi, start, key=key, help=help)
-    keep_in_url(key)
-    return int(value)
+    """Describe and draw a linked `Number` in one call."""
+    return Number(key, label, lo, hi, default, help=help, slider=select_slider, linked=True).draw(where)

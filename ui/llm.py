@@ -30,7 +30,7 @@ from ui import llm_live
 from ui.controls import Choice, Number, Text, check_links
 from ui.display import guarded, plot, static_table, text_block
 from ui.heatmap import draw_heatmap
-from ui.lab_run import finished, live_run
+from ui.lab.run import finished, live_run
 
 MAX_CHARS = 1_000  # the text box; the token budget below is what bounds the work
 MAX_TOKENS = 64  # tokens a live reading takes: 30 x 9 x 64 x 64 weights per way, about 13 MB a reading

@@ -1,6 +1,6 @@
 """A live perplexity run of the language model on /llm, through the lab's runner: the same trainers, line,
 budget, time limit, Stop and result cache as every lab run (`JOB`, a core.lab.labrun.Job, drawn by
-ui.lab_run.live_run). A run is one `Perplexity` config; `run` reads it with core.llm.experiments and
+ui.lab.run.live_run). A run is one `Perplexity` config; `run` reads it with core.llm.experiments and
 returns a `LiveResult`, which has what the runner reads of a result (its config, whether it stopped, its
 losses, steps done and rate, for the cache and the progress bar).
 """

@@ -13,7 +13,7 @@ import streamlit as st
 from core.schemes import rope
 from core.schemes.rope_presets import PRESETS
 from ui import controls
-from ui.controls import check_url_value, follow_default, keep_in_url, number_in, url_choice, whole_in
+from ui.controls import check_url_value, number_in, whole_in
 
 # The kinds whose record says how a factor and an original context set them; the others (such as LongRoPE, a
 # factor per pair in two lists, or proportional RoPE, a proportion of turning pairs) come with the model presets
@@ -25,27 +25,21 @@ LAYOUT_LABELS = {"half": "half: i, i + d/2", "interleaved": "interleaved: 2i, 2i
 LAYOUT_HELP = "half pairs dimension i with i + d/2 (rotate_half: Hugging Face Llama, GPT-NeoX); interleaved pairs 2i with 2i+1 (RoFormer, Meta's Llama, GPT-J)."
 
 
-def _choice_from_url(key: str, options: list[str], default: str) -> None:
-    """Give the choice widget `key` the link's value on the session's first run, with a notice when the link's is not an option."""
-    notice = url_choice(key, options, default)
-    if notice:
-        st.warning(notice, icon=":material/link_off:")
+LAYOUT = controls.Choice("rope_layout", "Pair layout", list(rope.LAYOUTS), "half", labels=LAYOUT_LABELS, widget="segmented_control", help=LAYOUT_HELP)
 
 
 def pair_layout_control(where=st) -> str:
     """The pair layout ("half" or "interleaved") in `where` (a column, or the page)."""
-    _choice_from_url("rope_layout", list(rope.LAYOUTS), "half")
-    layout = where.segmented_control("Pair layout", rope.LAYOUTS, required=True, key="rope_layout", format_func=LAYOUT_LABELS.get, help=LAYOUT_HELP)
-    keep_in_url("rope_layout")
-    return layout
+    return LAYOUT.draw(where)
+
+
+def _scaling(default: str) -> controls.Choice:
+    return controls.Choice("scaling", "Scaling", list(KINDS), default, labels=KIND_LABELS)
 
 
 def scaling_kind_control(where=st, *, default: str) -> str:
     """The scaling kind (one of KINDS) in `where`."""
-    _choice_from_url("scaling", list(KINDS), default)
-    kind = where.selectbox("Scaling", KINDS, format_func=KIND_LABELS.get, key="scaling")
-    keep_in_url("scaling")
-    return kind
+    return _scaling(default).draw(where)
 
 
 def reads_original(kind: str) -> bool:
@@ -125,16 +119,14 @@ def check_scaling_urls() -> None:
 def check_scaling_links(default: str) -> None:
     """Check the URL's scaling, factor and original_len whether or not their widgets are drawn on
     this run (they live in /rope's Scaling tab): a bad value is named at once, whichever tab is open."""
-    _choice_from_url("scaling", list(KINDS), default)
+    _scaling(default).check()
     check_scaling_urls()
 
 
 def factor_control(where=st) -> float:
     """The scaling factor s, the divisor of the interpolated pairs' frequencies, bound to the URL."""
     check_scaling_urls()
-    return float(
-        where.number_input("Factor s", rope.MIN_FACTOR, MAX_FACTOR, DEFAULT_FACTOR, step=0.5, key="factor", bind="query-params", help=FACTOR_HELP)
-    )
+    return controls.Number("factor", "Factor s", rope.MIN_FACTOR, MAX_FACTOR, DEFAULT_FACTOR, step=0.5, help=FACTOR_HELP).draw(where)
 
 
 def original_len_control(where, max_len: int, factor: float) -> int:
@@ -142,17 +134,9 @@ def original_len_control(where, max_len: int, factor: float) -> int:
     max_len / factor, so a link without it reopens the same view."""
     check_scaling_urls()
     default = max(1, int(max_len // max(factor, 1.0)))
-    return int(
-        where.number_input(
-            "Original context (positions)",
-            1,
-            MAX_ORIGINAL,
-            follow_default("original_len", default, lambda v: True),
-            key="original_len",
-            bind="query-params",
-            help="The context the model was trained on; at most max_len.",
-        )
-    )
+    return controls.Number(
+        "original_len", "Original context (positions)", 1, MAX_ORIGINAL, default, follow=True, help="The context the model was trained on; at most max_len."
+    ).draw(where)
 
 
 def preset_control(where=st, default: tuple[str, ...] = DEFAULT_PRESETS) -> list[str]:

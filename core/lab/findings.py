@@ -9,7 +9,7 @@ brackets (`Spread`), and one value is called higher or lower than another only w
 do not overlap; otherwise the sentence says "within the spread". A change within one model (a pair
 removed, a longer window) is read per seed, as the ratio of after to before, and called a rise or a
 fall only when every seed's ratio is on the same side of 1. The papers' claims beside them are
-quoted by the page (ui.lab_trained).
+quoted by the page (ui.lab.trained).
 """
 
 from __future__ import annotations

@@ -248,7 +248,7 @@ def test_one_address_holds_two_places_and_a_third_browser_is_told_why(trainers_b
 def test_a_visitor_training_in_one_tab_waits_in_another_with_an_estimated_wait(trainers_busy, monkeypatch):
     """One trainer per visitor: the same browser (ui.internals.session.visitor_id, stubbed: AppTest sends no
     cookies) holds a trainer already, so its other tab waits behind it, and says so with a wait."""
-    import ui.lab_run
+    import ui.lab.run
     import ui.visitor
 
     slots, held = trainers_busy
@@ -267,8 +267,8 @@ def test_a_visitor_training_in_one_tab_waits_in_another_with_an_estimated_wait(t
     assert "Waiting for your run in another tab to end (one trainer per visitor)" in text, text
     shown = re.search(r"should start in about (\d+ s) \(at most (\d+ min|\d+ s)", text)
     assert shown, text
-    assert shown.group(1) in {ui.lab_run.duration(40 - spent * k / 20) for k in range(21)}, (text, spent)  # what is left of its 40 s
-    assert shown.group(2) in {ui.lab_run.duration(120 - spent * k / 20) for k in range(21)}, (text, spent)  # of its 120 s limit
+    assert shown.group(1) in {ui.lab.run.duration(40 - spent * k / 20) for k in range(21)}, (text, spent)  # what is left of its 40 s
+    assert shown.group(2) in {ui.lab.run.duration(120 - spent * k / 20) for k in range(21)}, (text, spent)  # of its 120 s limit
     at.button(key="lab_stop").click().run()
     assert run.wait(10) and slots.waiting == 0
 
@@ -464,7 +464,7 @@ def test_a_damaged_shipped_model_is_a_sentence_on_the_page(tmp_path, monkeypatch
 
 def test_shipped_results_that_parse_but_lack_what_a_view_reads_are_a_sentence(tmp_path, monkeypatch):
     from core.lab import experiment
-    from ui import lab_trained
+    from ui.lab import trained as lab_trained
 
     path = tmp_path / "lab_probe_results.json"
     path.write_text(json.dumps({"command": "python -m bench.lab_probe", "config": {}, "seed": 0, "results": {"models": [{"scheme": "none"}]}}))

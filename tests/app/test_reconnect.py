@@ -110,7 +110,7 @@ def test_settings_shown_before_a_page_switch_are_kept():
 
 
 def test_a_page_choice_moved_with_the_first_run_is_kept():
-    # ui.controls.url_choice seeds the sinusoidal layout from the URL; the browser's choice wins
+    # ui.controls.Choice seeds the sinusoidal layout from the URL; the browser's choice wins
     params = {**URL, "layout": "interleaved"}
     at = first_run_after_reconnect("sinusoidal", params, {"layout": ["sines first, then cosines"]})
     assert_clean(at)

@@ -2,10 +2,9 @@
 truth.
 
 The settings, per page: five named ones (the defaults, the extremes, an odd width at the longest
-max_len with base 2, the tiniest, a small odd one) and the settings hypothesis drew across the
-ranges (the extremes, odd widths, tiny and huge max_len, base 2 and 1e8) when this harness was
-written with it, kept as named cases: hypothesis ran derandomized, so its examples never changed,
-and as cases they are reproducible by name and spread over the test workers. Each page is run
+max_len with base 2, the tiniest, a small odd one) and, for a page that reads a shared setting, five
+drawn across the ranges (`drawn`: the ends, odd widths, tiny and huge max_len, base 2 and 1e8) from a
+seed of the page's own, so they are reproducible by name and spread over the test workers. Each page is run
 through AppTest, once per tab bound to the URL (only the open tab runs), and read as the browser
 receives it.
 
@@ -33,6 +32,8 @@ under its title (or one shared range, said once), and the captions' claims about
 
 from __future__ import annotations
 
+import math
+import random
 import re
 
 import numpy as np
@@ -42,7 +43,8 @@ from core.viz.charts import number
 from core.viz.heatmap import levels
 from tests.app.conftest import assert_clean, decode, figure_bytes, grid_bytes, grid_map, open_page, open_views, panel_levels, panel_palette, plain_table
 from tests.links import _keyed_widgets
-from tests.pages import CHARTS, PAGE_FILES, VIEW_SWITCHES
+from tests.pages import CHARTS, NAMES, VIEW_SWITCHES
+from ui.params import SHARED_PARAMS
 from ui.path import STEPS
 
 NAMED = {  # the settings every page is run at
@@ -52,21 +54,24 @@ NAMED = {  # the settings every page is run at
     "tiny": (2, 1, 2.0),
     "small-odd": (3, 2, 1e8),
 }
-DRAWN = {  # (d_model, max_len, base) per page: the examples hypothesis drew across the ranges (derandomized, so fixed)
-    "problem": [(40, 40, 10586862.391510507), (8192, 256, 1e8), (651, 173, 21458550.558389768), (1832, 510, 10_000.0), (16, 6753, 2.0)],
-    "sinusoidal": [(6381, 131072, 300.0), (759, 256, 1e8), (256, 100, 41888834.11045566), (512, 13451, 500_000.0), (1420, 131072, 2.0)],
-    "similarity": [(275, 2048, 1e8), (172, 2, 500_000.0), (3, 256, 500_000.0), (8191, 1299, 300.0), (648, 659, 90849766.61224784)],
-    "attention": [(1365, 258, 10_000.0), (16, 3, 70475101.87391022), (2057, 282, 500_000.0), (3, 3787, 29707607.010005355), (16, 166, 82345159.24826063)],
-    "compare": [(1635, 40, 10_000.0), (8192, 772, 100.0), (3216, 63088, 300.0), (430, 256, 780.0), (17, 3, 500_000.0)],
-    "rope": [(1245, 40, 2618128.4885794707), (8192, 108015, 3.0), (16, 2, 10_000.0), (2, 1720, 500_000.0), (8192, 100, 2.0)],
-    "relative": [(618, 64, 2.0000000000000004), (8191, 100, 1e8), (4478, 624, 99455202.05335014), (2, 39437, 6.2), (4380, 2048, 10_000.0)],
-    "code": [(4562, 40, 94580625.99705164), (17, 58015, 95006024.3789944), (512, 129096, 77176134.01211628), (512, 64, 55027735.3991588), (110, 374, 1e8)],
-    "context": [(5732, 2048, 57259653.33525423)],
-    "model": [(77, 2, 10_000.0)],
-    "lab": [(420, 6565, 2.0)],
-    "llm": [],  # the page reads no shared setting: the named settings are enough
-    "practice": [(1489, 3647, 83351321.13821211)],
-}
+
+
+def drawn(step, n: int = 5) -> list[tuple[int, int, float]]:
+    """Settings across the whole ranges for a page that reads a shared one (none for a page that reads none:
+    the named settings show it ignores them): each an end of its range or a log-uniform draw, as hypothesis
+    drew them when this harness was written with it, seeded by the page's path, so a case keeps its name from
+    run to run, each page meets its own, and a page added to ui/path.py gets its cases without an edit here."""
+    if not step.uses:
+        return []
+    rng = random.Random(f"truth:{step.url_path}")
+
+    def one(spec) -> float:
+        value = rng.choice((spec.lo, spec.hi)) if rng.random() < 0.3 else math.exp(rng.uniform(math.log(spec.lo), math.log(spec.hi)))
+        return int(round(value)) if spec.integer else float(value)
+
+    return [tuple(one(spec) for spec in SHARED_PARAMS) for _ in range(n)]
+
+
 INTEGER_TITLE = re.compile(
     r"^(query |key |token |input |output )?(position|dimension|word)(?! factor| \d)|^pair index|^head\b|^bucket|^relative position|^offset|^distance|"
     r"^evaluation length|^number of components|^bit / pair"
@@ -350,10 +355,10 @@ def run_page(page: str, setting: dict) -> None:
 
 
 def cases():
-    for page in PAGE_FILES:
+    for step in STEPS:
+        page = NAMES[step.url_path]
         named = [(name, value) for name, value in NAMED.items()]
-        drawn = [(f"d{d}-L{L}-b{base:.6g}", (d, L, base)) for d, L, base in DRAWN[page]]
-        for name, (d, L, base) in named + drawn:
+        for name, (d, L, base) in named + [(f"d{d}-L{L}-b{base:.6g}", (d, L, base)) for d, L, base in drawn(step)]:
             yield pytest.param(page, {"d_model": d, "max_len": L, "base": base}, id=f"{page}-{name}")
 
 
@@ -362,5 +367,10 @@ def test_page_tells_the_truth(page, setting):
     run_page(page, setting)
 
 
-def test_every_page_has_cases_and_a_chart_count():
-    assert set(DRAWN) == set(PAGE_FILES) == set(CHARTS), "a page added to ui/path.py needs its drawn settings and its number of figures here"
+def test_the_drawn_settings_span_the_ranges_and_keep_their_names():
+    every = [s for step in STEPS for s in drawn(step)]
+    assert drawn(STEPS[0]) == drawn(STEPS[0]) and len(every) == 5 * sum(1 for step in STEPS if step.uses)
+    for k, spec in enumerate(SHARED_PARAMS):
+        values = [s[k] for s in every]
+        assert min(values) == spec.lo and max(values) == spec.hi, spec.name  # both ends met somewhere
+        assert all(spec.lo <= v <= spec.hi for v in values) and len(set(values)) > len(every) // 2, spec.name

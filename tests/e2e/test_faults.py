@@ -91,7 +91,7 @@ FIRST_MOVES = {
 
 def test_the_first_move_after_a_restart_is_kept(own_server, context):
     """A page per kind of first move (a shared setting's slider or exact box, a page choice seeded from
-    the URL by ui.controls.url_choice), all open when the server restarts under them: each reconnects to a
+    the URL by ui.controls.Choice), all open when the server restarts under them: each reconnects to a
     fresh session whose first run carries the move; seeding it from the URL used to undo it."""
     link = "/similarity?d_model=64&max_len=100&base=500"
     pages = {}

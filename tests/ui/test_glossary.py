@@ -53,9 +53,9 @@ def test_every_term_the_scorecard_prints_is_defined_beside_it():
 
 
 def test_the_lab_results_terms_are_defined_beside_them():
-    # the trained-model experiments' words (ui/lab_trained.py) with their findings and figures: every term they use is in the expander
+    # the trained-model experiments' words (ui/lab/trained.py) with their findings and figures: every term they use is in the expander
     # the section draws above them
-    texts = [(ROOT / path).read_text() for path in ("ui/lab_trained.py", "core/lab/findings.py", "core/lab/trained_figures.py")]
+    texts = [(ROOT / path).read_text() for path in ("ui/lab/trained.py", "core/lab/findings.py", "core/lab/trained_figures.py")]
     assert {t for text in texts for t in glossary.used_in(text)} == set(glossary.TRAINED)
     assert "glossary.terms_expander(glossary.TRAINED" in texts[0]
 

@@ -1,11 +1,11 @@
-"""ui.lab_lm_text: the real-text section's sentences quote the shipped results and the paper's claims, never typed numbers.
+"""ui.lab.lm_text: the real-text section's sentences quote the shipped results and the paper's claims, never typed numbers.
 Hand-made results make each rule fail if a sentence stops following its numbers."""
 
 from __future__ import annotations
 
 
 from core.lab import lm
-from ui import lab_lm_text as text
+from ui.lab import lm_text as text
 
 RESULTS = {
     "none": {64: 9.0, 128: 9.5, 256: 9.9, 512: 10.0},

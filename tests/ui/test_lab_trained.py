@@ -1,4 +1,4 @@
-"""ui.lab_trained.record_view: an experiment drawn from its record alone (as a new experiment without
+"""ui.lab.trained.record_view: an experiment drawn from its record alone (as a new experiment without
 a view of its own is) shows its record's question, its shipped figure and findings, and a live run
 said in the record's words. Run over every experiment of the registry."""
 
@@ -14,7 +14,7 @@ from tests.app.conftest import figure
 def _record_app() -> None:
     import streamlit as st
 
-    from ui.lab_trained import record_view
+    from ui.lab.trained import record_view
 
     record_view(st.query_params["name"])
 
@@ -59,7 +59,7 @@ def test_a_shipped_models_problem_is_read_from_the_folder_of_its_own_seed(tmp_pa
     import shutil
 
     from core.lab import weights
-    from ui.lab_trained import model_problem
+    from ui.lab.trained import model_problem
 
     for name in (weights.MANIFEST_NAME, weights.file_name("rope")):
         shutil.copy(weights.MODELS_DIR / name, tmp_path / name)  # seed 0's RoPE model alone; no seed1/ folder

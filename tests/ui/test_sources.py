@@ -15,7 +15,7 @@ from ui.sources import SOURCES
 ROOT = Path(__file__).resolve().parents[2]
 TEXT_MODULES = {  # modules whose sentences a page shows
     "practice": ["ui/practice_text.py"],
-    "lab": ["ui/lab_lm.py", "ui/lab_lm_text.py", "ui/lab_trained.py", "core/lab/findings.py"],
+    "lab": ["ui/lab/lm.py", "ui/lab/lm_text.py", "ui/lab/trained.py", "core/lab/findings.py"],
     "context": ["ui/context_models.py", "core/analysis/context.py"],
     "rope": ["ui/rope_scaling.py", "ui/rope_controls.py", "ui/rope_text.py", "core/schemes/rope.py"],  # the scaling kinds' words are in their records
     "": ["core/analysis/raw_positions.py"],

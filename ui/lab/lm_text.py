@@ -1,4 +1,4 @@
-"""The sentences of the lab's real-text section (ui.lab_lm) that quote numbers: what to look for in the
+"""The sentences of the lab's real-text section (ui.lab.lm) that quote numbers: what to look for in the
 precomputed results, where they differ from the paper, and what the paper says of each method. Every
 number is read from the results or from core.lab.lm.PAPER_CLAIMS, never typed. Pure functions, so tests
 read every sentence."""

@@ -1,8 +1,8 @@
 """Every live run of the lab on the page, one widget (`live_run`): the Train and Stop buttons, one
 progress bar per config while a run waits or trains, the run kept in the session, and what a
 finished run says (`finished`: failures, a stop, settings changed since, "same as shipped"). The
-synthetic tasks, the real-text comparison (ui.lab_lm) and the experiments on trained models
-(ui.lab_trained) all run through it, each with its core.lab.labrun.Job.
+synthetic tasks, the real-text comparison (ui.lab.lm) and the experiments on trained models
+(ui.lab.trained) all run through it, each with its core.lab.labrun.Job.
 
 Training runs in a background thread per session (core.lab.labrun.LabRun); a fragment polls it
 for the progress bars while it runs, and the whole page reruns once it ends to draw the results.

@@ -3,7 +3,7 @@ one drawn at a time.
 
 Each view shows its shipped results at once (its record's typed results, written by its bench,
 marked as precomputed), what the papers claim beside what was measured, with the section it comes
-from, and a live run through the lab's live-run widget (ui.lab_run.live_run with the record's
+from, and a live run through the lab's live-run widget (ui.lab.run.live_run with the record's
 core.lab.labrun.Job: the budget refuses in a sentence, the server's line of trainers, Stop, the
 shared cache). An experiment with a view of its own here (`DRAWERS`: probe, extend, sliding, pairs,
 passkey) draws it; any other is drawn from its record alone (`record_view`).
@@ -26,7 +26,7 @@ from core.schemes.registry import SCHEMES
 from ui import glossary
 from ui.controls import Choice, Choices, Number, Toggle, check_links
 from ui.display import plot, static_table, text_block
-from ui.lab_run import finished, live_run, same_as_shipped
+from ui.lab.run import finished, live_run, same_as_shipped
 from ui.heatmap import draw_heatmap
 
 VIEWS = {name: record.title for name, record in EXPERIMENTS.items()}
@@ -119,7 +119,7 @@ TRAINED = lm.LMConfig()  # the shipped models' configuration
 
 
 def live(name: str, key: str, configs: list, button: str, draw: Callable[[list], None], problem: str | None = None) -> None:
-    """Run `configs` of experiment `name` on demand (ui.lab_run.live_run): the budget's refusal, Run
+    """Run `configs` of experiment `name` on demand (ui.lab.run.live_run): the budget's refusal, Run
     and Stop, a progress bar per config while it waits or runs, then draw((config, outcome) finished)
     once it is done."""
     job = experiment_job(EXPERIMENTS[name])

@@ -3,7 +3,7 @@
 Shows the shipped results at once (data/lab_lm_results.json, written by `python -m bench.lab_lm`,
 marked as precomputed), the paper's own numbers in a tab beside them (only the open tab is
 drawn), and "Run it yourself": the same
-training live, through the lab's live-run widget (ui.lab_run.live_run with core.lab.labrun.LM): a
+training live, through the lab's live-run widget (ui.lab.run.live_run with core.lab.labrun.LM): a
 progress bar per scheme, the server's cap on runs training at once and its line, Stop, and the
 shared cache of finished runs.
 """
@@ -20,10 +20,10 @@ from core.lab import lm_figures as figs
 from core.lab.labrun import LM
 from core.schemes.registry import SCHEMES
 from ui import glossary
-from ui import lab_lm_text as text
+from ui.lab import lm_text as text
 from ui.controls import Choices, Number, check_links
 from ui.display import plot, static_table
-from ui.lab_run import finished, live_run, same_as_shipped
+from ui.lab.run import finished, live_run, same_as_shipped
 from ui.tabs import url_tabs
 
 D = lm.LMConfig()

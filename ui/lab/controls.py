@@ -12,14 +12,14 @@ from dataclasses import dataclass
 import streamlit as st
 
 from core.lab.config import LIMITS, MAX_EVAL_FACTOR, TASKS, LabConfig, configs_for, over_budget
+from core.lab.lm import DEFAULT_SCHEMES
 from core.schemes.registry import SCHEMES
 from ui.controls import Choice, Choices, Number, Text, check_links
 
 D = LabConfig()  # the defaults
-DEFAULT_SCHEMES = ["none", "sinusoidal", "learned", "rope", "alibi", "t5"]
 WIDTHS, HEADS, LAYERS = [16, 32, 64, 128, 256], [1, 2, 4, 8, 16], list(range(1, LIMITS["n_layers"] + 1))
 
-SCHEME_PICK = Choices("lab_schemes", "Schemes", list(SCHEMES), DEFAULT_SCHEMES, labels=lambda name: SCHEMES[name].label)
+SCHEME_PICK = Choices("lab_schemes", "Schemes", list(SCHEMES), list(DEFAULT_SCHEMES), labels=lambda name: SCHEMES[name].label)
 TASK = Choice("lab_task", "Task", list(TASKS), D.task, labels=lambda t: TASKS[t].label)
 TRAIN_LEN = Number(
     "lab_train_len", "Training length", 2, LIMITS["train_len"], D.train_len,
