@@ -25,7 +25,7 @@ import streamlit as st
 
 from core.viz import charts, heatmap, wire
 from ui.components import assets
-from ui.params import BASE
+from ui.params import BASE, D_MODEL, MAX_LEN
 from ui.sidebar import set_shared
 
 NAME = "pee.sinusoid_preview"
@@ -69,6 +69,33 @@ def preview_data(d_model: int, max_len: int, base: float, layout: str, path: str
         "base_range": list(BASE_RANGE),
         "path": path,
     }
+
+
+def start_settings(d_model: int, max_len: int, base: float) -> tuple[int, int, float]:
+    """Where the preview's sliders start for the sidebar's settings, as index.js brings them within its ranges:
+    an odd width up to the next even one (its slider steps by 2), each setting clamped into the preview's range."""
+    d = min(max(d_model + d_model % 2, D_RANGE[0]), D_RANGE[1])
+    return d, min(max(max_len, L_RANGE[0]), L_RANGE[1]), min(max(base, BASE_RANGE[0]), BASE_RANGE[1])
+
+
+def ranges_note(d_model: int, max_len: int, base: float) -> str:
+    """The line over the preview: its sliders are its own, with their ranges against the sidebar's, and where the sidebar's
+    settings on screen fall outside them, what the preview starts at instead."""
+
+    def shown(x: float) -> str:
+        return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.6g}"
+
+    def span(lo: float, hi: float) -> str:
+        return f"{shown(lo)} to {shown(hi)}"
+
+    lead = (
+        f"The preview's own sliders, so that your browser can redraw every cell as you drag: d_model {span(*D_RANGE)} (even), max_len "
+        f"{span(*L_RANGE)}, base {span(*BASE_RANGE)}; the sidebar's, which set every other figure, go to {shown(D_MODEL.hi)}, "
+        f"{shown(MAX_LEN.hi)} and {shown(BASE.hi)}."
+    )
+    starts = zip(("d_model", "max_len", "base"), (d_model, max_len, base), start_settings(d_model, max_len, base), strict=True)
+    moved = [f"{name} {shown(given)} becomes {shown(used)}" for name, given, used in starts if used != given]
+    return lead + (f" It starts at the sidebar's settings brought within its ranges: {', '.join(moved)}." if moved else "")
 
 
 KEY = "sin_preview"

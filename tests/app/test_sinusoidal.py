@@ -90,10 +90,11 @@ def test_sinusoidal_draws_only_the_open_tab():
 
 def test_the_live_preview_tab_starts_at_the_sidebar_settings_with_the_apps_scale():
     from core.viz import charts, heatmap, wire
-    from ui.sinusoid_preview import preview_data
+    from ui.sinusoid_preview import preview_data, ranges_note
 
     at = open_page("sinusoidal", d_model="64", max_len="100", base="500", layout="concat", sin_view="Live preview")
     assert_clean(at)
+    assert ranges_note(64, 100, 500.0) in [c.value for c in at.caption]  # its sliders said to be its own, over them
     assert not at.get("plotly_chart")  # the browser draws this tab: the server sends no figure
     mounted_by_app = ("pee_scroll_regions", "pee_history")  # every page mounts those (app.py)
     (mounted,) = [el for el in at.get("bidi_component") if el.proto.component_name not in mounted_by_app]
