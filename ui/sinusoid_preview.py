@@ -85,17 +85,13 @@ def ranges_note(d_model: int, max_len: int, base: float) -> str:
     def shown(x: float) -> str:
         return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.6g}"
 
-    def span(lo: float, hi: float) -> str:
-        return f"{shown(lo)} to {shown(hi)}"
-
-    lead = (
-        f"The preview's own sliders, so that your browser can redraw every cell as you drag: d_model {span(*D_RANGE)} (even), max_len "
-        f"{span(*L_RANGE)}, base {span(*BASE_RANGE)}; the sidebar's, which set every other figure, go to {shown(D_MODEL.hi)}, "
-        f"{shown(MAX_LEN.hi)} and {shown(BASE.hi)}."
+    lead = (  # one line at 1,440 px: it stands between the tab's title and the picture
+        f"The preview's own sliders: d_model to {shown(D_RANGE[1])} (even), max_len to {shown(L_RANGE[1])}, base to {shown(BASE_RANGE[1])}; "
+        f"the sidebar's (every other figure) to {shown(D_MODEL.hi)}, {shown(MAX_LEN.hi)}, {shown(BASE.hi)}."
     )
     starts = zip(("d_model", "max_len", "base"), (d_model, max_len, base), start_settings(d_model, max_len, base), strict=True)
     moved = [f"{name} {shown(given)} becomes {shown(used)}" for name, given, used in starts if used != given]
-    return lead + (f" It starts at the sidebar's settings brought within its ranges: {', '.join(moved)}." if moved else "")
+    return lead + (f" It starts at the sidebar's settings, brought within its ranges: {', '.join(moved)}." if moved else "")
 
 
 KEY = "sin_preview"
