@@ -17,7 +17,7 @@ from ui.motion import clock_data, look_for, motion
 from ui.path import next_link
 from ui.scorecard import scorecard
 from ui.sidebar import current_settings
-from ui.sinusoid_preview import ranges_note, sinusoid_preview
+from ui.sinusoid_preview import sinusoid_preview
 from ui.sources import sources_expander
 from ui.tabs import live_part, url_tabs
 
@@ -246,7 +246,6 @@ def _learned() -> None:
 def _preview() -> None:
     d, L, base = current_settings()
     st.header("Live, in your browser")
-    st.caption(ranges_note(d, L, base))  # over the sliders it is about: two sets that disagree at the ends, said where both are seen
     sinusoid_preview(d, L, base, layout)
     st.caption(
         "What to look for while dragging: more dimensions add ever slower columns on the right; a larger base slows all but the first "

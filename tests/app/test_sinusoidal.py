@@ -94,7 +94,6 @@ def test_the_live_preview_tab_starts_at_the_sidebar_settings_with_the_apps_scale
 
     at = open_page("sinusoidal", d_model="64", max_len="100", base="500", layout="concat", sin_view="Live preview")
     assert_clean(at)
-    assert ranges_note(64, 100, 500.0) in [c.value for c in at.caption]  # its sliders said to be its own, over them
     assert not at.get("plotly_chart")  # the browser draws this tab: the server sends no figure
     mounted_by_app = ("pee_scroll_regions", "pee_history")  # every page mounts those (app.py)
     (mounted,) = [el for el in at.get("bidi_component") if el.proto.component_name not in mounted_by_app]
@@ -103,6 +102,7 @@ def test_the_live_preview_tab_starts_at_the_sidebar_settings_with_the_apps_scale
     data = preview_data(64, 100, 500.0, "concat")
     assert sent["path"].endswith("/sinusoidal") and {k: v for k, v in sent.items() if k != "path"} == {k: v for k, v in data.items() if k != "path"}
     assert (sent["d_model"], sent["max_len"], sent["base"], sent["layout"]) == (64, 100, 500.0, "concat")
+    assert sent["note"] == ranges_note(64, 100, 500.0)  # under its sliders: they are its own, and where they stop
     assert sent["base_range"][0] >= 2.0  # the preview's link never leaves the app's own range
     lut = np.asarray(data["colours"])
     assert lut.shape == (255, 3) and np.array_equal(lut, wire.colour_lut(charts.DIVERGING, 255))  # every heatmap's colours
