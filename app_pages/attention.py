@@ -64,17 +64,20 @@ def locality_band() -> None:
     st.session_state.update(sentence="one word repeated", project=False, scale_words=False, causal=False, heads=1, scheme="sinusoidal", pe_scale=1.0)
 
 
-c1, c2 = st.columns([2, 3])
-preset = SENTENCE.draw(c1)
-text = TEXT.draw(c2, disabled=preset != CUSTOM)
+# the controls beside the pictures, so that the first picture opens the page (on a phone the controls come first, above it)
+controls, view = st.columns([1, 2.6], gap="medium")
+with controls:
+    preset = SENTENCE.draw()
+    text = TEXT.draw(disabled=preset != CUSTOM)
 words = attention.tokenize(PRESETS.get(preset, text))
 if not words:
-    st.warning("There are no words to attend over: type some letters or digits (any script).", icon=":material/edit:")
+    controls.warning("There are no words to attend over: type some letters or digits (any script).", icon=":material/edit:")
     st.stop()
 if len(words) > MAX_TOKENS:
-    st.info(f"Using the first {MAX_TOKENS} of {len(words):,} words.", icon=":material/content_cut:")
+    controls.info(f"Using the first {MAX_TOKENS} of {len(words):,} words.", icon=":material/content_cut:")
     words = words[:MAX_TOKENS]
-order = word_order("att_order", words, lambda n: tuple(int(k) for k in attention.shuffle_perm(n, 1)))  # as the shuffle test always began
+with controls:
+    order = word_order("att_order", words, lambda n: tuple(int(k) for k in attention.shuffle_perm(n, 1)))  # as the shuffle test always began
 
 names = positional_schemes()
 SCHEME = Choice("scheme", "Positional encoding", names, "sinusoidal", labels=lambda n: SCHEMES[n].label)
@@ -90,20 +93,19 @@ PE_SCALE = Number(
     help="Multiplies the positional encoding before it is applied.",
 )  # fmt: skip
 check_links(SCHEME, PROJECT, CAUSAL, SCALE_WORDS, HEADS, PE_SCALE)
-scheme = SCHEMES[SCHEME.draw()]
-with st.expander("Model settings: heads, projections, mask, scaling"):
+with controls:
+    scheme = SCHEMES[SCHEME.draw()]
+    with st.expander("Model settings: heads, projections, mask, scaling"):
+        st.caption(
+            "Words are fixed pseudo-random vectors and the projections fixed random ones, standing in for trained ones; each encoding is applied "
+            "the way a model applies it."
+        )
+        heads, project, causal = HEADS.draw(), PROJECT.draw(), CAUSAL.draw()
+        scale_words, pe_scale = SCALE_WORDS.draw(), PE_SCALE.draw()
+    st.button("Show the locality band", on_click=locality_band, key="locality", icon=":material/blur_linear:")
     st.caption(
-        "Words are fixed pseudo-random vectors and the projections fixed random ones, standing in for trained ones; each encoding is applied "
-        "the way a model applies it."
+        "The button sets one word repeated, no projections, unscaled words and the sinusoid: only the positions tell the words apart."
     )
-    c1, c2, c3 = st.columns(3)
-    heads, project, causal = HEADS.draw(c1), PROJECT.draw(c2), CAUSAL.draw(c3)
-    c1, c2, c3 = st.columns([1, 1, 2])
-    scale_words, pe_scale = SCALE_WORDS.draw(c1), PE_SCALE.draw(c2)
-    c3.button(
-        "Show the locality band", on_click=locality_band, key="locality", icon=":material/blur_linear:",
-        help="One word repeated, no projections (Q = K = V), words unscaled: only positions tell the words apart.",
-    )  # fmt: skip
 
 
 @st.cache_data(max_entries=16, ttl=3600, show_spinner=False)
@@ -227,8 +229,11 @@ def _magnitudes() -> None:
             far = min(5, n - 1)
             codes = pe_scale * scheme.input_code(np.array([0, far]), Setting(width, base, train_len=n))
             same = attention.same_word_cosine(words[0], width, codes, scale=scale_words)[1] if far else 1.0
-            st.metric(f"the word ‘{words[0][:30]}’ at positions 0 and {far}: cosine of word + position", charts.number(same))
-            st.caption("1 would mean the word looks the same wherever it stands; the lower it is, the more the position part changes what attention sees.")
+            st.metric("one word at two positions: cosine", charts.number(same))  # a label that fits a narrow column; the caption says which
+            st.caption(
+                f"The cosine of word + position for ‘{words[0][:30]}’ at positions 0 and {far}. 1 would mean the word looks the same wherever it "
+                "stands; the lower it is, the more the position part changes what attention sees."
+            )
         else:
             st.caption(f"{scheme.label} adds nothing to the inputs, so the position part is zero: its effect is on the scores, in the side-by-side figures.")
     with col_b:
@@ -275,9 +280,10 @@ def _add_concat() -> None:
 
 
 # only the open tab runs and is drawn: a step of a shared slider redraws its figures, not all of the page's (ui/tabs.py)
-url_tabs(
-    "att_view",
-    {"Side by side": _side_by_side, "Words against positions": _magnitudes, "Add or concatenate": _add_concat},
-)
+with view:
+    url_tabs(
+        "att_view",
+        {"Side by side": _side_by_side, "Words against positions": _magnitudes, "Add or concatenate": _add_concat},
+    )
 sources_expander("attention")
 next_link("attention")

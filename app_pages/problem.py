@@ -29,16 +29,17 @@ st.title("The position problem")
 s = current_settings()
 width = min(s.d_model, DEMO_WIDTH)
 st.markdown(
-    "Attention cannot tell where a word stands: reorder the words below. **Without positions** the picture just moves with its words; "
+    "Attention cannot tell where a word stands: reorder the words. **Without positions** the picture just moves with its words; "
     "**with a positional encoding** added, it changes."
 )
-order_box, figure_box = st.container(), st.container()  # the words to reorder and their picture first; the choice of sentence under them
-SENTENCE = Choice("lesson", "Sentence", list(LESSONS), next(iter(LESSONS)), expected="pick one of the sentences offered", widget="segmented_control")
+# the words to reorder beside their picture, so that the whole lesson, both rows, fits the first screen (on a phone, above it)
+controls, figure_box = st.columns([1, 2.6], gap="medium")
+SENTENCE = Choice("lesson", "Sentence", list(LESSONS), next(iter(LESSONS)), expected="pick one of the sentences offered")
 check_links(SENTENCE)
-words = LESSONS[SENTENCE.draw()]
-with order_box:
+with controls:
+    words = LESSONS[SENTENCE.draw()]
     order = word_order("order", words)
-note_if(s.d_model > DEMO_WIDTH, f"The attention pictures use width {DEMO_WIDTH} (d_model is {s.d_model:,}): they build d x d matrices.")
+    note_if(s.d_model > DEMO_WIDTH, f"The attention pictures use width {DEMO_WIDTH} (d_model is {s.d_model:,}): they build d x d matrices.")
 
 
 @st.cache_data(max_entries=64, ttl=3600, show_spinner=False)

@@ -102,9 +102,10 @@ def _waves() -> None:
     if chosen:
         plot(figs.waves(d, L, base, layout, sorted(chosen), w_start, w_stop), key="sin_waves")
         st.caption(
-            "Dimension j repeats every λᵢ = 2π·base^(2i/d) positions (dashed lines λᵢ, measured from the window's start), with i = j // 2 in the paper's "
-            "layout. A sine and the cosine beside it share a wavelength, a quarter cycle apart. The dots are the values a model sees; the curves between "
-            "them are the formula at fractional positions."
+            "Dimension j repeats every λ = 2π·base^(2i/d) positions, i its pair (i = j // 2 in the paper's layout); a dashed line, measured from "
+            "the window's start, marks a drawn dimension's wavelength where it is shorter than the window (and over 2% of it). A sine and the cosine beside it "
+            "share a wavelength, a quarter cycle apart. The dots are the values a model sees; the curves between them are the formula at "
+            "fractional positions."
         )
     else:
         st.info("Pick at least one dimension to draw its wave.")
@@ -253,12 +254,10 @@ def _preview() -> None:
     )
     with st.expander("How this preview works"):
         st.markdown(
-            "This preview has its own sliders and draws every cell of the encoding on each move, without asking the server: your browser "
-            "computes the same formula (one pixel per cell, on the colour scale of the other figures). It starts at the sidebar's settings "
-            "(brought within its own ranges: an even d_model up to 1,024, max_len up to 2,048), with the column layout chosen above; "
-            "the sidebar still sets every other figure. The button under the preview hands the settings on its sliders to the sidebar "
-            "(so a sidebar past the preview's ranges comes back within them), and every figure follows; the link beside it opens the app "
-            "there, to share."
+            "The preview draws every cell of the encoding on each move, without asking the server: your browser computes the same "
+            "formula (one pixel per cell, on the colour scale of the other figures), with the column layout chosen above. The button under "
+            "the preview hands the settings on its sliders to the sidebar, and every figure follows; the link beside it opens the app there, "
+            "to share."
         )
 
 

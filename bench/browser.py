@@ -4,6 +4,7 @@ in the same run:
     python -m bench.browser                          # every page, at the defaults and at d_model 512 / max_len 2048
     python -m bench.browser --pages sinusoidal,attention --steps 8 --loads 3
     python -m bench.browser --trace sinusoidal       # also a Chromium performance trace of one redraw
+    python -m bench.browser --fps                    # instead: frames a second of the turning dials while they play
 
 It starts two servers on 127.0.0.1 (ports --port and --port + 1): the app, and
 bench/minimal_app.py (the three sidebar sliders and one 3-point chart, nothing of this app).
@@ -28,6 +29,13 @@ For each page and setting, in headless Chromium:
 - browser CPU per redraw: CPU-seconds of every Chromium process over the steps, divided by
   the number of steps (as bench.load meters it), and the renderer's main-thread task time
   from Chrome's Performance domain.
+
+With `--fps`, nothing of the above: the app alone, at 1,440 x 900, each page with Play controls (ui/motion.py: /sinusoidal's
+clock on its Waves tab, /rope's turning query) opened --loads times at that tab; Play is pressed at the fastest speed from
+position 0, and over --seconds the frames the component drew (its data-frames) and the browser's screen refreshes
+(requestAnimationFrame callbacks) are counted, per second measured in the page. The refreshes are the reference of the
+same run: a dial that draws on every refresh draws as fast as this browser can. Exit status 1 when the median falls under
+FPS_TARGET frames a second.
 
 With `--before PATH` (a checkout of the app before a change, e.g. from `git archive`), each page
 is measured there too, right after this checkout's, and printed as "page (before)".
@@ -57,6 +65,16 @@ from harness.server import CpuMeter, Server, load_average
 SETTINGS = {"default": "", "big": "d_model=512&max_len=2048"}
 TARGETS = {"redraw_ratio": 2.0, "load_ratio": 1.5, "kb_per_step": 300.0, "cpu_per_redraw_s": 0.3}
 QUIET_MS = 300
+FPS_TARGET = 30.0
+DIALS = {"sinusoidal clock": "sinusoidal?sin_view=Waves", "rope turning query": "rope"}  # --fps: each page at the tab that draws its dials
+# --fps: frames drawn and screen refreshes over `ms` while the dial plays
+COUNT_FRAMES = """(ms) => new Promise((done) => {
+    const root = document.querySelector('.pee-mo'), first = Number(root.dataset.frames || 0);
+    let ticks = 0; const t0 = performance.now();
+    const tick = (now) => { ticks++; if (now - t0 < ms) requestAnimationFrame(tick);
+        else done({ frames: Number(root.dataset.frames || 0) - first, ticks, seconds: (now - t0) / 1000 }); };
+    requestAnimationFrame(tick);
+})"""
 CATEGORIES = "devtools.timeline,v8.execute,disabled-by-default-devtools.timeline,blink.user_timing,loading"
 BACK_AND_FORTH = False  # --back-and-forth: steps alternate between two stops (cache hits after the first two)
 
@@ -448,6 +466,53 @@ async def main_async(args: argparse.Namespace) -> int:
     return 0 if all(r["pass"] for r in table) else 1
 
 
+async def playing(browser, url: str, seconds: float) -> dict:
+    """One count: the page opened afresh at its dials, Play at the fastest speed from position 0, frames and refreshes a second."""
+    ctx = await browser.new_context(viewport={"width": 1440, "height": 900})
+    page = await ctx.new_page()
+    try:
+        await page.goto(url, timeout=180_000)
+        await page.wait_for_selector(".pee-mo[data-drawn]", timeout=180_000)
+        await page.locator(".pee-mo").scroll_into_view_if_needed()
+        speeds = page.locator(".pee-mo-speed")
+        await speeds.select_option(str(await speeds.locator("option").count() - 1))
+        await page.locator(".pee-mo-p").evaluate("(s) => { s.value = 0; s.dispatchEvent(new Event('input', { bubbles: true })); }")
+        await page.locator(".pee-mo-play").click()
+        got = await page.evaluate(COUNT_FRAMES, int(seconds * 1000))
+        await page.locator(".pee-mo-play").click()
+    finally:
+        await ctx.close()
+    return {"fps": got["frames"] / got["seconds"], "refresh": got["ticks"] / got["seconds"]}
+
+
+async def fps_async(args: argparse.Namespace) -> int:
+    """--fps: the dials' frames a second while they play, against the browser's refreshes a second in the same count."""
+    from playwright.async_api import async_playwright
+
+    app = Server(port=args.port, log=ROOT / "artifacts" / "bench-browser-app.log")
+    before, failed, lines = load_average(), False, []
+    try:
+        app.start()
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            for name, path in DIALS.items():
+                progress(f"{name} ...")
+                runs = [await playing(browser, f"{app.url}/{path}", args.seconds) for _ in range(args.loads)]
+                fps, refresh = statistics.median(r["fps"] for r in runs), statistics.median(r["refresh"] for r in runs)
+                failed |= fps < FPS_TARGET
+                each = ", ".join(f"{r['fps']:.1f}/{r['refresh']:.1f}" for r in runs)
+                lines.append(
+                    f"| {name} | {fps:.1f} | {refresh:.1f} | {fps / refresh:.2f} | {each} | {'ok' if fps >= FPS_TARGET else 'FAIL'} |"
+                )
+            await browser.close()
+    finally:
+        app.stop()
+    print(f"load average {before} before, {load_average()} after; target {FPS_TARGET:g} frames a second while playing, {args.seconds:g} s a count\n")
+    print("| dials | frames/s drawn (median) | refreshes/s | drawn / refreshes | each count: drawn/refreshes | |\n|---|---:|---:|---:|---|---|")
+    print("\n".join(lines))
+    return 1 if failed else 0
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench.browser", description=__doc__.split("\n\n")[0])
     p.add_argument("--pages", help="comma-separated page names (default: every page of app.py)")
@@ -458,6 +523,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--before", type=Path, help="another checkout of the app (the code before a change): measured beside this one, page by page")
     p.add_argument("--trace", action="append", help="page to trace one redraw of with Chromium's Tracing (repeatable)")
     p.add_argument("--json", type=Path, help="write the results as JSON here")
+    p.add_argument("--fps", action="store_true", help="instead: count the turning dials' frames a second while they play (--loads counts each)")
+    p.add_argument("--seconds", type=float, default=3.0, help="--fps: how long each count plays (default 3)")
     p.add_argument("--back-and-forth", action="store_true", help="d_model steps go back and forth between two stops (default: one stop up each time)")
     args = p.parse_args(argv)
     global BACK_AND_FORTH
@@ -469,7 +536,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return asyncio.run(main_async(parse_args(argv)))
+    args = parse_args(argv)
+    return asyncio.run(fps_async(args) if args.fps else main_async(args))
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ The order belongs to one sentence: when the words change, it starts again from t
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 import streamlit as st
@@ -15,6 +16,7 @@ import streamlit as st
 from ui.controls import first_check, link_notice
 
 CHIPS = 16  # words offered as chips to click; a longer sentence is reordered by the buttons alone
+STYLES = Path(__file__).parent / "assets" / "reorder.css"  # the two orders side by side on a phone (the file says why)
 
 
 def parse_order(raw: str, n: int) -> tuple[int, ...] | None:
@@ -110,5 +112,6 @@ def word_order(key: str, words: Sequence[str], default: Callable[[int], tuple[in
         row.button("Reverse", key=f"{key}_reverse", on_click=_set, args=(key, reversed_order(n)), icon=":material/swap_horiz:")
         row.button("Shuffle", key=f"{key}_shuffle", on_click=_shuffled, args=(key,), icon=":material/shuffle:")
         row.button("Original order", key=f"{key}_reset", on_click=_set, args=(key, tuple(range(n))), icon=":material/undo:")
+    st.html(STYLES)  # a style-only element: it takes no room
     st.query_params[key] = st.session_state[f"_{key}_written"] = ",".join(map(str, order))
     return np.asarray(order, dtype=np.int64)

@@ -6,7 +6,8 @@ move, with no round trip to the server: the page sends the sidebar's settings wh
 and again when a sidebar setting changes (the preview starts over there), with what the
 component must not decide for itself: the app's diverging colour scale and the values at which
 a cell's colour level steps up (core.viz.heatmap's, over ±1: the colours of every other
-heatmap), and the steps its rulers may number by. The component computes PE(p, i) itself, with
+heatmap), the steps its rulers may number by, and the line under its sliders that says they are its
+own and where they stop against the sidebar's. The component computes PE(p, i) itself, with
 the formula core.schemes.sinusoidal uses (the paper's interleaved columns, or sines first; each row
 the one before turned by each pair's angle, within 1e-12 of the formula), one canvas pixel per
 cell. Hovering a cell reads its value; a button hands the preview's settings to the sidebar (every
@@ -25,7 +26,7 @@ import streamlit as st
 
 from core.viz import charts, heatmap, wire
 from ui.components import assets
-from ui.params import BASE
+from ui.params import BASE, D_MODEL, MAX_LEN
 from ui.sidebar import set_shared
 
 NAME = "pee.sinusoid_preview"
@@ -68,7 +69,31 @@ def preview_data(d_model: int, max_len: int, base: float, layout: str, path: str
         "base_exponents": list(BASE_EXPONENTS),
         "base_range": list(BASE_RANGE),
         "path": path,
+        "note": ranges_note(d_model, max_len, base),  # under the preview's sliders: they are its own, and where they stop
     }
+
+
+def start_settings(d_model: int, max_len: int, base: float) -> tuple[int, int, float]:
+    """Where the preview's sliders start for the sidebar's settings, as index.js brings them within its ranges:
+    an odd width up to the next even one (its slider steps by 2), each setting clamped into the preview's range."""
+    d = min(max(d_model + d_model % 2, D_RANGE[0]), D_RANGE[1])
+    return d, min(max(max_len, L_RANGE[0]), L_RANGE[1]), min(max(base, BASE_RANGE[0]), BASE_RANGE[1])
+
+
+def ranges_note(d_model: int, max_len: int, base: float) -> str:
+    """The line under the preview's sliders: they are its own, with their ranges against the sidebar's, and where the sidebar's
+    settings on screen fall outside them, what the preview starts at instead."""
+
+    def shown(x: float) -> str:
+        return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.6g}"
+
+    lead = (  # one line at 1,440 px: it stands between the sliders and the picture
+        f"The preview's own sliders: d_model to {shown(D_RANGE[1])} (even), max_len to {shown(L_RANGE[1])}, base to {shown(BASE_RANGE[1])}; "
+        f"the sidebar's (every other figure) to {shown(D_MODEL.hi)}, {shown(MAX_LEN.hi)}, {shown(BASE.hi)}."
+    )
+    starts = zip(("d_model", "max_len", "base"), (d_model, max_len, base), start_settings(d_model, max_len, base), strict=True)
+    moved = [f"{name} {shown(given)} becomes {shown(used)}" for name, given, used in starts if used != given]
+    return lead + (f" It starts at the sidebar's settings, brought within its ranges: {', '.join(moved)}." if moved else "")
 
 
 KEY = "sin_preview"

@@ -89,7 +89,7 @@ def reorder_figure(res: AttentionStudy, head: int, label: str) -> dict:
         x_title=axis_title,
         y_title=axis_title.replace("key", "query"),
         note=f"key words named on every {ordinal(every)} column" if every > 1 else "",
-        panel_height=max(220, ROW_PX * n) if n <= TICK_LIMIT else 300,
+        panel_height=max(160, ROW_PX * n) if n <= TICK_LIMIT else 300,  # low enough that both rows fit the first screen beside the words
         columns=2,
     )
 

@@ -73,7 +73,8 @@ def waves(d: int, max_len: int, base: float, layout: str, chosen: list[int], sta
         i = pair_of[j]
         if 0.02 * (stop - start) <= wl[i] < stop - start and i not in marked:
             marked.add(i)
-            marks.append((start + wl[i], f"λ{charts.subscript(i)}", charts.LINE_COLOURS[k % len(charts.LINE_COLOURS)]))
+            dims = ", ".join(str(m) for m in chosen if pair_of[m] == i)  # named by dimension, as the legend names the curves
+            marks.append((start + wl[i], f"λ of dim {dims}", charts.LINE_COLOURS[k % len(charts.LINE_COLOURS)]))
     every = "" if whole.size == stop - start else f"dots on every {whole[1] - whole[0]:,}th whole position"
     return charts.lines(
         [(f"dim {j} ({'cos' if is_cos[j] else 'sin'}, λ = {wl[pair_of[j]]:,.4g})", x, curves[:, k]) for k, j in enumerate(chosen)],

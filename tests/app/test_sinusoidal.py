@@ -90,7 +90,7 @@ def test_sinusoidal_draws_only_the_open_tab():
 
 def test_the_live_preview_tab_starts_at_the_sidebar_settings_with_the_apps_scale():
     from core.viz import charts, heatmap, wire
-    from ui.sinusoid_preview import preview_data
+    from ui.sinusoid_preview import preview_data, ranges_note
 
     at = open_page("sinusoidal", d_model="64", max_len="100", base="500", layout="concat", sin_view="Live preview")
     assert_clean(at)
@@ -102,6 +102,7 @@ def test_the_live_preview_tab_starts_at_the_sidebar_settings_with_the_apps_scale
     data = preview_data(64, 100, 500.0, "concat")
     assert sent["path"].endswith("/sinusoidal") and {k: v for k, v in sent.items() if k != "path"} == {k: v for k, v in data.items() if k != "path"}
     assert (sent["d_model"], sent["max_len"], sent["base"], sent["layout"]) == (64, 100, 500.0, "concat")
+    assert sent["note"] == ranges_note(64, 100, 500.0)  # under its sliders: they are its own, and where they stop
     assert sent["base_range"][0] >= 2.0  # the preview's link never leaves the app's own range
     lut = np.asarray(data["colours"])
     assert lut.shape == (255, 3) and np.array_equal(lut, wire.colour_lut(charts.DIVERGING, 255))  # every heatmap's colours

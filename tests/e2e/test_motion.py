@@ -1,6 +1,6 @@
 """The dials that turn with the position (ui/motion.py) in Chromium: Play and Step move the position in
 the browser with nothing sent to the server, a frame drawn on every screen refresh while playing (how many
-refreshes a second this machine gives is bench.motion's to measure); the numbers under each dial, paused,
+refreshes a second this machine gives is `python -m bench.browser --fps`'s to measure); the numbers under each dial, paused,
 are core's at that position; the keyboard reaches Play and Step and presses them; with reduced motion
 nothing glides; axe-core finds nothing of the app's own on the page."""
 

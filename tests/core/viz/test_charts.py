@@ -341,3 +341,13 @@ def test_the_title_band_is_the_top_margin_a_title_takes():
     long = "the title of a figure, long enough to take two lines of a chart at the width its lines are broken for"
     fig = charts.lines([("a", np.arange(3), np.ones(3))], title=long, note="the small print", x_title="x", y_title="y")
     assert fig.layout.title.text.count("<br>") == 2 and fig.layout.margin.t == charts.title_band(fig.layout.title.text) == 70 + 23
+
+
+def test_the_waves_mark_each_wavelength_by_the_dimensions_the_legend_names():
+    from core.viz import sinusoid_figures
+
+    # d 128, base 10,000: dims 16 and 17 are pair 8, λ = 2π·10,000^(16/128) = 2π·10^0.5 = 19.87; dim 0 is pair 0, λ = 2π = 6.283 (under 2% of 400: no line)
+    fig = sinusoid_figures.waves(128, 512, 10_000.0, "interleaved", [0, 16, 17], 0, 400)
+    marks = [(a["x"], a["text"]) for a in fig.layout.annotations if a["text"].startswith("λ")]
+    assert len(marks) == 1 and marks[0][1] == "λ of dim 16, 17" and marks[0][0] == pytest.approx(2 * np.pi * 10 ** 0.5)
+    assert [t.name.split(" (")[0] for t in fig.data if t.name] == ["dim 0", "dim 16", "dim 17"]  # the legend's names

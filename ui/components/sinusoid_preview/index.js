@@ -90,6 +90,7 @@ export default function (component) {
   const q = (c) => root.querySelector(c);
   const dIn = q('.pee-sp-d'), LIn = q('.pee-sp-L'), bIn = q('.pee-sp-base');
   const canvas = q('.pee-sp-canvas');
+  q('.pee-sp-own').textContent = data.note;  // the server's sentence: these sliders' ranges against the sidebar's
   const concat = data.layout === 'concat';
   const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);
   dIn.min = data.d_range[0]; dIn.max = data.d_range[1];
