@@ -27,9 +27,7 @@ from core.lab.experiment import Bench
 
 def budget_configs(seed: int = 0) -> list[extend.ExtendConfig]:
     """The longer fine-tune of every method at extend.SHOWN_FACTOR, measured at L and s·L only."""
-    return [
-        extend.ExtendConfig(m, extend.SHOWN_FACTOR, fine_tune=extend.LONGER_FINE_TUNE, lengths=extend.BUDGET_LENGTHS, seed=seed) for m in extend.METHODS
-    ]
+    return [extend.ExtendConfig(m, extend.SHOWN_FACTOR, fine_tune=extend.LONGER_FINE_TUNE, lengths=extend.BUDGET_LENGTHS, seed=seed) for m in extend.METHODS]
 
 
 def configs(seed: int = 0) -> list[extend.ExtendConfig]:

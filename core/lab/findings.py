@@ -261,7 +261,8 @@ def extension(runs: Sequence[Sequence[dict]], factor: int, tuned: bool, train_le
     if tuned:
         out.append(
             f"This ranking is after {steps} steps; Chen et al. fine-tune position interpolation for up to 1,000, and how the ranking "
-            f"moves with a fine-tune {extend.LONGER_FINE_TUNE // extend.FINE_TUNE_STEPS} times as long is measured at s = {extend.SHOWN_FACTOR} only."
+            f"moves with a fine-tune {extend.LONGER_FINE_TUNE // extend.FINE_TUNE_STEPS} times as long is measured at s = {extend.SHOWN_FACTOR} "
+            "(perplexity against fine-tuning steps)."
         )
     if "yarn" in scaled and "yarn_no_t" in scaled:
         y, y0 = at("yarn", far), at("yarn_no_t", far)
@@ -318,6 +319,9 @@ def budgets(runs: Sequence[Sequence[dict]], budget_runs: Sequence[Sequence[dict]
     out.append("Lowest, or within the spread of the lowest: " + "; ".join(lowest) + ".")
     beaten = [f"{when(b)} by {names([m for m in extend.METHODS if m != 'linear' and compare(at[b][m], at[b]['linear']) == 'lower'])}" for b in steps]  # type: ignore[arg-type]
     out.append("Linear interpolation (position interpolation, which Chen et al. fine-tune) is beaten beyond the spread " + "; ".join(beaten) + ".")
+    gap = [at[b]["linear"].mean / min(v.mean for v in at[b].values()) for b in steps]  # type: ignore[union-attr]
+    moves = "shrinks" if all(y < x for x, y in zip(gap, gap[1:])) else "grows" if all(y > x for x, y in zip(gap, gap[1:])) else "has no one direction"
+    out.append(f"Its mean over the lowest mean: {', '.join(f'× {g:.2f} {when(b)}' for g, b in zip(gap, steps))}; the gap {moves} with the fine-tune.")
     return " ".join(out)
 
 

@@ -77,7 +77,8 @@ EXTEND = Experiment(
     doing=lambda cs: "Fine-tuning and evaluating this" if any(c.fine_tune for c in cs) else "Evaluating this",
     steps=lambda c: c.fine_tune + len(c.lengths),
     results=ExtendResults,
-    findings=lambda r: findings.extension(r.runs("rows"), extend.SHOWN_FACTOR, False),
+    findings=lambda r: " ".join((findings.extension(r.runs("rows"), extend.SHOWN_FACTOR, False),
+                                 findings.budgets(r.runs("rows"), r.runs("budgets"), extend.SHOWN_FACTOR))),
     figure=lambda r, what: figs.over_seeds(lambda rows, w: figs.extend_figure(rows, extend.SHOWN_FACTOR, False, what=w), r.runs("rows"), what),
     said=lambda c, o: f"{c.label}: perplexity {_ppl(o.values['perplexity'])}.",
 )  # fmt: skip
