@@ -519,6 +519,10 @@ def test_every_experiment_draws_its_shipped_numbers_with_titles_and_axes(params)
         mean = [np.mean([r["perplexity"][n] for r in same]) for n in ("64", "128", "256", "512")]
         np.testing.assert_allclose(decode(line["y"]).astype(float), mean, rtol=1e-12)
         assert "mean of 3 training seeds, band: lowest to highest" in title_text(figure(at, "lab_ext_ppl"))
+        longer = [next(r for r in lay["budgets"] if r["method"] == "linear") for lay in findings.layouts(ship.results)]
+        budget = next(t for t in figure(at, "lab_ext_budgets")["data"] if t["name"] == "linear (position interpolation)")
+        assert decode(budget["x"]).tolist() == [0, 38, 152]  # perplexity at s·L against fine-tune steps, the mean over the seeds
+        np.testing.assert_allclose(decode(budget["y"]).astype(float)[-1], np.mean([r["perplexity"]["256"] for r in longer]), rtol=1e-12)
         far = str(min(s, 8) * 64)  # ranked at s·L, over the training seeds
         at_far = [r["perplexity"][far] for r in same]
         assert f"YaRN {findings.spread(at_far).text()}" in captions
