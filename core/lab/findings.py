@@ -452,14 +452,17 @@ def passkey(runs: Sequence[Mapping[str, dict]], train_len: int = 64) -> str:
     return "; ".join(parts) + "."
 
 
-def positional_passkey(runs: Sequence[Mapping[str, dict]], keys: int, asked: int, train_len: int = 64) -> str:
+def positional_passkey(
+    runs: Sequence[Mapping[str, dict]], keys: int, asked: int, counting: Sequence[Mapping[str, float]], train_len: int = 64
+) -> str:
     """The passkey whose keys are fillers, per scheme over every seed: the mean accuracy over the distances within L and
-    over those beyond it, and in how many seeds each is above chance (1 / `keys`) by more than three binomial standard
-    errors of chance over the questions it averages (`asked` a distance)."""
+    over those beyond it, in how many seeds each is above chance (1 / `keys`) by more than three binomial standard errors
+    of chance over the questions it averages (`asked` a distance), and against a reader without positions that names the
+    filler seen most often (`counting`: its accuracy per distance on each seed's questions, core.lab.passkey.counting_accuracy)."""
     chance = 1 / keys
     n = len(runs)
 
-    def part(accs: list[dict[int, float | None]], inside: bool) -> tuple[Spread | None, int]:
+    def part(accs: Sequence[Mapping[int, float | None]], inside: bool) -> tuple[Spread | None, int]:
         means, above = [], 0
         for acc in accs:
             got = [v for d, v in acc.items() if (d < train_len) == inside and v is not None]
@@ -477,7 +480,9 @@ def positional_passkey(runs: Sequence[Mapping[str, dict]], keys: int, asked: int
             return "at chance" + (" in every seed" if n > 1 else "")
         return f"above chance in {above} of {n} seeds"
 
-    parts, learned = [], []
+    counter = [{int(d): v for d, v in c.items()} for c in counting]
+    near_count, far_count = part(counter, True)[0], part(counter, False)[0]
+    parts, beats = [], []
     for scheme in runs[0]:
         accs = [{int(d): v for d, v in run[scheme]["accuracy"].items()} for run in runs]
         (near, near_above), (far, far_above) = part(accs, True), part(accs, False)
@@ -486,19 +491,21 @@ def positional_passkey(runs: Sequence[Mapping[str, dict]], keys: int, asked: int
         text = f"{SCHEMES[scheme].label} {near.text(2)} within L, {said(near_above)}"
         text += f"; {far.text(2)} beyond it, {said(far_above)}" if far is not None else "; no code beyond L"
         parts.append(text)
-        if near_above == n:
-            learned.append(SCHEMES[scheme].label)
-    head = (
-        f"A key here is one of the filler tokens, so only its place right after the marker tells it apart. Mean accuracy over the "
+        if near_count is not None and compare(near, near_count) == "higher":
+            beats.append(SCHEMES[scheme].label)
+    out = (
+        "A key here is one of the filler tokens: only its place right after the marker marks it (and the one it adds to its token's "
+        f"count). Mean accuracy over the "
         f"distances asked, chance 1 in {keys} ({chance:.2f}); a seed counts as above chance where its mean is more than three binomial "
-        f"standard errors above it: "
+        "standard errors above it: " + "; ".join(parts) + "."
     )
-    tail = (
-        f" Learned within L{' in every seed' if n > 1 else ''}: {', '.join(learned)}."
-        if learned
-        else f" No scheme learned it within L{' in every seed' if n > 1 else ''} in these training steps."
-    )
-    return head + "; ".join(parts) + "." + tail
+    if near_count is not None and far_count is not None:
+        out += (
+            " A reader with no positions that names the filler seen most often in the sequence names "
+            f"{near_count.text(2)} of the keys within L and {far_count.text(2)} beyond it, on the same questions. Above that reader within L"
+            + f"{beyond(near_count)}: {', '.join(beats) if beats else 'no scheme'}."
+        )
+    return out
 
 
 def without_positions(runs: Sequence[Mapping[str, dict]]) -> str:

@@ -167,7 +167,7 @@ def test_the_fine_tune_budgets_are_ranked_each_beyond_the_spread_and_say_whom_li
     assert findings.budgets([[]], [[]], 4) == ""  # nothing measured: nothing said
 
 
-def test_a_passkey_without_its_own_keys_is_above_chance_only_beyond_three_standard_errors():
+def test_a_passkey_without_its_own_keys_is_above_chance_only_beyond_three_standard_errors_and_set_against_counting():
     def seed(alibi_near: float, rope_near: float) -> dict:
         return {
             "alibi": {"accuracy": {"4": alibi_near, "32": alibi_near, "128": 0.5}},
@@ -175,10 +175,28 @@ def test_a_passkey_without_its_own_keys_is_above_chance_only_beyond_three_standa
             "learned": {"accuracy": {"4": 0.0625, "32": 0.0625, "128": None}},
         }
 
+    counting = [{"4": 0.12, "32": 0.10, "128": 0.09}, {"4": 0.14, "32": 0.12, "128": 0.11}]
     # chance 1/16 over 2 distances x 256 questions: three standard errors are 3 * sqrt(0.0625 * 0.9375 / 512) = 0.0321
-    said = findings.positional_passkey([seed(1.0, 0.0625 + 0.030), seed(0.98, 0.0625 + 0.034)], 16, 256)
+    said = findings.positional_passkey([seed(1.0, 0.0625 + 0.030), seed(0.98, 0.0625 + 0.034)], 16, 256, counting)
     assert "ALiBi 0.99 (0.98–1.00) within L, above chance in every seed; 0.50 (every seed) beyond it, above chance in every seed" in said
     assert "rotary (RoPE) 0.09 (0.09–0.10) within L, above chance in 1 of 2 seeds; 0.06 (every seed) beyond it, at chance in every seed" in said
     assert "learned absolute table 0.06 (every seed) within L, at chance in every seed; no code beyond L" in said
-    assert said.endswith("Learned within L in every seed: ALiBi.")
-    assert "No scheme learned it" in findings.positional_passkey([seed(0.0625, 0.0625)], 16, 256)
+    assert "names 0.12 (0.11–0.13) of the keys within L and 0.10 (0.09–0.11) beyond it" in said  # the counting reader's seed means
+    assert said.endswith("Above that reader within L beyond the spread: ALiBi.")  # RoPE's 0.09-0.10 lies under counting's 0.11-0.13
+    alone = findings.positional_passkey([seed(0.0625, 0.0625)], 16, 256, counting[:1])
+    assert "at chance;" in alone and alone.endswith("Above that reader within L: no scheme.")
+
+
+def test_the_counting_reader_names_the_filler_seen_most_often_on_the_runs_own_questions():
+    import numpy as np
+
+    from core.lab import passkey
+
+    config = passkey.PositionalConfig(distances=(4, 100), eval_count=64, seed=3)
+    got = passkey.counting_accuracy(config)
+    for d in (4, 100):
+        x, y, _ = passkey.batch(config.alphabet, np.random.default_rng([3, 2, d]), 64, passkey.eval_length(d, 64), d)
+        right = [max(range(16), key=lambda t: (list(row).count(t), -t)) == answer for row, answer in zip(x, y[:, -1])]  # most often, lowest first
+        assert got[str(d)] == np.mean(right)
+    assert 0 < got["4"] < 1
+    assert set(passkey.counting_accuracy(passkey.PasskeyConfig(distances=(4,), eval_count=32)).values()) == {0.0}  # its own keys: never a filler
