@@ -59,7 +59,7 @@ def budgets() -> int:
         by_seed[str(s)]["budgets"] = [row(o) for o in got if o.config.seed == s]
         ship.meta["cpu_seconds_by_seed"][str(s)].update({o.config.label: meta["cpu_seconds"][o.config.label] for o in got if o.config.seed == s})
     ship.results["budgets"] = by_seed["0"]["budgets"]
-    ship.meta["cpu_seconds"].update(meta["cpu_seconds"])
+    ship.meta["cpu_seconds"] = {label: cpu for s in sorted(by_seed, key=int) for label, cpu in ship.meta["cpu_seconds_by_seed"][s].items()}  # configs' order
     run = {"seeds": list(lab_experiments.SEEDS), "command": "python -m bench.lab_extend --budgets"}
     run.update({k: meta[k] for k in ("total_seconds", "total_cpu_seconds", "date")})
     ship.meta["runs"] = [*ship.meta["runs"], run]
