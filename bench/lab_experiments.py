@@ -128,11 +128,11 @@ def seed_values(shipped: experiment.Shipped, pick: Callable[[dict[str, Any]], fl
 
 def merged(name: str, seeds: Sequence[int], per_seed: dict[int, dict[str, Any]], meta: dict[str, Any], command: str) -> tuple[dict, dict]:
     """The results and meta to write when only `seeds` were run: the other seeds' results and CPU record are kept from the
-    shipped file (a file without `by_seed` holds seed 0), and the runs that made them are listed in meta["runs"]."""
+    shipped file, when there is one (a file without `by_seed` holds seed 0), and the runs that made them are listed in meta["runs"]."""
     by_seed = {str(s): r for s, r in per_seed.items()}
     cpu_by_seed = {str(s): meta["cpu_seconds"][str(s)] for s in seeds}
     runs = [{"seeds": list(seeds), "command": command, **{k: meta[k] for k in ("total_seconds", "total_cpu_seconds", "date")}}]
-    if set(seeds) != set(SEEDS):
+    if set(seeds) != set(SEEDS) and experiment.results_path(name).exists():  # a first run of some seeds keeps nothing
         old = experiment.load(name)
         kept = set().union(*(r.keys() for r in per_seed.values()))  # what the bench writes now: a key it no longer writes is not kept
         old_by_seed = old.results.get("by_seed") or {str(old.seed): {k: v for k, v in old.results.items() if k in kept}}

@@ -40,6 +40,13 @@ LABELS = {
 FACTORS = (2, 4, 8)
 LENGTHS = (64, 128, 256, 512)
 FINE_TUNE_STEPS = 38  # 5 % of the 750 steps the model was trained
+# Perplexity against the fine-tune's length, as position interpolation's paper intends it to be read (Chen et al. fine-tune
+# for up to 1,000 steps): no fine-tune, the short one, and four times as long (20 % of the model's training steps), at one
+# factor, measured at L and s·L
+SHOWN_FACTOR = 4
+LONGER_FINE_TUNE = 4 * FINE_TUNE_STEPS
+BUDGETS = (0, FINE_TUNE_STEPS, LONGER_FINE_TUNE)
+BUDGET_LENGTHS = (64, 64 * SHOWN_FACTOR)
 FINE_TUNE_LR = 1e-3
 MAX_FINE_TUNE = 400
 

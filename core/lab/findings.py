@@ -260,8 +260,9 @@ def extension(runs: Sequence[Sequence[dict]], factor: int, tuned: bool, train_le
             out.append(f"Fine-tuning as long at {far} without any scaling gives {alone.text()} at {far}.")
     if tuned:
         out.append(
-            f"This ranking is after {steps} steps; Chen et al. fine-tune position interpolation for up to 1,000, and how it moves with "
-            "a longer fine-tune is not measured here."
+            f"This ranking is after {steps} steps; Chen et al. fine-tune position interpolation for up to 1,000, and how the ranking "
+            f"moves with a fine-tune {extend.LONGER_FINE_TUNE // extend.FINE_TUNE_STEPS} times as long is measured at s = {extend.SHOWN_FACTOR} "
+            "(perplexity against fine-tuning steps)."
         )
     if "yarn" in scaled and "yarn_no_t" in scaled:
         y, y0 = at("yarn", far), at("yarn_no_t", far)
@@ -273,6 +274,54 @@ def extension(runs: Sequence[Sequence[dict]], factor: int, tuned: bool, train_le
                 f"YaRN's temperature {does.get(compare(y, y0), f'leaves perplexity at {far} {WITHIN}')} ({y.text()} with it, "
                 f"{y0.text()} without) and makes attention {sharp} (entropy {e.text()} against {e0.text()} nats)."
             )
+    return " ".join(out)
+
+
+def budget_table(rows: Sequence[dict], budgets: Sequence[dict], factor: int, length: int, train_len: int = 64) -> dict[str, dict[int, float | None]]:
+    """One seed's perplexity at `length` per method (extend.METHODS) and fine-tune steps (extend.BUDGETS) at factor s: no
+    fine-tune ("no scaling" is then the model as trained), the short one (`rows`) and the longer one (`budgets`)."""
+    table: dict[str, dict[int, float | None]] = {m: {} for m in extend.METHODS}
+    for r in [*rows, *budgets]:
+        steps = int(r["fine_tune"])
+        if r["method"] in table and steps in extend.BUDGETS and (r["factor"] == factor or (r["method"] == "none" and not steps and r["factor"] == 1)):
+            table[r["method"]][steps] = r["perplexity"].get(str(length))
+    return table
+
+
+def budgets(runs: Sequence[Sequence[dict]], budget_runs: Sequence[Sequence[dict]], factor: int, train_len: int = 64) -> str:
+    """Over every seed, at factor s: each method's perplexity at s·L ranked per fine-tune budget (no fine-tune, the short and
+    the longer one), which methods are lowest or within the spread of the lowest at each, and which beat position
+    interpolation beyond the spread at each: how the ranking moves with the fine-tune's length."""
+    far = min(factor, 8) * train_len
+    tables = [budget_table(rows, more, factor, far, train_len) for rows, more in zip(runs, budget_runs)]
+    steps = [b for b in extend.BUDGETS if all(all(t[m].get(b) is not None for m in extend.METHODS) for t in tables)]
+    if len(steps) < 2:
+        return ""
+
+    def when(b: int) -> str:
+        return "without fine-tuning" if not b else f"after {b} fine-tuning steps"
+
+    at = {b: {m: spread([t[m][b] for t in tables]) for m in extend.METHODS} for b in steps}
+    out = [
+        f"Perplexity at {far} (s·L, s = {factor}), each method fine-tuned on windows of {far} characters (“no scaling” untuned is the "
+        "model as trained), from lowest to highest: "
+        + "; ".join(f"{when(b)}, {ordered({extend.LABELS[m]: v for m, v in at[b].items()})}" for b in steps)  # type: ignore[misc]
+        + "."
+    ]
+
+    def names(methods: Sequence[str]) -> str:
+        return ", ".join(extend.LABELS[m] for m in methods) or "no method"
+
+    lowest = []
+    for b in steps:
+        first = min(extend.METHODS, key=lambda m: at[b][m].mean)  # type: ignore[union-attr]
+        lowest.append(f"{when(b)} {names([m for m in extend.METHODS if compare(at[b][m], at[b][first]) != 'higher'])}")  # type: ignore[arg-type]
+    out.append("Lowest, or within the spread of the lowest: " + "; ".join(lowest) + ".")
+    beaten = [f"{when(b)} by {names([m for m in extend.METHODS if m != 'linear' and compare(at[b][m], at[b]['linear']) == 'lower'])}" for b in steps]  # type: ignore[arg-type]
+    out.append("Linear interpolation (position interpolation, which Chen et al. fine-tune) is beaten beyond the spread " + "; ".join(beaten) + ".")
+    gap = [at[b]["linear"].mean / min(v.mean for v in at[b].values()) for b in steps]  # type: ignore[union-attr]
+    moves = "shrinks" if all(y < x for x, y in zip(gap, gap[1:])) else "grows" if all(y > x for x, y in zip(gap, gap[1:])) else "has no one direction"
+    out.append(f"Its mean over the lowest mean: {', '.join(f'× {g:.2f} {when(b)}' for g, b in zip(gap, steps))}; the gap {moves} with the fine-tune.")
     return " ".join(out)
 
 
@@ -401,6 +450,62 @@ def passkey(runs: Sequence[Mapping[str, dict]], train_len: int = 64) -> str:
         )  # type: ignore[union-attr]
         parts.append(text)
     return "; ".join(parts) + "."
+
+
+def positional_passkey(
+    runs: Sequence[Mapping[str, dict]], keys: int, asked: int, counting: Sequence[Mapping[str, float]], train_len: int = 64
+) -> str:
+    """The passkey whose keys are fillers, per scheme over every seed: the mean accuracy over the distances within L and
+    over those beyond it, in how many seeds each is above chance (1 / `keys`) by more than three binomial standard errors
+    of chance over the questions it averages (`asked` a distance), and against a reader without positions that names the
+    filler seen most often (`counting`: its accuracy per distance on each seed's questions, core.lab.passkey.counting_accuracy)."""
+    chance = 1 / keys
+    n = len(runs)
+
+    def part(accs: Sequence[Mapping[int, float | None]], inside: bool) -> tuple[Spread | None, int]:
+        means, above = [], 0
+        for acc in accs:
+            got = [v for d, v in acc.items() if (d < train_len) == inside and v is not None]
+            if not got:
+                return None, 0
+            m = float(np.mean(got))
+            means.append(m)
+            above += m > chance + 3 * math.sqrt(chance * (1 - chance) / (asked * len(got)))
+        return Spread(tuple(means)), above
+
+    def said(above: int) -> str:
+        if above == n:
+            return "above chance" + (" in every seed" if n > 1 else "")
+        if not above:
+            return "at chance" + (" in every seed" if n > 1 else "")
+        return f"above chance in {above} of {n} seeds"
+
+    counter = [{int(d): v for d, v in c.items()} for c in counting]
+    near_count, far_count = part(counter, True)[0], part(counter, False)[0]
+    parts, beats = [], []
+    for scheme in runs[0]:
+        accs = [{int(d): v for d, v in run[scheme]["accuracy"].items()} for run in runs]
+        (near, near_above), (far, far_above) = part(accs, True), part(accs, False)
+        if near is None:
+            continue
+        text = f"{SCHEMES[scheme].label} {near.text(2)} within L, {said(near_above)}"
+        text += f"; {far.text(2)} beyond it, {said(far_above)}" if far is not None else "; no code beyond L"
+        parts.append(text)
+        if near_count is not None and compare(near, near_count) == "higher":
+            beats.append(SCHEMES[scheme].label)
+    out = (
+        "A key here is one of the filler tokens: only its place right after the marker marks it (and the one it adds to its token's "
+        f"count). Mean accuracy over the "
+        f"distances asked, chance 1 in {keys} ({chance:.2f}); a seed counts as above chance where its mean is more than three binomial "
+        "standard errors above it: " + "; ".join(parts) + "."
+    )
+    if near_count is not None and far_count is not None:
+        out += (
+            " A reader with no positions that names the filler seen most often in the sequence names "
+            f"{near_count.text(2)} of the keys within L and {far_count.text(2)} beyond it, on the same questions. Above that reader within L"
+            + f"{beyond(near_count)}: {', '.join(beats) if beats else 'no scheme'}."
+        )
+    return out
 
 
 def without_positions(runs: Sequence[Mapping[str, dict]]) -> str:

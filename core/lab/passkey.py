@@ -11,13 +11,16 @@ The key stands `distance` tokens before the query (distance d puts the key at po
 length − 1 − d and the marker before it). Only the answer at the query is scored, so chance is
 one in `keys`. A model is trained on sequences of `train_len` tokens with the key anywhere, then
 tested at distances up to 8 × train_len, each in the shortest sequence of a whole number of
-training lengths that holds it. The question it answers ("effective against nominal
+training lengths that holds it. With `shared_keys` the keys are drawn from the filler alphabet: the
+key's tokens occur everywhere, so only its place right after the marker tells it apart, and the
+task needs position. The question it answers ("effective against nominal
 context"): does a scheme whose perplexity stays flat on long inputs also fetch a token from far
 away, or does it only read a recent window?
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, replace
 
@@ -37,22 +40,29 @@ SCHEMES_SHOWN = lm.DEFAULT_SCHEMES
 
 @dataclass(frozen=True)
 class Tokens:
-    """The task's alphabet: fillers 0 .. F-1, keys F .. F+K-1, then the marker and the query."""
+    """The task's alphabet: fillers 0 .. F-1, keys F .. F+K-1, then the marker and the query. With `shared`, the keys are
+    the first K fillers and have no tokens of their own (fillers 0 .. F-1, then the marker and the query): a key is then
+    told apart from the filler around it only by where it stands, right after the marker."""
 
     fillers: int
     keys: int
+    shared: bool = False
+
+    @property
+    def first_key(self) -> int:
+        return 0 if self.shared else self.fillers
 
     @property
     def marker(self) -> int:
-        return self.fillers + self.keys
+        return self.fillers + (0 if self.shared else self.keys)
 
     @property
     def query(self) -> int:
-        return self.fillers + self.keys + 1
+        return self.marker + 1
 
     @property
     def size(self) -> int:
-        return self.fillers + self.keys + 2
+        return self.marker + 2
 
 
 def batch(
@@ -71,7 +81,7 @@ def batch(
         raise ValueError(
             f"A key at distance {int(d.max() if np.any(d > length - 2) else d.min())} does not fit a sequence of {length} tokens (1 to {length - 2})."
         )
-    keys = tokens.fillers + rng.integers(0, tokens.keys, size=n)  # (n,)
+    keys = tokens.first_key + rng.integers(0, tokens.keys, size=n)  # (n,)
     rows = np.arange(n)
     where = length - 1 - d  # the key's position
     x[rows, where] = keys
@@ -114,6 +124,7 @@ class PasskeyConfig:
     distances: tuple[int, ...] = DEFAULT_DISTANCES
     eval_count: int = 256
     t5_max_distance: int = 32
+    shared_keys: bool = False
 
     def __post_init__(self) -> None:
         if self.scheme not in SCHEMES:
@@ -124,6 +135,10 @@ class PasskeyConfig:
         whole_number(self.seed, "The seed", 0, 2**31 - 1)
         whole_number(self.fillers, "The filler alphabet", 2, 200)
         whole_number(self.keys, "The number of keys", 2, 200)
+        if not isinstance(self.shared_keys, bool):
+            raise ValueError(f"Whether the keys are fillers must be true or false, got {shown(self.shared_keys)}.")
+        if self.shared_keys and self.keys > self.fillers:
+            raise ValueError(f"Keys drawn from the fillers need at least as many fillers ({self.fillers}) as keys ({self.keys}).")
         d = whole_number(self.d_model, "The model width", 2, lab.LIMITS["d_model"])
         heads = whole_number(self.n_heads, "The number of heads", 1, lab.LIMITS["n_heads"])
         if d % heads or (d // heads) % 2:
@@ -140,11 +155,11 @@ class PasskeyConfig:
 
     @property
     def tokens(self) -> int:
-        return Tokens(self.fillers, self.keys).size
+        return self.alphabet.size
 
     @property
     def alphabet(self) -> Tokens:
-        return Tokens(self.fillers, self.keys)
+        return Tokens(self.fillers, self.keys, self.shared_keys)
 
     @property
     def setting(self) -> Setting:
@@ -168,6 +183,13 @@ class PasskeyConfig:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items() if k != "scheme"}
 
 
+@dataclass(frozen=True)
+class PositionalConfig(PasskeyConfig):
+    """The passkey run whose keys are drawn from the fillers (its own type: the lab's registry runs a config by its type)."""
+
+    shared_keys: bool = True
+
+
 DEPARTURES = {
     "train_len": "trained on {}",
     "steps": "{} steps",
@@ -182,7 +204,24 @@ DEPARTURES = {
     "distances": "distances {}",
     "eval_count": "{} sequences per distance",
     "t5_max_distance": "T5's buckets to {}",
+    "shared_keys": "keys drawn from the fillers",
 }
+
+
+@functools.lru_cache(maxsize=16)
+def counting_accuracy(config: PasskeyConfig) -> dict[str, float]:
+    """Per distance, the share of a run's own questions (the same sequences: seeded [seed, 2, distance], as
+    core.lab.trained.run_passkey asks them) that a reader without positions names right by naming the filler seen most often
+    in the sequence (ties: the lowest). With keys drawn from the fillers the key adds one to its own count, so this beats
+    chance with no position at all; with keys of their own it names none."""
+    out = {}
+    for d in config.distances:
+        n = eval_length(d, config.train_len)
+        x, y, _ = batch(config.alphabet, np.random.default_rng([config.seed, 2, d]), config.eval_count, n, d)
+        fillers = np.where(x < config.fillers, x, config.fillers)  # (count, n): the marker and the query counted apart
+        counts = np.stack([np.bincount(row, minlength=config.fillers + 1)[: config.fillers] for row in fillers])  # (count, fillers)
+        out[str(d)] = float((counts.argmax(axis=1) == y[:, -1]).mean())
+    return out
 
 
 def estimate_seconds(config: PasskeyConfig) -> float:

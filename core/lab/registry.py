@@ -53,7 +53,8 @@ PROBE = Experiment(
     steps=lambda c: 1 if c.shipped else c.steps,
     results=ProbeResults,
     findings=lambda r: findings.probe(r.runs("models")),
-    figure=lambda r, what: figs.probe_figure([(m["scheme"], m["n_layers"], m["r2"]) for m in r.models], what=what),
+    figure=lambda r, what: figs.over_seeds(lambda ms, w: figs.probe_figure([(m["scheme"], m["n_layers"], m["r2"]) for m in ms], what=w), r.runs("models"),
+                                           what),
     said=lambda c, o: f"{c.label}: R² per layer {', '.join(f'{v:.3f}' for v in o.values['r2'])}.",
 )  # fmt: skip
 
@@ -64,10 +65,8 @@ PROBE = Experiment(
 @dataclass(frozen=True)
 class ExtendResults(Results):
     rows: list[dict]
-    ROWS = {"rows": ("method", "factor", "fine_tune", "perplexity", "entropy")}
-
-
-SHOWN_FACTOR = 4  # the factor the record's figure and findings are drawn at
+    budgets: list[dict]  # the longer fine-tune at extend.SHOWN_FACTOR, beside `rows`' untuned and short-tuned runs
+    ROWS = {"rows": ("method", "factor", "fine_tune", "perplexity", "entropy"), "budgets": ("method", "factor", "fine_tune", "perplexity")}
 
 
 EXTEND = Experiment(
@@ -78,8 +77,9 @@ EXTEND = Experiment(
     doing=lambda cs: "Fine-tuning and evaluating this" if any(c.fine_tune for c in cs) else "Evaluating this",
     steps=lambda c: c.fine_tune + len(c.lengths),
     results=ExtendResults,
-    findings=lambda r: findings.extension(r.runs("rows"), SHOWN_FACTOR, False),
-    figure=lambda r, what: figs.extend_figure(r.rows, SHOWN_FACTOR, False, what=what),
+    findings=lambda r: " ".join((findings.extension(r.runs("rows"), extend.SHOWN_FACTOR, False),
+                                 findings.budgets(r.runs("rows"), r.runs("budgets"), extend.SHOWN_FACTOR))),
+    figure=lambda r, what: figs.over_seeds(lambda rows, w: figs.extend_figure(rows, extend.SHOWN_FACTOR, False, what=w), r.runs("rows"), what),
     said=lambda c, o: f"{c.label}: perplexity {_ppl(o.values['perplexity'])}.",
 )  # fmt: skip
 
@@ -102,7 +102,8 @@ SLIDING = Experiment(
     steps=lambda c: 1,
     results=SlidingResults,
     findings=lambda r: findings.sliding(r.runs("rows")),
-    figure=lambda r, what: figs.sliding_figure(r.rows, list(dict.fromkeys(row["scheme"] for row in r.rows)), what=what),
+    figure=lambda r, what: figs.over_seeds(lambda rows, w: figs.sliding_figure(rows, list(dict.fromkeys(row["scheme"] for row in rows)), what=w),
+                                           r.runs("rows"), what),
     said=lambda c, o: f"{c.label}: perplexity {o.values['perplexity']:.3f}." if o.values["perplexity"] is not None else f"{c.label}: {o.values['note']}",
 )  # fmt: skip
 
@@ -128,7 +129,7 @@ PAIRS = Experiment(
     steps=lambda c: len(c.lengths),
     results=PairsResults,
     findings=lambda r: findings.pairs(r.layouts(), r.never_turn, r.frequencies),
-    figure=lambda r, what: figs.pairs_figure(r.variants, what=what),
+    figure=lambda r, what: figs.over_seeds(lambda variants, w: figs.pairs_figure(variants, what=w), r.runs("variants"), what),
     said=lambda c, o: f"{c.label}: perplexity {_ppl(o.values['perplexity'])}.",
 )  # fmt: skip
 
@@ -142,9 +143,11 @@ class PasskeyResults(Results):
     ROWS = {"schemes": ("accuracy",)}
 
 
-def _passkey_figure(r: PasskeyResults, what: str):
-    default = passkey.PasskeyConfig()
-    return figs.passkey_figure([(s, r.schemes[s]["accuracy"]) for s in r.schemes if s in SCHEMES], default.keys, default.train_len, what=what)
+def _passkey_figure(r: PasskeyResults, what: str, default: passkey.PasskeyConfig = passkey.PasskeyConfig()):
+    def draw(schemes: dict, what: str):
+        return figs.passkey_figure([(s, schemes[s]["accuracy"]) for s in schemes if s in SCHEMES], default.keys, default.train_len, what=what)
+
+    return figs.over_seeds(draw, r.runs("schemes"), what)
 
 
 PASSKEY = Experiment(
@@ -162,7 +165,24 @@ PASSKEY = Experiment(
 )  # fmt: skip
 
 
-EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (PROBE, EXTEND, SLIDING, PAIRS, PASSKEY)}  # the page's order
+POSITIONAL_PASSKEY = Experiment(
+    "positional_passkey", "Passkey that needs position",
+    "When the key is drawn from the filler tokens, so that only its place right after the marker tells it apart, which models learn to fetch it?",
+    passkey.PositionalConfig, passkey.PositionalConfig, _torch_side("run_passkey"),
+    estimate=passkey.estimate_seconds,
+    trains=lambda c: True,
+    doing=lambda cs: "Training one scheme on the passkey task",
+    steps=lambda c: c.steps,
+    results=PasskeyResults,
+    findings=lambda r: findings.positional_passkey(r.runs("schemes"), passkey.PositionalConfig().keys, passkey.PositionalConfig().eval_count,
+                                                   [passkey.counting_accuracy(passkey.PositionalConfig(seed=s)) for s in r.extra.get("seeds", [0])]),
+    figure=lambda r, what: _passkey_figure(r, what, passkey.PositionalConfig()),
+    said=PASSKEY.said,
+    unit="tokens",
+)  # fmt: skip
+
+
+EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (PROBE, EXTEND, SLIDING, PAIRS, PASSKEY, POSITIONAL_PASSKEY)}  # the page's order
 
 
 def of(config: Any) -> Experiment:

@@ -6,7 +6,9 @@ numbers they are (`what`: "precomputed, seed 0", "your run").
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import copy
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
@@ -14,13 +16,55 @@ import plotly.graph_objects as go
 from core.lab import extend, lm, passkey, probe
 from core.lab.lm_figures import _colour_by_scheme
 from core.schemes.registry import SCHEMES
-from core.viz import charts
+from core.viz import charts, palette
 from core.viz.grid import Sample
 from core.viz.heatmap import ScaleGroup, grouped_heatmap
 from core.viz.memo import shared
 
 L = lm.LMConfig().train_len  # the shipped models' training length
 FIRST_QUERY = 4  # the attention maps start at query 4: queries 0 to 3 have 1 to 4 keys, and their weights near 1 would dim every other cell
+
+
+def seeds_said(n: int) -> str:
+    """What a figure drawn over `n` training seeds shows, in its title's brackets."""
+    return f"mean of {n} training seeds, band: lowest to highest"
+
+
+def over_seeds(draw: Callable[[Any, str], go.Figure], runs: Sequence[Any], what: str) -> go.Figure:
+    """`draw(run, what)` over every training seed's numbers (`runs`) as one figure: every line at its mean over the seeds
+    (missing where any seed has no value), under it a band of its colour from the lowest to the highest seed's, and the
+    title's brackets saying so (`seeds_said`). One run is drawn as it is."""
+    if len(runs) == 1:
+        return draw(runs[0], what)
+    figures = [draw(run, f"{what}, {seeds_said(len(runs))}") for run in runs]
+    out = copy.deepcopy(figures[0])
+    lines = [k for k, t in enumerate(out.data) if t.type == "scatter" and t.y is not None and t.fill is None]
+    bands = []
+    for k in lines:
+        if any(len(f.data) != len(out.data) or f.data[k].name != out.data[k].name for f in figures):
+            raise ValueError("Figures drawn over several seeds must draw the same lines.")
+        ys = np.array([np.asarray(f.data[k].y, dtype=float) for f in figures])  # (seeds, points)
+        x = np.asarray(out.data[k].x, dtype=float)
+        lo, hi = ys.min(axis=0), ys.max(axis=0)
+        out.data[k].y = ys.mean(axis=0)
+        keep = np.isfinite(lo) & np.isfinite(hi)
+        colour = out.data[k].line.color
+        bands.append(
+            go.Scatter(
+                x=np.concatenate([x[keep], x[keep][::-1]]),
+                y=np.concatenate([hi[keep], lo[keep][::-1]]),
+                name=f"{out.data[k].name}: lowest to highest seed",
+                mode="lines",
+                fill="toself",
+                fillcolor=palette.tint(colour, 0.18) if isinstance(colour, str) and colour.startswith("#") else None,
+                line=dict(width=0, color=colour),
+                hoverinfo="skip",
+                showlegend=False,
+            )
+        )
+    out.add_traces(bands)
+    out.data = out.data[-len(bands) :] + out.data[: -len(bands)]  # the bands under the lines
+    return out
 
 
 def _ppl(values: dict[str, float | None], lengths: Sequence[int]) -> np.ndarray:
@@ -167,6 +211,27 @@ def extend_figure(rows: Sequence[dict], factor: int, fine_tune: bool, *, what: s
         x_marks=[(L, f"trained on L = {L}"), (min(factor, 8) * L, f"s × L = {factor * L}")]
         if factor * L <= 8 * L and factor > 1
         else [(L, f"trained on L = {L}")],
+    )
+
+
+@shared
+def budget_figure(rows: Sequence[dict], budgets: Sequence[dict], factor: int, *, what: str) -> go.Figure:
+    """Perplexity at s·L against the fine-tune's steps (core.lab.extend.BUDGETS), one line per method."""
+    from core.lab.findings import budget_table
+
+    far = min(factor, 8) * L
+    steps = np.array(extend.BUDGETS)
+    table = budget_table(rows, budgets, factor, far)
+    lines = [(extend.LABELS[m], steps, np.array([np.nan if (v := table[m].get(int(b))) is None else v for b in steps], dtype=float)) for m in extend.METHODS]
+    return charts.lines(
+        lines,
+        title=f"The trained RoPE model stretched by s = {factor}, fine-tuned on windows of {far}: held-out perplexity at s·L = {far} against "
+        f"fine-tuning steps ({what})",
+        x_title=f"fine-tuning steps on windows of {far} characters (the model was trained {lm.LMConfig().steps} steps at {L}; at 0, no scaling is the "
+        "model as trained)",
+        y_title="perplexity per character (log)",
+        log_y=True,
+        markers=True,
     )
 
 

@@ -420,10 +420,9 @@ def test_the_trained_model_experiments_show_their_shipped_numbers_and_wire_a_liv
     assert "lab_probe_run" not in at.session_state
     ship = experiment.load("probe")
     lines = {t["name"]: decode(t["y"]).astype(float) for t in figure(at, "lab_probe_shipped")["data"] if t.get("name")}
-    nope4 = next(m for m in ship.results["models"] if (m["scheme"], m["n_layers"]) == ("none", 4))
-    np.testing.assert_allclose(lines["none (NoPE), 4 layers"], nope4["r2"], rtol=1e-12)
     captions = " ".join(c.value for c in at.caption)
     nope4_seeds = [next(m for m in lay["models"] if (m["scheme"], m["n_layers"]) == ("none", 4)) for lay in findings.layouts(ship.results)]
+    np.testing.assert_allclose(lines["none (NoPE), 4 layers"], np.mean([m["r2"] for m in nope4_seeds], axis=0), rtol=1e-12)  # the seeds' mean
     said = findings.spread([m["r2"][-1] for m in nope4_seeds]).text()  # the mean over the training seeds, their range in brackets
     assert "**Precomputed** by `python -m bench.lab_probe`" in captions and f"{said} (4 layers)" in captions
     assert "Haviv, Ram, Press, Izsak & Levy (2022)" in " ".join(m.value for m in at.markdown)
@@ -513,12 +512,17 @@ def test_every_experiment_draws_its_shipped_numbers_with_titles_and_axes(params)
     assert f"**Precomputed** by `{EXPERIMENTS[view].command}`" in captions
     if view == "extend":  # the caption's numbers are the figure's
         s, tuned = int(params["lab_ext_s"]), "lab_ext_tuned" in params
-        yarn = next(r for r in ship.results["rows"] if (r["method"], r["factor"], bool(r["fine_tune"])) == ("yarn", s, tuned))
-        line = next(t for t in figure(at, "lab_ext_ppl")["data"] if t["name"] == "YaRN")
-        np.testing.assert_allclose(decode(line["y"]).astype(float), [yarn["perplexity"][n] for n in ("64", "128", "256", "512")], rtol=1e-12)
-        far = str(min(s, 8) * 64)  # ranked at s·L, over the training seeds
         key = ("yarn", s, tuned)
         same = [next(r for r in lay["rows"] if (r["method"], r["factor"], bool(r["fine_tune"])) == key) for lay in findings.layouts(ship.results)]
+        line = next(t for t in figure(at, "lab_ext_ppl")["data"] if t["name"] == "YaRN")  # the mean over the training seeds
+        mean = [np.mean([r["perplexity"][n] for r in same]) for n in ("64", "128", "256", "512")]
+        np.testing.assert_allclose(decode(line["y"]).astype(float), mean, rtol=1e-12)
+        assert "mean of 3 training seeds, band: lowest to highest" in title_text(figure(at, "lab_ext_ppl"))
+        longer = [next(r for r in lay["budgets"] if r["method"] == "linear") for lay in findings.layouts(ship.results)]
+        budget = next(t for t in figure(at, "lab_ext_budgets")["data"] if t["name"] == "linear (position interpolation)")
+        assert decode(budget["x"]).tolist() == [0, 38, 152]  # perplexity at s·L against fine-tune steps, the mean over the seeds
+        np.testing.assert_allclose(decode(budget["y"]).astype(float)[-1], np.mean([r["perplexity"]["256"] for r in longer]), rtol=1e-12)
+        far = str(min(s, 8) * 64)  # ranked at s·L, over the training seeds
         at_far = [r["perplexity"][far] for r in same]
         assert f"YaRN {findings.spread(at_far).text()}" in captions
     if view == "pairs":  # the chosen pairs are crossed on the wavelength picture
@@ -526,9 +530,10 @@ def test_every_experiment_draws_its_shipped_numbers_with_titles_and_axes(params)
         assert list(decode(crossed["x"])) == [0, 7]
     if view == "passkey":
         alibi = next(t for t in figure(at, "lab_key_shipped")["data"] if t["name"] == "ALiBi")
-        acc = ship.results["schemes"]["alibi"]["accuracy"]
-        np.testing.assert_allclose(decode(alibi["y"]).astype(float), [acc[d] for d in sorted(acc, key=int)], rtol=1e-12)
-        same = [s for s in ship.results["schemes"] if ship.results["schemes"][s]["accuracy"] == ship.results["schemes"]["t5"]["accuracy"]]
+        accs = [lay["schemes"]["alibi"]["accuracy"] for lay in findings.layouts(ship.results)]
+        np.testing.assert_allclose(decode(alibi["y"]).astype(float), [np.mean([a[d] for a in accs]) for d in sorted(accs[0], key=int)], rtol=1e-12)
+        every = findings.layouts(ship.results)
+        same = [s for s in ship.results["schemes"] if all(lay["schemes"][s]["accuracy"] == lay["schemes"]["t5"]["accuracy"] for lay in every)]
         if len(same) > 1:  # lines drawn on each other are named
             assert "lie on each other" in captions
     text = " ".join(m.value for m in at.markdown) + captions

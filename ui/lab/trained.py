@@ -153,8 +153,7 @@ def probe_view() -> None:
     )
     ship = _load("probe")
     if ship is not None:
-        models = ship.data.models
-        plot(figs.probe_figure([(m["scheme"], m["n_layers"], m["r2"]) for m in models], what=f"precomputed, seed {ship.seed}"), key="lab_probe_shipped")
+        plot(EXPERIMENTS["probe"].figure(ship.data, "precomputed"), key="lab_probe_shipped")
         st.caption(_said(ship, findings.probe(ship.data.runs("models"))))
         guess = float(np.abs(np.arange(TRAINED.train_len) - (TRAINED.train_len - 1) / 2).mean())
         with _numbers(ship):
@@ -243,21 +242,25 @@ def extend_view() -> None:
         "factor s with the scalings /context explains, applied inside the model's own attention: "
         "**linear** (position interpolation: every frequency divided by s), **NTK-aware** (a larger base), **YaRN** (fast pairs kept, "
         "slow pairs interpolated, and every score multiplied by a temperature factor, given in “What the papers found” below), and YaRN "
-        "without that temperature. Without any training, then after a short fine-tune at the longer length. "
+        f"without that temperature. Without any training, then after a short fine-tune at the longer length; the last chart follows s = "
+        f"{extend.SHOWN_FACTOR} from no fine-tune to one {extend.LONGER_FINE_TUNE // extend.FINE_TUNE_STEPS} times as long. "
         + findings.yarn_ramp(TRAINED.train_len, TRAINED.d_model // TRAINED.n_heads, TRAINED.setting.base)
     )
     check_links(EXT_FACTOR, EXT_TUNED)
     c1, c2 = st.columns([2, 3])
     s, tuned = int(EXT_FACTOR.draw(c1)), EXT_TUNED.draw(c2)
     if ship is not None:
-        rows = ship.data.rows
-        what = f"precomputed, seed {ship.seed}"
-        plot(figs.extend_figure(rows, s, tuned, what=what), key="lab_ext_ppl")
-        st.caption(_said(ship, findings.extension(ship.data.runs("rows"), s, tuned)))
-        plot(figs.extend_figure(rows, s, tuned, what=what, quantity="entropy"), key="lab_ext_entropy")
+        runs = ship.data.runs("rows")
+        plot(figs.over_seeds(lambda rows, w: figs.extend_figure(rows, s, tuned, what=w), runs, "precomputed"), key="lab_ext_ppl")
+        st.caption(_said(ship, findings.extension(runs, s, tuned)))
+        plot(figs.over_seeds(lambda rows, w: figs.extend_figure(rows, s, tuned, what=w, quantity="entropy"), runs, "precomputed"), key="lab_ext_entropy")
         st.caption("Mean entropy of every query's attention, in every head and layer, on the same windows: higher means attention spread over more keys.")
         with _numbers(ship):
             static_table(figs.extend_table(ship.data.layouts(), s, tuned))
+        budgets = ship.data.runs("budgets")
+        shown = extend.SHOWN_FACTOR
+        plot(figs.over_seeds(lambda pair, w: figs.budget_figure(*pair, shown, what=w), list(zip(runs, budgets)), "precomputed"), key="lab_ext_budgets")
+        st.caption(_said(ship, findings.budgets(runs, budgets, shown)))
     factor = extend.temperature_factor(s)
     count = _parameters("rope")
     size = f"{count:,} parameters" if count else "a few hundred kB"
@@ -269,7 +272,8 @@ def extend_view() -> None:
         f"fine-tuning; at s = {s} that is {factor:.4f}, scores × {factor**2:.4f}. YaRN extends LLaMA 2 after 400 fine-tuning steps, "
         "about 0.1 % of its pre-training data (§4).  \n"
         f"**Where ours differs.** A model of {size} trained on {TRAINED.train_len} characters, not LLaMA; a fine-tune of "
-        f"{extend.FINE_TUNE_STEPS} steps, {extend.FINE_TUNE_STEPS / TRAINED.steps:.0%} of its training steps and characters, far more "
+        f"{extend.FINE_TUNE_STEPS} steps, {extend.FINE_TUNE_STEPS / TRAINED.steps:.0%} of its training steps and characters (and at "
+        f"s = {extend.SHOWN_FACTOR} one of {extend.LONGER_FINE_TUNE}, {extend.LONGER_FINE_TUNE / TRAINED.steps:.0%}), far more "
         "than YaRN's share of a large model's data. Whether the temperature fitted for LLaMA lowers perplexity here is in the caption "
         "under the first chart, for every s, with and without the fine-tune.  \n"
         f"Sources: {extend.CHEN}; {extend.PENG}."
@@ -324,9 +328,8 @@ def sliding_view() -> None:
     chosen = SLIDE_SHOWN.draw()
     ship = _load("sliding")
     if ship is not None:
-        rows = ship.data.rows
         if chosen:
-            plot(figs.sliding_figure(rows, chosen, what=f"precomputed, seed {ship.seed}"), key="lab_slide_shipped")
+            plot(figs.over_seeds(lambda rows, w: figs.sliding_figure(rows, chosen, what=w), ship.data.runs("rows"), "precomputed"), key="lab_slide_shipped")
         else:
             st.info("Pick at least one scheme to draw.", icon=":material/info:")
         st.caption(_said(ship, findings.sliding(ship.data.runs("rows"))))
@@ -387,8 +390,7 @@ def pairs_view() -> None:
     )
     ship = _load("pairs")
     if ship is not None:
-        variants = ship.data.variants
-        plot(figs.pairs_figure(variants, what=f"precomputed, seed {ship.seed}"), key="lab_pairs_shipped")
+        plot(EXPERIMENTS["pairs"].figure(ship.data, "precomputed"), key="lab_pairs_shipped")
         st.caption(_said(ship, findings.pairs(ship.data.layouts(), never, inv.tolist())))
         with _numbers(ship):
             static_table(figs.pairs_table(ship.data.layouts()))
@@ -441,13 +443,10 @@ def passkey_view() -> None:
     )
     ship = _load("passkey")
     if ship is not None:
-        res = ship.data.schemes
-        order = [s for s in lm.DEFAULT_SCHEMES if s in res]
-        plot(
-            figs.passkey_figure([(s, res[s]["accuracy"]) for s in order], default.keys, default.train_len, what=f"precomputed, seed {ship.seed}"),
-            key="lab_key_shipped",
-        )
-        same = figs.coinciding([(s, res[s]["accuracy"]) for s in order])
+        runs = ship.data.runs("schemes")
+        order = [s for s in lm.DEFAULT_SCHEMES if s in ship.data.schemes]
+        plot(EXPERIMENTS["passkey"].figure(ship.data, "precomputed"), key="lab_key_shipped")
+        same = figs.coinciding([(s, {d: tuple(r[s]["accuracy"][d] for r in runs) for d in runs[0][s]["accuracy"]}) for s in order])  # equal in every seed
         st.caption(
             _said(
                 ship,
@@ -502,7 +501,7 @@ def record_view(name: str) -> None:
     st.markdown(record.question)
     ship = _load(name)
     if ship is not None:
-        plot(record.figure(ship.data, f"precomputed, seed {ship.seed}"), key=f"lab_{name}_shipped")
+        plot(record.figure(ship.data, "precomputed"), key=f"lab_{name}_shipped")
         st.caption(_said(ship, record.findings(ship.data)))
         _numbers(ship)
     configs, problem = _one(record.default)

@@ -184,6 +184,41 @@ def test_the_passkey_is_where_it_says_and_only_the_question_is_scored():
     assert passkey.eval_length(62, 64) == 64 and passkey.eval_length(63, 64) == 128 and passkey.eval_length(510, 64) == 512
 
 
+def test_keys_drawn_from_the_fillers_differ_from_the_filler_only_by_standing_after_the_marker():
+    shared = passkey.Tokens(fillers=16, keys=8, shared=True)
+    assert (shared.marker, shared.query, shared.size) == (16, 17, 18)  # no token of its own for a key
+    x, y, d = passkey.batch(shared, np.random.default_rng(5), 400, 64)
+    rows = np.arange(400)
+    key_at = 63 - d
+    assert np.all(x[rows, key_at - 1] == shared.marker) and np.all(y[:, -1] == x[rows, key_at])
+    assert set(np.unique(y[:, -1])) == set(range(8))  # the first 8 fillers, each of them
+    assert np.all(x[:, :-1][x[:, :-1] != shared.marker] < 16)  # every other token is a filler too
+    own = passkey.batch(passkey.Tokens(16, 16), np.random.default_rng(5), 400, 64)[0]
+    np.testing.assert_array_equal(np.where(own >= 16, -1, own)[own < 16], np.where(x >= 16, -1, x)[own < 16])  # the same draws
+    config = passkey.PositionalConfig("rope")
+    assert config.tokens == 18 and config.label == "rotary (RoPE) (passkey), keys drawn from the fillers"
+    assert registry.of(config) is registry.EXPERIMENTS["positional_passkey"] and registry.of(passkey.PasskeyConfig()).name == "passkey"
+    with pytest.raises(ValueError, match="at least as many fillers"):
+        passkey.PositionalConfig(fillers=4, keys=8)
+
+
+def test_a_figure_over_seeds_draws_each_line_at_its_mean_over_a_band_from_the_lowest_to_the_highest_seed():
+    from core.lab import trained_figures as figs
+
+    def draw(r2: list[float], what: str):
+        return figs.probe_figure([("rope", 2, r2)], what=what)
+
+    fig = figs.over_seeds(draw, [[0.1, 0.5, 0.9], [0.3, 0.4, 0.8], [0.2, 0.6, 0.7]], "precomputed")
+    band, line = fig.data
+    np.testing.assert_allclose(line.y, [0.2, 0.5, 0.8])
+    np.testing.assert_allclose(band.y, [0.3, 0.6, 0.9, 0.7, 0.4, 0.1])  # the highest out, the lowest back
+    assert band.fill == "toself" and not band.showlegend and "(precomputed, mean of 3 training seeds, band: lowest to highest)" in fig.layout.title.text
+    one = figs.over_seeds(draw, [[0.1, 0.5, 0.9]], "precomputed")
+    assert len(one.data) == 1 and "seeds" not in one.layout.title.text
+    gap = figs.over_seeds(lambda acc, w: figs.passkey_figure([("learned", acc)], 16, 64, what=w), [{"4": 1.0, "100": None}, {"4": 0.5, "100": None}], "x")
+    assert np.isnan(gap.data[1].y[1]) and list(gap.data[0].x) == [4, 4]  # no code in any seed: no mean, no band
+
+
 # --- sliding windows ---------------------------------------------------------------------------------
 
 

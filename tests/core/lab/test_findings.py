@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.lab import findings
+from core.lab import extend, findings
 from core.lab.findings import Spread
 
 
@@ -121,3 +121,82 @@ def test_runs_read_every_seed_or_the_one_there_is():
     many = {"rows": [0], "by_seed": {"10": {"rows": [10]}, "2": {"rows": [2]}, "0": {"rows": [0]}}}
     assert findings.runs(many, "rows") == [[0], [2], [10]]
     assert "mean over 3 training seeds" in findings.seeds_note(3) and "one training seed" in findings.seeds_note(1)
+
+
+# perplexity at 256 per method: untuned ("no scaling" untuned is the model as trained), after the short and the longer fine-tune
+BUDGET_PPL = {"none": (30.0, 6.0, 5.5), "linear": (40.0, 5.5, None), "ntk": (5.0, 5.4, 4.5), "yarn": (6.0, 5.0, 4.0), "yarn_no_t": (7.0, 6.5, 6.0)}
+
+
+def _budget_runs(linear_longer: list[float]) -> tuple[list[list[dict]], list[list[dict]]]:
+    """One seed per value of `linear_longer` at s = 4, seed k's perplexities BUDGET_PPL + 0.01 k, linear's after the longer
+    fine-tune `linear_longer` (its shipped `rows` and its `budgets`)."""
+    rows_runs, budget_runs = [], []
+    for seed, lin in enumerate(linear_longer):
+
+        def row(method: str, steps: int, ppl: float) -> dict:
+            factor = 1 if (method, steps) == ("none", 0) else 4
+            return {"method": method, "factor": factor, "fine_tune": steps, "perplexity": {"64": 4.7, "256": ppl + 0.01 * seed}, "entropy": {}}
+
+        rows = [row(m, 0, v[0]) for m, v in BUDGET_PPL.items()] + [row(m, extend.FINE_TUNE_STEPS, v[1]) for m, v in BUDGET_PPL.items()]
+        more = [row(m, extend.LONGER_FINE_TUNE, lin if v[2] is None else v[2]) for m, v in BUDGET_PPL.items()]
+        rows_runs.append(rows)
+        budget_runs.append(more)
+    return rows_runs, budget_runs
+
+
+def test_the_fine_tune_budgets_are_ranked_each_beyond_the_spread_and_say_whom_linear_trails():
+    said = findings.budgets(*_budget_runs([3.0, 3.05]), 4)
+    steps, longer = extend.FINE_TUNE_STEPS, extend.LONGER_FINE_TUNE
+    none, linear, ntk, yarn, yarn_no_t = (extend.LABELS[m] for m in extend.METHODS)
+    assert said.startswith("Perplexity at 256 (s·L, s = 4)")
+    assert f"without fine-tuning, {ntk} 5.005 (5.000–5.010), {yarn} 6.005 (6.000–6.010) (higher beyond the spread), " in said
+    assert f"after {longer} fine-tuning steps, {linear} 3.030 (3.000–3.060), {yarn} 4.005" in said
+    assert (
+        f"Lowest, or within the spread of the lowest: without fine-tuning {ntk}; after {steps} fine-tuning steps {yarn}; "
+        f"after {longer} fine-tuning steps {linear}." in said
+    )
+    assert (
+        f"is beaten beyond the spread without fine-tuning by {none}, {ntk}, {yarn}, {yarn_no_t}; after {steps} fine-tuning steps by {ntk}, "
+        f"{yarn}; after {longer} fine-tuning steps by no method." in said
+    )
+    # linear's mean over the lowest: 40.005 / 5.005, 5.505 / 5.005, 3.03 / 3.03
+    gap = f"× 7.99 without fine-tuning, × 1.10 after {steps} fine-tuning steps, × 1.00 after {longer} fine-tuning steps"
+    assert said.endswith(f"{gap}; the gap shrinks with the fine-tune.")
+    close = findings.budgets(*_budget_runs([4.0, 4.2]), 4)  # linear's range 4.00-4.21 holds YaRN's 4.00-4.01
+    assert f"after {longer} fine-tuning steps {linear}, {yarn}." in close and f"after {longer} fine-tuning steps by no method." in close
+    assert findings.budgets([[]], [[]], 4) == ""  # nothing measured: nothing said
+
+
+def test_a_passkey_without_its_own_keys_is_above_chance_only_beyond_three_standard_errors_and_set_against_counting():
+    def seed(alibi_near: float, rope_near: float) -> dict:
+        return {
+            "alibi": {"accuracy": {"4": alibi_near, "32": alibi_near, "128": 0.5}},
+            "rope": {"accuracy": {"4": rope_near, "32": rope_near, "128": 0.0625}},
+            "learned": {"accuracy": {"4": 0.0625, "32": 0.0625, "128": None}},
+        }
+
+    counting = [{"4": 0.12, "32": 0.10, "128": 0.09}, {"4": 0.14, "32": 0.12, "128": 0.11}]
+    # chance 1/16 over 2 distances x 256 questions: three standard errors are 3 * sqrt(0.0625 * 0.9375 / 512) = 0.0321
+    said = findings.positional_passkey([seed(1.0, 0.0625 + 0.030), seed(0.98, 0.0625 + 0.034)], 16, 256, counting)
+    assert "ALiBi 0.99 (0.98–1.00) within L, above chance in every seed; 0.50 (every seed) beyond it, above chance in every seed" in said
+    assert "rotary (RoPE) 0.09 (0.09–0.10) within L, above chance in 1 of 2 seeds; 0.06 (every seed) beyond it, at chance in every seed" in said
+    assert "learned absolute table 0.06 (every seed) within L, at chance in every seed; no code beyond L" in said
+    assert "names 0.12 (0.11–0.13) of the keys within L and 0.10 (0.09–0.11) beyond it" in said  # the counting reader's seed means
+    assert said.endswith("Above that reader within L beyond the spread: ALiBi.")  # RoPE's 0.09-0.10 lies under counting's 0.11-0.13
+    alone = findings.positional_passkey([seed(0.0625, 0.0625)], 16, 256, counting[:1])
+    assert "at chance;" in alone and alone.endswith("Above that reader within L: no scheme.")
+
+
+def test_the_counting_reader_names_the_filler_seen_most_often_on_the_runs_own_questions():
+    import numpy as np
+
+    from core.lab import passkey
+
+    config = passkey.PositionalConfig(distances=(4, 100), eval_count=64, seed=3)
+    got = passkey.counting_accuracy(config)
+    for d in (4, 100):
+        x, y, _ = passkey.batch(config.alphabet, np.random.default_rng([3, 2, d]), 64, passkey.eval_length(d, 64), d)
+        right = [max(range(16), key=lambda t: (list(row).count(t), -t)) == answer for row, answer in zip(x, y[:, -1])]  # most often, lowest first
+        assert got[str(d)] == np.mean(right)
+    assert 0 < got["4"] < 1
+    assert set(passkey.counting_accuracy(passkey.PasskeyConfig(distances=(4,), eval_count=32)).values()) == {0.0}  # its own keys: never a filler
