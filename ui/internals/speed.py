@@ -1,4 +1,5 @@
-"""Speed patches: what Streamlit repeats on every run whatever the page draws, done once per process.
+"""Speed patches: what Streamlit repeats on every run whatever the page draws, done once per process (and the
+imports kept out of the garbage collector's full passes: `imports_frozen`).
 `ui.internals.install` puts them in place unless the operator asks for stock Streamlit
 (`PEE_STOCK_STREAMLIT=1`). Each is here because a same-run A/B (`python -m bench.load.ab --settings`,
 docs/deploy.md "The speed patches, one by one") showed its gain above the noise of two runs of one tree
@@ -20,6 +21,8 @@ upgrade moves one). What is relied on, none of it documented API:
 
 from __future__ import annotations
 
+import gc
+import sys
 from collections.abc import Callable
 
 
@@ -106,8 +109,30 @@ def cache_keys_once() -> bool:
         return False
 
 
+_FROZEN_AT = [0]  # how many modules were imported when the heap was last frozen
+
+
+def imports_frozen() -> bool:
+    """Keep what the imports made out of the garbage collector's full passes, not walked again every few seconds.
+
+    The process holds some 400,000 objects from its imports (Streamlit, plotly, pandas, numpy, the app; torch
+    once the lab has loaded it), and a full collection walks every one of them: under the websocket load one
+    took about 0.25 CPU-seconds, a pause of every session's run, a few times a minute. `gc.freeze` moves every
+    object tracked so far into a generation the collector never walks; it is done at a run's start whenever
+    more modules are imported than at the last freeze (a page's first visit, the lab's background import),
+    so it stops once every page has been visited. Whatever a run makes later is collected as before; what is
+    frozen is never collected as a cycle (objects freed by their reference count still are), a bounded cost:
+    what the first visits of each page had left behind. True (nothing here can be missing)."""
+    imported = len(sys.modules)
+    if imported != _FROZEN_AT[0]:
+        gc.freeze()
+        _FROZEN_AT[0] = imported
+    return True
+
+
 # Each speed patch by the name the A/B and PEE_STOCK_STREAMLIT use, and what installs it.
 PATCHES: dict[str, Callable[[], bool]] = {
     "theme": theme_read_once,
     "cache keys": cache_keys_once,
+    "frozen imports": imports_frozen,
 }
