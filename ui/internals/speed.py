@@ -75,9 +75,10 @@ def imports_frozen() -> bool:
     took about 0.25 CPU-seconds, a pause of every session's run, a few times a minute. `gc.freeze` moves every
     object tracked so far into a generation the collector never walks; it is done at a run's start whenever
     more modules are imported than at the last freeze (a page's first visit, the lab's background import),
-    so it stops once every page has been visited. Whatever a run makes later is collected as before; what is
-    frozen is never collected as a cycle (objects freed by their reference count still are), a bounded cost:
-    what the first visits of each page had left behind. True (nothing here can be missing)."""
+    so it stops once every page has been visited. Whatever a run makes later is collected as before. What is
+    frozen is never collected as a cycle (objects freed by their reference count still are): the cyclic garbage
+    and the sessions alive at those few moments stay for the process's life, a bounded cost the load bench's RSS
+    shows (docs/deploy.md). True (nothing here can be missing)."""
     imported = len(sys.modules)
     if imported != _FROZEN_AT[0]:
         gc.freeze()
