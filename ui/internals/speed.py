@@ -2,8 +2,8 @@
 them in place unless the operator asks for stock Streamlit (`PEE_STOCK_STREAMLIT=1`). Each stays only while a
 same-run A/B (`python -m bench.load.ab --settings`, docs/deploy.md "The speed patches, one by one") shows its gain
 above the noise of the rounds of one tree; four others (a keyed component's identity left unhashed, widgets reading
-one key of Session State, the pages made once per process, a cached function's key worked out once) showed none
-and were deleted.
+one key of Session State, the pages made once per process, a cached function's key worked out once) and the
+imports frozen out of the garbage collector's full passes showed none and were deleted.
 
 Written for streamlit 1.67.0 (`ui.internals.WRITTEN_FOR`); each returns False and leaves Streamlit
 as it is when a structure is not as described (tests/ui/test_internals.py fails loudly when an
@@ -18,8 +18,6 @@ upgrade moves one). What is relied on, none of it documented API:
 
 from __future__ import annotations
 
-import gc
-import sys
 from collections.abc import Callable
 
 
@@ -64,30 +62,7 @@ def theme_read_once() -> bool:
         return False
 
 
-_FROZEN_AT = [0]  # how many modules were imported when the heap was last frozen
-
-
-def imports_frozen() -> bool:
-    """Keep what the imports made out of the garbage collector's full passes, not walked again every few seconds.
-
-    The process holds some 400,000 objects from its imports (Streamlit, plotly, pandas, numpy, the app; torch
-    once the lab has loaded it), and a full collection walks every one of them: under the websocket load one
-    took about 0.25 CPU-seconds, a pause of every session's run, a few times a minute. `gc.freeze` moves every
-    object tracked so far into a generation the collector never walks; it is done at a run's start whenever
-    more modules are imported than at the last freeze (a page's first visit, the lab's background import),
-    so it stops once every page has been visited. Whatever a run makes later is collected as before. What is
-    frozen is never collected as a cycle (objects freed by their reference count still are): the cyclic garbage
-    and the sessions alive at those few moments stay for the process's life, a bounded cost the load bench's RSS
-    shows (docs/deploy.md). True (nothing here can be missing)."""
-    imported = len(sys.modules)
-    if imported != _FROZEN_AT[0]:
-        gc.freeze()
-        _FROZEN_AT[0] = imported
-    return True
-
-
 # Each speed patch by the name the A/B and PEE_STOCK_STREAMLIT use, and what installs it.
 PATCHES: dict[str, Callable[[], bool]] = {
     "theme": theme_read_once,
-    "frozen imports": imports_frozen,
 }
