@@ -5,8 +5,7 @@ bytes saves against a dict.
     python -m bench.internals_cost
 
 - the theme: the six sections of one new_session message (every full run sends one);
-- a heatmap's data: Streamlit's JSON of a dict against the bytes of ui.heatmap.payload (per heatmap, per run);
-- an st.cache_data function's key (per cached function a page script defines, per full run).
+- a heatmap's data: Streamlit's JSON of a dict against the bytes of ui.heatmap.payload (per heatmap, per run).
 
 Multiply by the calls of a run to see what a rerun saves; the load bench (bench.load.ab) says
 what it comes to for the server under a room's load.
@@ -66,17 +65,6 @@ def heatmap_data() -> tuple[float, float]:
     return best_us(lambda: serialize_mixed_data({**spec, **extra}, BidiComponent()), 50), best_us(as_bytes, 50)
 
 
-def cache_key() -> tuple[float, float]:
-    from streamlit.runtime.caching import cache_utils
-    from streamlit.runtime.caching.cache_type import CacheType
-
-    from core.viz import heatmap
-
-    func = heatmap.heatmap.__wrapped__  # a function in a module file, as a page's cached function is
-    make_key = cache_utils._make_function_key
-    return best_us(lambda: make_key.__wrapped__(CacheType.DATA, func), 50), best_us(lambda: make_key(CacheType.DATA, func), 50)
-
-
 def main() -> int:
     from ui import internals
 
@@ -89,8 +77,6 @@ def main() -> int:
     streamlit_us, wrapped_us = heatmap_data()
     label = f"a heatmap's data, {size / 1000:.0f} kB of JSON:"
     print(f"{label:<48}Streamlit {streamlit_us:7.0f} µs, as bytes {wrapped_us:4.1f} µs")
-    streamlit_us, wrapped_us = cache_key()
-    print(f"an st.cache_data function's key:                Streamlit {streamlit_us:7.0f} µs, wrapped {wrapped_us:6.1f} µs")
     return 0
 
 

@@ -8,14 +8,14 @@ each round, a server of each tree (this checkout, the reference; the order swapp
 gets the websocket load of bench.load.ws (`--sessions` sessions on all pages for `--seconds`,
 then `--per-page` seconds on each page alone) and is stopped. Reported: CPU-ms per action over
 all actions and page by page, for each tree and round, and this tree's over the reference's
-summed over the rounds. Both servers run this checkout's load client.
+summed over the rounds, and each run's redraw p95 under the whole load. Both servers run this checkout's load client.
 
     python -m bench.load.ab --settings [--patches "theme,one key"] [--rounds 2] [--sessions 20] [--seconds 20] [--per-page 0]
 
 measures this tree's HEAD commit alone at several settings of PEE_STOCK_STREAMLIT instead (ui/internals): every speed
 patch in place, none (stock Streamlit), and each patch left out in turn, every setting once per round in
 an order reversed every other round. Reported: CPU-ms per action of each run, and per setting its
-rounds' spread (the noise of the same tree, run twice) and its CPU per action over all patches' (a
+rounds' spread (the noise of the same tree, run twice), its CPU per action over all patches' and each round's redraw p95 (a
 patch's gain is that ratio of the setting that leaves it out, worth keeping only when it exceeds the noise).
 """
 
@@ -31,6 +31,7 @@ import tempfile
 from io import BytesIO
 from pathlib import Path
 
+from bench.load.browser import percentile
 from harness.pages import ROOT
 from harness.server import Server, load_average
 
@@ -63,8 +64,10 @@ def one_run(tree: Path, label: str, args: argparse.Namespace, out: Path, env: di
     actions = sum(len(s["redraws_s"]) + len(s["switches_s"]) for s in data["sessions"])
     errors = sum(len(s["errors"]) for s in data["sessions"]) + sum(r["errors"] for r in data["per_page"])
     cpu_s = data["cpu"]["server_cores"] * data["cpu"]["wall_s"]
+    redraws = [x for s in data["sessions"] for x in s["redraws_s"]]
     return {
         "all": {"actions": actions, "cpu_s": cpu_s},
+        "p95": percentile(redraws, 95),
         "pages": {r["page"]: {"actions": r["actions"], "cpu_s": r["cpu_s"]} for r in data["per_page"]},
         "errors": errors,
     }
@@ -72,6 +75,12 @@ def one_run(tree: Path, label: str, args: argparse.Namespace, out: Path, env: di
 
 def ms(cell: dict) -> float | None:
     return 1000 * cell["cpu_s"] / cell["actions"] if cell["actions"] else None
+
+
+def said(run: dict) -> str:
+    """A run's redraw p95 and errors, for its progress line."""
+    p95 = f"{run['p95']:.2f} s" if run["p95"] is not None else "-"
+    return f"redraw p95 {p95}, {run['errors']} errors"
 
 
 def table(runs: list[tuple[str, int, dict]]) -> list[str]:
@@ -90,6 +99,11 @@ def table(runs: list[tuple[str, int, dict]]) -> list[str]:
         this, ref = (1000 * s / n if n else None for s, n in totals.values())
         ratio = f"**{this / ref:.2f}**" if this and ref else "-"
         lines.append(f"| {row} | {' | '.join(cells)} | {ratio} |")
+    tails = {tree: [run["p95"] for t, _, run in runs if t == tree and run["p95"] is not None] for tree in ("this", "ref")}
+    means = {tree: sum(v) / len(v) if v else None for tree, v in tails.items()}
+    ratio = f"**{means['this'] / means['ref']:.2f}**" if means["this"] and means["ref"] else "-"
+    cells = [f"{run['p95']:.2f}" if run["p95"] is not None else "-" for *_, run in runs]
+    lines.append(f"| redraw p95 (s), whole load | {' | '.join(cells)} | {ratio} (of the means) |")
     return lines
 
 
@@ -104,11 +118,13 @@ def settings(only: str = "") -> list[tuple[str, dict[str, str]]]:
 
 
 def settings_table(runs: list[tuple[str, int, dict]]) -> list[str]:
-    """Per setting: CPU-ms per action of each round, the rounds' spread ((max - min) / mean) and the setting's CPU
-    per action over all patches' (sums of CPU over sums of actions)."""
+    """Per setting: CPU-ms per action of each round, the rounds' spread ((max - min) / mean), the setting's CPU
+    per action over all patches' (sums of CPU over sums of actions) and the redraw p95 of each round."""
     by: dict[str, list[dict]] = {}
+    p95: dict[str, list] = {}
     for name, _, run in runs:
         by.setdefault(name, []).append(run["all"])
+        p95.setdefault(name, []).append(run.get("p95"))
 
     def per_action(cells: list[dict]) -> float:
         return 1000 * sum(c["cpu_s"] for c in cells) / max(1, sum(c["actions"] for c in cells))
@@ -116,11 +132,12 @@ def settings_table(runs: list[tuple[str, int, dict]]) -> list[str]:
     base = per_action(by["all"])
     rounds = max(len(cells) for cells in by.values())
     head = " | ".join(f"round {i + 1}" for i in range(rounds))
-    lines = [f"| setting | {head} | spread of its rounds | CPU per action / all patches' |", "|---" * (rounds + 3) + "|"]
+    lines = [f"| setting | {head} | spread of its rounds | CPU per action / all patches' | redraw p95 (s) of each round |", "|---" * (rounds + 4) + "|"]
     for name, cells in by.items():
         values = [ms(c) or 0.0 for c in cells]
         spread = (max(values) - min(values)) / (sum(values) / len(values)) if sum(values) else 0.0
-        lines.append(f"| {name} | {' | '.join(f'{v:.1f}' for v in values)} | {100 * spread:.0f} % | **{per_action(cells) / base:.2f}** |")
+        tails = " / ".join(f"{t:.2f}" if t is not None else "-" for t in p95[name])
+        lines.append(f"| {name} | {' | '.join(f'{v:.1f}' for v in values)} | {100 * spread:.0f} % | **{per_action(cells) / base:.2f}** | {tails} |")
     return lines
 
 
@@ -141,7 +158,7 @@ def settings_runs(tree: Path, here: str, args: argparse.Namespace) -> int:
         order = chosen if i % 2 == 0 else chosen[::-1]
         for name, env in order:
             run = one_run(tree, f"{name.replace(' ', '-')}-{i + 1}", args, args.out, env=env)
-            print(f"round {i + 1} {name}: {ms(run['all']):.1f} CPU-ms per action over {run['all']['actions']} actions, {run['errors']} errors", flush=True)
+            print(f"round {i + 1} {name}: {ms(run['all']):.1f} CPU-ms per action over {run['all']['actions']} actions, {said(run)}", flush=True)
             runs.append((name, i, run))
     print(f"load at the end: {load_average()}\n")
     print("\n".join(settings_table(runs)))
@@ -174,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
             order = [("this", ROOT), ("ref", tmp)] if i % 2 == 0 else [("ref", tmp), ("this", ROOT)]
             for tree, root in order:
                 run = one_run(root, f"{tree}-{i + 1}", args, args.out)
-                print(f"round {i + 1} {tree}: {ms(run['all']):.1f} CPU-ms per action over {run['all']['actions']} actions, {run['errors']} errors", flush=True)
+                print(f"round {i + 1} {tree}: {ms(run['all']):.1f} CPU-ms per action over {run['all']['actions']} actions, {said(run)}", flush=True)
                 runs.append((tree, i, run))
         runs.sort(key=lambda r: (r[0] != "this", r[1]))
         print(f"load at the end: {load_average()}\n")

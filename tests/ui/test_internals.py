@@ -338,7 +338,7 @@ def test_without_cookies_a_visitor_is_the_session(monkeypatch):
     assert session.visitor_id() == "session:s-1"
 
 
-# --- what every run repeats: the two speed patches give what Streamlit gives, once ----------
+# --- what every run repeats: the speed patch gives what Streamlit gives, once ----------
 
 
 def _theme_of(populate) -> bytes:
@@ -400,52 +400,11 @@ def test_a_theme_section_of_defaults_only_is_sent_as_streamlit_sends_it(monkeypa
     assert _theme_of(populate) == expected
 
 
-def test_a_cached_function_has_streamlits_key_worked_out_once_per_code(monkeypatch):
-    import uuid
-
-    from streamlit.runtime.caching import cache_utils
-    from streamlit.runtime.caching.cache_type import CacheType
-
-    make_key = cache_utils._make_function_key
-    assert INSTALLED["cache keys"] and make_key.__wrapped__ is not make_key, UPGRADE
-    token = uuid.uuid4().hex  # a function this process has not keyed yet
-    source = "def measured(n, path={path!r}):\n    return n + {k}  # " + token + "\n"
-    spaces = {}
-    for name, k, path, file in (
-        ("first", 1, "a", "p.py"),
-        ("again", 1, "a", "p.py"),
-        ("other", 2, "a", "p.py"),
-        ("default", 1, "b", "p.py"),
-        ("file", 1, "a", "q.py"),
-    ):
-        spaces[name] = {}
-        exec(compile(source.format(k=k, path=path), file, "exec"), spaces[name])  # a page script run again: a new function
-    fn = {name: space["measured"] for name, space in spaces.items()}
-    reads = []  # the source of a function compiled from a string, read as inspect reads a page's
-    monkeypatch.setattr(cache_utils.inspect, "getsource", lambda f: reads.append(f) or source.format(k=f(0), path=f.__defaults__[0]))
-    key = make_key(CacheType.DATA, fn["first"])
-    assert key == make_key.__wrapped__(CacheType.DATA, fn["first"])  # Streamlit's own key
-    assert make_key(CacheType.DATA, fn["again"]) == key  # the same code again: the key kept, the source not read
-    assert len(reads) == 2
-    assert make_key(CacheType.DATA, fn["other"]) != key  # other code: another key
-    assert make_key(CacheType.DATA, fn["default"]) == make_key.__wrapped__(CacheType.DATA, fn["default"]) != key  # equal code, another default
-    assert fn["file"].__code__ == fn["first"].__code__  # equal code in another file: its key is worked out, not taken from p.py's
-    assert make_key(CacheType.DATA, fn["file"]) == make_key.__wrapped__(CacheType.DATA, fn["file"])
-    assert len(reads) == 7  # first, other, default and file read once by the wrapped calls (again: not read), three by Streamlit's own
-    assert make_key(CacheType.RESOURCE, fn["first"]) == make_key.__wrapped__(CacheType.RESOURCE, fn["first"])
-
-
 def test_each_wrapper_leaves_streamlit_as_it_is_when_a_structure_is_missing(monkeypatch):
     from streamlit.runtime import app_session
-    from streamlit.runtime.caching import cache_utils
 
     monkeypatch.delattr(app_session, "_populate_theme_msg")
     assert speed.theme_read_once() is False
-    monkeypatch.setattr(cache_utils, "_make_function_key", cache_utils._make_function_key.__wrapped__)
-    monkeypatch.delattr(cache_utils.inspect, "getsource")
-    assert speed.cache_keys_once() is True  # installs over a plain function; the missing piece shows only when called
-    monkeypatch.delattr(cache_utils, "_make_function_key")
-    assert speed.cache_keys_once() is False
     from streamlit.components.v2.bidi_component import main
 
     monkeypatch.delattr(main, "deserialize_trigger_list")

@@ -1,9 +1,9 @@
-"""Speed patches: what Streamlit repeats on every run whatever the page draws, done once per process.
-`ui.internals.install` puts them in place unless the operator asks for stock Streamlit
-(`PEE_STOCK_STREAMLIT=1`). Each is here because a same-run A/B (`python -m bench.load.ab --settings`,
-docs/deploy.md "The speed patches, one by one") showed its gain above the noise of two runs of one tree
-(and two later runs the same gain within their noise); three others (a keyed component's identity left
-unhashed, widgets reading one key of Session State, the pages made once per process) showed none and were deleted.
+"""Speed patches: what a run repeats whatever the page draws, done once per process. `ui.internals.install` puts
+them in place unless the operator asks for stock Streamlit (`PEE_STOCK_STREAMLIT=1`). Each stays only while a
+same-run A/B (`python -m bench.load.ab --settings`, docs/deploy.md "The speed patches, one by one") shows its gain
+above the noise of the rounds of one tree; four others (a keyed component's identity left unhashed, widgets reading
+one key of Session State, the pages made once per process, a cached function's key worked out once) and the
+imports frozen out of the garbage collector's full passes showed none and were deleted.
 
 Written for streamlit 1.67.0 (`ui.internals.WRITTEN_FOR`); each returns False and leaves Streamlit
 as it is when a structure is not as described (tests/ui/test_internals.py fails loudly when an
@@ -14,8 +14,6 @@ upgrade moves one). What is relied on, none of it documented API:
   (`config.get_options_for_section`), each section a CustomThemeConfig with a `sidebar` field of
   the same type; `config.get_config_options()`, the options dict, a new one when the config is
   parsed again (`theme_read_once`).
-- `runtime.caching.cache_utils._make_function_key(cache_type, func)`, which CachedFunc calls for
-  every decorated function, every time a page script defines one (`cache_keys_once`).
 """
 
 from __future__ import annotations
@@ -64,50 +62,7 @@ def theme_read_once() -> bool:
         return False
 
 
-def cache_keys_once() -> bool:
-    """Work out the key of an st.cache_data function once, not every time its page runs.
-
-    A page script runs again on every rerun, so each `@st.cache_data def f` in it makes a new
-    CachedFunc, whose key (a hash of the function's module, qualified name and source) Streamlit
-    works out by reading the source again (`inspect.getsource`: a tokenizer pass over the file).
-    Streamlit compiles a page once (ScriptCache), so each run's `f` has the same code object;
-    code objects compare by their contents but not their file, defaults or comments, so the key is
-    kept by (cache type, module, qualified name, code, file, defaults) of the function inside any
-    functools.wraps decorator (what Streamlit reads the source of). A change to comments alone keeps
-    the key (the app's servers do not watch files). True when in place."""
-    try:
-        import inspect
-
-        from streamlit.runtime.caching import cache_utils
-
-        original = cache_utils._make_function_key
-        if getattr(original, "_pee_once", False):
-            return True
-        keys: dict = {}
-
-        def make_function_key(cache_type, func):
-            try:
-                target = inspect.unwrap(func)  # Streamlit reads the source of the function inside any functools.wraps decorator
-                code = target.__code__
-                kwdefaults = tuple(sorted((target.__kwdefaults__ or {}).items()))
-                # code objects compare without their file, defaults or comments: those are part of the key too
-                found = (cache_type, func.__module__, func.__qualname__, code, code.co_filename, target.__defaults__, kwdefaults)
-                key = keys.get(found)
-            except Exception:  # no code object, or an unhashable default: Streamlit's own, every time
-                return original(cache_type, func)
-            if key is None:
-                key = keys[found] = original(cache_type, func)
-            return key
-
-        make_function_key._pee_once, make_function_key.__wrapped__ = True, original
-        cache_utils._make_function_key = make_function_key
-        return True
-    except Exception:
-        return False
-
-
 # Each speed patch by the name the A/B and PEE_STOCK_STREAMLIT use, and what installs it.
 PATCHES: dict[str, Callable[[], bool]] = {
     "theme": theme_read_once,
-    "cache keys": cache_keys_once,
 }
