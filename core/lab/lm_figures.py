@@ -46,7 +46,7 @@ def perplexity_by_length(series: Series, train_len: int, *, what: str) -> go.Fig
     fig = charts.lines.fresh(
         lines,
         title=f"Held-out perplexity of Jane Austen against evaluation length, trained on {train_len} characters ({what})",
-        x_title="evaluation length (characters, whole non-overlapping windows)",
+        x_title="evaluation length (characters, whole windows)",
         y_title="perplexity per character (log)",
         log_y=True,
         markers=True,

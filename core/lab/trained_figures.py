@@ -204,7 +204,7 @@ def extend_figure(rows: Sequence[dict], factor: int, fine_tune: bool, *, what: s
     return charts.lines(
         lines,
         title=title,
-        x_title="evaluation length (characters, whole non-overlapping windows)",
+        x_title="evaluation length (characters, whole windows)",
         y_title=y_title,
         log_y=log_y,
         markers=True,
