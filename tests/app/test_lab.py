@@ -330,12 +330,17 @@ def test_the_real_text_section_shows_the_shipped_curves_on_load_and_the_papers_c
     assert "lab_lm_paper" not in chart_keys(at)  # its tab is closed: not drawn on load
     ship = lm.load_shipped()
     shipped = figure(at, "lab_lm_shipped")
-    assert "precomputed, seed 0" in title_text(shipped) and "trained on 64 characters" in title_text(shipped)
-    lines = {t["name"]: (decode(t["x"]), decode(t["y"]).astype(float)) for t in shipped["data"]}
-    assert len(lines) == 6
+    assert "precomputed, mean of 3 training seeds, band: lowest to highest" in title_text(shipped) and "trained on 64 characters" in title_text(shipped)
+    lines = {t["name"]: (decode(t["x"]), decode(t["y"]).astype(float)) for t in shipped["data"] if not t.get("fill")}
+    bands = {t["name"]: decode(t["y"]).astype(float) for t in shipped["data"] if t.get("fill") == "toself"}
+    assert len(lines) == 6 and len(bands) == 6
     alibi = lines["ALiBi"] if "ALiBi" in lines else next(v for k, v in lines.items() if k.startswith("ALiBi"))
     np.testing.assert_array_equal(alibi[0], [64, 128, 256, 512])
-    np.testing.assert_allclose(alibi[1], [ship.perplexity["alibi"][n] for n in (64, 128, 256, 512)], rtol=1e-9)
+    seeds = np.array([[by_seed["results"]["alibi"]["perplexity"][str(n)] for n in (64, 128, 256, 512)] for by_seed in ship.meta["by_seed"].values()])
+    assert seeds.shape == (3, 4)
+    np.testing.assert_allclose(alibi[1], seeds.mean(axis=0), rtol=1e-9)  # the line at the seeds' mean
+    alibi_band = next(v for k, v in bands.items() if k.startswith("ALiBi"))  # the band: highest out, lowest back
+    np.testing.assert_allclose(alibi_band, np.concatenate([seeds.max(axis=0), seeds.min(axis=0)[::-1]]), rtol=1e-9)
     learned = next(v for k, v in lines.items() if "no code past 64" in k)
     assert np.isfinite(learned[1][0]) and np.all(np.isnan(learned[1][1:]))  # the line stops at L
     assert shipped["layout"]["yaxis"]["type"] == "log" and shipped["layout"]["shapes"][0]["x0"] == 64  # training length marked

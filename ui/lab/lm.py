@@ -66,7 +66,11 @@ def shipped_results() -> None:
     series = [(s, ship.perplexity[s]) for s in schemes]
     L = int(ship.config["train_len"])
     st.markdown("Right of the training length L, marked on the chart, a line that climbs is a scheme that reads longer text worse.")
-    plot(figs.perplexity_by_length(series, L, what=f"precomputed, seed {ship.config['seed']}"), key="lab_lm_shipped")
+    runs = [series]
+    if ship.meta.get("by_seed"):  # the line at the seeds' mean, their spread as a band
+        runs = [[(s, {int(n): v for n, v in run[s]["perplexity"].items()}) for s in schemes] for run in findings.runs(ship.meta, "results")]
+    what = "precomputed" if len(runs) > 1 else f"precomputed, seed {ship.config['seed']}"
+    plot(trained_figs.over_seeds(lambda run, said: figs.perplexity_by_length(run, L, what=said), runs, what), key="lab_lm_shipped")
     glossary.terms_expander(("perplexity",), key="terms_lab_lm")
     with st.expander("How these were measured: the numbers, and the command that makes them", icon=":material/table:"):
         config = lm.LMConfig(**{k: v for k, v in ship.config.items() if k in LM_FIELDS})
@@ -79,13 +83,13 @@ def shipped_results() -> None:
         )
         st.caption(
             f"**Precomputed** by `{ship.command}` on {ship.meta.get('date', 'an unrecorded date')}; nothing was trained for this page. "
-            f"Ratio ppl(4L) / ppl(L) per scheme: {figs.ratio_text(series, L)}. "
+            f"Training seed {ship.config['seed']}'s ratio ppl(4L) / ppl(L) per scheme: {figs.ratio_text(series, L)}. "
             f"The learned table's line is a single point: it has {L} rows, one per position it was trained on, and no code at all for "
             f"position {L} and beyond, so the longer windows cannot be run."
         )
         _table(series, L, ship.seconds)
         st.caption(
-            "Perplexity per character on the same 32,768 held-out characters at every length (an empty cell: no code there); "
+            f"Training seed {ship.config['seed']}'s perplexity per character on the same 32,768 held-out characters at every length (an empty cell: no code there); "
             "seconds of training and evaluation, on the machine and load it ran on."
         )
         if ship.meta.get("by_seed"):
