@@ -89,7 +89,8 @@ def shipped_results() -> None:
         )
         _table(series, L, ship.seconds)
         st.caption(
-            f"Training seed {ship.config['seed']}'s perplexity per character on the same 32,768 held-out characters at every length (an empty cell: no code there); "
+            f"Training seed {ship.config['seed']}'s perplexity per character on the same 32,768 held-out characters at every length "
+            "(an empty cell: no code there); "
             "seconds of training and evaluation, on the machine and load it ran on."
         )
         if ship.meta.get("by_seed"):
