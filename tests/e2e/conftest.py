@@ -54,30 +54,36 @@ def browser():
 
 
 @pytest.fixture(scope="session")
-def axe_reference(browser) -> list[dict]:
-    """The serious and critical axe-core violations of the minimal one-chart Streamlit page (bench/minimal_app.py),
-    served here for this worker: what a page of the app may have too (harness/a11y.py)."""
-    return _minimal_violations(browser, "light")
+def _minimal_violations(browser) -> dict[str, list[dict]]:
+    """The serious and critical axe-core violations of the minimal one-chart Streamlit page (bench/minimal_app.py)
+    in each colour scheme, from one server of that page started here for this worker and stopped at once."""
+    from harness import a11y
+
+    found = {}
+    with Server(script="bench/minimal_app.py", log=ROOT / "artifacts" / f"e2e-minimal-{worker()}.log") as server:
+        for scheme in ("light", "dark"):
+            ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme=scheme)
+            try:
+                page = ctx.new_page()
+                page.goto(server.url)
+                wait_ready(page)
+                found[scheme] = a11y.violations(page)
+            finally:
+                ctx.close()
+    return found
 
 
 @pytest.fixture(scope="session")
-def axe_reference_dark(browser) -> list[dict]:
+def axe_reference(_minimal_violations) -> list[dict]:
+    """The violations of the minimal Streamlit page in the light theme: what a page of the app may have too
+    (harness/a11y.py)."""
+    return _minimal_violations["light"]
+
+
+@pytest.fixture(scope="session")
+def axe_reference_dark(_minimal_violations) -> list[dict]:
     """As axe_reference, in the dark theme (the browser prefers dark, and the page follows it)."""
-    return _minimal_violations(browser, "dark")
-
-
-def _minimal_violations(browser, scheme: str) -> list[dict]:
-    from harness import a11y
-
-    with Server(script="bench/minimal_app.py", log=ROOT / "artifacts" / f"e2e-minimal-{scheme}-{worker()}.log") as server:
-        ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme=scheme)
-        try:
-            page = ctx.new_page()
-            page.goto(server.url)
-            wait_ready(page)
-            return a11y.violations(page)
-        finally:
-            ctx.close()
+    return _minimal_violations["dark"]
 
 
 def keep_warm(ctx, app_url: str):

@@ -12,20 +12,12 @@ import pytest
 from harness.settings import SETTINGS
 from harness import a11y
 from harness.browser import wait_ready
-from tests.e2e.conftest import keep_warm
 from tests.pages import NAMES
 
 LARGE = next(s for s in SETTINGS if s.name == "extremes")
 PHONE, TABLET = 390, 768
 
 
-@pytest.fixture(scope="module")
-def phone(browser, app_url):
-    """A context with a phone's viewport for this module's tests (a context's viewport is set when it is made)."""
-    ctx = browser.new_context(viewport={"width": PHONE, "height": 844})
-    keep_warm(ctx, app_url)
-    yield ctx
-    ctx.close()
 
 
 def overflow(page) -> dict:
@@ -33,9 +25,10 @@ def overflow(page) -> dict:
 
 
 @pytest.mark.parametrize("path", list(NAMES))
-def test_every_view_at_a_large_setting_on_a_phone(phone, app_url, axe_reference, path):
-    page = phone.new_page()
+def test_every_view_at_a_large_setting_on_a_phone(context, app_url, axe_reference, path):
+    page = context.new_page()  # in the shared context, its cache and renderer warm: a phone's window is the tab's own
     try:
+        page.set_viewport_size({"width": PHONE, "height": 844})
         query = "&".join(f"{k}={v}" for k, v in LARGE.query_params().items())
         page.goto(f"{app_url}/{path}?{query}")
         wait_ready(page)
@@ -75,18 +68,12 @@ DARK_TEXT, DARK_BACKGROUND = "rgb(250, 250, 250)", "rgb(14, 17, 23)"  # .streaml
 CLEAR = "rgba(0, 0, 0, 0)"
 
 
-@pytest.fixture(scope="module")
-def dark(browser, app_url):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
-    keep_warm(ctx, app_url)
-    yield ctx
-    ctx.close()
-
-
 @pytest.mark.parametrize("path", list(DARK_PAGES))
-def test_a_browser_that_prefers_dark_gets_the_dark_theme_and_passes_axe(dark, app_url, axe_reference_dark, path):
-    page = dark.new_page()
+def test_a_browser_that_prefers_dark_gets_the_dark_theme_and_passes_axe(context, app_url, axe_reference_dark, path):
+    page = context.new_page()  # the shared context, the preference the tab's own (as a context's color_scheme would give it)
     try:
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.emulate_media(color_scheme="dark")
         page.goto(f"{app_url}/{path}")
         wait_ready(page)
         shown = page.evaluate(a11y.THEME_SHOWN)

@@ -2,7 +2,7 @@
 the static guard that keeps a public demo's memory bounded (every cache has max_entries).
 
 A restart loses the server's sessions; what a visitor needs to get the view back is in the
-URL. The restart and the lab tests run their own server (the shared one of the other browser
+URL. The restart and the lab tests run on a server apart, one for the three (the shared one of the other browser
 tests must not go down, and the lab test reads its server's CPU time).
 """
 
@@ -26,12 +26,21 @@ from tests.e2e.conftest import ROOT, worker
 SETTINGS = ("d_model", "max_len", "base")
 
 
-@pytest.fixture()
-def own_server():
-    """A server of the test's own on a free port, which the test may stop and start again."""
+@pytest.fixture(scope="module")
+def _restartable():
     server = Server(log=ROOT / "artifacts" / f"e2e-restart-server-{worker()}.log").start()
     yield server
     server.stop()
+
+
+@pytest.fixture()
+def own_server(_restartable):
+    """A server apart from the shared one, on a free port, which the test may stop and start again: one per module
+    (a start costs a new process its imports), running when a test begins whatever the test
+    before it did (a restart test leaves a new process; one that failed between stop and start, none)."""
+    if _restartable.proc is None or _restartable.proc.poll() is not None:
+        _restartable.start()
+    return _restartable
 
 
 def shown(page) -> dict[str, str]:
