@@ -62,10 +62,11 @@ def _picked(key: str) -> None:
 
 
 def _shuffled(key: str) -> None:
-    _, order = st.session_state[_state(key)]
+    words, order = st.session_state[_state(key)]
     n = len(order)
     new = list(order)
-    while n > 1 and new == list(order):
+    # a shuffle the learner can see: the sentence must read differently, not only swap two copies of a word
+    while len(set(words)) > 1 and [words[k] for k in new] == [words[k] for k in order]:
         new = [int(k) for k in np.random.default_rng().permutation(n)]
     _set(key, new)
 

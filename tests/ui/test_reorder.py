@@ -24,3 +24,22 @@ def test_anything_else_is_refused(raw):
 
 def test_the_default_reads_the_sentence_backwards():
     assert reversed_order(3) == (2, 1, 0) and reversed_order(1) == (0,)
+
+
+def test_a_shuffle_always_reads_differently_even_when_a_word_repeats(monkeypatch):
+    """Two copies of "the" swapped is a new order of the slots but the same sentence: a shuffle must change what is read."""
+    import types
+
+    import ui.reorder as reorder
+
+    words = ("the", "cat", "the")
+    state = {}
+    monkeypatch.setattr(reorder, "st", types.SimpleNamespace(session_state=state))
+    for _ in range(200):
+        state["_s_order"] = (words, (0, 1, 2))
+        reorder._shuffled("s")
+        new = state["_s_order"][1]
+        assert sorted(new) == [0, 1, 2] and [words[k] for k in new] != list(words)
+    state["_s_order"] = (("a", "a"), (0, 1))  # every order reads the same: nothing to show, and no endless search
+    reorder._shuffled("s")
+    assert state["_s_order"][1] == (0, 1)
