@@ -23,11 +23,11 @@ import platform
 import resource
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from core.llm import experiments, results
+from core.llm import experiments, registry
+from core.llm.registry import RECORDS
 
 WHOLE_CPU_S = 90 * 60.0
 CHECK_RTOL = 1e-5
@@ -59,191 +59,81 @@ def meta(cpu: dict[str, float], start_cpu: float, start_wall: float, load: tuple
     }
 
 
-def rounded(a, digits: int = 6) -> Any:
-    """Plain lists of floats with `digits` significant digits (the JSON stays small; checks use CHECK_RTOL)."""
-    return np.vectorize(lambda x: float(f"{x:.{digits}g}"), otypes=[float])(np.asarray(a, dtype=np.float64)).tolist()
+def run(record, args) -> tuple[dict, dict[str, float], list]:
+    """Every config of the record's bench for these options, one after the other: the results, CPU seconds by item, the Outcomes."""
+    outcomes, cpu = [], {}
+    for config in record.bench.configs(args):
+        outcome = record.run(config)
+        outcomes.append(outcome)
+        cpu.update(outcome.values["cpu"])
+        print(f"  {record.said(config, outcome)} {outcome.cpu_seconds:.1f} s CPU", flush=True)
+    return record.bench.results(outcomes), cpu, outcomes
 
 
-# --- the experiments ---------------------------------------------------------------------------
-
-
-def attention(args) -> tuple[dict, dict, dict[str, float], dict[str, np.ndarray]]:
-    out, cpu, maps = {}, {}, {}
-    for preset, text in experiments.PRESETS.items():
-        for mode in experiments.MODES:
-            r = experiments.attention(text, mode)
-            key = results.map_key(preset, mode)
-            maps[key] = r.weights
-            cpu[key] = r.cpu_seconds
-            out[key] = {
-                "preset": preset,
-                "text": text,
-                "mode": mode,
-                "tokens": list(r.tokens),
-                "positions": None if r.positions is None else list(r.positions),
-                "top5": [[piece, round(p, 6)] for piece, p in r.top5],
-                "mean_distance": rounded(r.mean_distance),
-                "first_token": rounded(r.first_token),
-            }
-            print(f"  {key}: {len(r.tokens)} tokens, top {r.top5[0]}, {r.cpu_seconds:.2f} s CPU", flush=True)
-    config = {"presets": experiments.PRESETS, "modes": experiments.MODES, "shuffle_seed": experiments.SHUFFLE_SEED}
-    return config, out, cpu, maps
-
-
-def frequencies(args) -> tuple[dict, dict, dict[str, float], None]:
-    sizes = experiments.pair_sizes(args.tokens)
-    cpu = {"pair sizes": sizes.cpu_seconds}
-    ablation = {}
-    for which in ("fastest", "slowest"):
-        for count in args.counts:
-            r = experiments.pair_ablation(args.tokens, which, count)
-            pairs = list(experiments.ablated_pairs(which, count))
-            ablation[f"{which} {count}"] = {"which": which, "count": count, "pairs": pairs, "perplexity": round(r.perplexity, 6)}
-            cpu[r.label] = r.cpu_seconds
-            print(f"  {r.label}: perplexity {r.perplexity:.3f}, {r.cpu_seconds:.1f} s CPU", flush=True)
-    out = {
-        "tokens": sizes.tokens,
-        "frequency": rounded(sizes.frequency, 8),
-        "wavelength": rounded(sizes.wavelength, 8),
-        "q": rounded(sizes.q, 5),
-        "k": rounded(sizes.k, 5),
-        "ablation": ablation,
-    }
-    config = {
-        "text": f"the first {args.tokens} tokens of the held-out tenth of data/austen.txt.gz",
-        "size": "per layer and head, the root mean square over the tokens of each pair's length sqrt(a^2 + b^2)",
-        "counts": list(args.counts),
-        "removal": "an unrotated pair's frequency is set to 0 in every layer and head (it keeps its content, loses its position)",
-    }
-    return config, out, cpu, None
-
-
-def _scalings(args) -> list[tuple[str, Any]]:
-    found = []
-    for kind in args.kinds:
-        if kind == "none":
-            found.append(("none", None))
-            continue
-        for factor in args.factors:
-            record = experiments.scaling(kind, factor)
-            found.append((experiments.label(record), record))
-    return found
-
-
-WINDOW = 256  # perplexity is also reported per window of this many positions
-
-
-def perplexity(args) -> tuple[dict, dict, dict[str, float], None]:
-    out, cpu = {}, {}
-    for name, record in _scalings(args):
-        r = experiments.perplexity(args.length, record)
-        windows = [float(np.exp(r.nll[s : s + WINDOW].mean())) for s in range(0, r.nll.size, WINDOW)]
-        out[name] = {
-            "kind": "none" if record is None else record.kind,
-            "factor": 1.0 if record is None else record.factor,
-            "attention_factor": None if record is None else record.attention_factor,
-            "perplexity": round(r.perplexity, 6),
-            "bins": r.bins.tolist(),
-            "by_bin": rounded(r.by_bin),
-            "by_window": rounded(windows),
-        }
-        cpu[name] = r.cpu_seconds
-        print(f"  {name}: perplexity {r.perplexity:.3f}, {r.cpu_seconds:.1f} s CPU", flush=True)
-    config = {
-        "text": f"the first {args.length} tokens of the held-out tenth of data/austen.txt.gz, read in one pass",
-        "length": args.length,
-        "window": WINDOW,
-        "original_max_len": "the model's trained context, 8,192 (the file's llama.context_length)",
-        "note": "a public-domain novel may be in the model's training data: the comparison across scalings holds, "
-        "the absolute perplexity is not a held-out score",
-    }
-    return config, out, cpu, None
-
-
-def passkey(args) -> tuple[dict, dict, dict[str, float], None]:
-    out, cpu = {}, {}
-    for name, record in _scalings(args):
-        for length in args.lengths:
-            for depth in args.depths:
-                for seed in range(args.seeds):
-                    r = experiments.passkey(length, depth, record, seed=seed)
-                    key = f"{name}|{length}|{depth:g}|{seed}"
-                    out[key] = {
-                        "scaling": name,
-                        "length": length,
-                        "tokens": r.length,
-                        "depth": depth,
-                        "seed": seed,
-                        "key": r.key,
-                        "correct": r.correct,
-                        "probability": float(f"{r.probability:.6g}"),
-                        "answer": r.answer,
-                    }
-                    cpu[key] = r.cpu_seconds
-                    print(f"  {key}: {'right' if r.correct else 'wrong'} ({r.answer!r}, p {r.probability:.3g}), {r.cpu_seconds:.1f} s CPU", flush=True)
-    config = {
-        "lengths": list(args.lengths),
-        "depths": list(args.depths),
-        "seeds": args.seeds,
-        "prompt": {
-            "intro": experiments.PASSKEY_INTRO,
-            "filler": experiments.PASSKEY_FILLER,
-            "needle": experiments.PASSKEY_NEEDLE,
-            "question": experiments.PASSKEY_QUESTION,
-        },
-        "scored": "right when the model's likeliest next token is the key's next digit at every digit, the text before it given "
-        "(greedy decoding of the key once the space after 'is' is written)",
-    }
-    return config, out, cpu, None
-
-
-RUNNERS = {"attention": attention, "frequencies": frequencies, "perplexity": perplexity, "passkey": passkey}
-
-
-def left_out(name: str, args) -> str:
-    if name == "perplexity":
-        return (
-            f"Read to {args.length:,} tokens with kinds {', '.join(args.kinds)} at factors {', '.join(f'{f:g}' for f in args.factors)}; "
-            "longer inputs (to 16,384) and the other kinds and factors are left out of this run for its CPU time."
-        )
-    if name == "passkey":
-        depths = ", ".join(f"{d:g}" for d in args.depths)
-        return f"Lengths {', '.join(map(str, args.lengths))}, depths {depths}, {args.seeds} key(s) per cell, kinds {', '.join(args.kinds)}."
-    return ""
-
-
-def write(name: str, command: str, config: dict, values: dict, run_meta: dict, maps: dict | None, args) -> None:
-    record = {"command": command, "config": config, "results": values, "left_out": left_out(name, args), "meta": run_meta}
-    file = results.path(name)
-    file.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+def write(record, args, values: dict, run_meta: dict, not_run: list[str] = ()) -> None:
+    """The record's results file as every run of its command writes it (and --merge of its pieces, naming the
+    command's rows no piece holds yet: `not_run`)."""
+    command = record.command + record.bench.options(args)
+    file = record.file
+    left_out = record.bench.left_out(args)
+    if not_run:
+        left_out += f" Not run yet, and drawn as not run: {len(not_run)} of the command's {len(not_run) + len(values)} cells."
+    out = {"command": command, "config": record.bench.describe(args), "results": values, "left_out": left_out, "meta": run_meta}
+    if not_run:
+        out["not_run"] = list(not_run)
+    file.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
     print(f"wrote {file} ({file.stat().st_size:,} bytes)")
-    if maps is not None:
-        np.savez_compressed(results.MAPS_PATH, **maps)
-        print(f"wrote {results.MAPS_PATH} ({results.MAPS_PATH.stat().st_size:,} bytes)")
 
 
-def compare(name: str, live: dict, shipped: dict) -> list[str]:
+def merge(name: str, args, folder: Path) -> int:
+    """Write `name`'s results from pieces in `folder` ({"config", "values", "cpu", "wall"}: what one run of a part of
+    the command's configs returned), as one run of the command would: its rows in the command's order, the CPU seconds
+    of every piece. Rows of the command that no piece holds are left out of the file, and its left_out sentence names them."""
+    record = RECORDS[name]
+    rows, cpu, wall = {}, {}, 0.0
+    for piece in sorted(folder.glob(f"{PIECES[name]}_*.json")):
+        got = json.loads(piece.read_text())
+        rows.update(got["values"])
+        cpu.update(got["cpu"])
+        wall += float(got.get("wall", 0.0))
+    wanted = [key for config in record.bench.configs(args) for key in _keys(record, config)]
+    values = {key: rows[key] for key in wanted if key in rows}
+    missing = [key for key in wanted if key not in rows]
+    unasked = sorted(set(rows) - set(wanted))
+    if unasked:
+        print(f"{name}: pieces hold rows the command does not ask for, not written: {', '.join(unasked)}", file=sys.stderr)
+    if not values:
+        print(f"{name}: no pieces in {folder}", file=sys.stderr)
+        return 1
+    import torch
+
+    run_meta = {
+        "total_seconds": round(wall, 1), "total_cpu_seconds": round(sum(cpu[k] for k in values if k in cpu), 1),
+        "cpu_seconds": {k: round(cpu[k], 2) for k in values if k in cpu},
+        "merged_from": f"{len(values)} pieces, each one run of a part of the command in a process of its own (wall: their sum; no peak RSS recorded)",
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "torch": torch.__version__, "platform": platform.platform()},
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    }  # fmt: skip
+    write(record, args, values, run_meta, missing)
+    if missing:
+        print(f"{name}: {len(missing)} of the command's rows have no piece yet: {', '.join(missing)}")
+    return 0
+
+
+PIECES = {"perplexity": "ppl", "passkey": "pk"}  # the file names of the pieces (ppl_*.json, pk_*.json) a merge reads
+
+
+def _keys(record, config) -> list[str]:
+    """The rows of the results file that `config` writes (a passkey cell's key; a scaling's label)."""
+    return [config.key] if hasattr(config, "key") else [registry.scaling_key(config.scaling, config.factor)]
+
+
+def compare(name: str, rows: list) -> list[str]:
     """Where a rerun differs from the shipped numbers (beyond CHECK_RTOL), as sentences."""
     problems = []
-
-    def walk(a, b, where):
-        if isinstance(b, dict):
-            for k in b:
-                if k not in ("cpu",):
-                    walk(a.get(k) if isinstance(a, dict) else None, b[k], f"{where}/{k}")
-        elif isinstance(b, list):
-            if not isinstance(a, list) or len(a) != len(b):
-                problems.append(f"{where}: lengths differ")
-            else:
-                for i, (x, y) in enumerate(zip(a, b)):
-                    walk(x, y, f"{where}[{i}]")
-        elif isinstance(b, float) and isinstance(a, (int, float)):
-            if abs(a - b) > CHECK_RTOL * max(abs(b), 1e-12) + 1e-9:
-                problems.append(f"{where}: live {a} shipped {b}")
-        elif a != b:
-            problems.append(f"{where}: live {a!r} shipped {b!r}")
-
-    walk(live, shipped, name)
+    for what, live, shipped, _ in rows:
+        if live is None or abs(live - shipped) > CHECK_RTOL * max(abs(shipped), 1e-12) + 1e-9:
+            problems.append(f"{what}: live {live} shipped {shipped}")
     return problems
 
 
@@ -279,36 +169,12 @@ def measure() -> int:
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m bench.llm", description=__doc__.splitlines()[0])
-    parser.add_argument("names", nargs="*", help=f"which results to regenerate: {', '.join(RUNNERS)}")
+    parser = argparse.ArgumentParser(prog="python -m bench.llm", description=__doc__.splitlines()[0], parents=[registry.OPTIONS])
+    parser.add_argument("names", nargs="*", help=f"which results to regenerate: {', '.join(RECORDS)}")
     parser.add_argument("--check", action="store_true", help="rerun the shipped configuration of each name and compare (nothing is written)")
     parser.add_argument("--measure", action="store_true", help="measure the budgets")
-    parser.add_argument("--tokens", type=int, default=1024, help="frequencies: tokens of text (default 1024)")
-    parser.add_argument("--counts", type=lambda s: [int(x) for x in s.split(",")], default=[0, 2, 4, 8, 16, 24, 32])
-    parser.add_argument("--length", type=int, default=8192, help="perplexity: tokens read in one pass (default 8192)")
-    parser.add_argument("--kinds", type=lambda s: s.split(","), default=["none", "linear", "ntk", "yarn"])
-    parser.add_argument("--factors", type=lambda s: [float(x) for x in s.split(",")], default=[2.0])
-    parser.add_argument("--lengths", type=lambda s: [int(x) for x in s.split(",")], default=[1024, 2048, 4096])
-    parser.add_argument("--depths", type=lambda s: [float(x) for x in s.split(",")], default=[0.0, 0.25, 0.5, 0.75, 1.0])
-    parser.add_argument("--seeds", type=int, default=1)
+    parser.add_argument("--merge", type=Path, help="write each name's results from the pieces in this folder, as one run of the command would")
     return parser.parse_args(argv)
-
-
-def command_for(name: str, args: argparse.Namespace) -> str:
-    """The command that regenerates `name` alone with these arguments (what its file records)."""
-    options = {
-        "frequencies": f" --tokens {args.tokens} --counts {','.join(map(str, args.counts))}",
-        "perplexity": f" --length {args.length} --kinds {','.join(args.kinds)} --factors {','.join(f'{f:g}' for f in args.factors)}",
-        "passkey": f" --lengths {','.join(map(str, args.lengths))} --depths {','.join(f'{d:g}' for d in args.depths)} --kinds {','.join(args.kinds)}"
-        f" --factors {','.join(f'{f:g}' for f in args.factors)} --seeds {args.seeds}",
-    }
-    return f"python -m bench.llm {name}" + options.get(name, "")
-
-
-def shipped_args(name: str, args: argparse.Namespace) -> argparse.Namespace:
-    """The arguments the shipped file `name` was made with (from its recorded command)."""
-    command = results.load(name)["command"].split()[3:]
-    return parse([name, *[c for c in command if c not in RUNNERS]])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -316,32 +182,40 @@ def main(argv: list[str] | None = None) -> int:
     if args.measure:
         return measure()
     if not args.names:
-        print("name at least one of: " + ", ".join(RUNNERS), file=sys.stderr)
+        print("name at least one of: " + ", ".join(RECORDS), file=sys.stderr)
         return 2
     status = 0
-    unknown = [n for n in args.names if n not in RUNNERS]
+    unknown = [n for n in args.names if n not in RECORDS]
     if unknown:
-        print(f"unknown results {', '.join(unknown)}: name some of {', '.join(RUNNERS)}", file=sys.stderr)
+        print(f"unknown results {', '.join(unknown)}: name some of {', '.join(RECORDS)}", file=sys.stderr)
         return 2
     for name in args.names:
-        run_args = shipped_args(name, args) if args.check else args
+        record = RECORDS[name]
+        if args.merge:
+            status |= merge(name, args, args.merge)
+            continue
+        shipped = record.load() if args.check else None
+        run_args = registry.arguments(shipped.command) if shipped else args
         load, wall, cpu = os.getloadavg(), time.perf_counter(), time.process_time()
         print(f"{name}: load average {load[0]:.1f} on {os.cpu_count()} CPUs", flush=True)
-        config, values, cpu_items, maps = RUNNERS[name](run_args)
+        values, cpu_items, outcomes = run(record, run_args)
         run_meta = meta(cpu_items, cpu, wall, load)
         total = run_meta["total_cpu_seconds"]
         ok = total <= WHOLE_CPU_S
-        verdict = "ok" if ok else "FAIL"
-        print(f"{name}: {run_meta['total_seconds']:.0f} s wall, {total:.0f} s CPU [target {WHOLE_CPU_S:.0f}: {verdict}], peak RSS {run_meta['peak_rss_mb']} MB")
+        verdict = f"[target {WHOLE_CPU_S:.0f}: {'ok' if ok else 'FAIL'}]"
+        print(f"{name}: {run_meta['total_seconds']:.0f} s wall, {total:.0f} s CPU {verdict}, peak RSS {run_meta['peak_rss_mb']} MB")
         status |= not ok
-        if args.check:
-            problems = compare(name, json.loads(json.dumps(values)), results.load(name)["results"])
+        if shipped:
+            _, against = record.bench.check(shipped)
+            problems = compare(name, against(outcomes))
             for line in problems[:20]:
                 print("  DIFFERENT " + line)
             print(f"{name}: rerun matches the shipped numbers to {CHECK_RTOL:g}: {'ok' if not problems else 'FAIL'}")
             status |= bool(problems)
         else:
-            write(name, command_for(name, args), config, values, run_meta, maps, args)
+            write(record, args, values, run_meta)
+            if record.bench.after is not None:
+                record.bench.after(outcomes)
     return int(status)
 
 
