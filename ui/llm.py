@@ -3,17 +3,16 @@
 - your text: one head's attention with the rotary positions as trained, with the rotation removed and with
   the positions shuffled, the next-token top 5 under each, every head of every layer in a lazy expander
   (a preset's reading is shipped; your own text is read live);
-- past the trained context: the shipped perplexity along a novel per RoPE scaling, and one live run
-  through the lab's runner (ui.llm_live);
-- passkey: the shipped needle grid and its prompt;
+- past the trained context: the shipped perplexity along a novel per RoPE scaling, at one factor at a time, and a
+  live run;
+- passkey: the shipped needle grid, its prompt, and a live cell;
 - which rotation speeds it uses: the shipped size of every q and k pair, and perplexity with pairs stopped;
 - two layouts: the permutation between the file's rows and the published checkpoint's, and (with the
   model) the same scores read both ways.
 
-The model is loaded once per process by core.llm; a live reading of one text (every head of every layer
-under the three ways) is kept per text in a small process-wide cache (READINGS entries, each about 13 MB
-at 64 tokens), and at most one reading is computed at a time in this process, so a burst of new texts
-queues here instead of taking every core from the other visitors.
+The model is loaded once per process by core.llm. Every live run (a reading of your text, a perplexity, a passkey
+cell) is a record of core.llm.registry started through the lab's trainers (`registry.job`, drawn by ui.lab_run.live_run):
+the same line, budget rule, time limit, Stop and result cache as the lab's runs, off the page's thread.
 """
 
 from __future__ import annotations
@@ -203,9 +202,10 @@ def context_view() -> None:
         factors = got.factors()
         factor = None
         if len(factors) > 1:  # the kinds at one factor at a time, beside no scaling: one figure stays readable
-            shown = Choice("llm_shown_factor", "Factor shown", factors, factors[0], labels=lambda f: f"s = {f:g}", widget="segmented_control")
+            names = [f"{f:g}" for f in factors]  # the URL carries the plain number
+            shown = Choice("llm_shown_factor", "Factor shown", names, names[0], labels=lambda f: f"s = {f}", widget="segmented_control")
             check_links(shown)
-            factor = shown.draw()
+            factor = float(shown.draw())
         entries = got.at(factor)
         plot(lf.perplexity_figure(entries, registry.WINDOW, got.length, TRAINED_CONTEXT), key="llm_perplexity")
         st.caption(" ".join(lf.perplexity_sentences(entries, got.length, TRAINED_CONTEXT, registry.WINDOW)))
@@ -272,14 +272,14 @@ def layouts_view() -> None:
 
 
 LENGTHS = (512, 1024, 2048, 4096, 8192, 16384)  # tokens a live run may ask for; the budget refuses what costs too much
-DEPTHS = (0.0, 0.25, 0.5, 0.75, 1.0)
+DEPTHS = ("0", "0.25", "0.5", "0.75", "1")  # as the URL carries them
 SCALING = Choice("llm_scaling", "Scaling", experiments.SCALINGS, "yarn", labels=lf.KIND_LABELS)
 FACTOR = Number("llm_factor", "Factor s", 1.0, 64.0, 2.0, expected="the factor is a number from {lo:g} to {hi:g}", step=0.5)
 LENGTH = Choice("llm_length", "Tokens read", list(LENGTHS), 2048, expected="the length is {options} tokens", widget="select_slider")
 PK_SCALING = Choice("llm_pk_scaling", "Scaling", experiments.SCALINGS, "none", labels=lf.KIND_LABELS)
 PK_FACTOR = Number("llm_pk_factor", "Factor s", 1.0, 64.0, 2.0, expected="the factor is a number from {lo:g} to {hi:g}", step=0.5)
 PK_LENGTH = Choice("llm_pk_length", "Prompt length", list(LENGTHS[1:]), 1024, expected="the length is {options} tokens", widget="select_slider")
-PK_DEPTH = Choice("llm_pk_depth", "Depth of the key", list(DEPTHS), 0.5, labels=lambda d: f"{d:.0%}", widget="segmented_control")
+PK_DEPTH = Choice("llm_pk_depth", "Depth of the key", list(DEPTHS), "0.5", labels=lambda d: f"{float(d):.0%}", widget="segmented_control")
 
 
 def _model_ready() -> bool:
