@@ -6,6 +6,7 @@ and check a rerun against what is shipped.
     python -m bench.llm passkey --lengths 1024,2048,4096 --depths 0,0.25,0.5,0.75,1 --kinds none
     python -m bench.llm attention --check              # rerun and compare with the shipped numbers
     python -m bench.llm --measure                      # first load, RSS added, attention of 64 tokens, perplexity of 2,048
+    python -m bench.llm --during-live --sessions 10    # other visitors' slider steps, without and then during a live /llm run
 
 Each file records its exact configuration, the command, the CPU seconds of every item and of the whole
 (this process, one thread), the peak RSS, the machine and the date, and what its grid leaves out.
@@ -168,11 +169,109 @@ def measure() -> int:
     return status
 
 
+def during_live(sessions: int, length: int, think: float, quiet_s: float) -> int:
+    """Other visitors' slider steps on one server (python -m streamlit run app.py): first `quiet_s` seconds with no live run,
+    then while one /llm session runs a live perplexity of `length` tokens through the lab's line; p50 and p95 of each phase
+    and their ratio (the machine is shared: the quiet phase is the reference). Target: p95 during the run < 1 s."""
+    import asyncio
+
+    from bench.load.browser import fmt, percentile
+    from bench.load.lab_line import LabTab, Trainee
+    from harness.pages import app_pages
+    from harness.server import Server, load_average
+    from harness.ws import WsVisitor, warm_up
+
+    class LlmTab(LabTab):
+        """The /llm tab: its Run button and the progress bar of its live perplexity (LabTab's poll, on another page)."""
+
+        async def rerun(self, ws, *, press: bool = False, fragment: str = "") -> None:
+            from streamlit.proto.BackMsg_pb2 import BackMsg
+            from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+            msg = BackMsg()
+            state = msg.rerun_script
+            state.query_string, state.page_name = self.query, self.page.url_path
+            if self.page.url_path in self.hashes:
+                state.page_script_hash = self.hashes[self.page.url_path]
+            if press:
+                w = state.widget_states.widgets.add()
+                w.id, w.trigger_value = self.train_id, True
+            if fragment:
+                state.fragment_id, state.is_auto_rerun = fragment, True
+            self.last_sent, self.sent = self.sent, self.now()
+            await ws.send(msg.SerializeToString())
+            self.alerts, self.bars = [], []
+            while True:
+                fwd = ForwardMsg()
+                fwd.ParseFromString(await asyncio.wait_for(ws.recv(), timeout=self.timeout))
+                kind = fwd.WhichOneof("type")
+                if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+                    element = fwd.delta.new_element
+                    etype = element.WhichOneof("type")
+                    if etype == "button" and element.button.id.endswith("-llm_live_go"):
+                        self.train_id = element.button.id
+                    elif etype == "alert":
+                        self.alerts.append(element.alert.body)
+                    elif etype == "progress":
+                        self.bars.append(element.progress.text)
+                        self.fragment = fwd.delta.fragment_id or self.fragment
+                elif kind == "navigation":
+                    self.hashes.update({p.url_pathname: p.page_script_hash for p in fwd.navigation.app_pages})
+                elif kind == "script_finished" and fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    return
+
+    async def phases(base_url: str) -> tuple[list[float], list[float], Trainee]:
+        await warm_up(base_url, app_pages())
+        pages = [p for p in app_pages() if p.name not in ("llm", "lab")]
+
+        async def room(until: list[float]) -> list[float]:
+            visitors = [WsVisitor(i, base_url, pages, think) for i in range(sessions)]
+            results = await asyncio.gather(*(v.run(until) for v in visitors))
+            return [x for r in results for x in r.redraws_s]
+
+        quiet = await room([time.monotonic() + quiet_s])
+        t0, trainee = [time.monotonic()], Trainee("live /llm run")
+        query = f"llm_view=Past+the+trained+context&llm_scaling=none&llm_length={length}"
+        tab = LlmTab(base_url, "st_route=llm-live", query, trainee, t0, timeout=600.0, address="198.51.100.7")
+        tab.page = next(p for p in app_pages() if p.name == "llm")
+        press = asyncio.Event()
+        live = asyncio.create_task(tab.run(press, 0.0, 1.0, 900.0))  # opens /llm (the model is read once), presses Run, polls until done
+        await tab.opened.wait()
+        until = [float("inf")]
+        busy = asyncio.create_task(room(until))
+        await asyncio.sleep(3.0)  # the visitors' first page runs
+        t0[0] = time.monotonic()
+        press.set()
+        await live
+        until[0] = time.monotonic()
+        return quiet, await busy, trainee
+
+    server = Server(log=Path("artifacts") / "llm-live-server.log").start()
+    load_before = load_average()
+    try:
+        quiet, busy, trainee = asyncio.run(phases(server.url))
+    finally:
+        server.stop()
+    p95_quiet, p95_busy = percentile(quiet, 95), percentile(busy, 95)
+    print(f"machine load (1/5/15 min): before {load_before}; at the end {load_average()}")
+    print(f"{sessions} visitors moving sliders (think {think:g} s) on every page but /llm and /lab")
+    print(f"no live run ({quiet_s:g} s): {len(quiet)} steps, p50 {fmt(percentile(quiet, 50))}, p95 {fmt(p95_quiet)}")
+    print(f"during a live perplexity of {length:,} tokens ({trainee.states}, {trainee.errors or 'no errors'}): {len(busy)} steps, "
+          f"p50 {fmt(percentile(busy, 50))}, p95 {fmt(p95_busy)}")  # fmt: skip
+    ratio = p95_busy / p95_quiet if p95_quiet and p95_busy else float("nan")
+    ok = bool(busy) and p95_busy is not None and p95_busy < 1.0 and not trainee.errors
+    print(f"p95 during / without: {ratio:.2f}; target p95 during the run < 1 s: {'ok' if ok else 'FAIL'}")
+    return 0 if ok else 1
+
+
 def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.llm", description=__doc__.splitlines()[0], parents=[registry.OPTIONS])
     parser.add_argument("names", nargs="*", help=f"which results to regenerate: {', '.join(RECORDS)}")
     parser.add_argument("--check", action="store_true", help="rerun the shipped configuration of each name and compare (nothing is written)")
     parser.add_argument("--measure", action="store_true", help="measure the budgets")
+    parser.add_argument("--during-live", action="store_true", help="other visitors' slider steps without and during a live /llm run")
+    parser.add_argument("--sessions", type=int, default=10, help="--during-live: visitors moving sliders (default 10)")
+    parser.add_argument("--live-length", type=int, default=2048, help="--during-live: tokens the live perplexity reads (default 2048)")
     parser.add_argument("--merge", type=Path, help="write each name's results from the pieces in this folder, as one run of the command would")
     return parser.parse_args(argv)
 
@@ -181,6 +280,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     if args.measure:
         return measure()
+    if args.during_live:
+        return during_live(args.sessions, args.live_length, 1.0, 30.0)
     if not args.names:
         print("name at least one of: " + ", ".join(RECORDS), file=sys.stderr)
         return 2
