@@ -89,9 +89,21 @@ def write(record, args, values: dict, run_meta: dict, not_run: list[str] = ()) -
 def merge(name: str, args, folder: Path) -> int:
     """Write `name`'s results from pieces in `folder` ({"config", "values", "cpu", "wall"}: what one run of a part of
     the command's configs returned), as one run of the command would: its rows in the command's order, the CPU seconds
-    of every piece. Rows of the command that no piece holds are left out of the file, and its left_out sentence names them."""
+    of every piece. The rows the shipped file already holds of a config the new command runs too (the same config,
+    length and all) are kept, with their CPU seconds. Rows of the command that nothing holds are left out of the file,
+    and its left_out sentence says how many."""
     record = RECORDS[name]
-    rows, cpu, wall = {}, {}, 0.0
+    rows, cpu, wall, kept = {}, {}, 0.0, 0
+    try:
+        old = record.load()
+    except ValueError:
+        old = None  # no shipped file yet: the pieces alone
+    if old is not None:
+        same = set(record.bench.configs(registry.arguments(old.command))) & set(record.bench.configs(args))
+        keys = {key for config in same for key in _keys(record, config)}
+        rows = {key: row for key, row in old.results.items() if key in keys}
+        cpu = {key: seconds for key, seconds in old.meta.get("cpu_seconds", {}).items() if key in rows}
+        kept = len(rows)
     for piece in sorted(folder.glob(f"{PIECES[name]}_*.json")):
         got = json.loads(piece.read_text())
         rows.update(got["values"])
@@ -111,7 +123,8 @@ def merge(name: str, args, folder: Path) -> int:
     run_meta = {
         "total_seconds": round(wall, 1), "total_cpu_seconds": round(sum(cpu[k] for k in values if k in cpu), 1),
         "cpu_seconds": {k: round(cpu[k], 2) for k in values if k in cpu},
-        "merged_from": f"{len(values)} pieces, each one run of a part of the command in a process of its own (wall: their sum; no peak RSS recorded)",
+        "merged_from": f"{len(values) - kept} pieces, each one run of a part of the command in a process of its own, and {kept} rows of the "
+        "file before (wall: the pieces' sum; no peak RSS recorded)",
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "torch": torch.__version__, "platform": platform.platform()},
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     }  # fmt: skip

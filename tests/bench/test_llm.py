@@ -39,6 +39,9 @@ def test_merge_writes_the_pieces_as_one_run_of_the_command_and_names_the_cells_n
     monkeypatch.setitem(bench.RECORDS, "passkey", replace(registry.PASSKEY, file=out))
     assert bench.main(["passkey", "--merge", str(pieces), *UNION]) == 0
     written = json.loads(out.read_text())
+    assert bench.main(["passkey", "--merge", str(pieces), *UNION]) == 0  # again, over the file it wrote: its rows kept, the same file
+    again = json.loads(out.read_text())
+    assert again["results"] == written["results"] and again["meta"]["cpu_seconds"] == written["meta"]["cpu_seconds"]
     assert list(written["results"]) == [c.key for c in cells[1:]]  # the command's order, not the pieces'
     assert written["not_run"] == [cells[0].key] and "Not run yet, and drawn as not run: 1 of the command's 8 cells." in written["left_out"]
     assert written["command"] == "python -m bench.llm passkey " + " ".join(UNION)
@@ -46,3 +49,17 @@ def test_merge_writes_the_pieces_as_one_run_of_the_command_and_names_the_cells_n
     assert written["config"]["lengths"] == [1024, 2048, 8192] and written["config"]["depths"] == [0.0, 0.5, 1.0]
     data = replace(registry.PASSKEY, file=out).load().data  # the typed read the page makes
     assert set(data.rows) == set(written["results"])
+
+
+def test_merge_keeps_the_shipped_rows_of_configs_the_new_command_runs_too_and_no_other(tmp_path, monkeypatch):
+    shipped = registry.PASSKEY.load()  # lengths 1,024 to 4,096, no scaling
+    out = tmp_path / "llm_passkey_results.json"
+    out.write_text(registry.PASSKEY.file.read_text())
+    monkeypatch.setitem(bench.RECORDS, "passkey", replace(registry.PASSKEY, file=out))
+    old_grid = f"none:2:{','.join(map(str, shipped.config['lengths']))}:{','.join(f'{d:g}' for d in shipped.config['depths'])}"
+    (tmp_path / "empty").mkdir()
+    assert bench.main(["passkey", "--merge", str(tmp_path / "empty"), "--seeds", "1", "--grid", old_grid, "--grid", "none:2:8192:0.5"]) == 0
+    written = json.loads(out.read_text())
+    assert written["results"] == shipped.results and written["not_run"] == ["none|8192|0.5|0"]  # kept, and the new cell not run yet
+    assert bench.main(["passkey", "--merge", str(tmp_path / "empty"), "--seeds", "2", "--grid", "none:2:1024:0"]) == 0  # seed 0 of it kept
+    assert list(json.loads(out.read_text())["results"]) == ["none|1024|0|0"]
