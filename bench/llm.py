@@ -78,10 +78,9 @@ def write(record, args, values: dict, run_meta: dict, not_run: list[str] = ()) -
     file = record.file
     left_out = record.bench.left_out(args)
     if not_run:
-        left_out += f" Not run yet, and drawn as not run: {len(not_run)} of the command's {len(not_run) + len(values)} cells."
+        left_out += f" Not run yet: {len(not_run)} of the command's {len(not_run) + len(values)} runs."
+        run_meta = run_meta | {"not_run": list(not_run)}  # the page draws a grid's cells not run as such, never as wrong
     out = {"command": command, "config": record.bench.describe(args), "results": values, "left_out": left_out, "meta": run_meta}
-    if not_run:
-        out["not_run"] = list(not_run)
     file.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
     print(f"wrote {file} ({file.stat().st_size:,} bytes)")
 

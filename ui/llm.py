@@ -223,9 +223,10 @@ def passkey_view() -> None:
         "A five-digit key is hidden at some depth in filler text, and the prompt ends by asking for it. The model finds it when its "
         "likeliest next tokens are the key's digits. Depth 0% puts the key at the start of the filler, 100% at its end."
     )
-    draw_heatmap(lf.passkey_figure(trials), key="llm_passkey")
+    not_run = ship.meta.get("not_run", [])
+    draw_heatmap(lf.passkey_figure(trials, not_run=not_run), key="llm_passkey")
     seeds = config.get("seeds", 1)
-    st.caption(" ".join([*lf.passkey_sentences(trials), f"Each cell holds {seeds} key{'s' if seeds != 1 else ''}: a small sample, not a rate."]))
+    st.caption(" ".join([*lf.passkey_sentences(trials, not_run), f"Each cell holds {seeds} key{'s' if seeds != 1 else ''}: a small sample, not a rate."]))
     box = st.expander("The prompt", icon=":material/description:", key="llm_prompt", on_change="rerun")
     if box.open:
         with box:

@@ -394,12 +394,23 @@ def perplexity_sentences(entries: dict[str, dict], length: int, context: int, wi
 # --- passkey retrieval (core.llm.results "passkey") -----------------------------------------------
 
 
-def passkey_grid(trials: dict[str, dict]) -> tuple[list[str], list[int], list[float], dict[str, np.ndarray]]:
-    """The shipped trials as grids: the scalings (in the order first met), lengths and depths (ascending), and per scaling
-    the share of trials in each (depth, length) cell that found the key, NaN where no trial ran."""
-    scalings = list(dict.fromkeys(t["scaling"] for t in trials.values()))
-    lengths = sorted({int(t["length"]) for t in trials.values()})
-    depths = sorted({float(t["depth"]) for t in trials.values()})
+def not_run_cells(not_run: Sequence[str]) -> list[tuple[str, int, float]]:
+    """The (scaling, length, depth) of each cell a results file names as not run yet ("yarn ×2|8192|0.5|0")."""
+    cells = []
+    for key in not_run:
+        scaling, length, depth, _ = key.split("|")
+        cells.append((scaling, int(length), float(depth)))
+    return cells
+
+
+def passkey_grid(trials: dict[str, dict], not_run: Sequence[str] = ()) -> tuple[list[str], list[int], list[float], dict[str, np.ndarray]]:
+    """The shipped trials as grids: the scalings (in the order first met, then those only not run), lengths and depths
+    (ascending, with the cells not run yet), and per scaling the share of trials in each (depth, length) cell that found
+    the key, NaN where no trial ran."""
+    pending = not_run_cells(not_run)
+    scalings = list(dict.fromkeys([*(t["scaling"] for t in trials.values()), *(c[0] for c in pending)]))
+    lengths = sorted({int(t["length"]) for t in trials.values()} | {c[1] for c in pending})
+    depths = sorted({float(t["depth"]) for t in trials.values()} | {c[2] for c in pending})
     grids = {}
     for name in scalings:
         right, total = np.zeros((len(depths), len(lengths))), np.zeros((len(depths), len(lengths)))
@@ -412,10 +423,10 @@ def passkey_grid(trials: dict[str, dict]) -> tuple[list[str], list[int], list[fl
     return scalings, lengths, depths, grids
 
 
-def passkey_figure(trials: dict[str, dict], what: str = "") -> dict:
+def passkey_figure(trials: dict[str, dict], what: str = "", not_run: Sequence[str] = ()) -> dict:
     """The needle grid: per scaling, the share of trials that found the key at each prompt length
-    (columns) and depth of the key (rows), on one scale from 0 to 1."""
-    scalings, lengths, depths, grids = passkey_grid(trials)
+    (columns) and depth of the key (rows), on one scale from 0 to 1; a blank cell was not run."""
+    scalings, lengths, depths, grids = passkey_grid(trials, not_run)
     cols = Named(strided(len(lengths), len(lengths)), [f"{n:,}" for n in lengths])
     rows = Named(strided(len(depths), len(depths)), [f"{d:.0%}" for d in depths])
     return grouped_heatmap(
@@ -438,13 +449,17 @@ def passkey_figure(trials: dict[str, dict], what: str = "") -> dict:
     )
 
 
-def passkey_sentences(trials: dict[str, dict]) -> list[str]:
+def passkey_sentences(trials: dict[str, dict], not_run: Sequence[str] = ()) -> list[str]:
     """Per scaling, how many trials found the key, the longest length up to which every trial did, and
-    the depths at which none did (when some were found elsewhere)."""
-    scalings, lengths, depths, grids = passkey_grid(trials)
+    the depths at which none did (when some were found elsewhere); a scaling whose cells were none of them run, in a
+    sentence of its own; the number of cells not run yet."""
+    scalings, lengths, depths, grids = passkey_grid(trials, not_run)
     out = []
     for name in scalings:
         ours = [t for t in trials.values() if t["scaling"] == name]
+        if not ours:
+            out.append(f"{label_name(name)}: not run yet.")
+            continue
         found = sum(bool(t["correct"]) for t in ours)
         reached = 0  # the longest length up to which every trial, at every shorter length too, found its key
         for k, n in enumerate(lengths):
@@ -456,6 +471,8 @@ def passkey_sentences(trials: dict[str, dict]) -> list[str]:
         never = [d for k, d in enumerate(depths) if np.isfinite(grids[name][k]).any() and np.nansum(grids[name][k]) == 0]
         lost = f"; none at depth {', '.join(f'{d:.0%}' for d in never)}" if never and found else ""
         out.append(f"{label_name(name)}: {found} of {len(ours)} keys found{longest}{lost}.")
+    if not_run:
+        out.append(f"{len(not_run)} cell{'s' if len(not_run) != 1 else ''} not run yet (blank).")
     return out
 
 

@@ -209,6 +209,23 @@ def test_the_passkey_view_draws_the_shipped_grid_and_its_prompt():
     assert "white-space: pre-wrap" in prompt  # wraps at the box's edge on a phone rather than running past it
 
 
+def test_the_passkey_grid_draws_the_cells_its_file_names_not_run_as_blanks(monkeypatch, tmp_path):
+    record = RECORDS["passkey"]
+    data = json.loads(record.file.read_text())
+    data["meta"]["not_run"] = ["none|16384|0.5|0", "yarn ×2|8192|0.5|0"]  # as bench.llm --merge writes a grid still running
+    path = tmp_path / "llm_passkey_results.json"
+    path.write_text(json.dumps(data))
+    monkeypatch.setitem(RECORDS, "passkey", replace(record, file=path))
+    at = open_page("llm", llm_view="Passkey")
+    assert_clean(at)
+    _, lengths, _, grids = passkey_grid(data["results"], data["meta"]["not_run"])
+    panels = grid(at, "llm_passkey")["panels"]
+    assert [p["title"] for p in panels] == ["no scaling", "YaRN ×2"] and lengths[-1] == 16384
+    for panel, expected in zip(panels, grids.values()):
+        np.testing.assert_array_equal(decode(panel["z"]).astype(np.float64), expected)  # blank (NaN) where not run, never 0
+    assert " ".join(passkey_sentences(data["results"], data["meta"]["not_run"])) in " ".join(c.value for c in at.caption)
+
+
 def test_a_damaged_model_file_is_a_sentence_when_your_text_needs_it(monkeypatch, tmp_path):
     path = tmp_path / "damaged.gguf"
     path.write_bytes(b"GGUF" + bytes(range(256)) * 4)  # starts as a model file does, holds nothing a reader can use

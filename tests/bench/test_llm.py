@@ -43,7 +43,7 @@ def test_merge_writes_the_pieces_as_one_run_of_the_command_and_names_the_cells_n
     again = json.loads(out.read_text())
     assert again["results"] == written["results"] and again["meta"]["cpu_seconds"] == written["meta"]["cpu_seconds"]
     assert list(written["results"]) == [c.key for c in cells[1:]]  # the command's order, not the pieces'
-    assert written["not_run"] == [cells[0].key] and "Not run yet, and drawn as not run: 1 of the command's 8 cells." in written["left_out"]
+    assert written["meta"]["not_run"] == [cells[0].key] and "Not run yet: 1 of the command's 8 runs." in written["left_out"]
     assert written["command"] == "python -m bench.llm passkey " + " ".join(UNION)
     assert written["meta"]["total_cpu_seconds"] == sum(1.0 + i for i in range(7)) and written["meta"]["total_seconds"] == 14.0
     assert written["config"]["lengths"] == [1024, 2048, 8192] and written["config"]["depths"] == [0.0, 0.5, 1.0]
@@ -60,6 +60,6 @@ def test_merge_keeps_the_shipped_rows_of_configs_the_new_command_runs_too_and_no
     (tmp_path / "empty").mkdir()
     assert bench.main(["passkey", "--merge", str(tmp_path / "empty"), "--seeds", "1", "--grid", old_grid, "--grid", "none:2:8192:0.5"]) == 0
     written = json.loads(out.read_text())
-    assert written["results"] == shipped.results and written["not_run"] == ["none|8192|0.5|0"]  # kept, and the new cell not run yet
+    assert written["results"] == shipped.results and written["meta"]["not_run"] == ["none|8192|0.5|0"]  # kept, and the new cell not run yet
     assert bench.main(["passkey", "--merge", str(tmp_path / "empty"), "--seeds", "2", "--grid", "none:2:1024:0"]) == 0  # seed 0 of it kept
     assert list(json.loads(out.read_text())["results"]) == ["none|1024|0|0"]

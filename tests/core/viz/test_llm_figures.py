@@ -201,6 +201,21 @@ def test_the_needle_grid_is_the_share_found_per_length_and_depth():
     assert lf.passkey_sentences(trials)[0] == "no scaling: 3 of 6 keys found; none at depth 100%."
 
 
+def test_cells_not_run_yet_widen_the_grid_as_blanks_and_are_said_never_as_wrong():
+    trials = _trial("none", 512, 0.5, 0, True) | _trial("none", 8192, 0.5, 0, False)
+    not_run = ["none|16384|0.5|0", "linear ×2|8192|0.5|0"]
+    scalings, lengths, depths, grids = lf.passkey_grid(trials, not_run)
+    assert scalings == ["none", "linear ×2"] and lengths == [512, 8192, 16384] and depths == [0.5]
+    np.testing.assert_array_equal(grids["none"], [[1.0, 0.0, np.nan]])  # 16,384 not run: blank, not 0
+    assert np.isnan(grids["linear ×2"]).all()
+    assert [p["title"] for p in lf.passkey_figure(trials, not_run=not_run)["panels"]] == ["no scaling", "linear (position interpolation) ×2"]
+    assert lf.passkey_sentences(trials, not_run) == [
+        "no scaling: 1 of 2 keys found; every key at every length up to 512 tokens.",
+        "linear (position interpolation) ×2: not run yet.",
+        "2 cells not run yet (blank).",
+    ]
+
+
 def test_a_scaling_s_label_reads_in_words():
     from core.schemes import rope
 
