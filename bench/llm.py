@@ -104,7 +104,11 @@ def merge(name: str, args, folder: Path) -> int:
         cpu = {key: seconds for key, seconds in old.meta.get("cpu_seconds", {}).items() if key in rows}
         kept = len(rows)
     for piece in sorted(folder.glob(f"{PIECES[name]}_*.json")):
-        got = json.loads(piece.read_text())
+        try:
+            got = json.loads(piece.read_text())
+        except ValueError:  # a piece still being written: it is left for the next merge
+            print(f"{name}: {piece.name} cannot be read yet, left out", file=sys.stderr)
+            continue
         rows.update(got["values"])
         cpu.update(got["cpu"])
         wall += float(got.get("wall", 0.0))
