@@ -103,6 +103,7 @@ def merge(name: str, args, folder: Path) -> int:
         rows = {key: row for key, row in old.results.items() if key in keys}
         cpu = {key: seconds for key, seconds in old.meta.get("cpu_seconds", {}).items() if key in rows}
         kept = len(rows)
+        wall = float(old.meta.get("total_seconds", 0.0)) * kept / max(len(old.results), 1)  # the kept rows' share of their run's wall
     for piece in sorted(folder.glob(f"{PIECES[name]}_*.json")):
         try:
             got = json.loads(piece.read_text())
@@ -127,7 +128,7 @@ def merge(name: str, args, folder: Path) -> int:
         "total_seconds": round(wall, 1), "total_cpu_seconds": round(sum(cpu[k] for k in values if k in cpu), 1),
         "cpu_seconds": {k: round(cpu[k], 2) for k in values if k in cpu},
         "merged_from": f"{len(values) - kept} pieces, each one run of a part of the command in a process of its own, and {kept} rows of the "
-        "file before (wall: the pieces' sum; no peak RSS recorded)",
+        "file before (wall: the pieces' sum and the kept rows' share of theirs; no peak RSS recorded)",
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "torch": torch.__version__, "platform": platform.platform()},
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     }  # fmt: skip

@@ -52,14 +52,19 @@ def test_merge_writes_the_pieces_as_one_run_of_the_command_and_names_the_cells_n
 
 
 def test_merge_keeps_the_shipped_rows_of_configs_the_new_command_runs_too_and_no_other(tmp_path, monkeypatch):
-    shipped = registry.PASSKEY.load()  # lengths 1,024 to 4,096, no scaling
     out = tmp_path / "llm_passkey_results.json"
-    out.write_text(registry.PASSKEY.file.read_text())
     monkeypatch.setitem(bench.RECORDS, "passkey", replace(registry.PASSKEY, file=out))
-    old_grid = f"none:2:{','.join(map(str, shipped.config['lengths']))}:{','.join(f'{d:g}' for d in shipped.config['depths'])}"
-    (tmp_path / "empty").mkdir()
-    assert bench.main(["passkey", "--merge", str(tmp_path / "empty"), "--seeds", "1", "--grid", old_grid, "--grid", "none:2:8192:0.5"]) == 0
+    pieces, empty = tmp_path / "pieces", tmp_path / "empty"
+    pieces.mkdir(), empty.mkdir()
+    for i, cell in enumerate(registry.passkey_configs(bench.parse(["passkey", "--seeds", "1", "--grid", "none:2:1024:0,1"]))):
+        row = {"scaling": "none", "length": 1024, "tokens": 1020, "depth": cell.depth, "seed": 0, "key": "1", "correct": True,
+               "probability": 0.9, "answer": "1"}  # fmt: skip
+        (pieces / f"pk_{i}.json").write_text(json.dumps({"config": {}, "values": {cell.key: row}, "cpu": {cell.key: 2.0}, "wall": 3.0}))
+    assert bench.main(["passkey", "--merge", str(pieces), "--seeds", "1", "--grid", "none:2:1024:0,1"]) == 0
+    shipped = json.loads(out.read_text())
+    assert bench.main(["passkey", "--merge", str(empty), "--seeds", "1", "--grid", "none:2:1024:0,1", "--grid", "none:2:8192:0.5"]) == 0
     written = json.loads(out.read_text())
-    assert written["results"] == shipped.results and written["meta"]["not_run"] == ["none|8192|0.5|0"]  # kept, and the new cell not run yet
-    assert bench.main(["passkey", "--merge", str(tmp_path / "empty"), "--seeds", "2", "--grid", "none:2:1024:0"]) == 0  # seed 0 of it kept
+    assert written["results"] == shipped["results"] and written["meta"]["not_run"] == ["none|8192|0.5|0"]  # kept, the new cell not run yet
+    assert written["meta"]["total_cpu_seconds"] == 4.0 and written["meta"]["total_seconds"] == 6.0  # the kept rows' seconds
+    assert bench.main(["passkey", "--merge", str(empty), "--seeds", "2", "--grid", "none:2:1024:0"]) == 0  # seed 0 of it kept, no other row
     assert list(json.loads(out.read_text())["results"]) == ["none|1024|0|0"]
