@@ -6,6 +6,7 @@ and check a rerun against what is shipped.
     python -m bench.llm passkey --lengths 1024,2048,4096 --depths 0,0.25,0.5,0.75,1 --kinds none
     python -m bench.llm attention --check              # rerun and compare with the shipped numbers
     python -m bench.llm --measure                      # first load, RSS added, attention of 64 tokens, perplexity of 2,048
+    python -m bench.llm --during-live --sessions 10    # other visitors' slider steps, without and then during a live /llm run
 
 Each file records its exact configuration, the command, the CPU seconds of every item and of the whole
 (this process, one thread), the peak RSS, the machine and the date, and what its grid leaves out.
@@ -23,11 +24,11 @@ import platform
 import resource
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from core.llm import experiments, results
+from core.llm import experiments, registry
+from core.llm.registry import RECORDS
 
 WHOLE_CPU_S = 90 * 60.0
 CHECK_RTOL = 1e-5
@@ -59,191 +60,98 @@ def meta(cpu: dict[str, float], start_cpu: float, start_wall: float, load: tuple
     }
 
 
-def rounded(a, digits: int = 6) -> Any:
-    """Plain lists of floats with `digits` significant digits (the JSON stays small; checks use CHECK_RTOL)."""
-    return np.vectorize(lambda x: float(f"{x:.{digits}g}"), otypes=[float])(np.asarray(a, dtype=np.float64)).tolist()
+def run(record, args) -> tuple[dict, dict[str, float], list]:
+    """Every config of the record's bench for these options, one after the other: the results, CPU seconds by item, the Outcomes."""
+    outcomes, cpu = [], {}
+    for config in record.bench.configs(args):
+        outcome = record.run(config)
+        outcomes.append(outcome)
+        cpu.update(outcome.values["cpu"])
+        print(f"  {record.said(config, outcome)} {outcome.cpu_seconds:.1f} s CPU", flush=True)
+    return record.bench.results(outcomes), cpu, outcomes
 
 
-# --- the experiments ---------------------------------------------------------------------------
-
-
-def attention(args) -> tuple[dict, dict, dict[str, float], dict[str, np.ndarray]]:
-    out, cpu, maps = {}, {}, {}
-    for preset, text in experiments.PRESETS.items():
-        for mode in experiments.MODES:
-            r = experiments.attention(text, mode)
-            key = results.map_key(preset, mode)
-            maps[key] = r.weights
-            cpu[key] = r.cpu_seconds
-            out[key] = {
-                "preset": preset,
-                "text": text,
-                "mode": mode,
-                "tokens": list(r.tokens),
-                "positions": None if r.positions is None else list(r.positions),
-                "top5": [[piece, round(p, 6)] for piece, p in r.top5],
-                "mean_distance": rounded(r.mean_distance),
-                "first_token": rounded(r.first_token),
-            }
-            print(f"  {key}: {len(r.tokens)} tokens, top {r.top5[0]}, {r.cpu_seconds:.2f} s CPU", flush=True)
-    config = {"presets": experiments.PRESETS, "modes": experiments.MODES, "shuffle_seed": experiments.SHUFFLE_SEED}
-    return config, out, cpu, maps
-
-
-def frequencies(args) -> tuple[dict, dict, dict[str, float], None]:
-    sizes = experiments.pair_sizes(args.tokens)
-    cpu = {"pair sizes": sizes.cpu_seconds}
-    ablation = {}
-    for which in ("fastest", "slowest"):
-        for count in args.counts:
-            r = experiments.pair_ablation(args.tokens, which, count)
-            pairs = list(experiments.ablated_pairs(which, count))
-            ablation[f"{which} {count}"] = {"which": which, "count": count, "pairs": pairs, "perplexity": round(r.perplexity, 6)}
-            cpu[r.label] = r.cpu_seconds
-            print(f"  {r.label}: perplexity {r.perplexity:.3f}, {r.cpu_seconds:.1f} s CPU", flush=True)
-    out = {
-        "tokens": sizes.tokens,
-        "frequency": rounded(sizes.frequency, 8),
-        "wavelength": rounded(sizes.wavelength, 8),
-        "q": rounded(sizes.q, 5),
-        "k": rounded(sizes.k, 5),
-        "ablation": ablation,
-    }
-    config = {
-        "text": f"the first {args.tokens} tokens of the held-out tenth of data/austen.txt.gz",
-        "size": "per layer and head, the root mean square over the tokens of each pair's length sqrt(a^2 + b^2)",
-        "counts": list(args.counts),
-        "removal": "an unrotated pair's frequency is set to 0 in every layer and head (it keeps its content, loses its position)",
-    }
-    return config, out, cpu, None
-
-
-def _scalings(args) -> list[tuple[str, Any]]:
-    found = []
-    for kind in args.kinds:
-        if kind == "none":
-            found.append(("none", None))
-            continue
-        for factor in args.factors:
-            record = experiments.scaling(kind, factor)
-            found.append((experiments.label(record), record))
-    return found
-
-
-WINDOW = 256  # perplexity is also reported per window of this many positions
-
-
-def perplexity(args) -> tuple[dict, dict, dict[str, float], None]:
-    out, cpu = {}, {}
-    for name, record in _scalings(args):
-        r = experiments.perplexity(args.length, record)
-        windows = [float(np.exp(r.nll[s : s + WINDOW].mean())) for s in range(0, r.nll.size, WINDOW)]
-        out[name] = {
-            "kind": "none" if record is None else record.kind,
-            "factor": 1.0 if record is None else record.factor,
-            "attention_factor": None if record is None else record.attention_factor,
-            "perplexity": round(r.perplexity, 6),
-            "bins": r.bins.tolist(),
-            "by_bin": rounded(r.by_bin),
-            "by_window": rounded(windows),
-        }
-        cpu[name] = r.cpu_seconds
-        print(f"  {name}: perplexity {r.perplexity:.3f}, {r.cpu_seconds:.1f} s CPU", flush=True)
-    config = {
-        "text": f"the first {args.length} tokens of the held-out tenth of data/austen.txt.gz, read in one pass",
-        "length": args.length,
-        "window": WINDOW,
-        "original_max_len": "the model's trained context, 8,192 (the file's llama.context_length)",
-        "note": "a public-domain novel may be in the model's training data: the comparison across scalings holds, "
-        "the absolute perplexity is not a held-out score",
-    }
-    return config, out, cpu, None
-
-
-def passkey(args) -> tuple[dict, dict, dict[str, float], None]:
-    out, cpu = {}, {}
-    for name, record in _scalings(args):
-        for length in args.lengths:
-            for depth in args.depths:
-                for seed in range(args.seeds):
-                    r = experiments.passkey(length, depth, record, seed=seed)
-                    key = f"{name}|{length}|{depth:g}|{seed}"
-                    out[key] = {
-                        "scaling": name,
-                        "length": length,
-                        "tokens": r.length,
-                        "depth": depth,
-                        "seed": seed,
-                        "key": r.key,
-                        "correct": r.correct,
-                        "probability": float(f"{r.probability:.6g}"),
-                        "answer": r.answer,
-                    }
-                    cpu[key] = r.cpu_seconds
-                    print(f"  {key}: {'right' if r.correct else 'wrong'} ({r.answer!r}, p {r.probability:.3g}), {r.cpu_seconds:.1f} s CPU", flush=True)
-    config = {
-        "lengths": list(args.lengths),
-        "depths": list(args.depths),
-        "seeds": args.seeds,
-        "prompt": {
-            "intro": experiments.PASSKEY_INTRO,
-            "filler": experiments.PASSKEY_FILLER,
-            "needle": experiments.PASSKEY_NEEDLE,
-            "question": experiments.PASSKEY_QUESTION,
-        },
-        "scored": "right when the model's likeliest next token is the key's next digit at every digit, the text before it given "
-        "(greedy decoding of the key once the space after 'is' is written)",
-    }
-    return config, out, cpu, None
-
-
-RUNNERS = {"attention": attention, "frequencies": frequencies, "perplexity": perplexity, "passkey": passkey}
-
-
-def left_out(name: str, args) -> str:
-    if name == "perplexity":
-        return (
-            f"Read to {args.length:,} tokens with kinds {', '.join(args.kinds)} at factors {', '.join(f'{f:g}' for f in args.factors)}; "
-            "longer inputs (to 16,384) and the other kinds and factors are left out of this run for its CPU time."
-        )
-    if name == "passkey":
-        depths = ", ".join(f"{d:g}" for d in args.depths)
-        return f"Lengths {', '.join(map(str, args.lengths))}, depths {depths}, {args.seeds} key(s) per cell, kinds {', '.join(args.kinds)}."
-    return ""
-
-
-def write(name: str, command: str, config: dict, values: dict, run_meta: dict, maps: dict | None, args) -> None:
-    record = {"command": command, "config": config, "results": values, "left_out": left_out(name, args), "meta": run_meta}
-    file = results.path(name)
-    file.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+def write(record, args, values: dict, run_meta: dict, not_run: list[str] = ()) -> None:
+    """The record's results file as every run of its command writes it (and --merge of its pieces, naming the
+    command's rows no piece holds yet: `not_run`)."""
+    command = record.command + record.bench.options(args)
+    file = record.file
+    left_out = record.bench.left_out(args)
+    if not_run:
+        left_out += f" Not run yet: {len(not_run)} of the command's {len(not_run) + len(values)} runs."
+        run_meta = run_meta | {"not_run": list(not_run)}  # the page draws a grid's cells not run as such, never as wrong
+    out = {"command": command, "config": record.bench.describe(args), "results": values, "left_out": left_out, "meta": run_meta}
+    file.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
     print(f"wrote {file} ({file.stat().st_size:,} bytes)")
-    if maps is not None:
-        np.savez_compressed(results.MAPS_PATH, **maps)
-        print(f"wrote {results.MAPS_PATH} ({results.MAPS_PATH.stat().st_size:,} bytes)")
 
 
-def compare(name: str, live: dict, shipped: dict) -> list[str]:
+def merge(name: str, args, folder: Path) -> int:
+    """Write `name`'s results from pieces in `folder` ({"config", "values", "cpu", "wall"}: what one run of a part of
+    the command's configs returned), as one run of the command would: its rows in the command's order, the CPU seconds
+    of every piece. The rows the shipped file already holds of a config the new command runs too (the same config,
+    length and all) are kept, with their CPU seconds. Rows of the command that nothing holds are left out of the file,
+    and its left_out sentence says how many."""
+    record = RECORDS[name]
+    rows, cpu, wall, kept = {}, {}, 0.0, 0
+    try:
+        old = record.load()
+    except ValueError:
+        old = None  # no shipped file yet: the pieces alone
+    if old is not None:
+        same = set(record.bench.configs(registry.arguments(old.command))) & set(record.bench.configs(args))
+        keys = {key for config in same for key in _keys(record, config)}
+        rows = {key: row for key, row in old.results.items() if key in keys}
+        cpu = {key: seconds for key, seconds in old.meta.get("cpu_seconds", {}).items() if key in rows}
+        kept = len(rows)
+        wall = float(old.meta.get("total_seconds", 0.0)) * kept / max(len(old.results), 1)  # the kept rows' share of their run's wall
+    for piece in sorted(folder.glob(f"{PIECES[name]}_*.json")):
+        try:
+            got = json.loads(piece.read_text())
+        except ValueError:  # a piece still being written: it is left for the next merge
+            print(f"{name}: {piece.name} cannot be read yet, left out", file=sys.stderr)
+            continue
+        rows.update(got["values"])
+        cpu.update(got["cpu"])
+        wall += float(got.get("wall", 0.0))
+    wanted = [key for config in record.bench.configs(args) for key in _keys(record, config)]
+    values = {key: rows[key] for key in wanted if key in rows}
+    missing = [key for key in wanted if key not in rows]
+    unasked = sorted(set(rows) - set(wanted))
+    if unasked:
+        print(f"{name}: pieces hold rows the command does not ask for, not written: {', '.join(unasked)}", file=sys.stderr)
+    if not values:
+        print(f"{name}: no pieces in {folder}", file=sys.stderr)
+        return 1
+    import torch
+
+    run_meta = {
+        "total_seconds": round(wall, 1), "total_cpu_seconds": round(sum(cpu[k] for k in values if k in cpu), 1),
+        "cpu_seconds": {k: round(cpu[k], 2) for k in values if k in cpu},
+        "merged_from": f"{len(values) - kept} pieces, each one run of a part of the command in a process of its own, and {kept} rows of the "
+        "file before (wall: the pieces' sum and the kept rows' share of theirs; no peak RSS recorded)",
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "torch": torch.__version__, "platform": platform.platform()},
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    }  # fmt: skip
+    write(record, args, values, run_meta, missing)
+    if missing:
+        print(f"{name}: {len(missing)} of the command's rows have no piece yet: {', '.join(missing)}")
+    return 0
+
+
+PIECES = {"perplexity": "ppl", "passkey": "pk"}  # the file names of the pieces (ppl_*.json, pk_*.json) a merge reads
+
+
+def _keys(record, config) -> list[str]:
+    """The rows of the results file that `config` writes (a passkey cell's key; a scaling's label)."""
+    return [config.key] if hasattr(config, "key") else [registry.scaling_key(config.scaling, config.factor)]
+
+
+def compare(name: str, rows: list) -> list[str]:
     """Where a rerun differs from the shipped numbers (beyond CHECK_RTOL), as sentences."""
     problems = []
-
-    def walk(a, b, where):
-        if isinstance(b, dict):
-            for k in b:
-                if k not in ("cpu",):
-                    walk(a.get(k) if isinstance(a, dict) else None, b[k], f"{where}/{k}")
-        elif isinstance(b, list):
-            if not isinstance(a, list) or len(a) != len(b):
-                problems.append(f"{where}: lengths differ")
-            else:
-                for i, (x, y) in enumerate(zip(a, b)):
-                    walk(x, y, f"{where}[{i}]")
-        elif isinstance(b, float) and isinstance(a, (int, float)):
-            if abs(a - b) > CHECK_RTOL * max(abs(b), 1e-12) + 1e-9:
-                problems.append(f"{where}: live {a} shipped {b}")
-        elif a != b:
-            problems.append(f"{where}: live {a!r} shipped {b!r}")
-
-    walk(live, shipped, name)
+    for what, live, shipped, _ in rows:
+        if live is None or abs(live - shipped) > CHECK_RTOL * max(abs(shipped), 1e-12) + 1e-9:
+            problems.append(f"{what}: live {live} shipped {shipped}")
     return problems
 
 
@@ -278,70 +186,154 @@ def measure() -> int:
     return status
 
 
+def during_live(sessions: int, length: int, think: float, quiet_s: float) -> int:
+    """Other visitors' slider steps on one server (python -m streamlit run app.py): first `quiet_s` seconds with no live run,
+    then while one /llm session runs a live perplexity of `length` tokens through the lab's line; p50 and p95 of each phase
+    and their ratio (the machine is shared: the quiet phase is the reference). Target: p95 during the run < 1 s."""
+    import asyncio
+
+    from bench.load.browser import fmt, percentile
+    from bench.load.lab_line import LabTab, Trainee
+    from harness.pages import app_pages
+    from harness.server import Server, load_average
+    from harness.ws import WsVisitor, warm_up
+
+    class LlmTab(LabTab):
+        """The /llm tab: its Run button and the progress bar of its live perplexity (LabTab's poll, on another page)."""
+
+        async def rerun(self, ws, *, press: bool = False, fragment: str = "") -> None:
+            from streamlit.proto.BackMsg_pb2 import BackMsg
+            from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+            msg = BackMsg()
+            state = msg.rerun_script
+            state.query_string, state.page_name = self.query, self.page.url_path
+            if self.page.url_path in self.hashes:
+                state.page_script_hash = self.hashes[self.page.url_path]
+            if press:
+                w = state.widget_states.widgets.add()
+                w.id, w.trigger_value = self.train_id, True
+            if fragment:
+                state.fragment_id, state.is_auto_rerun = fragment, True
+            self.last_sent, self.sent = self.sent, self.now()
+            await ws.send(msg.SerializeToString())
+            self.alerts, self.bars = [], []
+            while True:
+                fwd = ForwardMsg()
+                fwd.ParseFromString(await asyncio.wait_for(ws.recv(), timeout=self.timeout))
+                kind = fwd.WhichOneof("type")
+                if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+                    element = fwd.delta.new_element
+                    etype = element.WhichOneof("type")
+                    if etype == "button" and element.button.id.endswith("-llm_live_go"):
+                        self.train_id = element.button.id
+                    elif etype == "alert":
+                        self.alerts.append(element.alert.body)
+                    elif etype == "progress":
+                        self.bars.append(element.progress.text)
+                        self.fragment = fwd.delta.fragment_id or self.fragment
+                elif kind == "navigation":
+                    self.hashes.update({p.url_pathname: p.page_script_hash for p in fwd.navigation.app_pages})
+                elif kind == "script_finished" and fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    return
+
+    async def phases(base_url: str) -> tuple[list[float], list[float], Trainee]:
+        await warm_up(base_url, app_pages())
+        pages = [p for p in app_pages() if p.name not in ("llm", "lab")]
+
+        async def room(until: list[float]) -> list[float]:
+            visitors = [WsVisitor(i, base_url, pages, think) for i in range(sessions)]
+            results = await asyncio.gather(*(v.run(until) for v in visitors))
+            return [x for r in results for x in r.redraws_s]
+
+        quiet = await room([time.monotonic() + quiet_s])
+        t0, trainee = [time.monotonic()], Trainee("live /llm run")
+        query = f"llm_view=Past+the+trained+context&llm_scaling=none&llm_length={length}"
+        tab = LlmTab(base_url, "st_route=llm-live", query, trainee, t0, timeout=600.0, address="198.51.100.7")
+        tab.page = next(p for p in app_pages() if p.name == "llm")
+        press = asyncio.Event()
+        live = asyncio.create_task(tab.run(press, 0.0, 1.0, 900.0))  # opens /llm (the model is read once), presses Run, polls until done
+        await tab.opened.wait()
+        until = [float("inf")]
+        busy = asyncio.create_task(room(until))
+        await asyncio.sleep(3.0)  # the visitors' first page runs
+        t0[0] = time.monotonic()
+        press.set()
+        await live
+        until[0] = time.monotonic()
+        return quiet, await busy, trainee
+
+    server = Server(log=Path("artifacts") / "llm-live-server.log").start()
+    load_before = load_average()
+    try:
+        quiet, busy, trainee = asyncio.run(phases(server.url))
+    finally:
+        server.stop()
+    p95_quiet, p95_busy = percentile(quiet, 95), percentile(busy, 95)
+    print(f"machine load (1/5/15 min): before {load_before}; at the end {load_average()}")
+    print(f"{sessions} visitors moving sliders (think {think:g} s) on every page but /llm and /lab")
+    print(f"no live run ({quiet_s:g} s): {len(quiet)} steps, p50 {fmt(percentile(quiet, 50))}, p95 {fmt(p95_quiet)}")
+    print(f"during a live perplexity of {length:,} tokens ({trainee.states}, {trainee.errors or 'no errors'}): {len(busy)} steps, "
+          f"p50 {fmt(percentile(busy, 50))}, p95 {fmt(p95_busy)}")  # fmt: skip
+    ratio = p95_busy / p95_quiet if p95_quiet and p95_busy else float("nan")
+    ok = bool(busy) and p95_busy is not None and p95_busy < 1.0 and not trainee.errors
+    print(f"p95 during / without: {ratio:.2f}; target p95 during the run < 1 s: {'ok' if ok else 'FAIL'}")
+    return 0 if ok else 1
+
+
 def parse(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m bench.llm", description=__doc__.splitlines()[0])
-    parser.add_argument("names", nargs="*", help=f"which results to regenerate: {', '.join(RUNNERS)}")
+    parser = argparse.ArgumentParser(prog="python -m bench.llm", description=__doc__.splitlines()[0], parents=[registry.OPTIONS])
+    parser.add_argument("names", nargs="*", help=f"which results to regenerate: {', '.join(RECORDS)}")
     parser.add_argument("--check", action="store_true", help="rerun the shipped configuration of each name and compare (nothing is written)")
     parser.add_argument("--measure", action="store_true", help="measure the budgets")
-    parser.add_argument("--tokens", type=int, default=1024, help="frequencies: tokens of text (default 1024)")
-    parser.add_argument("--counts", type=lambda s: [int(x) for x in s.split(",")], default=[0, 2, 4, 8, 16, 24, 32])
-    parser.add_argument("--length", type=int, default=8192, help="perplexity: tokens read in one pass (default 8192)")
-    parser.add_argument("--kinds", type=lambda s: s.split(","), default=["none", "linear", "ntk", "yarn"])
-    parser.add_argument("--factors", type=lambda s: [float(x) for x in s.split(",")], default=[2.0])
-    parser.add_argument("--lengths", type=lambda s: [int(x) for x in s.split(",")], default=[1024, 2048, 4096])
-    parser.add_argument("--depths", type=lambda s: [float(x) for x in s.split(",")], default=[0.0, 0.25, 0.5, 0.75, 1.0])
-    parser.add_argument("--seeds", type=int, default=1)
+    parser.add_argument("--during-live", action="store_true", help="other visitors' slider steps without and during a live /llm run")
+    parser.add_argument("--sessions", type=int, default=10, help="--during-live: visitors moving sliders (default 10)")
+    parser.add_argument("--live-length", type=int, default=2048, help="--during-live: tokens the live perplexity reads (default 2048)")
+    parser.add_argument("--merge", type=Path, help="write each name's results from the pieces in this folder, as one run of the command would")
     return parser.parse_args(argv)
-
-
-def command_for(name: str, args: argparse.Namespace) -> str:
-    """The command that regenerates `name` alone with these arguments (what its file records)."""
-    options = {
-        "frequencies": f" --tokens {args.tokens} --counts {','.join(map(str, args.counts))}",
-        "perplexity": f" --length {args.length} --kinds {','.join(args.kinds)} --factors {','.join(f'{f:g}' for f in args.factors)}",
-        "passkey": f" --lengths {','.join(map(str, args.lengths))} --depths {','.join(f'{d:g}' for d in args.depths)} --kinds {','.join(args.kinds)}"
-        f" --factors {','.join(f'{f:g}' for f in args.factors)} --seeds {args.seeds}",
-    }
-    return f"python -m bench.llm {name}" + options.get(name, "")
-
-
-def shipped_args(name: str, args: argparse.Namespace) -> argparse.Namespace:
-    """The arguments the shipped file `name` was made with (from its recorded command)."""
-    command = results.load(name)["command"].split()[3:]
-    return parse([name, *[c for c in command if c not in RUNNERS]])
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     if args.measure:
         return measure()
+    if args.during_live:
+        return during_live(args.sessions, args.live_length, 1.0, 30.0)
     if not args.names:
-        print("name at least one of: " + ", ".join(RUNNERS), file=sys.stderr)
+        print("name at least one of: " + ", ".join(RECORDS), file=sys.stderr)
         return 2
     status = 0
-    unknown = [n for n in args.names if n not in RUNNERS]
+    unknown = [n for n in args.names if n not in RECORDS]
     if unknown:
-        print(f"unknown results {', '.join(unknown)}: name some of {', '.join(RUNNERS)}", file=sys.stderr)
+        print(f"unknown results {', '.join(unknown)}: name some of {', '.join(RECORDS)}", file=sys.stderr)
         return 2
     for name in args.names:
-        run_args = shipped_args(name, args) if args.check else args
+        record = RECORDS[name]
+        if args.merge:
+            status |= merge(name, args, args.merge)
+            continue
+        shipped = record.load() if args.check else None
+        run_args = registry.arguments(shipped.command) if shipped else args
         load, wall, cpu = os.getloadavg(), time.perf_counter(), time.process_time()
         print(f"{name}: load average {load[0]:.1f} on {os.cpu_count()} CPUs", flush=True)
-        config, values, cpu_items, maps = RUNNERS[name](run_args)
+        values, cpu_items, outcomes = run(record, run_args)
         run_meta = meta(cpu_items, cpu, wall, load)
         total = run_meta["total_cpu_seconds"]
         ok = total <= WHOLE_CPU_S
-        verdict = "ok" if ok else "FAIL"
-        print(f"{name}: {run_meta['total_seconds']:.0f} s wall, {total:.0f} s CPU [target {WHOLE_CPU_S:.0f}: {verdict}], peak RSS {run_meta['peak_rss_mb']} MB")
+        verdict = f"[target {WHOLE_CPU_S:.0f}: {'ok' if ok else 'FAIL'}]"
+        print(f"{name}: {run_meta['total_seconds']:.0f} s wall, {total:.0f} s CPU {verdict}, peak RSS {run_meta['peak_rss_mb']} MB")
         status |= not ok
-        if args.check:
-            problems = compare(name, json.loads(json.dumps(values)), results.load(name)["results"])
+        if shipped:
+            _, against = record.bench.check(shipped)
+            problems = compare(name, against(outcomes))
             for line in problems[:20]:
                 print("  DIFFERENT " + line)
             print(f"{name}: rerun matches the shipped numbers to {CHECK_RTOL:g}: {'ok' if not problems else 'FAIL'}")
             status |= bool(problems)
         else:
-            write(name, command_for(name, args), config, values, run_meta, maps, args)
+            write(record, args, values, run_meta)
+            if record.bench.after is not None:
+                record.bench.after(outcomes)
     return int(status)
 
 

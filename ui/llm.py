@@ -3,17 +3,16 @@
 - your text: one head's attention with the rotary positions as trained, with the rotation removed and with
   the positions shuffled, the next-token top 5 under each, every head of every layer in a lazy expander
   (a preset's reading is shipped; your own text is read live);
-- past the trained context: the shipped perplexity along a novel per RoPE scaling, and one live run
-  through the lab's runner (ui.llm_live);
-- passkey: the shipped needle grid and its prompt;
+- past the trained context: the shipped perplexity along a novel per RoPE scaling, at one factor at a time, and a
+  live run;
+- passkey: the shipped needle grid, its prompt, and a live cell;
 - which rotation speeds it uses: the shipped size of every q and k pair, and perplexity with pairs stopped;
 - two layouts: the permutation between the file's rows and the published checkpoint's, and (with the
   model) the same scores read both ways.
 
-The model is loaded once per process by core.llm; a live reading of one text (every head of every layer
-under the three ways) is kept per text in a small process-wide cache (READINGS entries, each about 13 MB
-at 64 tokens), and at most one reading is computed at a time in this process, so a burst of new texts
-queues here instead of taking every core from the other visitors.
+The model is loaded once per process by core.llm. Every live run (a reading of your text, a perplexity, a passkey
+cell) is a record of core.llm.registry started through the lab's trainers (`registry.job`, drawn by ui.lab.run.live_run):
+the same line, budget rule, time limit, Stop and result cache as the lab's runs, off the page's thread.
 """
 
 from __future__ import annotations
@@ -23,52 +22,43 @@ import threading
 import numpy as np
 import streamlit as st
 
-from core.llm import experiments, model, results
+from core.lab.experiment import Shipped
+from core.llm import experiments, model, registry, results
+from core.llm.registry import RECORDS
 from core.schemes import rope
 from core.viz import llm_figures as lf
-from ui import llm_live
 from ui.controls import Choice, Number, Text, check_links
 from ui.display import guarded, plot, static_table, text_block
 from ui.heatmap import draw_heatmap
 from ui.lab.run import finished, live_run
 
-MAX_CHARS = 1_000  # the text box; the token budget below is what bounds the work
+MAX_CHARS = registry.MAX_CHARS  # the text box; the token budget below is what bounds the work
 MAX_TOKENS = 64  # tokens a live reading takes: 30 x 9 x 64 x 64 weights per way, about 13 MB a reading
 PRESETS = experiments.PRESETS
 CUSTOM = "your own text"
 DEFAULT_LAYER, DEFAULT_HEAD = 12, 2  # a head that looks at the token before on every preset as trained, and loses it without positions
 HEAD_DIM = 64  # numbers per head in the model file (the page's Sources; tests/app/test_llm.py reads the file)
-TRAINED_CONTEXT = 8_192  # the model file's llama.context_length (the page's Sources; tests/app/test_llm.py reads the file)
-READINGS = 4  # cached readings (texts) per process
+TRAINED_CONTEXT = registry.TRAINED_CONTEXT  # the model file's llama.context_length (the page's Sources; tests/app/test_llm.py reads the file)
 _ONE_AT_A_TIME = threading.Lock()
 
 SENTENCE = Choice("llm_sentence", "Text", [*PRESETS, CUSTOM], next(iter(PRESETS)), expected="pick one of the preset texts or 'your own text'")
 TEXT = Text("llm_text", "Your text", "The capital of France is", MAX_CHARS, expected="your text can be up to {longest:,} characters")
 
 
-@st.cache_resource(max_entries=READINGS, ttl=3600, show_spinner=False)
-def reading(text: str) -> dict[str, experiments.AttentionResult]:
-    """Every head of every layer on `text` under each way of giving positions (core.llm.experiments;
-    torch is imported when the first one runs), by mode."""
-    experiments.tokenize(text, MAX_TOKENS)  # the budget's sentence before any work
-    with _ONE_AT_A_TIME:
-        return {mode: experiments.attention(text, mode) for mode in experiments.MODES}
-
-
 @st.cache_resource(max_entries=8, show_spinner=False)
 def shipped_reading(preset: str, version: int) -> dict[str, experiments.AttentionResult]:
     """A preset's reading as shipped (core.llm.results, written by the bench), by mode: no model
     needed, nothing computed. `version` is the results file's modification time (part of the cache key), so a new file is read."""
-    shipped = results.load("attention")
+    shipped = RECORDS["attention"].load()
     out = {}
     for mode in experiments.MODES:
-        row = shipped["results"].get(results.map_key(preset, mode))
+        row = shipped.data.rows.get(results.map_key(preset, mode))
         if row is None or row["text"] != PRESETS[preset]:
-            raise ValueError(f"The shipped attention results do not hold this preset as the page has it: regenerate them with {shipped['command']}.")
+            raise ValueError(f"The shipped attention results do not hold this preset as the page has it: regenerate them with {shipped.command}.")
         out[mode] = experiments.AttentionResult(
             row["text"], mode, tuple(row["tokens"]), results.attention_maps(preset, mode), tuple((t, float(p)) for t, p in row["top5"]),
             np.asarray(row["mean_distance"]), np.asarray(row["first_token"]), None if row["positions"] is None else tuple(row["positions"]),
-            float(shipped["meta"]["cpu_seconds"][results.map_key(preset, mode)]),
+            float(shipped.meta["cpu_seconds"][results.map_key(preset, mode)]),
         )  # fmt: skip
     return out
 
@@ -77,13 +67,13 @@ def results_version() -> int:
     try:
         return results.path("attention").stat().st_mtime_ns
     except OSError:
-        return 0  # results.load says, in a sentence, that the file is missing
+        return 0  # the record's load says, in a sentence, that the file is missing
 
 
 def chosen_reading() -> tuple[dict[str, experiments.AttentionResult] | None, str]:
     """The reading of the text the visitor chose, by mode: a preset's as shipped, or their own text read
-    live (when the model is there); None with a sentence in the page otherwise. Beside it, where it
-    comes from, said under the maps (the page opens on its figure)."""
+    live (when the model is there) through the lab's line of runs, at the visitor's Read; None with a sentence
+    in the page otherwise. Beside it, where it comes from, said under the maps (the page opens on its figure)."""
     check_links(SENTENCE, TEXT)
     c1, c2 = st.columns([2, 3])
     preset = SENTENCE.draw(c1)
@@ -100,9 +90,25 @@ def chosen_reading() -> tuple[dict[str, experiments.AttentionResult] | None, str
     if not text.strip():
         st.warning("There is no text to read: type a few words.", icon=":material/edit:")
         return None, ""
-    waiting = "The model reads your text." if model.loaded() else "The model is read from its file once per server (a few seconds), then it reads your text."
-    with st.spinner(waiting):
-        return guarded(reading, text), "Read live by the model on this server."
+    if not model.loaded():  # read here, once per server, so that a run's time limit counts its reading, not the file's
+        with st.spinner("The model is read from its file once per server (a few seconds)."):
+            guarded(model.load)
+    config = guarded(registry.Reading, text)
+    problem = None
+    try:
+        experiments.tokenize(text, MAX_TOKENS)  # the token limit's sentence before any run
+    except ValueError as err:
+        problem = str(err)
+    problem = problem or RECORDS["attention"].over_budget([config])
+    if problem:
+        st.warning(problem, icon=":material/edit:")
+    run = live_run("llm_read", registry.job(RECORDS["attention"]), [config], button="Read", problem=problem, show_problem=False)
+    if run is None:
+        return None, ""
+    done = finished(run, [config], lambda p: p.label or p.scheme, stopped="The reading was stopped before it finished.")
+    if not done or done[0][0] != config:
+        return None, ""
+    return done[0][1].values["readings"], "Read live by the model on this server, in the same line as every live run."
 
 
 def text_view() -> None:
@@ -129,7 +135,7 @@ def text_view() -> None:
                 lf.head_sentence(maps, layer, head),
                 also,
                 "Shuffled: the positions 0, 1, 2, … are dealt out to the tokens in a random order, and the words keep theirs. "
-                "␣ marks a space, which the model's tokens carry before a word.",
+                f"{lf.SPACE} marks a space, which the model's tokens carry before a word.",
             )
             if part
         )
@@ -144,19 +150,19 @@ def text_view() -> None:
             st.caption(" ".join(lf.heads_sentences(trained.mean_distance, trained.first_token, len(trained.tokens))))
 
 
-def shipped(name: str) -> dict | None:
-    """The shipped results `name` (core.llm.results), or None with their sentence in the page."""
+def shipped(name: str) -> Shipped | None:
+    """The shipped results of record `name` (core.llm.registry), typed, or None with their sentence in the page."""
     try:
-        return results.load(name)
+        return RECORDS[name].load()
     except ValueError as err:
         st.info(str(err), icon=":material/hourglass_empty:")
         return None
 
 
-def precomputed(ship: dict) -> None:
-    cpu = ship["meta"].get("total_cpu_seconds")
+def precomputed(ship: Shipped) -> None:
+    cpu = ship.meta.get("total_cpu_seconds")
     cost = f" ({cpu:,.0f} CPU seconds)" if isinstance(cpu, (int, float)) else ""
-    st.caption(f"Computed ahead of time{cost} on {ship['meta'].get('date', 'an unrecorded date')}; nothing runs for this view. {ship.get('left_out', '')}")
+    st.caption(f"Computed ahead of time{cost} on {ship.meta.get('date', 'an unrecorded date')}; nothing runs for this view. {ship.left_out}")
 
 
 def frequencies_view() -> None:
@@ -164,7 +170,7 @@ def frequencies_view() -> None:
     ship = shipped("frequencies")
     if ship is None:
         return
-    got = ship["results"]
+    got = ship.results
     st.markdown(
         f"Each head's {HEAD_DIM} query and key numbers form {HEAD_DIM // 2} pairs, and RoPE turns pair i by an angle proportional to the position, fastest for "
         "pair 0 and slowest for the last. A pair that is large can weigh heavily in a score; one that is small barely counts."
@@ -192,9 +198,17 @@ def context_view() -> None:
     )
     ship = shipped("perplexity")
     if ship is not None:
-        entries, config = ship["results"], ship["config"]
-        plot(lf.perplexity_figure(entries, config["window"], config["length"], TRAINED_CONTEXT), key="llm_perplexity")
-        st.caption(" ".join(lf.perplexity_sentences(entries, config["length"], TRAINED_CONTEXT)))
+        got = ship.data
+        factors = got.factors()
+        factor = None
+        if len(factors) > 1:  # the kinds at one factor at a time, beside no scaling: one figure stays readable
+            names = [f"{f:g}" for f in factors]  # the URL carries the plain number
+            shown = Choice("llm_shown_factor", "Factor shown", names, names[0], labels=lambda f: f"s = {f}", widget="segmented_control")
+            check_links(shown)
+            factor = float(shown.draw())
+        entries = got.at(factor)
+        plot(lf.perplexity_figure(entries, registry.WINDOW, got.length, TRAINED_CONTEXT), key="llm_perplexity")
+        st.caption(" ".join(lf.perplexity_sentences(entries, got.length, TRAINED_CONTEXT, registry.WINDOW)))
         precomputed(ship)
     live_perplexity()
 
@@ -204,14 +218,15 @@ def passkey_view() -> None:
     ship = shipped("passkey")
     if ship is None:
         return
-    trials, config = ship["results"], ship["config"]
+    trials, config = ship.data.rows, ship.config
     st.markdown(
         "A five-digit key is hidden at some depth in filler text, and the prompt ends by asking for it. The model finds it when its "
         "likeliest next tokens are the key's digits. Depth 0% puts the key at the start of the filler, 100% at its end."
     )
-    draw_heatmap(lf.passkey_figure(trials), key="llm_passkey")
+    not_run = ship.meta.get("not_run", [])
+    draw_heatmap(lf.passkey_figure(trials, not_run=not_run), key="llm_passkey")
     seeds = config.get("seeds", 1)
-    st.caption(" ".join([*lf.passkey_sentences(trials), f"Each cell holds {seeds} key{'s' if seeds != 1 else ''}: a small sample, not a rate."]))
+    st.caption(" ".join([*lf.passkey_sentences(trials, not_run), f"Each cell holds {seeds} key{'s' if seeds != 1 else ''}: a small sample, not a rate."]))
     box = st.expander("The prompt", icon=":material/description:", key="llm_prompt", on_change="rerun")
     if box.open:
         with box:
@@ -222,6 +237,7 @@ def passkey_view() -> None:
                 "asked for, and the key sits at the chosen depth among its repeats."
             )
     precomputed(ship)
+    live_passkey()
 
 
 @st.cache_resource(max_entries=len(PRESETS), ttl=3600, show_spinner=False)
@@ -256,27 +272,53 @@ def layouts_view() -> None:
     )
 
 
+LENGTHS = (512, 1024, 2048, 4096, 8192, 16384)  # tokens a live run may ask for; the budget refuses what costs too much
+DEPTHS = ("0", "0.25", "0.5", "0.75", "1")  # as the URL carries them
 SCALING = Choice("llm_scaling", "Scaling", experiments.SCALINGS, "yarn", labels=lf.KIND_LABELS)
 FACTOR = Number("llm_factor", "Factor s", 1.0, 64.0, 2.0, expected="the factor is a number from {lo:g} to {hi:g}", step=0.5)
-LENGTH = Choice("llm_length", "Tokens read", list(llm_live.LENGTHS), 2048, expected="the length is {options} tokens", widget="select_slider")
+LENGTH = Choice("llm_length", "Tokens read", list(LENGTHS), 2048, expected="the length is {options} tokens", widget="select_slider")
+PK_SCALING = Choice("llm_pk_scaling", "Scaling", experiments.SCALINGS, "none", labels=lf.KIND_LABELS)
+PK_FACTOR = Number("llm_pk_factor", "Factor s", 1.0, 64.0, 2.0, expected="the factor is a number from {lo:g} to {hi:g}", step=0.5)
+PK_LENGTH = Choice("llm_pk_length", "Prompt length", list(LENGTHS[1:]), 1024, expected="the length is {options} tokens", widget="select_slider")
+PK_DEPTH = Choice("llm_pk_depth", "Depth of the key", list(DEPTHS), "0.5", labels=lambda d: f"{float(d):.0%}", widget="segmented_control")
+
+
+def _model_ready() -> bool:
+    """Whether live runs can start: the model is there (else its sentence), read once per server here so that a
+    run's time limit counts its reading, not the file's."""
+    absent = model.missing()
+    if absent:
+        st.info(absent, icon=":material/download:")
+        return False
+    if not model.loaded():
+        with st.spinner("The model is read from its file once per server (a few seconds)."):
+            guarded(experiments.held_out_ids, 64)  # loads the model and tokenizes the text runs read
+    return True
+
+
+def _config(record, *args):
+    """A record's config from the controls, or None with its sentence (a bad combination the controls allow)."""
+    try:
+        return record.config(*args)
+    except ValueError as err:
+        st.error(str(err), icon=":material/error:")
+        return None
 
 
 def live_perplexity() -> None:
     """One perplexity run on demand, in the lab's line for a trainer."""
     st.subheader("Run one yourself")
-    absent = model.missing()
-    if absent:
-        st.info(absent, icon=":material/download:")
+    if not _model_ready():
         return
-    if not model.loaded():  # read here, once per server, so that a run's time limit counts its reading, not the file's
-        with st.spinner("The model is read from its file once per server (a few seconds)."):
-            guarded(experiments.held_out_ids, 64)  # loads the model and tokenizes the text runs read
     check_links(SCALING, FACTOR, LENGTH)
     c1, c2, c3 = st.columns([2, 1, 2])
     scaling = SCALING.draw(c1)
     factor, length = FACTOR.draw(c2, disabled=scaling == "none"), LENGTH.draw(c3)
-    config = llm_live.Perplexity(scaling, 1.0 if scaling == "none" else float(factor), int(length))
-    run = live_run("llm_live", llm_live.JOB, [config], button="Run", problem=llm_live.budget([config]))
+    record = RECORDS["perplexity"]
+    config = _config(record, scaling, 1.0 if scaling == "none" else float(factor), int(length))
+    if config is None:
+        return
+    run = live_run("llm_live", registry.job(record), [config], button="Run", problem=record.over_budget([config]))
     if run is not None:
         _draw_live(
             finished(
@@ -287,13 +329,48 @@ def live_perplexity() -> None:
 
 
 def _draw_live(done: list) -> None:
-    ship = results.load("perplexity") if results.path("perplexity").exists() else None
+    try:
+        ship = RECORDS["perplexity"].load().data
+    except ValueError:
+        ship = None  # the shipped view above says so
     for config, outcome in done:
-        got = outcome.result
-        entries = ship["results"].values() if ship else ()
+        got = outcome.values["result"]
+        entries = ship.rows.values() if ship else ()
         same = [e for e in entries if lf.scaling_key(e) == config.scaling and (config.scaling == "none" or e["factor"] == config.factor)]
-        shipped_too = f" The shipped run, over {ship['config']['length']:,} tokens with the same scaling, gives {same[0]['perplexity']:.2f}." if same else ""
+        shipped_too = f" The shipped run, over {ship.length:,} tokens with the same scaling, gives {same[0]['perplexity']:.2f}." if same else ""
         st.markdown(
             f"Perplexity **{got.perplexity:.2f}** over the first {config.length:,} tokens with {lf.KIND_LABELS[config.scaling]}"
             f"{'' if config.scaling == 'none' else f' at s = {config.factor:g}'}, in {got.cpu_seconds:.1f} CPU seconds.{shipped_too}"
         )
+
+
+def live_passkey() -> None:
+    """One passkey cell on demand, in the lab's line, where its estimate fits a live run's budget."""
+    st.subheader("Hide a key yourself")
+    if not _model_ready():
+        return
+    check_links(PK_SCALING, PK_FACTOR, PK_LENGTH, PK_DEPTH)
+    c1, c2, c3 = st.columns([2, 1, 2])
+    scaling = PK_SCALING.draw(c1)
+    factor, length = PK_FACTOR.draw(c2, disabled=scaling == "none"), PK_LENGTH.draw(c3)
+    depth = PK_DEPTH.draw()
+    record = RECORDS["passkey"]
+    config = _config(record, scaling, 1.0 if scaling == "none" else float(factor), int(length), float(depth))
+    if config is None:
+        return
+    run = live_run("llm_pk_live", registry.job(record), [config], button="Run", problem=record.over_budget([config]))
+    if run is None:
+        return
+    done = finished(
+        run, [config], lambda p: p.label or p.scheme, stopped="The run was stopped before it finished.",
+        changed="The settings above have changed since this run; the result below is the last run's.",
+    )  # fmt: skip
+    for config, outcome in done:
+        got = outcome.values["result"]
+        found = "found the key" if got.correct else "did not find the key"
+        st.markdown(
+            f"The model **{found}** {got.key} in a prompt of {got.length:,} tokens with the key at depth "
+            f"{config.depth:.0%}, with {lf.KIND_LABELS[config.scaling]}{'' if config.scaling == 'none' else f' at s = {config.factor:g}'}: "
+            f"probability {got.probability:.1%} for the five digits together, in {got.cpu_seconds:.1f} CPU seconds."
+        )
+        st.text(f"Its likeliest digits, one at a time: {got.answer}")  # the model's own tokens, shown as text

@@ -91,7 +91,7 @@ class Results:
                 value = layout[f.name]
                 if not isinstance(value, kind):
                     raise refuse(f"{where}{f.name!r} is not a {kind.__name__}")
-                rows = value if isinstance(value, list) else list(value.values())
+                rows = value if isinstance(value, list) else list(value.values()) if isinstance(value, dict) else []  # a number has no rows
                 for i, row in enumerate(rows if f.name in cls.ROWS else ()):
                     missing = [k for k in cls.ROWS[f.name] if not isinstance(row, dict) or k not in row]
                     if missing:
@@ -138,6 +138,7 @@ class Shipped:
     results: dict[str, Any]
     meta: dict[str, Any]
     data: Any = None
+    left_out: str = ""  # what the bench's grid left out, in a sentence, where its file says (the language model's do)
 
 
 def load(name: str, path: Path | None = None, results: type[Results] | None = None, command: str | None = None) -> Shipped:
@@ -148,7 +149,11 @@ def load(name: str, path: Path | None = None, results: type[Results] | None = No
     command = command or f"python -m bench.lab_{name}"
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
-        shipped = Shipped(name, str(data["command"]), dict(data["config"]), int(data["seed"]), dict(data["results"]), dict(data.get("meta", {})))
+        # a file of runs that train nothing (the language model's) has no training seed: seed 0
+        shipped = Shipped(
+            name, str(data["command"]), dict(data["config"]), int(data.get("seed", 0)), dict(data["results"]), dict(data.get("meta", {})),
+            left_out=str(data.get("left_out", "")),
+        )  # fmt: skip
     except FileNotFoundError:
         raise ValueError(f"The precomputed results ({p.name}) are missing: run {command} to make them.") from None
     except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as err:
@@ -227,7 +232,9 @@ class Experiment:
       `figure(results, what) -> Figure`, its picture; `said(config, outcome) -> str`, a live run's numbers in words;
     - `command`: what makes its shipped results (the bench); `bench`: the bench's parts (`Bench`),
       or None when its bench module (bench.lab_<name>) holds them as BENCH;
-    - `unit`: what its progress counts per second."""
+    - `unit`: what its progress counts per second;
+    - `limit`: its live budget when not the lab's; `file`: its results file when not data/lab_<name>_results.json
+      (the language model's experiments, core.llm.registry, which the lab's views do not list)."""
 
     name: str
     title: str
@@ -246,6 +253,8 @@ class Experiment:
     command: str = ""
     bench: Bench | None = None
     unit: str = "characters"
+    limit: float | None = None  # its live budget in CPU seconds, when not the lab's (the language model's runs are costed on their own fit)
+    file: Path | None = None  # its results file, when not data/lab_<name>_results.json
 
     def __post_init__(self) -> None:
         if not self.command:
@@ -253,12 +262,12 @@ class Experiment:
 
     def load(self, path: Path | None = None) -> Shipped:
         """Its shipped results, typed (`Shipped.data`), or ValueError with a sentence naming the file and the command."""
-        return load(self.name, path, self.results, self.command)
+        return load(self.name, path or self.file, self.results, self.command)
 
     def over_budget(self, configs: Sequence[Any]) -> str | None:
-        """The lab's one budget rule: the configs' estimated CPU seconds together, within
-        TRAIN_CPU_S when any of them trains and EVAL_CPU_S when they only evaluate; else the sentence why not."""
+        """The lab's one budget rule: the configs' estimated CPU seconds together, within the record's `limit`
+        when it has one, else TRAIN_CPU_S when any of them trains and EVAL_CPU_S when they only evaluate; else the sentence why not."""
         if not configs:
             return None
-        limit = TRAIN_CPU_S if any(self.trains(c) for c in configs) else EVAL_CPU_S
+        limit = self.limit or (TRAIN_CPU_S if any(self.trains(c) for c in configs) else EVAL_CPU_S)
         return refuse_over(sum(self.estimate(c) for c in configs), limit, self.doing(configs))

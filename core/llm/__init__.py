@@ -9,8 +9,10 @@ What a page uses (every function raises ValueError with one sentence for bad inp
   tokens, mode one of `experiments.MODES`; `experiments.PRESETS` are texts that need word order.
 - `experiments.perplexity(length, experiments.scaling(kind, factor))`, `experiments.passkey(length, depth, ...)`,
   `experiments.pair_sizes(tokens)`, `experiments.pair_ablation(length, which, count)`, `experiments.layouts(text)`.
-- `experiments.estimate_cpu_seconds(tokens, passes)` and `experiments.over_budget(...)`: what a live run costs.
-- `results.load(name)` and `results.attention_maps(preset, mode)`: the shipped results (`python -m bench.llm`).
+- `experiments.estimate_cpu_seconds(tokens, passes)`: what a run costs.
+- `registry.RECORDS`: the page's four experiments as the lab's `Experiment` records (config, run, estimate and budget,
+  typed shipped results, findings, figure, bench parts); `registry.job(record)` starts a live run in the lab's line.
+- `results.attention_maps(preset, mode)`: the shipped maps beside the records' results (`python -m bench.llm`).
 
 Every experiment takes `should_stop` (asked before every layer; True raises `model.Stopped`). Only
 `forward` imports torch, and the experiments import it when they run.

@@ -57,16 +57,6 @@ def estimate_cpu_seconds(tokens: int, passes: int = 1) -> float:
     return passes * (COST_PER_TOKEN * tokens + COST_PER_TOKEN_PAIR * tokens * tokens)
 
 
-def over_budget(tokens: int, passes: int = 1, budget: float = LIVE_CPU_S) -> str | None:
-    """A sentence when the run would cost more than `budget` CPU seconds or read more than MAX_TOKENS; else None."""
-    if tokens > MAX_TOKENS:
-        return f"{tokens:,} tokens is more than the {MAX_TOKENS:,} the page runs."
-    cost = estimate_cpu_seconds(tokens, passes)
-    if cost > budget:
-        return f"This run would take about {cost:,.0f} CPU seconds, more than the {budget:,.0f} a live run may take: choose fewer tokens."
-    return None
-
-
 def _forward():
     from core.llm import forward
 

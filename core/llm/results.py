@@ -1,7 +1,7 @@
-"""The language model's shipped results, torch-free: `data/llm_<name>_results.json` (and, for the
+"""Where the language model's shipped results are, torch-free: `data/llm_<name>_results.json` (and, for the
 attention maps, `data/llm_attention_results.npz`), each written by `python -m bench.llm <name>` with
 its exact configuration, command, CPU seconds, peak memory and machine (`meta`), and checked by
-`python -m bench.llm <name> --check`.
+`python -m bench.llm <name> --check`; core.llm.registry's records read them, typed.
 
 - "attention": per preset text (core.llm.experiments.PRESETS) and mode (MODES): its tokens, the
   next-token top 5, per head the mean attention distance and the attention to the first token; the
@@ -14,7 +14,6 @@ its exact configuration, command, CPU seconds, peak memory and machine (`meta`),
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from pathlib import Path
 
@@ -31,25 +30,6 @@ def path(name: str) -> Path:
 
 
 MAPS_PATH = DATA / "llm_attention_results.npz"
-
-
-@lru_cache(maxsize=8)
-def _read(file: str, mtime_ns: int) -> dict:
-    try:
-        return json.loads(Path(file).read_text())
-    except (OSError, ValueError):
-        raise ValueError(f"The shipped results {Path(file).name} are missing or damaged: regenerate them with python -m bench.llm.") from None
-
-
-def load(name: str) -> dict:
-    """The shipped results `name` (one of NAMES) as their JSON holds them, read once per file version;
-    ValueError with a sentence when the file is missing or damaged."""
-    file = path(name)
-    try:
-        mtime = file.stat().st_mtime_ns
-    except OSError:
-        raise ValueError(f"The shipped results {file.name} are missing: regenerate them with python -m bench.llm {name}.") from None
-    return _read(str(file), mtime)
 
 
 def map_key(preset: str, mode: str) -> str:

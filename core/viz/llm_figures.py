@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from core.schemes import rope
 from core.viz import charts, palette
 from core.viz.grid import ordinal, strided
 from core.viz.heatmap import Named, ScaleGroup, grouped_heatmap
@@ -22,9 +23,12 @@ X_LABELS = 10  # key tokens named under each panel at most
 ROW_PX = 14  # the height of a row with a token label
 
 
+SPACE = "·"  # a space made visible: a raised dot reads at caption size, where ␣ looked like a comma
+
+
 def shown_token(token: str) -> str:
-    """A token as a label: its leading space as ␣ (the model's tokens carry the space before a word), newlines as ⏎."""
-    return token.replace(" ", "␣").replace("\n", "⏎").replace("\t", "⇥") or "∅"
+    """A token as a label: its leading space as SPACE (the model's tokens carry the space before a word), newlines as ⏎."""
+    return token.replace(" ", SPACE).replace("\n", "⏎").replace("\t", "⇥") or "∅"
 
 
 def slot_names(tokens: Sequence[str]) -> list[str]:
@@ -143,7 +147,11 @@ def head_sentence(maps: Sequence[tuple[str, np.ndarray]], layer: int, head: int)
     return f"On average, layer {layer}, head {head} puts this share of a token's attention on the token just before it in the text: {listed}."
 
 
-def heads_figure(distance: np.ndarray, first: np.ndarray) -> dict:
+def _titled(title: str, what: str) -> str:
+    return f"{title} ({what})" if what else title
+
+
+def heads_figure(distance: np.ndarray, first: np.ndarray, what: str = "") -> dict:
     """Every head of every layer: its mean attention distance in tokens (L, H) and the share of its
     attention on the first token (L, H), side by side, each on its own sequential scale (distance
     from 0 to the largest; the share from 0 to 1). Rows are layers, columns heads, counted from 1."""
@@ -158,7 +166,7 @@ def heads_figure(distance: np.ndarray, first: np.ndarray) -> dict:
             ScaleGroup([("mean attention distance", distance, cols, rows)], signed=False, zmin=0.0, colorbar_title="tokens back", hover="tokens back"),
             ScaleGroup([("attention to the first token", first, cols, rows)], signed=False, zmin=0.0, zmax=1.0, colorbar_title="share", hover="share"),
         ],
-        title=f"Every head of all {layers} layers on this text",
+        title=_titled(f"Every head of all {layers} layers on this text", what),
         x_title="head",
         y_title="layer",
         panel_height=max(260, 12 * layers),
@@ -223,12 +231,12 @@ def ablation_series(ablation: dict) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     return out
 
 
-def ablation_figure(ablation: dict, tokens: int) -> go.Figure:
+def ablation_figure(ablation: dict, tokens: int, what: str = "") -> go.Figure:
     """Perplexity against the number of pairs left unrotated, the fastest ones or the slowest ones."""
     series = ablation_series(ablation)
     return charts.lines(
         [(f"the {which} pairs unrotated", *series[which]) for which in ("fastest", "slowest")],
-        title=f"Perplexity on {tokens:,} tokens when some pairs stop turning",
+        title=_titled(f"Perplexity on {tokens:,} tokens when some pairs stop turning", what),
         x_title="pairs left unrotated",
         y_title="perplexity (log)",
         log_y=True,
@@ -276,15 +284,11 @@ def sizes_sentence(q: np.ndarray, k: np.ndarray, wavelength: np.ndarray) -> str:
 FACTOR_DASHES = {1.0: "solid", 2.0: "solid", 4.0: "dash", 8.0: "dot"}  # a kind's factors: one colour, a dash each
 
 
-KIND_LABELS = {
-    "none": "no scaling",
-    "linear": "linear (position interpolation)",
-    "ntk": "NTK-aware",
-    "dynamic": "dynamic NTK",
-    "yarn": "YaRN",
-    "yarn-no-temperature": "YaRN without its temperature",
-    "llama3": "Llama 3",
-}  # the names a learner reads, by the palette's key of a scaling
+KIND_LABELS = (
+    {"none": "no scaling"}
+    | {name: kind.label for name, kind in rope.SCALING_KINDS.items()}
+    | {"yarn-no-temperature": f"{rope.SCALING_KINDS['yarn'].label} without its temperature"}
+)  # the names a learner reads, by the palette's key of a scaling: the RoPE scaling records' labels
 
 
 def scaling_name(entry: dict) -> str:
@@ -327,7 +331,7 @@ def enclosing_log_ticks(lo: float, hi: float) -> list[float]:
     return ticks
 
 
-def perplexity_figure(entries: dict[str, dict], window: int, length: int, context: int) -> go.Figure:
+def perplexity_figure(entries: dict[str, dict], window: int, length: int, context: int, what: str = "") -> go.Figure:
     """Perplexity per window of `window` predicted tokens along `length` tokens, one line per shipped
     scaling (name -> entry as the bench writes it): one colour per kind (core.viz.palette), a dash per
     factor; a mark at the trained context when the text reaches past it."""
@@ -341,7 +345,7 @@ def perplexity_figure(entries: dict[str, dict], window: int, length: int, contex
     ticks = enclosing_log_ticks(float(values.min()), float(values.max())) if values.size else []
     fig = charts.lines(
         series,
-        title=f"Perplexity along {length:,} tokens of a novel, per RoPE scaling, each point the mean over {window} tokens",
+        title=_titled(f"Perplexity along {length:,} tokens of a novel, per RoPE scaling, each point the mean over {window} tokens", what),
         x_title="position (the last token of each window)",
         y_title="perplexity (log)",
         log_y=True,
@@ -356,9 +360,17 @@ def perplexity_figure(entries: dict[str, dict], window: int, length: int, contex
     return fig
 
 
-def perplexity_sentences(entries: dict[str, dict], length: int, context: int) -> list[str]:
+def past_and_before(entry: dict, window: int, length: int, context: int) -> tuple[float, float]:
+    """The geometric mean of a scaling's window perplexities (as drawn) over the windows that end past `context`, and over the others."""
+    y = np.asarray(entry["by_window"], dtype=np.float64)
+    past = window_ends(y.size, window, length) > context
+    return float(np.exp(np.log(y[past]).mean())), float(np.exp(np.log(y[~past]).mean()))
+
+
+def perplexity_sentences(entries: dict[str, dict], length: int, context: int, window: int = 256) -> list[str]:
     """What the curves show at these numbers: every scaling's perplexity over the whole text, lowest
-    first; where the text stays inside the trained context, that it says nothing of what lies past it."""
+    first; past the trained context, every scaling's windows there against its windows before, lowest first;
+    where the text stays inside the trained context, that it says nothing of what lies past it."""
     ranked = sorted(entries.items(), key=lambda item: item[1]["perplexity"])
     listed = ", ".join(f"{scaling_name(entry)} {entry['perplexity']:.2f}" for _, entry in ranked)
     out = [f"Over all {length:,} tokens, perplexity by scaling, lowest first: {listed}."]
@@ -369,6 +381,10 @@ def perplexity_sentences(entries: dict[str, dict], length: int, context: int) ->
         )
     else:
         out.append(f"Positions past the mark at {context:,} are further than the model was trained to read.")
+        sides = {name: past_and_before(entry, window, length, context) for name, entry in entries.items()}
+        ranked = sorted(entries, key=lambda name: sides[name][0])
+        listed = ", ".join(f"{scaling_name(entries[n])} {sides[n][0]:,.2f} (before it {sides[n][1]:,.2f})" for n in ranked)
+        out.append(f"Past the mark, the windows' perplexities (their geometric mean), lowest first: {listed}.")
     out.append(
         "The novel is public domain and may be in the model's training data: compare the scalings with each other, not the perplexity with a held-out score."
     )
@@ -378,12 +394,23 @@ def perplexity_sentences(entries: dict[str, dict], length: int, context: int) ->
 # --- passkey retrieval (core.llm.results "passkey") -----------------------------------------------
 
 
-def passkey_grid(trials: dict[str, dict]) -> tuple[list[str], list[int], list[float], dict[str, np.ndarray]]:
-    """The shipped trials as grids: the scalings (in the order first met), lengths and depths (ascending), and per scaling
-    the share of trials in each (depth, length) cell that found the key, NaN where no trial ran."""
-    scalings = list(dict.fromkeys(t["scaling"] for t in trials.values()))
-    lengths = sorted({int(t["length"]) for t in trials.values()})
-    depths = sorted({float(t["depth"]) for t in trials.values()})
+def not_run_cells(not_run: Sequence[str]) -> list[tuple[str, int, float]]:
+    """The (scaling, length, depth) of each cell a results file names as not run yet ("yarn ×2|8192|0.5|0")."""
+    cells = []
+    for key in not_run:
+        scaling, length, depth, _ = key.split("|")
+        cells.append((scaling, int(length), float(depth)))
+    return cells
+
+
+def passkey_grid(trials: dict[str, dict], not_run: Sequence[str] = ()) -> tuple[list[str], list[int], list[float], dict[str, np.ndarray]]:
+    """The shipped trials as grids: the scalings (in the order first met, then those only not run), lengths and depths
+    (ascending, with the cells not run yet), and per scaling the share of trials in each (depth, length) cell that found
+    the key, NaN where no trial ran."""
+    pending = not_run_cells(not_run)
+    scalings = list(dict.fromkeys([*(t["scaling"] for t in trials.values()), *(c[0] for c in pending)]))
+    lengths = sorted({int(t["length"]) for t in trials.values()} | {c[1] for c in pending})
+    depths = sorted({float(t["depth"]) for t in trials.values()} | {c[2] for c in pending})
     grids = {}
     for name in scalings:
         right, total = np.zeros((len(depths), len(lengths))), np.zeros((len(depths), len(lengths)))
@@ -396,10 +423,10 @@ def passkey_grid(trials: dict[str, dict]) -> tuple[list[str], list[int], list[fl
     return scalings, lengths, depths, grids
 
 
-def passkey_figure(trials: dict[str, dict]) -> dict:
+def passkey_figure(trials: dict[str, dict], what: str = "", not_run: Sequence[str] = ()) -> dict:
     """The needle grid: per scaling, the share of trials that found the key at each prompt length
-    (columns) and depth of the key (rows), on one scale from 0 to 1."""
-    scalings, lengths, depths, grids = passkey_grid(trials)
+    (columns) and depth of the key (rows), on one scale from 0 to 1; a blank cell was not run."""
+    scalings, lengths, depths, grids = passkey_grid(trials, not_run)
     cols = Named(strided(len(lengths), len(lengths)), [f"{n:,}" for n in lengths])
     rows = Named(strided(len(depths), len(depths)), [f"{d:.0%}" for d in depths])
     return grouped_heatmap(
@@ -413,22 +440,26 @@ def passkey_figure(trials: dict[str, dict]) -> dict:
                 hover="found",
             )
         ],
-        title="Passkey retrieval: the share of hidden keys the model gives back, by prompt length and the key's depth",
+        title=_titled("Passkey retrieval: the share of hidden keys the model gives back, by prompt length and the key's depth", what),
         x_title="prompt length (tokens asked for)",
         y_title="depth of the key (0%: the start)",
-        note="blank: no trial there",
+        note="blank: not run",
         panel_height=max(160, 28 * len(depths)),
         columns=min(len(scalings), 3),
     )
 
 
-def passkey_sentences(trials: dict[str, dict]) -> list[str]:
+def passkey_sentences(trials: dict[str, dict], not_run: Sequence[str] = ()) -> list[str]:
     """Per scaling, how many trials found the key, the longest length up to which every trial did, and
-    the depths at which none did (when some were found elsewhere)."""
-    scalings, lengths, depths, grids = passkey_grid(trials)
+    the depths at which none did (when some were found elsewhere); a scaling whose cells were none of them run, in a
+    sentence of its own; the number of cells not run yet."""
+    scalings, lengths, depths, grids = passkey_grid(trials, not_run)
     out = []
     for name in scalings:
         ours = [t for t in trials.values() if t["scaling"] == name]
+        if not ours:
+            out.append(f"{label_name(name)}: not run yet.")
+            continue
         found = sum(bool(t["correct"]) for t in ours)
         reached = 0  # the longest length up to which every trial, at every shorter length too, found its key
         for k, n in enumerate(lengths):
@@ -440,6 +471,8 @@ def passkey_sentences(trials: dict[str, dict]) -> list[str]:
         never = [d for k, d in enumerate(depths) if np.isfinite(grids[name][k]).any() and np.nansum(grids[name][k]) == 0]
         lost = f"; none at depth {', '.join(f'{d:.0%}' for d in never)}" if never and found else ""
         out.append(f"{label_name(name)}: {found} of {len(ours)} keys found{longest}{lost}.")
+    if not_run:
+        out.append(f"{len(not_run)} cell{'s' if len(not_run) != 1 else ''} not run yet (blank).")
     return out
 
 

