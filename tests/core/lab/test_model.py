@@ -178,6 +178,16 @@ def test_cache_is_bounded_and_skips_stopped_runs():
     assert cache.get(LabConfig(seed=9)) is None
 
 
+def test_cache_is_bounded_by_the_bytes_its_results_hold_and_keeps_the_newest():
+    big = lambda s, n: lab_config.LabResult(LabConfig(seed=s), np.zeros(n), {}, {}, np.zeros(1), None, 0.0, 0.0, False)  # noqa: E731
+    cache = ResultCache(max_entries=10, max_bytes=3 * 8 * 1000 + 4000)  # three results of 1,000 float64s and their small parts fit
+    for s in range(4):
+        cache.put(big(s, 1000))
+    assert len(cache) == 3 and cache.get(LabConfig(seed=0)) is None and cache.get(LabConfig(seed=3)) is not None
+    cache.put(big(7, 100_000))  # larger than the whole budget alone: kept, and everything older dropped
+    assert len(cache) == 1 and cache.get(LabConfig(seed=7)) is not None
+
+
 def test_background_run_trains_each_config_caches_and_stops():
     cache = ResultCache()
     configs = [LabConfig(scheme=s, **{**TINY, "steps": 5}) for s in ("none", "alibi")]
