@@ -154,7 +154,10 @@ MOVES = {  # page -> a setting it uses and reads above its live parts (the page 
     "model": "base",
     "sinusoidal": "max_len",
 }
-OPEN_AT = {"sinusoidal": "?sin_view=Picture"}  # its first tab is the live preview, which the browser draws with no Plotly chart
+OPEN_AT = {  # a tab whose figures read the moved setting
+    "sinusoidal": "?sin_view=Picture",  # its first tab is the live preview, which the browser draws with no Plotly chart
+    "model": "?model_view=The%20table",  # its first tab, the spectra of the learned table, reads no sidebar setting
+}
 
 
 @pytest.mark.parametrize("name", list(MOVES))

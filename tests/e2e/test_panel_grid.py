@@ -83,7 +83,7 @@ def test_every_canvas_is_its_panel_at_the_page_settings(context, app_url, query)
     assert page.locator(".pee-hm-note").inner_text() == spec["note"]
     assert page.locator(".pee-hm-xlabel").inner_text() == spec["x_title"] and page.locator(".pee-hm-ylabel").inner_text() == spec["y_title"]
     titles = page.locator(".pee-hm-ptitle").all_inner_texts()
-    assert titles == [f"{p['title']}\n{p['range']}" for p in spec["panels"]]
+    assert titles == [p["title"] + (f"\n{p['range']}" if p["range"] else "") for p in spec["panels"]]  # one shared range: no range per panel
     check_canvases(page, spec)
     assert page.locator("[data-testid='stPlotlyChart']").count() == 0 and page.locator("[data-testid='stException']").count() == 0
     page.close()
@@ -150,8 +150,9 @@ def test_a_step_paints_the_same_grid_again(context, app_url):
 def test_the_grid_downloads_as_a_png_of_its_panels(context, app_url, tmp_path):
     from PIL import Image
 
-    spec = spec_of(d_model="16", max_len="40", base="100", schemes=CODES)
-    page = opened(context, app_url, "d_model=16&max_len=40&base=100&schemes=" + CODES)
+    # each panel on its own range, so one-hot's 1 is the red end of its scale
+    spec = spec_of(d_model="16", max_len="40", base="100", schemes=CODES, compare_shared="false")
+    page = opened(context, app_url, "d_model=16&max_len=40&base=100&compare_shared=false&schemes=" + CODES)
     with page.expect_download() as download:
         page.locator(".pee-hm-save").click()
     saved = tmp_path / download.value.suggested_filename
