@@ -33,20 +33,22 @@ def number(x: float) -> str:
 
 
 def range_text(panels: list[tuple[str, np.ndarray]]) -> str:
-    """On one colour range, which drawn panel reaches furthest and which least (max |value| of each, NaN cells
-    left out): a panel ten times smaller than the largest uses a tenth of the scale or less, so it is barely
-    coloured however much it varies. '' with fewer than two panels holding values."""
-    peaks = [(name, float(np.nanmax(np.abs(values)))) for name, values in panels if np.isfinite(values).any()]
-    if len(peaks) < 2:
+    """On one colour range, which drawn panel reaches furthest from 0 and which least (largest |value| of each, NaN
+    cells left out), said with each one's own lowest and highest value: a panel ten times smaller than the largest
+    uses a tenth of the scale or less, so it is barely coloured however much it varies. '' with fewer than two
+    panels holding values."""
+    drawn = [(name, values[np.isfinite(values)]) for name, values in panels if np.isfinite(values).any()]
+    if len(drawn) < 2:
         return ""
-    (top, high), (least, low) = max(peaks, key=lambda p: p[1]), min(peaks, key=lambda p: p[1])
+    peaks = [(name, float(np.max(np.abs(v))), f"{number(float(v.min()))} to {number(float(v.max()))}") for name, v in drawn]
+    (top, high, top_span), (least, low, least_span) = max(peaks, key=lambda p: p[1]), min(peaks, key=lambda p: p[1])
     if high == 0:
         return "Every panel is 0 everywhere drawn."
     if low == 0:
-        return f"{least} is 0 everywhere drawn; {top} reaches ±{number(high)}."
+        return f"{least} is 0 everywhere drawn; {top} runs from {top_span}."
     if low * 10 >= high:
-        return f"Every panel reaches between ±{number(low)} and ±{number(high)}, so the colours compare sizes across them."
-    return f"{top} reaches ±{number(high)} and {least} only ±{number(low)}: on this one range {least} is barely coloured, however much it varies."
+        return f"Every panel's largest size lies between {number(low)} and {number(high)}, so the colours compare sizes across them."
+    return f"{top} runs from {top_span} and {least} only from {least_span}: on this one range {least} is barely coloured, however much it varies."
 
 
 def plain(text: object) -> str:

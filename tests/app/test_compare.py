@@ -191,7 +191,7 @@ def test_compare_one_colour_range_by_default_and_its_own_range_per_panel_on_the_
     codes, biases = grids(at)
     assert codes["shared_range"] and all(p["zmax"] == pytest.approx(39, rel=1e-6) and p["zmin"] == pytest.approx(-39, rel=1e-6) for p in codes["panels"])
     assert biases["shared_range"]
-    assert any("One colour range for every panel" in c.value and "reaches ±39 and" in c.value and "only ±0.975" in c.value for c in at.caption)
+    assert any("One colour range for every panel" in c.value and "runs from 0 to 39 and" in c.value and "only from 0 to 0.975" in c.value for c in at.caption)
     at.toggle(key="compare_shared").set_value(False).run()
     assert_clean(at)
     codes = grids(at)[0]

@@ -106,13 +106,13 @@ def test_a_name_made_literal_for_plotly_reads_as_written_in_words():
 
 
 def test_the_range_sentence_names_the_largest_and_the_least_panel():
-    """integer p over 40 positions reaches ±39, p/L ±0.975: forty times smaller, so barely coloured on their one range; NaN cells (no code)
+    """integer p over 40 positions runs 0 to 39, p/L 0 to 0.975: forty times smaller, so barely coloured on their one range; NaN cells (no code)
     are left out, and a panel of equal size is said to compare."""
     p = np.arange(40.0)[:, None] * np.ones((1, 4))
     gap = np.where(np.arange(40)[:, None] < 20, p, np.nan)  # a table that ends at position 19
     assert describe.range_text([("integer", p), ("fraction", p / 40), ("cut", gap)]) == (
-        "integer reaches ±39 and fraction only ±0.975: on this one range fraction is barely coloured, however much it varies."
+        "integer runs from 0 to 39 and fraction only from 0 to 0.975: on this one range fraction is barely coloured, however much it varies."
     )
-    assert describe.range_text([("a", -p / 5), ("b", p / 10)]) == "Every panel reaches between ±3.9 and ±7.8, so the colours compare sizes across them."
+    assert describe.range_text([("a", -p / 5), ("b", p / 10)]) == "Every panel's largest size lies between 3.9 and 7.8, so the colours compare sizes across them."
     assert describe.range_text([("a", p)]) == "" and describe.range_text([("a", p), ("empty", np.full((2, 2), np.nan))]) == ""
-    assert describe.range_text([("a", p), ("zero", 0 * p)]) == "zero is 0 everywhere drawn; a reaches ±39."
+    assert describe.range_text([("a", p), ("zero", 0 * p)]) == "zero is 0 everywhere drawn; a runs from 0 to 39."
