@@ -78,7 +78,8 @@ def write(record, args, values: dict, run_meta: dict, not_run: list[str] = ()) -
     file = record.file
     left_out = record.bench.left_out(args)
     if not_run:
-        left_out += f" Not run yet: {len(not_run)} of the command's {len(not_run) + len(values)} runs."
+        named = "" if any("|" in row for row in not_run) else f" ({', '.join(not_run)})"  # a grid's cells are too many to list
+        left_out += f" Not run yet: {len(not_run)} of the command's {len(not_run) + len(values)} runs{named}."
         run_meta = run_meta | {"not_run": list(not_run)}  # the page draws a grid's cells not run as such, never as wrong
     out = {"command": command, "config": record.bench.describe(args), "results": values, "left_out": left_out, "meta": run_meta}
     file.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")

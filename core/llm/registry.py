@@ -324,8 +324,8 @@ def _perplexity_left_out(args) -> str:
     kinds = ", ".join(kind_label(k) for k in args.kinds)
     past = "" if args.length > TRAINED_CONTEXT else "; nothing past the trained context was read"
     return (
-        f"Read in one pass to {args.length:,} tokens with {kinds} at factors {', '.join(f'{f:g}' for f in args.factors)}{past}; "
-        "other kinds and factors, and longer texts, are left out of this run for its CPU time."
+        f"The command reads {args.length:,} tokens in one pass for each of {kinds} at factors {', '.join(f'{f:g}' for f in args.factors)}{past}; "
+        "other kinds and factors, and longer texts, are left out for its CPU time."
     )
 
 

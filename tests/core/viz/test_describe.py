@@ -113,6 +113,7 @@ def test_the_range_sentence_names_the_largest_and_the_least_panel():
     assert describe.range_text([("integer", p), ("fraction", p / 40), ("cut", gap)]) == (
         "integer runs from 0 to 39 and fraction only from 0 to 0.975: on this one range fraction is barely coloured, however much it varies."
     )
-    assert describe.range_text([("a", -p / 5), ("b", p / 10)]) == "Every panel's largest size lies between 3.9 and 7.8, so the colours compare sizes across them."
+    said = describe.range_text([("a", -p / 5), ("b", p / 10)])
+    assert said == "Every panel's largest size lies between 3.9 and 7.8, so the colours compare sizes across them."
     assert describe.range_text([("a", p)]) == "" and describe.range_text([("a", p), ("empty", np.full((2, 2), np.nan))]) == ""
     assert describe.range_text([("a", p), ("zero", 0 * p)]) == "zero is 0 everywhere drawn; a runs from 0 to 39."
