@@ -145,7 +145,7 @@ def table_figures(A: pa.TableAnalysis, S: pa.TableAnalysis, name: str, sin_name:
         colours=PAIR,
         title="Dominant frequency of each dimension, dimensions sorted from slow to fast",
         x_title="dimension, by dominant frequency",
-        y_title="cycles per position (log scale)",
+        y_title="cycles per position (log)",
         log_y=True,
         markers=True,
     )
