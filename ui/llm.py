@@ -104,6 +104,8 @@ def chosen_reading() -> tuple[dict[str, experiments.AttentionResult] | None, str
         st.warning(problem, icon=":material/edit:")
     run = live_run("llm_read", registry.job(RECORDS["attention"]), [config], button="Read", problem=problem, show_problem=False)
     if run is None:
+        if not problem:  # nothing read yet: say what Read will draw, so the emptied view does not look broken
+            st.info("Press Read: the model reads your text and its attention maps and next-token guesses appear here.", icon=":material/play_arrow:")
         return None, ""
     done = finished(run, [config], lambda p: p.label or p.scheme, stopped="The reading was stopped before it finished.")
     if not done or done[0][0] != config:
