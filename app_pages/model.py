@@ -78,7 +78,7 @@ def dimension_figure(key: tuple, j: int, name: str, _A: pa.TableAnalysis) -> tup
 st.title("A real model's positions")
 st.markdown(
     "BERT-style models learn a vector per position instead of computing it. Does training rediscover the sinusoid's waves? "
-    "First, each dimension's spectrum beside the sinusoid's of the same shape: a dimension that is one wave is one bright cell."
+    "First, one learned dimension beside the single wave that fits it best; then every dimension's spectrum, where one wave is one bright cell."
 )
 source = choice(st, "Table", "source", list(SOURCES), "minilm", labels=SOURCES, widget="segmented_control")  # in the URL: ?source=upload
 file = checkpoint_widget()
@@ -201,6 +201,7 @@ def _path() -> None:
 
 def _spectrum() -> None:
     st.header("Waves? Each dimension as a signal over position")
+    _dimension()  # one dimension beside the wave that fits it best first: the question asked of one row before of all of them
     draw_heatmap(figs["model_spectrum"], key="model_spectrum")
     plot(figs["model_dominant"], key="model_dominant")
     freq_values, counts = ts.common_frequencies(A.dominant)
@@ -216,7 +217,6 @@ def _spectrum() -> None:
         "position down to almost nothing (everything slower than one cycle over the table lands in the lowest bin). A learned "
         "dimension is sinusoidal if its row on the left is one bright cell; a spread-out row is a wave mixed with other waves and noise."
     )
-    _dimension()
 
 
 @st.fragment  # inside the Spectrum tab's fragment: the dimension drawn reruns this figure alone
