@@ -202,41 +202,7 @@ def during_live(sessions: int, length: int, think: float, quiet_s: float) -> int
     class LlmTab(LabTab):
         """The /llm tab: its Run button and the progress bar of its live perplexity (LabTab's poll, on another page)."""
 
-        async def rerun(self, ws, *, press: bool = False, fragment: str = "") -> None:
-            from streamlit.proto.BackMsg_pb2 import BackMsg
-            from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
-            msg = BackMsg()
-            state = msg.rerun_script
-            state.query_string, state.page_name = self.query, self.page.url_path
-            if self.page.url_path in self.hashes:
-                state.page_script_hash = self.hashes[self.page.url_path]
-            if press:
-                w = state.widget_states.widgets.add()
-                w.id, w.trigger_value = self.train_id, True
-            if fragment:
-                state.fragment_id, state.is_auto_rerun = fragment, True
-            self.last_sent, self.sent = self.sent, self.now()
-            await ws.send(msg.SerializeToString())
-            self.alerts, self.bars = [], []
-            while True:
-                fwd = ForwardMsg()
-                fwd.ParseFromString(await asyncio.wait_for(ws.recv(), timeout=self.timeout))
-                kind = fwd.WhichOneof("type")
-                if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
-                    element = fwd.delta.new_element
-                    etype = element.WhichOneof("type")
-                    if etype == "button" and element.button.id.endswith("-llm_live_go"):
-                        self.train_id = element.button.id
-                    elif etype == "alert":
-                        self.alerts.append(element.alert.body)
-                    elif etype == "progress":
-                        self.bars.append(element.progress.text)
-                        self.fragment = fwd.delta.fragment_id or self.fragment
-                elif kind == "navigation":
-                    self.hashes.update({p.url_pathname: p.page_script_hash for p in fwd.navigation.app_pages})
-                elif kind == "script_finished" and fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
-                    return
+        BUTTON = "-llm_live_go"
 
     async def phases(base_url: str) -> tuple[list[float], list[float], Trainee]:
         await warm_up(base_url, app_pages())

@@ -74,6 +74,8 @@ class Trainee:
 class LabTab:
     """One browser tab on /lab over the websocket: open, press Train, poll the progress fragment."""
 
+    BUTTON = "-lab_train"  # the key that ends the id of the button that starts its run
+
     def __init__(self, base_url: str, cookie: str, query: str, trainee: Trainee, t0: list[float], timeout: float = 300.0, address: str = "") -> None:
         self.base_url, self.cookie, self.query, self.t, self.t0, self.timeout = base_url.rstrip("/"), cookie, query, trainee, t0, timeout
         self.headers = {"Cookie": cookie, **({"X-Forwarded-For": address} if address else {})}
@@ -112,7 +114,7 @@ class LabTab:
                 etype = element.WhichOneof("type")
                 if etype == "exception":
                     self.t.errors.append(f"an exception at {self.now():.1f} s: {element.exception.message[:120]}")
-                elif etype == "button" and element.button.id.endswith("-lab_train"):
+                elif etype == "button" and element.button.id.endswith(self.BUTTON):
                     self.train_id = element.button.id
                 elif etype == "alert":
                     self.alerts.append(element.alert.body)
