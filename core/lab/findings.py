@@ -505,6 +505,8 @@ def positional_passkey(
             f"{near_count.text(2)} of the keys within L and {far_count.text(2)} beyond it, on the same questions. Above that reader within L"
             + f"{beyond(near_count)}: {', '.join(beats) if beats else 'no scheme'}."
         )
+        said = f"{', '.join(beats)} name{'s' if len(beats) == 1 else ''} more" if beats else "No scheme names more"
+        out = f"{said} keys within L than a reader with no positions that only counts tokens (the comparison at the end). " + out  # the answer first
     return out
 
 

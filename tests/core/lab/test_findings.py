@@ -183,8 +183,10 @@ def test_a_passkey_without_its_own_keys_is_above_chance_only_beyond_three_standa
     assert "learned absolute table 0.06 (every seed) within L, at chance in every seed; no code beyond L" in said
     assert "names 0.12 (0.11–0.13) of the keys within L and 0.10 (0.09–0.11) beyond it" in said  # the counting reader's seed means
     assert said.endswith("Above that reader within L beyond the spread: ALiBi.")  # RoPE's 0.09-0.10 lies under counting's 0.11-0.13
+    assert said.startswith("ALiBi names more keys within L than a reader with no positions that only counts tokens")  # the answer first
     alone = findings.positional_passkey([seed(0.0625, 0.0625)], 16, 256, counting[:1])
     assert "at chance;" in alone and alone.endswith("Above that reader within L: no scheme.")
+    assert alone.startswith("No scheme names more keys within L than a reader with no positions")
 
 
 def test_the_counting_reader_names_the_filler_seen_most_often_on_the_runs_own_questions():
