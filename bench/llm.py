@@ -29,6 +29,7 @@ from typing import Any
 
 from core.llm import experiments, registry
 from core.llm.registry import RECORDS
+from core.viz.llm_figures import label_name
 
 WHOLE_CPU_S = 90 * 60.0
 CHECK_RTOL = 1e-5
@@ -78,7 +79,7 @@ def write(record, args, values: dict, run_meta: dict, not_run: list[str] = ()) -
     file = record.file
     left_out = record.bench.left_out(args)
     if not_run:
-        named = "" if any("|" in row for row in not_run) else f" ({', '.join(not_run)})"  # a grid's cells are too many to list
+        named = "" if any("|" in row for row in not_run) else f" ({'; '.join(label_name(row) for row in not_run)})"  # a grid's cells: too many
         left_out += f" Not run yet: {len(not_run)} of the command's {len(not_run) + len(values)} runs{named}."
         run_meta = run_meta | {"not_run": list(not_run)}  # the page draws a grid's cells not run as such, never as wrong
     out = {"command": command, "config": record.bench.describe(args), "results": values, "left_out": left_out, "meta": run_meta}
