@@ -366,6 +366,9 @@ PERPLEXITY = Experiment(
 
 # --- 3. passkey retrieval ------------------------------------------------------------------------------------
 
+PASSKEY_PROMPT = {"intro": experiments.PASSKEY_INTRO, "filler": experiments.PASSKEY_FILLER, "needle": experiments.PASSKEY_NEEDLE,
+                  "question": experiments.PASSKEY_QUESTION}  # what the file records of the prompt, in its config and its check's fields
+
 
 @dataclass(frozen=True)
 class Passkey:
@@ -463,13 +466,11 @@ PASSKEY = Experiment(
     command="python -m bench.llm passkey", unit="tokens", limit=experiments.LIVE_CPU_S, file=results.path("passkey"),
     bench=ModelBench(
         passkey_configs, lambda outcomes: {k: v for o in outcomes for k, v in o.values["rows"].items()},
-        {"prompt": {"intro": experiments.PASSKEY_INTRO, "filler": experiments.PASSKEY_FILLER, "needle": experiments.PASSKEY_NEEDLE,
-                    "question": experiments.PASSKEY_QUESTION}},
+        {"prompt": PASSKEY_PROMPT},
         _check("passkey"), options=_passkey_options,
         describe=lambda a: {
             "lengths": sorted({n for g in grids(a) for n in g[2]}), "depths": sorted({d for g in grids(a) for d in g[3]}), "seeds": a.seeds,
-            "prompt": {"intro": experiments.PASSKEY_INTRO, "filler": experiments.PASSKEY_FILLER, "needle": experiments.PASSKEY_NEEDLE,
-                       "question": experiments.PASSKEY_QUESTION},
+            "prompt": PASSKEY_PROMPT,
             "scored": "right when the model's likeliest next token is the key's next digit at every digit, the text before it given "
             "(greedy decoding of the key once the space after 'is' is written)",
         },
