@@ -317,12 +317,17 @@ STEPS: tuple[Step, ...] = (
         sources=(
             Source(
                 "SmolLM2-135M: 30 layers, width 576, 9 query and 3 key/value heads of 64 numbers, RoPE base 100,000, trained context 8,192",
-                f"the model file's own metadata ({SMOLLM2_FILE}); the same numbers in the model's config.json on its card "
-                f"({SMOLLM2_CARD}), which says it was duplicated from smollm2-135M-8k-lc100k-dpo-ultaf-ep2",
+                f"the model file's own metadata ({SMOLLM2_FILE}); the same context and base in the config.json of its card "
+                f"({SMOLLM2_CARD}, commit eba0825), which names its origin smollm2-135M-8k-lc100k-mix1-ep2: the name the file gives itself",
             ),
             Source(
-                "SmolLM2: the model family, its training data and its long-context stage", f"{SMOLLM2}; the paper's sections on the 135M model not read here"
+                "Where the paper and the published configs differ from the file",
+                f"{SMOLLM2}, §4.6: the long-context stage (2k to 8k tokens, base 130,000) is the 1.7B model's; §6: the 135M model, "
+                "2 trillion tokens in one stage, details left to its card, whose summary and training notes, as read here, give no context or base. "
+                "The 135M pre-training config, huggingface/smollm@dc52ac1 (main) text/pretraining/smollm2/config_smollm2_135M.yaml, "
+                "trains 2,048 tokens at base 10,000; no config there reaches 8,192 and 100,000",
             ),
+            Source("What 8k, Lc100K, Mix1 and Ep2 in the file's name stand for", "said by none of the sources above: the page uses only the file's numbers"),
             Source("RoPE turns each query and key pair by an angle proportional to its position", f"{ROFORMER}, §3.2"),
             Source("An attention sink: heads that put much of their weight on the first token", f"{SINKS}, §3"),
             Source(
