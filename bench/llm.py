@@ -91,10 +91,11 @@ def merge(name: str, args, folder: Path) -> int:
     """Write `name`'s results from pieces in `folder` ({"config", "values", "cpu", "wall"}: what one run of a part of
     the command's configs returned), as one run of the command would: its rows in the command's order, the CPU seconds
     of every piece. The rows the shipped file already holds of a config the new command runs too (the same config,
-    length and all) are kept, with their CPU seconds. Rows of the command that nothing holds are left out of the file,
-    and its left_out sentence says how many."""
+    length and all) are kept, with their CPU and wall seconds. Rows of the command that nothing holds are left out of
+    the file, and its left_out sentence says how many. Wall time is kept per row (meta "wall_seconds"), so each row's
+    is counted once however often the file is merged again."""
     record = RECORDS[name]
-    rows, cpu, wall, kept = {}, {}, 0.0, 0
+    rows, cpu, wall, kept = {}, {}, {}, 0
     try:
         old = record.load()
     except ValueError:
@@ -105,7 +106,7 @@ def merge(name: str, args, folder: Path) -> int:
         rows = {key: row for key, row in old.results.items() if key in keys}
         cpu = {key: seconds for key, seconds in old.meta.get("cpu_seconds", {}).items() if key in rows}
         kept = len(rows)
-        wall = float(old.meta.get("total_seconds", 0.0)) * kept / max(len(old.results), 1)  # the kept rows' share of their run's wall
+        wall = _kept_walls(old.meta, len(old.results), rows)
     for piece in sorted(folder.glob(f"{PIECES[name]}_*.json")):
         try:
             got = json.loads(piece.read_text())
@@ -114,7 +115,8 @@ def merge(name: str, args, folder: Path) -> int:
             continue
         rows.update(got["values"])
         cpu.update(got["cpu"])
-        wall += float(got.get("wall", 0.0))
+        share = round(float(got.get("wall", 0.0)) / max(len(got["values"]), 1), 2)  # a piece's wall, split over its rows
+        wall.update(dict.fromkeys(got["values"], share))
     wanted = [key for config in record.bench.configs(args) for key in _keys(record, config)]
     values = {key: rows[key] for key in wanted if key in rows}
     missing = [key for key in wanted if key not in rows]
@@ -127,10 +129,12 @@ def merge(name: str, args, folder: Path) -> int:
     import torch
 
     run_meta = {
-        "total_seconds": round(wall, 1), "total_cpu_seconds": round(sum(cpu[k] for k in values if k in cpu), 1),
+        "total_seconds": round(sum(wall.get(k, 0.0) for k in values), 1),
+        "total_cpu_seconds": round(sum(cpu[k] for k in values if k in cpu), 1),
         "cpu_seconds": {k: round(cpu[k], 2) for k in values if k in cpu},
+        "wall_seconds": {k: wall[k] for k in values if k in wall},
         "merged_from": f"{len(values) - kept} pieces, each one run of a part of the command in a process of its own, and {kept} rows of the "
-        "file before (wall: the pieces' sum and the kept rows' share of theirs; no peak RSS recorded)",
+        "file before (wall: each row's once, its piece's or its share of the run that wrote it; no peak RSS recorded)",
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "torch": torch.__version__, "platform": platform.platform()},
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     }  # fmt: skip
@@ -141,6 +145,15 @@ def merge(name: str, args, folder: Path) -> int:
 
 
 PIECES = {"perplexity": "ppl", "passkey": "pk"}  # the file names of the pieces (ppl_*.json, pk_*.json) a merge reads
+
+
+def _kept_walls(meta: dict, rows_before: int, kept: dict) -> dict[str, float]:
+    """The wall seconds of each kept row: as a merge recorded them, or else (a file one run of the whole command wrote)
+    an equal share of that run's wall."""
+    if "wall_seconds" in meta:
+        return {key: seconds for key, seconds in meta["wall_seconds"].items() if key in kept}
+    share = round(float(meta.get("total_seconds", 0.0)) / max(rows_before, 1), 2)
+    return dict.fromkeys(kept, share)
 
 
 def _keys(record, config) -> list[str]:

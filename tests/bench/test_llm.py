@@ -42,6 +42,7 @@ def test_merge_writes_the_pieces_as_one_run_of_the_command_and_names_the_cells_n
     assert bench.main(["passkey", "--merge", str(pieces), *UNION]) == 0  # again, over the file it wrote: its rows kept, the same file
     again = json.loads(out.read_text())
     assert again["results"] == written["results"] and again["meta"]["cpu_seconds"] == written["meta"]["cpu_seconds"]
+    assert again["meta"]["total_seconds"] == written["meta"]["total_seconds"] == 7 * 2.0  # each piece's wall counted once, both times
     assert list(written["results"]) == [c.key for c in cells[1:]]  # the command's order, not the pieces'
     assert written["meta"]["not_run"] == [cells[0].key] and "Not run yet: 1 of the command's 8 runs." in written["left_out"]
     assert written["command"] == "python -m bench.llm passkey " + " ".join(UNION)
@@ -68,3 +69,27 @@ def test_merge_keeps_the_shipped_rows_of_configs_the_new_command_runs_too_and_no
     assert written["meta"]["total_cpu_seconds"] == 4.0 and written["meta"]["total_seconds"] == 6.0  # the kept rows' seconds
     assert bench.main(["passkey", "--merge", str(empty), "--seeds", "2", "--grid", "none:2:1024:0"]) == 0  # seed 0 of it kept, no other row
     assert list(json.loads(out.read_text())["results"]) == ["none|1024|0|0"]
+
+
+def test_merging_again_counts_each_rows_wall_once_over_a_file_one_whole_run_wrote(tmp_path, monkeypatch):
+    out = tmp_path / "llm_passkey_results.json"
+    monkeypatch.setitem(bench.RECORDS, "passkey", replace(registry.PASSKEY, file=out))
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir(), second.mkdir()
+    grid = ["--seeds", "1", "--grid", "none:2:1024:0,1"]
+    cells = registry.passkey_configs(bench.parse(["passkey", *grid, "--grid", "none:2:2048:0"]))
+    for i, cell in enumerate(cells):
+        row = {"scaling": "none", "length": cell.length, "tokens": cell.length - 4, "depth": cell.depth, "seed": 0, "key": "1",
+               "correct": True, "probability": 0.9, "answer": "1"}  # fmt: skip
+        piece = {"config": {}, "values": {cell.key: row}, "cpu": {cell.key: 5.0}, "wall": 7.0}
+        ((first if i < 2 else second) / f"pk_{i}.json").write_text(json.dumps(piece))
+    assert bench.main(["passkey", "--merge", str(first), *grid]) == 0
+    whole = json.loads(out.read_text())  # as one run of the two cells writes it: one wall for the run, none per row
+    del whole["meta"]["wall_seconds"]
+    whole["meta"]["total_seconds"] = 30.0
+    out.write_text(json.dumps(whole))
+    totals = []
+    for _ in range(3):  # the third cell's piece merged in, then the same merge twice more
+        assert bench.main(["passkey", "--merge", str(second), *grid, "--grid", "none:2:2048:0"]) == 0
+        totals.append(json.loads(out.read_text())["meta"]["total_seconds"])
+    assert totals == [30.0 + 7.0] * 3  # the run's 30 s for its two rows and the new piece's 7 s, never again
