@@ -281,7 +281,10 @@ def sizes_sentence(q: np.ndarray, k: np.ndarray, wavelength: np.ndarray) -> str:
 
 # --- past the trained context (core.llm.results "perplexity") --------------------------------------
 
-FACTOR_DASHES = {1.0: "solid", 2.0: "solid", 4.0: "dash", 8.0: "dot"}  # a kind's factors: one colour, a dash each
+# each line of a figure its own dash, in the order drawn (a kind's factors are drawn side by side, so they differ too):
+# lines that lie on one another stay told apart where their colours cannot be
+LINE_DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot", "2px,6px,8px,6px")
+COINCIDE = 0.02  # lines never further apart than this share of the log axis's height are said to lie on one another
 
 
 KIND_LABELS = (
@@ -340,9 +343,7 @@ def perplexity_figure(entries: dict[str, dict], window: int, length: int, contex
         (scaling_name(entries[name]), window_ends(len(entries[name]["by_window"]), window, length), np.asarray(entries[name]["by_window"], dtype=np.float64))
         for name in names
     ]
-    values = np.concatenate([y for _, _, y in series])
-    values = values[np.isfinite(values) & (values > 0)]
-    ticks = enclosing_log_ticks(float(values.min()), float(values.max())) if values.size else []
+    ticks = perplexity_ticks(entries)
     fig = charts.lines(
         series,
         title=_titled(f"Perplexity along {length:,} tokens of a novel, per RoPE scaling, each point the mean over {window} tokens", what),
@@ -351,13 +352,42 @@ def perplexity_figure(entries: dict[str, dict], window: int, length: int, contex
         log_y=True,
         markers=True,
         colours=[palette.KIND_COLOURS[scaling_key(entries[n])] for n in names],
-        dashes=[FACTOR_DASHES.get(float(entries[n]["factor"]), "dashdot") for n in names],
+        dashes=[LINE_DASHES[k % len(LINE_DASHES)] for k in range(len(names))],
         x_marks=[(context, f"trained context, {context:,}")] if length > context else [],
         y_range=(np.log10(ticks[0]) - 0.02, np.log10(ticks[-1]) + 0.02) if len(ticks) >= 2 else None,
     )
     if len(ticks) >= 2:  # the axis runs from a labelled tick below the lowest value to one above the highest
         fig.update_yaxes(tickmode="array", tickvals=ticks, ticktext=[charts.log_label(t) for t in ticks])
     return fig
+
+
+def perplexity_ticks(entries: dict[str, dict]) -> list[float]:
+    """The perplexity axis's labelled ticks: from one below the lowest window of every line to one above the highest."""
+    values = np.concatenate([np.asarray(e["by_window"], dtype=np.float64) for e in entries.values()])
+    values = values[np.isfinite(values) & (values > 0)]
+    return enclosing_log_ticks(float(values.min()), float(values.max())) if values.size else []
+
+
+def coinciding(entries: dict[str, dict]) -> list[list[str]]:
+    """The groups of two or more scalings (names, lowest perplexity first) whose lines in perplexity_figure are at no window
+    further apart than COINCIDE of the axis's height: every two of a group, so the figure cannot tell them apart by place."""
+    ticks = perplexity_ticks(entries)
+    if len(ticks) < 2:
+        return []
+    height = np.log10(ticks[-1]) - np.log10(ticks[0]) + 0.04  # the figure's y range, its ticks and a margin each side
+    logs = {name: np.log10(np.asarray(e["by_window"], dtype=np.float64)) for name, e in entries.items()}
+
+    def near(a: str, b: str) -> bool:
+        return logs[a].shape == logs[b].shape and bool(np.max(np.abs(logs[a] - logs[b])) <= COINCIDE * height)
+
+    groups: list[list[str]] = []
+    for name in sorted(entries, key=lambda n: entries[n]["perplexity"]):
+        home = next((g for g in groups if all(near(name, other) for other in g)), None)
+        if home is None:
+            groups.append([name])
+        else:
+            home.append(name)
+    return [g for g in groups if len(g) > 1]
 
 
 def past_and_before(entry: dict, window: int, length: int, context: int) -> tuple[float, float]:
@@ -385,6 +415,13 @@ def perplexity_sentences(entries: dict[str, dict], length: int, context: int, wi
         ranked = sorted(entries, key=lambda name: sides[name][0])
         listed = ", ".join(f"{scaling_name(entries[n])} {sides[n][0]:,.2f} (before it {sides[n][1]:,.2f})" for n in ranked)
         out.append(f"Past the mark, the windows' perplexities (their geometric mean), lowest first: {listed}.")
+    for group in coinciding(entries):
+        named = [scaling_name(entries[n]) for n in group]
+        named[0] = named[0][:1].upper() + named[0][1:]  # it opens the sentence ("No scaling")
+        out.append(
+            f"{', '.join(named[:-1])} and {named[-1]} lie on one another: at no window are their lines further apart than {COINCIDE:.0%} of "
+            "the axis's height, so tell them apart by their dashes, and by their numbers above."
+        )
     out.append(
         "The novel is public domain and may be in the model's training data: compare the scalings with each other, not the perplexity with a held-out score."
     )

@@ -139,6 +139,7 @@ def test_the_perplexity_lines_take_their_kinds_colours_and_end_each_window_at_it
     assert drawn[no][:2] == ([256, 512, 599], [40.0, 20.0, 25.0])  # 599 losses: the last window ends at token 599
     assert drawn[yarn][2] == palette.KIND_COLOURS["yarn"] and drawn[cool][2] == palette.KIND_COLOURS["yarn-no-temperature"]
     assert drawn[linear][3] == "dash" and drawn[no][3] == "solid"
+    assert len({d[3] for d in drawn.values()}) == len(drawn)  # a dash each: lines on one another stay told apart
     axis = fig.to_dict()["layout"]["yaxis"]  # labelled 1-2-3-5 ticks from below the lowest value (20) to above the highest (60)
     assert list(axis["tickvals"]) == [20, 30, 50, 100] and list(axis["ticktext"]) == ["20", "30", "50", "100"]
     assert 10 ** axis["range"][0] < 20 and 10 ** axis["range"][1] > 100
@@ -154,6 +155,26 @@ def test_the_perplexity_lines_take_their_kinds_colours_and_end_each_window_at_it
         "Past the mark, the windows' perplexities (their geometric mean), lowest first: no scaling 25.00 (before it 28.28), "
         "YaRN ×2 26.00 (before it 29.34), YaRN without its temperature ×2 30.00 (before it 33.54), linear (position interpolation) ×4 40.00 (before it 51.96)."
     )
+
+
+def test_lines_closer_than_two_percent_of_the_axis_at_every_window_are_said_to_lie_on_one_another():
+    # values 20 to 40.84: ticks 20, 30, 50, so the axis is log10(50 / 20) + 0.04 = 0.43794 high and 2% of it is 0.0087588,
+    # a ratio of 1.02037: 2% above no scaling at every window is within it, 2.1% is not (though within it of the 2% line)
+    base = [40.0, 20.0, 25.0]
+    entries = {
+        "none": _entry("none", 1.0, 30.0, base),
+        "ntk ×2": _entry("ntk", 2.0, 30.5, [v * 1.02 for v in base]),
+        "yarn ×2": _entry("yarn", 2.0, 31.0, [v * 1.021 for v in base], attention_factor=1.07),
+        "linear ×2": _entry("linear", 2.0, 32.0, [*base[:2], base[2] * 1.03]),  # apart at one window only
+    }
+    assert lf.perplexity_ticks(entries) == [20, 30, 50]
+    assert lf.coinciding(entries) == [["none", "ntk ×2"]]
+    said = lf.perplexity_sentences(entries, 600, 8192)
+    assert said[2] == (
+        "No scaling and NTK-aware base change ×2 lie on one another: at no window are their lines further apart than 2% of the axis's "
+        "height, so tell them apart by their dashes, and by their numbers above."
+    )
+    assert lf.coinciding({"none": entries["none"], "yarn ×2": entries["yarn ×2"]}) == [] and len(lf.perplexity_sentences(entries, 600, 512)) == 5
 
 
 def test_the_shuffled_cells_are_read_row_by_row_by_hand():
