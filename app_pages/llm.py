@@ -1,6 +1,7 @@
-"""Page `llm`: a real language model's positions (SmolLM2-135M, read by core.llm): one head's
-attention on a text with its rotary positions as trained, with the rotation removed and with the
-positions shuffled (ui.llm). Only the open tab runs."""
+"""Page `llm`: a real language model's positions (SmolLM2-135M, read by core.llm), in five views (ui.llm):
+one head's attention on a text with its rotary positions as trained, removed and shuffled; perplexity past the
+trained context under each RoPE scaling; a hidden key; which rotation speeds it uses; its two layouts. Only the
+open tab runs."""
 
 import streamlit as st
 
@@ -12,7 +13,8 @@ from ui.tabs import url_tabs
 st.title("A real language model's positions")
 st.markdown(
     "SmolLM2-135M, a small real language model, turns each query and key by an angle set by its position (RoPE). "
-    "Here one head reads a text with that rotation, without it, and with the positions shuffled."
+    "Here it reads a text with that rotation, without it and with the positions shuffled; reads past the context it was trained on; "
+    "looks for a key hidden in a long text; shows which speeds of rotation it uses; and reads its weights in two layouts."
 )
 url_tabs(
     "llm_view",
