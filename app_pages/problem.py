@@ -14,7 +14,7 @@ from ui.controls import Choice, check_links
 from ui.display import guarded, note_if, plot, static_table
 from ui.heatmap import draw_heatmap
 from ui.path import STEPS, link, next_link
-from ui.reorder import word_order
+from ui.reorder import LINED_UP, word_order
 from ui.scorecard import scorecard
 from ui.sidebar import current_settings
 from ui.sources import sources_expander
@@ -39,6 +39,7 @@ check_links(SENTENCE)
 with controls:
     words = LESSONS[SENTENCE.draw()]
     order = word_order("order", words)
+    lined_up = LINED_UP.draw()
     note_if(s.d_model > DEMO_WIDTH, f"The attention pictures use width {DEMO_WIDTH} (d_model is {s.d_model:,}): they build d x d matrices.")
 
 
@@ -59,8 +60,8 @@ def raw_study(max_len: int, width: int, base: float) -> raw_positions.RawScale:
 
 with figure_box:
     study = guarded(lesson, tuple(words), tuple(int(k) for k in order), width, s.base)
-    draw_heatmap(attention_figures.reorder_figure(study, 0, "the sinusoid"), key="lesson_weights")
-    st.caption(" ".join(attention_figures.reorder_sentences(study, 0, "the sinusoid", causal=False)))
+    draw_heatmap(attention_figures.reorder_figure(study, 0, "the sinusoid", lined_up), key="lesson_weights")
+    st.caption(" ".join(attention_figures.reorder_sentences(study, 0, "the sinusoid", causal=False, lined_up=lined_up)))
 
 with st.expander("What attention does, and why it needs positions"):
     st.markdown(
