@@ -17,7 +17,7 @@ import pandas  # noqa: F401  imported here, once, before any session runs a page
 import plotly.express  # noqa: F401  server arrive together, and a second session could see a half-imported module
 import streamlit as st
 
-from ui import history, internals
+from ui import heap, history, internals
 from ui.path import BY_PATH, pages
 from ui.scroll_regions import scroll_regions
 from ui.sidebar import shared_controls, show_url_notices
@@ -44,4 +44,5 @@ try:
     page.run()
 finally:
     query = history.release(held)
+    heap.settle()  # after a run that imported something: the collector's full passes kept off it (ui/heap.py)
 history.one_entry_per_page(page.url_path, query)  # one history entry per page visited (ui/assets/history.js)

@@ -14,7 +14,7 @@ from ui.controls import Choice, Number, Text, Toggle, check_links
 from ui.display import guarded, note_if, plot, quoted
 from ui.heatmap import draw_heatmap
 from ui.path import next_link
-from ui.reorder import word_order
+from ui.reorder import LINED_UP, word_order
 from ui.sidebar import current_settings
 from ui.sources import sources_expander
 from ui.tabs import live_part, url_tabs
@@ -160,8 +160,9 @@ n = len(words)
 def _side_by_side() -> None:
     res = _study()
     head = st.selectbox("Head shown", list(range(heads)), key="head", format_func=lambda h: f"head {h + 1} of {heads}") if heads > 1 else 0
-    draw_heatmap(figs.reorder_figure(res, head, scheme.label), key="att_orders")  # painted by the browser
-    st.caption(" ".join(figs.reorder_sentences(res, head, scheme.label, causal)))
+    lined_up = LINED_UP.draw()
+    draw_heatmap(figs.reorder_figure(res, head, scheme.label, lined_up), key="att_orders")  # painted by the browser
+    st.caption(" ".join(figs.reorder_sentences(res, head, scheme.label, causal, lined_up)))
     st.subheader("With against without, and the difference")
     draw_heatmap(figs.weight_figure(res, head, words, scheme.label), key="att_side_by_side")
     st.caption(

@@ -14,10 +14,11 @@ from ui.controls import Choice, check_links
 from ui.display import guarded, note_if, plot, static_table
 from ui.heatmap import draw_heatmap
 from ui.path import STEPS, link, next_link
-from ui.reorder import word_order
+from ui.reorder import LINED_UP, word_order
 from ui.scorecard import scorecard
 from ui.sidebar import current_settings
 from ui.sources import sources_expander
+from ui.tabs import url_tabs
 
 DEMO_WIDTH = 512  # the attention demo's width cap: it builds three d x d projections
 LESSONS = {  # sentences whose order matters: a swap of subject and object, and a repeated word
@@ -39,6 +40,7 @@ check_links(SENTENCE)
 with controls:
     words = LESSONS[SENTENCE.draw()]
     order = word_order("order", words)
+    lined_up = LINED_UP.draw()
     note_if(s.d_model > DEMO_WIDTH, f"The attention pictures use width {DEMO_WIDTH} (d_model is {s.d_model:,}): they build d x d matrices.")
 
 
@@ -59,8 +61,8 @@ def raw_study(max_len: int, width: int, base: float) -> raw_positions.RawScale:
 
 with figure_box:
     study = guarded(lesson, tuple(words), tuple(int(k) for k in order), width, s.base)
-    draw_heatmap(attention_figures.reorder_figure(study, 0, "the sinusoid"), key="lesson_weights")
-    st.caption(" ".join(attention_figures.reorder_sentences(study, 0, "the sinusoid", causal=False)))
+    draw_heatmap(attention_figures.reorder_figure(study, 0, "the sinusoid", lined_up), key="lesson_weights")
+    st.caption(" ".join(attention_figures.reorder_sentences(study, 0, "the sinusoid", causal=False, lined_up=lined_up)))
 
 with st.expander("What attention does, and why it needs positions"):
     st.markdown(
@@ -99,11 +101,13 @@ with st.expander("What a good encoding needs, and the path through the app"):
         link(step, f"{k}. {step.title}: {step.pitch}", step.icon)
 
 
-# --- 3. Naive fixes ----------------------------------------------------------------------
-st.header("Naive fixes, and why each fails")
+# --- 3. Naive fixes, one tab each: a step of a shared setting redraws the open tab's figure, not all seven
 L = s.max_len
-col_a, col_b = st.columns(2)
-with col_a:
+st.header("Naive fixes, and why each fails")
+st.markdown("Each tab tries one obvious way to write a position into the word vectors, and shows where it breaks.")
+
+
+def _integer() -> None:
     pos = strided(L, 2000)
     fig = charts.lines(
         [("position code p", pos.indices, naive.integer_positions(L)[pos.indices, 0])],
@@ -114,8 +118,13 @@ with col_a:
         y_marks=[(1.0, "typical size of a word feature (~1)")],
     )
     plot(fig, key="naive_integer")
-    st.caption(f"Adding p itself: at position {L - 1:,} the code is {L - 1:,} in every feature (its size against a word's is measured below).")
-with col_b:
+    st.caption(
+        f"Adding p itself: at position {L - 1:,} the code is {L - 1:,} in every feature, against word features of about 1 "
+        "(the tab on training measures what that does)."
+    )
+
+
+def _fraction() -> None:
     lengths = sorted({n for n in (4, 8, 16, max(L, 2)) if n <= max(L, 16)})
     fig = charts.lines(
         [(f"sentence of {n:,} words", np.arange(min(n, 17)), naive.fraction_positions(n)[:17, 0]) for n in lengths],
@@ -133,10 +142,11 @@ with col_b:
     with st.expander("Is it bounded?"):
         st.caption(
             "Bounded within the sentence it is divided by (p / L stays below 1). Past the length it was built for, p / L grows past 1 "
-            "(the checklist below marks it unbounded for that)."
+            "(the checklist tab marks it unbounded for that)."
         )
-col_c, col_d = st.columns(2)
-with col_c:
+
+
+def _binary() -> None:
     n_bin = min(max(L, 2), 64)
     bits = naive.binary_positions(n_bin)
     sin_ref = sinusoidal_encoding(n_bin, 2 * bits.shape[1], s.base)
@@ -160,7 +170,9 @@ with col_c:
             "Bounded and unique, but the distance between neighbours jumps: bits are a discrete code, each feature either 0 or 1. The sinusoid "
             "is a continuous code, each feature a smooth wave."
         )
-with col_d:
+
+
+def _one_hot() -> None:
     n_hot = max(1, min(L, s.d_model, 32))  # only positions that have a code: a one-hot table has d_model of them
     one_hot = naive.one_hot_positions(n_hot)
     ax = strided(n_hot, n_hot)
@@ -182,10 +194,11 @@ with col_d:
     with st.expander("How big the table gets"):
         st.caption(f"The table needs one dimension per position, {L:,} for max_len = {L:,}{short}, and position {rows:,} has no code at all.")
 
-st.subheader("Why raw positions make training unstable")
-if L < 2:
-    st.info("With max_len = 1 there is only position 0, whose integer code is 0: raise max_len to see the scale grow.", icon=":material/info:")
-else:
+
+def _training() -> None:
+    if L < 2:
+        st.info("With max_len = 1 there is only position 0, whose integer code is 0: raise max_len to see the scale grow.", icon=":material/info:")
+        return
     study = guarded(raw_study, L, width, s.base)
     col_e, col_f = st.columns(2)
     with col_e:
@@ -221,7 +234,21 @@ else:
     with st.expander("What that does to a gradient step"):
         st.caption(step.strip())
 
-st.subheader("The naive fixes against the checklist")
-scorecard(["integer", "fraction", "binary", "onehot"], Setting(width=s.d_model, base=s.base, train_len=L), L)
+
+def _checklist() -> None:
+    scorecard(["integer", "fraction", "binary", "onehot"], Setting(width=s.d_model, base=s.base, train_len=L), L)
+
+
+url_tabs(
+    "problem_view",
+    {
+        "Integer p": _integer,
+        "p / L": _fraction,
+        "Binary": _binary,
+        "One-hot": _one_hot,
+        "Raw positions in training": _training,
+        "Against the checklist": _checklist,
+    },
+)
 sources_expander("")
 next_link("")

@@ -126,7 +126,7 @@ def rope_data(q: np.ndarray, k: np.ndarray, theta: np.ndarray, layout: str, max_
         max_len - 1 - offset,
         1.0 / longest,
     )
-    return data | {"offset": int(offset)}
+    return data | {"offset": int(offset), "pairs": half}
 
 
 def look_for(data: dict, hand: str) -> str:

@@ -95,7 +95,7 @@ STEPS: tuple[Step, ...] = (
         "The position problem",
         ":material/help:",
         "why attention needs positions at all, and why the obvious fixes fail",
-        charts=5,
+        charts=7,
         sources=(
             Source("Attention has no recurrence or convolution, so order must be injected", f"{VASWANI}, §3.5"),
             Source("Word vectors scaled by √d_model before the position is added", f"{VASWANI}, §3.4"),

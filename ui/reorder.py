@@ -13,10 +13,16 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-from ui.controls import first_check, link_notice
+from ui.controls import Toggle, first_check, link_notice
 
 CHIPS = 16  # words offered as chips to click; a longer sentence is reordered by the buttons alone
 STYLES = Path(__file__).parent / "assets" / "reorder.css"  # the two orders side by side on a phone (the file says why)
+# the visitor's order drawn with each word back in its original place: without positions the two pictures are then one
+LINED_UP = Toggle(
+    "lined_up", "Line up by word", False,
+    help="Draw your order with every word put back in its original place, so that each picture compares word by word with the one "
+    "beside it: the same picture means the reordering changed no word's attention.",
+)  # fmt: skip
 
 
 def parse_order(raw: str, n: int) -> tuple[int, ...] | None:

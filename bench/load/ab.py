@@ -10,10 +10,11 @@ then `--per-page` seconds on each page alone) and is stopped. Reported: CPU-ms p
 all actions and page by page, for each tree and round, and this tree's over the reference's
 summed over the rounds, and each run's redraw p95 under the whole load. Both servers run this checkout's load client.
 
-    python -m bench.load.ab --settings [--patches "theme,one key"] [--rounds 2] [--sessions 20] [--seconds 20] [--per-page 0]
+    python -m bench.load.ab --settings [--patches "theme,heap"] [--rounds 2] [--sessions 20] [--seconds 20] [--per-page 0]
 
-measures this tree's HEAD commit alone at several settings of PEE_STOCK_STREAMLIT instead (ui/internals): every speed
-patch in place, none (stock Streamlit), and each patch left out in turn, every setting once per round in
+measures this tree's HEAD commit alone at several settings of PEE_STOCK_STREAMLIT (ui/internals) and PEE_GC_UNFROZEN
+(ui/heap.py) instead: every speed patch in place, none (stock Streamlit, the collector as CPython ships it), and each
+patch left out in turn ("heap": the heap's freeze), every setting once per round in
 an order reversed every other round. Reported: CPU-ms per action of each run, and per setting its
 rounds' spread (the noise of the same tree, run twice), its CPU per action over all patches' and each round's redraw p95 (a
 patch's gain is that ratio of the setting that leaves it out, worth keeping only when it exceeds the noise).
@@ -113,8 +114,12 @@ def settings(only: str = "") -> list[tuple[str, dict[str, str]]]:
     from ui.internals import STOCK_ENV
     from ui.internals.speed import PATCHES
 
-    left_out = [name for name in PATCHES if not only or name in {n.strip() for n in only.split(",")}]
-    return [("all", {STOCK_ENV: ""}), ("stock", {STOCK_ENV: "1"})] + [(f"no {name}", {STOCK_ENV: name}) for name in left_out]
+    from ui.heap import OFF_ENV
+
+    named = {n.strip() for n in only.split(",")}
+    left_out = [name for name in PATCHES if not only or name in named]
+    runs = [("all", {STOCK_ENV: ""}), ("stock", {STOCK_ENV: "1", OFF_ENV: "1"})] + [(f"no {name}", {STOCK_ENV: name}) for name in left_out]
+    return runs + ([("no heap freeze", {OFF_ENV: "1"})] if not only or "heap" in named else [])
 
 
 def settings_table(runs: list[tuple[str, int, dict]]) -> list[str]:

@@ -60,27 +60,33 @@ def weight_figure(res: AttentionStudy, head: int, words: Sequence[str], label: s
     )
 
 
-def reorder_figure(res: AttentionStudy, head: int, label: str) -> dict:
+def reorder_figure(res: AttentionStudy, head: int, label: str, lined_up: bool = False) -> dict:
     """The lesson in one picture: head `head`'s weights for the sentence in its original order and in
-    the visitor's order (`res.perm`), each in its own order, without positions (top row) and with
-    the scheme named `label` (bottom row), on one sequential colour range from 0 so that every cell
-    is comparable. Without positions the right-hand panel is the left one with its rows and columns
-    carried along with their words; with positions it is not. A core.viz.heatmap spec."""
+    the visitor's order (`res.perm`), without positions (top row) and with the scheme named `label`
+    (bottom row), on one sequential colour range from 0 so that every cell is comparable. Each order
+    in its own order: without positions the right-hand panel is the left one with its rows and columns
+    carried along with their words; with positions it is not. `lined_up`: the visitor's order drawn with
+    every word put back in its original place, so that without positions the two top panels are the same
+    picture and with positions they differ. A core.viz.heatmap spec."""
     words = list(res.words)
     n = len(words)
     mine = [words[k] for k in res.perm]
+    back = (lambda w: w) if lined_up else (lambda w: reordered_weights(w, res.perm))
+    yours = "your order, put back in word order" if lined_up else "your order"
     ax = strided(n, MAX_TOKENS)
     if n <= TICK_LIMIT:
         every = max(1, -(-n // X_LABELS))
-        axes = {order: (Named(ax, _slot_names(ws), every), Named(ax, _slot_names(ws))) for order, ws in (("original", words), ("yours", mine))}
+        where = np.argsort(res.perm)  # where each word stands in the visitor's order
+        names = {"original": _slot_names(words), "yours": [f"{where[k]}:{w}" for k, w in enumerate(words)] if lined_up else _slot_names(mine)}
+        axes = {order: (Named(ax, ns, every), Named(ax, ns)) for order, ns in names.items()}
         axis_title = "key word (position:word)"
     else:
         every, axes, axis_title = 1, {"original": (ax, ax), "yours": (ax, ax)}, "key position"
     panels = [
         ("original order, no positions", res.weights_plain[head], *axes["original"]),
-        ("your order, no positions", reordered_weights(res.weights_plain_shuffled, res.perm)[head], *axes["yours"]),
+        (f"{yours}, no positions", back(res.weights_plain_shuffled)[head], *axes["yours"]),
         (f"original order, with {label}", res.weights_pe[head], *axes["original"]),
-        (f"your order, with {label}", reordered_weights(res.weights_pe_shuffled, res.perm)[head], *axes["yours"]),
+        (f"{yours}, with {label}", back(res.weights_pe_shuffled)[head], *axes["yours"]),
     ]
     top = float(max(np.max(z) for _, z, _, _ in panels))
     return grouped_heatmap(
@@ -102,8 +108,8 @@ def reorder_changes(res: AttentionStudy, head: int) -> tuple[float, float]:
     return plain, with_pe
 
 
-def reorder_sentences(res: AttentionStudy, head: int, label: str, causal: bool) -> list[str]:
-    """What to look for in `reorder_figure`, said only where it holds for these weights."""
+def reorder_sentences(res: AttentionStudy, head: int, label: str, causal: bool, lined_up: bool = False) -> list[str]:
+    """What to look for in `reorder_figure` (drawn `lined_up` or not), said only where it holds for these weights."""
     n = len(res.words)
     if n < 2:
         return ["A single word has no order to change: add words to see what reordering does."]
@@ -114,10 +120,11 @@ def reorder_sentences(res: AttentionStudy, head: int, label: str, causal: bool) 
     plain, with_pe = reorder_changes(res, head)
     if plain < 1e-9:
         first = (
-            "Top row, no positions: the right picture is the left one with its rows and columns carried along with their words. "
+            "Top row, no positions: with every word put back in its place, the two pictures are the same: reordering changed no word's attention"
+            if lined_up
+            else "Top row, no positions: the right picture is the left one with its rows and columns carried along with their words. "
             "Moved back to its place, every word's attention is unchanged"
-            + (" (exactly)." if plain == 0 else f" (largest difference {plain:.0e}, rounding).")
-        )
+        ) + (" (exactly)." if plain == 0 else f" (largest difference {plain:.0e}, rounding).")
     elif causal:
         first = (
             "Top row: even without positions the causal mask (each word sees only itself and earlier words) makes attention depend on order: "
@@ -133,7 +140,7 @@ def reorder_sentences(res: AttentionStudy, head: int, label: str, causal: bool) 
     else:
         second = (
             f"Bottom row, with {label}: the pictures differ, because where a word stands now changes whom it attends to "
-            f"(moved back to their places, the weights differ by up to {charts.number(with_pe)})."
+            f"({'' if lined_up else 'moved back to their places, '}the weights differ by up to {charts.number(with_pe)})."
         )
     return [first, second]
 

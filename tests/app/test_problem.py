@@ -31,8 +31,8 @@ def test_problem_shows_the_bag_of_words_numbers():
 
 
 def test_the_naive_codes_are_scored_from_their_measurements():
-    at = open_page("problem", max_len="256")
-    card = plain_table(at.table[-1])  # the scorecard closes the page
+    at = open_page("problem", max_len="256", problem_view="Against the checklist")
+    card = plain_table(at.table[-1])  # the scorecard is the tab's table
     rows = {row["property"].split(":")[0]: row for _, row in card.iterrows()}
     assert rows["bounded"]["integer p"].startswith("✗") and rows["bounded"]["binary bits of p"].startswith("✓")
     assert rows["smooth"]["binary bits of p"].startswith("✗") and rows["smooth"]["integer p"].startswith("✓")
@@ -40,15 +40,16 @@ def test_the_naive_codes_are_scored_from_their_measurements():
     assert all(cell.startswith("✓") for cell in list(rows["cheap"])[1:])
     # the fraction code: ✗ with the reason, beside a caption that says where it is bounded
     assert rows["bounded"]["fraction p / L"] == "✗ in range only up to the length it is built for: max |value| ×2.004 on [L, 2L)"
-    captions = " ".join(c.value for c in at.caption)
-    assert "Bounded within the sentence it is divided by" in captions and "the checklist below marks it unbounded" in captions
+    captions = " ".join(c.value for c in open_page("problem", max_len="256", problem_view="p / L").caption)
+    assert "Bounded within the sentence it is divided by" in captions and "the checklist tab marks it unbounded" in captions
     # one-hot at d_model 128: codes for positions 0 to 127 only, said by the caption and the scorecard alike
     assert rows["code past max_len"]["one-hot"] == "✗ no code past position 127"
-    assert "it has codes for positions 0 to 127 only" in captions and "one-hot: codes exist for positions 0 to 127 only" in captions
+    assert "one-hot: codes exist for positions 0 to 127 only" in " ".join(c.value for c in at.caption)
+    assert "it has codes for positions 0 to 127 only" in " ".join(c.value for c in open_page("problem", max_len="256", problem_view="One-hot").caption)
 
 
 def test_the_scorecard_at_max_len_1_says_what_does_not_apply():
-    at = open_page("problem", max_len="1")
+    at = open_page("problem", max_len="1", problem_view="Against the checklist")
     assert_clean(at)
     rows = {row["property"].split(":")[0]: row for _, row in plain_table(at.table[-1]).iterrows()}
     assert all(rows["unique"][c] == "– one position: no pair to compare" for c in ("integer p", "fraction p / L", "binary bits of p", "one-hot"))
@@ -62,9 +63,9 @@ def test_problem_caps_the_demo_width_with_a_notice():
 
 
 def test_raw_positions_scale_and_gradient_step_are_cores():
-    """The two figures under 'Why raw positions make training unstable' draw core.analysis.raw_positions' arrays, and the
+    """The two figures of the tab 'Raw positions in training' draw core.analysis.raw_positions' arrays, and the
     caption is its sentence for them (the numbers and their rules are tested in tests/core/analysis/test_raw_positions.py)."""
-    at = open_page("problem", d_model="64", max_len="1000")
+    at = open_page("problem", d_model="64", max_len="1000", problem_view="Raw positions in training")
     assert_clean(at)
     study = raw_positions.raw_scale(raw_positions.measured_positions(1000), 64)
     figs = {title_text(f).split(",")[0].split(":")[0]: f for f in figures(at)}
@@ -93,6 +94,16 @@ def test_the_lesson_opens_the_page_and_a_swap_reorders_its_picture():
     assert [p["y"]["names"] for p in panels[:2]] == [["0:dog", "1:bites", "2:man"], ["0:man", "1:bites", "2:dog"]]
     plain, mine = (decode(p["z"]).astype(float) for p in panels[:2])
     np.testing.assert_allclose(mine, plain[::-1, ::-1], atol=1e-7)
+
+
+def test_lined_up_from_a_link_draws_your_order_with_each_word_in_its_place():
+    at = open_page("problem", d_model="64", lined_up="true")  # 'man bites dog' put back in word order: the top row is one picture twice
+    assert_clean(at)
+    panels = grid(at, "lesson_weights")["panels"]
+    assert [p["y"]["names"] for p in panels[:2]] == [["0:dog", "1:bites", "2:man"], ["2:dog", "1:bites", "0:man"]]
+    assert panels[1]["title"] == "your order, put back in word order, no positions"
+    np.testing.assert_allclose(*(decode(p["z"]).astype(float) for p in panels[:2]), atol=1e-7)
+    assert "the two pictures are the same" in at.caption[0].value and at.toggle(key="lined_up").value
 
 
 def test_a_bad_order_in_the_link_gets_a_notice_and_the_default():

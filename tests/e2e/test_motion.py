@@ -87,10 +87,12 @@ def test_the_keyboard_steps_rope_and_reduced_motion_jumps(browser, app_url):
         page.focus(".pee-mo-back")
         page.keyboard.press("Enter")
         page.wait_for_function("() => document.querySelector('.pee-mo').dataset.drawn === '5'", timeout=10_000)
-        assert page.locator(".pee-mo-readout").inner_text() == "key at n = 5, query at m = 9"  # the page's offset m − n starts at 4
         q, k = np.random.default_rng(7).standard_normal((2, 8))  # the page's query and key
         theta = rope.default_frequencies(8, 10_000.0)
         turned_q, turned_k = (rope.apply_rope(v[None, :], np.array([at]), theta, layout="interleaved")[0] for v, at in ((q, 9.0), (k, 5.0)))
+        score = f"{float(turned_q @ turned_k):.3f}".replace("-", "−")  # all 4 pairs drawn: the whole score
+        # the page's offset m − n starts at 4
+        assert page.locator(".pee-mo-readout").inner_text() == f"key at n = 5, query at m = 9; q·k = {score}, the same at every n"
         angle = np.angle((turned_q[0::2] + 1j * turned_q[1::2]) / (turned_k[0::2] + 1j * turned_k[1::2]), deg=True)  # pair i as x + iy
         texts = page.locator(".pee-mo-value").all_inner_texts()
         said = [float(re.fullmatch(r"angle from k to q: (−?\d+\.\d)°", t).group(1).replace("−", "-")) for t in texts]

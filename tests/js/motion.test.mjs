@@ -2,7 +2,7 @@
 // a dial, against values worked by hand. Run by `node --test` (tests/test_js.py).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { angleText, between, keyPoint, playing, point, trail, values, wholeAt } from '../../ui/components/motion/index.js';
+import { angleText, between, keyPoint, playing, point, scoreText, trail, values, wholeAt } from '../../ui/components/motion/index.js';
 
 const close = (a, b) => assert.ok(Math.abs(a - b) < 1e-12, `${a} is not ${b}`);
 const clock = { omega: 0.5, turn: -1, x0: 0, y0: 1, x_name: 'sin', y_name: 'cos' };
@@ -55,4 +55,17 @@ test("a key's hand turns like the query's, the angle between them is the one at 
   close(between(dial, 0, 9), 180);  // −90° + 270° is 180°: the range is (−180, 180]
   assert.equal(angleText(dial, 5, 2), 'angle from k to q: −30.0°');
   assert.equal(angleText({ ...dial, key: { x0: 1, y0: -1e-9 } }, 0, 0), 'angle from k to q: 0.0°');  // 5.7e-8°, never −0.0
+});
+
+test("the readout's q·k is the sum of the drawn pairs' dot products, the same at every n, and says when pairs are left out", () => {
+  // pair 0: q (1, 0) and k (0, 2), ω = 0.5; pair 1: q (3, 1) and k (1, 1), ω = 0.1. At offset 2, pair 0's hands are 90° + 2·0.5 rad
+  // apart: 1·2·cos(π/2 − 1) = 2 sin 1; pair 1's: |q||k| cos(angle) with the angle from k to q at 0 (−26.57°) plus 0.2 rad.
+  const dials = [{ omega: 0.5, turn: 1, x0: 1, y0: 0, key: { x0: 0, y0: 2 } }, { omega: 0.1, turn: 1, x0: 3, y0: 1, key: { x0: 1, y0: 1 } }];
+  const want = 2 * Math.sin(1) + Math.sqrt(10) * Math.sqrt(2) * Math.cos(Math.atan2(1, 3) - Math.PI / 4 + 0.2);
+  for (const n of [0, 3, 250]) {
+    const said = Number(scoreText(dials, n, 2, 2).match(/^q·k = (−?[0-9.]+), the same at every n$/)[1].replace('−', '-'));
+    assert.ok(Math.abs(said - want) < 5e-4, `${said} at n = ${n}, want ${want}`);
+  }
+  assert.match(scoreText(dials, 0, 2, 32), /^q·k over these 2 of its 32 pairs = /);
+  assert.equal(scoreText([{ omega: 1, turn: 1, x0: 1, y0: 0, key: { x0: 0, y0: 1 } }], 0, 0, 1), 'q·k = 0.000, the same at every n');  // never −0.000
 });

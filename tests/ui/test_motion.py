@@ -5,6 +5,7 @@ what the server sends) points where core's encoding and rotation say, at whole a
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -97,6 +98,15 @@ def test_ropes_dials_turn_the_query_at_m_and_the_key_at_n_as_core_rotates_them(h
         at_zero = np.arctan2(q[b], q[a]) - np.arctan2(k[b], k[a]) + offset * theta[i]
         want = np.degrees(np.angle(np.exp(1j * at_zero)))
         np.testing.assert_allclose([point[2] for point in dial], want, rtol=0, atol=1e-6)
+    said = browser_run("data.n.map((n) => m.scoreText(data.dials, n, data.offset, data.pairs))", data | {"n": POSITIONS})
+    turned_q, turned_k = (rope.apply_rope(np.broadcast_to(v, (n.size, head_dim)), at, theta, layout=layout) for v, at in ((q, n + offset), (k, n)))
+    drawn = [d for ab in dims for d in ab]
+    score = np.sum(turned_q[:, drawn] * turned_k[:, drawn], axis=1)  # the drawn pairs' share of the score, at each n
+    which = "q·k" if len(pairs) == head_dim // 2 else f"q·k over these {len(pairs)} of its {head_dim // 2} pairs"
+    for text, value in zip(said, score):
+        number = re.fullmatch(rf"{re.escape(which)} = (−?\d+\.\d{{3}}), the same at every n", text).group(1)
+        assert float(number.replace("−", "-")) == pytest.approx(value, abs=5e-4)
+    assert np.ptp(score) < 1e-9  # the claim itself: the same at every n
     with pytest.raises(ValueError, match="offset m − n must be a whole number from 0 to 511"):
         rope_data(q, k, theta, layout, 512, 512)
 

@@ -35,6 +35,21 @@ def test_without_positions_the_picture_moves_with_its_words():
     assert np.abs(mine_pe - orig_pe[::-1, ::-1]).max() > 1e-3  # with positions it is not a reordering of the original
 
 
+def test_lined_up_your_order_is_drawn_in_word_order_so_without_positions_the_two_top_panels_are_one_picture():
+    res = _study(WORDS, [1, 2, 0])
+    (_, orig, p0), (t1, mine, p1), (_, orig_pe, _), (t3, mine_pe, _) = _panels(reorder_figure(res, 0, "the sinusoid", lined_up=True))
+    assert t1 == "your order, put back in word order, no positions" and t3 == "your order, put back in word order, with the sinusoid"
+    assert p0["y"]["names"] == ["0:dog", "1:bites", "2:man"]
+    assert p1["y"]["names"] == ["2:dog", "0:bites", "1:man"]  # the same words in the same rows, each named with its place in your order
+    np.testing.assert_allclose(mine, orig, atol=1e-7)  # the same picture
+    drawn = _panels(reorder_figure(res, 0, "the sinusoid"))[3][1]  # the same weights as the unlined view, each word back in its place
+    np.testing.assert_allclose(mine_pe, drawn[np.argsort([1, 2, 0])][:, np.argsort([1, 2, 0])], atol=1e-7)
+    assert np.abs(mine_pe - orig_pe).max() == pytest.approx(reorder_changes(res, 0)[1], rel=1e-5) and np.abs(mine_pe - orig_pe).max() > 1e-3
+    plain, moved = reorder_sentences(res, 0, "the sinusoid", causal=False, lined_up=True)
+    assert "the two pictures are the same" in plain and "carried along" not in plain
+    assert "moved back" not in moved and "the pictures differ" in moved
+
+
 def test_the_four_panels_share_one_sequential_range_that_holds_them_all():
     res = _study(WORDS, [1, 2, 0])
     spec = reorder_figure(res, 0, "the sinusoid")

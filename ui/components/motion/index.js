@@ -63,6 +63,20 @@ export function angleText(dial, n, offset) {
   return `angle from k to q: ${t === '-0.0' ? '0.0' : t.replace('-', '−')}°`;
 }
 
+// What the readout adds under RoPE's dials: the dot product q·k of the pairs drawn (each pair's two hands), the query at
+// m = n + offset and the key at n. Each pair's share is |q||k| cos(angle between), and both hands turn by the same nθ,
+// so the sum is the same at every n: the score depends on the offset alone. `of` is how many pairs the head has.
+export function scoreText(dials, n, offset, of) {
+  let sum = 0;
+  for (const dial of dials) {
+    const [qx, qy] = point(dial, n + offset), [kx, ky] = keyPoint(dial, n);
+    sum += qx * kx + qy * ky;
+  }
+  const t = sum.toFixed(3), shown = t === '-0.000' ? '0.000' : t.replace('-', '−');
+  const which = dials.length === of ? 'q·k' : `q·k over these ${dials.length} of its ${of} pairs`;
+  return `${which} = ${shown}, the same at every n`;
+}
+
 // --- the component --------------------------------------------------------------------------------------
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -165,7 +179,7 @@ export default function (component) {
       const said = (d) => (d.dial.key ? angleText(d.dial, w, offset) : values(d.dial, w));
       for (const d of dials) d.value.textContent = said(d);
       const at = data.offset === undefined ? `position p = ${whole(w)}` : `key at n = ${whole(w)}, query at m = ${whole(w + offset)}`;
-      readout.textContent = at;
+      readout.textContent = data.offset === undefined ? at : `${at}; ${scoreText(data.dials, w, offset, data.pairs)}`;
       slider.value = String(w);
       slider.setAttribute('aria-valuetext', at);
       box.setAttribute('aria-label', `${data.description} Now ${at}: ${dials.map((d) => `${d.dial.label}, ${said(d)}`).join('; ')}.`);
