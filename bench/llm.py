@@ -95,7 +95,7 @@ def merge(name: str, args, folder: Path) -> int:
     the file, and its left_out sentence says how many. Wall time is kept per row (meta "wall_seconds"), so each row's
     is counted once however often the file is merged again."""
     record = RECORDS[name]
-    rows, cpu, wall, kept = {}, {}, {}, 0
+    rows, cpu, wall = {}, {}, {}
     try:
         old = record.load()
     except ValueError:
@@ -105,8 +105,8 @@ def merge(name: str, args, folder: Path) -> int:
         keys = {key for config in same for key in _keys(record, config)}
         rows = {key: row for key, row in old.results.items() if key in keys}
         cpu = {key: seconds for key, seconds in old.meta.get("cpu_seconds", {}).items() if key in rows}
-        kept = len(rows)
         wall = _kept_walls(old.meta, len(old.results), rows)
+    from_file, pieces = set(rows), 0
     for piece in sorted(folder.glob(f"{PIECES[name]}_*.json")):
         try:
             got = json.loads(piece.read_text())
@@ -115,6 +115,8 @@ def merge(name: str, args, folder: Path) -> int:
             continue
         rows.update(got["values"])
         cpu.update(got["cpu"])
+        from_file -= set(got["values"])
+        pieces += 1
         share = round(float(got.get("wall", 0.0)) / max(len(got["values"]), 1), 2)  # a piece's wall, split over its rows
         wall.update(dict.fromkeys(got["values"], share))
     wanted = [key for config in record.bench.configs(args) for key in _keys(record, config)]
@@ -133,7 +135,7 @@ def merge(name: str, args, folder: Path) -> int:
         "total_cpu_seconds": round(sum(cpu[k] for k in values if k in cpu), 1),
         "cpu_seconds": {k: round(cpu[k], 2) for k in values if k in cpu},
         "wall_seconds": {k: wall[k] for k in values if k in wall},
-        "merged_from": f"{len(values) - kept} pieces, each one run of a part of the command in a process of its own, and {kept} rows of the "
+        "merged_from": f"{pieces} piece{'s' if pieces != 1 else ''}, each one run of a part of the command in a process of its own, and {len(from_file & set(values))} rows of the "
         "file before (wall: each row's once, its piece's or its share of the run that wrote it; no peak RSS recorded)",
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "torch": torch.__version__, "platform": platform.platform()},
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),

@@ -67,6 +67,8 @@ def test_merge_keeps_the_shipped_rows_of_configs_the_new_command_runs_too_and_no
     written = json.loads(out.read_text())
     assert written["results"] == shipped["results"] and written["meta"]["not_run"] == ["none|8192|0.5|0"]  # kept, the new cell not run yet
     assert written["meta"]["total_cpu_seconds"] == 4.0 and written["meta"]["total_seconds"] == 6.0  # the kept rows' seconds
+    assert shipped["meta"]["merged_from"].startswith("2 pieces, ") and ", and 0 rows of the file before" in shipped["meta"]["merged_from"]
+    assert written["meta"]["merged_from"].startswith("0 pieces, ") and ", and 2 rows of the file before" in written["meta"]["merged_from"]
     assert bench.main(["passkey", "--merge", str(empty), "--seeds", "2", "--grid", "none:2:1024:0"]) == 0  # seed 0 of it kept, no other row
     assert list(json.loads(out.read_text())["results"]) == ["none|1024|0|0"]
 
@@ -93,3 +95,4 @@ def test_merging_again_counts_each_rows_wall_once_over_a_file_one_whole_run_wrot
         assert bench.main(["passkey", "--merge", str(second), *grid, "--grid", "none:2:2048:0"]) == 0
         totals.append(json.loads(out.read_text())["meta"]["total_seconds"])
     assert totals == [30.0 + 7.0] * 3  # the run's 30 s for its two rows and the new piece's 7 s, never again
+    assert json.loads(out.read_text())["meta"]["merged_from"].startswith("1 piece, ")  # a row a piece replaces is not counted as kept
