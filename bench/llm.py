@@ -130,12 +130,13 @@ def merge(name: str, args, folder: Path) -> int:
         return 1
     import torch
 
+    own = len(from_file & set(values))  # the file's rows no piece replaced
     run_meta = {
         "total_seconds": round(sum(wall.get(k, 0.0) for k in values), 1),
         "total_cpu_seconds": round(sum(cpu[k] for k in values if k in cpu), 1),
         "cpu_seconds": {k: round(cpu[k], 2) for k in values if k in cpu},
         "wall_seconds": {k: wall[k] for k in values if k in wall},
-        "merged_from": f"{pieces} piece{'s' if pieces != 1 else ''}, each one run of a part of the command in a process of its own, and {len(from_file & set(values))} rows of the "
+        "merged_from": f"{pieces} piece{'s' if pieces != 1 else ''}, each one run of a part of the command in a process of its own, and {own} rows of the "
         "file before (wall: each row's once, its piece's or its share of the run that wrote it; no peak RSS recorded)",
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "torch": torch.__version__, "platform": platform.platform()},
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
