@@ -705,7 +705,7 @@ def spectrum(wavelength: np.ndarray, max_len: int, *, title: str, note: str = ""
             hovertemplate=f"pair %{{x}}<br>wavelength %{{y:{hover_format(wavelength[mask])}}} positions<br>"
             f"frequency %{{customdata:{hover_format(2 * np.pi / wavelength[mask])}}} rad/position<extra></extra>",
         )
-        for mask, name, colour in ((~longer, "completes a cycle within max_len", LINE_COLOURS[0]), (longer, "wavelength > max_len", LINE_COLOURS[1]))
+        for mask, name, colour in ((~longer, "completes a cycle within max_len", palette.FAST), (longer, "wavelength > max_len", palette.SLOW))
         if mask.any()
     ]
     return _figure(

@@ -67,26 +67,35 @@ REGION_COLOURS: dict[str, str] = {
     "interpolated": VERMILLION,  # divided by the factor; the 1/s mark takes its colour
     "not rotated": FAINT_MARK,
 }
-# RoPE scaling kinds drawn side by side (the language model's perplexity and passkey on /llm): one Okabe-Ito colour
-# each, YaRN without its attention temperature apart from YaRN; a kind's factors differ by dash
+# RoPE scaling kinds drawn side by side (the trained RoPE model stretched on /lab, the language model's perplexity and
+# passkey on /llm): a second set, apart from every scheme's colour and from the marks' greys, so a colour that names a
+# scheme never names a kind. Found by a search over a 16-step sRGB grid (L* 25 to 68, dark enough for a line on white) for
+# the colour farthest, in ΔE*ab, from the schemes, the marks and the kinds already picked, with typical vision and each
+# simulated missing cone; tests/core/viz/test_palette.py checks the gap. Kinds akin by their rule share a family:
+# NTK-aware and dynamic NTK greens, YaRN and YaRN without its temperature violets; a kind's factors differ by dash.
 KIND_COLOURS: dict[str, str] = {
-    "none": BLACK,
-    "linear": BLUE,
-    "ntk": VERMILLION,
-    "dynamic": GREEN,
-    "yarn": PURPLE,
-    "yarn-no-temperature": ORANGE,
-    "llama3": SKY_BLUE,
+    "none": "#880000",  # dark red
+    "linear": "#9900FF",  # violet
+    "ntk": "#336633",  # dark green
+    "dynamic": "#668844",  # moss
+    "yarn": "#8899FF",  # periwinkle
+    "yarn-no-temperature": "#6600BB",  # deep violet
+    "llama3": "#662266",  # plum
 }
+# the turning pairs of a sinusoid or RoPE by speed, from the same search: those that complete a turn within the context
+# (the fast ones) and those that never do (the slow ones), on a wavelength chart and as the pairs a model loses on /lab
+FAST = "#8855EE"  # blue violet
+SLOW = "#77AA55"  # leaf green
 UNSCALED = BLACK  # the wavelengths before scaling
 OTHER_BASE = SKY_BLUE  # the same pairs at another base, for comparison
 SHORT = OLIVE  # a scaled model's wavelengths up to its trained context, where they differ (LongRoPE's short list)
 TARGET = GREEN  # the longer context a scaling aims at
 SCALED = ORANGE  # a scaled model as a whole (its score against the offset), beside UNSCALED
 
-# series that recur in the lab's figures
-TESTED = BLUE  # at the longest evaluation length
-TRAINED = VERMILLION  # at the training length
+# the two series of the lab's task picture, where each answer stands: at the training length in the grey that marks a
+# trained context everywhere, and at the longest evaluation length in a colour of the same search as the kinds'
+TESTED = "#AA3300"  # rust
+TRAINED = MARK
 
 
 def scheme_colour(scheme: str) -> str:
