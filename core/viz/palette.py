@@ -75,7 +75,7 @@ REGION_COLOURS: dict[str, str] = {
 # NTK-aware and dynamic NTK greens, YaRN and YaRN without its temperature violets; a kind's factors differ by dash.
 KIND_COLOURS: dict[str, str] = {
     "none": "#880000",  # dark red
-    "linear": "#9900FF",  # violet
+    "linear": "#AA3300",  # rust
     "ntk": "#336633",  # dark green
     "dynamic": "#668844",  # moss
     "yarn": "#8899FF",  # periwinkle
@@ -94,7 +94,7 @@ SCALED = ORANGE  # a scaled model as a whole (its score against the offset), bes
 
 # the two series of the lab's task picture, where each answer stands: at the training length in the grey that marks a
 # trained context everywhere, and at the longest evaluation length in a colour of the same search as the kinds'
-TESTED = "#AA3300"  # rust
+TESTED = "#9900FF"  # violet
 TRAINED = MARK
 
 
