@@ -352,7 +352,7 @@ def test_the_title_band_is_the_top_margin_a_title_takes():
     assert charts.title_band("a<br><sup>n</sup>") == 70
     assert charts.title_band("a<br>b<br><sup>n1</sup><br><sup>n2</sup>") == 70 + 23 + 16
     # and it is the whole top margin of a figure that asks for nothing else above its plot
-    long = "the title of a figure, long enough to take two lines of a chart at the width its lines are broken for, a full chart's width"
+    long = "the title of a figure, long enough to take two lines of a chart at the width its lines are broken for, as wide as a whole chart"
     fig = charts.lines([("a", np.arange(3), np.ones(3))], title=long, note="the small print", x_title="x", y_title="y")
     assert fig.layout.title.text.count("<br>") == 2 and fig.layout.margin.t == charts.title_band(fig.layout.title.text) == 70 + 23
 
