@@ -5,7 +5,11 @@ The colours are Okabe and Ito's eight ("Color Universal Design", 2008), told apa
 common colour-vision deficiency, and, for schemes past those, Paul Tol's "muted" qualitative
 set (https://personal.sron.nl/~pault/). Thirteen schemes cannot all be told apart by colour
 alone, so the lab's six default schemes take Okabe-Ito colours, and a scheme drawn in a Tol
-colour is drawn dashed as well (`scheme_dash`).
+colour is drawn dashed as well (`scheme_dash`). What /lab and /llm draw beside the schemes (the
+RoPE scaling kinds, a pair's speed, the lab task picture's series) takes a second set, searched
+for apart from every scheme's colour (KIND_COLOURS), so a colour that names a scheme names
+nothing else there. The scaling regions and the wavelength series of /rope and /context, pages
+that draw no scheme, still share Okabe-Ito's colours.
 """
 
 from __future__ import annotations
@@ -86,7 +90,7 @@ KIND_COLOURS: dict[str, str] = {
 # (the fast ones) and those that never do (the slow ones), on a wavelength chart and as the pairs a model loses on /lab
 FAST = "#8855EE"  # blue violet
 SLOW = "#77AA55"  # leaf green
-UNSCALED = BLACK  # the wavelengths before scaling
+UNSCALED = KIND_COLOURS["none"]  # the wavelengths before scaling: RoPE with no scaling, in that kind's colour on every page
 OTHER_BASE = SKY_BLUE  # the same pairs at another base, for comparison
 SHORT = OLIVE  # a scaled model's wavelengths up to its trained context, where they differ (LongRoPE's short list)
 TARGET = GREEN  # the longer context a scaling aims at
