@@ -88,7 +88,8 @@ def _caption(found: str, guide: str = "") -> str:
     """Under a figure, what to look for: the lead of its findings (at most three sentences, ui.lab.lm_text.lead), or
     `guide`, how to read the figure, when their first sentence alone is longer. Gives the rest, for the folded box."""
     shown, rest = lm_text.lead(found)
-    st.caption(shown or guide)
+    if shown or guide:
+        st.caption(shown or guide)
     return rest
 
 
@@ -269,13 +270,21 @@ def extend_view() -> None:
     if ship is not None:
         runs = ship.data.runs("rows")
         plot(figs.over_seeds(lambda rows, w: figs.extend_figure(rows, s, tuned, what=w), runs, "precomputed"), key="lab_ext_ppl")
-        rest = _caption(findings.extension(runs, s, tuned))
+        rest = _caption(
+            findings.extension(runs, s, tuned),
+            "Each line is one way of stretching the model's RoPE, the lower the better; right of the mark at L the windows are longer "
+            "than any the model was trained on.",
+        )
         plot(figs.over_seeds(lambda rows, w: figs.extend_figure(rows, s, tuned, what=w, quantity="entropy"), runs, "precomputed"), key="lab_ext_entropy")
         st.caption("Mean entropy of every query's attention, in every head and layer, on the same windows: higher means attention spread over more keys.")
         budgets = ship.data.runs("budgets")
         shown = extend.SHOWN_FACTOR
         plot(figs.over_seeds(lambda pair, w: figs.budget_figure(*pair, shown, what=w), list(zip(runs, budgets)), "precomputed"), key="lab_ext_budgets")
-        more = _caption(findings.budgets(runs, budgets, shown))
+        more = _caption(
+            findings.budgets(runs, budgets, shown),
+            f"Each line follows one method's perplexity at s·L = {min(shown, 8) * TRAINED.train_len} as its fine-tune grows longer, the "
+            "lower the better; at 0 steps nothing is fine-tuned.",
+        )
         with _more(ship, setup, f"{rest} {more}".strip()):
             static_table(figs.extend_table(ship.data.layouts(), s, tuned))
     factor = extend.temperature_factor(s)
