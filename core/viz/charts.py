@@ -48,8 +48,12 @@ _AXIS = dict(gridcolor=GRID, zerolinecolor=AXIS_LINE, linecolor=AXIS_LINE, showl
 # data go as plain lists, and datarevision is a digest of the data.
 # The mode bar (shown while the pointer is over a figure) stands as a column at the figure's right edge, not a row across
 # its top where the title is; without the buttons these figures have no use for (box and lasso selection, spike lines,
-# hover modes, autoscale: the home button resets the axes) it is a short column beside the title band.
-MODEBAR = dict(orientation="v", remove=["select2d", "lasso2d", "autoScale2d", "toggleSpikelines", "hoverClosestCartesian", "hoverCompareCartesian"])
+# hover modes; autoscale and zoom in / out, which the home button and box zoom do) it is a short column, four buttons
+# under Streamlit's full-screen one, over the title band and the top corner of the plot.
+MODEBAR = dict(
+    orientation="v",
+    remove=["select2d", "lasso2d", "autoScale2d", "zoomIn2d", "zoomOut2d", "toggleSpikelines", "hoverClosestCartesian", "hoverCompareCartesian"],
+)
 STYLE = dict(
     paper_bgcolor="white",
     plot_bgcolor="white",
