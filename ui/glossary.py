@@ -1,6 +1,6 @@
-"""The terms the scorecards, the compare table, /model's fitted wave and the lab's results use, each defined once, here, and
-shown in an expander "What these terms mean" beside the table or result that uses them (`terms_expander`; a sentence
-built from numbers gets the terms it uses from `used_in`)."""
+"""The terms the scorecards, the compare table, /model's fitted wave, the lab's results and /attention's Words against
+positions tab use, each defined once, here, and shown in an expander "What these terms mean" beside the table or result
+that uses them (`terms_expander`; a sentence built from numbers gets the terms it uses from `used_in`)."""
 
 from __future__ import annotations
 
