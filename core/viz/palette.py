@@ -79,7 +79,7 @@ REGION_COLOURS: dict[str, str] = {
 # NTK-aware and dynamic NTK greens, YaRN and YaRN without its temperature violets; a kind's factors differ by dash.
 KIND_COLOURS: dict[str, str] = {
     "none": "#880000",  # dark red
-    "linear": "#AA3300",  # rust
+    "linear": "#885500",  # brown
     "ntk": "#336633",  # dark green
     "dynamic": "#668844",  # moss
     "yarn": "#8899FF",  # periwinkle
