@@ -1,7 +1,7 @@
 """The sentences of the lab's real-text section (ui.lab.lm) that quote numbers: what to look for in the
 precomputed results, where they differ from the paper, and what the paper says of each method. Every
 number is read from the results or from core.lab.lm.PAPER_CLAIMS, never typed. Pure functions, so tests
-read every sentence."""
+read every sentence. `lead` cuts any of the lab's findings into what shows under a figure and what folds below it."""
 
 from __future__ import annotations
 
