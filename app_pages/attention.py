@@ -219,6 +219,7 @@ def _permutation(res: attention.AttentionStudy) -> None:
 def _magnitudes() -> None:
     res, (width, base) = _study(), _width()
     st.header("Words against positions: who drives attention?")
+    glossary.terms_expander(glossary.WORDS_AND_POSITIONS, key="terms_att_words")  # the tab's words, defined above its figures
     col_a, col_b = st.columns(2)
     with col_a:
         plot(figs.norms_figure(res), key="att_norms")
@@ -247,11 +248,7 @@ def _magnitudes() -> None:
         else:
             share = shares(tuple(words), width, base, scheme.name, project, scale_words)
             plot(figs.shares_figure(share, FACTORS, pe_scale), key="att_shares")
-            st.caption(
-                "The scores split exactly into a content term, cross terms (growing with f) and a position term (growing with f²). Where the position "
-                "term dominates, attention is driven by where words stand rather than what they are. Turn off the √d_model scaling to see positions take "
-                "over at f = 1."
-            )
+            st.caption(figs.share_text(share[int(np.argmin(np.abs(FACTORS - pe_scale)))], pe_scale))
 
 
 def _add_concat() -> None:

@@ -1,6 +1,6 @@
-"""The terms the scorecards, the compare table, /model's fitted wave and the lab's results use, each defined once, here, and
-shown in an expander "What these terms mean" beside the table or result that uses them (`terms_expander`; a sentence
-built from numbers gets the terms it uses from `used_in`)."""
+"""The terms the scorecards, the compare table, /model's fitted wave, the lab's results and /attention's Words against
+positions tab use, each defined once, here, and shown in an expander "What these terms mean" beside the table or result
+that uses them (`terms_expander`; a sentence built from numbers gets the terms it uses from `used_in`)."""
 
 from __future__ import annotations
 
@@ -79,10 +79,37 @@ TERMS: dict[str, tuple[str, str]] = {
         "Shuffling the input tokens shuffles the outputs the same way and changes nothing else: Attn(PX) = P·Attn(X) for every "
         "permutation P. Attention without positions is permutation-equivariant, so it cannot tell word orders apart.",
     ),
+    "vector norm ||x||": (
+        r"vector norm|\|\|x\|\|",
+        "A vector's length: the square root of the sum of its squared entries. ||x|| is a word's vector, ||PE|| the position code added to "
+        "it (times the position factor f).",
+    ),
+    "√d_model scaling": (
+        r"√d_model scaling",
+        "The Transformer paper multiplies its word vectors by √d_model (§3.4) and adds the position code to them (§3.5). The word "
+        "vectors here have length about 1 without it and about √d_model with it; the sinusoid's code, at f = 1, has length √(d_model/2).",
+    ),
+    "cosine": (
+        r"cosine of word|positions: cosine",
+        "How alike two vectors' directions are, whatever their lengths: x·y / (||x|| ||y||). 1: they point the same way; 0: at right angles.",
+    ),
+    "content, cross and position terms": (
+        r"content · content|cross terms",
+        "An attention score is the dot product of a query and a key (each the input through its projection, when projections are on). "
+        "With inputs x + f·PE it splits exactly into three parts: content · content (word with word, the same at every f), the cross "
+        "terms content · position (word with position, growing with f) and position · position (growing with f²). The chart shows each "
+        "part's size over every query and key (the Frobenius norm of its matrix) as a share of the three.",
+    ),
+    "position factor f": (
+        r"position factor f",
+        "A number the position code is multiplied by before it is added (the Position factor setting; 1 is the code as its scheme defines it, "
+        "0 removes it), to see what happens as positions grow louder or quieter against the words.",
+    ),
 }
 
 SCORECARD = ("max |value|", "×growth on [L, 2L)", "closest codes … apart", "neighbour / mean distance", "departure")
 TRAINED = ("perplexity", "ridge regression", "residual stream", "R²", "total variation distance")  # the trained-model experiments' terms
+WORDS_AND_POSITIONS = ("vector norm ||x||", "√d_model scaling", "cosine", "content, cross and position terms", "position factor f")  # /attention's tab
 
 
 def used_in(text: str) -> list[str]:

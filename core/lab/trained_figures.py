@@ -138,7 +138,7 @@ def pairs_figure(variants: Sequence[dict], *, what: str) -> go.Figure:
         ks = np.array([v["k"] for v in rows])
         for length in (L, 4 * L):
             lines.append((f"the k {word} removed, at {length}", ks, np.array([_ppl(r["perplexity"], [length])[0] for r in rows])))
-    colours = (charts.LINE_COLOURS[0], charts.LINE_COLOURS[0], charts.LINE_COLOURS[2], charts.LINE_COLOURS[2])  # one colour per kind
+    colours = (palette.FAST, palette.FAST, palette.SLOW, palette.SLOW)  # the fast pairs' colour and the slow ones', as on the wavelength chart
     fig = charts.lines.fresh(
         lines,
         title=f"The trained RoPE model with k of its {n} pairs removed (no longer turning): held-out perplexity at L = {L} and 4L = {4 * L} ({what})",
@@ -162,7 +162,11 @@ def wavelength_figure(wavelengths: Sequence[float], removed: Sequence[int]) -> g
     fig = charts.spectrum.fresh(w, L, title=f"The RoPE model's pairs: wavelength 2π/θᵢ against the training length L = {L}", note="crossed: the pairs removed")
     if removed:
         idx = np.asarray(sorted(removed))
-        fig.add_trace(go.Scatter(x=idx, y=w[idx], mode="markers", name="removed (frequency 0)", marker=dict(symbol="x", size=12, color="#000000")))
+        fig.add_trace(
+            go.Scatter(
+                x=idx, y=w[idx], mode="markers", name="removed (frequency 0)", marker=dict(symbol="x", size=12, color=palette.region_colour("not rotated"))
+            )
+        )
     fig.update_layout(
         xaxis=dict(title=dict(text=f"pair index i (dimensions i and i + {w.size} of each {2 * w.size}-wide head)")),
         yaxis=dict(title=dict(text="wavelength 2π/θᵢ (characters, log scale)")),
@@ -184,7 +188,7 @@ def extend_figure(rows: Sequence[dict], factor: int, fine_tune: bool, *, what: s
     """Perplexity (or attention entropy) against evaluation length for every method at factor s,
     without or with the fine-tune; the unscaled model as it was trained beside them."""
     lengths = list(extend.LENGTHS)
-    lines, drawn = [], []
+    lines, drawn, methods = [], [], []
     for method in extend.METHODS:
         for r in rows:
             same = r["method"] == method and bool(r["fine_tune"]) == fine_tune and (r["factor"] == factor or (method == "none" and not fine_tune))
@@ -192,6 +196,7 @@ def extend_figure(rows: Sequence[dict], factor: int, fine_tune: bool, *, what: s
                 name = extend.LABELS[method] + (" (as trained)" if method == "none" and not fine_tune else "")
                 lines.append((name, np.array(lengths), _ppl(r[quantity], lengths)))
                 drawn.append(r)
+                methods.append(method)
                 break
     steps = sorted({int(r["fine_tune"]) for r in drawn if r["fine_tune"]})
     tuned = f", after {' or '.join(map(str, steps))} fine-tuning steps at {min(factor, 8) * L}" if fine_tune and steps else ", no fine-tuning"
@@ -201,7 +206,7 @@ def extend_figure(rows: Sequence[dict], factor: int, fine_tune: bool, *, what: s
     else:
         title = f"Mean attention entropy against length, s = {factor}{tuned} ({what})"
         y_title, log_y = "attention entropy (nats)", False
-    return charts.lines(
+    fig = charts.lines.fresh(
         lines,
         title=title,
         x_title="evaluation length (characters, whole windows)",
@@ -212,6 +217,7 @@ def extend_figure(rows: Sequence[dict], factor: int, fine_tune: bool, *, what: s
         if factor * L <= 8 * L and factor > 1
         else [(L, f"trained on L = {L}")],
     )
+    return _in_kind_colours(fig, methods)
 
 
 @shared
@@ -223,7 +229,7 @@ def budget_figure(rows: Sequence[dict], budgets: Sequence[dict], factor: int, *,
     steps = np.array(extend.BUDGETS)
     table = budget_table(rows, budgets, factor, far)
     lines = [(extend.LABELS[m], steps, np.array([np.nan if (v := table[m].get(int(b))) is None else v for b in steps], dtype=float)) for m in extend.METHODS]
-    return charts.lines(
+    fig = charts.lines.fresh(
         lines,
         title=f"The trained RoPE model stretched by s = {factor}, fine-tuned on windows of {far}: held-out perplexity at s·L = {far} against "
         f"fine-tuning steps ({what})",
@@ -233,6 +239,20 @@ def budget_figure(rows: Sequence[dict], budgets: Sequence[dict], factor: int, *,
         log_y=True,
         markers=True,
     )
+    return _in_kind_colours(fig, extend.METHODS)
+
+
+def _in_kind_colours(fig: go.Figure, methods: Sequence[str]) -> go.Figure:
+    """The lines of `methods` (one each, in order) in their scaling kind's colour (core.viz.palette.KIND_COLOURS), the
+    colour /llm gives the same kind. YaRN and YaRN without its temperature share their frequencies, so their lines can
+    lie on each other: YaRN, drawn first, is wide and pale beneath, the other a dotted line on top, and both show."""
+    for trace, method in zip(fig.data, methods):
+        trace.line.color = trace.marker.color = palette.KIND_COLOURS["yarn-no-temperature" if method == "yarn_no_t" else method]
+        if method == "yarn":
+            trace.line.width, trace.marker.size, trace.opacity = 6, 9, 0.6
+        elif method == "yarn_no_t":
+            trace.line.dash = "dot"
+    return fig
 
 
 def extend_rows(rows: Sequence[dict], factor: int, fine_tune: bool) -> list[dict[str, object]]:

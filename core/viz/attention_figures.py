@@ -193,3 +193,14 @@ def shares_figure(share: np.ndarray, factors: np.ndarray, pe_scale: float) -> go
         y_range=(0.0, 1.0),
         x_marks=[(pe_scale, f"f = {pe_scale:g}")],
     )
+
+
+def share_text(at: np.ndarray, f: float) -> str:
+    """What the score-share chart shows at the position factor set, from its drawn shares there (content, cross, position)."""
+    parts = ("content · content term", "cross terms", "position · position term")
+    top = int(np.argmax(at))
+    return (
+        "The scores split exactly into a content · content term (word with word), cross terms (growing with f) and a position · position "
+        f"term (growing with f²). At f = {f:g}, as set, the {parts[top]} {'is' if top != 1 else 'are'} the largest part ({at[top]:.0%} of the three)"
+        + (": where the words stand weighs more in the scores than what they are." if top == 2 else ".")
+    )

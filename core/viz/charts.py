@@ -46,8 +46,21 @@ _AXIS = dict(gridcolor=GRID, zerolinecolor=AXIS_LINE, linecolor=AXIS_LINE, showl
 # a copied template from a new one) or a data array given as a typed array, unless
 # layout.datarevision says the data are the same. So figures carry no template, scatter
 # data go as plain lists, and datarevision is a digest of the data.
+# The mode bar (shown while the pointer is over a figure) stands as a column at the figure's right edge, not a row across
+# its top where the title is; without the buttons these figures have no use for (box and lasso selection, spike lines,
+# hover modes; autoscale and zoom in / out, which the home button and box zoom do) it is a short column, four buttons
+# under Streamlit's full-screen one, over the title band and the top corner of the plot.
+MODEBAR = dict(
+    orientation="v",
+    remove=["select2d", "lasso2d", "autoScale2d", "zoomIn2d", "zoomOut2d", "toggleSpikelines", "hoverClosestCartesian", "hoverCompareCartesian"],
+)
 STYLE = dict(
-    paper_bgcolor="white", plot_bgcolor="white", font=dict(FONT, color=THEMED_TEXT), colorway=list(LINE_COLOURS), hoverlabel=dict(font=dict(size=12))
+    paper_bgcolor="white",
+    plot_bgcolor="white",
+    font=dict(FONT, color=THEMED_TEXT),
+    colorway=list(LINE_COLOURS),
+    hoverlabel=dict(font=dict(size=12)),
+    modebar=MODEBAR,
 )
 _NO_TEMPLATE = go.layout.Template()  # given at construction, so plotly.py does not apply its default (~10 ms), then removed
 _AXIS_KEY = re.compile(r"[xy]axis\d*$")
@@ -241,9 +254,11 @@ X_ROOM = 58  # pixels under the plot for x tick labels and the axis title (log a
 LEGEND_WIDTH = 740  # pixels a horizontal legend may fill before it wraps to another row
 CHAR_PX = 6.5  # width of an average character at the 13-pixel font (tick labels, names)
 # a title line's length: plotly.js does not wrap titles; its 18-pixel title font takes about 7.7 pixels a
-# character (measured in Chromium), so 88 characters fit the 700-pixel chart of a 1,100-pixel window with the
-# sidebar open (at 1,440 pixels a chart is about 1,000 wide: 72 characters wrapped titles at half its width)
-TITLE_CHARS = 88
+# character (measured in Chromium), so 112 characters take 860 pixels: the width of a chart at 1,440 pixels with the
+# sidebar open (980) less the mode bar's column at its right edge. In a narrower column the page sets the title as
+# text that wraps to the column instead (ui.display.plot; ui/assets/app.css switches at TITLE_COLUMN_PX)
+TITLE_CHARS = 112
+TITLE_COLUMN_PX = 900  # the narrowest column that shows plotly.js's own title: TITLE_CHARS characters and the mode bar beside them
 NOTE_CHARS = 110  # the small print under a title is about 70 % of its size: more characters to a line
 NOTE_LINE_PX = 16  # what each further line of the small print adds to the top margin
 TITLE_LINE_PX = 23  # what each further title line adds to the top margin (the first line stays where a one-line title sits, the others hang below it)
@@ -705,7 +720,7 @@ def spectrum(wavelength: np.ndarray, max_len: int, *, title: str, note: str = ""
             hovertemplate=f"pair %{{x}}<br>wavelength %{{y:{hover_format(wavelength[mask])}}} positions<br>"
             f"frequency %{{customdata:{hover_format(2 * np.pi / wavelength[mask])}}} rad/position<extra></extra>",
         )
-        for mask, name, colour in ((~longer, "completes a cycle within max_len", LINE_COLOURS[0]), (longer, "wavelength > max_len", LINE_COLOURS[1]))
+        for mask, name, colour in ((~longer, "completes a cycle within max_len", palette.FAST), (longer, "wavelength > max_len", palette.SLOW))
         if mask.any()
     ]
     return _figure(

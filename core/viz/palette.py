@@ -5,7 +5,11 @@ The colours are Okabe and Ito's eight ("Color Universal Design", 2008), told apa
 common colour-vision deficiency, and, for schemes past those, Paul Tol's "muted" qualitative
 set (https://personal.sron.nl/~pault/). Thirteen schemes cannot all be told apart by colour
 alone, so the lab's six default schemes take Okabe-Ito colours, and a scheme drawn in a Tol
-colour is drawn dashed as well (`scheme_dash`).
+colour is drawn dashed as well (`scheme_dash`). What /lab and /llm draw beside the schemes (the
+RoPE scaling kinds, a pair's speed, the lab task picture's series) takes a second set, searched
+for apart from every scheme's colour (KIND_COLOURS), so a colour that names a scheme names
+nothing else there. The scaling regions and the wavelength series of /rope and /context, pages
+that draw no scheme, still share Okabe-Ito's colours.
 """
 
 from __future__ import annotations
@@ -67,26 +71,35 @@ REGION_COLOURS: dict[str, str] = {
     "interpolated": VERMILLION,  # divided by the factor; the 1/s mark takes its colour
     "not rotated": FAINT_MARK,
 }
-# RoPE scaling kinds drawn side by side (the language model's perplexity and passkey on /llm): one Okabe-Ito colour
-# each, YaRN without its attention temperature apart from YaRN; a kind's factors differ by dash
+# RoPE scaling kinds drawn side by side (the trained RoPE model stretched on /lab, the language model's perplexity and
+# passkey on /llm): a second set, apart from every scheme's colour and from the marks' greys, so a colour that names a
+# scheme never names a kind. Found by a search over a 16-step sRGB grid (L* 25 to 68, dark enough for a line on white) for
+# the colour farthest, in ΔE*ab, from the schemes, the marks and the kinds already picked, with typical vision and each
+# simulated missing cone; tests/core/viz/test_palette.py checks the gap. Kinds akin by their rule share a family:
+# NTK-aware and dynamic NTK greens, YaRN and YaRN without its temperature violets; a kind's factors differ by dash.
 KIND_COLOURS: dict[str, str] = {
-    "none": BLACK,
-    "linear": BLUE,
-    "ntk": VERMILLION,
-    "dynamic": GREEN,
-    "yarn": PURPLE,
-    "yarn-no-temperature": ORANGE,
-    "llama3": SKY_BLUE,
+    "none": "#880000",  # dark red
+    "linear": "#885500",  # brown
+    "ntk": "#336633",  # dark green
+    "dynamic": "#668844",  # moss
+    "yarn": "#8899FF",  # periwinkle
+    "yarn-no-temperature": "#6600BB",  # deep violet
+    "llama3": "#662266",  # plum
 }
-UNSCALED = BLACK  # the wavelengths before scaling
+# the turning pairs of a sinusoid or RoPE by speed, from the same search: those that complete a turn within the context
+# (the fast ones) and those that never do (the slow ones), on a wavelength chart and as the pairs a model loses on /lab
+FAST = "#8855EE"  # blue violet
+SLOW = "#77AA55"  # leaf green
+UNSCALED = KIND_COLOURS["none"]  # the wavelengths before scaling: RoPE with no scaling, in that kind's colour on every page
 OTHER_BASE = SKY_BLUE  # the same pairs at another base, for comparison
 SHORT = OLIVE  # a scaled model's wavelengths up to its trained context, where they differ (LongRoPE's short list)
 TARGET = GREEN  # the longer context a scaling aims at
 SCALED = ORANGE  # a scaled model as a whole (its score against the offset), beside UNSCALED
 
-# series that recur in the lab's figures
-TESTED = BLUE  # at the longest evaluation length
-TRAINED = VERMILLION  # at the training length
+# the two series of the lab's task picture, where each answer stands: at the training length in the grey that marks a
+# trained context everywhere, and at the longest evaluation length in a colour of the same search as the kinds'
+TESTED = "#9900FF"  # violet
+TRAINED = MARK
 
 
 def scheme_colour(scheme: str) -> str:

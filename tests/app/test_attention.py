@@ -177,6 +177,10 @@ def test_unscaled_words_shift_the_scores_to_positions():
     assert_clean(at)
     at_one = 8  # FACTORS = linspace(0, 4, 33): index 8 is f = 1
     assert decode(shares_off)[at_one] > 0.5 > decode(shares_on)[at_one]
+    # the caption reads the chart at the factor set: unscaled, the position term is the largest part at f = 1
+    said = next(c.value for c in at.caption if "as set" in c.value)
+    assert f"the position · position term is the largest part ({decode(shares_off)[at_one]:.0%} of the three)" in said
+    assert any(e.label == "What these terms mean" for e in at.expander)  # the tab's words, defined above its figures
 
 
 def test_add_or_concatenate_tab():

@@ -185,7 +185,7 @@ def test_a_figures_title_as_text_for_a_narrow_column():
     from core.viz import charts
     from ui import display
 
-    long = "the title of a figure, long enough to take two lines of a chart at the width its lines are broken for"
+    long = "the title of a figure, long enough to take two lines of a chart at the width its lines are broken for, as wide as a whole chart"
     fig = charts.lines([("a", np.arange(3), np.ones(3))], title=long, note="first 3 positions & more", x_title="x", y_title="y")
     text = display._title_text(fig)
     assert text == (

@@ -60,6 +60,17 @@ def test_the_lab_results_terms_are_defined_beside_them():
     assert "glossary.terms_expander(glossary.TRAINED" in texts[0]
 
 
+def test_the_words_against_positions_terms_are_defined_beside_them():
+    # /attention's "Words against positions" tab (its drawer) with its two figures and the caption under the second: every term
+    # they use is in the expander the tab draws under its header, and no other
+    page = (ROOT / "app_pages/attention.py").read_text()
+    tab = page[page.index("def _magnitudes") : page.index("def _add_concat")]
+    figures = (ROOT / "core/viz/attention_figures.py").read_text()
+    drawn = figures[figures.index("def norms_figure") :]
+    assert {t for text in (tab, drawn) for t in glossary.used_in(text)} == set(glossary.WORDS_AND_POSITIONS)
+    assert "glossary.terms_expander(glossary.WORDS_AND_POSITIONS" in tab
+
+
 @pytest.mark.parametrize(("text", "terms"), [
     ("✓ max |value| ×1.198 on [L, 2L), no higher up to position 16,777,215", ["max |value|", "×growth on [L, 2L)"]),
     ("✗ departure 0.957", ["departure"]),

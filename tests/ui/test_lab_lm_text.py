@@ -60,3 +60,19 @@ def test_differences_compute_rope_and_t5_buckets():
     timed = text.differences(RESULTS, 64, 32, lm.PAPER_CLAIMS, {"rope": 91.08, "alibi": 207.3})
     assert "trained and evaluated in 91 to 207 s per scheme here" in timed and "minutes" not in timed
     assert "trained and evaluated" not in diff  # no run times given, none stated
+
+
+def test_a_caption_leads_with_at_most_three_whole_sentences_and_sixty_words_and_folds_the_rest():
+    found = (
+        "NoPE's position is read with R² 0.205 (0.172–0.234) after 1 layer. Haviv et al. (2022) conjecture the mask. "
+        "RoPE reaches 0.040 at most. The sinusoid is read at 1.000."
+    )
+    assert text.sentences(found)[1] == "Haviv et al. (2022) conjecture the mask."  # a decimal point and "al." end no sentence
+    shown, folded = text.lead(found)
+    assert shown == "NoPE's position is read with R² 0.205 (0.172–0.234) after 1 layer. Haviv et al. (2022) conjecture the mask. RoPE reaches 0.040 at most."
+    assert folded == "The sinusoid is read at 1.000." and f"{shown} {folded}" == found
+    first = "NoPE's position is read with R² 0.205 (0.172–0.234) after 1 layer."
+    assert text.lead(found, words=15) == (first, found.removeprefix(first + " "))  # 12 words, then 18
+    long = "ALiBi: " + "0.96 at 510; " * 30 + "the end."  # one sentence past sixty words: nothing is cut mid-sentence
+    assert text.lead(long) == ("", long)
+    assert text.lead("One. Two.") == ("One. Two.", "")

@@ -1,11 +1,12 @@
 """The sentences of the lab's real-text section (ui.lab.lm) that quote numbers: what to look for in the
 precomputed results, where they differ from the paper, and what the paper says of each method. Every
 number is read from the results or from core.lab.lm.PAPER_CLAIMS, never typed. Pure functions, so tests
-read every sentence."""
+read every sentence. `lead` cuts any of the lab's findings into what shows under a figure and what folds below it."""
 
 from __future__ import annotations
 
 import functools
+import re
 
 import numpy as np
 
@@ -16,6 +17,32 @@ from core.schemes.registry import SCHEMES, T5_BUCKETS
 Perplexity = dict[str, dict[int, float | None]]
 T5_USUAL_MAX_DISTANCE = 128  # T5's own max_distance (Raffel et al. 2020, §2.1)
 FAR = 1 << 20  # a distance past every bucket's edge: the buckets any distance reaches
+
+
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z“\"(])")  # a full stop, a space, and a capital or an opening mark
+NOT_AN_END = ("al.", "e.g.", "i.e.", "cf.", "vs.")  # a stop that ends an abbreviation ("Haviv et al. (2022)"), not a sentence
+
+
+def sentences(text: str) -> list[str]:
+    """`text` cut into its sentences (a decimal point has no space after it; an abbreviation's stop is not an end)."""
+    out: list[str] = []
+    for piece in SENTENCE_BREAK.split(text.strip()):
+        if out and out[-1].endswith(NOT_AN_END):
+            out[-1] += " " + piece
+        elif piece:
+            out.append(piece)
+    return out
+
+
+def lead(text: str, most: int = 3, words: int = 60) -> tuple[str, str]:
+    """`text` as (what is shown under a figure, what is folded below it): its first sentences, at most `most` of them and
+    `words` words, and the rest. A first sentence already longer than `words` is all folded (the lead is then empty), so
+    what shows is always whole sentences; the two parts joined by a space are the text."""
+    parts = sentences(text)
+    shown = 0
+    while shown < min(most, len(parts)) and len(" ".join(parts[: shown + 1]).split()) <= words:
+        shown += 1
+    return " ".join(parts[:shown]), " ".join(parts[shown:])
 
 
 def _label(scheme: str) -> str:

@@ -26,6 +26,7 @@ from core.schemes.registry import SCHEMES
 from ui import glossary
 from ui.controls import Choice, Choices, Number, Toggle, check_links
 from ui.display import plot, static_table, text_block
+from ui.lab import lm_text
 from ui.lab.run import finished, live_run, same_as_shipped
 from ui.heatmap import draw_heatmap
 
@@ -83,10 +84,23 @@ def _said(ship: experiment.Shipped, found: str) -> str:
     return f"{found} {findings.seeds_note(len(_seeds(ship)))}".strip()
 
 
-def _numbers(ship: experiment.Shipped):
-    """The folded box for an experiment's table of numbers, opened by the line that says how they were made (the command
-    to rerun it is for those who open it)."""
-    box = st.expander("The numbers, and the command that makes them", icon=":material/table:")
+def _caption(found: str, guide: str = "") -> str:
+    """Under a figure, what to look for: the lead of its findings (at most three sentences, ui.lab.lm_text.lead), or
+    `guide`, how to read the figure, when their first sentence alone is longer. Gives the rest, for the folded box."""
+    shown, rest = lm_text.lead(found)
+    if shown or guide:
+        st.caption(shown or guide)
+    return rest
+
+
+def _more(ship: experiment.Shipped, setup: str = "", rest: str = ""):
+    """The folded box under a view's figures: how the experiment was set up (`setup`), what else its numbers show
+    (`rest`) and what their brackets mean, the line that says how they were made (the command to rerun it is for those
+    who open it), and then its table of numbers."""
+    box = st.expander("More: how it was measured, and the numbers", icon=":material/table:")
+    if setup:
+        box.markdown(setup)
+    box.caption(_said(ship, rest))
     box.caption(_precomputed(ship))
     return box
 
@@ -146,17 +160,18 @@ MAP_LAYER = Choice("lab_probe_map_layer", "Layer of the attention maps", [1, 2],
 
 
 def probe_view() -> None:
-    st.markdown(
-        "Without any positional encoding, can a causal model still tell where in its window it is? A **linear probe** "
-        f"(ridge regression) tries to read each character's position, 0 to {TRAINED.train_len - 1}, from the model's residual stream "
-        "at every layer boundary: R² = 1 means it reads the position exactly, 0 no better than guessing the mean position."
-    )
+    st.markdown(EXPERIMENTS["probe"].question)
     ship = _load("probe")
     if ship is not None:
         plot(EXPERIMENTS["probe"].figure(ship.data, "precomputed"), key="lab_probe_shipped")
-        st.caption(_said(ship, findings.probe(ship.data.runs("models"))))
+        rest = _caption(findings.probe(ship.data.runs("models")))
         guess = float(np.abs(np.arange(TRAINED.train_len) - (TRAINED.train_len - 1) / 2).mean())
-        with _numbers(ship):
+        setup = (
+            "Without any positional encoding, can a causal model still tell where in its window it is? A **linear probe** "
+            f"(ridge regression) tries to read each character's position, 0 to {TRAINED.train_len - 1}, from the model's residual stream "
+            "at every layer boundary: R² = 1 means it reads the position exactly, 0 no better than guessing the mean position."
+        )
+        with _more(ship, setup, rest):
             static_table(figs.probe_table(ship.data.layouts()))
             st.caption(
                 "R² of the probe per layer boundary (mean over the seeds, lowest and highest seed's in round brackets), and in square "
@@ -220,7 +235,9 @@ def _attention_maps(ship: experiment.Shipped | None) -> None:
     draw_heatmap(figs.attention_grid([("NoPE", maps["none_2"]), ("T5", maps["t5_2"])], layer - 1), key="lab_probe_maps")
     if ship is not None:
         ent = {m["scheme"]: m["entropy"] for m in ship.data.models if m["n_layers"] == 2}
-        st.caption(findings.attention_maps(maps["none_2"], maps["t5_2"], layer, ent["none"][layer - 1], ent["t5"][layer - 1]))
+        rest = _caption(findings.attention_maps(maps["none_2"], maps["t5_2"], layer, ent["none"][layer - 1], ent["t5"][layer - 1]))
+        if rest:
+            st.expander("More: how the maps compare", icon=":material/table:").caption(rest)
 
 
 # --- 2. context extension -------------------------------------------------------------------------
@@ -237,7 +254,7 @@ def extend_view() -> None:
     trained = next((r for r in ship.data.rows if r["method"] == "none" and not r["fine_tune"]), None) if ship else None
     first, last = str(extend.LENGTHS[0]), str(extend.LENGTHS[-1])
     broke = f": its perplexity goes from {trained['perplexity'][first]:.3f} at {first} to {trained['perplexity'][last]:.3f} at {last}" if trained else ""
-    st.markdown(
+    setup = (
         f"The app's RoPE model was trained on windows of L = {TRAINED.train_len} characters{broke}. Here its RoPE is stretched by a "
         "factor s with the scalings /context explains, applied inside the model's own attention: "
         "**linear** (position interpolation: every frequency divided by s), **NTK-aware** (a larger base), **YaRN** (fast pairs kept, "
@@ -246,21 +263,30 @@ def extend_view() -> None:
         f"{extend.SHOWN_FACTOR} from no fine-tune to one {extend.LONGER_FINE_TUNE // extend.FINE_TUNE_STEPS} times as long. "
         + findings.yarn_ramp(TRAINED.train_len, TRAINED.d_model // TRAINED.n_heads, TRAINED.setting.base)
     )
+    st.markdown(EXPERIMENTS["extend"].question)
     check_links(EXT_FACTOR, EXT_TUNED)
     c1, c2 = st.columns([2, 3])
     s, tuned = int(EXT_FACTOR.draw(c1)), EXT_TUNED.draw(c2)
     if ship is not None:
         runs = ship.data.runs("rows")
         plot(figs.over_seeds(lambda rows, w: figs.extend_figure(rows, s, tuned, what=w), runs, "precomputed"), key="lab_ext_ppl")
-        st.caption(_said(ship, findings.extension(runs, s, tuned)))
+        rest = _caption(
+            findings.extension(runs, s, tuned),
+            "Each line is one way of stretching the model's RoPE, the lower the better; right of the mark at L the windows are longer "
+            "than any the model was trained on.",
+        )
         plot(figs.over_seeds(lambda rows, w: figs.extend_figure(rows, s, tuned, what=w, quantity="entropy"), runs, "precomputed"), key="lab_ext_entropy")
         st.caption("Mean entropy of every query's attention, in every head and layer, on the same windows: higher means attention spread over more keys.")
-        with _numbers(ship):
-            static_table(figs.extend_table(ship.data.layouts(), s, tuned))
         budgets = ship.data.runs("budgets")
         shown = extend.SHOWN_FACTOR
         plot(figs.over_seeds(lambda pair, w: figs.budget_figure(*pair, shown, what=w), list(zip(runs, budgets)), "precomputed"), key="lab_ext_budgets")
-        st.caption(_said(ship, findings.budgets(runs, budgets, shown)))
+        more = _caption(
+            findings.budgets(runs, budgets, shown),
+            f"Each line follows one method's perplexity at s·L = {min(shown, 8) * TRAINED.train_len} as its fine-tune grows longer, the "
+            "lower the better; at 0 steps nothing is fine-tuned.",
+        )
+        with _more(ship, setup, f"{rest} {more}".strip()):
+            static_table(figs.extend_table(ship.data.layouts(), s, tuned))
     factor = extend.temperature_factor(s)
     count = _parameters("rope")
     size = f"{count:,} parameters" if count else "a few hundred kB"
@@ -274,8 +300,8 @@ def extend_view() -> None:
         f"**Where ours differs.** A model of {size} trained on {TRAINED.train_len} characters, not LLaMA; a fine-tune of "
         f"{extend.FINE_TUNE_STEPS} steps, {extend.FINE_TUNE_STEPS / TRAINED.steps:.0%} of its training steps and characters (and at "
         f"s = {extend.SHOWN_FACTOR} one of {extend.LONGER_FINE_TUNE}, {extend.LONGER_FINE_TUNE / TRAINED.steps:.0%}), far more "
-        "than YaRN's share of a large model's data. Whether the temperature fitted for LLaMA lowers perplexity here is in the caption "
-        "under the first chart, for every s, with and without the fine-tune.  \n"
+        "than YaRN's share of a large model's data. Whether the temperature fitted for LLaMA lowers perplexity here is in the findings "
+        "of the first chart (under it and in its “More” box), for every s, with and without the fine-tune.  \n"
         f"Sources: {extend.CHEN}; {extend.PENG}."
     )
     st.subheader("Stretch it yourself")
@@ -318,12 +344,13 @@ SLIDE_STRIDE = Number("lab_slide_stride", "Stride", 1, 512, 64, expected="the st
 
 
 def sliding_view() -> None:
-    st.markdown(
+    setup = (
         "The real-text lab above cuts the held-out text into whole windows: the first character scored in a window is predicted "
         "from the one character before it, the next from two, and so on. A **sliding window** of n characters instead moves by a "
         "stride S and scores only its last S characters, so every character after the first window is predicted from n − S + 1 to n "
         f"characters before it. Both score the same {TRAINED.eval_chars:,} characters with the same trained models."
     )
+    st.markdown(EXPERIMENTS["sliding"].question)
     check_links(SLIDE_SHOWN)
     chosen = SLIDE_SHOWN.draw()
     ship = _load("sliding")
@@ -332,8 +359,12 @@ def sliding_view() -> None:
             plot(figs.over_seeds(lambda rows, w: figs.sliding_figure(rows, chosen, what=w), ship.data.runs("rows"), "precomputed"), key="lab_slide_shipped")
         else:
             st.info("Pick at least one scheme to draw.", icon=":material/info:")
-        st.caption(_said(ship, findings.sliding(ship.data.runs("rows"))))
-        with _numbers(ship):
+        rest = _caption(
+            findings.sliding(ship.data.runs("rows")),
+            "Each scheme has two lines: solid, a sliding window; dashed, whole windows, whose first characters are predicted from "
+            "almost no context. Right of the mark at L the windows are longer than any the models were trained on.",
+        )
+        with _more(ship, setup, rest):
             static_table(figs.sliding_table(ship.data.layouts()))
     _papers().markdown(
         "**The paper.** Press et al. (2022, appendix B) name the “early token curse” (B.1): in non-overlapping evaluation the "
@@ -381,18 +412,19 @@ def pairs_view() -> None:
     wl = pairs.wavelengths()
     never = pairs.never_turn(inv, TRAINED.train_len)
     hd = TRAINED.d_model // TRAINED.n_heads
-    st.markdown(
+    setup = (
         f"Each {hd}-wide head of the RoPE model turns {inv.size} pairs of its queries and keys, pair i by θᵢ = "
         f"{TRAINED.setting.base:,.0f}^(−2i/{hd}) per character: "
         f"wavelengths from {wl[0]:.1f} to {wl[-1]:,.0f} characters. Trained on L = {TRAINED.train_len}, pairs {never[0]} to "
         f"{never[-1]} never complete a turn within L. **Removing** a pair here sets its frequency to 0: it keeps its content but no "
         f"longer carries position. Removing none changes nothing; removing all {inv.size} leaves the same weights without positions."
     )
+    st.markdown(EXPERIMENTS["pairs"].question)
     ship = _load("pairs")
     if ship is not None:
         plot(EXPERIMENTS["pairs"].figure(ship.data, "precomputed"), key="lab_pairs_shipped")
-        st.caption(_said(ship, findings.pairs(ship.data.layouts(), never, inv.tolist())))
-        with _numbers(ship):
+        rest = _caption(findings.pairs(ship.data.layouts(), never, inv.tolist()))
+        with _more(ship, setup, rest):
             static_table(figs.pairs_table(ship.data.layouts()))
     _papers().markdown(
         "**The papers** (their abstracts; the papers' bodies were not checked here). Barbero et al. (2024) find that Gemma 7B "
@@ -401,7 +433,8 @@ def pairs_view() -> None:
         "modification of RoPE that improves performance. Liu et al. (2023) “explain the origin of the RoPE-based extrapolation issue "
         "by critical dimension for extrapolation”.  \n"
         f"**Where ours differs.** Gemma 7B is a large language model; this one has {inv.size} pairs per head and was trained "
-        f"on {TRAINED.train_len} characters. The caption above says what removing the fastest pairs does at L, and whether removing "
+        f"on {TRAINED.train_len} characters. The findings above (under the chart and in its “More” box) say what removing the fastest "
+        "pairs does at L, and whether removing "
         "the pairs that never complete a turn within L, the ones training never showed a whole circle, helps at 4L.  \n"
         f"Sources: {pairs.BARBERO}; {pairs.LIU}."
     )
@@ -431,32 +464,32 @@ KEY_STEPS = Number("lab_key_steps", "Training steps", 1, 2000, passkey.PasskeyCo
 
 def passkey_view() -> None:
     default = passkey.PasskeyConfig()
-    st.markdown(
+    setup = (
         f"A flat perplexity on long inputs does not say whether the far context is used. The **passkey** test asks for it: a key "
         f"hidden in filler, announced by a marker, and asked for at the end. The lab's model ({default.n_layers} layers, width "
         f"{default.d_model}) is trained per scheme on sequences of {default.train_len} tokens with the key anywhere, then asked at "
         f"distances up to {passkey.MAX_FACTOR} × {default.train_len}."
     )
-    text_block(figs.passkey_text(default))
-    st.caption(
-        f"One training sequence: f3 a filler token ({default.fillers} of them), M the marker, K7 a key ({default.keys} of them), ? the question."
-    )
+    st.markdown(EXPERIMENTS["passkey"].question)
     ship = _load("passkey")
     if ship is not None:
         runs = ship.data.runs("schemes")
         order = [s for s in lm.DEFAULT_SCHEMES if s in ship.data.schemes]
         plot(EXPERIMENTS["passkey"].figure(ship.data, "precomputed"), key="lab_key_shipped")
         same = figs.coinciding([(s, {d: tuple(r[s]["accuracy"][d] for r in runs) for d in runs[0][s]["accuracy"]}) for s in order])  # equal in every seed
-        st.caption(
-            _said(
-                ship,
-                findings.passkey([{sc: r[sc] for sc in order} for r in ship.data.runs("schemes")])
-                + (" " + nope if (nope := findings.without_positions(ship.data.runs("schemes"))) else "")
-                + f" Chance is {1 / default.keys:.4f}."
-                + "".join(f" The lines of {' and '.join(SCHEMES[s].label for s in g)} lie on each other (the same accuracy at every distance)." for g in same),
-            )
+        rest = _caption(
+            findings.passkey([{sc: r[sc] for sc in order} for r in ship.data.runs("schemes")])
+            + (" " + nope if (nope := findings.without_positions(ship.data.runs("schemes"))) else "")
+            + f" Chance is {1 / default.keys:.4f}."
+            + "".join(f" The lines of {' and '.join(SCHEMES[s].label for s in g)} lie on each other (the same accuracy at every distance)." for g in same),
+            "Each line is one scheme's share of keys named right at each distance; right of the mark at L the key stands farther back "
+            "than in any training sequence.",
         )
-        with _numbers(ship):
+        with _more(ship, setup, rest):
+            text_block(figs.passkey_text(default))
+            st.caption(
+                f"One training sequence: f3 a filler token ({default.fillers} of them), M the marker, K7 a key ({default.keys} of them), ? the question."
+            )
             static_table(figs.passkey_table(ship.data.layouts(), order))
     _papers().markdown(
         "**The paper.** The passkey retrieval task of Mohtashami & Jaggi (2023), as YaRN (Peng et al. 2023, §4.3.2) describes and "
@@ -502,8 +535,7 @@ def record_view(name: str) -> None:
     ship = _load(name)
     if ship is not None:
         plot(record.figure(ship.data, "precomputed"), key=f"lab_{name}_shipped")
-        st.caption(_said(ship, record.findings(ship.data)))
-        _numbers(ship)
+        _more(ship, rest=_caption(record.findings(ship.data)))
     configs, problem = _one(record.default)
 
     def draw(done: list) -> None:

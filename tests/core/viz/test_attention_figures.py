@@ -9,7 +9,7 @@ import pytest
 from core.analysis import attention
 from core.schemes.registry import SCHEMES, Setting
 from core.schemes.sinusoidal import sinusoidal_encoding
-from core.viz.attention_figures import reorder_changes, reorder_figure, reorder_sentences
+from core.viz.attention_figures import reorder_changes, reorder_figure, reorder_sentences, share_text
 from tests.app.conftest import decode
 
 WORDS = ["dog", "bites", "man"]
@@ -90,3 +90,13 @@ def test_sentences_say_only_what_holds():
 def test_a_bad_order_is_refused_in_words():
     with pytest.raises(ValueError, match="each of the 3 words once"):
         attention.attention_study(WORDS, sinusoidal_encoding(3, 64), perm=np.array([0, 0, 1]))
+
+
+def test_the_share_caption_names_the_largest_part_at_the_factor_set():
+    # hand-worked shares (content, cross, position) at the factor set: the sentence names the largest, its share, and says
+    # positions weigh more than words only when the position term is the largest
+    said = share_text(np.array([0.2, 0.3, 0.5]), 1.0)
+    assert "At f = 1, as set, the position · position term is the largest part (50% of the three): where the words stand" in said
+    said = share_text(np.array([0.6, 0.3, 0.1]), 0.25)
+    assert "At f = 0.25, as set, the content · content term is the largest part (60% of the three)." in said and "where the words" not in said
+    assert "the cross terms are the largest part (45% of the three)." in share_text(np.array([0.3, 0.45, 0.25]), 2.0)

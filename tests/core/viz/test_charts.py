@@ -4,6 +4,8 @@ spec as a validated build."""
 
 import json
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import plotly.io as pio
@@ -166,19 +168,20 @@ def test_long_paths_draw_a_sample_of_their_dots_and_say_so():
 
 
 def test_long_titles_fill_their_lines_and_push_the_plot_down():
-    text = "Power spectrum of each dimension over position (mean removed), dimensions sorted by their dominant frequency"
+    text = "Power spectrum of each dimension over position (mean removed), dimensions sorted by their dominant frequency from the slowest to the fastest"
     lines = charts.wrap_title(text)
     assert " ".join(lines) == text  # every word kept, in order
     assert len(lines) == 2 and all(len(line) <= charts.TITLE_CHARS for line in lines)
     # the first line as full as the words allow (the next word would not fit), not half of it
-    assert lines == ["Power spectrum of each dimension over position (mean removed), dimensions sorted by", "their dominant frequency"]
+    first = "Power spectrum of each dimension over position (mean removed), dimensions sorted by their dominant frequency"
+    assert lines == [first, "from the slowest to the fastest"]
     assert len(lines[0]) + 1 + len(lines[1].split(" ")[0]) > charts.TITLE_CHARS
     # no lone last word: words move down until the last line holds a quarter of the limit
     orphan = charts.wrap_title("Dominant frequency of each dimension, dimensions sorted from slow to fast", 70)
     assert orphan == ["Dominant frequency of each dimension, dimensions sorted", "from slow to fast"]
     assert len(orphan[1]) >= 70 // 4
     assert charts.wrap_title("short") == ["short"] and charts.wrap_title("") == [""]
-    assert charts.wrap_title("a " + "x" * 90 + " b") == ["a", "x" * 90, "b"]  # an over-long word keeps a line to itself
+    assert charts.wrap_title("a " + "x" * 120 + " b") == ["a", "x" * 120, "b"]  # an over-long word keeps a line to itself
 
     def figure(title, note=""):
         return charts.lines([("a", np.arange(3), np.ones(3))], title=title, note=note, x_title="x", y_title="y")
@@ -332,13 +335,24 @@ def test_a_y_title_longer_than_the_plot_wraps_and_widens_the_left_margin():
     assert small.layout.margin.l == short.layout.margin.l + charts.AXIS_TITLE_LINE_PX * (len(lines) - 1)
 
 
+def test_the_mode_bar_stands_beside_the_title_and_titles_fill_a_wide_column():
+    # a column at the figure's right edge, not a row across the title, without the buttons no figure here uses
+    fig = charts.lines([("a", np.arange(3), np.ones(3))], title="t", x_title="x", y_title="y")
+    assert fig.layout.modebar.orientation == "v" and "lasso2d" in fig.layout.modebar.remove and "zoom2d" not in fig.layout.modebar.remove
+    # a full title line (7.7 px a character) and the mode bar's column (about 30 px) fit the narrowest column that shows
+    # plotly.js's title, and the stylesheet switches to the title as wrapping text just below that width
+    assert charts.TITLE_CHARS * 7.7 + 30 <= charts.TITLE_COLUMN_PX
+    css = (Path(__file__).parents[3] / "ui" / "assets" / "app.css").read_text()
+    assert f"@container (max-width: {charts.TITLE_COLUMN_PX - 1}px)" in css
+
+
 def test_the_title_band_is_the_top_margin_a_title_takes():
     # hand-worked: a one-line title sits in 50 px (70 with small print); each further line adds 23, each further line of small print 16
     assert charts.title_band("a") == 50
     assert charts.title_band("a<br><sup>n</sup>") == 70
     assert charts.title_band("a<br>b<br><sup>n1</sup><br><sup>n2</sup>") == 70 + 23 + 16
     # and it is the whole top margin of a figure that asks for nothing else above its plot
-    long = "the title of a figure, long enough to take two lines of a chart at the width its lines are broken for"
+    long = "the title of a figure, long enough to take two lines of a chart at the width its lines are broken for, as wide as a whole chart"
     fig = charts.lines([("a", np.arange(3), np.ones(3))], title=long, note="the small print", x_title="x", y_title="y")
     assert fig.layout.title.text.count("<br>") == 2 and fig.layout.margin.t == charts.title_band(fig.layout.title.text) == 70 + 23
 

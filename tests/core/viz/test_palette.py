@@ -113,3 +113,95 @@ def test_model_figures_draw_the_learned_table_and_the_sinusoid_in_their_schemes_
     n = len(mean.x)
     np.testing.assert_allclose(np.asarray(band.y[:n], dtype=float), A.offset_mean + A.offset_std)
     np.testing.assert_allclose(np.asarray(band.y[n:], dtype=float), (A.offset_mean - A.offset_std)[::-1])
+
+
+# Every name a figure gives its lines, as the concept it stands for: a scheme (by its label, whatever a figure adds after
+# a comma or a colon: ", 2 layers", ": mean over p", or in its "(no code from ...)"), a scaling kind (its factor and
+# "(as trained)" left off), or a series
+# some figures name in their own words.
+SAME = {
+    "the k fastest removed": "fast pairs",
+    "completes a cycle within max_len": "fast pairs",
+    "completes a turn within L": "fast pairs",
+    "the k slowest removed": "slow pairs",
+    "wavelength > max_len": "slow pairs",
+    "never completes a turn within L": "slow pairs",
+    "removed (frequency 0)": "not rotated",
+    "learned": "learned absolute table",  # /model names its two tables by what they are
+    "sinusoid": "sinusoidal (paper)",
+}
+
+
+def concept(name: str) -> str:
+    name = name.split(",")[0].split(":")[0].split(" ×")[0].split(" (no code")[0].removesuffix(" (as trained)")
+    return SAME.get(name, name)
+
+
+def named_lines(fig) -> list[tuple[str, str]]:
+    """(concept, colour) of every line a figure names in its legend (a band under a line is the line's)."""
+    return [(concept(t.name), t.line.color) for t in fig.data if t.name and t.showlegend is not False and not t.fill]
+
+
+def test_across_the_figures_one_name_has_one_colour_and_one_colour_one_name():
+    from core.lab.registry import EXPERIMENTS
+    from core.viz import llm_figures
+
+    schemes = list(SCHEMES)
+    figs = [build([run(s) for s in schemes]) for build in (figures.accuracy_by_length, figures.accuracy_by_position, figures.loss_curves)]
+    figs.append(figures.answer_map(run("rope")[0]))
+    figs.append(lm_figures.perplexity_by_length([(s, {64: 3.0, 256: 4.0}) for s in schemes], 64, what="test"))
+    figs += [e.figure(e.load().data, "test") for e in EXPERIMENTS.values()]  # every experiment's picture, from its shipped results
+    figs += [trained_figures.budget_figure(*EXPERIMENTS["extend"].load().data.runs("rows")[:1], [], 2, what="test")]
+    figs.append(trained_figures.wavelength_figure([1.0, 10.0, 100.0, 1000.0], [3]))
+    figs.append(charts.spectrum(np.array([2.0, 20.0, 200.0]), 64, title="test"))
+    table = np.random.default_rng(0).normal(size=(40, 16))
+    figs += [
+        f
+        for f in model_figures.table_figures(pa.analyse(table), pa.analyse(sinusoidal_encoding(40, 16, 10_000.0)), "learned", "sinusoid").values()
+        if not isinstance(f, dict)
+    ]
+    kinds = {
+        k: {
+            "kind": "yarn" if k.startswith("yarn") else k,
+            "factor": 2.0,
+            "attention_factor": 1.0 if k == "yarn-no-temperature" else None,
+            "perplexity": 9.0,
+            "by_window": [9.0, 8.0],
+        }
+        for k in palette.KIND_COLOURS
+    }
+    figs.append(llm_figures.perplexity_figure(kinds, window=256, length=600, context=300))
+
+    drawn = [pair for fig in figs for pair in named_lines(fig)]
+    colours_of, names_of = {}, {}
+    for name, colour in drawn:
+        colours_of.setdefault(name, set()).add(colour)
+        names_of.setdefault(colour, set()).add(name)
+    assert {n: c for n, c in colours_of.items() if len(c) > 1} == {}  # one name, one colour
+    assert {c: n for c, n in names_of.items() if len(n) > 1} == {}  # one colour, one name
+    # and every scheme, every kind and the lab's recurring series were read back from a figure
+    assert {SCHEMES[s].label for s in schemes} | {"no scaling", "YaRN", "YaRN without its temperature", "fast pairs", "slow pairs"} <= set(colours_of)
+    assert colours_of["YaRN"] == {palette.KIND_COLOURS["yarn"]} and colours_of["no scaling"] == {palette.KIND_COLOURS["none"]}
+
+
+@pytest.mark.parametrize("vision", VISIONS)
+def test_scaling_kinds_and_the_labs_series_stay_apart_from_every_scheme(vision):
+    """A kind, a pair's speed or the task picture's series never looks like a scheme (the lab draws them on one page)."""
+    others = [*palette.KIND_COLOURS.values(), palette.FAST, palette.SLOW, palette.TESTED]
+    seen_schemes = lab(np.array([rgb8(c) for c in palette.SCHEME_COLOURS.values()]), vision)
+    seen = lab(np.array([rgb8(c) for c in others]), vision)
+    assert min(float(np.linalg.norm(a - b)) for a in seen for b in seen_schemes) >= APART
+    assert closest(others, vision) >= APART
+
+
+def test_yarn_shows_beneath_yarn_without_its_temperature():
+    rows = [
+        {"method": m, "fine_tune": 0, "factor": 1 if m == "none" else 2, "perplexity": {"64": 3.0, "128": 4.0}, "entropy": {}}
+        for m in ("none", "linear", "ntk", "yarn", "yarn_no_t")
+    ]
+    fig = trained_figures.extend_figure(rows, 2, False, what="test")
+    by_name = {t.name: t for t in fig.data if t.name}
+    yarn, cool = by_name["YaRN"], by_name["YaRN without its temperature"]
+    assert list(by_name).index("YaRN") < list(by_name).index("YaRN without its temperature")  # drawn first: beneath
+    assert yarn.line.width > 2 * cool.line.width and cool.line.dash == "dot"  # the wide line shows around the dotted one on top
+    assert [t.line.color for t in fig.data] == [palette.KIND_COLOURS[k] for k in ("none", "linear", "ntk", "yarn", "yarn-no-temperature")]
