@@ -13,8 +13,8 @@ from ui.tabs import url_tabs
 st.title("A real language model's positions")
 st.markdown(
     "SmolLM2-135M, a small real language model, turns each query and key by an angle set by its position (RoPE). "
-    "Here it reads a text with that rotation, without it and with the positions shuffled; reads past the context it was trained on; "
-    "looks for a key hidden in a long text; shows which speeds of rotation it uses; and reads its weights in two layouts."
+    "Each tab puts that rotation to one test: your text with and without it, text past the trained context, a hidden key, "
+    "the speeds it uses, and its weights in two layouts."
 )
 url_tabs(
     "llm_view",

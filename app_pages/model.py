@@ -78,7 +78,7 @@ def dimension_figure(key: tuple, j: int, name: str, _A: pa.TableAnalysis) -> tup
 st.title("A real model's positions")
 st.markdown(
     "BERT-style models learn a vector per position instead of computing it. Does training rediscover the sinusoid's waves? "
-    "First, one learned dimension beside the single wave that fits it best; then every dimension's spectrum, where one wave is one bright cell."
+    "Compare one learned dimension with the wave that fits it best, then every dimension's spectrum."
 )
 source = choice(st, "Table", "source", list(SOURCES), "minilm", labels=SOURCES, widget="segmented_control")  # in the URL: ?source=upload
 file = checkpoint_widget()
@@ -200,7 +200,7 @@ def _path() -> None:
 
 
 def _spectrum() -> None:
-    st.header("Waves? Each dimension as a signal over position")
+    st.header("Each dimension as a wave over position")
     _dimension()  # one dimension beside the wave that fits it best first: the question asked of one row before of all of them
     draw_heatmap(figs["model_spectrum"], key="model_spectrum")
     plot(figs["model_dominant"], key="model_dominant")
