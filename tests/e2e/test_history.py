@@ -96,3 +96,44 @@ def test_a_page_opened_from_a_link_keeps_max_len_in_the_url_when_a_live_setting_
     assert url == shown == {"d_model": "128", "max_len": "1", "base": "20000"}
     assert length.get_attribute("aria-valuetext") == "1"
     assert entries(page) == loaded  # and still one entry for the page
+
+
+def test_back_pressed_before_the_next_page_arrives_returns_to_the_page_left_with_its_settings(context, app_url):
+    """The issue's recipe at its quickest: on /rope, the 3rd sidebar link, then Back before the new page's run has sent
+    anything. Streamlit pushes the new page's entry only when that run's first message arrives, so Back went to the
+    entry before /rope (here a page outside the app); the click now pushes it (ui/assets/history.js), and Back stays in
+    /rope with its settings, Forward still ahead."""
+    page = context.new_page()
+    page.goto(f"{app_url}/_stcore/health")  # the entry before /rope: outside the app
+    page.goto(f"{app_url}/rope?base=20000")
+    wait_ready(page)
+    page.wait_for_function("document.location.search.includes('max_len=256')", timeout=30_000)
+    left, before = page.url, entries(page)
+    page.evaluate("""() => { document.querySelectorAll("[data-testid='stSidebarNav'] a")[2].click(); history.back(); }""")
+    page.wait_for_timeout(1_000)  # Back and the runs it starts
+    wait_ready(page)
+    assert page.url == left and entries(page) == before + 1
+    assert page.locator("[data-testid='stApp'] [data-testid='stMain']").count() == 1
+    assert page.locator(".st-key-base input").input_value().replace(",", "") == "20000"
+    assert page.locator(".st-key-max_len input").input_value() == "256"
+
+
+def test_a_link_clicked_before_the_script_loads_leaves_the_page_left_with_its_url(context, app_url):
+    """A page switch makes Streamlit take the left page's controls bound to the URL out of it, and it sent that URL
+    while the address bar still showed the left page: a link clicked as the session's first run ended, before
+    ui/assets/history.js had loaded, pushed /relative without rel_view=T5, and Back came to it (the view changed, one
+    entry too many). Here the script never patches the history (it finds it patched), as if the click came first."""
+    page = context.new_page()
+    page.add_init_script("history.pushState.peeSamePage = true")
+    page.goto(f"{app_url}/relative?rel_view=T5")
+    wait_ready(page)
+    page.wait_for_function("document.location.search.includes('max_len=256')", timeout=30_000)
+    left, before = page.url, entries(page)
+    page.locator("[data-testid='stSidebarNav'] a").nth(2).click()
+    page.wait_for_url(re.compile(r".*/similarity\?.*max_len=256.*"), timeout=30_000)
+    wait_ready(page)
+    assert entries(page) == before + 1
+    page.go_back()
+    page.wait_for_url(re.compile(r".*/relative\?.*"), timeout=30_000)
+    wait_ready(page)
+    assert page.url == left and "rel_view=T5" in page.url

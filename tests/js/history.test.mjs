@@ -2,7 +2,7 @@
 // Run by `node --test` (tests/test_js.py).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { install, lastSegment, samePage, showQuery, watchBack } from '../../ui/assets/history.js';
+import { install, lastSegment, linkOpened, samePage, showQuery, watchBack } from '../../ui/assets/history.js';
 
 const HERE = 'https://demo.example/rope?d_model=128';
 
@@ -26,7 +26,8 @@ function fakeWindow(start = HERE) {
   let at = 0;
   const url = () => new URL(entries[at]);
   const listeners = {};
-  const win = { addEventListener(type, listener) { listeners[type] = listener; }, fire(type) { listeners[type](); }, location: { get href() { return entries[at]; }, get pathname() { return url().pathname; },
+  const win = { addEventListener(type, listener) { (listeners[type] ||= []).push(listener); }, fire(type, event = {}) { listeners[type].forEach((f) => f(event)); },
+    back() { at -= 1; win.fire('popstate'); }, location: { get href() { return entries[at]; }, get pathname() { return url().pathname; },
     get search() { return url().search; }, get hash() { return url().hash; } } };
   win.history = {
     pushState(state, title, url) { entries.splice(at + 1, Infinity, new URL(url, entries[at]).href); at += 1; },
@@ -34,7 +35,14 @@ function fakeWindow(start = HERE) {
     get length() { return entries.length; },
     state: null,
   };
-  return { win, entries };
+  return { win, entries, at: () => at };
+}
+
+function clickOn(testid, href, { prevented = true, attributes = {} } = {}) {
+  // a click on a link as the window's bubbling listener sees it: `prevented` when Streamlit's handler took it over
+  const link = { testid, getAttribute: (name) => (name === 'href' ? href : attributes[name] ?? null), hasAttribute: (name) => name in attributes };
+  const closest = (selector) => (selector.split(', ').includes(`a[data-testid='${testid}']`) ? link : null);
+  return { defaultPrevented: prevented, target: { closest } };
 }
 
 test('a page load writing its settings one by one leaves one entry; a link adds one', () => {
@@ -149,4 +157,40 @@ test('the watch ends after its time, a later Back starts its own, and a second r
   w.pop('https://demo.example/rope?base=6');
   w.run(300);
   assert.deepEqual(w.reloads.slice(1), ['https://demo.example/rope?base=6']);
+});
+
+test('a click Streamlit takes over on one of its page links opens that page; any other click opens none', () => {
+  assert.equal(linkOpened(clickOn('stSidebarNavLink', 'https://demo.example/similarity'), HERE), 'https://demo.example/similarity');
+  assert.equal(linkOpened(clickOn('stPageLink-NavLink', '/compare?compare_start=8'), HERE), 'https://demo.example/compare?compare_start=8');
+  assert.equal(linkOpened(clickOn('stSidebarNavLink', '/rope'), HERE), null);  // the page shown: Streamlit reruns it
+  assert.equal(linkOpened(clickOn('stSidebarNavLink', '/similarity', { prevented: false }), HERE), null);  // the browser follows it
+  assert.equal(linkOpened(clickOn('stPageLink-NavLink', 'https://other.example/x'), HERE), null);
+  assert.equal(linkOpened(clickOn('stTopNavDropdownLink', '/similarity', { attributes: { 'aria-disabled': 'true' } }), HERE), null);
+  assert.equal(linkOpened(clickOn('stMarkdownLink', '/similarity'), HERE), null);  // not a page link of Streamlit's
+});
+
+test('a page link\'s entry exists from the click, and Streamlit\'s later push for it replaces it', () => {
+  const { win, entries } = fakeWindow('https://demo.example/rope?d_model=128&head_dim=128');
+  install(win);
+  win.fire('click', clickOn('stSidebarNavLink', '/similarity'));
+  assert.deepEqual(entries, ['https://demo.example/rope?d_model=128&head_dim=128', 'https://demo.example/similarity']);
+  win.history.pushState({}, '', '/similarity?d_model=128');  // the new page's run arrives
+  win.history.pushState({}, '', '/similarity?d_model=128&max_len=256');
+  assert.deepEqual(entries, ['https://demo.example/rope?d_model=128&head_dim=128', 'https://demo.example/similarity?d_model=128&max_len=256']);
+});
+
+test('Back before the new page\'s run arrives stays on the page left; that run\'s late push is dropped', () => {
+  const { win, entries, at } = fakeWindow('https://demo.example/rope?d_model=128&head_dim=128');
+  install(win);
+  win.fire('click', clickOn('stSidebarNavLink', '/similarity'));
+  win.back();
+  assert.equal(win.location.href, 'https://demo.example/rope?d_model=128&head_dim=128');
+  win.history.pushState({}, '', '/similarity?d_model=128');  // the abandoned switch's first message
+  assert.equal(win.location.href, 'https://demo.example/rope?d_model=128&head_dim=128');
+  assert.equal(at(), 0);
+  assert.equal(entries.length, 2);  // Forward still reaches the clicked page
+  win.history.pushState({}, '', '/rope?d_model=128&head_dim=128&base=10000');  // the page reached writes its URL
+  win.fire('click');  // a click elsewhere on the page ...
+  win.history.pushState({}, '', '/similarity?d_model=128');  // ... and a switch to that page from Streamlit alone: a push
+  assert.deepEqual(entries, ['https://demo.example/rope?d_model=128&head_dim=128&base=10000', 'https://demo.example/similarity?d_model=128']);
 });

@@ -12,6 +12,12 @@
 // URL. So the URL as it was when the visitor last clicked or pressed a key (the link to the next page, say) is put
 // back into the entry being left just before the new page's entry is pushed.
 //
+// A page link's entry is pushed by the click itself. Streamlit pushes it only when the new page's run sends its first
+// message: Back pressed before then went to the entry before the page the visitor was on (out of the app, or to a page
+// visited earlier), not to that page. Streamlit's own push for the path, when it comes, is then the same page's: a
+// replacement. If the visitor has gone Back or Forward from the clicked page before it comes, it is the abandoned
+// switch's push and is dropped: Streamlit reruns the page reached, whose run brings its own URL.
+//
 // This script loads after a session's first run has begun writing the URL, so that run holds its writes and hands
 // the query string it ends with to `showQuery`, which writes it into the entry of the load (ui/history.py).
 
@@ -23,6 +29,19 @@ export function samePage(current, target) {
   return here.origin === there.origin && here.pathname === there.pathname;
 }
 
+const NAV_LINKS = ['stSidebarNavLink', 'stTopNavLink', 'stTopNavDropdownLink', 'stPageLink-NavLink']
+  .map((id) => `a[data-testid='${id}']`).join(', ');
+
+export function linkOpened(event, current) {
+  // The URL of another page of the app that a click on one of Streamlit's page links opens in this document, or null.
+  // Read after Streamlit's handler: it prevents the browser's own following of the link when it switches the page itself.
+  if (!event.defaultPrevented || !event.target || !event.target.closest) return null;
+  const link = event.target.closest(NAV_LINKS);
+  if (!link || link.hasAttribute('disabled') || link.getAttribute('aria-disabled') === 'true' || !link.getAttribute('href')) return null;
+  const url = new URL(link.getAttribute('href'), current);
+  return url.origin === new URL(current).origin && !samePage(current, url.href) ? url.href : null;
+}
+
 export function install(win) {
   // Patch win.history.pushState once, and follow the visitor's clicks and keys; true if patched now, false if it already was.
   const history = win.history;
@@ -30,12 +49,26 @@ export function install(win) {
   const push = history.pushState.bind(history);
   const replace = history.replaceState.bind(history);
   let acted = win.location.href;  // the URL when the visitor last clicked or pressed a key
+  let opened = null;  // the path a link click pushed, until Streamlit's own push for it: { path, left: gone Back or Forward since }
   const remember = () => { acted = win.location.href; };
   if (win.addEventListener) {
     win.addEventListener('click', remember, true);  // capture: before Streamlit acts on the click
     win.addEventListener('keydown', remember, true);
+    win.addEventListener('click', (event) => {  // bubbling: after Streamlit's handler has sent the switch
+      const url = linkOpened(event, win.location.href);
+      if (url === null) return;
+      history.pushState({}, '', url);
+      opened = { path: new URL(url).pathname, left: false };
+    });
+    win.addEventListener('popstate', () => { if (opened) opened.left = true; });
   }
   const pushState = (state, title, url) => {
+    const path = url === undefined || url === null ? null : new URL(String(url), win.location.href).pathname;
+    if (opened && path === opened.path) {
+      const stale = opened.left && win.location.pathname !== path;
+      opened = null;
+      if (stale) return undefined;  // the switch the visitor went back from: the page reached reruns and writes its own URL
+    }
     if (samePage(win.location.href, url)) return replace(state, title, url);
     if (samePage(win.location.href, acted) && acted !== win.location.href) replace(history.state, '', acted);  // the left page as it was left
     return push(state, title, url);

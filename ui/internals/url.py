@@ -17,7 +17,8 @@ moves one). What is relied on, none of it documented API:
 - `QueryParams.populate_from_query_string(self, query_string, valid_script_hashes=None)` and
   `QueryParams.set_initial_query_params(self, query_string)`: what `ScriptRunContext.reset` calls on every run
   on the same page (fragment runs too), after setting `ctx.query_string` and `ctx.is_history_navigation`,
-  with the query string the browser sent; a page switch calls the first with `valid_script_hashes`.
+  with the query string the browser sent; a page switch calls the first with `valid_script_hashes`, and it sends the
+  URL when it takes out parameters bound to other pages' widgets.
   `browser_copy_followed` wraps both (below), and keeps an attribute of its own on the session's QueryParams.
 """
 
@@ -163,10 +164,22 @@ def browser_copy_followed() -> bool:
 
         def populate_from_query_string(self, query_string, valid_script_hashes=None):
             ctx = session._script_context()
-            if ctx is not None:
-                setattr(ctx, SENT_ATTR, query_string)
-                setattr(ctx, FOLLOWED_ATTR, False)
-            return populate(self, on_screen(self, query_string, valid_script_hashes is None), valid_script_hashes)
+            if ctx is None:
+                return populate(self, query_string, valid_script_hashes)
+            setattr(ctx, SENT_ATTR, query_string)
+            setattr(ctx, FOLLOWED_ATTR, False)
+            if valid_script_hashes is None:
+                return populate(self, on_screen(self, query_string, True), None)
+            # A page switch: what the left page's controls bound to the URL are taken out of it is not sent (the new
+            # page's run sends its own URL). Sent, it reached the browser while the address bar still showed the left
+            # page, and unless ui/assets/history.js had loaded (a link clicked as the session's first run ended) it was
+            # pushed as an entry of that page without them: Back to /relative?rel_view=T5 came to /relative.
+            held = getattr(ctx, HELD_ATTR, False)
+            setattr(ctx, HELD_ATTR, True)
+            try:
+                return populate(self, query_string, valid_script_hashes)
+            finally:
+                setattr(ctx, HELD_ATTR, held)
 
         def set_initial_query_params(self, query_string):
             return initial(self, on_screen(self, query_string, True))
