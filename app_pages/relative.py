@@ -1,5 +1,5 @@
-"""Page `relative`: ALiBi's per-head linear biases, T5's relative buckets, Shaw's clipping and
-KERPLE's logarithm, one tab each (ui.tabs: only the open tab runs; `rel_view` in the URL)."""
+"""Page `relative`: ALiBi's per-head linear biases and the attention span they leave each head, T5's relative
+buckets, Shaw's clipping and KERPLE's logarithm, one tab each (ui.tabs: only the open tab runs; `rel_view` in the URL)."""
 
 import numpy as np
 import pandas as pd
@@ -82,7 +82,10 @@ def _alibi() -> None:
     )
     st.caption(words.slopes_caption(slopes))
 
-    st.subheader("What softmax makes of it: each head's attention span")
+
+def _alibi_span() -> None:
+    st.header("What softmax makes of ALiBi's penalty: each head's attention span")
+    slopes = guarded(alibi.alibi_slopes, int(heads))
     span = alibi.alibi_attention_span(slopes, L, SPAN_MASS)
     pick = np.unique(np.linspace(0, int(heads) - 1, min(int(heads), 6)).round().astype(int))
     plot(figs.alibi_weights(slopes, L, span, pick), key="alibi_weights")
@@ -198,7 +201,7 @@ def _kerple() -> None:
     scorecard(["alibi", "t5", "shaw", "kerple"], Setting(width=64, train_len=L, n_heads=int(heads)), L)
 
 
-url_tabs("rel_view", {"ALiBi": _alibi, "T5": _t5, "Shaw": _shaw, "KERPLE and the checklist": _kerple})
+url_tabs("rel_view", {"ALiBi": _alibi, "ALiBi's span": _alibi_span, "T5": _t5, "Shaw": _shaw, "KERPLE and the checklist": _kerple})
 with st.expander("How the four schemes pick their number"):
     st.markdown(
         "They add nothing to the words. ALiBi and KERPLE subtract more the farther apart the two are; T5 looks the offset up in a few "

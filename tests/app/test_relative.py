@@ -31,28 +31,29 @@ def test_relative_slopes_chart_is_alibi_slopes(heads):
     }[heads]
     np.testing.assert_allclose(got, by_hand, rtol=1e-12)
     assert np.array_equal(decode(trace["x"]), np.arange(1, heads + 1))  # heads numbered from 1
-    captions = " ".join(c.value for c in at.caption)
+    span = open_page("relative", alibi_heads=str(heads), rel_view="ALiBi's span")  # the next tab: each head's span
+    captions = " ".join(c.value for c in [*at.caption, *span.caption])
     steep, shallow = int(np.argmax(by_hand)), int(np.argmin(by_hand))  # 12 heads: index 8 (2^−0.5) and index 7 (1/256)
     assert (steep, shallow) == ((0, 7) if heads == 8 else (8, 7))
     assert f"head {steep + 1}, the steepest, while head {shallow + 1}, the shallowest" in captions  # named from 1
     assert ("the first head forgets distant keys fastest" in captions) is (heads == 8)
-    # one colour per head across the tab: the bias lines (the first 8 heads) and the span chart (6 heads picked across all)
+    # one colour per head across the page: the bias lines (the first 8 heads) and the span chart (6 heads picked across all)
     # give a head the same colour, and no two heads of one chart share one
     ink: dict[str, set[str]] = {}
-    for key in ("alibi_lines", "alibi_weights"):
-        drawn = {t["name"].split(" (")[0]: t["line"]["color"] for t in figure(at, key)["data"]}
+    for key, run in (("alibi_lines", at), ("alibi_weights", span)):
+        drawn = {t["name"].split(" (")[0]: t["line"]["color"] for t in figure(run, key)["data"]}
         assert len(set(drawn.values())) == len(drawn), key
         for name, colour in drawn.items():
             ink.setdefault(name, set()).add(colour)
     assert len(ink) > 8 if heads == 12 else len(ink) == 8  # 12 heads: the span chart picks heads past the first 8
     shared = [name for name in ink if len(ink[name]) > 1]
-    assert shared == [], f"heads drawn in two colours on one tab: {shared}"
-    assert sum(1 for t in figure(at, "alibi_weights")["data"] if t["name"].split(" (")[0] in {f"head {h}" for h in range(1, 9)}) >= 4
+    assert shared == [], f"heads drawn in two colours on the page: {shared}"
+    assert sum(1 for t in figure(span, "alibi_weights")["data"] if t["name"].split(" (")[0] in {f"head {h}" for h in range(1, 9)}) >= 4
 
 
 @pytest.mark.parametrize("heads", [8, 12])
 def test_relative_span_table_is_alibi_attention_span(heads):
-    at = open_page("relative", max_len="1000")
+    at = open_page("relative", max_len="1000", rel_view="ALiBi's span")
     at.select_slider(key="alibi_heads").set_value(heads).run()
     table = plain_table(at.table[0])  # a static table: every row shown whole
     slopes = alibi.alibi_slopes(heads)
@@ -169,7 +170,8 @@ def test_relative_odd_buckets_with_bidirectional_give_a_clear_error():
 
 def test_relative_each_tab_draws_its_own_figures_and_is_a_link():
     expected = {
-        None: ["alibi_heads_map", "alibi_lines", "alibi_slopes", "alibi_weights"],
+        None: ["alibi_heads_map", "alibi_lines", "alibi_slopes"],
+        "ALiBi's span": ["alibi_weights"],
         "T5": ["t5_buckets_map", "t5_bias_map"],  # the heads of each as a panel grid the browser paints, the rest Plotly charts
         "Shaw": ["shaw_clip"],
         "KERPLE and the checklist": ["kerple_lines"],
