@@ -2,8 +2,9 @@
 them in place unless the operator asks for stock Streamlit (`PEE_STOCK_STREAMLIT=1`). Each stays only while a
 same-run A/B (`python -m bench.load.ab --settings`, docs/deploy.md "The speed patches, one by one") shows its gain
 above the noise of the rounds of one tree; four others (a keyed component's identity left unhashed, widgets reading
-one key of Session State, the pages made once per process, a cached function's key worked out once) and the
-imports frozen out of the garbage collector's full passes showed none and were deleted.
+one key of Session State, the pages made once per process, a cached function's key worked out once) showed none and
+were deleted. Freezing the heap out of the garbage collector's full passes is not a Streamlit patch: `ui/heap.py`, kept
+for the p95 it cuts (docs/deploy.md).
 
 Written for streamlit 1.67.0 (`ui.internals.WRITTEN_FOR`); each returns False and leaves Streamlit
 as it is when a structure is not as described (tests/ui/test_internals.py fails loudly when an
