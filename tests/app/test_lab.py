@@ -431,7 +431,8 @@ def test_the_trained_model_experiments_show_their_shipped_numbers_and_wire_a_liv
     said = findings.spread([m["r2"][-1] for m in nope4_seeds]).text()  # the mean over the training seeds, their range in brackets
     assert "**Precomputed** by `python -m bench.lab_probe`" in captions and f"{said} (4 layers)" in captions
     assert "Haviv, Ram, Press, Izsak & Levy (2022)" in " ".join(m.value for m in at.markdown)
-    (maps,) = [g for g in grids(at)]
+    assert grids(at) == []  # the attention maps are folded, built only when opened
+    (maps,) = [g for g in grids(open_page("lab", lab_probe_map_layer="1"))]  # a link that names their layer opens them
     assert [p["title"] for p in maps["panels"]][:5] == ["NoPE, head 1", "NoPE, head 2", "NoPE, head 3", "NoPE, head 4", "T5, head 1"]
 
     at = open_page("lab", lab_trained_view="pairs")  # evaluate an ablation live through the runner, as the page's button does

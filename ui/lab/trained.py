@@ -223,21 +223,28 @@ def probe_view() -> None:
 
 
 def _attention_maps(ship: experiment.Shipped | None) -> None:
-    try:
-        maps = shipped_maps()
-    except ValueError as err:
-        st.error(str(err), icon=ERROR)
+    """NoPE's and T5's attention maps, folded: built only while open (a lazy expander; the maps are most of what /lab
+    would otherwise send on a first load), and open when a link names their layer."""
+    box = st.expander(
+        "NoPE's and T5's attention maps, layer by layer", icon=":material/grid_view:", key="lab_probe_maps_box", on_change="rerun",
+        expanded=MAP_LAYER.key in st.query_params,
+    )  # fmt: skip
+    if not box.open:
         return
-    if "none_2" not in maps or "t5_2" not in maps:
-        st.error("The precomputed attention maps lack NoPE's or T5's 2-layer model: run python -m bench.lab_probe again.", icon=ERROR)
-        return
-    layer = int(MAP_LAYER.draw())
-    draw_heatmap(figs.attention_grid([("NoPE", maps["none_2"]), ("T5", maps["t5_2"])], layer - 1), key="lab_probe_maps")
-    if ship is not None:
-        ent = {m["scheme"]: m["entropy"] for m in ship.data.models if m["n_layers"] == 2}
-        rest = _caption(findings.attention_maps(maps["none_2"], maps["t5_2"], layer, ent["none"][layer - 1], ent["t5"][layer - 1]))
-        if rest:
-            st.expander("More: how the maps compare", icon=":material/table:").caption(rest)
+    with box:
+        try:
+            maps = shipped_maps()
+        except ValueError as err:
+            st.error(str(err), icon=ERROR)
+            return
+        if "none_2" not in maps or "t5_2" not in maps:
+            st.error("The precomputed attention maps lack NoPE's or T5's 2-layer model: run python -m bench.lab_probe again.", icon=ERROR)
+            return
+        layer = int(MAP_LAYER.draw())
+        draw_heatmap(figs.attention_grid([("NoPE", maps["none_2"]), ("T5", maps["t5_2"])], layer - 1), key="lab_probe_maps")
+        if ship is not None:
+            ent = {m["scheme"]: m["entropy"] for m in ship.data.models if m["n_layers"] == 2}
+            st.caption(findings.attention_maps(maps["none_2"], maps["t5_2"], layer, ent["none"][layer - 1], ent["t5"][layer - 1]))
 
 
 # --- 2. context extension -------------------------------------------------------------------------
