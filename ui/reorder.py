@@ -86,7 +86,8 @@ def word_order(key: str, words: Sequence[str], default: Callable[[int], tuple[in
     if held is None or held[0] != tuple(words):
         order = default(n)
         raw = st.query_params.get(key)
-        if raw is not None and first_check(f"{key}:order"):
+        stale = held is not None and raw == st.session_state.get(f"_{key}_written")  # the last sentence's order, this page's own write
+        if raw is not None and not stale and first_check(f"{key}:order"):
             parsed = parse_order(raw, n)
             if parsed is None:
                 _refuse(key, raw, n)

@@ -219,3 +219,14 @@ def test_the_reordering_test_defines_permutation_equivariant_by_the_glossarys_on
     said = [c.value for c in at.caption if "permutation-equivariant" in c.value]
     assert len(said) == 1 and glossary.definition("permutation-equivariant") in said[0]
     assert glossary.used_in(said[0]) == ["permutation-equivariant"]  # no other term of the glossary goes undefined there
+
+
+def test_a_new_sentence_starts_its_own_order_without_calling_the_last_sentences_order_a_bad_link():
+    at = open_page("attention")  # 'dog bites man', its order written to the URL by the page
+    assert_clean(at)
+    at.button(key="locality").click().run()  # six words of one repeated word: the three-word order in the URL is the last sentence's
+    assert_clean(at)
+    assert not any("att_order" in w.value for w in at.warning)
+    assert at.query_params["att_order"] == open_page("attention", sentence="one word repeated").query_params["att_order"]  # its default
+    bad = open_page("attention", sentence="one word repeated", att_order="2,0,1")  # a link's own order for the wrong count is still refused
+    assert any("att_order" in w.value for w in bad.warning)
