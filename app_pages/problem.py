@@ -108,6 +108,9 @@ st.markdown("Each tab tries one obvious way to write a position into the word ve
 
 
 def _integer() -> None:
+    if L < 2:
+        st.info("With max_len = 1 there is only position 0, whose integer code is 0: raise max_len to see the code grow.", icon=":material/info:")
+        return
     pos = strided(L, 2000)
     fig = charts.lines(
         [("position code p", pos.indices, naive.integer_positions(L)[pos.indices, 0])],

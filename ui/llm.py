@@ -195,7 +195,8 @@ def context_view() -> None:
     st.markdown(
         "Perplexity is how surprised the model is by each next token (e to the mean loss; lower is better). A RoPE scaling stretches the "
         "rotation so that a longer text turns through angles the model saw in training: linear (position interpolation) divides every "
-        "angle by the factor, NTK-aware raises the base instead, dynamic NTK does so only once the text is longer than the trained context, "
+        "angle by the factor, NTK-aware raises the base instead, dynamic NTK raises it by as much as the text read in one pass is longer "
+        "than the trained context, and then for every position of that pass, those before the mark too, "
         "and YaRN and Llama 3 stretch the slow pairs and keep the fast ones (YaRN also sharpens attention, its temperature)."
     )
     ship = shipped("perplexity")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.analysis import properties, raw_positions
-from tests.app.conftest import assert_clean, decode, figures, grid, grid_keys, open_page, plain_table, title_text
+from tests.app.conftest import assert_clean, chart_keys, decode, figures, grid, grid_keys, open_page, plain_table, title_text
 from ui.path import STEPS
 
 
@@ -54,6 +54,8 @@ def test_the_scorecard_at_max_len_1_says_what_does_not_apply():
     rows = {row["property"].split(":")[0]: row for _, row in plain_table(at.table[-1]).iterrows()}
     assert all(rows["unique"][c] == "– one position: no pair to compare" for c in ("integer p", "fraction p / L", "binary bits of p", "one-hot"))
     assert rows["bounded"]["integer p"] == "✗ max |value| 0 within max_len, 1 on [L, 2L), still rising at position 16,777,215"
+    first = open_page("problem", max_len="1")  # the integer code's tab: one position has no growth to draw, and says so instead
+    assert "naive_integer" not in chart_keys(first) and any("only position 0" in i.value for i in first.info)
 
 
 def test_problem_caps_the_demo_width_with_a_notice():
