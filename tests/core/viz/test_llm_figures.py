@@ -215,7 +215,7 @@ def test_the_needle_grid_is_the_share_found_per_length_and_depth():
     assert np.isnan(yarn[:, 0]).all() and yarn[0, 1] == 0.0 and np.isnan(yarn[1, 1])  # no trial ran there: blank
     assert spec["panels"][0]["x"]["names"] == ["512", "2,048"] and spec["panels"][0]["y"]["names"] == ["0%", "100%"]
     assert [p["title"] for p in spec["panels"]] == ["no scaling", "YaRN ×2"]
-    assert lf.passkey_sentences(trials) == ["no scaling: 4 of 5 keys found; every key at every length up to 512 tokens.", "YaRN ×2: 0 of 1 keys found."]
+    assert lf.passkey_sentences(trials) == ["no scaling: 4 of 5 keys found; every key at every length up to 512 tokens.", "YaRN ×2: 0 of 1 key found."]
     trials |= _trial("none", 512, 1.0, 1, False)  # depth 100% at 512: now 1 of 2 there
     trials["none|2048|1|0"]["correct"] = False
     trials["none|512|1|0"]["correct"] = False
