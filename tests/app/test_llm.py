@@ -223,7 +223,7 @@ def test_the_passkey_grid_draws_the_cells_its_file_names_not_run_as_blanks(monke
     assert_clean(at)
     _, lengths, _, grids = passkey_grid(data["results"], data["meta"]["not_run"])
     panels = grid(at, "llm_passkey")["panels"]
-    assert [p["title"] for p in panels] == ["no scaling", "YaRN ×2"] and lengths[-1] == 16384
+    assert panels[0]["title"] == "no scaling" and len(panels) == len(grids) and lengths[-1] == 16384  # a panel per scaling the file holds
     for panel, expected in zip(panels, grids.values()):
         np.testing.assert_array_equal(decode(panel["z"]).astype(np.float64), expected)  # blank (NaN) where not run, never 0
     assert " ".join(passkey_sentences(data["results"], data["meta"]["not_run"])) in " ".join(c.value for c in at.caption)
