@@ -205,6 +205,7 @@ def _permutation(res: attention.AttentionStudy) -> None:
     )
     b = guarded(bag, width, base, scheme.name)
     st.markdown(
+        "Two fixed sentences, whatever the order above: "
         f"'dog bites man' against 'man bites dog', mean of the attention outputs: cosine **{charts.number(b.cosine_plain)}** without positions, "
         f"**{charts.number(b.cosine_pe)}** with {scheme.label} (relative distance {b.distance_plain:.1e} against {charts.number(b.distance_pe)})."
         + (
@@ -233,7 +234,8 @@ def _magnitudes() -> None:
             same = attention.same_word_cosine(words[0], width, codes, scale=scale_words)[1] if far else 1.0
             st.metric("one word at two positions: cosine", charts.number(same))  # a label that fits a narrow column; the caption says which
             st.caption(
-                f"The cosine of word + position for ‘{words[0][:30]}’ at positions 0 and {far}. 1 would mean the word looks the same wherever it "
+                f"The cosine of word + position for ‘{words[0][:30]}’ put at positions 0 and {far} (wherever it stands in your order). "
+                "1 would mean the word looks the same wherever it "
                 "stands; the lower it is, the more the position part changes what attention sees."
             )
         else:
