@@ -99,10 +99,10 @@ def test_a_page_opened_from_a_link_keeps_max_len_in_the_url_when_a_live_setting_
 
 
 def test_back_pressed_before_the_next_page_arrives_returns_to_the_page_left_with_its_settings(context, app_url):
-    """The issue's recipe at its quickest: on /rope, the 3rd sidebar link, then Back before the new page's run has sent
-    anything. Streamlit pushes the new page's entry only when that run's first message arrives, so Back went to the
-    entry before /rope (here a page outside the app); the click now pushes it (ui/assets/history.js), and Back stays in
-    /rope with its settings, Forward still ahead."""
+    """A quick Back: on /rope, the 3rd sidebar link, then Back before the new page's run has sent anything. Streamlit
+    pushes the new page's entry only when that run's first message arrives, so without the click's own push Back would
+    go to the entry before /rope (here a page outside the app); the click pushes it (ui/assets/history.js), and Back
+    stays in /rope with its settings, Forward still ahead."""
     page = context.new_page()
     page.goto(f"{app_url}/_stcore/health")  # the entry before /rope: outside the app
     page.goto(f"{app_url}/rope?base=20000")
