@@ -150,35 +150,35 @@ def _passkey_figure(r: PasskeyResults, what: str, default: passkey.PasskeyConfig
     return figs.over_seeds(draw, r.runs("schemes"), what)
 
 
-PASSKEY = Experiment(
-    "passkey", "Passkey at a distance", "Can a model trained on short sequences fetch a key hidden far back in a longer one?",
-    passkey.PasskeyConfig, passkey.PasskeyConfig, _torch_side("run_passkey"),
+# what the two passkey experiments share: the runner, the budget, the progress, the results' type and the sentence of a run
+_PASSKEY_PARTS = dict(
+    run=_torch_side("run_passkey"),
     estimate=passkey.estimate_seconds,
     trains=lambda c: True,
     doing=lambda cs: "Training one scheme on the passkey task",
     steps=lambda c: c.steps,
     results=PasskeyResults,
-    findings=lambda r: findings.passkey(r.runs("schemes")),
-    figure=_passkey_figure,
     said=lambda c, o: f"{c.label}: accuracy " + ", ".join(f"{v:.2f} at {d}" for d, v in o.values["accuracy"].items() if v is not None) + ".",
     unit="tokens",
+)
+
+PASSKEY = Experiment(
+    "passkey", "Passkey at a distance", "Can a model trained on short sequences fetch a key hidden far back in a longer one?",
+    passkey.PasskeyConfig, passkey.PasskeyConfig,
+    findings=lambda r: findings.passkey(r.runs("schemes")),
+    figure=_passkey_figure,
+    **_PASSKEY_PARTS,
 )  # fmt: skip
 
 
 POSITIONAL_PASSKEY = Experiment(
     "positional_passkey", "Passkey that needs position",
     "When the key is drawn from the filler tokens, so that only its place right after the marker tells it apart, which models learn to fetch it?",
-    passkey.PositionalConfig, passkey.PositionalConfig, _torch_side("run_passkey"),
-    estimate=passkey.estimate_seconds,
-    trains=lambda c: True,
-    doing=lambda cs: "Training one scheme on the passkey task",
-    steps=lambda c: c.steps,
-    results=PasskeyResults,
+    passkey.PositionalConfig, passkey.PositionalConfig,
     findings=lambda r: findings.positional_passkey(r.runs("schemes"), passkey.PositionalConfig().keys, passkey.PositionalConfig().eval_count,
                                                    [passkey.counting_accuracy(passkey.PositionalConfig(seed=s)) for s in r.extra.get("seeds", [0])]),
     figure=lambda r, what: _passkey_figure(r, what, passkey.PositionalConfig()),
-    said=PASSKEY.said,
-    unit="tokens",
+    **_PASSKEY_PARTS,
 )  # fmt: skip
 
 
@@ -201,4 +201,3 @@ def run(config: Any, on_step: Callable[[int, float, float], None] | None = None,
 def over_budget(configs: Sequence[Any]) -> str | None:
     """The budget of one experiment's configs (`Experiment.over_budget`), from the first config's record."""
     return of(configs[0]).over_budget(configs) if configs else None
-
