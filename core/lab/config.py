@@ -229,9 +229,10 @@ def parse_lengths(text: str) -> tuple[int, ...]:
 # a core for hours or the memory of several runs. `estimate` says, before anything trains, how long a
 # config takes and how much memory it adds, from the sizes that drive them (the constants below were
 # fitted to runs timed and measured on the development machine: scripts/lab_budget.py repeats that);
-# `over_budget` refuses, in a sentence, a run (every scheme of it) above RUN_SECONDS, a config above
-# RUN_BYTES, or one whose single training step or evaluation pass would outlast STEP_SECONDS (Stop and a
-# closed tab are noticed between two of them). The runner also stops any run at WALL_SECONDS.
+# `refuse` is the one rule every live run of the lab is held to (the toy tasks', the Austen models', the
+# experiments'): a run (every scheme of it) above its seconds, a config above RUN_BYTES, or one whose single
+# training step or evaluation pass would outlast STEP_SECONDS (Stop and a closed tab are noticed between
+# two of them) is refused in a sentence. The runner also stops any run at WALL_SECONDS.
 
 RUN_SECONDS = 180.0  # estimated seconds of training and evaluation for all the schemes of one run
 WALL_SECONDS = 300.0  # a run still going this long after it started training is stopped (a loaded machine runs slower than estimated)
@@ -346,35 +347,41 @@ def _duration(seconds: float) -> str:
     return f"{seconds:,.0f} s" if seconds < 600 else f"{seconds / 60:,.0f} min" if seconds < 7200 else f"{seconds / 3600:,.1f} h"
 
 
+def refuse(costs: Sequence[Estimate], limit: float, what: str, change: str) -> str | None:
+    """The lab's one budget rule, for every live run: a config's memory within RUN_BYTES, its longest
+    training step or evaluation pass within STEP_SECONDS (Stop is noticed between two), and the
+    configs' estimated seconds together within `limit` (the run's own: RUN_SECONDS for the toy tasks).
+    None when they are; else a sentence about `what` (the run, named by its size) and what to `change`."""
+    if not costs:
+        return None
+    peak = max(c.peak_bytes for c in costs)
+    slowest = max(max(c.step_s, c.pass_s) for c in costs)
+    total = sum(c.seconds for c in costs)
+    if peak > RUN_BYTES:
+        return f"{what} would need about {peak / 2**20:,.0f} MB of memory; the lab allows {RUN_BYTES / 2**20:,.0f} MB per run on this server. {change}"
+    if slowest > STEP_SECONDS:
+        return (
+            f"One training step or evaluation pass of {what[0].lower()}{what[1:]} would take about {slowest:.1f} s; the lab allows {STEP_SECONDS:g} s, "
+            f"so that Stop, or closing the tab, is noticed at once. {change}"
+        )
+    if total > limit:
+        return f"{what} would take about {_duration(total)}; the lab allows about {_duration(limit)} per run on this server. {change}"
+    return None
+
+
 def over_budget(configs: Sequence[LabConfig]) -> str | None:
     """Why this run (its configs, one per scheme) is not allowed, in a sentence with what to change;
     None when it is within the budget."""
     if not configs:
         return None
-    costs = [estimate(c) for c in configs]
-    total = sum(c.seconds for c in costs)
-    worst = max(costs, key=lambda c: c.peak_bytes)
-    slowest = max(max(c.step_s, c.pass_s) for c in costs)
-    first = configs[0]
+    first, n = configs[0], len(configs)
     size = f"width {first.d_model}, {first.n_heads} head{'s' if first.n_heads > 1 else ''}, {first.n_layers} layer{'s' if first.n_layers > 1 else ''}"
-    if worst.peak_bytes > RUN_BYTES:
-        return (
-            f"This run would need about {worst.peak_bytes / 2**20:,.0f} MB of memory ({size}, batch {first.batch} at length {first.train_len}, "
-            f"evaluated up to {max(first.eval_lens):,} tokens); the lab allows {RUN_BYTES / 2**20:,.0f} MB per run on this server. "
-            "Use a smaller batch, fewer heads or layers, a narrower model, or shorter training and evaluation lengths."
-        )
-    if slowest > STEP_SECONDS:
-        return (
-            f"One training step or evaluation pass of this run would take about {slowest:.1f} s ({size}); the lab allows {STEP_SECONDS:g} s, "
-            "so that Stop, or closing the tab, is noticed at once. Use a smaller batch, a narrower or shallower model, or shorter lengths."
-        )
-    if total > RUN_SECONDS:
-        return (
-            f"This run would take about {_duration(total)} ({len(configs)} scheme{'s' if len(configs) > 1 else ''} × {first.steps:,} steps, {size}, "
-            f"length {first.train_len}); the lab allows about {_duration(RUN_SECONDS)} per run on this server. "
-            "Use fewer steps or schemes, a smaller model, or shorter lengths."
-        )
-    return None
+    what = (
+        f"This run ({n} scheme{'s' if n > 1 else ''} × {first.steps:,} steps, {size}, batch {first.batch} at length {first.train_len}, "
+        f"evaluated up to {max(first.eval_lens):,} tokens)"
+    )
+    change = "Use fewer steps or schemes, a smaller batch, fewer heads or layers, a narrower model, or shorter lengths."
+    return refuse([estimate(c) for c in configs], RUN_SECONDS, what, change)
 
 
 # --- the tasks ------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from core.lab import lm
+from core.lab.config import Estimate, refuse
 
 # Budgets for live runs, in CPU seconds as the lab's fitted constants estimate them (core.lab.config; fitted on a
 # slower machine than the one the shipped results were made on, where the bench commands measured about half as much)
@@ -181,16 +182,6 @@ def eval_seconds(config: lm.LMConfig, lengths: tuple[int, ...]) -> float:
     return total
 
 
-def refuse_over(seconds: float, limit: float, what: str) -> str | None:
-    """A budget's sentence: None when `seconds` (estimated CPU) is within `limit`."""
-    if seconds <= limit:
-        return None
-    return (
-        f"{what} would take about {seconds:,.0f} s of CPU (estimated); a live run here is allowed about {limit:,.0f} s on this server. "
-        "Choose smaller settings, or read the precomputed results above."
-    )
-
-
 # --- the record -----------------------------------------------------------------------------------
 
 Check = Callable[[Shipped], tuple[list[Any], Callable[[list[Outcome]], list[tuple[str, float | None, float | None, list[float | None]]]]]]
@@ -270,4 +261,5 @@ class Experiment:
         if not configs:
             return None
         limit = self.limit or (TRAIN_CPU_S if any(self.trains(c) for c in configs) else EVAL_CPU_S)
-        return refuse_over(sum(self.estimate(c) for c in configs), limit, self.doing(configs))
+        costs = [Estimate(self.estimate(c), 0.0, 0.0, 0.0, 0) for c in configs]  # CPU seconds only: experiments run in small steps
+        return refuse(costs, limit, self.doing(configs), "Choose smaller settings, or read the precomputed results above.")

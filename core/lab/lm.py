@@ -329,21 +329,13 @@ def estimate(config: LMConfig) -> lab.Estimate:
 
 
 def over_budget(configs: Sequence[LMConfig]) -> str | None:
-    """Why this run (its configs, one per scheme) is not allowed, in a sentence; None when it is."""
+    """Why this run (its configs, one per scheme) is not allowed, in a sentence (the lab's one rule,
+    `core.lab.config.refuse`, with the real-text run's own time); None when it is."""
     if not configs:
         return None
-    costs = [estimate(c) for c in configs]
-    total, first = sum(c.seconds for c in costs), configs[0]
-    if max(c.peak_bytes for c in costs) > lab.RUN_BYTES:
-        return f"This run would need more than the {lab.RUN_BYTES / 2**20:,.0f} MB of memory the lab allows per run: use a smaller batch or model."
-    if max(max(c.step_s, c.pass_s) for c in costs) > lab.STEP_SECONDS:
-        return f"One step or evaluation pass of this run would take more than {lab.STEP_SECONDS:g} s: use a smaller batch or model."
-    if total > LM_RUN_SECONDS:
-        return (
-            f"This run would take about {total / 60:,.0f} min ({len(configs)} scheme{'s' if len(configs) > 1 else ''} × {first.steps:,} steps); "
-            f"the real-text lab allows about {LM_RUN_SECONDS / 60:,.0f} min per run on this server. Use fewer steps or schemes."
-        )
-    return None
+    n = len(configs)
+    what = f"This run ({n} scheme{'s' if n > 1 else ''} × {configs[0].steps:,} steps on real text)"
+    return lab.refuse([estimate(c) for c in configs], LM_RUN_SECONDS, what, "Use fewer steps or schemes, a smaller batch or model.")
 
 
 # --- shipped results and the paper's numbers --------------------------------------------------

@@ -154,9 +154,9 @@ def test_extension_configs_are_the_registry_scalings_and_bad_ones_are_sentences(
         extend.ExtendConfig("warp", 2)
     with pytest.raises(ValueError, match="The scaling factor s must be"):
         extend.ExtendConfig("yarn", 17)
-    assert "allowed about 10 s" in registry.over_budget([extend.ExtendConfig("yarn", 4)] * 3)
+    assert "allows about 10 s" in registry.over_budget([extend.ExtendConfig("yarn", 4)] * 3)
     assert registry.over_budget([extend.ExtendConfig("yarn", 4)]) is None
-    assert "allowed about 120 s" in registry.over_budget([extend.ExtendConfig("yarn", 8, fine_tune=400)])
+    assert "allows about 120 s" in registry.over_budget([extend.ExtendConfig("yarn", 8, fine_tune=400)])
 
 
 # --- the passkey generator --------------------------------------------------------------------------
@@ -236,7 +236,7 @@ def test_sliding_windows_score_every_character_once_with_enough_before_it():
         sliding.SlidingConfig("alibi", 64, 24)
     with pytest.raises(ValueError, match="There is no shipped model for 'kerple'|There is no shipped model for `kerple`"):
         sliding.SlidingConfig("kerple", 64)
-    assert "allowed about 10 s" in registry.over_budget([sliding.SlidingConfig("alibi", 512, 1)])
+    assert "allows about 10 s" in registry.over_budget([sliding.SlidingConfig("alibi", 512, 1)])
 
 
 def test_a_sliding_window_as_long_as_its_stride_is_the_non_overlapping_evaluation():
@@ -331,7 +331,7 @@ def test_a_tiny_passkey_run_is_deterministic_and_a_learned_table_has_no_answer_p
     assert a.values == b.values and np.array_equal(a.losses, b.losses)
     assert a.values["accuracy"]["100"] is None and "64 rows" in a.values["notes"]["100"]
     assert 0.0 <= a.values["accuracy"]["4"] <= 1.0
-    assert "allowed about 120 s" in registry.over_budget([passkey.PasskeyConfig(steps=2000)])
+    assert "allows about 120 s" in registry.over_budget([passkey.PasskeyConfig(steps=2000)])
 
 
 # --- the registry: every experiment has every part ----------------------------------------------------
