@@ -32,10 +32,6 @@ import numpy as np
 from core.schemes.checks import whole_number
 from core.schemes.formula import Formula, WHOLE_POSITIONS_NP, WHOLE_POSITIONS_TORCH, code
 
-# (Lq, Lk, d) Shaw embeddings above this many float64 values (128 MiB) are refused.
-MAX_SHAW_VALUES = 2**24
-
-
 def _whole_array(values, name: str) -> np.ndarray:
     """Any array-like of whole numbers (ints, or floats holding whole numbers) as int64."""
     a = np.asarray(values)
@@ -275,22 +271,6 @@ def shaw_table(max_relative_position: int, d_model: int, *, seed: int = 0, std: 
     if not np.isfinite(std) or std < 0:
         raise ValueError(f"std must be a finite standard deviation of at least 0, got {std!r}.")
     return np.random.default_rng(seed).normal(0.0, std, size=(2 * k + 1, d))
-
-
-def shaw_relative_embeddings(query_positions, key_positions, table: np.ndarray) -> np.ndarray:
-    r"""$a_{ij} = w_{\mathrm{clip}(j - i, k)}$ for every query/key pair, looked up in `table`
-    ((2k+1, d), e.g. from `shaw_table`; k is read from its row count). Meant for small sizes:
-    beyond MAX_SHAW_VALUES values this refuses (score a query against the 2k+1 rows instead).
-    Returns (Lq, Lk, d) float64.
-    """
-    t = np.asarray(table, dtype=np.float64)
-    if t.ndim != 2 or t.shape[0] % 2 == 0 or t.shape[1] == 0:
-        raise ValueError(f"A Shaw table must be 2-D with an odd number 2k+1 of rows (one per relative position -k .. k), got shape {t.shape}.")
-    k = (t.shape[0] - 1) // 2
-    ids = shaw_relative_positions(query_positions, key_positions, k) + k  # (Lq, Lk)
-    if ids.size * t.shape[1] > MAX_SHAW_VALUES:
-        raise ValueError(f"{ids.shape[0]:,} x {ids.shape[1]:,} x {t.shape[1]:,} relative vectors are too many to build: use fewer positions.")
-    return t[ids]  # (Lq, Lk, d)
 
 
 def shaw_distinct_ids(query_len: int, key_len: int, max_relative_position: int) -> int:

@@ -246,7 +246,7 @@ def _shaw_reference(q, qp, kp, s):
     r"""$q_{h,i} \cdot w_{\mathrm{clip}(j - i, 16)} / \sqrt{d_h}$ from the full (Lq, Lk, hd) table of
     vectors (Shaw et al. eq. 5 divide q·(k + a) by the square root of the head width)."""
     table = relative.shaw_table(SHAW_CLIP, s.head_width, seed=s.seed)
-    a = relative.shaw_relative_embeddings(qp, kp, table)  # (Lq, Lk, hd)
+    a = table[relative.shaw_relative_positions(qp, kp, SHAW_CLIP) + SHAW_CLIP]  # (Lq, Lk, hd): w of clip(j - i), looked up
     return np.einsum("hid,ijd->hij", q, a) / np.sqrt(s.head_width)
 
 
@@ -280,7 +280,7 @@ def test_shaw_term_enters_attention_as_in_shaw_et_al():
     pos = SCHEMES["shaw"].attention_positions(t, s)
     _, weights = multi_head_attention(x, 2, bias=pos.bias)
     q = x.reshape(t, 2, 8).transpose(1, 0, 2)  # (H, T, hd); Q = K = x without projections
-    a = relative.shaw_relative_embeddings(np.arange(t), np.arange(t), relative.shaw_table(SHAW_CLIP, 8, seed=s.seed))  # (T, T, hd)
+    a = relative.shaw_table(SHAW_CLIP, 8, seed=s.seed)[relative.shaw_relative_positions(np.arange(t), np.arange(t), SHAW_CLIP) + SHAW_CLIP]  # (T, T, hd)
     scores = np.einsum("hid,hjd->hij", q, q)[:, :, :] + np.einsum("hid,ijd->hij", q, a)
     assert_close(weights, softmax(scores / np.sqrt(8)), atol=1e-12)
 

@@ -124,5 +124,5 @@ def test_shaw_keys_equal_the_registry_hook():
     q = np.random.default_rng(4).normal(size=(4, 40, 8))
     expected = SCHEMES["shaw"].score_bias(np.arange(40), np.arange(40), setting, q)
     assert_close(module(torch.from_numpy(q)).detach().numpy(), expected)
-    emb = relative.shaw_relative_embeddings(np.arange(40), np.arange(25), relative.shaw_table(SHAW_CLIP, 8, seed=3))  # (Lq, Lk, hd)
+    emb = relative.shaw_table(SHAW_CLIP, 8, seed=3)[relative.shaw_relative_positions(np.arange(40), np.arange(25), SHAW_CLIP) + SHAW_CLIP]  # (Lq, Lk, hd)
     assert_close(module(torch.from_numpy(q), 25).detach().numpy(), np.einsum("hqd,qkd->hqk", q, emb) / np.sqrt(8))  # Shaw et al. eq. 5
