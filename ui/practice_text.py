@@ -12,7 +12,9 @@ import numpy as np
 from core.analysis import attention
 from core.analysis import context as cx
 from core.analysis import similarity
-from core.lab.config import SURVEY, SURVEY_LENGTHS
+from core.lab import findings
+from core.lab.config import SURVEY_LENGTHS, SURVEY_SEEDS
+from core.lab.findings import Spread
 from core.schemes import alibi, rope, sinusoidal
 from core.schemes.rope_presets import PRESETS
 
@@ -155,6 +157,18 @@ def alibi_answer(heads: int = 8, max_len: int = 4096) -> str:
 # --- the page's lists ------------------------------------------------------------------------
 
 
+def _top(spreads: dict[str, Spread], names: dict[str, str], one: str, several: str) -> str:
+    """The scheme with the highest mean, with every other whose range over the seeds reaches into the best one's: "RoPE holds up
+    best", or "T5 and ALiBi hold up best, within the seeds' spread," when their ranges overlap (none is called better then)."""
+    best = max(spreads, key=lambda s: spreads[s].mean)
+    tied = [s for s in spreads if s == best or findings.compare(spreads[s], spreads[best]) == findings.WITHIN]
+    if len(tied) == 1:
+        return f"{names[best]} {one}"
+    listed = [names[s] for s in tied]
+    same = len({spreads[s].values for s in tied}) == 1  # every seed of each the same: not a spread, a tie
+    return ", ".join(listed[:-1]) + " and " + listed[-1] + f" {several}, " + ("equally," if same else "within the seeds' spread,")
+
+
 def misconceptions() -> list[Misconception]:
     """Every misconception with its answer, the numbers computed. The seeds' own list (noise, concatenation, learned tables,
     a cosine as a test, decoders, which to start with, a person's sense of place) is answered from the seventh on."""
@@ -163,15 +177,13 @@ def misconceptions() -> list[Misconception]:
     concat_gap = concat_is_projected_sum()
     cat_near, cat_far, shuffle_without, shuffle_with = forgot_positions()
     short, long = SURVEY_LENGTHS
-    kback = {scheme: row["kback1"] for scheme, row in SURVEY.items()}  # the lab's default task: accuracy at short -> long tokens
+    spreads = findings.survey("kback1")  # the lab's default task: accuracy at short -> long tokens over the seeds
+    kback = {s: (short.mean, None if long is None else long.mean) for s, (short, long) in spreads.items()}
     nope, best_low = kback["none"][0], min(kback[s][0] for s in ("sinusoidal", "learned", "rope", "t5"))
     (sin_short, sin_long), learned_short = kback["sinusoidal"], kback["learned"][0]
     names = {"sinusoidal": "the sinusoid", "rope": "RoPE", "learned": "the learned table", "t5": "T5", "alibi": "ALiBi"}
-    at_short = {s: kback[s][0] for s in names}
-    at_long = {s: kback[s][1] for s in names if kback[s][1] is not None}
-    best = [names[s] for s in names if at_short[s] == max(at_short.values())]
-    top_short = best[0] + " does best" if len(best) == 1 else ", ".join(best[:-1]) + " and " + best[-1] + " do best, equally,"
-    top_long = f"{names[max(at_long, key=at_long.get)]} holds up best"
+    top_short = _top({s: spreads[s][0] for s in names}, names, "does best", "do best")
+    top_long = _top({s: spreads[s][1] for s in names if spreads[s][1] is not None}, names, "holds up best", "hold up best")
     return [
         Misconception(
             "Positions are added to the input once, and that is how every model does it.",
@@ -273,7 +285,8 @@ def misconceptions() -> list[Misconception]:
             f"training length: sinusoid {kback['sinusoidal'][0]:.0%}, RoPE {kback['rope'][0]:.0%}, learned table {learned_short:.0%}, T5 "
             f"{kback['t5'][0]:.0%}, ALiBi {kback['alibi'][0]:.0%}. At {long} tokens, longer than any seen in training: sinusoid "
             f"{sin_long:.0%}, RoPE {kback['rope'][1]:.0%}, T5 {kback['t5'][1]:.0%}, ALiBi {kback['alibi'][1]:.0%}, and the learned table has "
-            f"no code at all. So at the training length {top_short} here, and past it {top_long}. These are one small task's numbers: "
+            f"no code at all (the means over {len(SURVEY_SEEDS)} training seeds). So at the training length {top_short} here, and past it {top_long}. These "
+            "are one small task's numbers: "
             "measure on yours.",
             ("app_pages/lab.py", "Compare them in the lab"),
         ),

@@ -13,7 +13,9 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from core.lab.config import SURVEY, SURVEY_COLUMNS, TASKS, LabConfig, LabResult, make_batch
+from core.lab import findings
+from core.lab.config import SURVEY_COLUMNS, SURVEY_LENGTHS, TASKS, LabConfig, LabResult, make_batch
+from core.lab.findings import Spread
 from core.schemes.registry import SCHEMES
 from core.schemes.sinusoidal import sinusoidal_encoding
 from core.viz import charts, palette
@@ -34,15 +36,64 @@ def label(name: str) -> str:
 # --- before training -------------------------------------------------------------------
 
 
+def _cell(x: Spread) -> str:
+    return f"{x.mean:.2f}" if f"{x.lo:.2f}" == f"{x.hi:.2f}" else x.text(2)
+
+
 def survey_table() -> str:
-    """core.lab.config.SURVEY as a Markdown table: accuracy at the training length → 4x it, per scheme and task."""
-
-    def cell(pair: tuple[float, float | None]) -> str:
-        return f"{pair[0]:.2f} → " + ("no code" if pair[1] is None else f"{pair[1]:.2f}")
-
+    """core.lab.config.SURVEY as a Markdown table: accuracy at the training length → 4x it, per scheme and task, the mean
+    over the training seeds with the lowest and highest seed's in brackets where they differ."""
+    cells = {task: findings.survey(task) for task in SURVEY_COLUMNS}
     lines = ["| scheme | " + " | ".join(SURVEY_COLUMNS.values()) + " |", "|---" * (len(SURVEY_COLUMNS) + 1) + "|"]
-    lines += [f"| {label(scheme)} | " + " | ".join(cell(row[task]) for task in SURVEY_COLUMNS) + " |" for scheme, row in SURVEY.items()]
+    for scheme in cells["kback1"]:
+        row = [cells[task][scheme] for task in SURVEY_COLUMNS]
+        lines.append(f"| {label(scheme)} | " + " | ".join(_cell(short) + " → " + ("no code" if long is None else _cell(long)) for short, long in row) + " |")
     return "\n".join(lines)
+
+
+def survey_reading() -> str:
+    """What the survey shows, in sentences chosen by its numbers: a fall, a best or a worst is said only where the seeds'
+    ranges do not overlap (findings.compare), so the reading stays true when the survey is measured again."""
+    short_len, long_len = SURVEY_LENGTHS
+    chance = 1 / LabConfig().vocab  # a random guess among the task's symbols
+    k1, k3 = findings.survey("kback1"), findings.survey("kback3")
+    said = []
+    named = {"rope": "RoPE", "sinusoidal": "the sinusoid"}
+    fell = [s for s in named if k1[s][1] is not None and findings.compare(k1[s][1], k1[s][0]) == "lower"]
+    if fell:
+        said.append(
+            (lambda who: who[0].upper() + who[1:])(" and ".join(named[s] for s in fell))
+            + f" {'meet' if len(fell) > 1 else 'meets'} angles {'they' if len(fell) > 1 else 'it'} never saw and {'fall' if len(fell) > 1 else 'falls'}, from "
+            + " and ".join(f"{k1[s][0].mean:.2f}" for s in fell)
+            + " to "
+            + " and ".join(f"{k1[s][1].mean:.2f}" for s in fell)
+            + f" at {long_len} tokens (NoPE, which has no position to go on, gets {k1['none'][1].mean:.2f})."
+        )
+    if k1["t5"][1] is not None and findings.compare(k1["t5"][1], k1["t5"][0]) == "lower":
+        said.append(f"T5's far buckets were never trained, so it falls too, to {k1['t5'][1].mean:.2f}.")
+    others = [s for s in k1 if s != "alibi" and k1[s][1] is not None]
+    if k1["alibi"][1] is not None and all(findings.compare(k1["alibi"][1], k1[s][1]) == "higher" for s in others):
+        said.append(
+            f"ALiBi, a fixed penalty on distance, holds up best at {long_len} tokens ({k1['alibi'][0].mean:.2f} → {k1['alibi'][1].mean:.2f}), "
+            "beyond every seed of the others"
+        )
+        pointers = ("sinusoidal", "learned", "rope", "t5")
+        low = min(k3[s][0].mean for s in pointers)
+        if all(findings.compare(k3["alibi"][0], k3[s][0]) == "lower" for s in pointers):
+            said[-1] += (
+                f'; but it can only say "nearer is better", so it cannot point exactly: at k = 3 it reaches {k3["alibi"][0].mean:.2f} at '
+                f"{short_len} tokens, where the others with positions reach {low:.2f}" + ("" if low >= 0.995 else " or more")
+            )
+        said[-1] += "."
+    said.append("A learned table has no row at all past its end.")
+    copies = [long for _, long in findings.survey("copy").values() if long is not None]
+    if max(x.hi for x in copies) < 2 * chance:
+        said.append(
+            "Copy and reverse need the offset to the separator, which changes with the length: on copy every scheme falls to between "
+            f"{min(x.lo for x in copies):.2f} and {max(x.hi for x in copies):.2f} at {long_len} tokens, near a random guess "
+            f"(1 in {LabConfig().vocab}, {chance:.2f}), so they separate nothing out there."
+        )
+    return " ".join(said)
 
 
 def example_text(config: LabConfig) -> str:

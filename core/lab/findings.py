@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.lab import extend
+from core.lab import config, extend
 from core.lab.probe import MAP_WINDOWS
 from core.schemes import rope
 from core.schemes.registry import SCHEMES
@@ -84,6 +84,12 @@ def compare(a: Spread, b: Spread) -> str:
     if a.hi < b.lo:
         return "lower"
     return WITHIN
+
+
+def survey(task: str) -> dict[str, tuple[Spread, Spread | None]]:
+    """The lab's task survey (core.lab.config.SURVEY) for one task: per scheme, its accuracy over the seeds at the training
+    length and at 4x it (None: no code there)."""
+    return {s: (Spread(row[task][0]), None if row[task][1] is None else Spread(row[task][1])) for s, row in config.SURVEY.items()}
 
 
 def ratio(before: Sequence[float | None], after: Sequence[float | None]) -> Spread | None:

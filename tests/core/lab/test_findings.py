@@ -202,3 +202,65 @@ def test_the_counting_reader_names_the_filler_seen_most_often_on_the_runs_own_qu
         assert got[str(d)] == np.mean(right)
     assert 0 < got["4"] < 1
     assert set(passkey.counting_accuracy(passkey.PasskeyConfig(distances=(4,), eval_count=32)).values()) == {0.0}  # its own keys: never a filler
+
+
+# --- the lab's task survey (core.lab.config.SURVEY: every seed's accuracy at 32 and 128 tokens) -------------------------
+
+
+def _survey(**cells):
+    """A hand-made survey: every default scheme on every task at 1.00 -> 0.06 on three seeds, then `cells`' kback1 rows."""
+    from core.lab.config import SURVEY_COLUMNS
+
+    flat = ((1.0, 1.0, 1.0), (0.06, 0.06, 0.06))
+    survey = {s: {task: flat for task in SURVEY_COLUMNS} for s in ("none", "sinusoidal", "learned", "rope", "t5", "alibi")}
+    for scheme, row in cells.items():
+        survey[scheme]["kback1"] = row
+    return survey
+
+
+def test_the_survey_reading_says_a_fall_or_a_best_only_beyond_the_seeds_spread(monkeypatch):
+    from core.lab import config
+    from core.lab.figures import survey_reading, survey_table
+
+    survey = _survey(
+        none=((0.25, 0.24, 0.26), (0.15, 0.14, 0.16)),
+        sinusoidal=((1.0, 1.0, 1.0), (0.31, 0.30, 0.32)),
+        learned=((1.0, 1.0, 1.0), None),
+        rope=((1.0, 1.0, 1.0), (0.42, 0.40, 0.44)),
+        t5=((1.0, 1.0, 1.0), (0.58, 0.57, 0.59)),
+        alibi=((0.88, 0.87, 0.89), (0.81, 0.80, 0.82)),
+    )
+    survey["alibi"]["kback3"] = ((0.65, 0.60, 0.70), (0.55, 0.55, 0.55))
+    monkeypatch.setattr(config, "SURVEY", survey)
+    said = survey_reading()
+    assert "RoPE and the sinusoid meet angles they never saw and fall, from 1.00 and 1.00 to 0.42 and 0.31 at 128 tokens" in said
+    assert "(NoPE, which has no position to go on, gets 0.15)" in said and "so it falls too, to 0.58." in said
+    assert "ALiBi, a fixed penalty on distance, holds up best at 128 tokens (0.88 → 0.81)" in said
+    assert "at k = 3 it reaches 0.65 at 32 tokens, where the others with positions reach 1.00." in said
+    assert "on copy every scheme falls to between 0.06 and 0.06 at 128 tokens, near a random guess (1 in 16, 0.06)" in said
+    table = survey_table()
+    assert "| ALiBi | 0.88 (0.87–0.89) → 0.81 (0.80–0.82) | 0.65 (0.60–0.70) → 0.55 |" in table  # brackets only where seeds differ
+    assert "| learned absolute table | 1.00 → no code |" in table
+    # RoPE's 128-token range reaching its 32-token one, T5's into ALiBi's: no fall said for RoPE, no best for ALiBi
+    survey["rope"]["kback1"] = ((1.0, 0.5, 1.0), (0.42, 0.40, 0.60))
+    survey["t5"]["kback1"] = ((1.0, 1.0, 1.0), (0.78, 0.70, 0.85))
+    said = survey_reading()
+    assert "RoPE" not in said.split(".")[0] and "The sinusoid meets angles it never saw and falls, from 1.00 to 0.31" in said
+    assert "holds up best" not in said and "cannot point exactly" not in said
+
+
+def test_the_shipped_survey_is_three_seeds_of_the_labs_defaults():
+    import json
+
+    from core.lab import config, lm
+
+    data = json.loads(config.SURVEY_PATH.read_text(encoding="utf-8"))
+    assert data["seeds"] == config.SURVEY_SEEDS and len(data["seeds"]) >= 3
+    assert data["config"]["steps"] == config.LabConfig().steps and data["config"]["train_len"] == config.SURVEY_LENGTHS[0] == config.LabConfig().train_len
+    assert data["config"]["lengths"] == list(config.SURVEY_LENGTHS) and data["command"].startswith("python -m bench.lab --tasks --write")
+    for seed in map(str, data["seeds"]):
+        assert set(data["by_seed"][seed]) == set(config.SURVEY_COLUMNS)
+        assert all(list(cells) == list(lm.DEFAULT_SCHEMES) for cells in data["by_seed"][seed].values())
+    # SURVEY is the file, seed by seed: a cell's values are the seeds' in order
+    assert config.SURVEY["rope"]["kback1"][0] == tuple(data["by_seed"][str(s)]["kback1"]["rope"][0] for s in data["seeds"])
+    assert config.SURVEY["learned"]["kback1"][1] is None  # no code past the table's end
