@@ -5,7 +5,8 @@ trained at depth 1 and 4 (the same configuration otherwise, trained here through
 each training seed (core.lab.weights.SEEDS: the shipped models of that seed, the deeper and shallower
 NoPE trained with it): a closed-form ridge probe of the absolute position from the residual stream at every
 layer boundary, fitted on the first 256 held-out windows of 64 characters and scored on the next
-256 (core.lab.probe); the attention maps of seed 0's NoPE and T5 averaged over 64 windows. Writes
+256 (core.lab.probe); the attention maps of NoPE and T5 (2 layers) averaged over 64 windows, seed 0's written
+whole and every seed's distance of NoPE's from T5's and from even attention (`maps`). Writes
 data/lab_probe_results.json (seed 0's results at the top level, every seed's under `by_seed`) and
 data/lab_probe_attention.npz.
 
@@ -33,7 +34,9 @@ def configs(seed: int = 0) -> list[probe.ProbeConfig]:
 
 
 def results(outcomes) -> dict:
+    att = {(o.config.scheme, o.config.n_layers): o.values["attention"] for o in outcomes}
     return {
+        "maps": probe.map_distances(att["none", 2], att["t5", 2]),  # every seed's, so the caption compares beyond the spread
         "models": [
             {
                 "scheme": o.config.scheme,

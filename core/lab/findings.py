@@ -179,22 +179,29 @@ def probe(runs: Sequence[Sequence[dict]]) -> str:
     return " ".join(out)
 
 
-def attention_maps(nope: np.ndarray, t5: np.ndarray, layer: int, nope_entropy: float, t5_entropy: float) -> str:
-    """Layer `layer` (from 1) of NoPE's and T5's mean attention maps (layers, H, T, T): their
-    entropies beside even attention's, and whether NoPE's map, averaged over heads, is closer to
-    T5's or to even attention (mean total-variation distance per query row, ½ Σ_j |a_ij − b_ij|)."""
-    t = nope.shape[-1]
-    even = np.tril(np.ones((t, t))) / np.arange(1, t + 1)[:, None]  # every query spread evenly over its keys
-    a, b = nope[layer - 1].mean(axis=0), t5[layer - 1].mean(axis=0)  # (T, T)
-    to_t5, to_even = (float(0.5 * np.abs(a - other).sum(axis=-1).mean()) for other in (b, even))
-    nearer = "to T5's than to even attention" if to_t5 < to_even else "to even attention than to T5's"
+def attention_maps(layer: int, models: Sequence[Sequence[Mapping]], distances: Sequence[Mapping[str, list[float]]], t: int) -> str:
+    """Layer `layer` (from 1) of NoPE's and T5's mean attention maps over every training seed: their entropies (`models`, each
+    seed's probe rows) beside even attention's over `t` keys, and whether NoPE's map, averaged over heads, is closer to T5's or
+    to even attention (`distances`, each seed's probe.map_distances), said only beyond the seeds' spread."""
+
+    def entropy(scheme: str) -> Spread:
+        return Spread(tuple(next(m for m in ms if (m["scheme"], m["n_layers"]) == (scheme, 2))["entropy"][layer - 1] for ms in models))
+
+    to_t5, to_even = (Spread(tuple(d[key][layer - 1] for d in distances)) for key in ("to_t5", "to_even"))
+    past = beyond(to_t5, to_even)
+    nearer = {"lower": f"closer to T5's than to even attention{past}", "higher": f"closer to even attention than to T5's{past}"}
+    tied = "as near to T5's as to even attention, within the spread"
+    seeds = len(distances)
     return (
-        f"Mean attention entropy of layer {layer} (nats, over every query of {MAP_WINDOWS} windows, seed 0's models): NoPE {nope_entropy:.3f}, "
-        f"T5 {t5_entropy:.3f}; attention spread evenly over every query's keys would have {float(np.log(np.arange(1, t + 1)).mean()):.3f}. "
-        "Kazemnejad et al. (2023, abstract) find that NoPE trained with SGD “mostly resembles T5's relative PE attention patterns”. "
-        f"Here NoPE's layer {layer}, averaged over {MAP_WINDOWS} windows and over heads, is closer {nearer}: a mean total-variation distance "
-        f"per query of {to_t5:.3f} from T5's and {to_even:.3f} from even attention (0: the same weights, 1: no key in common). This compares "
-        "the averaged maps only: averaging smooths, so one window's or one head's attention is not measured by it."
+        f"Mean attention entropy of layer {layer} (nats, over every query of {MAP_WINDOWS} windows"
+        + (f", the mean over {seeds} training seeds' models with the lowest and highest in brackets" if seeds > 1 else "")
+        + f"): NoPE {entropy('none').text()}, T5 {entropy('t5').text()}; attention spread evenly over every query's keys would have "
+        f"{float(np.log(np.arange(1, t + 1)).mean()):.3f}. Kazemnejad et al. (2023, abstract) find that NoPE trained with SGD “mostly "
+        f"resembles T5's relative PE attention patterns”. Here NoPE's layer {layer}, averaged over {MAP_WINDOWS} windows and over heads, is "
+        f"{nearer.get(compare(to_t5, to_even), tied)}: a mean total-variation distance "
+        f"per query of {to_t5.text()} from T5's and {to_even.text()} from even attention (0: the same weights, 1: no key in common). "
+        + ("The maps drawn are seed 0's models'. " if seeds > 1 else "")
+        + "This compares the averaged maps only: averaging smooths, so one window's or one head's attention is not measured by it."
     )
 
 

@@ -54,6 +54,19 @@ def load_maps(path=None) -> dict[str, np.ndarray]:
     return maps
 
 
+def map_distances(nope: np.ndarray, t5: np.ndarray) -> dict[str, list[float]]:
+    """Per layer, how far NoPE's mean attention map (layers, H, T, T), averaged over heads, is from T5's and from even
+    attention (every query spread evenly over its keys): the mean over queries of the total-variation distance
+    ½ Σ_j |a_ij − b_ij| (0: the same weights, 1: no key in common)."""
+    t = nope.shape[-1]
+    even = np.tril(np.ones((t, t))) / np.arange(1, t + 1)[:, None]
+    a, b = nope.mean(axis=1), t5.mean(axis=1)  # (layers, T, T)
+    return {
+        "to_t5": [round(float(0.5 * np.abs(a[i] - b[i]).sum(axis=-1).mean()), 6) for i in range(len(a))],
+        "to_even": [round(float(0.5 * np.abs(a[i] - even).sum(axis=-1).mean()), 6) for i in range(len(a))],
+    }
+
+
 def standardise(x: np.ndarray, mean: np.ndarray, std: np.ndarray) -> np.ndarray:
     return (x - mean) / std
 

@@ -41,7 +41,9 @@ def _ppl(values: dict[str, float | None]) -> str:
 @dataclass(frozen=True)
 class ProbeResults(Results):
     models: list[dict]
+    maps: dict
     ROWS = {"models": ("scheme", "n_layers", "r2", "mae", "entropy")}
+    KEYS = {"maps": ("to_t5", "to_even")}
 
 
 PROBE = Experiment(

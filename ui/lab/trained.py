@@ -243,8 +243,7 @@ def _attention_maps(ship: experiment.Shipped | None) -> None:
         layer = int(MAP_LAYER.draw())
         draw_heatmap(figs.attention_grid([("NoPE", maps["none_2"]), ("T5", maps["t5_2"])], layer - 1), key="lab_probe_maps")
         if ship is not None:
-            ent = {m["scheme"]: m["entropy"] for m in ship.data.models if m["n_layers"] == 2}
-            st.caption(findings.attention_maps(maps["none_2"], maps["t5_2"], layer, ent["none"][layer - 1], ent["t5"][layer - 1]))
+            st.caption(findings.attention_maps(layer, ship.data.runs("models"), ship.data.runs("maps"), maps["none_2"].shape[-1]))
 
 
 # --- 2. context extension -------------------------------------------------------------------------

@@ -263,8 +263,20 @@ def test_coinciding_passkey_lines_are_named_and_the_attention_maps_compared_with
     even = np.tril(np.ones((t, t))) / np.arange(1, t + 1)[:, None]
     diagonal = np.eye(t)
     as_even, as_diagonal = even[None, None], diagonal[None, None]  # (layers, H, T, T)
-    assert "closer to even attention than to T5's" in findings.attention_maps(as_even, as_diagonal, 1, 1.0, 0.0)
-    assert "closer to T5's than to even attention" in findings.attention_maps(as_diagonal, as_diagonal, 1, 0.0, 0.0)
+    from core.lab import probe
+
+    assert probe.map_distances(as_even, as_diagonal) == {"to_t5": [pytest.approx(1 - np.mean(1 / np.arange(1, t + 1)), abs=1e-6)], "to_even": [0.0]}
+    assert probe.map_distances(as_diagonal, as_diagonal)["to_t5"] == [0.0]
+    models = [[{"scheme": s, "n_layers": 2, "entropy": [e]} for s, e in (("none", 1.0), ("t5", 0.5))]] * 3
+    near_even = [probe.map_distances(as_even, as_diagonal)] * 3
+    assert "closer to even attention than to T5's beyond the spread" in findings.attention_maps(1, models, near_even, t)
+    near_t5 = [probe.map_distances(as_diagonal, as_diagonal)] * 3
+    assert "closer to T5's than to even attention beyond the spread" in findings.attention_maps(1, models, near_t5, t)
+    # the seeds disagree: one nearer T5, one nearer even attention -> no side taken
+    mixed = [{"to_t5": [0.2], "to_even": [0.3]}, {"to_t5": [0.4], "to_even": [0.25]}, {"to_t5": [0.3], "to_even": [0.3]}]
+    said = findings.attention_maps(1, models, mixed, t)
+    assert "as near to T5's as to even attention, within the spread" in said and "0.300 (0.200–0.400) from T5's" in said
+    assert "NoPE 1.000 (every seed), T5 0.500 (every seed)" in said and "The maps drawn are seed 0's models'." in said
 
 
 # --- shipped results, and the runner reproducing them ------------------------------------------------
