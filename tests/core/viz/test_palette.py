@@ -171,6 +171,7 @@ def test_across_the_figures_one_name_has_one_colour_and_one_colour_one_name():
         for k in palette.KIND_COLOURS
     }
     figs.append(llm_figures.perplexity_figure(kinds, window=256, length=600, context=300))
+    figs.append(llm_figures.above_lowest_figure(kinds, window=256, length=600, context=300))
 
     drawn = [pair for fig in figs for pair in named_lines(fig)]
     colours_of, names_of = {}, {}
