@@ -227,3 +227,16 @@ def test_a_reader_tells_the_labs_schemes_and_the_scaling_kinds_apart_at_a_glance
         if {a, b} not in FAMILIES:
             gap = abs(hue(palette.KIND_COLOURS[a]) - hue(palette.KIND_COLOURS[b])) % 360
             assert min(gap, 360 - gap) >= 30, (a, b)
+
+
+def test_the_span_chart_draws_every_head_up_to_eight_and_never_two_heads_in_one_colour():
+    from core.viz.relative_figures import SPAN_LINES, span_heads
+
+    for n in range(1, 65):  # every head count /relative allows
+        heads = span_heads(n)
+        assert heads.tolist() == list(range(n)) if n <= SPAN_LINES else len(heads) == SPAN_LINES == len(set(heads.tolist()))
+        assert len({palette.head_colour(int(h)) for h in heads}) == len(heads), n  # head 1 and head 14 share a colour: never both
+        if n > SPAN_LINES:  # spread across them from the first, no gap more than twice the even one, the last within one even gap of the end
+            even = (n - 1) / (SPAN_LINES - 1)
+            assert heads[0] == 0 and np.diff(heads).max() <= 2 * even and heads[-1] >= n - 1 - even, n
+    assert span_heads(16).tolist() == [0, 2, 4, 6, 9, 11, 12, 14]  # 13 (head 14) takes head 1's colour: its neighbour 12 instead
