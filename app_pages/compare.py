@@ -103,8 +103,7 @@ def _codes() -> None:
     biases = [n for n in names if SCHEMES[n].bias is not None]  # drawn over key positions; a code over dimensions
     codes = [n for n in names if n not in biases]
     spread = (
-        "One colour range for every panel of a grid, on a log scale (its key above it): equal colours are equal values, and each "
-        "tenfold step of size is one step of colour. Switch it off for each panel's own plain range."
+        "One colour range for every panel, on a log scale: equal colours are equal values, each tenfold step of size one step of colour."
         if shared
         else "Each panel has its own colour range (under its title), so every pattern shows at full strength whatever its size; switch "
         "to one range to compare sizes."
