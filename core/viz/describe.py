@@ -47,10 +47,7 @@ def range_text(panels: list[tuple[str, np.ndarray]]) -> str:
         return f"{least} is 0 everywhere drawn; {top} runs from {top_span}."
     if low * 10 >= high:
         return f"Every panel's largest size lies between {number(low)} and {number(high)}, so the colours compare sizes across them."
-    return (
-        f"{top} runs from {top_span} and {least} only from {least_span}, {high / low:,.0f} times smaller: on this log scale it "
-        "still shows, paler."
-    )
+    return f"{top} runs from {top_span} and {least} only from {least_span}, {high / low:,.0f} times smaller: on this log scale it still shows, paler."
 
 
 def plain(text: object) -> str:
