@@ -23,10 +23,11 @@ GRID = 40  # positions (and dimensions) per small panel
 HEADS = (1, 2, 4, 8, 16)
 SHARED = Toggle(
     "compare_shared",
-    "One colour range for every panel",
+    "One colour range for every panel, on a log scale",
     True,
-    help="On: equal colours are equal values across the schemes, so a code that grows with the position outshines the others. "
-    "Off: each panel its own range, so every pattern shows, whatever its size.",
+    help="On: equal colours are equal values across the schemes, and each tenfold step of size is one equal step of colour, so a "
+    "code that grows with the position is the darkest and a small one still shows. Off: each panel its own plain range, so every "
+    "pattern shows at full strength, whatever its size.",
 )
 
 st.title("Every scheme side by side")
@@ -102,9 +103,10 @@ def _codes() -> None:
     biases = [n for n in names if SCHEMES[n].bias is not None]  # drawn over key positions; a code over dimensions
     codes = [n for n in names if n not in biases]
     spread = (
-        "One colour range for every panel of a grid (in the note above it): equal colours are equal values."
+        "One colour range for every panel, on a log scale: equal colours are equal values, each tenfold step of size one step of colour."
         if shared
-        else "Each panel has its own colour range (under its title), so every pattern shows whatever its size; switch to one range to compare sizes."
+        else "Each panel has its own colour range (under its title), so every pattern shows at full strength whatever its size; switch "
+        "to one range to compare sizes."
     )
     if codes:
         draw_heatmap(
@@ -117,6 +119,7 @@ def _codes() -> None:
                     filter(None, [pos.note("position"), "whole (sin, cos) pairs of the sinusoids and RoPE, the first columns of binary and one-hot codes"])
                 ),
                 shared_range=shared,
+                log_scale=shared,
             ),
             key="compare_codes",
         )
@@ -142,6 +145,7 @@ def _codes() -> None:
                 y_title="query position",
                 note=pos.note("position"),
                 shared_range=shared,
+                log_scale=shared,
             ),
             key="compare_biases",
         )

@@ -191,13 +191,11 @@ def frequencies_view() -> None:
 
 
 def context_view() -> None:
-    """Past the trained context: the shipped perplexity along the text under each RoPE scaling, and a run of your own."""
+    """Past the trained context: the shipped perplexity along the text under each RoPE scaling, the lines that lie on one
+    another drawn apart below it, how the scalings work and every number one click away, and a run of your own."""
     st.markdown(
-        "Perplexity is how surprised the model is by each next token (e to the mean loss; lower is better). A RoPE scaling stretches the "
-        "rotation so that a longer text turns through angles the model saw in training: linear (position interpolation) divides every "
-        "angle by the factor, NTK-aware raises the base instead, dynamic NTK raises it by as much as the text read in one pass is longer "
-        "than the trained context, and then for every position of that pass, those before the mark too, "
-        "and YaRN and Llama 3 stretch the slow pairs and keep the fast ones (YaRN also sharpens attention, its temperature)."
+        "Perplexity is how surprised the model is by each next token (lower is better). Each line stretches the rotation a "
+        "different way (a RoPE scaling), so that a text longer than the model was trained on turns through angles it knows."
     )
     ship = shipped("perplexity")
     if ship is not None:
@@ -211,8 +209,20 @@ def context_view() -> None:
             factor = float(shown.draw())
         entries = got.at(factor)
         plot(lf.perplexity_figure(entries, registry.WINDOW, got.length, TRAINED_CONTEXT), key="llm_perplexity")
-        st.caption(" ".join(lf.perplexity_sentences(entries, got.length, TRAINED_CONTEXT, registry.WINDOW)))
-        precomputed(ship)
+        st.caption(" ".join(lf.perplexity_lead(entries, got.length, TRAINED_CONTEXT, registry.WINDOW)))
+        apart = lf.above_lowest_figure(entries, registry.WINDOW, got.length, TRAINED_CONTEXT)
+        if apart is not None:
+            plot(apart, key="llm_above_lowest")
+            st.caption(" ".join(lf.above_lowest_sentences(entries, registry.WINDOW, got.length)))
+        with st.expander("More: how each scaling stretches the rotation, and every number", icon=":material/table:"):
+            st.markdown(
+                "Linear (position interpolation) divides every angle by the factor s. NTK-aware raises the base instead. Dynamic NTK "
+                "raises it by as much as the text read in one pass is longer than the trained context, and then for every position of "
+                "that pass, those before the mark too. YaRN and Llama 3 stretch the slow pairs and keep the fast ones; YaRN also "
+                "sharpens attention (its temperature)."
+            )
+            st.caption(" ".join(lf.perplexity_sentences(entries, got.length, TRAINED_CONTEXT, registry.WINDOW)))
+            precomputed(ship)
     live_perplexity()
 
 

@@ -90,7 +90,8 @@ def probe_figure(models: Sequence[tuple[str, int, Sequence[float]]], *, what: st
         markers=True,
         integer_x=True,
         y_marks=[(0.0, "0: the mean")],
-        note=f"probe fitted on {probe.PROBE_WINDOWS // 2} held-out windows of {L} characters, scored on "
+        # one line of small print (charts.NOTE_CHARS): a longer note wraps with its last words alone on a half-empty line
+        note=f"fitted on {probe.PROBE_WINDOWS // 2} held-out windows of {L} characters, scored on "
         f"{probe.PROBE_WINDOWS - probe.PROBE_WINDOWS // 2} others; R² 0: no better than guessing the mean",
     )
     fig = _colour_by_scheme(fig, [s for s, _, _ in models])

@@ -33,10 +33,9 @@ def number(x: float) -> str:
 
 
 def range_text(panels: list[tuple[str, np.ndarray]]) -> str:
-    """On one colour range, which drawn panel reaches furthest from 0 and which least (largest |value| of each, NaN
-    cells left out), said with each one's own lowest and highest value: a panel ten times smaller than the largest
-    uses a tenth of the scale or less, so it is barely coloured however much it varies. '' with fewer than two
-    panels holding values."""
+    """On one colour range on a log scale (core.viz.heatmap's log_scale), which drawn panel reaches furthest from 0 and
+    which least (largest |value| of each, NaN cells left out), said with each one's own lowest and highest value and how
+    many times smaller the least one is: it still shows, paler. '' with fewer than two panels holding values."""
     drawn = [(name, values[np.isfinite(values)]) for name, values in panels if np.isfinite(values).any()]
     if len(drawn) < 2:
         return ""
@@ -48,7 +47,7 @@ def range_text(panels: list[tuple[str, np.ndarray]]) -> str:
         return f"{least} is 0 everywhere drawn; {top} runs from {top_span}."
     if low * 10 >= high:
         return f"Every panel's largest size lies between {number(low)} and {number(high)}, so the colours compare sizes across them."
-    return f"{top} runs from {top_span} and {least} only from {least_span}: on this one range {least} is barely coloured, however much it varies."
+    return f"{top} runs from {top_span} and {least} only from {least_span}, {high / low:,.0f} times smaller: on this log scale it still shows, paler."
 
 
 def plain(text: object) -> str:

@@ -130,6 +130,13 @@ def levels(z: np.ndarray, zmin: float, zmax: float) -> np.ndarray:
     return np.where(np.isnan(z), -1, level).astype(np.int64)
 
 
+def signed_log(z: np.ndarray | float, floor: float) -> np.ndarray:
+    """sign(z)·log10(1 + |z| / floor): what a log colour scale paints instead of z, 0 at 0, each tenfold step of |z| past
+    `floor` one equal step further from it, so values many orders of magnitude apart all show. Same shape as z, float64."""
+    z = np.asarray(z, dtype=np.float64)
+    return np.sign(z) * np.log10(1.0 + np.abs(z) / floor)
+
+
 def axis(along: Axis, most: int = TICKS) -> dict:
     """One panel axis: the true index of every drawn row or column (`indices`), the last index
     the axis covers (`last`: a box over its last cell reaches it), and the ticks to label, each as
@@ -208,13 +215,20 @@ def _size(along: Axis) -> int:
     return along.count
 
 
-def _panel(name: str, z: np.ndarray, xs: Axis, ys: Axis, zmin: float, zmax: float, scale: int, palette: np.ndarray, every: bool) -> dict:
+def _panel(
+    name: str, z: np.ndarray, xs: Axis, ys: Axis, zmin: float, zmax: float, scale: int, palette: np.ndarray, every: bool, floor: float | None = None
+) -> dict:
     """One panel: the PNG of its levels on the `palette` of its scale, its values (every cell when
-    `every`, else every k-th row and column, said in `probe_note`), its range, and its scale."""
+    `every`, else every k-th row and column, said in `probe_note`), its range, and its scale. With a
+    `floor`, the levels are of signed_log(z, floor) over signed_log of the range (a log colour scale)."""
     z = np.asarray(z, dtype=np.float64)
     if z.shape != (_size(ys), _size(xs)):
         raise ValueError(f"panel {name!r}: values of shape {z.shape} for {_size(ys)} rows and {_size(xs)} columns")
-    level = levels(z.astype(np.float32), zmin, zmax)  # of the values as sent (float32): a cell's colour is the level of the value its hover reads
+    sent = z.astype(np.float32)  # a cell's colour is the level of the value its hover reads
+    if floor is None:
+        level = levels(sent, zmin, zmax)
+    else:
+        level = levels(signed_log(sent, floor), float(signed_log(zmin, floor)), float(signed_log(zmax, floor)))
     image = wire.png(np.where(level < 0, BLANK, level), palette, transparent=BLANK)
     panel = {"title": name, "range": "", "zmin": zmin, "zmax": zmax, "scale": scale, "image": image}
     k = 1 if every else max(1, int(np.ceil(np.sqrt(z.size / HOVER_CELLS))))
@@ -254,6 +268,7 @@ def heatmap(
     value_title: str = "value",
     panel_height: int = 190,
     one_signed: bool = False,
+    log_scale: bool = False,
 ) -> dict:
     """Heatmaps in a grid, one per (panel title, z, x, y), on the diverging scale centred on zero,
     or, `one_signed` (values that are all ≤ 0 or all ≥ 0, ALiBi's biases), on the sequential scale
@@ -264,9 +279,14 @@ def heatmap(
     (schemes differ by orders of magnitude), written under its title, and the note says so.
     `zmax`, with a shared range, fixes it at ±zmax (a cosine's ±1) where no value lies beyond.
     `value_title` names the values (in the colour key and the hover); `panel_height` is each
-    panel's height on screen in pixels. NaN cells (no value there) are left blank."""
+    panel's height on screen in pixels. NaN cells (no value there) are left blank.
+    `log_scale`, with a shared range, paints signed_log of the values (scale["log_floor"]: a tenth of the
+    smallest panel's max|z| that is not 0), so that every panel with values shows beside one a thousand times
+    larger, still one colour for one value; the key and the note say so."""
     if not panels:
         raise ValueError("a heatmap needs at least one panel")
+    if log_scale and (not shared_range or one_signed):
+        raise ValueError("a log colour scale is for one diverging range shared by every panel")
     if one_signed:
         return _one_signed(panels, title, x_title, y_title, columns, note, shared_range, value_title, panel_height)
     largest = [_largest(np.asarray(z, dtype=np.float64)) for _, z, _, _ in panels]  # max|z| of each panel, 0 for a blank one
@@ -275,7 +295,12 @@ def heatmap(
         if not shared_range or not zmax >= common * (1 - 1e-9):  # a cosine of 1.0000000000000004 is 1 to rounding
             raise ValueError(f"a fixed range ±{zmax} is for a shared range that holds every value (the largest is {common})")
         common = float(zmax)
-    if shared_range:
+    nonzero = [bound for bound in largest if bound > 0]
+    floor = (min(nonzero) / 10 if nonzero else 1.0) if log_scale else None
+    if floor is not None:
+        said = f"({value_title}; white: 0; log scale: each tenfold step past ±{number(floor, 3)} an equal step of colour)"
+        scale = _scale(DIVERGING, f"−{number(common, 3)}", f"+{number(common, 3)}", said, value_title, True) | {"log_floor": floor}
+    elif shared_range:
         scale = _scale(DIVERGING, f"−{number(common, 3)}", f"+{number(common, 3)}", f"({value_title}; white: 0)", value_title, True)
     else:
         scale = _scale(DIVERGING, "−range", "+range", f"({value_title}; white: 0; each panel's range is under its title)", value_title, True)
@@ -283,10 +308,11 @@ def heatmap(
     out = []
     for (name, z, xs, ys), own in zip(panels, largest):
         bound = common if shared_range else own or 1.0
-        panel = _panel(name, z, xs, ys, -bound, bound, 0, palette, every)
+        panel = _panel(name, z, xs, ys, -bound, bound, 0, palette, every, floor)
         out.append(panel | {"range": "" if shared_range else f"colour range ±{number(bound, 3)}"})
     if shared_range:
         says = f"colour range ±{number(common, 3)}" if len(panels) == 1 else f"one colour range for every panel, ±{number(common, 3)}"
+        says += ", on a log scale" if floor is not None else ""
     else:
         says = "each panel has its own colour range"
     return _spec(title, "; ".join(part for part in (note, says) if part), x_title, y_title, columns, shared_range, [scale], out, panel_height)

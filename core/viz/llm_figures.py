@@ -428,6 +428,106 @@ def perplexity_sentences(entries: dict[str, dict], length: int, context: int, wi
     return out
 
 
+CLOSE = 1.5  # the chart of the text read so far draws the lines never more than this many times the lowest there
+
+
+def read_so_far(entry: dict, window: int, length: int) -> np.ndarray:
+    """A scaling's perplexity over every token up to the end of each window: e to the mean loss of those tokens, from the
+    windows' perplexities weighted by their tokens (window_ends), so the last value is the whole text's perplexity."""
+    y = np.asarray(entry["by_window"], dtype=np.float64)
+    tokens = np.diff(np.concatenate([[0], window_ends(y.size, window, length)]))
+    return np.exp(np.cumsum(tokens * np.log(y)) / np.cumsum(tokens))
+
+
+def above_lowest(entries: dict[str, dict], window: int, length: int) -> dict[str, np.ndarray]:
+    """Per scaling, how far its perplexity of the text read so far (read_so_far) is above the lowest of every scaling at the
+    same point, in percent: 100·(y / min − 1), 0 where it is the lowest. Every entry must have as many windows."""
+    ys = {name: read_so_far(e, window, length) for name, e in entries.items()}
+    lowest = np.min(np.stack(list(ys.values())), axis=0)
+    return {name: 100.0 * (y / lowest - 1.0) for name, y in ys.items()}
+
+
+def _drawing_order(entries: dict[str, dict]) -> list[str]:
+    """perplexity_figure's order of lines: the palette's order of kinds, then the factor."""
+    return sorted(entries, key=lambda n: (list(palette.KIND_COLOURS).index(scaling_key(entries[n])), entries[n]["factor"]))
+
+
+def close_to_lowest(entries: dict[str, dict], window: int, length: int) -> tuple[list[str], list[str]]:
+    """The scalings (in perplexity_figure's order) whose text read so far is never more than CLOSE times the lowest, and the others."""
+    gaps = above_lowest(entries, window, length)
+    near = [n for n in _drawing_order(entries) if gaps[n].max() <= 100.0 * (CLOSE - 1.0)]
+    return near, [n for n in _drawing_order(entries) if n not in near]
+
+
+def above_lowest_figure(entries: dict[str, dict], window: int, length: int, context: int) -> go.Figure | None:
+    """The lines of perplexity_figure whose perplexity of the text read so far stays within CLOSE times the lowest, each
+    drawn as its percentage above the lowest of them at each window's end (not of every line: the lowest would jump to a line
+    left out, no scaling inside the trained context), on a linear axis from 0: lines that lie on one
+    another in perplexity_figure come apart here. Colours and dashes as there; None when fewer than two lines stay that close."""
+    near, far = close_to_lowest(entries, window, length)
+    if len(near) < 2:
+        return None
+    gaps, order = above_lowest({n: entries[n] for n in near}, window, length), _drawing_order(entries)  # 0: the lowest drawn line
+    top = max(float(gaps[n].max()) for n in near)
+    return charts.lines(
+        [(scaling_name(entries[n]), window_ends(gaps[n].size, window, length), gaps[n]) for n in near],
+        title="Perplexity of the text read so far: each line's percentage above the lowest line there",
+        x_title="position (tokens read)",
+        y_title="above the lowest (%)",
+        note=f"left out, more than {CLOSE:g} times the lowest somewhere: {', '.join(scaling_name(entries[n]) for n in far)}" if far else "",
+        colours=[palette.KIND_COLOURS[scaling_key(entries[n])] for n in near],
+        dashes=[LINE_DASHES[order.index(n) % len(LINE_DASHES)] for n in near],
+        x_marks=[(context, f"trained context, {context:,}")] if length > context else [],
+        y_range=(0.0, top * 1.05 if top > 0 else 1.0),
+    )
+
+
+def perplexity_lead(entries: dict[str, dict], length: int, context: int, window: int = 256) -> list[str]:
+    """At most three short sentences under perplexity_figure, from its numbers: where the trained context ends and which
+    scaling is highest and lowest past it (or over the whole text, when it stays inside), and whether lines lie on one
+    another that the chart of distances from the lowest (above_lowest_figure) draws apart."""
+    if length > context:
+        past = {name: past_and_before(e, window, length, context)[0] for name, e in entries.items()}
+        lo, hi = min(past, key=past.get), max(past, key=past.get)
+        out = [
+            f"Right of the dashed line the text is longer than the {context:,} tokens the model was trained on.",
+            f"There, the windows' perplexity (their geometric mean) is highest with {scaling_name(entries[hi])}, {past[hi]:,.1f}, "
+            f"and lowest with {scaling_name(entries[lo])}, {past[lo]:,.1f}.",
+        ]
+    else:
+        lo, hi = min(entries, key=lambda n: entries[n]["perplexity"]), max(entries, key=lambda n: entries[n]["perplexity"])
+        out = [
+            f"These {length:,} tokens stay inside the {context:,} the model was trained on: the lines show what each scaling costs there.",
+            f"Over the whole text perplexity is highest with {scaling_name(entries[hi])}, {entries[hi]['perplexity']:,.1f}, and lowest "
+            f"with {scaling_name(entries[lo])}, {entries[lo]['perplexity']:,.1f}.",
+        ]
+    drawn = close_to_lowest(entries, window, length)[0]
+    near = set(drawn) if len(drawn) >= 2 else set()
+    apart = [g for g in coinciding(entries) if set(g) <= near]
+    if apart:
+        n = sum(len(g) for g in apart)
+        out.append(f"Here {n} lines lie on one another; the chart below draws them apart.")
+    return out
+
+
+def above_lowest_sentences(entries: dict[str, dict], window: int, length: int) -> list[str]:
+    """Under above_lowest_figure (at least two lines close to the lowest), from its numbers: what a point is, which drawn line
+    is lowest at the end and how far above it the farthest one ends, and which lines were left out."""
+    near, far = close_to_lowest(entries, window, length)
+    gaps = above_lowest({n: entries[n] for n in near}, window, length)
+    lowest = min(near, key=lambda n: gaps[n][-1])
+    worst = max(near, key=lambda n: gaps[n][-1])
+    out = [
+        "Each point is the perplexity of every token up to it; the last is the whole text's.",
+        f"At the end the lowest is {scaling_name(entries[lowest])}, and {scaling_name(entries[worst])} is {gaps[worst][-1]:.1f}% above it.",
+    ]
+    if far:
+        names = [scaling_name(entries[n]) for n in far]
+        listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+        out.append(f"Left out: {listed}, more than {CLOSE:g} times the lowest at some point.")
+    return out
+
+
 # --- passkey retrieval (core.llm.results "passkey") -----------------------------------------------
 
 

@@ -4,8 +4,9 @@ and each series that recurs from page to page keeps its colour in every figure t
 The colours are Okabe and Ito's eight ("Color Universal Design", 2008), told apart with every
 common colour-vision deficiency, and, for schemes past those, Paul Tol's "muted" qualitative
 set (https://personal.sron.nl/~pault/). Thirteen schemes cannot all be told apart by colour
-alone, so the lab's six default schemes take Okabe-Ito colours, and a scheme drawn in a Tol
-colour is drawn dashed as well (`scheme_dash`). What /lab and /llm draw beside the schemes (the
+alone, so the lab's six default schemes take solid colours (`SOLID`: Okabe-Ito's, but a mustard for
+the learned table, since Okabe-Ito's orange and vermilion read as one orange beside each other), and
+a scheme drawn in a Tol colour is drawn dashed as well (`scheme_dash`). What /lab and /llm draw beside the schemes (the
 RoPE scaling kinds, a pair's speed, the lab task picture's series) takes a second set, searched
 for apart from every scheme's colour (KIND_COLOURS), so a colour that names a scheme names
 nothing else there. The scaling regions and the wavelength series of /rope and /context, pages
@@ -24,6 +25,10 @@ BLUE = "#0072B2"
 VERMILLION = "#D55E00"
 PURPLE = "#CC79A7"  # reddish purple
 OKABE_ITO = (BLUE, VERMILLION, GREEN, PURPLE, ORANGE, SKY_BLUE, BLACK, YELLOW)
+# the learned table's, beside the lab's other defaults: the yellow hue farthest from them (ΔE*ab 53 in typical vision where
+# Okabe-Ito's orange was 33 from vermilion, and at least 16 with each simulated missing cone), as dark as Okabe-Ito's orange
+MUSTARD = "#BBAA44"
+SOLID = (*OKABE_ITO, MUSTARD)  # the colours a scheme is drawn in with a solid line
 
 # Paul Tol's muted set (the ones dark enough for a line on white)
 INDIGO = "#332288"
@@ -50,12 +55,12 @@ SCHEME_COLOURS: dict[str, str] = {
     # the lab's defaults, drawn together: one Okabe-Ito colour each
     "none": BLACK,
     "sinusoidal": BLUE,
-    "learned": ORANGE,
+    "learned": MUSTARD,
     "rope": GREEN,
     "t5": PURPLE,
     "alibi": VERMILLION,
     # the rest
-    "t2t": SKY_BLUE,
+    "t2t": SKY_BLUE,  # Okabe-Ito's orange is a scheme's no more: it names a scaled model on /context (SCALED)
     "integer": INDIGO,
     "fraction": OLIVE,
     "binary": WINE,
@@ -76,7 +81,8 @@ REGION_COLOURS: dict[str, str] = {
 # scheme never names a kind. Found by a search over a 16-step sRGB grid (L* 25 to 68, dark enough for a line on white) for
 # the colour farthest, in ΔE*ab, from the schemes, the marks and the kinds already picked, with typical vision and each
 # simulated missing cone; tests/core/viz/test_palette.py checks the gap. Kinds akin by their rule share a family:
-# NTK-aware and dynamic NTK greens, YaRN and YaRN without its temperature violets; a kind's factors differ by dash.
+# NTK-aware and dynamic NTK greens, YaRN and YaRN without its temperature violets; a kind's factors differ by dash. Llama 3,
+# drawn beside the violets on /llm, takes the one red-pink hue of the search that keeps the gap (a plum read as a third violet).
 KIND_COLOURS: dict[str, str] = {
     "none": "#880000",  # dark red
     "linear": "#885500",  # brown
@@ -84,7 +90,7 @@ KIND_COLOURS: dict[str, str] = {
     "dynamic": "#668844",  # moss
     "yarn": "#8899FF",  # periwinkle
     "yarn-no-temperature": "#6600BB",  # deep violet
-    "llama3": "#662266",  # plum
+    "llama3": "#BB3377",  # raspberry
 }
 # the turning pairs of a sinusoid or RoPE by speed, from the same search: those that complete a turn within the context
 # (the fast ones) and those that never do (the slow ones), on a wavelength chart and as the pairs a model loses on /lab
@@ -108,8 +114,8 @@ def scheme_colour(scheme: str) -> str:
 
 
 def scheme_dash(scheme: str) -> str:
-    """'solid' for a scheme in an Okabe-Ito colour, 'dash' for one in a Tol colour (see the module's docstring)."""
-    return "solid" if SCHEME_COLOURS[scheme] in OKABE_ITO else "dash"
+    """'solid' for a scheme in a SOLID colour, 'dash' for one in a Tol colour (see the module's docstring)."""
+    return "solid" if SCHEME_COLOURS[scheme] in SOLID else "dash"
 
 
 def head_colour(head: int) -> str:

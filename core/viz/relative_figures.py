@@ -72,12 +72,30 @@ def alibi_lines(n_heads: int, max_len: int) -> go.Figure:
     )
 
 
-def alibi_weights(slopes: np.ndarray, max_len: int, span: np.ndarray, heads: np.ndarray) -> go.Figure:
-    """Attention of the last query over max_len keys with equal content (only the bias counts),
-    for the chosen heads (each in its own colour, as in the bias chart beside it), on a linear weight axis against a log
-    distance axis."""
+SPAN_LINES = 8  # heads the span chart draws at most: more lines in one chart are not told apart
+
+
+def span_heads(n_heads: int, most: int = SPAN_LINES) -> np.ndarray:
+    """The heads (0-based, ascending) the span chart draws: every head up to `most`; past that `most` of them spread evenly from the
+    first (the steepest slope, for a power of two) towards the last, each moved to its nearest head whose colour no other drawn head
+    has (palette.head_colour repeats every len(palette.LINES) heads), so no two lines of the chart share a colour."""
+    if n_heads <= most:
+        return np.arange(n_heads)
+    taken: list[int] = []
+    for target in np.linspace(0, n_heads - 1, most).round().astype(int):
+        free = [h for h in range(n_heads) if h not in taken and palette.head_colour(h) not in {palette.head_colour(t) for t in taken}]
+        taken.append(min(free, key=lambda h: (abs(h - int(target)), h)))
+    return np.array(sorted(taken))
+
+
+def alibi_weights(slopes: np.ndarray, max_len: int, span: np.ndarray) -> go.Figure:
+    """Attention of the last query over max_len keys with equal content (only the bias counts), for the heads span_heads picks
+    (each in its own colour, as in the bias chart beside it; which and why said under the title when not all), on a linear weight
+    axis against a log distance axis."""
+    heads = span_heads(slopes.size)
     distances = np.unique(np.geomspace(1, max(max_len, 1), WEIGHT_POINTS).round().astype(np.int64) - 1)
     weights = alibi.alibi_attention_weights(slopes, max_len, distances=distances)
+    shown = f"heads {', '.join(str(h + 1) for h in heads)} of {slopes.size}, spread across them: more lines would not be told apart"
     return charts.lines(
         [(f"head {h + 1} (span {span[h]:,})", distances + 1, weights[h]) for h in heads],
         colours=[palette.head_colour(int(h)) for h in heads],
@@ -85,7 +103,7 @@ def alibi_weights(slopes: np.ndarray, max_len: int, span: np.ndarray, heads: np.
         x_title="distance to the key + 1 (positions, log scale)",
         y_title="attention weight",
         log_x=True,
-        note=f"heads {', '.join(str(h + 1) for h in heads)} of {slopes.size}" if heads.size < slopes.size else "",
+        note=shown if heads.size < slopes.size else "",
     )
 
 

@@ -14,7 +14,7 @@ from core.schemes.registry import SCHEMES, Setting
 from core.schemes.sinusoidal import sinusoidal_encoding
 from core.viz.columns import columns
 from core.viz.grid import strided, window
-from tests.app.conftest import assert_clean, chart_keys, decode, grid_keys, grids, open_page, plain_table
+from tests.app.conftest import assert_clean, chart_keys, decode, grid_keys, grids, open_page, panel_levels, plain_table
 
 TABLE_COLUMNS = {"max |value|": "bounded", "min distance": "unique", "neighbour / mean": "smooth", "relative departure": "relative"}
 
@@ -185,13 +185,15 @@ def test_compare_draws_only_the_open_tab():
 
 
 def test_compare_one_colour_range_by_default_and_its_own_range_per_panel_on_the_switch():
-    """One range by default (integer p's ±39 beside p/L's ±0.975, the growth shows, and the caption names both); each panel its own range
-    on the switch (every pattern shows)."""
+    """One range on a log scale by default (integer p's ±39 beside p/L's ±0.975: the growth shows, p/L still shows, and the caption
+    names both); each panel its own plain range on the switch (every pattern at full strength)."""
     at = open_page("compare", d_model="16", max_len="40", schemes="integer,fraction,alibi")
     codes, biases = grids(at)
     assert codes["shared_range"] and all(p["zmax"] == pytest.approx(39, rel=1e-6) and p["zmin"] == pytest.approx(-39, rel=1e-6) for p in codes["panels"])
-    assert biases["shared_range"]
-    assert any("One colour range for every panel" in c.value and "runs from 0 to 39 and" in c.value and "only from 0 to 0.975" in c.value for c in at.caption)
+    assert biases["shared_range"] and codes["scales"][0]["log_floor"] == pytest.approx(0.0975, rel=1e-6)  # a tenth of p/L's largest
+    fraction = panel_levels(codes["panels"][1])  # no blank panel: p/L's 0.975 is log10(11) / log10(401) = 40% of the way from white to the end
+    assert (fraction.min(), fraction.max()) == (127, round(127 + 127 * np.log10(11) / np.log10(401)))  # 178, where a plain range paints 130
+    assert any("log scale" in c.value and "runs from 0 to 39 and" in c.value and "only from 0 to 0.975, 40 times smaller" in c.value for c in at.caption)
     at.toggle(key="compare_shared").set_value(False).run()
     assert_clean(at)
     codes = grids(at)[0]

@@ -527,6 +527,11 @@ def test_every_experiment_draws_its_shipped_numbers_with_titles_and_axes(params)
         budget = next(t for t in figure(at, "lab_ext_budgets")["data"] if t["name"] == "linear (position interpolation)")
         assert decode(budget["x"]).tolist() == [0, 38, 152]  # perplexity at s·L against fine-tune steps, the mean over the seeds
         np.testing.assert_allclose(decode(budget["y"]).astype(float)[-1], np.mean([r["perplexity"]["256"] for r in longer]), rtol=1e-12)
+        from ui.lab import lm_text
+
+        assert lm_text.extension_lead(EXPERIMENTS[view].load().data.runs("rows"), s, tuned) in captions  # under the one figure shown
+        more = next(e for e in at.expander if e.label.startswith("More: attention"))  # the other two figures, folded
+        assert len(more.get("plotly_chart")) == 2
         far = str(min(s, 8) * 64)  # ranked at s·L, over the training seeds
         at_far = [r["perplexity"][far] for r in same]
         assert f"YaRN {findings.spread(at_far).text()}" in captions

@@ -19,10 +19,12 @@ from core.llm import experiments, model, registry, results
 from core.llm.registry import RECORDS
 from core.viz import palette
 from core.viz.llm_figures import (
+    close_to_lowest,
     frequency_sentences,
     head_sentence,
     passkey_grid,
     passkey_sentences,
+    perplexity_lead,
     perplexity_sentences,
     scaling_key,
     SPACE,
@@ -191,7 +193,10 @@ def test_the_context_view_draws_the_shipped_perplexity_per_scaling():
         np.testing.assert_allclose(decode(lines[name]["y"]), entry["by_window"])
         assert lines[name]["line"]["color"] == palette.KIND_COLOURS[scaling_key(entry)]
     captions = " ".join(c.value for c in at.caption)
-    assert " ".join(perplexity_sentences(entries, length, llm.TRAINED_CONTEXT)) in captions
+    assert " ".join(perplexity_sentences(entries, length, llm.TRAINED_CONTEXT)) in captions  # every number, in the folded box
+    assert at.caption[0].value == " ".join(perplexity_lead(entries, length, llm.TRAINED_CONTEXT))  # under the figure: its lead alone
+    near, _ = close_to_lowest(entries, 256, length)  # the lines that lie on one another, drawn apart below
+    assert [t["name"] for t in figure(at, "llm_above_lowest")["data"] if t.get("name")] == [scaling_name(entries[n]) for n in near]
     axis = figure(at, "llm_perplexity")["layout"]["yaxis"]  # labelled ticks below the lowest curve and above the highest
     values = np.concatenate([np.asarray(e["by_window"], dtype=np.float64) for e in entries.values()])
     assert axis["tickvals"][0] <= values.min() and axis["tickvals"][-1] >= values.max() and len(axis["tickvals"]) >= 3

@@ -4,6 +4,7 @@ at the same settings, worked by hand where that is short; bad settings give a me
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -37,7 +38,7 @@ def test_relative_slopes_chart_is_alibi_slopes(heads):
     assert (steep, shallow) == ((0, 7) if heads == 8 else (8, 7))
     assert f"head {steep + 1}, the steepest, while head {shallow + 1}, the shallowest" in captions  # named from 1
     assert ("the first head forgets distant keys fastest" in captions) is (heads == 8)
-    # one colour per head across the page: the bias lines (the first 8 heads) and the span chart (6 heads picked across all)
+    # one colour per head across the page: the bias lines (the first 8 heads) and the span chart (every head up to 8, else 8 picked across all)
     # give a head the same colour, and no two heads of one chart share one
     ink: dict[str, set[str]] = {}
     for key, run in (("alibi_lines", at), ("alibi_weights", span)):
@@ -49,6 +50,14 @@ def test_relative_slopes_chart_is_alibi_slopes(heads):
     shared = [name for name in ink if len(ink[name]) > 1]
     assert shared == [], f"heads drawn in two colours on the page: {shared}"
     assert sum(1 for t in figure(span, "alibi_weights")["data"] if t["name"].split(" (")[0] in {f"head {h}" for h in range(1, 9)}) >= 4
+    # the span chart draws every head its table lists, or says in the chart which it draws and why
+    drawn = [t["name"].split(" (")[0] for t in figure(span, "alibi_weights")["data"] if t.get("name")]
+    title = " ".join(re.sub("<[^>]+>", " ", figure(span, "alibi_weights")["layout"]["title"]["text"]).split())
+    if heads == 8:
+        assert drawn == [f"head {h}" for h in range(1, 9)] and "of 8" not in title
+    else:
+        assert len(drawn) == 8 and f"heads {', '.join(d.removeprefix('head ') for d in drawn)} of {heads}, spread across them" in title
+        assert "more lines would not be told apart" in title
 
 
 @pytest.mark.parametrize("heads", [8, 12])

@@ -40,7 +40,7 @@ import numpy as np
 import pytest
 
 from core.viz.charts import number
-from core.viz.heatmap import levels
+from core.viz.heatmap import levels, signed_log
 from tests.app.conftest import assert_clean, decode, figure_bytes, grid_bytes, grid_map, open_page, open_views, panel_levels, panel_palette, plain_table
 from tests.links import _keyed_widgets
 from tests.pages import CHARTS, NAMES, VIEW_SWITCHES
@@ -112,8 +112,13 @@ def check_grid(key: str, spec: dict) -> None:
         assert drawn.shape == (len(rows), len(cols)), f"{key} {name}: a picture of {drawn.shape} for {len(rows)} x {len(cols)} cells"
         if "image" in panel:  # a PNG's levels stand for its scale's colours
             assert np.array_equal(panel_palette(panel)[:255], np.asarray(scale["colours"])), f"{key} {name}: its picture is not on its scale's colours"
-        # the picture is the values: at every cell the hover reads, its colour is that value's level
-        assert np.array_equal(drawn[::k, ::k], levels(z, panel["zmin"], panel["zmax"])), f"{key} {name}: the picture is not its values"
+        # the picture is the values: at every cell the hover reads, its colour is that value's level (on a log scale, its signed log's)
+        floor = scale.get("log_floor")
+        if floor is None:
+            painted = levels(z, panel["zmin"], panel["zmax"])
+        else:
+            painted = levels(signed_log(z, floor), float(signed_log(panel["zmin"], floor)), float(signed_log(panel["zmax"], floor)))
+        assert np.array_equal(drawn[::k, ::k], painted), f"{key} {name}: the picture is not its values"
         ends.append(bool(np.isin(drawn, (0, 254)).any()) if scale["signed"] else bool((drawn == 254).any()))
         for axis in (panel["x"], panel["y"]):
             indices = np.asarray(axis["indices"], dtype=np.float64)

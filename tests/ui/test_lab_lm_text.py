@@ -4,7 +4,8 @@ Hand-made results make each rule fail if a sentence stops following its numbers.
 from __future__ import annotations
 
 
-from core.lab import lm
+from core.lab import extend, lm
+from core.lab.registry import EXPERIMENTS
 from ui.lab import lm_text as text
 
 RESULTS = {
@@ -76,3 +77,29 @@ def test_a_caption_leads_with_at_most_three_whole_sentences_and_sixty_words_and_
     long = "ALiBi: " + "0.96 at 510; " * 30 + "the end."  # one sentence past sixty words: nothing is cut mid-sentence
     assert text.lead(long) == ("", long)
     assert text.lead("One. Two.") == ("One. Two.", "")
+
+
+def _row(method: str, factor: int, tune: int, far: float) -> dict:
+    return {"method": method, "factor": factor, "fine_tune": tune, "perplexity": {"64": 4.0, "128": far, "256": far}}
+
+
+def test_the_extension_lead_names_the_lowest_and_highest_at_s_l_by_their_means_over_the_seeds():
+    def run(offset: float) -> list[dict]:  # one training seed's rows at s = 2 (s·L = 128), untuned and tuned
+        scaled = {"linear": 14.0, "ntk": 5.0, "yarn": 6.0, "yarn_no_t": 5.5}
+        return [_row("none", 1, 0, 6.0 + offset)] + [_row(m, 2, t, v + offset - t / 100) for m, v in scaled.items() for t in (0, 38)]
+
+    runs = [run(0.0), run(0.2), run(-0.4)]  # the offsets average to -0.0667: each mean is the first seed's less 0.07
+    lead = text.extension_lead(runs, 2, False)
+    assert lead == (
+        "At s = 2, without fine-tuning, perplexity at s·L = 128 is lowest with NTK-aware base change, 4.93, and highest with "
+        "linear (position interpolation), 13.93 (means over 3 training seeds). The model as trained, not stretched, has 5.93 there."
+    )
+    assert text.extension_lead(runs, 2, True).startswith("At s = 2, after 38 fine-tuning steps, perplexity at s·L = 128 is lowest with NTK-aware")
+    one_seed = text.extension_lead([run(0.0)], 2, False)
+    assert one_seed.endswith("highest with linear (position interpolation), 14.00. The model as trained, not stretched, has 6.00 there.")
+    assert text.extension_lead(runs, 4, False) == ""  # no run at s = 4: nothing to say
+    shipped = EXPERIMENTS["extend"].load().data.runs("rows")
+    for s in extend.FACTORS:  # at every setting the view allows: two short sentences
+        for tuned in (False, True):
+            said = text.extension_lead(shipped, s, tuned)
+            assert said and len(text.sentences(said)) == 2 and len(said.split()) <= 50

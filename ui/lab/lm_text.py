@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 
-from core.lab import lm
+from core.lab import extend, findings, lm
 from core.schemes import relative
 from core.schemes.registry import SCHEMES, T5_BUCKETS
 
@@ -43,6 +43,25 @@ def lead(text: str, most: int = 3, words: int = 60) -> tuple[str, str]:
     while shown < min(most, len(parts)) and len(" ".join(parts[: shown + 1]).split()) <= words:
         shown += 1
     return " ".join(parts[:shown]), " ".join(parts[shown:])
+
+
+def extension_lead(runs: list[list[dict]], factor: int, tuned: bool, train_len: int = 64) -> str:
+    """Under the context-extension figure, two short sentences from its numbers (the mean over the training seeds): at s·L,
+    which scaling is lowest and which highest, and the model as trained there; '' when a scaling has no value there."""
+    far = min(factor, 8) * train_len
+    picks = [{r["method"]: r for r in run if r["factor"] == factor and bool(r["fine_tune"]) == tuned} for run in runs]
+    got = {m: findings.spread([p[m]["perplexity"].get(str(far)) if m in p else None for p in picks]) for m in extend.SCALED}
+    trained = findings.spread([next(r for r in run if r["method"] == "none" and not r["fine_tune"])["perplexity"].get(str(far)) for run in runs])
+    if trained is None or any(v is None for v in got.values()):
+        return ""
+    lo = min(got, key=lambda m: got[m].mean)  # type: ignore[union-attr]
+    hi = max(got, key=lambda m: got[m].mean)  # type: ignore[union-attr]
+    state = f"after {picks[0][lo]['fine_tune']} fine-tuning steps" if tuned else "without fine-tuning"
+    seeds = f" (means over {len(runs)} training seeds)" if len(runs) > 1 else ""
+    return (
+        f"At s = {factor}, {state}, perplexity at s·L = {far} is lowest with {extend.LABELS[lo]}, {got[lo].mean:.2f}, and highest with "  # type: ignore[union-attr]
+        f"{extend.LABELS[hi]}, {got[hi].mean:.2f}{seeds}. The model as trained, not stretched, has {trained.mean:.2f} there."  # type: ignore[union-attr]
+    )
 
 
 def _label(scheme: str) -> str:

@@ -93,11 +93,11 @@ def _caption(found: str, guide: str = "") -> str:
     return rest
 
 
-def _more(ship: experiment.Shipped, setup: str = "", rest: str = ""):
-    """The folded box under a view's figures: how the experiment was set up (`setup`), what else its numbers show
-    (`rest`) and what their brackets mean, the line that says how they were made (the command to rerun it is for those
-    who open it), and then its table of numbers."""
-    box = st.expander("More: how it was measured, and the numbers", icon=":material/table:")
+def _more(ship: experiment.Shipped, setup: str = "", rest: str = "", title: str = "More: how it was measured, and the numbers"):
+    """The folded box under a view's figures, named `title`: how the experiment was set up (`setup`), what else its numbers
+    show (`rest`) and what their brackets mean, the line that says how they were made (the command to rerun it is for those
+    who open it), and then what the view puts in it (its table of numbers, a view's further figures)."""
+    box = st.expander(title, icon=":material/table:")
     if setup:
         box.markdown(setup)
     box.caption(_said(ship, rest))
@@ -276,22 +276,21 @@ def extend_view() -> None:
     if ship is not None:
         runs = ship.data.runs("rows")
         plot(figs.over_seeds(lambda rows, w: figs.extend_figure(rows, s, tuned, what=w), runs, "precomputed"), key="lab_ext_ppl")
-        rest = _caption(
-            findings.extension(runs, s, tuned),
-            "Each line is one way of stretching the model's RoPE, the lower the better; right of the mark at L the windows are longer "
-            "than any the model was trained on.",
+        st.caption(
+            f"{lm_text.extension_lead(runs, s, tuned, TRAINED.train_len)} Right of the mark at L the windows are longer than any the "
+            "model was trained on.".strip()
         )
-        plot(figs.over_seeds(lambda rows, w: figs.extend_figure(rows, s, tuned, what=w, quantity="entropy"), runs, "precomputed"), key="lab_ext_entropy")
-        st.caption("Mean entropy of every query's attention, in every head and layer, on the same windows: higher means attention spread over more keys.")
         budgets = ship.data.runs("budgets")
         shown = extend.SHOWN_FACTOR
-        plot(figs.over_seeds(lambda pair, w: figs.budget_figure(*pair, shown, what=w), list(zip(runs, budgets)), "precomputed"), key="lab_ext_budgets")
-        more = _caption(
-            findings.budgets(runs, budgets, shown),
-            f"Each line follows one method's perplexity at s·L = {min(shown, 8) * TRAINED.train_len} as its fine-tune grows longer, the "
-            "lower the better; at 0 steps nothing is fine-tuned.",
-        )
-        with _more(ship, setup, f"{rest} {more}".strip()):
+        found = f"{findings.extension(runs, s, tuned)} {findings.budgets(runs, budgets, shown)}".strip()
+        with _more(ship, setup, found, "More: attention, a longer fine-tune, how it was measured, and the numbers"):
+            plot(figs.over_seeds(lambda rows, w: figs.extend_figure(rows, s, tuned, what=w, quantity="entropy"), runs, "precomputed"), key="lab_ext_entropy")
+            st.caption("Mean entropy of every query's attention, in every head and layer, on the same windows: higher means attention spread over more keys.")
+            plot(figs.over_seeds(lambda pair, w: figs.budget_figure(*pair, shown, what=w), list(zip(runs, budgets)), "precomputed"), key="lab_ext_budgets")
+            st.caption(
+                f"Each line follows one method's perplexity at s·L = {min(shown, 8) * TRAINED.train_len} as its fine-tune grows longer, the "
+                "lower the better; at 0 steps nothing is fine-tuned."
+            )
             static_table(figs.extend_table(ship.data.layouts(), s, tuned))
     factor = extend.temperature_factor(s)
     count = _parameters("rope")
@@ -307,7 +306,7 @@ def extend_view() -> None:
         f"{extend.FINE_TUNE_STEPS} steps, {extend.FINE_TUNE_STEPS / TRAINED.steps:.0%} of its training steps and characters (and at "
         f"s = {extend.SHOWN_FACTOR} one of {extend.LONGER_FINE_TUNE}, {extend.LONGER_FINE_TUNE / TRAINED.steps:.0%}), far more "
         "than YaRN's share of a large model's data. Whether the temperature fitted for LLaMA lowers perplexity here is in the findings "
-        "of the first chart (under it and in its “More” box), for every s, with and without the fine-tune.  \n"
+        "of the first chart (in its “More” box), for every s, with and without the fine-tune.  \n"
         f"Sources: {extend.CHEN}; {extend.PENG}."
     )
     st.subheader("Stretch it yourself")

@@ -377,6 +377,7 @@ def test_every_experiment_has_every_part(name):
         assert figure["panels"] and "precomputed" in figure["title"]
     else:
         assert figure.data and "precomputed" in figure.layout.title.text
+        assert figure.layout.title.text.count("<sup>") <= 1  # its small print on one line, not wrapped with a few words alone under it
     bench = bench_of(record)
     configs = bench.configs()
     assert configs and all(type(c) is record.config for c in configs) and json.dumps(bench.record)

@@ -106,12 +106,12 @@ def test_a_name_made_literal_for_plotly_reads_as_written_in_words():
 
 
 def test_the_range_sentence_names_the_largest_and_the_least_panel():
-    """integer p over 40 positions runs 0 to 39, p/L 0 to 0.975: forty times smaller, so barely coloured on their one range; NaN cells (no code)
-    are left out, and a panel of equal size is said to compare."""
+    """integer p over 40 positions runs 0 to 39, p/L 0 to 0.975: forty times smaller, still coloured on their one log range; NaN cells (no
+    code) are left out, and a panel of equal size is said to compare."""
     p = np.arange(40.0)[:, None] * np.ones((1, 4))
     gap = np.where(np.arange(40)[:, None] < 20, p, np.nan)  # a table that ends at position 19
     assert describe.range_text([("integer", p), ("fraction", p / 40), ("cut", gap)]) == (
-        "integer runs from 0 to 39 and fraction only from 0 to 0.975: on this one range fraction is barely coloured, however much it varies."
+        "integer runs from 0 to 39 and fraction only from 0 to 0.975, 40 times smaller: on this log scale it still shows, paler."
     )
     said = describe.range_text([("a", -p / 5), ("b", p / 10)])
     assert said == "Every panel's largest size lies between 3.9 and 7.8, so the colours compare sizes across them."

@@ -9,7 +9,7 @@ import pytest
 
 from core.viz import charts, wire
 from core.viz.grid import Picked, pairs, strided, window
-from core.viz.heatmap import LEVELS, Binned, Named, ScaleGroup, axis, grouped_heatmap, heatmap, level_edges, levels
+from core.viz.heatmap import LEVELS, Binned, Named, ScaleGroup, axis, grouped_heatmap, heatmap, level_edges, levels, signed_log
 from tests.app.conftest import decode, panel_levels, panel_palette
 
 
@@ -78,6 +78,26 @@ def test_a_shared_range_is_the_largest_value_over_all_panels_and_said_once():
     assert fixed["note"] == "colour range ±1.00"  # one panel: no "every panel"
     with pytest.raises(ValueError, match="holds every value"):  # a fixed range never clips a value
         heatmap([("c", np.array([[2.0]]), strided(1, 1), strided(1, 1))], title="T", x_title="x", y_title="y", shared_range=True, zmax=1.0)
+
+
+def test_a_shared_log_range_colours_a_panel_a_hundred_times_smaller_and_says_so():
+    # integer-like values to ±40 beside ones to ±0.4: the floor is a tenth of the smaller panel's largest, 0.04, so 0.4 is
+    # log10(1 + 10) = 1.0414 of log10(1 + 1000) = 3.0004 of the way out from 0: level 127 + 0.3471 · 127 = 171.08 -> 171
+    xs, ys = strided(3, 3), strided(1, 1)
+    big, small = np.array([[-40.0, 0.0, 40.0]]), np.array([[-0.4, 0.0, 0.4]])
+    spec = heatmap([("big", big, xs, ys), ("small", small, xs, ys)], title="T", x_title="x", y_title="y", shared_range=True, log_scale=True)
+    scale = spec["scales"][0]
+    assert scale["log_floor"] == pytest.approx(0.04) and (scale["lo"], scale["hi"]) == ("−40.0", "+40.0")
+    assert scale["note"] == "(value; white: 0; log scale: each tenfold step past ±0.0400 an equal step of colour)"
+    assert scale["dark"]["note"].startswith("(value; dark grey: 0; log scale")
+    assert spec["note"] == "one colour range for every panel, ±40.0, on a log scale"
+    assert [p["zmax"] for p in spec["panels"]] == [40.0, 40.0]  # the range is the values', as the key says
+    assert panel_levels(spec["panels"][0]).tolist() == [[0, 127, 254]]
+    assert panel_levels(spec["panels"][1]).tolist() == [[83, 127, 171]]  # on a plain range ±40 it would be [[126, 127, 128]]: white
+    assert levels(small, -40.0, 40.0).tolist() == [[126, 127, 128]]
+    np.testing.assert_allclose(signed_log(np.array([-0.4, 0.0, 40.0]), 0.04), [-np.log10(11), 0.0, np.log10(1001)])
+    with pytest.raises(ValueError, match="shared by every panel"):
+        heatmap([("big", big, xs, ys)], title="T", x_title="x", y_title="y", log_scale=True)
 
 
 def test_the_colours_are_255_levels_whose_edges_are_sent():

@@ -177,6 +177,51 @@ def test_lines_closer_than_two_percent_of_the_axis_at_every_window_are_said_to_l
     assert lf.coinciding({"none": entries["none"], "yarn ×2": entries["yarn ×2"]}) == [] and len(lf.perplexity_sentences(entries, 600, 512)) == 5
 
 
+def test_lines_that_lie_on_one_another_are_drawn_apart_as_the_text_read_so_far_above_the_lowest():
+    # windows end at 256, 512, 599 (256, 256 and 87 tokens): read so far, no scaling is 40, √(40·20) and e^((256 ln 40 + 256 ln 20 + 87 ln 25) / 599)
+    base = [40.0, 20.0, 25.0]
+    entries = {
+        "none": _entry("none", 1.0, 0.0, base),
+        "ntk ×2": _entry("ntk", 2.0, 0.0, [v * 1.02 for v in base]),  # 2% above at every window, so 2% above read so far
+        "yarn ×2": _entry("yarn", 2.0, 0.0, [40.0, 20.0, 25.0 * 1.5], attention_factor=1.07),
+        "linear ×2": _entry("linear", 2.0, 0.0, [v * 3 for v in base]),  # three times the lowest: left out
+    }
+    whole = np.exp((256 * np.log(40) + 256 * np.log(20) + 87 * np.log(25)) / 599)
+    np.testing.assert_allclose(lf.read_so_far(entries["none"], 256, 600), [40.0, np.sqrt(800.0), whole])
+    assert lf.close_to_lowest(entries, 256, 600) == (["none", "ntk ×2", "yarn ×2"], ["linear ×2"])
+    fig = lf.above_lowest_figure(entries, 256, 600, 512)
+    drawn = {t.name: (list(t.x), np.asarray(t.y, dtype=float), t.line.color) for t in fig.data if t.name}
+    assert list(drawn) == ["no scaling", "NTK-aware base change ×2", "YaRN ×2"]
+    assert drawn["no scaling"][0] == [256, 512, 599]
+    np.testing.assert_allclose(drawn["no scaling"][1], 0.0, atol=1e-12)
+    np.testing.assert_allclose(drawn["NTK-aware base change ×2"][1], 2.0)
+    yarn_end = 100 * (np.exp((256 * np.log(40) + 256 * np.log(20) + 87 * np.log(37.5)) / 599) / whole - 1)  # only its last window differs
+    np.testing.assert_allclose(drawn["YaRN ×2"][1], [0.0, 0.0, yarn_end])
+    assert drawn["YaRN ×2"][2] == palette.KIND_COLOURS["yarn"]
+    assert "linear (position interpolation) ×2" in fig.layout.title.text  # the note under the title names the line left out
+    assert lf.above_lowest_sentences(entries, 256, 600) == [
+        "Each point is the perplexity of every token up to it; the last is the whole text's.",
+        f"At the end the lowest is no scaling, and YaRN ×2 is {yarn_end:.1f}% above it.",
+        "Left out: linear (position interpolation) ×2, more than 1.5 times the lowest at some point.",
+    ]
+    assert lf.above_lowest_figure({k: entries[k] for k in ("none", "linear ×2")}, 256, 600, 512) is None  # one line close: nothing to draw apart
+
+
+def test_the_lead_under_the_perplexity_is_three_short_sentences_at_every_shipped_factor():
+    from core.llm.registry import RECORDS, TRAINED_CONTEXT, WINDOW
+
+    got = RECORDS["perplexity"].load().data
+    for factor in got.factors():
+        entries = got.at(factor)
+        lead = lf.perplexity_lead(entries, got.length, TRAINED_CONTEXT, WINDOW)
+        assert len(lead) <= 3 and len(" ".join(lead).split()) <= 60, lead
+        past = {n: lf.past_and_before(e, WINDOW, got.length, TRAINED_CONTEXT)[0] for n, e in entries.items()}
+        hi, lo = max(past, key=past.get), min(past, key=past.get)
+        assert f"highest with {lf.scaling_name(entries[hi])}, {past[hi]:,.1f}, and lowest with {lf.scaling_name(entries[lo])}, {past[lo]:,.1f}" in lead[1]
+    inside = {"none": _entry("none", 1.0, 30.0, [40.0, 20.0]), "ntk ×2": _entry("ntk", 2.0, 31.0, [41.0, 21.0])}
+    assert lf.perplexity_lead(inside, 400, 8192)[0].startswith("These 400 tokens stay inside the 8,192")
+
+
 def test_the_shuffled_cells_are_read_row_by_row_by_hand():
     # tokens 0, 1, 2 given positions 1, 0, 2: token 2's position before (1) is token 0, earlier in the text; token 0's (0) is
     # token 1, later, behind the mask; token 1 has position 0, none before it

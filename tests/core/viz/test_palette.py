@@ -96,7 +96,7 @@ def test_real_text_figures_draw_each_scheme_in_the_same_colour_as_the_live_lab()
     sliding = trained_figures.sliding_figure(rows, ["alibi", "rope"], what="test")
     assert colours(sliding) == [palette.VERMILLION] * 2 + [palette.GREEN] * 2 and [t.line.dash for t in sliding.data] == ["solid", "dash"] * 2
     passkey = trained_figures.passkey_figure([("t5", {"10": 1.0, "100": 0.5}), ("learned", {"10": 1.0, "100": None})], 8, 64, what="test")
-    assert colours(passkey)[:2] == [palette.PURPLE, palette.ORANGE]
+    assert colours(passkey)[:2] == [palette.PURPLE, palette.MUSTARD]
 
 
 def test_model_figures_draw_the_learned_table_and_the_sinusoid_in_their_schemes_colours():
@@ -171,6 +171,7 @@ def test_across_the_figures_one_name_has_one_colour_and_one_colour_one_name():
         for k in palette.KIND_COLOURS
     }
     figs.append(llm_figures.perplexity_figure(kinds, window=256, length=600, context=300))
+    figs.append(llm_figures.above_lowest_figure(kinds, window=256, length=600, context=300))
 
     drawn = [pair for fig in figs for pair in named_lines(fig)]
     colours_of, names_of = {}, {}
@@ -205,3 +206,37 @@ def test_yarn_shows_beneath_yarn_without_its_temperature():
     assert list(by_name).index("YaRN") < list(by_name).index("YaRN without its temperature")  # drawn first: beneath
     assert yarn.line.width > 2 * cool.line.width and cool.line.dash == "dot"  # the wide line shows around the dotted one on top
     assert [t.line.color for t in fig.data] == [palette.KIND_COLOURS[k] for k in ("none", "linear", "ntk", "yarn", "yarn-no-temperature")]
+
+
+FAMILIES = ({"ntk", "dynamic"}, {"yarn", "yarn-no-temperature"})  # kinds akin by their rule, drawn as one hue on purpose
+
+
+def hue(colour: str) -> float:
+    """CIELAB hue angle in degrees, typical vision."""
+    _, a, b = lab(np.array([rgb8(colour)]), None)[0]
+    return float(np.degrees(np.arctan2(b, a)))
+
+
+def test_a_reader_tells_the_labs_schemes_and_the_scaling_kinds_apart_at_a_glance():
+    """Beyond the gap every vision keeps: the lab's six schemes, drawn together on /lab, at least 45 ΔE*ab apart in typical
+    vision (Okabe-Ito's orange and vermilion, 33 apart, read as one orange), and two kinds of unrelated rules, drawn together
+    on /llm, at least 30° apart in hue (a plum 15° from the violet of YaRN without its temperature read as a third violet)."""
+    six = [palette.scheme_colour(s) for s in ("none", "sinusoidal", "learned", "rope", "t5", "alibi")]
+    assert closest(six, None) >= 45
+    for a, b in itertools.combinations(palette.KIND_COLOURS, 2):
+        if {a, b} not in FAMILIES:
+            gap = abs(hue(palette.KIND_COLOURS[a]) - hue(palette.KIND_COLOURS[b])) % 360
+            assert min(gap, 360 - gap) >= 30, (a, b)
+
+
+def test_the_span_chart_draws_every_head_up_to_eight_and_never_two_heads_in_one_colour():
+    from core.viz.relative_figures import SPAN_LINES, span_heads
+
+    for n in range(1, 65):  # every head count /relative allows
+        heads = span_heads(n)
+        assert heads.tolist() == list(range(n)) if n <= SPAN_LINES else len(heads) == SPAN_LINES == len(set(heads.tolist()))
+        assert len({palette.head_colour(int(h)) for h in heads}) == len(heads), n  # head 1 and head 14 share a colour: never both
+        if n > SPAN_LINES:  # spread across them from the first, no gap more than twice the even one, the last within one even gap of the end
+            even = (n - 1) / (SPAN_LINES - 1)
+            assert heads[0] == 0 and np.diff(heads).max() <= 2 * even and heads[-1] >= n - 1 - even, n
+    assert span_heads(16).tolist() == [0, 2, 4, 6, 9, 11, 12, 14]  # 13 (head 14) takes head 1's colour: its neighbour 12 instead
