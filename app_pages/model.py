@@ -216,8 +216,8 @@ def _spectrum() -> None:
         "The sinusoid is a staircase of single frequencies, one per sin/cos pair, geometrically spaced from 1/(2π) ≈ 0.16 cycles per "
         "position down to almost nothing (everything slower than one cycle over the table lands in the lowest bin). A learned "
         "dimension is sinusoidal if its row on the left is one bright cell and little else; a row lit across many bins is a wave mixed with "
-        "other waves and noise. The colours are on a log scale, so power of 1% or less still shows: the faint fringe beside a sinusoid's "
-        "bright cells is leakage, the spread of a wave that does not fit a whole number of cycles into the table."
+        "other waves and noise. On this log scale faint power shows too: the fringe beside a sinusoid's bright cells is leakage from waves "
+        "that do not fit whole cycles into the table."
     )
 
 

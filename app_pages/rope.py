@@ -102,10 +102,9 @@ def _pair() -> None:
     motion(turning, key="rope_turning")  # drawn in the browser: Play and Step ask nothing of the server
     st.caption(
         look_for(turning, "pair")
-        + " The key's hand (k) turns by the same angle as the query's (q), so the angle between them, written under each dial, stays the "
-        "same as both move: it depends only on the offset m − n, and so does their score. That angle is the random q and k's own "
-        "angle at position 0, which no position changes, plus what the offset adds, offset × θᵢ (whole turns included): the second line "
-        "under each dial gives the two."
+        + " The key's hand (k) turns by the same angle as the query's (q), so the angle between them stays the same as both move, and so "
+        "does their score. Under each dial that angle is split into q and k's own angle at position 0 and the offset's turn, offset × θᵢ: "
+        "only the second comes from the positions."
     )
 
 

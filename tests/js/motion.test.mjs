@@ -2,7 +2,7 @@
 // a dial, against values worked by hand. Run by `node --test` (tests/test_js.py).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { angleText, between, keyPoint, playing, point, scoreText, trail, values, wholeAt } from '../../ui/components/motion/index.js';
+import { angleText, between, columns, keyPoint, playing, point, scoreText, trail, values, wholeAt } from '../../ui/components/motion/index.js';
 
 const close = (a, b) => assert.ok(Math.abs(a - b) < 1e-12, `${a} is not ${b}`);
 const clock = { omega: 0.5, turn: -1, x0: 0, y0: 1, x_name: 'sin', y_name: 'cos' };
@@ -71,4 +71,8 @@ test("the readout's q·k is the sum of the drawn pairs' dot products, the same a
   }
   assert.match(scoreText(dials, 0, 2, 32), /^q·k over these 2 of its 32 pairs = /);
   assert.equal(scoreText([{ omega: 1, turn: 1, x0: 1, y0: 0, key: { x0: 0, y0: 1 } }], 0, 0, 1), 'q·k = 0.000, the same at every n');  // never −0.000
+});
+
+test('large dials go at most three to a row, in rows as even as the count allows', () => {
+  assert.deepEqual([1, 2, 3, 4, 5, 6].map(columns), [1, 2, 3, 2, 3, 3]);
 });

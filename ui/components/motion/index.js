@@ -80,6 +80,12 @@ export function scoreText(dials, n, offset, of) {
   return `${which} = ${shown}, the same at every n`;
 }
 
+// How many dials to a row where the column has room for large ones: at most three, and the rows as even as the count allows
+// (four as two and two, five as three and two, six as three and three).
+export function columns(n) {
+  return n <= 3 ? Math.max(n, 1) : Math.ceil(n / Math.ceil(n / 3));
+}
+
 // --- the component --------------------------------------------------------------------------------------
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -151,8 +157,7 @@ export default function (component) {
     return { dial, dots, hand, tip, value, arc, keyHand, keyName, qName };
   });
   box.replaceChildren(...dials.map((d) => d.hand.ownerSVGElement.parentElement));
-  const n = dials.length;  // rows of at most three on a wide column, as even as the count allows (style.css)
-  box.style.setProperty('--pee-mo-cols', String(n <= 3 ? n : Math.ceil(n / Math.ceil(n / 3))));
+  box.style.setProperty('--pee-mo-cols', String(columns(dials.length)));  // used on a wide column only (style.css)
 
   let p = Math.min(root._peeP ?? 0, end), shownWhole = -1, play = null, glide = null, raf = 0;
   const ms = () => data.speeds[Number(speedSel.value)].ms;
