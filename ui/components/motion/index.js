@@ -157,7 +157,8 @@ export default function (component) {
     return { dial, dots, hand, tip, value, arc, keyHand, keyName, qName };
   });
   box.replaceChildren(...dials.map((d) => d.hand.ownerSVGElement.parentElement));
-  box.style.setProperty('--pee-mo-cols', String(columns(dials.length)));  // used on a wide column only (style.css)
+  root.classList.toggle('pee-mo-large', Boolean(data.large));
+  box.style.setProperty('--pee-mo-cols', String(columns(dials.length)));  // used by large dials on a wide column only (style.css)
 
   let p = Math.min(root._peeP ?? 0, end), shownWhole = -1, play = null, glide = null, raf = 0;
   const ms = () => data.speeds[Number(speedSel.value)].ms;
