@@ -50,9 +50,7 @@ def _width_note() -> None:
 
 st.title("Attention with and without positions")
 live_part("att_width", _width_note)
-# true of both views of the picture (lined up or each order in its own); "can": at a position factor of 0, or with a symmetric bias and a
-# mirrored order, it does not, and the caption under the picture says which
-st.markdown("Reorder the words: without positions each word keeps its attention; with a positional encoding it can change.")
+headline = st.empty()  # written once the mask is read (below): with it, order matters even without positions
 
 # --- controls ----------------------------------------------------------------------------
 SENTENCE = Choice("sentence", "Sentence", [*PRESETS, CUSTOM], next(iter(PRESETS)), expected="pick one of the preset sentences or 'your own sentence'")
@@ -108,6 +106,13 @@ with controls:
             "Show the locality band", on_click=locality_band, key="locality", icon=":material/blur_linear:",
             help="Sets one word repeated, no projections, unscaled words and the sinusoid: only the positions tell the words apart.",
         )  # fmt: skip
+# true of both views of the picture (lined up or each order in its own); "can": at a position factor of 0, or with a symmetric bias and a
+# mirrored order, it does not, and the caption under the picture says which
+headline.markdown(
+    "Reorder the words: with the causal mask each word sees only the words before it, so its attention can change even without positions."
+    if causal
+    else "Reorder the words: without positions each word keeps its attention; with a positional encoding it can change."
+)
 
 
 @st.cache_data(max_entries=16, ttl=3600, show_spinner=False)

@@ -117,6 +117,10 @@ def test_causal_mask_changes_the_story():
     assert_clean(at)
     assert float(metrics(at)["reordering residual, no positions"]) > 1e-3
     assert any("mask itself encodes order" in c.value for c in at.caption)
+    # the headline too: without positions a word no longer keeps its attention when the words are reordered
+    assert at.markdown[0].value.startswith("Reorder the words: with the causal mask") and "without positions each word keeps" not in at.markdown[0].value
+    at.toggle(key="causal").set_value(False).run()
+    assert at.markdown[0].value.startswith("Reorder the words: without positions each word keeps its attention")
 
 
 @pytest.mark.parametrize(
