@@ -50,8 +50,7 @@ def _width_note() -> None:
 
 st.title("Attention with and without positions")
 live_part("att_width", _width_note)
-# "can": at a position factor of 0, or with a symmetric bias and a mirrored order, it does not; the caption under the picture says which
-st.markdown("Reorder the words: without positions, attention travels with each word; with a positional encoding, the picture can change.")
+headline = st.empty()  # written once the mask is read (below): with it, order matters even without positions
 
 # --- controls ----------------------------------------------------------------------------
 SENTENCE = Choice("sentence", "Sentence", [*PRESETS, CUSTOM], next(iter(PRESETS)), expected="pick one of the preset sentences or 'your own sentence'")
@@ -102,10 +101,18 @@ with controls:
         )
         heads, project, causal = HEADS.draw(), PROJECT.draw(), CAUSAL.draw()
         scale_words, pe_scale = SCALE_WORDS.draw(), PE_SCALE.draw()
-    st.button("Show the locality band", on_click=locality_band, key="locality", icon=":material/blur_linear:")
-    st.caption(
-        "The button sets one word repeated, no projections, unscaled words and the sinusoid: only the positions tell the words apart."
-    )
+        # a preset of these settings, so it stands among them rather than above the first figure
+        st.button(
+            "Show the locality band", on_click=locality_band, key="locality", icon=":material/blur_linear:",
+            help="Sets one word repeated, no projections, unscaled words and the sinusoid: only the positions tell the words apart.",
+        )  # fmt: skip
+# true of both views of the picture (lined up or each order in its own); "can": at a position factor of 0, or with a symmetric bias and a
+# mirrored order, it does not, and the caption under the picture says which
+headline.markdown(
+    "Reorder the words: with the causal mask each word sees only the words before it, so its attention can change even without positions."
+    if causal
+    else "Reorder the words: without positions each word keeps its attention; with a positional encoding it can change."
+)
 
 
 @st.cache_data(max_entries=16, ttl=3600, show_spinner=False)
@@ -182,7 +189,8 @@ def _permutation(res: attention.AttentionStudy) -> None:
     width, base = _width()
     shuffled = [words[i] for i in res.perm]
     st.markdown(f"Your order: {quoted(' '.join(shuffled[:60]), limit=1000)}{' ...' if n > 60 else ''}")  # the visitor's words, as text
-    m1, m2, m3, m4 = st.columns(4)
+    m1, m2 = st.columns(2)  # two by two, so that every label fits its box beside the controls
+    m3, m4 = st.columns(2)
     residual_help = "max |output difference| between the reordered run, put back in order, and the original"
     m1.metric("reordering residual, no positions", f"{res.residual_plain:.1e}", help=residual_help)
     m2.metric("reordering residual, with positions", charts.number(res.residual_pe), help=f"the same, with {scheme.label}: {res.residual_pe!r}")

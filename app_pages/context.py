@@ -39,7 +39,10 @@ st.markdown(
 )
 chosen = preset_control()
 presets = [PRESETS[name] for name in chosen]
-NTK_GROWTH = controls.Choice("ntk_growth", "Generated length over the cached prompt's", GROWTHS, 2, widget="select_slider", expected="the growth is {options}")
+NTK_GROWTH = controls.Choice(
+    "ntk_growth", "Sequence length (× the prompt's)", GROWTHS, 2, widget="select_slider", expected="the growth is {options}",
+    help="How long the sequence has grown, prompt and generated tokens together, as a multiple of the cached prompt's length.",
+)  # fmt: skip
 GRID = controls.Choice("grid", "Grid of patches (side)", GRIDS, 16, widget="select_slider", expected="the grid side is {options}")
 GRID_BASE = controls.Choice("grid_base", "Base", GRID_BASES, 10_000, widget="segmented_control", expected="the base is {options}")
 controls.check_links(NTK_GROWTH, GRID, GRID_BASE)  # a bad value in the link is named whichever tab is open
@@ -109,17 +112,23 @@ def _pitfall() -> None:
         key="context_pitfall",
     )
     st.markdown(
-        f"Dynamic NTK scaling (factor {growth}, here on the head of {subject.label}, the first model chosen, whatever its own scaling) grows the base "
-        f"with the sequence length. Keys cached while the {cache_len:,}-token prompt was encoded were rotated "
-        f"with base {fmt(pitfall.base_cache)}; at {growth * cache_len:,} tokens the query is rotated with base {fmt(pitfall.base_query)}. "
-        f"Their scores then differ from a fresh computation by up to {describe.number(np.abs(error).max())} (mean {describe.number(np.abs(error).mean())}), "
-        "on a scale where a key at the query's own position scores 1: recompute the cached keys, or do not use dynamic scaling with a cache."
+        f"Keys cached with the prompt were turned with base {fmt(pitfall.base_cache)}; at {growth * cache_len:,} tokens dynamic NTK turns the query "
+        f"with base {fmt(pitfall.base_query)}. Their scores are off by up to {describe.number(np.abs(error).max())}. "
+        "Recompute the cached keys, or do not use dynamic scaling with a cache."
     )
-    st.caption(
-        "What to look for: a cached key at position n was turned by n·θᵢ instead of n·θ′ᵢ, so its angles are off by n·(θ′ᵢ − θᵢ): nothing "
-        "at the first key and, where the two bases differ, more for every later one. The score's error (the third line) goes through "
-        "cosines of those angles, so it need not grow with n. The bases differ whenever the sequence has outgrown the trained context."
-    )
+    with st.expander("Why, and on which model"):  # the depth one click away
+        st.markdown(
+            f"Dynamic NTK scaling (factor {growth}, here on the head of {subject.label}, the first model chosen, whatever its own scaling) grows "
+            f"the base with the sequence length. Keys cached while the {cache_len:,}-token prompt was encoded were rotated with base "
+            f"{fmt(pitfall.base_cache)}; at {growth * cache_len:,} tokens the query is rotated with base {fmt(pitfall.base_query)}. Their scores "
+            f"then differ from a fresh computation by up to {describe.number(np.abs(error).max())} (mean {describe.number(np.abs(error).mean())}), "
+            "on a scale where a key at the query's own position scores 1."
+        )
+        st.caption(
+            "What to look for: a cached key at position n was turned by n·θᵢ instead of n·θ′ᵢ, so its angles are off by n·(θ′ᵢ − θᵢ): nothing "
+            "at the first key and, where the two bases differ, more for every later one. The score's error (the third line) goes through "
+            "cosines of those angles, so it need not grow with n. The bases differ whenever the sequence has outgrown the trained context."
+        )
 
 
 def draw_grid(panels: list, title: str, note: str, key: str, shared: bool = True) -> None:
@@ -162,24 +171,28 @@ def _grids() -> None:
     axial, mrope = (float(np.nanmax(np.abs(panels[k][1]))) for k in (0, 2))
     st.caption(
         "What to look for: axial RoPE scores a patch by its row and column offsets, a cross centred on the query. 1-D RoPE over the raster "
-        "order sees the patch below as one whole row away, and scores neighbours by their distance in the flattened sequence, not on the "
-        "grid. M-RoPE also scores by offsets, but Qwen2-VL gives height and width only its slower pairs, so its scores move "
+        "order scores by distance in the flattened sequence, so the patch below is a whole row away. M-RoPE's scores move "
         + (f"{axial / mrope:,.0f} times less than axial RoPE's" if mrope > 0 else "not at all")
-        + ": each panel has its own colour range, under its title. Each panel shows its scores minus their mean over the grid."
+        + " (each panel has its own colour range)."
     )
-    means = []
-    splits = [on_grid(f"M-RoPE {list(split)}", cx.mrope_angles(t0, rows, cols, GRID_HEAD_DIM, grid_base, split)) for split in SPLITS]
-    draw_grid(
-        splits,
-        "How Qwen2-VL's M-RoPE split [temporal, height, width] of the 64 pairs shapes the same scores, minus their grid mean",
-        "grid means subtracted: " + ", ".join(means),
-        "context_splits",
-    )
-    st.caption(
-        "What to look for: the sections are consecutive, fastest pairs first, and every patch of one image has the same temporal position, "
-        "so the temporal pairs add a constant. Height gets the faster pairs after them and width the slowest, so the scores change more "
-        "along a column than along a row; moving pairs between the two sections moves that difference."
-    )
+    with st.expander("Why M-RoPE's scores move less, and how its split of the pairs shapes them"):  # the depth one click away
+        st.caption(
+            "M-RoPE also scores by offsets, but Qwen2-VL gives height and width only its slower pairs. Each panel above and below shows its "
+            "scores minus their mean over the grid."
+        )
+        means = []
+        splits = [on_grid(f"M-RoPE {list(split)}", cx.mrope_angles(t0, rows, cols, GRID_HEAD_DIM, grid_base, split)) for split in SPLITS]
+        draw_grid(
+            splits,
+            "How Qwen2-VL's M-RoPE split [temporal, height, width] of the 64 pairs shapes the same scores, minus their grid mean",
+            "grid means subtracted: " + ", ".join(means),
+            "context_splits",
+        )
+        st.caption(
+            "What to look for: the sections are consecutive, fastest pairs first, and every patch of one image has the same temporal position, "
+            "so the temporal pairs add a constant. Height gets the faster pairs after them and width the slowest, so the scores change more "
+            "along a column than along a row; moving pairs between the two sections moves that difference."
+        )
 
 
 url_tabs("ctx_view", {"Models": _models, "The dynamic-NTK pitfall": _pitfall, "RoPE in 2-D": _grids})

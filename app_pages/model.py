@@ -215,7 +215,9 @@ def _spectrum() -> None:
     st.caption(
         "The sinusoid is a staircase of single frequencies, one per sin/cos pair, geometrically spaced from 1/(2π) ≈ 0.16 cycles per "
         "position down to almost nothing (everything slower than one cycle over the table lands in the lowest bin). A learned "
-        "dimension is sinusoidal if its row on the left is one bright cell; a spread-out row is a wave mixed with other waves and noise."
+        "dimension is sinusoidal if its row on the left is one bright cell and little else; a row lit across many bins is a wave mixed with "
+        "other waves and noise. On this log scale faint power shows too: the fringe beside a sinusoid's bright cells is leakage from waves "
+        "that do not fit whole cycles into the table."
     )
 
 

@@ -30,9 +30,9 @@ st.title("The position problem")
 s = current_settings()
 width = min(s.d_model, DEMO_WIDTH)
 st.markdown(
-    "Attention cannot tell where a word stands: reorder the words. **Without positions** the picture just moves with its words; "
-    "**with a positional encoding** added, it changes."
-)
+    "Attention cannot tell where a word stands: reorder the words. **Without positions** each word keeps its attention; "
+    "**with a positional encoding** added, it can change."
+)  # true of both views of the picture, lined up by word (the default) or each order in its own; "can": swapping two copies of a word changes nothing
 # the words to reorder beside their picture, so that the whole lesson, both rows, fits the first screen (on a phone, above it)
 controls, figure_box = st.columns([1, 2.6], gap="medium")
 SENTENCE = Choice("lesson", "Sentence", list(LESSONS), next(iter(LESSONS)), expected="pick one of the sentences offered")

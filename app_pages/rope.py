@@ -82,7 +82,8 @@ def _pair() -> None:
             turned[:, b_dim],
             positions,
             path=(path[:, a_dim], path[:, b_dim]),
-            title=f"The vector (1, 0) in pair {pair} (dimensions {a_dim} and {b_dim}) rotated to positions 0 to {steps - 1}",
+            title=f"The vector (1, 0) in pair {pair} (dimensions {a_dim} and {b_dim}) rotated to "
+            + (f"positions 0 to {steps - 1}" if steps > 1 else "position 0, the only one"),
             x_title=f"dimension {a_dim}",
             y_title=f"dimension {b_dim}",
             note=f"θ{charts.subscript(pair)} = {charts.number(theta[pair])} rad per position: one turn every {charts.number(2 * np.pi / theta[pair])} "
@@ -101,8 +102,9 @@ def _pair() -> None:
     motion(turning, key="rope_turning")  # drawn in the browser: Play and Step ask nothing of the server
     st.caption(
         look_for(turning, "pair")
-        + " The key's hand (k) turns by the same angle as the query's (q), so the angle between them, written under each dial, stays the "
-        "same as both move: it depends only on the offset m − n, and so does their score."
+        + " The key's hand (k) turns by the same angle as the query's (q), so the angle between them stays the same as both move, and so "
+        "does their score. Under each dial that angle is split into q and k's own angle at position 0 and the offset's turn, offset × θᵢ: "
+        "only the second comes from the positions."
     )
 
 
@@ -129,6 +131,7 @@ def _offset() -> None:
             x_title="offset δ = query position − key position" + (" (log scale)" if sampled else ""),
             y_title="score q·k after rotation",
             log_x=sampled,
+            dashes=["solid", "dash"],  # the curves lie on each other: the second dashed, so the first shows through its gaps
             note=f"largest difference between the two curves: {describe.number(gap)}"
             + (f"; every offset up to {DENSE - 1}, then {SPARSE:,} log-spaced up to {max_offset:,}" if sampled else ""),
         ),

@@ -98,7 +98,7 @@ TERMS: dict[str, tuple[str, str]] = {
         "An attention score is the dot product of a query and a key (each the input through its projection, when projections are on). "
         "With inputs x + f·PE it splits exactly into three parts: content · content (word with word, the same at every f), the cross "
         "terms content · position (word with position, growing with f) and position · position (growing with f²). The chart shows each "
-        "part's size over every query and key (the Frobenius norm of its matrix) as a share of the three.",
+        "part's size over every query and key (the square root of the sum of its matrix's squared entries) as a share of the three.",
     ),
     "position factor f": (
         r"position factor f",

@@ -126,7 +126,8 @@ def rope_data(q: np.ndarray, k: np.ndarray, theta: np.ndarray, layout: str, max_
         max_len - 1 - offset,
         1.0 / longest,
     )
-    return data | {"offset": int(offset), "pairs": half}
+    # large dials where the column has room: the angle between two hands, and its arc, must be seen (the clock keeps one row of small ones)
+    return data | {"offset": int(offset), "pairs": half, "large": True}
 
 
 def look_for(data: dict, hand: str) -> str:

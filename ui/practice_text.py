@@ -34,7 +34,9 @@ class Exercise:
     picture: str = ""  # what the exercise's picture on /practice shows, for the one exercise that has one
 
 
-EXERCISE_CIRCLE = (2, 10_000, 10_000.0, 100)  # the first exercise's encoding (d_model, max_len, base) and the positions its picture draws
+# the first exercise's encoding (d_model, max_len, base) and the positions its picture draws: at 1 radian a position, 7 of them go
+# just under one turn, so each dot's place and its colour order can be read (100 went round 15.8 times, a blur of colours)
+EXERCISE_CIRCLE = (2, 10_000, 10_000.0, 7)
 
 
 def circle_caption(d: int, max_len: int, base: float, count: int) -> str:
@@ -42,7 +44,8 @@ def circle_caption(d: int, max_len: int, base: float, count: int) -> str:
     omega = float(sinusoidal.pair_frequencies(d, base)[0])
     return (
         f"Positions 0 to {count - 1} of a d_model = {d} encoding: its one (sine, cosine) pair moves {omega:g} radian further round the circle "
-        f"at every step (the colour is the position). Predict: among all {max_len:,} positions, do two ever land on the same point?"
+        f"at every step (the colour is the position), so one turn takes {2 * np.pi / omega:.4g} positions. "
+        f"Predict: among all {max_len:,} positions, do two ever land on the same point?"
     )
 
 

@@ -17,9 +17,10 @@ from ui.controls import Toggle, first_check, link_notice
 
 CHIPS = 16  # words offered as chips to click; a longer sentence is reordered by the buttons alone
 STYLES = Path(__file__).parent / "assets" / "reorder.css"  # the two orders side by side on a phone (the file says why)
-# the visitor's order drawn with each word back in its original place: without positions the two pictures are then one
+# the visitor's order drawn with each word back in its original place: without positions the two pictures are then one,
+# which is the lesson at first sight (off, each picture is drawn in its own order and the top one moves with its words)
 LINED_UP = Toggle(
-    "lined_up", "Line up by word", False,
+    "lined_up", "Line up by word", True,
     help="Draw your order with every word put back in its original place, so that each picture compares word by word with the one "
     "beside it: the same picture means the reordering changed no word's attention.",
 )  # fmt: skip
@@ -107,7 +108,7 @@ def word_order(key: str, words: Sequence[str], default: Callable[[int], tuple[in
     _, order = st.session_state[_state(key)]
     if 1 < n <= CHIPS:
         st.pills(
-            "Your order: click a word, then another, to swap them",
+            "Click two words to swap them",
             list(range(n)),
             format_func=lambda k: words[order[k]],
             selection_mode="single",

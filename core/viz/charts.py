@@ -758,13 +758,17 @@ def phase_circle(
     traces = []
     if path is not None:
         traces.append(go.Scatter(x=path[0], y=path[1], mode="lines", line=dict(color="rgba(120,120,120,0.45)", width=1), hoverinfo="skip", showlegend=False))
+    # one position has no range to key: Plotly would invent one around it (−0.4 to 0.4 about 0), so the title names the position instead
+    keyed = np.ptp(positions) > 0 if len(positions) else False
     traces.append(
         go.Scatter(
             x=sin_values,
             y=cos_values,
             mode="markers" if path is not None else "markers+lines",
             line=dict(color="rgba(120,120,120,0.3)", width=1),
-            marker=dict(color=positions, colorscale=SEQUENTIAL, size=7, showscale=True, colorbar=dict(title=dict(text="position")), maxdisplayed=MAX_DOTS),
+            marker=dict(
+                color=positions, colorscale=SEQUENTIAL, size=7, showscale=bool(keyed), colorbar=dict(title=dict(text="position")), maxdisplayed=MAX_DOTS
+            ),
             customdata=positions,
             hovertemplate=f"position %{{customdata}}<br>x %{{x:{COORD_FORMAT}}}<br>y %{{y:{COORD_FORMAT}}}<extra></extra>",
             showlegend=False,

@@ -16,7 +16,9 @@ from core.viz.grid import Sample, strided
 from core.viz.heatmap import Binned, ScaleGroup, grouped_heatmap, heatmap
 
 GRID = 512  # at most this many positions or dimensions per heatmap panel
-SHARE_CAP = 0.25  # colour limit of the spectrum heatmaps (share of a dimension's power)
+# the spectrum heatmaps' colours: log₁₀ of a dimension's share of power, from 0.01% (and below) to 100%; on a linear scale a few
+# peaks were the only cells not dark, and the faint power around them (how far a dimension is from one pure wave) did not show
+SHARE_FLOOR = 1e-4
 TABLE_PX = 380  # a table's panel height on screen (two tables side by side)
 PAIR_PX = 320  # each of two panels side by side
 PAIR = [palette.scheme_colour("learned"), palette.scheme_colour("sinusoidal")]  # a learned table beside the sinusoid, in their schemes' colours
@@ -116,16 +118,16 @@ def table_figures(A: pa.TableAnalysis, S: pa.TableAnalysis, name: str, sin_name:
     )
     rank = strided(A.cols.count, A.cols.count)
     freqs = Binned(A.freqs, frequency_ticks(A.freqs))
-    by_frequency = [T.power_share[np.argsort(T.dominant, kind="stable")] for T in (A, S)]
+    by_frequency = [np.log10(np.maximum(T.power_share[np.argsort(T.dominant, kind="stable")], SHARE_FLOOR)) for T in (A, S)]
     figs["model_spectrum"] = grouped_heatmap(
         [
             ScaleGroup(
                 [(name, by_frequency[0], freqs, rank), (sin_name, by_frequency[1], freqs, rank)],
                 signed=False,
-                zmin=0.0,
-                zmax=SHARE_CAP,
-                colorbar_title="share of power",
-                hover="share of power",
+                zmin=float(np.log10(SHARE_FLOOR)),
+                zmax=0.0,
+                colorbar_title="share of power, log₁₀: −2 is 1%, 0 is all of it",
+                hover="log₁₀ share of power",
                 clipped=True,
             )
         ],
@@ -133,7 +135,7 @@ def table_figures(A: pa.TableAnalysis, S: pa.TableAnalysis, name: str, sin_name:
         x_title="frequency (cycles per position)",
         y_title="dimension, by dominant frequency",
         note=notes(
-            f"each row is one dimension's share of power per frequency bin, colours clipped at {SHARE_CAP:.0%}",
+            f"each row is one dimension's share of power per frequency bin on a log scale, below {SHARE_FLOOR:.2%} painted as {SHARE_FLOOR:.2%}",
             A.rows.note("position"),
             A.cols.note("dimension"),
         ),

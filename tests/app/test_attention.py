@@ -117,6 +117,10 @@ def test_causal_mask_changes_the_story():
     assert_clean(at)
     assert float(metrics(at)["reordering residual, no positions"]) > 1e-3
     assert any("mask itself encodes order" in c.value for c in at.caption)
+    # the headline too: without positions a word no longer keeps its attention when the words are reordered
+    assert at.markdown[0].value.startswith("Reorder the words: with the causal mask") and "without positions each word keeps" not in at.markdown[0].value
+    at.toggle(key="causal").set_value(False).run()
+    assert at.markdown[0].value.startswith("Reorder the words: without positions each word keeps its attention")
 
 
 @pytest.mark.parametrize(
@@ -230,3 +234,16 @@ def test_a_new_sentence_starts_its_own_order_without_calling_the_last_sentences_
     assert at.query_params["att_order"] == open_page("attention", sentence="one word repeated").query_params["att_order"]  # its default
     bad = open_page("attention", sentence="one word repeated", att_order="2,0,1")  # a link's own order for the wrong count is still refused
     assert any("att_order" in w.value for w in bad.warning)
+
+
+def test_the_orders_are_lined_up_by_word_by_default_and_a_link_can_turn_that_off():
+    at = open_page("attention", sentence="the cat sat on the mat")
+    assert_clean(at)
+    panels = grid(at, "att_orders")["panels"]  # without positions, each word put back in its place: one picture twice
+    np.testing.assert_allclose(*(decode(p["z"]).astype(float) for p in panels[:2]), atol=1e-7)
+    assert any("the two pictures are the same" in c.value for c in at.caption)
+    at = open_page("attention", sentence="the cat sat on the mat", lined_up="false")
+    assert_clean(at)
+    perm = [int(k) for k in at.query_params["att_order"].split(",")]
+    words = "the cat sat on the mat".split()
+    assert grid(at, "att_orders")["panels"][1]["y"]["names"] == [f"{i}:{words[k]}" for i, k in enumerate(perm)]  # your order, in its own

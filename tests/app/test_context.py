@@ -269,3 +269,21 @@ def test_what_to_look_for_is_the_reach_of_each_layer():
         assert cx.decay_text(offsets, *cx.decay_curves(layer, gemma.extended_context, offsets), layer.scaling is not None) in text
     assert "window of 1,024 positions, so its offsets stop at 1,023" in shown[0]
     assert "all of them stay within the arc" in shown[1]  # linear x8 of a 32K pre-training covers 128K
+
+
+@pytest.mark.parametrize("growth", [2, 8])  # the slider's ends
+def test_the_pitfall_says_in_three_sentences_what_core_measures_and_keeps_the_rest_one_click_away(growth):
+    from ui.context_models import fmt
+
+    pit = open_context(ctx_view="The dynamic-NTK pitfall", ntk_growth=str(growth))
+    assert_clean(pit)
+    subject = PRESETS[DEFAULT_PRESETS[0]]
+    layer, cache = subject.layers[-1], subject.trained_context
+    pitfall = cx.dynamic_cache_error(
+        layer.head_dim, layer.base, rope.RopeScaling("dynamic", float(growth), cache), cache, growth * cache, partial_rotary_factor=cx.rotary_fraction(layer)
+    )
+    (lead,) = [m.value for m in pit.markdown if m.value.startswith("Keys cached with the prompt")]
+    assert fmt(pitfall.base_cache) in lead and fmt(pitfall.base_query) in lead and f"at {growth * cache:,} tokens" in lead
+    assert f"off by up to {describe.number(np.abs(pitfall.stale - pitfall.consistent).max())}." in lead
+    assert lead.count(". ") + 1 <= 3  # three short sentences under the figure
+    assert [e.label for e in pit.expander][0] == "Why, and on which model"  # the rest, folded

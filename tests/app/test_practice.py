@@ -69,4 +69,6 @@ def test_the_first_exercise_opens_with_its_picture_and_the_view_it_links_draws_t
     np.testing.assert_allclose(decode(dots["y"]), np.cos(p), atol=1e-12)
     task = pt.exercises()[0]
     assert dict(parse_qsl(urlsplit(task.link).query))["d_model"] == str(d) and f"{max_len:,} positions" in task.question
-    assert task.picture in [c.value for c in at.caption] and "15.8 turns" in title_text(circle)  # 99 rad is 15.76 turns
+    # 6 rad is 0.955 of a turn: the dots go round once, short of closing, and can be read one by one
+    assert task.picture in [c.value for c in at.caption] and "7 consecutive positions, 0.95" in title_text(circle) and "of a turn" in title_text(circle)
+    assert "one turn takes 6.283 positions" in task.picture

@@ -83,7 +83,7 @@ def test_raw_positions_scale_and_gradient_step_are_cores():
 
 
 def test_the_lesson_opens_the_page_and_a_swap_reorders_its_picture():
-    at = open_page("problem", d_model="64")
+    at = open_page("problem", d_model="64", lined_up="false")  # each order drawn in its own: a link that turns the default view off
     assert_clean(at)
     assert grid_keys(at)[0] == "lesson_weights"  # the first figure of the page
     assert at.query_params["order"] == "2,1,0"  # 'man bites dog' beside 'dog bites man'
@@ -98,12 +98,12 @@ def test_the_lesson_opens_the_page_and_a_swap_reorders_its_picture():
     np.testing.assert_allclose(mine, plain[::-1, ::-1], atol=1e-7)
 
 
-def test_lined_up_from_a_link_draws_your_order_with_each_word_in_its_place():
-    at = open_page("problem", d_model="64", lined_up="true")  # 'man bites dog' put back in word order: the top row is one picture twice
+def test_lined_up_by_default_draws_your_order_with_each_word_in_its_place():
+    at = open_page("problem", d_model="64")  # 'man bites dog' put back in word order: the top row is one picture twice
     assert_clean(at)
     panels = grid(at, "lesson_weights")["panels"]
     assert [p["y"]["names"] for p in panels[:2]] == [["0:dog", "1:bites", "2:man"], ["2:dog", "1:bites", "0:man"]]
-    assert panels[1]["title"] == "your order, put back in word order, no positions"
+    assert panels[1]["title"] == "your order, lined up by word, no positions"
     np.testing.assert_allclose(*(decode(p["z"]).astype(float) for p in panels[:2]), atol=1e-7)
     assert "the two pictures are the same" in at.caption[0].value and at.toggle(key="lined_up").value
 

@@ -33,6 +33,8 @@ def test_rope_offset_curves_coincide_and_are_the_closed_form():
     q, k = np.random.default_rng(7).standard_normal((2, 64))  # the page's probe
     closed = rope.relative_score(q, k, rope.default_frequencies(64, 10_000.0), x0)
     np.testing.assert_allclose(y0, closed, atol=1e-5)
+    styles = [(t["line"]["color"], t["line"]["dash"], t["line"]["width"]) for t in fig["data"][:2]]
+    assert styles[0][1] != styles[1][1] and styles[0][0] != styles[1][0]  # one curve on the other: the upper one dashed, so both are seen
 
 
 def test_rope_offset_curves_at_a_far_start_and_long_context():

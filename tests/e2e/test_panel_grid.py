@@ -205,9 +205,9 @@ def test_attentions_grid_shows_words_two_scales_and_reads_words_on_hover(context
     # /attention: first the two word orders without and with positions on one sequential range, each panel named by its own
     # order's words; then the weights without and with positions on one sequential range from 0 and their difference on the
     # diverging scale; rows and columns named by the sentence's words, each at its cell
-    at = open_page("attention", sentence="the cat sat on the mat")
+    at = open_page("attention", sentence="the cat sat on the mat", lined_up="false")  # each order in its own, as the ticks below read
     orders, spec = grid(at, "att_orders"), grid(at, "att_side_by_side")
-    page = opened(context, app_url, "sentence=the+cat+sat+on+the+mat", path="attention")
+    page = opened(context, app_url, "sentence=the+cat+sat+on+the+mat&lined_up=false", path="attention")
     check_canvases(page, orders)
     check_canvases(page, spec, first=len(orders["panels"]))
     keys = [" ".join(text.split()) for text in page.locator(".pee-hm-keys > span").all_inner_texts()][-2:]

@@ -2,7 +2,7 @@
 // a dial, against values worked by hand. Run by `node --test` (tests/test_js.py).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { angleText, between, keyPoint, playing, point, scoreText, trail, values, wholeAt } from '../../ui/components/motion/index.js';
+import { angleText, between, columns, keyPoint, playing, point, scoreText, trail, values, wholeAt } from '../../ui/components/motion/index.js';
 
 const close = (a, b) => assert.ok(Math.abs(a - b) < 1e-12, `${a} is not ${b}`);
 const clock = { omega: 0.5, turn: -1, x0: 0, y0: 1, x_name: 'sin', y_name: 'cos' };
@@ -53,8 +53,11 @@ test("a key's hand turns like the query's, the angle between them is the one at 
   for (const n of [0, 1, 2.5, 100]) close(between(dial, n, 0), -90);
   for (const n of [0, 7, 1000]) assert.ok(Math.abs(between(dial, n, 2) + 30) < 1e-9);  // −90° + 2 · 30° (to rounding of 500 rad)
   close(between(dial, 0, 9), 180);  // −90° + 270° is 180°: the range is (−180, 180]
-  assert.equal(angleText(dial, 5, 2), 'angle from k to q: −30.0°');
-  assert.equal(angleText({ ...dial, key: { x0: 1, y0: -1e-9 } }, 0, 0), 'angle from k to q: 0.0°');  // 5.7e-8°, never −0.0
+  // the angle, then its parts: the two vectors' own −90° at 0, which no position changes, and the offset's 2 · 30°
+  assert.equal(angleText(dial, 5, 2), "angle from k to q: −30.0°\nq and k's own\u00a0−90.0° + offset\u00a02·θ\u00a060.0°");
+  // whole turns kept in the offset's part: 9 · 30° = 270°, and −90° + 270° is the 180° drawn
+  assert.equal(angleText(dial, 0, 9), "angle from k to q: 180.0°\nq and k's own\u00a0−90.0° + offset\u00a09·θ\u00a0270.0°");
+  assert.equal(angleText({ ...dial, key: { x0: 1, y0: -1e-9 } }, 0, 0), "angle from k to q: 0.0°\nq and k's own\u00a00.0° + offset\u00a00·θ\u00a00.0°");  // 5.7e-8°, never −0.0
 });
 
 test("the readout's q·k is the sum of the drawn pairs' dot products, the same at every n, and says when pairs are left out", () => {
@@ -68,4 +71,8 @@ test("the readout's q·k is the sum of the drawn pairs' dot products, the same a
   }
   assert.match(scoreText(dials, 0, 2, 32), /^q·k over these 2 of its 32 pairs = /);
   assert.equal(scoreText([{ omega: 1, turn: 1, x0: 1, y0: 0, key: { x0: 0, y0: 1 } }], 0, 0, 1), 'q·k = 0.000, the same at every n');  // never −0.000
+});
+
+test('large dials go at most three to a row, in rows as even as the count allows', () => {
+  assert.deepEqual([1, 2, 3, 4, 5, 6].map(columns), [1, 2, 3, 2, 3, 3]);
 });

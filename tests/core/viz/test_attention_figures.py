@@ -38,7 +38,7 @@ def test_without_positions_the_picture_moves_with_its_words():
 def test_lined_up_your_order_is_drawn_in_word_order_so_without_positions_the_two_top_panels_are_one_picture():
     res = _study(WORDS, [1, 2, 0])
     (_, orig, p0), (t1, mine, p1), (_, orig_pe, _), (t3, mine_pe, _) = _panels(reorder_figure(res, 0, "the sinusoid", lined_up=True))
-    assert t1 == "your order, put back in word order, no positions" and t3 == "your order, put back in word order, with the sinusoid"
+    assert t1 == "your order, lined up by word, no positions" and t3 == "your order, lined up by word, with the sinusoid"
     assert p0["y"]["names"] == ["0:dog", "1:bites", "2:man"]
     assert p1["y"]["names"] == ["2:dog", "0:bites", "1:man"]  # the same words in the same rows, each named with its place in your order
     np.testing.assert_allclose(mine, orig, atol=1e-7)  # the same picture

@@ -123,6 +123,12 @@ def test_scatter_data_go_as_plain_lists():
     assert circle["data"][0]["marker"]["color"] == [0, 1, 2] and circle["data"][0]["customdata"] == [0, 1, 2]
 
 
+def test_a_phase_circle_keys_its_positions_only_when_they_span_a_range():
+    # one position has no range: a colour bar would be Plotly's invented one around it (−0.4 to 0.4), not the data's
+    one, three = (charts.phase_circle(np.zeros(n), np.ones(n), np.arange(n), title="c").data[0].marker for n in (1, 3))
+    assert one.showscale is False and three.showscale is True
+
+
 def test_no_figure_carries_meta():
     # plotly.js draws a figure whose copy carries a `meta` a second time, whole (Streamlit hands it a copy right after the first draw)
     for fig in _every_kind_of_figure().values():

@@ -57,10 +57,13 @@ export function between(dial, n, offset) {
 }
 
 // What a dial with a key says under itself: the angle between the hands, to a tenth of a degree, a minus sign (−)
-// for clockwise, never −0.0.
+// for clockwise, never −0.0; and on a second line its two parts, since part of it (at offset 0, all) is the random q and k's own angle
+// at position 0, which no position changes: that own angle, and the turn the offset adds, offset·θ (whole turns and all,
+// so the parts add up to the angle give or take whole turns of 360°); a part breaks onto a narrow dial's next line whole.
 export function angleText(dial, n, offset) {
-  const t = between(dial, n, offset).toFixed(1);
-  return `angle from k to q: ${t === '-0.0' ? '0.0' : t.replace('-', '−')}°`;
+  const deg = (v) => { const t = v.toFixed(1); return `${t === '-0.0' ? '0.0' : t.replace('-', '−')}°`; };
+  const turned = dial.turn * offset * dial.omega * 180 / Math.PI;
+  return `angle from k to q: ${deg(between(dial, n, offset))}\nq and k's own\u00a0${deg(between(dial, 0, 0))} + offset\u00a0${offset}·θ\u00a0${deg(turned)}`;
 }
 
 // What the readout adds under RoPE's dials: the dot product q·k of the pairs drawn (each pair's two hands), the query at
@@ -75,6 +78,12 @@ export function scoreText(dials, n, offset, of) {
   const t = sum.toFixed(3), shown = t === '-0.000' ? '0.000' : t.replace('-', '−');
   const which = dials.length === of ? 'q·k' : `q·k over these ${dials.length} of its ${of} pairs`;
   return `${which} = ${shown}, the same at every n`;
+}
+
+// How many dials to a row where the column has room for large ones: at most three, and the rows as even as the count allows
+// (four as two and two, five as three and two, six as three and three).
+export function columns(n) {
+  return n <= 3 ? Math.max(n, 1) : Math.ceil(n / Math.ceil(n / 3));
 }
 
 // --- the component --------------------------------------------------------------------------------------
@@ -148,6 +157,8 @@ export default function (component) {
     return { dial, dots, hand, tip, value, arc, keyHand, keyName, qName };
   });
   box.replaceChildren(...dials.map((d) => d.hand.ownerSVGElement.parentElement));
+  root.classList.toggle('pee-mo-large', Boolean(data.large));
+  box.style.setProperty('--pee-mo-cols', String(columns(dials.length)));  // used by large dials on a wide column only (style.css)
 
   let p = Math.min(root._peeP ?? 0, end), shownWhole = -1, play = null, glide = null, raf = 0;
   const ms = () => data.speeds[Number(speedSel.value)].ms;
