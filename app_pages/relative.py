@@ -26,7 +26,7 @@ HEAD_CHOICES = tuple(range(1, 65))
 st.title("Relative biases: ALiBi, T5, Shaw and KERPLE")
 s = current_settings()
 L = s.max_len
-st.markdown("These schemes change each attention score by a number that depends on where the key stands relative to the query.")
+st.markdown("These schemes change each attention score by a number set by where the key stands relative to the query.")
 
 ALIBI_HEADS = Choice(
     "alibi_heads", "Heads", HEAD_CHOICES, 8, expected="ALiBi needs a whole number of heads from {first} to {last}", widget="select_slider",
