@@ -28,6 +28,7 @@ says so.
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -190,11 +191,15 @@ def _largest(z: np.ndarray) -> float:
     return float(np.abs(finite).max()) if finite.size else 0.0
 
 
+MINUS = re.compile(r"(^|\s)-(?=\d)")  # a number's sign at the start of a key's label, or after its ≤
+
+
 def _scale(name: str, lo: str, hi: str, note: str, value: str, signed: bool) -> dict:
     """One colour scale of a grid: its LEVELS colours, the labels of its key's ends, what the values
     are (the key's note, and the hover's name for a value), and whether it is centred on zero. A signed
     scale also carries its dark-theme twin (`dark`: the same levels in palette.DARK_DIVERGING, and the note
     with the colour of 0 it shows), which the browser paints when the visitor's theme is dark."""
+    lo, hi = (MINUS.sub("\\1−", end) for end in (lo, hi))  # a minus sign, not a hyphen, as the signed keys write it
     scale = {"colours": wire.colour_lut(name, LEVELS).tolist(), "lo": lo, "hi": hi, "note": note, "value": value, "signed": signed}
     if signed:
         scale["dark"] = {"colours": dark_colours(), "note": note.replace("white: 0", "dark grey: 0")}

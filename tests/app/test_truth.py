@@ -145,7 +145,7 @@ def check_grid(key: str, spec: dict) -> None:
             inside = not finite.size or panel["zmin"] <= finite.min() and finite.max() <= panel["zmax"] + 1e-6 * abs(panel["zmax"])
             below = "≤ " if scale.get("clipped") else ""  # a clipped range: values beyond it painted at its ends, and its key says so
             outside = f"{key} {name}: values outside its range {panel['zmin']} .. {panel['zmax']}"
-            assert (inside or below) and scale["lo"] == below + number(panel["zmin"], 3), outside
+            assert (inside or below) and scale["lo"] == below + number(panel["zmin"], 3).replace("-", "−"), outside  # a minus sign
     # a range is tight when its panel has values: max|z| of every cell (the hover's every k-th cell of a PNG panel
     # may miss it, so there the picture must reach an end of the scale), or a fixed range said in the note
     if spec["shared_range"]:

@@ -273,3 +273,9 @@ def test_a_signed_scale_carries_a_dark_theme_twin_whose_zero_is_dark_and_whose_e
     assert (lum(dark[LEVELS // 2]) + 0.05) / (page + 0.05) > 1.3  # a cell of 0 still shows against the page, as a blank one does not
     one_signed = heatmap([("a", np.array([[-1.0, 0.0]]), strided(2, 2), strided(1, 1))], title="t", x_title="x", y_title="y", one_signed=True)
     assert "dark" not in one_signed["scales"][0]  # a sequential scale reads on either background
+
+
+def test_a_keys_negative_end_is_written_with_a_minus_sign():
+    g = strided(2, 2)
+    spec = grouped_heatmap([ScaleGroup([("log", np.array([[-4.0, -1.0], [-2.0, 0.0]]), g, g)], signed=False)], title="T", x_title="x", y_title="y")
+    assert spec["scales"][0]["lo"] == "−4.00" and spec["scales"][0]["hi"] == "0"  # U+2212, as the signed keys' "−0.750"
