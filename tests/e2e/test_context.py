@@ -49,6 +49,7 @@ def test_link_opens_rope_in_a_new_tab_with_the_presets_settings(context, app_url
     page.goto(f"{app_url}/context?presets=llama-3.1-8b")
     wait_ready(page)
     screenshot(page, "page-context")
+    page.get_by_text("The counts, the decay and links").first.click()  # the links are one click away, beside the counts
     with context.expect_page() as opened:  # a new tab: a fresh session that reads the whole URL, shared settings included
         page.get_by_text("Open Llama 3.1 8B in /rope").click()
     rope_page = opened.value

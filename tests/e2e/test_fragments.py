@@ -74,11 +74,11 @@ def test_a_fragment_follows_the_sidebar_after_its_own_runs(context, app_url):
 BODIES = {  # words of a page's first paragraph: sent on every full run of that page, never by the sidebar or the navigation
     "rope": b"RoPE turns queries and keys by angles",
     "relative": b"These schemes change each attention score",
-    "model": b"BERT-style models learn a vector per position",
+    "model": b"BERT-style models learn one vector per position",
     "sinusoidal": b"Each position becomes a vector of sines and cosines",
     "similarity": b"Each figure below shows a consequence",
     "compare": b"Each scheme you pick at the same sidebar settings",
-    "attention": b"attention travels with each word",
+    "attention": b"each word keeps its attention",
 }
 
 
