@@ -179,7 +179,11 @@ def _side_by_side() -> None:
             if not causal
             else "The causal mask hides later words (the upper triangle), and that alone already depends on order. "
         )
-        + "With it, where a word stands changes whom it attends to (red: more attention than without positions, blue: less)."
+        + (
+            "With it, where a word stands changes whom it attends to (red: more attention than without positions, blue: less)."
+            if float(np.abs(res.weights_pe[head] - res.weights_plain[head]).max()) >= 1e-9
+            else "As applied here it changes no weight (at a position factor of 0 it is switched off), so the difference is all white."
+        )
     )
     with st.expander("The reordering test in numbers"):
         _permutation(res)

@@ -132,10 +132,31 @@ def reorder_sentences(res: AttentionStudy, head: int, label: str, causal: bool, 
         )
     else:
         first = f"Top row, no positions: moved back to their places, the weights differ by up to {charts.number(plain)}."
-    if with_pe < 1e-9:
+    # what the positions themselves change, in either order (0 at a position factor of 0), and the colour scale's top
+    pairs = ((res.weights_pe, res.weights_plain), (res.weights_pe_shuffled, res.weights_plain_shuffled))
+    own = max(float(np.abs(pe[head] - bare[head]).max()) for pe, bare in pairs)
+    top = max(float(w[head].max()) for w in (res.weights_plain, res.weights_pe, res.weights_plain_shuffled, res.weights_pe_shuffled))
+    unseen = f", too little to see on this colour scale (0 to {charts.number(top, 3)})"
+    if own < 1e-9:
+        second = (
+            f"Bottom row, with {label}: as applied here the positions change no word's weights in either order (largest change "
+            f"{own:.0e}), so no reordering can: the bottom row is the top row."
+        )
+    elif with_pe < 1e-9:
         second = (
             f"Bottom row, with {label}: this reordering leaves the weights as they were too (largest difference {with_pe:.0e}): "
             "the positions, as applied here, cannot tell these two orders apart. Try another order."
+        )
+    elif causal and plain >= 1e-9:
+        second = (
+            f"Bottom row, with {label}: moved back to their places, the weights differ by up to {charts.number(with_pe)}, most of it the "
+            f"mask's doing (top row: {charts.number(plain)}); {label} itself changes a word's weights by at most {charts.number(own)}"
+            + (unseen if own < 0.02 * top else "") + "."
+        )
+    elif with_pe < 0.02 * top:
+        second = (
+            f"Bottom row, with {label}: the pictures differ, but by at most {charts.number(with_pe)}{unseen}: the positions barely move "
+            "these weights (a larger position factor, or another scheme, moves them more)."
         )
     else:
         second = (

@@ -123,6 +123,14 @@ def test_causal_mask_changes_the_story():
     assert at.markdown[0].value.startswith("Reorder the words: without positions each word keeps its attention")
 
 
+def test_at_a_position_factor_of_0_no_caption_says_the_positions_change_anything():
+    at = open_page("attention", pe_scale="0")
+    assert_clean(at)
+    said = " ".join(c.value for c in at.caption)
+    assert "change no word's weights in either order" in said and "Try another order" not in said and "the pictures differ" not in said
+    assert "it changes no weight" in said and "where a word stands changes whom it attends to" not in said
+
+
 @pytest.mark.parametrize(
     ("text", "outcome"),
     [("", "no words"), ("!!! ??? ...", "no words"), ("😀 🎉 👍", "no words"), ("Привет мир, 你好 世界 مرحبا", "ok"), ("word " * 10_000, "capped"), ("a", "ok")],

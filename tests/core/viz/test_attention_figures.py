@@ -9,6 +9,7 @@ import pytest
 from core.analysis import attention
 from core.schemes.registry import SCHEMES, Setting
 from core.schemes.sinusoidal import sinusoidal_encoding
+from core.viz import charts
 from core.viz.attention_figures import reorder_changes, reorder_figure, reorder_sentences, share_text
 from tests.app.conftest import decode
 
@@ -84,7 +85,17 @@ def test_sentences_say_only_what_holds():
     assert "cannot tell these two orders apart" in blind
     # nothing added at all (a position factor of 0): said the same way, never 'the pictures differ'
     _, nothing = reorder_sentences(_study(WORDS, [1, 0, 2], pe=np.zeros((3, 64))), 0, "nothing", causal=False)
-    assert "cannot tell these two orders apart" in nothing
+    assert "change no word's weights in either order" in nothing and "Try another order" not in nothing
+    # positions a thousand times fainter: they do change the weights, by too little to see at the picture's colour scale
+    faint = _study(WORDS, [1, 0, 2], pe=1e-3 * sinusoidal_encoding(3, 64))
+    _, small = reorder_sentences(faint, 0, "the sinusoid", causal=False)
+    assert 0 < reorder_changes(faint, 0)[1] < 0.02 * float(faint.weights_pe[0].max()) and "too little to see on this colour scale" in small
+    # under the causal mask the change between orders is mostly the mask's: the positions' own part is said apart
+    masked_res = _study(WORDS, [2, 1, 0], causal=True)
+    _, masked_pe = reorder_sentences(masked_res, 0, "the sinusoid", causal=True)
+    r = masked_res
+    own = max(float(np.abs(r.weights_pe[0] - r.weights_plain[0]).max()), float(np.abs(r.weights_pe_shuffled[0] - r.weights_plain_shuffled[0]).max()))
+    assert "most of it the mask's doing" in masked_pe and f"the sinusoid itself changes a word's weights by at most {charts.number(own)}" in masked_pe
 
 
 def test_a_bad_order_is_refused_in_words():
