@@ -24,7 +24,7 @@ def test_the_papers_rows_are_its_claims():
 
 
 def test_reading_quotes_the_ratios_and_explains_alibis_gain_by_the_early_token_curse():
-    reading = text.reading(RESULTS, 64, lm.PAPER_CLAIMS)
+    reading = text.reading([RESULTS], 64, lm.PAPER_CLAIMS)
     assert "score 5.00 to 6.00 and NoPE 9.00" in reading
     assert "causal mask" in reading and "Haviv et al. 2022" in reading and "scores worse than every scheme with positions" in reading
     assert "sinusoidal (paper) ×4" in reading and "rotary (RoPE) ×3" in reading  # 24 / 6, 15 / 5
@@ -34,11 +34,22 @@ def test_reading_quotes_the_ratios_and_explains_alibis_gain_by_the_early_token_c
     assert "early-token curse" in reading and "Appendix B" in reading and "5.400 at 64 → 5.200 at 512" in reading
     assert "25.0% of the characters scored in windows of 64 have fewer than 16 before them, 3.1% in windows of 512" in reading
     flat = dict(RESULTS, alibi={64: 5.4, 128: 5.5, 256: 5.6, 512: 5.7})  # no gain: no sentence explaining one
-    assert "early-token curse" not in text.reading(flat, 64, lm.PAPER_CLAIMS)
+    assert "early-token curse" not in text.reading([flat], 64, lm.PAPER_CLAIMS)
     no_alibi = tuple(c for c in lm.PAPER_CLAIMS if c.scheme != "alibi")  # the claim quoted only when the paper makes it
-    assert "early-token curse" in text.reading(RESULTS, 64, no_alibi) and "its ALiBi model" not in text.reading(RESULTS, 64, no_alibi)
+    assert "early-token curse" in text.reading([RESULTS], 64, no_alibi) and "its ALiBi model" not in text.reading([RESULTS], 64, no_alibi)
     good_nope = dict(RESULTS, none={64: 4.0, 128: 4.1, 256: 4.2, 512: 4.3})  # the comparison word follows the numbers
-    assert "scores as well as or better than every scheme with positions" in text.reading(good_nope, 64, lm.PAPER_CLAIMS)
+    assert "scores better than every scheme with positions" in text.reading([good_nope], 64, lm.PAPER_CLAIMS)
+
+
+def test_reading_over_seeds_gives_means_and_compares_only_beyond_their_spread():
+    other = dict(RESULTS, none={64: 5.2, 128: 5.6, 256: 6.0, 512: 6.1}, alibi={64: 5.3, 128: 5.35, 256: 5.4, 512: 5.5})
+    reading = text.reading([RESULTS, other], 64, lm.PAPER_CLAIMS)
+    assert "score 5.00 to 6.00 and NoPE 7.10 (means over 2 training seeds)" in reading  # NoPE (9.0 + 5.2) / 2; ALiBi 5.35 inside
+    assert "scores within the seeds' spread of some schemes with positions" in reading  # NoPE 5.2-9.0 reaches into ALiBi's 5.3-5.4
+    assert "early-token curse" not in reading  # ALiBi falls with seed 0 and rises with the other: no fall said
+    assert f"ALiBi ×{(5.3 / 5.4 + 5.4 / 5.3) / 2:.3g}" in reading  # the mean of the seeds' ratios
+    both = text.reading([RESULTS, dict(RESULTS, alibi={64: 5.5, 128: 5.4, 256: 5.35, 512: 5.3})], 64, lm.PAPER_CLAIMS)
+    assert "scores worse than every scheme with positions beyond the spread" in both and "5.450 at 64 → 5.250 at 512, in every seed" in both
 
 
 def test_start_shares_by_hand():
@@ -47,18 +58,18 @@ def test_start_shares_by_hand():
 
 
 def test_differences_compute_rope_and_t5_buckets():
-    diff = text.differences(RESULTS, 64, 32, lm.PAPER_CLAIMS, model=(2, 64))
+    diff = text.differences([RESULTS], 64, 32, lm.PAPER_CLAIMS, model=(2, 64))
     assert "Here RoPE's perplexity is ×3 by 4L; the paper's rotary model improves with up to 200 more tokens" in diff
     assert "200 tokens is L + 39% (§2.2)" in diff
     assert "2 layers of width 64 against the paper's 16 of width 1024 (§2.1)" in diff and "L = 64 instead of 512" in diff
     calm = dict(RESULTS, rope={64: 5.0, 128: 5.1, 256: 5.2, 512: 5.5})
-    assert "RoPE's perplexity is ×1.04 by 4L" in text.differences(calm, 64, 32, lm.PAPER_CLAIMS)
+    assert "RoPE's perplexity is ×1.04 by 4L" in text.differences([calm], 64, 32, lm.PAPER_CLAIMS)
     assert text.t5_buckets_reached(64, 32) == text.t5_buckets_reached(text.FAR, 32) == 31
     assert text.t5_buckets_reached(64, 128) == 27 and text.t5_buckets_reached(text.FAR, 128) == 32
     hits = text.t5_buckets_reached.cache_info().hits
     assert text.t5_buckets_reached(text.FAR, 128) == 32 and text.t5_buckets_reached.cache_info().hits == hits + 1  # a million distances bucketed once
     assert "reach 31 of the 31 buckets" in diff and "would reach 27 of 32" in diff
-    timed = text.differences(RESULTS, 64, 32, lm.PAPER_CLAIMS, {"rope": 91.08, "alibi": 207.3})
+    timed = text.differences([RESULTS], 64, 32, lm.PAPER_CLAIMS, {"rope": 91.08, "alibi": 207.3})
     assert "trained and evaluated in 91 to 207 s per scheme here" in timed and "minutes" not in timed
     assert "trained and evaluated" not in diff  # no run times given, none stated
 

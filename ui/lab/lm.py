@@ -99,12 +99,13 @@ def shipped_results() -> None:
             said = findings.lm_table(findings.runs(ship.meta, "results"), L)
             st.caption(f"The same comparison trained with seeds {', '.join(map(str, ship.meta['seeds']))}. {findings.seeds_note(len(seeds))} {said}")
     with st.expander("What to look for, and where this differs from the paper", icon=":material/compare:"):
+        every = [dict(run) for run in runs]  # each seed's perplexities, as the chart above draws them (their mean, a band)
         st.markdown(
             "Past L the sinusoid and RoPE meet positions, or angles, they never trained on. A ratio ppl(4L) / ppl(L) near 1 means the "
-            "scheme extrapolates. " + text.reading(ship.perplexity, L, lm.PAPER_CLAIMS)
+            "scheme extrapolates. " + text.reading(every, L, lm.PAPER_CLAIMS)
         )
         model = (int(ship.config["n_layers"]), int(ship.config["d_model"]))
-        st.caption(text.differences(ship.perplexity, L, int(ship.config["t5_max_distance"]), lm.PAPER_CLAIMS, ship.seconds, model))
+        st.caption(text.differences(every, L, int(ship.config["t5_max_distance"]), lm.PAPER_CLAIMS, ship.seconds, model))
 
 
 def paper_results() -> None:

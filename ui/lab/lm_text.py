@@ -92,43 +92,54 @@ def start_shares(train_len: int, factors: tuple[int, ...] = (1, 8), context: int
     return [(f * train_len, k / (f * train_len)) for f in factors]
 
 
-def reading(perplexity: Perplexity, train_len: int, claims: tuple[lm.PaperClaim, ...]) -> str:
-    """'What to look for' in the precomputed results: the perplexities at L, the ratio ppl(4L) / ppl(L) of each
-    scheme with how far past L the paper's models improve, and why ALiBi gains (the paper's early-token curse)."""
-    at_l = {s: p[train_len] for s, p in perplexity.items() if p.get(train_len) is not None}
+def _ratios(runs: list[Perplexity], scheme: str, train_len: int, factor: int) -> findings.Spread | None:
+    """ppl(factor·L) / ppl(L) of one scheme in every seed's run, or None where a run has no number there."""
+    values = [lm.ratio(run.get(scheme, {}), train_len, factor) for run in runs]
+    return findings.spread(values)
+
+
+def reading(runs: list[Perplexity], train_len: int, claims: tuple[lm.PaperClaim, ...]) -> str:
+    """'What to look for' in the precomputed results (`runs`: each training seed's perplexities): the perplexities at L, the
+    ratio ppl(4L) / ppl(L) of each scheme with how far past L the paper's models improve, and why ALiBi gains (the paper's
+    early-token curse). Values are means over the seeds; NoPE is called worse or better, and ALiBi's perplexity said to fall,
+    only beyond the seeds' spread (core.lab.findings)."""
+    at_l = {s: findings.spread([run[s].get(train_len) for run in runs]) for s in runs[0]}
+    at_l = {s: v for s, v in at_l.items() if v is not None}
     with_pos = {s: v for s, v in at_l.items() if s != "none"}
+    over = f" (means over {len(runs)} training seeds)" if len(runs) > 1 else ""
     parts = []
     if "none" in at_l and with_pos:
-        nope, best, worst = at_l["none"], min(with_pos.values()), max(with_pos.values())
-        if nope > worst:
-            than = "scores worse than every scheme with positions"
-        elif nope > best:
+        nope = at_l["none"]
+        sides = {findings.compare(nope, x) for x in with_pos.values()}
+        if sides == {"higher"}:
+            than = "scores worse than every scheme with positions" + findings.beyond(nope)
+        elif sides == {"lower"}:
+            than = "scores better than every scheme with positions" + findings.beyond(nope)
+        elif {"higher", "lower"} <= sides:
             than = "scores worse than some schemes with positions and better than others"
         else:
-            than = "scores as well as or better than every scheme with positions"
+            than = "scores within the seeds' spread of some schemes with positions"
+        best, worst = min(x.mean for x in with_pos.values()), max(x.mean for x in with_pos.values())
         parts.append(
-            f"At L = {train_len} the schemes with positions score {best:.2f} to {worst:.2f} and NoPE {nope:.2f}: without positions, order "
-            "reaches the model only through the causal mask (each character sees only those before it). Language models trained that way "
-            f"still carry absolute position in their hidden states (Haviv et al. 2022); this small one {than}."
+            f"At L = {train_len} the schemes with positions score {best:.2f} to {worst:.2f} and NoPE {nope.mean:.2f}{over}: without positions, "
+            "order reaches the model only through the causal mask (each character sees only those before it). Language models trained that "
+            f"way still carry absolute position in their hidden states (Haviv et al. 2022); this small one {than}."
         )
-    ratios = []
-    for scheme, ppl in perplexity.items():
-        r = lm.ratio(ppl, train_len, 4)
-        if r is not None:
-            ratios.append(f"{_label(scheme)} ×{r:.3g}")
+    ratios = [f"{_label(s)} ×{r.mean:.3g}" for s in runs[0] if (r := _ratios(runs, s, train_len, 4)) is not None]
     if ratios:
         parts.append(f"Past L, ppl(4L) / ppl(L) here: {', '.join(ratios)}; {_claims_sentence(claims)} (§2.2; the ‘In the paper’ tab).")
-    alibi = perplexity.get("alibi")
-    if alibi and alibi.get(train_len) is not None and alibi.get(8 * train_len) is not None and alibi[8 * train_len] < alibi[train_len]:
+    gain = _ratios(runs, "alibi", train_len, 8) if "alibi" in runs[0] else None
+    if gain is not None and findings.direction(gain) == "falls":
         (short, a), (long, b) = start_shares(train_len)
         said = next((c for c in claims if c.scheme == "alibi"), None)
         also = f"; the paper says its ALiBi model {said.says} ({said.where})" if said else ""
+        at = {n: float(np.mean([run["alibi"][n] for run in runs])) for n in (train_len, 8 * train_len)}
         parts.append(
-            f"ALiBi's perplexity falls with longer windows ({alibi[train_len]:.3f} at {train_len} → {alibi[8 * train_len]:.3f} at "
-            f"{8 * train_len}){also}. Press et al. attribute that gain to the early-token curse of non-overlapping evaluation "
-            "(Appendix B): the first characters of each window are predicted with little or no context, and longer windows have fewer of "
-            f"them. This lab evaluates the same way: {a:.1%} of the characters scored in windows of {short} have fewer than "
-            f"{max(1, train_len // 4)} before them, {b:.1%} in windows of {long}."
+            f"ALiBi's perplexity falls with longer windows ({at[train_len]:.3f} at {train_len} → {at[8 * train_len]:.3f} at "
+            f"{8 * train_len}{', in every seed' if len(runs) > 1 else ''}){also}. Press et al. attribute that gain to the early-token curse "
+            "of non-overlapping evaluation (Appendix B): the first characters of each window are predicted with little or no context, and "
+            f"longer windows have fewer of them. This lab evaluates the same way: {a:.1%} of the characters scored in windows of {short} "
+            f"have fewer than {max(1, train_len // 4)} before them, {b:.1%} in windows of {long}."
         )
     return " ".join(parts)
 
@@ -145,7 +156,7 @@ PAPER_MODEL = (16, 1024)  # layers and width of the paper's WikiText-103 model (
 
 
 def differences(
-    perplexity: Perplexity,
+    runs: list[Perplexity],
     train_len: int,
     t5_max_distance: int,
     claims: tuple[lm.PaperClaim, ...],
@@ -160,11 +171,12 @@ def differences(
         took = "trained briefly on a CPU"
     size = f"{model[0]} layers of width {model[1]} against the paper's {PAPER_MODEL[0]} of width {PAPER_MODEL[1]} (§2.1)" if model else "a far smaller model"
     parts = [f"Where this differs from the paper: characters, not words; {size}, {took}; L = {train_len} instead of {lm.PAPER_TRAIN_LEN}."]
-    rope_here = lm.ratio(perplexity.get("rope", {}), train_len, 4)
+    rope_here = _ratios(runs, "rope", train_len, 4) if "rope" in runs[0] else None
     rotary = next((c for c in claims if c.scheme == "rope" and c.extra is not None), None)
     if rope_here is not None and rotary is not None:
         parts.append(
-            f"Here RoPE's perplexity is ×{rope_here:.3g} by 4L; the paper's rotary model {rotary.says}: {rotary.extra:,} tokens is "
+            f"Here RoPE's perplexity is ×{rope_here.mean:.3g} by 4L{' (the seeds’ mean)' if len(runs) > 1 else ''}; the paper's rotary model "
+            f"{rotary.says}: {rotary.extra:,} tokens is "
             f"L + {rotary.extra / lm.PAPER_TRAIN_LEN:.0%} ({rotary.where})."
         )
     reach, usable = t5_buckets_reached(train_len, t5_max_distance), t5_buckets_reached(FAR, t5_max_distance)
