@@ -94,6 +94,8 @@ def _pair() -> None:
     st.caption(
         "What to look for: each step turns the point by the same angle θᵢ, and its length never changes. Pair 0 turns by 1 radian per step; later "
         "pairs turn ever more slowly."
+        if steps > 1
+        else "With one position there is one point, the vector itself at position 0: raise max_len to watch each step turn it by the same angle θᵢ."
     )
     st.subheader("A query and a key turning as their positions advance")
     q, k = np.random.default_rng(PROBE_SEED).standard_normal((2, head_dim))  # the Offset tab's query and key

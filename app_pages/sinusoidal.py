@@ -68,15 +68,25 @@ def _picture() -> None:
     heat = figs.encoding_heatmap(d, L, base, layout, start, stop)
     draw_heatmap(heat.spec, key="sin_heatmap", zoom=Zoom(rows=(WINDOW, L), cols=None))  # painted by the browser: a step repaints one canvas
     n_slow, slowest = figs.slow_columns(d, base, stop - start)
+    rows, pairs = stop - start, (d + 1) // 2
     st.caption(
-        "What to look for: the left columns (fast pairs) change from one row to the next; columns further right change ever more slowly. "
+        (
+            f"One position, one row: the sines and cosines of position {start:,}. Raise max_len, or widen the positions shown, to see the "
+            "columns change down the rows. "
+            if rows < 2
+            else "What to look for: the left columns (fast pairs) change from one row to the next; columns further right change ever more slowly. "
+            if pairs > 1
+            else "What to look for: the one pair's two columns change from one row to the next. "
+        )
         + (
-            f"Over these {stop - start:,} positions the slowest {n_slow:,} of {(d + 1) // 2:,} pairs turn less than a tenth of a cycle: "
+            ""
+            if rows < 2
+            else f"Over these {stop - start:,} positions the slowest {n_slow:,} of {(d + 1) // 2:,} pairs turn less than a tenth of a cycle: "
             "their columns are almost constant. "
             if n_slow
             else f"At base {base:,.6g} even the slowest pair turns {slowest:.3g} cycles over these {stop - start:,} positions, so no column is constant. "
         )
-        + "Every row is a different mix, which is what makes positions distinguishable. "
+        + ("Every row is a different mix, which is what makes positions distinguishable. " if rows > 1 else "")
         + ("With the sines-first layout the same columns are regrouped: sines on the left half, cosines on the right. " if layout == "concat" else "")
         + ("Columns are drawn as whole (sin, cos) pairs. " if heat.columns.is_sample else "")
         + (

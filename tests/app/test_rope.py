@@ -270,3 +270,11 @@ def test_rope_one_pair_turns_the_offset_tabs_query_and_key_in_the_browser():
         not [s for s in at.slider if s.key == "rope_turn_offset"]
         and json.loads(next(el for el in at.get("bidi_component") if el.proto.component_name == "pee.motion").proto.json)["offset"] == 0
     )
+
+
+def test_one_position_is_one_point_and_the_caption_says_so():
+    at = open_page("rope", max_len="1")
+    said = " ".join(c.value for c in at.caption)
+    assert "With one position there is one point" in said and "each step turns the point by the same angle θᵢ, and" not in said
+    at = open_page("rope", max_len="2")
+    assert any("each step turns the point by the same angle θᵢ, and its length never changes" in c.value for c in at.caption)

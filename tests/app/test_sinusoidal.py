@@ -153,3 +153,12 @@ def test_the_phase_circle_shows_less_than_one_turn_and_says_when_its_colours_run
     assert decode(figure(at, "sin_circle")["data"][-1]["customdata"]).size == 4
     said = " ".join(c.value for c in at.caption)
     assert "less than one turn, their colours in order of position" in said and "run round once" not in said
+
+
+def test_the_pictures_caption_at_one_position_and_at_one_pair():
+    at = open_page("sinusoidal", d_model="2", max_len="1", base="2", sin_view="Picture")
+    said = " ".join(c.value for c in at.caption)
+    assert "One position, one row" in said and "from one row to the next" not in said and "Every row is a different mix" not in said
+    at = open_page("sinusoidal", d_model="2", max_len="8", base="2", sin_view="Picture")
+    said = " ".join(c.value for c in at.caption)
+    assert "the one pair's two columns change from one row to the next" in said and "further right" not in said
