@@ -35,8 +35,7 @@ TABLE_COLUMNS = (  # the side-by-side table's columns (core.analysis.context.sum
 
 st.title("Long context in real models")
 st.markdown(
-    "Real models' RoPE, trained on one context and run at a longer one: look for the pairs that never complete a turn within the "
-    "trained context, and what the scaling does to them."
+    "Real models' RoPE, trained on one context and run at a longer one: look for the pairs that never complete a turn in training."
 )
 chosen = preset_control()
 presets = [PRESETS[name] for name in chosen]
