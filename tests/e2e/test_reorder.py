@@ -33,3 +33,16 @@ def test_the_lesson_fits_the_first_screen_and_keeps_two_columns_on_a_phone(conte
     boxes = page.evaluate(PANELS)
     assert two_by_two(boxes) and max(b[2] for b in boxes) <= page.evaluate(COLUMN) + 1, boxes
     page.close()
+
+
+def test_every_word_to_swap_stands_inside_its_column(context, app_url):
+    # Streamlit's pills keep one line and scroll what does not fit: six words cut the last at the column's edge
+    page = context.new_page()
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(f"{app_url}/?lesson=the+cat+sat+on+the+mat")
+    wait_ready(page, timeout=120_000)
+    column = page.locator(".st-key-order_pick").bounding_box()
+    chips = [page.locator(".st-key-order_pick button").nth(i).bounding_box() for i in range(6)]
+    assert all(c["x"] + c["width"] <= column["x"] + column["width"] + 1 for c in chips), (column, chips)
+    assert len({round(c["y"]) for c in chips}) == 2  # they wrap onto a second line
+    page.close()
