@@ -105,8 +105,8 @@ def _pair() -> None:
     st.caption(
         look_for(turning, "pair")
         + " The key's hand (k) turns by the same angle as the query's (q), so the angle between them stays the same as both move, and so "
-        "does their score. Under each dial that angle is split into q and k's own angle at position 0 and the offset's turn, offset × θᵢ: "
-        "only the second comes from the positions."
+        "does their score. Under each dial that angle is split into the angle before rotation (the two random vectors' own, at position 0) and "
+        "the offset's turn, offset × θᵢ: only the second comes from the positions; the sum is the angle give or take whole turns of 360°."
     )
 
 

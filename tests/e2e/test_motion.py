@@ -95,7 +95,7 @@ def test_the_keyboard_steps_rope_and_reduced_motion_jumps(browser, app_url):
         assert page.locator(".pee-mo-readout").inner_text() == f"key at n = 5, query at m = 9; q·k = {score}, the same at every n"
         angle = np.angle((turned_q[0::2] + 1j * turned_q[1::2]) / (turned_k[0::2] + 1j * turned_k[1::2]), deg=True)  # pair i as x + iy
         texts = page.locator(".pee-mo-value").all_inner_texts()
-        parts = [re.fullmatch(r"angle from k to q: (−?\d+\.\d)°\nq and k's own\s(−?\d+\.\d)° \+ offset\s4·θ\s(−?\d+\.\d)°", t).groups() for t in texts]
+        parts = [re.fullmatch(r"angle from k to q: (−?\d+\.\d)°\nbefore rotation\s(−?\d+\.\d)° \+ offset\s4·θ\s(−?\d+\.\d)°", t).groups() for t in texts]
         said, own, turned = (np.array([float(p[k].replace("−", "-")) for p in parts]) for k in range(3))
         np.testing.assert_allclose(said, angle, atol=0.05)  # all four pairs, (2i, 2i + 1) each, to a tenth of a degree
         np.testing.assert_allclose(own, np.angle((q[0::2] + 1j * q[1::2]) / (k[0::2] + 1j * k[1::2]), deg=True), atol=0.05)  # at position 0

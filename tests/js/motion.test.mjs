@@ -54,10 +54,10 @@ test("a key's hand turns like the query's, the angle between them is the one at 
   for (const n of [0, 7, 1000]) assert.ok(Math.abs(between(dial, n, 2) + 30) < 1e-9);  // −90° + 2 · 30° (to rounding of 500 rad)
   close(between(dial, 0, 9), 180);  // −90° + 270° is 180°: the range is (−180, 180]
   // the angle, then its parts: the two vectors' own −90° at 0, which no position changes, and the offset's 2 · 30°
-  assert.equal(angleText(dial, 5, 2), "angle from k to q: −30.0°\nq and k's own\u00a0−90.0° + offset\u00a02·θ\u00a060.0°");
+  assert.equal(angleText(dial, 5, 2), "angle from k to q: −30.0°\nbefore rotation\u00a0−90.0° + offset\u00a02·θ\u00a060.0°");
   // whole turns kept in the offset's part: 9 · 30° = 270°, and −90° + 270° is the 180° drawn
-  assert.equal(angleText(dial, 0, 9), "angle from k to q: 180.0°\nq and k's own\u00a0−90.0° + offset\u00a09·θ\u00a0270.0°");
-  assert.equal(angleText({ ...dial, key: { x0: 1, y0: -1e-9 } }, 0, 0), "angle from k to q: 0.0°\nq and k's own\u00a00.0° + offset\u00a00·θ\u00a00.0°");  // 5.7e-8°, never −0.0
+  assert.equal(angleText(dial, 0, 9), "angle from k to q: 180.0°\nbefore rotation\u00a0−90.0° + offset\u00a09·θ\u00a0270.0°");
+  assert.equal(angleText({ ...dial, key: { x0: 1, y0: -1e-9 } }, 0, 0), "angle from k to q: 0.0°\nbefore rotation\u00a00.0° + offset\u00a00·θ\u00a00.0°");  // 5.7e-8°, never −0.0
 });
 
 test("the readout's q·k is the sum of the drawn pairs' dot products, the same at every n, and says when pairs are left out", () => {

@@ -63,7 +63,7 @@ export function between(dial, n, offset) {
 export function angleText(dial, n, offset) {
   const deg = (v) => { const t = v.toFixed(1); return `${t === '-0.0' ? '0.0' : t.replace('-', '−')}°`; };
   const turned = dial.turn * offset * dial.omega * 180 / Math.PI;
-  return `angle from k to q: ${deg(between(dial, n, offset))}\nq and k's own\u00a0${deg(between(dial, 0, 0))} + offset\u00a0${offset}·θ\u00a0${deg(turned)}`;
+  return `angle from k to q: ${deg(between(dial, n, offset))}\nbefore rotation\u00a0${deg(between(dial, 0, 0))} + offset\u00a0${offset}·θ\u00a0${deg(turned)}`;
 }
 
 // What the readout adds under RoPE's dials: the dot product q·k of the pairs drawn (each pair's two hands), the query at
