@@ -264,3 +264,11 @@ def test_the_papers_claims_are_its_methods_and_no_cell_of_its_table_is_quoted():
     assert all(c.where.startswith("§") and c.says for c in lm.PAPER_CLAIMS)
     assert "Table 2" in lm.PAPER_NOT_QUOTED and "image" in lm.PAPER_NOT_QUOTED and not hasattr(lm, "PAPER")
 
+
+
+def test_a_line_of_one_point_is_drawn_larger_than_the_points_it_sits_among():
+    from core.lab import lm_figures
+
+    fig = lm_figures.perplexity_by_length([("learned", {64: 5.0, 128: None}), ("rope", {64: 5.0, 128: 6.0})], 64, what="test")
+    learned, rope = fig.data
+    assert (learned.marker.size, learned.marker.symbol) == (13, "diamond") and (rope.marker.size or 0) < 13
