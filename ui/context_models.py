@@ -42,28 +42,28 @@ def model_tab(preset: RopePreset) -> None:
         still = view.index[~np.isfinite(view.after)]
         never = f"; pairs {still[0]}–{still[-1]} never turn: not drawn" if still.size else ""
         waves = cx.wavelength_series(view, layer.scaling is not None, preset.trained_context)
-        plot(
-            charts.lines(
-                waves,
-                title=f"{preset.label}, {layer.name}: wavelength of each pair {scaled} (head_dim {layer.head_dim}, base {fmt(layer.base)})",
-                x_title="pair index i (fastest first)",
-                y_title="wavelength 2π/θᵢ (positions, log scale)",
-                log_y=True,
-                points=True,
-                colours=[palette.scaling_colour(name) for name, _, _ in waves],
-                y_marks=[
-                    (preset.trained_context, f"trained {preset.trained_context:,}", palette.MARK),
-                    (preset.extended_context, f"extended {preset.extended_context:,}", palette.TARGET),
-                ],
-                x_marks=[(float(still[0]) - 0.5, f"from pair {still[0]} on: never turn", palette.region_colour("not rotated"))] if still.size else [],
-                note=f"{view.rotating} of {layer.head_dim} dimensions rotate" + never,
-            ),
-            key=f"context_wave_{preset.name}_{index}",
+        figure = charts.lines.fresh(
+            waves,
+            title=f"{preset.label}, {layer.name}: wavelength of each pair {scaled} (head_dim {layer.head_dim}, base {fmt(layer.base)})",
+            x_title="pair index i (fastest first)",
+            y_title="wavelength 2π/θᵢ (positions, log scale)",
+            log_y=True,
+            points=True,
+            colours=[palette.scaling_colour(name) for name, _, _ in waves],
+            y_marks=[
+                (preset.trained_context, f"trained {preset.trained_context:,}", palette.MARK),
+                (preset.extended_context, f"extended {preset.extended_context:,}", palette.TARGET),
+            ],
+            x_marks=[(float(still[0]) - 0.5, f"from pair {still[0]} on: never turn", palette.region_colour("not rotated"))] if still.size else [],
+            note=f"{view.rotating} of {layer.head_dim} dimensions rotate" + never,
         )
+        if layer.scaling:  # the pairs a scaling keeps sit on their own 'before' points: rings around them keep both in sight
+            figure.data[0].marker.update(symbol="circle-open", size=10)
+        plot(figure, key=f"context_wave_{preset.name}_{index}")
         st.caption(
             "Each dot is a pair's wavelength: the positions it takes to turn once. A pair whose wavelength is longer than a dashed line's "
             "context does not finish a turn within it."
-            + (" The legend says what the scaling does to each pair." if layer.scaling else " This model runs without scaling.")
+            + (" The legend says what the scaling does to each pair (a ring: before it)." if layer.scaling else " This model runs without scaling.")
         )
         # the first picture and three short sentences; the counts, the decay, what both show and the links one click away
         with st.expander("The counts, the decay and links" + (f" ({layer.name} layers)" if len(preset.layers) > 1 else "")):
