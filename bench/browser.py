@@ -4,6 +4,7 @@ in the same run:
     python -m bench.browser                          # every page, at the defaults and at d_model 512 / max_len 2048
     python -m bench.browser --pages sinusoidal,attention --steps 8 --loads 3
     python -m bench.browser --trace sinusoidal       # also a Chromium performance trace of one redraw
+    python -m bench.browser --explain relative       # also what one redraw sent, element by element, and what it waited on
     python -m bench.browser --fps                    # instead: frames a second of the turning dials while they play
 
 It starts two servers on 127.0.0.1 (ports --port and --port + 1): the app, and
@@ -36,6 +37,12 @@ position 0, and over --seconds the frames the component drew (its data-frames) a
 (requestAnimationFrame callbacks) are counted, per second measured in the page. The refreshes are the reference of the
 same run: a dial that draws on every refresh draws as fast as this browser can. Exit status 1 when the median falls under
 FPS_TARGET frames a second.
+
+With `--explain PAGE`, one more step of PAGE in a session of its own, taken apart: every message the server sent for it
+(its kind, or the element it adds with the key it was given, and its bytes, as the websocket carried them), every element
+of the page the step changed with the milliseconds from the key press to its last change (the last ones are what the step
+waited on), and which Plotly charts were drawn anew (plotly.js starts a new chart whenever a figure's spec changes)
+and which were kept.
 
 With `--before PATH` (a checkout of the app before a change, e.g. from `git archive`), each page
 is measured there too, right after this checkout's, and printed as "page (before)".
@@ -102,6 +109,63 @@ WAIT_SETTLED = f"""
            images: document.querySelectorAll("[data-testid='stImage'], [data-testid='stPlotlyChart'] image").length}};
 }}
 """
+
+# --explain: per element of the page (its st-key- class, else its test id or tag), the changes and the time of the last one
+CHANGES = """
+(() => {
+  window.__changes = {};
+  new MutationObserver((records) => { for (const r of records) {
+    const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+    const box = el && el.closest("[data-testid='stElementContainer']");
+    const name = box ? ([...box.classList].find((c) => c.startsWith('st-key-')) || box.querySelector('[data-testid]')?.dataset.testid || 'element')
+      : (el ? el.dataset?.testid || el.tagName.toLowerCase() : '?');
+    const seen = window.__changes[name] || (window.__changes[name] = [0, 0]);
+    seen[0] += 1; seen[1] = performance.now();
+  } }).observe(document, {attributes: true, childList: true, characterData: true, subtree: true});
+})();
+"""
+# --explain: each Plotly chart's element, marked before the step; a chart drawn anew has lost the mark
+MARK_CHARTS = """() => document.querySelectorAll('.js-plotly-plot').forEach((gd, i) => {
+  const box = gd.closest("[data-testid='stElementContainer']");
+  gd.__peeMark = (box && [...box.classList].find((c) => c.startsWith('st-key-'))) || `chart ${i + 1}`; })"""
+CHARTS_AFTER = """() => [...document.querySelectorAll('.js-plotly-plot')].map((gd, i) => {
+  const box = gd.closest("[data-testid='stElementContainer']");
+  return [(box && [...box.classList].find((c) => c.startsWith('st-key-'))) || `chart ${i + 1}`, !!gd.__peeMark]; })"""
+
+
+def messages(frames: list[bytes]) -> list[tuple[str, str, int]]:
+    """What each websocket frame from the server carried: (what, where, bytes). `what` is the element a delta adds
+    (its type, and the key the page gave it, from its element id "$$ID-<hash>-<key>"), or the message's kind;
+    `where` is the delta's path in the page's tree of blocks ("" for a message that is no delta)."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    out = []
+    for frame in frames:
+        msg = ForwardMsg.FromString(frame)
+        kind, where = msg.WhichOneof("type") or "?", ""
+        if kind == "delta":
+            where = ".".join(map(str, msg.metadata.delta_path))
+            kind = msg.delta.WhichOneof("type") or "?"
+            if kind == "new_element":
+                element = msg.delta.new_element
+                kind = element.WhichOneof("type") or "?"
+                element_id = getattr(getattr(element, kind), "id", "") if kind != "?" else ""
+                key = element_id.split("-", 2)[2] if isinstance(element_id, str) and element_id.count("-") >= 2 else "None"
+                kind += "" if key == "None" else f" {key}"
+        out.append((kind, where, len(frame)))
+    return out
+
+
+def explained(sent: list[tuple[str, str, int]], changes: dict[str, list[float]], charts: list[list], wall_s: float) -> str:
+    """The --explain report of one step: the messages by bytes, the elements by the time of their last change, the charts."""
+    lines = [f"  wall {wall_s:.2f} s; {len(sent)} messages, {sum(n for _, _, n in sent) / 1000:.1f} kB", "  sent (largest first):"]
+    lines += [f"    {n / 1000:8.1f} kB  {what:<44} {where}" for what, where, n in sorted(sent, key=lambda m: -m[2])[:12]]
+    lines.append("  changed (element: changes, ms from the key press to its last change; the last is what the step waited on):")
+    lines += [f"    {name:<44} {count:6.0f} {last:8.0f}" for name, (count, last) in sorted(changes.items(), key=lambda c: c[1][1])[-12:]]
+    kept = [name for name, same in charts if same]
+    anew = [name for name, same in charts if not same]
+    lines.append(f"  Plotly charts drawn anew: {', '.join(anew) or 'none'}; kept: {', '.join(kept) or 'none'}")
+    return "\n".join(lines)
 
 
 @dataclass
@@ -293,6 +357,30 @@ async def trace_redraw(browser, base_url: str, path: str, query: str, out: Path,
     return summarise_trace(events, (done["t"] - since) / 1000)
 
 
+async def explain_redraw(browser, base_url: str, path: str, setting: str) -> str:
+    """One slider step of `setting` in a fresh session, taken apart (see --explain in the module docstring)."""
+    ctx, page = await _open(browser, f"{base_url}/{path}")
+    await ctx.add_init_script(CHANGES)
+    frames: list[bytes] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(payload if isinstance(payload, bytes) else payload.encode())))
+    since = await page.evaluate("Date.now()")
+    await page.goto(f"{base_url}/{path}", wait_until="domcontentloaded", timeout=60_000)
+    await _settled(page, since, None)
+    await page.evaluate(MARK_CHARTS)
+    await page.evaluate("window.__changes = {}")
+    frames.clear()
+    thumb = page.locator(f".st-key-{setting}_slider input[type='range']")
+    await thumb.focus()
+    url_before = await page.evaluate("location.search")
+    since, start = await page.evaluate("[Date.now(), performance.now()]")
+    await thumb.press("ArrowRight")
+    done = await _settled(page, since, url_before)
+    changes = {name: [count, last - start] for name, (count, last) in (await page.evaluate("window.__changes")).items()}
+    charts = await page.evaluate(CHARTS_AFTER)
+    await ctx.close()
+    return explained(messages(frames), changes, charts, (done["t"] - since) / 1000)
+
+
 def summarise_trace(events: list[dict], wall_s: float) -> str:
     """Where the renderer's main thread spent one redraw: top-level tasks by kind, and the
     script time by the file it ran in (Plotly's bundle, Streamlit's, ...)."""
@@ -446,6 +534,14 @@ async def main_async(args: argparse.Namespace) -> int:
                 progress(f"tracing one redraw on {name} ...")
                 summary = await trace_redraw(browser, app.url, traced.url_path, "", out, traced.stepped)
                 traces.append(f"trace of one {traced.stepped} step on /{traced.url_path} (written to {out.relative_to(ROOT)}):\n{summary}")
+            for name in args.explain or []:
+                explained_page = next(p for p in pages_named(name))
+                if explained_page.stepped is None:
+                    traces.append(f"/{explained_page.url_path} shows no shared setting: nothing to step, nothing to explain")
+                    continue
+                progress(f"explaining one redraw on {name} ...")
+                said = await explain_redraw(browser, app.url, explained_page.url_path, explained_page.stepped)
+                traces.append(f"one {explained_page.stepped} step on /{explained_page.url_path}, taken apart:\n{said}")
             await browser.close()
             for relay in relays.values():
                 relay.close()
@@ -522,6 +618,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--port", type=int, default=8811, help="the app's port; the minimal page gets the next one (default 8811)")
     p.add_argument("--before", type=Path, help="another checkout of the app (the code before a change): measured beside this one, page by page")
     p.add_argument("--trace", action="append", help="page to trace one redraw of with Chromium's Tracing (repeatable)")
+    p.add_argument("--explain", action="append", help="page to take one redraw of apart: messages by bytes, elements by their last change (repeatable)")
     p.add_argument("--json", type=Path, help="write the results as JSON here")
     p.add_argument("--fps", action="store_true", help="instead: count the turning dials' frames a second while they play (--loads counts each)")
     p.add_argument("--seconds", type=float, default=3.0, help="--fps: how long each count plays (default 3)")
