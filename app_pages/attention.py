@@ -172,19 +172,7 @@ def _side_by_side() -> None:
     st.caption(" ".join(figs.reorder_sentences(res, head, scheme.label, causal, lined_up)))
     st.subheader("With against without, and the difference")
     draw_heatmap(figs.weight_figure(res, head, words, scheme.label), key="att_side_by_side")
-    st.caption(
-        f"The encoding is {scheme.applied}. "
-        + (
-            "Without it, a word's attention depends only on which words are present, so identical words get identical rows. "
-            if not causal
-            else "The causal mask hides later words (the upper triangle), and that alone already depends on order. "
-        )
-        + (
-            "With it, where a word stands changes whom it attends to (red: more attention than without positions, blue: less)."
-            if float(np.abs(res.weights_pe[head] - res.weights_plain[head]).max()) >= 1e-9
-            else "As applied here it changes no weight (at a position factor of 0 it is switched off), so the difference is all white."
-        )
-    )
+    st.caption(figs.difference_caption(res, head, scheme.applied, causal))
     with st.expander("The reordering test in numbers"):
         _permutation(res)
 

@@ -166,6 +166,24 @@ def reorder_sentences(res: AttentionStudy, head: int, label: str, causal: bool, 
     return [first, second]
 
 
+def difference_caption(res: AttentionStudy, head: int, applied: str, causal: bool) -> str:
+    """What the with / without / difference figure shows for head `head`, its last sentence chosen by the weights."""
+    moved = float(np.abs(res.weights_pe[head] - res.weights_plain[head]).max())
+    return (
+        f"The encoding is {applied}. "
+        + (
+            "Without it, a word's attention depends only on which words are present, so identical words get identical rows. "
+            if not causal
+            else "The causal mask hides later words (the upper triangle), and that alone already depends on order. "
+        )
+        + (
+            "With it, where a word stands changes whom it attends to (red: more attention than without positions, blue: less)."
+            if moved >= 1e-9
+            else "As applied here it changes no weight (at a position factor of 0 it is switched off), so the difference is all white."
+        )
+    )
+
+
 def shuffle_notes(res: AttentionStudy, words: Sequence[str], scheme: Scheme, causal: bool) -> list[str]:
     """Sentences that qualify the permutation test for this sentence, scheme and mask."""
     n = len(words)
