@@ -9,7 +9,7 @@ from core.schemes import alibi, relative
 from core.schemes.registry import SHAW_CLIP, Setting
 from core.viz import charts
 from core.viz import relative_figures as figs
-from ui.controls import Choice, Number, Toggle, check_links
+from ui.controls import Choice, Number, Toggle, check_links, check_url_value
 from ui.display import guarded, plot, static_table
 from ui.heatmap import draw_heatmap
 from ui import relative_text as words
@@ -51,6 +51,7 @@ T5_BIDIRECTIONAL = Toggle(
 )  # fmt: skip
 SHAW_K = Number("shaw_k", "Clipping distance k", 0, 64, SHAW_CLIP, expected="the clipping distance is a whole number from {lo} to {hi}", slider=True)
 # a bad value in the link is named whichever tab is open
+check_url_value("alibi_more", lambda raw: raw.lower() in ("true", "false"), "it is true (ALiBi's lines and slopes open) or false")
 check_links(ALIBI_HEADS, ALIBI_CAUSAL, ALIBI_SHARED, T5_BUCKETS, T5_MAX_DISTANCE, T5_BIDIRECTIONAL, SHAW_K)
 heads = ALIBI_HEADS.draw(st.columns(2)[0])
 
@@ -68,19 +69,17 @@ def _alibi() -> None:
         else "What to look for: each head has its own colour range, so every panel runs from its own largest penalty (dark) to 0 on the diagonal "
         "(light): each head's penalty grows in a straight line with the distance; the ranges under the titles say how steeply."
     )
-    plot(figs.alibi_lines(int(heads), L), key="alibi_lines")
-    plot(
-        charts.lines(
-            [("slope mₕ", np.arange(1, int(heads) + 1), slopes)],
-            title=words.slopes_title(slopes),
-            x_title="head h",
-            y_title="slope mₕ (log scale)",
-            log_y=True,
-            markers=True,
-        ),
-        key="alibi_slopes",
-    )
-    st.caption(words.slopes_caption(slopes))
+    # the same penalties as lines, and the slopes: one click away, built only while open (a step then sends the heads alone)
+    more = st.expander("Each head's penalty against distance, and its slope", key="alibi_more", bind="query-params")
+    if more.open:
+        with more:
+            plot(figs.alibi_lines(int(heads), L), key="alibi_lines")
+            slopes_chart = charts.lines(
+                [("slope mₕ", np.arange(1, int(heads) + 1), slopes)], title=words.slopes_title(slopes), x_title="head h",
+                y_title="slope mₕ (log scale)", log_y=True, markers=True,
+            )  # fmt: skip
+            plot(slopes_chart, key="alibi_slopes")
+            st.caption(words.slopes_caption(slopes))
 
 
 def _alibi_span() -> None:

@@ -213,7 +213,7 @@ STEPS: tuple[Step, ...] = (
         ":material/linear_scale:",
         "biases on the scores instead of codes",
         frozenset({"max_len"}),
-        charts=8,
+        charts=6,
         sources=(
             Source("ALiBi: a bias −m·distance, slopes 2^(−8h/H)", f"{ALIBI}, §3"),
             Source("Slopes for a head count that is not a power of two", f"{ALIBI_CODE} fairseq/models/transformer.py get_slopes"),

@@ -19,7 +19,7 @@ from tests.app.conftest import assert_clean, chart_keys, decode, figure, grid, g
 
 @pytest.mark.parametrize("heads", [8, 12])
 def test_relative_slopes_chart_is_alibi_slopes(heads):
-    at = open_page("relative")
+    at = open_page("relative", alibi_more="true")  # the lines and the slopes, one click away
     if heads != 8:
         at.select_slider(key="alibi_heads").set_value(heads).run()
     assert_clean(at)
@@ -179,7 +179,7 @@ def test_relative_odd_buckets_with_bidirectional_give_a_clear_error():
 
 def test_relative_each_tab_draws_its_own_figures_and_is_a_link():
     expected = {
-        None: ["alibi_heads_map", "alibi_lines", "alibi_slopes"],
+        None: ["alibi_heads_map"],  # the lines and the slopes are built only when their box is open
         "ALiBi's span": ["alibi_weights"],
         "T5": ["t5_buckets_map", "t5_bias_map"],  # the heads of each as a panel grid the browser paints, the rest Plotly charts
         "Shaw": ["shaw_clip"],
@@ -190,6 +190,8 @@ def test_relative_each_tab_draws_its_own_figures_and_is_a_link():
         assert_clean(at)
         assert sorted(chart_keys(at) + grid_keys(at)) == sorted(keys), view
         assert at.select_slider(key="alibi_heads").value == 8  # the head count stays above the tabs
+    more = open_page("relative", alibi_more="true")  # the box opened by its link: the lines and the slopes too
+    assert sorted(chart_keys(more) + grid_keys(more)) == ["alibi_heads_map", "alibi_lines", "alibi_slopes"]
     shaw = open_page("relative", rel_view="Shaw")
     assert grid(shaw, "shaw_clip")["title"].startswith("clip(j − i")
     checklist = open_page("relative", rel_view="KERPLE and the checklist")
@@ -224,7 +226,7 @@ def test_relative_max_distance_inside_the_exact_buckets_gives_an_error():
 
 @pytest.mark.parametrize("raw", ["0", "100", "abc", "2.5"])
 def test_relative_bad_alibi_heads_in_the_link(raw):
-    at = open_page("relative", alibi_heads=raw)
+    at = open_page("relative", alibi_heads=raw, alibi_more="true")
     assert_clean(at)
     assert len(at.warning) == 1 and "alibi_heads" in at.warning[0].value and "1 to 64" in at.warning[0].value
     assert at.select_slider(key="alibi_heads").value == 8
