@@ -26,9 +26,6 @@ from ui.sources import sources_expander
 
 warm_model()  # torch loads in the background (once per server, ~20 s) while the visitor reads and sets up a run
 st.title("The lab: train short, test long")
-# a box bound to the URL is checked before it is drawn: Streamlit would otherwise take a bad value without a word
-for box, said in (("lab_why", '"Why this task"'), ("lab_lm_how", '"How these were measured"'), ("lab_lm_look", '"What to look for"')):
-    check_url_value(box, lambda raw: raw.lower() in ("true", "false"), f"it is true (the box {said} open) or false")
 lm_opening()  # the lesson first: precomputed, so the page opens on a figure without training anything
 
 st.header("Train your own on a synthetic task")
@@ -47,6 +44,7 @@ with st.expander("How the lab's model is built", icon=":material/memory:"):
 
 # --- controls ----------------------------------------------------------------------------
 # every control travels in the URL (choices by plain name), so a lab setting is a link
+check_url_value("lab_why", lambda raw: raw.lower() in ("true", "false"), 'it is true (the explanation "Why this task" open) or false')
 chosen = lab_controls()
 st.caption(f"**Task**: {TASKS[chosen.task].summary}")
 

@@ -72,45 +72,40 @@ def shipped_results() -> None:
     what = "precomputed" if len(runs) > 1 else f"precomputed, seed {ship.config['seed']}"
     plot(trained_figs.over_seeds(lambda run, said: figs.perplexity_by_length(run, L, what=said), runs, what), key="lab_lm_shipped")
     glossary.terms_expander(("perplexity",), key="terms_lab_lm")
-    # built only while open (a link opens them): most of what /lab would otherwise send and lay out on a first load
-    how = st.expander("How these were measured: the numbers, and the command that makes them", icon=":material/table:", key="lab_lm_how", bind="query-params")
-    if how.open:
-        with how:
-            config = lm.LMConfig(**{k: v for k, v in ship.config.items() if k in LM_FIELDS})
-            lengths = [config.train_len * f for f in config.factors]
-            st.markdown(
-                "The ALiBi paper asked what happens to a language model's perplexity when it reads text longer than it was trained on. "
-                f"Here the same tiny model ({config.n_layers} layers, width {config.d_model}{_parameters_text()}) is trained per scheme to predict "
-                f"the next character of Jane Austen's novels on windows of L = {config.train_len} characters, then scored on held-out text it "
-                f"never saw, cut into whole windows of {', '.join(map(str, lengths[:-1]))} and {lengths[-1]} characters."
-            )
-            st.caption(
-                f"**Precomputed** by `{ship.command}` on {ship.meta.get('date', 'an unrecorded date')}; nothing was trained for this page. "
-                f"Training seed {ship.config['seed']}'s ratio ppl(4L) / ppl(L) per scheme: {figs.ratio_text(series, L)}. "
-                f"The learned table's line is a single point: it has {L} rows, one per position it was trained on, and no code at all for "
-                f"position {L} and beyond, so the longer windows cannot be run."
-            )
-            _table(series, L, ship.seconds)
-            st.caption(
-                f"Training seed {ship.config['seed']}'s perplexity per character on the same 32,768 held-out characters at every length "
-                "(an empty cell: no code there); "
-                "seconds of training and evaluation, on the machine and load it ran on."
-            )
-            if ship.meta.get("by_seed"):
-                seeds = findings.layouts(ship.meta)
-                static_table(trained_figs.lm_seed_table(seeds, [L * f for f in ship.config["factors"]]))
-                said = findings.lm_table(findings.runs(ship.meta, "results"), L)
-                st.caption(f"The same comparison trained with seeds {', '.join(map(str, ship.meta['seeds']))}. {findings.seeds_note(len(seeds))} {said}")
-    look = st.expander("What to look for, and where this differs from the paper", icon=":material/compare:", key="lab_lm_look", bind="query-params")
-    if look.open:
-        with look:
-            every = [dict(run) for run in runs]  # each seed's perplexities, as the chart above draws them (their mean, a band)
-            st.markdown(
-                "Past L the sinusoid and RoPE meet positions, or angles, they never trained on. A ratio ppl(4L) / ppl(L) near 1 means the "
-                "scheme extrapolates. " + text.reading(every, L, lm.PAPER_CLAIMS)
-            )
-            model = (int(ship.config["n_layers"]), int(ship.config["d_model"]))
-            st.caption(text.differences(every, L, int(ship.config["t5_max_distance"]), lm.PAPER_CLAIMS, ship.seconds, model))
+    with st.expander("How these were measured: the numbers, and the command that makes them", icon=":material/table:"):
+        config = lm.LMConfig(**{k: v for k, v in ship.config.items() if k in LM_FIELDS})
+        lengths = [config.train_len * f for f in config.factors]
+        st.markdown(
+            "The ALiBi paper asked what happens to a language model's perplexity when it reads text longer than it was trained on. "
+            f"Here the same tiny model ({config.n_layers} layers, width {config.d_model}{_parameters_text()}) is trained per scheme to predict "
+            f"the next character of Jane Austen's novels on windows of L = {config.train_len} characters, then scored on held-out text it "
+            f"never saw, cut into whole windows of {', '.join(map(str, lengths[:-1]))} and {lengths[-1]} characters."
+        )
+        st.caption(
+            f"**Precomputed** by `{ship.command}` on {ship.meta.get('date', 'an unrecorded date')}; nothing was trained for this page. "
+            f"Training seed {ship.config['seed']}'s ratio ppl(4L) / ppl(L) per scheme: {figs.ratio_text(series, L)}. "
+            f"The learned table's line is a single point: it has {L} rows, one per position it was trained on, and no code at all for "
+            f"position {L} and beyond, so the longer windows cannot be run."
+        )
+        _table(series, L, ship.seconds)
+        st.caption(
+            f"Training seed {ship.config['seed']}'s perplexity per character on the same 32,768 held-out characters at every length "
+            "(an empty cell: no code there); "
+            "seconds of training and evaluation, on the machine and load it ran on."
+        )
+        if ship.meta.get("by_seed"):
+            seeds = findings.layouts(ship.meta)
+            static_table(trained_figs.lm_seed_table(seeds, [L * f for f in ship.config["factors"]]))
+            said = findings.lm_table(findings.runs(ship.meta, "results"), L)
+            st.caption(f"The same comparison trained with seeds {', '.join(map(str, ship.meta['seeds']))}. {findings.seeds_note(len(seeds))} {said}")
+    with st.expander("What to look for, and where this differs from the paper", icon=":material/compare:"):
+        every = [dict(run) for run in runs]  # each seed's perplexities, as the chart above draws them (their mean, a band)
+        st.markdown(
+            "Past L the sinusoid and RoPE meet positions, or angles, they never trained on. A ratio ppl(4L) / ppl(L) near 1 means the "
+            "scheme extrapolates. " + text.reading(every, L, lm.PAPER_CLAIMS)
+        )
+        model = (int(ship.config["n_layers"]), int(ship.config["d_model"]))
+        st.caption(text.differences(every, L, int(ship.config["t5_max_distance"]), lm.PAPER_CLAIMS, ship.seconds, model))
 
 
 def paper_results() -> None:
