@@ -139,8 +139,8 @@ def reorder_sentences(res: AttentionStudy, head: int, label: str, causal: bool, 
     unseen = f", too little to see on this colour scale (0 to {charts.number(top, 3)})"
     if own < 1e-9:
         second = (
-            f"Bottom row, with {label}: as applied here the positions change no word's weights in either order (largest change "
-            f"{own:.0e}), so no reordering can: the bottom row is the top row."
+            f"Bottom row, with {label}: as applied here the positions change no word's weights in either order "
+            f"({'exactly' if own == 0 else f'largest change {own:.0e}, rounding'}), so no reordering can: the bottom row is the top row."
         )
     elif with_pe < 1e-9:
         second = (
