@@ -12,7 +12,7 @@ shipped results and rerun on demand. Nothing trains until a Train button is pres
 import streamlit as st
 
 from core.lab import figures as figs
-from core.lab.config import EVAL_BATCH, SURVEY_LENGTHS, SURVEY_SEEDS, TASKS
+from core.lab.config import EVAL_BATCH, SURVEY_LENGTHS, SURVEY_SEEDS, SURVEY_STEPS, TASKS
 from core.lab.entry import warm_model
 from ui.controls import check_url_value
 from ui.display import plot, static_table, text_block
@@ -118,11 +118,11 @@ if run is not None:
 why = st.expander("Why this task", key="lab_why", bind="query-params")
 if why.open:
     lengths = " → ".join(str(n) for n in SURVEY_LENGTHS)
-    seeds = ", ".join(map(str, SURVEY_SEEDS[:-1])) + f" and {SURVEY_SEEDS[-1]}"
+    seeds = f"seed {SURVEY_SEEDS[0]}" if len(SURVEY_SEEDS) == 1 else "seeds " + ", ".join(map(str, SURVEY_SEEDS[:-1])) + f" and {SURVEY_SEEDS[-1]}"
     why.markdown(
-        f"The default task, **the token k places back** with k = 1, is the one the lab opens on. Measured with the defaults (300 steps, "
-        f"one layer, trained on 32 tokens) with training seeds {seeds}, accuracy at {lengths} tokens, the mean over the seeds with the "
-        "lowest and highest in brackets where they differ:\n\n" + figs.survey_table()
+        f"The default task, **the token k places back** with k = 1, is the one the lab opens on. Measured with the defaults ({SURVEY_STEPS} steps, "
+        f"one layer, trained on {SURVEY_LENGTHS[0]} tokens) with training {seeds}, accuracy at {lengths} tokens, the mean over the seeds with "
+        "the lowest and highest in brackets where they differ:\n\n" + figs.survey_table()
     )
     why.markdown(
         "Why: the tokens are random, so only position can find the answer, and the answer sits at one fixed offset. Every scheme that can "

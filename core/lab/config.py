@@ -104,8 +104,10 @@ SURVEY_COLUMNS = {"kback1": "kback, k = 1", "kback3": "kback, k = 3", "copy": "c
 Seeds = tuple[float, ...]  # one accuracy per training seed
 
 
-def _read_survey(path: Path) -> tuple[list[int], dict[str, dict[str, tuple[Seeds, Seeds | None]]]]:
+def _read_survey(path: Path) -> tuple[list[int], int, dict[str, dict[str, tuple[Seeds, Seeds | None]]]]:
     data = json.loads(path.read_text(encoding="utf-8"))
+    if tuple(data["config"]["lengths"]) != SURVEY_LENGTHS:
+        raise ValueError(f"{path.name} was measured at {data['config']['lengths']} tokens, not {list(SURVEY_LENGTHS)}: run python -m bench.lab --tasks")
     seeds = [str(s) for s in data["seeds"]]
     by_seed = data["by_seed"]
     survey: dict[str, dict[str, tuple[Seeds, Seeds | None]]] = {}
@@ -115,10 +117,10 @@ def _read_survey(path: Path) -> tuple[list[int], dict[str, dict[str, tuple[Seeds
             cells = [by_seed[seed][task][scheme] for seed in seeds]  # [short, long] per seed
             long = tuple(c[1] for c in cells)
             survey[scheme][task] = (tuple(c[0] for c in cells), None if None in long else long)
-    return data["seeds"], survey
+    return data["seeds"], int(data["config"]["steps"]), survey
 
 
-SURVEY_SEEDS, SURVEY = _read_survey(SURVEY_PATH)
+SURVEY_SEEDS, SURVEY_STEPS, SURVEY = _read_survey(SURVEY_PATH)  # the seeds, the training steps, every seed's cells
 
 
 @dataclass(frozen=True)

@@ -151,11 +151,11 @@ def test_the_advice_follows_the_survey(monkeypatch):
     ]:
         survey[scheme]["kback1"] = (short, long)
     monkeypatch.setattr(config, "SURVEY", survey)
-    assert "at the training length the sinusoid, RoPE, the learned table and T5 do best, equally, here" in advice()  # 1.00 on every seed
+    assert "at the training length the sinusoid, RoPE, the learned table and T5 do best (equally) here" in advice()  # 1.00 on every seed
     survey["rope"]["kback1"] = ((1.0, 0.97, 1.0), (0.42, 0.44, 0.40))
-    assert "at the training length the sinusoid, RoPE, the learned table and T5 do best, within the seeds' spread, here" in advice()
+    assert "at the training length the sinusoid, RoPE, the learned table and T5 do best (within the seeds' spread) here" in advice()
     assert "past it ALiBi holds up best." in advice() and "ALiBi 88%" in advice()
     survey["t5"]["kback1"] = ((1.0, 1.0, 1.0), (0.95, 0.90, 1.0))  # T5 clear of ALiBi's range: T5 alone
     assert "past it T5 holds up best." in advice()
     survey["t5"]["kback1"] = ((1.0, 1.0, 1.0), (0.79, 0.70, 0.84))  # T5's mean below ALiBi's, its range into ALiBi's: both, no winner
-    assert "past it T5 and ALiBi hold up best, within the seeds' spread," in advice()
+    assert "past it T5 and ALiBi hold up best (within the seeds' spread). These are" in advice()

@@ -54,15 +54,22 @@ def extension_lead(runs: list[list[dict]], factor: int, tuned: bool, train_len: 
     trained = findings.spread([next(r for r in run if r["method"] == "none" and not r["fine_tune"])["perplexity"].get(str(far)) for run in runs])
     if trained is None or any(v is None for v in got.values()):
         return ""
-    lo = min(got, key=lambda m: got[m].mean)  # type: ignore[union-attr]
-    hi = max(got, key=lambda m: got[m].mean)  # type: ignore[union-attr]
-    state = f"after {picks[0][lo]['fine_tune']} fine-tuning steps" if tuned else "without fine-tuning"
+    state = f"after {next(iter(picks[0].values()))['fine_tune']} fine-tuning steps" if tuned else "without fine-tuning"
     seeds = f" (means over {len(runs)} training seeds)" if len(runs) > 1 else ""
-    return (
-        f"At s = {factor}, {state}, perplexity at s·L = {far} is lowest with {extend.LABELS[lo]}, {got[lo].mean:.2f}, and highest with "  # type: ignore[union-attr]
-        f"{extend.LABELS[hi]}, {got[hi].mean:.2f}{seeds}. The model as trained, not stretched, has {trained.mean:.2f} there."  # type: ignore[union-attr]
-    )
 
+    def ends(best: bool) -> str:  # the lowest (or highest) by its mean, with every other scaling whose seeds' range reaches into it
+        pick = (min if best else max)(got, key=lambda m: got[m].mean)  # type: ignore[union-attr]
+        tied = [m for m in got if m == pick or findings.compare(got[m], got[pick]) == findings.WITHIN]  # type: ignore[arg-type]
+        if len(tied) == 1:
+            return f"{extend.LABELS[pick]}, {got[pick].mean:.2f}"  # type: ignore[union-attr]
+        tied.sort(key=lambda m: got[m].mean, reverse=not best)  # type: ignore[union-attr]
+        named = [f"{extend.LABELS[m]} ({got[m].mean:.2f})" for m in tied]  # type: ignore[union-attr]
+        return ", ".join(named[:-1]) + " and " + named[-1] + ", within the seeds' spread"
+
+    return (
+        f"At s = {factor}, {state}, perplexity at s·L = {far} is lowest with {ends(True)}, and highest with {ends(False)}{seeds}. "
+        f"The model as trained, not stretched, has {trained.mean:.2f} there."
+    )
 
 def _label(scheme: str) -> str:
     return SCHEMES[scheme].label
