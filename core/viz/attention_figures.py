@@ -148,9 +148,10 @@ def reorder_sentences(res: AttentionStudy, head: int, label: str, causal: bool, 
             "the positions, as applied here, cannot tell these two orders apart. Try another order."
         )
     elif causal and plain >= 1e-9:
+        share = "most of it the mask's doing" if plain >= own else "the mask alone gives"
         second = (
-            f"Bottom row, with {label}: moved back to their places, the weights differ by up to {charts.number(with_pe)}, most of it the "
-            f"mask's doing (top row: {charts.number(plain)}); {label} itself changes a word's weights by at most {charts.number(own)}"
+            f"Bottom row, with {label}: moved back to their places, the weights differ by up to {charts.number(with_pe)}, {share} "
+            f"(top row: {charts.number(plain)}); {label} itself changes a word's weights by at most {charts.number(own)}"
             + (unseen if own < 0.02 * top else "") + "."
         )
     elif with_pe < 0.02 * top:
@@ -179,7 +180,7 @@ def difference_caption(res: AttentionStudy, head: int, applied: str, causal: boo
         + (
             "With it, where a word stands changes whom it attends to (red: more attention than without positions, blue: less)."
             if moved >= 1e-9
-            else "As applied here it changes no weight (at a position factor of 0 it is switched off), so the difference is all white."
+            else "As applied here it changes no weight, so the difference is all white."
         )
     )
 

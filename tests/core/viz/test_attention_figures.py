@@ -95,7 +95,14 @@ def test_sentences_say_only_what_holds():
     _, masked_pe = reorder_sentences(masked_res, 0, "the sinusoid", causal=True)
     r = masked_res
     own = max(float(np.abs(r.weights_pe[0] - r.weights_plain[0]).max()), float(np.abs(r.weights_pe_shuffled[0] - r.weights_plain_shuffled[0]).max()))
-    assert "most of it the mask's doing" in masked_pe and f"the sinusoid itself changes a word's weights by at most {charts.number(own)}" in masked_pe
+    assert f"the sinusoid itself changes a word's weights by at most {charts.number(own)}" in masked_pe
+    assert ("most of it the mask's doing" in masked_pe) is (reorder_changes(r, 0)[0] >= own)  # "most" only when the mask's part is the larger
+    strong = _study(WORDS, [2, 1, 0], pe=16 * sinusoidal_encoding(3, 64), causal=True)  # positions 16 times stronger
+    _, loud = reorder_sentences(strong, 0, "the sinusoid", causal=True)
+    g = strong
+    own_strong = max(float(np.abs(g.weights_pe[0] - g.weights_plain[0]).max()), float(np.abs(g.weights_pe_shuffled[0] - g.weights_plain_shuffled[0]).max()))
+    assert ("most of it the mask's doing" in loud) is (reorder_changes(strong, 0)[0] >= own_strong)
+    assert {"most of it the mask's doing" in masked_pe, "most of it the mask's doing" in loud} == {True, False}  # both cases met
 
 
 def test_a_bad_order_is_refused_in_words():
