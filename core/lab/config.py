@@ -382,7 +382,12 @@ def refuse(costs: Sequence[Estimate], limit: float, what: str, change: str) -> s
             f"so that Stop, or closing the tab, is noticed at once. {change}"
         )
     if total > limit:
-        return f"{what} would take about {_duration(total)}; the lab allows about {_duration(limit)} per run on this server. {change}"
+        unit = _duration(limit).split()[-1]  # both in the limit's unit, so they read side by side
+        scale = {"s": 1, "min": 60, "h": 3600}[unit]
+        return (
+            f"{what} would take about {total / scale:,.{1 if unit == 'h' else 0}f} {unit} of CPU (estimated); the lab allows about "
+            f"{_duration(limit)} per run on this server. {change}"
+        )
     return None
 
 
