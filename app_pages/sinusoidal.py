@@ -138,8 +138,11 @@ def _circle(w_start: int) -> None:
         pair = number(st, "Pair i", "pair", 0, n_full - 1, near_32, expected="the pair is a whole number from {lo} to {hi:,}", follow=True, help=pair_help)
         count = figs.one_turn(wl[pair], L - w_start)  # less than one turn: each dot has a place of its own, colours in position order
         plot(figs.phase_circle(d, L, base, pair, w_start, count), key="sin_circle")
+        turn = f"{np.degrees(omega[pair]) % 360:.4g}°"
         st.caption(
-            f"Each step in position turns the point by the same angle, {np.degrees(omega[pair]) % 360:.4g}°, along the grey circle. The dots cover "
+            f"One position, one point: raise max_len to watch each step turn it by the same angle, {turn}, along the grey circle."
+            if count < 2
+            else f"Each step in position turns the point by the same angle, {turn}, along the grey circle. The dots cover "
             + ("less than one turn, so their colours run round once, in order of position. " if count >= np.ceil(wl[pair]) else
                "less than one turn, their colours in order of position. ")
             + "That fixed turn is why PE(p + k) is a rotation of PE(p), the same for every p (see the similarity page)."

@@ -121,8 +121,9 @@ def phase_circle(d: int, max_len: int, base: float, pair: int, start: int, count
         dots[:, 0],
         dots[:, 1],
         whole,
-        title=f"(sin pω, cos pω) for pair {pair}: ω = {omega:.4g} rad per position, positions {start:,} to {start + count - 1:,}",
-        note=f"{count:,} consecutive positions, {turns_text((count - 1) * omega)}; the grey arc is the path between them",
+        title=f"(sin pω, cos pω) for pair {pair}: ω = {omega:.4g} rad per position, "
+        + (f"positions {start:,} to {start + count - 1:,}" if count > 1 else f"position {start:,}, the only one"),
+        note=f"{count:,} consecutive positions, {turns_text((count - 1) * omega)}; the grey arc is the path between them" if count > 1 else "",
         path=(path[:, 0], path[:, 1]),
     )
 

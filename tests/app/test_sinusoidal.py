@@ -8,7 +8,7 @@ import numpy as np
 
 from core.schemes import sinusoidal
 from core.viz import palette
-from tests.app.conftest import assert_clean, chart_keys, decode, figure, grid_keys, grids, metric_values, open_page
+from tests.app.conftest import assert_clean, chart_keys, decode, figure, grid_keys, grids, metric_values, open_page, title_text
 
 
 def test_sinusoidal_layout_toggle_changes_the_heatmap():
@@ -162,3 +162,10 @@ def test_the_pictures_caption_at_one_position_and_at_one_pair():
     at = open_page("sinusoidal", d_model="2", max_len="8", base="2", sin_view="Picture")
     said = " ".join(c.value for c in at.caption)
     assert "the one pair's two columns change from one row to the next" in said and "further right" not in said
+
+
+def test_the_phase_circle_at_one_position_says_there_is_one_point():
+    at = open_page("sinusoidal", max_len="1", sin_view="Waves")
+    said = " ".join(c.value for c in at.caption)
+    assert "One position, one point" in said and "Each step in position turns" not in said
+    assert "position 0, the only one" in title_text(figure(at, "sin_circle"))
