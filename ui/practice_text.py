@@ -35,7 +35,7 @@ class Exercise:
 
 
 # the first exercise's encoding (d_model, max_len, base) and the positions its picture draws: at 1 radian a position, 7 of them go
-# just under one turn, so each dot's place and its colour order can be read (100 went round 15.8 times, a blur of colours)
+# just under one turn, so each dot's place and its colour order can be read (more positions wrap round and their colours blur)
 EXERCISE_CIRCLE = (2, 10_000, 10_000.0, 7)
 
 

@@ -60,7 +60,7 @@ SCHEME_COLOURS: dict[str, str] = {
     "t5": PURPLE,
     "alibi": VERMILLION,
     # the rest
-    "t2t": SKY_BLUE,  # Okabe-Ito's orange is a scheme's no more: it names a scaled model on /context (SCALED)
+    "t2t": SKY_BLUE,  # Okabe-Ito's orange names a scaled model on /context (SCALED), so no scheme takes it
     "integer": INDIGO,
     "fraction": OLIVE,
     "binary": WINE,
@@ -82,7 +82,7 @@ REGION_COLOURS: dict[str, str] = {
 # the colour farthest, in ΔE*ab, from the schemes, the marks and the kinds already picked, with typical vision and each
 # simulated missing cone; tests/core/viz/test_palette.py checks the gap. Kinds akin by their rule share a family:
 # NTK-aware and dynamic NTK greens, YaRN and YaRN without its temperature violets; a kind's factors differ by dash. Llama 3,
-# drawn beside the violets on /llm, takes the one red-pink hue of the search that keeps the gap (a plum read as a third violet).
+# drawn beside the violets on /llm, takes the one red-pink hue of the search that keeps the gap: a purple would read as a third violet.
 KIND_COLOURS: dict[str, str] = {
     "none": "#880000",  # dark red
     "linear": "#885500",  # brown
