@@ -303,7 +303,7 @@ def heatmap(
     nonzero = [bound for bound in largest if bound > 0]
     floor = (min(nonzero) / 10 if nonzero else 1.0) if log_scale else None
     if floor is not None:
-        said = f"({value_title}; white: 0; a log scale, so values down to ±{number(floor, 3)} still show colour)"
+        said = f"({value_title}; white: 0; a log scale, so values down to ±{number(floor, 3)} still show some colour)"
         scale = _scale(DIVERGING, f"−{number(common, 3)}", f"+{number(common, 3)}", said, value_title, True) | {"log_floor": floor}
     elif shared_range:
         scale = _scale(DIVERGING, f"−{number(common, 3)}", f"+{number(common, 3)}", f"({value_title}; white: 0)", value_title, True)

@@ -88,7 +88,7 @@ def test_a_shared_log_range_colours_a_panel_a_hundred_times_smaller_and_says_so(
     spec = heatmap([("big", big, xs, ys), ("small", small, xs, ys)], title="T", x_title="x", y_title="y", shared_range=True, log_scale=True)
     scale = spec["scales"][0]
     assert scale["log_floor"] == pytest.approx(0.04) and (scale["lo"], scale["hi"]) == ("−40.0", "+40.0")
-    assert scale["note"] == "(value; white: 0; a log scale, so values down to ±0.0400 still show colour)"
+    assert scale["note"] == "(value; white: 0; a log scale, so values down to ±0.0400 still show some colour)"
     assert scale["dark"]["note"].startswith("(value; dark grey: 0; a log scale")
     assert spec["note"] == "one colour range for every panel, ±40.0, on a log scale"
     assert [p["zmax"] for p in spec["panels"]] == [40.0, 40.0]  # the range is the values', as the key says
