@@ -50,8 +50,11 @@ def test_link_opens_rope_in_a_new_tab_with_the_presets_settings(context, app_url
     wait_ready(page)
     screenshot(page, "page-context")
     page.get_by_text("The counts, the decay and links").first.click()  # the links are one click away, beside the counts
+    link = page.locator("a", has_text="Open Llama 3.1 8B in /rope")
+    link.wait_for(state="visible")
+    wait_ready(page)
     with context.expect_page() as opened:  # a new tab: a fresh session that reads the whole URL, shared settings included
-        page.get_by_text("Open Llama 3.1 8B in /rope").click()
+        link.click()
     rope_page = opened.value
     rope_page.wait_for_load_state()
     wait_ready(rope_page)
