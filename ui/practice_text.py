@@ -163,10 +163,9 @@ def alibi_answer(heads: int = 8, max_len: int = 4096) -> str:
 def _top(spreads: dict[str, Spread], names: dict[str, str], one: str, several: str) -> str:
     """The scheme with the highest mean, with every other whose range over the seeds reaches into the best one's: "RoPE holds up
     best", or "T5 and ALiBi hold up best (within the seeds' spread)" when their ranges overlap (none is called better then)."""
-    best = max(spreads, key=lambda s: spreads[s].mean)
-    tied = [s for s in spreads if s == best or findings.compare(spreads[s], spreads[best]) == findings.WITHIN]
+    tied = findings.extreme(spreads, highest=True)
     if len(tied) == 1:
-        return f"{names[best]} {one}"
+        return f"{names[tied[0]]} {one}"
     listed = [names[s] for s in tied]
     same = len({spreads[s].values for s in tied}) == 1  # every seed of each the same: not a spread, a tie
     return ", ".join(listed[:-1]) + " and " + listed[-1] + f" {several} " + ("(equally)" if same else "(within the seeds' spread)")

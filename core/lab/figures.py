@@ -71,15 +71,15 @@ def survey_reading() -> str:
         )
     if k1["t5"][1] is not None and findings.compare(k1["t5"][1], k1["t5"][0]) == "lower":
         said.append(f"T5's far buckets were never trained, so it falls too, to {k1['t5'][1].mean:.2f}.")
-    others = [s for s in k1 if s != "alibi" and k1[s][1] is not None]
-    if k1["alibi"][1] is not None and all(findings.compare(k1["alibi"][1], k1[s][1]) == "higher" for s in others):
+    at_long = {s: k1[s][1] for s in k1 if k1[s][1] is not None}
+    if "alibi" in at_long and findings.extreme(at_long, highest=True) == ["alibi"]:
         said.append(
             f"ALiBi, a fixed penalty on distance, holds up best at {long_len} tokens ({k1['alibi'][0].mean:.2f} → {k1['alibi'][1].mean:.2f}), "
             "beyond every seed of the others"
         )
         pointers = ("sinusoidal", "learned", "rope", "t5")
         low = min(k3[s][0].mean for s in pointers)
-        if all(findings.compare(k3["alibi"][0], k3[s][0]) == "lower" for s in pointers):
+        if findings.extreme({s: k3[s][0] for s in ("alibi", *pointers)}) == ["alibi"]:
             said[-1] += (
                 f'; but it can only say "nearer is better", so it cannot point exactly: at k = 3 it reaches {k3["alibi"][0].mean:.2f} at '
                 f"{short_len} tokens, where the others with positions reach {low:.2f}" + ("" if low >= 0.995 else " or more")

@@ -131,6 +131,13 @@ def seeds_note(n: int, what: str = "training seeds") -> str:
     )
 
 
+def extreme(named: Mapping[str, Spread], highest: bool = False) -> list[str]:
+    """The entry with the lowest (or highest) mean and every other whose range reaches into its range, in the mapping's
+    order: one name only where it is clear of the rest beyond the spread."""
+    pick = (max if highest else min)(named, key=lambda k: named[k].mean)
+    return [k for k in named if k == pick or compare(named[k], named[pick]) == WITHIN]
+
+
 def ordered(named: Mapping[str, Spread], digits: int = 3) -> str:
     """The entries from the lowest mean to the highest, each after the first marked against the one before it:
     higher beyond the spread, or within the spread of it."""

@@ -58,10 +58,9 @@ def extension_lead(runs: list[list[dict]], factor: int, tuned: bool, train_len: 
     seeds = f" (means over {len(runs)} training seeds)" if len(runs) > 1 else ""
 
     def ends(best: bool) -> str:  # the lowest (or highest) by its mean, with every other scaling whose seeds' range reaches into it
-        pick = (min if best else max)(got, key=lambda m: got[m].mean)  # type: ignore[union-attr]
-        tied = [m for m in got if m == pick or findings.compare(got[m], got[pick]) == findings.WITHIN]  # type: ignore[arg-type]
+        tied = findings.extreme(got, highest=not best)  # type: ignore[arg-type]
         if len(tied) == 1:
-            return f"{extend.LABELS[pick]}, {got[pick].mean:.2f}"  # type: ignore[union-attr]
+            return f"{extend.LABELS[tied[0]]}, {got[tied[0]].mean:.2f}"  # type: ignore[union-attr]
         tied.sort(key=lambda m: got[m].mean, reverse=not best)  # type: ignore[union-attr]
         named = [f"{extend.LABELS[m]} ({got[m].mean:.2f})" for m in tied]  # type: ignore[union-attr]
         return ", ".join(named[:-1]) + " and " + named[-1] + ", within the seeds' spread"

@@ -29,6 +29,12 @@ def test_higher_and_lower_only_where_the_ranges_separate():
     assert findings.compare(touching, rope) == "within the spread"  # sharing an end is overlapping
 
 
+def test_the_extreme_is_named_alone_only_beyond_the_spread():
+    named = {"A": Spread((4.7, 4.8)), "B": Spread((4.75, 4.9)), "C": Spread((6.0, 6.2))}
+    assert findings.extreme(named) == ["A", "B"] and findings.extreme(named, highest=True) == ["C"]  # A's range reaches into B's
+    assert findings.extreme({"A": Spread((4.7, 4.8)), "B": Spread((4.81, 4.9))}) == ["A"]
+
+
 def test_an_ordering_marks_each_entry_against_the_one_before():
     said = findings.ordered({"C": Spread((6.0, 6.2)), "A": Spread((4.7, 4.8)), "B": Spread((4.75, 4.9))})
     assert said == "A 4.750 (4.700–4.800), B 4.825 (4.750–4.900) (within the spread of A), C 6.100 (6.000–6.200) (higher beyond the spread)"
