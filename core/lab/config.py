@@ -359,9 +359,16 @@ def estimate(config: LabConfig) -> Estimate:
     return Estimate(config.steps * step_s, eval_s, step_s, pass_s, BASE_BYTES + int(train_bytes + eval_bytes))
 
 
-def _duration(seconds: float) -> str:
-    """Seconds up to 10 min (so that 198 s and the 180 s allowed do not both read "3 min"), then minutes, then hours."""
-    return f"{seconds:,.0f} s" if seconds < 600 else f"{seconds / 60:,.0f} min" if seconds < 7200 else f"{seconds / 3600:,.1f} h"
+def _unit(seconds: float) -> tuple[str, float, int]:
+    """Seconds up to 10 min (so that 198 s and the 180 s allowed do not both read "3 min"), then minutes, then hours:
+    the unit's name, its seconds and the decimals it is written with."""
+    return ("s", 1.0, 0) if seconds < 600 else ("min", 60.0, 0) if seconds < 7200 else ("h", 3600.0, 1)
+
+
+def _duration(seconds: float, unit: tuple[str, float, int] | None = None) -> str:
+    """`seconds` in `unit`, by default its own (_unit)."""
+    name, scale, decimals = unit or _unit(seconds)
+    return f"{seconds / scale:,.{decimals}f} {name}"
 
 
 def refuse(costs: Sequence[Estimate], limit: float, what: str, change: str) -> str | None:
@@ -382,10 +389,9 @@ def refuse(costs: Sequence[Estimate], limit: float, what: str, change: str) -> s
             f"so that Stop, or closing the tab, is noticed at once. {change}"
         )
     if total > limit:
-        unit = _duration(limit).split()[-1]  # both in the limit's unit, so they read side by side
-        scale = {"s": 1, "min": 60, "h": 3600}[unit]
+        unit = _unit(limit)  # both in the limit's unit, so they read side by side
         return (
-            f"{what} would take about {total / scale:,.{1 if unit == 'h' else 0}f} {unit} of CPU (estimated); the lab allows about "
+            f"{what} would take about {_duration(total, unit)} of CPU (estimated); the lab allows about "
             f"{_duration(limit)} per run on this server. {change}"
         )
     return None
