@@ -13,8 +13,6 @@ later, which is why a learned table cannot extrapolate to longer inputs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from core.schemes.checks import whole_number
@@ -66,7 +64,7 @@ def learned_rows(positions, d_model: int, *, seed: int = 0, std: float = 0.02) -
     """Rows `positions` of `learned_table(max(positions) + 1, d_model, seed=seed, std=std)`,
     without building the table: each row has its own seeded generator, so a row far down
     (position 131071 at width 8192) costs what a row near the top costs. It does not refuse
-    large positions; a table's size limit is `LearnedTable.lookup`'s business.
+    large positions: a table's size limit is its caller's business.
     Returns positions.shape + (d,) float64.
     """
     d = whole_number(d_model, "d_model", 1)
@@ -79,70 +77,6 @@ def learned_rows(positions, d_model: int, *, seed: int = 0, std: float = 0.02) -
         out[i] = _row(position, d, seed, std)
     return out.reshape(p.shape + (d,))  # (..., d)
 
-
-@dataclass(frozen=True, eq=False)
-class LearnedTable:
-    """A position table (rows = positions 0 .. rows-1, columns = dimensions) and where it came
-    from (`source`, e.g. "gpt2 wpe" or "random init, seed 0"). The array is stored as a
-    read-only float64 copy; construction validates it like `load_table`."""
-
-    weights: np.ndarray
-    source: str
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "weights", _validated(self.weights))
-        if not isinstance(self.source, str) or not self.source.strip():
-            raise ValueError("Say where the table came from: source must be a non-empty text.")
-
-    @property
-    def rows(self) -> int:
-        """Number of positions the table has a vector for."""
-        return self.weights.shape[0]
-
-    @property
-    def d_model(self) -> int:
-        """Width of each position vector."""
-        return self.weights.shape[1]
-
-    def lookup(self, positions) -> np.ndarray:
-        """The vectors of `positions` (whole numbers from 0 to rows-1). A position at or beyond
-        the table's size has no vector, and asking for one is refused: a learned table cannot
-        extrapolate. Returns positions.shape + (d,) float64."""
-        p = _position_indices(positions)
-        beyond = p[p >= self.rows]
-        if beyond.size:
-            raise ValueError(
-                f"this learned table has {self.rows} rows (positions 0 to {self.rows - 1}); position {int(beyond.flat[0])} has no embedding — "
-                "a learned table cannot extrapolate"
-            )
-        return self.weights[p]  # (..., d)
-
-
-def _validated(array) -> np.ndarray:
-    a = np.asarray(array)
-    if a.dtype.kind not in "iuf":
-        raise ValueError(f"A position table must hold real numbers, got values of type {a.dtype}.")
-    if a.ndim != 2:
-        raise ValueError(f"A position table must be 2-D (positions x dimensions), got a {a.ndim}-D array of shape {a.shape}.")
-    if a.shape[0] < 1 or a.shape[1] < 1:
-        raise ValueError(f"The position table is empty (shape {a.shape}): it needs at least one row (position) and one column (dimension).")
-    a = np.array(a, dtype=np.float64)  # a copy: the caller's array may change later
-    bad = ~np.isfinite(a)
-    if bad.any():
-        row, col = np.argwhere(bad)[0]
-        n_nan, n_inf = int(np.isnan(a).sum()), int(np.isinf(a).sum())
-        raise ValueError(
-            f"The position table has {n_nan} NaN and {n_inf} infinite values (the first at position {row}, dimension {col}); a trained table must be finite."
-        )
-    a.setflags(write=False)
-    return a
-
-
-def load_table(array, source: str) -> LearnedTable:
-    """Wrap a trained position table (e.g. a checkpoint's `wpe.weight`, converted to numpy) after
-    checking it: 2-D (positions x dimensions), real numbers, every value finite, at least one row
-    and one column. Raises ValueError saying what is wrong. Returns a LearnedTable."""
-    return LearnedTable(array, source)
 
 # --- generated code (core.files.codegen puts it into its template) -------------------------------
 

@@ -1,4 +1,4 @@
-r"""Torch modules for every positional scheme: thin wrappers around the numpy core.
+r"""Torch modules for the schemes a model trains or runs: thin wrappers around the numpy core.
 
 Each module computes its fixed values once with the numpy function that the rest of the app
 (and the tests) use, and registers them as buffers (labml style), so a module and the page that
@@ -20,8 +20,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from core.schemes import alibi, learned, relative, rope
-from core.schemes.sinusoidal import sinusoidal_encoding
+from core.schemes import learned, relative, rope
 
 
 def _tensor(array: np.ndarray) -> torch.Tensor:
@@ -37,36 +36,10 @@ def _positions(positions, length: int) -> np.ndarray:
     return np.asarray(positions, dtype=np.float64).reshape(-1)
 
 
-def refuse_beyond(rows: int, positions: np.ndarray) -> None:
-    """Raise core.schemes.learned's ValueError when a position has no row in a table of `rows` rows."""
-    p = np.asarray(positions).reshape(-1)
-    beyond = p[p >= rows]
-    if beyond.size:
-        raise ValueError(
-            f"this learned table has {rows} rows (positions 0 to {rows - 1}); position {int(beyond[0])} has no embedding — a learned table cannot extrapolate"
-        )
-
-
-class SinusoidalEncoding(nn.Module):
-    r"""Adds the paper's table, $x_p \leftarrow x_p + PE_p$ (`core.schemes.sinusoidal.sinusoidal_encoding`),
-    kept as the buffer `pe` (max_len, d)."""
-
-    def __init__(self, d_model: int, max_len: int, base: float = 10_000.0) -> None:
-        super().__init__()
-        self.register_buffer("pe", _tensor(sinusoidal_encoding(max_len, d_model, base)))
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """x (B, T, d) -> x + pe[:T]. T above max_len is refused (build a longer table)."""
-        t = x.shape[-2]
-        if t > self.pe.shape[0]:
-            raise ValueError(f"This encoding was built for {self.pe.shape[0]} positions; the input has {t}. Build it with a larger max_len.")
-        return x + self.pe[:t].to(x.dtype)
-
-
 class LearnedPositionEmbedding(nn.Module):
     r"""A trainable row per position, $x_p \leftarrow x_p + P_p$: nn.Embedding(max_len, d) initialised
     from `core.schemes.learned.learned_table` (normal, std 0.02, seeded per row). Positions at or beyond
-    max_len are refused with core.schemes.learned's message: a table cannot extrapolate."""
+    max_len are refused: a table cannot extrapolate."""
 
     def __init__(self, max_len: int, d_model: int, *, std: float = 0.02, seed: int = 0) -> None:
         super().__init__()
@@ -90,7 +63,12 @@ class LearnedPositionEmbedding(nn.Module):
     def forward(self, positions) -> torch.Tensor:
         """positions (any shape, whole numbers) -> positions.shape + (d,)."""
         p = positions if isinstance(positions, torch.Tensor) else torch.as_tensor(np.asarray(positions, dtype=np.int64))
-        refuse_beyond(self.rows, p.detach().cpu().numpy())
+        beyond = p[p >= self.rows]
+        if beyond.numel():
+            raise ValueError(
+                f"this learned table has {self.rows} rows (positions 0 to {self.rows - 1}); position {int(beyond.flatten()[0])} has no embedding — "
+                "a learned table cannot extrapolate"
+            )
         return self.embedding(p.long())
 
 
@@ -129,23 +107,6 @@ class RotaryEmbedding(nn.Module):
         a, b = x[..., 0 : 2 * n : 2], x[..., 1 : 2 * n : 2]  # (..., T, n) each
         turned = torch.stack([a * cos - b * sin, a * sin + b * cos], dim=-1).flatten(-2)  # (..., T, 2n)
         return torch.cat([turned, x[..., 2 * n :]], dim=-1)
-
-
-class ALiBiBias(nn.Module):
-    r"""$B_{h,i,j} = -m_h\,|i - j|$ with the slopes of `core.schemes.alibi.alibi_slopes` (buffer `slopes`, (H,)):
-    the registry's ALiBi hook; `causal=True` puts -inf above the diagonal (`core.schemes.alibi.alibi_bias`)."""
-
-    def __init__(self, n_heads: int) -> None:
-        super().__init__()
-        self.register_buffer("slopes", _tensor(alibi.alibi_slopes(n_heads)))
-
-    def forward(self, q_len: int, k_len: int | None = None, *, causal: bool = False) -> torch.Tensor:
-        """Queries at 0 .. q_len-1, keys at 0 .. k_len-1 -> (H, Lq, Lk)."""
-        k_len = q_len if k_len is None else k_len
-        i = torch.arange(q_len, dtype=self.slopes.dtype)[:, None]
-        j = torch.arange(k_len, dtype=self.slopes.dtype)[None, :]
-        bias = -self.slopes[:, None, None] * (i - j).abs()  # (H, Lq, Lk)
-        return bias.masked_fill(j > i, float("-inf")) if causal else bias
 
 
 class T5RelativeBias(nn.Module):

@@ -1,5 +1,5 @@
 """core.schemes.learned: the initial table (normal, std 0.02, as Hugging Face initialises BERT's and GPT-2's
-position embeddings), its determinism, row lookups, and the refusals of a table that has run out."""
+position embeddings), its determinism, row draws, and the refusals of bad arguments."""
 
 from pathlib import Path
 
@@ -49,55 +49,9 @@ def test_learned_rows_accepts_whole_floats_and_keeps_the_shape():
     assert_close(rows, table[grid.astype(int)], atol=0)
 
 
-def test_lookup_returns_rows_and_refuses_to_extrapolate():
-    table = lr.LearnedTable(lr.learned_table(512, 8), "random init, seed 0")
-    assert (table.rows, table.d_model) == (512, 8)
-    assert_close(table.lookup([0, 511, 3]), table.weights[[0, 511, 3]], atol=0)
-    assert table.lookup(7).shape == (8,)
-    expected = "this learned table has 512 rows (positions 0 to 511); position 600 has no embedding — a learned table cannot extrapolate"
-    with pytest.raises(ValueError) as err:
-        table.lookup([3, 600, 700])
-    assert str(err.value) == expected
-    with pytest.raises(ValueError, match="position 512 has no embedding"):
-        table.lookup(np.arange(1024))
-    with pytest.raises(ValueError, match="positions start at 0; got -1"):
-        table.lookup([-1])
-    with pytest.raises(ValueError, match="whole numbers"):
-        table.lookup([1.5])
-
-
-def test_load_table_keeps_a_read_only_copy():
-    trained = np.arange(12, dtype=np.float32).reshape(4, 3)
-    table = lr.load_table(trained, "my checkpoint")
-    trained[0, 0] = 99.0
-    assert table.weights[0, 0] == 0.0 and table.weights.dtype == np.float64
-    assert table.source == "my checkpoint"
-    with pytest.raises(ValueError):
-        table.weights[0, 0] = 1.0  # numpy refuses to write a read-only array
-    assert lr.load_table([[1, 2]], "ints").lookup(0).tolist() == [1.0, 2.0]
-
-
-@pytest.mark.parametrize(
-    "array, words",
-    [
-        (np.zeros(768), "must be 2-D \\(positions x dimensions\\), got a 1-D array of shape \\(768,\\)"),
-        (np.zeros((2, 3, 4)), "must be 2-D"),
-        (np.zeros((0, 768)), "empty"),
-        (np.zeros((512, 0)), "empty"),
-        (np.array([[0.0, np.nan], [np.inf, 1.0]]), "1 NaN and 1 infinite values \\(the first at position 0, dimension 1\\); a trained table must be finite"),
-        (np.array([["a", "b"]]), "real numbers"),
-        (np.array([[1 + 2j]]), "real numbers"),
-    ],
-)
-def test_load_table_refuses_what_is_not_a_table(array, words):
-    with pytest.raises(ValueError, match=words):
-        lr.load_table(array, "somewhere")
-
-
 @pytest.mark.parametrize(
     "call, words",
     [
-        (lambda: lr.load_table(np.zeros((2, 2)), ""), "source"),
         (lambda: lr.learned_table(0, 8), "max_len"),
         (lambda: lr.learned_table(8, 0), "d_model"),
         (lambda: lr.learned_table(8, 2.5), "d_model"),
