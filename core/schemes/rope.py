@@ -20,37 +20,12 @@ its norm. Which two dimensions form a pair is a convention (`layout`):
 They differ only by a fixed permutation of the dimensions (`layout_permutation`).
 
 A model trained on contexts up to $L$ has seen the slow pairs turn through less than a full
-circle. To run it on longer contexts, the frequencies are rescaled. `rope_frequencies`
-follows the Hugging Face transformers rope types of the same names
-(`src/transformers/modeling_rope_utils.py`, checked against transformers 5.23.0):
-
-- "linear" (position interpolation, kaiokendev; Chen et al. 2023): every $\theta_i / s$;
-- "ntk" (NTK-aware, bloc97): a larger base, $b' = b\,s^{d/(d-2)}$, fixed (not a Hugging Face rope type:
-  their "dynamic" applies it per sequence length);
-- "dynamic" (dynamic NTK, bloc97 and emozilla): a larger base, growing with the sequence length;
-- "yarn" (Peng et al. 2023): slow pairs interpolated, fast pairs kept, a linear ramp between,
-  and an attention factor $0.1 \ln s + 1$ on cos and sin (DeepSeek's `mscale` / `mscale_all_dim`
-  ratio when both are set);
-- "llama3" (Meta, Llama 3.1): the same idea with bands set by wavelength, a smooth blend between;
-- "longrope" (Phi-3, Ding et al. 2024): one searched factor per pair, a short list up to the original
-  context and a long list beyond it, and an attention factor $\sqrt{1 + \ln s / \ln L}$;
-- "proportional" (Gemma 4's global layers): only the first $\lfloor p\,d/2 \rfloor$ pairs turn, with
-  exponents over the whole head; the others get frequency 0 and never turn.
-
-Each kind is one record, a `ScalingKind` in `SCALING_KINDS` (as transformers keeps
-`ROPE_INIT_FUNCTIONS`): its frequency rule and attention factor, its checks, whether it depends on
-the sequence length, its generated code, where its regions change, and how the pages' controls set
-it. The rest of the app (the torch twin, /context's analysis, /code, the controls and their link
-checks) reads the record and never names a kind, so a kind is added in a section of its own below.
-
-**Partial rotary** (`partial_rotary_factor` p, GPT-NeoX / Pythia 0.25, Phi-2 0.4): only the first
-$r = \lfloor p\,d \rfloor$ dimensions of a head rotate, with frequencies $\text{base}^{-2i/r}$ over
-that width, and every scaling rule works on $r$ instead of $d$. Hugging Face returns
-$\lceil r/2 \rceil$ frequencies and `apply_rope` turns the first $2\lceil r/2 \rceil$ dimensions
-(GPT-NeoX's `rotary_dim = cos.shape[-1]`): in the "half" layout dimension $i$ with $i + n$ for the
-$n$ frequencies, in the "interleaved" layout $2i$ with $2i + 1$ for $i < n$; the dimensions after them
-pass through unchanged, and the attention factor does not touch them (it multiplies cos and sin only).
-YaRN and LongRoPE need an even $r$ (Hugging Face fails on an odd one; here it is a ValueError).
+circle; to run it on longer contexts the frequencies are rescaled, following the Hugging Face
+transformers rope types (`src/transformers/modeling_rope_utils.py`, checked against transformers
+5.23.0). Each scaling kind is one record, a `ScalingKind` in `SCALING_KINDS` (as transformers keeps
+`ROPE_INIT_FUNCTIONS`), written top to bottom in a section of its own below; the rest of the app
+reads the record and never names a kind. Partial rotary (only the first dimensions of a head turn):
+`rotary_dim`, `rope_frequencies`, `apply_rope`.
 
 All arrays are numpy float64 (Hugging Face computes the frequencies in float32).
 """
@@ -382,7 +357,7 @@ def _default_code(dim: int, scaling: RopeScaling | None, D: str) -> CodeRule:
 def linear_frequencies(
     head_dim: int, base: float, scaling: RopeScaling, seq_len: int | None = None, partial_rotary_factor: float = 1.0
 ) -> tuple[np.ndarray, float]:
-    r"""Position interpolation: $\theta_i' = \theta_i / s$, the same as feeding positions $m / s$
+    r"""Position interpolation (kaiokendev; Chen et al. 2023): $\theta_i' = \theta_i / s$, the same as feeding positions $m / s$
     (Hugging Face `_compute_linear_scaling_rope_parameters`; seq_len is unused).
     Returns ((ceil(r / 2),), attention factor 1.0), r = `rotary_dim`."""
     # $\theta_i' = \theta_i / s$
@@ -437,8 +412,8 @@ def ntk_frequencies(
     head_dim: int, base: float, scaling: RopeScaling, seq_len: int | None = None, partial_rotary_factor: float = 1.0
 ) -> tuple[np.ndarray, float]:
     r"""The NTK-aware base change as a fixed rule: the default frequencies with the base of
-    `ntk_aware_base`, $\theta_i' = b'^{-2i/r}$, $b' = b\,s^{r/(r-2)}$ (seq_len unused; "dynamic" is
-    the same change made per sequence length). Returns ((ceil(r / 2),), attention factor 1.0)."""
+    `ntk_aware_base`, $\theta_i' = b'^{-2i/r}$, $b' = b\,s^{r/(r-2)}$ (seq_len unused; not a Hugging Face
+    rope type: their "dynamic" is the same change made per sequence length). Returns ((ceil(r / 2),), attention factor 1.0)."""
     dim = rotary_dim(head_dim, partial_rotary_factor)
     return _theta(dim, _ntk_base(base, scaling.factor, dim)), 1.0
 
@@ -498,7 +473,7 @@ def dynamic_base(head_dim: int, base: float, scaling: RopeScaling, seq_len: int 
 def dynamic_frequencies(
     head_dim: int, base: float, scaling: RopeScaling, seq_len: int | None = None, partial_rotary_factor: float = 1.0
 ) -> tuple[np.ndarray, float]:
-    r"""Dynamic NTK scaling: the default frequencies with the base $b'$ of `dynamic_base`,
+    r"""Dynamic NTK scaling (bloc97 and emozilla): the default frequencies with the base $b'$ of `dynamic_base`,
     $\theta_i' = b'^{-2i/r}$. Returns ((ceil(r / 2),), attention factor 1.0)."""
     dim = rotary_dim(head_dim, partial_rotary_factor)
     return _theta(dim, dynamic_base(head_dim, base, scaling, seq_len, partial_rotary_factor)), 1.0
@@ -966,18 +941,16 @@ def rope_frequencies(
 ) -> tuple[np.ndarray, float]:
     r"""The frequencies $\theta_i$ of every turning pair and the attention factor that multiplies cos
     and sin, as Hugging Face transformers computes them for rope type `scaling.kind` ("default"
-    when scaling is None, with GPT-NeoX's and Phi's partial rotary): the rule of the kind's record.
-    seq_len (the current sequence length, Hugging Face's max(position_ids) + 1) matters only for a
-    kind whose record is `length_dependent` ("dynamic", "longrope").
+    when scaling is None): the rule of the kind's record. seq_len (the current sequence length,
+    Hugging Face's max(position_ids) + 1) matters only for a `length_dependent` kind.
 
-    partial_rotary_factor p: only the first r = int(head_dim · p) dimensions rotate (`rotary_dim`);
-    the frequencies are computed over r. A kind with `turning_proportion` ("proportional") reads p as
-    its proportion of turning pairs instead.
+    partial_rotary_factor p (GPT-NeoX / Pythia 0.25, Phi-2 0.4): only the first r = int(head_dim · p)
+    dimensions rotate (`rotary_dim`), with frequencies over r; a kind with `turning_proportion` reads p
+    as its proportion of turning pairs instead. Hugging Face returns ceil(r / 2) frequencies (r / 2 for
+    an `even_rotary` kind, which refuses an odd r), and `apply_rope` turns the first 2 · len(inv_freq)
+    dimensions and leaves the others as they are (GPT-NeoX's `rotary_dim = cos.shape[-1]`).
 
-    Returns (inv_freq, attention_factor): inv_freq has ceil(r / 2) entries (head_dim // 2 when
-    p = 1; r / 2 for an `even_rotary` kind: yarn, longrope), and head_dim // 2 for "proportional",
-    whose pairs past the first int(p · head_dim // 2) are 0. `apply_rope` rotates the first
-    2 · len(inv_freq) dimensions and leaves the others as they are.
+    Returns (inv_freq, attention_factor).
     """
     head_dim, base = _check_head_dim(head_dim), _check_base(base)
     p = _check_partial(partial_rotary_factor)
@@ -1186,9 +1159,7 @@ def scaling_regions(
     The unscaled frequencies are those of the same rotary width (`rotary_dim`), or of the whole head
     for a kind with `turning_proportion` ("proportional"). Ratios are compared with a relative
     tolerance of 1e-9. `edges` are the wavelengths where the label changes, the `edges` of the kind's
-    record: llama3 (L / high_freq_factor, L / low_freq_factor); yarn the wavelengths of the pairs low
-    and high of `yarn_correction_range`; none for the other kinds. For a `length_dependent` kind the
-    ratio depends on seq_len (none or at most L: dynamic keeps every pair, longrope uses its short list).
+    record. For a `length_dependent` kind the ratio depends on seq_len.
     Returns a ScalingRegions of (len(inv_freq),) arrays, as `rope_frequencies` returns them.
     """
     inv_freq, _ = rope_frequencies(head_dim, base, scaling, seq_len=seq_len, partial_rotary_factor=partial_rotary_factor)
