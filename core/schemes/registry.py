@@ -113,18 +113,6 @@ class Picture:
     per: str
     what: str
 
-    @property
-    def x_title(self) -> str:
-        return "dimension" if self.per == "position" else "key position"
-
-    @property
-    def y_title(self) -> str:
-        return "position" if self.per == "position" else "query position"
-
-    @property
-    def colorbar_title(self) -> str:
-        return "value" if self.per == "position" else "bias"
-
 
 def _positions(positions) -> np.ndarray:
     return np.asarray(positions, dtype=np.float64).reshape(-1)
@@ -161,16 +149,12 @@ class Scheme:
     encode: Callable[[np.ndarray, Setting], np.ndarray] | None = None
     rotation: Callable[[np.ndarray, np.ndarray, Setting], np.ndarray] | None = None
     bias: Callable[[np.ndarray, np.ndarray, Setting, np.ndarray | None], np.ndarray] | None = None
-    table_rows: Callable[[Setting], int | None] = lambda s: None
+    max_position: Callable[[Setting], int | None] = lambda s: None  # positions from it on are refused (a table ends)
     count: Callable[[Setting], int] = lambda s: 0
     trainable: Callable[[Setting, Any], Any] | None = None
     carries_position: bool = True
     pair_columns: Callable[[Setting], tuple[np.ndarray, np.ndarray]] | None = None
     discrete: bool = False
-
-    def max_position(self, setting: Setting) -> int | None:
-        """First position without a code (positions >= this are refused), or None."""
-        return self.table_rows(setting)
 
     def parameters(self, setting: Setting) -> int:
         """Trainable numbers a model with this scheme learns for positions."""
@@ -397,7 +381,7 @@ SCHEMES: dict[str, Scheme] = {
             WIDTH | LENGTH,
             lambda s: naive.one_hot_source(s.width, s.train_len),
             encode=_one_hot,
-            table_rows=lambda s: min(s.width, s.train_len),
+            max_position=lambda s: min(s.width, s.train_len),
             discrete=True,
         ),
         Scheme(
@@ -431,7 +415,7 @@ SCHEMES: dict[str, Scheme] = {
             WIDTH | LENGTH | SEED,
             lambda s: learned.source(s.width, s.train_len, s.seed),
             encode=lambda p, s: learned.learned_rows(p, s.width, seed=s.seed),
-            table_rows=lambda s: s.train_len,
+            max_position=lambda s: s.train_len,
             count=lambda s: s.train_len * s.width,
         ),
         Scheme(
