@@ -206,11 +206,6 @@ class TableAnalysis:
     peak: np.ndarray  # (d',) share of power at the dominant frequency (+-1 bin)
 
     @property
-    def coords(self) -> np.ndarray:
-        """The path in the first three principal directions. (n, 3)"""
-        return self.scores[:, :3]
-
-    @property
     def turns(self) -> float:
         """Windings of the PC1-PC2 path around its centre."""
         return path_turns(self.scores[:, :2])
