@@ -124,12 +124,6 @@ class BucketRange:
     low: int | None
     high: int | None
 
-    def contains(self, r: int) -> bool:
-        """Whether relative position r falls in this bucket."""
-        if self.kind == "unused":
-            return False
-        return (self.low is None or r >= self.low) and (self.high is None or r <= self.high)
-
     @property
     def label(self) -> str:
         """The range in words, for a hover or an axis: '-3', '-22 to -16', '-91 or less', '1 or more'."""

@@ -164,12 +164,10 @@ def test_ranges_partition_the_relative_positions_as_the_buckets_do(config):
     r = np.arange(-3 * d - 5, 3 * d + 6)
     b = rel.t5_relative_bucket(r, **config)
     for x in ranges:
-        # the range as bounds over every offset at once, and contains() where it changes its answer
+        # the range as bounds over every offset at once
         inside = (x.kind != "unused") & (r >= (r[0] if x.low is None else x.low)) & (r <= (r[-1] if x.high is None else x.high))
         assert np.array_equal(inside, b == x.bucket), x
         assert (x.kind == "unused") == (not inside.any())
-        edges = [v for end in (x.low, x.high) if end is not None for v in (end - 1, end, end + 1) if r[0] <= v <= r[-1]]
-        assert [x.contains(v) for v in edges] == [bool(inside[v - r[0]]) for v in edges], x
     max_exact = (config["num_buckets"] // 2 if config["bidirectional"] else config["num_buckets"]) // 2
     assert all(x.low == x.high for x in ranges if x.kind == "exact" and x.low is not None and x.high is not None)
     assert sum(x.kind == "exact" for x in ranges) == (2 * max_exact - 1 if config["bidirectional"] else max_exact)
