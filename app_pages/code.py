@@ -7,7 +7,7 @@ import numpy as np
 import streamlit as st
 
 from core.files import codegen, downloads
-from core.files.rope_code import rope_code
+from core.files.codegen import rope_code
 from core.schemes import rope
 from core.schemes.registry import SCHEMES, Setting
 from core.schemes.rope_presets import PRESETS

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from core.analysis import context as cx
-from core.files.rope_code import rope_code
+from core.files.codegen import rope_code
 from core.schemes.rope_presets import PRESETS, RopePreset
 from core.viz import charts, palette
 from ui.display import guarded, plot

@@ -35,6 +35,7 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from core.schemes import rope
 from core.schemes.formula import Constant, Expr, Formula, literal
 from core.schemes.registry import ADDED, BIAS, NOTHING, ROTARY, SCHEMES, Scheme, Setting
 
@@ -431,3 +432,12 @@ def generate(scheme_name: str, setting: Setting, *, table_len: int | None = None
     if (setting.scaling is not None or setting.layout != "half") and not {"layout", "scaling"} <= scheme.reads:
         raise ValueError(f"A pair layout or a scaling applies to RoPE only, not to {scheme.label}.")
     return TEMPLATES[scheme.applied](scheme, setting, scheme.formula(setting))
+
+
+def rope_code(head_dim: int, base: float, layout: str = "half", scaling: rope.RopeScaling | None = None, partial_rotary_factor: float = 1.0) -> GeneratedCode:
+    """The rotary template around `rope.source` for what a `Setting` cannot hold, a partial rotary factor
+    (GPT-NeoX, Phi-2) or a preset's scaling (LongRoPE's lists, proportional RoPE, YaRN's mscale), as
+    /context and /code export a model preset: the same code /code shows for the settings they share.
+    Settings core refuses raise its ValueError."""
+    formula = rope.source(head_dim, base, layout, scaling, partial_rotary_factor)
+    return _rotary(SCHEMES["rope"], Setting(width=head_dim, base=base, layout=layout, scaling=scaling), formula)

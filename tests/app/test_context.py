@@ -14,7 +14,7 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 from core.analysis import context as cx
-from core.files.rope_code import rope_code
+from core.files.codegen import rope_code
 from core.schemes import rope
 from core.viz import describe
 from core.schemes.rope_presets import PRESETS, STATUSES

@@ -14,7 +14,7 @@ import torch
 
 from core.files.codegen import GeneratedCode, generate, literal
 from core.files.downloads import MAX_CSV_VALUES, MAX_NPY_VALUES, current_matrix, extent, to_csv, to_npy
-from core.files.rope_code import rope_code  # the template around rope.source with a partial rotary factor (/context)
+from core.files.codegen import rope_code  # the template around rope.source with a partial rotary factor (/context)
 from core.schemes import relative, rope
 from core.schemes.registry import ADDED, BIAS, NOTHING, ROTARY, SCHEMES, T5_BUCKETS, T5_MAX_DISTANCE, Setting
 from tests.core.schemes.test_rope import SAMPLE_ORIGINAL, sample_scaling

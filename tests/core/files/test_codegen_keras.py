@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from core.files.codegen import generate
-from core.files.rope_code import rope_code
+from core.files.codegen import rope_code
 from core.schemes import rope
 from core.schemes.registry import BIAS, SCHEMES, Setting
 from tests.core.files.test_codegen import ADDED_SCHEMES, ROPE_SCALINGS, SETTINGS, rope_reference, run
