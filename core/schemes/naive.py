@@ -36,23 +36,16 @@ def binary_width(max_len: int) -> int:
     return max(1, int(max_len - 1).bit_length())
 
 
-def binary_positions(max_len: int, n_bits: int | None = None) -> np.ndarray:
+def binary_positions(max_len: int) -> np.ndarray:
     """Bit b of p in column b, least significant first (the fastest-flipping column first,
-    as in the sinusoid). Returns (L, n_bits) of 0.0/1.0."""
+    as in the sinusoid). Returns (L, binary_width(L)) of 0.0/1.0."""
     pos = _positions(max_len).astype(np.int64)
-    n_bits = binary_width(max_len) if n_bits is None else n_bits
-    if n_bits < binary_width(max_len):
-        raise ValueError(f"{n_bits} bits cannot count to {max_len - 1}.")
-    return ((pos[:, None] >> np.arange(n_bits)[None, :]) & 1).astype(np.float64)
+    return ((pos[:, None] >> np.arange(binary_width(max_len))[None, :]) & 1).astype(np.float64)
 
 
-def one_hot_positions(max_len: int, table_size: int | None = None) -> np.ndarray:
-    """Row p is the unit vector e_p of a table with `table_size` rows (default max_len).
-    A position at or past the table size has no code: ValueError. Returns (L, table_size)."""
-    size = max_len if table_size is None else table_size
-    if max_len > size:
-        raise ValueError(f"a one-hot table of {size} positions has no code for position {size} or later.")
-    return np.eye(max_len, size)
+def one_hot_positions(max_len: int) -> np.ndarray:
+    """Row p is the unit vector e_p of a table of max_len rows. Returns (L, L)."""
+    return np.eye(max_len)
 
 
 def neighbour_distances(codes: np.ndarray) -> np.ndarray:

@@ -132,25 +132,24 @@ def rotation_matrix(offset: float, d_model: int, base: float = 10_000.0, *, layo
     return np.where(same_pair, value, 0.0)
 
 
-def t2t_frequencies(channels: int, *, min_timescale: float = 1.0, max_timescale: float = 1.0e4) -> np.ndarray:
+def t2t_frequencies(channels: int, *, max_timescale: float = 1.0e4) -> np.ndarray:
     r"""Inverse timescales of tensor2tensor's `get_timing_signal_1d` (and fairseq's
-    `SinusoidalPositionalEmbedding`): n = channels // 2 frequencies spaced geometrically from
-    1/min_timescale down to exactly 1/max_timescale, i.e. exponent step log(max/min)/(n-1),
+    `SinusoidalPositionalEmbedding`) at their min_timescale 1: n = channels // 2 frequencies spaced
+    geometrically from 1 down to exactly 1/max_timescale, i.e. exponent step log(max)/(n-1),
     where the paper steps by log(base)*2/d and never reaches 1/base. Returns (channels // 2,)."""
     if int(channels) != channels or channels < 1:
         raise ValueError(f"channels must be a whole number of at least 1, got {channels!r}.")
-    if not (0 < min_timescale <= max_timescale) or not np.isfinite(max_timescale):
-        raise ValueError("timescales must satisfy 0 < min_timescale <= max_timescale < inf.")
+    if not np.isfinite(max_timescale) or max_timescale < 1:
+        raise ValueError("timescales must satisfy 1 <= max_timescale < inf.")
     n = channels // 2
-    log_increment = np.log(max_timescale / min_timescale) / max(n - 1, 1)
-    return min_timescale * np.exp(-log_increment * np.arange(n, dtype=np.float64))
+    log_increment = np.log(max_timescale) / max(n - 1, 1)
+    return np.exp(-log_increment * np.arange(n, dtype=np.float64))
 
 
 def t2t_timing_signal(
     length: int,
     channels: int,
     *,
-    min_timescale: float = 1.0,
     max_timescale: float = 1.0e4,
     start_index: int = 0,
     positions: np.ndarray | None = None,
@@ -161,7 +160,7 @@ def t2t_timing_signal(
     ignored). Returns (length, channels) float64, or (len(positions), channels)."""
     if int(length) != length or length < 0:
         raise ValueError(f"length must be a whole number of at least 0, got {length!r}.")
-    inv = t2t_frequencies(channels, min_timescale=min_timescale, max_timescale=max_timescale)
+    inv = t2t_frequencies(channels, max_timescale=max_timescale)
     if positions is None:
         pos = np.arange(start_index, start_index + length, dtype=np.float64)
     else:
