@@ -1,28 +1,6 @@
-r"""What a real model's RoPE does at long context: the numbers behind the /context page.
-
-For one kind of layer of a preset (`core.schemes.rope_presets`):
-
-- `pair_view`: every pair of the head, fastest first, with its wavelength $2\pi/\theta_i$ before and
-  after scaling, what the scaling did to it ("kept", "blended", "interpolated") and the pairs that
-  never turn ("not rotated": the dimensions partial rotary leaves alone, and proportional RoPE's
-  zero frequencies); whether it completes a turn within the trained and the extended context.
-- `decay_curves`: the score of a query and key of all ones against the offset, before and after
-  scaling (`core.schemes.rope.relative_score`), divided by the head width.
-- `summary_rows`: one row per model and layer kind, for the side-by-side table.
-- `link_params`: the /rope and /code URL that opens the nearest setting those pages can show, and
-  what it leaves out.
-
-The dynamic-NTK pitfall (`dynamic_cache_error`): dynamic NTK changes the base with the sequence
-length, so keys cached while the sequence was short were rotated with another base than a query
-at a longer length; their score is not the one the model would compute from scratch.
-
-RoPE in 2-D (`patch_similarity` over `axial_angles`, `mrope_angles`, `flat_angles`): the angle of
-pair i of a patch at row r, column c is, for axial RoPE (Qwen2-VL's vision encoder),
-$r\,\phi_i$ for the first half of the pairs and $c\,\phi_i$ for the second, $\phi_i = b^{-4i/d}$;
-for M-RoPE (Qwen2-VL's text model) the pairs are cut into consecutive sections
-(temporal, height, width) = `mrope_section`, each turned by its own coordinate; for 1-D RoPE over
-the flattened patches, by the index $rW + c$. A query and key of all ones score
-$\frac{1}{d/2}\sum_i \cos(\alpha_i(p) - \alpha_i(p_0))$ between patch p and the query patch p_0.
+"""What a real model's RoPE does at long context: the numbers behind the /context page, for one kind of
+layer of a preset (`core.schemes.rope_presets`): its pairs before and after scaling, the angles they reach
+and the scores' decay, the /rope and /code links, the dynamic-NTK cache pitfall, and RoPE in 2-D.
 
 Imports core.schemes only; arrays are numpy float64.
 """

@@ -1,16 +1,7 @@
 r"""Measuring a table of position vectors P (L positions x d dimensions), learned or closed-form.
 
-Pure numpy; every function takes the table (or what an earlier one returned) and says the
-shape it returns. The same functions measure a trained model's table and the sinusoid of
-the same width, so the two can be compared number for number.
-
-- Cosine similarity $C_{pq} = P_p \cdot P_q / (\lVert P_p \rVert \lVert P_q \rVert)$.
-- PCA: centre the rows, $X = P - \bar P = U \Sigma V^\top$; the path of the positions in the
-  first k principal directions is $U_{:, :k} \Sigma_{:k}$ and direction i explains
-  $\sigma_i^2 / \sum_j \sigma_j^2$ of the variance.
-- Spectrum: each dimension is a signal over position; with its mean removed,
-  $\text{power}_j(f) = |\sum_p X_{pj} e^{-2\pi i f p}|^2$ at $f = k / L$ cycles per position,
-  k = 0 .. L/2 (numpy's rfft).
+The same functions measure a trained model's table and the sinusoid of the same width, so the
+two can be compared number for number.
 """
 
 from __future__ import annotations

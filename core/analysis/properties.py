@@ -1,16 +1,8 @@
 """Properties of a positional scheme, measured from the arrays it produces (never typed in).
 
-Every scheme in the registry gets the same questions, asked of the same kind of array:
-
-- its *code*, `Scheme.codes`: what position p (or, for bias schemes, distance k) turns into.
-  Added schemes: the row PE(p) (width values); rotary: a fixed unit vector after rotation to
-  position p (width values); bias schemes: the bias at distance k in every head (H values),
-  because they store no absolute position at all, only distances;
-- its *pair score* S(m, n), `Scheme.pair_scores`: what the scheme contributes to the attention
-  score between a query at m and a key at n. Added: PE(m)·PE(n); rotary: (R_m q)·(R_n k) for
-  fixed random unit q, k; bias: the bias averaged over heads; none: 0.
-
-From these: bounded (max |code|), unique (smallest distance between the codes of distinct
+Every scheme in the registry gets the same questions, asked of its codes (`Scheme.codes`: what
+position p, or for a bias distance k, turns into) and its pair scores (`Scheme.pair_scores`). From
+these: bounded (max |code|), unique (smallest distance between the codes of distinct
 positions), smooth (mean neighbour distance over mean distance), relative (how much S at a
 fixed offset varies with the absolute start, relative to how much S varies at all),
 extrapolation (what the code does on [L, 2L) compared with [0, L)), parameters.

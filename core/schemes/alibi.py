@@ -5,10 +5,7 @@ between query i and key j to the attention score,
 
 $$\text{score}_{h,i,j} = q_i \cdot k_j - m_h\,(i - j), \qquad j \le i,$$
 
-with one fixed slope $m_h$ per head. For $n$ heads, $n$ a power of two, the slopes are the
-geometric sequence $m_h = 2^{-8h/n}$, $h = 1 \dots n$ (8 heads: 1/2, 1/4, ..., 1/256). Other
-head counts take the slopes of the closest smaller power of two and fill up with every other
-slope of the doubled count (the reference code's `get_slopes`).
+with one fixed slope $m_h$ per head (`alibi_slopes`; 8 heads: 1/2, 1/4, ..., 1/256).
 
 Because softmax ignores a constant added to a whole row, the bias only needs the offset
 $i - j$; the helpers below evaluate it for chosen offsets, rows or columns, so a page at a

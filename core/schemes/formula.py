@@ -1,11 +1,6 @@
-"""The piece of generated code a scheme contributes: its `Formula`.
-
-The code page shows, for the scheme and settings on screen, a self-contained NumPy function and
-PyTorch module (`core.files.codegen` assembles them). The template around them depends only on
-how the scheme is applied (added, rotating queries and keys, a bias on the scores); what is the
-scheme's own, its constants, its docstring formula and the lines that compute it, lives in the
-scheme's module beside the math it mirrors, as a function returning a `Formula`, and its
-registry entry points to that function. So adding a scheme touches no table in codegen.
+"""The piece of generated code a scheme contributes: its `Formula`, written in the scheme's module
+beside the math it mirrors; `core.files.codegen` puts it into the template of how the scheme is
+applied, so adding a scheme touches no table in codegen.
 
 Code blocks are written unindented (the template indents them) with the same floating-point
 operations as the core function they mirror: tests/core/files/test_codegen.py executes every

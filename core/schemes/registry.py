@@ -1,25 +1,10 @@
 """The registry of positional-encoding schemes: the single source of truth for what exists.
 
 A scheme is one module (its math, pure functions named after the quantity) plus one entry here.
-The entry carries everything other code needs from it, so pages, analysis, the lab, the code
-export and the downloads never switch on a scheme's name or on how it is applied:
-
-- how it enters attention, three hooks a model calls (`core.analysis.attention`, the lab):
-  `input_code(positions, setting) -> (L, width)` added to the token vectors (naive codes, the
-  sinusoids, a learned table; zeros for the others); `rotate(x, positions, setting)` applied to
-  queries and keys of every head (RoPE; the identity for the others);
-  `score_bias(q_pos, k_pos, setting, q=None) -> (H, Lq, Lk)` added to the attention scores
-  (ALiBi, T5, Shaw, KERPLE; zeros for the others; Shaw's depends on the queries `q`, and a
-  fixed unit query stands in without them);
-- what its picture is: `picture(positions, setting)` (what the compare and code pages draw and
-  the downloads hold), `codes(positions, setting)` (what a position, or for a bias a distance,
-  becomes: the properties table measures these) and `pair_scores(rows, cols, setting)` (what
-  the scheme adds to the score between two positions);
-- its generated code, `formula(setting)` (a `core.schemes.formula.Formula`, from its module);
-- where it learns, its trainable torch twin, `trainable(setting, generator)` (built lazily, so
-  importing the registry never imports torch), and `parameters(setting)`, the count;
-- `reads`: the settings it uses, so a page can say which ones it ignores;
-- `max_position(setting)`: the first position it has no code for (a table ends; None: any).
+The entry carries everything other code needs from it (the hooks a model calls, its picture, its
+generated code, its trainable torch twin, built lazily so that importing the registry never
+imports torch, the settings it reads, where a table ends), so pages, analysis, the lab, the code
+export and the downloads never switch on a scheme's name or on how it is applied.
 """
 
 from __future__ import annotations
