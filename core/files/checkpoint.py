@@ -138,40 +138,33 @@ def _suffix(filename: str) -> str:
     return PurePath(filename).suffix.lower()
 
 
+# What a file's first bytes make it, and that in words (a pickle and safetensors are told apart in `sniff`)
+_SIGNATURES = (
+    ("npy", (b"\x93NUMPY",), "a NumPy .npy array"),
+    ("zip", (b"PK\x03\x04", b"PK\x05\x06"), "a zip archive"),
+    ("png", (b"\x89PNG\r\n\x1a\n",), "a PNG image"),
+    ("jpeg", (b"\xff\xd8\xff",), "a JPEG image"),
+    ("gzip", (b"\x1f\x8b",), "a gzip archive"),
+    ("pdf", (b"%PDF",), "a PDF document"),
+)
+_LOOKS_LIKE = {kind: words for kind, _, words in _SIGNATURES} | {"safetensors": "a safetensors file"}
+
+
 def sniff(data: bytes) -> str:
-    """What the bytes look like, from their first bytes: "npy", "zip", "pickle", "png",
-    "jpeg", "gzip", "pdf", "safetensors", "empty" or "unknown"."""
+    """What the bytes look like, from their first bytes: a kind of `_SIGNATURES`, "pickle",
+    "safetensors", "empty" or "unknown"."""
     if not data:
         return "empty"
-    if data.startswith(b"\x93NUMPY"):
-        return "npy"
-    if data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
-        return "zip"
+    for kind, starts, _ in _SIGNATURES:
+        if data.startswith(starts):
+            return kind
     if len(data) >= 2 and data[0] == 0x80 and 2 <= data[1] <= 5:
         return "pickle"
-    if data.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "png"
-    if data.startswith(b"\xff\xd8\xff"):
-        return "jpeg"
-    if data.startswith(b"\x1f\x8b"):
-        return "gzip"
-    if data.startswith(b"%PDF"):
-        return "pdf"
     if len(data) >= 9 and int.from_bytes(data[:8], "little") <= min(len(data) - 8, HEADER_LIMIT) and data[8:9] == b"{":
         return "safetensors"
     return "unknown"
 
 
-_LOOKS_LIKE = {
-    "npy": "a NumPy .npy array",
-    "zip": "a zip archive",
-    "pickle": "a Python pickle (what torch.save writes)",
-    "png": "a PNG image",
-    "jpeg": "a JPEG image",
-    "gzip": "a gzip archive",
-    "pdf": "a PDF document",
-    "safetensors": "a safetensors file",
-}
 _SUFFIX_OF = {"npy": ".npy", "zip": ".npz", "safetensors": ".safetensors"}
 
 
