@@ -144,34 +144,21 @@ class RopeScaling:
     original_max_len: L, the context length the model was trained on; Hugging Face's
         `original_max_position_embeddings` (yarn, llama3, longrope), or `max_position_embeddings` for
         dynamic, which scales against that. "linear", "ntk" and "proportional" do not use it.
-    beta_fast, beta_slow (yarn): a pair that turns more than beta_fast times over L keeps its
-        frequency, one that turns fewer than beta_slow times is interpolated; 32 and 1 as in
-        the YaRN paper.
-    low_freq_factor, high_freq_factor (llama3): pairs with a wavelength above L / low are
-        interpolated, below L / high kept; 1 and 4 as in Llama 3.1.
-    attention_factor (yarn, longrope): multiplies cos and sin; None means the kind's own rule
-        (`yarn_attention_factor`, `longrope_attention_factor`).
-    truncate (yarn): round the ramp's ends outwards to whole pairs, as Hugging Face does by
-        default (gpt-oss sets it to False).
-    mscale, mscale_all_dim (yarn, DeepSeek): when both are set (and attention_factor is not), the
-        attention factor is yarn_mscale(s, mscale) / yarn_mscale(s, mscale_all_dim); one alone is
-        ignored, as in Hugging Face.
-    short_factor, long_factor (longrope): one divisor per rotating pair (stored as tuples of floats);
-        the short list while the sequence fits in L, the long list once it is longer.
+    The other fields belong to one kind each, and its section below says what they do.
     """
 
     kind: str
     factor: float
     original_max_len: int
-    beta_fast: float = 32.0
+    beta_fast: float = 32.0  # yarn: 32 and 1 as in the YaRN paper
     beta_slow: float = 1.0
-    low_freq_factor: float = 1.0
+    low_freq_factor: float = 1.0  # llama3: 1 and 4 as in Llama 3.1
     high_freq_factor: float = 4.0
-    attention_factor: float | None = None
-    truncate: bool = True
-    mscale: float | None = None
+    attention_factor: float | None = None  # yarn, longrope: None means the kind's own rule
+    truncate: bool = True  # yarn: as Hugging Face's default (gpt-oss sets False)
+    mscale: float | None = None  # yarn (DeepSeek)
     mscale_all_dim: float | None = None
-    short_factor: tuple[float, ...] | None = None
+    short_factor: tuple[float, ...] | None = None  # longrope, stored as tuples of floats
     long_factor: tuple[float, ...] | None = None
 
     def __post_init__(self) -> None:
