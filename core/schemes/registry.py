@@ -264,14 +264,6 @@ def _rope(x: np.ndarray, pos: np.ndarray, s: Setting) -> np.ndarray:
     return rope.apply_rope(x, pos, inv_freq, layout=s.layout, attention_factor=factor)
 
 
-def _rope_pairs(s: Setting) -> tuple[np.ndarray, np.ndarray]:
-    """The two members of every rotated pair in the setting's layout: (i, i + d/2) or (2i, 2i + 1)."""
-    half = s.width // 2
-    if s.layout == "half":
-        return np.arange(half), half + np.arange(half)
-    return np.arange(0, 2 * half, 2), np.arange(1, 2 * half, 2)
-
-
 def _alibi(qp: np.ndarray, kp: np.ndarray, s: Setting, q: np.ndarray | None) -> np.ndarray:
     """-m_h |i - j|: the causal form -m_h (i - j) on and below the diagonal; a causal model's
     mask hides the rest, a bidirectional one sees the symmetric distance penalty."""
@@ -412,7 +404,7 @@ SCHEMES: dict[str, Scheme] = {
             WIDTH | BASE | ROPE,
             lambda s: rope.source(s.width, s.base, s.layout, s.scaling),
             rotation=_rope,
-            pair_columns=_rope_pairs,
+            pair_columns=lambda s: rope.pair_members(np.arange(s.width), s.layout),  # (i, i + d/2) or (2i, 2i + 1)
         ),
         Scheme(
             "alibi",

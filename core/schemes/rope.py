@@ -985,7 +985,7 @@ def rope_angles(positions: np.ndarray, inv_freq: np.ndarray) -> np.ndarray:
     return _as_positions(positions)[:, None] * _as_inv_freq(inv_freq)[None, :]  # (L, d/2)
 
 
-def _pairs(x: np.ndarray, layout: str, n: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def pair_members(x: np.ndarray, layout: str, n: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The two members (a, b) of each of the first n pairs along the last axis (all d/2 when n is
     None): "half" pairs i with i + n, "interleaved" 2i with 2i + 1, both within the first 2n
     dimensions. Views, (..., n) each."""
@@ -1027,10 +1027,10 @@ def apply_rope(x: np.ndarray, positions: np.ndarray, inv_freq: np.ndarray, *, la
         )
     if x.shape[-2] != pos.size:
         raise ValueError(f"x has {x.shape[-2]} positions (rows) but {pos.size} positions were given.")
-    a, b = _pairs(x, layout, n)
+    a, b = pair_members(x, layout, n)
     out = np.empty(x.shape, dtype=np.float64)
     out[..., 2 * n :] = x[..., 2 * n :]  # partial rotary: the rest passes through
-    out_a, out_b = _pairs(out, layout, n)
+    out_a, out_b = pair_members(out, layout, n)
     for rows in _blocks(pos.size, inv_freq.size):  # a block of positions at a time: temporaries stay small
         angle = pos[rows, None] * inv_freq[None, :]  # (block, d/2)
         cos, sin = attention_factor * np.cos(angle), attention_factor * np.sin(angle)
@@ -1105,8 +1105,8 @@ def relative_score(
     n = inv_freq.size
     if q.ndim not in (1, 2) or q.shape[-1] < 2 * n:
         raise ValueError(f"q and k must have shape (d,) or (B, d) with d = 2 * len(inv_freq) = {2 * n} or more, got {q.shape}.")
-    qa, qb = _pairs(q, layout, n)
-    ka, kb = _pairs(k, layout, n)
+    qa, qb = pair_members(q, layout, n)
+    ka, kb = pair_members(k, layout, n)
     cos_coef = (qa * ka + qb * kb).reshape(-1, n).mean(axis=0)  # (n,)
     sin_coef = (qa * kb - qb * ka).reshape(-1, n).mean(axis=0)  # (n,)
     still = float((q[..., 2 * n :] * k[..., 2 * n :]).reshape(-1, q.shape[-1] - 2 * n).sum(axis=1).mean()) if q.shape[-1] > 2 * n else 0.0
