@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from core.schemes import rope
 from core.schemes.formula import Constant, Expr, Formula, literal
@@ -416,18 +416,15 @@ def _bias(scheme: Scheme, s: Setting, f: Formula) -> GeneratedCode:
 TEMPLATES: dict[str, Callable[[Scheme, Setting, Formula], GeneratedCode]] = {ADDED: _added, NOTHING: _added, ROTARY: _rotary, BIAS: _bias}
 
 
-def generate(scheme_name: str, setting: Setting, *, table_len: int | None = None) -> GeneratedCode:
+def generate(scheme_name: str, setting: Setting) -> GeneratedCode:
     """The NumPy and PyTorch code that reproduce `scheme_name` (a key of registry.SCHEMES) at
     `setting`, as the registry's hooks compute it (width = d_model for added schemes and the head
     width for RoPE, whose pair layout and scaling are setting.layout and setting.scaling; n_heads
-    and seed for bias schemes; train_len is MAX_LEN, the rows of a table). `table_len`, when
-    given, replaces setting.train_len. Settings that core refuses raise its ValueError.
-    Returns a GeneratedCode.
+    and seed for bias schemes; train_len is MAX_LEN, the rows of a table). Settings that core
+    refuses raise its ValueError.
     """
     if scheme_name not in SCHEMES:
         raise ValueError(f"Unknown scheme {scheme_name!r}; choose one of {', '.join(SCHEMES)}.")
-    if table_len is not None:
-        setting = replace(setting, train_len=table_len)
     scheme = SCHEMES[scheme_name]
     if (setting.scaling is not None or setting.layout != "half") and not {"layout", "scaling"} <= scheme.reads:
         raise ValueError(f"A pair layout or a scaling applies to RoPE only, not to {scheme.label}.")

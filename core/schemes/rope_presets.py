@@ -172,11 +172,6 @@ class RopePreset:
         every = self.window if self.windowed == "every layer" else None
         return (LayerRope("all layers", self.head_dim, self.base, self.scaling, self.partial_rotary_factor, window=every),)
 
-    @property
-    def kind(self) -> str:
-        """The rope type of its (global) layers, as transformers names it ("default" when unscaled)."""
-        return "default" if self.scaling is None else self.scaling.kind
-
     def status(self, key: str) -> str:
         """The status word of one field's source."""
         return self.sources[key].split(": ", 1)[0]
