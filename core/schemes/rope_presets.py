@@ -102,15 +102,13 @@ PHI3_CURRENT_LONG = (
 
 @dataclass(frozen=True)
 class LayerRope:
-    """The RoPE of one kind of layer: its head width, base, scaling and rotary fraction.
-    `hf_layer_type` is transformers' name for it ("sliding_attention", "full_attention"), or ""."""
+    """The RoPE of one kind of layer: its head width, base, scaling and rotary fraction."""
 
     name: str
     head_dim: int
     base: float
     scaling: RopeScaling | None = None
     partial_rotary_factor: float = 1.0
-    hf_layer_type: str = ""
     share: str = ""  # which layers use it, in words
     window: int | None = None  # the sliding window its attention is limited to, if any: offsets stop at window - 1
 
@@ -381,8 +379,8 @@ PRESETS_LIST: tuple[RopePreset, ...] = (
             f"({HF_GEMMA3}; {TF}models/gemma3/configuration_gemma3.py)",
         },
         layer_types=(
-            LayerRope("local (sliding window)", 256, 10_000.0, None, 1.0, "sliding_attention", "5 of every 6 layers, window 1,024", 1024),
-            LayerRope("global (full attention)", 256, 1_000_000.0, RopeScaling("linear", 8.0, 32_768), 1.0, "full_attention", "1 of every 6 layers"),
+            LayerRope("local (sliding window)", 256, 10_000.0, None, 1.0, "5 of every 6 layers, window 1,024", 1024),
+            LayerRope("global (full attention)", 256, 1_000_000.0, RopeScaling("linear", 8.0, 32_768), 1.0, "1 of every 6 layers"),
         ),
         notes="The 12B has the same text config; the 27B has head_dim 128. Gemma 3 1B has no rope_scaling and a 32k context.",
     ),
@@ -400,8 +398,8 @@ PRESETS_LIST: tuple[RopePreset, ...] = (
             "trained_context": _unscaled_context(),
         },
         layer_types=(
-            LayerRope("local (sliding window)", 256, 10_000.0, None, 1.0, "sliding_attention", "5 of every 6 layers, window 512", 512),
-            LayerRope("global (full attention)", 512, 1_000_000.0, RopeScaling("proportional", 1.0, 131_072), 0.25, "full_attention", "1 of every 6 layers"),
+            LayerRope("local (sliding window)", 256, 10_000.0, None, 1.0, "5 of every 6 layers, window 512", 512),
+            LayerRope("global (full attention)", 512, 1_000_000.0, RopeScaling("proportional", 1.0, 131_072), 0.25, "1 of every 6 layers"),
         ),
         notes="Included as the in-tree user of the proportional rope type: a quarter of the global layers' pairs turn, the rest never do.",
     ),
