@@ -134,10 +134,6 @@ def _in_words(filename: str, read: Callable[[], T]) -> T:
 # --- format detection ------------------------------------------------------------------
 
 
-def _suffix(filename: str) -> str:
-    return PurePath(filename).suffix.lower()
-
-
 # What a file's first bytes make it, and that in words (a pickle and safetensors are told apart in `sniff`)
 _SIGNATURES = (
     ("npy", (b"\x93NUMPY",), "a NumPy .npy array"),
@@ -180,7 +176,7 @@ def _torch_zip(data: bytes) -> bool:
 def detect_format(data: bytes, filename: str) -> str:
     """ "safetensors", "npy" or "npz" when the name and the content agree; otherwise a
     ValueError that says what the file is and what to upload instead."""
-    suffix, name = _suffix(filename), quoted(filename)
+    suffix, name = PurePath(filename).suffix.lower(), quoted(filename)
     if suffix in PICKLE_SUFFIXES:
         raise Refusal(f"{name} is a {suffix} file: PyTorch and pickle checkpoints are pickles. {WHY_NO_PICKLE}")
     if suffix not in SAFE_SUFFIXES:
@@ -332,18 +328,14 @@ def _npy_header(stream: io.IOBase, filename: str, member: str = "") -> tuple[tup
     return tuple(int(s) for s in shape), dtype, bool(fortran)
 
 
-def _npy_check_dtype(dtype: np.dtype, filename: str, name: str) -> None:
-    if dtype.hasobject:
-        raise Refusal(f"{quoted(filename)}: array {quoted(name)} has object dtype, which can only be loaded by unpickling. {WHY_NO_PICKLE}")
-    if dtype.names is not None or dtype.kind not in "fiu":
-        raise Refusal(f"{quoted(filename)}: array {quoted(name)} has dtype {inert(str(dtype)[:40])}, not numbers; a position table is float (or integer).")
-
-
 def _npy_budget(stream: io.IOBase, nbytes: int, filename: str, name: str, member: str = "") -> None:
     """The header of one .npy in `stream` (which holds `nbytes` bytes) within budget: numbers,
     not objects, at most MAX_ELEMENTS of them, and all their bytes present."""
     shape, dtype, _ = _npy_header(stream, filename, member)
-    _npy_check_dtype(dtype, filename, name)
+    if dtype.hasobject:
+        raise Refusal(f"{quoted(filename)}: array {quoted(name)} has object dtype, which can only be loaded by unpickling. {WHY_NO_PICKLE}")
+    if dtype.names is not None or dtype.kind not in "fiu":
+        raise Refusal(f"{quoted(filename)}: array {quoted(name)} has dtype {inert(str(dtype)[:40])}, not numbers; a position table is float (or integer).")
     _check_size(shape, name)
     needed = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     if nbytes - stream.tell() < needed:

@@ -41,11 +41,6 @@ def _position_indices(positions) -> np.ndarray:
     return f.astype(np.int64)
 
 
-def _row(position: int, d: int, seed: int, std: float) -> np.ndarray:
-    """Row `position` of the table: its own generator, seeded by (seed, position). Returns (d,)."""
-    return np.random.default_rng([seed, position]).normal(0.0, std, size=d)
-
-
 def learned_table(max_len: int, d_model: int, *, seed: int = 0, std: float = 0.02) -> np.ndarray:
     r"""A freshly initialised position table, $P_{p,j} \sim \mathcal{N}(0, \text{std}^2)$ i.i.d.
     Row p is drawn by its own generator, np.random.default_rng([seed, p]) (PCG64 seeded by the
@@ -74,7 +69,7 @@ def learned_rows(positions, d_model: int, *, seed: int = 0, std: float = 0.02) -
     flat = p.reshape(-1)
     out = np.empty((flat.size, d))
     for i, position in enumerate(flat.tolist()):
-        out[i] = _row(position, d, seed, std)
+        out[i] = np.random.default_rng([seed, position]).normal(0.0, std, size=d)  # the row's own generator
     return out.reshape(p.shape + (d,))  # (..., d)
 
 
