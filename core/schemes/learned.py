@@ -22,25 +22,6 @@ from core.schemes.formula import Expr, Formula, table_checks
 MAX_TABLE_VALUES = 2**27
 
 
-def _check_std(std: float) -> float:
-    if isinstance(std, bool) or not isinstance(std, (int, float, np.integer, np.floating)) or not np.isfinite(std) or std < 0:
-        raise ValueError(f"std must be a finite standard deviation of at least 0, got {std!r}.")
-    return float(std)
-
-
-def _position_indices(positions) -> np.ndarray:
-    """Whole, non-negative positions (ints or floats holding whole numbers) as int64, same shape."""
-    p = np.asarray(positions)
-    if p.dtype.kind not in "iuf":
-        raise ValueError(f"positions must be whole numbers, got values of type {p.dtype}.")
-    f = p.astype(np.float64)
-    if not np.all(np.isfinite(f)) or np.any(f != np.round(f)):
-        raise ValueError("positions must be whole numbers (a table has one row per position 0, 1, 2, ...).")
-    if np.any(f < 0):
-        raise ValueError(f"positions start at 0; got {int(f[f < 0].flat[0])}.")
-    return f.astype(np.int64)
-
-
 def learned_table(max_len: int, d_model: int, *, seed: int = 0, std: float = 0.02) -> np.ndarray:
     r"""A freshly initialised position table, $P_{p,j} \sim \mathcal{N}(0, \text{std}^2)$ i.i.d.
     Row p is drawn by its own generator, np.random.default_rng([seed, p]) (PCG64 seeded by the
@@ -64,9 +45,17 @@ def learned_rows(positions, d_model: int, *, seed: int = 0, std: float = 0.02) -
     """
     d = whole_number(d_model, "d_model", 1)
     seed = whole_number(seed, "seed", 0)
-    std = _check_std(std)
-    p = _position_indices(positions)
-    flat = p.reshape(-1)
+    if isinstance(std, bool) or not isinstance(std, (int, float, np.integer, np.floating)) or not np.isfinite(std) or std < 0:
+        raise ValueError(f"std must be a finite standard deviation of at least 0, got {std!r}.")
+    p = np.asarray(positions)
+    if p.dtype.kind not in "iuf":
+        raise ValueError(f"positions must be whole numbers, got values of type {p.dtype}.")
+    f = p.astype(np.float64)
+    if not np.all(np.isfinite(f)) or np.any(f != np.round(f)):
+        raise ValueError("positions must be whole numbers (a table has one row per position 0, 1, 2, ...).")
+    if np.any(f < 0):
+        raise ValueError(f"positions start at 0; got {int(f[f < 0].flat[0])}.")
+    flat = f.astype(np.int64).reshape(-1)
     out = np.empty((flat.size, d))
     for i, position in enumerate(flat.tolist()):
         out[i] = np.random.default_rng([seed, position]).normal(0.0, std, size=d)  # the row's own generator

@@ -29,11 +29,6 @@ def _check(max_len: int, d_model: int, base: float) -> None:
         raise ValueError(f"base must be a positive finite number, got {base!r}.")
 
 
-def _check_layout(layout: str) -> None:
-    if layout not in LAYOUTS:
-        raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}.")
-
-
 def pair_frequencies(d_model: int, base: float = 10_000.0) -> np.ndarray:
     r"""Angular frequency of each sin/cos pair, $\omega_i = \text{base}^{-2i/d}$ for
     $i = 0 \dots \lceil d/2 \rceil - 1$ (the last "pair" is a lone sine when d is odd).
@@ -58,7 +53,8 @@ def layout_permutation(d_model: int, layout: Layout = "interleaved") -> np.ndarr
     then the cosine columns 1, 3, 5, ...; so enc(layout) = enc("interleaved")[:, perm].
     Returns (d,) int.
     """
-    _check_layout(layout)
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}.")
     j = np.arange(d_model)
     if layout == "interleaved":
         return j
