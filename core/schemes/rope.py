@@ -258,19 +258,6 @@ EdgeRule = Callable[[int, float, RopeScaling, float], tuple[float, ...]]  # (hea
 WordsRule = Callable[[int, float, RopeScaling, int], str]  # (head_dim, base, scaling, seq_len) -> one sentence
 
 
-def _no_check(scaling: RopeScaling) -> None:
-    """A kind with nothing to check beyond what every kind shares."""
-
-
-def _no_edges(head_dim: int, base: float, scaling: RopeScaling, partial_rotary_factor: float = 1.0) -> tuple[float, ...]:
-    """A kind whose regions have no band edges."""
-    return ()
-
-
-def _nothing_left_out(scaling: RopeScaling) -> tuple[str, ...]:
-    return ()
-
-
 def _said(sentence: str) -> WordsRule:
     """Words that need no numbers of the setting."""
     return lambda head_dim, base, scaling, seq_len: sentence
@@ -282,7 +269,7 @@ class Controls(NamedTuple):
 
     words: WordsRule  # what it does, one sentence with the setting's numbers written in (/rope's Scaling tab)
     factor: str  # what s does in this kind (the factor's help)
-    left_out: Callable[[RopeScaling], tuple[str, ...]] = _nothing_left_out  # what of a given scaling the controls cannot hold (/context's links)
+    left_out: Callable[[RopeScaling], tuple[str, ...]] = lambda scaling: ()  # what of a given scaling the controls cannot hold (/context's links)
 
 
 @dataclass(frozen=True)
@@ -314,11 +301,11 @@ class ScalingKind:
     frequencies: FrequencyRule
     code: CodeTemplate
     reads: tuple[str, ...]
-    check: Callable[[RopeScaling], None] = _no_check
+    check: Callable[[RopeScaling], None] = lambda scaling: None  # nothing beyond the checks every kind shares
     length_dependent: bool = False
     even_rotary: bool = False
     turning_proportion: bool = False
-    edges: EdgeRule = _no_edges
+    edges: EdgeRule = lambda head_dim, base, scaling, partial_rotary_factor=1.0: ()  # no band edges
     controls: Controls | None = None
     reference: str = ""
 
