@@ -20,11 +20,9 @@ the header mapping each tensor name to `{"dtype": "F32", "shape": [512, 384],
 "data_offsets": [begin, end]}` (offsets into the buffer; end - begin = prod(shape) * itemsize),
 plus an optional `"__metadata__"`.
 
-Every reader takes the file as bytes plus its name (an upload is both) and returns numpy:
-`list_tensors` -> TensorInfo per tensor (no data read), `load_tensor` -> one validated 2-D table
-as float64 (L, d). Whatever goes wrong, including inside a library (a JSON nesting bomb, an
-encrypted or oddly compressed zip member, a member whose size lies), becomes a ValueError with
-a sentence a user understands; names from the file are echoed inert (core.schemes.checks.quoted).
+Whatever goes wrong, including inside a library (a JSON nesting bomb, an encrypted or oddly
+compressed zip member, a member whose size lies), becomes a ValueError with a sentence a user
+understands; names from the file are echoed inert (core.schemes.checks.quoted).
 """
 
 from __future__ import annotations

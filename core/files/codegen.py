@@ -12,12 +12,10 @@ written in as constants), and has one entry point:
 - bias schemes: `attention_bias(q_positions, k_positions) -> (H, Lq, Lk)`, added to the
   attention scores (Shaw's also takes the queries `q`); the module's `forward` the same.
 
-The sources are assembled from one template per way a scheme is applied (added, rotating,
-a bias) around the scheme's own `Formula` (`Scheme.formula(setting)`, written in the scheme's
-module with the same floating-point operations as the core function it mirrors), so a new
-scheme needs nothing here. tests/core/files/test_codegen.py executes every generated source and
-compares it with core, so the code a page shows cannot drift from what the page draws (the Keras
-layers, on Keras's torch backend: tests/core/files/test_codegen_keras.py).
+The sources are assembled from one template per way a scheme is applied around the scheme's own
+`Formula` (core.schemes.formula), so a new scheme needs nothing here. tests/core/files/test_codegen.py
+executes every generated source and compares it with core, so the code a page shows cannot drift
+from what the page draws (the Keras layers, on Keras's torch backend: test_codegen_keras.py).
 
 The Keras 3 layer (`keras_source`) carries the NumPy source it is built from and works through
 keras.ops, so it runs on any Keras backend: `AddPositions` holds the code of positions 0 .. max_len - 1
