@@ -6,8 +6,7 @@ draws the same scheme cannot disagree. Trainable values (a learned table, T5's b
 Shaw's relative vectors) are parameters initialised from the same numpy functions. Everything
 is float64, like the numpy core; call `.float()` on a model to train in float32.
 
-This is the only core module that imports torch at the top: `import core` and
-`import core.schemes.registry` stay torch-free (tests/core/test_modules.py checks it).
+The only module of core.schemes that imports torch (tests/test_layers.py checks it).
 
 Shapes: B batch, H heads, T (or L) positions, d width, hd head width.
 """
