@@ -224,21 +224,38 @@ def _learning_rate(config: LabConfig, step: int) -> float:
     return config.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
 
 
-def adamw(model: nn.Module, lr: float) -> torch.optim.AdamW:
-    """The lab's optimiser: AdamW, betas (0.9, 0.98), no weight decay."""
-    return torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.98), weight_decay=0.0)
-
-
-def optimise(model: nn.Module, optimizer: torch.optim.Optimizer, loss: torch.Tensor, lr: float) -> float:
-    """One step on `loss` at learning rate `lr`, gradients clipped to norm 1 (every lab training
-    loop on text takes its steps here). Returns the loss as a float."""
-    for group in optimizer.param_groups:
-        group["lr"] = lr
-    optimizer.zero_grad(set_to_none=True)
-    loss.backward()
-    nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-    optimizer.step()
-    return float(loss.detach())
+def fit(
+    model: nn.Module,
+    schedule,
+    loss: Callable[[], torch.Tensor],
+    tokens_per_step: int,
+    on_step: Callable[[int, float, float], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> tuple[list[float], bool]:
+    """The lab's one training loop: schedule.steps steps of AdamW (betas 0.9, 0.98, no weight decay) on `loss()` (a fresh
+    batch each call) at the lab's warm-up and cosine decay of schedule.lr, gradients clipped to norm 1. should_stop() is
+    asked before each step; a `Halted` raised inside a step (the model's `halt`) leaves that step untaken.
+    on_step(step, loss, tokens_per_s) after each. Returns (losses, stopped)."""
+    optimizer = torch.optim.AdamW(model.parameters(), lr=schedule.lr, betas=(0.9, 0.98), weight_decay=0.0)
+    losses: list[float] = []
+    start = time.perf_counter()
+    try:
+        for step in range(schedule.steps):
+            if should_stop is not None and should_stop():
+                return losses, True
+            value = loss()
+            for group in optimizer.param_groups:
+                group["lr"] = _learning_rate(schedule, step)
+            optimizer.zero_grad(set_to_none=True)
+            value.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            losses.append(float(value.detach()))
+            if on_step is not None:
+                on_step(step + 1, losses[-1], (step + 1) * tokens_per_step / (time.perf_counter() - start))
+    except Halted:
+        return losses, True
+    return losses, False
 
 
 NOT_EVALUATED = "not evaluated: the run was stopped"
@@ -284,31 +301,16 @@ def train(config: LabConfig, on_step: Callable[[int, float, float], None] | None
     torch.set_num_threads(1)  # process-wide: several sessions' runs share the cores fairly
     model = TinyTransformer(config, torch.Generator().manual_seed(config.seed))
     model.halt = should_stop  # a stop is noticed between layers, forward and backward (a step may take a second on a busy server)
-    optimizer = adamw(model, config.lr)
     rng = np.random.default_rng([config.seed, 1])  # the training data
-    losses: list[float] = []
-    stopped, start = False, time.perf_counter()
     tokens_per_step = config.batch * config.train_len
-    for step in range(config.steps):
-        if should_stop is not None and should_stop():
-            stopped = True
-            break
+
+    def loss() -> torch.Tensor:
         inputs, targets = make_batch(config, rng, config.batch, config.train_len)
-        try:
-            logits = model(torch.from_numpy(inputs))
-            loss = F.cross_entropy(logits.reshape(-1, config.tokens), torch.from_numpy(targets).reshape(-1), ignore_index=IGNORE)
-            for group in optimizer.param_groups:
-                group["lr"] = _learning_rate(config, step)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-        except Halted:  # stopped inside the step: it is not taken
-            stopped = True
-            break
-        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        losses.append(float(loss.detach()))
-        if on_step is not None:
-            on_step(step + 1, losses[-1], (step + 1) * tokens_per_step / (time.perf_counter() - start))
+        logits = model(torch.from_numpy(inputs))
+        return F.cross_entropy(logits.reshape(-1, config.tokens), torch.from_numpy(targets).reshape(-1), ignore_index=IGNORE)
+
+    start = time.perf_counter()
+    losses, stopped = fit(model, config, loss, tokens_per_step, on_step, should_stop)
     model.halt = None
     seconds = time.perf_counter() - start
     # Evaluation is stoppable too, between forward passes. A run stopped while training (Stop pressed,
@@ -383,20 +385,15 @@ def train_lm(config: LMConfig, on_step: Callable[[int, float, float], None] | No
     lm.eval_windows(corpus.held, max(config.eval_lens), config.eval_chars)  # refuses a held-out part too short, before training
     torch.set_num_threads(1)
     model = TinyTransformer(config, torch.Generator().manual_seed(config.seed), positions=lm_positions(config))
-    optimizer = adamw(model, config.lr)
     rng = np.random.default_rng([config.seed, 1])
-    losses: list[float] = []
-    stopped, start, cpu = False, time.perf_counter(), time.thread_time()
-    for step in range(config.steps):
-        if should_stop is not None and should_stop():
-            stopped = True
-            break
+
+    def loss() -> torch.Tensor:
         x = torch.from_numpy(lm.train_batch(corpus.train, rng, config.batch, config.train_len))  # (B, L + 1)
         logits = model(x[:, :-1])  # (B, L, tokens)
-        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1))
-        losses.append(optimise(model, optimizer, loss, _learning_rate(config, step)))
-        if on_step is not None:
-            on_step(step + 1, losses[-1], (step + 1) * config.batch * config.train_len / (time.perf_counter() - start))
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1))
+
+    start, cpu = time.perf_counter(), time.thread_time()
+    losses, stopped = fit(model, config, loss, config.batch * config.train_len, on_step, should_stop)
     seconds = time.perf_counter() - start
     ppl: dict[int, float | None] = {}
     notes: dict[int, str] = {}

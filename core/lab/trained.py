@@ -30,7 +30,7 @@ import torch.nn.functional as F
 
 from core.lab import lm, pairs, weights
 from core.lab.config import EVAL_SCORES
-from core.lab.model import NOT_EVALUATED, FixedPositions, Halted, PositionHooks, TinyTransformer, _learning_rate, adamw, lm_positions, optimise
+from core.lab.model import NOT_EVALUATED, FixedPositions, Halted, PositionHooks, TinyTransformer, fit, lm_positions
 from core.schemes import rope
 from core.schemes.registry import SCHEMES
 
@@ -199,26 +199,17 @@ def fine_tune(
     (data seeded [seed, 3, length]). Returns (losses (steps run,), stopped)."""  # fmt: skip
     torch.set_num_threads(1)
     corpus = lm.load_corpus(config.corpus)
-    schedule = replace(config, steps=steps, lr=lr)
-    optimizer = adamw(model, lr)
     rng = np.random.default_rng([seed, 3, length])
-    losses: list[float] = []
+
+    def loss() -> torch.Tensor:
+        x = torch.from_numpy(lm.train_batch(corpus.train, rng, batch, length))  # (B, length + 1)
+        logits = model(x[:, :-1])
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1))
+
     model.train()
     model.halt = should_stop
-    start, stopped = time.perf_counter(), False
     try:
-        for step in range(steps):
-            if should_stop is not None and should_stop():
-                stopped = True
-                break
-            x = torch.from_numpy(lm.train_batch(corpus.train, rng, batch, length))  # (B, length + 1)
-            logits = model(x[:, :-1])
-            loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1))
-            losses.append(optimise(model, optimizer, loss, _learning_rate(schedule, step)))
-            if on_step is not None:
-                on_step(step + 1, losses[-1], (step + 1) * batch * length / (time.perf_counter() - start))
-    except Halted:
-        stopped = True
+        losses, stopped = fit(model, replace(config, steps=steps, lr=lr), loss, batch * length, on_step, should_stop)
     finally:
         model.halt = None
         model.eval()
@@ -234,15 +225,11 @@ def _entropy_sum(weights: torch.Tensor) -> tuple[float, int]:
     return float(rows.sum()), int(rows.numel())
 
 
-@torch.no_grad()
 def perplexity_and_entropy(
     model: TinyTransformer, config: lm.LMConfig, held: np.ndarray, length: int, should_stop: Stop = None
 ) -> tuple[float | None, float | None]:
-    """Perplexity on whole windows of `length` (as core.lab.model.perplexity) and the mean
-    attention entropy (nats) over every query, head and layer of the same windows."""
-    data = torch.from_numpy(lm.eval_windows(held, length, config.eval_chars))  # (N, length + 1)
-    step = _chunks(data.shape[0], config.n_heads, length)
-    loss = 0.0
+    """`perplexity` on whole windows of `length` and the mean attention entropy (nats) over every query, head and layer
+    of the same windows."""
     total = [0.0, 0]  # entropy summed over rows, rows
 
     def reduce(weights: torch.Tensor) -> None:  # each layer's weights reduced as they come: none is held
@@ -253,17 +240,11 @@ def perplexity_and_entropy(
     try:
         for block in model.blocks:
             block.keep = reduce
-        for i in range(0, data.shape[0], step):
-            if should_stop is not None and should_stop():
-                return None, None
-            x = data[i : i + step]
-            logits = model(x[:, :-1])
-            loss += float(F.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1), reduction="sum"))
+        ppl, _ = perplexity(model, config, held, length, should_stop)
     finally:
         for block in model.blocks:
             block.keep = None
-    entropy, rows = total
-    return math.exp(loss / (data.shape[0] * length)), entropy / rows
+    return (None, None) if ppl is None else (ppl, total[0] / total[1])
 
 
 def _outcome(config, values: dict, losses: np.ndarray, stopped: bool, start: float, cpu: float, chars: int = 0):
@@ -376,24 +357,14 @@ def run_passkey(config, on_step=None, should_stop: Stop = None):
     torch.set_num_threads(1)
     start, cpu = time.perf_counter(), time.thread_time()
     model = TinyTransformer(config, torch.Generator().manual_seed(config.seed), positions=lm_positions(config))
-    optimizer = adamw(model, config.lr)
     rng = np.random.default_rng([config.seed, 1])
-    losses: list[float] = []
+
+    def loss() -> torch.Tensor:
+        x, y, _ = passkey.batch(config.alphabet, rng, config.batch, config.train_len)
+        return F.cross_entropy(model(torch.from_numpy(x))[:, -1], torch.from_numpy(y[:, -1]))
+
     model.halt = should_stop
-    stopped = False
-    try:
-        for step in range(config.steps):
-            if should_stop is not None and should_stop():
-                stopped = True
-                break
-            x, y, _ = passkey.batch(config.alphabet, rng, config.batch, config.train_len)
-            logits = model(torch.from_numpy(x))
-            loss = F.cross_entropy(logits[:, -1], torch.from_numpy(y[:, -1]))
-            losses.append(optimise(model, optimizer, loss, _learning_rate(config, step)))
-            if on_step is not None:
-                on_step(step + 1, losses[-1], (step + 1) * config.batch * config.train_len / (time.perf_counter() - start))
-    except Halted:
-        stopped = True
+    losses, stopped = fit(model, config, loss, config.batch * config.train_len, on_step, should_stop)
     model.halt = None
     if stopped:
         return _outcome(config, {}, np.asarray(losses), True, start, cpu)
