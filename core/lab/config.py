@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -123,6 +123,22 @@ def _read_survey(path: Path) -> tuple[list[int], int, dict[str, dict[str, tuple[
 SURVEY_SEEDS, SURVEY_STEPS, SURVEY = _read_survey(SURVEY_PATH)  # the seeds, the training steps, every seed's cells
 
 
+def check_model(config) -> None:
+    """What every config that trains the lab's tiny model checks alike (LabConfig, core.lab.lm.LMConfig,
+    core.lab.passkey.PasskeyConfig): its steps, batch, seed, width, heads, layers and learning rate."""
+    whole_number(config.steps, "The number of training steps", 1, LIMITS["steps"])
+    whole_number(config.batch, "The batch size", 1, LIMITS["batch"])
+    whole_number(config.seed, "The seed", 0, 2**31 - 1)
+    d = whole_number(config.d_model, "The model width", 2, LIMITS["d_model"])
+    heads = whole_number(config.n_heads, "The number of heads", 1, LIMITS["n_heads"])
+    if d % heads or (d // heads) % 2:
+        raise ValueError(f"A width of {d} must split into {heads} heads of an even width (rotary embeddings turn pairs of dimensions).")
+    whole_number(config.n_layers, "The number of layers", 1, LIMITS["n_layers"])
+    lr = config.lr
+    if isinstance(lr, bool) or not isinstance(lr, (int, float, np.integer, np.floating)) or not math.isfinite(lr) or not 0 < lr <= 1:
+        raise ValueError(f"The learning rate must be a number above 0 and at most 1, got {shown(lr)}.")
+
+
 @dataclass(frozen=True)
 class LabConfig:
     """One training run: a scheme from the registry on a task, and the tiny model that learns it.
@@ -156,7 +172,6 @@ class LabConfig:
             raise ValueError(f"Unknown task {shown(self.task)}; choose one of {', '.join(TASKS)}.")
         if isinstance(self.steps, (int, np.integer)) and not isinstance(self.steps, bool) and self.steps < 1:
             raise ValueError(f"Training needs at least 1 step, got {self.steps}.")
-        whole_number(self.steps, "The number of training steps", 1, LIMITS["steps"])
         offset = whole_number(self.offset, "The offset k", 1, LIMITS["train_len"] - 1)
         task = TASKS[self.task]
         train_len = whole_number(self.train_len, "The training length", task.min_len(offset), LIMITS["train_len"])
@@ -175,22 +190,15 @@ class LabConfig:
             if length < task.min_len(offset):
                 raise ValueError(f"The evaluation length {length} is too short for the task '{task.label}': it needs at least {task.min_len(offset)} tokens.")
         object.__setattr__(self, "eval_lens", tuple(sorted({int(n) for n in lens})))
-        whole_number(self.batch, "The batch size", 1, LIMITS["batch"])
-        whole_number(self.seed, "The seed", 0, 2**31 - 1)
+        check_model(self)
         whole_number(self.vocab, "The vocabulary size", 2, LIMITS["vocab"])
-        d = whole_number(self.d_model, "The model width", 2, LIMITS["d_model"])
-        heads = whole_number(self.n_heads, "The number of heads", 1, LIMITS["n_heads"])
-        if d % heads or (d // heads) % 2:
-            raise ValueError(f"A width of {d} must split into {heads} heads of an even width (rotary embeddings turn pairs of dimensions).")
-        whole_number(self.n_layers, "The number of layers", 1, LIMITS["n_layers"])
+        d, heads = int(self.d_model), int(self.n_heads)
         scores = self.batch * heads * train_len**2
         if scores > MAX_SCORES:
             raise ValueError(
                 f"A batch of {self.batch} sequences of {train_len} tokens with {heads} heads holds {scores:,} attention scores per step, "
                 f"more than the lab allows ({MAX_SCORES:,}): use a smaller batch, fewer heads or a shorter training length."
             )
-        if isinstance(self.lr, bool) or not isinstance(self.lr, (int, float, np.integer, np.floating)) or not math.isfinite(self.lr) or not 0 < self.lr <= 1:
-            raise ValueError(f"The learning rate must be a number above 0 and at most 1, got {shown(self.lr)}.")
         if isinstance(self.base, bool) or not isinstance(self.base, (int, float, np.integer, np.floating)) or not math.isfinite(self.base) or self.base <= 1:
             raise ValueError(f"The base must be a finite number above 1, got {shown(self.base)}.")
         if self.table_len is not None:
@@ -218,9 +226,6 @@ class LabConfig:
     def tokens(self) -> int:
         """Size of the model's vocabulary: the task's symbols plus a separator and a filler."""
         return self.vocab + 2
-
-    def with_scheme(self, scheme: str) -> LabConfig:
-        return replace(self, scheme=scheme)
 
 
 def parse_lengths(text: str) -> tuple[int, ...]:

@@ -24,7 +24,6 @@ import functools
 import gzip
 import hashlib
 import json
-import math
 import zlib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -203,16 +202,7 @@ class LMConfig:
         if list(factors) != sorted(set(factors)):
             raise ValueError(f"The evaluation factors must increase, got {', '.join(str(f) for f in factors)}.")
         object.__setattr__(self, "factors", tuple(int(f) for f in factors))
-        whole_number(self.steps, "The number of training steps", 1, lab.LIMITS["steps"])
-        whole_number(self.batch, "The batch size", 1, lab.LIMITS["batch"])
-        whole_number(self.seed, "The seed", 0, 2**31 - 1)
-        d = whole_number(self.d_model, "The model width", 2, lab.LIMITS["d_model"])
-        heads = whole_number(self.n_heads, "The number of heads", 1, lab.LIMITS["n_heads"])
-        if d % heads or (d // heads) % 2:
-            raise ValueError(f"A width of {d} must split into {heads} heads of an even width (rotary embeddings turn pairs of dimensions).")
-        whole_number(self.n_layers, "The number of layers", 1, lab.LIMITS["n_layers"])
-        if isinstance(self.lr, bool) or not isinstance(self.lr, (int, float)) or not math.isfinite(self.lr) or not 0 < self.lr <= 1:
-            raise ValueError(f"The learning rate must be a number above 0 and at most 1, got {shown(self.lr)}.")
+        lab.check_model(self)
         longest = length * factors[-1]
         chars = whole_number(self.eval_chars, "The held-out characters scored", longest, 1_000_000)
         if chars % longest:

@@ -130,24 +130,15 @@ class PasskeyConfig:
         if self.scheme not in SCHEMES:
             raise ValueError(f"Unknown scheme {shown(self.scheme)}; choose one of {', '.join(SCHEMES)}.")
         length = whole_number(self.train_len, "The training length", 8, lab.LIMITS["train_len"])
-        whole_number(self.steps, "The number of training steps", 1, lab.LIMITS["steps"])
-        whole_number(self.batch, "The batch size", 1, lab.LIMITS["batch"])
-        whole_number(self.seed, "The seed", 0, 2**31 - 1)
+        lab.check_model(self)
         whole_number(self.fillers, "The filler alphabet", 2, 200)
         whole_number(self.keys, "The number of keys", 2, 200)
         if not isinstance(self.shared_keys, bool):
             raise ValueError(f"Whether the keys are fillers must be true or false, got {shown(self.shared_keys)}.")
         if self.shared_keys and self.keys > self.fillers:
             raise ValueError(f"Keys drawn from the fillers need at least as many fillers ({self.fillers}) as keys ({self.keys}).")
-        d = whole_number(self.d_model, "The model width", 2, lab.LIMITS["d_model"])
-        heads = whole_number(self.n_heads, "The number of heads", 1, lab.LIMITS["n_heads"])
-        if d % heads or (d // heads) % 2:
-            raise ValueError(f"A width of {d} must split into {heads} heads of an even width.")
-        whole_number(self.n_layers, "The number of layers", 1, lab.LIMITS["n_layers"])
         whole_number(self.eval_count, "The sequences per distance", 1, 4096)
         whole_number(self.t5_max_distance, "T5's max_distance", 2, 4096)
-        if isinstance(self.lr, bool) or not isinstance(self.lr, (int, float)) or not math.isfinite(self.lr) or not 0 < self.lr <= 1:
-            raise ValueError(f"The learning rate must be a number above 0 and at most 1, got {shown(self.lr)}.")
         distances = tuple(sorted({whole_number(x, "A distance", 1, MAX_FACTOR * length - 2) for x in self.distances}))
         if not distances:
             raise ValueError("Give at least one distance.")
