@@ -332,6 +332,18 @@ def _hook_bytes(config: LabConfig, length: int) -> tuple[int, int]:
     return 4 * length * config.d_model, 20 * length * config.d_model
 
 
+def eval_pass(config: LabConfig, chunk: int, length: int) -> tuple[float, int]:
+    """Seconds and bytes of one evaluation pass over `chunk` sequences of `length` (forward only)."""
+    layers, heads, bias = config.n_layers, config.n_heads, _bias_passes(config)
+    seconds = (
+        EVAL_FLOP_S * _flops(config, chunk, length)
+        + EVAL_SCORE_S * layers * chunk * heads * length**2 * (1 + bias / 2)
+        + EVAL_FORMULA_S * layers * heads * length**2 * _formula_bias(config)
+    )
+    held = EVAL_SCORE_BYTES * chunk * heads * length**2 * (1 + bias / 3) + EVAL_ACTIVATION_BYTES * chunk * length * config.d_model
+    return seconds, int(held)
+
+
 def estimate(config: LabConfig) -> Estimate:
     """How long the config trains and is evaluated, its longest step or pass, and the memory it adds."""
     layers, heads, bias, formula = config.n_layers, config.n_heads, _bias_passes(config), _formula_bias(config)
@@ -348,17 +360,11 @@ def estimate(config: LabConfig) -> Estimate:
     eval_s, pass_s, eval_bytes = 0.0, 0.0, 0
     for length in config.eval_lens:
         chunk = max(1, min(EVAL_BATCH, EVAL_SCORES // (heads * length**2)))
-        passes = -(-EVAL_BATCH // chunk)
-        one = (
-            EVAL_FLOP_S * _flops(config, chunk, length)
-            + EVAL_SCORE_S * layers * chunk * heads * length**2 * (1 + bias / 2)
-            + EVAL_FORMULA_S * layers * heads * length**2 * formula
-        )
-        eval_s += passes * one
+        one, one_pass = eval_pass(config, chunk, length)
+        eval_s += -(-EVAL_BATCH // chunk) * one
         pass_s = max(pass_s, one)
         hooks, building = _hook_bytes(config, length)
-        one_pass = EVAL_SCORE_BYTES * chunk * heads * length**2 * (1 + bias / 3) + EVAL_ACTIVATION_BYTES * chunk * length * config.d_model
-        eval_bytes = max(eval_bytes, kept + building, kept + hooks + int(one_pass))
+        eval_bytes = max(eval_bytes, kept + building, kept + hooks + one_pass)
         kept += hooks  # the hooks of every length evaluated so far stay cached
     # what training took is not all given back before evaluation allocates: the peak is near the sum
     return Estimate(config.steps * step_s, eval_s, step_s, pass_s, BASE_BYTES + int(train_bytes + eval_bytes))

@@ -301,20 +301,14 @@ def estimate(config: LMConfig) -> lab.Estimate:
     """Seconds of training and evaluation, the longest step or pass, and the memory one scheme adds."""
     twin = _training_twin(config)
     train = lab.estimate(twin)
-    bias, formula, heads, layers = lab._bias_passes(twin), lab._formula_bias(twin), config.n_heads, config.n_layers
     eval_s, pass_s, eval_bytes = 0.0, 0.0, 0
     for length in config.eval_lens:
         windows = config.eval_chars // length
-        chunk = max(1, min(windows, lab.EVAL_SCORES // (heads * length**2)))
-        one = (
-            lab.EVAL_FLOP_S * lab._flops(twin, chunk, length)
-            + lab.EVAL_SCORE_S * layers * chunk * heads * length**2 * (1 + bias / 2)
-            + lab.EVAL_FORMULA_S * layers * heads * length**2 * formula
-        )
+        chunk = max(1, min(windows, lab.EVAL_SCORES // (config.n_heads * length**2)))
+        one, held = lab.eval_pass(twin, chunk, length)
         eval_s += -(-windows // chunk) * one
         pass_s = max(pass_s, one)
-        scores = lab.EVAL_SCORE_BYTES * chunk * heads * length**2 * (1 + bias / 3)
-        eval_bytes = max(eval_bytes, int(scores + lab.EVAL_ACTIVATION_BYTES * chunk * length * config.d_model))
+        eval_bytes = max(eval_bytes, held)
     return lab.Estimate(train.train_s, eval_s, train.step_s, pass_s, train.peak_bytes + eval_bytes)
 
 
