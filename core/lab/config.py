@@ -1,21 +1,8 @@
-r"""The lab's configuration and data, torch-free: what a run is, the synthetic tasks, the batches
-they are drawn as, and what a run gives back.
+r"""What a toy lab run is, torch-free: `LabConfig` (a registry scheme on a synthetic task, and the tiny model that learns
+it), the tasks and their seeded batches, the budget every live run of the lab is held to, and `LabResult`.
 
-`LabConfig` is one training run (a registry scheme on a task, and the tiny model that learns
-it), validated with sentences a user understands; `make_batch` draws a task's sequences from a
-numpy generator seeded per run, so a seed fixes the data; `LabResult` is what a run gives. The
-torch model and its training loop are in `core.lab.model`; running runs in the background, the
-cache of finished ones and the cap on runs training at once are in `core.lab.labrun`, `core.lab.cache` and `core.lab.trainers`.
-
-The default task is "kback": at every position i >= k, name the token that stood k places back,
-
-$$y_i = x_{i-k}.$$
-
-Tokens are uniform random, so content is no help: the model has to find the key exactly k
-positions before the query, at every length. A relative scheme that can point at one exact
-offset (RoPE, T5's exact buckets) solves it at any length; ALiBi only knows "nearer is better";
-a learned table has no row past its end; without positions the model cannot tell offsets apart.
-`bench/lab.py` and the lab page quote the measured numbers.
+The default task is "kback": at every position i >= k, name the token that stood k places back, $y_i = x_{i-k}$.
+Tokens are uniform random, so content is no help: the model has to find the key exactly k positions before the query.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""Where a lab run enters torch, and torch-free until it does: `core.lab.model` (and so torch) is
-imported by `load_model`, in a thread of its own, once per process: when the lab page is first
-opened (`warm_model`) or at the latest when a run starts; a run waiting for it can be stopped. The
-entry points a run's thread calls: `train` (the synthetic tasks), `train_lm` (the real-text
-comparison), `run_experiment` (an experiment on trained models, through core.lab.registry).
-"""
+"""Where a lab run enters torch: `core.lab.model` (and so torch) is imported once per process in a thread of its own
+(`warm_model`, `load_model`), so that the lab stays torch-free until a run starts and a run waiting for the import can
+be stopped; `train`, `train_lm` and `run_experiment` are what a run's thread calls."""
 
 from __future__ import annotations
 

@@ -1,15 +1,6 @@
-"""What the lab's experiments on trained models share, torch-free: the record that declares one
-(`Experiment`: everything the runner, the page, the bench and the tests need of it), what a run of
-one gives back (`Outcome`, run through a LabRun like a training run: progress, Stop, the line, the
-cache), their CPU budget (one rule: `over_budget`), and their shipped results
-(`data/lab_<name>_results.json`, each written by its bench with its exact configuration, seed,
-command, machine and times, read into the experiment's own `Results` dataclass).
-
-The experiments themselves are one module each: `probe` (does a model know where it is?),
-`pairs` (which RoPE frequencies does it use?), `extend` (RoPE scaling on a trained model),
-`passkey` (retrieval at a distance) and `sliding` (sliding-window against non-overlapping
-evaluation); their torch side is core.lab.trained; core.lab.registry lists their records.
-"""
+"""What the lab's experiments on trained models share, torch-free: the record that declares one (`Experiment`), what a
+run gives (`Outcome`), the one budget rule, and their typed shipped results (`data/lab_<name>_results.json`, each written
+by its bench with its exact configuration, seed, command, machine and times, read into the experiment's `Results`)."""
 
 from __future__ import annotations
 

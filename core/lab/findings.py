@@ -1,16 +1,8 @@
-"""What the experiments on trained models found, in sentences built from their numbers, torch-free.
-
-Each function reads the results as the shipped JSON holds them (core.lab.experiment.Shipped
-.results), one layout per training seed (`runs`: every seed's, as `results["by_seed"]` keeps them,
-or the one a live run gives), and says what they show, choosing its words by the numbers, so a
-sentence on the page stays true when the results are made again on another machine or with other
-settings. A value is given as its mean over the seeds with the lowest and highest seed's in
-brackets (`Spread`), and one value is called higher or lower than another only where those ranges
-do not overlap; otherwise the sentence says "within the spread". A change within one model (a pair
-removed, a longer window) is read per seed, as the ratio of after to before, and called a rise or a
-fall only when every seed's ratio is on the same side of 1. The papers' claims beside them are
-quoted by the page (ui.lab.trained).
-"""
+"""What the experiments on trained models found, in sentences chosen by their numbers, torch-free, so a sentence stays
+true when the results are made again. A value over several training seeds is its mean with the lowest and highest seed's
+in brackets (`Spread`); one value is called higher or lower than another only where those ranges do not overlap, else
+"within the spread"; a change within one model is read per seed, as the ratio after / before, and called a rise or a
+fall only when every seed's ratio is on the same side of 1."""
 
 from __future__ import annotations
 

@@ -1,20 +1,8 @@
-r"""The lab's language-modelling task on real text, torch-free: the ALiBi paper's experiment
-(Press, Smith & Lewis, 2022) at laptop scale.
-
-Train the lab's tiny transformer per scheme on windows of L characters of Jane Austen's novels
-(`data/austen.txt.gz`, provenance in data/README.md), then measure the perplexity of held-out
-text cut into non-overlapping windows of L, 2L, 4L and 8L characters, each window run whole
-(no sliding window: the paper's nonoverlapping evaluation), every character scored,
-
-$$\text{ppl}(n) = \exp\Big(-\frac{1}{N}\sum_{w}\sum_{t=1}^{n} \log p(c_{w,t} \mid c_{w,<t})\Big),$$
-
-over the same N held-out characters at every length n. The paper's finding: trained on L, the
-sinusoid's and rotary's perplexity rise past L, T5's bias holds, ALiBi's even falls a little.
-
-This module is the data (the corpus, its split, the windows), what a run is (`LMConfig`), what
-it gives (`LMResult`), its budget, the shipped results (`data/lab_lm_results.json`, written by
-`python -m bench.lab_lm`) and the paper's own numbers. The training loop is
-`core.lab.model.train_lm` (torch), called through `core.lab.entry.train_lm` when a run starts.
+r"""The lab's language-modelling task on real text, torch-free: the ALiBi paper's experiment (Press, Smith & Lewis,
+2022) at laptop scale. Train the tiny transformer per scheme on windows of L characters of Jane Austen's novels
+(`data/austen.txt.gz`, provenance in data/README.md), then score the same N held-out characters in non-overlapping
+windows of L, 2L, 4L and 8L, each run whole (the paper's nonoverlapping evaluation),
+$\text{ppl}(n) = \exp\big(-\frac{1}{N}\sum_{w}\sum_{t=1}^{n} \log p(c_{w,t} \mid c_{w,<t})\big)$.
 """
 
 from __future__ import annotations

@@ -1,27 +1,8 @@
-r"""The lab's tiny transformer and its training loops (torch; imported only when a run starts):
-`train` for the synthetic tasks (core.lab.config), `train_lm` for language modelling on real text
-(core.lab.lm).
-
-A pre-norm decoder (causal self-attention and an MLP per layer) whose attention applies a
-scheme the way models do, through the scheme's registry hooks and nothing else:
-
-$$x = E[\text{tokens}] + A, \qquad
-\text{scores}_h = \frac{R(q_h)\,R(k_h)^\top}{\sqrt{d_h}} + B_h(q_h) + M,$$
-
-with A what the scheme adds to the input, R its rotation of queries and keys, B its bias on
-the scores and M the causal mask. `position_hooks` builds A, R and B for any registry scheme:
-
-- a scheme with nothing to learn (`Scheme.parameters(setting) == 0`) is run from its numpy
-  hooks (`Scheme.attention_positions`), turned into tensors once per length: the added code,
-  the rotation as one (hd x hd) matrix per position (it is linear, so rotating the unit vectors
-  gives it), the bias;
-- a scheme that learns its positions gets trainable parameters that start where the registry's
-  hook starts: an added table from `Scheme.input_code` (a learned table), and for a bias the
-  scheme's own torch twin, `Scheme.trainable` (T5's bucket scalars, Shaw's relative vectors,
-  KERPLE's two numbers per head).
-
-Parameters are initialised from a torch.Generator and the data come from a numpy Generator,
-both seeded by the config, and a run uses one thread: two runs with the same seed agree exactly.
+r"""The lab's tiny transformer and its training loop (torch; imported only when a run starts). A pre-norm decoder whose
+attention applies a scheme only through the scheme's registry hooks,
+$\text{scores}_h = R(q_h)\,R(k_h)^\top / \sqrt{d_h} + B_h(q_h) + M$ on $x = E[\text{tokens}] + A$ (A added, R rotation,
+B bias, M the causal mask); parameters and data come from generators seeded by the config and a run uses one thread, so
+two runs with the same seed agree exactly.
 """
 
 from __future__ import annotations

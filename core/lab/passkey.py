@@ -1,22 +1,7 @@
-r"""Passkey retrieval at a distance (Mohtashami & Jaggi 2023), at the lab's scale, torch-free:
-the task, its batches, a run's configuration and budget, and what the paper says.
-
-A sequence of `length` tokens is filler (random tokens from a filler alphabet), with one key
-(a token from a separate key alphabet) hidden in it, announced by a marker just before it, and
-a query token at the very end. The model must name the key at the query:
-
-    f f f f M k f f f f f f f ... f f Q   ->  k
-
-The key stands `distance` tokens before the query (distance d puts the key at position
-length − 1 − d and the marker before it). Only the answer at the query is scored, so chance is
-one in `keys`. A model is trained on sequences of `train_len` tokens with the key anywhere, then
-tested at distances up to 8 × train_len, each in the shortest sequence of a whole number of
-training lengths that holds it. With `shared_keys` the keys are drawn from the filler alphabet: the
-key's tokens occur everywhere, so only its place right after the marker tells it apart, and the
-task needs position. The question it answers ("effective against nominal
-context"): does a scheme whose perplexity stays flat on long inputs also fetch a token from far
-away, or does it only read a recent window?
-"""
+"""Passkey retrieval at a distance (Mohtashami & Jaggi 2023) at the lab's scale, torch-free: filler tokens with one key
+announced by a marker and a query at the end, `f f M k f ... f Q -> k`, only the answer at the query scored (chance 1 in
+`keys`). Trained on `train_len` tokens, tested at distances up to 8 x that. With `shared_keys` the keys are fillers, so
+only the key's place right after the marker tells it apart and the task needs position."""
 
 from __future__ import annotations
 

@@ -1,21 +1,7 @@
-r"""Does a model know where it is? A linear probe of absolute position, torch-free.
-
-Haviv et al. (2022) trained causal language models without any positional encoding (NoPos) and
-found them competitive, and probes reading absolute position out of them; Kazemnejad et al.
-(2023) argue that NoPE can represent absolute and relative positions and in practice attends much
-like T5's relative bias. Here the same question is asked of the lab's Austen models: from the
-residual stream at each layer boundary (layer 0: the input, token embedding plus any added code;
-layer l: after block l), how well does a *linear* map read the absolute position p = 0 .. L - 1
-of every character?
-
-The probe is closed-form ridge regression on standardised features,
-
-$$w = (Z^\top Z + \lambda I)^{-1} Z^\top (p - \bar p), \qquad \hat p = Z w + \bar p,$$
-
-fitted on the first half of the held-out windows and scored on the second half:
-$R^2 = 1 - \sum (p - \hat p)^2 / \sum (p - \bar p)^2$ (1: position read exactly; 0: no better
-than guessing the mean; it can fall below 0 on held-out data) and the mean absolute error in
-positions.
+r"""Does a model know where it is? A linear probe of absolute position, torch-free (Haviv et al. 2022 probe position out
+of models trained without positions; Kazemnejad et al. 2023 compare NoPE's attention with T5's). Closed-form ridge
+regression on the standardised residual stream at each layer boundary, $w = (Z^\top Z + \lambda I)^{-1} Z^\top (p - \bar p)$,
+fitted on the first half of the held-out windows and scored on the second ($R^2$, and the mean absolute error in positions).
 """
 
 from __future__ import annotations

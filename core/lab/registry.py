@@ -1,11 +1,5 @@
-"""The lab's experiments on trained models, one `Experiment` record each (core.lab.experiment),
-torch-free: the only place that says which experiments exist. The runner dispatches a config to
-its record (`run`), the page draws a view per record in this order, the benches and the tests run
-over `EXPERIMENTS`.
-
-A record's run imports torch (core.lab.trained) only when it runs; its findings and figure read the
-experiment's typed shipped results (its `Results` dataclass below).
-"""
+"""The lab's experiments on trained models, one `Experiment` record each (core.lab.experiment), torch-free: the only
+place that says which experiments exist; the runner, the page, the benches and the tests go over `EXPERIMENTS`."""
 
 from __future__ import annotations
 

@@ -1,21 +1,7 @@
-r"""Experiments on trained models (torch): what the lab's Austen models know and do, measured.
-
-The models are the lab's `TinyTransformer` (core.lab.model) with the weights that
-`python -m bench.lab_lm` trained and shipped (core.lab.weights), or a model trained here the same
-way. Everything below runs them forward (a fine-tune also backward) with the positions
-replaced where an experiment says so:
-
-- `RotaryHooks`: RoPE from explicit frequencies, applied by `core.schemes.rope.apply_rope` (the
-  registry's own function): a pair given frequency 0 no longer turns (the frequency ablation);
-- `scaled_rope`: RoPE through the registry with a `core.schemes.rope.RopeScaling` (linear, NTK,
-  YaRN): the code /context explains is the code the experiment runs;
-- `hidden_states`: the residual stream before the first block and after every block (the probe);
-- `attention_weights`: every layer's attention (the maps, and their entropy);
-- `sliding_perplexity`: every character scored with up to `window` characters before it;
-- `fine_tune`: a few steps more at a longer length.
-
-Like core.lab.model, one thread and seeded generators: the same inputs give the same numbers.
-"""
+"""Experiments on trained models (torch): the lab's `TinyTransformer` with the shipped Austen weights (core.lab.weights)
+or weights trained here, run with positions replaced where an experiment says so (RoPE from explicit frequencies, or
+through the registry with a `RopeScaling`), read for hidden states, attention, perplexity, or fine-tuned; one thread and
+seeded generators, so the same inputs give the same numbers."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""The server's trainers: a cap on the lab runs that train at once, and the line the others wait in.
-
-`Trainers` is the cap (at most `PEE_LAB_MAX_RUNS`, default 2, train; the others wait in line,
-first come first served; a visitor holds at most one trainer and one place in line however many
-tabs they train from, and one network address at most `PEE_LAB_PLACES_PER_ADDRESS`, default 2, of
-either, and never every trainer of a process that has two or more), learns the server's pace
-(measured against estimated seconds) from the runs that end, and says where a run stands in line
-with an estimated wait (`Outlook`). `AddressLocks` shares an address's limit between the processes
-of one machine. `trainers()` is the process-wide one.
-"""
+"""The server's trainers (`Trainers`): a cap on the lab runs that train at once (PEE_LAB_MAX_RUNS), the first-come line the
+others wait in, the limits per visitor and per network address (PEE_LAB_PLACES_PER_ADDRESS; `AddressLocks` across the
+processes of a machine), and the waits shown, scaled by the pace the server's recent runs kept against their estimates."""
 
 from __future__ import annotations
 

