@@ -420,19 +420,16 @@ def make_batch(config: LabConfig, rng: np.random.Generator, batch: int, length: 
     predicted from the one before; an odd length starts with one filler). Targets are IGNORE
     where a position is not scored. Returns (inputs (B, T), targets (B, T)) int64."""
     v = config.vocab
-    targets = np.full((batch, length), IGNORE, dtype=np.int64)
     if config.task == "kback":
-        x = rng.integers(0, v, size=(batch, length))  # (B, T)
-        k = config.offset
-        targets[:, k:] = x[:, :-k]
-        return x, targets
-    n = length // 2  # n symbols, the separator, the first n - 1 symbols of the answer: 2n tokens
-    fill = length - 2 * n
-    x = rng.integers(0, v, size=(batch, n))  # (B, n)
-    answer = x if config.task == "copy" else x[:, ::-1]
-    inputs = np.concatenate([np.full((batch, fill), v + 1), x, np.full((batch, 1), v), answer[:, :-1]], axis=1)  # (B, T)
-    targets[:, fill + n :] = answer  # the separator predicts the first answer token, and so on
-    return inputs.astype(np.int64), targets
+        inputs = rng.integers(0, v, size=(batch, length))  # (B, T)
+    else:
+        n = length // 2  # n symbols, the separator, the first n - 1 symbols of the answer: 2n tokens
+        x = rng.integers(0, v, size=(batch, n))  # (B, n)
+        answer = x if config.task == "copy" else x[:, ::-1]
+        inputs = np.concatenate([np.full((batch, length - 2 * n), v + 1), x, np.full((batch, 1), v), answer[:, :-1]], axis=1)  # (B, T)
+    source = TASKS[config.task].source(length, config.offset)  # (T,): the position each target is fetched from, the task's one rule
+    targets = np.where(source >= 0, inputs[:, np.maximum(source, 0)], IGNORE)
+    return inputs.astype(np.int64), targets.astype(np.int64)
 
 
 # --- results ----------------------------------------------------------------------------------
