@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import math
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -104,16 +104,23 @@ class Results:
         return cls(**values, extra={k: v for k, v in results.items() if k not in values})
 
     def layouts(self) -> list[dict[str, Any]]:
-        """Every training seed's results in seed order (`by_seed`, each checked by `read` as the top level is), or the
-        top level alone in a file of one seed."""
-        by_seed = self.extra.get("by_seed")
-        if by_seed:
-            return [by_seed[s] for s in sorted(by_seed, key=int)]
-        return [{**self.extra, **{f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}}]
+        """Every training seed's results in seed order (`layouts`)."""
+        return layouts({**self.extra, **{f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}})
 
     def runs(self, key: str) -> list:
-        """`key` of every training seed's results (`layouts`), what core.lab.findings reads."""
+        """`key` of every training seed's results, what core.lab.findings reads."""
         return [layout[key] for layout in self.layouts()]
+
+
+def layouts(results: Mapping) -> list[Mapping]:
+    """Every seed's results as a shipped file holds them (`by_seed`, in seed order), or the one layout there is."""
+    by_seed = results.get("by_seed")
+    return [by_seed[s] for s in sorted(by_seed, key=int)] if by_seed else [results]
+
+
+def runs(results: Mapping, key: str) -> list:
+    """`results[key]` for every seed the shipped results hold (`layouts`)."""
+    return [layout[key] for layout in layouts(results)]
 
 
 @dataclass(frozen=True)

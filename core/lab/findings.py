@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.lab import config, extend
+from core.lab.experiment import layouts as layouts, runs as runs  # the pages read a shipped file's seeds through findings
 from core.lab.probe import MAP_WINDOWS
 from core.schemes import rope
 from core.schemes.registry import SCHEMES
@@ -98,19 +99,6 @@ def direction(change: Spread, rises: str = "rises", falls: str = "falls") -> str
     if change.hi < 1:
         return falls
     return "stays " + WITHIN
-
-
-def layouts(results: Mapping) -> list[Mapping]:
-    """Every seed's results as the shipped file holds them (`by_seed`, in seed order), or the one layout there is."""
-    by_seed = results.get("by_seed")
-    if not by_seed:
-        return [results]
-    return [by_seed[s] for s in sorted(by_seed, key=int)]
-
-
-def runs(results: Mapping, key: str) -> list:
-    """`results[key]` for every seed the shipped results hold (`layouts`)."""
-    return [layout[key] for layout in layouts(results)]
 
 
 def seeds_note(n: int, what: str = "training seeds") -> str:

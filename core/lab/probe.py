@@ -53,10 +53,6 @@ def map_distances(nope: np.ndarray, t5: np.ndarray) -> dict[str, list[float]]:
     }
 
 
-def standardise(x: np.ndarray, mean: np.ndarray, std: np.ndarray) -> np.ndarray:
-    return (x - mean) / std
-
-
 @dataclass(frozen=True)
 class Ridge:
     """A fitted linear probe: feature means and scales, weights (d,), intercept."""
@@ -68,7 +64,7 @@ class Ridge:
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         """x (n, d) -> (n,)."""
-        return standardise(x, self.mean, self.std) @ self.w + self.b
+        return (x - self.mean) / self.std @ self.w + self.b
 
 
 def ridge_fit(x: np.ndarray, y: np.ndarray, lam: float = RIDGE) -> Ridge:
@@ -83,7 +79,7 @@ def ridge_fit(x: np.ndarray, y: np.ndarray, lam: float = RIDGE) -> Ridge:
     mean = x.mean(axis=0)
     std = x.std(axis=0)
     std = np.where(std > 1e-12, std, 1.0)
-    z = standardise(x, mean, std)
+    z = (x - mean) / std
     gram = z.T @ z + lam * np.eye(x.shape[1])  # (d, d)
     w = np.linalg.lstsq(gram, z.T @ (y - y.mean()), rcond=None)[0]  # lstsq: a singular gram at λ = 0 still gives the least-squares answer
     return Ridge(mean, std, w, float(y.mean()))

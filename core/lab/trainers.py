@@ -270,11 +270,6 @@ class Trainers:
             paces = sorted(self._paces)
         return 1.0 if not paces else min(10.0, max(0.5, paces[len(paces) // 2]))
 
-    def status(self, ticket: Ticket) -> tuple[int, int] | None:
-        """(place in line, 0 = next; runs holding a slot) while the ticket waits, else None."""
-        outlook = self.outlook(ticket)
-        return None if outlook is None else (outlook.place, outlook.in_progress)
-
     def outlook(self, ticket: Ticket) -> Outlook | None:
         """Where a waiting ticket stands, and its estimated wait; None when it is not waiting."""
         pace = self.pace

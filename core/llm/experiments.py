@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -44,10 +44,6 @@ def _forward():
     from core.llm import forward
 
     return forward
-
-
-def _cpu() -> float:
-    return time.thread_time()
 
 
 SCALINGS = ("none", "linear", "ntk", "dynamic", "yarn", "yarn-no-temperature", "llama3")  # what the page and the bench offer
@@ -142,12 +138,12 @@ def attention(text: str, mode: str = "trained", should_stop: Stop = None) -> Att
     ids = tokenize(text, MAX_ATTENTION_TOKENS)
     forward = _forward()
     perm = shuffled_positions(len(ids)) if mode == "shuffled" else None
-    start = _cpu()
+    start = time.thread_time()
     weights, last = forward.attention_and_logits(m, ids, forward.Options(positions=mode, permutation=perm), should_stop)
     distance, first = head_summary(weights)
     positions = None if mode == "none" else (perm or tuple(range(len(ids))))
     pieces = tuple(m.tokenizer.pieces[i] for i in ids)
-    return AttentionResult(text, mode, pieces, weights, top_tokens(last, m.tokenizer.pieces), distance, first, positions, _cpu() - start)
+    return AttentionResult(text, mode, pieces, weights, top_tokens(last, m.tokenizer.pieces), distance, first, positions, time.thread_time() - start)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -223,9 +219,9 @@ def perplexity(
     m = llm_model.load()
     ids = held_out_ids(length)
     forward = _forward()
-    start = _cpu()
+    start = time.thread_time()
     nll = forward.token_nll(m, ids, forward.Options(scaling=scaling_record, unrotated=unrotated), should_stop=should_stop)
-    return summarise(nll, length, label(scaling_record), _cpu() - start)
+    return summarise(nll, length, label(scaling_record), time.thread_time() - start)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -284,7 +280,7 @@ def passkey(length: int, depth: float, scaling_record: rope.RopeScaling | None =
     key = str(np.random.default_rng(seed).integers(10_000, 100_000))
     prompt, ids, n_answer = passkey_prompt(length, depth, key)
     forward = _forward()
-    start = _cpu()
+    start = time.thread_time()
     rows = np.arange(len(ids) - n_answer - 1, len(ids) - 1)
     logits = forward.logits(m, ids, forward.Options(scaling=scaling_record), rows=rows, should_stop=should_stop).astype(np.float64)
     target = ids[-n_answer:]
@@ -294,7 +290,7 @@ def passkey(length: int, depth: float, scaling_record: rope.RopeScaling | None =
     probability = float(np.exp(logp[np.arange(n_answer), target].sum()))
     correct = bool(np.array_equal(predicted, target))
     answer = "".join(m.tokenizer.pieces[i] for i in predicted)
-    return PasskeyResult(len(ids), float(depth), key, correct, probability, answer, prompt, _cpu() - start)
+    return PasskeyResult(len(ids), float(depth), key, correct, probability, answer, prompt, time.thread_time() - start)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -325,10 +321,10 @@ def pair_sizes(tokens: int = 1024, should_stop: Stop = None) -> PairSizes:
     m = llm_model.load()
     ids = held_out_ids(tokens)
     forward = _forward()
-    start = _cpu()
+    start = time.thread_time()
     q, k = forward.pair_norms(m, ids, should_stop)
     freq = frequencies()
-    return PairSizes(tokens, q, k, freq, rope.rope_wavelengths(freq), _cpu() - start)
+    return PairSizes(tokens, q, k, freq, rope.rope_wavelengths(freq), time.thread_time() - start)
 
 
 def ablated_pairs(which: str, count: int) -> tuple[int, ...]:
@@ -341,8 +337,7 @@ def ablated_pairs(which: str, count: int) -> tuple[int, ...]:
 
 def pair_ablation(length: int, which: str, count: int, should_stop: Stop = None) -> PerplexityResult:
     """Perplexity of `length` held-out tokens with the `count` fastest or slowest pairs unrotated."""
-    result = perplexity(length, None, unrotated=ablated_pairs(which, count), should_stop=should_stop)
-    return PerplexityResult(result.length, f"{count} {which} unrotated", result.nll, result.perplexity, result.bins, result.by_bin, result.cpu_seconds)
+    return replace(perplexity(length, None, unrotated=ablated_pairs(which, count), should_stop=should_stop), label=f"{count} {which} unrotated")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -378,9 +373,9 @@ def layouts(text: str, should_stop: Stop = None) -> LayoutsResult:
             by_head = w.reshape(heads, config.head_dim, -1)[:, perm].reshape(w.shape)
             rows_match &= bool(np.array_equal(llm_model.unpermute(w, heads), by_head))
     forward = _forward()
-    start = _cpu()
+    start = time.thread_time()
     adjacent = forward.logits(m, ids, forward.Options(layout="adjacent"), should_stop=should_stop)
     half = forward.logits(m, ids, forward.Options(layout="half"), should_stop=should_stop)
     difference = float(np.abs(adjacent - half).max() / np.abs(adjacent).max())
     pieces = m.tokenizer.pieces
-    return LayoutsResult(len(ids), perm, rows_match, difference, top_tokens(adjacent[-1], pieces), top_tokens(half[-1], pieces), _cpu() - start)
+    return LayoutsResult(len(ids), perm, rows_match, difference, top_tokens(adjacent[-1], pieces), top_tokens(half[-1], pieces), time.thread_time() - start)

@@ -75,6 +75,11 @@ def kind_label(kind: str) -> str:
     return lf.KIND_LABELS.get(kind, kind)
 
 
+def scaling_name(scaling: str, factor: float) -> str:
+    """A scaling as the page names it ("no scaling", "YaRN ×2")."""
+    return kind_label("none") if scaling == "none" else f"{kind_label(scaling)} ×{factor:g}"
+
+
 @dataclass(frozen=True)
 class ModelBench(Bench):
     """A Bench whose configs come from the command's options (`configs(args)`, the shipped command's when None), with
@@ -264,12 +269,8 @@ class Perplexity:
             raise ValueError(f"The length must be from 2 to {experiments.MAX_TOKENS:,} tokens.")
 
     @property
-    def name(self) -> str:
-        return kind_label("none") if self.scaling == "none" else f"{kind_label(self.scaling)} ×{self.factor:g}"
-
-    @property
     def label(self) -> str:
-        return f"perplexity of {self.length:,} tokens, {self.name}"
+        return f"perplexity of {self.length:,} tokens, {scaling_name(self.scaling, self.factor)}"
 
 
 def run_perplexity(config: Perplexity, on_step=None, should_stop=None) -> Outcome:
@@ -386,8 +387,7 @@ class Passkey:
 
     @property
     def label(self) -> str:
-        name = kind_label("none") if self.scaling == "none" else f"{kind_label(self.scaling)} ×{self.factor:g}"
-        return f"a key at depth {self.depth:.0%} of {self.length:,} tokens, {name}"
+        return f"a key at depth {self.depth:.0%} of {self.length:,} tokens, {scaling_name(self.scaling, self.factor)}"
 
 
 def run_passkey(config: Passkey, on_step=None, should_stop=None) -> Outcome:
