@@ -112,7 +112,11 @@ SURVEY_SEEDS, SURVEY_STEPS, SURVEY = _read_survey(SURVEY_PATH)  # the seeds, the
 
 def check_model(config) -> None:
     """What every config that trains the lab's tiny model checks alike (LabConfig, core.lab.lm.LMConfig,
-    core.lab.passkey.PasskeyConfig): its steps, batch, seed, width, heads, layers and learning rate."""
+    core.lab.passkey.PasskeyConfig): its scheme, steps, batch, seed, width, heads, layers and learning rate."""
+    if config.scheme not in SCHEMES:
+        raise ValueError(f"Unknown scheme {shown(config.scheme)}; choose one of {', '.join(SCHEMES)}.")
+    if isinstance(config.steps, (int, np.integer)) and not isinstance(config.steps, bool) and config.steps < 1:
+        raise ValueError(f"Training needs at least 1 step, got {config.steps}.")
     whole_number(config.steps, "The number of training steps", 1, LIMITS["steps"])
     whole_number(config.batch, "The batch size", 1, LIMITS["batch"])
     whole_number(config.seed, "The seed", 0, 2**31 - 1)
@@ -153,12 +157,9 @@ class LabConfig:
     base: float = 10_000.0
 
     def __post_init__(self) -> None:
-        if self.scheme not in SCHEMES:
-            raise ValueError(f"Unknown scheme {shown(self.scheme)}; choose one of {', '.join(SCHEMES)}.")
+        check_model(self)
         if self.task not in TASKS:
             raise ValueError(f"Unknown task {shown(self.task)}; choose one of {', '.join(TASKS)}.")
-        if isinstance(self.steps, (int, np.integer)) and not isinstance(self.steps, bool) and self.steps < 1:
-            raise ValueError(f"Training needs at least 1 step, got {self.steps}.")
         offset = whole_number(self.offset, "The offset k", 1, LIMITS["train_len"] - 1)
         task = TASKS[self.task]
         train_len = whole_number(self.train_len, "The training length", task.min_len(offset), LIMITS["train_len"])
@@ -177,7 +178,6 @@ class LabConfig:
             if length < task.min_len(offset):
                 raise ValueError(f"The evaluation length {length} is too short for the task '{task.label}': it needs at least {task.min_len(offset)} tokens.")
         object.__setattr__(self, "eval_lens", tuple(sorted({int(n) for n in lens})))
-        check_model(self)
         whole_number(self.vocab, "The vocabulary size", 2, LIMITS["vocab"])
         d, heads = int(self.d_model), int(self.n_heads)
         scores = self.batch * heads * train_len**2
@@ -213,6 +213,15 @@ class LabConfig:
     def tokens(self) -> int:
         """Size of the model's vocabulary: the task's symbols plus a separator and a filler."""
         return self.vocab + 2
+
+
+def training_twin(config, vocab: int) -> LabConfig:
+    """A toy-task config of the same model, batch, length and steps as `config` (an LMConfig, a PasskeyConfig): its
+    training costs what theirs does, so the lab's fitted constants estimate it."""
+    return LabConfig(
+        scheme=config.scheme, train_len=config.train_len, eval_lens=(config.train_len,), steps=config.steps, batch=config.batch,
+        lr=config.lr, seed=config.seed, vocab=vocab, d_model=config.d_model, n_heads=config.n_heads, n_layers=config.n_layers,
+    )  # fmt: skip
 
 
 def parse_lengths(text: str) -> tuple[int, ...]:

@@ -112,10 +112,8 @@ class PasskeyConfig:
     shared_keys: bool = False
 
     def __post_init__(self) -> None:
-        if self.scheme not in SCHEMES:
-            raise ValueError(f"Unknown scheme {shown(self.scheme)}; choose one of {', '.join(SCHEMES)}.")
-        length = whole_number(self.train_len, "The training length", 8, lab.LIMITS["train_len"])
         lab.check_model(self)
+        length = whole_number(self.train_len, "The training length", 8, lab.LIMITS["train_len"])
         whole_number(self.fillers, "The filler alphabet", 2, 200)
         whole_number(self.keys, "The number of keys", 2, 200)
         if not isinstance(self.shared_keys, bool):
@@ -202,10 +200,7 @@ def counting_accuracy(config: PasskeyConfig) -> dict[str, float]:
 
 def estimate_seconds(config: PasskeyConfig) -> float:
     """CPU seconds of a run: training as the lab's fitted constants say, and evaluation."""
-    twin = lab.LabConfig(
-        scheme=config.scheme, train_len=config.train_len, eval_lens=(config.train_len,), steps=config.steps, batch=config.batch,
-        lr=config.lr, seed=config.seed, vocab=config.tokens, d_model=config.d_model, n_heads=config.n_heads, n_layers=config.n_layers,
-    )  # fmt: skip
+    twin = lab.training_twin(config, config.tokens)
     evals = sum(
         lab.estimate(replace(twin, eval_lens=(eval_length(d, config.train_len),), steps=1)).eval_s * config.eval_count / lab.EVAL_BATCH
         for d in config.distances

@@ -12,9 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core import bibliography
-from core.lab import config as lab
 from core.lab import lm, weights
-from core.schemes.checks import shown, whole_number
 from core.schemes.registry import SCHEMES
 
 DEPTHS = (1, 2, 4)  # NoPE's depths in the shipped results
@@ -131,10 +129,7 @@ class ProbeConfig:
     steps: int = 750
 
     def __post_init__(self) -> None:
-        if self.scheme not in SCHEMES:
-            raise ValueError(f"Unknown scheme {shown(self.scheme)}; choose one of {', '.join(SCHEMES)}.")
-        whole_number(self.n_layers, "The number of layers", 1, lab.LIMITS["n_layers"])
-        self.lm_config  # validates seed and steps with LMConfig's sentences
+        self.lm_config  # validates the scheme, layers, seed and steps with LMConfig's sentences
 
     @property
     def lm_config(self) -> lm.LMConfig:

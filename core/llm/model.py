@@ -88,14 +88,11 @@ class Stopped(Exception):
 class Config:
     """The architecture, as the file's metadata gives it (`read`)."""
 
-    name: str  # general.name
     n_layer: int
     d_model: int
     n_head: int
     n_kv_head: int
     head_dim: int
-    ffn: int
-    vocab: int
     rope_base: float
     rope_dims: int  # dimensions of a head that rotate
     context_length: int  # the trained context, llama.context_length
@@ -124,14 +121,11 @@ class Config:
         n_head, d = int(value("llama.attention.head_count")), int(value("llama.embedding_length"))
         head_dim = d // n_head
         config = Config(
-            name=str(value("general.name", "unnamed")),
             n_layer=int(value("llama.block_count")),
             d_model=d,
             n_head=n_head,
             n_kv_head=int(value("llama.attention.head_count_kv", n_head)),
             head_dim=head_dim,
-            ffn=int(value("llama.feed_forward_length")),
-            vocab=len(fields["tokenizer.ggml.tokens"].data) if "tokenizer.ggml.tokens" in fields else 0,
             rope_base=float(value("llama.rope.freq_base", 10_000.0)),
             rope_dims=int(value("llama.rope.dimension_count", head_dim)),
             context_length=int(value("llama.context_length")),
