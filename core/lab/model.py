@@ -334,12 +334,13 @@ def perplexity(
 ) -> tuple[float | None, str]:
     """exp(mean negative log-likelihood) of the first config.eval_chars held-out characters, in
     non-overlapping windows of `length` run whole (core.lab.lm.eval_windows), a few windows per
-    forward pass (at most EVAL_SCORES attention scores per layer). Returns (perplexity, ''), or
-    (None, why): no code at this length (a table's end), or the run was stopped."""
+    forward pass (at most EVAL_SCORES attention scores per layer), should_stop asked between layers too. Returns
+    (perplexity, ''), or (None, why): no code at this length (a table's end), or the run was stopped."""
     data = torch.from_numpy(lm.eval_windows(held, length, config.eval_chars))  # (N, length + 1)
     chunk = max(1, EVAL_SCORES // (config.n_heads * length**2))
     total = 0.0
     model.eval()
+    model.halt = should_stop
     try:
         for i in range(0, data.shape[0], chunk):
             if should_stop is not None and should_stop():
@@ -347,10 +348,13 @@ def perplexity(
             x = data[i : i + chunk]
             logits = model(x[:, :-1])  # (n, length, tokens)
             total += F.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1), reduction="sum").item()
+    except Halted:
+        return None, NOT_EVALUATED
     except ValueError as err:  # a table with no row past its end
         return None, str(err)
     finally:
         model.train()
+        model.halt = None
     return math.exp(total / (data.shape[0] * length)), ""
 
 

@@ -182,16 +182,20 @@ DEPARTURES = {
 }
 
 
+def questions(config: PasskeyConfig, distance: int) -> tuple[np.ndarray, np.ndarray]:
+    """The eval_count sequences a run is asked at `distance` (seeded [seed, 2, distance]): (inputs, targets)."""
+    x, y, _ = batch(config.alphabet, np.random.default_rng([config.seed, 2, distance]), config.eval_count, eval_length(distance, config.train_len), distance)
+    return x, y
+
+
 @functools.lru_cache(maxsize=16)
 def counting_accuracy(config: PasskeyConfig) -> dict[str, float]:
-    """Per distance, the share of a run's own questions (the same sequences: seeded [seed, 2, distance], as
-    core.lab.trained.run_passkey asks them) that a reader without positions names right by naming the filler seen most often
+    """Per distance, the share of a run's own `questions` that a reader without positions names right by naming the filler seen most often
     in the sequence (ties: the lowest). With keys drawn from the fillers the key adds one to its own count, so this beats
     chance with no position at all; with keys of their own it names none."""
     out = {}
     for d in config.distances:
-        n = eval_length(d, config.train_len)
-        x, y, _ = batch(config.alphabet, np.random.default_rng([config.seed, 2, d]), config.eval_count, n, d)
+        x, y = questions(config, d)
         fillers = np.where(x < config.fillers, x, config.fillers)  # (count, n): the marker and the query counted apart
         counts = np.stack([np.bincount(row, minlength=config.fillers + 1)[: config.fillers] for row in fillers])  # (count, fillers)
         out[str(d)] = float((counts.argmax(axis=1) == y[:, -1]).mean())

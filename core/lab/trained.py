@@ -16,7 +16,7 @@ import torch.nn.functional as F
 
 from core.lab import lm, pairs, weights
 from core.lab.config import EVAL_SCORES
-from core.lab.model import NOT_EVALUATED, FixedPositions, Halted, PositionHooks, TinyTransformer, fit, lm_positions
+from core.lab.model import NOT_EVALUATED, FixedPositions, PositionHooks, TinyTransformer, fit, lm_positions, perplexity
 from core.schemes import rope
 from core.schemes.registry import SCHEMES
 
@@ -153,20 +153,6 @@ def sliding_perplexity(
     except ValueError as err:  # a table with no row past its end
         return None, str(err)
     return math.exp(total / count), ""
-
-
-@torch.no_grad()
-def perplexity(model: TinyTransformer, config: lm.LMConfig, held: np.ndarray, length: int, should_stop: Stop = None) -> tuple[float | None, str]:
-    """core.lab.model.perplexity (whole non-overlapping windows of `length`), stoppable between layers."""
-    from core.lab.model import perplexity as whole_windows
-
-    model.halt = should_stop
-    try:
-        return whole_windows(model, config, held, length, should_stop)
-    except Halted:
-        return None, NOT_EVALUATED
-    finally:
-        model.halt = None
 
 
 def fine_tune(
@@ -335,9 +321,8 @@ def run_sliding(config, on_step=None, should_stop: Stop = None):
 
 
 def run_passkey(config, on_step=None, should_stop: Stop = None):
-    """Train the config's model on the passkey task (core.lab.passkey), then its accuracy at every
-    distance on config.eval_count fresh sequences (data seeded [seed, 2, distance]); None where
-    the scheme has no code (a learned table past its rows)."""
+    """Train the config's model on the passkey task (core.lab.passkey), then its accuracy on its `questions` at every
+    distance; None where the scheme has no code (a learned table past its rows)."""
     from core.lab import passkey
 
     torch.set_num_threads(1)
@@ -360,9 +345,8 @@ def run_passkey(config, on_step=None, should_stop: Stop = None):
         for d in config.distances:
             if should_stop is not None and should_stop():
                 return _outcome(config, {}, np.asarray(losses), True, start, cpu)
-            n = passkey.eval_length(d, config.train_len)
-            x, y, _ = passkey.batch(config.alphabet, np.random.default_rng([config.seed, 2, d]), config.eval_count, n, d)
-            step = _chunks(config.eval_count, config.n_heads, n)
+            x, y = passkey.questions(config, d)
+            step = _chunks(config.eval_count, config.n_heads, x.shape[1])
             try:
                 right = sum(
                     int((model(torch.from_numpy(x[i : i + step]))[:, -1].argmax(-1).numpy() == y[i : i + step, -1]).sum()) for i in range(0, len(x), step)
