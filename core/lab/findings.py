@@ -130,13 +130,9 @@ def ordered(named: Mapping[str, Spread], digits: int = 3) -> str:
     return ", ".join(out)
 
 
-def _by(run: Sequence[dict], *keys: str) -> dict:
-    return {tuple(m[k] for k in keys): m for m in run}
-
-
 def probe(runs: Sequence[Sequence[dict]]) -> str:
     """The probe's findings over every seed's models: NoPE by depth, the input, the relative schemes, the absolute ones."""
-    seeds = [_by(run, "scheme", "n_layers") for run in runs]
+    seeds = [{(m["scheme"], m["n_layers"]): m for m in run} for run in runs]
     depths = sorted(n for s, n in seeds[0] if s == "none")
     last = {n: spread([m[("none", n)]["r2"][-1] for m in seeds]) for n in depths}
     said = ", ".join(f"{last[n].text()} ({n} layer{'s' if n > 1 else ''})" for n in depths)

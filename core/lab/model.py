@@ -278,7 +278,8 @@ def evaluate(model: TinyTransformer, config: LabConfig, length: int, should_stop
 
 
 def train(config: LabConfig, on_step: Callable[[int, float, float], None] | None = None, should_stop: Callable[[], bool] | None = None) -> LabResult:
-    """See core.lab.train."""
+    """Train the config's model (one CPU thread) and evaluate it at every evaluation length; on_step(step, loss,
+    tokens_per_s) after each step, should_stop() before each. Deterministic for a seed."""
     torch.set_num_threads(1)  # process-wide: several sessions' runs share the cores fairly
     model = TinyTransformer(config, torch.Generator().manual_seed(config.seed))
     model.halt = should_stop  # a stop is noticed between layers, forward and backward (a step may take a second on a busy server)
@@ -393,13 +394,8 @@ def train_lm(config: LMConfig, on_step: Callable[[int, float, float], None] | No
             notes[length] = note
     rate = len(losses) * config.batch * config.train_len / max(seconds, 1e-9)
     cpu = time.thread_time() - cpu  # this thread's CPU seconds, training and evaluation: what a busy machine does not inflate
-    state = None if stopped else weights_of(model)
+    state = None if stopped else {name: value.detach().to(torch.float32).numpy().copy() for name, value in model.state_dict().items()}  # for core.lab.weights
     return LMResult(config, np.asarray(losses), ppl, notes, seconds, time.perf_counter() - evaluating, rate, stopped, cpu, state)
-
-
-def weights_of(model: nn.Module) -> dict[str, np.ndarray]:
-    """The model's parameters by name, as float32 numpy copies (what core.lab.weights writes)."""
-    return {name: value.detach().to(torch.float32).numpy().copy() for name, value in model.state_dict().items()}
 
 
 def _warm_up() -> None:

@@ -16,6 +16,7 @@ import torch.nn.functional as F
 
 from core.lab import lm, pairs, weights
 from core.lab.config import EVAL_SCORES
+from core.lab.experiment import Outcome
 from core.lab.model import NOT_EVALUATED, FixedPositions, PositionHooks, TinyTransformer, fit, lm_positions, perplexity
 from core.schemes import rope
 from core.schemes.registry import SCHEMES
@@ -28,10 +29,8 @@ def build(config, state: dict[str, np.ndarray] | None = None, positions: Positio
     weights when given (else its seeded initialisation), and `positions` instead of the
     scheme's own hooks when given (they must hold no trained parameters of their own)."""
     torch.set_num_threads(1)
-    if positions is not None:
-        model = TinyTransformer(config, torch.Generator().manual_seed(config.seed), positions=lambda g: positions)
-    else:
-        model = TinyTransformer(config, torch.Generator().manual_seed(config.seed), positions=lm_positions(config) if isinstance(config, lm.LMConfig) else None)
+    hooks = (lambda g: positions) if positions is not None else lm_positions(config) if isinstance(config, lm.LMConfig) else None
+    model = TinyTransformer(config, torch.Generator().manual_seed(config.seed), positions=hooks)
     if state is not None:
         own = model.state_dict()
         if set(own) != set(state) or any(tuple(own[k].shape) != tuple(v.shape) for k, v in state.items()):
@@ -219,9 +218,7 @@ def perplexity_and_entropy(
     return (None, None) if ppl is None else (ppl, total[0] / total[1])
 
 
-def _outcome(config, values: dict, losses: np.ndarray, stopped: bool, start: float, cpu: float, chars: int = 0):
-    from core.lab.experiment import Outcome
-
+def _outcome(config, values: dict, losses: np.ndarray, stopped: bool, start: float, cpu: float, chars: int = 0) -> Outcome:
     seconds = time.perf_counter() - start
     return Outcome(config, values, losses, stopped, seconds, time.thread_time() - cpu, chars / max(seconds, 1e-9))
 
