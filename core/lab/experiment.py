@@ -253,6 +253,14 @@ class Experiment:
         """Its shipped results, typed (`Shipped.data`), or ValueError with a sentence naming the file and the command."""
         return load(self.name, path or self.file, self.results, self.command)
 
+    @staticmethod
+    def of(records: Mapping[str, Experiment], config: Any, what: str = "experiment") -> Experiment:
+        """The record among `records` whose config `config` is, or ValueError with a sentence."""
+        for record in records.values():
+            if type(config) is record.config:
+                return record
+        raise ValueError(f"No {what} runs a {type(config).__name__}.")
+
     def over_budget(self, configs: Sequence[Any]) -> str | None:
         """The lab's one budget rule: the configs' estimated CPU seconds together, within the record's `limit`
         when it has one, else TRAIN_CPU_S when any of them trains and EVAL_CPU_S when they only evaluate; else the sentence why not."""

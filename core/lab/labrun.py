@@ -357,9 +357,10 @@ SYNTHETIC = Job(entry.train, over_budget, lambda c: estimate(c).seconds, lambda 
 LM = Job(entry.train_lm, lm.over_budget, lambda c: lm.estimate(c).seconds, lambda c: c.steps, lambda c: "", lm.LM_WALL_SECONDS, "characters")
 
 
-def experiment_job(experiment: Experiment) -> Job:
-    """An experiment on trained models, run through entry.run_experiment (which runs its record)."""
-    return Job(entry.run_experiment, experiment.over_budget, experiment.estimate, experiment.steps, lambda c: c.label, LIVE_WALL_S, experiment.unit)
+def experiment_job(experiment: Experiment, run: Callable[..., Any] = entry.run_experiment) -> Job:
+    """An experiment's live run: by default through entry.run_experiment (an experiment on trained models, torch loaded
+    first), or `run` (the language model's records, which load their own)."""
+    return Job(run, experiment.over_budget, experiment.estimate, experiment.steps, lambda c: c.label, LIVE_WALL_S, experiment.unit)
 
 
 _LIVE: weakref.WeakValueDictionary[int, LabRun] = weakref.WeakValueDictionary()  # runs started in this process (LabRun.start)

@@ -183,10 +183,7 @@ EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (PROBE, EXTEND, SLIDING
 
 def of(config: Any) -> Experiment:
     """The experiment whose config `config` is, or ValueError with a sentence."""
-    for experiment in EXPERIMENTS.values():
-        if type(config) is experiment.config:
-            return experiment
-    raise ValueError(f"No experiment runs a {type(config).__name__}.")
+    return Experiment.of(EXPERIMENTS, config)
 
 
 def run(config: Any, on_step: Callable[[int, float, float], None] | None = None, should_stop: Callable[[], bool] | None = None) -> Outcome:

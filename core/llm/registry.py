@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from core.lab.experiment import LIVE_WALL_S, Bench, Experiment, Outcome, Results, Shipped
-from core.lab.labrun import Job
+from core.lab.experiment import Bench, Experiment, Outcome, Results, Shipped
+from core.lab.labrun import Job, experiment_job
 from core.llm import experiments, results
 from core.llm import model as llm_model
 from core.viz import llm_figures as lf
@@ -122,6 +122,11 @@ def _check(name: str) -> Callable[[Shipped], tuple[list, Callable]]:
     return check
 
 
+def _rows_of(outcomes: list[Outcome]) -> dict:
+    """The shipped "results" of outcomes that each give rows keyed by their label."""
+    return {k: v for o in outcomes for k, v in o.values["rows"].items()}
+
+
 def _stopped(config) -> Outcome:
     return Outcome(config, {}, stopped=True)
 
@@ -216,6 +221,8 @@ def _write_maps(outcomes: list[Outcome]) -> None:
     np.savez_compressed(results.MAPS_PATH, **maps)
 
 
+ATTENTION_CONFIG = {"presets": experiments.PRESETS, "modes": experiments.MODES, "shuffle_seed": experiments.SHUFFLE_SEED}  # what its file records
+
 ATTENTION = Experiment(
     "attention", "Attention on a text", "Where does each head of the model look, with its positions as trained, removed and shuffled?",
     Reading, lambda: Reading(*next(iter(experiments.PRESETS.items()))[::-1]), run_reading,
@@ -227,10 +234,8 @@ ATTENTION = Experiment(
     command="python -m bench.llm attention", unit="tokens", limit=ATTENTION_CPU_S, file=results.path("attention"),
     bench=ModelBench(
         lambda args=None: [Reading(text, preset) for preset, text in experiments.PRESETS.items()],
-        lambda outcomes: {k: v for o in outcomes for k, v in o.values["rows"].items()},
-        {"presets": experiments.PRESETS, "modes": experiments.MODES, "shuffle_seed": experiments.SHUFFLE_SEED},
-        _check("attention"), after=_write_maps,
-        describe=lambda args: {"presets": experiments.PRESETS, "modes": experiments.MODES, "shuffle_seed": experiments.SHUFFLE_SEED},
+        _rows_of,
+        ATTENTION_CONFIG, _check("attention"), after=_write_maps, describe=lambda args: ATTENTION_CONFIG,
     ),
 )  # fmt: skip
 
@@ -247,11 +252,7 @@ def _check_scaling(scaling: str, factor: float) -> None:
 
 def scaling_key(scaling: str, factor: float) -> str:
     """The bench's key of a scaling ("none", "yarn ×2", "yarn ×2, no temperature"): experiments.label of its record."""
-    if scaling == "none":
-        return "none"
-    if scaling == experiments.NO_TEMPERATURE:
-        return f"yarn ×{factor:g}, no temperature"
-    return f"{scaling} ×{factor:g}"
+    return experiments.label(experiments.scaling(scaling, factor, original_max_len=TRAINED_CONTEXT))
 
 
 @dataclass(frozen=True)
@@ -343,7 +344,7 @@ PERPLEXITY = Experiment(
     command="python -m bench.llm perplexity", unit="tokens", limit=experiments.LIVE_CPU_S, file=results.path("perplexity"),
     bench=ModelBench(
         _perplexity_configs,
-        lambda outcomes: {k: v for o in outcomes for k, v in o.values["rows"].items()},
+        _rows_of,
         {"window": WINDOW}, _check("perplexity"),
         options=lambda a: f" --length {a.length} --kinds {','.join(a.kinds)} --factors {_joined(a.factors)}",
         describe=lambda a: {
@@ -457,7 +458,7 @@ PASSKEY = Experiment(
     said=lambda c, o: f"{c.label}: {'found' if o.values['result'].correct else 'not found'} (answer {o.values['result'].answer!r}).",
     command="python -m bench.llm passkey", unit="tokens", limit=experiments.LIVE_CPU_S, file=results.path("passkey"),
     bench=ModelBench(
-        passkey_configs, lambda outcomes: {k: v for o in outcomes for k, v in o.values["rows"].items()},
+        passkey_configs, _rows_of,
         {"prompt": PASSKEY_PROMPT},
         _check("passkey"), options=_passkey_options,
         describe=lambda a: {
@@ -568,12 +569,9 @@ RECORDS: dict[str, Experiment] = {e.name: e for e in (ATTENTION, PERPLEXITY, PAS
 
 def of(config: Any) -> Experiment:
     """The record whose config `config` is, or ValueError with a sentence."""
-    for record in RECORDS.values():
-        if type(config) is record.config:
-            return record
-    raise ValueError(f"No language-model experiment runs a {type(config).__name__}.")
+    return Experiment.of(RECORDS, config, "language-model experiment")
 
 
 def job(record: Experiment) -> Job:
-    """A live run of `record` through the lab's trainers, line, time limit and budget (ui.lab_run.live_run draws it)."""
-    return Job(record.run, record.over_budget, record.estimate, record.steps, lambda c: c.label, LIVE_WALL_S, record.unit)
+    """A live run of `record` through the lab's trainers, line, time limit and budget (ui.lab.run.live_run draws it)."""
+    return experiment_job(record, record.run)
