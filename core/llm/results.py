@@ -9,12 +9,10 @@ from pathlib import Path
 import numpy as np
 
 DATA = Path(__file__).resolve().parents[2] / "data"
-NAMES = ("attention", "frequencies", "perplexity", "passkey")
 
 
 def path(name: str) -> Path:
-    if name not in NAMES:
-        raise ValueError(f"There are no shipped results named {name!s:.30}; there are {', '.join(NAMES)}.")
+    """The shipped results of the record `name` (core.llm.registry names the four)."""
     return DATA / f"llm_{name}_results.json"
 
 
