@@ -142,13 +142,7 @@ class Trainers:
     `runs_per_address` slots: one fewer than `max_runs` (at least 1), so that one address, whatever
     cookies it sends, never holds every trainer of a process that has two. With `locks` (processes
     sharing a machine), an address also holds at most `locks.per_address` trainers in all of them.
-    The others wait in line, first come first served: `join()` takes a place at the end (or raises
-    `Refused` with the sentence why not),
-    `wait_turn()` blocks until the ticket is the first in line whose visitor holds no slot and a slot
-    is free (then it holds the slot) or until `should_stop()` says the run is not wanted any more
-    (then it leaves the line). `cancel()` takes a ticket out of the line at once, `release()` frees
-    its slot; both may be called more than once. `outlook()` says where a waiting ticket stands and
-    how long it may wait. Thread-safe."""
+    The others wait in line, first come first served (`join`, then `wait_turn`). Thread-safe."""
 
     PACE_RUNS = 8  # how many recent runs' measured / estimated time the waits are scaled by
 
