@@ -13,7 +13,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from core.llm.model import Model, Stopped
+from core.llm.model import Model, Stopped, unpermute
 from core.schemes import rope
 from core.schemes.torch import RotaryEmbedding
 
@@ -68,12 +68,6 @@ class Pass:
 def _tensors(model: Model) -> dict[str, torch.Tensor]:
     """The model's weights as torch tensors sharing the numpy arrays' memory (no copy)."""
     return {name: torch.from_numpy(array) for name, array in model.weights.items()}
-
-
-def _unpermute(w: torch.Tensor, n_head: int) -> torch.Tensor:
-    """core.llm.model.unpermute in torch: GGUF rows -> Hugging Face rows, per head."""
-    hd = w.shape[0] // n_head
-    return w.reshape(n_head, hd // 2, 2, w.shape[1]).transpose(1, 2).reshape(w.shape)
 
 
 def _rms(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
@@ -172,7 +166,7 @@ def run(model: Model, ids, options: Options = Options(), *, attention: bool = Fa
         p = f"blk.{layer}."
         wq, wk = w[p + "attn_q.weight"], w[p + "attn_k.weight"]
         if options.layout == "half":
-            wq, wk = _unpermute(wq, H), _unpermute(wk, KV)
+            wq, wk = torch.from_numpy(unpermute(wq.numpy(), H)), torch.from_numpy(unpermute(wk.numpy(), KV))
         h = _rms(x, w[p + "attn_norm.weight"], eps)
         q = (h @ wq.T).view(length, H, hd).transpose(0, 1)
         k = (h @ wk.T).view(length, KV, hd).transpose(0, 1)
