@@ -53,8 +53,8 @@ class Corpus:
         return len(self.chars)
 
 
-def split(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(training part, held-out part): the first int(n (1 - HELD_OUT)) ids and the rest."""
+def split(ids):
+    """(training part, held-out part): the first int(n (1 - HELD_OUT)) ids (or characters) and the rest."""
     cut = int(len(ids) * (1 - HELD_OUT))
     return ids[:cut], ids[cut:]
 

@@ -152,8 +152,7 @@ def attention(text: str, mode: str = "trained", should_stop: Stop = None) -> Att
 
 def held_out_text() -> str:
     """The held-out tenth of the shipped Austen corpus (the lab's split, core.lab.lm)."""
-    text = lm.read_text(lm.CORPUS_PATH)
-    return text[int(len(text) * (1 - lm.HELD_OUT)) :]
+    return lm.split(lm.read_text(lm.CORPUS_PATH))[1]
 
 
 _IDS: dict[str, np.ndarray] = {}
