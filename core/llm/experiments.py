@@ -240,7 +240,7 @@ class PasskeyResult:
     filler); key; correct: at each of the key's digits the model's likeliest next token is that digit,
     the text before it given (the prompt, the space after "is" and the digits before: greedy decoding
     of the key once the space is written); probability: of the key's digits together; answer: the
-    digit it predicted at each; prompt: the text without the answer."""
+    digit it predicted at each."""
 
     length: int
     depth: float
@@ -248,7 +248,6 @@ class PasskeyResult:
     correct: bool
     probability: float
     answer: str
-    prompt: str
     cpu_seconds: float
 
 
@@ -277,7 +276,7 @@ def passkey(length: int, depth: float, scaling_record: rope.RopeScaling | None =
         raise ValueError(f"The passkey prompt must be from 64 to {MAX_TOKENS:,} tokens long.")
     m = llm_model.load()
     key = str(np.random.default_rng(seed).integers(10_000, 100_000))
-    prompt, ids, n_answer = passkey_prompt(length, depth, key)
+    _, ids, n_answer = passkey_prompt(length, depth, key)
     forward = _forward()
     start = time.thread_time()
     rows = np.arange(len(ids) - n_answer - 1, len(ids) - 1)
@@ -289,7 +288,7 @@ def passkey(length: int, depth: float, scaling_record: rope.RopeScaling | None =
     probability = float(np.exp(logp[np.arange(n_answer), target].sum()))
     correct = bool(np.array_equal(predicted, target))
     answer = "".join(m.tokenizer.pieces[i] for i in predicted)
-    return PasskeyResult(len(ids), float(depth), key, correct, probability, answer, prompt, time.thread_time() - start)
+    return PasskeyResult(len(ids), float(depth), key, correct, probability, answer, time.thread_time() - start)
 
 
 # ----------------------------------------------------------------------------------------------
