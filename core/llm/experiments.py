@@ -159,9 +159,7 @@ _IDS: dict[str, np.ndarray] = {}
 
 
 def held_out_ids(tokens: int) -> np.ndarray:
-    """The first `tokens` token ids of the held-out text (at most MAX_TOKENS)."""
-    if not 2 <= tokens <= MAX_TOKENS:
-        raise ValueError(f"The length must be from 2 to {MAX_TOKENS:,} tokens.")
+    """The first `tokens` token ids of the held-out text (2 to MAX_TOKENS: core.llm.registry's configs check it)."""
     if "held" not in _IDS:
         _IDS["held"] = llm_model.load().tokenizer.encode(held_out_text()[:120_000])
     ids = _IDS["held"]
@@ -255,8 +253,6 @@ def passkey_prompt(length: int, depth: float, key: str) -> tuple[str, np.ndarray
     """The prompt of about `length` tokens (filler repeated around the needle) with the answer " key"
     appended: (prompt text, ids of prompt + answer, number of the key's tokens: one per digit, the
     tokenizer splitting every digit on its own, so the space before the key is a token of its own)."""
-    if not 0 <= depth <= 1:
-        raise ValueError("The depth must be from 0 (the start) to 1 (the end).")
     tok = llm_model.load().tokenizer
     fixed = len(tok.encode(PASSKEY_INTRO + PASSKEY_NEEDLE.format(key=key) + PASSKEY_QUESTION + " " + key))
     per = len(tok.encode(PASSKEY_FILLER))
@@ -271,9 +267,7 @@ def passkey_prompt(length: int, depth: float, key: str) -> tuple[str, np.ndarray
 
 def passkey(length: int, depth: float, scaling_record: rope.RopeScaling | None = None, seed: int = 0, should_stop: Stop = None) -> PasskeyResult:
     """One passkey trial: a seeded five-digit key hidden at `depth` in a prompt of about `length`
-    tokens (at most MAX_TOKENS), read with `scaling_record`."""
-    if not 64 <= length <= MAX_TOKENS:
-        raise ValueError(f"The passkey prompt must be from 64 to {MAX_TOKENS:,} tokens long.")
+    tokens (64 to MAX_TOKENS, depth 0 to 1: core.llm.registry.Passkey checks them), read with `scaling_record`."""
     m = llm_model.load()
     key = str(np.random.default_rng(seed).integers(10_000, 100_000))
     _, ids, n_answer = passkey_prompt(length, depth, key)
