@@ -69,11 +69,7 @@ def ridge_fit(x: np.ndarray, y: np.ndarray, lam: float = RIDGE) -> Ridge:
     """Closed-form ridge regression of y (n,) on the standardised columns of x (n, d), with an
     intercept that is not penalised: w = (ZᵀZ + λI)⁻¹ Zᵀ(y − ȳ). A constant column gets scale 1
     (it carries nothing and stays 0 after centring)."""
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    if x.ndim != 2 or y.shape != (x.shape[0],) or x.shape[0] < 2:
-        raise ValueError(f"The probe needs features (n, d) and one target per row, got {x.shape} and {y.shape}.")
-    if not lam >= 0:
-        raise ValueError(f"The ridge penalty must be 0 or more, got {lam!r}.")
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)  # probe_layers gives (n, d) and (n,), n >= 1, λ >= 0
     mean = x.mean(axis=0)
     std = x.std(axis=0)
     std = np.where(std > 1e-12, std, 1.0)
