@@ -18,7 +18,6 @@ from core.schemes import rope
 from core.schemes.torch import RotaryEmbedding
 
 LAYOUTS = {"adjacent": "interleaved", "half": "half"}  # this module's names -> the registry's
-POSITIONS = ("trained", "none", "shuffled")
 SCORE_BYTES = 64 << 20  # a block of attention scores holds at most this much
 MAX_ATTENTION_TOKENS = 512  # attention weights are returned for inputs up to this long (30·9·T² floats)
 
@@ -41,15 +40,9 @@ class Options:
     scaling: rope.RopeScaling | None = None
     unrotated: tuple[int, ...] = field(default=())
 
-    def __post_init__(self) -> None:
-        if self.layout not in LAYOUTS:
-            raise ValueError(f"The layout must be one of {', '.join(LAYOUTS)}, not {self.layout!s:.20}.")
-        if self.positions not in POSITIONS:
-            raise ValueError(f"Positions must be one of {', '.join(POSITIONS)}, not {self.positions!s:.20}.")
+    def __post_init__(self) -> None:  # the values come from core.llm.experiments, never from a visitor
         if (self.positions == "shuffled") != (self.permutation is not None):
             raise ValueError("A permutation is given with shuffled positions, and only with them.")
-        if self.scaling is not None and not isinstance(self.scaling, rope.RopeScaling):
-            raise ValueError("The scaling must be one of the app's RoPE scaling records.")
         object.__setattr__(self, "unrotated", tuple(sorted({int(i) for i in self.unrotated})))
         if self.permutation is not None:
             object.__setattr__(self, "permutation", tuple(int(i) for i in self.permutation))
@@ -83,8 +76,6 @@ def rotary(model: Model, options: Options) -> RotaryEmbedding | None:
     config = model.config
     module = RotaryEmbedding(config.head_dim, config.rope_base, options.scaling, layout=LAYOUTS[options.layout])
     if options.unrotated:
-        if options.unrotated[0] < 0 or options.unrotated[-1] >= config.pairs:
-            raise ValueError(f"Pairs are numbered 0 to {config.pairs - 1}.")
         if module.per_length:
             raise ValueError("Pairs can be left unrotated only under a scaling whose frequencies do not change with the length.")
         module.inv_freq[list(options.unrotated)] = 0.0
