@@ -221,9 +221,8 @@ class Experiment:
       `figure(results, what) -> Figure`, its picture; `said(config, outcome) -> str`, a live run's numbers in words;
     - `command`: what makes its shipped results (the bench); `bench`: the bench's parts (`Bench`),
       or None when its bench module (bench.lab_<name>) holds them as BENCH;
-    - `unit`: what its progress counts per second;
-    - `limit`: its live budget when not the lab's; `file`: its results file when not data/lab_<name>_results.json
-      (the language model's experiments, core.llm.registry, which the lab's views do not list)."""
+    - `unit`: what its progress counts per second; `limit` and `file` as their comments say (the language model's
+      records, core.llm.registry, set both)."""
 
     name: str
     title: str
