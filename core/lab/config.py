@@ -1,21 +1,8 @@
-r"""The lab's configuration and data, torch-free: what a run is, the synthetic tasks, the batches
-they are drawn as, and what a run gives back.
+r"""What a toy lab run is, torch-free: `LabConfig` (a registry scheme on a synthetic task, and the tiny model that learns
+it), the tasks and their seeded batches, the budget every live run of the lab is held to, and `LabResult`.
 
-`LabConfig` is one training run (a registry scheme on a task, and the tiny model that learns
-it), validated with sentences a user understands; `make_batch` draws a task's sequences from a
-numpy generator seeded per run, so a seed fixes the data; `LabResult` is what a run gives. The
-torch model and its training loop are in `core.lab.model`; running runs in the background, the
-cache of finished ones and the cap on runs training at once are in `core.lab.labrun`, `core.lab.cache` and `core.lab.trainers`.
-
-The default task is "kback": at every position i >= k, name the token that stood k places back,
-
-$$y_i = x_{i-k}.$$
-
-Tokens are uniform random, so content is no help: the model has to find the key exactly k
-positions before the query, at every length. A relative scheme that can point at one exact
-offset (RoPE, T5's exact buckets) solves it at any length; ALiBi only knows "nearer is better";
-a learned table has no row past its end; without positions the model cannot tell offsets apart.
-`bench/lab.py` and the lab page quote the measured numbers.
+The default task is "kback": at every position i >= k, name the token that stood k places back, $y_i = x_{i-k}$.
+Tokens are uniform random, so content is no help: the model has to find the key exactly k positions before the query.
 """
 
 from __future__ import annotations
@@ -23,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -123,6 +110,26 @@ def _read_survey(path: Path) -> tuple[list[int], int, dict[str, dict[str, tuple[
 SURVEY_SEEDS, SURVEY_STEPS, SURVEY = _read_survey(SURVEY_PATH)  # the seeds, the training steps, every seed's cells
 
 
+def check_model(config) -> None:
+    """What every config that trains the lab's tiny model checks alike (LabConfig, core.lab.lm.LMConfig,
+    core.lab.passkey.PasskeyConfig): its scheme, steps, batch, seed, width, heads, layers and learning rate."""
+    if config.scheme not in SCHEMES:
+        raise ValueError(f"Unknown scheme {shown(config.scheme)}; choose one of {', '.join(SCHEMES)}.")
+    if isinstance(config.steps, (int, np.integer)) and not isinstance(config.steps, bool) and config.steps < 1:
+        raise ValueError(f"Training needs at least 1 step, got {config.steps}.")
+    whole_number(config.steps, "The number of training steps", 1, LIMITS["steps"])
+    whole_number(config.batch, "The batch size", 1, LIMITS["batch"])
+    whole_number(config.seed, "The seed", 0, 2**31 - 1)
+    d = whole_number(config.d_model, "The model width", 2, LIMITS["d_model"])
+    heads = whole_number(config.n_heads, "The number of heads", 1, LIMITS["n_heads"])
+    if d % heads or (d // heads) % 2:
+        raise ValueError(f"A width of {d} must split into {heads} heads of an even width (rotary embeddings turn pairs of dimensions).")
+    whole_number(config.n_layers, "The number of layers", 1, LIMITS["n_layers"])
+    lr = config.lr
+    if isinstance(lr, bool) or not isinstance(lr, (int, float, np.integer, np.floating)) or not math.isfinite(lr) or not 0 < lr <= 1:
+        raise ValueError(f"The learning rate must be a number above 0 and at most 1, got {shown(lr)}.")
+
+
 @dataclass(frozen=True)
 class LabConfig:
     """One training run: a scheme from the registry on a task, and the tiny model that learns it.
@@ -150,13 +157,9 @@ class LabConfig:
     base: float = 10_000.0
 
     def __post_init__(self) -> None:
-        if self.scheme not in SCHEMES:
-            raise ValueError(f"Unknown scheme {shown(self.scheme)}; choose one of {', '.join(SCHEMES)}.")
+        check_model(self)
         if self.task not in TASKS:
             raise ValueError(f"Unknown task {shown(self.task)}; choose one of {', '.join(TASKS)}.")
-        if isinstance(self.steps, (int, np.integer)) and not isinstance(self.steps, bool) and self.steps < 1:
-            raise ValueError(f"Training needs at least 1 step, got {self.steps}.")
-        whole_number(self.steps, "The number of training steps", 1, LIMITS["steps"])
         offset = whole_number(self.offset, "The offset k", 1, LIMITS["train_len"] - 1)
         task = TASKS[self.task]
         train_len = whole_number(self.train_len, "The training length", task.min_len(offset), LIMITS["train_len"])
@@ -175,22 +178,14 @@ class LabConfig:
             if length < task.min_len(offset):
                 raise ValueError(f"The evaluation length {length} is too short for the task '{task.label}': it needs at least {task.min_len(offset)} tokens.")
         object.__setattr__(self, "eval_lens", tuple(sorted({int(n) for n in lens})))
-        whole_number(self.batch, "The batch size", 1, LIMITS["batch"])
-        whole_number(self.seed, "The seed", 0, 2**31 - 1)
         whole_number(self.vocab, "The vocabulary size", 2, LIMITS["vocab"])
-        d = whole_number(self.d_model, "The model width", 2, LIMITS["d_model"])
-        heads = whole_number(self.n_heads, "The number of heads", 1, LIMITS["n_heads"])
-        if d % heads or (d // heads) % 2:
-            raise ValueError(f"A width of {d} must split into {heads} heads of an even width (rotary embeddings turn pairs of dimensions).")
-        whole_number(self.n_layers, "The number of layers", 1, LIMITS["n_layers"])
+        d, heads = int(self.d_model), int(self.n_heads)
         scores = self.batch * heads * train_len**2
         if scores > MAX_SCORES:
             raise ValueError(
                 f"A batch of {self.batch} sequences of {train_len} tokens with {heads} heads holds {scores:,} attention scores per step, "
                 f"more than the lab allows ({MAX_SCORES:,}): use a smaller batch, fewer heads or a shorter training length."
             )
-        if isinstance(self.lr, bool) or not isinstance(self.lr, (int, float, np.integer, np.floating)) or not math.isfinite(self.lr) or not 0 < self.lr <= 1:
-            raise ValueError(f"The learning rate must be a number above 0 and at most 1, got {shown(self.lr)}.")
         if isinstance(self.base, bool) or not isinstance(self.base, (int, float, np.integer, np.floating)) or not math.isfinite(self.base) or self.base <= 1:
             raise ValueError(f"The base must be a finite number above 1, got {shown(self.base)}.")
         if self.table_len is not None:
@@ -219,8 +214,14 @@ class LabConfig:
         """Size of the model's vocabulary: the task's symbols plus a separator and a filler."""
         return self.vocab + 2
 
-    def with_scheme(self, scheme: str) -> LabConfig:
-        return replace(self, scheme=scheme)
+
+def training_twin(config, vocab: int) -> LabConfig:
+    """A toy-task config of the same model, batch, length and steps as `config` (an LMConfig, a PasskeyConfig): its
+    training costs what theirs does, so the lab's fitted constants estimate it."""
+    return LabConfig(
+        scheme=config.scheme, train_len=config.train_len, eval_lens=(config.train_len,), steps=config.steps, batch=config.batch,
+        lr=config.lr, seed=config.seed, vocab=vocab, d_model=config.d_model, n_heads=config.n_heads, n_layers=config.n_layers,
+    )  # fmt: skip
 
 
 def parse_lengths(text: str) -> tuple[int, ...]:
@@ -327,6 +328,18 @@ def _hook_bytes(config: LabConfig, length: int) -> tuple[int, int]:
     return 4 * length * config.d_model, 20 * length * config.d_model
 
 
+def eval_pass(config: LabConfig, chunk: int, length: int) -> tuple[float, int]:
+    """Seconds and bytes of one evaluation pass over `chunk` sequences of `length` (forward only)."""
+    layers, heads, bias = config.n_layers, config.n_heads, _bias_passes(config)
+    seconds = (
+        EVAL_FLOP_S * _flops(config, chunk, length)
+        + EVAL_SCORE_S * layers * chunk * heads * length**2 * (1 + bias / 2)
+        + EVAL_FORMULA_S * layers * heads * length**2 * _formula_bias(config)
+    )
+    held = EVAL_SCORE_BYTES * chunk * heads * length**2 * (1 + bias / 3) + EVAL_ACTIVATION_BYTES * chunk * length * config.d_model
+    return seconds, int(held)
+
+
 def estimate(config: LabConfig) -> Estimate:
     """How long the config trains and is evaluated, its longest step or pass, and the memory it adds."""
     layers, heads, bias, formula = config.n_layers, config.n_heads, _bias_passes(config), _formula_bias(config)
@@ -343,17 +356,11 @@ def estimate(config: LabConfig) -> Estimate:
     eval_s, pass_s, eval_bytes = 0.0, 0.0, 0
     for length in config.eval_lens:
         chunk = max(1, min(EVAL_BATCH, EVAL_SCORES // (heads * length**2)))
-        passes = -(-EVAL_BATCH // chunk)
-        one = (
-            EVAL_FLOP_S * _flops(config, chunk, length)
-            + EVAL_SCORE_S * layers * chunk * heads * length**2 * (1 + bias / 2)
-            + EVAL_FORMULA_S * layers * heads * length**2 * formula
-        )
-        eval_s += passes * one
+        one, one_pass = eval_pass(config, chunk, length)
+        eval_s += -(-EVAL_BATCH // chunk) * one
         pass_s = max(pass_s, one)
         hooks, building = _hook_bytes(config, length)
-        one_pass = EVAL_SCORE_BYTES * chunk * heads * length**2 * (1 + bias / 3) + EVAL_ACTIVATION_BYTES * chunk * length * config.d_model
-        eval_bytes = max(eval_bytes, kept + building, kept + hooks + int(one_pass))
+        eval_bytes = max(eval_bytes, kept + building, kept + hooks + one_pass)
         kept += hooks  # the hooks of every length evaluated so far stay cached
     # what training took is not all given back before evaluation allocates: the peak is near the sum
     return Estimate(config.steps * step_s, eval_s, step_s, pass_s, BASE_BYTES + int(train_bytes + eval_bytes))
@@ -422,19 +429,16 @@ def make_batch(config: LabConfig, rng: np.random.Generator, batch: int, length: 
     predicted from the one before; an odd length starts with one filler). Targets are IGNORE
     where a position is not scored. Returns (inputs (B, T), targets (B, T)) int64."""
     v = config.vocab
-    targets = np.full((batch, length), IGNORE, dtype=np.int64)
     if config.task == "kback":
-        x = rng.integers(0, v, size=(batch, length))  # (B, T)
-        k = config.offset
-        targets[:, k:] = x[:, :-k]
-        return x, targets
-    n = length // 2  # n symbols, the separator, the first n - 1 symbols of the answer: 2n tokens
-    fill = length - 2 * n
-    x = rng.integers(0, v, size=(batch, n))  # (B, n)
-    answer = x if config.task == "copy" else x[:, ::-1]
-    inputs = np.concatenate([np.full((batch, fill), v + 1), x, np.full((batch, 1), v), answer[:, :-1]], axis=1)  # (B, T)
-    targets[:, fill + n :] = answer  # the separator predicts the first answer token, and so on
-    return inputs.astype(np.int64), targets
+        inputs = rng.integers(0, v, size=(batch, length))  # (B, T)
+    else:
+        n = length // 2  # n symbols, the separator, the first n - 1 symbols of the answer: 2n tokens
+        x = rng.integers(0, v, size=(batch, n))  # (B, n)
+        answer = x if config.task == "copy" else x[:, ::-1]
+        inputs = np.concatenate([np.full((batch, length - 2 * n), v + 1), x, np.full((batch, 1), v), answer[:, :-1]], axis=1)  # (B, T)
+    source = TASKS[config.task].source(length, config.offset)  # (T,): the position each target is fetched from, the task's one rule
+    targets = np.where(source >= 0, inputs[:, np.maximum(source, 0)], IGNORE)
+    return inputs.astype(np.int64), targets.astype(np.int64)
 
 
 # --- results ----------------------------------------------------------------------------------

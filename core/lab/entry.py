@@ -1,9 +1,6 @@
-"""Where a lab run enters torch, and torch-free until it does: `core.lab.model` (and so torch) is
-imported by `load_model`, in a thread of its own, once per process: when the lab page is first
-opened (`warm_model`) or at the latest when a run starts; a run waiting for it can be stopped. The
-entry points a run's thread calls: `train` (the synthetic tasks), `train_lm` (the real-text
-comparison), `run_experiment` (an experiment on trained models, through core.lab.registry).
-"""
+"""Where a lab run enters torch: `core.lab.model` (and so torch) is imported once per process in a thread of its own
+(`warm_model`, `load_model`), so that the lab stays torch-free until a run starts and a run waiting for the import can
+be stopped; `train`, `train_lm` and `run_experiment` are what a run's thread calls."""
 
 from __future__ import annotations
 
@@ -60,25 +57,21 @@ def load_model(should_stop: Callable[[], bool] = lambda: False, every: float = 0
 
 
 def train(config: LabConfig, on_step: Callable[[int, float, float], None] | None = None, should_stop: Callable[[], bool] | None = None) -> LabResult:
-    """Train the config's model (torch, one CPU thread) and evaluate it at every evaluation length.
-    on_step(step, loss, tokens_per_s) is called after each step; should_stop() is asked before
-    each step, and a stopped run is still evaluated (stopped=True). Deterministic for a seed."""
+    """core.lab.model.train, torch imported here when a run starts: the toy tasks' LabRun's `train_fn`."""
     from core.lab import model  # torch is imported here, when a run starts
 
     return model.train(config, on_step=on_step, should_stop=should_stop)
 
 
 def train_lm(config, on_step: Callable[[int, float, float], None] | None = None, should_stop: Callable[[], bool] | None = None):
-    """Train and evaluate one real-text run (a core.lab.lm.LMConfig; torch, one thread, imported
-    here when a run starts): see core.lab.model.train_lm. The real-text LabRun's `train_fn`."""
+    """core.lab.model.train_lm, torch imported here when a run starts: the real-text LabRun's `train_fn`."""
     from core.lab import model
 
     return model.train_lm(config, on_step=on_step, should_stop=should_stop)
 
 
 def run_experiment(config, on_step: Callable[[int, float, float], None] | None = None, should_stop: Callable[[], bool] | None = None):
-    """Run one experiment on trained models (a config of an experiment in core.lab.registry; torch,
-    imported when a run starts): its record's run. Its LabRun's `train_fn`."""
+    """An experiment's config run by its record (core.lab.registry.run, torch imported when it runs): its LabRun's `train_fn`."""
     from core.lab import registry
 
     return registry.run(config, on_step=on_step, should_stop=should_stop)

@@ -1,22 +1,13 @@
-"""What the lab's experiments on trained models share, torch-free: the record that declares one
-(`Experiment`: everything the runner, the page, the bench and the tests need of it), what a run of
-one gives back (`Outcome`, run through a LabRun like a training run: progress, Stop, the line, the
-cache), their CPU budget (one rule: `over_budget`), and their shipped results
-(`data/lab_<name>_results.json`, each written by its bench with its exact configuration, seed,
-command, machine and times, read into the experiment's own `Results` dataclass).
-
-The experiments themselves are one module each: `probe` (does a model know where it is?),
-`pairs` (which RoPE frequencies does it use?), `extend` (RoPE scaling on a trained model),
-`passkey` (retrieval at a distance) and `sliding` (sliding-window against non-overlapping
-evaluation); their torch side is core.lab.trained; core.lab.registry lists their records.
-"""
+"""What the lab's experiments on trained models share, torch-free: the record that declares one (`Experiment`), what a
+run gives (`Outcome`), the one budget rule, and their typed shipped results (`data/lab_<name>_results.json`, each written
+by its bench with its exact configuration, seed, command, machine and times, read into the experiment's `Results`)."""
 
 from __future__ import annotations
 
 import json
 import math
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -113,16 +104,23 @@ class Results:
         return cls(**values, extra={k: v for k, v in results.items() if k not in values})
 
     def layouts(self) -> list[dict[str, Any]]:
-        """Every training seed's results in seed order (`by_seed`, each checked by `read` as the top level is), or the
-        top level alone in a file of one seed."""
-        by_seed = self.extra.get("by_seed")
-        if by_seed:
-            return [by_seed[s] for s in sorted(by_seed, key=int)]
-        return [{**self.extra, **{f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}}]
+        """Every training seed's results in seed order (`layouts`)."""
+        return layouts({**self.extra, **{f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}})
 
     def runs(self, key: str) -> list:
-        """`key` of every training seed's results (`layouts`), what core.lab.findings reads."""
+        """`key` of every training seed's results, what core.lab.findings reads."""
         return [layout[key] for layout in self.layouts()]
+
+
+def layouts(results: Mapping) -> list[Mapping]:
+    """Every seed's results as a shipped file holds them (`by_seed`, in seed order), or the one layout there is."""
+    by_seed = results.get("by_seed")
+    return [by_seed[s] for s in sorted(by_seed, key=int)] if by_seed else [results]
+
+
+def runs(results: Mapping, key: str) -> list:
+    """`results[key]` for every seed the shipped results hold (`layouts`)."""
+    return [layout[key] for layout in layouts(results)]
 
 
 @dataclass(frozen=True)
@@ -223,9 +221,8 @@ class Experiment:
       `figure(results, what) -> Figure`, its picture; `said(config, outcome) -> str`, a live run's numbers in words;
     - `command`: what makes its shipped results (the bench); `bench`: the bench's parts (`Bench`),
       or None when its bench module (bench.lab_<name>) holds them as BENCH;
-    - `unit`: what its progress counts per second;
-    - `limit`: its live budget when not the lab's; `file`: its results file when not data/lab_<name>_results.json
-      (the language model's experiments, core.llm.registry, which the lab's views do not list)."""
+    - `unit`: what its progress counts per second; `limit` and `file` as their comments say (the language model's
+      records, core.llm.registry, set both)."""
 
     name: str
     title: str
@@ -254,6 +251,14 @@ class Experiment:
     def load(self, path: Path | None = None) -> Shipped:
         """Its shipped results, typed (`Shipped.data`), or ValueError with a sentence naming the file and the command."""
         return load(self.name, path or self.file, self.results, self.command)
+
+    @staticmethod
+    def of(records: Mapping[str, Experiment], config: Any, what: str = "experiment") -> Experiment:
+        """The record among `records` whose config `config` is, or ValueError with a sentence."""
+        for record in records.values():
+            if type(config) is record.config:
+                return record
+        raise ValueError(f"No {what} runs a {type(config).__name__}.")
 
     def over_budget(self, configs: Sequence[Any]) -> str | None:
         """The lab's one budget rule: the configs' estimated CPU seconds together, within the record's `limit`

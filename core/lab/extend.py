@@ -1,20 +1,8 @@
-r"""Context extension on a trained RoPE model, torch-free: position interpolation, NTK-aware
-scaling and YaRN applied to the shipped Austen RoPE model (trained on L = 64 characters), with
-and without a short fine-tune at the longer length.
-
-Each method is a `core.schemes.rope.RopeScaling` of the kind /context explains, with
-original_max_len = L and factor s; the model's attention runs the registry's RoPE with it
-(core.lab.trained.scaled_rope), exactly as its training ran RoPE without it:
-
-- "linear" (Chen et al. 2023, position interpolation): every θ_i / s;
-- "ntk" (NTK-aware): the base raised to b·s^{d/(d−2)}, fast pairs nearly kept, slow ones interpolated;
-- "yarn" (Peng et al. 2023): fast pairs kept, slow ones interpolated, a ramp between, and the
-  attention factor √(1/t) = 0.1 ln s + 1 on cos and sin (YaRN §3.4, eq. 22), which multiplies
-  every score by its square: a temperature t < 1 on the softmax;
-- "yarn_no_t": the same frequencies with the factor 1, to see what the temperature does.
-
-The attention entropy is measured beside the perplexity: the mean over every query of
-−Σ_j a_ij ln a_ij (nats), in every head and layer, on the same held-out windows.
+r"""Context extension on the shipped Austen RoPE model (trained on L = 64 characters), torch-free: each method is a
+`core.schemes.rope.RopeScaling` with original_max_len = L and factor s, run through the registry's RoPE as training ran
+it (core.lab.trained.scaled_rope), with and without a short fine-tune at the longer length: "linear" (Chen et al. 2023,
+position interpolation), "ntk" (NTK-aware), "yarn" (Peng et al. 2023, with its attention factor √(1/t) = 0.1 ln s + 1,
+§3.4 eq. 22) and "yarn_no_t" (YaRN's frequencies with the factor 1, to see what the temperature does).
 """
 
 from __future__ import annotations

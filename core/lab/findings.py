@@ -1,16 +1,8 @@
-"""What the experiments on trained models found, in sentences built from their numbers, torch-free.
-
-Each function reads the results as the shipped JSON holds them (core.lab.experiment.Shipped
-.results), one layout per training seed (`runs`: every seed's, as `results["by_seed"]` keeps them,
-or the one a live run gives), and says what they show, choosing its words by the numbers, so a
-sentence on the page stays true when the results are made again on another machine or with other
-settings. A value is given as its mean over the seeds with the lowest and highest seed's in
-brackets (`Spread`), and one value is called higher or lower than another only where those ranges
-do not overlap; otherwise the sentence says "within the spread". A change within one model (a pair
-removed, a longer window) is read per seed, as the ratio of after to before, and called a rise or a
-fall only when every seed's ratio is on the same side of 1. The papers' claims beside them are
-quoted by the page (ui.lab.trained).
-"""
+"""What the experiments on trained models found, in sentences chosen by their numbers, torch-free, so a sentence stays
+true when the results are made again. A value over several training seeds is its mean with the lowest and highest seed's
+in brackets (`Spread`); one value is called higher or lower than another only where those ranges do not overlap, else
+"within the spread"; a change within one model is read per seed, as the ratio after / before, and called a rise or a
+fall only when every seed's ratio is on the same side of 1."""
 
 from __future__ import annotations
 
@@ -21,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.lab import config, extend
+from core.lab.experiment import layouts as layouts, runs as runs  # the pages read a shipped file's seeds through findings
 from core.lab.probe import MAP_WINDOWS
 from core.schemes import rope
 from core.schemes.registry import SCHEMES
@@ -108,19 +101,6 @@ def direction(change: Spread, rises: str = "rises", falls: str = "falls") -> str
     return "stays " + WITHIN
 
 
-def layouts(results: Mapping) -> list[Mapping]:
-    """Every seed's results as the shipped file holds them (`by_seed`, in seed order), or the one layout there is."""
-    by_seed = results.get("by_seed")
-    if not by_seed:
-        return [results]
-    return [by_seed[s] for s in sorted(by_seed, key=int)]
-
-
-def runs(results: Mapping, key: str) -> list:
-    """`results[key]` for every seed the shipped results hold (`layouts`)."""
-    return [layout[key] for layout in layouts(results)]
-
-
 def seeds_note(n: int, what: str = "training seeds") -> str:
     """What every bracket in a caption means."""
     if n < 2:
@@ -150,13 +130,9 @@ def ordered(named: Mapping[str, Spread], digits: int = 3) -> str:
     return ", ".join(out)
 
 
-def _by(run: Sequence[dict], *keys: str) -> dict:
-    return {tuple(m[k] for k in keys): m for m in run}
-
-
 def probe(runs: Sequence[Sequence[dict]]) -> str:
     """The probe's findings over every seed's models: NoPE by depth, the input, the relative schemes, the absolute ones."""
-    seeds = [_by(run, "scheme", "n_layers") for run in runs]
+    seeds = [{(m["scheme"], m["n_layers"]): m for m in run} for run in runs]
     depths = sorted(n for s, n in seeds[0] if s == "none")
     last = {n: spread([m[("none", n)]["r2"][-1] for m in seeds]) for n in depths}
     said = ", ".join(f"{last[n].text()} ({n} layer{'s' if n > 1 else ''})" for n in depths)

@@ -77,34 +77,23 @@ class Progress:
 class LabRun:
     """A comparison: the configs trained one after the other in one background thread.
 
-    `alive()` says whether whoever watches the run is still there (a page passes a check of its
-    session); when it turns False, or `stop()` is called, the current run stops at its next step
-    and the rest are skipped. Finished results go into `cache` and are taken from it: configs
-    already there are taken by `start()` itself, and a run with nothing left to train is done
-    at once, without a thread or a slot. With `slots` (a `Trainers`), the thread waits in line
-    for a slot before it trains, holds it until it ends, and leaves the line when stopped or
-    when `alive()` turns False while it waits. `train_fn` replaces `train` (tests).
+    When `alive()` (a page passes a check of its session) turns False, or `stop()` is called, the current run stops at
+    its next step and the rest are skipped. Finished results go into `cache` and are taken from it. With `slots` (a
+    `Trainers`), the thread waits in line for a slot before it trains and holds it until it ends. A run with nothing left
+    to train, one over the lab's `budget` and one the trainers refuse are done at once by `start()`, without a thread or
+    a slot (the last two with every scheme "failed" and the sentence why).
 
-    A run over the lab's budget (`budget`, by default `core.lab.config.over_budget`) is refused by `start()`: it is done
-    at once, every scheme "failed" with the sentence saying why, without a thread or a slot.
-
-    A run has a time limit (`cap`) that follows its own estimate (`estimate(config)`, seconds for
-    one config; the runs it leaves to the cache are not counted): CAP_FACTOR times the estimate, times
-    the pace of `slots` when above 1 (`pace`: set when it joins the line and again when it starts
-    training), at least CAP_FLOOR_S, at most `wall_seconds`; `wall_seconds` alone without an estimate. A run still
-    going `cap` seconds after it started training (torch loaded, its slot taken) is stopped
-    (`timed_out`), whatever it is doing: training and evaluation both ask `should_stop` at least
-    once a second. `visitor` names who pressed Train (a browser, across its tabs), `address` where
-    from (the client's network address): the trainers give one visitor at most one slot and one
-    place in line, and one address a few (`Trainers`); a run they refuse is done at once, every
-    scheme "failed" with their sentence, as a run over budget is."""
+    A run still going `cap` seconds after it started training (torch loaded, its slot taken) is stopped (`timed_out`),
+    whatever it is doing: training and evaluation both ask `should_stop` at least once a second. The cap follows the
+    estimate of the configs left to train: CAP_FACTOR times it, times the pace of `slots` when above 1 (set when the run
+    joins the line and again when it starts training), at least CAP_FLOOR_S, at most `wall_seconds`."""
 
     configs: list[RunConfig]
     cache: ResultCache | None = None
     alive: Callable[[], bool] = lambda: True
     alive_every: float = 1.0  # seconds between two asks of alive()
     slots: Trainers | None = None
-    train_fn: Callable[..., RunResult] | None = None
+    train_fn: Callable[..., RunResult] | None = None  # None: entry.train (the toy tasks)
     wall_seconds: float = WALL_SECONDS
     budget: Callable[[list], str | None] = over_budget  # why a run is refused, or None (the real-text task has its own)
     steps: Callable[[Any], int] = lambda config: config.steps  # the steps a config's progress bar counts (LabConfig's and LMConfig's training steps)
@@ -138,8 +127,7 @@ class LabRun:
             raise RuntimeError("A LabRun starts once.")
         self.started = time.monotonic()
         if self.refused:  # over budget: refused before anything trains
-            for p in self.progress:
-                p.state, p.message = "failed", self.refused
+            self._set("failed", self.refused)
             self._finish()
             return self
         for i, config in enumerate(self.configs):
@@ -357,9 +345,10 @@ SYNTHETIC = Job(entry.train, over_budget, lambda c: estimate(c).seconds, lambda 
 LM = Job(entry.train_lm, lm.over_budget, lambda c: lm.estimate(c).seconds, lambda c: c.steps, lambda c: "", lm.LM_WALL_SECONDS, "characters")
 
 
-def experiment_job(experiment: Experiment) -> Job:
-    """An experiment on trained models, run through entry.run_experiment (which runs its record)."""
-    return Job(entry.run_experiment, experiment.over_budget, experiment.estimate, experiment.steps, lambda c: c.label, LIVE_WALL_S, experiment.unit)
+def experiment_job(experiment: Experiment, run: Callable[..., Any] = entry.run_experiment) -> Job:
+    """An experiment's live run: by default through entry.run_experiment (an experiment on trained models, torch loaded
+    first), or `run` (the language model's records, which load their own)."""
+    return Job(run, experiment.over_budget, experiment.estimate, experiment.steps, lambda c: c.label, LIVE_WALL_S, experiment.unit)
 
 
 _LIVE: weakref.WeakValueDictionary[int, LabRun] = weakref.WeakValueDictionary()  # runs started in this process (LabRun.start)

@@ -1,20 +1,8 @@
-r"""The lab's language-modelling task on real text, torch-free: the ALiBi paper's experiment
-(Press, Smith & Lewis, 2022) at laptop scale.
-
-Train the lab's tiny transformer per scheme on windows of L characters of Jane Austen's novels
-(`data/austen.txt.gz`, provenance in data/README.md), then measure the perplexity of held-out
-text cut into non-overlapping windows of L, 2L, 4L and 8L characters, each window run whole
-(no sliding window: the paper's nonoverlapping evaluation), every character scored,
-
-$$\text{ppl}(n) = \exp\Big(-\frac{1}{N}\sum_{w}\sum_{t=1}^{n} \log p(c_{w,t} \mid c_{w,<t})\Big),$$
-
-over the same N held-out characters at every length n. The paper's finding: trained on L, the
-sinusoid's and rotary's perplexity rise past L, T5's bias holds, ALiBi's even falls a little.
-
-This module is the data (the corpus, its split, the windows), what a run is (`LMConfig`), what
-it gives (`LMResult`), its budget, the shipped results (`data/lab_lm_results.json`, written by
-`python -m bench.lab_lm`) and the paper's own numbers. The training loop is
-`core.lab.model.train_lm` (torch), called through `core.lab.entry.train_lm` when a run starts.
+r"""The lab's language-modelling task on real text, torch-free: the ALiBi paper's experiment (Press, Smith & Lewis,
+2022) at laptop scale. Train the tiny transformer per scheme on windows of L characters of Jane Austen's novels
+(`data/austen.txt.gz`, provenance in data/README.md), then score the same N held-out characters in non-overlapping
+windows of L, 2L, 4L and 8L, each run whole (the paper's nonoverlapping evaluation),
+$\text{ppl}(n) = \exp\big(-\frac{1}{N}\sum_{w}\sum_{t=1}^{n} \log p(c_{w,t} \mid c_{w,<t})\big)$.
 """
 
 from __future__ import annotations
@@ -24,7 +12,6 @@ import functools
 import gzip
 import hashlib
 import json
-import math
 import zlib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -34,8 +21,8 @@ import numpy as np
 
 from core import bibliography
 from core.lab import config as lab
-from core.schemes.checks import shown, whole_number
-from core.schemes.registry import SCHEMES, Setting
+from core.schemes.checks import whole_number
+from core.schemes.registry import Setting
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 CORPUS_PATH = DATA / "austen.txt.gz"
@@ -66,8 +53,8 @@ class Corpus:
         return len(self.chars)
 
 
-def split(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(training part, held-out part): the first int(n (1 - HELD_OUT)) ids and the rest."""
+def split(ids):
+    """(training part, held-out part): the first int(n (1 - HELD_OUT)) ids (or characters) and the rest."""
     cut = int(len(ids) * (1 - HELD_OUT))
     return ids[:cut], ids[cut:]
 
@@ -192,8 +179,7 @@ class LMConfig:
     corpus: str = ""
 
     def __post_init__(self) -> None:
-        if self.scheme not in SCHEMES:
-            raise ValueError(f"Unknown scheme {shown(self.scheme)}; choose one of {', '.join(SCHEMES)}.")
+        lab.check_model(self)
         length = whole_number(self.train_len, "The training length", 2, lab.LIMITS["train_len"])
         factors = tuple(self.factors)
         if not factors or factors[0] != 1:
@@ -203,16 +189,6 @@ class LMConfig:
         if list(factors) != sorted(set(factors)):
             raise ValueError(f"The evaluation factors must increase, got {', '.join(str(f) for f in factors)}.")
         object.__setattr__(self, "factors", tuple(int(f) for f in factors))
-        whole_number(self.steps, "The number of training steps", 1, lab.LIMITS["steps"])
-        whole_number(self.batch, "The batch size", 1, lab.LIMITS["batch"])
-        whole_number(self.seed, "The seed", 0, 2**31 - 1)
-        d = whole_number(self.d_model, "The model width", 2, lab.LIMITS["d_model"])
-        heads = whole_number(self.n_heads, "The number of heads", 1, lab.LIMITS["n_heads"])
-        if d % heads or (d // heads) % 2:
-            raise ValueError(f"A width of {d} must split into {heads} heads of an even width (rotary embeddings turn pairs of dimensions).")
-        whole_number(self.n_layers, "The number of layers", 1, lab.LIMITS["n_layers"])
-        if isinstance(self.lr, bool) or not isinstance(self.lr, (int, float)) or not math.isfinite(self.lr) or not 0 < self.lr <= 1:
-            raise ValueError(f"The learning rate must be a number above 0 and at most 1, got {shown(self.lr)}.")
         longest = length * factors[-1]
         chars = whole_number(self.eval_chars, "The held-out characters scored", longest, 1_000_000)
         if chars % longest:
@@ -299,32 +275,18 @@ LM_RUN_SECONDS = 480.0  # estimated seconds for all the schemes of one run (six 
 LM_WALL_SECONDS = 900.0  # a run still going this long after it started training is stopped (a loaded machine runs slower)
 
 
-def _training_twin(config: LMConfig) -> lab.LabConfig:
-    """A synthetic-lab config of the same model, batch, length and steps (training costs the same)."""
-    return lab.LabConfig(
-        scheme=config.scheme, train_len=config.train_len, eval_lens=(config.train_len,), steps=config.steps, batch=config.batch,
-        lr=config.lr, seed=config.seed, vocab=74, d_model=config.d_model, n_heads=config.n_heads, n_layers=config.n_layers,
-    )  # fmt: skip
-
-
 def estimate(config: LMConfig) -> lab.Estimate:
     """Seconds of training and evaluation, the longest step or pass, and the memory one scheme adds."""
-    twin = _training_twin(config)
+    twin = lab.training_twin(config, 74)  # 74 symbols and the toy tasks' two extra tokens: the Austen text's 76 characters
     train = lab.estimate(twin)
-    bias, formula, heads, layers = lab._bias_passes(twin), lab._formula_bias(twin), config.n_heads, config.n_layers
     eval_s, pass_s, eval_bytes = 0.0, 0.0, 0
     for length in config.eval_lens:
         windows = config.eval_chars // length
-        chunk = max(1, min(windows, lab.EVAL_SCORES // (heads * length**2)))
-        one = (
-            lab.EVAL_FLOP_S * lab._flops(twin, chunk, length)
-            + lab.EVAL_SCORE_S * layers * chunk * heads * length**2 * (1 + bias / 2)
-            + lab.EVAL_FORMULA_S * layers * heads * length**2 * formula
-        )
+        chunk = max(1, min(windows, lab.EVAL_SCORES // (config.n_heads * length**2)))
+        one, held = lab.eval_pass(twin, chunk, length)
         eval_s += -(-windows // chunk) * one
         pass_s = max(pass_s, one)
-        scores = lab.EVAL_SCORE_BYTES * chunk * heads * length**2 * (1 + bias / 3)
-        eval_bytes = max(eval_bytes, int(scores + lab.EVAL_ACTIVATION_BYTES * chunk * length * config.d_model))
+        eval_bytes = max(eval_bytes, held)
     return lab.Estimate(train.train_s, eval_s, train.step_s, pass_s, train.peak_bytes + eval_bytes)
 
 

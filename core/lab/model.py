@@ -1,27 +1,8 @@
-r"""The lab's tiny transformer and its training loops (torch; imported only when a run starts):
-`train` for the synthetic tasks (core.lab.config), `train_lm` for language modelling on real text
-(core.lab.lm).
-
-A pre-norm decoder (causal self-attention and an MLP per layer) whose attention applies a
-scheme the way models do, through the scheme's registry hooks and nothing else:
-
-$$x = E[\text{tokens}] + A, \qquad
-\text{scores}_h = \frac{R(q_h)\,R(k_h)^\top}{\sqrt{d_h}} + B_h(q_h) + M,$$
-
-with A what the scheme adds to the input, R its rotation of queries and keys, B its bias on
-the scores and M the causal mask. `position_hooks` builds A, R and B for any registry scheme:
-
-- a scheme with nothing to learn (`Scheme.parameters(setting) == 0`) is run from its numpy
-  hooks (`Scheme.attention_positions`), turned into tensors once per length: the added code,
-  the rotation as one (hd x hd) matrix per position (it is linear, so rotating the unit vectors
-  gives it), the bias;
-- a scheme that learns its positions gets trainable parameters that start where the registry's
-  hook starts: an added table from `Scheme.input_code` (a learned table), and for a bias the
-  scheme's own torch twin, `Scheme.trainable` (T5's bucket scalars, Shaw's relative vectors,
-  KERPLE's two numbers per head).
-
-Parameters are initialised from a torch.Generator and the data come from a numpy Generator,
-both seeded by the config, and a run uses one thread: two runs with the same seed agree exactly.
+r"""The lab's tiny transformer and its training loop (torch; imported only when a run starts). A pre-norm decoder whose
+attention applies a scheme only through the scheme's registry hooks,
+$\text{scores}_h = R(q_h)\,R(k_h)^\top / \sqrt{d_h} + B_h(q_h) + M$ on $x = E[\text{tokens}] + A$ (A added, R rotation,
+B bias, M the causal mask); parameters and data come from generators seeded by the config and a run uses one thread, so
+two runs with the same seed agree exactly.
 """
 
 from __future__ import annotations
@@ -224,21 +205,38 @@ def _learning_rate(config: LabConfig, step: int) -> float:
     return config.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
 
 
-def adamw(model: nn.Module, lr: float) -> torch.optim.AdamW:
-    """The lab's optimiser: AdamW, betas (0.9, 0.98), no weight decay."""
-    return torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.98), weight_decay=0.0)
-
-
-def optimise(model: nn.Module, optimizer: torch.optim.Optimizer, loss: torch.Tensor, lr: float) -> float:
-    """One step on `loss` at learning rate `lr`, gradients clipped to norm 1 (every lab training
-    loop on text takes its steps here). Returns the loss as a float."""
-    for group in optimizer.param_groups:
-        group["lr"] = lr
-    optimizer.zero_grad(set_to_none=True)
-    loss.backward()
-    nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-    optimizer.step()
-    return float(loss.detach())
+def fit(
+    model: nn.Module,
+    schedule,
+    loss: Callable[[], torch.Tensor],
+    tokens_per_step: int,
+    on_step: Callable[[int, float, float], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> tuple[list[float], bool]:
+    """The lab's one training loop: schedule.steps steps of AdamW (betas 0.9, 0.98, no weight decay) on `loss()` (a fresh
+    batch each call) at the lab's warm-up and cosine decay of schedule.lr, gradients clipped to norm 1. should_stop() is
+    asked before each step; a `Halted` raised inside a step (the model's `halt`) leaves that step untaken.
+    on_step(step, loss, tokens_per_s) after each. Returns (losses, stopped)."""
+    optimizer = torch.optim.AdamW(model.parameters(), lr=schedule.lr, betas=(0.9, 0.98), weight_decay=0.0)
+    losses: list[float] = []
+    start = time.perf_counter()
+    try:
+        for step in range(schedule.steps):
+            if should_stop is not None and should_stop():
+                return losses, True
+            value = loss()
+            for group in optimizer.param_groups:
+                group["lr"] = _learning_rate(schedule, step)
+            optimizer.zero_grad(set_to_none=True)
+            value.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            losses.append(float(value.detach()))
+            if on_step is not None:
+                on_step(step + 1, losses[-1], (step + 1) * tokens_per_step / (time.perf_counter() - start))
+    except Halted:
+        return losses, True
+    return losses, False
 
 
 NOT_EVALUATED = "not evaluated: the run was stopped"
@@ -280,35 +278,21 @@ def evaluate(model: TinyTransformer, config: LabConfig, length: int, should_stop
 
 
 def train(config: LabConfig, on_step: Callable[[int, float, float], None] | None = None, should_stop: Callable[[], bool] | None = None) -> LabResult:
-    """See core.lab.train."""
+    """Train the config's model (one CPU thread) and evaluate it at every evaluation length; on_step(step, loss,
+    tokens_per_s) after each step, should_stop() before each. Deterministic for a seed."""
     torch.set_num_threads(1)  # process-wide: several sessions' runs share the cores fairly
     model = TinyTransformer(config, torch.Generator().manual_seed(config.seed))
     model.halt = should_stop  # a stop is noticed between layers, forward and backward (a step may take a second on a busy server)
-    optimizer = adamw(model, config.lr)
     rng = np.random.default_rng([config.seed, 1])  # the training data
-    losses: list[float] = []
-    stopped, start = False, time.perf_counter()
     tokens_per_step = config.batch * config.train_len
-    for step in range(config.steps):
-        if should_stop is not None and should_stop():
-            stopped = True
-            break
+
+    def loss() -> torch.Tensor:
         inputs, targets = make_batch(config, rng, config.batch, config.train_len)
-        try:
-            logits = model(torch.from_numpy(inputs))
-            loss = F.cross_entropy(logits.reshape(-1, config.tokens), torch.from_numpy(targets).reshape(-1), ignore_index=IGNORE)
-            for group in optimizer.param_groups:
-                group["lr"] = _learning_rate(config, step)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-        except Halted:  # stopped inside the step: it is not taken
-            stopped = True
-            break
-        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        losses.append(float(loss.detach()))
-        if on_step is not None:
-            on_step(step + 1, losses[-1], (step + 1) * tokens_per_step / (time.perf_counter() - start))
+        logits = model(torch.from_numpy(inputs))
+        return F.cross_entropy(logits.reshape(-1, config.tokens), torch.from_numpy(targets).reshape(-1), ignore_index=IGNORE)
+
+    start = time.perf_counter()
+    losses, stopped = fit(model, config, loss, tokens_per_step, on_step, should_stop)
     model.halt = None
     seconds = time.perf_counter() - start
     # Evaluation is stoppable too, between forward passes. A run stopped while training (Stop pressed,
@@ -351,12 +335,13 @@ def perplexity(
 ) -> tuple[float | None, str]:
     """exp(mean negative log-likelihood) of the first config.eval_chars held-out characters, in
     non-overlapping windows of `length` run whole (core.lab.lm.eval_windows), a few windows per
-    forward pass (at most EVAL_SCORES attention scores per layer). Returns (perplexity, ''), or
-    (None, why): no code at this length (a table's end), or the run was stopped."""
+    forward pass (at most EVAL_SCORES attention scores per layer), should_stop asked between layers too. Returns
+    (perplexity, ''), or (None, why): no code at this length (a table's end), or the run was stopped."""
     data = torch.from_numpy(lm.eval_windows(held, length, config.eval_chars))  # (N, length + 1)
     chunk = max(1, EVAL_SCORES // (config.n_heads * length**2))
     total = 0.0
     model.eval()
+    model.halt = should_stop
     try:
         for i in range(0, data.shape[0], chunk):
             if should_stop is not None and should_stop():
@@ -364,10 +349,13 @@ def perplexity(
             x = data[i : i + chunk]
             logits = model(x[:, :-1])  # (n, length, tokens)
             total += F.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1), reduction="sum").item()
+    except Halted:
+        return None, NOT_EVALUATED
     except ValueError as err:  # a table with no row past its end
         return None, str(err)
     finally:
         model.train()
+        model.halt = None
     return math.exp(total / (data.shape[0] * length)), ""
 
 
@@ -383,20 +371,15 @@ def train_lm(config: LMConfig, on_step: Callable[[int, float, float], None] | No
     lm.eval_windows(corpus.held, max(config.eval_lens), config.eval_chars)  # refuses a held-out part too short, before training
     torch.set_num_threads(1)
     model = TinyTransformer(config, torch.Generator().manual_seed(config.seed), positions=lm_positions(config))
-    optimizer = adamw(model, config.lr)
     rng = np.random.default_rng([config.seed, 1])
-    losses: list[float] = []
-    stopped, start, cpu = False, time.perf_counter(), time.thread_time()
-    for step in range(config.steps):
-        if should_stop is not None and should_stop():
-            stopped = True
-            break
+
+    def loss() -> torch.Tensor:
         x = torch.from_numpy(lm.train_batch(corpus.train, rng, config.batch, config.train_len))  # (B, L + 1)
         logits = model(x[:, :-1])  # (B, L, tokens)
-        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1))
-        losses.append(optimise(model, optimizer, loss, _learning_rate(config, step)))
-        if on_step is not None:
-            on_step(step + 1, losses[-1], (step + 1) * config.batch * config.train_len / (time.perf_counter() - start))
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1))
+
+    start, cpu = time.perf_counter(), time.thread_time()
+    losses, stopped = fit(model, config, loss, config.batch * config.train_len, on_step, should_stop)
     seconds = time.perf_counter() - start
     ppl: dict[int, float | None] = {}
     notes: dict[int, str] = {}
@@ -411,13 +394,8 @@ def train_lm(config: LMConfig, on_step: Callable[[int, float, float], None] | No
             notes[length] = note
     rate = len(losses) * config.batch * config.train_len / max(seconds, 1e-9)
     cpu = time.thread_time() - cpu  # this thread's CPU seconds, training and evaluation: what a busy machine does not inflate
-    state = None if stopped else weights_of(model)
+    state = None if stopped else {name: value.detach().to(torch.float32).numpy().copy() for name, value in model.state_dict().items()}  # for core.lab.weights
     return LMResult(config, np.asarray(losses), ppl, notes, seconds, time.perf_counter() - evaluating, rate, stopped, cpu, state)
-
-
-def weights_of(model: nn.Module) -> dict[str, np.ndarray]:
-    """The model's parameters by name, as float32 numpy copies (what core.lab.weights writes)."""
-    return {name: value.detach().to(torch.float32).numpy().copy() for name, value in model.state_dict().items()}
 
 
 def _warm_up() -> None:

@@ -1,16 +1,8 @@
-r"""Which of RoPE's frequencies does a trained model use? Pair ablation, torch-free.
-
-The lab's RoPE model turns the 8 pairs of every 16-wide head by $m\,\theta_i$ with
-$\theta_i = 10000^{-2i/16}$: wavelengths $2\pi/\theta_i$ from 6.3 characters (pair 0) to about
-19,900 (pair 7). Trained on L = 64 characters, pairs 0 to 2 complete at least one turn within L
-and pairs 3 to 7 never do: they see only part of their circle in training (Liu et al. 2023 trace
-RoPE's failure to extrapolate to a "critical dimension"; only their abstract was checked here).
-
-Removing a pair here means giving it frequency 0: it no longer turns, so it still carries the
-content of q and k but no position. Removing none changes nothing; removing all eight leaves the
-model without positions (its attention is what the same weights compute with no positional
-encoding at all). Barbero et al. (2024) study which of RoPE's frequencies a trained Gemma uses and
-propose a modification of RoPE (their abstract; the paper's body was not checked here).
+r"""Which of RoPE's frequencies does the trained Austen model use? Pair ablation, torch-free. Its 8 pairs per 16-wide
+head turn by $m\,\theta_i$, $\theta_i = 10000^{-2i/16}$ (wavelengths 6.3 to about 19,900 characters); trained on L = 64,
+pairs 3 to 7 never complete a turn (Liu et al. 2023 trace RoPE's failure to extrapolate to such a "critical dimension";
+Barbero et al. 2024 study which frequencies a trained Gemma uses; only their abstracts were checked here). A pair
+"removed" gets frequency 0: it keeps its content but no position; a pair "zeroed" loses both.
 """
 
 from __future__ import annotations

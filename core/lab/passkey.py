@@ -1,22 +1,7 @@
-r"""Passkey retrieval at a distance (Mohtashami & Jaggi 2023), at the lab's scale, torch-free:
-the task, its batches, a run's configuration and budget, and what the paper says.
-
-A sequence of `length` tokens is filler (random tokens from a filler alphabet), with one key
-(a token from a separate key alphabet) hidden in it, announced by a marker just before it, and
-a query token at the very end. The model must name the key at the query:
-
-    f f f f M k f f f f f f f ... f f Q   ->  k
-
-The key stands `distance` tokens before the query (distance d puts the key at position
-length − 1 − d and the marker before it). Only the answer at the query is scored, so chance is
-one in `keys`. A model is trained on sequences of `train_len` tokens with the key anywhere, then
-tested at distances up to 8 × train_len, each in the shortest sequence of a whole number of
-training lengths that holds it. With `shared_keys` the keys are drawn from the filler alphabet: the
-key's tokens occur everywhere, so only its place right after the marker tells it apart, and the
-task needs position. The question it answers ("effective against nominal
-context"): does a scheme whose perplexity stays flat on long inputs also fetch a token from far
-away, or does it only read a recent window?
-"""
+"""Passkey retrieval at a distance (Mohtashami & Jaggi 2023) at the lab's scale, torch-free: filler tokens with one key
+announced by a marker and a query at the end, `f f M k f ... f Q -> k`, only the answer at the query scored (chance 1 in
+`keys`). Trained on `train_len` tokens, tested at distances up to 8 x that. With `shared_keys` the keys are fillers, so
+only the key's place right after the marker tells it apart and the task needs position."""
 
 from __future__ import annotations
 
@@ -127,27 +112,16 @@ class PasskeyConfig:
     shared_keys: bool = False
 
     def __post_init__(self) -> None:
-        if self.scheme not in SCHEMES:
-            raise ValueError(f"Unknown scheme {shown(self.scheme)}; choose one of {', '.join(SCHEMES)}.")
+        lab.check_model(self)
         length = whole_number(self.train_len, "The training length", 8, lab.LIMITS["train_len"])
-        whole_number(self.steps, "The number of training steps", 1, lab.LIMITS["steps"])
-        whole_number(self.batch, "The batch size", 1, lab.LIMITS["batch"])
-        whole_number(self.seed, "The seed", 0, 2**31 - 1)
         whole_number(self.fillers, "The filler alphabet", 2, 200)
         whole_number(self.keys, "The number of keys", 2, 200)
         if not isinstance(self.shared_keys, bool):
             raise ValueError(f"Whether the keys are fillers must be true or false, got {shown(self.shared_keys)}.")
         if self.shared_keys and self.keys > self.fillers:
             raise ValueError(f"Keys drawn from the fillers need at least as many fillers ({self.fillers}) as keys ({self.keys}).")
-        d = whole_number(self.d_model, "The model width", 2, lab.LIMITS["d_model"])
-        heads = whole_number(self.n_heads, "The number of heads", 1, lab.LIMITS["n_heads"])
-        if d % heads or (d // heads) % 2:
-            raise ValueError(f"A width of {d} must split into {heads} heads of an even width.")
-        whole_number(self.n_layers, "The number of layers", 1, lab.LIMITS["n_layers"])
         whole_number(self.eval_count, "The sequences per distance", 1, 4096)
         whole_number(self.t5_max_distance, "T5's max_distance", 2, 4096)
-        if isinstance(self.lr, bool) or not isinstance(self.lr, (int, float)) or not math.isfinite(self.lr) or not 0 < self.lr <= 1:
-            raise ValueError(f"The learning rate must be a number above 0 and at most 1, got {shown(self.lr)}.")
         distances = tuple(sorted({whole_number(x, "A distance", 1, MAX_FACTOR * length - 2) for x in self.distances}))
         if not distances:
             raise ValueError("Give at least one distance.")
@@ -208,16 +182,20 @@ DEPARTURES = {
 }
 
 
+def questions(config: PasskeyConfig, distance: int) -> tuple[np.ndarray, np.ndarray]:
+    """The eval_count sequences a run is asked at `distance` (seeded [seed, 2, distance]): (inputs, targets)."""
+    x, y, _ = batch(config.alphabet, np.random.default_rng([config.seed, 2, distance]), config.eval_count, eval_length(distance, config.train_len), distance)
+    return x, y
+
+
 @functools.lru_cache(maxsize=16)
 def counting_accuracy(config: PasskeyConfig) -> dict[str, float]:
-    """Per distance, the share of a run's own questions (the same sequences: seeded [seed, 2, distance], as
-    core.lab.trained.run_passkey asks them) that a reader without positions names right by naming the filler seen most often
+    """Per distance, the share of a run's own `questions` that a reader without positions names right by naming the filler seen most often
     in the sequence (ties: the lowest). With keys drawn from the fillers the key adds one to its own count, so this beats
     chance with no position at all; with keys of their own it names none."""
     out = {}
     for d in config.distances:
-        n = eval_length(d, config.train_len)
-        x, y, _ = batch(config.alphabet, np.random.default_rng([config.seed, 2, d]), config.eval_count, n, d)
+        x, y = questions(config, d)
         fillers = np.where(x < config.fillers, x, config.fillers)  # (count, n): the marker and the query counted apart
         counts = np.stack([np.bincount(row, minlength=config.fillers + 1)[: config.fillers] for row in fillers])  # (count, fillers)
         out[str(d)] = float((counts.argmax(axis=1) == y[:, -1]).mean())
@@ -226,10 +204,7 @@ def counting_accuracy(config: PasskeyConfig) -> dict[str, float]:
 
 def estimate_seconds(config: PasskeyConfig) -> float:
     """CPU seconds of a run: training as the lab's fitted constants say, and evaluation."""
-    twin = lab.LabConfig(
-        scheme=config.scheme, train_len=config.train_len, eval_lens=(config.train_len,), steps=config.steps, batch=config.batch,
-        lr=config.lr, seed=config.seed, vocab=config.tokens, d_model=config.d_model, n_heads=config.n_heads, n_layers=config.n_layers,
-    )  # fmt: skip
+    twin = lab.training_twin(config, config.tokens)
     evals = sum(
         lab.estimate(replace(twin, eval_lens=(eval_length(d, config.train_len),), steps=1)).eval_s * config.eval_count / lab.EVAL_BATCH
         for d in config.distances

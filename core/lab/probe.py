@@ -1,21 +1,7 @@
-r"""Does a model know where it is? A linear probe of absolute position, torch-free.
-
-Haviv et al. (2022) trained causal language models without any positional encoding (NoPos) and
-found them competitive, and probes reading absolute position out of them; Kazemnejad et al.
-(2023) argue that NoPE can represent absolute and relative positions and in practice attends much
-like T5's relative bias. Here the same question is asked of the lab's Austen models: from the
-residual stream at each layer boundary (layer 0: the input, token embedding plus any added code;
-layer l: after block l), how well does a *linear* map read the absolute position p = 0 .. L - 1
-of every character?
-
-The probe is closed-form ridge regression on standardised features,
-
-$$w = (Z^\top Z + \lambda I)^{-1} Z^\top (p - \bar p), \qquad \hat p = Z w + \bar p,$$
-
-fitted on the first half of the held-out windows and scored on the second half:
-$R^2 = 1 - \sum (p - \hat p)^2 / \sum (p - \bar p)^2$ (1: position read exactly; 0: no better
-than guessing the mean; it can fall below 0 on held-out data) and the mean absolute error in
-positions.
+r"""Does a model know where it is? A linear probe of absolute position, torch-free (Haviv et al. 2022 probe position out
+of models trained without positions; Kazemnejad et al. 2023 compare NoPE's attention with T5's). Closed-form ridge
+regression on the standardised residual stream at each layer boundary, $w = (Z^\top Z + \lambda I)^{-1} Z^\top (p - \bar p)$,
+fitted on the first half of the held-out windows and scored on the second ($R^2$, and the mean absolute error in positions).
 """
 
 from __future__ import annotations
@@ -26,9 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core import bibliography
-from core.lab import config as lab
 from core.lab import lm, weights
-from core.schemes.checks import shown, whole_number
 from core.schemes.registry import SCHEMES
 
 DEPTHS = (1, 2, 4)  # NoPE's depths in the shipped results
@@ -67,10 +51,6 @@ def map_distances(nope: np.ndarray, t5: np.ndarray) -> dict[str, list[float]]:
     }
 
 
-def standardise(x: np.ndarray, mean: np.ndarray, std: np.ndarray) -> np.ndarray:
-    return (x - mean) / std
-
-
 @dataclass(frozen=True)
 class Ridge:
     """A fitted linear probe: feature means and scales, weights (d,), intercept."""
@@ -82,22 +62,18 @@ class Ridge:
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         """x (n, d) -> (n,)."""
-        return standardise(x, self.mean, self.std) @ self.w + self.b
+        return (x - self.mean) / self.std @ self.w + self.b
 
 
 def ridge_fit(x: np.ndarray, y: np.ndarray, lam: float = RIDGE) -> Ridge:
     """Closed-form ridge regression of y (n,) on the standardised columns of x (n, d), with an
     intercept that is not penalised: w = (ZᵀZ + λI)⁻¹ Zᵀ(y − ȳ). A constant column gets scale 1
     (it carries nothing and stays 0 after centring)."""
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    if x.ndim != 2 or y.shape != (x.shape[0],) or x.shape[0] < 2:
-        raise ValueError(f"The probe needs features (n, d) and one target per row, got {x.shape} and {y.shape}.")
-    if not lam >= 0:
-        raise ValueError(f"The ridge penalty must be 0 or more, got {lam!r}.")
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)  # probe_layers gives (n, d) and (n,), n >= 1, λ >= 0
     mean = x.mean(axis=0)
     std = x.std(axis=0)
     std = np.where(std > 1e-12, std, 1.0)
-    z = standardise(x, mean, std)
+    z = (x - mean) / std
     gram = z.T @ z + lam * np.eye(x.shape[1])  # (d, d)
     w = np.linalg.lstsq(gram, z.T @ (y - y.mean()), rcond=None)[0]  # lstsq: a singular gram at λ = 0 still gives the least-squares answer
     return Ridge(mean, std, w, float(y.mean()))
@@ -149,10 +125,7 @@ class ProbeConfig:
     steps: int = 750
 
     def __post_init__(self) -> None:
-        if self.scheme not in SCHEMES:
-            raise ValueError(f"Unknown scheme {shown(self.scheme)}; choose one of {', '.join(SCHEMES)}.")
-        whole_number(self.n_layers, "The number of layers", 1, lab.LIMITS["n_layers"])
-        self.lm_config  # validates seed and steps with LMConfig's sentences
+        self.lm_config  # validates the scheme, layers, seed and steps with LMConfig's sentences
 
     @property
     def lm_config(self) -> lm.LMConfig:

@@ -1,11 +1,5 @@
-"""The lab's experiments on trained models, one `Experiment` record each (core.lab.experiment),
-torch-free: the only place that says which experiments exist. The runner dispatches a config to
-its record (`run`), the page draws a view per record in this order, the benches and the tests run
-over `EXPERIMENTS`.
-
-A record's run imports torch (core.lab.trained) only when it runs; its findings and figure read the
-experiment's typed shipped results (its `Results` dataclass below).
-"""
+"""The lab's experiments on trained models, one `Experiment` record each (core.lab.experiment), torch-free: the only
+place that says which experiments exist; the runner, the page, the benches and the tests go over `EXPERIMENTS`."""
 
 from __future__ import annotations
 
@@ -189,10 +183,7 @@ EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (PROBE, EXTEND, SLIDING
 
 def of(config: Any) -> Experiment:
     """The experiment whose config `config` is, or ValueError with a sentence."""
-    for experiment in EXPERIMENTS.values():
-        if type(config) is experiment.config:
-            return experiment
-    raise ValueError(f"No experiment runs a {type(config).__name__}.")
+    return Experiment.of(EXPERIMENTS, config)
 
 
 def run(config: Any, on_step: Callable[[int, float, float], None] | None = None, should_stop: Callable[[], bool] | None = None) -> Outcome:

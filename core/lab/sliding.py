@@ -1,15 +1,7 @@
-r"""Sliding-window against non-overlapping evaluation of the shipped Austen models, torch-free.
-
-Non-overlapping evaluation (core.lab.lm, the ALiBi paper's default) cuts the held-out text into
-whole windows of n characters: the first character scored in a window is predicted from the one
-character before it, the next from two, and so on, so a longer window lowers perplexity partly
-because fewer characters sit near a window's start: the "early token curse" (Press et al. 2022,
-appendix B: B.1 defines it and the sliding window, B.2 and its Figure 11 evaluate ALiBi with a
-sliding window of stride 1). Sliding-window evaluation (`core.lab.lm.sliding_windows`) moves a
-window of n characters by a stride S and scores only its last S characters, so every character
-after the first window is predicted from n − S + 1 to n characters before it. Both score the same
-32,768 characters.
-"""
+"""Sliding-window against non-overlapping evaluation of the shipped Austen models, torch-free. In whole windows the first
+characters of each window see little context, so a longer window lowers perplexity partly because fewer characters start
+one: the "early token curse" (Press et al. 2022, appendix B). A window moving by stride S scores only its last S
+characters, so each sees n − S + 1 to n before it; both score the same 32,768 characters."""
 
 from __future__ import annotations
 

@@ -1,21 +1,7 @@
-r"""Experiments on trained models (torch): what the lab's Austen models know and do, measured.
-
-The models are the lab's `TinyTransformer` (core.lab.model) with the weights that
-`python -m bench.lab_lm` trained and shipped (core.lab.weights), or a model trained here the same
-way. Everything below runs them forward (a fine-tune also backward) with the positions
-replaced where an experiment says so:
-
-- `RotaryHooks`: RoPE from explicit frequencies, applied by `core.schemes.rope.apply_rope` (the
-  registry's own function): a pair given frequency 0 no longer turns (the frequency ablation);
-- `scaled_rope`: RoPE through the registry with a `core.schemes.rope.RopeScaling` (linear, NTK,
-  YaRN): the code /context explains is the code the experiment runs;
-- `hidden_states`: the residual stream before the first block and after every block (the probe);
-- `attention_weights`: every layer's attention (the maps, and their entropy);
-- `sliding_perplexity`: every character scored with up to `window` characters before it;
-- `fine_tune`: a few steps more at a longer length.
-
-Like core.lab.model, one thread and seeded generators: the same inputs give the same numbers.
-"""
+"""Experiments on trained models (torch): the lab's `TinyTransformer` with the shipped Austen weights (core.lab.weights)
+or weights trained here, run with positions replaced where an experiment says so (RoPE from explicit frequencies, or
+through the registry with a `RopeScaling`), read for hidden states, attention, perplexity, or fine-tuned; one thread and
+seeded generators, so the same inputs give the same numbers."""
 
 from __future__ import annotations
 
@@ -30,7 +16,8 @@ import torch.nn.functional as F
 
 from core.lab import lm, pairs, weights
 from core.lab.config import EVAL_SCORES
-from core.lab.model import NOT_EVALUATED, FixedPositions, Halted, PositionHooks, TinyTransformer, _learning_rate, adamw, lm_positions, optimise
+from core.lab.experiment import Outcome
+from core.lab.model import NOT_EVALUATED, FixedPositions, PositionHooks, TinyTransformer, fit, lm_positions, perplexity
 from core.schemes import rope
 from core.schemes.registry import SCHEMES
 
@@ -42,10 +29,8 @@ def build(config, state: dict[str, np.ndarray] | None = None, positions: Positio
     weights when given (else its seeded initialisation), and `positions` instead of the
     scheme's own hooks when given (they must hold no trained parameters of their own)."""
     torch.set_num_threads(1)
-    if positions is not None:
-        model = TinyTransformer(config, torch.Generator().manual_seed(config.seed), positions=lambda g: positions)
-    else:
-        model = TinyTransformer(config, torch.Generator().manual_seed(config.seed), positions=lm_positions(config) if isinstance(config, lm.LMConfig) else None)
+    hooks = (lambda g: positions) if positions is not None else lm_positions(config) if isinstance(config, lm.LMConfig) else None
+    model = TinyTransformer(config, torch.Generator().manual_seed(config.seed), positions=hooks)
     if state is not None:
         own = model.state_dict()
         if set(own) != set(state) or any(tuple(own[k].shape) != tuple(v.shape) for k, v in state.items()):
@@ -169,20 +154,6 @@ def sliding_perplexity(
     return math.exp(total / count), ""
 
 
-@torch.no_grad()
-def perplexity(model: TinyTransformer, config: lm.LMConfig, held: np.ndarray, length: int, should_stop: Stop = None) -> tuple[float | None, str]:
-    """core.lab.model.perplexity (whole non-overlapping windows of `length`), stoppable between layers."""
-    from core.lab.model import perplexity as whole_windows
-
-    model.halt = should_stop
-    try:
-        return whole_windows(model, config, held, length, should_stop)
-    except Halted:
-        return None, NOT_EVALUATED
-    finally:
-        model.halt = None
-
-
 def fine_tune(
     model: TinyTransformer,
     config: lm.LMConfig,
@@ -199,26 +170,17 @@ def fine_tune(
     (data seeded [seed, 3, length]). Returns (losses (steps run,), stopped)."""  # fmt: skip
     torch.set_num_threads(1)
     corpus = lm.load_corpus(config.corpus)
-    schedule = replace(config, steps=steps, lr=lr)
-    optimizer = adamw(model, lr)
     rng = np.random.default_rng([seed, 3, length])
-    losses: list[float] = []
+
+    def loss() -> torch.Tensor:
+        x = torch.from_numpy(lm.train_batch(corpus.train, rng, batch, length))  # (B, length + 1)
+        logits = model(x[:, :-1])
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1))
+
     model.train()
     model.halt = should_stop
-    start, stopped = time.perf_counter(), False
     try:
-        for step in range(steps):
-            if should_stop is not None and should_stop():
-                stopped = True
-                break
-            x = torch.from_numpy(lm.train_batch(corpus.train, rng, batch, length))  # (B, length + 1)
-            logits = model(x[:, :-1])
-            loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1))
-            losses.append(optimise(model, optimizer, loss, _learning_rate(schedule, step)))
-            if on_step is not None:
-                on_step(step + 1, losses[-1], (step + 1) * batch * length / (time.perf_counter() - start))
-    except Halted:
-        stopped = True
+        losses, stopped = fit(model, replace(config, steps=steps, lr=lr), loss, batch * length, on_step, should_stop)
     finally:
         model.halt = None
         model.eval()
@@ -234,15 +196,11 @@ def _entropy_sum(weights: torch.Tensor) -> tuple[float, int]:
     return float(rows.sum()), int(rows.numel())
 
 
-@torch.no_grad()
 def perplexity_and_entropy(
     model: TinyTransformer, config: lm.LMConfig, held: np.ndarray, length: int, should_stop: Stop = None
 ) -> tuple[float | None, float | None]:
-    """Perplexity on whole windows of `length` (as core.lab.model.perplexity) and the mean
-    attention entropy (nats) over every query, head and layer of the same windows."""
-    data = torch.from_numpy(lm.eval_windows(held, length, config.eval_chars))  # (N, length + 1)
-    step = _chunks(data.shape[0], config.n_heads, length)
-    loss = 0.0
+    """`perplexity` on whole windows of `length` and the mean attention entropy (nats) over every query, head and layer
+    of the same windows."""
     total = [0.0, 0]  # entropy summed over rows, rows
 
     def reduce(weights: torch.Tensor) -> None:  # each layer's weights reduced as they come: none is held
@@ -253,22 +211,14 @@ def perplexity_and_entropy(
     try:
         for block in model.blocks:
             block.keep = reduce
-        for i in range(0, data.shape[0], step):
-            if should_stop is not None and should_stop():
-                return None, None
-            x = data[i : i + step]
-            logits = model(x[:, :-1])
-            loss += float(F.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1), reduction="sum"))
+        ppl, _ = perplexity(model, config, held, length, should_stop)
     finally:
         for block in model.blocks:
             block.keep = None
-    entropy, rows = total
-    return math.exp(loss / (data.shape[0] * length)), entropy / rows
+    return (None, None) if ppl is None else (ppl, total[0] / total[1])
 
 
-def _outcome(config, values: dict, losses: np.ndarray, stopped: bool, start: float, cpu: float, chars: int = 0):
-    from core.lab.experiment import Outcome
-
+def _outcome(config, values: dict, losses: np.ndarray, stopped: bool, start: float, cpu: float, chars: int = 0) -> Outcome:
     seconds = time.perf_counter() - start
     return Outcome(config, values, losses, stopped, seconds, time.thread_time() - cpu, chars / max(seconds, 1e-9))
 
@@ -368,32 +318,21 @@ def run_sliding(config, on_step=None, should_stop: Stop = None):
 
 
 def run_passkey(config, on_step=None, should_stop: Stop = None):
-    """Train the config's model on the passkey task (core.lab.passkey), then its accuracy at every
-    distance on config.eval_count fresh sequences (data seeded [seed, 2, distance]); None where
-    the scheme has no code (a learned table past its rows)."""
+    """Train the config's model on the passkey task (core.lab.passkey), then its accuracy on its `questions` at every
+    distance; None where the scheme has no code (a learned table past its rows)."""
     from core.lab import passkey
 
     torch.set_num_threads(1)
     start, cpu = time.perf_counter(), time.thread_time()
     model = TinyTransformer(config, torch.Generator().manual_seed(config.seed), positions=lm_positions(config))
-    optimizer = adamw(model, config.lr)
     rng = np.random.default_rng([config.seed, 1])
-    losses: list[float] = []
+
+    def loss() -> torch.Tensor:
+        x, y, _ = passkey.batch(config.alphabet, rng, config.batch, config.train_len)
+        return F.cross_entropy(model(torch.from_numpy(x))[:, -1], torch.from_numpy(y[:, -1]))
+
     model.halt = should_stop
-    stopped = False
-    try:
-        for step in range(config.steps):
-            if should_stop is not None and should_stop():
-                stopped = True
-                break
-            x, y, _ = passkey.batch(config.alphabet, rng, config.batch, config.train_len)
-            logits = model(torch.from_numpy(x))
-            loss = F.cross_entropy(logits[:, -1], torch.from_numpy(y[:, -1]))
-            losses.append(optimise(model, optimizer, loss, _learning_rate(config, step)))
-            if on_step is not None:
-                on_step(step + 1, losses[-1], (step + 1) * config.batch * config.train_len / (time.perf_counter() - start))
-    except Halted:
-        stopped = True
+    losses, stopped = fit(model, config, loss, config.batch * config.train_len, on_step, should_stop)
     model.halt = None
     if stopped:
         return _outcome(config, {}, np.asarray(losses), True, start, cpu)
@@ -403,9 +342,8 @@ def run_passkey(config, on_step=None, should_stop: Stop = None):
         for d in config.distances:
             if should_stop is not None and should_stop():
                 return _outcome(config, {}, np.asarray(losses), True, start, cpu)
-            n = passkey.eval_length(d, config.train_len)
-            x, y, _ = passkey.batch(config.alphabet, np.random.default_rng([config.seed, 2, d]), config.eval_count, n, d)
-            step = _chunks(config.eval_count, config.n_heads, n)
+            x, y = passkey.questions(config, d)
+            step = _chunks(config.eval_count, config.n_heads, x.shape[1])
             try:
                 right = sum(
                     int((model(torch.from_numpy(x[i : i + step]))[:, -1].argmax(-1).numpy() == y[i : i + step, -1]).sum()) for i in range(0, len(x), step)

@@ -1,13 +1,6 @@
-"""The server's trainers: a cap on the lab runs that train at once, and the line the others wait in.
-
-`Trainers` is the cap (at most `PEE_LAB_MAX_RUNS`, default 2, train; the others wait in line,
-first come first served; a visitor holds at most one trainer and one place in line however many
-tabs they train from, and one network address at most `PEE_LAB_PLACES_PER_ADDRESS`, default 2, of
-either, and never every trainer of a process that has two or more), learns the server's pace
-(measured against estimated seconds) from the runs that end, and says where a run stands in line
-with an estimated wait (`Outlook`). `AddressLocks` shares an address's limit between the processes
-of one machine. `trainers()` is the process-wide one.
-"""
+"""The server's trainers (`Trainers`): a cap on the lab runs that train at once (PEE_LAB_MAX_RUNS), the first-come line the
+others wait in, the limits per visitor and per network address (PEE_LAB_PLACES_PER_ADDRESS; `AddressLocks` across the
+processes of a machine), and the waits shown, scaled by the pace the server's recent runs kept against their estimates."""
 
 from __future__ import annotations
 
@@ -149,13 +142,7 @@ class Trainers:
     `runs_per_address` slots: one fewer than `max_runs` (at least 1), so that one address, whatever
     cookies it sends, never holds every trainer of a process that has two. With `locks` (processes
     sharing a machine), an address also holds at most `locks.per_address` trainers in all of them.
-    The others wait in line, first come first served: `join()` takes a place at the end (or raises
-    `Refused` with the sentence why not),
-    `wait_turn()` blocks until the ticket is the first in line whose visitor holds no slot and a slot
-    is free (then it holds the slot) or until `should_stop()` says the run is not wanted any more
-    (then it leaves the line). `cancel()` takes a ticket out of the line at once, `release()` frees
-    its slot; both may be called more than once. `outlook()` says where a waiting ticket stands and
-    how long it may wait. Thread-safe."""
+    The others wait in line, first come first served (`join`, then `wait_turn`). Thread-safe."""
 
     PACE_RUNS = 8  # how many recent runs' measured / estimated time the waits are scaled by
 
@@ -276,11 +263,6 @@ class Trainers:
         with self._cond:
             paces = sorted(self._paces)
         return 1.0 if not paces else min(10.0, max(0.5, paces[len(paces) // 2]))
-
-    def status(self, ticket: Ticket) -> tuple[int, int] | None:
-        """(place in line, 0 = next; runs holding a slot) while the ticket waits, else None."""
-        outlook = self.outlook(ticket)
-        return None if outlook is None else (outlook.place, outlook.in_progress)
 
     def outlook(self, ticket: Ticket) -> Outlook | None:
         """Where a waiting ticket stands, and its estimated wait; None when it is not waiting."""

@@ -1,18 +1,6 @@
-"""The lab's shipped trained models, torch-free: the six Austen models of the shipped real-text
-comparison (core.lab.lm) as safetensors files in `data/lab_models/`, with a manifest.
-
-`python -m bench.lab_lm` trains them (seed 0, `LMConfig`'s defaults) and writes them beside the
-results it ships: one file per scheme, `austen_<scheme>.safetensors`, float32, about 440 kB,
-whose metadata holds the scheme, the configuration, the seed and the command; and
-`manifest.json`, which records per file its SHA-256, its size and every tensor's shape. The
-experiments on trained models (core.lab.trained) read them here, so a page opens them without
-training anything.
-
-Reading checks, in this order, that the manifest is readable, that the file is there, that its
-bytes are the ones the manifest records (SHA-256), that the safetensors library can parse it, and
-that its tensors have the recorded names and shapes; each failure is a ValueError with a
-sentence saying what is wrong and how to get a good file back.
-"""
+"""The six shipped Austen models (core.lab.lm), torch-free: safetensors files in `data/lab_models/` with a manifest of
+hashes and shapes, written by `python -m bench.lab_lm`. Reading checks the manifest, the file, its SHA-256, that
+safetensors parses it and its tensors' names and shapes; each failure is a ValueError saying how to get a good file back."""
 
 from __future__ import annotations
 
@@ -72,21 +60,16 @@ class Manifest:
         return lm.config_from(self.config, scheme)
 
 
-def to_bytes(state: dict[str, np.ndarray], metadata: dict[str, str]) -> bytes:
-    """A safetensors file of float32 tensors (sorted by name) with string metadata."""
-    from safetensors.numpy import save
-
-    return save({name: np.ascontiguousarray(state[name], dtype=np.float32) for name in sorted(state)}, metadata=metadata)
-
-
 def write(states: dict[str, dict[str, np.ndarray]], config: lm.LMConfig, command: str, directory: Path | None = None) -> Manifest:
     """Write one file per scheme and the manifest into `directory` (default data/lab_models)."""
+    from safetensors.numpy import save
+
     out = Path(directory) if directory else MODELS_DIR
     out.mkdir(parents=True, exist_ok=True)
     models = {}
     for scheme, state in states.items():
         meta = {"scheme": scheme, "config": json.dumps(config.fields(), sort_keys=True), "seed": str(config.seed), "command": command}
-        data = to_bytes(state, meta)
+        data = save({name: np.ascontiguousarray(state[name], dtype=np.float32) for name in sorted(state)}, metadata=meta)  # float32, sorted by name
         (out / file_name(scheme)).write_bytes(data)
         models[scheme] = ModelFile(
             scheme, file_name(scheme), hashlib.sha256(data).hexdigest(), len(data), {k: tuple(int(n) for n in v.shape) for k, v in sorted(state.items())}
@@ -132,16 +115,11 @@ def read_state(scheme: str, directory: Path | None = None) -> tuple[lm.LMConfig,
         raise ValueError(f"There is no shipped model for {quoted(scheme)}: the shipped ones are {', '.join(manifest.models)}.")
     entry = manifest.models[scheme]
     path = folder / Path(entry.file).name  # a name only: the manifest cannot point outside the folder
-    stat = _stat(path)
-    return manifest.config_for(scheme), _read(str(path), stat[0], stat[1], entry.sha256, entry.bytes, tuple(entry.tensors.items()))
-
-
-def _stat(path: Path) -> tuple[int, int]:
     try:
         stat = path.stat()
     except OSError:
         raise ValueError(f"The shipped model file {path.name} is missing: {REMEDY}.") from None
-    return stat.st_mtime_ns, stat.st_size
+    return manifest.config_for(scheme), _read(str(path), stat.st_mtime_ns, stat.st_size, entry.sha256, entry.bytes, tuple(entry.tensors.items()))
 
 
 @functools.lru_cache(maxsize=8)

@@ -1,31 +1,14 @@
-r"""The experiments the language-model page runs, torch-free at import (core.llm.forward, which
-imports torch, is imported when one runs). Each returns numpy arrays and dataclasses, and each has
-a CPU estimate (`estimate_cpu_seconds`) that the page and the bench hold to a budget.
-
-- `attention(text, mode)`: every layer's and head's attention on a short text, with positions as
-  trained, with the rotation removed, or with the positions shuffled; the next-token top 5; per head,
-  over all 30 layers, the mean attention distance and the attention paid to the first token (the
-  "attention sink" of Xiao et al. 2023).
-- `perplexity(length, scaling)`: per-token loss on the held-out tenth of the shipped Austen text for one
-  RoPE scaling (`scaling(kind, factor)`, the app's RopeScaling records); perplexity overall and by position.
-  A public-domain novel may well be in the model's training data: the comparison across scalings holds,
-  the absolute perplexity is not a held-out score.
-- `passkey(length, depth)`: a five-digit key hidden at a depth in filler text, asked for at the end
-  (the prompt of Mohtashami & Jaggi 2023, "Landmark Attention"); right when the model's likeliest next
-  token is the key's next digit at every digit.
-- `pair_sizes(text)`: per layer, the size of q and k in each of the 32 RoPE pairs (Barbero et al. 2024,
-  "Round and Round We Go! What makes Rotary Positional Encodings useful?", measured it on Gemma), and
-  `pair_ablation(length, which, count)`: perplexity with the fastest or slowest pairs left unrotated.
-- `layouts(text)`: the GGUF rows (adjacent pairs) against the un-permuted rows (half-split pairs): the
-  same logits, and the permutation between them (core.schemes.rope.layout_permutation).
-"""
+"""The experiments the language-model page runs, torch-free at import (core.llm.forward, which imports torch, is imported
+when one runs), each with a CPU estimate: attention on a text (as trained, rotation removed, positions shuffled; the first
+token's share is the "attention sink" of Xiao et al. 2023), perplexity under a RoPE scaling, the passkey of Mohtashami &
+Jaggi 2023, the size of each RoPE pair (Barbero et al. 2024) and pair ablation, and the two weight layouts."""
 
 from __future__ import annotations
 
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -61,10 +44,6 @@ def _forward():
     from core.llm import forward
 
     return forward
-
-
-def _cpu() -> float:
-    return time.thread_time()
 
 
 SCALINGS = ("none", "linear", "ntk", "dynamic", "yarn", "yarn-no-temperature", "llama3")  # what the page and the bench offer
@@ -159,12 +138,12 @@ def attention(text: str, mode: str = "trained", should_stop: Stop = None) -> Att
     ids = tokenize(text, MAX_ATTENTION_TOKENS)
     forward = _forward()
     perm = shuffled_positions(len(ids)) if mode == "shuffled" else None
-    start = _cpu()
+    start = time.thread_time()
     weights, last = forward.attention_and_logits(m, ids, forward.Options(positions=mode, permutation=perm), should_stop)
     distance, first = head_summary(weights)
     positions = None if mode == "none" else (perm or tuple(range(len(ids))))
     pieces = tuple(m.tokenizer.pieces[i] for i in ids)
-    return AttentionResult(text, mode, pieces, weights, top_tokens(last, m.tokenizer.pieces), distance, first, positions, _cpu() - start)
+    return AttentionResult(text, mode, pieces, weights, top_tokens(last, m.tokenizer.pieces), distance, first, positions, time.thread_time() - start)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -173,17 +152,14 @@ def attention(text: str, mode: str = "trained", should_stop: Stop = None) -> Att
 
 def held_out_text() -> str:
     """The held-out tenth of the shipped Austen corpus (the lab's split, core.lab.lm)."""
-    text = lm.read_text(lm.CORPUS_PATH)
-    return text[int(len(text) * (1 - lm.HELD_OUT)) :]
+    return lm.split(lm.read_text(lm.CORPUS_PATH))[1]
 
 
 _IDS: dict[str, np.ndarray] = {}
 
 
 def held_out_ids(tokens: int) -> np.ndarray:
-    """The first `tokens` token ids of the held-out text (at most MAX_TOKENS)."""
-    if not 2 <= tokens <= MAX_TOKENS:
-        raise ValueError(f"The length must be from 2 to {MAX_TOKENS:,} tokens.")
+    """The first `tokens` token ids of the held-out text (2 to MAX_TOKENS: core.llm.registry's configs check it)."""
     if "held" not in _IDS:
         _IDS["held"] = llm_model.load().tokenizer.encode(held_out_text()[:120_000])
     ids = _IDS["held"]
@@ -240,9 +216,9 @@ def perplexity(
     m = llm_model.load()
     ids = held_out_ids(length)
     forward = _forward()
-    start = _cpu()
+    start = time.thread_time()
     nll = forward.token_nll(m, ids, forward.Options(scaling=scaling_record, unrotated=unrotated), should_stop=should_stop)
-    return summarise(nll, length, label(scaling_record), _cpu() - start)
+    return summarise(nll, length, label(scaling_record), time.thread_time() - start)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -262,7 +238,7 @@ class PasskeyResult:
     filler); key; correct: at each of the key's digits the model's likeliest next token is that digit,
     the text before it given (the prompt, the space after "is" and the digits before: greedy decoding
     of the key once the space is written); probability: of the key's digits together; answer: the
-    digit it predicted at each; prompt: the text without the answer."""
+    digit it predicted at each."""
 
     length: int
     depth: float
@@ -270,7 +246,6 @@ class PasskeyResult:
     correct: bool
     probability: float
     answer: str
-    prompt: str
     cpu_seconds: float
 
 
@@ -278,8 +253,6 @@ def passkey_prompt(length: int, depth: float, key: str) -> tuple[str, np.ndarray
     """The prompt of about `length` tokens (filler repeated around the needle) with the answer " key"
     appended: (prompt text, ids of prompt + answer, number of the key's tokens: one per digit, the
     tokenizer splitting every digit on its own, so the space before the key is a token of its own)."""
-    if not 0 <= depth <= 1:
-        raise ValueError("The depth must be from 0 (the start) to 1 (the end).")
     tok = llm_model.load().tokenizer
     fixed = len(tok.encode(PASSKEY_INTRO + PASSKEY_NEEDLE.format(key=key) + PASSKEY_QUESTION + " " + key))
     per = len(tok.encode(PASSKEY_FILLER))
@@ -294,14 +267,12 @@ def passkey_prompt(length: int, depth: float, key: str) -> tuple[str, np.ndarray
 
 def passkey(length: int, depth: float, scaling_record: rope.RopeScaling | None = None, seed: int = 0, should_stop: Stop = None) -> PasskeyResult:
     """One passkey trial: a seeded five-digit key hidden at `depth` in a prompt of about `length`
-    tokens (at most MAX_TOKENS), read with `scaling_record`."""
-    if not 64 <= length <= MAX_TOKENS:
-        raise ValueError(f"The passkey prompt must be from 64 to {MAX_TOKENS:,} tokens long.")
+    tokens (64 to MAX_TOKENS, depth 0 to 1: core.llm.registry.Passkey checks them), read with `scaling_record`."""
     m = llm_model.load()
     key = str(np.random.default_rng(seed).integers(10_000, 100_000))
-    prompt, ids, n_answer = passkey_prompt(length, depth, key)
+    _, ids, n_answer = passkey_prompt(length, depth, key)
     forward = _forward()
-    start = _cpu()
+    start = time.thread_time()
     rows = np.arange(len(ids) - n_answer - 1, len(ids) - 1)
     logits = forward.logits(m, ids, forward.Options(scaling=scaling_record), rows=rows, should_stop=should_stop).astype(np.float64)
     target = ids[-n_answer:]
@@ -311,7 +282,7 @@ def passkey(length: int, depth: float, scaling_record: rope.RopeScaling | None =
     probability = float(np.exp(logp[np.arange(n_answer), target].sum()))
     correct = bool(np.array_equal(predicted, target))
     answer = "".join(m.tokenizer.pieces[i] for i in predicted)
-    return PasskeyResult(len(ids), float(depth), key, correct, probability, answer, prompt, _cpu() - start)
+    return PasskeyResult(len(ids), float(depth), key, correct, probability, answer, time.thread_time() - start)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -342,10 +313,10 @@ def pair_sizes(tokens: int = 1024, should_stop: Stop = None) -> PairSizes:
     m = llm_model.load()
     ids = held_out_ids(tokens)
     forward = _forward()
-    start = _cpu()
+    start = time.thread_time()
     q, k = forward.pair_norms(m, ids, should_stop)
     freq = frequencies()
-    return PairSizes(tokens, q, k, freq, rope.rope_wavelengths(freq), _cpu() - start)
+    return PairSizes(tokens, q, k, freq, rope.rope_wavelengths(freq), time.thread_time() - start)
 
 
 def ablated_pairs(which: str, count: int) -> tuple[int, ...]:
@@ -358,8 +329,7 @@ def ablated_pairs(which: str, count: int) -> tuple[int, ...]:
 
 def pair_ablation(length: int, which: str, count: int, should_stop: Stop = None) -> PerplexityResult:
     """Perplexity of `length` held-out tokens with the `count` fastest or slowest pairs unrotated."""
-    result = perplexity(length, None, unrotated=ablated_pairs(which, count), should_stop=should_stop)
-    return PerplexityResult(result.length, f"{count} {which} unrotated", result.nll, result.perplexity, result.bins, result.by_bin, result.cpu_seconds)
+    return replace(perplexity(length, None, unrotated=ablated_pairs(which, count), should_stop=should_stop), label=f"{count} {which} unrotated")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -395,9 +365,9 @@ def layouts(text: str, should_stop: Stop = None) -> LayoutsResult:
             by_head = w.reshape(heads, config.head_dim, -1)[:, perm].reshape(w.shape)
             rows_match &= bool(np.array_equal(llm_model.unpermute(w, heads), by_head))
     forward = _forward()
-    start = _cpu()
+    start = time.thread_time()
     adjacent = forward.logits(m, ids, forward.Options(layout="adjacent"), should_stop=should_stop)
     half = forward.logits(m, ids, forward.Options(layout="half"), should_stop=should_stop)
     difference = float(np.abs(adjacent - half).max() / np.abs(adjacent).max())
     pieces = m.tokenizer.pieces
-    return LayoutsResult(len(ids), perm, rows_match, difference, top_tokens(adjacent[-1], pieces), top_tokens(half[-1], pieces), _cpu() - start)
+    return LayoutsResult(len(ids), perm, rows_match, difference, top_tokens(adjacent[-1], pieces), top_tokens(half[-1], pieces), time.thread_time() - start)

@@ -1,27 +1,7 @@
-r"""The language model's forward pass, in torch, with the app's RoPE.
-
-A Llama block, as Hugging Face's `LlamaForCausalLM` computes it, 30 times over:
-
-    h = x + W_o · attention(rope(W_q · n(x)), rope(W_k · n(x)), W_v · n(x))
-    x' = h + W_down · (silu(W_gate · n(h)) * (W_up · n(h)))
-
-with n the RMS norm (its weight and the file's epsilon), 9 query heads sharing 3 key/value heads
-(query head h reads key/value head h // 3), scores scaled by $1/\sqrt{64}$, a causal mask, and the
-output head tied to the token embedding.
-
-The rotation is the app's own: `core.schemes.torch.RotaryEmbedding` with the frequencies and
-attention factor of `core.schemes.rope.rope_frequencies` for a `core.schemes.rope.RopeScaling` (or
-none), so every scaling kind is the record /rope and /context explain; no rule is written twice.
-Its layout is "interleaved" for the GGUF weights as stored (pairs 2i, 2i+1: "adjacent") and "half"
-for the un-permuted weights (`core.llm.model.unpermute`; pairs i, i + 32), which give the same logits.
-
-`Options` says how positions enter: as trained, not at all (the rotation removed), or shuffled
-(token t rotated as if it stood at position permutation[t]; the order the model reads and the
-causal mask stay), with a scaling, and with some pairs left unrotated (frequency 0).
-
-Attention is computed a block of queries at a time, so memory grows as T·block, not T²; the
-weights themselves are kept only when asked (short inputs). One thread, as the lab's models run.
-"""
+r"""The language model's forward pass in torch: a Llama block as Hugging Face's `LlamaForCausalLM` computes it, 30 times
+(RMS norm, 9 query heads sharing 3 key/value heads, scores over $\sqrt{64}$, causal mask, tied output head), with the
+app's own rotation (`core.schemes.torch.RotaryEmbedding` for a `RopeScaling`), so every scaling kind is the record /rope
+and /context explain. Attention is computed a block of queries at a time, so memory grows as T·block, not T²."""
 
 from __future__ import annotations
 
@@ -33,12 +13,11 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from core.llm.model import Model, Stopped
+from core.llm.model import Model, Stopped, unpermute
 from core.schemes import rope
 from core.schemes.torch import RotaryEmbedding
 
 LAYOUTS = {"adjacent": "interleaved", "half": "half"}  # this module's names -> the registry's
-POSITIONS = ("trained", "none", "shuffled")
 SCORE_BYTES = 64 << 20  # a block of attention scores holds at most this much
 MAX_ATTENTION_TOKENS = 512  # attention weights are returned for inputs up to this long (30·9·T² floats)
 
@@ -61,15 +40,9 @@ class Options:
     scaling: rope.RopeScaling | None = None
     unrotated: tuple[int, ...] = field(default=())
 
-    def __post_init__(self) -> None:
-        if self.layout not in LAYOUTS:
-            raise ValueError(f"The layout must be one of {', '.join(LAYOUTS)}, not {self.layout!s:.20}.")
-        if self.positions not in POSITIONS:
-            raise ValueError(f"Positions must be one of {', '.join(POSITIONS)}, not {self.positions!s:.20}.")
+    def __post_init__(self) -> None:  # the values come from core.llm.experiments, never from a visitor
         if (self.positions == "shuffled") != (self.permutation is not None):
             raise ValueError("A permutation is given with shuffled positions, and only with them.")
-        if self.scaling is not None and not isinstance(self.scaling, rope.RopeScaling):
-            raise ValueError("The scaling must be one of the app's RoPE scaling records.")
         object.__setattr__(self, "unrotated", tuple(sorted({int(i) for i in self.unrotated})))
         if self.permutation is not None:
             object.__setattr__(self, "permutation", tuple(int(i) for i in self.permutation))
@@ -90,12 +63,6 @@ def _tensors(model: Model) -> dict[str, torch.Tensor]:
     return {name: torch.from_numpy(array) for name, array in model.weights.items()}
 
 
-def _unpermute(w: torch.Tensor, n_head: int) -> torch.Tensor:
-    """core.llm.model.unpermute in torch: GGUF rows -> Hugging Face rows, per head."""
-    hd = w.shape[0] // n_head
-    return w.reshape(n_head, hd // 2, 2, w.shape[1]).transpose(1, 2).reshape(w.shape)
-
-
 def _rms(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
     # $x / \sqrt{\text{mean}(x^2) + \epsilon} \cdot w$, as Hugging Face's LlamaRMSNorm (float32 throughout here)
     return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * weight
@@ -109,8 +76,6 @@ def rotary(model: Model, options: Options) -> RotaryEmbedding | None:
     config = model.config
     module = RotaryEmbedding(config.head_dim, config.rope_base, options.scaling, layout=LAYOUTS[options.layout])
     if options.unrotated:
-        if options.unrotated[0] < 0 or options.unrotated[-1] >= config.pairs:
-            raise ValueError(f"Pairs are numbered 0 to {config.pairs - 1}.")
         if module.per_length:
             raise ValueError("Pairs can be left unrotated only under a scaling whose frequencies do not change with the length.")
         module.inv_freq[list(options.unrotated)] = 0.0
@@ -192,7 +157,7 @@ def run(model: Model, ids, options: Options = Options(), *, attention: bool = Fa
         p = f"blk.{layer}."
         wq, wk = w[p + "attn_q.weight"], w[p + "attn_k.weight"]
         if options.layout == "half":
-            wq, wk = _unpermute(wq, H), _unpermute(wk, KV)
+            wq, wk = torch.from_numpy(unpermute(wq.numpy(), H)), torch.from_numpy(unpermute(wk.numpy(), KV))
         h = _rms(x, w[p + "attn_norm.weight"], eps)
         q = (h @ wq.T).view(length, H, hd).transpose(0, 1)
         k = (h @ wk.T).view(length, KV, hd).transpose(0, 1)

