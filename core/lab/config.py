@@ -157,7 +157,6 @@ class LabConfig:
     base: float = 10_000.0
 
     def __post_init__(self) -> None:
-        check_model(self)
         if self.task not in TASKS:
             raise ValueError(f"Unknown task {shown(self.task)}; choose one of {', '.join(TASKS)}.")
         offset = whole_number(self.offset, "The offset k", 1, LIMITS["train_len"] - 1)
@@ -177,6 +176,7 @@ class LabConfig:
                 )
             if length < task.min_len(offset):
                 raise ValueError(f"The evaluation length {length} is too short for the task '{task.label}': it needs at least {task.min_len(offset)} tokens.")
+        check_model(self)  # after the task's own checks: of two problems at once, the page names the task's first
         object.__setattr__(self, "eval_lens", tuple(sorted({int(n) for n in lens})))
         whole_number(self.vocab, "The vocabulary size", 2, LIMITS["vocab"])
         d, heads = int(self.d_model), int(self.n_heads)
