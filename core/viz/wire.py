@@ -31,27 +31,16 @@ class Figure(go.Figure):
     8 significant digits (float32 holds 7 to 8)."""
 
     def to_dict(self) -> dict:
-        """The figure as plotly.js reads it: the same spec as plotly's own `to_dict` followed by
-        `as_lists` on the scatter traces, built in one pass over the validated properties
-        (plotly's deep-copies every array, then base64-encodes it, which `as_lists` decoded
-        again: most of a chart's cost in a page's run)."""
-        if private.has_frames(self):  # no figure here has frames: plotly's own path, then lists
-            return self._to_dict_via_plotly()
+        """The figure as plotly.js reads it: the same spec as plotly's own `to_dict` with the scatter
+        traces' typed arrays turned back into lists, built in one pass over the validated properties
+        (plotly's deep-copies every array, then base64-encodes it, which had to be decoded again:
+        most of a chart's cost in a page's run). No figure of the app has frames: none are written."""
         spec = {"data": [_copy(trace) for trace in private.trace_dicts(self)], "layout": _copy(private.layout_dict(self))}
         if spec["layout"].get("template", 0) is None:  # unvalidated, a removed template stays as null
             del spec["layout"]["template"]
         for trace in spec["data"]:
             _encode(trace, lists=trace.get("type") in LISTED)
         _encode(spec["layout"], lists=False)
-        return spec
-
-    def _to_dict_via_plotly(self) -> dict:
-        spec = super().to_dict()  # typed arrays throughout: turn these back
-        if spec.get("layout", {}).get("template", 0) is None:
-            del spec["layout"]["template"]
-        for trace in spec["data"]:
-            if trace.get("type") in LISTED:
-                as_lists(trace)
         return spec
 
 
@@ -89,14 +78,6 @@ def _encode(node, *, lists: bool) -> None:
             _encode(value, lists=lists)
 
 
-def typed_array(value) -> np.ndarray:
-    """A typed-array spec ({dtype, bdata[, shape]}) as a numpy array (empty if it is not one)."""
-    if not (isinstance(value, dict) and "bdata" in value and "dtype" in value):
-        return np.empty(0)
-    array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-    return array.reshape([int(n) for n in str(value["shape"]).split(",")]) if value.get("shape") else array
-
-
 def short_floats(array: np.ndarray) -> np.ndarray:
     """float32 values as the float64 nearest to each one rounded to 8 significant digits,
     so JSON writes them in at most 8 digits (a float32 printed as float64 takes ~17)."""
@@ -110,16 +91,6 @@ def short_floats(array: np.ndarray) -> np.ndarray:
     out[up] = np.round(values[up] * 10.0 ** digits[up]) / 10.0 ** digits[up]
     out[~up] = np.round(values[~up] / 10.0 ** -digits[~up]) * 10.0 ** -digits[~up]
     return out
-
-
-def as_lists(node) -> None:
-    """Typed-array specs inside a trace dict back to lists, in place."""
-    for key, value in node.items() if isinstance(node, dict) else ():
-        array = typed_array(value)
-        if array.size or (isinstance(value, dict) and "bdata" in value):
-            node[key] = (short_floats(array) if array.dtype == np.float32 else array).tolist()
-        elif isinstance(value, dict):
-            as_lists(value)
 
 
 def digest(traces) -> str:
