@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from core.viz import memo
-from ui.components import assets
+from ui.components import component
 from ui.controls import Window
 
 NAME = "pee.heatmap"
@@ -69,13 +69,6 @@ def _pair(span: object) -> bool:
     return isinstance(span, list) and len(span) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in span)
 
 
-@functools.cache
-def _renderer():
-    """The component, registered once per process from its files (read at import of ui.components)."""
-    files = assets("heatmap")
-    return st.components.v2.component(NAME, html=files.html, css=files.css, js=files.js, isolate_styles=False)
-
-
 def _zoomed(key: str, zoom: Zoom) -> None:
     """A box or a double-click over the heatmap: its windows set, then the whole page runs (the
     windows' sliders may sit outside the fragment the heatmap is drawn in)."""
@@ -104,7 +97,7 @@ def draw_heatmap(spec: dict, *, key: str, zoom: Zoom | None = None) -> None:
     the page's windows."""
     extra: dict = {"key": key, "file": f"{key}.png"}
     if zoom is None:
-        _renderer()(data=payload(spec, extra), key=key, height="content")
+        component(NAME, "heatmap")(data=payload(spec, extra), key=key, height="content")
         return
     extra["zoom"] = {"y": zoom.rows is not None, "x": zoom.cols is not None, "hint": zoom.hint}
-    _renderer()(data=payload(spec, extra), key=key, height="content", on_zoom_change=functools.partial(_zoomed, key, zoom))
+    component(NAME, "heatmap")(data=payload(spec, extra), key=key, height="content", on_zoom_change=functools.partial(_zoomed, key, zoom))

@@ -12,14 +12,12 @@ core's encoding and rotation. Nothing a visitor types reaches it.
 
 from __future__ import annotations
 
-import functools
 
 import numpy as np
-import streamlit as st
 
 from core.schemes import sinusoidal
 from core.viz.charts import number, subscript
-from ui.components import assets
+from ui.components import component
 
 NAME = "pee.motion"
 MAX_DIALS = 6  # pairs drawn, spread evenly over the pair index (so geometrically over the frequency)
@@ -28,13 +26,6 @@ GLIDE_MS = 250  # how long the Step button's move from one position to the next 
 # (label, milliseconds per position): slow enough to follow pair 0's turn of 1 radian per position
 SPEEDS = (("1 position a second", 1000), ("3 positions a second", 1000 / 3), ("10 positions a second", 100), ("30 positions a second", 1000 / 30))
 SPEED = 1  # the speed a dial starts at
-
-
-@functools.cache
-def _renderer():
-    """The component, registered once per process from its files (read at import of ui.components)."""
-    files = assets("motion")
-    return st.components.v2.component(NAME, html=files.html, css=files.css, js=files.js, isolate_styles=False)
 
 
 def sampled_pairs(n_pairs: int) -> list[int]:
@@ -144,4 +135,4 @@ def look_for(data: dict, hand: str) -> str:
 
 def motion(data: dict, key: str) -> None:
     """Mount the dials with their Play, Step and position controls."""
-    _renderer()(data=data, key=key, height="content")
+    component(NAME, "motion")(data=data, key=key, height="content")
