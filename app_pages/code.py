@@ -173,25 +173,18 @@ st.markdown(
     + "."
 )
 npy, csv = downloads.extent(name, setting, downloads.MAX_NPY_VALUES), downloads.extent(name, setting, downloads.MAX_CSV_VALUES)
-b1, b2 = st.columns(2)
-b1.download_button(
-    f".npy: {'all' if npy.complete else f'first {npy.positions:,}'} positions ({npy.values:,} values)",
-    data=deferred(lambda: downloads.to_npy(downloads.current_matrix(name, setting, np.arange(npy.positions))), "npy", name, setting, npy.positions),
-    file_name=f"{name}_d{width}_L{L}{'' if npy.complete else f'_first{npy.positions}'}.npy",
-    mime="application/octet-stream",
-    key="download_npy",
-    on_click="ignore",
-    icon=":material/download:",
-)
-b2.download_button(
-    f".csv: {'all' if csv.complete else f'first {csv.positions:,}'} positions ({csv.values:,} values)",
-    data=deferred(lambda: downloads.to_csv(downloads.current_matrix(name, setting, np.arange(csv.positions))), "csv", name, setting, csv.positions),
-    file_name=f"{name}_d{width}_L{L}{'' if csv.complete else f'_first{csv.positions}'}.csv",
-    mime="text/csv",
-    key="download_csv",
-    on_click="ignore",
-    icon=":material/download:",
-)
+for column, (suffix, e, write, mime) in zip(
+    st.columns(2), (("npy", npy, downloads.to_npy, "application/octet-stream"), ("csv", csv, downloads.to_csv, "text/csv"))
+):
+    column.download_button(
+        f".{suffix}: {'all' if e.complete else f'first {e.positions:,}'} positions ({e.values:,} values)",
+        data=deferred(lambda write=write, e=e: write(downloads.current_matrix(name, setting, np.arange(e.positions))), suffix, name, setting, e.positions),
+        file_name=f"{name}_d{width}_L{L}{'' if e.complete else f'_first{e.positions}'}.{suffix}",
+        mime=mime,
+        key=f"download_{suffix}",
+        on_click="ignore",
+        icon=":material/download:",
+    )
 if not (npy.complete and csv.complete):
     kept = "queries and keys" if pairs else "positions"
     held = " and ".join(
