@@ -9,7 +9,7 @@ from core.schemes import sinusoidal
 from core.schemes.registry import Setting
 from core.viz import charts, palette
 from core.viz import sinusoid_figures as figs
-from ui.controls import Window, choice, follow_default, number, position_window
+from ui.controls import Window, choice, follow_default, number
 from ui import sinusoidal_text as words
 from ui.display import note_if, plot
 from ui.heatmap import Zoom, draw_heatmap
@@ -108,7 +108,7 @@ def _waves() -> None:
     chosen = c1.multiselect("Dimensions to draw", list(dims_options), default=dims_value, key="sin_dims", max_selections=8)
     with c2:
         wave_help = "A window of consecutive positions: every one gets its dot."
-        w_start, w_stop = position_window(L, "wave_window", "Positions drawn", span=WAVE_SPAN, help=wave_help)
+        w_start, w_stop = Window("wave_window", "Positions drawn", span=WAVE_SPAN, help=wave_help).draw(L)
     if chosen:
         plot(figs.waves(d, L, base, layout, sorted(chosen), w_start, w_stop), key="sin_waves")
         st.caption(

@@ -60,11 +60,6 @@ def follow_default(key: str, default, fits: Callable[[object], bool] = lambda va
     return value
 
 
-def position_window(max_len: int, key: str, label: str = "Positions shown", span: int | None = None, help: str | None = None) -> tuple[int, int]:
-    """A two-thumb slider choosing [start, stop) within 0 .. max_len, bound to the URL: a `Window`."""
-    return Window(key, label, span=span, help=help).draw(max_len)
-
-
 def _url_choice(key: str, options: list[str], default: str) -> str | None:
     """Seed a page's choice widget (keyed `key`) from the URL parameter of the same name, on
     the first run of the session: the URL carries the plain option name (`scheme=t2t`), not
