@@ -19,7 +19,7 @@ from ui.deferred import deferred
 from ui.display import guarded
 from ui.heatmap import draw_heatmap
 from ui.params import BASE, D_MODEL, MAX_LEN
-from ui.rope_controls import factor_control, original_len_control, pair_layout_control, reads_original, scaling_kind_control
+from ui.rope_controls import LAYOUT, factor_control, original_len_control, reads_original, scaling_kind
 from ui.sidebar import current_settings
 from ui.sources import sources_expander
 
@@ -47,13 +47,13 @@ if "n_heads" in scheme.reads:
     heads = int(c2.selectbox("Heads", HEADS, index=HEADS.index(8), key="heads", bind="query-params", width=200))
     link["heads"] = str(heads)
 if rotary:
-    layout = pair_layout_control(c2)
+    layout = LAYOUT.draw(c2)
     c6, c3, c4, c5 = st.columns([1.5, 2, 1.5, 1.5])
     width = Number(
         "head_dim", "Head width (head_dim)", 2, MAX_HEAD_DIM, d, expected="the head width is a whole number from {lo} to {hi:,} (even, for pairs)",
         step=2, follow=True, help="RoPE rotates the queries and keys of one head. Until you change it, this is the sidebar's d_model.",
     ).draw(c6)  # fmt: skip
-    kind = scaling_kind_control(c3, default="none")
+    kind = scaling_kind("none").draw(c3)
     link.update(head_dim=str(width), rope_layout=layout, scaling=kind)
     if kind != "none":
         factor = factor_control(c4)
