@@ -145,28 +145,15 @@ def link_notice(key: str, raw: str, expected: str) -> str:
     return f"{link_value(key, raw)} in the link is not valid: {expected}. Using the default."
 
 
-def whole_in(lo: int, hi: int) -> Callable[[str], bool]:
-    """A URL value test: a whole number from lo to hi ('12', '12.0'; not '1e309', 'abc')."""
+def number_in(lo: float, hi: float, *, whole: bool = False) -> Callable[[str], bool]:
+    """A URL value test: a finite number from lo to hi; with `whole`, a whole one ('12', '12.0'; not '1e309', 'abc')."""
 
     def accepted(raw: str) -> bool:
         try:
             value = float(raw)
         except ValueError:
             return False
-        return math.isfinite(value) and value.is_integer() and lo <= value <= hi
-
-    return accepted
-
-
-def number_in(lo: float, hi: float) -> Callable[[str], bool]:
-    """A URL value test: a finite number from lo to hi."""
-
-    def accepted(raw: str) -> bool:
-        try:
-            value = float(raw)
-        except ValueError:
-            return False
-        return math.isfinite(value) and lo <= value <= hi
+        return math.isfinite(value) and (value.is_integer() or not whole) and lo <= value <= hi
 
     return accepted
 
@@ -293,8 +280,8 @@ class Number:
 
     def check(self) -> None:
         keep_valid(self.key, self.fits)  # every run: a value another page left under this key
-        accepted = whole_in(self.lo, self.hi) if self.whole else number_in(self.lo, self.hi)
-        check_url_value(self.key, plain_whole_in(self.lo, self.hi) if self.linked else accepted, self.expected.format(lo=self.lo, hi=self.hi))
+        accepted = plain_whole_in(self.lo, self.hi) if self.linked else number_in(self.lo, self.hi, whole=self.whole)
+        check_url_value(self.key, accepted, self.expected.format(lo=self.lo, hi=self.hi))
 
     def draw(self, where: Any = st, *, default: int | float | None = None, disabled: bool = False) -> int | float:
         """Draw it in `where`; `default` replaces the described one when it depends on controls
@@ -474,7 +461,7 @@ class Window:
         """The link's window checked on every run, as `check_url_value` says why."""
         keep_valid(self.key, self.fits(size))
         raw = st.query_params.get_all(self.key)
-        whole = whole_in(0, size - 1)
+        whole = number_in(0, size - 1, whole=True)
         if not raw or len(raw) == 2 and all(whole(v) for v in raw) and float(raw[0]) <= float(raw[1]):
             return
         drop_query_param(self.key)

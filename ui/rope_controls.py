@@ -13,7 +13,7 @@ import streamlit as st
 from core.schemes import rope
 from core.schemes.rope_presets import PRESETS
 from ui import controls
-from ui.controls import check_url_value, number_in, whole_in
+from ui.controls import check_url_value, number_in
 
 # The kinds whose record says how a factor and an original context set them; the others (such as LongRoPE, a
 # factor per pair in two lists, or proportional RoPE, a proportion of turning pairs) come with the model presets
@@ -102,7 +102,7 @@ def check_scaling_urls() -> None:
     )
     check_url_value(
         "original_len",
-        lambda raw: whole_in(1, MAX_ORIGINAL)(raw) and original is None,
+        lambda raw: number_in(1, MAX_ORIGINAL, whole=True)(raw) and original is None,
         original or f"the original context is a whole number of positions from 1 to {MAX_ORIGINAL:,}",
     )
 
