@@ -1,17 +1,6 @@
-"""Every heatmap of the app, painted by one browser component (`st.components.v2`; its files are in
-ui/components/heatmap/).
-
-core.viz.heatmap says what a heatmap shows; the component paints it (see index.js): one canvas per
-panel, one pixel per cell, a key per colour scale, a hover with the true indices and exact value,
-a PNG download. A slider step sends new data to the same component, which paints its canvases
-again in place: no chart is rebuilt.
-
-Where the page has windows over the heatmap's axes (`Zoom`: ui.controls.Window controls, in the
-URL), a box dragged over a panel sets them to the rows and columns under it, and the page draws
-those cells again, at full resolution where they fit; a double-click sets them back to the whole
-range. The box goes through the same controls a link does, so the window is in the URL and a bad
-one in a link gets the controls' notice.
-"""
+"""Every heatmap of the app, painted by one browser component (ui/components/heatmap/) from a core.viz.heatmap
+spec; with a `Zoom`, a box dragged over a panel sets the page's window controls (docs/architecture.md, "The
+drawing rule"). A slider step sends new data to the same component, which paints in place: no chart is rebuilt."""
 
 from __future__ import annotations
 

@@ -1,28 +1,11 @@
-"""Every heatmap of the app, as data for the browser to paint (ui/heatmap.py), never a Plotly figure.
+"""Every heatmap of the app, as data for the browser to paint (ui/heatmap.py), never a Plotly figure: what a spec
+holds and which rules it decides is in docs/architecture.md, "The drawing rule".
 
-Why not Plotly: a figure of 13 small heatmaps needs 26 axes, and plotly.js lays out and draws
-every axis again on every redraw, while painting one canvas pixel per cell costs a fraction of
-that (docs/deploy.md has the measurements). So this module says what a heatmap shows, and the
-component only paints it:
-
-- each panel: its title, its colour levels as a palette PNG (one pixel per cell), its values for
-  the hover (rows = y, columns = x; NaN where there is no value), its colour range, and along
-  each axis the true index of every row and column (or its word, or its value) and the ticks to
-  label, each at the centre of the cell it names;
-- the grid: a title, the note under it (what is sampled, and whether the panels share a colour
-  range), the axis titles, and its colour scales, each LEVELS colours with a key (its ends, what
-  its values are): the app's diverging scale centred on zero for signed values, the sequential
-  one for values that are not.
-
-Every rule the browser applies is decided here and sent: a cell's colour level (`levels`: the
-component only looks a level up in its scale's colours; the sinusoid preview, which computes its
-values in the browser, is sent `level_edges`), which cells the hover reads on a big panel
-(`HOVER_CELLS`) and the sentence that says so, the ticks and their labels. Values travel as
-float32 in Plotly's typed-array form ({dtype, bdata, shape}), so a hover reads the value the
-server computed to 6 or 7 significant digits. A grid of more than EXACT_CELLS cells would send
-too much that way (a 250 x 250 panel is 333 kB of float32): each panel then sends the values of
-every k-th row and column (`probe` k, at most HOVER_CELLS a panel), which the hover reads and
-says so.
+Why not Plotly: a figure of 13 small heatmaps needs 26 axes, and plotly.js lays out and draws every axis again on
+every redraw, while painting one canvas pixel per cell costs a fraction of that (docs/deploy.md has the measurements).
+Values travel as float32 in Plotly's typed-array form ({dtype, bdata, shape}), so a hover reads the value the server
+computed to 6 or 7 significant digits; past EXACT_CELLS a grid sends every k-th row and column of each panel
+(`probe` k, at most HOVER_CELLS a panel: a 250 x 250 panel is 333 kB of float32), and the hover says so.
 """
 
 from __future__ import annotations
