@@ -64,7 +64,7 @@ def _url_choice(key: str, options: list[str], default: str) -> str | None:
     """Seed a page's choice widget (keyed `key`) from the URL parameter of the same name, on
     the first run of the session: the URL carries the plain option name (`scheme=t2t`), not
     its display label. An unknown value gives a notice and the default. Call before creating
-    the widget; `_keep_in_url` writes the choice back after it. Returns the notice, if any.
+    the widget, and write the choice back to the URL after it. Returns the notice, if any.
     A browser reconnecting to a restarted server already shows the choice, perhaps just
     changed (`ui.internals.session.widget_values_sent_by_browser`): the widget then takes the
     browser's value, not the URL's.
@@ -106,11 +106,6 @@ def keep_valid(key: str, fits: Callable[[object], bool]) -> None:
             ok = False
         if not ok:
             del st.session_state[key]
-
-
-def _keep_in_url(key: str) -> None:
-    """Write a page choice to the URL, so the address bar links to it."""
-    st.query_params[key] = str(st.session_state[key])
 
 
 CHECKED_KEY = "_url_checked"  # the link values this session has checked, one set: Streamlit copies every key of Session State at every rerun
@@ -178,7 +173,7 @@ def one_of(options) -> Callable[[str], bool]:
 def _url_choices(key: str, options: list[str], default: list[str]) -> str | None:
     """`_url_choice` for a multiselect: the URL carries plain option names separated by commas
     (`schemes=rope,alibi`). Unknown names are dropped with a notice. Call before creating the
-    widget; `_keep_choices_in_url` writes the choice back. Returns the notice, if any. As in
+    widget, and write the names back, comma-separated. Returns the notice, if any. As in
     `_url_choice`, a reconnecting browser's own value stands, and a value another page left
     under the key is kept only as far as its names are among `options`.
     A name given twice counts once, and a link naming more names than there are options is
@@ -209,11 +204,6 @@ def _url_choices(key: str, options: list[str], default: list[str]) -> str | None
     named = ", ".join(link_value("", n) for n in unknown[:3]) + (f" and {len(unknown) - 3:,} more" if len(unknown) > 3 else "")
     verb, outcome = "is" if len(unknown) == 1 else "are", "left out" if known else "showing the default"
     return f"`{key}` in the link names {named}, which {verb} not among {', '.join(options)}; {outcome}."
-
-
-def _keep_choices_in_url(key: str) -> None:
-    """Write a multiselect's plain option names to the URL, comma-separated."""
-    st.query_params[key] = ",".join(st.session_state[key])
 
 
 # --- controls described once: checked from the link, drawn bound to it -------------------------------------
@@ -295,7 +285,7 @@ class Number:
                 value = where.select_slider(self.label, options=list(range(self.lo, self.hi + 1)), value=start, key=self.key, help=self.help)
             else:
                 value = where.number_input(self.label, self.lo, self.hi, start, key=self.key, help=self.help)
-            _keep_in_url(self.key)
+            st.query_params[self.key] = str(value)  # so the address bar links to it
             return int(value)
         if self.follow:
             start = follow_default(self.key, start, lambda v: self.lo <= v <= self.hi)
@@ -322,7 +312,7 @@ class Choice:
     the URL; a value not among them is dropped with a notice built from `expected`. With
     `labels` (option -> text shown, a mapping or a function) Streamlit's binding would put the
     label in the URL, so the URL carries the plain option name instead (`_url_choice`,
-    `_keep_in_url`: `layout=concat`) and an unknown name gets its notice."""
+    written back after the widget: `layout=concat`) and an unknown name gets its notice."""
 
     key: str
     label: str
@@ -347,7 +337,7 @@ class Choice:
         if self.labels is not None:  # the session state holds the value (seeded by _url_choice)
             kwargs = dict(required=True) if self.widget == "segmented_control" else {}
             value = draw(self.label, self.options, format_func=_labels(self.labels), key=self.key, help=self.help, disabled=disabled, **kwargs)
-            _keep_in_url(self.key)
+            st.query_params[self.key] = str(value)
             return value
         if self.widget == "selectbox":
             start = dict(index=list(self.options).index(self.default))
@@ -376,7 +366,7 @@ class Choices:
     def draw(self, where: Any = st) -> list[str]:
         self.check()
         value = where.multiselect(self.label, list(self.options), format_func=_labels(self.labels) or str, key=self.key, help=self.help)
-        _keep_choices_in_url(self.key)
+        st.query_params[self.key] = ",".join(value)
         return value
 
 
