@@ -68,8 +68,6 @@ def clock_data(d_model: int, max_len: int, base: float) -> dict:
     has no circle), its hand at (sin pω, cos pω): (0, 1) turned clockwise by p·ω. d_model is at
     least 2 (the app's smallest), so there is a pair."""
     pairs = sampled_pairs(d_model // 2)
-    if not pairs:
-        raise ValueError(f"d_model = {d_model} has no complete sin/cos pair to turn.")
     omega = sinusoidal.pair_frequencies(d_model, base)[pairs]
     dials = [
         {"label": f"pair {i}", "sub": _rate("ω", i, w), "omega": float(w), "turn": -1, "x0": 0.0, "y0": 1.0,
@@ -94,13 +92,9 @@ def rope_data(q: np.ndarray, k: np.ndarray, theta: np.ndarray, layout: str, max_
     query's at m = n + offset, each its vector at 0 turned counter-clockwise by its position times θᵢ
     (core.schemes.rope.apply_rope's rotation), on one scale (the longest pair drawn fills its dial). The slider moves
     n from 0 to max_len − 1 − offset, so both hands; the angle between them is that at 0 plus offset·θᵢ. Every head
-    width the page offers has a pair."""
+    width the page offers has a pair, and its slider keeps the offset within 0 .. max_len − 1."""
     half = q.size // 2
     pairs = sampled_pairs(min(half, theta.size))
-    if not pairs:
-        raise ValueError(f"a head of width {q.size} has no pair to turn.")
-    if not 0 <= offset <= max_len - 1:
-        raise ValueError(f"the offset m − n must be a whole number from 0 to {max_len - 1:,}, got {offset}.")
     dims = [(i, i + half) if layout == "half" else (2 * i, 2 * i + 1) for i in pairs]
     longest = max(float(np.hypot(v[a], v[b])) for a, b in dims for v in (q, k)) or 1.0
     dials = [
