@@ -4,13 +4,8 @@ widget exists (a bad one is dropped with a notice, see `ui.controls.check_url_va
 the widget, so a range is never typed twice and the notice always names the range drawn.
 
 A control is a small frozen dataclass with `check()` (on every run: the URL's value, cheap) and
-`draw(where)` (checks, then draws in `where`, a column or the page, and returns the value).
-`check_links(*controls)` checks several first, so their notices stand above a row of columns
-(or above tabs, whichever is open), as a page's notices do; the functions `number`, `choice`,
-`choices`, `toggle`, `text` and `linked_number` describe and draw one control in a single call.
-This is the one way a page binds a control to the URL; `check_url_value`, the check under every
-spec, serves alone only a bound widget that is no spec (a tab, an expander) or a value another
-control's choice refuses.
+`draw(where)` (checks, then draws in `where`, a column or the page); `check_links(*controls)` checks
+several first, so their notices stand above a row of columns or tabs.
 
 `expected` is the notice's sentence about what the link should hold; it is formatted with the
 control's own range: `{lo}`, `{hi}` for a number, `{options}` ("1, 2, 4 or 8"), `{first}`,
