@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import base64
 import functools
-import hashlib
 import io
 
 import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import get_colorscale, sample_colorscale
 
+from core.viz import memo
 from core.viz import plotly_internals as private
 
 LISTED = ("scatter", "scatter3d")  # trace types whose arrays go as lists
@@ -96,31 +96,8 @@ def short_floats(array: np.ndarray) -> np.ndarray:
 def digest(traces) -> str:
     """A short digest of everything the traces hold, for layout.datarevision: equal data give
     equal digests (a rerun with the same figure keeps its chart), any change a new one."""
-    digest = hashlib.blake2b(digest_size=10)
-
-    def feed(value) -> None:
-        if isinstance(value, np.ndarray):
-            if value.dtype == object:
-                feed(value.tolist())
-            else:
-                digest.update(f"{value.dtype.str}{value.shape}".encode())
-                digest.update(np.ascontiguousarray(value).tobytes())
-        elif isinstance(value, dict):
-            for key in sorted(value):
-                digest.update(f"{key}:".encode())
-                feed(value[key])
-        elif isinstance(value, (list, tuple)):
-            digest.update(b"[")
-            for item in value:
-                feed(item)
-            digest.update(b"]")
-        else:
-            digest.update(f"{value!r};".encode())
-
-    for trace in traces:
-        props = private.props(trace)  # read in place: to_plotly_json deep-copies them
-        feed(props if props is not None else trace.to_plotly_json())
-    return digest.hexdigest()
+    props = [private.props(trace) for trace in traces]  # read in place: to_plotly_json deep-copies them
+    return memo.digest([p if p is not None else t.to_plotly_json() for p, t in zip(props, traces)]).hex()[:20]
 
 
 @functools.lru_cache(maxsize=8)
