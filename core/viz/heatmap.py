@@ -10,7 +10,6 @@ computed to 6 or 7 significant digits; past EXACT_CELLS a grid sends every k-th 
 
 from __future__ import annotations
 
-import base64
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.viz import palette, wire
+from core.viz import plotly_internals as private
 from core.viz.charts import DIVERGING, SEQUENTIAL, VALUE_DIGITS, integer_ticks, number
 from core.viz.grid import Picked, Sample, ordinal
 from core.viz.memo import shared
@@ -163,9 +163,8 @@ def _short(name: str) -> str:
 
 
 def _typed(z: np.ndarray) -> dict:
-    """z as float32 in Plotly's typed-array form (tests/app/conftest.decode reads it back)."""
-    values = np.ascontiguousarray(z, dtype="<f4")
-    return {"dtype": "f4", "bdata": base64.b64encode(values.tobytes()).decode("ascii"), "shape": ", ".join(map(str, values.shape))}
+    """z (2-D) as float32 in Plotly's typed-array form (tests/app/conftest.decode reads it back)."""
+    return private.typed_array(np.ascontiguousarray(z, dtype="<f4"))
 
 
 def _largest(z: np.ndarray) -> float:
