@@ -19,7 +19,7 @@ from ui.deferred import deferred
 from ui.display import guarded
 from ui.heatmap import draw_heatmap
 from ui.params import BASE, D_MODEL, MAX_LEN
-from ui.rope_controls import factor_control, original_len_control, pair_layout_control, reads_original, scaling_kind_control
+from ui.rope_controls import LAYOUT, factor_control, original_len_control, reads_original, scaling_kind
 from ui.sidebar import current_settings
 from ui.sources import sources_expander
 
@@ -47,13 +47,13 @@ if "n_heads" in scheme.reads:
     heads = int(c2.selectbox("Heads", HEADS, index=HEADS.index(8), key="heads", bind="query-params", width=200))
     link["heads"] = str(heads)
 if rotary:
-    layout = pair_layout_control(c2)
+    layout = LAYOUT.draw(c2)
     c6, c3, c4, c5 = st.columns([1.5, 2, 1.5, 1.5])
     width = Number(
         "head_dim", "Head width (head_dim)", 2, MAX_HEAD_DIM, d, expected="the head width is a whole number from {lo} to {hi:,} (even, for pairs)",
         step=2, follow=True, help="RoPE rotates the queries and keys of one head. Until you change it, this is the sidebar's d_model.",
     ).draw(c6)  # fmt: skip
-    kind = scaling_kind_control(c3, default="none")
+    kind = scaling_kind("none").draw(c3)
     link.update(head_dim=str(width), rope_layout=layout, scaling=kind)
     if kind != "none":
         factor = factor_control(c4)
@@ -173,25 +173,18 @@ st.markdown(
     + "."
 )
 npy, csv = downloads.extent(name, setting, downloads.MAX_NPY_VALUES), downloads.extent(name, setting, downloads.MAX_CSV_VALUES)
-b1, b2 = st.columns(2)
-b1.download_button(
-    f".npy: {'all' if npy.complete else f'first {npy.positions:,}'} positions ({npy.values:,} values)",
-    data=deferred(lambda: downloads.to_npy(downloads.current_matrix(name, setting, np.arange(npy.positions))), "npy", name, setting, npy.positions),
-    file_name=f"{name}_d{width}_L{L}{'' if npy.complete else f'_first{npy.positions}'}.npy",
-    mime="application/octet-stream",
-    key="download_npy",
-    on_click="ignore",
-    icon=":material/download:",
-)
-b2.download_button(
-    f".csv: {'all' if csv.complete else f'first {csv.positions:,}'} positions ({csv.values:,} values)",
-    data=deferred(lambda: downloads.to_csv(downloads.current_matrix(name, setting, np.arange(csv.positions))), "csv", name, setting, csv.positions),
-    file_name=f"{name}_d{width}_L{L}{'' if csv.complete else f'_first{csv.positions}'}.csv",
-    mime="text/csv",
-    key="download_csv",
-    on_click="ignore",
-    icon=":material/download:",
-)
+for column, (suffix, e, write, mime) in zip(
+    st.columns(2), (("npy", npy, downloads.to_npy, "application/octet-stream"), ("csv", csv, downloads.to_csv, "text/csv"))
+):
+    column.download_button(
+        f".{suffix}: {'all' if e.complete else f'first {e.positions:,}'} positions ({e.values:,} values)",
+        data=deferred(lambda write=write, e=e: write(downloads.current_matrix(name, setting, np.arange(e.positions))), suffix, name, setting, e.positions),
+        file_name=f"{name}_d{width}_L{L}{'' if e.complete else f'_first{e.positions}'}.{suffix}",
+        mime=mime,
+        key=f"download_{suffix}",
+        on_click="ignore",
+        icon=":material/download:",
+    )
 if not (npy.complete and csv.complete):
     kept = "queries and keys" if pairs else "positions"
     held = " and ".join(

@@ -22,19 +22,13 @@ def lists() -> tuple[list, list]:
     return misconceptions(), exercises()
 
 
-@st.cache_resource(max_entries=1, show_spinner=False)
-def first_picture():
-    """The first exercise's encoding, d_model = 2 at base 10,000: its one pair's point at the first positions."""
-    d, max_len, base, count = EXERCISE_CIRCLE
-    return sinusoid_figures.phase_circle(d, max_len, base, 0, 0, count)
-
-
 claims, tasks = lists()
 st.header(f"{len(tasks)} exercises: predict, then check")
 for k, task in enumerate(tasks, 1):
     st.markdown(f"**{k}. {task.question}**")
     if k == 1:
-        plot(first_picture(), key="practice_circle")
+        d, max_len, base, count = EXERCISE_CIRCLE  # its one pair's point at the first positions: a figure core.viz.memo keeps
+        plot(sinusoid_figures.phase_circle(d, max_len, base, 0, 0, count), key="practice_circle")
         st.caption(task.picture)
     st.link_button("Open the view", task.link, icon=":material/open_in_new:")
     with st.expander("What to look for"):

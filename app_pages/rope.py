@@ -13,7 +13,7 @@ from ui import rope_text
 from ui.display import guarded, plot
 from ui.motion import look_for, motion, rope_data
 from ui.path import next_link
-from ui.rope_controls import check_scaling_links, pair_layout_control
+from ui.rope_controls import LAYOUT, check_scaling_links
 from ui.rope_derivation import derivation_tab
 from ui.rope_scaling import scaling_tab
 from ui.scorecard import scorecard
@@ -39,7 +39,7 @@ c1, c2 = st.columns(2)
 head_dim = c1.select_slider(
     "Head width (head_dim)", HEAD_DIMS, value=64, key="head_dim", bind="query-params", help="RoPE rotates pairs, so the width must be even."
 )
-layout = pair_layout_control(c2)
+layout = LAYOUT.draw(c2)
 check_scaling_links(default="yarn")  # the Scaling tab's link values, named whichever tab is open
 theta = guarded(rope.default_frequencies, head_dim, base)
 

@@ -9,7 +9,7 @@ from core.schemes import sinusoidal
 from core.schemes.registry import Setting
 from core.viz import charts, palette
 from core.viz import sinusoid_figures as figs
-from ui.controls import Window, choice, follow_default, number, position_window
+from ui.controls import Window, choice, follow_default, number
 from ui import sinusoidal_text as words
 from ui.display import note_if, plot
 from ui.heatmap import Zoom, draw_heatmap
@@ -108,7 +108,7 @@ def _waves() -> None:
     chosen = c1.multiselect("Dimensions to draw", list(dims_options), default=dims_value, key="sin_dims", max_selections=8)
     with c2:
         wave_help = "A window of consecutive positions: every one gets its dot."
-        w_start, w_stop = position_window(L, "wave_window", "Positions drawn", span=WAVE_SPAN, help=wave_help)
+        w_start, w_stop = Window("wave_window", "Positions drawn", span=WAVE_SPAN, help=wave_help).draw(L)
     if chosen:
         plot(figs.waves(d, L, base, layout, sorted(chosen), w_start, w_stop), key="sin_waves")
         st.caption(
@@ -129,32 +129,29 @@ def _circle(w_start: int) -> None:
     d, L, base = current_settings()
     omega, wl = sinusoidal.pair_frequencies(d, base), sinusoidal.wavelengths(d, base)
     st.header("One pair traces a circle")
-    n_full = d // 2
-    if n_full == 0:
-        st.info("d_model = 1 has no complete sin/cos pair.")
-    else:
-        near_32 = int(np.argmin(np.abs(np.log(wl[:n_full] / 32.0))))  # a pair that takes ~32 positions per turn
-        pair_help = "Dimensions 2i (sin) and 2i+1 (cos) in the paper's layout."
-        pair = number(st, "Pair i", "pair", 0, n_full - 1, near_32, expected="the pair is a whole number from {lo} to {hi:,}", follow=True, help=pair_help)
-        count = figs.one_turn(wl[pair], L - w_start)  # less than one turn: each dot has a place of its own, colours in position order
-        plot(figs.phase_circle(d, L, base, pair, w_start, count), key="sin_circle")
-        turn = f"{np.degrees(omega[pair]) % 360:.4g}°"
-        st.caption(
-            f"One position, one point: raise max_len to watch each step turn it by the same angle, {turn}, along the grey circle."
-            if count < 2
-            else f"Each step in position turns the point by the same angle, {turn}, along the grey circle. The dots cover "
-            + ("less than one turn, so their colours run round once, in order of position. " if count >= np.ceil(wl[pair]) else
-               "less than one turn, their colours in order of position. ")
-            + "That fixed turn is why PE(p + k) is a rotation of PE(p), the same for every p (see the similarity page)."
+    n_full = d // 2  # at least one pair: d_model is at least 2
+    near_32 = int(np.argmin(np.abs(np.log(wl[:n_full] / 32.0))))  # a pair that takes ~32 positions per turn
+    pair_help = "Dimensions 2i (sin) and 2i+1 (cos) in the paper's layout."
+    pair = number(st, "Pair i", "pair", 0, n_full - 1, near_32, expected="the pair is a whole number from {lo} to {hi:,}", follow=True, help=pair_help)
+    count = figs.one_turn(wl[pair], L - w_start)  # less than one turn: each dot has a place of its own, colours in position order
+    plot(figs.phase_circle(d, L, base, pair, w_start, count), key="sin_circle")
+    turn = f"{np.degrees(omega[pair]) % 360:.4g}°"
+    st.caption(
+        f"One position, one point: raise max_len to watch each step turn it by the same angle, {turn}, along the grey circle."
+        if count < 2
+        else f"Each step in position turns the point by the same angle, {turn}, along the grey circle. The dots cover "
+        + ("less than one turn, so their colours run round once, in order of position. " if count >= np.ceil(wl[pair]) else
+           "less than one turn, their colours in order of position. ")
+        + "That fixed turn is why PE(p + k) is a rotation of PE(p), the same for every p (see the similarity page)."
+    )
+    with st.expander("Clock hands, partners, and why it is called a phase circle"):
+        st.markdown(
+            "Think of each pair as a hand of a clock: the fast pairs are second hands, the slow ones hour hands, and reading all the hands "
+            "together tells the position, as a clock's hands tell the time. The two members of a pair are partners: sine and cosine of one "
+            "frequency are a quarter turn apart, sin² + cos² = 1 keeps the point on the circle, and over a whole turn their product averages "
+            "to 0 (as functions they are orthogonal). A swinging pendulum, drawn as its position against its speed, goes round the same kind "
+            "of loop (a circle for small swings, scaled to equal axes): that is why a picture like this is called a phase circle."
         )
-        with st.expander("Clock hands, partners, and why it is called a phase circle"):
-            st.markdown(
-                "Think of each pair as a hand of a clock: the fast pairs are second hands, the slow ones hour hands, and reading all the hands "
-                "together tells the position, as a clock's hands tell the time. The two members of a pair are partners: sine and cosine of one "
-                "frequency are a quarter turn apart, sin² + cos² = 1 keeps the point on the circle, and over a whole turn their product averages "
-                "to 0 (as functions they are orthogonal). A swinging pendulum, drawn as its position against its speed, goes round the same kind "
-                "of loop (a circle for small swings, scaled to equal axes): that is why a picture like this is called a phase circle."
-            )
 
 
 def _clock() -> None:

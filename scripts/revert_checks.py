@@ -28,8 +28,9 @@ BUGS = {
         "    except Exception as err:  # noqa: BLE001  the boundary", "    except ValueError as err:  # noqa: BLE001  the boundary",
         ["tests/core/files/test_checkpoint.py", "tests/app/test_model.py", "tests/app/test_bad_input.py", "-k", "upload or hostile or malformed or bad"]),
     "5-number-check-wider-than-its-widget": ("ui/controls.py",
-        "        accepted = whole_in(self.lo, self.hi) if self.whole else number_in(self.lo, self.hi)",
-        "        accepted = whole_in(self.lo, self.hi + 1) if self.whole else number_in(self.lo, self.hi * 2)",
+        "        accepted = plain_whole_in(self.lo, self.hi) if self.linked else number_in(self.lo, self.hi, whole=self.whole)",
+        "        accepted = plain_whole_in(self.lo, self.hi) if self.linked "
+        "else number_in(self.lo, self.hi + 1 if self.whole else self.hi * 2, whole=self.whole)",
         ["tests/ui/test_link_battery.py", "tests/app/test_bad_input.py", "-k", "above or edge or bad_value"]),
     "6-unknown-list-names-dropped-silently": ("ui/controls.py",
         "    if not unknown:\n        return None\n", "    if True:\n        return None\n",

@@ -4,13 +4,8 @@ widget exists (a bad one is dropped with a notice, see `ui.controls.check_url_va
 the widget, so a range is never typed twice and the notice always names the range drawn.
 
 A control is a small frozen dataclass with `check()` (on every run: the URL's value, cheap) and
-`draw(where)` (checks, then draws in `where`, a column or the page, and returns the value).
-`check_links(*controls)` checks several first, so their notices stand above a row of columns
-(or above tabs, whichever is open), as a page's notices do; the functions `number`, `choice`,
-`choices`, `toggle`, `text` and `linked_number` describe and draw one control in a single call.
-This is the one way a page binds a control to the URL; `check_url_value`, the check under every
-spec, serves alone only a bound widget that is no spec (a tab, an expander) or a value another
-control's choice refuses.
+`draw(where)` (checks, then draws in `where`, a column or the page); `check_links(*controls)` checks
+several first, so their notices stand above a row of columns or tabs.
 
 `expected` is the notice's sentence about what the link should hold; it is formatted with the
 control's own range: `{lo}`, `{hi}` for a number, `{options}` ("1, 2, 4 or 8"), `{first}`,
@@ -60,16 +55,11 @@ def follow_default(key: str, default, fits: Callable[[object], bool] = lambda va
     return value
 
 
-def position_window(max_len: int, key: str, label: str = "Positions shown", span: int | None = None, help: str | None = None) -> tuple[int, int]:
-    """A two-thumb slider choosing [start, stop) within 0 .. max_len, bound to the URL: a `Window`."""
-    return Window(key, label, span=span, help=help).draw(max_len)
-
-
 def _url_choice(key: str, options: list[str], default: str) -> str | None:
     """Seed a page's choice widget (keyed `key`) from the URL parameter of the same name, on
     the first run of the session: the URL carries the plain option name (`scheme=t2t`), not
     its display label. An unknown value gives a notice and the default. Call before creating
-    the widget; `_keep_in_url` writes the choice back after it. Returns the notice, if any.
+    the widget, and write the choice back to the URL after it. Returns the notice, if any.
     A browser reconnecting to a restarted server already shows the choice, perhaps just
     changed (`ui.internals.session.widget_values_sent_by_browser`): the widget then takes the
     browser's value, not the URL's.
@@ -113,11 +103,6 @@ def keep_valid(key: str, fits: Callable[[object], bool]) -> None:
             del st.session_state[key]
 
 
-def _keep_in_url(key: str) -> None:
-    """Write a page choice to the URL, so the address bar links to it."""
-    st.query_params[key] = str(st.session_state[key])
-
-
 CHECKED_KEY = "_url_checked"  # the link values this session has checked, one set: Streamlit copies every key of Session State at every rerun
 
 
@@ -150,28 +135,15 @@ def link_notice(key: str, raw: str, expected: str) -> str:
     return f"{link_value(key, raw)} in the link is not valid: {expected}. Using the default."
 
 
-def whole_in(lo: int, hi: int) -> Callable[[str], bool]:
-    """A URL value test: a whole number from lo to hi ('12', '12.0'; not '1e309', 'abc')."""
+def number_in(lo: float, hi: float, *, whole: bool = False) -> Callable[[str], bool]:
+    """A URL value test: a finite number from lo to hi; with `whole`, a whole one ('12', '12.0'; not '1e309', 'abc')."""
 
     def accepted(raw: str) -> bool:
         try:
             value = float(raw)
         except ValueError:
             return False
-        return math.isfinite(value) and value.is_integer() and lo <= value <= hi
-
-    return accepted
-
-
-def number_in(lo: float, hi: float) -> Callable[[str], bool]:
-    """A URL value test: a finite number from lo to hi."""
-
-    def accepted(raw: str) -> bool:
-        try:
-            value = float(raw)
-        except ValueError:
-            return False
-        return math.isfinite(value) and lo <= value <= hi
+        return math.isfinite(value) and (value.is_integer() or not whole) and lo <= value <= hi
 
     return accepted
 
@@ -196,7 +168,7 @@ def one_of(options) -> Callable[[str], bool]:
 def _url_choices(key: str, options: list[str], default: list[str]) -> str | None:
     """`_url_choice` for a multiselect: the URL carries plain option names separated by commas
     (`schemes=rope,alibi`). Unknown names are dropped with a notice. Call before creating the
-    widget; `_keep_choices_in_url` writes the choice back. Returns the notice, if any. As in
+    widget, and write the names back, comma-separated. Returns the notice, if any. As in
     `_url_choice`, a reconnecting browser's own value stands, and a value another page left
     under the key is kept only as far as its names are among `options`.
     A name given twice counts once, and a link naming more names than there are options is
@@ -227,11 +199,6 @@ def _url_choices(key: str, options: list[str], default: list[str]) -> str | None
     named = ", ".join(link_value("", n) for n in unknown[:3]) + (f" and {len(unknown) - 3:,} more" if len(unknown) > 3 else "")
     verb, outcome = "is" if len(unknown) == 1 else "are", "left out" if known else "showing the default"
     return f"`{key}` in the link names {named}, which {verb} not among {', '.join(options)}; {outcome}."
-
-
-def _keep_choices_in_url(key: str) -> None:
-    """Write a multiselect's plain option names to the URL, comma-separated."""
-    st.query_params[key] = ",".join(st.session_state[key])
 
 
 # --- controls described once: checked from the link, drawn bound to it -------------------------------------
@@ -298,8 +265,8 @@ class Number:
 
     def check(self) -> None:
         keep_valid(self.key, self.fits)  # every run: a value another page left under this key
-        accepted = whole_in(self.lo, self.hi) if self.whole else number_in(self.lo, self.hi)
-        check_url_value(self.key, plain_whole_in(self.lo, self.hi) if self.linked else accepted, self.expected.format(lo=self.lo, hi=self.hi))
+        accepted = plain_whole_in(self.lo, self.hi) if self.linked else number_in(self.lo, self.hi, whole=self.whole)
+        check_url_value(self.key, accepted, self.expected.format(lo=self.lo, hi=self.hi))
 
     def draw(self, where: Any = st, *, default: int | float | None = None, disabled: bool = False) -> int | float:
         """Draw it in `where`; `default` replaces the described one when it depends on controls
@@ -313,7 +280,7 @@ class Number:
                 value = where.select_slider(self.label, options=list(range(self.lo, self.hi + 1)), value=start, key=self.key, help=self.help)
             else:
                 value = where.number_input(self.label, self.lo, self.hi, start, key=self.key, help=self.help)
-            _keep_in_url(self.key)
+            st.query_params[self.key] = str(value)  # so the address bar links to it
             return int(value)
         if self.follow:
             start = follow_default(self.key, start, lambda v: self.lo <= v <= self.hi)
@@ -340,7 +307,7 @@ class Choice:
     the URL; a value not among them is dropped with a notice built from `expected`. With
     `labels` (option -> text shown, a mapping or a function) Streamlit's binding would put the
     label in the URL, so the URL carries the plain option name instead (`_url_choice`,
-    `_keep_in_url`: `layout=concat`) and an unknown name gets its notice."""
+    written back after the widget: `layout=concat`) and an unknown name gets its notice."""
 
     key: str
     label: str
@@ -365,7 +332,7 @@ class Choice:
         if self.labels is not None:  # the session state holds the value (seeded by _url_choice)
             kwargs = dict(required=True) if self.widget == "segmented_control" else {}
             value = draw(self.label, self.options, format_func=_labels(self.labels), key=self.key, help=self.help, disabled=disabled, **kwargs)
-            _keep_in_url(self.key)
+            st.query_params[self.key] = str(value)
             return value
         if self.widget == "selectbox":
             start = dict(index=list(self.options).index(self.default))
@@ -394,7 +361,7 @@ class Choices:
     def draw(self, where: Any = st) -> list[str]:
         self.check()
         value = where.multiselect(self.label, list(self.options), format_func=_labels(self.labels) or str, key=self.key, help=self.help)
-        _keep_choices_in_url(self.key)
+        st.query_params[self.key] = ",".join(value)
         return value
 
 
@@ -479,7 +446,7 @@ class Window:
         """The link's window checked on every run, as `check_url_value` says why."""
         keep_valid(self.key, self.fits(size))
         raw = st.query_params.get_all(self.key)
-        whole = whole_in(0, size - 1)
+        whole = number_in(0, size - 1, whole=True)
         if not raw or len(raw) == 2 and all(whole(v) for v in raw) and float(raw[0]) <= float(raw[1]):
             return
         drop_query_param(self.key)

@@ -24,11 +24,11 @@ def plot(fig, *, key: str | None = None) -> None:
     or dark theme's colour from ui/assets/app.css, in the browser, so one figure serves both), with what it shows
     in words for a screen reader (core.viz.describe.figure_text, in a paragraph app.css hides from the eye) and its
     drawn data as CSV behind a button (written only when the button is pressed, and without a rerun)."""
-    st.html(_title_text(fig))
+    st.html(_once(fig, "_pee_title", _title_text))
     st.plotly_chart(fig, theme=None, key=key, config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}})
     title = describe.plain(fig.layout.title.text) if fig.layout.title and fig.layout.title.text else "figure"
     with st.container(horizontal=True, horizontal_alignment="right", gap=None):
-        st.html(f'<p class="pee-figure-text">{html.escape(_said(fig))}</p>')
+        st.html(f'<p class="pee-figure-text">{html.escape(_once(fig, "_pee_said", describe.figure_text))}</p>')
         st.download_button(
             "Data (CSV)",
             data=lambda: describe.figure_csv(fig),
@@ -42,30 +42,27 @@ def plot(fig, *, key: str | None = None) -> None:
         )
 
 
+def _once(fig, name: str, make) -> str:
+    """make(fig), worked out once per figure and kept on it: a figure built once (core.viz.memo) is drawn
+    by every session that asks for it, and nothing changes a figure once it is drawn."""
+    said = fig.__dict__.get(name)
+    if said is None:
+        said = fig.__dict__[name] = make(fig)
+    return said
+
+
 def _title_text(fig) -> str:
     """The figure's title as a paragraph, which ui/assets/app.css shows only where the figure's column is too narrow
     for the title plotly.js draws (plotly.js does not wrap a title, and cuts it at the figure's edge): there it hides
     plotly's title and lays this one, which wraps, over the band the title took (core.viz.charts.title_band), so the
-    plot follows the words. Worked out once per figure, as `_said`."""
-    said = fig.__dict__.get("_pee_title")
-    if said is None:
-        text = fig.layout.title.text if fig.layout.title and fig.layout.title.text else ""
-        parts = text.split("<br>")  # plotly.js reads a title as HTML: its words are what is left without the tags, entities read
-        heading = html.escape(" ".join(html.unescape(describe.plain(p)) for p in parts if not p.startswith("<sup>")))
-        small = html.escape(" ".join(html.unescape(describe.plain(p)) for p in parts if p.startswith("<sup>")))
-        band = max(charts.title_band(text) - charts.MARK_LINE_PX, 0) if text else 0  # less the row above the plot where a mark's label sits
-        note = f'<br><span class="pee-figure-note">{small}</span>' if small else ""
-        said = fig.__dict__["_pee_title"] = f'<p class="pee-figure-title" style="margin-bottom: -{band}px">{heading}{note}</p>'
-    return said
-
-
-def _said(fig) -> str:
-    """describe.figure_text, worked out once per figure: a figure built once (core.viz.memo) is drawn
-    by every session that asks for it, and nothing changes a figure once it is drawn."""
-    said = fig.__dict__.get("_pee_said")
-    if said is None:
-        said = fig.__dict__["_pee_said"] = describe.figure_text(fig)
-    return said
+    plot follows the words."""
+    text = fig.layout.title.text if fig.layout.title and fig.layout.title.text else ""
+    parts = text.split("<br>")  # plotly.js reads a title as HTML: its words are what is left without the tags, entities read
+    heading = html.escape(" ".join(html.unescape(describe.plain(p)) for p in parts if not p.startswith("<sup>")))
+    small = html.escape(" ".join(html.unescape(describe.plain(p)) for p in parts if p.startswith("<sup>")))
+    band = max(charts.title_band(text) - charts.MARK_LINE_PX, 0) if text else 0  # less the row above the plot where a mark's label sits
+    note = f'<br><span class="pee-figure-note">{small}</span>' if small else ""
+    return f'<p class="pee-figure-title" style="margin-bottom: -{band}px">{heading}{note}</p>'
 
 
 def _file_name(title: str) -> str:

@@ -1,13 +1,6 @@
-"""The garbage collector kept off what the process keeps for good.
-
-A warm server holds about 400,000 container objects that live as long as the process: numpy,
-plotly's figure classes, torch once /lab has run, every page's modules. CPython's full collection
-walks all of them, about 0.2 s with the interpreter held, every few seconds under load, and every
-visitor's redraw in that moment waits: under 40 sessions those pauses made the slowest redraws.
-Whenever the process has imported modules since the last time, the heap is collected once and what
-survives is frozen (`gc.freeze`: moved where the collector no longer looks), so a full collection
-walks only what runs made since. Imports stop once every page has run, so freezes stop too, and what a
-freeze keeps that later becomes garbage is bounded by the number of times it happened.
+"""The garbage collector kept off what the process keeps for good: after imports, the heap is collected once and
+what survives frozen (`gc.freeze`), so a full collection walks only what runs made since. Why (a 0.2 s pause over
+~400,000 import-time objects, every few seconds under load) and why it stays bounded: docs/architecture.md, ui.
 """
 
 from __future__ import annotations

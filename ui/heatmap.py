@@ -1,17 +1,6 @@
-"""Every heatmap of the app, painted by one browser component (`st.components.v2`; its files are in
-ui/components/heatmap/).
-
-core.viz.heatmap says what a heatmap shows; the component paints it (see index.js): one canvas per
-panel, one pixel per cell, a key per colour scale, a hover with the true indices and exact value,
-a PNG download. A slider step sends new data to the same component, which paints its canvases
-again in place: no chart is rebuilt.
-
-Where the page has windows over the heatmap's axes (`Zoom`: ui.controls.Window controls, in the
-URL), a box dragged over a panel sets them to the rows and columns under it, and the page draws
-those cells again, at full resolution where they fit; a double-click sets them back to the whole
-range. The box goes through the same controls a link does, so the window is in the URL and a bad
-one in a link gets the controls' notice.
-"""
+"""Every heatmap of the app, painted by one browser component (ui/components/heatmap/) from a core.viz.heatmap
+spec; with a `Zoom`, a box dragged over a panel sets the page's window controls (docs/architecture.md, "The
+drawing rule"). A slider step sends new data to the same component, which paints in place: no chart is rebuilt."""
 
 from __future__ import annotations
 
@@ -22,7 +11,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from core.viz import memo
-from ui.components import assets
+from ui.components import component
 from ui.controls import Window
 
 NAME = "pee.heatmap"
@@ -69,13 +58,6 @@ def _pair(span: object) -> bool:
     return isinstance(span, list) and len(span) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in span)
 
 
-@functools.cache
-def _renderer():
-    """The component, registered once per process from its files (read at import of ui.components)."""
-    files = assets("heatmap")
-    return st.components.v2.component(NAME, html=files.html, css=files.css, js=files.js, isolate_styles=False)
-
-
 def _zoomed(key: str, zoom: Zoom) -> None:
     """A box or a double-click over the heatmap: its windows set, then the whole page runs (the
     windows' sliders may sit outside the fragment the heatmap is drawn in)."""
@@ -104,7 +86,7 @@ def draw_heatmap(spec: dict, *, key: str, zoom: Zoom | None = None) -> None:
     the page's windows."""
     extra: dict = {"key": key, "file": f"{key}.png"}
     if zoom is None:
-        _renderer()(data=payload(spec, extra), key=key, height="content")
+        component(NAME, "heatmap")(data=payload(spec, extra), key=key, height="content")
         return
     extra["zoom"] = {"y": zoom.rows is not None, "x": zoom.cols is not None, "hint": zoom.hint}
-    _renderer()(data=payload(spec, extra), key=key, height="content", on_zoom_change=functools.partial(_zoomed, key, zoom))
+    component(NAME, "heatmap")(data=payload(spec, extra), key=key, height="content", on_zoom_change=functools.partial(_zoomed, key, zoom))

@@ -15,23 +15,18 @@ it handed over; such a run cannot tell whether the script has run, and holds too
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 from urllib.parse import parse_qs
 
 import streamlit as st
+
+from ui.components import script_component
 
 from ui.internals.url import browser_copy_behind, followed, hold_url_writes, sent_query_string
 
 JS = Path(__file__).parent / "assets" / "history.js"
 SHOWN_KEY = "_url_in_history"  # set once the browser's URL shows what a run handed to the script: it has run
 HANDED_KEY = "_url_handed"  # the query string last handed to the script
-
-
-@functools.cache
-def _renderer():
-    """The component, registered once per process: no HTML of its own, the script only."""
-    return st.components.v2.component("pee_history", js=JS.read_text(), isolate_styles=False)
 
 
 def hold_first_writes() -> bool:
@@ -59,4 +54,4 @@ def one_entry_per_page(path: str, query: str | None) -> None:
         if copy is not None:
             browser_copy_behind(copy, query)  # nothing was sent: the browser's copy is still the one this run brought
     with st.sidebar:
-        _renderer()(data={"path": path, "query": query}, key="pee_history")
+        script_component("pee_history", JS)(data={"path": path, "query": query}, key="pee_history")

@@ -12,14 +12,12 @@ core's encoding and rotation. Nothing a visitor types reaches it.
 
 from __future__ import annotations
 
-import functools
 
 import numpy as np
-import streamlit as st
 
 from core.schemes import sinusoidal
 from core.viz.charts import number, subscript
-from ui.components import assets
+from ui.components import component
 
 NAME = "pee.motion"
 MAX_DIALS = 6  # pairs drawn, spread evenly over the pair index (so geometrically over the frequency)
@@ -28,13 +26,6 @@ GLIDE_MS = 250  # how long the Step button's move from one position to the next 
 # (label, milliseconds per position): slow enough to follow pair 0's turn of 1 radian per position
 SPEEDS = (("1 position a second", 1000), ("3 positions a second", 1000 / 3), ("10 positions a second", 100), ("30 positions a second", 1000 / 30))
 SPEED = 1  # the speed a dial starts at
-
-
-@functools.cache
-def _renderer():
-    """The component, registered once per process from its files (read at import of ui.components)."""
-    files = assets("motion")
-    return st.components.v2.component(NAME, html=files.html, css=files.css, js=files.js, isolate_styles=False)
 
 
 def sampled_pairs(n_pairs: int) -> list[int]:
@@ -77,8 +68,6 @@ def clock_data(d_model: int, max_len: int, base: float) -> dict:
     has no circle), its hand at (sin pω, cos pω): (0, 1) turned clockwise by p·ω. d_model is at
     least 2 (the app's smallest), so there is a pair."""
     pairs = sampled_pairs(d_model // 2)
-    if not pairs:
-        raise ValueError(f"d_model = {d_model} has no complete sin/cos pair to turn.")
     omega = sinusoidal.pair_frequencies(d_model, base)[pairs]
     dials = [
         {"label": f"pair {i}", "sub": _rate("ω", i, w), "omega": float(w), "turn": -1, "x0": 0.0, "y0": 1.0,
@@ -103,13 +92,9 @@ def rope_data(q: np.ndarray, k: np.ndarray, theta: np.ndarray, layout: str, max_
     query's at m = n + offset, each its vector at 0 turned counter-clockwise by its position times θᵢ
     (core.schemes.rope.apply_rope's rotation), on one scale (the longest pair drawn fills its dial). The slider moves
     n from 0 to max_len − 1 − offset, so both hands; the angle between them is that at 0 plus offset·θᵢ. Every head
-    width the page offers has a pair."""
+    width the page offers has a pair, and its slider keeps the offset within 0 .. max_len − 1."""
     half = q.size // 2
     pairs = sampled_pairs(min(half, theta.size))
-    if not pairs:
-        raise ValueError(f"a head of width {q.size} has no pair to turn.")
-    if not 0 <= offset <= max_len - 1:
-        raise ValueError(f"the offset m − n must be a whole number from 0 to {max_len - 1:,}, got {offset}.")
     dims = [(i, i + half) if layout == "half" else (2 * i, 2 * i + 1) for i in pairs]
     longest = max(float(np.hypot(v[a], v[b])) for a, b in dims for v in (q, k)) or 1.0
     dials = [
@@ -144,4 +129,4 @@ def look_for(data: dict, hand: str) -> str:
 
 def motion(data: dict, key: str) -> None:
     """Mount the dials with their Play, Step and position controls."""
-    _renderer()(data=data, key=key, height="content")
+    component(NAME, "motion")(data=data, key=key, height="content")

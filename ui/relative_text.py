@@ -22,10 +22,6 @@ def _geometric(run: np.ndarray) -> bool:
 
 
 def _heads(hs: list[int]) -> str:
-    return f"head {hs[0] + 1}" if len(hs) == 1 else f"heads {hs[0] + 1} to {hs[-1] + 1}"
-
-
-def _some_heads(hs: list[int]) -> str:
     """Any heads (by index), runs of consecutive ones joined, named from 1: 'head 2', 'heads 3 to 7 and 10 to 11', 'heads 1, 4 and 6'."""
     hs = [h + 1 for h in hs]
     runs, start = [], hs[0]
@@ -61,7 +57,7 @@ def heads_caption(slopes: np.ndarray, length: int) -> str:
     faint = [h for h in range(slopes.size) if slopes[h] < FAINT * slopes[steep]]
     if faint:
         order += (
-            f" On this range {_some_heads(faint)} {'changes' if len(faint) == 1 else 'change'} by less than a tenth of the steepest head's penalty "
+            f" On this range {_heads(faint)} {'changes' if len(faint) == 1 else 'change'} by less than a tenth of the steepest head's penalty "
             f"and {'looks' if len(faint) == 1 else 'look'} nearly flat: switch to each head's own range to see {'it' if len(faint) == 1 else 'them'} "
             "fall too."
         )

@@ -13,7 +13,7 @@ import streamlit as st
 from core.schemes import rope
 from core.schemes.rope_presets import PRESETS
 from ui import controls
-from ui.controls import check_url_value, number_in, whole_in
+from ui.controls import check_url_value, number_in
 
 # The kinds whose record says how a factor and an original context set them; the others (such as LongRoPE, a
 # factor per pair in two lists, or proportional RoPE, a proportion of turning pairs) come with the model presets
@@ -28,18 +28,9 @@ LAYOUT_HELP = "half pairs dimension i with i + d/2 (rotate_half: Hugging Face Ll
 LAYOUT = controls.Choice("rope_layout", "Pair layout", list(rope.LAYOUTS), "half", labels=LAYOUT_LABELS, widget="segmented_control", help=LAYOUT_HELP)
 
 
-def pair_layout_control(where=st) -> str:
-    """The pair layout ("half" or "interleaved") in `where` (a column, or the page)."""
-    return LAYOUT.draw(where)
-
-
-def _scaling(default: str) -> controls.Choice:
+def scaling_kind(default: str) -> controls.Choice:
+    """The scaling kind, one of KINDS."""
     return controls.Choice("scaling", "Scaling", list(KINDS), default, labels=KIND_LABELS)
-
-
-def scaling_kind_control(where=st, *, default: str) -> str:
-    """The scaling kind (one of KINDS) in `where`."""
-    return _scaling(default).draw(where)
 
 
 def reads_original(kind: str) -> bool:
@@ -111,7 +102,7 @@ def check_scaling_urls() -> None:
     )
     check_url_value(
         "original_len",
-        lambda raw: whole_in(1, MAX_ORIGINAL)(raw) and original is None,
+        lambda raw: number_in(1, MAX_ORIGINAL, whole=True)(raw) and original is None,
         original or f"the original context is a whole number of positions from 1 to {MAX_ORIGINAL:,}",
     )
 
@@ -119,7 +110,7 @@ def check_scaling_urls() -> None:
 def check_scaling_links(default: str) -> None:
     """Check the URL's scaling, factor and original_len whether or not their widgets are drawn on
     this run (they live in /rope's Scaling tab): a bad value is named at once, whichever tab is open."""
-    _scaling(default).check()
+    scaling_kind(default).check()
     check_scaling_urls()
 
 

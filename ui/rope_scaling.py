@@ -8,7 +8,7 @@ from core.analysis import context as cx
 from core.schemes import rope
 from core.viz import charts, palette
 from ui.display import guarded, plot
-from ui.rope_controls import KIND_LABELS, factor_control, original_len_control, scaling_kind_control, scaling_words
+from ui.rope_controls import KIND_LABELS, factor_control, original_len_control, scaling_kind, scaling_words
 
 
 def scaling_tab(head_dim: int, base: float, L: int, theta: np.ndarray) -> None:  # L: the sidebar's max_len, named as on the page
@@ -19,7 +19,7 @@ def scaling_tab(head_dim: int, base: float, L: int, theta: np.ndarray) -> None: 
         "by changing its frequencies. Each method treats fast and slow pairs differently."
     )
     c1, c2, c3 = st.columns(3)
-    kind = scaling_kind_control(c1, default="yarn")
+    kind = scaling_kind("yarn").draw(c1)
     factor = factor_control(c2)
     original = original_len_control(c3, L, factor)
     if original > L:

@@ -67,13 +67,9 @@ def _slider_label(spec: ParamSpec, value: float) -> str:
     return spec.format(value) if spec.integer else f"{value:,.6g}"
 
 
-def _from_slider(spec: ParamSpec, reruns: str) -> None:
-    st.session_state[spec.name] = st.session_state[_slider_key(spec)]
-    _rerun_what_reads(spec, reruns)
-
-
-def _from_number(spec: ParamSpec, reruns: str) -> None:
-    st.session_state[_slider_key(spec)] = st.session_state[spec.name]
+def _moved(source: str, twin: str, spec: ParamSpec, reruns: str) -> None:
+    """A move of one of a setting's two widgets (slider, exact entry): the other takes its value, then what reads it reruns."""
+    st.session_state[twin] = st.session_state[source]
     _rerun_what_reads(spec, reruns)
 
 
@@ -173,7 +169,7 @@ def _read_url_once() -> None:
         else:
             moved = True
         _put(spec, value)
-    st.session_state[NOTICES_KEY] = [] if moved else notices  # a move clears the notices, as in _from_slider
+    st.session_state[NOTICES_KEY] = [] if moved else notices  # a move clears the notices, as in _rerun_what_reads
 
 
 def _control(spec: ParamSpec, label: str, help_text: str, reruns: str = PAGE) -> float:
@@ -182,8 +178,8 @@ def _control(spec: ParamSpec, label: str, help_text: str, reruns: str = PAGE) ->
         options=_stops(spec, st.session_state[spec.name]),
         format_func=lambda v: _slider_label(spec, v),
         key=_slider_key(spec),
-        on_change=_from_slider,
-        args=(spec, reruns),
+        on_change=_moved,
+        args=(_slider_key(spec), spec.name, spec, reruns),
         help=help_text,
     )
     st.number_input(
@@ -193,8 +189,8 @@ def _control(spec: ParamSpec, label: str, help_text: str, reruns: str = PAGE) ->
         step=1 if spec.integer else 1000.0,
         format=None if spec.integer else "%.6g",
         key=spec.name,
-        on_change=_from_number,
-        args=(spec, reruns),
+        on_change=_moved,
+        args=(spec.name, _slider_key(spec), spec, reruns),
     )
     return st.session_state[spec.name]
 

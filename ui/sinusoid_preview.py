@@ -19,13 +19,12 @@ colours, and the component writes text with textContent only.
 
 from __future__ import annotations
 
-import functools
 from urllib.parse import urlparse
 
 import streamlit as st
 
 from core.viz import charts, heatmap, wire
-from ui.components import assets
+from ui.components import component
 from ui.params import BASE, D_MODEL, MAX_LEN
 from ui.sidebar import set_shared
 
@@ -34,13 +33,6 @@ D_RANGE = (2, 1024)  # the preview's own slider ranges (the sidebar's may be lar
 L_RANGE = (8, 2048)
 BASE_EXPONENTS = (0.3, 7.0)  # the base slider moves log10(base) in steps of 0.01 (base 2 to 10 million: within the app's own range)
 BASE_RANGE = (max(BASE.lo, 2.0), min(BASE.hi, 1e7))
-
-
-@functools.cache
-def _renderer():
-    """The component, registered once per process from its files (read at import of ui.components)."""
-    files = assets("sinusoid_preview")
-    return st.components.v2.component(NAME, html=files.html, css=files.css, js=files.js, isolate_styles=False)
 
 
 def page_path(url: str | None) -> str:
@@ -113,6 +105,7 @@ def _apply() -> None:
 
 def sinusoid_preview(d_model: int, max_len: int, base: float, layout: str) -> None:
     """Mount the preview, starting at these settings."""
-    _renderer()(data=preview_data(d_model, max_len, base, layout, page_path(st.context.url)), key=KEY, height="content", on_apply_change=_apply)
+    data = preview_data(d_model, max_len, base, layout, page_path(st.context.url))
+    component(NAME, "sinusoid_preview")(data=data, key=KEY, height="content", on_apply_change=_apply)
     if st.session_state.pop(REFUSED, False):
         st.warning("The preview sent settings the app cannot use; the sidebar is unchanged.", icon=":material/block:")

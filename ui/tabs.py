@@ -33,20 +33,16 @@ from ui.controls import check_url_value
 from ui.sidebar import LIVE_PARTS_KEY
 
 
-def url_tabs(key: str, drawers: Mapping[str, Callable[[], None]]) -> str:
-    """Draw one tab per label of `drawers`, and run the drawer of the open tab only (in its tab).
-    Returns the open tab's label."""
+def url_tabs(key: str, drawers: Mapping[str, Callable[[], None]]) -> None:
+    """Draw one tab per label of `drawers`, and run the drawer of the open tab only (in its tab)."""
     labels = list(drawers)
     check_url_value(key, lambda raw: raw in labels, f"the tab is one of {', '.join(labels)}")  # Streamlit would drop it without a word
     tabs = st.tabs(labels, key=key, bind="query-params")
-    chosen = labels[0]
     for index, (label, tab) in enumerate(zip(labels, tabs)):
         if tab.open is False:  # None: the tabs do not track state (never, bound as they are), so run everything
             continue
-        chosen = label
         with tab:
             live_part(f"{key}_open" if tab.open else f"{key}_{index}", drawers[label])  # a fragment key is drawn once per run
-    return chosen
 
 
 def live_part(key: str, draw: Callable[[], None]) -> None:

@@ -14,7 +14,4 @@ before the server starts is kept.
 
 import os
 
-SPIN = {"OPENBLAS_THREAD_TIMEOUT": "4"}  # OpenBLAS reads it when it loads: 2^4 cycles of spinning, its minimum
-
-for _name, _value in SPIN.items():
-    os.environ.setdefault(_name, _value)
+os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")  # OpenBLAS reads it when it loads: 2^4 cycles of spinning, its minimum

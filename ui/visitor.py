@@ -16,7 +16,6 @@ import ipaddress
 import logging
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from ui.internals.session import visitor_id
 
@@ -58,19 +57,12 @@ def client_address(peer: str | None, forwarded_for: str | None, proxies=()) -> s
     return address[:64]
 
 
-@dataclass(frozen=True)
-class Visitor:
-    """Who asks for a trainer: `key` (a browser, across its tabs), `address` (where from)."""
-
-    key: str
-    address: str
-
-
 _PROXIES = trusted_proxies()  # read once per process, as the trainers' limits are
 
 
-def current() -> Visitor:
-    """The visitor running this script, from the request that opened its websocket (st.context)."""
+def who() -> dict[str, str]:
+    """The visitor running this script as a lab run takes it (`LabRun(..., **who())`): `visitor`, a browser across its
+    tabs, and `address`, where from, read from the request that opened its websocket (st.context)."""
     import streamlit as st
 
     try:
@@ -78,10 +70,4 @@ def current() -> Visitor:
     except Exception:  # no request: the machine itself
         peer, forwarded = None, None
     text = lambda value: value if isinstance(value, str) else None  # noqa: E731  (AppTest's runtime is a mock: its answers are not text)
-    return Visitor(visitor_id(), client_address(text(peer), text(forwarded), _PROXIES))
-
-
-def who() -> dict[str, str]:
-    """The visitor running this script as a lab run takes it (`LabRun(..., **who())`)."""
-    visitor = current()
-    return {"visitor": visitor.key, "address": visitor.address}
+    return {"visitor": visitor_id(), "address": client_address(text(peer), text(forwarded), _PROXIES)}

@@ -102,7 +102,7 @@ def alibi_bias_by_offset(slopes: np.ndarray, offsets: np.ndarray, *, causal: boo
 
 
 def alibi_bias_window(n_heads: int, rows: np.ndarray, cols: np.ndarray, *, causal: bool = True) -> np.ndarray:
-    r"""Only the chosen query rows and key columns of `alibi_bias(n_heads, L, causal=causal)`:
+    r"""Only the chosen query rows and key columns of the full ALiBi bias over positions 0 .. L-1:
     entry [h, a, b] is the bias of query position rows[a] for key position cols[b],
     $-m_h\,(\text{rows}_a - \text{cols}_b)$ (or its causal/symmetric form, see
     `alibi_bias_by_offset`). A page draws, e.g., a 1000 x 1000 sample of a 131072 context
@@ -117,28 +117,6 @@ def alibi_bias_window(n_heads: int, rows: np.ndarray, cols: np.ndarray, *, causa
     offsets = r[:, None] - c[None, :]  # (Lq, Lk)
     bias = alibi_bias_by_offset(slopes, offsets.reshape(-1), causal=causal)  # (H, Lq * Lk)
     return bias.reshape(slopes.size, r.size, c.size)  # (H, Lq, Lk)
-
-
-def alibi_bias(n_heads: int, seq_len: int, *, causal: bool = True) -> np.ndarray:
-    r"""The full ALiBi bias for self-attention over positions 0 .. L-1:
-
-    $$B_{h,i,j} = -m_h\,(i - j) \text{ for } j \le i, \qquad
-    B_{h,i,j} = -\infty \text{ (causal) or } -m_h\,|i - j| \text{ (not causal) for } j > i.$$
-
-    The reference code adds $m_h \cdot j$ instead (the same in every row up to a constant,
-    which softmax ignores); this is the paper's Figure 3 form. For long contexts use
-    `alibi_bias_window` or `alibi_bias_by_offset`: beyond MAX_DENSE_VALUES values this refuses.
-    Returns (H, L, L) float64.
-    """
-    n = _check_heads(n_heads)
-    length = whole_number(seq_len, "seq_len", 1)
-    if n * length * length > MAX_DENSE_VALUES:
-        raise ValueError(
-            f"A full ALiBi bias of {n} heads x {length:,} x {length:,} positions is too large to build; "
-            "evaluate only the rows and columns you draw with alibi_bias_window."
-        )
-    pos = np.arange(length)
-    return alibi_bias_window(n, pos, pos, causal=causal)
 
 
 def alibi_attention_weights(slopes: np.ndarray, seq_len: int, *, distances: np.ndarray | None = None) -> np.ndarray:

@@ -362,31 +362,19 @@ LINEAR = ScalingKind(
 
 
 def _ntk_base(base: float, factor: float, dim: int) -> float:
+    r"""The "NTK-aware" base (bloc97, 2023): the exponent d/(d-2) divides the slowest pair, $b^{-(d-2)/d}$,
+    by exactly s while the fastest, $\theta_0 = 1$, is untouched."""
     if dim < 4:
         raise ValueError("head_dim must be at least 4 for an NTK-aware base: with a single pair the frequency is 1 whatever the base.")
     # $b' = b\,s^{d/(d-2)}$
     return base * factor ** (dim / (dim - 2))
 
 
-def ntk_aware_base(base: float, factor: float, head_dim: int) -> float:
-    r"""The "NTK-aware" base change (bloc97, 2023): $b' = b\,s^{d/(d-2)}$.
-
-    The exponent is chosen so that the slowest pair, $\theta_{d/2-1} = b^{-(d-2)/d}$, is divided
-    by exactly s (interpolated) while the fastest, $\theta_0 = 1$, is untouched (extrapolated).
-    Needs head_dim >= 4: with a single pair its frequency is 1 whatever the base. Returns a float.
-    """
-    base = _check_base(base)
-    factor = _check_finite("factor", factor)
-    if factor < 1:
-        raise ValueError(f"factor must be at least 1, got {factor!r}: a scaling factor below 1 would shrink the context.")
-    return _ntk_base(base, factor, _check_head_dim(head_dim))
-
-
 def ntk_frequencies(
     head_dim: int, base: float, scaling: RopeScaling, seq_len: int | None = None, partial_rotary_factor: float = 1.0
 ) -> tuple[np.ndarray, float]:
     r"""The NTK-aware base change as a fixed rule: the default frequencies with the base of
-    `ntk_aware_base`, $\theta_i' = b'^{-2i/r}$, $b' = b\,s^{r/(r-2)}$ (seq_len unused; not a Hugging Face
+    the NTK-aware base, $\theta_i' = b'^{-2i/r}$, $b' = b\,s^{r/(r-2)}$ (seq_len unused; not a Hugging Face
     rope type: their "dynamic" is the same change made per sequence length). Returns ((ceil(r / 2),), attention factor 1.0)."""
     dim = rotary_dim(head_dim, partial_rotary_factor)
     return _theta(dim, _ntk_base(base, scaling.factor, dim)), 1.0
@@ -428,7 +416,7 @@ def dynamic_base(head_dim: int, base: float, scaling: RopeScaling, seq_len: int 
 
     $$b' = b \left(\frac{s \cdot n}{L} - (s - 1)\right)^{r/(r-2)}, \qquad n = \max(\text{seq\_len}, L),$$
 
-    that is `ntk_aware_base` for the effective factor $\alpha = 1 + s\,(n/L - 1)$: b' = b up to the
+    that is the NTK-aware base for the effective factor $\alpha = 1 + s\,(n/L - 1)$: b' = b up to the
     trained length L (and when seq_len is None), and $\alpha$ grows by s for every further L
     positions (so the slowest pair is divided by exactly s at n = L (2s - 1) / s, not at n = s L).
     r = 2 has one pair whose frequency is 1 whatever the base, so it returns b unchanged

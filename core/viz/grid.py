@@ -81,18 +81,6 @@ class Picked:
     def is_sample(self) -> bool:
         return self.count < self.total
 
-    @property
-    def start(self) -> int:
-        return self.chosen[0] if self.chosen else 0
-
-    @property
-    def stop(self) -> int:
-        return self.chosen[-1] + 1 if self.chosen else 0
-
-    @property
-    def step(self) -> int:
-        return 1  # one slot per chosen index
-
     def note(self, noun: str) -> str:
         """'every 8th (sin, cos) pair (512 of 8,192 dimensions shown)', or '' when all are shown."""
         if not self.is_sample:

@@ -1,33 +1,15 @@
-"""Every heatmap of the app, as data for the browser to paint (ui/heatmap.py), never a Plotly figure.
+"""Every heatmap of the app, as data for the browser to paint (ui/heatmap.py), never a Plotly figure: what a spec
+holds and which rules it decides is in docs/architecture.md, "The drawing rule".
 
-Why not Plotly: a figure of 13 small heatmaps needs 26 axes, and plotly.js lays out and draws
-every axis again on every redraw, while painting one canvas pixel per cell costs a fraction of
-that (docs/deploy.md has the measurements). So this module says what a heatmap shows, and the
-component only paints it:
-
-- each panel: its title, its colour levels as a palette PNG (one pixel per cell), its values for
-  the hover (rows = y, columns = x; NaN where there is no value), its colour range, and along
-  each axis the true index of every row and column (or its word, or its value) and the ticks to
-  label, each at the centre of the cell it names;
-- the grid: a title, the note under it (what is sampled, and whether the panels share a colour
-  range), the axis titles, and its colour scales, each LEVELS colours with a key (its ends, what
-  its values are): the app's diverging scale centred on zero for signed values, the sequential
-  one for values that are not.
-
-Every rule the browser applies is decided here and sent: a cell's colour level (`levels`: the
-component only looks a level up in its scale's colours; the sinusoid preview, which computes its
-values in the browser, is sent `level_edges`), which cells the hover reads on a big panel
-(`HOVER_CELLS`) and the sentence that says so, the ticks and their labels. Values travel as
-float32 in Plotly's typed-array form ({dtype, bdata, shape}), so a hover reads the value the
-server computed to 6 or 7 significant digits. A grid of more than EXACT_CELLS cells would send
-too much that way (a 250 x 250 panel is 333 kB of float32): each panel then sends the values of
-every k-th row and column (`probe` k, at most HOVER_CELLS a panel), which the hover reads and
-says so.
+Why not Plotly: a figure of 13 small heatmaps needs 26 axes, and plotly.js lays out and draws every axis again on
+every redraw, while painting one canvas pixel per cell costs a fraction of that (docs/deploy.md has the measurements).
+Values travel as float32 in Plotly's typed-array form ({dtype, bdata, shape}), so a hover reads the value the server
+computed to 6 or 7 significant digits; past EXACT_CELLS a grid sends every k-th row and column of each panel
+(`probe` k, at most HOVER_CELLS a panel: a 250 x 250 panel is 333 kB of float32), and the hover says so.
 """
 
 from __future__ import annotations
 
-import base64
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.viz import palette, wire
+from core.viz import plotly_internals as private
 from core.viz.charts import DIVERGING, SEQUENTIAL, VALUE_DIGITS, integer_ticks, number
 from core.viz.grid import Picked, Sample, ordinal
 from core.viz.memo import shared
@@ -180,9 +163,8 @@ def _short(name: str) -> str:
 
 
 def _typed(z: np.ndarray) -> dict:
-    """z as float32 in Plotly's typed-array form (tests/app/conftest.decode reads it back)."""
-    values = np.ascontiguousarray(z, dtype="<f4")
-    return {"dtype": "f4", "bdata": base64.b64encode(values.tobytes()).decode("ascii"), "shape": ", ".join(map(str, values.shape))}
+    """z (2-D) as float32 in Plotly's typed-array form (tests/app/conftest.decode reads it back)."""
+    return private.typed_array(np.ascontiguousarray(z, dtype="<f4"))
 
 
 def _largest(z: np.ndarray) -> float:
@@ -216,10 +198,6 @@ def _palette(scale: dict) -> np.ndarray:
     return np.vstack([np.asarray(scale["colours"]), [[255, 255, 255]]]).astype(np.uint8)
 
 
-def _size(along: Axis) -> int:
-    return along.count
-
-
 def _panel(
     name: str, z: np.ndarray, xs: Axis, ys: Axis, zmin: float, zmax: float, scale: int, palette: np.ndarray, every: bool, floor: float | None = None
 ) -> dict:
@@ -227,8 +205,8 @@ def _panel(
     `every`, else every k-th row and column, said in `probe_note`), its range, and its scale. With a
     `floor`, the levels are of signed_log(z, floor) over signed_log of the range (a log colour scale)."""
     z = np.asarray(z, dtype=np.float64)
-    if z.shape != (_size(ys), _size(xs)):
-        raise ValueError(f"panel {name!r}: values of shape {z.shape} for {_size(ys)} rows and {_size(xs)} columns")
+    if z.shape != (ys.count, xs.count):
+        raise ValueError(f"panel {name!r}: values of shape {z.shape} for {ys.count} rows and {xs.count} columns")
     sent = z.astype(np.float32)  # a cell's colour is the level of the value its hover reads
     if floor is None:
         level = levels(sent, zmin, zmax)
@@ -292,65 +270,57 @@ def heatmap(
         raise ValueError("a heatmap needs at least one panel")
     if log_scale and (not shared_range or one_signed):
         raise ValueError("a log colour scale is for one diverging range shared by every panel")
+    floor = None
     if one_signed:
-        return _one_signed(panels, title, x_title, y_title, columns, note, shared_range, value_title, panel_height)
-    largest = [_largest(np.asarray(z, dtype=np.float64)) for _, z, _, _ in panels]  # max|z| of each panel, 0 for a blank one
-    common = max(largest) or 1.0  # 1 for blank or all-zero panels
-    if zmax is not None:
-        if not shared_range or not zmax >= common * (1 - 1e-9):  # a cosine of 1.0000000000000004 is 1 to rounding
-            raise ValueError(f"a fixed range ±{zmax} is for a shared range that holds every value (the largest is {common})")
-        common = float(zmax)
-    nonzero = [bound for bound in largest if bound > 0]
-    floor = (min(nonzero) / 10 if nonzero else 1.0) if log_scale else None
-    if floor is not None:
-        said = f"({value_title}; white: 0; a log scale, so values down to ±{number(floor, 3)} still show some colour)"
-        scale = _scale(DIVERGING, f"−{number(common, 3)}", f"+{number(common, 3)}", said, value_title, True) | {"log_floor": floor}
-    elif shared_range:
-        scale = _scale(DIVERGING, f"−{number(common, 3)}", f"+{number(common, 3)}", f"({value_title}; white: 0)", value_title, True)
+        finite = [np.asarray(z, dtype=np.float64)[np.isfinite(z)] for _, z, _, _ in panels]
+        flat = np.concatenate(finite)
+        if flat.size and flat.min() < 0 < flat.max():
+            raise ValueError(f"one-signed values lie on one side of zero, not {flat.min()} .. {flat.max()}")
+        common = _extent(flat)
+        ranges = [common if shared_range else _extent(values) for values in finite]
+        if shared_range:
+            scale = _scale(SEQUENTIAL, number(common[0], 3), number(common[1], 3), f"({value_title})", value_title, False)
+        else:
+            scale = _scale(SEQUENTIAL, "least", "largest", f"({value_title}; each panel's range is under its title)", value_title, False)
     else:
-        scale = _scale(DIVERGING, "−range", "+range", f"({value_title}; white: 0; each panel's range is under its title)", value_title, True)
+        largest = [_largest(np.asarray(z, dtype=np.float64)) for _, z, _, _ in panels]  # max|z| of each panel, 0 for a blank one
+        top = max(largest) or 1.0  # 1 for blank or all-zero panels
+        if zmax is not None:
+            if not shared_range or not zmax >= top * (1 - 1e-9):  # a cosine of 1.0000000000000004 is 1 to rounding
+                raise ValueError(f"a fixed range ±{zmax} is for a shared range that holds every value (the largest is {top})")
+            top = float(zmax)
+        common = (-top, top)
+        ranges = [common if shared_range else (-(own or 1.0), own or 1.0) for own in largest]
+        nonzero = [bound for bound in largest if bound > 0]
+        floor = (min(nonzero) / 10 if nonzero else 1.0) if log_scale else None
+        if floor is not None:
+            said = f"({value_title}; white: 0; a log scale, so values down to ±{number(floor, 3)} still show some colour)"
+            scale = _scale(DIVERGING, f"−{number(top, 3)}", f"+{number(top, 3)}", said, value_title, True) | {"log_floor": floor}
+        elif shared_range:
+            scale = _scale(DIVERGING, f"−{number(top, 3)}", f"+{number(top, 3)}", f"({value_title}; white: 0)", value_title, True)
+        else:
+            scale = _scale(DIVERGING, "−range", "+range", f"({value_title}; white: 0; each panel's range is under its title)", value_title, True)
+
+    def span(lo: float, hi: float) -> str:  # a range in words: ±hi on the diverging scale, lo to hi on the sequential one
+        return f"{number(lo, 3)} to {number(hi, 3)}" if one_signed else f"±{number(hi, 3)}"
+
     palette, every = _palette(scale), sum(np.size(z) for _, z, _, _ in panels) <= EXACT_CELLS
     out = []
-    for (name, z, xs, ys), own in zip(panels, largest):
-        bound = common if shared_range else own or 1.0
-        panel = _panel(name, z, xs, ys, -bound, bound, 0, palette, every, floor)
-        out.append(panel | {"range": "" if shared_range else f"colour range ±{number(bound, 3)}"})
+    for (name, z, xs, ys), (lo, hi) in zip(panels, ranges):
+        panel = _panel(name, z, xs, ys, lo, hi, 0, palette, every, floor)
+        out.append(panel | {"range": "" if shared_range else f"colour range {span(lo, hi)}"})
     if shared_range:
-        says = f"colour range ±{number(common, 3)}" if len(panels) == 1 else f"one colour range for every panel, ±{number(common, 3)}"
+        says = f"{'colour range' if len(panels) == 1 else 'one colour range for every panel,'} {span(*common)}"
         says += ", on a log scale" if floor is not None else ""
     else:
         says = "each panel has its own colour range"
     return _spec(title, "; ".join(part for part in (note, says) if part), x_title, y_title, columns, shared_range, [scale], out, panel_height)
 
 
-def _one_signed(panels, title: str, x_title: str, y_title: str, columns: int, note: str, shared_range: bool, value_title: str, panel_height: int) -> dict:
-    """`heatmap` of one-signed values: the sequential scale from the least value to the largest,
-    over every panel (`shared_range`) or each panel's own, written under its title."""
-    finite = [np.asarray(z, dtype=np.float64)[np.isfinite(z)] for _, z, _, _ in panels]
-    flat = np.concatenate(finite)
-    if flat.size and flat.min() < 0 < flat.max():
-        raise ValueError(f"one-signed values lie on one side of zero, not {flat.min()} .. {flat.max()}")
-
-    def extent(values: np.ndarray) -> tuple[float, float]:
-        lo, hi = (float(values.min()), float(values.max())) if values.size else (0.0, 1.0)
-        return (lo, hi) if hi > lo else (lo, lo + 1.0) if lo >= 0 else (hi - 1.0, hi)  # a constant panel: a range of 1 on its side of zero
-
-    common = extent(flat)
-    if shared_range:
-        scale = _scale(SEQUENTIAL, number(common[0], 3), number(common[1], 3), f"({value_title})", value_title, False)
-    else:
-        scale = _scale(SEQUENTIAL, "least", "largest", f"({value_title}; each panel's range is under its title)", value_title, False)
-    palette, every = _palette(scale), sum(np.size(z) for _, z, _, _ in panels) <= EXACT_CELLS
-    out = []
-    for (name, z, xs, ys), values in zip(panels, finite):
-        lo, hi = common if shared_range else extent(values)
-        panel = _panel(name, z, xs, ys, lo, hi, 0, palette, every)
-        out.append(panel | {"range": "" if shared_range else f"colour range {number(lo, 3)} to {number(hi, 3)}"})
-    if shared_range:
-        says = f"{'colour range' if len(panels) == 1 else 'one colour range for every panel,'} {number(common[0], 3)} to {number(common[1], 3)}"
-    else:
-        says = "each panel has its own colour range"
-    return _spec(title, "; ".join(part for part in (note, says) if part), x_title, y_title, columns, shared_range, [scale], out, panel_height)
+def _extent(values: np.ndarray) -> tuple[float, float]:
+    """One-signed values' colour range: their least to their largest; a constant panel a range of 1 on its side of zero."""
+    lo, hi = (float(values.min()), float(values.max())) if values.size else (0.0, 1.0)
+    return (lo, hi) if hi > lo else (lo, lo + 1.0) if lo >= 0 else (hi - 1.0, hi)
 
 
 @shared

@@ -9,8 +9,7 @@ deep-copies then base64-encodes every array, most of a chart's cost in a page's 
 What is relied on, none of it documented API:
 
 - `BaseFigure._data` (a list of each trace's validated properties, plain dicts holding numpy
-  arrays as given), `BaseFigure._layout` (the layout's, likewise) and `BaseFigure._frame_objs`
-  (the figure's frames; empty when it has none).
+  arrays as given) and `BaseFigure._layout` (the layout's, likewise).
 - `BasePlotlyType._props`: one trace's validated properties, read in place (`to_plotly_json`
   deep-copies them).
 - `BaseFigure.__init__(..., _validate=False)`: a figure built from plain dicts without checking
@@ -36,10 +35,6 @@ def trace_dicts(fig: go.Figure) -> list[dict]:
 def layout_dict(fig: go.Figure) -> dict:
     """The layout's validated properties, in place."""
     return fig._layout
-
-
-def has_frames(fig: go.Figure) -> bool:
-    return bool(fig._frame_objs)
 
 
 def props(trace) -> dict | None:

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import base64
 import functools
-import hashlib
 import io
 
 import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import get_colorscale, sample_colorscale
 
+from core.viz import memo
 from core.viz import plotly_internals as private
 
 LISTED = ("scatter", "scatter3d")  # trace types whose arrays go as lists
@@ -31,27 +31,16 @@ class Figure(go.Figure):
     8 significant digits (float32 holds 7 to 8)."""
 
     def to_dict(self) -> dict:
-        """The figure as plotly.js reads it: the same spec as plotly's own `to_dict` followed by
-        `as_lists` on the scatter traces, built in one pass over the validated properties
-        (plotly's deep-copies every array, then base64-encodes it, which `as_lists` decoded
-        again: most of a chart's cost in a page's run)."""
-        if private.has_frames(self):  # no figure here has frames: plotly's own path, then lists
-            return self._to_dict_via_plotly()
+        """The figure as plotly.js reads it: the same spec as plotly's own `to_dict` with the scatter
+        traces' typed arrays turned back into lists, built in one pass over the validated properties
+        (plotly's deep-copies every array, then base64-encodes it, which had to be decoded again:
+        most of a chart's cost in a page's run). No figure of the app has frames: none are written."""
         spec = {"data": [_copy(trace) for trace in private.trace_dicts(self)], "layout": _copy(private.layout_dict(self))}
         if spec["layout"].get("template", 0) is None:  # unvalidated, a removed template stays as null
             del spec["layout"]["template"]
         for trace in spec["data"]:
             _encode(trace, lists=trace.get("type") in LISTED)
         _encode(spec["layout"], lists=False)
-        return spec
-
-    def _to_dict_via_plotly(self) -> dict:
-        spec = super().to_dict()  # typed arrays throughout: turn these back
-        if spec.get("layout", {}).get("template", 0) is None:
-            del spec["layout"]["template"]
-        for trace in spec["data"]:
-            if trace.get("type") in LISTED:
-                as_lists(trace)
         return spec
 
 
@@ -89,14 +78,6 @@ def _encode(node, *, lists: bool) -> None:
             _encode(value, lists=lists)
 
 
-def typed_array(value) -> np.ndarray:
-    """A typed-array spec ({dtype, bdata[, shape]}) as a numpy array (empty if it is not one)."""
-    if not (isinstance(value, dict) and "bdata" in value and "dtype" in value):
-        return np.empty(0)
-    array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-    return array.reshape([int(n) for n in str(value["shape"]).split(",")]) if value.get("shape") else array
-
-
 def short_floats(array: np.ndarray) -> np.ndarray:
     """float32 values as the float64 nearest to each one rounded to 8 significant digits,
     so JSON writes them in at most 8 digits (a float32 printed as float64 takes ~17)."""
@@ -112,44 +93,11 @@ def short_floats(array: np.ndarray) -> np.ndarray:
     return out
 
 
-def as_lists(node) -> None:
-    """Typed-array specs inside a trace dict back to lists, in place."""
-    for key, value in node.items() if isinstance(node, dict) else ():
-        array = typed_array(value)
-        if array.size or (isinstance(value, dict) and "bdata" in value):
-            node[key] = (short_floats(array) if array.dtype == np.float32 else array).tolist()
-        elif isinstance(value, dict):
-            as_lists(value)
-
-
 def digest(traces) -> str:
     """A short digest of everything the traces hold, for layout.datarevision: equal data give
     equal digests (a rerun with the same figure keeps its chart), any change a new one."""
-    digest = hashlib.blake2b(digest_size=10)
-
-    def feed(value) -> None:
-        if isinstance(value, np.ndarray):
-            if value.dtype == object:
-                feed(value.tolist())
-            else:
-                digest.update(f"{value.dtype.str}{value.shape}".encode())
-                digest.update(np.ascontiguousarray(value).tobytes())
-        elif isinstance(value, dict):
-            for key in sorted(value):
-                digest.update(f"{key}:".encode())
-                feed(value[key])
-        elif isinstance(value, (list, tuple)):
-            digest.update(b"[")
-            for item in value:
-                feed(item)
-            digest.update(b"]")
-        else:
-            digest.update(f"{value!r};".encode())
-
-    for trace in traces:
-        props = private.props(trace)  # read in place: to_plotly_json deep-copies them
-        feed(props if props is not None else trace.to_plotly_json())
-    return digest.hexdigest()
+    props = [private.props(trace) for trace in traces]  # read in place: to_plotly_json deep-copies them
+    return memo.digest([p if p is not None else t.to_plotly_json() for p, t in zip(props, traces)]).hex()[:20]
 
 
 @functools.lru_cache(maxsize=8)

@@ -13,6 +13,7 @@ from core.analysis import context as cx
 from core.schemes import rope
 from core.viz import charts, palette
 from tests.app.conftest import assert_clean, chart_keys, decode, figure, figures, open_page, plain_table, title_text
+from tests.references import ntk_aware_base
 from ui import rope_controls
 from ui.motion import rope_data
 
@@ -127,7 +128,7 @@ def expected_counts(kind: str, head_dim: int, base: float, factor: float, origin
         labels = np.full(head_dim // 2, "kept")
     elif kind == "ntk":
         theta = rope.default_frequencies(head_dim, base)
-        ratio = rope.default_frequencies(head_dim, rope.ntk_aware_base(base, factor, head_dim)) / theta
+        ratio = rope.default_frequencies(head_dim, ntk_aware_base(base, factor, head_dim)) / theta
         labels = np.where(ratio >= 1 - 1e-9, "kept", np.where(ratio <= (1 + 1e-9) / factor, "interpolated", "blended"))
     else:
         labels = rope.scaling_regions(head_dim, base, rope.RopeScaling(kind, factor, original), seq_len=L).label

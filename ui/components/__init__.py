@@ -5,25 +5,20 @@ components share; `package.json` only tells node that these .js files are ES mod
 package is installed).
 
 Streamlit's components v2 take inline code or files from an installed package's asset folder;
-the app is not a package, so the files are read here at import and passed inline. A script
+the app is not a package, so the files are read here, once per process, and passed inline. A script
 reaches the browser as one module, so a line importing `../shared.js` is replaced by that
 file's text."""
 
 from __future__ import annotations
 
+import functools
 import re
-from dataclasses import dataclass
 from pathlib import Path
+
+import streamlit as st
 
 HERE = Path(__file__).parent
 _SHARED = re.compile(r"^import \{[^}]*\} from '\.\./shared\.js';$", re.MULTILINE)
-
-
-@dataclass(frozen=True)
-class Assets:
-    html: str
-    css: str
-    js: str
 
 
 def script(folder: str) -> str:
@@ -33,6 +28,14 @@ def script(folder: str) -> str:
     return _SHARED.sub(lambda _: shared, text, count=1)
 
 
-def assets(folder: str) -> Assets:
-    """The HTML, CSS and JavaScript of the component in `folder`, as Streamlit takes them inline."""
-    return Assets((HERE / folder / "index.html").read_text(encoding="utf-8"), (HERE / folder / "style.css").read_text(encoding="utf-8"), script(folder))
+@functools.cache
+def component(name: str, folder: str):
+    """The component `name` from the HTML, CSS and JavaScript in `folder`, registered once per process."""
+    html, css = ((HERE / folder / file).read_text(encoding="utf-8") for file in ("index.html", "style.css"))
+    return st.components.v2.component(name, html=html, css=css, js=script(folder), isolate_styles=False)
+
+
+@functools.cache
+def script_component(name: str, js: Path):
+    """A component that is a script only (no HTML of its own), registered once per process."""
+    return st.components.v2.component(name, js=js.read_text(), isolate_styles=False)

@@ -126,16 +126,16 @@ UPLOAD_FILES_PER_SESSION = 2  # the model page's uploader holds one file; one mo
 UPLOAD_BYTES_TOTAL = 256 * 2**20  # all sessions' uploads together; past it, new uploads are refused (HTTP 507)
 
 
-def bound_uploads(files_per_session: int = UPLOAD_FILES_PER_SESSION, bytes_total: int = UPLOAD_BYTES_TOTAL) -> bool:
+def bound_uploads() -> bool:
     """Bound what uploads can hold in this server process.
 
     Streamlit keeps every file PUT to /_stcore/upload_file/<session>/<file id> in memory until
     its session ends, however many there are: the file ids are the client's to invent, so one
     session could hold any number of maxUploadSize files. Wrapped, `add_file` keeps at most
-    `files_per_session` files per session (the oldest are dropped first: a widget that still
+    UPLOAD_FILES_PER_SESSION files per session (the oldest are dropped first: a widget that still
     names one then holds nothing, as if the file had been removed), and refuses a file (HTTP 507,
-    "Insufficient Storage") that would take all sessions' uploads past `bytes_total`. One
-    session thus holds at most files_per_session x server.maxUploadSize bytes. True when the
+    "Insufficient Storage") that would take all sessions' uploads past UPLOAD_BYTES_TOTAL. One
+    session thus holds at most UPLOAD_FILES_PER_SESSION x server.maxUploadSize bytes. True when the
     wrapper is in place (also when it already was); False, and Streamlit as it is, otherwise."""
     try:
         from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
@@ -143,19 +143,17 @@ def bound_uploads(files_per_session: int = UPLOAD_FILES_PER_SESSION, bytes_total
         original = MemoryUploadedFileManager.add_file
         if getattr(original, "_pee_bounded", False):
             return True
-        MemoryUploadedFileManager._pee_limits = (files_per_session, bytes_total)  # noqa: SLF001
 
         def add_file(self, session_id: str, file) -> None:
-            per_session, total = type(self)._pee_limits  # noqa: SLF001
             with self._lock:  # noqa: SLF001
                 replaced = self.file_storage.get(session_id, {}).get(file.file_id)
                 held = self._total_bytes - (len(replaced.data) if replaced is not None else 0)  # noqa: SLF001
-            if held + len(file.data) > total:
+            if held + len(file.data) > UPLOAD_BYTES_TOTAL:
                 _refuse_upload(f"This server holds {held / 2**20:.0f} MB of uploads already, its limit; try again in a few minutes.")
             original(self, session_id, file)
             with self._lock:  # noqa: SLF001
                 storage = self.file_storage.get(session_id, {})
-                while len(storage) > per_session:
+                while len(storage) > UPLOAD_FILES_PER_SESSION:
                     oldest = next(fid for fid in storage if fid != file.file_id)
                     dropped = storage.pop(oldest)
                     self._total_bytes -= len(dropped.data)  # noqa: SLF001

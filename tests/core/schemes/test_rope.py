@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from core.schemes import rope
 from core.schemes.rope import RopeScaling
 from tests.helpers import assert_close
+from tests.references import ntk_aware_base
 
 HF_RTOL = 1e-6  # float32 reference vs float64 implementation
 
@@ -203,11 +204,11 @@ def test_linear_by_hand():
 
 
 def test_ntk_aware_base_by_hand_and_its_purpose():
-    assert rope.ntk_aware_base(1e4, 4.0, 4) == pytest.approx(1e4 * 4.0**2)  # exponent d/(d-2) = 2
-    assert rope.ntk_aware_base(1e4, 1.0, 64) == 1e4
+    assert ntk_aware_base(1e4, 4.0, 4) == pytest.approx(1e4 * 4.0**2)  # exponent d/(d-2) = 2
+    assert ntk_aware_base(1e4, 1.0, 64) == 1e4
     # the slowest pair is divided by exactly the factor, the fastest is untouched
     d, s = 64, 8.0
-    before, after = rope.default_frequencies(d, 1e4), rope.default_frequencies(d, rope.ntk_aware_base(1e4, s, d))
+    before, after = rope.default_frequencies(d, 1e4), rope.default_frequencies(d, ntk_aware_base(1e4, s, d))
     assert after[0] == before[0] == 1.0
     assert_close(after[-1], before[-1] / s)
 
@@ -215,8 +216,8 @@ def test_ntk_aware_base_by_hand_and_its_purpose():
 def test_dynamic_is_the_ntk_base_of_a_growing_factor_and_unchanged_before_the_original_length():
     scaling = RopeScaling("dynamic", 4.0, 1024)
     # n = 4096 = 4 L: s n / L - (s - 1) = 16 - 3 = 13 = 1 + s (n/L - 1)
-    assert rope.dynamic_base(32, 1e4, scaling, 4096) == pytest.approx(rope.ntk_aware_base(1e4, 13.0, 32), rel=1e-15)
-    assert rope.dynamic_base(32, 1e4, scaling, 1280) == pytest.approx(rope.ntk_aware_base(1e4, 2.0, 32), rel=1e-15)  # 1 + 4 * 0.25
+    assert rope.dynamic_base(32, 1e4, scaling, 4096) == pytest.approx(ntk_aware_base(1e4, 13.0, 32), rel=1e-15)
+    assert rope.dynamic_base(32, 1e4, scaling, 1280) == pytest.approx(ntk_aware_base(1e4, 2.0, 32), rel=1e-15)  # 1 + 4 * 0.25
     for seq_len in (None, 1, 1000, 1024):
         assert rope.dynamic_base(32, 1e4, scaling, seq_len) == 1e4
         assert_close(rope.rope_frequencies(32, 1e4, scaling, seq_len=seq_len)[0], rope.default_frequencies(32, 1e4), atol=0)
@@ -498,9 +499,9 @@ def test_bad_frequency_arguments_raise_value_error_with_a_sentence(kwargs, messa
 
 def test_bad_ntk_and_layout_arguments():
     with pytest.raises(ValueError, match="at least 4"):
-        rope.ntk_aware_base(1e4, 2.0, 2)
+        ntk_aware_base(1e4, 2.0, 2)
     with pytest.raises(ValueError, match="shrink the context"):
-        rope.ntk_aware_base(1e4, 0.5, 8)
+        ntk_aware_base(1e4, 0.5, 8)
     with pytest.raises(ValueError, match="pairs of dimensions"):
         rope.layout_permutation(5)
 
@@ -626,7 +627,7 @@ def test_partial_rotary_applies_to_every_kind():
     inv_freq, _ = rope.rope_frequencies(8, 100.0, RopeScaling("linear", 4.0, 16), partial_rotary_factor=0.5)
     assert_close(inv_freq, [0.25, 0.025], atol=0, rtol=1e-15)
     ntk, _ = rope.rope_frequencies(16, 1e4, RopeScaling("ntk", 4.0, 16), partial_rotary_factor=0.5)
-    assert_close(ntk, rope.default_frequencies(8, rope.ntk_aware_base(1e4, 4.0, 8)), atol=0, rtol=1e-15)
+    assert_close(ntk, rope.default_frequencies(8, ntk_aware_base(1e4, 4.0, 8)), atol=0, rtol=1e-15)
     assert rope.dynamic_base(16, 1e4, RopeScaling("dynamic", 2.0, 100), 300, 0.5) == pytest.approx(1e4 * 5 ** (8 / 6), rel=1e-15)
     assert rope.yarn_correction_range(128, 1e4, RopeScaling("yarn", 4.0, 4096), 0.25) == rope.yarn_correction_range(32, 1e4, RopeScaling("yarn", 4.0, 4096))
 

@@ -54,12 +54,6 @@ def test_a_traces_props_are_its_validated_properties_read_in_place():
     assert private.props(object()) is None
 
 
-def test_frames_are_seen():
-    assert not private.has_frames(_figure()), UPGRADE
-    with_frames = go.Figure(data=[go.Scatter(x=[0], y=[0])], frames=[go.Frame(data=[go.Scatter(x=[1], y=[1])])])
-    assert private.has_frames(with_frames), UPGRADE
-
-
 def test_an_unvalidated_figure_equals_a_validated_one_from_the_same_plain_dicts():
     traces = [go.Scatter(x=np.arange(3), y=np.arange(3.0))]
     layout = {"title": {"text": "t"}, "xaxis": {"title": {"text": "x"}, "range": [0, 2]}, "height": 300}
