@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import functools
 import io
+import os
 
 import numpy as np
 import plotly.graph_objects as go
@@ -97,7 +98,10 @@ def digest(traces) -> str:
     """A short digest of everything the traces hold, for layout.datarevision: equal data give
     equal digests (a rerun with the same figure keeps its chart), any change a new one."""
     props = [private.props(trace) for trace in traces]  # read in place: to_plotly_json deep-copies them
-    return memo.digest([p if p is not None else t.to_plotly_json() for p, t in zip(props, traces)]).hex()[:20]
+    try:
+        return memo.digest([p if p is not None else t.to_plotly_json() for p, t in zip(props, traces)]).hex()[:20]
+    except memo.Unkeyed:  # a value of a kind the digest cannot read: a fresh revision, so the chart is redrawn rather than kept stale
+        return os.urandom(10).hex()
 
 
 @functools.lru_cache(maxsize=8)

@@ -114,3 +114,12 @@ def test_the_spec_is_a_copy():
     spec["layout"]["title"]["text"] = "changed"
     assert fig.data[0].y[0] == 0.0 and fig.layout.title.text != "changed"
     assert fig.to_dict()["data"][0]["y"][0] == 0.0
+
+
+def test_the_data_revision_follows_the_data_and_never_raises():
+    a, b = go.Figure(go.Scatter(x=[1, 2], y=[1, 3])), go.Figure(go.Scatter(x=[1, 2], y=[1, 4]))
+    assert wire.digest(a.data) == wire.digest(go.Figure(go.Scatter(x=[1, 2], y=[1, 3])).data) != wire.digest(b.data)
+    import datetime  # a kind the digest does not read: each call a fresh revision (the chart redrawn), not an exception
+
+    dated = go.Figure(go.Scatter(x=[datetime.date(2020, 1, 1)], y=[1])).data
+    assert len(wire.digest(dated)) == 20 and wire.digest(dated) != wire.digest(dated)
