@@ -51,10 +51,9 @@ def perplexity_by_length(series: Series, train_len: int, *, what: str) -> go.Fig
         log_y=True,
         markers=True,
         x_marks=[(train_len, f"training length L = {train_len}")],
+        # a line of one point (the learned table: no code past L) drawn larger, so the others' points at L do not hide it
+        symbols=[("diamond", 13) if np.isfinite(y).sum() == 1 else None for _, _, y in lines],
     )
-    for trace in fig.data:  # a line of one point (the learned table: no code past L) drawn larger, so the others' points at L do not hide it
-        if np.isfinite(np.asarray(trace.y, dtype=float)).sum() == 1:
-            trace.marker.size, trace.marker.symbol = 13, "diamond"
     return _colour_by_scheme(fig, [scheme for scheme, _ in series])
 
 
