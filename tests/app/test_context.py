@@ -54,6 +54,8 @@ def check_layer_figures(wave: dict, decay: dict, preset, index: int) -> None:
     assert_close(lines[name][1], view.before[finite], rtol=1e-12)
     ink = {t["name"]: t["line"]["color"] for t in wave["data"] if "name" in t}
     assert ink[name] == palette.UNSCALED
+    ring = {t["name"]: t["marker"].get("symbol") for t in wave["data"] if "name" in t}  # scaled: 'before' as rings, the kept pairs' dots inside
+    assert ring == {n: "circle-open" if layer.scaling and n == name else None for n in ring}
     for label in ("kept", "blended", "interpolated"):
         if layer.scaling is not None and (view.label == label).any():
             assert_close(lines[f"after: {label}"][1], view.after[view.label == label], rtol=1e-12)
