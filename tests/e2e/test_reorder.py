@@ -1,6 +1,7 @@
-"""The reordering lesson on / in Chromium: the whole of it, both word orders without and with positions, on the first
-screen at 1,440 x 900 beside the words that reorder it; on a phone (390 px) its four panels in two columns within the
-page's column, so that its caption's "top row" and "right" still name what they say."""
+"""The reordering lesson on / in Chromium: the whole of it, both word orders without and with positions and what the
+reordering changed, on the first screen at 1,440 x 900 beside the words that reorder it; on a phone (390 px) its six panels in
+two columns within the page's column, so that its caption's rows and "right" still name what they say; and every chip or
+option of a pills, segmented control or multiselect inside its column."""
 
 from __future__ import annotations
 
@@ -14,9 +15,12 @@ COLUMN = "() => document.querySelector(\"[data-testid='stMainBlockContainer']\")
 SETTLE = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
 
 
-def two_by_two(boxes: list[list[int]]) -> bool:
-    """Four panels in two columns and two rows: two lefts, two tops, each pair of a row side by side."""
-    return len(boxes) == 4 and len({b[0] for b in boxes}) == 2 and len({b[1] for b in boxes}) == 2 and boxes[0][1] == boxes[1][1]
+def two_by_three(boxes: list[list[int]]) -> bool:
+    """Six panels in two columns and three rows (no positions, with positions, the change): two lefts, three tops, each pair of
+    a row side by side."""
+    return len(boxes) == 6 and len({b[0] for b in boxes}) == 2 and len({b[1] for b in boxes}) == 3 and all(
+        boxes[k][1] == boxes[k + 1][1] for k in (0, 2, 4)
+    )
 
 
 def test_the_lesson_fits_the_first_screen_and_keeps_two_columns_on_a_phone(context, app_url):
@@ -25,13 +29,13 @@ def test_the_lesson_fits_the_first_screen_and_keeps_two_columns_on_a_phone(conte
     page.goto(app_url)
     wait_ready(page, timeout=120_000)
     boxes = page.evaluate(PANELS)
-    assert two_by_two(boxes) and max(b[3] for b in boxes) <= 900, boxes  # every panel ends above the fold
+    assert two_by_three(boxes) and max(b[3] for b in boxes) <= 900, boxes  # every panel ends above the fold
     words = page.locator(".st-key-order_pick").bounding_box()
     assert words["x"] + words["width"] <= min(b[0] for b in boxes) and words["y"] < 900  # the words beside the picture, on screen
     page.set_viewport_size({"width": 390, "height": 844})
     page.evaluate(SETTLE)
     boxes = page.evaluate(PANELS)
-    assert two_by_two(boxes) and max(b[2] for b in boxes) <= page.evaluate(COLUMN) + 1, boxes
+    assert two_by_three(boxes) and max(b[2] for b in boxes) <= page.evaluate(COLUMN) + 1, boxes
     page.close()
 
 
