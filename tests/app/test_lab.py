@@ -19,7 +19,7 @@ from core.lab import labrun
 from core.lab import trainers as line
 from core.lab.config import SURVEY, LabConfig
 from core.lab.figures import example_text, survey_reading, survey_table
-from core.schemes.registry import SCHEMES
+from core.lab.lm_figures import short_label
 from tests.app.conftest import assert_clean, chart_keys, decode, figure, figures, grid, grids, open_page, plain_table, title_text
 
 TINY = {"lab_train_len": 8, "lab_steps": 30}
@@ -117,7 +117,7 @@ def test_a_tiny_configuration_runs_to_the_end_and_draws_its_results():
     assert table_map["scales"][0]["colours"] == similarity_map["scales"][0]["colours"]
     assert "learned absolute table after 30 steps" in table_map["title"] and "Cosine similarity" in similarity_map["title"]
     table = next(plain_table(t) for t in at.table if "notes" in plain_table(t).columns)
-    assert list(table["scheme"]) == ["none (NoPE)", "rotary (RoPE)", "learned absolute table"]
+    assert list(table["scheme"]) == ["NoPE", "RoPE", "learned"]  # the short names, in a table of many columns
     assert "at 16, 24, 32: this learned table has 8 rows (positions 0 to 7)" in table["notes"][2] and "cannot extrapolate" in table["notes"][2]
     # accuracies in words: the run's own to 3 decimals, "no code" past the table's 8 rows (the legend's number), never "None"
     assert list(table["acc @ 8"]) == [f"{run.results[i].accuracy[8]:.3f}" for i in range(3)]
@@ -350,10 +350,10 @@ def test_the_real_text_section_shows_the_shipped_curves_on_load_and_the_papers_c
         assert f"{lm.ratio(ship.perplexity[scheme], 64, 4):.3f}" in captions  # the ratio ppl(4L)/ppl(L) on the page
     table = next(plain_table(t) for t in at.table if "4L / L" in plain_table(t).columns)
     assert list(table.columns) == ["scheme", "ppl @ 64", "ppl @ 128", "ppl @ 256", "ppl @ 512", "4L / L", "8L / L", "seconds"]
-    alibi_row = table[table["scheme"] == SCHEMES["alibi"].label].iloc[0]
+    alibi_row = table[table["scheme"] == short_label("alibi")].iloc[0]
     assert [alibi_row[f"ppl @ {n}"] for n in (64, 128, 256, 512)] == [f"{ship.perplexity['alibi'][n]:.3f}" for n in (64, 128, 256, 512)]
     assert alibi_row["4L / L"] == f"{lm.ratio(ship.perplexity['alibi'], 64, 4):.3f}"
-    learned_row = table[table["scheme"] == SCHEMES["learned"].label].iloc[0]
+    learned_row = table[table["scheme"] == short_label("learned")].iloc[0]  # the narrow column's short name: "learned"
     assert learned_row["ppl @ 64"] != "" and learned_row["ppl @ 128"] == "" and learned_row["4L / L"] == ""  # no code past L: empty cells
     assert not at.button(key="lab_lm_train").disabled and at.button(key="lab_lm_stop").disabled
 
