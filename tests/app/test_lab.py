@@ -44,8 +44,11 @@ def test_nothing_trains_on_load():
     at = open_page("lab")
     assert_clean(at)
     assert "lab_run" not in at.session_state
-    # the precomputed curves the page opens with (the paper's are in a closed tab), the task's picture and the first trained-model
-    # experiment's: no training
+    # the precomputed curves the page opens with (the paper's are in a closed tab) and the first trained-model experiment's: no
+    # training; the task's picture waits in its closed box, built only when opened, and a link opens it
+    assert chart_keys(at) == ["lab_lm_shipped", "lab_probe_shipped"] and "lab_map" not in at.query_params
+    at = open_page("lab", lab_map="true")
+    assert_clean(at)
     assert chart_keys(at) == ["lab_lm_shipped", "lab_task_map", "lab_probe_shipped"]
     task_map = figure(at, "lab_task_map")
     tested, trained = task_map["data"]
@@ -100,8 +103,8 @@ def test_a_tiny_configuration_runs_to_the_end_and_draws_its_results():
     assert [p.state for p in run.progress] == ["done", "done", "done"]
     figs = figures(at)
     titles = [title_text(f) for f in figs]
-    assert len(figs) == 6 and all(titles)  # with the precomputed curves the page opens with and the first trained-model experiment's (after these)
-    figs, titles = figs[2:], titles[2:]  # after the precomputed curves and the task's picture
+    assert len(figs) == 5 and all(titles)  # with the precomputed curves the page opens with and the first trained-model experiment's (after these)
+    figs, titles = figs[1:], titles[1:]  # after the precomputed curves (the task's picture waits in its closed box)
     assert titles[0].startswith("Accuracy against evaluation length: trained on 8 tokens")
     accuracy = {t["name"]: (decode(t["x"]), decode(t["y"]).astype(float)) for t in figs[0]["data"]}
     assert set(accuracy) == {"none (NoPE)", "rotary (RoPE)", "learned absolute table (no code from position 8)"}
@@ -135,8 +138,8 @@ def test_the_same_configuration_again_comes_from_the_cache():
     again = at.session_state["lab_run"]
     assert again.done and again.progress[0].state == "cached" and again.results[0] is first  # no thread, no wait
     assert_clean(at)
-    # the results drawn by the click's own run (and the task map and two precomputed figures)
-    assert len(figures(at)) == 6 and any("notes" in plain_table(t).columns for t in at.table)
+    # the results drawn by the click's own run (and the two precomputed figures)
+    assert len(figures(at)) == 5 and any("notes" in plain_table(t).columns for t in at.table)
 
 
 def test_stop_ends_a_long_run_and_shows_where_it_stopped():
@@ -151,7 +154,7 @@ def test_stop_ends_a_long_run_and_shows_where_it_stopped():
     assert run.wait(60) and run.progress[0].state == "stopped"
     at.run()
     assert_clean(at)
-    assert "stopped at step" in title_text(figures(at)[2])  # after the precomputed curves and the task's picture
+    assert "stopped at step" in title_text(figures(at)[1])  # after the precomputed curves
 
 
 @pytest.fixture()
@@ -196,7 +199,7 @@ def test_a_waiting_run_trains_once_a_trainer_frees_up(trainers_busy):
     assert run.wait(120) and run.progress[0].state == "done"
     at.run()
     assert_clean(at)
-    assert len(figures(at)) == 6 and not any("Waiting" in i.value for i in at.info)
+    assert len(figures(at)) == 5 and not any("Waiting" in i.value for i in at.info)
 
 
 @pytest.fixture()
