@@ -20,6 +20,7 @@ from core.lab import trainers as line
 from core.lab.config import SURVEY, LabConfig
 from core.lab.figures import example_text, survey_reading, survey_table
 from core.lab.lm_figures import short_label
+from core.lab.registry import EXPERIMENTS
 from tests.app.conftest import assert_clean, chart_keys, decode, figure, figures, grid, grids, open_page, plain_table, title_text
 
 TINY = {"lab_train_len": 8, "lab_steps": 30}
@@ -44,12 +45,14 @@ def test_nothing_trains_on_load():
     at = open_page("lab")
     assert_clean(at)
     assert "lab_run" not in at.session_state
-    # the precomputed curves the page opens with (the paper's are in a closed tab) and the first trained-model experiment's: no
-    # training; the task's picture waits in its closed box, built only when opened, and a link opens it
-    assert chart_keys(at) == ["lab_lm_shipped", "lab_probe_shipped"] and "lab_map" not in at.query_params
+    # one chart, the precomputed curves the page opens with (the paper's are in a closed tab): no training; the task's picture
+    # waits in its closed box, built only when opened, and a link opens it; the trained models' section opens on its questions
+    assert chart_keys(at) == ["lab_lm_shipped"] and "lab_map" not in at.query_params
+    assert at.query_params["lab_trained_view"] == "questions"
+    assert all(f"**{r.title}**: {r.question}" in " ".join(m.value for m in at.markdown) for r in EXPERIMENTS.values())
     at = open_page("lab", lab_map="true")
     assert_clean(at)
-    assert chart_keys(at) == ["lab_lm_shipped", "lab_task_map", "lab_probe_shipped"]
+    assert chart_keys(at) == ["lab_lm_shipped", "lab_task_map"]
     task_map = figure(at, "lab_task_map")
     tested, trained = task_map["data"]
     np.testing.assert_array_equal(decode(trained["x"]), np.arange(1, 32))  # kback, k = 1: every position from 1 on
@@ -103,7 +106,7 @@ def test_a_tiny_configuration_runs_to_the_end_and_draws_its_results():
     assert [p.state for p in run.progress] == ["done", "done", "done"]
     figs = figures(at)
     titles = [title_text(f) for f in figs]
-    assert len(figs) == 5 and all(titles)  # with the precomputed curves the page opens with and the first trained-model experiment's (after these)
+    assert len(figs) == 4 and all(titles)  # after the precomputed curves the page opens with
     figs, titles = figs[1:], titles[1:]  # after the precomputed curves (the task's picture waits in its closed box)
     assert titles[0].startswith("Accuracy against evaluation length: trained on 8 tokens")
     accuracy = {t["name"]: (decode(t["x"]), decode(t["y"]).astype(float)) for t in figs[0]["data"]}
@@ -139,7 +142,7 @@ def test_the_same_configuration_again_comes_from_the_cache():
     assert again.done and again.progress[0].state == "cached" and again.results[0] is first  # no thread, no wait
     assert_clean(at)
     # the results drawn by the click's own run (and the two precomputed figures)
-    assert len(figures(at)) == 5 and any("notes" in plain_table(t).columns for t in at.table)
+    assert len(figures(at)) == 4 and any("notes" in plain_table(t).columns for t in at.table)
 
 
 def test_stop_ends_a_long_run_and_shows_where_it_stopped():
@@ -199,7 +202,7 @@ def test_a_waiting_run_trains_once_a_trainer_frees_up(trainers_busy):
     assert run.wait(120) and run.progress[0].state == "done"
     at.run()
     assert_clean(at)
-    assert len(figures(at)) == 5 and not any("Waiting" in i.value for i in at.info)
+    assert len(figures(at)) == 4 and not any("Waiting" in i.value for i in at.info)
 
 
 @pytest.fixture()
@@ -422,7 +425,7 @@ def test_a_bad_real_text_link_says_so_and_no_scheme_is_a_message():
 def test_the_trained_model_experiments_show_their_shipped_numbers_and_wire_a_live_run():
     from core.lab import experiment, findings
 
-    at = open_page("lab")  # the first experiment: the position probe, precomputed, nothing trained
+    at = open_page("lab", lab_trained_view="probe")  # the first experiment: the position probe, precomputed, nothing trained
     assert_clean(at)
     assert "lab_probe_run" not in at.session_state
     ship = experiment.load("probe")
@@ -496,7 +499,7 @@ SETTINGS = [  # views at settings beyond their defaults; every other experiment 
 def _views():
     from core.lab.registry import EXPERIMENTS
 
-    set_apart = {p["lab_trained_view"] for p in SETTINGS} | {"probe"}  # the probe's defaults: the page's first test above
+    set_apart = {p["lab_trained_view"] for p in SETTINGS}
     return SETTINGS + [{"lab_trained_view": name} for name in EXPERIMENTS if name not in set_apart]
 
 
