@@ -37,8 +37,6 @@ st.title("Long context in real models")
 st.markdown(
     "Real models' RoPE, trained on one context and run at a longer one: look for the pairs that never complete a turn in training."
 )
-chosen = preset_control()
-presets = [PRESETS[name] for name in chosen]
 NTK_GROWTH = controls.Choice(
     "ntk_growth", "Sequence length (× the prompt's)", GROWTHS, 2, widget="select_slider", expected="the growth is {options}",
     help="How long the sequence has grown, prompt and generated tokens together, as a multiple of the cached prompt's length.",
@@ -55,6 +53,8 @@ def summary(names: tuple[str, ...]) -> pd.DataFrame:
 
 # --- side by side, then model by model ------------------------------------------------------
 def _models() -> None:
+    chosen = preset_control()
+    presets = [PRESETS[name] for name in chosen]
     if not presets:
         st.info("Choose one or more models above to compare them.", icon=":material/info:")
         return
@@ -89,6 +89,7 @@ def _models() -> None:
 # --- the dynamic-NTK pitfall -----------------------------------------------------------------
 def _pitfall() -> None:
     st.header("The dynamic-NTK cache pitfall")
+    presets = [PRESETS[name] for name in preset_control()]
     subject = presets[0] if presets else PRESETS["llama-2-7b"]
     layer = subject.layers[-1]
     p = cx.rotary_fraction(layer)

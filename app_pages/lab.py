@@ -45,6 +45,7 @@ with st.expander("How the lab's model is built", icon=":material/memory:"):
 # --- controls ----------------------------------------------------------------------------
 # every control travels in the URL (choices by plain name), so a lab setting is a link
 check_url_value("lab_why", lambda raw: raw.lower() in ("true", "false"), 'it is true (the explanation "Why this task" open) or false')
+check_url_value("lab_map", lambda raw: raw.lower() in ("true", "false"), 'it is true (the picture "Where each answer stands" open) or false')
 chosen = lab_controls()
 st.caption(f"**Task**: {TASKS[chosen.task].summary}")
 
@@ -57,12 +58,16 @@ ready = bool(chosen.schemes) and not chosen.problems
 if ready:
     text_block(figs.example_text(chosen.configs[0]))
     st.caption("One training example (the first 24 tokens at most): `|` is the separator, `_` a filler, `·` a position that is not scored.")
-    plot(figs.answer_map(chosen.configs[0]), key="lab_task_map")
-    st.caption(
-        "A line parallel to the diagonal at the same distance for every length means a fixed relative offset: a scheme that "
-        "knows distances can reuse what it learned. A line that moves when the sequence gets longer (copy, reverse: the "
-        "separator moves) has to be relearned for every length."
-    )
+    # lazy, as "Why this task": the page opens on one figure, and its chart is drawn only when opened (an open one is in the link)
+    where = st.expander("Where each answer stands, at every length", key="lab_map", bind="query-params", icon=":material/scatter_plot:")
+    if where.open:
+        with where:
+            plot(figs.answer_map(chosen.configs[0]), key="lab_task_map")
+            st.caption(
+                "A line parallel to the diagonal at the same distance for every length means a fixed relative offset: a scheme that "
+                "knows distances can reuse what it learned. A line that moves when the sequence gets longer (copy, reverse: the "
+                "separator moves) has to be relearned for every length."
+            )
 
 # --- results -------------------------------------------------------------------------------
 

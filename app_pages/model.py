@@ -127,23 +127,28 @@ def _table() -> None:
         draw_heatmap(figs["model_table"], key="model_table")
     with right:
         draw_heatmap(figs["model_sin_table"], key="model_sin_table")
+    st.caption(  # the reading right under the two pictures it explains, before their numbers
+        "What to look for: the sinusoid's columns are smooth waves, fast on the left, slow on the right. A learned table has no column order to "
+        "respect, so whatever structure it has is spread across dimensions and its picture need not show waves. Look for streaks down a "
+        "dimension (one that training used for position) and rows that stand out (in BERT-style models often position 0, which always holds "
+        "[CLS], the token put at the start of every input)."
+    )
     largest, at_position, at_dimension = ts.largest_value(A)
     c1, c2, c3, c4 = st.columns(4)
     c1.metric("largest |value|", number(largest), help=f"at position {at_position:,}, dimension {at_dimension:,}")
     c2.metric("typical |value| (median)", number(np.median(np.abs(A.values))), help="The sinusoid's values fill −1 to 1.")
     c3.metric("row norm, median", number(norm_median), help=f"Every row of the sinusoid has norm √(d/2) = {number(np.sqrt(d / 2))} (even d).")
     metric(c4, "row norm, position 0", number(A.norms[0]), ts.times_median(float(A.norms[0]), norm_median))
-    st.caption(
-        "What to look for: the sinusoid's columns are smooth waves, fast on the left, slow on the right. A learned table has no column order to respect: "
-        "whatever structure it has is spread across dimensions, in directions training found useful, so its picture need not show waves. Look for "
-        "streaks down a dimension (one that training used for position) and rows that stand out (in BERT-style models often position 0, which "
-        "always holds [CLS], the token put at the start of every input)."
-    )
 
 
 def _similarity() -> None:
     st.header("Similarity between positions")
     draw_heatmap(figs["model_cosine"], key="model_cosine")
+    st.caption(  # right under the matrices it reads
+        "What to look for: both matrices have a dark red diagonal (cosine 1) with red around it, so nearby positions get similar vectors in the "
+        "learned table too. For the sinusoid every diagonal has one colour (the similarity depends only on q − p, spread 0); a learned table "
+        "need not be translation-invariant, and the spread along each diagonal measures how far it is."
+    )
     step = A.rows.step
     c1, c2, c3, c4 = st.columns(4)
     metric(
@@ -159,16 +164,13 @@ def _similarity() -> None:
         metric(c4, f"spread {far * step:,} apart (std over p)", f"{A.offset_std[far]:.3f}", f"sinusoid {S.offset_std[far]:.1e}", help=spread_help)
     if "model_neighbour" in figs:
         plot(figs["model_neighbour"], key="model_neighbour")
+        odd = A.rows.indices[pa.outliers(A.neighbour, below=8.0)] if A.neighbour.size else []
+        odd_shown = ", ".join(f"{p:,}" for p in odd[:8]) + (" …" if len(odd) > 8 else "")
+        st.caption(  # under the curve it reads
+            "Dips in the neighbour curve mark positions that training treated specially"
+            + (f": here {odd_shown} (far below the median similarity to the next position)." if len(odd) else ".")
+        )
         plot(figs["model_offset"], key="model_offset")
-    odd = A.rows.indices[pa.outliers(A.neighbour, below=8.0)] if A.neighbour.size else []
-    odd_shown = ", ".join(f"{p:,}" for p in odd[:8]) + (" …" if len(odd) > 8 else "")
-    st.caption(
-        "What to look for: both matrices have a dark red diagonal (cosine 1) with red around it, so nearby positions get similar vectors in the "
-        "learned table too. "
-        "For the sinusoid every diagonal has one colour (the similarity depends only on q − p, spread 0); a learned table need not be "
-        "translation-invariant, and the spread along each diagonal measures how far it is. Dips in the neighbour curve mark positions "
-        "that training treated specially" + (f": here {odd_shown} (far below the median similarity to the next position)." if len(odd) else ".")
-    )
 
 
 def _path() -> None:
@@ -207,6 +209,12 @@ def _spectrum() -> None:
     st.header("Each dimension as a wave over position")
     _dimension()  # one dimension beside the wave that fits it best first: the question asked of one row before of all of them
     draw_heatmap(figs["model_spectrum"], key="model_spectrum")
+    st.caption(  # right under the picture it reads
+        "What to look for: a learned dimension is a wave if its row on the left is one bright cell and little else; a row lit across many bins "
+        "is a wave mixed with other waves and noise. The sinusoid is a staircase of single frequencies, one per sin/cos pair, from 1/(2π) ≈ "
+        "0.16 cycles per position down to almost nothing (anything slower than one cycle over the table lands in the lowest bin). On this log "
+        "scale faint power shows too: the fringe beside the sinusoid's bright cells is leakage from waves that do not fit whole cycles into the table."
+    )
     plot(figs["model_dominant"], key="model_dominant")
     freq_values, counts = ts.common_frequencies(A.dominant)
     c1, c2, c3 = st.columns(3)
@@ -216,13 +224,6 @@ def _spectrum() -> None:
     metric(c2, "most common dominant frequency", f"{freq_values[0]:.4g}", f"cycles per position: period {ts.period(freq_values[0])} positions")
     c3.metric("dimensions that share it", f"{counts[0]} of {A.cols.count}")
     data_table(ts.frequency_columns(freq_values, counts, L), hide_index=True)
-    st.caption(
-        "The sinusoid is a staircase of single frequencies, one per sin/cos pair, geometrically spaced from 1/(2π) ≈ 0.16 cycles per "
-        "position down to almost nothing (everything slower than one cycle over the table lands in the lowest bin). A learned "
-        "dimension is sinusoidal if its row on the left is one bright cell and little else; a row lit across many bins is a wave mixed with "
-        "other waves and noise. On this log scale faint power shows too: the fringe beside a sinusoid's bright cells is leakage from waves "
-        "that do not fit whole cycles into the table."
-    )
 
 
 @st.fragment  # inside the Spectrum tab's fragment: the dimension drawn reruns this figure alone

@@ -61,8 +61,9 @@ def raw_study(max_len: int, width: int, base: float) -> raw_positions.RawScale:
 
 with figure_box:
     study = guarded(lesson, tuple(words), tuple(int(k) for k in order), width, s.base)
-    draw_heatmap(attention_figures.reorder_figure(study, 0, "the sinusoid", lined_up), key="lesson_weights")
-    st.caption(" ".join(attention_figures.reorder_sentences(study, 0, "the sinusoid", causal=False, lined_up=lined_up)))
+    # a third row, the change word by word on its own scale: the sinusoid's change is small beside the weights' range
+    draw_heatmap(attention_figures.reorder_figure(study, 0, "the sinusoid", lined_up, difference=True), key="lesson_weights")
+    st.caption(" ".join(attention_figures.reorder_sentences(study, 0, "the sinusoid", causal=False, lined_up=lined_up, difference=True)))
 
 with st.expander("What attention does, and why it needs positions"):
     st.markdown(

@@ -105,7 +105,7 @@ def _waves() -> None:
     dims_value = follow_default("sin_dims", default_dims, lambda dims: all(j < d for j in dims))
     dims_options = range(d) if d <= 4096 else sorted(set(range(0, d, d // 512)) | set(default_dims) | set(dims_value))  # a long list stays usable
     c1, c2 = st.columns([2, 3])
-    chosen = c1.multiselect("Dimensions to draw", list(dims_options), default=dims_value, key="sin_dims", max_selections=8)
+    chosen = c1.multiselect("Dimensions to draw", list(dims_options), default=dims_value, key="sin_dims", max_selections=8, wrap=True)
     with c2:
         wave_help = "A window of consecutive positions: every one gets its dot."
         w_start, w_stop = Window("wave_window", "Positions drawn", span=WAVE_SPAN, help=wave_help).draw(L)

@@ -42,7 +42,7 @@ def model_tab(preset: RopePreset) -> None:
         still = view.index[~np.isfinite(view.after)]
         never = f"; pairs {still[0]}–{still[-1]} never turn: not drawn" if still.size else ""
         waves = cx.wavelength_series(view, layer.scaling is not None, preset.trained_context)
-        figure = charts.lines.fresh(
+        figure = charts.lines(
             waves,
             title=f"{preset.label}, {layer.name}: wavelength of each pair {scaled} (head_dim {layer.head_dim}, base {fmt(layer.base)})",
             x_title="pair index i (fastest first)",
@@ -56,9 +56,9 @@ def model_tab(preset: RopePreset) -> None:
             ],
             x_marks=[(float(still[0]) - 0.5, f"from pair {still[0]} on: never turn", palette.region_colour("not rotated"))] if still.size else [],
             note=f"{view.rotating} of {layer.head_dim} dimensions rotate" + never,
+            # the pairs a scaling keeps sit on their own 'before' points: rings around those keep both in sight
+            symbols=[("circle-open", 10) if layer.scaling and k == 0 else None for k in range(len(waves))],
         )
-        if layer.scaling:  # the pairs a scaling keeps sit on their own 'before' points: rings around them keep both in sight
-            figure.data[0].marker.update(symbol="circle-open", size=10)
         plot(figure, key=f"context_wave_{preset.name}_{index}")
         st.caption(
             "Each dot is a pair's wavelength: the positions it takes to turn once. A pair whose wavelength is longer than a dashed line's "

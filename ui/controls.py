@@ -329,15 +329,17 @@ class Choice:
     def draw(self, where: Any = st, *, disabled: bool = False) -> Any:
         self.check()
         draw = getattr(where, self.widget)
+        # options that do not fit wrap onto another row (Streamlit's default in a column scrolls them, cutting the last at its edge)
+        wrap = dict(wrap=True) if self.widget == "segmented_control" else {}
         if self.labels is not None:  # the session state holds the value (seeded by _url_choice)
-            kwargs = dict(required=True) if self.widget == "segmented_control" else {}
+            kwargs = dict(required=True) | wrap if self.widget == "segmented_control" else {}
             value = draw(self.label, self.options, format_func=_labels(self.labels), key=self.key, help=self.help, disabled=disabled, **kwargs)
             st.query_params[self.key] = str(value)
             return value
         if self.widget == "selectbox":
             start = dict(index=list(self.options).index(self.default))
         elif self.widget == "segmented_control":
-            start = dict(default=self.default, required=True)
+            start = dict(default=self.default, required=True) | wrap
         else:
             start = dict(value=self.default)
         return draw(self.label, self.options, key=self.key, bind=BOUND, help=self.help, disabled=disabled, **start)
@@ -360,7 +362,8 @@ class Choices:
 
     def draw(self, where: Any = st) -> list[str]:
         self.check()
-        value = where.multiselect(self.label, list(self.options), format_func=_labels(self.labels) or str, key=self.key, help=self.help)
+        # every chip shown: those that do not fit wrap onto another row (in a column Streamlit's default scrolls them out of sight)
+        value = where.multiselect(self.label, list(self.options), format_func=_labels(self.labels) or str, key=self.key, help=self.help, wrap=True)
         st.query_params[self.key] = ",".join(value)
         return value
 

@@ -126,8 +126,9 @@ def text_view() -> None:
     c1, c2 = st.columns(2)
     layer, head = layer_control.draw(c1), head_control.draw(c2)
     maps = [(label, got[mode].weights[layer - 1, head - 1]) for mode, label in experiments.MODES.items()]
-    draw_heatmap(lf.attention_figure(trained.tokens, maps, layer, head), key="llm_attention")
     shuffled = got["shuffled"]
+    dealt = {experiments.MODES["shuffled"]: shuffled.positions} if shuffled.positions else {}  # that panel names the positions dealt
+    draw_heatmap(lf.attention_figure(trained.tokens, maps, layer, head, dealt), key="llm_attention")
     mixed = shuffled.weights[layer - 1, head - 1]
     also = f"{lf.shuffled_sentence(mixed, shuffled.positions)} {lf.shuffled_cells(mixed, shuffled.positions)}".strip() if shuffled.positions else ""
     st.caption(
@@ -136,8 +137,9 @@ def text_view() -> None:
             for part in (
                 lf.head_sentence(maps, layer, head),
                 also,
-                "Shuffled: the positions 0, 1, 2, … are dealt out to the tokens in a random order, and the words keep theirs. "
-                f"{lf.SPACE} marks a space, which the model's tokens carry before a word.",
+                "Shuffled: the positions 0, 1, 2, … are dealt out to the tokens in a random order, and the words keep theirs"
+                + ("; its panel names each token by the position it was given (rows and columns stay in the text's order). " if dealt else ". ")
+                + f"{lf.SPACE} marks a space, which the model's tokens carry before a word.",
             )
             if part
         )

@@ -115,6 +115,7 @@ def word_order(key: str, words: Sequence[str], default: Callable[[int], tuple[in
             key=f"{key}_pick",
             on_change=_picked,
             args=(key,),
+            wrap=True,  # a long sentence's words wrap onto another line, where Streamlit's default in a column scrolls them out of sight
         )
     if n > 1:
         row = st.container(horizontal=True)  # one row that wraps on a phone

@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 from core.lab import findings
 from core.lab.config import SURVEY_COLUMNS, SURVEY_LENGTHS, TASKS, LabConfig, LabResult, make_batch
 from core.lab.findings import Spread
+from core.lab.lm_figures import short_label
 from core.schemes.registry import SCHEMES
 from core.schemes.sinusoidal import sinusoidal_encoding
 from core.viz import charts, palette
@@ -47,7 +48,8 @@ def survey_table() -> str:
     lines = ["| scheme | " + " | ".join(SURVEY_COLUMNS.values()) + " |", "|---" * (len(SURVEY_COLUMNS) + 1) + "|"]
     for scheme in cells["kback1"]:
         row = [cells[task][scheme] for task in SURVEY_COLUMNS]
-        lines.append(f"| {label(scheme)} | " + " | ".join(_cell(short) + " → " + ("no code" if long is None else _cell(long)) for short, long in row) + " |")
+        shown = (_cell(short) + " → " + ("no code" if long is None else _cell(long)) for short, long in row)
+        lines.append(f"| {short_label(scheme)} | " + " | ".join(shown) + " |")
     return "\n".join(lines)
 
 
@@ -235,7 +237,7 @@ def results_rows(done: Done) -> dict[str, list[str]]:
     evaluation length (accuracy_cell) and the notes, every cell whole."""
     rows = []
     for c, r in done:
-        row = {"scheme": label(c.scheme), "applied": SCHEMES[c.scheme].applied, "steps": f"{r.steps_done:,}", "seconds": f"{r.seconds:.1f}",
+        row = {"scheme": short_label(c.scheme), "applied": SCHEMES[c.scheme].applied, "steps": f"{r.steps_done:,}", "seconds": f"{r.seconds:.1f}",
                "tokens/s": f"{r.tokens_per_s:,.0f}"}  # fmt: skip
         row.update({f"acc @ {n}": accuracy_cell(c, r, n) for n in c.eval_lens})
         lengths: dict[str, list[int]] = {}  # one note once, with every length it is about

@@ -8,6 +8,7 @@ and a live run draw the same way.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -26,6 +27,18 @@ def _colour_by_scheme(fig: go.Figure, schemes: Sequence[str]) -> go.Figure:
     for trace, scheme in zip(fig.data, schemes):
         trace.line.color = trace.marker.color = palette.scheme_colour(scheme)
     return fig
+
+
+def short_label(scheme: str) -> str:
+    """A scheme's name where a table's column is narrow, read from its registry label (the registry keeps one label per
+    scheme): the acronym it ends with in brackets ('rotary (RoPE)': RoPE), else its first word where no other scheme's label
+    starts with it ('T5 relative buckets': T5, 'learned absolute table': learned), else the whole label (the two sinusoids)."""
+    label = SCHEMES[scheme].label
+    acronym = re.fullmatch(r".* \(([A-Za-z]*[A-Z][a-z]*[A-Z][A-Za-z]*)\)", label)
+    if acronym:
+        return acronym.group(1)
+    first = label.split(" ")[0]
+    return first if sum(s.label.split(" ")[0] == first for s in SCHEMES.values()) == 1 else label
 
 
 def named(scheme: str, perplexity: dict[int, float | None], train_len: int) -> str:
@@ -51,10 +64,9 @@ def perplexity_by_length(series: Series, train_len: int, *, what: str) -> go.Fig
         log_y=True,
         markers=True,
         x_marks=[(train_len, f"training length L = {train_len}")],
+        # a line of one point (the learned table: no code past L) drawn larger, so the others' points at L do not hide it
+        symbols=[("diamond", 13) if np.isfinite(y).sum() == 1 else None for _, _, y in lines],
     )
-    for trace in fig.data:  # a line of one point (the learned table: no code past L) drawn larger, so the others' points at L do not hide it
-        if np.isfinite(np.asarray(trace.y, dtype=float)).sum() == 1:
-            trace.marker.size, trace.marker.symbol = 13, "diamond"
     return _colour_by_scheme(fig, [scheme for scheme, _ in series])
 
 
@@ -71,7 +83,7 @@ def rows(series: Series, train_len: int, seconds: dict[str, float] | None = None
     """One row per scheme: perplexity at each length (None: no code), ppl(4L)/ppl(L), ppl(8L)/ppl(L), seconds."""
     out = []
     for scheme, ppl in series:
-        row: dict[str, object] = {"scheme": SCHEMES[scheme].label}
+        row: dict[str, object] = {"scheme": short_label(scheme)}
         row.update({f"ppl @ {n}": ppl[n] for n in sorted(ppl)})
         row["4L / L"] = lm.ratio(ppl, train_len, 4)
         row["8L / L"] = lm.ratio(ppl, train_len, 8)

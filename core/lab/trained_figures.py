@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.lab import extend, lm, passkey, probe
-from core.lab.lm_figures import _colour_by_scheme
+from core.lab.lm_figures import _colour_by_scheme, short_label
 from core.schemes.registry import SCHEMES
 from core.viz import charts, palette
 from core.viz.grid import Sample
@@ -74,8 +74,8 @@ def _ppl(values: dict[str, float | None], lengths: Sequence[int]) -> np.ndarray:
 # --- the probe ------------------------------------------------------------------------------
 
 
-def probe_label(scheme: str, n_layers: int) -> str:
-    return f"{SCHEMES[scheme].label}, {n_layers} layer{'s' if n_layers > 1 else ''}"
+def probe_label(scheme: str, n_layers: int, short: bool = False) -> str:
+    return f"{short_label(scheme) if short else SCHEMES[scheme].label}, {n_layers} layer{'s' if n_layers > 1 else ''}"
 
 
 @shared
@@ -375,7 +375,7 @@ def spread_cell(values: Sequence[float | None], digits: int = 3) -> str:
 def lm_seed_table(layouts: Sequence[dict], lengths: Sequence[int]) -> dict[str, list[str]]:
     """The Austen comparison's perplexity per scheme and length over every seed's results ({"results": {scheme: ...}})."""
     schemes = list(layouts[0]["results"])
-    table = {"scheme": [SCHEMES[s].label for s in schemes]}
+    table = {"scheme": [short_label(s) for s in schemes]}
     for n in lengths:
         table[f"ppl @ {n}"] = [spread_cell([lay["results"][s]["perplexity"].get(str(n)) for lay in layouts]) for s in schemes]
     return table
@@ -387,7 +387,7 @@ def probe_table(layouts: Sequence[dict]) -> dict[str, list[str]]:
     models = layouts[0]["models"]
     keyed = [{(m["scheme"], m["n_layers"]): m for m in lay["models"]} for lay in layouts]
     depth = max(len(m["r2"]) for m in models)
-    table = {"model": [probe_label(m["scheme"], m["n_layers"]) for m in models]}
+    table = {"model": [probe_label(m["scheme"], m["n_layers"], short=True) for m in models]}
     for i in range(depth):
         cells = []
         for m in models:
@@ -414,7 +414,7 @@ def sliding_table(layouts: Sequence[dict]) -> dict[str, list[str]]:
     keyed = [{(r["scheme"], r["window"]): r for r in lay["rows"]} for lay in layouts]
     rows = layouts[0]["rows"]
     return {
-        "scheme": [SCHEMES[r["scheme"]].label for r in rows],
+        "scheme": [short_label(r["scheme"]) for r in rows],
         "window": [str(r["window"]) for r in rows],
         "non-overlapping": [spread_cell([k[(r["scheme"], r["window"])]["nonoverlapping"] for k in keyed]) for r in rows],
         "sliding": [spread_cell([k[(r["scheme"], r["window"])]["sliding"] for k in keyed]) for r in rows],
@@ -443,6 +443,6 @@ def passkey_table(layouts: Sequence[dict], schemes: Sequence[str]) -> dict[str, 
     """Per scheme and distance: passkey accuracy over the seeds."""
     ds = sorted(int(d) for d in layouts[0]["schemes"][schemes[0]]["accuracy"])
     return {
-        "scheme": [SCHEMES[s].label for s in schemes],
+        "scheme": [short_label(s) for s in schemes],
         **{f"d = {d}": [spread_cell([lay["schemes"][s]["accuracy"].get(str(d)) for lay in layouts], 2) for s in schemes] for d in ds},
     }

@@ -60,14 +60,29 @@ def weight_figure(res: AttentionStudy, head: int, words: Sequence[str], label: s
     )
 
 
-def reorder_figure(res: AttentionStudy, head: int, label: str, lined_up: bool = False) -> dict:
+def reorder_changed(res: AttentionStudy, head: int) -> tuple[np.ndarray, np.ndarray]:
+    """What reordering changed, word by word (your order with each word back in its place − the original order): head `head`'s
+    weights without positions and with them, (T, T) each."""
+    return res.weights_plain_shuffled[head] - res.weights_plain[head], res.weights_pe_shuffled[head] - res.weights_pe[head]
+
+
+def change_key(res: AttentionStudy, head: int) -> float:
+    """The change row's key runs ± this: the largest change, or 1 where every change is rounding (below 1e-9), which would
+    otherwise be painted at full colour."""
+    largest = max(float(np.abs(z).max()) for z in reorder_changed(res, head))
+    return largest if largest >= 1e-9 else 1.0
+
+
+def reorder_figure(res: AttentionStudy, head: int, label: str, lined_up: bool = False, difference: bool = False) -> dict:
     """The lesson in one picture: head `head`'s weights for the sentence in its original order and in
     the visitor's order (`res.perm`), without positions (top row) and with the scheme named `label`
     (bottom row), on one sequential colour range from 0 so that every cell is comparable. Each order
     in its own order: without positions the right-hand panel is the left one with its rows and columns
     carried along with their words; with positions it is not. `lined_up`: the visitor's order drawn with
     every word put back in its original place, so that without positions the two top panels are the same
-    picture and with positions they differ. A core.viz.heatmap spec."""
+    picture and with positions they differ. `difference`: a third row, what the reordering changed word by word
+    (`reorder_changed`) without and with positions, on the diverging scale of /attention's difference, so that a change
+    too small to see on the weights' range still shows. A core.viz.heatmap spec."""
     words = list(res.words)
     n = len(words)
     mine = [words[k] for k in res.perm]
@@ -89,13 +104,20 @@ def reorder_figure(res: AttentionStudy, head: int, label: str, lined_up: bool = 
         (f"{yours}, with {label}", back(res.weights_pe_shuffled)[head], *axes["yours"]),
     ]
     top = float(max(np.max(z) for _, z, _, _ in panels))
+    groups = [ScaleGroup(panels, signed=False, zmin=0.0, zmax=top, colorbar_title="attention weight", hover="weight")]
+    if difference:
+        changed = zip(("change, word by word: no positions", f"change, word by word: with {label}"), reorder_changed(res, head))
+        what = "your order − original"  # on the diverging scale of weight_figure's difference, its own key
+        groups.append(ScaleGroup([(name, z, *axes["original"]) for name, z in changed], zmax=change_key(res, head), colorbar_title=what, hover=what))
     return grouped_heatmap(
-        [ScaleGroup(panels, signed=False, zmin=0.0, zmax=top, colorbar_title="attention weight", hover="weight")],
-        title=f"Attention weights{f', head {head + 1}' if res.weights_plain.shape[0] > 1 else ''} in two word orders (row: query, column: key)",
+        groups,
+        title=f"Attention weights{f', head {head + 1}' if res.weights_plain.shape[0] > 1 else ''} in two word orders"
+        + (", and what the reordering changed" if difference else "") + " (row: query, column: key)",
         x_title=axis_title,
         y_title=axis_title.replace("key", "query"),
         note=f"key words named on every {ordinal(every)} column" if every > 1 else "",
-        panel_height=max(160, ROW_PX * n) if n <= TICK_LIMIT else 300,  # low enough that both rows fit the first screen beside the words
+        # low enough that every row fits the first screen beside the words
+        panel_height=max(72 if difference else 160, ROW_PX * n) if n <= TICK_LIMIT else 300,
         columns=2,
     )
 
@@ -108,8 +130,9 @@ def reorder_changes(res: AttentionStudy, head: int) -> tuple[float, float]:
     return plain, with_pe
 
 
-def reorder_sentences(res: AttentionStudy, head: int, label: str, causal: bool, lined_up: bool = False) -> list[str]:
-    """What to look for in `reorder_figure` (drawn `lined_up` or not), said only where it holds for these weights."""
+def reorder_sentences(res: AttentionStudy, head: int, label: str, causal: bool, lined_up: bool = False, difference: bool = False) -> list[str]:
+    """What to look for in `reorder_figure` (drawn `lined_up` or not, with its `difference` row or not), said only where it holds
+    for these weights."""
     n = len(res.words)
     if n < 2:
         return ["A single word has no order to change: add words to see what reordering does."]
@@ -118,6 +141,7 @@ def reorder_sentences(res: AttentionStudy, head: int, label: str, causal: bool, 
     if [res.words[k] for k in res.perm] == list(res.words):
         return ["Your order puts the same words in the same places (only repeated words traded places), so both sentences are the same."]
     plain, with_pe = reorder_changes(res, head)
+    below = "Middle row" if difference else "Bottom row"
     if plain < 1e-9:
         first = (
             "Top row, no positions: with every word put back in its place, the two pictures are the same: reordering changed no word's attention"
@@ -139,32 +163,42 @@ def reorder_sentences(res: AttentionStudy, head: int, label: str, causal: bool, 
     unseen = f", too little to see on this colour scale (0 to {charts.number(top, 3)})"
     if own < 1e-9:
         second = (
-            f"Bottom row, with {label}: as applied here the positions change no word's weights in either order "
-            f"({'exactly' if own == 0 else f'largest change {own:.0e}, rounding'}), so no reordering can: the bottom row is the top row."
+            f"{below}, with {label}: as applied here the positions change no word's weights in either order "
+            f"({'exactly' if own == 0 else f'largest change {own:.0e}, rounding'}), so no reordering can: the {below.lower()} is the top row."
         )
     elif with_pe < 1e-9:
         second = (
-            f"Bottom row, with {label}: this reordering leaves the weights as they were too (largest difference {with_pe:.0e}): "
+            f"{below}, with {label}: this reordering leaves the weights as they were too (largest difference {with_pe:.0e}): "
             "the positions, as applied here, cannot tell these two orders apart. Try another order."
         )
     elif causal and plain >= 1e-9:
         share = "most of it the mask's doing" if plain >= own else "the mask alone gives"
         second = (
-            f"Bottom row, with {label}: moved back to their places, the weights differ by up to {charts.number(with_pe)}, {share} "
+            f"{below}, with {label}: moved back to their places, the weights differ by up to {charts.number(with_pe)}, {share} "
             f"(top row: {charts.number(plain)}); {label} itself changes a word's weights by at most {charts.number(own)}"
             + (unseen if own < 0.02 * top else "") + "."
         )
     elif with_pe < 0.02 * top:
         second = (
-            f"Bottom row, with {label}: the pictures differ, but by at most {charts.number(with_pe)}{unseen}: the positions barely move "
+            f"{below}, with {label}: the pictures differ, but by at most {charts.number(with_pe)}{unseen}: the positions barely move "
             "these weights (a larger position factor, or another scheme, moves them more)."
         )
     else:
         second = (
-            f"Bottom row, with {label}: the pictures differ, because where a word stands now changes whom it attends to "
+            f"{below}, with {label}: the pictures differ, because where a word stands now changes whom it attends to "
             f"({'' if lined_up else 'moved back to their places, '}the weights differ by up to {charts.number(with_pe)})."
         )
-    return [first, second]
+    if not difference:
+        return [first, second]
+    key = change_key(res, head)  # the change row's key, as drawn
+    third = (
+        f"Bottom row: what the reordering changed, word by word (red: more attention, blue: less, on a key of ±{charts.number(key, 3)}): "
+        + ("nothing" if plain < 1e-9 else f"up to {charts.number(plain)}")
+        + " without positions, "
+        + ("nothing" if with_pe < 1e-9 else f"up to {charts.number(with_pe)}")
+        + f" with {label}."
+    )
+    return [first, second, third]
 
 
 def difference_caption(res: AttentionStudy, head: int, applied: str, causal: bool) -> str:

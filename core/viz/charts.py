@@ -618,6 +618,7 @@ def lines(
     colours: Sequence[str] | None = None,
     dashes: Sequence[str] | None = None,
     spreads: Sequence[np.ndarray | None] | None = None,
+    symbols: Sequence[tuple[str, int] | None] | None = None,
 ) -> go.Figure:
     """One line per (name, x, y) in Okabe-Ito colours in order, or in `colours` (one per series,
     from core.viz.palette where the series names a scheme, a region or a recurring series), solid
@@ -629,9 +630,12 @@ def lines(
     buckets: `integer_x`, by default when every x is whole; `integer_y`) gets whole-number ticks.
     `dots`, one (x, y) per series, puts markers at those points only (the integer positions of a
     curve drawn through fractional ones). `spreads`, one per series (or None), draws a shaded
-    band of ± that much around its line (a mean ± one standard deviation), under the lines."""
-    if colours is not None and len(colours) != len(series) or dashes is not None and len(dashes) != len(series):
-        raise ValueError(f"{len(series)} series take as many colours and dashes, not {len(colours or ())} and {len(dashes or ())}")
+    band of ± that much around its line (a mean ± one standard deviation), under the lines. `symbols`, one per series
+    (or None: a dot of 5 pixels), draws its markers as that Plotly symbol and size (a ring around points that others sit on, a
+    large diamond for a line of one point)."""
+    if any(given is not None and len(given) != len(series) for given in (colours, dashes, symbols)):
+        raise ValueError(f"{len(series)} series take as many colours, dashes and symbols as there are series")
+    shape = [{} if symbols is None or symbols[k] is None else dict(zip(("symbol", "size"), symbols[k])) for k in range(len(series))]
     ink = list(colours) if colours is not None else [LINE_COLOURS[k % len(LINE_COLOURS)] for k in range(len(series))]
     traces = [
         go.Scatter(
@@ -640,7 +644,7 @@ def lines(
             name=name,
             mode="markers" if points else "lines+markers" if markers else "lines",
             line=dict(color=ink[k], width=2, shape="hv" if steps else "linear", dash=dashes[k] if dashes else "solid"),
-            marker=dict(size=5, maxdisplayed=0 if points else MAX_DOTS, color=ink[k]),  # `points`: every dot is a value
+            marker=dict(size=5, maxdisplayed=0 if points else MAX_DOTS, color=ink[k]) | shape[k],  # `points`: every dot is a value
         )
         for k, (name, xs, ys) in enumerate(series)
     ]

@@ -8,7 +8,7 @@ show is said by the sentence functions beside them, from the same arrays.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -44,22 +44,36 @@ def causal(weights: np.ndarray) -> np.ndarray:
     return w
 
 
-def attention_figure(tokens: Sequence[str], maps: Sequence[tuple[str, np.ndarray]], layer: int, head: int) -> dict:
+def attention_figure(
+    tokens: Sequence[str], maps: Sequence[tuple[str, np.ndarray]], layer: int, head: int, dealt: Mapping[str, Sequence[int]] | None = None
+) -> dict:
     """One head's (T, T) attention weights under each way of giving positions, `maps` as (name,
     weights) in drawing order, side by side on one sequential colour range from 0 to the largest
     weight: a core.viz.heatmap spec. `layer` and `head` count from 1, as the page's controls do.
-    Axes name the tokens up to TICK_LIMIT tokens, positions beyond."""
+    Axes name the tokens up to TICK_LIMIT tokens, positions beyond. `dealt`: per map name, the
+    position each token was given (rows and columns stay in the text's order); that panel names each
+    token by the position it was given, so a reader sees where each was placed."""
     n = len(tokens)
     if not maps or any(np.shape(w) != (n, n) for _, w in maps):
         raise ValueError(f"every attention map must be {n} x {n}, one row and column per token")
+    dealt = dealt or {}
+    if any(len(given) != n for given in dealt.values()):
+        raise ValueError(f"every token takes one position: {n} positions for {n} tokens")
     ax = strided(n, max(n, 1))
-    if n <= TICK_LIMIT:
-        every = max(1, -(-n // X_LABELS))
-        names = slot_names(tokens)
-        keys, queries, axis_title = Named(ax, names, every), Named(ax, names), "key token (position:token)"
-    else:
-        every, keys, queries, axis_title = 1, ax, ax, "key position"
-    panels = [(name, causal(w), keys, queries) for name, w in maps]
+    every = max(1, -(-n // X_LABELS))
+
+    def axes(name: str) -> tuple:
+        given = dealt.get(name)
+        if n <= TICK_LIMIT:
+            names = slot_names(tokens) if given is None else [f"{int(k)}:{shown_token(t)}" for k, t in zip(given, tokens)]
+            return Named(ax, names, every), Named(ax, names)
+        if given is None:
+            return ax, ax
+        at = [f"{int(k):,}" for k in given]  # past TICK_LIMIT the other panels count positions; this one the positions given
+        return Named(ax, at, every), Named(ax, at, every)
+
+    axis_title = "key token (position:token)" if n <= TICK_LIMIT else "key position"
+    panels = [(name, causal(w), *axes(name)) for name, w in maps]
     top = max(float(np.nanmax(z)) for _, z, _, _ in panels)
     return grouped_heatmap(
         [ScaleGroup(panels, signed=False, zmin=0.0, zmax=top, colorbar_title="attention weight", hover="weight")],
@@ -68,7 +82,11 @@ def attention_figure(tokens: Sequence[str], maps: Sequence[tuple[str, np.ndarray
         y_title=axis_title.replace("key", "query"),
         note="; ".join(
             part
-            for part in (f"key tokens named on every {ordinal(every)} column" if every > 1 else "", "blank: later tokens, which the model never attends to")
+            for part in (
+                f"key tokens named on every {ordinal(every)} column" if every > 1 and n <= TICK_LIMIT else "",
+                "blank: later tokens, which the model never attends to",
+                f"{', '.join(dealt)}: each token named by the position it was given" if dealt else "",
+            )
             if part
         ),
         panel_height=max(220, ROW_PX * n) if n <= TICK_LIMIT else 300,

@@ -81,16 +81,17 @@ REGION_COLOURS: dict[str, str] = {
 # scheme never names a kind. Found by a search over a 16-step sRGB grid (L* 25 to 68, dark enough for a line on white) for
 # the colour farthest, in ΔE*ab, from the schemes, the marks and the kinds already picked, with typical vision and each
 # simulated missing cone; tests/core/viz/test_palette.py checks the gap. Kinds akin by their rule share a family:
-# NTK-aware and dynamic NTK greens, YaRN and YaRN without its temperature violets; a kind's factors differ by dash. Llama 3,
-# drawn beside the violets on /llm, takes the one red-pink hue of the search that keeps the gap: a purple would read as a third violet.
+# NTK-aware and dynamic NTK greens, YaRN and YaRN without its temperature magentas; a kind's factors differ by dash. What is
+# left of the search near no scaling's dark red is reds and browns, so only linear takes one (a brown, lighter than the red);
+# Llama 3 takes the periwinkle, three reds in one chart (no scaling, linear, Llama 3) reading as one family that is not one.
 KIND_COLOURS: dict[str, str] = {
     "none": "#880000",  # dark red
     "linear": "#885500",  # brown
     "ntk": "#336633",  # dark green
     "dynamic": "#668844",  # moss
-    "yarn": "#8899FF",  # periwinkle
-    "yarn-no-temperature": "#6600BB",  # deep violet
-    "llama3": "#BB3377",  # raspberry
+    "yarn": "#CC22BB",  # magenta
+    "yarn-no-temperature": "#772266",  # plum
+    "llama3": "#7799FF",  # periwinkle
 }
 # the turning pairs of a sinusoid or RoPE by speed, from the same search: those that complete a turn within the context
 # (the fast ones) and those that never do (the slow ones), on a wavelength chart and as the pairs a model loses on /lab

@@ -16,6 +16,7 @@ from core.schemes import alibi, kerple, relative
 from core.viz import charts, palette
 from core.viz.grid import Sample, strided, window
 from core.viz.heatmap import heatmap
+from core.viz.memo import shared
 
 GRID = 48  # query and key positions per small bias panel
 MAX_PANELS = 16  # heads drawn as panels
@@ -88,6 +89,7 @@ def span_heads(n_heads: int, most: int = SPAN_LINES) -> np.ndarray:
     return np.array(sorted(taken))
 
 
+@shared
 def alibi_weights(slopes: np.ndarray, max_len: int, span: np.ndarray) -> go.Figure:
     """Attention of the last query over max_len keys with equal content (only the bias counts), for the heads span_heads picks
     (each in its own colour, as in the bias chart beside it; which and why said under the title when not all), on a linear weight
@@ -96,15 +98,42 @@ def alibi_weights(slopes: np.ndarray, max_len: int, span: np.ndarray) -> go.Figu
     distances = np.unique(np.geomspace(1, max(max_len, 1), WEIGHT_POINTS).round().astype(np.int64) - 1)
     weights = alibi.alibi_attention_weights(slopes, max_len, distances=distances)
     shown = f"heads {', '.join(str(h + 1) for h in heads)} of {slopes.size}, spread across them: more lines would not be told apart"
-    return charts.lines(
+    colours = [palette.head_colour(int(h)) for h in heads]
+    fig = charts.lines.fresh(  # its own figure: the heads' names are added to it
         [(f"head {h + 1} (span {span[h]:,})", distances + 1, weights[h]) for h in heads],
-        colours=[palette.head_colour(int(h)) for h in heads],
+        colours=colours,
         title=f"Attention of the last query over {max_len:,} keys when all content scores are equal: only the bias counts",
         x_title="distance to the key + 1 (positions, log scale)",
         y_title="attention weight",
         log_x=True,
         note=shown if heads.size < slopes.size else "",
     )
+    # each line named where it starts: the shallow heads start within a few pixels of each other near 0, where colour alone did not
+    # tell them apart, so their names are lifted apart, in the order their lines start, each with a pointer to its line's start
+    starts = weights[heads, 0]
+    scale = SPAN_PLOT_PX / max(float(starts.max()), 1e-300)  # pixels per unit of weight, the y axis running from 0 to the highest start
+    for k, lift in enumerate(label_lifts(starts * scale, charts.MARK_LINE_PX + 1)):
+        fig.add_annotation(
+            x=0.0, y=float(starts[k]), xref="x", yref="y", text=f"head {heads[k] + 1}", font=dict(size=charts.MARK_FONT_PX, color=colours[k]),
+            showarrow=True, arrowcolor=colours[k], arrowwidth=1, arrowhead=0, ax=SPAN_LABEL_PX, ay=-lift, xanchor="left", bgcolor=charts.LABEL_BACKING,
+        )  # fmt: skip
+    return fig
+
+
+SPAN_PLOT_PX = 110  # pixels from 0 to the highest start at most, as a phone shows the span chart (a desktop shows more: its names stand further apart)
+SPAN_LABEL_PX = 36  # how far right of its line's start a head's name sits
+
+
+def label_lifts(at: np.ndarray, gap: float) -> np.ndarray:
+    """How far (in pixels) to lift each label above the point `at` it names (pixels from the axis' foot) so that labels stand at
+    least `gap` apart, in the order of their points, none lower than its own point: from the lowest up, each at its point or `gap`
+    above the one below, whichever is higher. (n,) float64."""
+    at = np.asarray(at, dtype=np.float64)
+    placed = np.empty_like(at)
+    below = -np.inf
+    for k in np.argsort(at, kind="stable"):
+        placed[k] = below = max(float(at[k]), below + gap)
+    return placed - at
 
 
 def _broken_runs(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -54,6 +54,8 @@ def check_layer_figures(wave: dict, decay: dict, preset, index: int) -> None:
     assert_close(lines[name][1], view.before[finite], rtol=1e-12)
     ink = {t["name"]: t["line"]["color"] for t in wave["data"] if "name" in t}
     assert ink[name] == palette.UNSCALED
+    ring = {t["name"]: t["marker"].get("symbol") for t in wave["data"] if "name" in t}  # scaled: 'before' as rings, the kept pairs' dots inside
+    assert ring == {n: "circle-open" if layer.scaling and n == name else None for n in ring}
     for label in ("kept", "blended", "interpolated"):
         if layer.scaling is not None and (view.label == label).any():
             assert_close(lines[f"after: {label}"][1], view.after[view.label == label], rtol=1e-12)
@@ -97,6 +99,8 @@ def test_default_page_shows_cores_numbers():
     # RoPE in 2-D: 16 x 16 patches, query at (8, 8), base 10,000, head_dim 128
     grid_view = open_context(ctx_view="RoPE in 2-D")
     assert_clean(grid_view)
+    # the model picker stands in the two views that draw a model, not above the 2-D view, which draws none
+    assert [m.label for m in at.multiselect] == [m.label for m in pit.multiselect] == ["Models"] and not grid_view.multiselect
     figs = [None, None, None, *grids(grid_view)]  # the two heatmaps (painted by the browser), numbered as when the page drew all five
     rows, cols = cx.grid_positions(16, 16)
     expected_grids = [

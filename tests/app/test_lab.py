@@ -19,7 +19,8 @@ from core.lab import labrun
 from core.lab import trainers as line
 from core.lab.config import SURVEY, LabConfig
 from core.lab.figures import example_text, survey_reading, survey_table
-from core.schemes.registry import SCHEMES
+from core.lab.lm_figures import short_label
+from core.lab.registry import EXPERIMENTS
 from tests.app.conftest import assert_clean, chart_keys, decode, figure, figures, grid, grids, open_page, plain_table, title_text
 
 TINY = {"lab_train_len": 8, "lab_steps": 30}
@@ -44,9 +45,14 @@ def test_nothing_trains_on_load():
     at = open_page("lab")
     assert_clean(at)
     assert "lab_run" not in at.session_state
-    # the precomputed curves the page opens with (the paper's are in a closed tab), the task's picture and the first trained-model
-    # experiment's: no training
-    assert chart_keys(at) == ["lab_lm_shipped", "lab_task_map", "lab_probe_shipped"]
+    # one chart, the precomputed curves the page opens with (the paper's are in a closed tab): no training; the task's picture
+    # waits in its closed box, built only when opened, and a link opens it; the trained models' section opens on its questions
+    assert chart_keys(at) == ["lab_lm_shipped"] and "lab_map" not in at.query_params
+    assert at.query_params["lab_trained_view"] == "questions"
+    assert all(f"**{r.title}**: {r.question}" in " ".join(m.value for m in at.markdown) for r in EXPERIMENTS.values())
+    at = open_page("lab", lab_map="true")
+    assert_clean(at)
+    assert chart_keys(at) == ["lab_lm_shipped", "lab_task_map"]
     task_map = figure(at, "lab_task_map")
     tested, trained = task_map["data"]
     np.testing.assert_array_equal(decode(trained["x"]), np.arange(1, 32))  # kback, k = 1: every position from 1 on
@@ -100,8 +106,8 @@ def test_a_tiny_configuration_runs_to_the_end_and_draws_its_results():
     assert [p.state for p in run.progress] == ["done", "done", "done"]
     figs = figures(at)
     titles = [title_text(f) for f in figs]
-    assert len(figs) == 6 and all(titles)  # with the precomputed curves the page opens with and the first trained-model experiment's (after these)
-    figs, titles = figs[2:], titles[2:]  # after the precomputed curves and the task's picture
+    assert len(figs) == 4 and all(titles)  # after the precomputed curves the page opens with
+    figs, titles = figs[1:], titles[1:]  # after the precomputed curves (the task's picture waits in its closed box)
     assert titles[0].startswith("Accuracy against evaluation length: trained on 8 tokens")
     accuracy = {t["name"]: (decode(t["x"]), decode(t["y"]).astype(float)) for t in figs[0]["data"]}
     assert set(accuracy) == {"none (NoPE)", "rotary (RoPE)", "learned absolute table (no code from position 8)"}
@@ -117,7 +123,7 @@ def test_a_tiny_configuration_runs_to_the_end_and_draws_its_results():
     assert table_map["scales"][0]["colours"] == similarity_map["scales"][0]["colours"]
     assert "learned absolute table after 30 steps" in table_map["title"] and "Cosine similarity" in similarity_map["title"]
     table = next(plain_table(t) for t in at.table if "notes" in plain_table(t).columns)
-    assert list(table["scheme"]) == ["none (NoPE)", "rotary (RoPE)", "learned absolute table"]
+    assert list(table["scheme"]) == ["NoPE", "RoPE", "learned"]  # the short names, in a table of many columns
     assert "at 16, 24, 32: this learned table has 8 rows (positions 0 to 7)" in table["notes"][2] and "cannot extrapolate" in table["notes"][2]
     # accuracies in words: the run's own to 3 decimals, "no code" past the table's 8 rows (the legend's number), never "None"
     assert list(table["acc @ 8"]) == [f"{run.results[i].accuracy[8]:.3f}" for i in range(3)]
@@ -135,8 +141,8 @@ def test_the_same_configuration_again_comes_from_the_cache():
     again = at.session_state["lab_run"]
     assert again.done and again.progress[0].state == "cached" and again.results[0] is first  # no thread, no wait
     assert_clean(at)
-    # the results drawn by the click's own run (and the task map and two precomputed figures)
-    assert len(figures(at)) == 6 and any("notes" in plain_table(t).columns for t in at.table)
+    # the results drawn by the click's own run (and the two precomputed figures)
+    assert len(figures(at)) == 4 and any("notes" in plain_table(t).columns for t in at.table)
 
 
 def test_stop_ends_a_long_run_and_shows_where_it_stopped():
@@ -151,7 +157,7 @@ def test_stop_ends_a_long_run_and_shows_where_it_stopped():
     assert run.wait(60) and run.progress[0].state == "stopped"
     at.run()
     assert_clean(at)
-    assert "stopped at step" in title_text(figures(at)[2])  # after the precomputed curves and the task's picture
+    assert "stopped at step" in title_text(figures(at)[1])  # after the precomputed curves
 
 
 @pytest.fixture()
@@ -196,7 +202,7 @@ def test_a_waiting_run_trains_once_a_trainer_frees_up(trainers_busy):
     assert run.wait(120) and run.progress[0].state == "done"
     at.run()
     assert_clean(at)
-    assert len(figures(at)) == 6 and not any("Waiting" in i.value for i in at.info)
+    assert len(figures(at)) == 4 and not any("Waiting" in i.value for i in at.info)
 
 
 @pytest.fixture()
@@ -350,10 +356,10 @@ def test_the_real_text_section_shows_the_shipped_curves_on_load_and_the_papers_c
         assert f"{lm.ratio(ship.perplexity[scheme], 64, 4):.3f}" in captions  # the ratio ppl(4L)/ppl(L) on the page
     table = next(plain_table(t) for t in at.table if "4L / L" in plain_table(t).columns)
     assert list(table.columns) == ["scheme", "ppl @ 64", "ppl @ 128", "ppl @ 256", "ppl @ 512", "4L / L", "8L / L", "seconds"]
-    alibi_row = table[table["scheme"] == SCHEMES["alibi"].label].iloc[0]
+    alibi_row = table[table["scheme"] == short_label("alibi")].iloc[0]
     assert [alibi_row[f"ppl @ {n}"] for n in (64, 128, 256, 512)] == [f"{ship.perplexity['alibi'][n]:.3f}" for n in (64, 128, 256, 512)]
     assert alibi_row["4L / L"] == f"{lm.ratio(ship.perplexity['alibi'], 64, 4):.3f}"
-    learned_row = table[table["scheme"] == SCHEMES["learned"].label].iloc[0]
+    learned_row = table[table["scheme"] == short_label("learned")].iloc[0]  # the narrow column's short name: "learned"
     assert learned_row["ppl @ 64"] != "" and learned_row["ppl @ 128"] == "" and learned_row["4L / L"] == ""  # no code past L: empty cells
     assert not at.button(key="lab_lm_train").disabled and at.button(key="lab_lm_stop").disabled
 
@@ -419,7 +425,7 @@ def test_a_bad_real_text_link_says_so_and_no_scheme_is_a_message():
 def test_the_trained_model_experiments_show_their_shipped_numbers_and_wire_a_live_run():
     from core.lab import experiment, findings
 
-    at = open_page("lab")  # the first experiment: the position probe, precomputed, nothing trained
+    at = open_page("lab", lab_trained_view="probe")  # the first experiment: the position probe, precomputed, nothing trained
     assert_clean(at)
     assert "lab_probe_run" not in at.session_state
     ship = experiment.load("probe")
@@ -493,7 +499,7 @@ SETTINGS = [  # views at settings beyond their defaults; every other experiment 
 def _views():
     from core.lab.registry import EXPERIMENTS
 
-    set_apart = {p["lab_trained_view"] for p in SETTINGS} | {"probe"}  # the probe's defaults: the page's first test above
+    set_apart = {p["lab_trained_view"] for p in SETTINGS}
     return SETTINGS + [{"lab_trained_view": name} for name in EXPERIMENTS if name not in set_apart]
 
 

@@ -29,6 +29,7 @@ from core.viz.llm_figures import (
     scaling_key,
     SPACE,
     scaling_name,
+    shown_token,
     shuffled_cells,
     shuffled_sentence,
     sizes_sentence,
@@ -62,6 +63,9 @@ def test_without_the_model_the_presets_are_shipped_and_your_text_says_how_to_get
         z, w = decode(panel["z"]).astype(np.float64), results.attention_maps(preset, mode)[2, 3]
         np.testing.assert_allclose(z[np.tril_indices(len(w))], w[np.tril_indices(len(w))], rtol=1e-6)
     assert not at.info and "Choose ‘your own text’" not in " ".join(c.value for c in at.caption)  # no live run offered without the model
+    # the shuffled panel names each token by the position it was dealt, in the text's order
+    row = RECORDS["attention"].load().data.rows[results.map_key(preset, "shuffled")]
+    assert panels[2]["y"]["names"] == [f"{k}:{shown_token(t)}" for k, t in zip(row["positions"], row["tokens"])] != panels[0]["y"]["names"]
     at = open_page("llm", llm_sentence=llm.CUSTOM)
     assert_clean(at)
     [notice] = at.info

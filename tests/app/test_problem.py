@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.analysis import properties, raw_positions
+from core.viz import charts
 from tests.app.conftest import assert_clean, chart_keys, decode, figures, grid, grid_keys, open_page, plain_table, title_text
 from ui.path import STEPS
 
@@ -106,6 +107,10 @@ def test_lined_up_by_default_draws_your_order_with_each_word_in_its_place():
     assert panels[1]["title"] == "your order, lined up by word, no positions"
     np.testing.assert_allclose(*(decode(p["z"]).astype(float) for p in panels[:2]), atol=1e-7)
     assert "the two pictures are the same" in at.caption[0].value and at.toggle(key="lined_up").value
+    # a third row, the change word by word on its own scale, and the sentence that reads it
+    change = [decode(p["z"]).astype(float) for p in panels[4:]]
+    assert len(panels) == 6 and np.abs(change[0]).max() < 1e-6 and np.abs(change[1]).max() > 1e-3
+    assert f"up to {charts.number(float(np.abs(change[1]).max()))} with the sinusoid." in at.caption[0].value
 
 
 def test_a_bad_order_in_the_link_gets_a_notice_and_the_default():

@@ -11,6 +11,7 @@ import re
 import numpy as np
 
 from core.lab import extend, findings, lm
+from core.lab.lm_figures import short_label
 from core.schemes import relative
 from core.schemes.registry import SCHEMES, T5_BUCKETS
 
@@ -78,7 +79,7 @@ def paper_rows(claims: tuple[lm.PaperClaim, ...]) -> dict[str, list[str]]:
     """The paper's claims as a table: per method, how far past L it keeps improving, what it says, and where."""
     L = lm.PAPER_TRAIN_LEN
     return {
-        "method": [_label(c.scheme) for c in claims],
+        "method": [short_label(c.scheme) for c in claims],
         f"improves up to, past L = {L}": [f"{c.extra:,} tokens (L + {c.extra / L:.0%})" if c.extra is not None else "" for c in claims],
         "the paper says": [c.says for c in claims],
         "where": [c.where for c in claims],

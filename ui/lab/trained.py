@@ -13,6 +13,7 @@ The view on screen is in the URL (`lab_trained_view`); only its figures are buil
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import numpy as np
@@ -30,8 +31,10 @@ from ui.lab import lm_text
 from ui.lab.run import finished, live_run, same_as_shipped
 from ui.heatmap import draw_heatmap
 
-VIEWS = {name: record.title for name, record in EXPERIMENTS.items()}
-VIEW = Choice("lab_trained_view", "Experiment", list(VIEWS), "probe", labels=VIEWS, widget="segmented_control")
+# the section opens on its questions, a line each and no chart (the page opens on one figure); each experiment is a pick away
+QUESTIONS = "questions"
+VIEWS = {QUESTIONS: "Their questions"} | {name: record.title for name, record in EXPERIMENTS.items()}
+VIEW = Choice("lab_trained_view", "Experiment", list(VIEWS), QUESTIONS, labels=VIEWS, widget="segmented_control")
 SCHEME_LABEL = {s: SCHEMES[s].label for s in lm.DEFAULT_SCHEMES}
 ERROR = ":material/error:"
 
@@ -554,7 +557,12 @@ def record_view(name: str) -> None:
     live(name, f"lab_{name}", configs, "Run", draw, problem)
 
 
-DRAWERS = {"probe": probe_view, "extend": extend_view, "sliding": sliding_view, "pairs": pairs_view, "passkey": passkey_view}
+def questions_view() -> None:
+    """The section's opening view: what each experiment asks, from its record."""
+    st.markdown("\n".join(f"- **{record.title}**: {record.question}" for record in EXPERIMENTS.values()))
+
+
+DRAWERS = {QUESTIONS: questions_view, "probe": probe_view, "extend": extend_view, "sliding": sliding_view, "pairs": pairs_view, "passkey": passkey_view}
 
 
 def _count(n: int) -> str:
@@ -568,8 +576,11 @@ def trained_section() -> None:
         f"{_count(len(EXPERIMENTS))} experiments on trained models: the Austen models whose curves open the page (they come with the "
         "app), unless an experiment says it trains its own. Each shows its precomputed numbers at once and runs again on demand."
     )
-    check_links(VIEW)
-    view = VIEW.draw()
+    # a link made when the probe opened the section names its settings and no view: it still opens the probe
+    probe_link = "lab_trained_view" not in st.query_params and any(k.startswith("lab_probe_") for k in st.query_params)
+    picker = dataclasses.replace(VIEW, default="probe") if probe_link else VIEW
+    check_links(picker)
+    view = picker.draw()
     glossary.terms_expander(glossary.TRAINED, key="terms_trained")  # the terms every experiment's words use, defined once above them
     try:
         DRAWERS[view]() if view in DRAWERS else record_view(view)

@@ -272,3 +272,13 @@ def test_a_line_of_one_point_is_drawn_larger_than_the_points_it_sits_among():
     fig = lm_figures.perplexity_by_length([("learned", {64: 5.0, 128: None}), ("rope", {64: 5.0, 128: 6.0})], 64, what="test")
     learned, rope = fig.data
     assert (learned.marker.size, learned.marker.symbol) == (13, "diamond") and (rope.marker.size or 0) < 13
+
+
+def test_a_narrow_tables_scheme_name_is_its_labels_acronym_or_first_word_and_never_shared():
+    from core.lab.lm_figures import short_label
+    from core.schemes.registry import SCHEMES
+
+    assert [short_label(s) for s in ("none", "rope", "t5", "learned", "alibi", "kerple")] == ["NoPE", "RoPE", "T5", "learned", "ALiBi", "KERPLE"]
+    assert short_label("sinusoidal") == SCHEMES["sinusoidal"].label  # 'sinusoidal' alone would name the tensor2tensor one too
+    assert len({short_label(s) for s in SCHEMES}) == len(SCHEMES)  # no two schemes share one
+    assert all(short_label(s) in SCHEMES[s].label for s in SCHEMES)  # read from the label, not written anew

@@ -118,3 +118,26 @@ def test_the_share_caption_names_the_largest_part_at_the_factor_set():
     said = share_text(np.array([0.6, 0.3, 0.1]), 0.25)
     assert "At f = 0.25, as set, the content · content term is the largest part (60% of the three)." in said and "where the words" not in said
     assert "the cross terms are the largest part (45% of the three)." in share_text(np.array([0.3, 0.45, 0.25]), 2.0)
+
+
+@pytest.mark.parametrize("width", [2, 64])  # the sidebar's narrowest sinusoid and a usual one
+def test_the_difference_row_draws_the_change_word_by_word_and_its_sentence_reads_the_same_arrays(width):
+    res = _study(WORDS, [2, 1, 0], pe=sinusoidal_encoding(3, width))
+    spec = reorder_figure(res, 0, "the sinusoid", lined_up=False, difference=True)
+    panels = _panels(spec)
+    assert len(panels) == 6 and spec["columns"] == 2 and len(spec["scales"]) == 2 and spec["scales"][1]["signed"]
+    (t4, plain, p4), (t5, moved, _) = panels[4:]
+    assert (t4, t5) == ("change, word by word: no positions", "change, word by word: with the sinusoid")
+    assert p4["y"]["names"] == ["0:dog", "1:bites", "2:man"]  # word by word: each word in its original place, whatever the view above
+    np.testing.assert_allclose(plain, res.weights_plain_shuffled[0] - res.weights_plain[0], atol=1e-7)
+    np.testing.assert_allclose(moved, res.weights_pe_shuffled[0] - res.weights_pe[0], atol=1e-7)
+    assert np.abs(plain).max() < 1e-6 and np.abs(moved).max() > 1e-3  # without positions nothing moves; with them it does
+    key = float(np.abs(moved).max())
+    assert p4["zmax"] == pytest.approx(key, rel=1e-6)  # the change's own scale: its largest change is full colour
+    sentences = reorder_sentences(res, 0, "the sinusoid", causal=False, lined_up=False, difference=True)
+    assert len(sentences) == 3 and sentences[1].startswith("Middle row, with the sinusoid")
+    assert f"on a key of ±{charts.number(key, 3)}): nothing without positions, up to {charts.number(key)} with the sinusoid." in sentences[2]
+    # positions that change nothing: both change panels blank, the key ±1, and the sentence says nothing moved
+    still = reorder_sentences(_study(WORDS, [2, 1, 0], pe=np.zeros((3, 64))), 0, "nothing", causal=False, difference=True)
+    assert still[2].endswith(f"on a key of ±{charts.number(1.0, 3)}): nothing without positions, nothing with nothing.")
+    assert "the middle row is the top row" in still[1]

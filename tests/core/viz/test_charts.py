@@ -371,3 +371,12 @@ def test_the_waves_mark_each_wavelength_by_the_dimensions_the_legend_names():
     marks = [(a["x"], a["text"]) for a in fig.layout.annotations if a["text"].startswith("λ")]
     assert len(marks) == 1 and marks[0][1] == "λ of dim 16, 17" and marks[0][0] == pytest.approx(2 * np.pi * 10 ** 0.5)
     assert [t.name.split(" (")[0] for t in fig.data if t.name] == ["dim 0", "dim 16", "dim 17"]  # the legend's names
+
+
+def test_lines_draws_a_series_markers_as_the_symbol_given_and_the_others_as_dots():
+    x = np.arange(3)
+    fig = charts.lines.fresh([("a", x, x), ("b", x, 2 * x)], title="t", x_title="x", y_title="y", markers=True, symbols=[("diamond", 13), None])
+    assert (fig.data[0].marker.symbol, fig.data[0].marker.size) == ("diamond", 13)
+    assert (fig.data[1].marker.symbol, fig.data[1].marker.size) == (None, 5)  # Plotly's dot, as without the option
+    with pytest.raises(ValueError, match="as many colours, dashes and symbols"):
+        charts.lines.fresh([("a", x, x)], title="t", x_title="x", y_title="y", symbols=[None, None])

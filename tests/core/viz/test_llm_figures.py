@@ -309,3 +309,16 @@ def test_the_shuffled_sentence_finds_the_token_one_position_before():
     w[3, 0], w[3, 2] = 1.0, 0.0  # now 100% by position against 33% in text order
     assert lf.shuffled_sentence(w, positions).endswith("It follows the positions it is given, not the order of the words.")
     assert lf.position_before_share(w, [0, 1, 2, 3][::-1]) is None and lf.shuffled_sentence(w, [3, 2, 1, 0]) == ""  # every one later
+
+
+def test_the_shuffled_panel_names_each_token_by_the_position_it_was_given():
+    tokens = ["The", " dog", " bites", " man"]
+    maps = [("as trained", _rows(4, 0)), ("positions shuffled", _rows(4, 2))]
+    spec = lf.attention_figure(tokens, maps, 1, 1, dealt={"positions shuffled": (2, 0, 3, 1)})
+    trained, shuffled = spec["panels"]
+    assert trained["y"]["names"] == ["0:The", "1:·dog", "2:·bites", "3:·man"]  # as in the text
+    assert shuffled["y"]["names"] == shuffled["x"]["names"] == ["2:The", "0:·dog", "3:·bites", "1:·man"]  # the text's order, each its dealt position
+    np.testing.assert_allclose(decode(shuffled["z"])[np.tril_indices(4)], maps[1][1][np.tril_indices(4)], rtol=1e-6)  # the same cells
+    assert "positions shuffled: each token named by the position it was given" in spec["note"]
+    with pytest.raises(ValueError, match="4 positions for 4 tokens"):
+        lf.attention_figure(tokens, maps, 1, 1, dealt={"positions shuffled": (0, 1)})
