@@ -34,9 +34,8 @@ FONT = dict(family="Inter, Source Sans Pro, sans-serif", size=13)
 # Light or dark is the visitor's choice, made in the browser after the figure is built: a figure is built as the light
 # theme shows it (white, as its PNG download keeps it), its grid and axis lines in a grey that reads on either, and
 # its text in THEMED_TEXT, a colour that ui/assets/app.css redraws in the theme's text colour (as it redraws the white
-# background, MARK_GREY, a label's backing LABEL_BACKING and Okabe-Ito's black in the dark theme's colours).
+# background, palette.MARK, a label's backing LABEL_BACKING and Okabe-Ito's black in the dark theme's colours).
 THEMED_TEXT = "#111418"  # the light theme's text colour: what a figure shows wherever CSS does not reach (a PNG download)
-MARK_GREY = "#555555"  # a reference mark without a colour of its own
 LABEL_BACKING = "rgba(255,255,255,0.8)"  # behind a mark's label, so the lines under it do not cross its words
 GRID, AXIS_LINE = "rgba(128,128,128,0.2)", "rgba(128,128,128,0.55)"
 _AXIS = dict(gridcolor=GRID, zerolinecolor=AXIS_LINE, linecolor=AXIS_LINE, showline=True, ticks="outside", tickcolor=AXIS_LINE, automargin=True)

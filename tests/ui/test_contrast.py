@@ -76,7 +76,7 @@ def test_every_code_colour_passes_on_the_code_background_of_its_theme():
 
 
 def test_a_figures_grey_text_passes_on_the_page_in_both_themes():
-    # MARK_GREY (core.viz.charts) on the transparent figure, that is on the page's background
+    # palette.MARK (core.viz.palette) on the transparent figure, that is on the page's background
     rule = next(line for line in CSS.splitlines() if '[style*="fill: rgb(85, 85, 85)"]' in line)
     light, dark = LIGHT_DARK.search(rule).groups()
     assert contrast(rgb(light), rgb(THEMES["light"]["backgroundColor"])) >= 4.5
