@@ -110,14 +110,19 @@ def _read_survey(path: Path) -> tuple[list[int], int, dict[str, dict[str, tuple[
 SURVEY_SEEDS, SURVEY_STEPS, SURVEY = _read_survey(SURVEY_PATH)  # the seeds, the training steps, every seed's cells
 
 
-def check_model(config) -> None:
-    """What every config that trains the lab's tiny model checks alike (LabConfig, core.lab.lm.LMConfig,
-    core.lab.passkey.PasskeyConfig): its scheme, steps, batch, seed, width, heads, layers and learning rate."""
+def check_run(config) -> None:
+    """A training config's scheme and number of steps (the first thing `check_model` checks)."""
     if config.scheme not in SCHEMES:
         raise ValueError(f"Unknown scheme {shown(config.scheme)}; choose one of {', '.join(SCHEMES)}.")
     if isinstance(config.steps, (int, np.integer)) and not isinstance(config.steps, bool) and config.steps < 1:
         raise ValueError(f"Training needs at least 1 step, got {config.steps}.")
     whole_number(config.steps, "The number of training steps", 1, LIMITS["steps"])
+
+
+def check_model(config) -> None:
+    """What every config that trains the lab's tiny model checks alike (LabConfig, core.lab.lm.LMConfig,
+    core.lab.passkey.PasskeyConfig): its scheme, steps, batch, seed, width, heads, layers and learning rate."""
+    check_run(config)
     whole_number(config.batch, "The batch size", 1, LIMITS["batch"])
     whole_number(config.seed, "The seed", 0, 2**31 - 1)
     d = whole_number(config.d_model, "The model width", 2, LIMITS["d_model"])
@@ -157,6 +162,8 @@ class LabConfig:
     base: float = 10_000.0
 
     def __post_init__(self) -> None:
+        # of two problems at once the page names the one it always named first: scheme and steps, the task's, then the model's
+        check_run(self)
         if self.task not in TASKS:
             raise ValueError(f"Unknown task {shown(self.task)}; choose one of {', '.join(TASKS)}.")
         offset = whole_number(self.offset, "The offset k", 1, LIMITS["train_len"] - 1)
@@ -176,7 +183,7 @@ class LabConfig:
                 )
             if length < task.min_len(offset):
                 raise ValueError(f"The evaluation length {length} is too short for the task '{task.label}': it needs at least {task.min_len(offset)} tokens.")
-        check_model(self)  # after the task's own checks: of two problems at once, the page names the task's first
+        check_model(self)
         object.__setattr__(self, "eval_lens", tuple(sorted({int(n) for n in lens})))
         whole_number(self.vocab, "The vocabulary size", 2, LIMITS["vocab"])
         d, heads = int(self.d_model), int(self.n_heads)

@@ -78,7 +78,8 @@ def test_same_seed_same_data_other_seed_other_data():
         (dict(task="sort"), "Unknown task 'sort'"),
         (dict(offset=5, train_len=5, eval_lens=(5,)), "training length must be between 6 and 256"),
         (dict(n_heads=3), "split into 3 heads of an even width"),
-        # two problems the page's controls allow at once: the task's is named first, the model's once it is fixed
+        # two problems the page's controls allow at once: steps named first, then the task's, then the model's
+        (dict(steps=0, offset=40, train_len=32), "at least 1 step, got 0"),
         (dict(d_model=16, n_heads=16, offset=40, train_len=32), "training length must be between 41 and 256"),
         (dict(lr=0.0), "learning rate must be a number above 0"),
         (dict(steps=2.5), "number of training steps must be a whole number"),
