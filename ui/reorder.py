@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
+from core.analysis.attention import same_words_in_order
 from ui.controls import Toggle, first_check, link_notice
 
 CHIPS = 16  # words offered as chips to click; a longer sentence is reordered by the buttons alone
@@ -79,7 +80,8 @@ def _shuffled(key: str) -> None:
 
 
 def word_order(key: str, words: Sequence[str], default: Callable[[int], tuple[int, ...]] = reversed_order) -> np.ndarray:
-    """Draw the word-order control for `words` and return the order (slot k holds word order[k]), (n,) int64.
+    """Draw the word-order control for `words` and return the order (slot k holds word order[k], copies of a repeated word
+    in their original order: `same_words_in_order`), (n,) int64.
     A link's order is read on the first run for these words, and again whenever the link says another order than the one held
     (Back, an edited address); a bad one gets a notice and the order stays."""
     n = len(words)
@@ -124,4 +126,4 @@ def word_order(key: str, words: Sequence[str], default: Callable[[int], tuple[in
         row.button("Original order", key=f"{key}_reset", on_click=_set, args=(key, tuple(range(n))), icon=":material/undo:")
     st.html(STYLES)  # a style-only element: it takes no room
     st.query_params[key] = st.session_state[f"_{key}_written"] = ",".join(map(str, order))
-    return np.asarray(order, dtype=np.int64)
+    return same_words_in_order(words, order)  # the chips keep the copies the visitor moved; the pictures compare words

@@ -122,6 +122,15 @@ def shuffle_perm(n: int, seed: int) -> np.ndarray:
     return np.roll(np.arange(n), 1)
 
 
+def same_words_in_order(words, order) -> np.ndarray:
+    """`order` with repeated words taken in their original order (slot k still holds the word words[order[k]]): two copies
+    of a word are one token, so which copy stands where is no change a model could see. (n,) int64."""
+    unused: dict[str, list[int]] = {}
+    for k, word in enumerate(words):
+        unused.setdefault(word, []).append(k)
+    return np.array([unused[words[k]].pop(0) for k in order], dtype=np.int64)
+
+
 def check_order(order, n: int) -> np.ndarray:
     """`order` as a permutation of 0 .. n-1 (int64, (n,)), or a ValueError that says what is wrong."""
     arr = np.asarray(order)

@@ -136,10 +136,8 @@ def reorder_sentences(res: AttentionStudy, head: int, label: str, causal: bool, 
     n = len(res.words)
     if n < 2:
         return ["A single word has no order to change: add words to see what reordering does."]
-    if np.array_equal(res.perm, np.arange(n)):
-        return ["Both orders are the same now: swap two words to see what changes."]
-    if [res.words[k] for k in res.perm] == list(res.words):
-        return ["Your order puts the same words in the same places (only repeated words traded places), so both sentences are the same."]
+    if [res.words[k] for k in res.perm] == list(res.words):  # the original order, or only copies of a word traded places
+        return ["Both orders are the same sentence now: swap two different words to see what changes."]
     plain, with_pe = reorder_changes(res, head)
     below = "Middle row" if difference else "Bottom row"
     if plain < 1e-9:

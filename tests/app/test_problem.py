@@ -91,7 +91,7 @@ def test_the_lesson_opens_the_page_and_a_swap_reorders_its_picture():
     at.button_group(key="order_pick").set_value(0).run()
     at.button_group(key="order_pick").set_value(2).run()  # swap the words in slots 0 and 2: back to 'dog bites man'
     assert at.query_params["order"] == "0,1,2"
-    assert at.caption[0].value == "Both orders are the same now: swap two words to see what changes."
+    assert at.caption[0].value == "Both orders are the same sentence now: swap two different words to see what changes."
     at.button(key="order_reverse").click().run()
     panels = grid(at, "lesson_weights")["panels"]
     assert [p["y"]["names"] for p in panels[:2]] == [["0:dog", "1:bites", "2:man"], ["0:man", "1:bites", "2:dog"]]
@@ -111,6 +111,15 @@ def test_lined_up_by_default_draws_your_order_with_each_word_in_its_place():
     change = [decode(p["z"]).astype(float) for p in panels[4:]]
     assert len(panels) == 6 and np.abs(change[0]).max() < 1e-6 and np.abs(change[1]).max() > 1e-3
     assert f"up to {charts.number(float(np.abs(change[1]).max()))} with the sinusoid." in at.caption[0].value
+
+
+def test_two_copies_of_a_word_traded_are_the_same_sentence_and_change_nothing():
+    at = open_page("problem", lesson="the cat sat on the mat", order="4,1,2,3,0,5")  # only the two 'the' swapped
+    assert_clean(at)
+    assert at.query_params["order"] == "4,1,2,3,0,5"  # the chips keep the copies the visitor moved
+    assert at.caption[0].value == "Both orders are the same sentence now: swap two different words to see what changes."
+    panels = grid(at, "lesson_weights")["panels"]
+    assert all(np.abs(decode(p["z"]).astype(float)).max() == 0 for p in panels[4:])  # the change row: nothing changed
 
 
 def test_a_bad_order_in_the_link_gets_a_notice_and_the_default():
