@@ -111,6 +111,14 @@ def alibi_weights(slopes: np.ndarray, max_len: int, span: np.ndarray) -> go.Figu
     # each line named where it starts: the shallow heads start within a few pixels of each other near 0, where colour alone did not
     # tell them apart, so their names are lifted apart, in the order their lines start, each with a pointer to its line's start
     starts = weights[heads, 0]
+    fig.update_yaxes(rangemode="tozero")  # the lifts below count pixels from a weight of 0
+    if np.ptp(starts) == 0:  # every line one and the same (one key: each head gives it all the weight): one name for all
+        named = "every head drawn" if heads.size > 1 else f"head {heads[0] + 1}"
+        fig.add_annotation(
+            x=0.0, y=float(starts[0]), xref="x", yref="y", text=named, font=dict(size=charts.MARK_FONT_PX),
+            showarrow=True, arrowwidth=1, arrowhead=0, ax=SPAN_LABEL_PX, ay=0, xanchor="left", bgcolor=charts.LABEL_BACKING,
+        )  # fmt: skip
+        return fig
     scale = SPAN_PLOT_PX / max(float(starts.max()), 1e-300)  # pixels per unit of weight, the y axis running from 0 to the highest start
     for k, lift in enumerate(label_lifts(starts * scale, charts.MARK_LINE_PX + 1)):
         fig.add_annotation(

@@ -29,3 +29,11 @@ def test_every_head_of_the_span_chart_is_named_at_its_lines_start_in_its_colour(
     placed = sorted((a.y / top * SPAN_PLOT_PX - a.ay, a.y) for a in names)
     assert np.diff([p for p, _ in placed]).min() >= charts.MARK_LINE_PX
     assert [y for _, y in placed] == sorted(y for _, y in placed)
+
+
+def test_the_span_charts_names_stand_on_an_axis_from_0_and_one_key_has_one_name():
+    slopes = alibi.alibi_slopes(8)
+    fig = alibi_weights(slopes, 2, alibi.alibi_attention_span(slopes, 2, 0.9))  # two keys: every weight far from 0
+    assert fig.layout.yaxis.rangemode == "tozero"  # the lifts count pixels from a weight of 0
+    fig = alibi_weights(slopes, 1, alibi.alibi_attention_span(slopes, 1, 0.9))  # one key: every head's one point is (1, 1.0)
+    assert [a.text for a in fig.layout.annotations if "head" in a.text] == ["every head drawn"]
