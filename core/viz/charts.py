@@ -365,14 +365,17 @@ def log_ticks(lo: float, hi: float, most: int = TICKS) -> list[float]:
 _SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
-def log_label(value: float) -> str:
-    """A log axis's tick label in full: 0.001, 20, 50,000 as written; past them a power of ten as 10⁻⁵ or 2×10⁶."""
-    if 1e-3 <= value < 1e6:
-        return f"{value:,.10g}"
-    exponent = int(np.floor(np.log10(value) + 1e-9))
-    mantissa = float(f"{value / 10.0**exponent:.3g}")
-    power = "10" + str(exponent).translate(_SUPERSCRIPTS)
-    return power if mantissa == 1 else f"{mantissa:g}×{power}"
+def log_labels(values: Sequence[float]) -> list[str]:
+    """A log axis's tick labels in one format: in full (0.001, 20, 50,000) when every tick lies in 0.001 .. 999,999, else
+    every tick as a power of ten (10³, 2×10⁶, 10⁻⁵), so '100,000' never stands beside '10⁶' on one axis."""
+    if all(1e-3 <= v < 1e6 for v in values):
+        return [f"{v:,.10g}" for v in values]
+    said = []
+    for v in values:
+        exponent = int(np.floor(np.log10(v) + 1e-9))
+        mantissa, power = float(f"{v / 10.0**exponent:.3g}"), "10" + str(exponent).translate(_SUPERSCRIPTS)
+        said.append(power if mantissa == 1 else f"{mantissa:g}×{power}")
+    return said
 
 
 def log_axis_ticks(lo: float, hi: float, most: int = TICKS + 2) -> list[float]:
@@ -515,7 +518,7 @@ def _figure(
             span = _span([t for t in traces if (getattr(t, f"{letter}axis", None) or letter) == letter], letter, marks, axis.get("range"), True)
             if span is not None:
                 ticks = log_axis_ticks(10.0 ** span[0], 10.0 ** span[1])
-                axis.update(tickmode="array", tickvals=ticks, ticktext=[log_label(v) for v in ticks])
+                axis.update(tickmode="array", tickvals=ticks, ticktext=log_labels(ticks))
     names = [t.name or "" for t in traces if legend and t.showlegend is not False]
     margin, x_room = _margins(traces, {k: v for k, v in base.items() if k[1:5] == "axis"}, names, top)
     base["margin"] = margin

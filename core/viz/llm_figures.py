@@ -375,7 +375,7 @@ def perplexity_figure(entries: dict[str, dict], window: int, length: int, contex
         y_range=(np.log10(ticks[0]) - 0.02, np.log10(ticks[-1]) + 0.02) if len(ticks) >= 2 else None,
     )
     if len(ticks) >= 2:  # the axis runs from a labelled tick below the lowest value to one above the highest
-        fig.update_yaxes(tickmode="array", tickvals=ticks, ticktext=[charts.log_label(t) for t in ticks])
+        fig.update_yaxes(tickmode="array", tickvals=ticks, ticktext=charts.log_labels(ticks))
     return fig
 
 

@@ -274,7 +274,12 @@ def test_a_log_axis_under_three_decades_labels_every_tick_in_full():
 def test_every_log_axis_is_labelled_by_decades_or_one_two_five():
     # many decades: every k-th decade, written as powers of ten past 10⁶; the spectrum's log axis too, over its data and its mark
     assert charts.log_axis_ticks(1e-6, 1e9) == [1e-6, 1e-4, 1e-2, 1, 1e2, 1e4, 1e6, 1e8]
-    assert [charts.log_label(v) for v in (1e-6, 0.002, 1, 50_000, 2e6, 1e8)] == ["10⁻⁶", "0.002", "1", "50,000", "2×10⁶", "10⁸"]
+    assert charts.log_labels([0.002, 1, 50_000]) == ["0.002", "1", "50,000"]  # all inside 0.001 .. 999,999: written in full
+    # one tick past them writes the whole axis as powers of ten: 10³ .. 10⁷ (a context length axis), never '100,000' beside '10⁶'
+    assert charts.log_labels(charts.log_axis_ticks(1e3, 1e7)) == ["10³", "10⁴", "10⁵", "10⁶", "10⁷"]
+    assert charts.log_labels([1e-6, 0.002, 1, 2e6]) == ["10⁻⁶", "2×10⁻³", "10⁰", "2×10⁶"]
+    tall = charts.lines([("a", [1, 2], [1e3, 1e7])], title="t", x_title="x", y_title="y", log_y=True)
+    assert list(tall.to_dict()["layout"]["yaxis"]["ticktext"]) == ["10³", "10⁴", "10⁵", "10⁶", "10⁷"]
     wavelengths = 2 * np.pi / 10_000 ** -(np.arange(32) / 32)  # 6.28 to about 50,000 positions
     axis = charts.spectrum.fresh(wavelengths, 256, title="t").to_dict()["layout"]["yaxis"]
     assert list(axis["tickvals"]) == [10, 100, 1000, 10_000] and axis["tickmode"] == "array"  # the decades inside 6.28 .. 50,000
