@@ -87,7 +87,7 @@ TASKS: dict[str, Task] = {
 # core.lab.findings.survey, which calls one cell higher than another only beyond the seeds' spread.
 SURVEY_LENGTHS = (32, 128)
 SURVEY_PATH = Path(__file__).resolve().parents[2] / "data" / "lab_tasks_results.json"
-SURVEY_COLUMNS = {"kback1": "kback, k = 1", "kback3": "kback, k = 3", "copy": "copy (2 layers)", "reverse": "reverse (2 layers)"}
+SURVEY_COLUMNS = {"kback1": "k places back, k = 1", "kback3": "k places back, k = 3", "copy": "copy (2 layers)", "reverse": "reverse (2 layers)"}
 Seeds = tuple[float, ...]  # one accuracy per training seed
 
 

@@ -110,17 +110,19 @@ def example_text(config: LabConfig) -> str:
 
 
 def answer_map(config: LabConfig) -> go.Figure:
-    """For each query position, the position of the token it must name, at the longest
-    evaluation length and at the training length (drawn on top)."""
+    """For each query position, the position of the token it must name, at the longest evaluation length (small dots)
+    and at the training length (rings drawn on top, so the dots they share still show), with the diagonal y = x (the
+    query's own position) the caption measures a fixed offset from."""
     task, longest = TASKS[config.task], max(config.eval_lens)
     series = []
     for name, length in ((f"tested on {longest} tokens", longest), (f"trained on {config.train_len} tokens", config.train_len)):
         source = task.source(length, config.offset)  # (length,)
         scored = np.flatnonzero(source >= 0)
         series.append((name, scored, source[scored]))
-    return charts.lines(
+    fig = charts.lines.fresh(  # its own copy: the diagonal is added to it below
         series,
         colours=[palette.TESTED, palette.TRAINED],
+        symbols=[None, ("circle-open", 9)],
         title=f"Where each answer stands, task '{task.label}': the position a query has to read",
         x_title="query position (where the answer is predicted)",
         y_title="position of the answer token",
@@ -128,6 +130,10 @@ def answer_map(config: LabConfig) -> go.Figure:
         points=True,
         x_marks=[(config.train_len - 0.5, "end of training length")],
     )
+    ends = [0, longest - 1]
+    diagonal = dict(color=palette.FAINT_MARK, dash="dot", width=1)
+    fig.add_trace(go.Scatter(x=ends, y=ends, mode="lines", name="diagonal: the query's own position", line=diagonal, hoverinfo="skip"))
+    return fig
 
 
 # --- results ---------------------------------------------------------------------------

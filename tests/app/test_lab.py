@@ -54,7 +54,8 @@ def test_nothing_trains_on_load():
     assert_clean(at)
     assert chart_keys(at) == ["lab_lm_shipped", "lab_task_map"]
     task_map = figure(at, "lab_task_map")
-    tested, trained = task_map["data"]
+    tested, trained, diagonal = task_map["data"]
+    assert "diagonal" in diagonal["name"]  # the line the caption measures from is drawn
     np.testing.assert_array_equal(decode(trained["x"]), np.arange(1, 32))  # kback, k = 1: every position from 1 on
     np.testing.assert_array_equal(decode(tested["y"]), np.arange(127))  # reads the one before it
     assert any("Nothing trained yet" in i.value for i in at.info)

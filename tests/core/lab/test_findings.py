@@ -247,6 +247,8 @@ def test_the_survey_reading_says_a_fall_or_a_best_only_beyond_the_seeds_spread(m
     table = survey_table()
     assert "| ALiBi | 0.88 (0.87–0.89) → 0.81 (0.80–0.82) | 0.65 (0.60–0.70) → 0.55 |" in table  # brackets only where seeds differ
     assert "| learned | 1.00 → no code |" in table
+    # the columns in the task picker's words ("the token k places back"), not the survey's keys
+    assert table.splitlines()[0] == "| scheme | k places back, k = 1 | k places back, k = 3 | copy (2 layers) | reverse (2 layers) |"
     # RoPE's 128-token range reaching its 32-token one, T5's into ALiBi's: no fall said for RoPE, no best for ALiBi
     survey["rope"]["kback1"] = ((1.0, 0.5, 1.0), (0.42, 0.40, 0.60))
     survey["t5"]["kback1"] = ((1.0, 1.0, 1.0), (0.78, 0.70, 0.85))
@@ -270,3 +272,22 @@ def test_the_shipped_survey_is_three_seeds_of_the_labs_defaults():
     # SURVEY is the file, seed by seed: a cell's values are the seeds' in order
     assert config.SURVEY["rope"]["kback1"][0] == tuple(data["by_seed"][str(s)]["kback1"]["rope"][0] for s in data["seeds"])
     assert config.SURVEY["learned"]["kback1"][1] is None  # no code past the table's end
+
+
+def test_the_answer_map_draws_the_diagonal_and_sets_the_training_length_apart():
+    import numpy as np
+
+    from core.lab.config import LabConfig
+    from core.lab.figures import answer_map
+
+    # k = 3, trained on 32, tested on 64: every answer stands 3 below the diagonal y = x, at every length
+    tested, trained, diagonal = answer_map(LabConfig(offset=3, train_len=32, eval_lens=(32, 64))).data
+    assert list(diagonal.x) == list(diagonal.y) == [0, 63] and diagonal.mode == "lines" and "diagonal" in diagonal.name
+    for dots, length in ((tested, 64), (trained, 32)):
+        np.testing.assert_array_equal(dots.x, np.arange(3, length))
+        np.testing.assert_array_equal(np.asarray(dots.x) - np.asarray(dots.y), 3)
+    # the trained points sit on tested ones: rings wider than the dots, so both show
+    assert trained.marker.symbol == "circle-open" and trained.marker.size > tested.marker.size and tested.marker.symbol is None
+    # copy: every answer below the diagonal, 16 below at 32 tokens and 32 below at 64 (the offset moves with the length)
+    tested, trained, _ = answer_map(LabConfig(task="copy", train_len=32, eval_lens=(32, 64))).data
+    assert set(np.asarray(trained.x) - np.asarray(trained.y)) == {16} and set(np.asarray(tested.x) - np.asarray(tested.y)) == {32}

@@ -83,7 +83,7 @@ def test_live_lab_figures_draw_each_scheme_in_its_colour():
         assert colours(fig)[:3] == expected
         assert [t.marker.color for t in fig.data[:3]] == expected
         assert [t.line.dash for t in fig.data[:3]] == ["solid", "solid", "dash"]
-    assert colours(figures.answer_map(done[0][0])) == [palette.TESTED, palette.TRAINED]
+    assert colours(figures.answer_map(done[0][0])) == [palette.TESTED, palette.TRAINED, palette.FAINT_MARK]  # the diagonal a faint mark
 
 
 def test_real_text_figures_draw_each_scheme_in_the_same_colour_as_the_live_lab():
