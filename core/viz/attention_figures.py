@@ -79,9 +79,11 @@ def change_key(res: AttentionStudy, head: int) -> float:
 def _flat(z: np.ndarray) -> str:
     """What a change panel's title adds when it has nothing to show, so that a blank panel does not read as a chart that failed to draw:
     ' (0 everywhere)' when every value is exactly 0, ' (0 everywhere, to rounding)' when none reaches 1e-9 (change_key's
-    threshold: such a panel is painted white on a key of ±1), else nothing."""
+    and reorder_sentences' line for rounding), else nothing."""
     largest = float(np.abs(z).max())
-    return " (0 everywhere)" if largest == 0 else " (0 everywhere, to rounding)" if largest < 1e-9 else ""
+    if not largest < 1e-9:
+        return ""
+    return " (0\u00a0everywhere)" if largest == 0 else " (0\u00a0everywhere, to rounding)"  # no-break: a narrow title wraps before "(0"
 
 
 def reorder_figure(res: AttentionStudy, head: int, label: str, lined_up: bool = False, difference: bool = False) -> dict:

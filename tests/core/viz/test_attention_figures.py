@@ -158,7 +158,7 @@ def test_each_key_names_its_panels_briefly_and_a_blank_change_panel_says_it_is_0
     assert [p["scale"] for p in spec["panels"]] == [0, 0, 0, 0, 1, 1]  # the names hold in the panels' order, whatever the columns
     plain = res.weights_plain
     # hand-made reorderings: the no-positions change exactly 0, then 1e-12 in one cell, then 0.1 there; with positions 0.1 throughout
-    for nudge, said in ((0.0, " (0 everywhere)"), (1e-12, " (0 everywhere, to rounding)"), (0.1, "")):
+    for nudge, said in ((0.0, " (0\u00a0everywhere)"), (1e-12, " (0\u00a0everywhere, to rounding)"), (0.1, "")):
         shuffled = plain.copy()
         shuffled[0, 1, 2] += nudge
         made = dataclasses.replace(res, weights_plain_shuffled=shuffled, weights_pe_shuffled=res.weights_pe + 0.1)
