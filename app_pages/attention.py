@@ -170,7 +170,7 @@ def _side_by_side() -> None:
     lined_up = LINED_UP.draw()
     draw_heatmap(figs.reorder_figure(res, head, scheme.label, lined_up), key="att_orders")  # painted by the browser
     st.caption(" ".join(figs.reorder_sentences(res, head, scheme.label, causal, lined_up)))
-    st.subheader("With against without, and the difference")
+    st.subheader("With positions against without, in the same order")
     draw_heatmap(figs.weight_figure(res, head, words, scheme.label), key="att_side_by_side")
     st.caption(figs.difference_caption(res, head, scheme.applied, causal))
     with st.expander("The reordering test in numbers"):

@@ -49,10 +49,13 @@ def weight_figure(res: AttentionStudy, head: int, words: Sequence[str], label: s
         colorbar_title="weight",
         hover="weight",
     )
-    difference = ScaleGroup([("difference: with − without", with_pe - plain, keys, queries)], colorbar_title="difference", hover="with − without")
+    # a subtraction of its own, not /'s reordering change: it says which minus which, and that the order stays
+    difference = ScaleGroup(
+        [("with positions − without, same order", with_pe - plain, keys, queries)], colorbar_title="with positions − without", hover="with − without"
+    )
     return grouped_heatmap(
         [weights, difference],
-        title=f"Attention weights, head {head + 1} (row: query, column: key), and the difference",
+        title=f"Attention weights, head {head + 1} (row: query, column: key), and with positions − without",
         x_title=axis_title,
         y_title=axis_title.replace("key", "query"),
         note=f"key words named on every {ordinal(every)} column (the rows name every word)" if names and every > 1 else "",
@@ -71,6 +74,16 @@ def change_key(res: AttentionStudy, head: int) -> float:
     otherwise be painted at full colour."""
     largest = max(float(np.abs(z).max()) for z in reorder_changed(res, head))
     return largest if largest >= 1e-9 else 1.0
+
+
+def _flat(z: np.ndarray) -> str:
+    """What a change panel's title adds when it has nothing to show, so that a blank panel does not read as a chart that failed to draw:
+    ' (0 everywhere)' when every value is exactly 0, ' (0 everywhere, to rounding)' when none reaches 1e-9 (change_key's
+    and reorder_sentences' line for rounding), else nothing."""
+    largest = float(np.abs(z).max())
+    if not largest < 1e-9:
+        return ""
+    return " (0\u00a0everywhere)" if largest == 0 else " (0\u00a0everywhere, to rounding)"  # no-break: a narrow title wraps before "(0"
 
 
 def reorder_figure(res: AttentionStudy, head: int, label: str, lined_up: bool = False, difference: bool = False) -> dict:
@@ -104,15 +117,24 @@ def reorder_figure(res: AttentionStudy, head: int, label: str, lined_up: bool = 
         (f"{yours}, with {label}", back(res.weights_pe_shuffled)[head], *axes["yours"]),
     ]
     top = float(max(np.max(z) for _, z, _, _ in panels))
-    groups = [ScaleGroup(panels, signed=False, zmin=0.0, zmax=top, colorbar_title="attention weight", hover="weight")]
+    # each key names its panels by where they stand in the panels' order, which holds in two columns and in the phone's one
+    groups = [ScaleGroup(panels, signed=False, zmin=0.0, zmax=top, colorbar_title="attention weight", hover="weight", key_name="the first four panels")]
     if difference:
-        changed = zip(("change, word by word: no positions", f"change, word by word: with {label}"), reorder_changed(res, head))
         what = "your order − original"  # on the diverging scale of weight_figure's difference, its own key
-        groups.append(ScaleGroup([(name, z, *axes["original"]) for name, z in changed], zmax=change_key(res, head), colorbar_title=what, hover=what))
+        changed = zip((f"{what}: no positions", f"{what}: with {label}"), reorder_changed(res, head))
+        groups.append(
+            ScaleGroup(
+                [(name + _flat(z), z, *axes["original"]) for name, z in changed],
+                zmax=change_key(res, head),
+                colorbar_title=what,
+                hover=what,
+                key_name="the last two panels",
+            )
+        )
     return grouped_heatmap(
         groups,
         title=f"Attention weights{f', head {head + 1}' if res.weights_plain.shape[0] > 1 else ''} in two word orders"
-        + (", and what the reordering changed" if difference else "") + " (row: query, column: key)",
+        + (", and what the reordering changed word by word" if difference else "") + " (row: query, column: key)",
         x_title=axis_title,
         y_title=axis_title.replace("key", "query"),
         note=f"key words named on every {ordinal(every)} column" if every > 1 else "",

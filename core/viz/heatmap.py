@@ -68,7 +68,8 @@ class ScaleGroup:
     |value| when zmax is None); unsigned data the sequential one from zmin to zmax (the data's
     own extremes when None). `colorbar_title` names the values in the key, `hover` on hover.
     `clipped`: zmin and zmax are a chosen range that some values lie beyond, painted at its ends
-    (the key says so)."""
+    (the key says so). `key_name`: a short name for the panels the key serves ("the last two panels"), which a
+    grid of several keys says instead of every panel's title."""
 
     panels: Sequence[tuple[str, np.ndarray, Axis, Axis]]
     signed: bool = True
@@ -77,6 +78,7 @@ class ScaleGroup:
     colorbar_title: str = ""
     hover: str = "value"
     clipped: bool = False
+    key_name: str = ""
 
     def finite(self) -> np.ndarray:
         """Every finite value of the group's panels, flat (NaN cells, no value there, left out)."""
@@ -350,8 +352,10 @@ def grouped_heatmap(
         values = group.finite()
         if not group.clipped and values.size and not (zmin - 1e-9 * abs(zmin) <= values.min() and values.max() <= zmax + 1e-9 * abs(zmax)):
             raise ValueError(f"a group's range {zmin} .. {zmax} must hold every value ({values.min()} .. {values.max()})")
-        # the key says what its values are and, where there are several keys and it serves several panels, which (one key serves them all)
-        said = group.colorbar_title + (f": {', '.join(t for t, _, _, _ in group.panels)}" if len(group.panels) > 1 and len(groups) > 1 else "")
+        # the key says what its values are and, where there are several keys, which panels it serves: by its short name, else by
+        # their titles when it serves several (a lone panel's key sits beside it; one key serves them all)
+        which = group.key_name or (", ".join(t for t, _, _, _ in group.panels) if len(group.panels) > 1 else "")
+        said = group.colorbar_title + (f": {which}" if which and len(groups) > 1 else "")
         below, above = ("≤ ", "≥ ") if group.clipped else ("", "")
         if group.signed:
             scale = _scale(DIVERGING, f"{below}−{number(zmax, 3)}", f"{above}+{number(zmax, 3)}", f"({said}; white: 0)", group.hover, True)

@@ -41,7 +41,7 @@ def test_side_by_side_weights_are_the_core_numbers():
     study = attention.attention_study(words, sinusoidal_encoding(6, 32, 1e4), n_heads=1, seed=1)
     spec = grid(at, "att_side_by_side")  # painted by the browser
     panels = spec["panels"]
-    assert [p["title"] for p in panels] == ["without positions", "with sinusoidal (paper)", "difference: with − without"]
+    assert [p["title"] for p in panels] == ["without positions", "with sinusoidal (paper)", "with positions − without, same order"]
     np.testing.assert_allclose(decode(panels[0]["z"]), study.weights_plain[0], atol=1e-6)
     np.testing.assert_allclose(decode(panels[1]["z"]), study.weights_pe[0], atol=1e-6)
     np.testing.assert_allclose(decode(panels[2]["z"]), study.weights_pe[0] - study.weights_plain[0], atol=1e-6)
@@ -50,6 +50,7 @@ def test_side_by_side_weights_are_the_core_numbers():
     bound = float(np.abs(study.weights_pe[0] - study.weights_plain[0]).max())
     assert [x for p in panels for x in (p["zmin"], p["zmax"])] == pytest.approx([0.0, top, 0.0, top, -bound, bound], rel=1e-6)
     assert [p["scale"] for p in panels] == [0, 0, 1] and [s["value"] for s in spec["scales"]] == ["weight", "with − without"]
+    assert spec["scales"][1]["note"] == "(with positions − without; white: 0)"  # which minus which, not /'s reordering change
     assert (spec["scales"][0]["lo"], spec["scales"][1]["hi"]) == ("0", f"+{number(bound, 3)}")
     names = [f"{i}:{w}" for i, w in enumerate(words)]  # 'the' twice, told apart by its position
     assert (spec["x_title"], spec["y_title"]) == ("key word", "query word")

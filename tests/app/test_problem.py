@@ -105,6 +105,8 @@ def test_lined_up_by_default_draws_your_order_with_each_word_in_its_place():
     panels = grid(at, "lesson_weights")["panels"]
     assert [p["y"]["names"] for p in panels[:2]] == [["0:dog", "1:bites", "2:man"], ["2:dog", "1:bites", "0:man"]]
     assert panels[1]["title"] == "your order, lined up by word, no positions"
+    keys = ["(attention weight: the first four panels)", "(your order − original: the last two panels; white: 0)"]
+    assert [scale["note"] for scale in grid(at, "lesson_weights")["scales"]] == keys  # each key names its panels briefly
     np.testing.assert_allclose(*(decode(p["z"]).astype(float) for p in panels[:2]), atol=1e-7)
     assert "the two pictures are the same" in at.caption[0].value and at.toggle(key="lined_up").value
     # a third row, the change word by word on its own scale, and the sentence that reads it

@@ -214,7 +214,7 @@ def test_attentions_grid_shows_words_two_scales_and_reads_words_on_hover(context
     weights, difference = (spec["scales"][k] for k in (0, 1))
     assert keys == [
         f"0 {weights['hi']} (weight: without positions, with sinusoidal (paper))",
-        f"{difference['lo']} {difference['hi']} (difference; white: 0)",
+        f"{difference['lo']} {difference['hi']} (with positions − without; white: 0)",
     ]
     assert difference["lo"] == "−" + difference["hi"][1:] and float(weights["hi"]) > 0
     names = ["0:the", "1:cat", "2:sat", "3:on", "4:the", "5:mat"]

@@ -3,6 +3,8 @@ the four share one colour range, and that each sentence is said only where it ho
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -132,7 +134,7 @@ def test_the_difference_row_draws_the_change_word_by_word_and_its_sentence_reads
     panels = _panels(spec)
     assert len(panels) == 6 and spec["columns"] == 2 and len(spec["scales"]) == 2 and spec["scales"][1]["signed"]
     (t4, plain, p4), (t5, moved, _) = panels[4:]
-    assert (t4, t5) == ("change, word by word: no positions", "change, word by word: with the sinusoid")
+    assert t4.startswith("your order − original: no positions") and t5 == "your order − original: with the sinusoid"
     assert p4["y"]["names"] == ["0:dog", "1:bites", "2:man"]  # word by word: each word in its original place, whatever the view above
     np.testing.assert_allclose(plain, res.weights_plain_shuffled[0] - res.weights_plain[0], atol=1e-7)
     np.testing.assert_allclose(moved, res.weights_pe_shuffled[0] - res.weights_pe[0], atol=1e-7)
@@ -146,3 +148,19 @@ def test_the_difference_row_draws_the_change_word_by_word_and_its_sentence_reads
     still = reorder_sentences(_study(WORDS, [2, 1, 0], pe=np.zeros((3, 64))), 0, "nothing", causal=False, difference=True)
     assert still[2].endswith(f"on a key of ±{charts.number(1.0, 3)}): nothing without positions, nothing with nothing.")
     assert "the middle row is the top row" in still[1]
+
+
+def test_each_key_names_its_panels_briefly_and_a_blank_change_panel_says_it_is_0():
+    res = _study(WORDS, [2, 1, 0])
+    spec = reorder_figure(res, 0, "the sinusoid", lined_up=True, difference=True)
+    weights, change = (scale["note"] for scale in spec["scales"])
+    assert (weights, change) == ("(attention weight: the first four panels)", "(your order − original: the last two panels; white: 0)")
+    assert [p["scale"] for p in spec["panels"]] == [0, 0, 0, 0, 1, 1]  # the names hold in the panels' order, whatever the columns
+    plain = res.weights_plain
+    # hand-made reorderings: the no-positions change exactly 0, then 1e-12 in one cell, then 0.1 there; with positions 0.1 throughout
+    for nudge, said in ((0.0, " (0\u00a0everywhere)"), (1e-12, " (0\u00a0everywhere, to rounding)"), (0.1, "")):
+        shuffled = plain.copy()
+        shuffled[0, 1, 2] += nudge
+        made = dataclasses.replace(res, weights_plain_shuffled=shuffled, weights_pe_shuffled=res.weights_pe + 0.1)
+        titles = [p["title"] for p in reorder_figure(made, 0, "the sinusoid", lined_up=True, difference=True)["panels"][4:]]
+        assert titles == [f"your order − original: no positions{said}", "your order − original: with the sinusoid"]

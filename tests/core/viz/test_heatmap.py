@@ -173,6 +173,12 @@ def test_a_grouped_grid_gives_each_group_its_scale_range_and_key():
     weights, difference = spec["scales"]
     assert (weights["lo"], weights["hi"], weights["note"], weights["value"], weights["signed"]) == ("0", "0.900", "(weight: without, with)", "weight", False)
     assert (difference["lo"], difference["hi"], difference["note"], difference["signed"]) == ("−0.400", "+0.400", "(difference; white: 0)", True)
+    # a short name for the panels a key serves, said instead of their titles; a lone group's key names none
+    named = ScaleGroup([("without", plain, w, w), ("with", with_pe, w, w)], signed=False, zmin=0.0, zmax=0.9, colorbar_title="weight", key_name="the first two")
+    lone = ScaleGroup([("difference", with_pe - plain, w, w)], colorbar_title="difference", key_name="the last")
+    notes = [scale["note"] for scale in grouped_heatmap([named, lone], title="T", x_title="x", y_title="y")["scales"]]
+    assert notes == ["(weight: the first two)", "(difference: the last; white: 0)"]
+    assert grouped_heatmap([named], title="T", x_title="x", y_title="y")["scales"][0]["note"] == "(weight)"
     assert np.array_equal(np.asarray(weights["colours"]), wire.colour_lut(charts.SEQUENTIAL, 255))
     assert np.array_equal(np.asarray(difference["colours"]), wire.colour_lut(charts.DIVERGING, 255))
     ranges = [(p["title"], p["scale"], p["zmin"], p["zmax"]) for p in spec["panels"]]
