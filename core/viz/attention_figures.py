@@ -88,7 +88,7 @@ def _flat(z: np.ndarray) -> str:
 
 def reorder_figure(res: AttentionStudy, head: int, label: str, lined_up: bool = False, difference: bool = False) -> dict:
     """The lesson in one picture: head `head`'s weights for the sentence in its original order and in
-    the visitor's order (`res.perm`), without positions (top row) and with the scheme named `label`
+    the visitor's order (`res.perm`), without positions (the first two panels) and with the scheme named `label`
     (bottom row), on one sequential colour range from 0 so that every cell is comparable. Each order
     in its own order: without positions the right-hand panel is the left one with its rows and columns
     carried along with their words; with positions it is not. `lined_up`: the visitor's order drawn with
@@ -161,21 +161,21 @@ def reorder_sentences(res: AttentionStudy, head: int, label: str, causal: bool, 
     if [res.words[k] for k in res.perm] == list(res.words):  # the original order, or only copies of a word traded places
         return ["Both orders are the same sentence now: swap two different words to see what changes."]
     plain, with_pe = reorder_changes(res, head)
-    below = "Middle row" if difference else "Bottom row"
+    below = "The next two pictures" if difference else "The last two pictures"  # counted, not rows: a phone may draw one column
     if plain < 1e-9:
         first = (
-            "Top row, no positions: with every word put back in its place, the two pictures are the same: reordering changed no word's attention"
+            "The first two pictures, no positions: with every word put back in its place, the two pictures are the same: reordering changed no word's attention"
             if lined_up
-            else "Top row, no positions: the right picture is the left one with its rows and columns carried along with their words. "
+            else "The first two pictures, no positions: your order's is the original's with its rows and columns carried along with their words. "
             "Moved back to its place, every word's attention is unchanged"
         ) + (" (exactly)." if plain == 0 else f" (largest difference {plain:.0e}, rounding).")
     elif causal:
         first = (
-            "Top row: even without positions the causal mask (each word sees only itself and earlier words) makes attention depend on order: "
+            "The first two pictures: even without positions the causal mask (each word sees only itself and earlier words) makes attention depend on order: "
             f"moved back to their places, the weights differ by up to {charts.number(plain)}."
         )
     else:
-        first = f"Top row, no positions: moved back to their places, the weights differ by up to {charts.number(plain)}."
+        first = f"The first two pictures, no positions: moved back to their places, the weights differ by up to {charts.number(plain)}."
     # what the positions themselves change, in either order (0 at a position factor of 0), and the colour scale's top
     pairs = ((res.weights_pe, res.weights_plain), (res.weights_pe_shuffled, res.weights_plain_shuffled))
     own = max(float(np.abs(pe[head] - bare[head]).max()) for pe, bare in pairs)
@@ -184,7 +184,7 @@ def reorder_sentences(res: AttentionStudy, head: int, label: str, causal: bool, 
     if own < 1e-9:
         second = (
             f"{below}, with {label}: as applied here the positions change no word's weights in either order "
-            f"({'exactly' if own == 0 else f'largest change {own:.0e}, rounding'}), so no reordering can: the {below.lower()} is the top row."
+            f"({'exactly' if own == 0 else f'largest change {own:.0e}, rounding'}), so no reordering can: these two pictures are the first two."
         )
     elif with_pe < 1e-9:
         second = (
@@ -195,7 +195,7 @@ def reorder_sentences(res: AttentionStudy, head: int, label: str, causal: bool, 
         share = "most of it the mask's doing" if plain >= own else "the mask alone gives"
         second = (
             f"{below}, with {label}: moved back to their places, the weights differ by up to {charts.number(with_pe)}, {share} "
-            f"(top row: {charts.number(plain)}); {label} itself changes a word's weights by at most {charts.number(own)}"
+            f"(without positions: {charts.number(plain)}); {label} itself changes a word's weights by at most {charts.number(own)}"
             + (unseen if own < 0.02 * top else "") + "."
         )
     elif with_pe < 0.02 * top:
@@ -212,7 +212,7 @@ def reorder_sentences(res: AttentionStudy, head: int, label: str, causal: bool, 
         return [first, second]
     key = change_key(res, head)  # the change row's key, as drawn
     third = (
-        f"Bottom row: what the reordering changed, word by word (red: more attention, blue: less, on a key of ±{charts.number(key, 3)}): "
+        f"The last two: what the reordering changed, word by word (red: more attention, blue: less, on a key of ±{charts.number(key, 3)}): "
         + ("nothing" if plain < 1e-9 else f"up to {charts.number(plain)}")
         + " without positions, "
         + ("nothing" if with_pe < 1e-9 else f"up to {charts.number(with_pe)}")

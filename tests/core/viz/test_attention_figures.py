@@ -142,12 +142,12 @@ def test_the_difference_row_draws_the_change_word_by_word_and_its_sentence_reads
     key = float(np.abs(moved).max())
     assert p4["zmax"] == pytest.approx(key, rel=1e-6)  # the change's own scale: its largest change is full colour
     sentences = reorder_sentences(res, 0, "the sinusoid", causal=False, lined_up=False, difference=True)
-    assert len(sentences) == 3 and sentences[1].startswith("Middle row, with the sinusoid")
+    assert len(sentences) == 3 and sentences[1].startswith("The next two pictures, with the sinusoid")
     assert f"on a key of ±{charts.number(key, 3)}): nothing without positions, up to {charts.number(key)} with the sinusoid." in sentences[2]
     # positions that change nothing: both change panels blank, the key ±1, and the sentence says nothing moved
     still = reorder_sentences(_study(WORDS, [2, 1, 0], pe=np.zeros((3, 64))), 0, "nothing", causal=False, difference=True)
     assert still[2].endswith(f"on a key of ±{charts.number(1.0, 3)}): nothing without positions, nothing with nothing.")
-    assert "the middle row is the top row" in still[1]
+    assert "these two pictures are the first two" in still[1]
 
 
 def test_each_key_names_its_panels_briefly_and_a_blank_change_panel_says_it_is_0():
