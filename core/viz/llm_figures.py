@@ -145,16 +145,27 @@ def shuffled_cells(weights: np.ndarray, positions: Sequence[int]) -> str:
     out = []
     if seen:
         out.append(
-            f"In {hits} of the {len(seen)} rows whose token given the position just before comes earlier in the text, the brightest cell is "
-            f"that token{', off the diagonal' if hits else ''}."
+            f"In {_of(hits, len(seen))} whose token given the position just before comes earlier in the text, the brightest cell is "
+            f"{'that token, off the diagonal' if hits else 'not that token' if len(seen) == 1 else 'that token'}."
         )
     if hidden:
-        rows = "row has" if len(hidden) == 1 else "rows have"
+        rows = "row has" if len(hidden) == 1 else f"{len(hidden)} rows have"
+        one = "its brightest cell is" if itself else "its brightest cell is not"
+        which = one if len(hidden) == 1 else f"in {_of(itself, len(hidden), 'of them')} the brightest cell is"
         out.append(
-            f"The other {len(hidden)} {rows} no such token to attend to (it comes later in the text, hidden by the causal mask, or the token was "
-            f"given position 0): in {itself} of them the brightest cell is on the diagonal, the token itself."
+            f"The {'other ' if seen else ''}{rows} no such token to attend to (it comes later in the text, hidden by the causal mask, or the token was "
+            f"given position 0): {which} on the diagonal, the token itself."
         )
     return " ".join(out)
+
+
+def _of(k: int, n: int, noun: str = "rows") -> str:
+    """'k of the n rows' as a reader says it: 'all n rows' when k is n (two: 'both rows'), 'the one row' of one row; with
+    noun 'of them', 'k of them', 'all of them', 'both of them'."""
+    every = "both" if n == 2 else "all"
+    if noun == "of them":
+        return f"{every} of them" if k == n else f"{k} of them"
+    return "the one row" if n == 1 else ("both rows" if n == 2 else f"all {n} rows") if k == n else f"{k} of the {n} rows"
 
 
 def head_sentence(maps: Sequence[tuple[str, np.ndarray]], layer: int, head: int) -> str:

@@ -227,14 +227,26 @@ def test_the_shuffled_cells_are_read_row_by_row_by_hand():
     # token 1, later, behind the mask; token 1 has position 0, none before it
     w = np.array([[1.0, 0.0, 0.0], [0.3, 0.7, 0.0], [0.8, 0.1, 0.1]])
     assert lf.shuffled_cells(w, [1, 0, 2]) == (
-        "In 1 of the 1 rows whose token given the position just before comes earlier in the text, the brightest cell is that token, off the "
+        "In the one row whose token given the position just before comes earlier in the text, the brightest cell is that token, off the "
         "diagonal. The other 2 rows have no such token to attend to (it comes later in the text, hidden by the causal mask, or the token was "
-        "given position 0): in 2 of them the brightest cell is on the diagonal, the token itself."
+        "given position 0): in both of them the brightest cell is on the diagonal, the token itself."
     )
     w[2] = [0.1, 0.1, 0.8]  # token 2 looks at itself instead: no hit
     w[1] = [0.9, 0.1, 0.0]
     said = lf.shuffled_cells(w, [1, 0, 2])
-    assert said.startswith("In 0 of the 1 rows") and "that token." in said and "in 1 of them" in said
+    assert said.startswith("In the one row") and "is not that token." in said and "in 1 of them" in said
+    # tokens in their own order: each of the 4 later rows looks at the one before, the first has none before it
+    w = np.tril(np.full((5, 5), 0.01)) + np.eye(5, k=-1)
+    in_order = lf.shuffled_cells(w, range(5))
+    assert in_order.startswith("In all 4 rows whose token given the position just before comes earlier in the text, the brightest cell is that token")
+    assert in_order.endswith(
+        "The other row has no such token to attend to (it comes later in the text, hidden by the causal mask, or the token was given "
+        "position 0): its brightest cell is on the diagonal, the token itself."
+    )
+    # the positions reversed: every token's position before is a later token's, so no row is of the first kind, and of the five
+    # only the first row (one cell) is brightest on the diagonal
+    reversed_said = lf.shuffled_cells(w, [4, 3, 2, 1, 0])
+    assert reversed_said.startswith("The 5 rows have no such token") and "in 1 of them" in reversed_said
     assert lf.shuffled_cells(np.ones((1, 1)), [0]) == ""
 
 
