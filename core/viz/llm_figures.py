@@ -491,13 +491,13 @@ def close_to_lowest(entries: dict[str, dict], window: int, length: int) -> tuple
 def above_lowest_figure(entries: dict[str, dict], window: int, length: int, context: int) -> go.Figure | None:
     """The lines of perplexity_figure whose perplexity of the text read so far stays within CLOSE times the lowest, each
     drawn as its percentage above the lowest of them at each window's end (not of every line: the lowest would jump to a line
-    left out, no scaling inside the trained context), on a linear axis from 0: lines that lie on one
+    left out, no scaling inside the trained context), on a linear axis from just below 0: lines that lie on one
     another in perplexity_figure come apart here. Colours and dashes as there; None when fewer than two lines stay that close."""
     near, far = close_to_lowest(entries, window, length)
     if len(near) < 2:
         return None
     gaps, order = above_lowest({n: entries[n] for n in near}, window, length), _drawing_order(entries)  # 0: the lowest drawn line
-    top = max(float(gaps[n].max()) for n in near)
+    span = max(float(gaps[n].max()) for n in near) or 1.0
     return charts.lines(
         [(scaling_name(entries[n]), window_ends(gaps[n].size, window, length), gaps[n]) for n in near],
         title="Perplexity of the text read so far: each line's percentage above the lowest line there",
@@ -507,7 +507,7 @@ def above_lowest_figure(entries: dict[str, dict], window: int, length: int, cont
         colours=[palette.KIND_COLOURS[scaling_key(entries[n])] for n in near],
         dashes=[LINE_DASHES[order.index(n) % len(LINE_DASHES)] for n in near],
         x_marks=[(context, f"trained context, {context:,}")] if length > context else [],
-        y_range=(0.0, top * 1.05 if top > 0 else 1.0),
+        y_range=(-0.04 * span, 1.05 * span),  # the lowest line lies on 0: lifted off the axis line, which hid it
     )
 
 

@@ -198,6 +198,8 @@ def test_lines_that_lie_on_one_another_are_drawn_apart_as_the_text_read_so_far_a
     yarn_end = 100 * (np.exp((256 * np.log(40) + 256 * np.log(20) + 87 * np.log(37.5)) / 599) / whole - 1)  # only its last window differs
     np.testing.assert_allclose(drawn["YaRN ×2"][1], [0.0, 0.0, yarn_end])
     assert drawn["YaRN ×2"][2] == palette.KIND_COLOURS["yarn"]
+    low, high = fig.to_dict()["layout"]["yaxis"]["range"]  # the line on 0 shows above the axis line, and the highest under the top
+    assert -0.1 * yarn_end < low < 0 and 2.0 < yarn_end < high < 1.1 * yarn_end
     assert "linear (position interpolation) ×2" in fig.layout.title.text  # the note under the title names the line left out
     assert lf.above_lowest_sentences(entries, 256, 600) == [
         "Each point is the perplexity of every token up to it; the last is the whole text's.",
