@@ -636,7 +636,10 @@ def passkey_sentences(trials: dict[str, dict], not_run: Sequence[str] = ()) -> l
         longest = f"; every key at every length up to {reached:,} tokens" if reached else ""
         never = [d for k, d in enumerate(depths) if np.isfinite(grids[name][k]).any() and np.nansum(grids[name][k]) == 0]
         lost = f"; none at depth {', '.join(f'{d:.0%}' for d in never)}" if never and found else ""
-        out.append(f"{label_name(name)}: {found} of {len(ours)} key{'s' if len(ours) != 1 else ''} found{longest}{lost}.")
+        counted = f"{found} of {len(ours)} key{'s' if len(ours) != 1 else ''}"
+        if found == len(ours) > 1:
+            counted = "both keys" if found == 2 else f"all {found} keys"
+        out.append(f"{label_name(name)}: {counted} found{longest}{lost}.")
     if not_run:
         out.append(f"{len(not_run)} cell{'s' if len(not_run) != 1 else ''} not run yet (blank).")
     return out

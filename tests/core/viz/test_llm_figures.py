@@ -279,6 +279,8 @@ def test_the_needle_grid_is_the_share_found_per_length_and_depth():
     trials["none|2048|1|0"]["correct"] = False
     trials["none|512|1|0"]["correct"] = False
     assert lf.passkey_sentences(trials)[0] == "no scaling: 3 of 6 keys found; none at depth 100%."
+    every = _trial("none", 512, 0.0, 0, True) | _trial("none", 2048, 0.0, 0, True)
+    assert lf.passkey_sentences(every) == ["no scaling: both keys found; every key at every length up to 2,048 tokens."]  # not "2 of 2"
 
 
 def test_cells_not_run_yet_widen_the_grid_as_blanks_and_are_said_never_as_wrong():
