@@ -1,6 +1,6 @@
 """The real-text lab's pictures (core.lab.lm): perplexity against evaluation length, one line per
-scheme with the training length marked, the ALiBi paper's own numbers beside it, and the rows of
-the results table. Each function takes plain {length: perplexity} dicts, so the shipped results
+scheme (its colour and its own shape of dot) with the training length marked, the ALiBi paper's own numbers
+beside it, and the rows of the results table. Each function takes plain {length: perplexity} dicts, so the shipped results
 and a live run draw the same way.
 
 `series` is a sequence of (scheme, {length: perplexity or None}), in the order to draw.
@@ -27,6 +27,18 @@ def _colour_by_scheme(fig: go.Figure, schemes: Sequence[str]) -> go.Figure:
     for trace, scheme in zip(fig.data, schemes):
         trace.line.color = trace.marker.color = palette.scheme_colour(scheme)
     return fig
+
+
+# each scheme's dot in the perplexity chart, where lines of two schemes can lie on each other (T5's and ALiBi's near
+# perplexity 5): told apart by shape where their colours, one per scheme in every figure, cannot show
+SCHEME_SYMBOLS = dict(
+    zip(
+        "none sinusoidal learned rope t5 alibi integer fraction binary onehot t2t shaw kerple".split(),
+        "circle diamond star cross square triangle-up circle-open square-open diamond-open triangle-down pentagon hexagon x".split(),
+        strict=True,
+    )
+)
+DOT_PX = 9  # a shape the eye tells from another; a line of one point (no code past L) larger, so the others' dots at L leave it showing
 
 
 def short_label(scheme: str) -> str:
@@ -64,8 +76,7 @@ def perplexity_by_length(series: Series, train_len: int, *, what: str) -> go.Fig
         log_y=True,
         markers=True,
         x_marks=[(train_len, f"training length L = {train_len}")],
-        # a line of one point (the learned table: no code past L) drawn larger, so the others' points at L do not hide it
-        symbols=[("diamond", 13) if np.isfinite(y).sum() == 1 else None for _, _, y in lines],
+        symbols=[(SCHEME_SYMBOLS[scheme], 13 if np.isfinite(y).sum() == 1 else DOT_PX) for (scheme, _), (_, _, y) in zip(series, lines)],
     )
     return _colour_by_scheme(fig, [scheme for scheme, _ in series])
 

@@ -145,16 +145,27 @@ def shuffled_cells(weights: np.ndarray, positions: Sequence[int]) -> str:
     out = []
     if seen:
         out.append(
-            f"In {hits} of the {len(seen)} rows whose token given the position just before comes earlier in the text, the brightest cell is "
-            f"that token{', off the diagonal' if hits else ''}."
+            f"In {_of(hits, len(seen))} whose token given the position just before comes earlier in the text, the brightest cell is "
+            f"{'that token, off the diagonal' if hits else 'not that token' if len(seen) == 1 else 'that token'}."
         )
     if hidden:
-        rows = "row has" if len(hidden) == 1 else "rows have"
+        rows = "row has" if len(hidden) == 1 else f"{len(hidden)} rows have"
+        one = "its brightest cell is" if itself else "its brightest cell is not"
+        which = one if len(hidden) == 1 else f"in {_of(itself, len(hidden), 'of them')} the brightest cell is"
         out.append(
-            f"The other {len(hidden)} {rows} no such token to attend to (it comes later in the text, hidden by the causal mask, or the token was "
-            f"given position 0): in {itself} of them the brightest cell is on the diagonal, the token itself."
+            f"The {'other ' if seen else ''}{rows} no such token to attend to (it comes later in the text, hidden by the causal mask, or the token was "
+            f"given position 0): {which} on the diagonal, the token itself."
         )
     return " ".join(out)
+
+
+def _of(k: int, n: int, noun: str = "rows") -> str:
+    """'k of the n rows' as a reader says it: 'all n rows' when k is n (two: 'both rows'), 'the one row' of one row; with
+    noun 'of them', 'k of them', 'all of them', 'both of them'."""
+    every = "both" if n == 2 else "all"
+    if noun == "of them":
+        return f"{every} of them" if k == n else f"{k} of them"
+    return "the one row" if n == 1 else ("both rows" if n == 2 else f"all {n} rows") if k == n else f"{k} of the {n} rows"
 
 
 def head_sentence(maps: Sequence[tuple[str, np.ndarray]], layer: int, head: int) -> str:
@@ -480,13 +491,13 @@ def close_to_lowest(entries: dict[str, dict], window: int, length: int) -> tuple
 def above_lowest_figure(entries: dict[str, dict], window: int, length: int, context: int) -> go.Figure | None:
     """The lines of perplexity_figure whose perplexity of the text read so far stays within CLOSE times the lowest, each
     drawn as its percentage above the lowest of them at each window's end (not of every line: the lowest would jump to a line
-    left out, no scaling inside the trained context), on a linear axis from 0: lines that lie on one
+    left out, no scaling inside the trained context), on a linear axis from just below 0: lines that lie on one
     another in perplexity_figure come apart here. Colours and dashes as there; None when fewer than two lines stay that close."""
     near, far = close_to_lowest(entries, window, length)
     if len(near) < 2:
         return None
     gaps, order = above_lowest({n: entries[n] for n in near}, window, length), _drawing_order(entries)  # 0: the lowest drawn line
-    top = max(float(gaps[n].max()) for n in near)
+    span = max(float(gaps[n].max()) for n in near) or 1.0
     return charts.lines(
         [(scaling_name(entries[n]), window_ends(gaps[n].size, window, length), gaps[n]) for n in near],
         title="Perplexity of the text read so far: each line's percentage above the lowest line there",
@@ -496,7 +507,7 @@ def above_lowest_figure(entries: dict[str, dict], window: int, length: int, cont
         colours=[palette.KIND_COLOURS[scaling_key(entries[n])] for n in near],
         dashes=[LINE_DASHES[order.index(n) % len(LINE_DASHES)] for n in near],
         x_marks=[(context, f"trained context, {context:,}")] if length > context else [],
-        y_range=(0.0, top * 1.05 if top > 0 else 1.0),
+        y_range=(-0.04 * span, 1.05 * span),  # the lowest line lies on 0: lifted off the axis line, which hid it
     )
 
 
@@ -625,7 +636,10 @@ def passkey_sentences(trials: dict[str, dict], not_run: Sequence[str] = ()) -> l
         longest = f"; every key at every length up to {reached:,} tokens" if reached else ""
         never = [d for k, d in enumerate(depths) if np.isfinite(grids[name][k]).any() and np.nansum(grids[name][k]) == 0]
         lost = f"; none at depth {', '.join(f'{d:.0%}' for d in never)}" if never and found else ""
-        out.append(f"{label_name(name)}: {found} of {len(ours)} key{'s' if len(ours) != 1 else ''} found{longest}{lost}.")
+        counted = f"{found} of {len(ours)} key{'s' if len(ours) != 1 else ''}"
+        if found == len(ours) > 1:
+            counted = "both keys" if found == 2 else f"all {found} keys"
+        out.append(f"{label_name(name)}: {counted} found{longest}{lost}.")
     if not_run:
         out.append(f"{len(not_run)} cell{'s' if len(not_run) != 1 else ''} not run yet (blank).")
     return out

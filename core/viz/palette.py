@@ -38,8 +38,9 @@ ROSE = "#CC6677"
 TEAL = "#44AA99"
 MAGENTA = "#AA4499"
 TOL_MUTED = (INDIGO, OLIVE, WINE, ROSE, TEAL, MAGENTA)
-# a figure's lines that name nothing above (heads, dimensions), in order: Okabe-Ito without its yellow, then Tol's
-LINES = (BLUE, VERMILLION, GREEN, PURPLE, ORANGE, SKY_BLUE, BLACK, *TOL_MUTED)
+# a figure's lines that name nothing above (heads, dimensions), in order: Okabe-Ito without its yellow, then Tol's, olive
+# first: beside black, Tol's indigo (the eighth line, ALiBi's head 8) read as a second black, so one dark line only in eight
+LINES = (BLUE, VERMILLION, GREEN, PURPLE, ORANGE, SKY_BLUE, BLACK, OLIVE, INDIGO, WINE, ROSE, TEAL, MAGENTA)
 
 # The diverging scale of signed values in the dark theme. The light theme's (Plotly's RdBu, reversed) is white at 0, a
 # glare on the dark page where zero should recede as it does on white; this one runs from light blue through dark blue to
@@ -80,15 +81,17 @@ REGION_COLOURS: dict[str, str] = {
 # passkey on /llm): a second set, apart from every scheme's colour and from the marks' greys, so a colour that names a
 # scheme never names a kind. Found by a search over a 16-step sRGB grid (L* 25 to 68, dark enough for a line on white) for
 # the colour farthest, in ΔE*ab, from the schemes, the marks and the kinds already picked, with typical vision and each
-# simulated missing cone; tests/core/viz/test_palette.py checks the gap. Kinds akin by their rule share a family:
-# NTK-aware and dynamic NTK greens, YaRN and YaRN without its temperature magentas; a kind's factors differ by dash. What is
+# simulated missing cone; tests/core/viz/test_palette.py checks the gap. YaRN and YaRN without its temperature, akin by
+# their rule, share a family (magentas); a kind's factors differ by dash. Dynamic NTK, which /llm alone draws (a page that
+# draws no scheme), is searched apart from the other kinds and the marks only: a second green beside NTK-aware's read as
+# one, and no colour 30° in hue from every other kind was also apart from every scheme. What is
 # left of the search near no scaling's dark red is reds and browns, so only linear takes one (a brown, lighter than the red);
 # Llama 3 takes the periwinkle, three reds in one chart (no scaling, linear, Llama 3) reading as one family that is not one.
 KIND_COLOURS: dict[str, str] = {
     "none": "#880000",  # dark red
     "linear": "#885500",  # brown
     "ntk": "#336633",  # dark green
-    "dynamic": "#668844",  # moss
+    "dynamic": "#448899",  # petrol blue
     "yarn": "#CC22BB",  # magenta
     "yarn-no-temperature": "#772266",  # plum
     "llama3": "#7799FF",  # periwinkle

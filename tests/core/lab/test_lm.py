@@ -265,13 +265,26 @@ def test_the_papers_claims_are_its_methods_and_no_cell_of_its_table_is_quoted():
     assert "Table 2" in lm.PAPER_NOT_QUOTED and "image" in lm.PAPER_NOT_QUOTED and not hasattr(lm, "PAPER")
 
 
-
 def test_a_line_of_one_point_is_drawn_larger_than_the_points_it_sits_among():
     from core.lab import lm_figures
 
     fig = lm_figures.perplexity_by_length([("learned", {64: 5.0, 128: None}), ("rope", {64: 5.0, 128: 6.0})], 64, what="test")
     learned, rope = fig.data
-    assert (learned.marker.size, learned.marker.symbol) == (13, "diamond") and (rope.marker.size or 0) < 13
+    assert (learned.marker.size, learned.marker.symbol) == (13, lm_figures.SCHEME_SYMBOLS["learned"]) and (rope.marker.size or 0) < 13
+
+
+def test_lines_on_one_another_are_told_apart_by_their_schemes_dots_in_their_schemes_colours():
+    from core.lab import lm_figures
+    from core.schemes.registry import SCHEMES
+    from core.viz import palette
+
+    same = {64: 5.0, 128: 5.1}  # every line on one another, as T5's and ALiBi's lie near perplexity 5
+    fig = lm_figures.perplexity_by_length([(s, same) for s in SCHEMES], 64, what="test")
+    assert [t.marker.color for t in fig.data] == [t.line.color for t in fig.data] == [palette.scheme_colour(s) for s in SCHEMES]
+    shapes = [t.marker.symbol for t in fig.data]
+    assert len(set(shapes)) == len(SCHEMES) and all(t.mode == "lines+markers" and t.marker.size >= 8 for t in fig.data)
+    t5, alibi = (fig.data[list(SCHEMES).index(s)].marker.symbol for s in ("t5", "alibi"))
+    assert {t5, alibi} == {"square", "triangle-up"}
 
 
 def test_a_narrow_tables_scheme_name_is_its_labels_acronym_or_first_word_and_never_shared():

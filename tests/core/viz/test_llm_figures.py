@@ -198,6 +198,8 @@ def test_lines_that_lie_on_one_another_are_drawn_apart_as_the_text_read_so_far_a
     yarn_end = 100 * (np.exp((256 * np.log(40) + 256 * np.log(20) + 87 * np.log(37.5)) / 599) / whole - 1)  # only its last window differs
     np.testing.assert_allclose(drawn["YaRN ×2"][1], [0.0, 0.0, yarn_end])
     assert drawn["YaRN ×2"][2] == palette.KIND_COLOURS["yarn"]
+    low, high = fig.to_dict()["layout"]["yaxis"]["range"]  # the line on 0 shows above the axis line, and the highest under the top
+    assert -0.1 * yarn_end < low < 0 and 2.0 < yarn_end < high < 1.1 * yarn_end
     assert "linear (position interpolation) ×2" in fig.layout.title.text  # the note under the title names the line left out
     assert lf.above_lowest_sentences(entries, 256, 600) == [
         "Each point is the perplexity of every token up to it; the last is the whole text's.",
@@ -227,14 +229,26 @@ def test_the_shuffled_cells_are_read_row_by_row_by_hand():
     # token 1, later, behind the mask; token 1 has position 0, none before it
     w = np.array([[1.0, 0.0, 0.0], [0.3, 0.7, 0.0], [0.8, 0.1, 0.1]])
     assert lf.shuffled_cells(w, [1, 0, 2]) == (
-        "In 1 of the 1 rows whose token given the position just before comes earlier in the text, the brightest cell is that token, off the "
+        "In the one row whose token given the position just before comes earlier in the text, the brightest cell is that token, off the "
         "diagonal. The other 2 rows have no such token to attend to (it comes later in the text, hidden by the causal mask, or the token was "
-        "given position 0): in 2 of them the brightest cell is on the diagonal, the token itself."
+        "given position 0): in both of them the brightest cell is on the diagonal, the token itself."
     )
     w[2] = [0.1, 0.1, 0.8]  # token 2 looks at itself instead: no hit
     w[1] = [0.9, 0.1, 0.0]
     said = lf.shuffled_cells(w, [1, 0, 2])
-    assert said.startswith("In 0 of the 1 rows") and "that token." in said and "in 1 of them" in said
+    assert said.startswith("In the one row") and "is not that token." in said and "in 1 of them" in said
+    # tokens in their own order: each of the 4 later rows looks at the one before, the first has none before it
+    w = np.tril(np.full((5, 5), 0.01)) + np.eye(5, k=-1)
+    in_order = lf.shuffled_cells(w, range(5))
+    assert in_order.startswith("In all 4 rows whose token given the position just before comes earlier in the text, the brightest cell is that token")
+    assert in_order.endswith(
+        "The other row has no such token to attend to (it comes later in the text, hidden by the causal mask, or the token was given "
+        "position 0): its brightest cell is on the diagonal, the token itself."
+    )
+    # the positions reversed: every token's position before is a later token's, so no row is of the first kind, and of the five
+    # only the first row (one cell) is brightest on the diagonal
+    reversed_said = lf.shuffled_cells(w, [4, 3, 2, 1, 0])
+    assert reversed_said.startswith("The 5 rows have no such token") and "in 1 of them" in reversed_said
     assert lf.shuffled_cells(np.ones((1, 1)), [0]) == ""
 
 
@@ -265,6 +279,8 @@ def test_the_needle_grid_is_the_share_found_per_length_and_depth():
     trials["none|2048|1|0"]["correct"] = False
     trials["none|512|1|0"]["correct"] = False
     assert lf.passkey_sentences(trials)[0] == "no scaling: 3 of 6 keys found; none at depth 100%."
+    every = _trial("none", 512, 0.0, 0, True) | _trial("none", 2048, 0.0, 0, True)
+    assert lf.passkey_sentences(every) == ["no scaling: both keys found; every key at every length up to 2,048 tokens."]  # not "2 of 2"
 
 
 def test_cells_not_run_yet_widen_the_grid_as_blanks_and_are_said_never_as_wrong():

@@ -187,8 +187,14 @@ def test_across_the_figures_one_name_has_one_colour_and_one_colour_one_name():
 
 @pytest.mark.parametrize("vision", VISIONS)
 def test_scaling_kinds_and_the_labs_series_stay_apart_from_every_scheme(vision):
-    """A kind, a pair's speed or the task picture's series never looks like a scheme (the lab draws them on one page)."""
-    others = [*palette.KIND_COLOURS.values(), palette.FAST, palette.SLOW, palette.TESTED]
+    """A kind, a pair's speed or the task picture's series never looks like a scheme (the lab draws them on one page); dynamic
+    NTK, which only /llm draws (no scheme there), keeps apart from the other kinds and the marks in /llm's charts instead."""
+    from core.lab import extend
+
+    assert "dynamic" not in {extend.KIND_OF.get(m, m) for m in extend.METHODS}  # the lab never draws it
+    on_llm = [*palette.KIND_COLOURS.values(), palette.MARK, palette.FAINT_MARK]
+    assert closest(on_llm, vision) >= APART
+    others = [*(c for k, c in palette.KIND_COLOURS.items() if k != "dynamic"), palette.FAST, palette.SLOW, palette.TESTED]
     seen_schemes = lab(np.array([rgb8(c) for c in palette.SCHEME_COLOURS.values()]), vision)
     seen = lab(np.array([rgb8(c) for c in others]), vision)
     assert min(float(np.linalg.norm(a - b)) for a in seen for b in seen_schemes) >= APART
@@ -208,7 +214,7 @@ def test_yarn_shows_beneath_yarn_without_its_temperature():
     assert [t.line.color for t in fig.data] == [palette.KIND_COLOURS[k] for k in ("none", "linear", "ntk", "yarn", "yarn-no-temperature")]
 
 
-FAMILIES = ({"ntk", "dynamic"}, {"yarn", "yarn-no-temperature"})  # kinds akin by their rule, drawn as one hue on purpose
+FAMILIES = ({"yarn", "yarn-no-temperature"},)  # kinds akin by their rule, drawn as one hue on purpose (told apart by width and dots)
 
 
 def hue(colour: str) -> float:
@@ -239,4 +245,7 @@ def test_the_span_chart_draws_every_head_up_to_eight_and_never_two_heads_in_one_
         if n > SPAN_LINES:  # spread across them from the first, no gap more than twice the even one, the last within one even gap of the end
             even = (n - 1) / (SPAN_LINES - 1)
             assert heads[0] == 0 and np.diff(heads).max() <= 2 * even and heads[-1] >= n - 1 - even, n
+    # dark lines at a line's width read as one black: one dark colour (L* under 35) among the heads the chart draws at most
+    first = [palette.head_colour(h) for h in range(SPAN_LINES)]
+    assert sum(lab(np.array([rgb8(c)]), None)[0][0] < 35 for c in first) == 1, first
     assert span_heads(16).tolist() == [0, 2, 4, 6, 9, 11, 12, 14]  # 13 (head 14) takes head 1's colour: its neighbour 12 instead
