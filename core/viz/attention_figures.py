@@ -89,11 +89,11 @@ def _flat(z: np.ndarray) -> str:
 def reorder_figure(res: AttentionStudy, head: int, label: str, lined_up: bool = False, difference: bool = False) -> dict:
     """The lesson in one picture: head `head`'s weights for the sentence in its original order and in
     the visitor's order (`res.perm`), without positions (the first two panels) and with the scheme named `label`
-    (bottom row), on one sequential colour range from 0 so that every cell is comparable. Each order
-    in its own order: without positions the right-hand panel is the left one with its rows and columns
+    (the next two), on one sequential colour range from 0 so that every cell is comparable. Each order
+    in its own order: without positions the visitor's panel is the original's with its rows and columns
     carried along with their words; with positions it is not. `lined_up`: the visitor's order drawn with
-    every word put back in its original place, so that without positions the two top panels are the same
-    picture and with positions they differ. `difference`: a third row, what the reordering changed word by word
+    every word put back in its original place, so that without positions the first two panels are the same
+    picture and with positions they differ. `difference`: two more panels, what the reordering changed word by word
     (`reorder_changed`) without and with positions, on the diverging scale of /attention's difference, so that a change
     too small to see on the weights' range still shows. A core.viz.heatmap spec."""
     words = list(res.words)
@@ -184,7 +184,12 @@ def reorder_sentences(res: AttentionStudy, head: int, label: str, causal: bool, 
     if own < 1e-9:
         second = (
             f"{below}, with {label}: as applied here the positions change no word's weights in either order "
-            f"({'exactly' if own == 0 else f'largest change {own:.0e}, rounding'}), so no reordering can: these two pictures are the first two."
+            f"({'exactly' if own == 0 else f'largest change {own:.0e}, rounding'}), so "
+            + (
+                "no reordering can: these two pictures are the first two."
+                if plain < 1e-9  # under the causal mask the order still counts: say through what
+                else "these two pictures are the first two: the reordering moves them only through the mask."
+            )
         )
     elif with_pe < 1e-9:
         second = (

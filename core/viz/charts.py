@@ -690,7 +690,7 @@ def lines(
         if on and data.size and not axis.get("range") and data.max() < 1000 * data.min():  # under 3 decades: plotly.js labels 2, 3, 5 alone
             ticks = log_ticks(float(data.min()), float(data.max()), TICKS + 2)
             if len(ticks) >= 2:
-                axis.update(tickmode="array", tickvals=ticks, ticktext=[f"{v:,.10g}" for v in ticks])
+                axis.update(tickmode="array", tickvals=ticks, ticktext=log_labels(ticks))
     if markers and not points:
         note = "; ".join(n for n in (note, _dots_note(max((len(xs) for _, xs, _ in series), default=0), "point")) if n)
     return _figure(

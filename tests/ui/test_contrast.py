@@ -83,6 +83,18 @@ def test_a_figures_grey_text_passes_on_the_page_in_both_themes():
     assert contrast(rgb(dark), rgb(THEMES["dark"]["backgroundColor"])) >= 4.5
 
 
+def test_a_faint_marks_lines_stay_fainter_than_a_marks_in_both_themes():
+    # palette.FAINT_MARK rgb(153, 153, 153) recedes behind palette.MARK rgb(85, 85, 85) on white; the dark theme redraws MARK
+    # lighter, so FAINT_MARK must turn darker there (unchanged, the two greys were 7 ΔE apart: /lab's diagonal read as its rings)
+    def twin(grey: str) -> tuple[str, str]:
+        return LIGHT_DARK.search(next(line for line in CSS.splitlines() if f'[style*="stroke: rgb({grey})"]' in line)).groups()
+
+    (mark_l, mark_d), (faint_l, faint_d) = twin("85, 85, 85"), twin("153, 153, 153")
+    for mark, faint, theme in ((mark_l, faint_l, "light"), (mark_d, faint_d, "dark")):
+        page = rgb(THEMES[theme]["backgroundColor"])
+        assert contrast(rgb(mark), page) >= 1.5 * contrast(rgb(faint), page) and contrast(rgb(faint), page) >= 1.5
+
+
 def blocks(text: str) -> list[tuple[str, str]]:
     """(prelude, body) of each top-level block of a style sheet, by matching braces."""
     out, depth, start, head = [], 0, 0, 0

@@ -134,7 +134,9 @@ def test_the_difference_row_draws_the_change_word_by_word_and_its_sentence_reads
     panels = _panels(spec)
     assert len(panels) == 6 and spec["columns"] == 2 and len(spec["scales"]) == 2 and spec["scales"][1]["signed"]
     (t4, plain, p4), (t5, moved, _) = panels[4:]
-    assert t4.startswith("your order − original: no positions") and t5 == "your order − original: with the sinusoid"
+    largest = float(np.abs(res.weights_plain_shuffled[0] - res.weights_plain[0]).max())  # 0, or rounding: which one the title says
+    flat = " (0\u00a0everywhere)" if largest == 0 else " (0\u00a0everywhere, to rounding)"
+    assert largest < 1e-9 and t4 == "your order − original: no positions" + flat and t5 == "your order − original: with the sinusoid"
     assert p4["y"]["names"] == ["0:dog", "1:bites", "2:man"]  # word by word: each word in its original place, whatever the view above
     np.testing.assert_allclose(plain, res.weights_plain_shuffled[0] - res.weights_plain[0], atol=1e-7)
     np.testing.assert_allclose(moved, res.weights_pe_shuffled[0] - res.weights_pe[0], atol=1e-7)
@@ -147,7 +149,10 @@ def test_the_difference_row_draws_the_change_word_by_word_and_its_sentence_reads
     # positions that change nothing: both change panels blank, the key ±1, and the sentence says nothing moved
     still = reorder_sentences(_study(WORDS, [2, 1, 0], pe=np.zeros((3, 64))), 0, "nothing", causal=False, difference=True)
     assert still[2].endswith(f"on a key of ±{charts.number(1.0, 3)}): nothing without positions, nothing with nothing.")
-    assert "these two pictures are the first two" in still[1]
+    assert "so no reordering can: these two pictures are the first two" in still[1]
+    # the same under the causal mask: the order still moves the weights, through the mask alone, and no sentence denies it
+    masked = reorder_sentences(_study(WORDS, [2, 1, 0], pe=np.zeros((3, 64)), causal=True), 0, "nothing", causal=True, difference=True)
+    assert "no reordering can" not in " ".join(masked) and "the reordering moves them only through the mask" in masked[1]
 
 
 def test_each_key_names_its_panels_briefly_and_a_blank_change_panel_says_it_is_0():
