@@ -14,7 +14,7 @@ import streamlit as st
 from core.lab import figures as figs
 from core.lab.config import EVAL_BATCH, SURVEY_LENGTHS, SURVEY_SEEDS, SURVEY_STEPS, TASKS
 from core.lab.entry import warm_model
-from ui.controls import check_url_value
+from ui.controls import check_url_value, is_flag
 from ui.display import plot, static_table, text_block
 from ui.heatmap import draw_heatmap
 from ui.lab.controls import lab_controls
@@ -44,8 +44,8 @@ with st.expander("How the lab's model is built", icon=":material/memory:"):
 
 # --- controls ----------------------------------------------------------------------------
 # every control travels in the URL (choices by plain name), so a lab setting is a link
-check_url_value("lab_why", lambda raw: raw.lower() in ("true", "false"), 'it is true (the explanation "Why this task" open) or false')
-check_url_value("lab_map", lambda raw: raw.lower() in ("true", "false"), 'it is true (the picture "Where each answer stands" open) or false')
+check_url_value("lab_why", is_flag, 'it is true (the explanation "Why this task" open) or false')
+check_url_value("lab_map", is_flag, 'it is true (the picture "Where each answer stands" open) or false')
 chosen = lab_controls()
 st.caption(f"**Task**: {TASKS[chosen.task].summary}")
 

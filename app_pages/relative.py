@@ -9,7 +9,7 @@ from core.schemes import alibi, relative
 from core.schemes.registry import SHAW_CLIP, Setting
 from core.viz import charts
 from core.viz import relative_figures as figs
-from ui.controls import Choice, Number, Toggle, check_links, check_url_value
+from ui.controls import Choice, Number, Toggle, check_links, check_url_value, is_flag
 from ui.display import guarded, plot, static_table
 from ui.heatmap import draw_heatmap
 from ui import relative_text as words
@@ -51,7 +51,7 @@ T5_BIDIRECTIONAL = Toggle(
 )  # fmt: skip
 SHAW_K = Number("shaw_k", "Clipping distance k", 0, 64, SHAW_CLIP, expected="the clipping distance is a whole number from {lo} to {hi}", slider=True)
 # a bad value in the link is named whichever tab is open
-check_url_value("alibi_more", lambda raw: raw.lower() in ("true", "false"), "it is true (ALiBi's lines and slopes open) or false")
+check_url_value("alibi_more", is_flag, "it is true (ALiBi's lines and slopes open) or false")
 check_links(ALIBI_HEADS, ALIBI_CAUSAL, ALIBI_SHARED, T5_BUCKETS, T5_MAX_DISTANCE, T5_BIDIRECTIONAL, SHAW_K)
 heads = ALIBI_HEADS.draw(st.columns(2)[0])
 

@@ -121,8 +121,13 @@ def check_run(config) -> None:
 
 def check_model(config) -> None:
     """What every config that trains the lab's tiny model checks alike (LabConfig, core.lab.lm.LMConfig,
-    core.lab.passkey.PasskeyConfig): its scheme, steps, batch, seed, width, heads, layers and learning rate."""
+    core.lab.passkey.PasskeyConfig): its scheme, steps (`check_run`), batch, seed, width, heads, layers and learning rate."""
     check_run(config)
+    check_network(config)
+
+
+def check_network(config) -> None:
+    """The rest of `check_model`: batch, seed, width, heads, layers and learning rate."""
     whole_number(config.batch, "The batch size", 1, LIMITS["batch"])
     whole_number(config.seed, "The seed", 0, 2**31 - 1)
     d = whole_number(config.d_model, "The model width", 2, LIMITS["d_model"])
@@ -183,7 +188,7 @@ class LabConfig:
                 )
             if length < task.min_len(offset):
                 raise ValueError(f"The evaluation length {length} is too short for the task '{task.label}': it needs at least {task.min_len(offset)} tokens.")
-        check_model(self)
+        check_network(self)  # check_run came first
         object.__setattr__(self, "eval_lens", tuple(sorted({int(n) for n in lens})))
         whole_number(self.vocab, "The vocabulary size", 2, LIMITS["vocab"])
         d, heads = int(self.d_model), int(self.n_heads)

@@ -72,7 +72,7 @@ def reorder_changed(res: AttentionStudy, head: int) -> tuple[np.ndarray, np.ndar
 def change_key(res: AttentionStudy, head: int) -> float:
     """The change row's key runs ± this: the largest change, or 1 where every change is rounding (below 1e-9), which would
     otherwise be painted at full colour."""
-    largest = max(float(np.abs(z).max()) for z in reorder_changed(res, head))
+    largest = max(reorder_changes(res, head))
     return largest if largest >= 1e-9 else 1.0
 
 
@@ -147,8 +147,7 @@ def reorder_figure(res: AttentionStudy, head: int, label: str, lined_up: bool = 
 def reorder_changes(res: AttentionStudy, head: int) -> tuple[float, float]:
     """How much head `head`'s weights change when the words are reordered, once each word is moved back
     to its place: max |weight| difference without positions and with them."""
-    plain = float(np.abs(res.weights_plain_shuffled[head] - res.weights_plain[head]).max())
-    with_pe = float(np.abs(res.weights_pe_shuffled[head] - res.weights_pe[head]).max())
+    plain, with_pe = (float(np.abs(z).max()) for z in reorder_changed(res, head))
     return plain, with_pe
 
 
