@@ -102,6 +102,11 @@ check_links(Number("pc", "", 1, A.scores.shape[1] - 2, 1, linked=True), Number("
 solid_help = "Two WebGL scenes you can drag: without a graphics card the browser takes about a second to draw them at every change here."
 PCA3D = Toggle("pca3d", "Turn the path in 3-D", False, help=solid_help)
 check_links(PCA3D)
+# plotly.js draws a chart anew whenever its data change, and this one changes with every step of the base: drawn on
+# request, it leaves the view's step as light as the painted spectra above it
+dominant_help = "Each dimension's dominant frequency, learned and sinusoid, sorted from slow to fast on a log axis."
+DOMINANT = Toggle("dominant", "Compare the dominant frequencies on one axis", False, help=dominant_help)
+check_links(DOMINANT)
 norm_median, far = float(np.median(A.norms)), ts.far_offset(A)
 
 
@@ -208,14 +213,25 @@ def _path() -> None:
 def _spectrum() -> None:
     st.header("Each dimension as a wave over position")
     _dimension()  # one dimension beside the wave that fits it best first: the question asked of one row before of all of them
-    draw_heatmap(figs["model_spectrum"], key="model_spectrum")
-    st.caption(  # right under the picture it reads
-        "What to look for: a learned dimension is a wave if its row on the left is one bright cell and little else; a row lit across many bins "
-        "is a wave mixed with other waves and noise. The sinusoid is a staircase of single frequencies, one per sin/cos pair, from 1/(2π) ≈ "
-        "0.16 cycles per position down to almost nothing (anything slower than one cycle over the table lands in the lowest bin). On this log "
-        "scale faint power shows too: the fringe beside the sinusoid's bright cells is leakage from waves that do not fit whole cycles into the table."
+    left, right = st.columns(2)
+    with left:
+        draw_heatmap(figs["model_spectrum"], key="model_spectrum")
+    with right:
+        draw_heatmap(figs["model_sin_spectrum"], key="model_sin_spectrum")
+    waves = sinusoidal.wavelengths(d, base)  # in positions, one per sin/cos pair; the fastest pair's is 2π at every base
+    staircase = (
+        f"a staircase of single frequencies, one per sin/cos pair, from 1/(2π) ≈ 0.16 cycles per position down to {number(1 / waves.max())}"
+        + (" (anything slower than one cycle over the table lands in the lowest bin)" if waves.max() > L else "")
+        if waves.size > 1
+        else "one sin/cos pair, a single frequency of 1/(2π) ≈ 0.16 cycles per position"
     )
-    plot(figs["model_dominant"], key="model_dominant")
+    st.caption(  # right under the pictures it reads
+        "What to look for: a learned dimension is a wave if its row in the learned table's spectrum is one bright cell and little else; a "
+        f"row lit across many bins is a wave mixed with other waves and noise. The sinusoid is {staircase}. On this log scale faint power "
+        "shows too: the fringe beside the sinusoid's bright cells is leakage from waves that do not fit whole cycles into the table."
+    )
+    if DOMINANT.draw(st):
+        plot(figs["model_dominant"], key="model_dominant")
     freq_values, counts = ts.common_frequencies(A.dominant)
     c1, c2, c3 = st.columns(3)
     peak_help = "About 100% for a pure sinusoid, a few % for noise."

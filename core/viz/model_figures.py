@@ -119,28 +119,31 @@ def table_figures(A: pa.TableAnalysis, S: pa.TableAnalysis, name: str, sin_name:
     rank = strided(A.cols.count, A.cols.count)
     freqs = Binned(A.freqs, frequency_ticks(A.freqs))
     by_frequency = [np.log10(np.maximum(T.power_share[np.argsort(T.dominant, kind="stable")], SHARE_FLOOR)) for T in (A, S)]
-    figs["model_spectrum"] = grouped_heatmap(
-        [
-            ScaleGroup(
-                [(name, by_frequency[0], freqs, rank), (sin_name, by_frequency[1], freqs, rank)],
-                signed=False,
-                zmin=float(np.log10(SHARE_FLOOR)),
-                zmax=0.0,
-                colorbar_title="share of power, log₁₀: −2 is 1%, 0 is all of it",
-                hover="log₁₀ share of power",
-                clipped=True,
-            )
-        ],
-        title="Power spectrum of each dimension over position (mean removed), dimensions sorted by their dominant frequency",
-        x_title="frequency (cycles per position)",
-        y_title="dimension, by dominant frequency",
-        note=notes(
-            f"each row is one dimension's share of power per frequency bin on a log scale, below {SHARE_FLOOR:.2%} painted as {SHARE_FLOOR:.2%}",
-            A.rows.note("position"),
-            A.cols.note("dimension"),
-        ),
-        panel_height=PAIR_PX,
-    )
+    # one heatmap each, as the tables are drawn: a step of the base changes only the sinusoid's, and the learned
+    # table's, unchanged, is then not sent to the browser again (Streamlit sends a reference to a message it holds)
+    for key, title, T in (("model_spectrum", name, by_frequency[0]), ("model_sin_spectrum", f"the {sin_name}", by_frequency[1])):
+        figs[key] = grouped_heatmap(
+            [
+                ScaleGroup(
+                    [("", T, freqs, rank)],
+                    signed=False,
+                    zmin=float(np.log10(SHARE_FLOOR)),
+                    zmax=0.0,
+                    colorbar_title="share of power, log₁₀: −2 is 1%, 0 is all of it",
+                    hover="log₁₀ share of power",
+                    clipped=True,
+                )
+            ],
+            title=f"Power spectrum of each dimension over position (mean removed): {title}",
+            x_title="frequency (cycles per position)",
+            y_title="dimension, by dominant frequency",
+            note=notes(
+                f"each row is one dimension's share of power per frequency bin on a log scale, below {SHARE_FLOOR:.2%} painted as {SHARE_FLOOR:.2%}",
+                A.rows.note("position"),
+                A.cols.note("dimension"),
+            ),
+            panel_height=PAIR_PX,
+        )
     ranks = np.arange(A.cols.count)
     figs["model_dominant"] = charts.lines(
         [(shown, ranks, np.sort(A.dominant)), (sin_name, ranks, np.sort(S.dominant))],

@@ -178,7 +178,7 @@ def test_parameters_are_found_on_every_page():
         "rope": {"head_dim", "rope_layout", "scaling", "factor", "original_len", "rope_view"},
         "context": {"presets", "ntk_growth", "grid", "grid_base", "ctx_view"},
         "relative": {"alibi_heads", "alibi_causal", "alibi_shared", "t5_buckets", "t5_max_distance", "t5_bidirectional", "shaw_k", "rel_view"},
-        "model": {"source", "pca3d", "pc", "dim", "model_view"},
+        "model": {"source", "pca3d", "dominant", "pc", "dim", "model_view"},
         "lab": {"lab_task", "lab_steps", "lab_why", "lab_map", "lab_lm_view", "lab_lm_steps"},
     }
     for page, names in known.items():

@@ -23,8 +23,8 @@ from tests.app.conftest import ROOT, assert_clean, chart_keys, decode, every_fig
 from ui import glossary
 
 TABLE = np.load(ROOT / "data" / "minilm_position_embeddings.npy").astype(np.float64)
-N_CHARTS = 7  # Plotly charts over all tabs
-N_HEATMAPS = 4  # and heatmaps (the two tables, the cosine similarity, the spectrum), painted by the browser
+N_CHARTS = 6  # Plotly charts over all tabs (the dominant frequencies and the 3-D path only on request)
+N_HEATMAPS = 5  # and heatmaps (the two tables, the cosine similarity, the two spectra), painted by the browser
 
 
 def by_title(at, start: str) -> dict:
@@ -85,7 +85,7 @@ def test_minilm_page_draws_every_figure_titled_and_labelled():
 
 
 TABS = {  # the spectra first: they answer the page's opening question
-    "Spectrum": ["model_spectrum", "model_dominant", "model_dimension"],
+    "Spectrum": ["model_spectrum", "model_sin_spectrum", "model_dimension"],
     "The table": ["model_table", "model_sin_table"],
     "Similarity": ["model_cosine", "model_neighbour", "model_offset"],
     "Path (PCA)": ["model_pca2d", "model_pca_side", "model_variance"],
@@ -187,6 +187,21 @@ def test_the_3d_view_is_drawn_on_request_and_follows_the_link():
     bad = open_page("model", pca3d="maybe")
     assert not bad.exception and len(bad.warning) == 1 and "pca3d" in bad.warning[0].value
     assert len(every_figure(bad)) == N_CHARTS
+
+
+def test_the_dominant_frequencies_are_drawn_on_request_and_the_staircase_is_read_at_the_base_shown():
+    at = open_page("model")
+    assert not at.toggle(key="dominant").value and "model_dominant" not in chart_keys(at)
+    at.toggle(key="dominant").set_value(True).run()
+    assert_clean(at)
+    assert "model_dominant" in chart_keys(at) and "model_dominant" in chart_keys(open_page("model", dominant="true"))  # and a link opens it
+    A = pa.analyse(TABLE)
+    np.testing.assert_allclose(decode(by_title(at, "Dominant frequency")["data"][0]["y"]), np.sort(A.dominant), rtol=1e-12)
+    # the sinusoid's slowest pair, 1 / (2π · base^(382/384)) cycles per position, read at the base on screen: by hand
+    # 1 / 59,889 at the default and 1 / 12.52 at the slider's least base, whose waves all fit in the 512 positions
+    said = {base: next(c.value for c in open_page("model", base=base).caption if "The sinusoid is" in c.value) for base in ("10000", "2")}
+    assert "down to 1.67e-5 (anything slower than one cycle over the table lands in the lowest bin)" in said["10000"]
+    assert "down to 0.07987." in said["2"] and "lowest bin" not in said["2"]
 
 
 def test_switching_the_source_widget_writes_the_link():

@@ -156,7 +156,7 @@ MOVES = {  # page -> a setting it uses and reads above its live parts (the page 
 }
 OPEN_AT = {  # a tab whose figures read the moved setting
     "sinusoidal": "?sin_view=Picture",  # its first tab is the live preview, which the browser draws with no Plotly chart
-    "model": "?model_view=The%20table",  # its first tab, the spectra of the learned table, reads no sidebar setting
+    "model": "?model_view=The%20table",  # its first tab draws no Plotly chart that reads a sidebar setting (the spectra are painted)
 }
 
 
