@@ -76,7 +76,7 @@ if len(words) > MAX_TOKENS:
     controls.info(f"Using the first {MAX_TOKENS} of {len(words):,} words.", icon=":material/content_cut:")
     words = words[:MAX_TOKENS]
 with controls:
-    order = word_order("att_order", words, lambda n: tuple(int(k) for k in attention.shuffle_perm(n, 1)))  # as the shuffle test always began
+    order = word_order("att_order", words)  # reversed, as / opens: 'dog bites man' becomes 'man bites dog' on both pages
 
 names = positional_schemes()
 SCHEME = Choice("scheme", "Positional encoding", names, "sinusoidal", labels=lambda n: SCHEMES[n].label)
@@ -168,8 +168,9 @@ def _side_by_side() -> None:
     res = _study()
     head = st.selectbox("Head shown", list(range(heads)), key="head", format_func=lambda h: f"head {h + 1} of {heads}") if heads > 1 else 0
     lined_up = LINED_UP.draw()
-    draw_heatmap(figs.reorder_figure(res, head, scheme.label, lined_up), key="att_orders")  # painted by the browser
-    st.caption(" ".join(figs.reorder_sentences(res, head, scheme.label, causal, lined_up)))
+    # /'s picture with its third row, what the reordering changed word by word: a scheme's change can be too small to see on the weights' range
+    draw_heatmap(figs.reorder_figure(res, head, scheme.label, lined_up, difference=True), key="att_orders")  # painted by the browser
+    st.caption(" ".join(figs.reorder_sentences(res, head, scheme.label, causal, lined_up, difference=True)))
     st.subheader("With positions against without, in the same order")
     draw_heatmap(figs.weight_figure(res, head, words, scheme.label), key="att_side_by_side")
     st.caption(figs.difference_caption(res, head, scheme.applied, causal))

@@ -6,7 +6,7 @@ import streamlit as st
 
 from core.analysis import context as cx
 from core.schemes import rope
-from core.viz import charts, palette
+from core.viz import charts, scaling_figures
 from ui.display import guarded, plot
 from ui.rope_controls import KIND_LABELS, factor_control, original_len_control, scaling_kind, scaling_words
 
@@ -39,46 +39,14 @@ def scaling_tab(head_dim: int, base: float, L: int, theta: np.ndarray) -> None: 
         ratio, labels, edges = regions.ratio, regions.label, regions.edges
         how = scaling_words(scaling, head_dim, base, L)
     st.caption(f"**{KIND_LABELS[kind]}**: {how}.")
-    pairs = np.arange(theta.size)
-    wave_before, wave_after = 2 * np.pi / theta, 2 * np.pi / scaled
-    series = [(f"before: base {base:,.6g}", pairs, wave_before)]
-    if base != 500_000.0:
-        series.append(("base 500,000 (no scaling)", pairs, 2 * np.pi / rope.default_frequencies(head_dim, 500_000.0)))
-    series += [(f"after: {name}", pairs[labels == name], wave_after[labels == name]) for name in ("kept", "blended", "interpolated") if (labels == name).any()]
-    plot(
-        charts.lines(
-            series,
-            title=f"Wavelength of each pair before and after {KIND_LABELS[kind]} scaling (head_dim {head_dim})",
-            x_title="pair index i",
-            y_title="wavelength 2π/θᵢ (positions, log scale)",
-            log_y=True,
-            points=True,
-            colours=[palette.scaling_colour(name) for name, _, _ in series],
-            y_marks=[(original, f"original context {original:,}", palette.MARK), (L, f"target max_len {L:,}", palette.TARGET)]
-            + [(e, f"band edge {e:,.4g}", palette.FAINT_MARK) for e in edges],
-        ),
-        key="rope_wavelengths",
-    )
+    pairs, wave_before, wave_after = np.arange(theta.size), 2 * np.pi / theta, 2 * np.pi / scaled
+    plot(scaling_figures.wavelength_figure(head_dim, base, KIND_LABELS[kind], theta, scaled, labels, original, L, edges), key="rope_wavelengths")
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("pairs kept", int((labels == "kept").sum()))
     m2.metric("pairs blended", int((labels == "blended").sum()))
     m3.metric("pairs interpolated", int((labels == "interpolated").sum()))
     m4.metric("attention factor (cos, sin ×)", charts.number(attention_factor), help=f"exactly {attention_factor!r}")
-    plot(
-        charts.lines(
-            [("new θᵢ / old θᵢ", wave_before, ratio)],
-            title="Each pair's new frequency over its old, against its original wavelength",
-            x_title="original wavelength (positions, log scale)",
-            y_title="new frequency / old frequency",
-            log_x=True,
-            markers=True,
-            y_range=(0, 1.05),
-            colours=[palette.UNSCALED],
-            y_marks=[(1 / max(factor, 1.0), f"1/s = {1 / max(factor, 1.0):.3g}", palette.region_colour("interpolated"))],
-            x_marks=[(original, "original context", palette.MARK)] + [(e, f"{e:,.4g}", palette.FAINT_MARK) for e in edges],
-        ),
-        key="rope_ratio",
-    )
+    plot(scaling_figures.ratio_figure(theta, ratio, factor, original, edges), key="rope_ratio")
     view = cx.PairView(pairs, wave_before, wave_after, None, np.asarray(labels).astype(str), float(attention_factor), 2 * theta.size)
     st.caption(
         "What to look for: "

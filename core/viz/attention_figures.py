@@ -256,8 +256,8 @@ def shuffle_notes(res: AttentionStudy, words: Sequence[str], scheme: Scheme, cau
         notes.append("This sentence has no repeated word, so the identical-word check has nothing to compare: try 'one word repeated'.")
     if scheme.applied != ADDED and not causal and np.array_equal(res.perm, np.arange(n)[::-1]) and res.residual_pe < 1e-9:
         notes.append(
-            f"This shuffle reverses the sentence, and {scheme.label} here depends only on the distance |i − j|, which reversal leaves unchanged: "
-            "the reversed sentence is attended to as a mirror image. Shuffle again, or turn on the causal mask."
+            f"Your order reverses the sentence, and {scheme.label} here depends only on the distance |i − j|, which reversal leaves unchanged: "
+            "the reversed sentence is attended to as a mirror image. Shuffle, or turn on the causal mask."
         )
     if len(set(words)) == 1:
         notes.append(

@@ -475,6 +475,7 @@ def _figure(
     legend: bool = False,
     x_marks: Sequence[Mark] = (),
     y_marks: Sequence[Mark] = (),
+    marks_px: tuple[float, float] | None = None,
     top: int = 0,
     **layout,
 ) -> go.Figure:
@@ -535,7 +536,7 @@ def _figure(
         log_y=log_y,
         x_span=_span(traces, "x", x_marks, base.get("xaxis", {}).get("range"), log_x) if x_marks or y_marks else None,
         y_span=_span(traces, "y", y_marks, base.get("yaxis", {}).get("range"), log_y) if y_marks else None,
-        plot_px=(CHART_PX - margin["l"] - margin["r"], plot_px),
+        plot_px=marks_px or (CHART_PX - margin["l"] - margin["r"], plot_px),
         points=_drawn_points(traces) if y_marks else (),
     )
     base["shapes"] = shapes
@@ -621,6 +622,7 @@ def lines(
     dashes: Sequence[str] | None = None,
     spreads: Sequence[np.ndarray | None] | None = None,
     symbols: Sequence[tuple[str, int] | None] | None = None,
+    marks_px: tuple[float, float] | None = None,
 ) -> go.Figure:
     """One line per (name, x, y) in Okabe-Ito colours in order, or in `colours` (one per series,
     from core.viz.palette where the series names a scheme, a region or a recurring series), solid
@@ -634,7 +636,9 @@ def lines(
     curve drawn through fractional ones). `spreads`, one per series (or None), draws a shaded
     band of ± that much around its line (a mean ± one standard deviation), under the lines. `symbols`, one per series
     (or None: a dot of 5 pixels), draws its markers as that Plotly symbol and size (a ring around points that others sit on, a
-    large diamond for a line of one point)."""
+    large diamond for a line of one point). `marks_px`: the plot's width and height in pixels the marks' labels are placed
+    for (see _marks), when not a desktop chart's: a phone's, the smallest a chart is drawn at, keeps labels placed apart there
+    apart in any larger plot, since a label's pixels then cover less of the axes."""
     if any(given is not None and len(given) != len(series) for given in (colours, dashes, symbols)):
         raise ValueError(f"{len(series)} series take as many colours, dashes and symbols as there are series")
     shape = [{} if symbols is None or symbols[k] is None else dict(zip(("symbol", "size"), symbols[k])) for k in range(len(series))]
@@ -703,6 +707,7 @@ def lines(
         legend=len(series) > 1 or spreads is not None,
         x_marks=x_marks,
         y_marks=y_marks,
+        marks_px=marks_px,
         xaxis=x_axis,
         yaxis=y_axis,
     )

@@ -103,15 +103,16 @@ def alibi_weights(slopes: np.ndarray, max_len: int, span: np.ndarray) -> go.Figu
         [(f"head {h + 1} (span {span[h]:,})", distances + 1, weights[h]) for h in heads],
         colours=colours,
         title=f"Attention of the last query over {max_len:,} keys when all content scores are equal: only the bias counts",
-        x_title="distance to the key + 1 (positions, log scale)",
+        x_title="distance to the key + 1, as a log axis has no 0",  # the query's own key, at distance 0, holds the most weight
         y_title="attention weight",
         log_x=True,
         note=shown if heads.size < slopes.size else "",
+        height=420,  # taller than a chart's default, so that a phone's plot, above its legend of 8 rows, holds 8 names apart
     )
     # each line named where it starts: the shallow heads start within a few pixels of each other near 0, where colour alone did not
-    # tell them apart, so their names are lifted apart, in the order their lines start, each with a pointer to its line's start
+    # tell them apart, so their names are moved apart, in the order their lines start, each with a pointer to its line's start
     starts = weights[heads, 0]
-    fig.update_yaxes(rangemode="tozero")  # the lifts below count pixels from a weight of 0
+    fig.update_yaxes(rangemode="tozero")  # the moves below count pixels from a weight of 0
     if np.ptp(starts) == 0:  # every line one and the same (one key: each head gives it all the weight): one name for all
         named = "every head drawn" if heads.size > 1 else f"head {heads[0] + 1}"
         fig.add_annotation(
@@ -120,7 +121,8 @@ def alibi_weights(slopes: np.ndarray, max_len: int, span: np.ndarray) -> go.Figu
         )  # fmt: skip
         return fig
     scale = SPAN_PLOT_PX / max(float(starts.max()), 1e-300)  # pixels per unit of weight, the y axis running from 0 to the highest start
-    for k, lift in enumerate(label_lifts(starts * scale, charts.MARK_LINE_PX + 1)):
+    half = SPAN_NAME_PX / 2  # a name stands whole inside the plot: neither on the x axis nor above the highest start
+    for k, lift in enumerate(label_lifts(starts * scale, SPAN_NAME_PX, half, SPAN_PLOT_PX - half)):
         fig.add_annotation(
             x=0.0, y=float(starts[k]), xref="x", yref="y", text=f"head {heads[k] + 1}", font=dict(size=charts.MARK_FONT_PX, color=colours[k]),
             showarrow=True, arrowcolor=colours[k], arrowwidth=1, arrowhead=0, ax=SPAN_LABEL_PX, ay=-lift, xanchor="left", bgcolor=charts.LABEL_BACKING,
@@ -128,19 +130,27 @@ def alibi_weights(slopes: np.ndarray, max_len: int, span: np.ndarray) -> go.Figu
     return fig
 
 
-SPAN_PLOT_PX = 110  # pixels from 0 to the highest start at most, as a phone shows the span chart (a desktop shows more: its names stand further apart)
+# pixels from 0 to the highest start at least, as a 390-pixel phone shows the span chart (its plot, above 8 rows of legend and under a
+# note, measured 167 pixels tall in Chromium); a desktop shows more, and its names stand further apart
+SPAN_PLOT_PX = 150
+SPAN_NAME_PX = charts.MARK_LINE_PX + 4  # a name's centre to the next: its backing is 15 pixels tall in Chromium, and 3 more keep two apart
 SPAN_LABEL_PX = 36  # how far right of its line's start a head's name sits
 
 
-def label_lifts(at: np.ndarray, gap: float) -> np.ndarray:
-    """How far (in pixels) to lift each label above the point `at` it names (pixels from the axis' foot) so that labels stand at
-    least `gap` apart, in the order of their points, none lower than its own point: from the lowest up, each at its point or `gap`
-    above the one below, whichever is higher. (n,) float64."""
+def label_lifts(at: np.ndarray, gap: float, lowest: float = -np.inf, highest: float = np.inf) -> np.ndarray:
+    """How far (in pixels; below 0, down) to move each label from the point `at` it names (pixels from the axis' foot) so that labels
+    stand at least `gap` apart, in the order of their points, between `lowest` and `highest`: from the lowest up, each at its point,
+    `lowest` or `gap` above the one below, whichever is highest; then from the highest down, each at most `highest` and `gap` under
+    the one above. Both bounds hold when the labels fit, (n − 1)·gap ≤ highest − lowest. (n,) float64."""
     at = np.asarray(at, dtype=np.float64)
+    order = np.argsort(at, kind="stable")
     placed = np.empty_like(at)
-    below = -np.inf
-    for k in np.argsort(at, kind="stable"):
+    below = lowest - gap
+    for k in order:
         placed[k] = below = max(float(at[k]), below + gap)
+    above = highest + gap
+    for k in order[::-1]:
+        placed[k] = above = min(float(placed[k]), above - gap)
     return placed - at
 
 

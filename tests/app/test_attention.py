@@ -98,7 +98,8 @@ def test_shuffle_button_reshuffles():
 
 @pytest.mark.parametrize("scheme", positional_schemes())
 def test_every_scheme_in_the_picker(scheme):
-    at = open_page("attention")
+    # not the default order, the reversal: a bias set by |i − j| alone (ALiBi, KERPLE) attends to a reversed sentence as its mirror image
+    at = open_page("attention", att_order="2,0,1")
     assert set(at.selectbox(key="scheme").options) == {SCHEMES[n].label for n in positional_schemes()}
     at.selectbox(key="scheme").set_value(scheme).run()
     assert at.query_params["scheme"] == scheme
@@ -243,6 +244,16 @@ def test_a_new_sentence_starts_its_own_order_without_calling_the_last_sentences_
     assert at.query_params["att_order"] == open_page("attention", sentence="one word repeated").query_params["att_order"]  # its default
     bad = open_page("attention", sentence="one word repeated", att_order="2,0,1")  # a link's own order for the wrong count is still refused
     assert any("att_order" in w.value for w in bad.warning)
+
+
+def test_the_page_opens_on_the_lessons_order_with_what_the_reordering_changed():
+    at = open_page("attention", d_model="32")
+    assert at.query_params["att_order"] == open_page("problem").query_params["order"]  # 'man bites dog' beside 'dog bites man', as on /
+    study = attention.attention_study(["dog", "bites", "man"], sinusoidal_encoding(3, 32, 1e4), perm=np.array([2, 1, 0]))
+    change = grid(at, "att_orders")["panels"][4:]  # the third row: your order, each word back in its place, − the original
+    np.testing.assert_allclose(decode(change[0]["z"]), study.weights_plain_shuffled[0] - study.weights_plain[0], atol=1e-6)
+    np.testing.assert_allclose(decode(change[1]["z"]), study.weights_pe_shuffled[0] - study.weights_pe[0], atol=1e-6)
+    assert np.abs(decode(change[1]["z"])).max() > 1e-3 and any("The last two: what the reordering changed" in c.value for c in at.caption)
 
 
 def test_the_orders_are_lined_up_by_word_by_default_and_a_link_can_turn_that_off():

@@ -221,8 +221,8 @@ def test_attentions_grid_shows_words_two_scales_and_reads_words_on_hover(context
     perm = [int(k) for k in at.query_params["att_order"].split(",")]
     reordered = [f"{i}:{names[k].split(':')[1]}" for i, k in enumerate(perm)]
     shown = page.evaluate(TICKS)
-    for panel, ticks in zip(orders["panels"], shown):  # the original order on the left, yours on the right
-        expected = names if panel["title"].startswith("original") else reordered
+    for panel, ticks in zip(orders["panels"], shown):  # the original order on the left, yours on the right; the change row word by word
+        expected = reordered if panel["title"].startswith("your order,") else names
         assert [text for text, _ in ticks["y"]] == expected, panel["title"]
     for panel, ticks in zip(spec["panels"], shown[len(orders["panels"]):]):
         for name in ("x", "y"):

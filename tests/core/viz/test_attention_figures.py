@@ -12,7 +12,7 @@ from core.analysis import attention
 from core.schemes.registry import SCHEMES, Setting
 from core.schemes.sinusoidal import sinusoidal_encoding
 from core.viz import charts
-from core.viz.attention_figures import reorder_changed, reorder_changes, reorder_figure, reorder_sentences, share_text
+from core.viz.attention_figures import reorder_changed, reorder_changes, reorder_figure, reorder_sentences, share_text, shuffle_notes
 from tests.app.conftest import decode
 
 WORDS = ["dog", "bites", "man"]
@@ -90,6 +90,10 @@ def test_sentences_say_only_what_holds():
     alibi = SCHEMES["alibi"].attention_positions(3, Setting(64, 1e4, train_len=3, n_heads=1))
     _, blind = reorder_sentences(_study(WORDS, [2, 1, 0], pe=alibi), 0, "ALiBi", causal=False)
     assert "cannot tell these two orders apart" in blind
+    # the order /attention opens on, for ALiBi: its numbers say why (a mirror image), and only for the reversal
+    mirror = [n for n in shuffle_notes(_study(WORDS, [2, 1, 0], pe=alibi), WORDS, SCHEMES["alibi"], False) if "mirror image" in n]
+    assert mirror == [n for n in mirror if n.startswith("Your order reverses the sentence, and ALiBi")] != []
+    assert not [n for n in shuffle_notes(_study(WORDS, [1, 0, 2], pe=alibi), WORDS, SCHEMES["alibi"], False) if "mirror image" in n]
     # nothing added at all (a position factor of 0): said the same way, never 'the pictures differ'
     _, nothing = reorder_sentences(_study(WORDS, [1, 0, 2], pe=np.zeros((3, 64))), 0, "nothing", causal=False)
     assert "change no word's weights in either order" in nothing and "Try another order" not in nothing
