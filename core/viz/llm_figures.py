@@ -115,7 +115,7 @@ def position_before_share(weights: np.ndarray, positions: Sequence[int]) -> floa
     return float(np.mean([w[i, j] for i, j in pairs])) if pairs else None
 
 
-SHUFFLED = "In the shuffled map the positions are dealt out to the tokens at random, and the words keep their order."
+SHUFFLED = "Shuffled: the positions are dealt out at random; the words keep their order."
 
 
 def shuffled_sentence(weights: np.ndarray, positions: Sequence[int]) -> str:
@@ -124,8 +124,8 @@ def shuffled_sentence(weights: np.ndarray, positions: Sequence[int]) -> str:
     by_position, in_text = position_before_share(weights, positions), previous_share(weights)
     if by_position is None:
         return ""
-    follows = ": it follows the positions, not the word order" if by_position > max(2 * in_text, 0.3) else ""
-    return f"There {by_position:.0%} goes to the token given the position just before, where that token is earlier in the text{follows}."
+    follows = ": the head follows the positions, not the word order" if by_position > max(2 * in_text, 0.3) else ""
+    return f"There {by_position:.0%} goes to the token given the position just before (where it is earlier in the text){follows}."
 
 
 def attention_lead(maps: Sequence[tuple[str, np.ndarray]], shuffled: np.ndarray, positions: Sequence[int] | None) -> list[str]:
@@ -185,7 +185,7 @@ def head_sentence(maps: Sequence[tuple[str, np.ndarray]]) -> str:
     just before, under each way of giving positions (`maps` as attention_figure takes them; the figure's title names the head)."""
     shares = [f"{previous_share(w):.0%} ({name})" for name, w in maps]
     listed = shares[0] if len(shares) == 1 else f"{', '.join(shares[:-1])} and {shares[-1]}"
-    return f"Mean share of a token's attention on the token just before it in the text: {listed}."
+    return f"Mean share of attention on the token just before in the text: {listed}."
 
 
 def _titled(title: str, what: str) -> str:

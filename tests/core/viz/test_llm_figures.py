@@ -77,7 +77,7 @@ def test_the_head_sentence_reads_the_share_on_the_token_before():
     spread = np.tril(np.ones((3, 3))) / np.arange(1, 4)[:, None]  # query i spreads evenly over 0 .. i
     assert lf.previous_share(before) == 1.0 and lf.previous_share(spread) == pytest.approx((1 / 2 + 1 / 3) / 2)
     said = lf.head_sentence([("as trained", before), ("rotation removed", spread)])
-    assert said == "Mean share of a token's attention on the token just before it in the text: 100% (as trained) and 42% (rotation removed)."
+    assert said == "Mean share of attention on the token just before in the text: 100% (as trained) and 42% (rotation removed)."
     with pytest.raises(ValueError):
         lf.previous_share(np.ones((1, 1)))
 
@@ -317,16 +317,16 @@ def test_the_shuffled_sentence_finds_the_token_one_position_before():
     w[3, 0], w[3, 2] = 0.5, 0.5  # token 3 (position 3): token 0 (position 2) counted, half
     assert lf.position_before_share(w, positions) == pytest.approx(0.75)
     # in text order it puts (0 + 1 + 0.5) / 3 = 50% on the token before: 75% is not twice that, so no more is said
-    assert lf.shuffled_sentence(w, positions) == "There 75% goes to the token given the position just before, where that token is earlier in the text."
+    assert lf.shuffled_sentence(w, positions) == "There 75% goes to the token given the position just before (where it is earlier in the text)."
     w[3, 0], w[3, 2] = 1.0, 0.0  # now 100% by position against 33% in text order
-    assert lf.shuffled_sentence(w, positions).endswith("earlier in the text: it follows the positions, not the word order.")
+    assert lf.shuffled_sentence(w, positions).endswith("(where it is earlier in the text): the head follows the positions, not the word order.")
     assert lf.position_before_share(w, [0, 1, 2, 3][::-1]) is None and lf.shuffled_sentence(w, [3, 2, 1, 0]) == ""  # every one later
     # under the maps: the shares as a token's mean on the one before (trained: 1, 1/2, 1/2 -> 67%; shuffled in text order:
     # (0 + 1 + 0) / 3 -> 33%), what a shuffle is, and the shuffled verdict: three sentences, no more
     trained = np.eye(4, k=-1) * [[1.0], [1.0], [0.5], [0.5]] + np.diag([1.0, 0.0, 0.5, 0.5])  # rows 1..3 give 1, 1/2, 1/2 to the one before
     lead = lf.attention_lead([("as trained", trained), ("shuffled", w)], w, positions)
     assert lead == [
-        "Mean share of a token's attention on the token just before it in the text: 67% (as trained) and 33% (shuffled).",
+        "Mean share of attention on the token just before in the text: 67% (as trained) and 33% (shuffled).",
         lf.SHUFFLED,
         lf.shuffled_sentence(w, positions),
     ]
