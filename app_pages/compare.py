@@ -214,7 +214,8 @@ def _properties() -> None:
         values = {column: shown(getattr(r, field)) for column, field in MEASURED.items()}
         # text, as the numbers beside it (a Styler would give the table a new id on every run)
         numbers.append({"scheme": SCHEMES[n].label, "over": r.measured_over} | values | {"params": f"{r.parameters:,}"})
-    static_table(checks)  # every cell whole: the sentences past max_len are long
+    with st.container(key="compare_checks"):  # ui/assets/app.css keeps its scheme column on one line
+        static_table(checks)  # every cell whole: the sentences past max_len are long
     st.caption(
         "How to read it: one column per question of the roadmap, answered from the numbers below: ✓ yes, it holds; ✗ no; n/a, it does not "
         "apply (no position, or nothing varies). **code past max_len** ✓ says only that those positions get a fixed code, not that a model "

@@ -108,9 +108,15 @@ st.header("Naive fixes, and why each fails")
 st.markdown("Each tab tries one obvious way to write a position into the word vectors, and shows where it breaks.")
 
 
-def _integer() -> None:
+def _one_position() -> bool:
+    """At max_len = 1 a tab whose fix fails only across positions says so in place of a figure of one point."""
     if L < 2:
-        st.info("With max_len = 1 there is only position 0, whose integer code is 0: raise max_len to see the code grow.", icon=":material/info:")
+        st.info("With max_len = 1 there is only position 0, and this fix fails only across positions: raise max_len to see how.", icon=":material/info:")
+    return L < 2
+
+
+def _integer() -> None:
+    if _one_position():
         return
     pos = strided(L, 2000)
     fig = charts.lines(
@@ -151,7 +157,9 @@ def _fraction() -> None:
 
 
 def _binary() -> None:
-    n_bin = min(max(L, 2), 64)
+    if _one_position():  # no neighbours within max_len
+        return
+    n_bin = min(L, 64)
     bits = naive.binary_positions(n_bin)
     sin_ref = sinusoidal_encoding(n_bin, 2 * bits.shape[1], s.base)
     fig = charts.lines(
@@ -177,7 +185,9 @@ def _binary() -> None:
 
 
 def _one_hot() -> None:
-    n_hot = max(1, min(L, s.d_model, 32))  # only positions that have a code: a one-hot table has d_model of them
+    if _one_position():  # no other position to be unlike
+        return
+    n_hot = min(L, s.d_model, 32)  # only positions that have a code: a one-hot table has d_model of them
     one_hot = naive.one_hot_positions(n_hot)
     ax = strided(n_hot, n_hot)
     draw_heatmap(
@@ -200,10 +210,11 @@ def _one_hot() -> None:
 
 
 def _training() -> None:
-    if L < 2:
-        st.info("With max_len = 1 there is only position 0, whose integer code is 0: raise max_len to see the scale grow.", icon=":material/info:")
+    if _one_position():
         return
     study = guarded(raw_study, L, width, s.base)
+    alone = study.positions.size == 1  # max_len = 2: position 1 alone, a line of one point, drawn as a dot
+    sampled = f"{study.positions.size:,} positions from 1 to {L - 1:,}" if study.positions.size < L - 1 else ""
     col_e, col_f = st.columns(2)
     with col_e:
         plot(
@@ -214,8 +225,9 @@ def _training() -> None:
                 y_title="‖code(p)‖ / ‖word‖ (log scale)",
                 log_x=True,
                 log_y=True,
+                markers=alone,
                 y_marks=[(1.0, "as long as the word")],
-                note=f"{study.positions.size:,} positions from 1 to {L - 1:,}" if study.positions.size < L - 1 else "",
+                note="position 1 alone: raise max_len to see the code grow" if alone else sampled,
             ),
             key="naive_scale",
         )
@@ -228,6 +240,7 @@ def _training() -> None:
                 y_title="largest step / word's step (log scale)",
                 log_x=True,
                 log_y=True,
+                markers=alone,
                 y_marks=[(1.0, "the word's step, η = 1/‖word‖²")],
                 note="one step of size η multiplies the squared error by (1 − η‖x‖²)²",
             ),

@@ -130,20 +130,11 @@ def text_view() -> None:
     dealt = {experiments.MODES["shuffled"]: shuffled.positions} if shuffled.positions else {}  # that panel names the positions dealt
     draw_heatmap(lf.attention_figure(trained.tokens, maps, layer, head, dealt), key="llm_attention")
     mixed = shuffled.weights[layer - 1, head - 1]
-    also = f"{lf.shuffled_sentence(mixed, shuffled.positions)} {lf.shuffled_cells(mixed, shuffled.positions)}".strip() if shuffled.positions else ""
-    st.caption(
-        " ".join(
-            part
-            for part in (
-                lf.head_sentence(maps, layer, head),
-                also,
-                "Shuffled: the positions 0, 1, 2, … are dealt out to the tokens in a random order, and the words keep theirs"
-                + ("; its panel names each token by the position it was given (rows and columns stay in the text's order). " if dealt else ". ")
-                + f"{lf.SPACE} marks a space, which the model's tokens carry before a word.",
-            )
-            if part
-        )
-    )
+    st.caption(" ".join(lf.attention_lead(maps, mixed, shuffled.positions)))
+    cells = lf.shuffled_cells(mixed, shuffled.positions) if dealt else ""
+    if cells:  # the row-by-row reading, one click away from the lead
+        with st.expander("The shuffled map, row by row", icon=":material/table_rows:"):
+            st.caption(f"Its rows and columns keep the text's order, and each token is named by the position it was given. {cells}")
     st.caption(provenance)
     st.markdown("**What the model would write next**: its five likeliest next tokens, with their probabilities, under each way.")
     static_table({label: [f"{lf.shown_token(token)}  {p:.1%}" for token, p in got[mode].top5] for mode, label in experiments.MODES.items()})

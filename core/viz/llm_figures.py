@@ -86,6 +86,7 @@ def attention_figure(
                 f"key tokens named on every {ordinal(every)} column" if every > 1 and n <= TICK_LIMIT else "",
                 "blank: later tokens, which the model never attends to",
                 f"{', '.join(dealt)}: each token named by the position it was given" if dealt else "",
+                f"{SPACE}: the space a token carries before its word" if any(" " in t for t in tokens) else "",
             )
             if part
         ),
@@ -114,16 +115,27 @@ def position_before_share(weights: np.ndarray, positions: Sequence[int]) -> floa
     return float(np.mean([w[i, j] for i, j in pairs])) if pairs else None
 
 
+SHUFFLED = "Shuffled: the positions are dealt out at random; the words keep their order."
+
+
 def shuffled_sentence(weights: np.ndarray, positions: Sequence[int]) -> str:
-    """What the shuffled map shows about the token placed one position before, from its numbers."""
+    """What the shuffled map shows about the token placed one position before, from its numbers, said after SHUFFLED
+    ('there'); '' when no token has such a token earlier in the text."""
     by_position, in_text = position_before_share(weights, positions), previous_share(weights)
     if by_position is None:
         return ""
-    follows = " It follows the positions it is given, not the order of the words." if by_position > max(2 * in_text, 0.3) else ""
-    return (
-        f"With the positions shuffled it puts {by_position:.0%} on the token placed one position before it, where that token comes "
-        f"earlier in the text.{follows}"
-    )
+    follows = ": the head follows the positions, not the word order" if by_position > max(2 * in_text, 0.3) else ""
+    return f"There {by_position:.0%} goes to the token given the position just before (where it is earlier in the text){follows}."
+
+
+def attention_lead(maps: Sequence[tuple[str, np.ndarray]], shuffled: np.ndarray, positions: Sequence[int] | None) -> list[str]:
+    """What to look for under attention_figure's maps, in at most three short sentences from their numbers: the share
+    on the token just before under each way, then (when positions were dealt, `shuffled` the map under them) what the
+    shuffle is and where the shuffled map's attention goes."""
+    out = [head_sentence(maps)]
+    if positions:
+        out += [SHUFFLED, shuffled_sentence(shuffled, positions)]
+    return [sentence for sentence in out if sentence]
 
 
 def shuffled_cells(weights: np.ndarray, positions: Sequence[int]) -> str:
@@ -168,12 +180,12 @@ def _of(k: int, n: int, noun: str = "rows") -> str:
     return "the one row" if n == 1 else ("both rows" if n == 2 else f"all {n} rows") if k == n else f"{k} of the {n} rows"
 
 
-def head_sentence(maps: Sequence[tuple[str, np.ndarray]], layer: int, head: int) -> str:
-    """What one head's maps show, from their numbers: the share of attention it puts on the token
-    just before, under each way of giving positions (`maps` as attention_figure takes them)."""
+def head_sentence(maps: Sequence[tuple[str, np.ndarray]]) -> str:
+    """What one head's maps show, from their numbers: the mean share of attention it puts on the token
+    just before, under each way of giving positions (`maps` as attention_figure takes them; the figure's title names the head)."""
     shares = [f"{previous_share(w):.0%} ({name})" for name, w in maps]
     listed = shares[0] if len(shares) == 1 else f"{', '.join(shares[:-1])} and {shares[-1]}"
-    return f"On average, layer {layer}, head {head} puts this share of a token's attention on the token just before it in the text: {listed}."
+    return f"Mean share of attention on the token just before in the text: {listed}."
 
 
 def _titled(title: str, what: str) -> str:

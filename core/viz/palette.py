@@ -70,7 +70,8 @@ SCHEME_COLOURS: dict[str, str] = {
     "kerple": MAGENTA,
 }
 
-# RoPE scaling: what a scaling does to a pair (core.schemes.rope.REGION_LABELS), and the lines around them
+# RoPE scaling: what a scaling does to a pair (core.schemes.rope.REGION_LABELS), and the lines around them (in the dark theme
+# ui/assets/app.css draws kept, blended and UNSCALED in lighter or deeper twins of their hue, where these were dim or too near a mark)
 REGION_COLOURS: dict[str, str] = {
     "kept": BLUE,  # its trained frequency
     "blended": PURPLE,

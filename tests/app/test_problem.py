@@ -7,7 +7,7 @@ import numpy as np
 
 from core.analysis import properties, raw_positions
 from core.viz import charts
-from tests.app.conftest import assert_clean, chart_keys, decode, figures, grid, grid_keys, open_page, plain_table, title_text
+from tests.app.conftest import assert_clean, chart_keys, decode, figure, figures, grid, grid_keys, open_page, plain_table, title_text
 from ui.path import STEPS
 
 
@@ -57,6 +57,8 @@ def test_the_scorecard_at_max_len_1_says_what_does_not_apply():
     assert rows["bounded"]["integer p"] == "✗ max |value| 0 within max_len, 1 on [L, 2L), still rising at position 16,777,215"
     first = open_page("problem", max_len="1")  # the integer code's tab: one position has no growth to draw, and says so instead
     assert "naive_integer" not in chart_keys(first) and any("only position 0" in i.value for i in first.info)
+    hot = open_page("problem", max_len="1", problem_view="One-hot")  # was one cell under 'every position is equally unlike every other'
+    assert "naive_one_hot" not in grid_keys(hot) and [i.value for i in hot.info] == [i.value for i in first.info]
 
 
 def test_problem_caps_the_demo_width_with_a_notice():
@@ -81,6 +83,10 @@ def test_raw_positions_scale_and_gradient_step_are_cores():
     np.testing.assert_allclose(lines["word + sinusoid"], study.sinusoid_max_step, rtol=1e-6)
     size, step = raw_positions.raw_scale_parts(study, 64)  # the size under the figures, the gradient step a click away
     assert size in [c.value for c in at.caption] and step.strip() in [c.value for c in at.caption]
+    assert all("markers" not in t.get("mode", "lines") for t in scale["data"] if "name" in t)  # many positions: lines
+    alone = open_page("problem", max_len="2", problem_view="Raw positions in training")  # position 1 alone: a line of one point shows nothing
+    for key in ("naive_scale", "naive_step"):
+        assert all("markers" in t["mode"] for t in figure(alone, key)["data"] if t.get("name", "").startswith(("integer", "sinusoid", "word")))
 
 
 def test_the_lesson_opens_the_page_and_a_swap_reorders_its_picture():

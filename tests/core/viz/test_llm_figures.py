@@ -37,7 +37,8 @@ def test_each_panel_is_its_map_with_later_keys_blank_on_one_range():
         assert np.isnan(z[np.triu_indices(4, 1)]).all()  # a later key: no value, painted blank
         assert (panel["zmin"], panel["zmax"]) == (0.0, top)
         assert panel["y"]["names"] == ["0:The", "1:·dog", "2:·bites", "3:·man"]  # the leading space made visible
-    assert "blank: later tokens" in spec["note"]
+    assert "blank: later tokens" in spec["note"] and f"{lf.SPACE}: the space a token carries before its word" in spec["note"]
+    assert lf.SPACE not in lf.attention_figure(["a", "b"], [("as trained", _rows(2, 0))], 1, 1)["note"]  # no token with a space: not said
 
 
 def test_a_long_text_is_drawn_by_position_and_a_wrong_shape_is_refused():
@@ -75,11 +76,8 @@ def test_the_head_sentence_reads_the_share_on_the_token_before():
     before[0, 0] = 1.0  # every query on the token before it (the first on itself)
     spread = np.tril(np.ones((3, 3))) / np.arange(1, 4)[:, None]  # query i spreads evenly over 0 .. i
     assert lf.previous_share(before) == 1.0 and lf.previous_share(spread) == pytest.approx((1 / 2 + 1 / 3) / 2)
-    said = lf.head_sentence([("as trained", before), ("rotation removed", spread)], 12, 2)
-    assert said == (
-        "On average, layer 12, head 2 puts this share of a token's attention on the token just before it in the text: "
-        "100% (as trained) and 42% (rotation removed)."
-    )
+    said = lf.head_sentence([("as trained", before), ("rotation removed", spread)])
+    assert said == "Mean share of attention on the token just before in the text: 100% (as trained) and 42% (rotation removed)."
     with pytest.raises(ValueError):
         lf.previous_share(np.ones((1, 1)))
 
@@ -319,12 +317,22 @@ def test_the_shuffled_sentence_finds_the_token_one_position_before():
     w[3, 0], w[3, 2] = 0.5, 0.5  # token 3 (position 3): token 0 (position 2) counted, half
     assert lf.position_before_share(w, positions) == pytest.approx(0.75)
     # in text order it puts (0 + 1 + 0.5) / 3 = 50% on the token before: 75% is not twice that, so no more is said
-    assert lf.shuffled_sentence(w, positions) == (
-        "With the positions shuffled it puts 75% on the token placed one position before it, where that token comes earlier in the text."
-    )
+    assert lf.shuffled_sentence(w, positions) == "There 75% goes to the token given the position just before (where it is earlier in the text)."
     w[3, 0], w[3, 2] = 1.0, 0.0  # now 100% by position against 33% in text order
-    assert lf.shuffled_sentence(w, positions).endswith("It follows the positions it is given, not the order of the words.")
+    assert lf.shuffled_sentence(w, positions).endswith("(where it is earlier in the text): the head follows the positions, not the word order.")
     assert lf.position_before_share(w, [0, 1, 2, 3][::-1]) is None and lf.shuffled_sentence(w, [3, 2, 1, 0]) == ""  # every one later
+    # under the maps: the shares as a token's mean on the one before (trained: 1, 1/2, 1/2 -> 67%; shuffled in text order:
+    # (0 + 1 + 0) / 3 -> 33%), what a shuffle is, and the shuffled verdict: three sentences, no more
+    trained = np.eye(4, k=-1) * [[1.0], [1.0], [0.5], [0.5]] + np.diag([1.0, 0.0, 0.5, 0.5])  # rows 1..3 give 1, 1/2, 1/2 to the one before
+    lead = lf.attention_lead([("as trained", trained), ("shuffled", w)], w, positions)
+    assert lead == [
+        "Mean share of attention on the token just before in the text: 67% (as trained) and 33% (shuffled).",
+        lf.SHUFFLED,
+        lf.shuffled_sentence(w, positions),
+    ]
+    alone = lead[0].replace(" and 33% (shuffled)", "")
+    assert lf.attention_lead([("as trained", trained)], w, None) == [alone]  # no positions dealt: the shares alone
+    assert lf.attention_lead([("as trained", trained)], w, [3, 2, 1, 0]) == [alone, lf.SHUFFLED]  # no token before earlier: no verdict
 
 
 def test_the_shuffled_panel_names_each_token_by_the_position_it_was_given():

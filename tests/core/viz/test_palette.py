@@ -6,6 +6,9 @@ together told apart with every common colour-vision deficiency (the simulation o
 from __future__ import annotations
 
 import itertools
+import re
+import tomllib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,10 +23,28 @@ from core.viz import charts, model_figures, palette
 from tests.core.viz.test_colour_vision import VISIONS, lab
 
 APART = 12.0  # ΔE*ab between any two colours drawn in one figure, for every vision: five just noticeable differences
+ROOT = Path(__file__).resolve().parents[3]
+THEMES = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["theme"]
 
 
 def rgb8(colour: str) -> list[int]:
     return [int(colour[k : k + 2], 16) for k in (1, 3, 5)]
+
+
+def dark_twins() -> dict[str, str]:
+    """'#RRGGBB' (upper case) of a figure's colour -> the colour ui/assets/app.css draws it in the dark theme: the second of
+    the rule's light-dark() for a line's stroke, or the theme's text colour where the rule gives currentColor."""
+    twins = {}
+    for line in (ROOT / "ui" / "assets" / "app.css").read_text().splitlines():
+        rule = re.search(r'\[style\*="stroke: rgb\((\d+), (\d+), (\d+)\)"\] \{ stroke: (light-dark\(#\w+, (#\w+)\)|currentColor)', line)
+        if rule:
+            r, g, b, _, dark = rule.groups()
+            twins["#%02X%02X%02X" % (int(r), int(g), int(b))] = (dark or THEMES["dark"]["textColor"]).upper()
+    return twins
+
+
+DARK = dark_twins()
+SHOWN = {"light": lambda colour: colour, "dark": lambda colour: DARK.get(colour.upper(), colour)}  # a palette colour as each theme draws it
 
 
 def closest(colours: list[str], vision: str | None) -> float:
@@ -41,19 +62,36 @@ def test_every_scheme_and_region_has_one_colour():
     assert palette.tint("#0072B2", 0.2) == "rgba(0,114,178,0.2)"
 
 
+@pytest.mark.parametrize("theme", SHOWN)
 @pytest.mark.parametrize("vision", VISIONS)
-def test_colours_drawn_together_stay_apart(vision):
-    lab_defaults = [palette.scheme_colour(s) for s in ("none", "sinusoidal", "learned", "rope", "t5", "alibi")]
-    regions = [palette.region_colour(r) for r in ("kept", "blended", "interpolated")]
-    rope_scaling = [palette.UNSCALED, palette.OTHER_BASE, *regions, palette.TARGET, palette.MARK]
-    context = [palette.UNSCALED, palette.SHORT, *regions, palette.TARGET, palette.MARK, palette.SCALED]
-    heads = list(charts.LINE_COLOURS[:10])  # lines that name nothing, up to ten of them (ALiBi's heads, a sinusoid's dimensions)
+def test_colours_drawn_together_stay_apart(vision, theme):
+    shown = SHOWN[theme]
+    lab_defaults = [shown(palette.scheme_colour(s)) for s in ("none", "sinusoidal", "learned", "rope", "t5", "alibi")]
+    regions = [shown(palette.region_colour(r)) for r in ("kept", "blended", "interpolated")]
+    rope_scaling = [shown(c) for c in (palette.UNSCALED, palette.OTHER_BASE, palette.TARGET, palette.MARK)] + regions
+    context = [shown(c) for c in (palette.UNSCALED, palette.SHORT, palette.TARGET, palette.MARK, palette.SCALED)] + regions
+    heads = [shown(c) for c in charts.LINE_COLOURS[:10]]  # lines that name nothing, up to ten of them (ALiBi's heads, a sinusoid's dimensions)
     for group in (lab_defaults, rope_scaling, context, heads):
         assert closest(group, vision) >= APART, group
     # thirteen schemes cannot all be apart by colour: any two that are not differ in dash
     for a, b in itertools.combinations(SCHEMES, 2):
-        if closest([palette.scheme_colour(a), palette.scheme_colour(b)], vision) < APART:
+        if closest([shown(palette.scheme_colour(a)), shown(palette.scheme_colour(b))], vision) < APART:
             assert palette.scheme_dash(a) != palette.scheme_dash(b), (a, b, vision)
+
+
+def test_the_scaling_colours_stand_out_from_the_page_in_both_themes():
+    # a line or a dot wants 3:1 against what is behind it (WCAG 1.4.11); in the dark theme Okabe-Ito's blue (kept) was 3.6:1
+    # and the dark red of the wavelengths before scaling 1.8:1, so app.css draws them in dark twins of their hue
+    from tests.ui.test_contrast import contrast, rgb
+
+    scaling = [palette.region_colour(r) for r in ("kept", "blended", "interpolated")] + [palette.UNSCALED]  # 'not rotated' recedes: a faint mark
+    for theme, shown in SHOWN.items():
+        page = rgb(THEMES[theme]["backgroundColor"])
+        assert {c: round(contrast(rgb(shown(c)), page), 2) for c in scaling if contrast(rgb(shown(c)), page) < 3} == {}, theme
+    assert {DARK[c] for c in (palette.BLUE, palette.UNSCALED)}.isdisjoint({palette.BLUE, palette.UNSCALED})  # twinned, not left as they were
+    for c in scaling:  # a twin keeps its colour's hue, within 15°
+        gap = abs(hue(SHOWN["dark"](c)) - hue(c)) % 360
+        assert min(gap, 360 - gap) <= 15, c
 
 
 def test_scaling_names_take_their_region_colour():
@@ -185,17 +223,19 @@ def test_across_the_figures_one_name_has_one_colour_and_one_colour_one_name():
     assert colours_of["YaRN"] == {palette.KIND_COLOURS["yarn"]} and colours_of["no scaling"] == {palette.KIND_COLOURS["none"]}
 
 
+@pytest.mark.parametrize("theme", SHOWN)
 @pytest.mark.parametrize("vision", VISIONS)
-def test_scaling_kinds_and_the_labs_series_stay_apart_from_every_scheme(vision):
+def test_scaling_kinds_and_the_labs_series_stay_apart_from_every_scheme(vision, theme):
     """A kind, a pair's speed or the task picture's series never looks like a scheme (the lab draws them on one page); dynamic
     NTK, which only /llm draws (no scheme there), keeps apart from the other kinds and the marks in /llm's charts instead."""
     from core.lab import extend
 
+    shown = SHOWN[theme]
     assert "dynamic" not in {extend.KIND_OF.get(m, m) for m in extend.METHODS}  # the lab never draws it
-    on_llm = [*palette.KIND_COLOURS.values(), palette.MARK, palette.FAINT_MARK]
+    on_llm = [shown(c) for c in (*palette.KIND_COLOURS.values(), palette.MARK, palette.FAINT_MARK)]
     assert closest(on_llm, vision) >= APART
-    others = [*(c for k, c in palette.KIND_COLOURS.items() if k != "dynamic"), palette.FAST, palette.SLOW, palette.TESTED]
-    seen_schemes = lab(np.array([rgb8(c) for c in palette.SCHEME_COLOURS.values()]), vision)
+    others = [shown(c) for c in (*(c for k, c in palette.KIND_COLOURS.items() if k != "dynamic"), palette.FAST, palette.SLOW, palette.TESTED)]
+    seen_schemes = lab(np.array([rgb8(shown(c)) for c in palette.SCHEME_COLOURS.values()]), vision)
     seen = lab(np.array([rgb8(c) for c in others]), vision)
     assert min(float(np.linalg.norm(a - b)) for a in seen for b in seen_schemes) >= APART
     assert closest(others, vision) >= APART
@@ -223,15 +263,17 @@ def hue(colour: str) -> float:
     return float(np.degrees(np.arctan2(b, a)))
 
 
-def test_a_reader_tells_the_labs_schemes_and_the_scaling_kinds_apart_at_a_glance():
+@pytest.mark.parametrize("theme", SHOWN)
+def test_a_reader_tells_the_labs_schemes_and_the_scaling_kinds_apart_at_a_glance(theme):
     """Beyond the gap every vision keeps: the lab's six schemes, drawn together on /lab, at least 45 ΔE*ab apart in typical
     vision (Okabe-Ito's orange and vermilion, 33 apart, read as one orange), and two kinds of unrelated rules, drawn together
     on /llm, at least 30° apart in hue (a plum 15° from the violet of YaRN without its temperature read as a third violet)."""
-    six = [palette.scheme_colour(s) for s in ("none", "sinusoidal", "learned", "rope", "t5", "alibi")]
+    shown = SHOWN[theme]
+    six = [shown(palette.scheme_colour(s)) for s in ("none", "sinusoidal", "learned", "rope", "t5", "alibi")]
     assert closest(six, None) >= 45
     for a, b in itertools.combinations(palette.KIND_COLOURS, 2):
         if {a, b} not in FAMILIES:
-            gap = abs(hue(palette.KIND_COLOURS[a]) - hue(palette.KIND_COLOURS[b])) % 360
+            gap = abs(hue(shown(palette.KIND_COLOURS[a])) - hue(shown(palette.KIND_COLOURS[b]))) % 360
             assert min(gap, 360 - gap) >= 30, (a, b)
 
 
