@@ -119,7 +119,8 @@ def check_grid(key: str, spec: dict) -> None:
         else:
             painted = levels(signed_log(z, floor), float(signed_log(panel["zmin"], floor)), float(signed_log(panel["zmax"], floor)))
         assert np.array_equal(drawn[::k, ::k], painted), f"{key} {name}: the picture is not its values"
-        ends.append(bool(np.isin(drawn, (0, 254)).any()) if scale["signed"] else bool((drawn == 254).any()))
+        # an end the picture reaches; a clipped one-signed range (its key says ≤) is chosen at both ends, so its floor counts
+        ends.append(bool(np.isin(drawn, (0, 254)).any()) if scale["signed"] or scale.get("clipped") else bool((drawn == 254).any()))
         for axis in (panel["x"], panel["y"]):
             indices = np.asarray(axis["indices"], dtype=np.float64)
             shares = [share for share, _ in axis["ticks"]]
