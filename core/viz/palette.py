@@ -11,31 +11,38 @@ RoPE scaling kinds, a pair's speed, the lab task picture's series) takes a secon
 for apart from every scheme's colour (KIND_COLOURS), so a colour that names a scheme names
 nothing else there. The scaling regions and the wavelength series of /rope and /context, pages
 that draw no scheme, still share Okabe-Ito's colours.
+
+A line or a dot wants 3:1 against the plot behind it (WCAG 1.4.11). A colour under that on white is given here as a darker
+neighbour of its hue, and ui/assets/app.css draws it as it was on the dark theme's plot; a colour under it there has a
+lighter twin of its hue in app.css. Each was searched for so that every gap tests/core/viz/test_palette.py asks of colours
+drawn together holds in both themes, with each missing cone simulated.
 """
 
 from __future__ import annotations
 
-# Okabe-Ito
+# Okabe-Ito (its orange, #E69F00, and sky blue, #56B4E9, 2.2:1 and 2.3:1 on white, in darker neighbours; both as they were in
+# the dark theme)
 BLACK = "#000000"
-ORANGE = "#E69F00"
-SKY_BLUE = "#56B4E9"
+ORANGE = "#A2692B"
+SKY_BLUE = "#3B97DA"
 GREEN = "#009E73"  # bluish green
 YELLOW = "#F0E442"  # too light for a line on white: not given to a series
 BLUE = "#0072B2"
 VERMILLION = "#D55E00"
 PURPLE = "#CC79A7"  # reddish purple
 OKABE_ITO = (BLUE, VERMILLION, GREEN, PURPLE, ORANGE, SKY_BLUE, BLACK, YELLOW)
-# the learned table's, beside the lab's other defaults: the yellow hue farthest from them (ΔE*ab 53 in typical vision where
-# Okabe-Ito's orange was 33 from vermilion, and at least 16 with each simulated missing cone), as dark as Okabe-Ito's orange
-MUSTARD = "#BBAA44"
+# the learned table's, beside the lab's other defaults: a yellow hue far from them (ΔE*ab 50 in typical vision where
+# Okabe-Ito's orange was 33 from vermilion, and at least 12 with each simulated missing cone), #BBAA44 in the dark theme
+MUSTARD = "#9F8C3D"
 SOLID = (*OKABE_ITO, MUSTARD)  # the colours a scheme is drawn in with a solid line
 
-# Paul Tol's muted set (the ones dark enough for a line on white)
+# Paul Tol's muted set (the ones dark enough for a line on white; its teal, #44AA99, in a darker neighbour there, and its
+# indigo and wine in lighter twins on the dark plot)
 INDIGO = "#332288"
 OLIVE = "#999933"
 WINE = "#882255"
 ROSE = "#CC6677"
-TEAL = "#44AA99"
+TEAL = "#43A08D"
 MAGENTA = "#AA4499"
 TOL_MUTED = (INDIGO, OLIVE, WINE, ROSE, TEAL, MAGENTA)
 # a figure's lines that name nothing above (heads, dimensions), in order: Okabe-Ito without its yellow, then Tol's, olive
@@ -50,7 +57,7 @@ DARK_DIVERGING = ((0.0, "#92c5de"), (0.25, "#2166ac"), (0.5, "#2b2f38"), (0.75, 
 
 # the greys of reference marks: a context a model was trained on, and lesser marks (band edges)
 MARK = "#555555"
-FAINT_MARK = "#999999"
+FAINT_MARK = "#898989"  # 3.5:1 on white and 5.4:1 on the dark plot, where MARK's twin is lighter still
 
 SCHEME_COLOURS: dict[str, str] = {
     # the lab's defaults, drawn together: one Okabe-Ito colour each
@@ -85,7 +92,8 @@ REGION_COLOURS: dict[str, str] = {
 # simulated missing cone; tests/core/viz/test_palette.py checks the gap. YaRN and YaRN without its temperature, akin by
 # their rule, share a family (magentas); a kind's factors differ by dash. Dynamic NTK, which /llm alone draws (a page that
 # draws no scheme), is searched apart from the other kinds and the marks only: a second green beside NTK-aware's read as
-# one, and no colour 30° in hue from every other kind was also apart from every scheme. What is
+# one, and no colour 30° in hue from every other kind was also apart from every scheme. NTK-aware's green and the plum take
+# lighter twins in the dark theme, the periwinkle a deeper one on white, each for 3:1 against its plot. What is
 # left of the search near no scaling's dark red is reds and browns, so only linear takes one (a brown, lighter than the red);
 # Llama 3 takes the periwinkle, three reds in one chart (no scaling, linear, Llama 3) reading as one family that is not one.
 KIND_COLOURS: dict[str, str] = {
@@ -95,12 +103,12 @@ KIND_COLOURS: dict[str, str] = {
     "dynamic": "#448899",  # petrol blue
     "yarn": "#CC22BB",  # magenta
     "yarn-no-temperature": "#772266",  # plum
-    "llama3": "#7799FF",  # periwinkle
+    "llama3": "#827AEF",  # periwinkle (#7799FF in the dark theme)
 }
 # the turning pairs of a sinusoid or RoPE by speed, from the same search: those that complete a turn within the context
 # (the fast ones) and those that never do (the slow ones), on a wavelength chart and as the pairs a model loses on /lab
 FAST = "#8855EE"  # blue violet
-SLOW = "#77AA55"  # leaf green
+SLOW = "#6A9E5C"  # leaf green (#77AA55 in the dark theme)
 UNSCALED = KIND_COLOURS["none"]  # the wavelengths before scaling: RoPE with no scaling, in that kind's colour on every page
 OTHER_BASE = SKY_BLUE  # the same pairs at another base, for comparison
 SHORT = OLIVE  # a scaled model's wavelengths up to its trained context, where they differ (LongRoPE's short list)

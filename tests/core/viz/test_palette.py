@@ -79,19 +79,49 @@ def test_colours_drawn_together_stay_apart(vision, theme):
             assert palette.scheme_dash(a) != palette.scheme_dash(b), (a, b, vision)
 
 
-def test_the_scaling_colours_stand_out_from_the_page_in_both_themes():
-    # a line or a dot wants 3:1 against what is behind it (WCAG 1.4.11); in the dark theme Okabe-Ito's blue (kept) was 3.6:1
-    # and the dark red of the wavelengths before scaling 1.8:1, so app.css draws them in dark twins of their hue
+def named_colours() -> dict[str, str]:
+    """Every colour the palette gives to something a figure names, read from its own tables: each scheme, scaling region
+    and scaling kind, each head's line, and every series and mark it names (its '#RRGGBB' constants, all but the yellow it
+    gives to nothing)."""
+    named = {f"scheme {k}": c for k, c in palette.SCHEME_COLOURS.items()}
+    named |= {f"region {k}": c for k, c in palette.REGION_COLOURS.items()}
+    named |= {f"kind {k}": c for k, c in palette.KIND_COLOURS.items()}
+    named |= {f"head {h + 1}": palette.head_colour(h) for h in range(len(palette.LINES))}
+    named |= {k: v for k, v in vars(palette).items() if k.isupper() and isinstance(v, str) and re.fullmatch(r"#[0-9A-F]{6}", v) and v != palette.YELLOW}
+    return named
+
+
+def plot_backgrounds() -> dict[str, str]:
+    """What a figure's lines are drawn on in each theme: the white core.viz.charts builds every figure on, and the colour
+    ui/assets/app.css draws that white in in the dark theme."""
+    assert charts.STYLE["plot_bgcolor"] == charts.STYLE["paper_bgcolor"] == "white"
+    css = (ROOT / "ui" / "assets" / "app.css").read_text()
+    light, dark = re.search(r'\[style\*="fill: rgb\(255, 255, 255\)"\] \{ fill: light-dark\((#\w+), (#\w+)\)', css).groups()
+    assert light.upper() == "#FFFFFF"
+    return {"light": light, "dark": dark}
+
+
+def test_every_named_colour_stands_out_from_the_plot_in_both_themes():
+    # a line or a dot wants 3:1 against what is behind it (WCAG 1.4.11); in the dark theme a colour is drawn in its twin
     from tests.ui.test_contrast import contrast, rgb
 
-    scaling = [palette.region_colour(r) for r in ("kept", "blended", "interpolated")] + [palette.UNSCALED]  # 'not rotated' recedes: a faint mark
-    for theme, shown in SHOWN.items():
-        page = rgb(THEMES[theme]["backgroundColor"])
-        assert {c: round(contrast(rgb(shown(c)), page), 2) for c in scaling if contrast(rgb(shown(c)), page) < 3} == {}, theme
-    assert {DARK[c] for c in (palette.BLUE, palette.UNSCALED)}.isdisjoint({palette.BLUE, palette.UNSCALED})  # twinned, not left as they were
-    for c in scaling:  # a twin keeps its colour's hue, within 15°
-        gap = abs(hue(SHOWN["dark"](c)) - hue(c)) % 360
-        assert min(gap, 360 - gap) <= 15, c
+    named = named_colours()
+    assert {"scheme integer", "region not rotated", "kind ntk", "head 13", "FAST", "UNSCALED", "FAINT_MARK"} <= set(named)
+    for theme, plot in plot_backgrounds().items():
+        shown = SHOWN[theme]
+        low = {n: (shown(c), round(contrast(rgb(shown(c)), rgb(plot)), 2)) for n, c in named.items() if contrast(rgb(shown(c)), rgb(plot)) < 3}
+        assert low == {}, theme
+
+
+def test_a_dark_twin_keeps_its_colours_hue_and_draws_lines_and_dots_alike():
+    css = (ROOT / "ui" / "assets" / "app.css").read_text()
+    for colour, twin in DARK.items():
+        r, g, b = rgb8(colour)
+        if np.hypot(*lab(np.array([[r, g, b]]), None)[0][1:]) > 10:  # a grey (the marks, black) has no hue to keep
+            gap = abs(hue(twin) - hue(colour)) % 360
+            assert min(gap, 360 - gap) <= 15, (colour, twin)  # within 15° of its hue
+            # a dot (a marker's fill) in the same twin as a line (its stroke)
+            assert f'[style*="fill: rgb({r}, {g}, {b})"] {{ fill: light-dark({colour.lower()}, {twin.lower()})' in css, colour
 
 
 def test_scaling_names_take_their_region_colour():
