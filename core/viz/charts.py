@@ -132,10 +132,12 @@ def _marks(
     placed where it meets no other, given the axis' data range (`x_span`, `y_span`, in decades
     on a log axis) and the plot's estimated size in pixels: an x mark's label goes above the
     plot, else just inside its top edge, a row lower each time. A y mark's label sits above its
-    line at the left, else at the right, else below it at the left or the right, else further in:
-    the first of these places where it covers no other label, no other mark's line and none of
-    the drawn data (`points`: each trace's (x, y, joined by a line), placed with `x_span`); where
-    none is free, the place that covers fewest."""
+    line at the left, else at the right, else below it at the left or the right, else further in
+    (by a fraction of the plot's width, so that in a wider plot it lies on the same data): the first
+    of these places inside the plot where it covers no other label, no other mark's line and none
+    of the drawn data (`points`: each trace's (x, y, joined by a line), placed with `x_span`); where
+    none is free, the one inside the plot and clear of the labels that covers fewest lines and dots;
+    where there is none, the line goes unlabelled."""
     shapes, labels = [], []
     width_px, height_px = plot_px
 
@@ -199,35 +201,45 @@ def _y_marks(marks, log_x: bool, log_y: bool, x_span, y_span, plot_px, points) -
                 dots.append(np.stack([ax + t * (bx - ax), ay + t * (by - ay)], 1))
         dots.append(np.stack([px_x[keep], px_y[keep]], 1))
     data = np.concatenate(dots) if dots else np.zeros((0, 2))
-    widest = max(MARK_CHAR_PX * len(str(m[1])) for m in marks) + 12
-    # (right end?, above the line?, pixels in from the end)
-    places = [(False, True, 0.0), (True, True, 0.0), (False, False, 0.0), (True, False, 0.0), (False, True, widest), (True, True, widest)]
+    lines = [str(m[1]).split("<br>") for m in marks]  # a label may be broken into lines
+    widest = max(MARK_CHAR_PX * max(map(len, rows)) for rows in lines) + 12
+    # (right end?, above the line?, fraction of the plot's width in from the end): an inset as a fraction of the width
+    # lands on the same data in any plot as wide as `plot_px` or wider, where a fixed pixel shift would land on other dots
+    places = [(right, above, inset) for inset in (0.0, widest / width_px) for above in (True, False) for right in (False, True)]
     taken: list[tuple[float, float, float, float]] = []
     shapes, labels = [{} for _ in marks], [{} for _ in marks]  # in the marks' order, placed in value order
     for k in sorted(range(len(marks)), key=lambda k: float(marks[k][0])):
         value, text, *rest = marks[k]
         colour = rest[0] if rest else palette.MARK
         shapes[k] = dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=value, y1=value, line=dict(color=colour, dash="dash", width=1.5))
-        wide = MARK_CHAR_PX * len(str(text)) + 6
+        if not text:
+            continue
+        wide, tall = MARK_CHAR_PX * max(map(len, lines[k])) + 6, MARK_LINE_PX * len(lines[k])
 
-        def covers(place) -> int:
+        def box(place) -> tuple[float, float, float, float]:
             right, above, inset = place
-            x0 = width_px - inset - wide if right else inset
-            y0, y1 = (at[k], at[k] + MARK_LINE_PX) if above else (at[k] - MARK_LINE_PX, at[k])
-            hits = sum(1 for a, b, c, d in taken if x0 < b and a < x0 + wide and y0 < d and c < y1)
-            hits += sum(1 for j, y in enumerate(at) if j != k and y0 + 1 < y < y1 - 1)  # another mark's line through it
-            if data.size:
-                hits += int(np.count_nonzero((data[:, 0] > x0) & (data[:, 0] < x0 + wide) & (data[:, 1] > y0) & (data[:, 1] < y1)))
-            return hits
+            x0 = width_px * (1 - inset) - wide if right else width_px * inset
+            return (x0, x0 + wide, *((at[k], at[k] + tall) if above else (at[k] - tall, at[k])))
 
-        best = min(places, key=lambda place: (covers(place) > 0, covers(place), places.index(place)))
+        def covers(place) -> tuple[int, int]:
+            """(past the plot's edges or over a label placed already, lines and dots under it): the first is never drawn."""
+            x0, x1, y0, y1 = box(place)
+            clash = int(x0 < 0 or x1 > width_px) + sum(1 for a, b, c, d in taken if x0 < b and a < x1 and y0 < d and c < y1)
+            hits = sum(1 for j, y in enumerate(at) if j != k and y0 + 1 < y < y1 - 1)  # another mark's line through it
+            if data.size:
+                hits += int(np.count_nonzero((data[:, 0] > x0) & (data[:, 0] < x1) & (data[:, 1] > y0) & (data[:, 1] < y1)))
+            return clash, hits
+
+        cost = {place: covers(place) for place in places}
+        best = min(places, key=cost.__getitem__)  # the first of the places that cover least
+        if cost[best][0]:  # no place inside the plot clear of the labels: the line alone (its value is named elsewhere on the page)
+            continue
+        taken.append(box(best))
         right, above, inset = best
-        x0 = width_px - inset - wide if right else inset
-        taken.append((x0, x0 + wide, *((at[k], at[k] + MARK_LINE_PX) if above else (at[k] - MARK_LINE_PX, at[k]))))
-        label = dict(
+        labels[k] = dict(
             xref="paper",
             yref="y",
-            x=1.0 if right else 0.0,
+            x=1.0 - inset if right else inset,
             y=float(np.log10(value)) if log_y and value > 0 else value,
             text=text,
             showarrow=False,
@@ -235,10 +247,7 @@ def _y_marks(marks, log_x: bool, log_y: bool, x_span, y_span, plot_px, points) -
             yanchor="bottom" if above else "top",
             font=dict(size=MARK_FONT_PX, color=colour),
         )
-        if inset:
-            label["xshift"] = -inset if right else inset
-        labels[k] = label
-    return shapes, labels
+    return shapes, [label for label in labels if label]
 
 
 # Margins. Every axis keeps automargin (labels are never cut off), but plotly.js draws a

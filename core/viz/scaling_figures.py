@@ -39,7 +39,7 @@ def wavelength_figure(
         points=True,
         colours=[palette.scaling_colour(name) for name, _, _ in series],
         y_marks=joined(
-            [(original, "original context", palette.MARK), (max_len, "target max_len", palette.TARGET)] + [(e, "band edge", palette.FAINT_MARK) for e in edges],
+            [(original, "original context", palette.MARK), (max_len, "max_len", palette.TARGET)] + [(e, "band edge", palette.FAINT_MARK) for e in edges],
             np.concatenate([ys for _, _, ys in series]),
         ),
         marks_px=WAVELENGTH_PX,
@@ -50,9 +50,13 @@ def _value(value: float) -> str:
     return f"{value:,.0f}" if value >= 1000 or value == int(value) else f"{value:,.4g}"
 
 
+SHORT = {"original context": "original"}  # a mark's name in a label it shares with others, which must fit a phone's plot
+
+
 def joined(marks: Sequence[tuple[float, str, str]], data: np.ndarray) -> list[tuple[float, str, str]]:
     """(value, name, colour) marks as charts' y marks on a log axis over `data` ('name value'): marks at one value drawn as one line
-    in the first one's colour, its label naming them all ('original context = target max_len 256'); a band edge's line within a
+    in the first one's colour, its label naming them all, short and one a line ('original =<br>max_len 256'), as a phone's plot
+    has no room for them in a row; a band edge's line within a
     label's height of a labelled line, on the phone's plot, drawn without its label, which the ratio chart's axis gives (three
     labels around one line cannot all stand clear of each other and of the dots)."""
     out: list[tuple[float, list[str], str]] = []
@@ -68,7 +72,8 @@ def joined(marks: Sequence[tuple[float, str, str]], data: np.ndarray) -> list[tu
     drawn = []
     for k, (value, names, colour) in enumerate(out):
         quiet = names == ["band edge"] and any(abs(px[k] - at) < charts.MARK_LINE_PX for at in said)
-        drawn.append((value, "" if quiet else f"{' = '.join(names)} {_value(value)}", colour))
+        said_as = " =<br>".join(SHORT.get(name, name) if len(names) > 1 else name for name in names)
+        drawn.append((value, "" if quiet else f"{said_as} {_value(value)}", colour))
         if not quiet:
             said.append(float(px[k]))
     return drawn
