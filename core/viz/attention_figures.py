@@ -12,7 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.analysis.attention import AttentionStudy, reordered_weights
-from core.schemes.registry import ADDED, Scheme
+from core.schemes.registry import BIAS, Scheme
 from core.viz import charts
 from core.viz.grid import ordinal, strided
 from core.viz.heatmap import Named, ScaleGroup, grouped_heatmap
@@ -254,10 +254,15 @@ def shuffle_notes(res: AttentionStudy, words: Sequence[str], scheme: Scheme, cau
         )
     if len(set(words)) == n:
         notes.append("This sentence has no repeated word, so the identical-word check has nothing to compare: try 'one word repeated'.")
-    if scheme.applied != ADDED and not causal and np.array_equal(res.perm, np.arange(n)[::-1]) and res.residual_pe < 1e-9:
+    # only where the numbers show it: a bias on the scores (a function of i - j) that moves the weights, and the reversed sentence's
+    # weights, put back, the original's, so the bias is the same at i - j and j - i (a rotation, RoPE, reads the signed i - j)
+    moves = float(np.abs(res.weights_pe - res.weights_plain).max()) >= 1e-9
+    mirrored = float(np.abs(res.weights_pe_shuffled - res.weights_pe).max()) < 1e-9 and res.residual_pe < 1e-9
+    if scheme.applied == BIAS and n > 1 and not causal and np.array_equal(res.perm, np.arange(n)[::-1]) and moves and mirrored:
         notes.append(
-            f"Your order reverses the sentence, and {scheme.label} here depends only on the distance |i − j|, which reversal leaves unchanged: "
-            "the reversed sentence is attended to as a mirror image. Shuffle, or turn on the causal mask."
+            f"Your order reverses the sentence, and {scheme.label} adds to each score a bias that here depends only on the distance |i − j| "
+            "between the two words, which reversal leaves unchanged: the reversed sentence is attended to as a mirror image. Shuffle, or turn "
+            "on the causal mask."
         )
     if len(set(words)) == 1:
         notes.append(

@@ -116,6 +116,34 @@ def test_sentences_say_only_what_holds():
     assert {"most of it the mask's doing" in masked_pe, "most of it the mask's doing" in loud} == {True, False}  # both cases met
 
 
+def _mirror_notes(scheme: str, factor: float, order=(2, 1, 0), words=WORDS) -> list[str]:
+    positions = SCHEMES[scheme].attention_positions(len(words), Setting(64, 1e4, train_len=len(words), n_heads=1), factor)
+    return [n for n in shuffle_notes(_study(words, list(order), pe=positions), words, SCHEMES[scheme], False) if "mirror image" in n]
+
+
+@pytest.mark.parametrize(
+    "scheme, factor, said",
+    [
+        ("alibi", 1.0, True),  # a bias set by |i - j| alone, and /attention's default factor: the reversal is a mirror image
+        ("kerple", 1.0, True),
+        ("alibi", 0.0, False),  # a factor of 0 applies no positions: the weights are those without, nothing is mirrored by a bias
+        ("rope", 0.0, False),
+        ("rope", 1.0, False),  # a rotation reads the signed i - j: the reversal changes the weights
+        ("sinusoidal", 1.0, False),  # the page's default scheme, added to the word vectors
+    ],
+)
+def test_the_mirror_image_is_said_only_where_a_bias_on_the_distance_moves_the_weights(scheme, factor, said):
+    notes = _mirror_notes(scheme, factor)
+    assert bool(notes) is said
+    if said:
+        assert notes[0].startswith(f"Your order reverses the sentence, and {SCHEMES[scheme].label} adds to each score a bias")
+
+
+def test_the_mirror_image_needs_the_reversal_and_more_than_one_word():
+    assert not _mirror_notes("alibi", 1.0, order=(1, 0, 2))
+    assert not _mirror_notes("alibi", 1.0, order=(0,), words=["dog"])
+
+
 def test_a_bad_order_is_refused_in_words():
     with pytest.raises(ValueError, match="each of the 3 words once"):
         attention.attention_study(WORDS, sinusoidal_encoding(3, 64), perm=np.array([0, 0, 1]))
