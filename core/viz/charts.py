@@ -244,6 +244,7 @@ def _y_marks(marks, log_x: bool, log_y: bool, x_span, y_span, plot_px, points) -
             text=text,
             showarrow=False,
             xanchor="right" if right else "left",
+            align="right" if right else "left",  # the lines of a broken label flush with the end it sits at
             yanchor="bottom" if above else "top",
             font=dict(size=MARK_FONT_PX, color=colour),
         )
