@@ -105,3 +105,19 @@ def test_a_log_axis_ignores_values_it_cannot_show():
     # zero and negative values have no place on a log axis: the span comes from the positive ones
     fig = figure(x_marks=[(10, "ten"), (10_000, "ten thousand")], log_x=True, x=(-5.0, 0.0, 1.0, 100_000.0), y=(0.0, 0.5, 0.7, 1.0))
     assert [a.yanchor for a in labels(fig, ["ten", "ten thousand"])] == ["bottom", "bottom"]
+
+
+def test_a_y_label_stays_inside_the_plot_or_is_not_drawn_and_steps_in_by_a_fraction_of_its_width():
+    def lines(marks, plot_px):
+        data = [("data", np.array([0.0, 1.0]), np.array([0.0, 0.0]))]
+        return charts.lines(data, title="t", x_title="x", y_title="y", y_marks=marks, y_range=(0.0, 1.0), marks_px=plot_px)
+
+    # a 30-character label (192 estimated pixels) fits no place in a 100-pixel plot: its line is drawn alone, beside a short one's label
+    fig = lines([(0.5, "a" * 30), (0.2, "short")], (100.0, 200.0))
+    assert [a.text for a in fig.layout.annotations] == ["short"] and [s.y0 for s in fig.layout.shapes] == [0.5, 0.2]
+    # five labels on one line: both ends above and below taken, the fifth steps in by the widest label's width as a fraction of the
+    # plot's (so it lies on the same data in a wider plot), with no pixel shift
+    fig = lines([(0.5, name) for name in "abcde"], (300.0, 200.0))
+    fifth = labels(fig, ["e"])[0]
+    assert (fifth.xanchor, fifth.yanchor, fifth.xshift) == ("left", "bottom", None)
+    assert fifth.x == pytest.approx((charts.MARK_CHAR_PX + 12) / 300.0)
