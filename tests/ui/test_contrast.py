@@ -126,7 +126,7 @@ def test_the_css_file_parses():
             assert frames and all(re.fullmatch(r"\d+%", at) for at, _ in frames), frames
             rules += [("*", body) for _, body in frames]
         elif prelude.startswith("@"):
-            assert re.fullmatch(r"@(media|container) \((max|min)-width: \d+px\)", prelude), prelude
+            assert re.fullmatch(r"@(media|container) \((max|min)-width: \d+px\)|@supports \([a-z-]+: [a-z-]+\(\)\)", prelude), prelude
             rules += blocks(inner)
         else:
             rules.append((prelude, inner))
@@ -138,6 +138,24 @@ def test_the_css_file_parses():
     # Streamlit's HTML sanitiser drops a whole style element whose text has a '<' followed by a letter or '/' (every rule of
     # the file lost: a registered property's syntax is written '\3c length>')
     assert not re.search(r"<[a-zA-Z/!]", CSS)
+
+
+def test_a_box_that_scrolls_sideways_fades_at_its_right_edge_where_the_fade_cannot_move():
+    # the fade's animation has no duration: where scroll-driven animations are not supported (Firefox) it would run at once
+    # and hold its last frame, the left edge faded and the right sharp, at the box's start where nothing lies to the left
+    body = re.sub(r"/\*.*?\*/", "", CSS, flags=re.S)
+    animated = []
+    for prelude, inner in blocks(body):
+        if prelude.startswith("@supports"):
+            animated += [(prelude, selector) for selector, declarations in blocks(inner) if "animation" in declarations]
+        else:
+            assert "animation" not in inner, prelude
+    assert animated == [("@supports (animation-timeline: scroll())", "[data-pee-scroll='1']")]
+    # unanimated, the box is as the animation's first frame has it: the left edge sharp, the right one faded
+    rest = dict(re.findall(r"(--pee-fade-[a-z]+): ([^;]+);", dict(blocks(body))["[data-pee-scroll='1']"]))
+    initial = dict(re.findall(r"@property (--pee-fade-[a-z]+) \{[^}]*initial-value: ([^;]+);", body))
+    first = dict(re.findall(r"(--pee-fade-[a-z]+): ([^;]+);", dict(blocks(dict(blocks(body))["@keyframes pee-fade"]))["0%"]))
+    assert initial | rest == first == {"--pee-fade-left": "0px", "--pee-fade-right": "2.5rem"}
 
 
 def test_the_parser_catches_a_missing_brace():
