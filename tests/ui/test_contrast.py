@@ -89,7 +89,7 @@ def test_a_faint_marks_lines_stay_fainter_than_a_marks_in_both_themes():
     from core.viz.palette import FAINT_MARK
 
     r, g, b = (int(FAINT_MARK[k : k + 2], 16) for k in (1, 3, 5))
-    assert f"rgb({r}, {g}, {b})" not in CSS  # drawn as it is in both themes
+    assert not re.search(rf'\[style\*="(fill|stroke): rgb\({r}, {g}, {b}\)"\] \{{', CSS)  # drawn as it is in both themes
     mark_l, mark_d = LIGHT_DARK.search(next(line for line in CSS.splitlines() if '[style*="stroke: rgb(85, 85, 85)"]' in line)).groups()
     for mark, theme in ((mark_l, "light"), (mark_d, "dark")):
         page = rgb(THEMES[theme]["backgroundColor"])
@@ -156,6 +156,34 @@ def test_a_box_that_scrolls_sideways_fades_at_its_right_edge_where_the_fade_cann
     initial = dict(re.findall(r"@property (--pee-fade-[a-z]+) \{[^}]*initial-value: ([^;]+);", body))
     first = dict(re.findall(r"(--pee-fade-[a-z]+): ([^;]+);", dict(blocks(dict(blocks(body))["@keyframes pee-fade"]))["0%"]))
     assert initial | rest == first == {"--pee-fade-left": "0px", "--pee-fade-right": "2.5rem"}
+
+
+def test_a_hover_labels_text_stands_out_from_its_box_in_every_named_colour_in_both_themes():
+    # plotly.js fills the box with the point's colour (its dark twin in the dark theme) and picks white or #444 for the text
+    # by the colour as built: #444 on the reddish purple's twin was 2.4:1, white on the sky blue 3.2:1 on white
+    from tests.core.viz.test_palette import DARK, SHOWN, named_colours
+
+    words = {}  # a box's colour as built ('#RRGGBB') -> its text in the light and the dark theme
+    for selector, declarations in blocks(re.sub(r"/\*.*?\*/", "", CSS, flags=re.S)):
+        if ".hovertext:has(" in selector:
+            pair = LIGHT_DARK.search(declarations)
+            light, dark = pair.groups() if pair else re.fullmatch(r"\s*fill: (#[0-9a-f]{6}) !important;\s*", declarations).groups() * 2
+            for r, g, b in re.findall(r'\[style\*="fill: rgb\((\d+), (\d+), (\d+)\)"\]', selector):
+                box = "#%02X%02X%02X" % (int(r), int(g), int(b))
+                assert box not in words, box  # one text colour a box
+                words[box] = {"light": light, "dark": dark}
+    named = {name: colour.upper() for name, colour in named_colours().items()}
+    assert set(DARK) <= set(named.values()) <= set(words)  # every twin is a named colour, and every named colour has its text
+    low = {}
+    for name, colour in named.items():
+        for theme in ("light", "dark"):
+            ratio = contrast(rgb(words[colour][theme]), rgb(SHOWN[theme](colour)))
+            if ratio < 4.5:
+                low[name, theme] = round(ratio, 2)
+    assert low == {}
+    # any other box (a dot along a colour scale) keeps plotly's pick in both themes: white is not turned into the dark page
+    keep = re.search(r'\.hovertext > text\.nums\[style\*="fill: rgb\(255, 255, 255\)"\] \{ fill: (#\w+) !important; \}', CSS)
+    assert keep and keep.group(1) == "#ffffff"
 
 
 def test_the_parser_catches_a_missing_brace():
