@@ -186,6 +186,23 @@ def test_a_hover_labels_text_stands_out_from_its_box_in_every_named_colour_in_bo
     assert keep and keep.group(1) == "#ffffff"
 
 
+def test_the_checklists_names_stay_on_one_line_only_in_a_column_as_wide_as_a_figures():
+    # kept on one line everywhere, a name took 166 of a phone's 358 px (103 wrapped) and the table grew 84 px taller at 768 px;
+    # the column is measured (the checklist is its own size container), not the window, which the sidebar may share
+    from core.viz.charts import TITLE_COLUMN_PX
+
+    body = re.sub(r"/\*.*?\*/", "", CSS, flags=re.S)
+    top = blocks(body)
+    where = [
+        prelude
+        for prelude, inner in top
+        for selector, declarations in (blocks(inner) if prelude.startswith("@") else [(prelude, inner)])
+        if selector.startswith(".st-key-compare_checks") and "white-space" in declarations
+    ]
+    assert where == [f"@container (min-width: {TITLE_COLUMN_PX}px)"]  # the width at which a figure shows its own title
+    assert dict(top)[".st-key-compare_checks"].strip() == "container-type: inline-size;"
+
+
 def test_the_parser_catches_a_missing_brace():
     with pytest.raises(AssertionError):
         blocks(".a { color: #000; ")
