@@ -159,12 +159,16 @@ def _fraction() -> None:
 def _binary() -> None:
     if _one_position():  # no neighbours within max_len
         return
+    if L == 2:  # one step, which cannot jump
+        st.info("With max_len = 2 there is one pair of neighbours, 0 and 1, one bit apart: raise max_len to see the distance jump.", icon=":material/info:")
+        return
     n_bin = min(L, 64)
     bits = naive.binary_positions(n_bin)
     sin_ref = sinusoidal_encoding(n_bin, 2 * bits.shape[1], s.base)
+    binary_steps = naive.neighbour_distances(bits)
     fig = charts.lines(
         [
-            ("binary code", np.arange(n_bin - 1), naive.neighbour_distances(bits)),
+            ("binary code", np.arange(n_bin - 1), binary_steps),
             (f"sinusoid, d = {2 * bits.shape[1]}", np.arange(n_bin - 1), naive.neighbour_distances(sin_ref)),
         ],
         title="Binary codes: distance between neighbours p and p+1",
@@ -176,7 +180,10 @@ def _binary() -> None:
     plot(fig, key="naive_binary")
     steps = naive.neighbour_distances(sin_ref)
     same = f"the same distance, {steps[0]:.4g}, at every step" if np.ptp(steps) < 1e-9 else f"between {steps.min():.4g} and {steps.max():.4g} a step"
-    st.caption(f"Neighbours are sometimes 1 bit apart and sometimes many (7 -> 8 flips four bits); the sinusoid at d = {sin_ref.shape[1]} moves {same}.")
+    flips = np.rint(binary_steps**2).astype(int)  # bits that change from p to p + 1 (each adds 1 to the squared distance)
+    p = int(np.argmax(flips[:8]))  # the largest jump drawn among the first steps: 7 -> 8 from max_len = 9
+    jump = f"{p} -> {p + 1} flips {('two', 'three', 'four')[flips[p] - 2]} bits"
+    st.caption(f"Neighbours are sometimes 1 bit apart and sometimes more ({jump}); the sinusoid at d = {sin_ref.shape[1]} moves {same}.")
     with st.expander("Discrete against continuous"):
         st.caption(
             "Bounded and unique, but the distance between neighbours jumps: bits are a discrete code, each feature either 0 or 1. The sinusoid "

@@ -61,6 +61,21 @@ def test_the_scorecard_at_max_len_1_says_what_does_not_apply():
     assert "naive_one_hot" not in grid_keys(hot) and [i.value for i in hot.info] == [i.value for i in first.info]
 
 
+def test_the_binary_tab_names_a_jump_its_figure_draws():
+    # at max_len 2 the figure was one step (the sinusoid's dot hid under the binary one) under '7 -> 8 flips four bits'
+    two = open_page("problem", max_len="2", problem_view="Binary")
+    assert_clean(two)
+    assert "naive_binary" not in chart_keys(two) and not any("flips" in c.value for c in two.caption)
+    assert any("one pair of neighbours, 0 and 1, one bit apart" in i.value for i in two.info)
+    for params, p, bits in (({"max_len": "5"}, 3, 3), ({}, 7, 4)):  # {}: the default max_len, 256
+        at = open_page("problem", problem_view="Binary", **params)
+        binary = next(t for t in figure(at, "naive_binary")["data"] if t["name"] == "binary code")
+        x, y = decode(binary["x"]), decode(binary["y"])
+        assert x[p] == p and np.isclose(y[p], np.sqrt(bits)) and np.all(y[:p] < y[p])  # the jump named is drawn, the largest so far
+        word = ("three", "four")[bits - 3]
+        assert f"sometimes more ({p} -> {p + 1} flips {word} bits)" in " ".join(c.value for c in at.caption)
+
+
 def test_problem_caps_the_demo_width_with_a_notice():
     at = open_page("problem", d_model="8192")
     assert_clean(at)

@@ -89,7 +89,7 @@ def test_a_faint_marks_lines_stay_fainter_than_a_marks_in_both_themes():
     from core.viz.palette import FAINT_MARK
 
     r, g, b = (int(FAINT_MARK[k : k + 2], 16) for k in (1, 3, 5))
-    assert f"rgb({r}, {g}, {b})" not in CSS  # drawn as it is in both themes
+    assert not re.search(rf'\[style\*="(fill|stroke): rgb\({r}, {g}, {b}\)"\] \{{', CSS)  # drawn as it is in both themes
     mark_l, mark_d = LIGHT_DARK.search(next(line for line in CSS.splitlines() if '[style*="stroke: rgb(85, 85, 85)"]' in line)).groups()
     for mark, theme in ((mark_l, "light"), (mark_d, "dark")):
         page = rgb(THEMES[theme]["backgroundColor"])
@@ -126,7 +126,7 @@ def test_the_css_file_parses():
             assert frames and all(re.fullmatch(r"\d+%", at) for at, _ in frames), frames
             rules += [("*", body) for _, body in frames]
         elif prelude.startswith("@"):
-            assert re.fullmatch(r"@(media|container) \((max|min)-width: \d+px\)", prelude), prelude
+            assert re.fullmatch(r"@(media|container) \((max|min)-width: \d+px\)|@supports \([a-z-]+: [a-z-]+\(\)\)", prelude), prelude
             rules += blocks(inner)
         else:
             rules.append((prelude, inner))
@@ -138,6 +138,69 @@ def test_the_css_file_parses():
     # Streamlit's HTML sanitiser drops a whole style element whose text has a '<' followed by a letter or '/' (every rule of
     # the file lost: a registered property's syntax is written '\3c length>')
     assert not re.search(r"<[a-zA-Z/!]", CSS)
+
+
+def test_a_box_that_scrolls_sideways_fades_at_its_right_edge_where_the_fade_cannot_move():
+    # the fade's animation has no duration: where scroll-driven animations are not supported (Firefox) it would run at once
+    # and hold its last frame, the left edge faded and the right sharp, at the box's start where nothing lies to the left
+    body = re.sub(r"/\*.*?\*/", "", CSS, flags=re.S)
+    animated = []
+    for prelude, inner in blocks(body):
+        if prelude.startswith("@supports"):
+            animated += [(prelude, selector) for selector, declarations in blocks(inner) if "animation" in declarations]
+        else:
+            assert "animation" not in inner, prelude
+    assert animated == [("@supports (animation-timeline: scroll())", "[data-pee-scroll='1']")]
+    # unanimated, the box is as the animation's first frame has it: the left edge sharp, the right one faded
+    rest = dict(re.findall(r"(--pee-fade-[a-z]+): ([^;]+);", dict(blocks(body))["[data-pee-scroll='1']"]))
+    initial = dict(re.findall(r"@property (--pee-fade-[a-z]+) \{[^}]*initial-value: ([^;]+);", body))
+    first = dict(re.findall(r"(--pee-fade-[a-z]+): ([^;]+);", dict(blocks(dict(blocks(body))["@keyframes pee-fade"]))["0%"]))
+    assert initial | rest == first == {"--pee-fade-left": "0px", "--pee-fade-right": "2.5rem"}
+
+
+def test_a_hover_labels_text_stands_out_from_its_box_in_every_named_colour_in_both_themes():
+    # plotly.js fills the box with the point's colour (its dark twin in the dark theme) and picks white or #444 for the text
+    # by the colour as built: #444 on the reddish purple's twin was 2.4:1, white on the sky blue 3.2:1 on white
+    from tests.core.viz.test_palette import DARK, SHOWN, named_colours
+
+    words = {}  # a box's colour as built ('#RRGGBB') -> its text in the light and the dark theme
+    for selector, declarations in blocks(re.sub(r"/\*.*?\*/", "", CSS, flags=re.S)):
+        if ".hovertext:has(" in selector:
+            pair = LIGHT_DARK.search(declarations)
+            light, dark = pair.groups() if pair else re.fullmatch(r"\s*fill: (#[0-9a-f]{6}) !important;\s*", declarations).groups() * 2
+            for r, g, b in re.findall(r'\[style\*="fill: rgb\((\d+), (\d+), (\d+)\)"\]', selector):
+                box = "#%02X%02X%02X" % (int(r), int(g), int(b))
+                assert box not in words, box  # one text colour a box
+                words[box] = {"light": light, "dark": dark}
+    named = {name: colour.upper() for name, colour in named_colours().items()}
+    assert set(DARK) <= set(named.values()) <= set(words)  # every twin is a named colour, and every named colour has its text
+    low = {}
+    for name, colour in named.items():
+        for theme in ("light", "dark"):
+            ratio = contrast(rgb(words[colour][theme]), rgb(SHOWN[theme](colour)))
+            if ratio < 4.5:
+                low[name, theme] = round(ratio, 2)
+    assert low == {}
+    # any other box (a dot along a colour scale) keeps plotly's pick in both themes: white is not turned into the dark page
+    keep = re.search(r'\.hovertext > text\.nums\[style\*="fill: rgb\(255, 255, 255\)"\] \{ fill: (#\w+) !important; \}', CSS)
+    assert keep and keep.group(1) == "#ffffff"
+
+
+def test_the_checklists_names_stay_on_one_line_only_in_a_column_as_wide_as_a_figures():
+    # kept on one line everywhere, a name took 166 of a phone's 358 px (103 wrapped) and the table grew 84 px taller at 768 px;
+    # the column is measured (the checklist is its own size container), not the window, which the sidebar may share
+    from core.viz.charts import TITLE_COLUMN_PX
+
+    body = re.sub(r"/\*.*?\*/", "", CSS, flags=re.S)
+    top = blocks(body)
+    where = [
+        prelude
+        for prelude, inner in top
+        for selector, declarations in (blocks(inner) if prelude.startswith("@") else [(prelude, inner)])
+        if selector.startswith(".st-key-compare_checks") and "white-space" in declarations
+    ]
+    assert where == [f"@container (min-width: {TITLE_COLUMN_PX}px)"]  # the width at which a figure shows its own title
+    assert dict(top)[".st-key-compare_checks"].strip() == "container-type: inline-size;"
 
 
 def test_the_parser_catches_a_missing_brace():
