@@ -219,6 +219,7 @@ def _t2t() -> None:
                 ("t2t/fairseq: exp(−i·ln(base)/(d/2 − 1))", half, sinusoidal.t2t_frequencies(d, max_timescale=base)),
             ],
             colours=[palette.scheme_colour("sinusoidal"), palette.scheme_colour("t2t")],
+            dashes=[palette.scheme_dash("sinusoidal"), palette.scheme_dash("t2t")],
             title="Frequency of each pair in the two conventions",
             x_title="pair index i",
             y_title="ωᵢ (rad per position, log scale)",

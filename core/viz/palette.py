@@ -6,8 +6,8 @@ common colour-vision deficiency, and, for schemes past those, Paul Tol's "muted"
 set (https://personal.sron.nl/~pault/). Thirteen schemes cannot all be told apart by colour
 alone, so the lab's six default schemes take solid colours (`SOLID`: Okabe-Ito's, but a mustard for
 the learned table, since Okabe-Ito's orange and vermilion read as one orange beside each other), and
-a scheme drawn in a Tol colour is drawn dashed as well (`scheme_dash`). What /lab and /llm draw beside the schemes (the
-RoPE scaling kinds, a pair's speed, the lab task picture's series) takes a second set, searched
+a scheme drawn in a Tol colour is drawn dashed as well, and t2t, near the sinusoid's blue, dotted (`scheme_dash`). What /lab
+and /llm draw beside the schemes (the RoPE scaling kinds, a pair's speed, the lab task picture's series) takes a second set, searched
 for apart from every scheme's colour (KIND_COLOURS), so a colour that names a scheme names
 nothing else there. The scaling regions and the wavelength series of /rope and /context, pages
 that draw no scheme, still share Okabe-Ito's colours.
@@ -34,7 +34,7 @@ OKABE_ITO = (BLUE, VERMILLION, GREEN, PURPLE, ORANGE, SKY_BLUE, BLACK, YELLOW)
 # the learned table's, beside the lab's other defaults: a yellow hue far from them (ΔE*ab 50 in typical vision where
 # Okabe-Ito's orange was 33 from vermilion, and at least 12 with each simulated missing cone), #BBAA44 in the dark theme
 MUSTARD = "#9F8C3D"
-SOLID = (*OKABE_ITO, MUSTARD)  # the colours a scheme is drawn in with a solid line
+SOLID = (BLUE, VERMILLION, GREEN, PURPLE, BLACK, MUSTARD)  # the lab's six defaults' colours: a scheme in one is drawn with a solid line
 
 # Paul Tol's muted set (the ones dark enough for a line on white; its teal, #44AA99, in a darker neighbour there, and its
 # indigo and wine in lighter twins on the dark plot)
@@ -45,9 +45,17 @@ ROSE = "#CC6677"
 TEAL = "#43A08D"
 MAGENTA = "#AA4499"
 TOL_MUTED = (INDIGO, OLIVE, WINE, ROSE, TEAL, MAGENTA)
-# a figure's lines that name nothing above (heads, dimensions), in order: Okabe-Ito without its yellow, then Tol's, olive
-# first: beside black, Tol's indigo (the eighth line, ALiBi's head 8) read as a second black, so one dark line only in eight
-LINES = (BLUE, VERMILLION, GREEN, PURPLE, ORANGE, SKY_BLUE, BLACK, OLIVE, INDIGO, WINE, ROSE, TEAL, MAGENTA)
+# a figure's lines that name nothing above (heads, dimensions), in order. The first eight (a chart draws eight heads at most)
+# are at least 30 ΔE*ab apart in typical vision and 12 with each missing cone, in both themes: Okabe-Ito's without its yellow
+# and its sky blue (14 from its blue on white), Tol's olive (beside black, Tol's indigo read as a second black: one dark line
+# only in eight) and the violet of the scaling kinds' search (the lab task picture's TESTED, drawn on no page with heads).
+# The rest, Okabe-Ito's sky blue and Tol's, come in the order that lets relative_figures.span_heads spread eight heads
+# evenly over every head count while it keeps NEAR_LINES apart.
+VIOLET = "#9900FF"
+LINES = (BLUE, VERMILLION, GREEN, PURPLE, ORANGE, BLACK, OLIVE, VIOLET, SKY_BLUE, ROSE, INDIGO, TEAL, WINE, MAGENTA)
+# the pairs of LINES under 12 ΔE*ab apart with some missing cone in either theme (tests/core/viz/test_palette.py finds the
+# same pairs from the colours and their dark twins): a chart that picks some of many heads takes one of each pair at most
+NEAR_LINES = frozenset(frozenset(pair) for pair in ((BLUE, MAGENTA), (GREEN, TEAL), (GREEN, ROSE), (PURPLE, TEAL), (PURPLE, MAGENTA), (SKY_BLUE, TEAL)))
 
 # The diverging scale of signed values in the dark theme. The light theme's (Plotly's RdBu, reversed) is white at 0, a
 # glare on the dark page where zero should recede as it does on white; this one runs from light blue through dark blue to
@@ -57,7 +65,9 @@ DARK_DIVERGING = ((0.0, "#92c5de"), (0.25, "#2166ac"), (0.5, "#2b2f38"), (0.75, 
 
 # the greys of reference marks: a context a model was trained on, and lesser marks (band edges)
 MARK = "#555555"
-FAINT_MARK = "#898989"  # 3.5:1 on white and 5.4:1 on the dark plot, where MARK's twin is lighter still
+# FAINT_MARK colours label text too ("band edge 6.283", "never turn"), so 4.5:1 on white and, in its dark twin (#8C9294), 6.0:1 on
+# the dark plot, where MARK's twin is lighter still; a breath of blue keeps it 12 ΔE*ab from the target's green with no green cone
+FAINT_MARK = "#727678"
 
 SCHEME_COLOURS: dict[str, str] = {
     # the lab's defaults, drawn together: one Okabe-Ito colour each
@@ -110,14 +120,15 @@ KIND_COLOURS: dict[str, str] = {
 FAST = "#8855EE"  # blue violet
 SLOW = "#6A9E5C"  # leaf green (#77AA55 in the dark theme)
 UNSCALED = KIND_COLOURS["none"]  # the wavelengths before scaling: RoPE with no scaling, in that kind's colour on every page
-OTHER_BASE = SKY_BLUE  # the same pairs at another base, for comparison
+OTHER_BASE = SKY_BLUE  # the same pairs at another base, for comparison: 14 ΔE*ab from kept's blue, so drawn in its own symbol
+OTHER_BASE_SYMBOL = ("diamond", 7)
 SHORT = OLIVE  # a scaled model's wavelengths up to its trained context, where they differ (LongRoPE's short list)
 TARGET = GREEN  # the longer context a scaling aims at
 SCALED = ORANGE  # a scaled model as a whole (its score against the offset), beside UNSCALED
 
 # the two series of the lab's task picture, where each answer stands: at the training length in the grey that marks a
 # trained context everywhere, and at the longest evaluation length in a colour of the same search as the kinds'
-TESTED = "#9900FF"  # violet
+TESTED = VIOLET
 TRAINED = MARK
 
 
@@ -127,8 +138,16 @@ def scheme_colour(scheme: str) -> str:
 
 
 def scheme_dash(scheme: str) -> str:
-    """'solid' for a scheme in a SOLID colour, 'dash' for one in a Tol colour (see the module's docstring)."""
-    return "solid" if SCHEME_COLOURS[scheme] in SOLID else "dash"
+    """'solid' for a scheme in a SOLID colour, 'dash' for one in a Tol colour (see the module's docstring), 'dot' for t2t: its sky
+    blue is 14 ΔE*ab from the sinusoid's blue on white (the two sinusoids a learner compares) and 9 from Shaw's teal without a
+    blue cone."""
+    colour = SCHEME_COLOURS[scheme]
+    return "solid" if colour in SOLID else "dash" if colour in TOL_MUTED else "dot"
+
+
+def lines_apart(a: str, b: str) -> bool:
+    """Whether two of LINES may be drawn in one chart: not one colour, nor a pair of NEAR_LINES."""
+    return a != b and frozenset((a, b)) not in NEAR_LINES
 
 
 def head_colour(head: int) -> str:

@@ -78,13 +78,14 @@ SPAN_LINES = 8  # heads the span chart draws at most: more lines in one chart ar
 
 def span_heads(n_heads: int, most: int = SPAN_LINES) -> np.ndarray:
     """The heads (0-based, ascending) the span chart draws: every head up to `most`; past that `most` of them spread evenly from the
-    first (the steepest slope, for a power of two) towards the last, each moved to its nearest head whose colour no other drawn head
-    has (palette.head_colour repeats every len(palette.LINES) heads), so no two lines of the chart share a colour."""
+    first (the steepest slope, for a power of two) towards the last, each moved to its nearest head whose colour is apart from every
+    other drawn head's (palette.lines_apart: palette.head_colour repeats every len(palette.LINES) heads, and some of its colours
+    look alike with a missing cone), so no two lines of the chart look alike."""
     if n_heads <= most:
         return np.arange(n_heads)
     taken: list[int] = []
     for target in np.linspace(0, n_heads - 1, most).round().astype(int):
-        free = [h for h in range(n_heads) if h not in taken and palette.head_colour(h) not in {palette.head_colour(t) for t in taken}]
+        free = [h for h in range(n_heads) if h not in taken and all(palette.lines_apart(palette.head_colour(h), palette.head_colour(t)) for t in taken)]
         taken.append(min(free, key=lambda h: (abs(h - int(target)), h)))
     return np.array(sorted(taken))
 

@@ -38,6 +38,7 @@ def wavelength_figure(
         log_y=True,
         points=True,
         colours=[palette.scaling_colour(name) for name, _, _ in series],
+        symbols=[palette.OTHER_BASE_SYMBOL if name.startswith("base ") else None for name, _, _ in series],
         y_marks=joined(
             [(original, "original context", palette.MARK), (max_len, "max_len", palette.TARGET)] + [(e, "band edge", palette.FAINT_MARK) for e in edges],
             np.concatenate([ys for _, _, ys in series]),

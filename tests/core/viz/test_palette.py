@@ -19,7 +19,8 @@ from core.lab.config import LabConfig, LabResult
 from core.schemes import rope
 from core.schemes.registry import SCHEMES
 from core.schemes.sinusoidal import sinusoidal_encoding
-from core.viz import charts, model_figures, palette
+from core.viz import charts, model_figures, palette, scaling_figures
+from core.viz.relative_figures import SPAN_LINES, span_heads
 from tests.core.viz.test_colour_vision import VISIONS, lab
 
 APART = 12.0  # ΔE*ab between any two colours drawn in one figure, for every vision: five just noticeable differences
@@ -58,7 +59,7 @@ def test_every_scheme_and_region_has_one_colour():
     assert set(palette.REGION_COLOURS) == set(rope.REGION_LABELS)
     assert len(set(palette.SCHEME_COLOURS.values())) == len(SCHEMES)  # no two schemes share a colour
     assert palette.YELLOW not in palette.SCHEME_COLOURS.values() and palette.YELLOW not in charts.LINE_COLOURS  # too light for a line on white
-    assert len(set(charts.LINE_COLOURS)) == len(charts.LINE_COLOURS) == 13
+    assert len(set(charts.LINE_COLOURS)) == len(charts.LINE_COLOURS) == 14
     assert palette.tint("#0072B2", 0.2) == "rgba(0,114,178,0.2)"
 
 
@@ -68,9 +69,10 @@ def test_colours_drawn_together_stay_apart(vision, theme):
     shown = SHOWN[theme]
     lab_defaults = [shown(palette.scheme_colour(s)) for s in ("none", "sinusoidal", "learned", "rope", "t5", "alibi")]
     regions = [shown(palette.region_colour(r)) for r in ("kept", "blended", "interpolated")]
-    rope_scaling = [shown(c) for c in (palette.UNSCALED, palette.OTHER_BASE, palette.TARGET, palette.MARK)] + regions
-    context = [shown(c) for c in (palette.UNSCALED, palette.SHORT, palette.TARGET, palette.MARK, palette.SCALED)] + regions
-    heads = [shown(c) for c in charts.LINE_COLOURS[:10]]  # lines that name nothing, up to ten of them (ALiBi's heads, a sinusoid's dimensions)
+    marks = (palette.TARGET, palette.MARK, palette.FAINT_MARK)  # a target context, a trained one, band edges ("never turn")
+    rope_scaling = [shown(c) for c in (palette.UNSCALED, palette.OTHER_BASE, *marks)] + regions
+    context = [shown(c) for c in (palette.UNSCALED, palette.SHORT, *marks, palette.SCALED)] + regions
+    heads = [shown(c) for c in charts.LINE_COLOURS[:SPAN_LINES]]  # lines that name nothing: a chart draws eight at most (heads, dimensions)
     for group in (lab_defaults, rope_scaling, context, heads):
         assert closest(group, vision) >= APART, group
     # thirteen schemes cannot all be apart by colour: any two that are not differ in dash
@@ -307,17 +309,52 @@ def test_a_reader_tells_the_labs_schemes_and_the_scaling_kinds_apart_at_a_glance
             assert min(gap, 360 - gap) >= 30, (a, b)
 
 
-def test_the_span_chart_draws_every_head_up_to_eight_and_never_two_heads_in_one_colour():
-    from core.viz.relative_figures import SPAN_LINES, span_heads
-
+def test_the_span_chart_draws_every_head_up_to_eight_and_never_two_heads_that_look_alike():
     for n in range(1, 65):  # every head count /relative allows
         heads = span_heads(n)
         assert heads.tolist() == list(range(n)) if n <= SPAN_LINES else len(heads) == SPAN_LINES == len(set(heads.tolist()))
-        assert len({palette.head_colour(int(h)) for h in heads}) == len(heads), n  # head 1 and head 14 share a colour: never both
         if n > SPAN_LINES:  # spread across them from the first, no gap more than twice the even one, the last within one even gap of the end
             even = (n - 1) / (SPAN_LINES - 1)
             assert heads[0] == 0 and np.diff(heads).max() <= 2 * even and heads[-1] >= n - 1 - even, n
+        if n > 1:  # the colours drawn, apart in every vision in both themes (head 1 and head 15 share a colour: never both)
+            for theme, vision in itertools.product(SHOWN, VISIONS):
+                assert closest([SHOWN[theme](palette.head_colour(int(h))) for h in heads], vision) >= APART, (n, theme, vision)
     # dark lines at a line's width read as one black: one dark colour (L* under 35) among the heads the chart draws at most
     first = [palette.head_colour(h) for h in range(SPAN_LINES)]
     assert sum(lab(np.array([rgb8(c)]), None)[0][0] < 35 for c in first) == 1, first
-    assert span_heads(16).tolist() == [0, 2, 4, 6, 9, 11, 12, 14]  # 13 (head 14) takes head 1's colour: its neighbour 12 instead
+    # 16 heads aim at 0, 2, 4, 6, 9, 11, 13, 15 (0-based); 9 (rose) and 11 (teal) look like head 2's green with a missing cone, so
+    # their nearest free neighbours 8 and 10 instead (the lower on a tie); 13 (magenta) looks like head 0's blue, so 12
+    assert span_heads(16).tolist() == [0, 2, 4, 6, 8, 10, 12, 15]
+
+
+def test_near_lines_are_the_pairs_of_lines_some_vision_sees_close_in_either_theme():
+    near = {
+        frozenset((a, b))
+        for a, b in itertools.combinations(palette.LINES, 2)
+        if min(closest([SHOWN[t](a), SHOWN[t](b)], v) for t in SHOWN for v in VISIONS) < APART
+    }
+    assert near == palette.NEAR_LINES
+    assert not palette.lines_apart(palette.BLUE, palette.BLUE) and not palette.lines_apart(palette.TEAL, palette.GREEN)
+    assert palette.lines_apart(palette.BLUE, palette.VERMILLION)
+
+
+def told_apart(a, b) -> bool:
+    """Two traces of one figure: 30 ΔE*ab apart in typical vision in both themes, or drawn in another dash or marker symbol."""
+    far = min(closest([SHOWN[t](a.line.color), SHOWN[t](b.line.color)], None) for t in SHOWN) >= 30
+    return far or a.line.dash != b.line.dash or a.marker.symbol != b.marker.symbol
+
+
+def test_lines_a_learner_compares_differ_by_30_in_typical_vision_or_in_their_dash_or_symbol():
+    # a chart's first eight lines (heads, dimensions), all solid dots and lines: by colour alone
+    for theme in SHOWN:
+        assert closest([SHOWN[theme](c) for c in charts.LINE_COLOURS[:SPAN_LINES]], None) >= 30, theme
+    # /lab's two sinusoids: t2t's sky blue is 14 from the sinusoid's blue on white
+    sinusoid, t2t = figures.accuracy_by_length([run("sinusoidal"), run("t2t")]).data[:2]
+    assert (sinusoid.line.color, t2t.line.color) == (palette.BLUE, palette.SKY_BLUE) and told_apart(sinusoid, t2t)
+    # /rope · Scaling's wavelengths: another base's dots beside the kept pairs' (the same two blues)
+    theta = rope.default_frequencies(64, 10_000.0)
+    labels = np.array(["kept"] * 10 + ["blended"] * 10 + ["interpolated"] * 12)
+    fig = scaling_figures.wavelength_figure(64, 10_000.0, "YaRN", theta, theta / 4, labels, 64, 256, [6.3, 83.8])
+    traces = [t for t in fig.data if t.name]
+    assert {palette.OTHER_BASE, palette.BLUE} <= {t.line.color for t in traces}
+    assert all(told_apart(a, b) for a, b in itertools.combinations(traces, 2))
