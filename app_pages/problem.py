@@ -165,11 +165,11 @@ def _binary() -> None:
     n_bin = min(L, 64)
     bits = naive.binary_positions(n_bin)
     sin_ref = sinusoidal_encoding(n_bin, 2 * bits.shape[1], s.base)
-    binary_steps = naive.neighbour_distances(bits)
+    binary_steps, steps = naive.neighbour_distances(bits), naive.neighbour_distances(sin_ref)
     fig = charts.lines(
         [
             ("binary code", np.arange(n_bin - 1), binary_steps),
-            (f"sinusoid, d = {2 * bits.shape[1]}", np.arange(n_bin - 1), naive.neighbour_distances(sin_ref)),
+            (f"sinusoid, d = {2 * bits.shape[1]}", np.arange(n_bin - 1), steps),
         ],
         title="Binary codes: distance between neighbours p and p+1",
         y_range=(0.0, 2.7),
@@ -178,7 +178,6 @@ def _binary() -> None:
         markers=True,
     )
     plot(fig, key="naive_binary")
-    steps = naive.neighbour_distances(sin_ref)
     same = f"the same distance, {steps[0]:.4g}, at every step" if np.ptp(steps) < 1e-9 else f"between {steps.min():.4g} and {steps.max():.4g} a step"
     flips = np.rint(binary_steps**2).astype(int)  # bits that change from p to p + 1 (each adds 1 to the squared distance)
     p = int(np.argmax(flips[:8]))  # the largest jump drawn among the first steps: 7 -> 8 from max_len = 9
